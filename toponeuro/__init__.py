@@ -1,0 +1,57 @@
+"""toponeuro: compare topographic neural networks (TopoNets) with the human brain.
+
+``import toponeuro`` is light: it touches neither network nor disk and does not import torch.
+Sub-packages load on first use (``toponeuro.topoloss``, ``toponeuro.training`` ...), and the
+most used functions are available at the top level.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from . import exceptions
+from ._version import __version__
+from .sheet import check_activations, make_activations, sheet_positions, sheet_shape
+
+# public name -> module that defines it (imported on first access)
+_LAZY = {
+    "LayerSpec": "toponeuro.topoloss",
+    "TopoLoss": "toponeuro.topoloss",
+    "TauSchedule": "toponeuro.topoloss",
+    "train": "toponeuro.training",
+    "load_recipe": "toponeuro.training",
+}
+_SUBPACKAGES = (
+    "topoloss",
+    "training",
+    "models",
+    "features",
+    "stimuli",
+    "brain",
+    "atlases",
+    "analysis",
+    "plotting",
+    "brainscore",
+)
+
+__all__ = [
+    "__version__",
+    "exceptions",
+    "sheet_shape",
+    "sheet_positions",
+    "check_activations",
+    "make_activations",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"toponeuro.{name}")
+    raise AttributeError(f"module 'toponeuro' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))

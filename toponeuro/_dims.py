@@ -1,0 +1,43 @@
+"""Dimension and coordinate names, defined once.
+
+Every DataArray toponeuro produces or accepts uses these names; code refers to the
+constants, never to string literals, so a rename happens in one place.
+"""
+
+# dimensions
+STIMULUS = "stimulus"
+UNIT = "unit"
+VOXEL = "voxel"
+ROW = "row"
+COL = "col"
+
+# unit coordinates (Activations)
+LAYER = "layer"
+CHANNEL = "channel"
+# spatial position of a unit inside a feature map when conv activations are not pooled
+FMAP_Y = "y"
+FMAP_X = "x"
+
+# stimulus coordinates
+STIMULUS_ID = "stimulus_id"
+CATEGORY = "category"
+REPETITION = "repetition"
+
+# voxel coordinates (BrainResponses)
+SUBJECT = "subject"
+ROI = "roi"
+X = "x"
+Y = "y"
+Z = "z"
+HEMI = "hemi"
+VERTEX = "vertex"
+
+ACTIVATION_DIMS = (STIMULUS, UNIT)
+RESPONSE_DIMS = (STIMULUS, VOXEL)
+UNIT_COORDS = (LAYER, CHANNEL, ROW, COL)
+STIMULUS_COORDS = (STIMULUS_ID,)
+
+# attrs
+ATTR_MODEL = "model"
+ATTR_WEIGHTS_SHA256 = "weights_sha256"
+ATTR_VERSION = "toponeuro_version"

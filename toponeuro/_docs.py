@@ -1,0 +1,25 @@
+"""Shared docstring fragments, written once and filled in with :func:`fill_doc`."""
+
+from __future__ import annotations
+
+DOCDICT = {
+    "activations": """activations : xarray.DataArray
+        Activations with dims ``("stimulus", "unit")`` and unit coords ``layer``,
+        ``channel``, ``row``, ``col`` (see :func:`toponeuro.check_activations`).""",
+    "random_state": """random_state : int, numpy.random.Generator or None
+        Seed for every random choice; the same seed gives the same result.""",
+    "device": """device : str
+        Torch device, ``"cpu"`` (default) or ``"cuda"`` where available.""",
+    "progress": """progress : bool
+        Show a tqdm progress bar (default ``True``).""",
+    "cache_dir": """cache_dir : str, Path or None
+        Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
+        platform cache folder (``~/.cache/toponeuro`` on Linux).""",
+}
+
+
+def fill_doc(obj):
+    """Fill ``%(name)s`` placeholders of ``obj.__doc__`` from :data:`DOCDICT`."""
+    if obj.__doc__:
+        obj.__doc__ = obj.__doc__ % {k: v for k, v in DOCDICT.items()}
+    return obj

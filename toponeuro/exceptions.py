@@ -1,0 +1,113 @@
+"""Every error toponeuro raises on purpose.
+
+Each type also derives from the builtin that callers already catch (``ValueError``,
+``KeyError``, ``OSError`` ...), so ``except ValueError`` keeps working. Messages say what was
+expected, what arrived, and how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+__all__ = [
+    "ToponeuroError",
+    "DimensionError",
+    "CoordinateError",
+    "SheetError",
+    "UnsupportedLayerError",
+    "UnknownNameError",
+    "ChecksumError",
+    "DownloadError",
+    "CheckpointError",
+    "UntrustedCheckpointError",
+    "AlignmentError",
+    "InvalidDataError",
+    "NotFittedError",
+    "RecipeError",
+    "close_matches",
+]
+
+
+class ToponeuroError(Exception):
+    """Base class of every error raised on purpose by toponeuro."""
+
+
+class DimensionError(ToponeuroError, ValueError):
+    """An array has the wrong dimensions (names, order or size)."""
+
+
+class CoordinateError(ToponeuroError, ValueError):
+    """A required coordinate is missing or malformed."""
+
+
+class SheetError(ToponeuroError, ValueError):
+    """A layer cannot be laid out on a cortical sheet as requested."""
+
+
+class UnsupportedLayerError(ToponeuroError, TypeError):
+    """A module cannot carry TopoLoss or be read as a sheet."""
+
+
+class UnknownNameError(ToponeuroError, KeyError):
+    """A name (model, layer, category, ROI, recipe ...) is not known.
+
+    The message lists the closest known names.
+    """
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else ""
+
+
+class ChecksumError(ToponeuroError, ValueError):
+    """A downloaded or supplied file does not have the expected sha256."""
+
+
+class DownloadError(ToponeuroError, ConnectionError):
+    """A file could not be downloaded; the message says where to put a copy by hand."""
+
+
+class CheckpointError(ToponeuroError, ValueError):
+    """A checkpoint is truncated, unreadable, or for another architecture."""
+
+
+class UntrustedCheckpointError(CheckpointError):
+    """A checkpoint pickles objects outside the safe allow-list."""
+
+
+class AlignmentError(ToponeuroError, ValueError):
+    """Two labelled arrays do not describe the same stimuli (or voxels) in the same order."""
+
+
+class InvalidDataError(ToponeuroError, ValueError):
+    """Values are unusable (NaN, constant, too few samples ...)."""
+
+
+class NotFittedError(ToponeuroError, ValueError, AttributeError):
+    """An estimator was used before ``fit``."""
+
+
+class RecipeError(ToponeuroError, ValueError):
+    """A training recipe or TopoLoss spec file is malformed."""
+
+
+def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:
+    """Return a short human phrase listing the options closest to ``name``.
+
+    Examples
+    --------
+    >>> close_matches("resnet19", ["resnet18", "resnet50", "vit_b_32"])
+    "did you mean 'resnet18' or 'resnet50'?"
+    """
+    options = [str(o) for o in options]
+    hits = difflib.get_close_matches(str(name), options, n=n, cutoff=0.5)
+    if not hits:
+        hits = [o for o in options if str(name).lower() in o.lower()][:n]
+    if hits:
+        quoted = [repr(h) for h in hits]
+        if len(quoted) == 1:
+            return f"did you mean {quoted[0]}?"
+        return "did you mean " + ", ".join(quoted[:-1]) + f" or {quoted[-1]}?"
+    shown = ", ".join(repr(o) for o in options[:12])
+    more = f" (and {len(options) - 12} more)" if len(options) > 12 else ""
+    return f"known names: {shown}{more}" if options else "nothing is registered"

@@ -1,0 +1,343 @@
+"""The cortical sheet: where each unit of a layer sits, and the ``.topo`` accessor.
+
+A layer of ``n`` units is laid out row-major on an ``h x w`` sheet, ``h`` the largest divisor
+of ``n`` not above ``sqrt(n)`` and ``w = n // h`` (exactly as the official ``topoloss``
+package does). Unit ``i`` sits at ``(row, col) = (i // w, i % w)``.
+
+Activations are a plain :class:`xarray.DataArray` with dims ``("stimulus", "unit")`` and unit
+coordinates ``layer``, ``channel``, ``row``, ``col``; the ``.topo`` accessor lays any per-unit
+values back onto each layer's sheet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import xarray as xr
+
+from . import _dims as D
+from ._docs import fill_doc
+from ._version import __version__
+from .exceptions import CoordinateError, DimensionError, SheetError, UnknownNameError, close_matches
+
+__all__ = [
+    "sheet_shape",
+    "sheet_positions",
+    "check_activations",
+    "make_activations",
+    "TopoAccessor",
+]
+
+
+def sheet_shape(n_units: int) -> tuple[int, int]:
+    """Height and width of the cortical sheet of a layer with ``n_units`` units.
+
+    Height is the largest divisor of ``n_units`` not above its square root; width is
+    ``n_units // height``. Prime counts give a ``1 x n`` strip.
+
+    Examples
+    --------
+    >>> sheet_shape(64), sheet_shape(512), sheet_shape(3072), sheet_shape(7)
+    ((8, 8), (16, 32), (48, 64), (1, 7))
+    """
+    n = int(n_units)
+    if n != n_units or n < 1:
+        raise SheetError(f"A sheet needs a positive whole number of units; got {n_units!r}.")
+    h = math.isqrt(n)
+    while n % h:
+        h -= 1
+    return h, n // h
+
+
+def sheet_positions(n_units: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, cols)`` of units ``0 .. n_units-1`` on their sheet (row-major).
+
+    Examples
+    --------
+    >>> rows, cols = sheet_positions(6)
+    >>> rows.tolist(), cols.tolist()
+    ([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2])
+    """
+    _, w = sheet_shape(n_units)
+    idx = np.arange(int(n_units))
+    return idx // w, idx % w
+
+
+def check_activations(da: xr.DataArray, *, require_stimulus: bool = True) -> xr.DataArray:
+    """Validate an Activations DataArray and return it unchanged.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Must have dims ``("stimulus", "unit")`` (or only ``"unit"`` when
+        ``require_stimulus=False``, e.g. a selectivity map) and unit coords ``layer``,
+        ``channel``, ``row``, ``col``.
+
+    Raises
+    ------
+    DimensionError, CoordinateError
+        With a message that names the fix.
+
+    Examples
+    --------
+    >>> acts = make_activations({"conv1": 16}, n_stimuli=3, random_state=0)
+    >>> check_activations(acts).dims
+    ('stimulus', 'unit')
+    """
+    if not isinstance(da, xr.DataArray):
+        raise DimensionError(
+            f"Activations must be an xarray.DataArray; got {type(da).__name__}. Build one with "
+            "toponeuro.make_activations or toponeuro.extract."
+        )
+    expected = D.ACTIVATION_DIMS if require_stimulus else (D.UNIT,)
+    dims = tuple(da.dims)
+    if require_stimulus and dims != expected:
+        fix = (
+            "Call .transpose('stimulus', 'unit')."
+            if set(dims) == set(expected)
+            else "Rename the dims with .rename({...}) or build the array with "
+            "toponeuro.make_activations."
+        )
+        raise DimensionError(f"Activations must have dims {expected}; got {dims}. {fix}")
+    if not require_stimulus and D.UNIT not in dims:
+        raise DimensionError(
+            f"Per-unit values need a 'unit' dim; got {dims}. Compute them from Activations "
+            "so the unit coords (layer, row, col) come along."
+        )
+    missing = [c for c in D.UNIT_COORDS if c not in da.coords]
+    if missing:
+        raise CoordinateError(
+            f"Activations lack the unit coords {missing} (need {list(D.UNIT_COORDS)}). "
+            "Create them with toponeuro.make_activations, or assign sheet positions with "
+            "toponeuro.sheet_positions(n_units) per layer."
+        )
+    for c in D.UNIT_COORDS:
+        if da.coords[c].dims != (D.UNIT,):
+            raise CoordinateError(
+                f"Coordinate {c!r} must label the 'unit' dim; it has dims {da.coords[c].dims}."
+            )
+    if require_stimulus and D.STIMULUS_ID not in da.coords:
+        raise CoordinateError(
+            "Activations lack the 'stimulus_id' coord on the 'stimulus' dim; assign it with "
+            "da.assign_coords(stimulus_id=('stimulus', ids))."
+        )
+    return da
+
+
+@fill_doc
+def make_activations(
+    layers: Mapping[str, int] | Mapping[str, np.ndarray],
+    n_stimuli: int | None = None,
+    *,
+    stimulus_ids: Sequence | None = None,
+    categories: Sequence | None = None,
+    random_state=None,
+    attrs: Mapping | None = None,
+) -> xr.DataArray:
+    """Build an Activations DataArray from per-layer arrays (or random data).
+
+    This is the single constructor used throughout toponeuro: :func:`toponeuro.extract`
+    builds its output through it, and tests use it to plant ground truth.
+
+    Parameters
+    ----------
+    layers : mapping
+        ``{layer_name: n_units}`` for Gaussian random values, or
+        ``{layer_name: array of shape (n_stimuli, n_units)}`` for given values. Layers may
+        differ in size; units are laid on each layer's own sheet.
+    n_stimuli : int, optional
+        Number of stimuli when random values are drawn.
+    stimulus_ids, categories : sequence, optional
+        Stimulus labels; ids default to ``"stim-0000"``, ``"stim-0001"``, ...
+    %(random_state)s
+    attrs : mapping, optional
+        Extra attributes (model name, weights sha256 ...). The toponeuro version is added.
+
+    Examples
+    --------
+    >>> acts = make_activations({"a": 12, "b": 20}, n_stimuli=5, random_state=0)
+    >>> acts.sizes["unit"], acts.topo.layers
+    (32, ['a', 'b'])
+    """
+    rng = np.random.default_rng(random_state)
+    blocks, layer_c, chan_c, row_c, col_c = [], [], [], [], []
+    for name, spec in layers.items():
+        if np.isscalar(spec):
+            if n_stimuli is None:
+                raise DimensionError("Give n_stimuli when layers maps names to unit counts.")
+            arr = rng.standard_normal((int(n_stimuli), int(spec))).astype(np.float32)
+        else:
+            arr = np.asarray(spec)
+            if arr.ndim != 2:
+                raise DimensionError(
+                    f"Layer {name!r}: expected an array (n_stimuli, n_units); got shape "
+                    f"{arr.shape}. Flatten or pool the feature maps first."
+                )
+        n_units = arr.shape[1]
+        rows, cols = sheet_positions(n_units)
+        blocks.append(arr)
+        layer_c.append(np.full(n_units, name, dtype=object))
+        chan_c.append(np.arange(n_units))
+        row_c.append(rows)
+        col_c.append(cols)
+    sizes = {b.shape[0] for b in blocks}
+    if len(sizes) != 1:
+        raise DimensionError(f"All layers need the same number of stimuli; got sizes {sizes}.")
+    n = sizes.pop()
+    ids = np.asarray(
+        stimulus_ids if stimulus_ids is not None else [f"stim-{i:04d}" for i in range(n)],
+        dtype=object,
+    )
+    if len(ids) != n:
+        raise DimensionError(f"Got {len(ids)} stimulus_ids for {n} stimuli.")
+    if len(set(ids.tolist())) != n:
+        raise CoordinateError("stimulus_ids must be unique; found duplicates.")
+    coords = {
+        D.STIMULUS_ID: (D.STIMULUS, ids),
+        D.LAYER: (D.UNIT, np.concatenate(layer_c).astype(str)),
+        D.CHANNEL: (D.UNIT, np.concatenate(chan_c)),
+        D.ROW: (D.UNIT, np.concatenate(row_c)),
+        D.COL: (D.UNIT, np.concatenate(col_c)),
+    }
+    if categories is not None:
+        cats = np.asarray(categories, dtype=object)
+        if len(cats) != n:
+            raise DimensionError(f"Got {len(cats)} categories for {n} stimuli.")
+        coords[D.CATEGORY] = (D.STIMULUS, cats.astype(str))
+    all_attrs = {D.ATTR_VERSION: __version__}
+    all_attrs.update(attrs or {})
+    data = np.concatenate(blocks, axis=1) if len(blocks) > 1 else blocks[0]
+    return xr.DataArray(data, dims=D.ACTIVATION_DIMS, coords=coords, attrs=all_attrs)
+
+
+@xr.register_dataarray_accessor("topo")
+class TopoAccessor:
+    """``da.topo``: sheet geometry of DataArrays that carry unit coords.
+
+    Works on Activations ``("stimulus", "unit")`` and on any per-unit result (for example a
+    selectivity map with dim ``"unit"``) as long as ``layer``, ``row`` and ``col`` come along.
+    """
+
+    def __init__(self, da: xr.DataArray):
+        self._da = da
+
+    def _need_units(self):
+        if D.UNIT not in self._da.dims or any(
+            c not in self._da.coords for c in (D.LAYER, D.ROW, D.COL)
+        ):
+            raise CoordinateError(
+                "The .topo accessor needs a 'unit' dim with 'layer', 'row' and 'col' coords; "
+                f"got dims {tuple(self._da.dims)} and coords {list(self._da.coords)}. Keep the "
+                "unit coords when you reduce (xarray keeps them unless you drop them)."
+            )
+
+    @property
+    def layers(self) -> list[str]:
+        """Layer names in the order they first appear along ``unit``."""
+        self._need_units()
+        vals = self._da[D.LAYER].values
+        _, first = np.unique(vals, return_index=True)
+        return [str(vals[i]) for i in sorted(first)]
+
+    def select(self, layer: str) -> xr.DataArray:
+        """The units of one layer."""
+        self._need_units()
+        layers = self.layers
+        if layer not in layers:
+            raise UnknownNameError(
+                f"No layer {layer!r} in these activations; {close_matches(layer, layers)}"
+            )
+        return self._da.isel({D.UNIT: np.flatnonzero(self._da[D.LAYER].values == layer)})
+
+    def sheet_shape(self, layer: str) -> tuple[int, int]:
+        """``(height, width)`` of ``layer``'s sheet, read off its row/col coords."""
+        sub = self.select(layer)
+        return int(sub[D.ROW].max()) + 1, int(sub[D.COL].max()) + 1
+
+    def map(self, layer: str, reduce: str | None = None) -> xr.DataArray:
+        """Values of ``layer`` laid on its sheet: dims ``(..., "row", "col")``.
+
+        Parameters
+        ----------
+        layer : str
+            Layer name.
+        reduce : {None, "mean", "max"}
+            How to combine several units that share a sheet position (unpooled conv maps,
+            which keep ``y``/``x`` units per channel). ``None`` raises if positions repeat.
+
+        Examples
+        --------
+        >>> acts = make_activations({"fc": 6}, n_stimuli=4, random_state=0)
+        >>> acts.topo.map("fc").dims, acts.topo.map("fc").shape
+        (('stimulus', 'row', 'col'), (4, 2, 3))
+        """
+        sub = self.select(layer)
+        h, w = self.sheet_shape(layer)
+        rows = sub[D.ROW].values.astype(int)
+        cols = sub[D.COL].values.astype(int)
+        flat = rows * w + cols
+        other = [d for d in sub.dims if d != D.UNIT]
+        vals = sub.transpose(*other, D.UNIT).values
+        lead = vals.shape[:-1]
+        dtype = np.result_type(vals.dtype, np.float32)
+        out = np.full(lead + (h * w,), np.nan, dtype=dtype)
+        if len(np.unique(flat)) != len(flat):
+            if reduce not in ("mean", "max"):
+                raise SheetError(
+                    f"Layer {layer!r} has several units per sheet position (unpooled feature "
+                    "maps); pass reduce='mean' or 'max', or extract with pooling='mean'."
+                )
+            order = np.argsort(flat, kind="stable")
+            sflat = flat[order]
+            svals = vals[..., order].astype(dtype)
+            starts = np.flatnonzero(np.r_[True, sflat[1:] != sflat[:-1]])
+            ufunc = np.add if reduce == "mean" else np.maximum
+            red = ufunc.reduceat(svals, starts, axis=-1)
+            if reduce == "mean":
+                red = red / np.diff(np.r_[starts, len(sflat)])
+            out[..., sflat[starts]] = red
+        else:
+            out[..., flat] = vals
+        out = out.reshape(lead + (h, w))
+        coords = {d: sub[d] for d in other if d in sub.coords}
+        for name, c in sub.coords.items():
+            if c.dims and all(d in other for d in c.dims) and name not in coords:
+                coords[name] = c
+        coords[D.ROW] = np.arange(h)
+        coords[D.COL] = np.arange(w)
+        return xr.DataArray(
+            out,
+            dims=tuple(other) + (D.ROW, D.COL),
+            coords=coords,
+            attrs={**self._da.attrs, D.LAYER: layer},
+            name=self._da.name,
+        )
+
+    def positions(self, layer: str) -> np.ndarray:
+        """``(n_units, 2)`` array of ``(row, col)`` positions of the units of ``layer``."""
+        sub = self.select(layer)
+        return np.stack([sub[D.ROW].values, sub[D.COL].values], axis=1).astype(float)
+
+    def distances(self, layer: str) -> xr.DataArray:
+        """Unit-by-unit Euclidean distances on ``layer``'s sheet (in unit spacings).
+
+        Examples
+        --------
+        >>> acts = make_activations({"fc": 4}, n_stimuli=2, random_state=0)
+        >>> acts.topo.distances("fc").values.round(3).tolist()[0]
+        [0.0, 1.0, 1.0, 1.414]
+        """
+        pos = self.positions(layer)
+        diff = pos[:, None, :] - pos[None, :, :]
+        dist = np.sqrt((diff**2).sum(-1))
+        sub = self.select(layer)
+        unit_coords = {k: (D.UNIT, v.values) for k, v in sub.coords.items() if v.dims == (D.UNIT,)}
+        return xr.DataArray(
+            dist,
+            dims=(D.UNIT, "unit_b"),
+            coords={**unit_coords},
+            attrs={D.LAYER: layer},
+            name="sheet_distance",
+        )

@@ -1,0 +1,244 @@
+"""TopoLoss: pull each unit's weight vector toward a blurred copy of its cortical sheet."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..exceptions import RecipeError, SheetError, UnsupportedLayerError
+from ._layers import TARGETS, sheet_tensor
+from ._schedule import TauSchedule
+
+__all__ = ["LayerSpec", "TopoLoss", "blur_sheet", "blur_matrices", "sheet_loss"]
+
+_FORMAT = "toponeuro.topoloss/1"
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """Where and how strongly TopoLoss acts on one layer.
+
+    Parameters
+    ----------
+    name : str
+        Dotted module name (``"layer2.0.conv1"``) or parameter path (``"rnn.weight_hh_l0"``).
+    factor_h, factor_w : float
+        Down-sampling factors φh, φw of the blur (the sheet is shrunk by 1/φ, then grown back).
+    tau : float or None
+        Strength τ. ``None`` logs the layer's loss without optimising it.
+    interpolation : str
+        ``torch.nn.functional.interpolate`` mode, ``"bilinear"`` in every released TopoNet.
+    target : {"weight", "bias", "input"}
+        ``weight``: sheet over output units, each unit's vector its (flattened) weights;
+        ``input``: sheet over input features; ``bias``: the bias map itself.
+    """
+
+    name: str
+    factor_h: float
+    factor_w: float
+    tau: float | None = 1.0
+    interpolation: str = "bilinear"
+    target: str = "weight"
+
+    def __post_init__(self):
+        if self.target not in TARGETS:
+            raise UnsupportedLayerError(
+                f"LayerSpec {self.name!r}: target must be one of {TARGETS}; got {self.target!r}."
+            )
+        if not (self.factor_h >= 1 and self.factor_w >= 1):
+            raise SheetError(
+                f"LayerSpec {self.name!r}: factors must be >= 1 (they shrink the sheet); got "
+                f"factor_h={self.factor_h}, factor_w={self.factor_w}."
+            )
+
+
+@functools.lru_cache(maxsize=256)
+def _blur_matrices_f64(h: int, w: int, factor_h: float, factor_w: float, mode: str):
+    """Exact row and column operators of down-then-up interpolation, found by pushing the
+    identity through ``F.interpolate`` (interpolation is separable and its weights sum to 1)."""
+    def down_up(x):
+        small = F.interpolate(x, scale_factor=(1.0 / factor_h, 1.0 / factor_w), mode=mode)
+        return F.interpolate(small, size=(h, w), mode=mode)
+
+    eye_h = torch.eye(h, dtype=torch.float64).reshape(h, 1, h, 1).expand(h, 1, h, w)
+    eye_w = torch.eye(w, dtype=torch.float64).reshape(w, 1, 1, w).expand(w, 1, h, w)
+    with torch.no_grad():
+        m_h = down_up(eye_h.contiguous())[:, 0, :, 0].T.contiguous()
+        m_w = down_up(eye_w.contiguous())[:, 0, 0, :].T.contiguous()
+    return m_h, m_w
+
+
+def blur_matrices(h, w, factor_h, factor_w, mode="bilinear", dtype=torch.float32, device="cpu"):
+    """``(M_h, M_w)`` with ``blur(X) = M_h @ X @ M_w.T`` for an ``h x w`` sheet."""
+    if factor_h > h or factor_w > w:
+        raise SheetError(
+            f"Blur factors ({factor_h}, {factor_w}) exceed the sheet ({h} x {w}); choose "
+            "factors no larger than the sheet's height and width."
+        )
+    m_h, m_w = _blur_matrices_f64(int(h), int(w), float(factor_h), float(factor_w), mode)
+    return m_h.to(device=device, dtype=dtype), m_w.to(device=device, dtype=dtype)
+
+
+def blur_sheet(
+    sheet: torch.Tensor, factor_h: float, factor_w: float, interpolation: str = "bilinear"
+) -> torch.Tensor:
+    """Down-sample a sheet ``(h, w, ...)`` by ``(1/φh, 1/φw)`` and up-sample it back.
+
+    Identical to ``F.interpolate(scale_factor=(1/φh, 1/φw))`` followed by
+    ``F.interpolate(size=(h, w))`` on the channels-first layout, but computed as two small
+    matrix products (about 3x faster on CPU for ResNet-18's layers).
+    """
+    h, w = sheet.shape[:2]
+    m_h, m_w = blur_matrices(h, w, factor_h, factor_w, interpolation, sheet.dtype, sheet.device)
+    rest = sheet.shape[2:]
+    x = sheet.reshape(h, w, -1)
+    y = (m_h @ x.reshape(h, -1)).reshape(h, w, -1)
+    return torch.matmul(m_w, y).reshape(h, w, *rest)
+
+
+def _mean_cosine(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
+    """Mean row-wise cosine similarity of ``(n, e)`` matrices.
+
+    Same value as ``F.cosine_similarity(x, y, dim=-1).mean()`` (norms clamped at ``eps``
+    each), but it divides per row instead of normalising whole matrices, which makes the
+    forward and backward passes several times cheaper on large layers.
+    """
+    dot = (x * y).sum(-1)
+    nx = torch.linalg.vector_norm(x, dim=-1).clamp_min(eps)
+    ny = torch.linalg.vector_norm(y, dim=-1).clamp_min(eps)
+    return (dot / (nx * ny)).mean()
+
+
+def sheet_loss(
+    sheet: torch.Tensor, factor_h: float, factor_w: float, interpolation: str = "bilinear"
+) -> torch.Tensor:
+    """``1 - mean cosine(unit vector, blurred vector)`` for a sheet ``(h, w, e)`` or ``(h, w)``.
+
+    A 2-D sheet (the bias map) is compared as one flattened vector, as the official package
+    does.
+    """
+    blurred = blur_sheet(sheet, factor_h, factor_w, interpolation)
+    if sheet.ndim == 2:
+        return 1 - _mean_cosine(sheet.reshape(1, -1), blurred.reshape(1, -1))
+    h, w, e = sheet.shape
+    return 1 - _mean_cosine(sheet.reshape(h * w, e), blurred.reshape(h * w, e))
+
+
+class TopoLoss:
+    """TopoLoss over several layers.
+
+    ``loss(model)`` returns the mean over optimised specs of τ·L_layer (the official
+    ``reduce_mean=True`` behaviour), ready to add to the task loss.
+
+    Parameters
+    ----------
+    specs : iterable of LayerSpec
+    schedule : TauSchedule, optional
+        Multiplies every τ by ``schedule(step)`` when a ``step`` is passed to the call.
+
+    Examples
+    --------
+    >>> import torch
+    >>> net = torch.nn.Sequential(torch.nn.Linear(8, 64), torch.nn.ReLU(), torch.nn.Linear(64, 3))
+    >>> loss = TopoLoss.for_layers(net, ["0"], factor_h=2, factor_w=2, tau=10.0)
+    >>> value = loss(net)
+    >>> value.backward()
+    >>> bool(value > 0)
+    True
+    """
+
+    def __init__(self, specs: Iterable[LayerSpec], schedule: TauSchedule | None = None):
+        self.specs = list(specs)
+        self.schedule = schedule
+        names = [(s.name, s.target) for s in self.specs]
+        if len(set(names)) != len(names):
+            raise RecipeError(f"Duplicate (layer, target) pairs in TopoLoss specs: {names}.")
+
+    @classmethod
+    def for_layers(
+        cls,
+        model: nn.Module,
+        names: Iterable[str],
+        factor_h: float,
+        factor_w: float,
+        *,
+        tau: float | None = 1.0,
+        target: str = "weight",
+        interpolation: str = "bilinear",
+        schedule: TauSchedule | None = None,
+    ) -> TopoLoss:
+        """The same spec on several layers, checked against ``model`` right away."""
+        specs = [LayerSpec(n, factor_h, factor_w, tau, interpolation, target) for n in names]
+        out = cls(specs, schedule)
+        out.validate(model)
+        return out
+
+    def validate(self, model: nn.Module) -> None:
+        """Resolve every layer and check its sheet fits the blur factors."""
+        for s in self.specs:
+            sheet = sheet_tensor(model, s.name, s.target)
+            h, w = sheet.shape[:2]
+            if s.factor_h > h or s.factor_w > w:
+                raise SheetError(
+                    f"Layer {s.name!r} has a {h} x {w} sheet, smaller than its blur factors "
+                    f"({s.factor_h}, {s.factor_w}); lower the factors or drop the layer."
+                )
+
+    def layerwise(self, model: nn.Module, scaled: bool = False, step: int | None = None) -> dict:
+        """``{layer: loss}``; with ``scaled=True`` each is multiplied by its (scheduled) τ and
+        specs with ``tau=None`` are left out."""
+        mult = self.schedule(step) if (self.schedule is not None and step is not None) else 1.0
+        out = {}
+        for s in self.specs:
+            if scaled and s.tau is None:
+                continue
+            sheet = sheet_tensor(model, s.name, s.target)
+            val = sheet_loss(sheet, s.factor_h, s.factor_w, s.interpolation)
+            key = s.name if s.target == "weight" else f"{s.name}:{s.target}"
+            out[key] = val * (s.tau * mult) if scaled else val
+        return out
+
+    def __call__(self, model: nn.Module, step: int | None = None) -> torch.Tensor:
+        parts = list(self.layerwise(model, scaled=True, step=step).values())
+        if not parts:
+            return torch.zeros(())
+        return torch.stack(parts).mean()
+
+    def to_dict(self) -> dict:
+        return {
+            "format": _FORMAT,
+            "specs": [asdict(s) for s in self.specs],
+            "schedule": None if self.schedule is None else self.schedule.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TopoLoss:
+        if d.get("format") != _FORMAT:
+            raise RecipeError(f"Not a toponeuro TopoLoss spec (format {d.get('format')!r}).")
+        try:
+            specs = [LayerSpec(**s) for s in d["specs"]]
+        except (KeyError, TypeError) as err:
+            raise RecipeError(f"Malformed TopoLoss spec: {err}") from err
+        sched = d.get("schedule")
+        return cls(specs, TauSchedule.from_dict(sched) if sched else None)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the specs and schedule as JSON."""
+        with open(path, "w") as f:
+            json.dump(self.to_dict(), f, indent=2)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> TopoLoss:
+        """Read a JSON file written by :meth:`save`."""
+        with open(path) as f:
+            return cls.from_dict(json.load(f))
+
+    def __repr__(self) -> str:
+        return f"TopoLoss({self.specs!r}, schedule={self.schedule!r})"

@@ -1,0 +1,99 @@
+"""Schedules for the TopoLoss strength τ: a multiplier of every layer's τ per training step."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..exceptions import RecipeError, UnknownNameError, close_matches
+
+__all__ = ["TauSchedule", "SCHEDULES", "constant", "linear_warmup", "cosine_decay"]
+
+
+def _constant(step: int, s: TauSchedule) -> float:
+    return 1.0
+
+
+def _linear_warmup(step: int, s: TauSchedule) -> float:
+    if s.warmup_steps <= 0:
+        return 1.0
+    return min(1.0, max(0.0, step / s.warmup_steps))
+
+
+def _cosine_decay(step: int, s: TauSchedule) -> float:
+    if s.warmup_steps > 0 and step < s.warmup_steps:
+        return _linear_warmup(step, s)
+    span = max(1, s.total_steps - s.warmup_steps)
+    t = min(1.0, max(0.0, (step - s.warmup_steps) / span))
+    return s.final + (1.0 - s.final) * 0.5 * (1.0 + math.cos(math.pi * t))
+
+
+#: schedule kinds, picked by name
+SCHEDULES = {"constant": _constant, "linear_warmup": _linear_warmup, "cosine_decay": _cosine_decay}
+
+
+@dataclass(frozen=True)
+class TauSchedule:
+    """A multiplier in ``[0, 1]`` applied to every spec's τ at a given optimiser step.
+
+    Parameters
+    ----------
+    kind : {"constant", "linear_warmup", "cosine_decay"}
+        ``linear_warmup`` ramps 0 → 1 over ``warmup_steps``; ``cosine_decay`` (after an
+        optional warm-up) follows half a cosine from 1 down to ``final`` at ``total_steps``.
+    warmup_steps, total_steps : int
+    final : float
+        Multiplier reached at the end of a cosine decay.
+
+    Examples
+    --------
+    >>> s = cosine_decay(total_steps=100, warmup_steps=10)
+    >>> round(s(0), 3), round(s(10), 3), round(s(55), 3), round(s(100), 3)
+    (0.0, 1.0, 0.5, 0.0)
+    """
+
+    kind: str = "constant"
+    warmup_steps: int = 0
+    total_steps: int = 0
+    final: float = 0.0
+
+    def __post_init__(self):
+        if self.kind not in SCHEDULES:
+            raise UnknownNameError(
+                f"Unknown τ schedule {self.kind!r}; {close_matches(self.kind, SCHEDULES)}"
+            )
+        if self.kind == "cosine_decay" and self.total_steps <= self.warmup_steps:
+            raise RecipeError(
+                f"cosine_decay needs total_steps > warmup_steps; got total_steps="
+                f"{self.total_steps}, warmup_steps={self.warmup_steps}."
+            )
+        if self.warmup_steps < 0:
+            raise RecipeError(f"warmup_steps must be >= 0; got {self.warmup_steps}.")
+
+    def __call__(self, step: int) -> float:
+        return float(SCHEDULES[self.kind](int(step), self))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TauSchedule:
+        try:
+            return cls(**d)
+        except TypeError as err:
+            raise RecipeError(f"Bad τ schedule {d!r}: {err}") from err
+
+
+def constant() -> TauSchedule:
+    """τ stays as given."""
+    return TauSchedule("constant")
+
+
+def linear_warmup(warmup_steps: int) -> TauSchedule:
+    """τ ramps linearly from 0 to its value over ``warmup_steps`` steps."""
+    return TauSchedule("linear_warmup", warmup_steps=warmup_steps)
+
+
+def cosine_decay(total_steps: int, warmup_steps: int = 0, final: float = 0.0) -> TauSchedule:
+    """Optional linear warm-up, then a cosine decay of τ to ``final`` × τ at ``total_steps``."""
+    return TauSchedule("cosine_decay", warmup_steps, total_steps, final)

@@ -1,0 +1,37 @@
+"""Shared fixtures: an isolated data cache, and the real data in ../shared when present."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own TOPONEURO_DATA so nothing touches the user's cache."""
+    monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path_factory.mktemp("toponeuro_data")))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The ../shared folder with real third-party data; skips the test when it is absent."""
+    if not (SHARED / "data").is_dir():
+        pytest.skip(
+            f"needs the real data folder {SHARED} (fLoc, language localizer, atlases), "
+            "which a fresh clone does not have"
+        )
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def floc_dir(shared_dir) -> Path:
+    return shared_dir / "data" / "floc"
+
+
+@pytest.fixture(scope="session")
+def langloc_csv(shared_dir) -> Path:
+    return shared_dir / "data" / "langloc" / "fedorenko2010_stimuli.csv"

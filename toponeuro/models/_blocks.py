@@ -32,7 +32,7 @@ class BlurPoolConv2d(nn.Module):
 def add_blurpool(model: nn.Module, min_in_channels: int = 16) -> nn.Module:
     """Wrap every ``nn.Conv2d`` with stride > 1 and ``in_channels >= min_in_channels`` in
     :class:`BlurPoolConv2d`, in place; returns ``model``."""
-    for name, module in list(model.named_modules()):
+    for module in list(model.modules()):
         for child_name, child in list(module.named_children()):
             if (
                 isinstance(child, nn.Conv2d)

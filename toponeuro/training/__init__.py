@@ -1,0 +1,19 @@
+"""Train small TopoNets with cross-entropy + TopoLoss (``toponeuro train``)."""
+
+from ._data import image_folder_dataset, make_synthetic_images
+from ._recipes import ARCHITECTURES, build_from_recipe, list_recipes, load_recipe, run_recipe
+from ._train import TrainResult, list_checkpoints, load_checkpoint, train
+
+__all__ = [
+    "train",
+    "TrainResult",
+    "load_checkpoint",
+    "list_checkpoints",
+    "list_recipes",
+    "load_recipe",
+    "build_from_recipe",
+    "run_recipe",
+    "ARCHITECTURES",
+    "make_synthetic_images",
+    "image_folder_dataset",
+]

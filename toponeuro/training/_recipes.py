@@ -1,0 +1,193 @@
+"""Training recipes: small TOML files that say exactly how a TopoNet was trained."""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import torch
+
+from ..exceptions import RecipeError, UnknownNameError, close_matches
+from ..topoloss import LayerSpec, TauSchedule, TopoLoss
+from ._data import image_folder_dataset, make_synthetic_images
+from ._train import TrainResult, train
+
+__all__ = ["list_recipes", "load_recipe", "build_from_recipe", "run_recipe", "ARCHITECTURES"]
+
+
+def _small_resnet(cfg: dict):
+    from ..models import SmallResNet, small_resnet_topo_layers
+
+    model = SmallResNet(
+        num_classes=int(cfg["num_classes"]),
+        widths=tuple(cfg.get("widths", (32, 64, 128, 256))),
+        blurpool=bool(cfg.get("blurpool", True)),
+    )
+    return model, small_resnet_topo_layers(model)
+
+
+#: recipe ``model.arch`` -> builder returning ``(model, default topo layers)``
+ARCHITECTURES = {"small_resnet": _small_resnet}
+
+_REQUIRED = {"name": str, "seed": int, "model": dict, "data": dict, "train": dict}
+
+
+def list_recipes() -> list[str]:
+    """Names of the recipes shipped with toponeuro.
+
+    Examples
+    --------
+    >>> "demo-smoke" in list_recipes()
+    True
+    """
+    folder = resources.files("toponeuro.training") / "recipes"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_recipe(name_or_path: str | os.PathLike) -> dict:
+    """Read and validate a recipe: a shipped name (``"demo-smoke"``) or a ``.toml`` path.
+
+    Relative ``data.path`` entries of a file recipe are resolved against the file's folder.
+    """
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        if not p.is_file():
+            raise RecipeError(f"Recipe file {p} does not exist.")
+        text, base = p.read_text(), p.resolve().parent
+    else:
+        names = list_recipes()
+        if str(name_or_path) not in names:
+            raise UnknownNameError(
+                f"No recipe {str(name_or_path)!r}; {close_matches(str(name_or_path), names)} "
+                "(or give a path to a .toml file)"
+            )
+        text = (resources.files("toponeuro.training") / "recipes" / f"{name_or_path}.toml").read_text()
+        base = None
+    try:
+        recipe = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise RecipeError(f"Recipe {name_or_path} is not valid TOML: {err}") from err
+    for key, typ in _REQUIRED.items():
+        if not isinstance(recipe.get(key), typ):
+            raise RecipeError(
+                f"Recipe {name_or_path} needs a {typ.__name__} {key!r} (see "
+                "toponeuro/training/recipes/demo-smoke.toml for the layout)."
+            )
+    arch = recipe["model"].get("arch")
+    if arch not in ARCHITECTURES:
+        raise UnknownNameError(
+            f"Recipe {name_or_path}: unknown model.arch {arch!r}; "
+            f"{close_matches(str(arch), ARCHITECTURES)}"
+        )
+    data_path = recipe["data"].get("path")
+    if base is not None and data_path and not os.path.isabs(os.path.expanduser(data_path)):
+        recipe["data"]["path"] = str((base / data_path).resolve())
+    return recipe
+
+
+def _dataset(cfg: dict, split: str):
+    kind = cfg.get("kind")
+    if kind == "synthetic":
+        seed = int(cfg.get("seed", 0)) + (0 if split == "train" else 1)
+        n = int(cfg.get("n_per_class", 16) if split == "train" else cfg.get("val_per_class", 0))
+        if n == 0:
+            return None
+        return make_synthetic_images(
+            int(cfg.get("n_classes", 4)), n, int(cfg.get("image_size", 32)), seed
+        )
+    if kind == "image_folder":
+        if not cfg.get("path"):
+            raise RecipeError(
+                "data.kind = 'image_folder' needs data.path (or pass --data / data_path=)."
+            )
+        numbers = cfg.get("numbers") if split == "train" else cfg.get("val_numbers")
+        if split != "train" and numbers is None:
+            return None
+        return image_folder_dataset(
+            os.path.expanduser(cfg["path"]),
+            image_size=int(cfg.get("image_size", 64)),
+            numbers=tuple(numbers) if numbers else None,
+            categories=cfg.get("categories"),
+            grayscale=bool(cfg.get("grayscale", True)),
+            augment=bool(cfg.get("augment", False)) and split == "train",
+        )
+    raise RecipeError(f"Unknown data.kind {kind!r}; use 'synthetic' or 'image_folder'.")
+
+
+def build_from_recipe(recipe: dict, data_path: str | None = None):
+    """``(model, train_dataset, val_dataset, topoloss)`` for a recipe, model init seeded."""
+    recipe = copy.deepcopy(recipe)
+    if data_path is not None:
+        recipe["data"]["path"] = str(data_path)
+    torch.manual_seed(int(recipe["seed"]))
+    model, default_layers = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
+    train_ds = _dataset(recipe["data"], "train")
+    val_ds = _dataset(recipe["data"], "val")
+    topo = None
+    tcfg = recipe.get("topoloss")
+    if tcfg:
+        layers = tcfg.get("layers", "topo")
+        layers = default_layers if layers == "topo" else list(layers)
+        tau = float(tcfg.get("tau", 1.0))
+        specs = [
+            LayerSpec(
+                n,
+                float(tcfg.get("factor_h", 2)),
+                float(tcfg.get("factor_w", 2)),
+                tau=tau if tau > 0 else None,  # τ = 0: logged, not optimised
+                interpolation=tcfg.get("interpolation", "bilinear"),
+                target=tcfg.get("target", "weight"),
+            )
+            for n in layers
+        ]
+        sched = TauSchedule.from_dict(tcfg["schedule"]) if tcfg.get("schedule") else None
+        topo = TopoLoss(specs, sched)
+        topo.validate(model)
+    return model, train_ds, val_ds, topo
+
+
+def run_recipe(
+    recipe: dict | str,
+    out_dir: str | os.PathLike | None = None,
+    *,
+    data_path: str | None = None,
+    resume: bool = True,
+    progress: bool = True,
+    epochs: int | None = None,
+    seed: int | None = None,
+    device: str | None = None,
+) -> TrainResult:
+    """Train what a recipe describes; checkpoints go to ``out_dir`` (default ``runs/<name>``)."""
+    if not isinstance(recipe, dict):
+        recipe = load_recipe(recipe)
+    recipe = copy.deepcopy(recipe)
+    if seed is not None:
+        recipe["seed"] = int(seed)
+    if epochs is not None:
+        recipe["train"]["epochs"] = int(epochs)
+    if data_path is not None:
+        recipe["data"]["path"] = str(data_path)
+    model, train_ds, val_ds, topo = build_from_recipe(recipe)
+    t = recipe["train"]
+    out = Path(out_dir) if out_dir is not None else Path("runs") / recipe["name"]
+    return train(
+        model,
+        train_ds,
+        topo,
+        epochs=int(t.get("epochs", 1)),
+        batch_size=int(t.get("batch_size", 32)),
+        lr=float(t.get("lr", 0.05)),
+        momentum=float(t.get("momentum", 0.9)),
+        weight_decay=float(t.get("weight_decay", 5e-4)),
+        lr_schedule=t.get("lr_schedule", "cosine"),
+        seed=int(recipe["seed"]),
+        out_dir=out,
+        resume=resume,
+        device=device or recipe.get("device", "cpu"),
+        progress=progress,
+        val_dataset=val_ds,
+        recipe=recipe,
+    )

@@ -52,7 +52,7 @@ def sheet_shape(n_units: int) -> tuple[int, int]:
 
 
 def sheet_positions(n_units: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(rows, cols)`` of units ``0 .. n_units-1`` on their sheet (row-major).
+    """Sheet ``(rows, cols)`` of units 0 to ``n_units - 1`` (row-major).
 
     Examples
     --------

@@ -1,0 +1,10 @@
+"""Figures: ``plot_*`` functions only. Each returns the matplotlib figure and accepts ``ax=``.
+
+Needs matplotlib (``pip install 'toponeuro[plot]'``). Nothing else in toponeuro imports this
+package.
+"""
+
+from ._rdm import plot_rdm
+from ._sheet import plot_sheet_map
+
+__all__ = ["plot_sheet_map", "plot_rdm"]

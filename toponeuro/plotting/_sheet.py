@@ -1,0 +1,131 @@
+"""Maps on the model's cortical sheet."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+
+from .. import _dims as D
+from ..exceptions import DimensionError
+from ._common import figure_and_axes, symmetric_limits
+
+__all__ = ["plot_sheet_map", "outline_mask"]
+
+
+def outline_mask(ax, mask: np.ndarray, color: str = "k", linewidth: float = 1.2) -> None:
+    """Draw the pixel-exact boundary of a boolean ``(rows, cols)`` mask drawn by ``imshow``."""
+    from matplotlib.collections import LineCollection
+
+    m = np.pad(np.asarray(mask, dtype=bool), 1)
+    segs = []
+    # horizontal edges: between rows r-1 and r where the mask changes
+    for r, c in zip(*np.nonzero(m[1:, 1:-1] != m[:-1, 1:-1])):
+        segs.append([(c - 0.5, r - 0.5), (c + 0.5, r - 0.5)])
+    # vertical edges: between cols c-1 and c
+    for r, c in zip(*np.nonzero(m[1:-1, 1:] != m[1:-1, :-1])):
+        segs.append([(c - 0.5, r - 0.5), (c - 0.5, r + 0.5)])
+    if segs:
+        ax.add_collection(LineCollection(segs, colors=color, linewidths=linewidth))
+
+
+def plot_sheet_map(
+    values: xr.DataArray,
+    layers: str | Sequence[str] | None = None,
+    *,
+    facet: str | None = None,
+    outline: float | None = None,
+    cmap: str = "RdBu_r",
+    center: float | None = 0.0,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    colorbar_label: str | None = None,
+    title: str | None = None,
+    ax=None,
+):
+    """Draw per-unit values on each layer's cortical sheet, one panel per layer (× facet).
+
+    Parameters
+    ----------
+    values : xarray.DataArray
+        Per-unit values with dim ``"unit"`` and the unit coords ``layer``, ``row``, ``col``
+        (a selectivity map, for example). At most one more dim, drawn as rows of panels.
+    layers : str or list of str, optional
+        Layers to draw (default: all, in order).
+    facet : str, optional
+        The extra dim to draw as rows (found automatically when there is exactly one).
+    outline : float, optional
+        Outline regions above this value (patches) with a black contour.
+    cmap : str
+        Colour map; diverging ``"RdBu_r"`` by default, centred at ``center``.
+    center : float or None
+        Value at the middle of the colour map; ``None`` for a sequential map.
+    vmin, vmax : float, optional
+        Shared colour limits (default: from all panels, symmetric around ``center``).
+    colorbar_label : str, optional
+        Defaults to the DataArray's name.
+    title : str, optional
+    ax : matplotlib Axes, optional
+        Draw a single panel into this axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import toponeuro
+    >>> acts = toponeuro.make_activations({"conv": 64, "fc": 32}, n_stimuli=4, random_state=0)
+    >>> fig = plot_sheet_map(acts.mean("stimulus").rename("mean response"))
+    >>> len(fig.axes)  # two panels and one shared colour bar
+    3
+    """
+    if D.UNIT not in values.dims:
+        raise DimensionError(
+            f"plot_sheet_map needs per-unit values (a 'unit' dim); got dims {values.dims}. "
+            "Reduce over stimuli first, e.g. acts.mean('stimulus')."
+        )
+    layers = values.topo.layers if layers is None else [layers] if isinstance(layers, str) else list(layers)
+    extra = [d for d in values.dims if d != D.UNIT]
+    if facet is None and len(extra) == 1:
+        facet = extra[0]
+    if len(extra) > (1 if facet else 0):
+        raise DimensionError(
+            f"plot_sheet_map draws one extra dim as rows of panels; got extra dims {extra}. "
+            "Select or reduce the others first."
+        )
+    facet_vals = list(values[facet].values) if facet else [None]
+    maps = {}
+    for fv in facet_vals:
+        sub = values.sel({facet: fv}) if facet else values
+        for layer in layers:
+            maps[fv, layer] = sub.topo.map(layer, reduce="mean")
+    lo, hi = symmetric_limits(
+        np.concatenate([m.values.ravel() for m in maps.values()]), vmin, vmax, center
+    )
+    fig, axes = figure_and_axes(ax, len(facet_vals), len(layers))
+    im = None
+    for i, fv in enumerate(facet_vals):
+        for j, layer in enumerate(layers):
+            a = axes[i, j]
+            m = maps[fv, layer].values
+            im = a.imshow(m, cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
+            if outline is not None:
+                outline_mask(a, np.nan_to_num(m, nan=-np.inf) > outline)
+            h, w = m.shape
+            head = layer if fv is None else f"{fv} · {layer}"
+            a.set_title(f"{head}\n({h}×{w} units)", fontsize=9)
+            a.set_xticks([])
+            a.set_yticks([])
+            if j == 0:
+                a.set_ylabel("sheet row ↓" if fv is None else f"{fv}\nsheet row ↓")
+            if i == len(facet_vals) - 1:
+                a.set_xlabel("sheet column →")
+    label = colorbar_label or (values.name if values.name else "value")
+    if outline is not None:
+        label += f"  (outlined: > {outline:g})"
+    fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.85, label=label)
+    if title:
+        fig.suptitle(title)
+    return fig

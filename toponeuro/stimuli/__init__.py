@@ -4,6 +4,16 @@ A :class:`StimulusSet` holds unique stimulus ids, image paths or texts, one cate
 stimulus and free metadata; every labelled array is aligned on its ids.
 """
 
+from ._loaders import (
+    IMAGE_EXTENSIONS,
+    LANGLOC_CONDITIONS,
+    NSDImageReader,
+    load_floc,
+    load_image_folder,
+    load_language_localizer,
+    load_nsd_stimuli,
+    pinned_sources,
+)
 from ._set import (
     FLOC_CATEGORIES,
     FLOC_DOMAIN_OF,
@@ -19,5 +29,13 @@ __all__ = [
     "FLOC_DOMAINS",
     "FLOC_DOMAIN_OF",
     "STIMULUS_KINDS",
+    "LANGLOC_CONDITIONS",
+    "IMAGE_EXTENSIONS",
     "make_stimulus_set",
+    "load_floc",
+    "load_language_localizer",
+    "load_image_folder",
+    "load_nsd_stimuli",
+    "pinned_sources",
+    "NSDImageReader",
 ]

@@ -292,7 +292,7 @@ def load_language_parcels(space: str = "MNI152") -> Atlas:
     Examples
     --------
     >>> a = load_language_parcels()
-    >>> a.labels.query("hemisphere == 'right'").label.min(), a.data.shape
+    >>> int(a.labels.query("hemisphere == 'right'").label.min()), a.data.shape
     (19, (91, 109, 91))
     >>> a.select("IFG").tolist()
     [2, 20]

@@ -11,6 +11,7 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from .._version import __version__
+from ..atlases._atlas import hemi_name
 from ..exceptions import (
     AlignmentError,
     CoordinateError,
@@ -23,23 +24,7 @@ __all__ = [
     "check_responses",
     "invalid_voxels",
     "average_repetitions",
-    "HEMIS",
 ]
-
-#: Hemisphere names used in the ``hemi`` coord (nilearn's spelling).
-HEMIS = ("left", "right")
-_HEMI_ALIASES = {"lh": "left", "l": "left", "left": "left", "rh": "right", "r": "right",
-                 "right": "right"}
-
-
-def _hemi(value: str) -> str:
-    try:
-        return _HEMI_ALIASES[str(value).lower()]
-    except KeyError:
-        raise CoordinateError(
-            f"Unknown hemisphere {value!r}; use 'left'/'lh' or 'right'/'rh'."
-        ) from None
-
 
 def _repetition_index(ids: np.ndarray) -> np.ndarray:
     """0 for the first occurrence of each id, 1 for the second, ..."""
@@ -163,7 +148,7 @@ def make_brain_responses(
     elif hemi is not None or vertex is not None:
         if hemi is None or vertex is None:
             raise CoordinateError("Surface responses need both hemi and vertex.")
-        coords[D.HEMI] = (D.VOXEL, np.array([_hemi(h) for h in per_voxel(hemi, "hemi")]))
+        coords[D.HEMI] = (D.VOXEL, np.array([hemi_name(h) for h in per_voxel(hemi, "hemi")]))
         coords[D.VERTEX] = (D.VOXEL, per_voxel(vertex, "vertex", np.int64))
     for name, values in (stimulus_coords or {}).items():
         coords[name] = (D.STIMULUS, np.asarray(values))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from xml.parsers.expat import ExpatError
 
 import numpy as np
 import xarray as xr
@@ -38,6 +39,8 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
         raise FileNotFoundError(f"Surface file {path} does not exist.")
     try:
         img = nib.load(path)
+        if img is None or not (isinstance(img, nib.gifti.GiftiImage) or hasattr(img, "dataobj")):
+            raise ValueError("nibabel could not parse it")
         if isinstance(img, nib.gifti.GiftiImage):
             arrays = [np.asarray(d.data) for d in img.darrays]
             if not arrays:
@@ -51,7 +54,8 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
         else:
             raw = np.asarray(img.dataobj)
             data = raw.reshape(raw.shape[0], -1)
-    except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError) as err:
+    except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError,
+            ExpatError) as err:
         raise InvalidDataError(
             f"{path} is not a readable GIFTI or MGH surface file ({type(err).__name__}: {err})."
         ) from err

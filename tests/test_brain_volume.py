@@ -215,3 +215,12 @@ def test_bids_labels_count_mismatch(tmp_path):
     pd.DataFrame({"stimulus_id": ["x"]}).to_csv(f, sep="\t", index=False)
     with pytest.raises(DimensionError, match="one row per volume"):
         load_bids_betas(root, "01")
+
+
+def test_single_map_is_not_called_constant():
+    data = _planted(1)
+    r = load_volume_betas(nib.Nifti1Image(data, AFFINE), ["only"])
+    assert r.shape == (1, 60)
+    data[0, 0, 0, 0] = np.inf
+    with pytest.raises(InvalidDataError, match="1 with NaN/inf"):
+        load_volume_betas(nib.Nifti1Image(data, AFFINE), ["only"])

@@ -218,6 +218,8 @@ def check_responses(da: xr.DataArray, *, unique_ids: bool = False) -> xr.DataArr
 def invalid_voxels(da: xr.DataArray) -> np.ndarray:
     """Boolean mask of voxels with any NaN/inf or a constant response across stimuli.
 
+    With a single stimulus only NaN/inf count (one map has no variance to judge).
+
     Examples
     --------
     >>> r = make_brain_responses(np.array([[1.0, 2, np.nan], [1, 3, 0]]), xyz=np.zeros((3, 3)))
@@ -226,9 +228,11 @@ def invalid_voxels(da: xr.DataArray) -> np.ndarray:
     """
     x = np.asarray(da.transpose(D.STIMULUS, D.VOXEL).values)
     bad = ~np.isfinite(x).all(axis=0)
+    if x.shape[0] < 2:  # a single map has no across-stimulus variance to judge
+        return bad
     with np.errstate(invalid="ignore"):
-        const = np.nanmax(x, axis=0) == np.nanmin(x, axis=0) if x.shape[0] else bad
-    return bad | const | (x.shape[0] < 2)
+        const = np.nanmax(x, axis=0) == np.nanmin(x, axis=0)
+    return bad | const
 
 
 def _where(da: xr.DataArray, mask: np.ndarray, k: int = 5) -> str:

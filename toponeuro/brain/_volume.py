@@ -224,7 +224,9 @@ def load_volume_betas(
         ``repetition`` coord then numbers them).
     mask : path or image, optional
         Binary mask on exactly the grid of the betas (shape and affine); non-zero voxels
-        are kept. Without mask and roi every voxel of the grid is kept.
+        are kept, in the C order nilearn's ``NiftiMasker`` uses (the values equal its
+        output, except that NaN stay NaN where nilearn would silently write 0). Without
+        mask and roi every voxel of the grid is kept.
     roi : str or list of str, optional
         ROI keys, names or domains of ``atlas`` (default the visfAtlas, MNI152), e.g.
         ``"faces"`` or ``["lh_mFus", "rh_mFus"]``. The atlas is resampled (nearest) to the

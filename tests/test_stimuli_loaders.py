@@ -186,3 +186,20 @@ def test_real_language_localizer_matches_pinned_hash(langloc_csv):
     s = load_language_localizer(langloc_csv)
     assert len(s) == 640
     assert sorted(pd.Series(s.categories).value_counts().tolist()) == [160] * 4
+
+
+def test_language_localizer_fetches_pinned_csv(tmp_path, monkeypatch):
+    src = tmp_path / "repo" / "epflneuroailab" / "topolm" / "c0ffee" / "eval" / "stim.csv"
+    src.parent.mkdir(parents=True)
+    src.write_text(",sentence,condition\n0,a dog ran,S\n1,blick dax,N\n")
+    table = pd.DataFrame([("epflneuroailab/topolm", "c0ffee", "eval/stim.csv",
+                           src.stat().st_size, sha256sum(src))],
+                         columns=["repo", "commit", "path", "bytes", "sha256"])
+    monkeypatch.setattr(_loaders, "pinned_sources", lambda repo=None: table)
+    monkeypatch.setattr(_loaders, "_RAW", (tmp_path / "repo").as_uri() + "/{repo}/{commit}/{path}")
+    s = load_language_localizer(data_dir=tmp_path / "cache")
+    assert s.categories.tolist() == ["S", "N"]
+    assert (tmp_path / "cache").rglob("stim.csv")
+    src.write_text(",sentence,condition\n0,tampered,S\n")
+    with pytest.raises(ChecksumError):
+        load_language_localizer(data_dir=tmp_path / "cache2")

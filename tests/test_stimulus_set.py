@@ -106,3 +106,14 @@ def test_bad_inputs():
         s.select(["c"])
     with pytest.raises(ValueError, match="no categories"):
         s.split(by="category")
+
+
+def test_align_responses_to_set_order_exact_join():
+    import xarray as xr
+
+    s = StimulusSet(["a", "b", "c"], ["A", "B", "C"], "text")
+    da = xr.DataArray([3, 1, 2], dims="stimulus",
+                      coords={"stimulus_id": ("stimulus", ["c", "a", "b"])})
+    assert s.align(da).stimulus_id.values.tolist() == ["a", "b", "c"]
+    with pytest.raises(AlignmentError, match="1 ids only"):
+        s.align(da.isel(stimulus=[0, 1]))

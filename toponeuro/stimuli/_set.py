@@ -392,6 +392,27 @@ class StimulusSet:
         self._hash = h.hexdigest()
         return self._hash
 
+    def align(self, da, what: str = "array"):
+        """Reorder ``da`` (any DataArray with a ``stimulus`` dim and ``stimulus_id`` coord) to
+        this set's order: an exact join via :func:`toponeuro._align.align_stimuli`.
+
+        Raises :class:`~toponeuro.exceptions.AlignmentError` when the ids differ or repeat.
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> s = StimulusSet(["a", "b"], ["A", "B"], "text")
+        >>> da = xr.DataArray([2, 1], dims="stimulus", coords={"stimulus_id": ("stimulus", ["b", "a"])})
+        >>> s.align(da).values.tolist()
+        [1, 2]
+        """
+        import xarray as xr
+
+        from .._align import align_stimuli
+
+        ref = xr.DataArray(np.arange(len(self)), dims=D.STIMULUS, coords=self.coords())
+        return align_stimuli(ref, da, names=(f"StimulusSet {self.name or ''}".strip(), what))[1]
+
     def coords(self) -> dict:
         """Stimulus coordinates for an xarray object with a ``stimulus`` dim.
 

@@ -199,7 +199,7 @@ def test_language_localizer_fetches_pinned_csv(tmp_path, monkeypatch):
     monkeypatch.setattr(_loaders, "_RAW", (tmp_path / "repo").as_uri() + "/{repo}/{commit}/{path}")
     s = load_language_localizer(data_dir=tmp_path / "cache")
     assert s.categories.tolist() == ["S", "N"]
-    assert (tmp_path / "cache").rglob("stim.csv")
+    assert len(list((tmp_path / "cache").rglob("stim.csv"))) == 1
     src.write_text(",sentence,condition\n0,tampered,S\n")
     with pytest.raises(ChecksumError):
         load_language_localizer(data_dir=tmp_path / "cache2")

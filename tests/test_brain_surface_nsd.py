@@ -1,0 +1,222 @@
+"""Surface (GIFTI / MGH) and NSD loaders on files in the exact on-disk layouts."""
+
+from __future__ import annotations
+
+import h5py
+import nibabel as nib
+import numpy as np
+import pytest
+from scipy.io import savemat
+
+from toponeuro.brain import (
+    load_nsd_betas,
+    load_surface_betas,
+    nsd_noise_ceiling,
+    read_surface_data,
+)
+from toponeuro.exceptions import (
+    AlignmentError,
+    DimensionError,
+    InvalidDataError,
+    UnknownNameError,
+)
+
+N5 = 10242
+
+
+def _gifti(path, data, per_map=False):
+    arrays = ([nib.gifti.GiftiDataArray(np.ascontiguousarray(c, np.float32)) for c in data.T]
+              if per_map else [nib.gifti.GiftiDataArray(data.astype(np.float32))])
+    nib.save(nib.gifti.GiftiImage(darrays=arrays), path)
+
+
+def _mgh(path, data):
+    data = data.reshape(data.shape[0], 1, 1, -1).astype(np.float32)
+    if data.shape[3] == 1:  # one map: MGH stores (n, 1, 1)
+        data = data[..., 0]
+    nib.save(nib.MGHImage(data, np.eye(4)), path)
+
+
+@pytest.mark.parametrize("fmt", ["gii2d", "gii_maps", "mgh"])
+def test_surface_formats_same_result(tmp_path, fmt):
+    rng = np.random.default_rng(0)
+    lh, rh = rng.standard_normal((642, 3)), rng.standard_normal((642, 3))
+    paths = []
+    for h, d in (("lh", lh), ("rh", rh)):
+        if fmt == "mgh":
+            p = tmp_path / f"{h}.betas.mgh"
+            _mgh(p, d)
+        else:
+            p = tmp_path / f"{h}.betas.func.gii"
+            _gifti(p, d, per_map=fmt == "gii_maps")
+        paths.append(p)
+    r = load_surface_betas(*paths, ["a", "b", "c"], subject="s1")
+    assert r.shape == (3, 1284) and r.attrs["mesh"] == "fsaverage3"
+    np.testing.assert_allclose(r.values[:, :642], lh.T, rtol=1e-6)
+    np.testing.assert_allclose(r.values[:, 642:], rh.T, rtol=1e-6)
+    assert r.hemi.values[0] == "left" and r.hemi.values[-1] == "right"
+    assert r.vertex.values[642] == 0
+
+
+def test_fsaverage_to_fsaverage5_and_roi(tmp_path):
+    rng = np.random.default_rng(1)
+    full = rng.standard_normal((163842, 2)).astype(np.float32)
+    _mgh(tmp_path / "lh.mgh", full)
+    r = load_surface_betas(tmp_path / "lh.mgh", None, ["a", "b"], space="fsaverage5")
+    assert r.sizes["voxel"] == N5
+    np.testing.assert_allclose(r.values.T, full[:N5])
+    from toponeuro.atlases import load_language_parcels
+
+    atlas = load_language_parcels("fsaverage5")
+    r2 = load_surface_betas(tmp_path / "lh.mgh", None, ["a", "b"], space="fsaverage5", roi="IFG")
+    expect = atlas.mask(roi="IFG", hemi="left")[:N5]
+    assert r2.sizes["voxel"] == expect.sum() > 0
+    assert set(r2.roi.values) == {"lh_IFG"}
+    np.testing.assert_array_equal(r2.vertex.values, np.flatnonzero(expect))
+    with pytest.raises(UnknownNameError, match="IFG"):
+        load_surface_betas(tmp_path / "lh.mgh", None, ["a", "b"], space="fsaverage5", roi="IFGG")
+
+
+def test_surface_bad_input(tmp_path):
+    rng = np.random.default_rng(2)
+    with pytest.raises(DimensionError, match="transposed"):
+        load_surface_betas(rng.standard_normal((3, 642)), None, ["a", "b", "c"])
+    with pytest.raises(DimensionError, match="2 maps but 3"):
+        load_surface_betas(rng.standard_normal((642, 2)), None, ["a", "b", "c"])
+    with pytest.raises(AlignmentError, match="vertex counts"):
+        load_surface_betas(rng.standard_normal((642, 1)), rng.standard_normal((2562, 1)), ["a"])
+    bad = tmp_path / "lh.func.gii"
+    bad.write_text("<xml>not gifti</xml>")
+    with pytest.raises(InvalidDataError):
+        read_surface_data(bad)
+    with pytest.raises(AlignmentError, match="fsaverage5"):
+        load_surface_betas(rng.standard_normal((642, 1)), None, ["a"], roi="faces")
+    const = np.ones((642, 2))
+    with pytest.raises(InvalidDataError, match="642 of 642"):
+        load_surface_betas(const, None, ["a", "b"])
+
+
+# -- NSD -----------------------------------------------------------------------------------
+GRID = (4, 5, 3)
+AFF = np.diag([1.8, 1.8, 1.8, 1.0])
+
+
+def _nsd_tree(root, fmt="nii.gz", space="func1pt8mm"):
+    """Two sessions of a tiny NSD: real file names, dtypes and array layouts."""
+    rng = np.random.default_rng(3)
+    mo = rng.integers(1, 31, size=30000)  # 1-based into the subject's 10k images
+    subjectim = np.tile(np.arange(10000) * 7 + 5, (8, 1))  # 1-based 73k ids
+    subjectim[1] += 1
+    exp = root / "nsddata" / "experiments" / "nsd"
+    exp.mkdir(parents=True)
+    savemat(exp / "nsd_expdesign.mat", {"masterordering": mo[None, :], "subjectim": subjectim,
+                                        "sharedix": np.array([[12, 19]])})
+    glm = root / "nsddata_betas" / "ppdata" / "subj01" / space / "betas_fithrf_GLMdenoise_RR"
+    glm.mkdir(parents=True)
+    pp = root / "nsddata" / "ppdata" / "subj01" / space
+    (pp / "roi").mkdir(parents=True)
+    signal = {}
+    sessions = {}
+    for s in (1, 2):
+        trials = np.arange((s - 1) * 750, s * 750)
+        im = subjectim[0, mo[trials] - 1]
+        if space == "fsaverage":
+            vals = np.stack([np.sin(im * 0.1 + v) for v in range(8)], axis=0)  # (8 vertices, 750)
+            vals = vals + 0.05 * rng.standard_normal(vals.shape)
+            for h in ("lh", "rh"):
+                _mgh(glm / f"{h}.betas_session{s:02d}.mgh", vals.astype(np.float32))
+            sessions[s] = vals
+            continue
+        pattern = np.sin(im[None, None, None, :] * 0.1 + np.arange(60).reshape(GRID)[..., None])
+        vals = np.rint(300 * (pattern + 0.05 * rng.standard_normal(pattern.shape))).astype(np.int16)
+        vals[0, 0, 0] = 0  # outside the brain mask: zeroed like NSD
+        if fmt == "nii.gz":
+            nib.save(nib.Nifti1Image(vals, AFF), glm / f"betas_session{s:02d}.nii.gz")
+        else:
+            with h5py.File(glm / f"betas_session{s:02d}.hdf5", "w") as f:
+                f.create_dataset("betas", data=np.transpose(vals, (3, 2, 1, 0)))
+        sessions[s] = vals
+        signal[s] = im
+    if space == "fsaverage":
+        for h in ("lh", "rh"):
+            _mgh(glm / f"{h}.ncsnr.mgh", np.linspace(0, 2, 8)[:, None])
+        lab = root / "nsddata" / "freesurfer" / "fsaverage" / "label"
+        lab.mkdir(parents=True)
+        for h in ("lh", "rh"):
+            nib.save(nib.MGHImage(np.array([0, 1, 1, 2, 0, 0, 0, 0], np.float32).reshape(8, 1, 1),
+                                  np.eye(4)), lab / f"{h}.floc-faces.mgz")
+        (lab / "floc-faces.mgz.ctab").write_text("0 Unknown 0 0 0 0\n1 OFA 1 1 1 0\n2 FFA-1 2 2 2 0\n")
+        return mo, subjectim, sessions
+    mask = np.ones(GRID, np.uint8)
+    mask[0, 0, 0] = 0
+    nib.save(nib.Nifti1Image(mask, AFF), pp / "brainmask.nii.gz")
+    nib.save(nib.Nifti1Image(np.linspace(0, 2, 60).reshape(GRID).astype(np.float32), AFF),
+             glm / "ncsnr.nii.gz")
+    roi = np.full(GRID, -1, np.int16)
+    roi[1, 1, :] = 1
+    roi[2, 2, 0] = 2
+    nib.save(nib.Nifti1Image(roi, AFF), pp / "roi" / "floc-faces.nii.gz")
+    fsl = root / "nsddata" / "freesurfer" / "subj01" / "label"
+    fsl.mkdir(parents=True)
+    (fsl / "floc-faces.mgz.ctab").write_text("0 Unknown 0 0 0 0\n1 OFA 1 1 1 0\n2 FFA-1 2 2 2 0\n")
+    return mo, subjectim, sessions
+
+
+def test_nsd_volume_trials_values_and_noise_ceiling(tmp_path):
+    mo, subjectim, sessions = _nsd_tree(tmp_path)
+    r = load_nsd_betas(tmp_path, 1, [1, 2])
+    assert r.shape == (1500, 59)
+    expect_img = subjectim[0, mo[:1500] - 1] - 1
+    assert r.stimulus_id.values[:3].tolist() == [f"nsd-{i:05d}" for i in expect_img[:3]]
+    assert r.session.values.tolist() == [1] * 750 + [2] * 750
+    assert r.trial.values[-1] == 1499
+    assert r.shared1000.values.sum() == np.isin(expect_img + 1, [12, 19]).sum()
+    # int16 / 300 -> percent signal change, voxel order = C order of the brain mask
+    np.testing.assert_allclose(r.values[:750, 0], sessions[1][0, 0, 1] / 300.0, rtol=1e-6)
+    np.testing.assert_allclose(r.values[750:, -1], sessions[2][3, 4, 2] / 300.0, rtol=1e-6)
+    ids, counts = np.unique(expect_img, return_counts=True)
+    nc = r.noise_ceiling.values
+    np.testing.assert_allclose(nc, nsd_noise_ceiling(r.ncsnr.values, counts), rtol=1e-5)
+    reps = r.repetition.values[r.stimulus_id.values == f"nsd-{ids[0]:05d}"]
+    assert reps.tolist() == list(range(counts[0]))
+    # subject 2 maps trials through its own row of subjectim
+    assert set(r.subject.values) == {"subj01"}
+
+
+def test_nsd_hdf5_equals_nifti(tmp_path):
+    _nsd_tree(tmp_path / "a")
+    _nsd_tree(tmp_path / "b", fmt="hdf5")
+    # the hdf5 layout still needs the NIfTI brain mask for its grid/affine
+    a = load_nsd_betas(tmp_path / "a", "subj01", 1)
+    b = load_nsd_betas(tmp_path / "b", "subj01", 1, fmt="hdf5")
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a.x.values, b.x.values)
+
+
+def test_nsd_rois_and_errors(tmp_path):
+    _nsd_tree(tmp_path)
+    r = load_nsd_betas(tmp_path, 1, 1, roi="floc-faces")
+    assert r.sizes["voxel"] == 4 and set(r.roi.values) == {"floc-faces"}
+    r = load_nsd_betas(tmp_path, 1, 1, roi="floc-faces/FFA-1")
+    assert r.sizes["voxel"] == 1 and (r.i.item(), r.j.item(), r.k.item()) == (2, 2, 0)
+    with pytest.raises(UnknownNameError, match="FFA-1"):
+        load_nsd_betas(tmp_path, 1, 1, roi="floc-faces/FFA1")
+    with pytest.raises(UnknownNameError, match="floc-faces"):
+        load_nsd_betas(tmp_path, 1, 1, roi="floc-face")
+    with pytest.raises(UnknownNameError, match="func1pt8mm"):
+        load_nsd_betas(tmp_path, 1, 1, space="func1.8mm")
+    with pytest.raises(FileNotFoundError):
+        load_nsd_betas(tmp_path, 1, 3)
+    z = load_nsd_betas(tmp_path, 1, [1, 2], zscore=True)
+    np.testing.assert_allclose(z.values[:750].mean(0), 0, atol=1e-5)
+
+
+def test_nsd_fsaverage(tmp_path):
+    mo, subjectim, sessions = _nsd_tree(tmp_path, space="fsaverage")
+    r = load_nsd_betas(tmp_path, 1, [1, 2], space="fsaverage")
+    assert r.shape == (1500, 16)
+    np.testing.assert_allclose(r.values[:750, :8], sessions[1].T, rtol=1e-6)  # float: no /300
+    assert r.hemi.values.tolist() == ["left"] * 8 + ["right"] * 8
+    f = load_nsd_betas(tmp_path, 1, 1, space="fsaverage", roi="floc-faces/OFA")
+    assert f.vertex.values.tolist() == [1, 2, 1, 2]
+    np.testing.assert_allclose(f.ncsnr.values, np.linspace(0, 2, 8)[[1, 2, 1, 2]], rtol=1e-6)

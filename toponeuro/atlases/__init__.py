@@ -1,0 +1,48 @@
+"""Cortical atlases shipped with toponeuro, and fsaverage5 geometry.
+
+- :func:`load_visfatlas`: visfAtlas (Rosenke et al., 2021), 33 visual ROIs, MNI152 1 mm or
+  projected to fsaverage5.
+- :func:`load_language_parcels`: language parcels (Wolna et al., 2025; MIT), MNI152 2 mm,
+  fsaverage or fsaverage5.
+- Geometry: :func:`vertex_coordinates` on the pial / white / inflated / sphere / flat
+  fsaverage5 meshes, :func:`mesh_distances` (Dijkstra along mesh edges).
+
+The atlas files live in ``toponeuro/atlases/data`` (the repository's ``atlases/`` folder
+links there), with their citation and licence notes.
+"""
+
+from ._atlas import (
+    ATLAS_SPACES,
+    FSAVERAGE5_N_VERTICES,
+    HEMIS,
+    Atlas,
+    atlas_data_path,
+    hemi_name,
+    load_language_parcels,
+    load_visfatlas,
+)
+from ._surface import (
+    SURFACES,
+    fsaverage5_mesh,
+    mesh_distances,
+    mesh_graph,
+    project_volume_atlas,
+    vertex_coordinates,
+)
+
+__all__ = [
+    "Atlas",
+    "load_visfatlas",
+    "load_language_parcels",
+    "atlas_data_path",
+    "hemi_name",
+    "HEMIS",
+    "ATLAS_SPACES",
+    "FSAVERAGE5_N_VERTICES",
+    "SURFACES",
+    "fsaverage5_mesh",
+    "vertex_coordinates",
+    "mesh_graph",
+    "mesh_distances",
+    "project_volume_atlas",
+]

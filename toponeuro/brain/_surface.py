@@ -1,0 +1,206 @@
+"""Surface beta maps (GIFTI / FreeSurfer MGH) -> BrainResponses with hemi, vertex coords."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from xml.parsers.expat import ExpatError
+
+import numpy as np
+import xarray as xr
+
+from ..atlases._atlas import FSAVERAGE5_N_VERTICES, HEMIS
+from ..exceptions import AlignmentError, DimensionError, InvalidDataError, UnknownNameError
+from ._responses import handle_invalid, make_brain_responses
+
+__all__ = ["load_surface_betas", "read_surface_data", "MESH_SIZES"]
+
+#: vertices per hemisphere of the icosahedral fsaverage meshes
+MESH_SIZES = {
+    "fsaverage3": 642,
+    "fsaverage4": 2562,
+    "fsaverage5": 10242,
+    "fsaverage6": 40962,
+    "fsaverage": 163842,
+}
+
+
+def read_surface_data(path: str | os.PathLike) -> np.ndarray:
+    """(n_vertices, n_maps) array from a GIFTI (``.gii``) or MGH/MGZ file.
+
+    A GIFTI may hold one 2-D data array (vertices x maps) or one 1-D array per map; an MGH
+    file is (n_vertices, 1, 1, n_maps).
+    """
+    import nibabel as nib
+
+    path = Path(os.fspath(path))
+    if not path.is_file():
+        raise FileNotFoundError(f"Surface file {path} does not exist.")
+    try:
+        img = nib.load(path)
+        if img is None or not (isinstance(img, nib.gifti.GiftiImage) or hasattr(img, "dataobj")):
+            raise ValueError("nibabel could not parse it")
+        if isinstance(img, nib.gifti.GiftiImage):
+            arrays = [np.asarray(d.data) for d in img.darrays]
+            if not arrays:
+                raise ValueError("the GIFTI holds no data array")
+            if len(arrays) == 1:
+                data = arrays[0].reshape(len(arrays[0]), -1)
+            else:
+                if any(a.ndim != 1 for a in arrays):
+                    raise ValueError("several data arrays but not all 1-D")
+                data = np.stack(arrays, axis=1)
+        else:
+            raw = np.asarray(img.dataobj)
+            data = raw.reshape(raw.shape[0], -1)
+    except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError,
+            ExpatError) as err:
+        raise InvalidDataError(
+            f"{path} is not a readable GIFTI or MGH surface file ({type(err).__name__}: {err})."
+        ) from err
+    return data
+
+
+def _hemi_block(spec, hemi):
+    if spec is None:
+        return None
+    if isinstance(spec, str | os.PathLike):
+        return read_surface_data(spec)
+    if isinstance(spec, np.ndarray):
+        return spec.reshape(spec.shape[0], -1)
+    blocks = [read_surface_data(p) for p in spec]
+    sizes = {b.shape[0] for b in blocks}
+    if len(sizes) != 1:
+        raise AlignmentError(f"{hemi} files have different vertex counts {sorted(sizes)}.")
+    return np.concatenate(blocks, axis=1)
+
+
+def _resolve_surface_roi(roi, atlas, n_vert):
+    if atlas is None:
+        from ..atlases import load_language_parcels, load_visfatlas
+
+        space = {v: k for k, v in MESH_SIZES.items()}.get(n_vert)
+        if space not in ("fsaverage5", "fsaverage"):
+            raise AlignmentError(
+                f"No shipped atlas has {n_vert} vertices per hemisphere; pass space='fsaverage5' "
+                "to downsample fsaverage data, or atlas= with a matching surface atlas."
+            )
+        tried = []
+        loaders = [load_visfatlas, load_language_parcels] if space == "fsaverage5" else [
+            load_language_parcels]
+        for loader in loaders:
+            cand = loader(space)
+            try:
+                cand.select(roi)
+            except UnknownNameError as err:
+                tried.append(str(err))
+                continue
+            atlas = cand
+            break
+        if atlas is None:
+            raise UnknownNameError(" / ".join(tried))
+    if not atlas.is_surface:
+        raise TypeError(f"{atlas!r} is a volume atlas; surface betas need a surface atlas.")
+    if len(atlas.data) != 2 * n_vert:
+        raise AlignmentError(
+            f"{atlas!r} has {len(atlas.data) // 2} vertices per hemisphere but the betas have "
+            f"{n_vert}; use the atlas in the betas' space (or space='fsaverage5')."
+        )
+    return atlas
+
+
+def load_surface_betas(
+    lh,
+    rh,
+    stimulus_ids: Sequence[str],
+    *,
+    space: str | None = None,
+    roi: str | Sequence[str] | None = None,
+    atlas=None,
+    subject: str = "sub-01",
+    categories: Sequence[str] | None = None,
+    drop_invalid: bool = False,
+    scale: float | None = None,
+) -> xr.DataArray:
+    """Surface beta maps (one hemisphere or both) -> BrainResponses with hemi, vertex coords.
+
+    Parameters
+    ----------
+    lh, rh : path, list of paths, array (n_vertices, n_stimuli), or None
+        GIFTI (``.func.gii``/``.shape.gii``) or FreeSurfer MGH/MGZ files on fsaverage,
+        fsaverage5, ...; a list is concatenated along stimuli. ``None`` skips a hemisphere.
+    stimulus_ids : sequence of str
+        One per map, in order.
+    space : {"fsaverage5"}, optional
+        Keep the first 10,242 vertices (fsaverage5) of finer icosahedral meshes (the meshes
+        are nested, so these are exactly the fsaverage5 vertices).
+    roi, atlas
+        ROI keys, names or domains of a surface atlas in the same space (default: the
+        visfAtlas, else the language parcels; see :mod:`toponeuro.atlases`).
+    subject, categories, drop_invalid
+        As in :func:`toponeuro.brain.load_volume_betas`.
+    scale : float, optional
+        Divide the values by this (e.g. 300 for NSD's int16 files).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> r = load_surface_betas(rng.standard_normal((642, 3)), None, ["a", "b", "c"])
+    >>> r.sizes["voxel"], str(r.hemi.values[0]), int(r.vertex.values[-1])
+    (642, 'left', 641)
+    """
+    blocks = {h: _hemi_block(s, h) for h, s in zip(HEMIS, (lh, rh))}
+    blocks = {h: b for h, b in blocks.items() if b is not None}
+    if not blocks:
+        raise DimensionError("Give surface data for at least one hemisphere (lh or rh).")
+    n_vert = {b.shape[0] for b in blocks.values()}
+    if len(n_vert) != 1:
+        raise AlignmentError(
+            f"Left and right hemispheres have different vertex counts {sorted(n_vert)}; load "
+            "both from the same mesh."
+        )
+    n_vert = n_vert.pop()
+    n_ids = len(stimulus_ids)
+    for h, b in blocks.items():
+        if b.shape[1] != n_ids:
+            if b.shape[0] == n_ids and b.shape[1] in MESH_SIZES.values():
+                raise DimensionError(
+                    f"{h} data look transposed ({b.shape}: stimuli x vertices); give vertices "
+                    "x stimuli."
+                )
+            raise DimensionError(
+                f"{h} data hold {b.shape[1]} maps but {n_ids} stimulus ids were given; give "
+                "one id per map."
+            )
+    if space is not None:
+        if space != "fsaverage5":
+            raise UnknownNameError(f"space={space!r}; only 'fsaverage5' downsampling is offered.")
+        if n_vert < FSAVERAGE5_N_VERTICES or n_vert not in MESH_SIZES.values():
+            raise AlignmentError(
+                f"Cannot take fsaverage5 vertices from a mesh of {n_vert} vertices; it must be "
+                "fsaverage, fsaverage6 or fsaverage5."
+            )
+        blocks = {h: b[:FSAVERAGE5_N_VERTICES] for h, b in blocks.items()}
+        n_vert = FSAVERAGE5_N_VERTICES
+    hemi = np.concatenate([np.full(n_vert, h) for h in blocks])
+    vertex = np.tile(np.arange(n_vert), len(blocks))
+    x = np.concatenate([blocks[h] for h in blocks], axis=0).T.astype(np.float32)
+    if scale is not None:
+        x /= scale
+    roi_coord = None
+    if roi is not None:
+        atlas = _resolve_surface_roi(roi, atlas, n_vert)
+        full = {h: atlas.data[atlas.hemi == h] for h in HEMIS}
+        labels = np.concatenate([full[h] for h in blocks])
+        keep = np.isin(labels, atlas.select(roi))
+        if not keep.any():
+            raise InvalidDataError(f"ROI {roi!r} has no vertex in the hemispheres given.")
+        x, hemi, vertex = x[:, keep], hemi[keep], vertex[keep]
+        roi_coord = atlas.roi_of(labels[keep])
+    mesh = {v: k for k, v in MESH_SIZES.items()}.get(n_vert, f"{n_vert} vertices")
+    da = make_brain_responses(
+        x, stimulus_ids, subject=subject, roi=roi_coord, hemi=hemi, vertex=vertex,
+        categories=categories, attrs={"mesh": mesh},
+    )
+    return handle_invalid(da, drop_invalid, "surface betas")

@@ -1,0 +1,424 @@
+"""Volume beta maps (NIfTI) -> BrainResponses: plain files and BIDS derivatives."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ..exceptions import (
+    AlignmentError,
+    DimensionError,
+    InvalidDataError,
+    UnknownNameError,
+    close_matches,
+)
+from ._responses import handle_invalid, make_brain_responses
+
+__all__ = ["load_volume_betas", "load_bids_betas", "load_image"]
+
+
+def load_image(obj, what: str = "image"):
+    """A nibabel spatial image from a path or an image; typed errors for bad files."""
+    import nibabel as nib
+    from nibabel.filebasedimages import ImageFileError
+    from nibabel.spatialimages import SpatialImage
+
+    if isinstance(obj, SpatialImage):
+        return obj
+    path = Path(os.fspath(obj))
+    if not path.is_file():
+        raise FileNotFoundError(f"The {what} {path} does not exist.")
+    try:
+        img = nib.load(path)
+        if not isinstance(img, SpatialImage):
+            raise ImageFileError(f"{type(img).__name__} is not a volume")
+    except (ImageFileError, OSError, EOFError, ValueError) as err:
+        raise InvalidDataError(
+            f"The {what} {path} is not a readable NIfTI/MGH volume ({type(err).__name__}: "
+            f"{err}). Check the file is complete and a .nii/.nii.gz (re-download or re-export)."
+        ) from err
+    return img
+
+
+def _get_data(img, what: str) -> np.ndarray:
+    try:
+        return np.asarray(img.dataobj)
+    except (OSError, EOFError, ValueError, Exception) as err:  # gzip/zlib errors vary
+        raise InvalidDataError(
+            f"Cannot read the voxel data of the {what} ({type(err).__name__}: {err}); the file "
+            "is truncated or corrupt. Re-download or re-export it."
+        ) from err
+
+
+def _same_grid(a_shape, a_affine, b_shape, b_affine) -> bool:
+    return tuple(a_shape[:3]) == tuple(b_shape[:3]) and np.allclose(a_affine, b_affine, atol=1e-3)
+
+
+def _stack_volumes(images, n_expected: int | None):
+    """Return (4-D data array (X, Y, Z, n), affine, names) from a 4-D image or 3-D maps."""
+    single = isinstance(images, str | os.PathLike) or hasattr(images, "dataobj")
+    if single:
+        img = load_image(images, "beta image")
+        data = _get_data(img, "beta image")
+        if data.ndim == 3:
+            if n_expected not in (None, 1):
+                raise DimensionError(
+                    f"Got one 3-D beta map but {n_expected} stimulus ids. Pass a 4-D image "
+                    "(one volume per stimulus) or a list of 3-D maps, one per stimulus."
+                )
+            data = data[..., None]
+        elif data.ndim == 5 and data.shape[3] == 1:
+            data = data[:, :, :, 0, :]
+        elif data.ndim != 4:
+            raise DimensionError(
+                f"Beta image has shape {data.shape}; expected a 4-D (x, y, z, stimulus) image."
+            )
+        return data, img.affine, img.shape
+    images = list(images)
+    if not images:
+        raise DimensionError("No beta images given.")
+    vols, ref = [], None
+    for k, obj in enumerate(images):
+        img = load_image(obj, f"beta map #{k}")
+        data = _get_data(img, f"beta map #{k}")
+        if data.ndim == 4 and data.shape[3] == 1:
+            data = data[..., 0]
+        if data.ndim != 3:
+            raise DimensionError(
+                f"Beta map #{k} has shape {data.shape}; a list must hold 3-D maps (one per "
+                "stimulus). To load a 4-D image pass it alone, not inside a list (or concatenate "
+                "with nilearn.image.concat_imgs)."
+            )
+        if ref is None:
+            ref = (data.shape, img.affine)
+        elif not _same_grid(data.shape, img.affine, *ref):
+            raise AlignmentError(
+                f"Beta map #{k} has shape {data.shape} / affine differing from map #0 "
+                f"{ref[0]}; resample them to one grid (nilearn.image.resample_to_img)."
+            )
+        vols.append(data)
+    return np.stack(vols, axis=-1), ref[1], ref[0] + (len(vols),)
+
+
+def _resolve_mask(mask, roi, atlas, shape, affine):
+    """Boolean mask on the data grid and the ROI key of each voxel (or None)."""
+    import nibabel as nib
+
+    keep = np.ones(shape[:3], dtype=bool)
+    roi_map = None
+    if mask is not None:
+        mimg = load_image(mask, "mask")
+        mdata = _get_data(mimg, "mask")
+        if mdata.ndim == 4 and mdata.shape[3] == 1:
+            mdata = mdata[..., 0]
+        if mdata.ndim != 3:
+            raise DimensionError(f"The mask must be a 3-D image; got shape {mdata.shape}.")
+        if not _same_grid(mdata.shape, mimg.affine, shape, affine):
+            raise AlignmentError(
+                f"The mask (shape {mdata.shape}, affine\n{np.round(mimg.affine, 3)}) is not on the "
+                f"grid of the betas (shape {tuple(shape[:3])}, affine\n{np.round(affine, 3)}). "
+                "Resample it first: nilearn.image.resample_to_img(mask, betas, "
+                "interpolation='nearest')."
+            )
+        keep &= np.asarray(mdata) != 0
+        if not keep.any():
+            raise InvalidDataError("The mask selects no voxel (it is all zeros).")
+    if roi is not None:
+        if atlas is None:
+            from ..atlases import load_visfatlas
+
+            atlas = load_visfatlas("MNI152")
+        if atlas.is_surface:
+            raise TypeError(f"{atlas!r} is a surface atlas; volume betas need a volume atlas.")
+        labels = atlas.select(roi)
+        lab = atlas.data
+        if not _same_grid(lab.shape, atlas.affine, shape, affine):
+            from nilearn.image import resample_to_img
+
+            ref = nib.Nifti1Image(np.zeros(shape[:3], np.int8), affine)
+            lab = np.asarray(
+                resample_to_img(atlas.to_nifti(), ref, interpolation="nearest",
+                                force_resample=True, copy_header=True).dataobj
+            ).astype(np.int64)
+        in_roi = np.isin(lab, labels)
+        if not (keep & in_roi).any():
+            raise InvalidDataError(
+                f"ROI {roi!r} of {atlas.name} covers no voxel of the betas"
+                f"{' inside the mask' if mask is not None else ''}: are the betas in "
+                f"{atlas.space} space?"
+            )
+        keep &= in_roi
+        roi_map = lab
+        return keep, roi_map, atlas
+    return keep, roi_map, atlas
+
+
+def _mask_volumes(data4d, affine, keep):
+    """(n_stimuli, n_voxels) responses of the voxels in ``keep``, plus their ijk and xyz (mm).
+
+    Voxels are taken in C order of the mask, exactly like nilearn's ``NiftiMasker`` (the
+    tests check parity). Masking is done here rather than by ``NiftiMasker`` itself because
+    nilearn silently replaces NaN/inf by 0, which would hide invalid voxels.
+    """
+    import nibabel as nib
+
+    x = np.asarray(data4d)[keep].T
+    ijk = np.argwhere(keep)
+    xyz = nib.affines.apply_affine(affine, ijk)
+    return x, ijk, xyz
+
+
+def _volume_responses(data4d, affine, stimulus_ids, *, mask, roi, atlas, subject, categories,
+                      stimulus_coords, drop_invalid, attrs, scale=None, what="betas"):
+    n = data4d.shape[3]
+    if len(stimulus_ids) != n:
+        raise DimensionError(
+            f"The {what} hold {n} volumes but {len(stimulus_ids)} stimulus ids were given; "
+            "give exactly one id per volume, in volume order."
+        )
+    keep, roi_map, atlas = _resolve_mask(mask, roi, atlas, data4d.shape, affine)
+    x, ijk, xyz = _mask_volumes(data4d, affine, keep)
+    x = x.astype(np.float32)
+    if scale is not None:
+        x /= scale
+    roi_coord = None
+    if roi_map is not None:
+        roi_coord = atlas.roi_of(roi_map[tuple(ijk.T)])
+    elif mask is not None:
+        roi_coord = "mask"
+    da = make_brain_responses(
+        x, stimulus_ids, subject=subject, roi=roi_coord, xyz=xyz, categories=categories,
+        stimulus_coords=stimulus_coords,
+        voxel_coords={"i": ijk[:, 0], "j": ijk[:, 1], "k": ijk[:, 2]},
+        attrs={"space_affine": np.asarray(affine).ravel().tolist(),
+               "grid_shape": list(data4d.shape[:3]), **(attrs or {})},
+    )
+    return handle_invalid(da, drop_invalid, what)
+
+
+def load_volume_betas(
+    images,
+    stimulus_ids: Sequence[str],
+    mask=None,
+    roi: str | Sequence[str] | None = None,
+    *,
+    atlas=None,
+    subject: str = "sub-01",
+    categories: Sequence[str] | None = None,
+    drop_invalid: bool = False,
+) -> xr.DataArray:
+    """Beta maps in a volume -> BrainResponses with voxel coords x, y, z (mm).
+
+    Parameters
+    ----------
+    images : path, nibabel image, or list of them
+        One 4-D image (a volume per stimulus) or a list of 3-D maps (one per stimulus).
+    stimulus_ids : sequence of str
+        One id per volume, in volume order (ids may repeat for repeated trials; a
+        ``repetition`` coord then numbers them).
+    mask : path or image, optional
+        Binary mask on exactly the grid of the betas (shape and affine); non-zero voxels
+        are kept, in the C order nilearn's ``NiftiMasker`` uses (the values equal its
+        output, except that NaN stay NaN where nilearn would silently write 0). Without
+        mask and roi every voxel of the grid is kept.
+    roi : str or list of str, optional
+        ROI keys, names or domains of ``atlas`` (default the visfAtlas, MNI152), e.g.
+        ``"faces"`` or ``["lh_mFus", "rh_mFus"]``. The atlas is resampled (nearest) to the
+        betas' grid; with a mask too, voxels must be in both.
+    atlas : toponeuro.atlases.Atlas, optional
+    subject : str
+    categories : sequence of str, optional
+        A category per volume.
+    drop_invalid : bool
+        Exclude voxels with NaN or constant responses (with a warning). By default they
+        raise :class:`~toponeuro.exceptions.InvalidDataError` listing how many and where.
+
+    Returns
+    -------
+    xarray.DataArray
+        BrainResponses: dims (stimulus, voxel); voxel coords subject, roi, x, y, z, i, j, k.
+
+    Raises
+    ------
+    InvalidDataError, DimensionError, AlignmentError, UnknownNameError
+
+    Examples
+    --------
+    >>> import nibabel as nib, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> img = nib.Nifti1Image(rng.standard_normal((3, 3, 2, 4)).astype("f4"), np.eye(4) * 2)
+    >>> r = load_volume_betas(img, ["a", "b", "c", "d"])
+    >>> r.sizes["stimulus"], r.sizes["voxel"], r.x.values[:3].tolist()
+    (4, 18, [0.0, 0.0, 0.0])
+    """
+    data4d, affine, _ = _stack_volumes(images, len(stimulus_ids))
+    return _volume_responses(
+        data4d, affine, list(stimulus_ids), mask=mask, roi=roi, atlas=atlas, subject=subject,
+        categories=categories, stimulus_coords=None, drop_invalid=drop_invalid, attrs=None,
+    )
+
+
+# -- BIDS derivatives ---------------------------------------------------------------------
+_ENTITY_ORDER = ("ses", "task", "acq", "run", "space", "desc")
+_ID_ENTITIES = ("stim", "cond", "condition", "contrast", "trial")
+
+
+def _parse_bids(name: str) -> tuple[dict, str]:
+    stem = re.sub(r"\.nii(\.gz)?$", "", name)
+    parts = stem.split("_")
+    ents = {}
+    for p in parts[:-1]:
+        if "-" in p:
+            k, v = p.split("-", 1)
+            ents[k] = v
+    return ents, parts[-1]
+
+
+def _labels_for(path: Path, ents: dict, suffix: str, n: int) -> list[str] | None:
+    stem = re.sub(r"\.nii(\.gz)?$", "", path.name)
+    prefix = stem[: -len(suffix) - 1]
+    raw = "_".join(f"{k}-{ents[k]}" for k in ("sub", "ses", "task", "acq", "run") if k in ents)
+    candidates = [path.with_name(stem + ".tsv"), path.with_name(prefix + "_labels.tsv"),
+                  path.with_name(prefix + "_events.tsv"), path.with_name(raw + "_events.tsv")]
+    for c in candidates:
+        if c.is_file():
+            t = pd.read_csv(c, sep="\t", dtype=str, keep_default_na=False)
+            col = next((k for k in ("stimulus_id", "trial_type", "condition", "label")
+                        if k in t.columns), None)
+            if col is None:
+                raise InvalidDataError(
+                    f"{c} has no 'stimulus_id' or 'trial_type' column (has {list(t.columns)})."
+                )
+            if len(t) != n:
+                raise DimensionError(
+                    f"{c} lists {len(t)} rows but {path.name} holds {n} volumes; the labels "
+                    "file needs one row per volume, in volume order."
+                )
+            return t[col].tolist()
+    return None
+
+
+def load_bids_betas(
+    derivatives_dir: str | os.PathLike,
+    subject: str,
+    *,
+    task: str | None = None,
+    session: str | None = None,
+    run: str | None = None,
+    space: str | None = None,
+    desc: str | None = None,
+    suffix: str = "beta",
+    mask=None,
+    roi=None,
+    atlas=None,
+    drop_invalid: bool = False,
+) -> xr.DataArray:
+    """Per-trial or per-condition beta maps from a BIDS-derivatives folder.
+
+    Files ``sub-<subject>[_ses-..][_task-..][_run-..][_space-..][_desc-..]_<suffix>.nii[.gz]``
+    are found anywhere under ``derivatives_dir`` and filtered by the given entities. A 4-D
+    file takes its stimulus ids, one row per volume, from the first existing of
+    ``<same name>.tsv``, ``<prefix>_labels.tsv``, ``<prefix>_events.tsv`` or the raw
+    ``sub-.._ses-.._task-.._run-.._events.tsv`` next to it (column ``stimulus_id``, else
+    ``trial_type``). A 3-D file takes its id from its ``stim-``/``cond-``/``contrast-`` entity.
+    Files are read in order of session, run, then name; the ``session``/``run`` of each row
+    are stimulus coords, and ids repeated across runs get a ``repetition`` coord.
+
+    Parameters
+    ----------
+    derivatives_dir : str or Path
+    subject : str
+        ``"01"`` or ``"sub-01"``.
+    task, session, run, space, desc : str, optional
+        BIDS entity values to keep.
+    suffix : str
+        File suffix of the beta maps (default ``"beta"``).
+    mask, roi, atlas, drop_invalid
+        As in :func:`load_volume_betas`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, nibabel as nib, numpy as np
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "sub-01" / "func"; d.mkdir(parents=True)
+    >>> for c in ["face", "house"]:
+    ...     v = np.random.default_rng(len(c)).standard_normal((2, 2, 2)).astype("f4")
+    ...     nib.save(nib.Nifti1Image(v, np.eye(4)), d / f"sub-01_task-floc_cond-{c}_beta.nii.gz")
+    >>> load_bids_betas(d.parent.parent, "01").stimulus_id.values.tolist()
+    ['face', 'house']
+    """
+    root = Path(derivatives_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(f"BIDS derivatives folder {root} does not exist.")
+    sub = subject[4:] if str(subject).startswith("sub-") else str(subject)
+    wanted = {"ses": session, "task": task, "run": run, "space": space, "desc": desc}
+    files, found_any = [], []
+    for p in sorted(root.rglob("sub-*.nii*")):
+        ents, suf = _parse_bids(p.name)
+        found_any.append((ents.get("sub"), suf, p))
+        if ents.get("sub") != sub or suf != suffix:
+            continue
+        if any(v is not None and ents.get(k) != str(v) for k, v in wanted.items()):
+            continue
+        files.append((p, ents))
+    if not files:
+        subs = sorted({s for s, _, _ in found_any if s})
+        sufs = sorted({s for _, s, _ in found_any})
+        hint = close_matches(sub, subs) if sub not in subs else f"suffixes found: {sufs}"
+        raise UnknownNameError(
+            f"No '{suffix}' maps for sub-{sub} under {root} matching "
+            f"{ {k: v for k, v in wanted.items() if v} }; {hint}"
+        )
+
+    def order(item):
+        p, e = item
+        return (e.get("ses", ""), e.get("task", ""), e.get("run", ""), p.name)
+
+    files.sort(key=order)
+    blocks, ids, sessions, runs, ref = [], [], [], [], None
+    for p, ents in files:
+        img = load_image(p, "beta map")
+        data = _get_data(img, f"beta map {p.name}")
+        if data.ndim == 3:
+            key = next((k for k in _ID_ENTITIES if k in ents), None)
+            if key is None:
+                labels = _labels_for(p, ents, suffix, 1)
+                if labels is None:
+                    raise InvalidDataError(
+                        f"{p.name} is a 3-D map without a stim-/cond-/contrast- entity or a "
+                        "labels .tsv; name it like sub-01_cond-face_beta.nii.gz."
+                    )
+            else:
+                labels = [ents[key]]
+            data = data[..., None]
+        elif data.ndim == 4:
+            labels = _labels_for(p, ents, suffix, data.shape[3])
+            if labels is None:
+                raise InvalidDataError(
+                    f"{p.name} holds {data.shape[3]} volumes but no labels file was found "
+                    f"(looked for {p.name.split('.')[0]}.tsv, *_labels.tsv, *_events.tsv); add a "
+                    "tsv with a 'stimulus_id' column, one row per volume."
+                )
+        else:
+            raise DimensionError(f"{p.name} has shape {data.shape}; expected a 3-D or 4-D map.")
+        if ref is None:
+            ref = (data.shape, img.affine)
+        elif not _same_grid(data.shape, img.affine, *ref):
+            raise AlignmentError(
+                f"{p.name} is on another grid than {files[0][0].name}; resample to one grid."
+            )
+        blocks.append(data)
+        ids.extend(labels)
+        sessions.extend([ents.get("ses", "")] * len(labels))
+        runs.extend([ents.get("run", "")] * len(labels))
+    data4d = np.concatenate(blocks, axis=3)
+    return _volume_responses(
+        data4d, ref[1], ids, mask=mask, roi=roi, atlas=atlas, subject=f"sub-{sub}",
+        categories=None, stimulus_coords={"session": sessions, "run": runs},
+        drop_invalid=drop_invalid, attrs={"source": str(root)},
+    )

@@ -1,0 +1,41 @@
+"""Stimulus sets: fLoc, the language localizer, image folders and NSD images.
+
+A :class:`StimulusSet` holds unique stimulus ids, image paths or texts, one category per
+stimulus and free metadata; every labelled array is aligned on its ids.
+"""
+
+from ._loaders import (
+    IMAGE_EXTENSIONS,
+    LANGLOC_CONDITIONS,
+    NSDImageReader,
+    load_floc,
+    load_image_folder,
+    load_language_localizer,
+    load_nsd_stimuli,
+    pinned_sources,
+)
+from ._set import (
+    FLOC_CATEGORIES,
+    FLOC_DOMAIN_OF,
+    FLOC_DOMAINS,
+    STIMULUS_KINDS,
+    StimulusSet,
+    make_stimulus_set,
+)
+
+__all__ = [
+    "StimulusSet",
+    "FLOC_CATEGORIES",
+    "FLOC_DOMAINS",
+    "FLOC_DOMAIN_OF",
+    "STIMULUS_KINDS",
+    "LANGLOC_CONDITIONS",
+    "IMAGE_EXTENSIONS",
+    "make_stimulus_set",
+    "load_floc",
+    "load_language_localizer",
+    "load_image_folder",
+    "load_nsd_stimuli",
+    "pinned_sources",
+    "NSDImageReader",
+]

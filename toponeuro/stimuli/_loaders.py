@@ -1,0 +1,474 @@
+"""Load stimulus sets: fLoc, the Fedorenko language localizer, image folders, NSD images."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._docs import fill_doc
+from .._fetch import fetch_url
+from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
+
+__all__ = [
+    "load_floc",
+    "load_language_localizer",
+    "load_image_folder",
+    "load_nsd_stimuli",
+    "pinned_sources",
+    "LANGLOC_CONDITIONS",
+    "IMAGE_EXTENSIONS",
+]
+
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".gif", ".webp")
+
+#: Fedorenko et al. (2010) localizer conditions.
+LANGLOC_CONDITIONS = {
+    "S": "sentences",
+    "W": "word lists",
+    "J": "Jabberwocky",
+    "N": "nonword lists",
+}
+
+_FLOC_REPO = "VPNL/fLoc"
+_LANGLOC_REPO = "epflneuroailab/topolm"
+_RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+_FLOC_NAME = re.compile(r"^([a-z]+)-(\d+)$")
+
+
+def pinned_sources(repo: str | None = None) -> pd.DataFrame:
+    """The pinned files toponeuro may download: repo, commit, path, bytes, sha256.
+
+    Examples
+    --------
+    >>> t = pinned_sources("VPNL/fLoc")
+    >>> len(t), t.commit.nunique()
+    (1584, 1)
+    """
+    with resources.files(__package__).joinpath("sources.tsv").open("r", encoding="utf-8") as f:
+        table = pd.read_csv(f, sep="\t", dtype={"bytes": np.int64})
+    if repo is not None:
+        table = table[table.repo == repo].reset_index(drop=True)
+    return table
+
+
+def _fetch_row(row, cache_dir, progress) -> Path:
+    url = _RAW.format(repo=row.repo, commit=row.commit, path=row.path.replace(" ", "%20"))
+    rel = Path(row.repo.replace("/", "_")) / row.commit[:12] / row.path
+    return fetch_url(url, sha256=row.sha256, relpath=rel, cache_dir=cache_dir, progress=progress)
+
+
+def _check_names(wanted, known, what: str) -> list[str]:
+    out = []
+    for w in wanted:
+        if w not in known:
+            raise UnknownNameError(f"Unknown {what} {w!r}; {close_matches(str(w), known)}")
+        out.append(w)
+    return out
+
+
+def _floc_scan(root: Path) -> dict[tuple[str, int], Path]:
+    """Map (category, number) -> file for a local fLoc copy (sub-folders or flat names)."""
+    found: dict[tuple[str, int], Path] = {}
+    for p in sorted(root.rglob("*")):
+        if p.suffix.lower() not in IMAGE_EXTENSIONS or not p.is_file():
+            continue
+        m = _FLOC_NAME.match(p.stem.lower())
+        if m and m.group(1) in FLOC_CATEGORIES:
+            key = (m.group(1), int(m.group(2)))
+        elif p.parent.name.lower() in FLOC_CATEGORIES and re.search(r"(\d+)$", p.stem):
+            key = (p.parent.name.lower(), int(re.search(r"(\d+)$", p.stem).group(1)))
+        else:
+            continue
+        if key in found:
+            raise InvalidDataError(
+                f"Two files are fLoc image {key[0]}-{key[1]}: {found[key]} and {p}. Keep one "
+                "copy of each image under the fLoc folder."
+            )
+        found[key] = p
+    return found
+
+
+@fill_doc
+def load_floc(
+    path: str | os.PathLike | None = None,
+    data_dir: str | os.PathLike | None = None,
+    *,
+    categories: Sequence[str] | None = None,
+    numbers: Iterable[int] | None = None,
+    progress: bool = False,
+) -> StimulusSet:
+    """The fLoc functional-localizer images (Stigliani et al., 2015).
+
+    Ids are ``"<category>-<number>"`` (e.g. ``"adult-12"``), ordered by category (in the
+    order of :data:`FLOC_CATEGORIES`) then number. The metadata holds ``number``, ``domain``
+    (faces, bodies, places, characters, objects, scrambled) and ``path``.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``.
+        Without a path the images are downloaded from the VPNL/fLoc repository at a pinned
+        commit (144 per category, ~196 MB) into the cache, each verified by sha256.
+    data_dir : str or Path, optional
+        Cache root for the download (see ``cache_dir`` below); ignored with ``path``.
+    categories : sequence of str, optional
+        Keep only these categories (default: every category present).
+    numbers : iterable of int, optional
+        Keep only these image numbers (1-based, as in the file names), e.g.
+        ``range(1, 97)`` for training and ``range(97, 121)`` held out. Every requested image
+        must exist.
+    progress : bool
+        Show a progress bar per downloaded file.
+
+    Other Parameters
+    ----------------
+    %(cache_dir)s
+
+    Returns
+    -------
+    StimulusSet
+
+    Raises
+    ------
+    UnknownNameError
+        A category that fLoc does not have (close matches listed).
+    InvalidDataError
+        A requested image is missing from the local copy, or none were found.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from PIL import Image
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ["adult-1", "adult-2", "house-1"]:
+    ...     Image.new("L", (8, 8)).save(d / f"{name}.jpg")
+    >>> s = load_floc(d)
+    >>> s.ids.tolist(), s.domains.tolist()
+    (['adult-1', 'adult-2', 'house-1'], ['faces', 'faces', 'places'])
+    >>> load_floc(d, categories=["adult"], numbers=[2]).ids.tolist()
+    ['adult-2']
+    """
+    if categories is not None:
+        categories = _check_names(
+            [categories] if isinstance(categories, str) else list(categories),
+            FLOC_CATEGORIES,
+            "fLoc category",
+        )
+    numbers = None if numbers is None else sorted({int(n) for n in numbers})
+    if path is not None:
+        root = Path(path)
+        if not root.is_dir():
+            raise FileNotFoundError(f"fLoc folder {root} does not exist (or is not a folder).")
+        found = _floc_scan(root)
+        if not found:
+            raise InvalidDataError(
+                f"No fLoc images under {root}: expected sub-folders named after the "
+                f"categories {FLOC_CATEGORIES[:3]}... or files named like 'adult-1.jpg'."
+            )
+        source = f"local copy {root}"
+    else:
+        table = pinned_sources(_FLOC_REPO)
+        found = {}
+        for row in table.itertuples():
+            m = _FLOC_NAME.match(Path(row.path).stem)
+            found[(m.group(1), int(m.group(2)))] = row
+        source = f"{_FLOC_REPO}@{table.commit.iloc[0]}"
+    present = sorted({c for c, _ in found})
+    cats = categories if categories is not None else [c for c in FLOC_CATEGORIES if c in present]
+    keys = []
+    for c in cats:
+        have = sorted(n for cc, n in found if cc == c)
+        if not have:
+            raise InvalidDataError(
+                f"The fLoc {source} has no images of category {c!r} (it has {present}); "
+                "drop it from categories= or use a complete copy."
+            )
+        want = have if numbers is None else numbers
+        missing = sorted(set(want) - set(have))
+        if missing:
+            raise InvalidDataError(
+                f"The fLoc {source} lacks {c} images {missing[:10]}"
+                f"{' ...' if len(missing) > 10 else ''} (it has numbers {have[0]}..{have[-1]}, "
+                f"{len(have)} images); request only existing numbers."
+            )
+        keys.extend((c, n) for n in want)
+    if path is None:
+        paths = [_fetch_row(found[k], data_dir, progress) for k in keys]
+    else:
+        paths = [found[k] for k in keys]
+    ids = [f"{c}-{n}" for c, n in keys]
+    meta = pd.DataFrame(
+        {
+            "number": [n for _, n in keys],
+            "domain": [FLOC_DOMAIN_OF[c] for c, _ in keys],
+            "path": [str(p) for p in paths],
+        }
+    )
+    return StimulusSet(
+        ids, paths, "image", categories=[c for c, _ in keys], metadata=meta, name="floc"
+    )
+
+
+@fill_doc
+def load_language_localizer(
+    path: str | os.PathLike | None = None,
+    data_dir: str | os.PathLike | None = None,
+    *,
+    conditions: Sequence[str] | None = None,
+) -> StimulusSet:
+    """The Fedorenko et al. (2010) language-localizer items: 160 each of S, W, J, N.
+
+    Conditions: ``S`` sentences, ``W`` word lists, ``J`` Jabberwocky, ``N`` nonword lists
+    (:data:`LANGLOC_CONDITIONS`); the condition is the category. Ids are
+    ``"langloc-<index>"`` with the csv's index column.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        A csv with columns (index), ``sentence``, ``condition``. Without one the pinned copy
+        (epflneuroailab/topolm) is downloaded into the cache and verified by sha256.
+    data_dir : str or Path, optional
+        Cache root for the download.
+    conditions : sequence of str, optional
+        Keep only these conditions, e.g. ``["S", "N"]``.
+
+    Other Parameters
+    ----------------
+    %(cache_dir)s
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "items.csv"
+    >>> _ = p.write_text(",sentence,condition\\n0,the dog ran home,S\\n1,blick florp,N\\n")
+    >>> s = load_language_localizer(p)
+    >>> s.ids.tolist(), s.categories.tolist(), s.get(0)
+    (['langloc-0', 'langloc-1'], ['S', 'N'], 'the dog ran home')
+    """
+    if path is None:
+        row = next(pinned_sources(_LANGLOC_REPO).itertuples())
+        path = _fetch_row(row, data_dir, False)
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"Language-localizer csv {path} does not exist.")
+    try:
+        table = pd.read_csv(path, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise InvalidDataError(f"{path} is not a readable csv ({err}).") from err
+    missing = {"sentence", "condition"} - set(table.columns)
+    if missing:
+        raise InvalidDataError(
+            f"{path} lacks columns {sorted(missing)} (has {list(table.columns)}); expected "
+            "an index column, 'sentence' and 'condition' (S/W/J/N)."
+        )
+    idx_col = table.columns[0] if table.columns[0] not in ("sentence", "condition") else None
+    index = table[idx_col].astype(str) if idx_col is not None else table.index.astype(str)
+    bad = sorted(set(table.condition) - set(LANGLOC_CONDITIONS))
+    if bad:
+        raise InvalidDataError(
+            f"{path} has conditions {bad}; expected only {sorted(LANGLOC_CONDITIONS)}."
+        )
+    if conditions is not None:
+        conditions = _check_names(
+            [conditions] if isinstance(conditions, str) else list(conditions),
+            LANGLOC_CONDITIONS,
+            "language-localizer condition",
+        )
+        table = table[table.condition.isin(conditions)]
+        index = index[table.index]
+    meta = pd.DataFrame(
+        {"index": index.to_numpy(), "condition_name": table.condition.map(LANGLOC_CONDITIONS)}
+    )
+    return StimulusSet(
+        [f"langloc-{i}" for i in index],
+        table.sentence.astype(str).tolist(),
+        "text",
+        categories=table.condition.tolist(),
+        metadata=meta,
+        name="language_localizer",
+    )
+
+
+_PREFIX = re.compile(r"^(.*?)[-_ ]*\d+$")
+
+
+def load_image_folder(
+    path: str | os.PathLike,
+    category_from: str | None = "folder",
+    *,
+    extensions: Sequence[str] = IMAGE_EXTENSIONS,
+    name: str | None = None,
+) -> StimulusSet:
+    """Every image under ``path`` (recursively), sorted by relative path.
+
+    Parameters
+    ----------
+    path : str or Path
+    category_from : {"folder", "prefix", None}
+        ``"folder"``: the name of the image's parent folder; ``"prefix"``: the file name
+        without its trailing number (``house-12.jpg`` -> ``house``); ``None``: no categories.
+    extensions : sequence of str
+        File suffixes counted as images (case-insensitive).
+
+    Returns
+    -------
+    StimulusSet
+        Ids are the paths relative to ``path``, without suffix, with ``/`` separators.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from PIL import Image
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for sub, f in [("cats", "a.png"), ("dogs", "b.png")]:
+    ...     (d / sub).mkdir()
+    ...     Image.new("RGB", (4, 4)).save(d / sub / f)
+    >>> s = load_image_folder(d)
+    >>> s.ids.tolist(), s.categories.tolist()
+    (['cats/a', 'dogs/b'], ['cats', 'dogs'])
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise FileNotFoundError(f"Image folder {root} does not exist (or is not a folder).")
+    choices = ("folder", "prefix", None)
+    if category_from not in choices:
+        raise UnknownNameError(
+            f"category_from={category_from!r}; expected one of {choices} "
+            f"({close_matches(str(category_from), ['folder', 'prefix'])})."
+        )
+    exts = {e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}
+    files = sorted(
+        (p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in exts),
+        key=lambda p: p.relative_to(root).as_posix(),
+    )
+    if not files:
+        raise InvalidDataError(f"No images ({sorted(exts)}) under {root}.")
+    rel = [p.relative_to(root).with_suffix("").as_posix() for p in files]
+    if len(set(rel)) != len(rel):
+        dup = sorted({r for r in rel if rel.count(r) > 1})
+        raise InvalidDataError(
+            f"Several images share a name apart from the suffix ({dup[:3]}); ids would "
+            "repeat. Rename or remove the copies."
+        )
+    cats = None
+    if category_from == "folder":
+        cats = [p.parent.name if p.parent != root else "" for p in files]
+        if "" in cats:
+            loose = [r for r, c in zip(rel, cats) if c == ""]
+            raise InvalidDataError(
+                f"{len(loose)} images sit directly in {root} (e.g. {loose[:3]}) and have no "
+                "category folder; move them into sub-folders or use category_from='prefix'."
+            )
+    elif category_from == "prefix":
+        cats = []
+        for p in files:
+            m = _PREFIX.match(p.stem)
+            if not m or not m.group(1):
+                raise InvalidDataError(
+                    f"Cannot read a category prefix from {p.name!r}: expected names like "
+                    "'house-12.jpg'. Use category_from='folder' or None."
+                )
+            cats.append(m.group(1))
+    meta = pd.DataFrame({"path": [str(p) for p in files]})
+    return StimulusSet(rel, files, "image", categories=cats, metadata=meta, name=name or root.name)
+
+
+class NSDImageReader:
+    """Read image ``i`` of NSD's ``nsd_stimuli.hdf5`` (dataset ``imgBrick``) on demand.
+
+    The file is opened on first use and re-opened after pickling (e.g. in a DataLoader
+    worker).
+    """
+
+    def __init__(self, hdf5_path: str | os.PathLike, key: str = "imgBrick"):
+        self.hdf5_path = str(hdf5_path)
+        self.key = key
+        self._ds = None
+
+    def __getstate__(self):
+        return {"hdf5_path": self.hdf5_path, "key": self.key, "_ds": None}
+
+    def _dataset(self):
+        if self._ds is None:
+            import h5py
+
+            self._ds = h5py.File(self.hdf5_path, "r")[self.key]
+        return self._ds
+
+    def __call__(self, index) -> np.ndarray:
+        return np.asarray(self._dataset()[int(index)])
+
+
+def load_nsd_stimuli(
+    hdf5_path: str | os.PathLike,
+    indices: Iterable[int] | None = None,
+    *,
+    key: str = "imgBrick",
+) -> StimulusSet:
+    """NSD images, read lazily from ``nsd_stimuli.hdf5`` (``imgBrick``, 73k x 425 x 425 x 3).
+
+    Parameters
+    ----------
+    hdf5_path : str or Path
+    indices : iterable of int, optional
+        0-based positions in ``imgBrick`` (= NSD's 1-based "73k id" minus one); default all.
+    key : str
+        Name of the image dataset.
+
+    Returns
+    -------
+    StimulusSet
+        Ids ``"nsd-<index:05d>"`` (0-based, matching :func:`toponeuro.brain.load_nsd_betas`);
+        metadata ``nsd_index`` (0-based) and ``nsd_73k_id`` (1-based).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, h5py, numpy as np
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "nsd_stimuli.hdf5"
+    >>> with h5py.File(p, "w") as f:
+    ...     _ = f.create_dataset("imgBrick", data=np.zeros((3, 5, 5, 3), np.uint8))
+    >>> s = load_nsd_stimuli(p, [2, 0])
+    >>> s.ids.tolist(), s.get(0).size
+    (['nsd-00002', 'nsd-00000'], (5, 5))
+    """
+    import h5py
+
+    path = Path(hdf5_path)
+    if not path.is_file():
+        raise FileNotFoundError(f"NSD stimulus file {path} does not exist.")
+    try:
+        with h5py.File(path, "r") as f:
+            if key not in f:
+                raise InvalidDataError(
+                    f"{path} has no dataset {key!r} (has {list(f.keys())}); pass key=."
+                )
+            shape = f[key].shape
+    except OSError as err:
+        raise InvalidDataError(f"{path} is not a readable HDF5 file ({err}).") from err
+    if len(shape) != 4 or shape[-1] != 3:
+        raise DimensionError(
+            f"{path}:{key} has shape {shape}; expected (n_images, height, width, 3) like "
+            "NSD's imgBrick (73000, 425, 425, 3)."
+        )
+    idx = np.arange(shape[0]) if indices is None else np.asarray(list(indices), dtype=np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= shape[0]):
+        raise IndexError(
+            f"NSD indices must be in 0..{shape[0] - 1} (0-based imgBrick positions); got "
+            f"{int(idx.min())}..{int(idx.max())}. Subtract 1 from 1-based 73k ids."
+        )
+    meta = pd.DataFrame({"nsd_index": idx, "nsd_73k_id": idx + 1})
+    return StimulusSet(
+        [f"nsd-{i:05d}" for i in idx],
+        [int(i) for i in idx],
+        "image",
+        metadata=meta,
+        name="nsd",
+        loader=NSDImageReader(path, key),
+    )

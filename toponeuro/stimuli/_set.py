@@ -1,0 +1,494 @@
+"""StimulusSet: ids, image paths or texts, categories and metadata for a set of stimuli."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import _dims as D
+from ..exceptions import AlignmentError, DimensionError, UnknownNameError, close_matches
+
+__all__ = [
+    "StimulusSet",
+    "FLOC_CATEGORIES",
+    "FLOC_DOMAINS",
+    "FLOC_DOMAIN_OF",
+    "STIMULUS_KINDS",
+    "make_stimulus_set",
+]
+
+STIMULUS_KINDS = ("image", "text")
+
+#: The 11 fLoc categories (Stigliani et al., 2015), in the order of the fLoc repository.
+FLOC_CATEGORIES = (
+    "adult",
+    "child",
+    "body",
+    "limb",
+    "corridor",
+    "house",
+    "word",
+    "number",
+    "car",
+    "instrument",
+    "scrambled",
+)
+
+#: fLoc domain -> its two categories; ``scrambled`` is a domain of its own.
+FLOC_DOMAINS = {
+    "faces": ("adult", "child"),
+    "bodies": ("body", "limb"),
+    "places": ("corridor", "house"),
+    "characters": ("word", "number"),
+    "objects": ("car", "instrument"),
+    "scrambled": ("scrambled",),
+}
+
+#: fLoc category -> domain.
+FLOC_DOMAIN_OF = {c: d for d, cats in FLOC_DOMAINS.items() for c in cats}
+
+
+def _as_str_array(values, what: str) -> np.ndarray:
+    arr = np.asarray(list(values), dtype=object)
+    if arr.ndim != 1:
+        raise DimensionError(f"{what} must be one-dimensional; got shape {arr.shape}.")
+    return arr.astype(str)
+
+
+class StimulusSet:
+    """An ordered set of stimuli: unique ids, image files or texts, categories, metadata.
+
+    Parameters
+    ----------
+    ids : sequence of str
+        One unique id per stimulus (the ``stimulus_id`` every labelled array is aligned on).
+    items : sequence
+        Image file paths (``kind="image"``), texts (``kind="text"``), or whatever ``loader``
+        turns into an image or a text.
+    kind : {"image", "text"}
+    categories : sequence of str, optional
+        One category per stimulus.
+    metadata : pandas.DataFrame, optional
+        One row per stimulus, in the order of ``ids``; columns ``stimulus_id`` and
+        ``category`` are added (or checked when present).
+    name : str, optional
+        A short name, e.g. ``"floc"``.
+    loader : callable, optional
+        ``loader(item)`` returns the stimulus (a PIL image or array for images, a str for
+        texts); without one, image items are opened as files.
+
+    Attributes
+    ----------
+    ids : numpy.ndarray of str
+    items : list
+    kind : str
+    categories : numpy.ndarray of str or None
+    metadata : pandas.DataFrame
+    name : str or None
+
+    Examples
+    --------
+    >>> s = StimulusSet(["a", "b", "c"], ["one", "two", "three"], kind="text",
+    ...                 categories=["x", "y", "x"], name="demo")
+    >>> len(s), s.get(1), s[[0, 2]].ids.tolist()
+    (3, 'two', ['a', 'c'])
+    >>> inside, rest = s.split(categories=["x"])
+    >>> inside.ids.tolist(), rest.ids.tolist()
+    (['a', 'c'], ['b'])
+    >>> s.metadata.columns.tolist()
+    ['stimulus_id', 'category']
+    """
+
+    def __init__(
+        self,
+        ids: Sequence[str],
+        items: Sequence,
+        kind: str,
+        categories: Sequence[str] | None = None,
+        metadata: pd.DataFrame | None = None,
+        name: str | None = None,
+        loader: Callable | None = None,
+    ):
+        if kind not in STIMULUS_KINDS:
+            raise UnknownNameError(
+                f"Unknown stimulus kind {kind!r}; expected one of {STIMULUS_KINDS} "
+                f"({close_matches(str(kind), STIMULUS_KINDS)})."
+            )
+        ids = _as_str_array(ids, "ids")
+        items = list(items)
+        if len(items) != len(ids):
+            raise DimensionError(
+                f"Got {len(ids)} ids but {len(items)} items; give exactly one item per id."
+            )
+        u, c = np.unique(ids, return_counts=True)
+        if (c > 1).any():
+            dup = u[c > 1]
+            raise AlignmentError(
+                f"Stimulus ids must be unique; {len(dup)} ids repeat (e.g. {dup[:5].tolist()}). "
+                "Give each stimulus its own id (e.g. append the file name or a counter)."
+            )
+        if categories is not None:
+            categories = _as_str_array(categories, "categories")
+            if len(categories) != len(ids):
+                raise DimensionError(
+                    f"Got {len(ids)} ids but {len(categories)} categories; give one category "
+                    "per stimulus (or categories=None)."
+                )
+        if metadata is None:
+            metadata = pd.DataFrame(index=pd.RangeIndex(len(ids)))
+        else:
+            metadata = pd.DataFrame(metadata).reset_index(drop=True)
+            if len(metadata) != len(ids):
+                raise DimensionError(
+                    f"metadata has {len(metadata)} rows for {len(ids)} stimuli; give one row "
+                    "per stimulus, in the order of ids."
+                )
+        metadata = metadata.copy()
+        for col, values in ((D.STIMULUS_ID, ids), (D.CATEGORY, categories)):
+            if col in metadata.columns and values is not None:
+                have = metadata[col].astype(str).to_numpy()
+                if not np.array_equal(have, values):
+                    raise AlignmentError(
+                        f"metadata[{col!r}] disagrees with the {col} given (first difference "
+                        f"at row {int(np.argmax(have != values))}); drop the column or fix "
+                        "its order."
+                    )
+            metadata[col] = values
+        first = [D.STIMULUS_ID, D.CATEGORY]
+        metadata = metadata[first + [c for c in metadata.columns if c not in first]]
+        self.ids = ids
+        self.items = items
+        self.kind = kind
+        self.categories = categories
+        self.metadata = metadata
+        self.name = name
+        self.loader = loader
+        self._hash: str | None = None
+
+    # -- basics ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        cats = "" if self.categories is None else f", {len(np.unique(self.categories))} categories"
+        name = f"{self.name!r}, " if self.name else ""
+        return f"StimulusSet({name}{len(self)} {self.kind} stimuli{cats})"
+
+    def __iter__(self):
+        """Iterate over the loaded stimuli (what :meth:`get` returns)."""
+        for i in range(len(self)):
+            yield self.get(i)
+
+    def get(self, i: int):
+        """Load stimulus ``i``: a RGB :class:`PIL.Image.Image` for images, a str for texts.
+
+        Examples
+        --------
+        >>> s = make_stimulus_set(n_per_category=1, categories=("faces",), size=16)
+        >>> s.get(0).size, s.get(0).mode
+        ((16, 16), 'RGB')
+        """
+        i = int(i)
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"stimulus index {i} out of range for {len(self)} stimuli")
+        item = self.items[i]
+        obj = self.loader(item) if self.loader is not None else item
+        if self.kind == "text":
+            return str(obj)
+        from PIL import Image
+
+        if isinstance(obj, Image.Image):
+            return obj.convert("RGB")
+        if isinstance(obj, np.ndarray):
+            return Image.fromarray(np.asarray(obj, dtype=np.uint8)).convert("RGB")
+        with Image.open(os.fspath(obj)) as im:
+            return im.convert("RGB")
+
+    def _index(self, idx) -> np.ndarray:
+        n = len(self)
+        if isinstance(idx, slice):
+            return np.arange(n)[idx]
+        if np.isscalar(idx) and not isinstance(idx, str | bytes):
+            i = int(idx)
+            if not -n <= i < n:
+                raise IndexError(f"stimulus index {i} out of range for {n} stimuli")
+            return np.array([i % n])
+        arr = np.asarray(idx)
+        if arr.dtype == bool:
+            if arr.shape != (n,):
+                raise DimensionError(
+                    f"A boolean mask must have one value per stimulus ({n}); got shape "
+                    f"{arr.shape}."
+                )
+            return np.flatnonzero(arr)
+        if arr.size == 0:
+            return np.zeros(0, dtype=int)
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(
+                f"Index stimuli with ints, a slice, int arrays or a boolean mask; got {arr.dtype}."
+                " To select by id use s.select(ids)."
+            )
+        if (arr >= n).any() or (arr < -n).any():
+            raise IndexError(f"stimulus indices out of range for {n} stimuli")
+        return arr % n
+
+    def __getitem__(self, idx) -> StimulusSet:
+        """A new StimulusSet with the stimuli at ``idx`` (int, slice, int array, bool mask)."""
+        pos = self._index(idx)
+        return StimulusSet(
+            self.ids[pos],
+            [self.items[i] for i in pos],
+            self.kind,
+            None if self.categories is None else self.categories[pos],
+            self.metadata.iloc[pos].reset_index(drop=True),
+            self.name,
+            self.loader,
+        )
+
+    def select(self, ids: Sequence[str]) -> StimulusSet:
+        """The stimuli with the given ids, in that order (unknown ids raise).
+
+        Examples
+        --------
+        >>> s = StimulusSet(["a", "b"], ["A", "B"], kind="text")
+        >>> s.select(["b"]).items
+        ['B']
+        """
+        pos = {s: i for i, s in enumerate(self.ids)}
+        ids = _as_str_array(ids, "ids")
+        missing = [s for s in ids if s not in pos]
+        if missing:
+            raise UnknownNameError(
+                f"{len(missing)} ids are not in this StimulusSet (e.g. {missing[:3]}); "
+                f"{close_matches(missing[0], self.ids)}"
+            )
+        return self[np.array([pos[s] for s in ids], dtype=int)]
+
+    # -- categories -----------------------------------------------------------------------
+    @property
+    def domains(self) -> np.ndarray | None:
+        """fLoc domain of each stimulus (faces, bodies, places, characters, objects,
+        scrambled); categories outside fLoc keep their own name. ``None`` without categories.
+
+        Examples
+        --------
+        >>> s = StimulusSet(["a", "b"], ["p", "q"], "text", categories=["child", "house"])
+        >>> s.domains.tolist()
+        ['faces', 'places']
+        """
+        if self.categories is None:
+            return None
+        return np.array([FLOC_DOMAIN_OF.get(c, c) for c in self.categories], dtype=str)
+
+    def _labels(self, by: str) -> np.ndarray:
+        if by == "category":
+            labels = self.categories
+        elif by == "domain":
+            labels = self.domains
+        elif by in self.metadata.columns:
+            labels = self.metadata[by].astype(str).to_numpy()
+        else:
+            raise UnknownNameError(
+                f"Cannot group stimuli by {by!r}: {close_matches(by, ['category', 'domain', *self.metadata.columns])}"
+            )
+        if labels is None:
+            raise ValueError(
+                f"This StimulusSet has no categories, so it cannot be split by {by!r}; pass "
+                "categories= when building it."
+            )
+        return labels
+
+    def split(self, indices=None, *, categories=None, domains=None, by: str | None = None):
+        """Split the set by position, by category/domain, or into one set per group.
+
+        Parameters
+        ----------
+        indices : int array, slice or bool mask, optional
+            Stimuli of the first part; the second part is everything else (in order).
+        categories, domains : sequence of str, optional
+            Put the stimuli of these categories (or fLoc domains) in the first part.
+        by : str, optional
+            ``"category"``, ``"domain"`` or a metadata column: return a dict
+            ``{value: StimulusSet}`` in order of first appearance.
+
+        Returns
+        -------
+        (StimulusSet, StimulusSet) or dict
+
+        Examples
+        --------
+        >>> s = StimulusSet(list("abcd"), list("ABCD"), "text", categories=["u", "v", "u", "v"])
+        >>> first, rest = s.split(slice(0, 1))
+        >>> first.ids.tolist(), rest.ids.tolist()
+        (['a'], ['b', 'c', 'd'])
+        >>> {k: v.ids.tolist() for k, v in s.split(by="category").items()}
+        {'u': ['a', 'c'], 'v': ['b', 'd']}
+        """
+        given = sum(x is not None for x in (indices, categories, domains, by))
+        if given != 1:
+            raise TypeError("Give exactly one of indices, categories=, domains= or by=.")
+        if by is not None:
+            labels = self._labels(by)
+            _, first = np.unique(labels, return_index=True)
+            order = labels[np.sort(first)]
+            return {str(k): self[labels == k] for k in order}
+        if indices is not None:
+            mask = np.zeros(len(self), dtype=bool)
+            mask[self._index(indices)] = True
+        else:
+            key = "category" if categories is not None else "domain"
+            wanted = _as_str_array(
+                [categories] if isinstance(categories, str) else categories
+                if categories is not None
+                else [domains] if isinstance(domains, str) else domains,
+                key,
+            )
+            labels = self._labels(key)
+            unknown = [w for w in wanted if w not in set(labels)]
+            if unknown:
+                raise UnknownNameError(
+                    f"No stimulus has {key} {unknown[0]!r}; "
+                    f"{close_matches(unknown[0], np.unique(labels))}"
+                )
+            mask = np.isin(labels, wanted)
+        return self[mask], self[~mask]
+
+    # -- identity -------------------------------------------------------------------------
+    def content_hash(self) -> str:
+        """sha256 (hex) over kind, ids, and each stimulus' content, computed once.
+
+        Image files contribute their bytes; texts their UTF-8; stimuli produced by a
+        ``loader`` contribute the pixels (or text) it returns. The hash changes when any
+        id, order, file or text changes, and keys the feature-extraction cache.
+
+        Examples
+        --------
+        >>> a = StimulusSet(["a"], ["hello"], "text")
+        >>> b = StimulusSet(["a"], ["hello!"], "text")
+        >>> a.content_hash() == b.content_hash(), len(a.content_hash())
+        (False, 64)
+        """
+        if self._hash is not None:
+            return self._hash
+        h = hashlib.sha256()
+        h.update(f"toponeuro.StimulusSet\0{self.kind}\0{len(self)}\0".encode())
+        for sid, item in zip(self.ids, self.items):
+            h.update(sid.encode() + b"\0")
+            if self.kind == "text":
+                obj = self.loader(item) if self.loader is not None else item
+                data = str(obj).encode()
+            elif self.loader is None:
+                data = Path(item).read_bytes()
+            else:
+                obj = self.loader(item)
+                arr = np.ascontiguousarray(np.asarray(obj))
+                data = f"{arr.shape}{arr.dtype}".encode() + arr.tobytes()
+            h.update(hashlib.sha256(data).digest())
+        self._hash = h.hexdigest()
+        return self._hash
+
+    def align(self, da, what: str = "array"):
+        """Reorder ``da`` (any DataArray with a ``stimulus`` dim and ``stimulus_id`` coord) to
+        this set's order: an exact join via :func:`toponeuro._align.align_stimuli`.
+
+        Raises :class:`~toponeuro.exceptions.AlignmentError` when the ids differ or repeat.
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> s = StimulusSet(["a", "b"], ["A", "B"], "text")
+        >>> da = xr.DataArray([2, 1], dims="stimulus", coords={"stimulus_id": ("stimulus", ["b", "a"])})
+        >>> s.align(da).values.tolist()
+        [1, 2]
+        """
+        import xarray as xr
+
+        from .._align import align_stimuli
+
+        ref = xr.DataArray(np.arange(len(self)), dims=D.STIMULUS, coords=self.coords())
+        return align_stimuli(ref, da, names=(f"StimulusSet {self.name or ''}".strip(), what))[1]
+
+    def coords(self) -> dict:
+        """Stimulus coordinates for an xarray object with a ``stimulus`` dim.
+
+        Examples
+        --------
+        >>> s = StimulusSet(["a", "b"], ["A", "B"], "text", categories=["u", "v"])
+        >>> sorted(s.coords())
+        ['category', 'stimulus_id']
+        """
+        out = {D.STIMULUS_ID: (D.STIMULUS, self.ids)}
+        if self.categories is not None:
+            out[D.CATEGORY] = (D.STIMULUS, self.categories)
+        return out
+
+
+# -- synthetic stimuli ------------------------------------------------------------------
+_ORIENT = {  # one grating orientation (degrees) per synthetic category
+    "faces": 0.0,
+    "bodies": 36.0,
+    "places": 72.0,
+    "characters": 108.0,
+    "objects": 144.0,
+}
+
+
+class _GratingLoader:
+    """Render item ``(category_angle, seed, size)`` as a noisy oriented grating (uint8 RGB)."""
+
+    def __call__(self, item):
+        angle, seed, size = item
+        rng = np.random.default_rng(seed)
+        yy, xx = np.mgrid[0:size, 0:size] / size
+        t = np.deg2rad(angle)
+        img = np.sin(2 * np.pi * 4 * (np.cos(t) * xx + np.sin(t) * yy) + rng.uniform(0, 2 * np.pi))
+        img = 0.7 * img + 0.3 * rng.standard_normal((size, size))
+        img = np.clip((img + 1.5) / 3.0 * 255, 0, 255).astype(np.uint8)
+        return np.repeat(img[:, :, None], 3, axis=2)
+
+
+def make_stimulus_set(
+    n_per_category: int = 4,
+    categories: Sequence[str] = ("faces", "bodies", "places", "characters", "objects"),
+    *,
+    kind: str = "image",
+    size: int = 32,
+    random_state: int = 0,
+) -> StimulusSet:
+    """Synthetic stimuli with known category structure (no files needed).
+
+    Images are noisy gratings whose orientation depends on the category (so category is
+    decodable from pixels); texts are sentences built from a per-category vocabulary.
+
+    Examples
+    --------
+    >>> s = make_stimulus_set(n_per_category=2, categories=("faces", "places"))
+    >>> s.ids.tolist(), s.categories.tolist()
+    (['faces-0', 'faces-1', 'places-0', 'places-1'], ['faces', 'faces', 'places', 'places'])
+    >>> make_stimulus_set(1, ("faces",), kind="text").get(0)
+    'the smiling face looked at a friendly face'
+    """
+    if kind not in STIMULUS_KINDS:
+        raise UnknownNameError(f"Unknown kind {kind!r}; {close_matches(kind, STIMULUS_KINDS)}")
+    categories = list(categories)
+    ids, cats, items = [], [], []
+    for ci, cat in enumerate(categories):
+        for j in range(int(n_per_category)):
+            ids.append(f"{cat}-{j}")
+            cats.append(cat)
+            if kind == "image":
+                angle = _ORIENT.get(cat, (ci * 180.0 / max(len(categories), 1)) % 180)
+                items.append((angle, int(random_state) * 100003 + ci * 1009 + j, int(size)))
+            else:
+                word = cat.rstrip("s") if cat.endswith("s") else cat
+                adjs = ["smiling", "friendly", "quiet", "bright", "small", "old"]
+                rng = np.random.default_rng(int(random_state) * 100003 + ci * 1009 + j)
+                a, b = rng.choice(adjs, 2, replace=False) if j else (adjs[0], adjs[1])
+                items.append(f"the {a} {word} looked at a {b} {word}")
+    loader = _GratingLoader() if kind == "image" else None
+    return StimulusSet(ids, items, kind, categories=cats, name="synthetic", loader=loader)

@@ -10,6 +10,17 @@ from ._selectivity import (
     student_t,
     welch_t,
 )
+from ._topography import (
+    MESH_SIZES,
+    MIN_SHEET_UNITS,
+    Patches,
+    TopoMap,
+    as_topomap,
+    correlation_profile,
+    find_patches,
+    map_similarity,
+    smoothness,
+)
 
 __all__ = [
     "SELECTIVITY_METRICS",
@@ -20,4 +31,13 @@ __all__ = [
     "student_t",
     "welch_t",
     "dprime",
+    "MESH_SIZES",
+    "MIN_SHEET_UNITS",
+    "TopoMap",
+    "Patches",
+    "as_topomap",
+    "smoothness",
+    "correlation_profile",
+    "find_patches",
+    "map_similarity",
 ]

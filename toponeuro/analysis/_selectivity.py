@@ -207,9 +207,7 @@ def contrast_masks(categories: np.ndarray, target, against="rest", domains=None)
 
 
 def _unit_coords(activations: xr.DataArray) -> dict:
-    return {
-        k: (D.UNIT, v.values) for k, v in activations.coords.items() if v.dims == (D.UNIT,)
-    }
+    return {k: (D.UNIT, v.values) for k, v in activations.coords.items() if v.dims == (D.UNIT,)}
 
 
 def _label(x) -> str:

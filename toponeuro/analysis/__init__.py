@@ -1,5 +1,11 @@
 """Analyses: selectivity maps, topography metrics and comparison with cortex."""
 
+from ._compare import (
+    DEFAULT_PAIRS,
+    arrangement_similarity,
+    compare_topography,
+    patch_centroid,
+)
 from ._selectivity import (
     SELECTIVITY_METRICS,
     domain_selectivity,
@@ -40,4 +46,8 @@ __all__ = [
     "correlation_profile",
     "find_patches",
     "map_similarity",
+    "DEFAULT_PAIRS",
+    "patch_centroid",
+    "arrangement_similarity",
+    "compare_topography",
 ]

@@ -21,7 +21,7 @@ import xarray as xr
 from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
-from scipy.spatial.distance import cdist
+from scipy.spatial.distance import cdist, pdist
 
 from .. import _dims as D
 from .._docs import fill_doc
@@ -392,12 +392,19 @@ def _bin_edges(tm: TopoMap, n_bins: int, max_distance: float | None) -> np.ndarr
     return np.linspace(0.0, float(max_distance), n_bins + 1)
 
 
-def _binned(dist: np.ndarray, val: np.ndarray, edges: np.ndarray):
-    iu = np.triu_indices(dist.shape[0], k=1)
-    d, v = dist[iu], val[iu]
-    keep = (d <= edges[-1]) & np.isfinite(v) & np.isfinite(d)
-    b = np.clip(np.searchsorted(edges, d[keep], side="right") - 1, 0, len(edges) - 2)
+def _pair_distances(tm: TopoMap, idx: np.ndarray) -> np.ndarray:
+    """Condensed (upper-triangle, row-major) distances between the points ``idx``."""
+    if tm.distance is None:
+        return pdist(tm.positions[idx])
+    full = tm.distances_from(idx, idx)
+    return full[np.triu_indices(idx.size, k=1)]
+
+
+def _binned(d: np.ndarray, v: np.ndarray, edges: np.ndarray):
+    """Mean of pair values ``v`` in uniform distance bins ``edges`` (both condensed)."""
     n_bins = len(edges) - 1
+    keep = (d <= edges[-1]) & np.isfinite(v) & np.isfinite(d)
+    b = np.minimum((d[keep] * (n_bins / edges[-1])).astype(np.intp), n_bins - 1)
     sums = np.bincount(b, weights=v[keep], minlength=n_bins)
     counts = np.bincount(b, minlength=n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -492,7 +499,7 @@ def smoothness(
     profiles, counts, scores = [], [], []
     for idx in _samples(tm, tm.finite, n_samples, sample_size, rng):
         v = tm.values[idx]
-        prof, cnt = _binned(tm.distances_from(idx, idx), np.abs(v[:, None] - v[None, :]), edges)
+        prof, cnt = _binned(_pair_distances(tm, idx), pdist(v[:, None], "cityblock"), edges)
         peak = np.nanmax(prof) if np.isfinite(prof).any() else np.nan
         with np.errstate(invalid="ignore", divide="ignore"):
             scores.append((peak - prof[0]) / peak if peak > 0 else np.nan)
@@ -574,7 +581,7 @@ def correlation_profile(
     profiles, counts = [], []
     for idx in _samples(tm, good, n_samples, sample_size, rng):
         r = np.corrcoef(x[:, idx], rowvar=False)
-        prof, cnt = _binned(tm.distances_from(idx, idx), r, edges)
+        prof, cnt = _binned(_pair_distances(tm, idx), r[np.triu_indices(idx.size, k=1)], edges)
         profiles.append(prof)
         counts.append(cnt)
     return _profile_dataset(profiles, counts, edges, tm.name, {"n_bins": int(n_bins)})

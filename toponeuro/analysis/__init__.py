@@ -6,6 +6,7 @@ from ._compare import (
     compare_topography,
     patch_centroid,
 )
+from ._efficiency import EFFICIENCY_METHODS, efficiency_curve, pool_matrix, trajectory
 from ._selectivity import (
     SELECTIVITY_METRICS,
     domain_selectivity,
@@ -50,4 +51,8 @@ __all__ = [
     "patch_centroid",
     "arrangement_similarity",
     "compare_topography",
+    "EFFICIENCY_METHODS",
+    "efficiency_curve",
+    "pool_matrix",
+    "trajectory",
 ]

@@ -170,7 +170,9 @@ def test_trajectory_over_epoch_checkpoints(tmp_path):
     bias = df[df.metric == "bias"]
     assert bias["epoch"].tolist() == [0, 1, 2] and bias["value"].tolist() == [0.0, 1.0, 2.0]
     assert len(df) == 6
-    assert float(model[0].bias.detach().mean()) == 2.0  # the caller's model is untouched (last save)
+    assert (
+        float(model[0].bias.detach().mean()) == 2.0
+    )  # the caller's model is untouched (last save)
     files = sorted(tmp_path.glob("epoch_*.pt"))[::-1]
     raw = trajectory(files, lambda ck: ck["tau"])
     assert raw["epoch"].tolist() == [2, 1, 0] and raw["metric"].tolist() == ["value"] * 3

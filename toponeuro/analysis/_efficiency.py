@@ -116,7 +116,7 @@ def efficiency_curve(
     >>> import torch
     >>> net = torch.nn.Sequential(torch.nn.Linear(3, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
     >>> x = torch.ones(1, 3)
-    >>> score = lambda m: float(m(x).abs().sum())
+    >>> score = lambda m: float(m(x).abs().sum().detach())
     >>> curve = efficiency_curve(net, ["0"], [0.0, 1 - 1e-9], score, method="remove")
     >>> curve["removed_fraction"].tolist()
     [0.0, 1.0]
@@ -317,7 +317,7 @@ def trajectory(
     >>> for e in range(3):
     ...     _ = torch.nn.init.constant_(net.weight, float(e))
     ...     torch.save({"model": net.state_dict(), "epoch": e}, f"{folder}/epoch_{e:03d}.pt")
-    >>> trajectory(folder, lambda m: float(m.weight.sum()), model=net)["value"].tolist()
+    >>> trajectory(folder, lambda m: float(m.weight.detach().sum()), model=net)["value"].tolist()
     [0.0, 2.0, 4.0]
     """
     paths = _checkpoint_paths(checkpoints)

@@ -96,6 +96,17 @@ def test_smoothness_ranks_kernel_width_and_shuffle_kills_it():
     assert prof[0] < prof[-1]  # neighbours differ less than distant units
 
 
+def test_shuffling_unit_positions_of_a_unit_map_drives_smoothness_to_zero():
+    rng = np.random.default_rng(6)
+    um = _unit_map(gaussian_filter(rng.standard_normal((H, W)), 3))
+    perm = rng.permutation(um.sizes["unit"])
+    shuffled = um.assign_coords(
+        row=("unit", um["row"].values[perm]), col=("unit", um["col"].values[perm])
+    )
+    assert float(smoothness(um, random_state=0)["score"]) > 0.6
+    assert abs(float(smoothness(shuffled, random_state=0)["score"])) < 0.1
+
+
 def test_smoothness_is_seeded():
     g = gaussian_filter(np.random.default_rng(2).standard_normal((H, W)), 2)
     a = smoothness(g, sample_size=100, random_state=3)

@@ -20,6 +20,13 @@ _LAZY = {
     "TauSchedule": "toponeuro.topoloss",
     "train": "toponeuro.training",
     "load_recipe": "toponeuro.training",
+    "selectivity": "toponeuro.analysis",
+    "domain_selectivity": "toponeuro.analysis",
+    "language_selectivity": "toponeuro.analysis",
+    "smoothness": "toponeuro.analysis",
+    "find_patches": "toponeuro.analysis",
+    "map_similarity": "toponeuro.analysis",
+    "compare_topography": "toponeuro.analysis",
 }
 _SUBPACKAGES = (
     "topoloss",

@@ -31,13 +31,14 @@ __all__ = [
 
 
 def _moments(a: np.ndarray, b: np.ndarray):
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    # float64 accumulation without copying float32 activations
+    a, b = np.asarray(a), np.asarray(b)
+    f8 = np.float64
     return (
-        a.mean(0),
-        b.mean(0),
-        a.var(0, ddof=1),
-        b.var(0, ddof=1),
+        a.mean(0, dtype=f8),
+        b.mean(0, dtype=f8),
+        a.var(0, ddof=1, dtype=f8),
+        b.var(0, ddof=1, dtype=f8),
         a.shape[0],
         b.shape[0],
     )

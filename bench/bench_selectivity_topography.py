@@ -38,8 +38,8 @@ def main():
     x = acts.values
     a, b = x[np.isin(cats, ["adult", "child"])], x[~np.isin(cats, ["adult", "child", "scrambled"])]
     for metric, kw in (("t", {}), ("welch_t", {"equal_var": False})):
-        t_ours, _ = _timed(lambda: selectivity(acts, "faces", metric=metric))
-        t_ref, _ = _timed(lambda: stats.ttest_ind(a, b, **kw))
+        t_ours, _ = _timed(lambda m=metric: selectivity(acts, "faces", metric=m))
+        t_ref, _ = _timed(lambda kw=kw: stats.ttest_ind(a, b, **kw))
         print(
             f"selectivity {metric:8s} {cats.size} stim x {n_units} units: {t_ours * 1e3:7.1f} ms"
             f" | scipy.stats.ttest_ind {t_ref * 1e3:7.1f} ms | ratio {t_ours / t_ref:5.2f}"

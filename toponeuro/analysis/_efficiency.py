@@ -6,20 +6,13 @@
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import (
-    CheckpointError,
-    InvalidDataError,
-    UnknownNameError,
-    UntrustedCheckpointError,
-    close_matches,
-)
+from ..exceptions import CheckpointError, InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
 
 __all__ = ["EFFICIENCY_METHODS", "efficiency_curve", "trajectory", "pool_matrix"]
@@ -230,54 +223,27 @@ def efficiency_curve(
 
 # --------------------------------------------------------------------------- trajectory
 
-_EPOCH_RE = re.compile(r"epoch_(\d+)\.pt$")
-
 
 def _checkpoint_paths(checkpoints) -> list[Path]:
-    if isinstance(checkpoints, str | Path):
-        folder = Path(checkpoints)
-        if folder.is_dir():
-            paths = sorted(
-                (p for p in folder.iterdir() if _EPOCH_RE.search(p.name)),
-                key=lambda p: int(_EPOCH_RE.search(p.name).group(1)),
+    from ..training import list_checkpoints
+
+    if isinstance(checkpoints, str | Path) and Path(checkpoints).is_dir():
+        paths = list_checkpoints(checkpoints)
+        if not paths:
+            raise CheckpointError(
+                f"No epoch_XXX.pt checkpoints in {checkpoints} (nor in its checkpoints/ "
+                "folder); point at the folder `toponeuro train` wrote, or pass a list of files."
             )
-            if not paths:
-                raise CheckpointError(
-                    f"No epoch_XXX.pt checkpoints in {folder}; point at the folder "
-                    "`toponeuro train` wrote, or pass a list of checkpoint files."
-                )
-            return paths
-        checkpoints = [folder]
+        return paths
+    if isinstance(checkpoints, str | Path):
+        checkpoints = [checkpoints]
     paths = [Path(p) for p in checkpoints]
+    if not paths:
+        raise CheckpointError("Give at least one checkpoint file (or a folder of them).")
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise CheckpointError(f"Checkpoint files not found: {missing}.")
-    if not paths:
-        raise CheckpointError("Give at least one checkpoint file (or a folder of them).")
     return paths
-
-
-def _load_checkpoint(path: Path) -> dict:
-    import pickle
-
-    import torch
-
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as err:
-        raise UntrustedCheckpointError(
-            f"{path} pickles objects outside torch's safe allow-list ({err}). Re-save it as a "
-            "plain dict of tensors and numbers (as `toponeuro train` does)."
-        ) from err
-    except Exception as err:  # truncated zip, bad magic, half-written pickle ...
-        raise CheckpointError(f"{path} is truncated or not a torch checkpoint ({err}).") from err
-    if not isinstance(ckpt, Mapping) or "model" not in ckpt:
-        keys = list(ckpt) if isinstance(ckpt, Mapping) else type(ckpt).__name__
-        raise CheckpointError(
-            f"{path} is not a training checkpoint: expected a dict with key 'model' (the "
-            f"state_dict) and 'epoch'; got {keys}."
-        )
-    return dict(ckpt)
 
 
 def trajectory(
@@ -290,8 +256,10 @@ def trajectory(
     Parameters
     ----------
     checkpoints : folder, path or sequence of paths
-        A folder of ``epoch_XXX.pt`` files (as ``toponeuro train`` saves them: a dict with
-        ``"model"`` = state_dict and ``"epoch"``), or the files themselves.
+        A training output folder (or its ``checkpoints/``) of ``epoch_XXX.pt`` files, as
+        ``toponeuro train`` saves them (a dict with ``"model"`` = state_dict and ``"epoch"``),
+        or the files themselves. Read with :func:`toponeuro.training.load_checkpoint`
+        (safe loading).
     metric_fn : callable
         With ``model``: ``metric_fn(model) -> float or mapping of floats`` after the epoch's
         weights are loaded; without: ``metric_fn(checkpoint_dict)``.
@@ -320,13 +288,14 @@ def trajectory(
     >>> trajectory(folder, lambda m: float(m.weight.detach().sum()), model=net)["value"].tolist()
     [0.0, 2.0, 4.0]
     """
+    from ..training import load_checkpoint
+
     paths = _checkpoint_paths(checkpoints)
     work = copy.deepcopy(model) if model is not None else None
     rows = []
     for path in paths:
-        ckpt = _load_checkpoint(path)
-        m = _EPOCH_RE.search(path.name)
-        epoch = int(ckpt.get("epoch", int(m.group(1)) if m else len(rows)))
+        ckpt = load_checkpoint(path)
+        epoch = int(ckpt["epoch"])
         if work is not None:
             try:
                 work.load_state_dict(ckpt["model"])

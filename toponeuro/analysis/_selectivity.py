@@ -318,7 +318,9 @@ def domain_selectivity(
     >>> sel.dims, sel["domain"].values.tolist()[:2]
     (('domain', 'unit'), ['faces', 'bodies'])
     """
-    domains = list(FLOC_DOMAINS) if domains is None else list(domains)
+    if domains is None:  # the five domains; scrambled is a control, not a domain contrast
+        domains = [d for d in FLOC_DOMAINS if d != FLOC_SCRAMBLED]
+    domains = list(domains)
     maps = [selectivity(activations, d, "rest", metric=metric, labels=labels) for d in domains]
     out = xr.concat(maps, dim=D.DOMAIN, coords="minimal", combine_attrs="drop_conflicts")
     out = out.assign_coords({D.DOMAIN: domains})

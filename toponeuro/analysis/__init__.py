@@ -7,6 +7,7 @@ from ._compare import (
     patch_centroid,
 )
 from ._efficiency import EFFICIENCY_METHODS, efficiency_curve, pool_matrix, trajectory
+from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
 from ._selectivity import (
     SELECTIVITY_METRICS,
     domain_selectivity,
@@ -18,11 +19,7 @@ from ._selectivity import (
     welch_t,
 )
 from ._topography import (
-    MESH_SIZES,
-    MIN_SHEET_UNITS,
     Patches,
-    TopoMap,
-    as_topomap,
     correlation_profile,
     find_patches,
     map_similarity,

@@ -11,7 +11,8 @@ from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._topography import Patches, as_topomap, find_patches, map_similarity, smoothness
+from ._geometry import as_topomap
+from ._topography import Patches, find_patches, map_similarity, smoothness
 
 __all__ = [
     "DEFAULT_PAIRS",

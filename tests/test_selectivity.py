@@ -142,3 +142,13 @@ def test_bad_contrasts_raise_with_fix():
         selectivity(nocat, "a", "b", labels=["a", "b"])
     with pytest.raises(InvalidDataError, match="at least 2"):
         selectivity(nocat, "a", "b", labels=["a", "b", "b", "b"])
+
+
+def test_domain_table_matches_the_real_floc_categories(floc_dir):
+    folders = sorted(p.name for p in floc_dir.iterdir() if p.is_dir())
+    table = sorted([c for pair in FLOC_DOMAINS.values() for c in pair] + ["scrambled"])
+    assert folders == table
+    acts = make_activations(
+        {"fc": 16}, n_stimuli=len(folders) * 2, categories=folders * 2, random_state=0
+    )
+    assert domain_selectivity(acts).sizes["domain"] == 5

@@ -33,6 +33,13 @@ _LAZY = {
     "load_nsd_betas": "toponeuro.brain",
     "load_visfatlas": "toponeuro.atlases",
     "load_language_parcels": "toponeuro.atlases",
+    "selectivity": "toponeuro.analysis",
+    "domain_selectivity": "toponeuro.analysis",
+    "language_selectivity": "toponeuro.analysis",
+    "smoothness": "toponeuro.analysis",
+    "find_patches": "toponeuro.analysis",
+    "map_similarity": "toponeuro.analysis",
+    "compare_topography": "toponeuro.analysis",
 }
 _SUBPACKAGES = (
     "topoloss",

@@ -41,3 +41,8 @@ STIMULUS_COORDS = (STIMULUS_ID,)
 ATTR_MODEL = "model"
 ATTR_WEIGHTS_SHA256 = "weights_sha256"
 ATTR_VERSION = "toponeuro_version"
+
+# analysis results
+DOMAIN = "domain"
+DISTANCE = "distance"
+SAMPLE = "sample"

@@ -1,0 +1,154 @@
+"""Selectivity contrasts: parity with scipy.stats and planted ground truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from toponeuro import make_activations
+from toponeuro.analysis import (
+    domain_selectivity,
+    dprime,
+    fdr_bh,
+    language_selectivity,
+    selectivity,
+    student_t,
+    welch_t,
+)
+from toponeuro.analysis._domains import FLOC_DOMAINS
+from toponeuro.exceptions import DimensionError, InvalidDataError, UnknownNameError
+
+CATS = [c for pair in FLOC_DOMAINS.values() for c in pair] + ["scrambled"]
+
+
+def _floc_acts(n_per=6, n_units=36, seed=0, plant=None):
+    rng = np.random.default_rng(seed)
+    cats = np.repeat(CATS, n_per)
+    x = rng.standard_normal((cats.size, n_units))
+    x *= rng.uniform(0.5, 2.0, size=n_units)  # unequal spreads so t and Welch t differ
+    if plant:
+        for cat, (unit, shift) in plant.items():
+            x[cats == cat, unit] += shift
+    return make_activations({"fc": x}, categories=cats)
+
+
+def test_kernels_match_scipy():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((9, 50)) * 2 + 0.5
+    b = rng.standard_normal((14, 50))
+    np.testing.assert_allclose(student_t(a, b), stats.ttest_ind(a, b).statistic, rtol=1e-10)
+    t, df = welch_t(a, b, return_df=True)
+    ref = stats.ttest_ind(a, b, equal_var=False)
+    np.testing.assert_allclose(t, ref.statistic, rtol=1e-10)
+    np.testing.assert_allclose(df, ref.df, rtol=1e-10)
+    d = (a.mean(0) - b.mean(0)) / np.sqrt((a.var(0, ddof=1) + b.var(0, ddof=1)) / 2)
+    np.testing.assert_allclose(dprime(a, b), d, rtol=1e-12)
+
+
+def test_fdr_matches_scipy():
+    rng = np.random.default_rng(2)
+    p = np.concatenate([rng.uniform(size=200), rng.uniform(0, 1e-3, size=20)])
+    np.testing.assert_allclose(fdr_bh(p), stats.false_discovery_control(p, method="bh"))
+    with_nan = p.copy()
+    with_nan[[3, 7]] = np.nan
+    got = fdr_bh(with_nan)
+    assert np.isnan(got[[3, 7]]).all()
+    keep = np.isfinite(with_nan)
+    np.testing.assert_allclose(got[keep], stats.false_discovery_control(with_nan[keep]))
+
+
+@pytest.mark.parametrize("metric", ["t", "welch_t", "dprime"])
+def test_domain_contrast_matches_scipy_and_keeps_coords(metric):
+    acts = _floc_acts()
+    sel = selectivity(acts, "faces", metric=metric)
+    cats = acts["category"].values
+    x = acts.values
+    a = x[np.isin(cats, ["adult", "child"])]
+    b = x[~np.isin(cats, ["adult", "child", "scrambled"])]
+    if metric == "t":
+        ref = stats.ttest_ind(a, b).statistic
+    elif metric == "welch_t":
+        ref = stats.ttest_ind(a, b, equal_var=False).statistic
+    else:
+        ref = dprime(a, b)
+    np.testing.assert_allclose(sel.values, ref, rtol=1e-10)
+    assert sel.dims == ("unit",)
+    for c in ("layer", "channel", "row", "col"):
+        np.testing.assert_array_equal(sel[c].values, acts[c].values)
+    assert sel.topo.map("fc").shape == (6, 6)
+    assert sel.attrs["n_target"] == 12 and sel.attrs["n_against"] == 48
+
+
+def test_planted_unit_is_most_selective():
+    acts = _floc_acts(plant={"house": (5, 4.0), "corridor": (5, 4.0), "word": (20, 5.0)})
+    sel = domain_selectivity(acts)
+    assert sel.dims == ("domain", "unit")
+    assert int(np.argmax(sel.sel(domain="places").values)) == 5
+    assert int(np.argmax(sel.sel(domain="characters").values)) == 20
+    # category names and explicit against lists work too
+    s2 = selectivity(acts, ["house", "corridor"], against=["car", "instrument"])
+    assert int(np.argmax(s2.values)) == 5
+
+
+def test_labels_override_and_category_contrast():
+    acts = _floc_acts()
+    labels = np.where(np.arange(acts.sizes["stimulus"]) % 2 == 0, "x", "y")
+    sel = selectivity(acts, "x", against="y", labels=labels)
+    ref = stats.ttest_ind(acts.values[::2], acts.values[1::2]).statistic
+    np.testing.assert_allclose(sel.values, ref)
+
+
+def test_language_selectivity_matches_scipy():
+    rng = np.random.default_rng(3)
+    conds = np.repeat(["S", "W", "J", "N"], 10)
+    x = rng.standard_normal((40, 30)) * rng.uniform(0.5, 2, 30)
+    x[conds == "S", :4] += 3.0  # four planted language units
+    acts = make_activations({"a": x[:, :20], "b": x[:, 20:]}, categories=conds)
+    res = language_selectivity(acts, top_k=3)
+    s, n = x[conds == "S"], x[conds == "N"]
+    ref = stats.ttest_ind(s, n, equal_var=False, alternative="greater")
+    np.testing.assert_allclose(res["t"].values, ref.statistic, rtol=1e-10)
+    np.testing.assert_allclose(res["p"].values, ref.pvalue, rtol=1e-8)
+    q_a = stats.false_discovery_control(ref.pvalue[:20])
+    np.testing.assert_allclose(res["q"].values[:20], q_a, rtol=1e-8)
+    assert res["fdr_mask"].values[:4].all()
+    assert res["topk_mask"].values[:4].sum() == 3  # the top 3 of layer a are planted units
+    assert res["topk_mask"].values[:20].sum() == 3 and res["topk_mask"].values[20:].sum() == 3
+    two = language_selectivity(acts, alternative="two-sided")
+    np.testing.assert_allclose(
+        two["p"].values, stats.ttest_ind(s, n, equal_var=False).pvalue, rtol=1e-8
+    )
+    assert two["t"].topo.map("b").shape == (2, 5)
+
+
+def test_bad_contrasts_raise_with_fix():
+    acts = _floc_acts()
+    with pytest.raises(UnknownNameError, match="did you mean 'faces'"):
+        selectivity(acts, "facse")
+    sub = acts.isel(stimulus=np.flatnonzero(acts["category"].values != "house"))
+    with pytest.raises(UnknownNameError, match="absent from these stimuli"):
+        selectivity(sub, "places")
+    with pytest.raises(UnknownNameError, match="absent from these stimuli"):
+        selectivity(sub, "house")
+    with pytest.raises(InvalidDataError, match="both sides"):
+        selectivity(acts, "faces", against=["adult", "car"])
+    with pytest.raises(UnknownNameError, match="metric"):
+        selectivity(acts, "faces", metric="z")
+    nocat = make_activations({"fc": 9}, n_stimuli=4, random_state=0)
+    with pytest.raises(UnknownNameError, match="labels="):
+        selectivity(nocat, "faces")
+    with pytest.raises(DimensionError, match="one category per stimulus"):
+        selectivity(nocat, "a", "b", labels=["a", "b"])
+    with pytest.raises(InvalidDataError, match="at least 2"):
+        selectivity(nocat, "a", "b", labels=["a", "b", "b", "b"])
+
+
+def test_domain_table_matches_the_real_floc_categories(floc_dir):
+    folders = sorted(p.name for p in floc_dir.iterdir() if p.is_dir())
+    table = sorted([c for pair in FLOC_DOMAINS.values() for c in pair] + ["scrambled"])
+    assert folders == table
+    acts = make_activations(
+        {"fc": 16}, n_stimuli=len(folders) * 2, categories=folders * 2, random_state=0
+    )
+    assert domain_selectivity(acts).sizes["domain"] == 5

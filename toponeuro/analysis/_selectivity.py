@@ -1,0 +1,428 @@
+"""Per-unit category selectivity: t, Welch t and d' contrasts, FDR and top-k masks.
+
+All statistics are computed for every unit at once (vectorised over the ``unit`` dim); the
+results keep every unit coordinate so ``result.topo.map(layer)`` lays them on the sheet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+from scipy import stats
+
+from .. import _dims as D
+from .._docs import fill_doc
+from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from ..sheet import check_activations
+from ._domains import FLOC_DOMAINS, FLOC_SCRAMBLED, LANGUAGE_AGAINST, LANGUAGE_TARGET
+
+__all__ = [
+    "SELECTIVITY_METRICS",
+    "selectivity",
+    "domain_selectivity",
+    "language_selectivity",
+    "fdr_bh",
+    "welch_t",
+    "student_t",
+    "dprime",
+]
+
+
+def _moments(a: np.ndarray, b: np.ndarray):
+    # float64 accumulation without copying float32 activations
+    a, b = np.asarray(a), np.asarray(b)
+    f8 = np.float64
+    return (
+        a.mean(0, dtype=f8),
+        b.mean(0, dtype=f8),
+        a.var(0, ddof=1, dtype=f8),
+        b.var(0, ddof=1, dtype=f8),
+        a.shape[0],
+        b.shape[0],
+    )
+
+
+def _ratio(num, den):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return num / den
+
+
+def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Two-sample t with pooled variance, per column: ``a`` (n_a, n_units), ``b`` (n_b, n_units).
+
+    Equals ``scipy.stats.ttest_ind(a, b).statistic``.
+
+    Examples
+    --------
+    >>> round(float(student_t(np.array([[1.0], [2.0], [3.0]]), np.array([[0.0], [1.0]]))[0]), 4)
+    1.8
+    """
+    ma, mb, va, vb, na, nb = _moments(a, b)
+    pooled = ((na - 1) * va + (nb - 1) * vb) / (na + nb - 2)
+    return _ratio(ma - mb, np.sqrt(pooled * (1.0 / na + 1.0 / nb)))
+
+
+def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
+    """Welch's unequal-variance t per column (``scipy.stats.ttest_ind(a, b, equal_var=False)``).
+
+    With ``return_df=True`` also returns the Welch–Satterthwaite degrees of freedom.
+
+    Examples
+    --------
+    >>> t = welch_t(np.array([[1.0], [2.0], [3.0]]), np.array([[0.0], [1.0]]))
+    >>> round(float(t[0]), 4)
+    1.964
+    """
+    ma, mb, va, vb, na, nb = _moments(a, b)
+    sa, sb = va / na, vb / nb
+    t = _ratio(ma - mb, np.sqrt(sa + sb))
+    if not return_df:
+        return t
+    df = _ratio((sa + sb) ** 2, sa**2 / (na - 1) + sb**2 / (nb - 1))
+    return t, df
+
+
+def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """d' per column: ``(mean_a - mean_b) / sqrt((var_a + var_b) / 2)`` (variances ddof=1).
+
+    Examples
+    --------
+    >>> round(float(dprime(np.array([[1.0], [3.0]]), np.array([[0.0], [2.0]]))[0]), 4)
+    0.7071
+    """
+    ma, mb, va, vb, _, _ = _moments(a, b)
+    return _ratio(ma - mb, np.sqrt((va + vb) / 2.0))
+
+
+#: selectivity metric name -> kernel ``f(a, b) -> per-unit values``
+SELECTIVITY_METRICS = {"t": student_t, "welch_t": welch_t, "dprime": dprime}
+
+
+def fdr_bh(pvalues: np.ndarray) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values (``scipy.stats.false_discovery_control``).
+
+    NaN p-values are left out of the family and stay NaN.
+
+    Examples
+    --------
+    >>> fdr_bh(np.array([0.01, 0.04, 0.03, 0.5])).round(3).tolist()
+    [0.04, 0.053, 0.053, 0.5]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    pv = p[ok]
+    m = pv.size
+    if m == 0:
+        return out
+    order = np.argsort(pv)
+    scaled = pv[order] * m / np.arange(1, m + 1)
+    adj = np.minimum.accumulate(scaled[::-1])[::-1]
+    res = np.empty(m)
+    res[order] = np.clip(adj, 0.0, 1.0)
+    out[ok] = res
+    return out
+
+
+# --------------------------------------------------------------------------- contrasts
+
+
+def _stimulus_labels(activations: xr.DataArray, labels) -> np.ndarray:
+    n = activations.sizes[D.STIMULUS]
+    if labels is not None:
+        lab = np.asarray(labels, dtype=object).astype(str)
+        if lab.shape != (n,):
+            raise DimensionError(
+                f"labels must give one category per stimulus ({n}); got shape {lab.shape}."
+            )
+        return lab
+    if D.CATEGORY not in activations.coords:
+        raise UnknownNameError(
+            "These activations have no 'category' stimulus coord, so the contrast cannot be "
+            "formed. Pass labels=[...] (one per stimulus) or extract from a StimulusSet with "
+            "categories."
+        )
+    return np.asarray(activations[D.CATEGORY].values, dtype=object).astype(str)
+
+
+def _expand(names, present: Sequence[str], domains) -> list[str]:
+    """Domain or category names -> the category names they stand for."""
+    if isinstance(names, str):
+        names = [names]
+    out: list[str] = []
+    known = sorted(set(present) | set(domains))
+    for name in names:
+        name = str(name)
+        if name in domains:
+            cats = list(domains[name])
+        elif name in present:
+            cats = [name]
+        else:
+            in_table = any(name in c for c in domains.values())
+            if in_table:
+                raise UnknownNameError(
+                    f"Contrast category {name!r} is absent from these stimuli (present: "
+                    f"{sorted(present)}). Extract activations for stimuli that include it, or "
+                    "choose a target among the present categories."
+                )
+            raise UnknownNameError(
+                f"Unknown category or domain {name!r}; {close_matches(name, known)}"
+            )
+        missing = [c for c in cats if c not in present]
+        if missing:
+            raise UnknownNameError(
+                f"Domain {name!r} needs the categories {cats}, but {missing} are absent from "
+                f"these stimuli (present: {sorted(present)}). Extract activations for the full "
+                "fLoc set, or contrast the present categories by name."
+            )
+        out.extend(c for c in cats if c not in out)
+    return out
+
+
+def contrast_masks(categories: np.ndarray, target, against="rest", domains=None):
+    """Boolean stimulus masks ``(target, against)`` and the category lists they cover."""
+    domains = FLOC_DOMAINS if domains is None else domains
+    present = list(dict.fromkeys(categories.tolist()))
+    tgt = _expand(target, present, domains)
+    if isinstance(against, str) and against == "rest":
+        agn = [c for c in present if c not in tgt and c != FLOC_SCRAMBLED]
+    else:
+        agn = _expand(against, present, domains)
+    overlap = sorted(set(tgt) & set(agn))
+    if overlap:
+        raise InvalidDataError(
+            f"Categories {overlap} are on both sides of the contrast; give disjoint target and "
+            "against."
+        )
+    t_mask = np.isin(categories, tgt)
+    a_mask = np.isin(categories, agn)
+    for side, mask, cats in (("target", t_mask, tgt), ("against", a_mask, agn)):
+        if mask.sum() < 2:
+            raise InvalidDataError(
+                f"The {side} side ({cats}) has {int(mask.sum())} stimuli; a t or d' contrast "
+                "needs at least 2 per side. Use more stimuli per category."
+            )
+    return t_mask, a_mask, tgt, agn
+
+
+def _unit_coords(activations: xr.DataArray) -> dict:
+    return {k: (D.UNIT, v.values) for k, v in activations.coords.items() if v.dims == (D.UNIT,)}
+
+
+def _label(x) -> str:
+    return x if isinstance(x, str) else "+".join(str(v) for v in x)
+
+
+@fill_doc
+def selectivity(
+    activations: xr.DataArray,
+    target,
+    against="rest",
+    metric: str = "t",
+    labels=None,
+) -> xr.DataArray:
+    """Per-unit selectivity for ``target`` over ``against`` (t, Welch t or d').
+
+    Parameters
+    ----------
+    %(activations)s
+    target : str or sequence of str
+        Category names (``"adult"``) or fLoc domain names (``"faces"`` = adult + child).
+    against : "rest", str or sequence of str
+        ``"rest"`` (default) means every other category present except ``"scrambled"``.
+    metric : {"t", "welch_t", "dprime"}
+        ``"t"``: pooled-variance two-sample t (``scipy.stats.ttest_ind``); ``"welch_t"``:
+        unequal variances (``equal_var=False``); ``"dprime"``: mean difference over the root
+        mean variance. Units with zero variance on both sides get NaN (as scipy does).
+    labels : sequence of str, optional
+        One category per stimulus; defaults to the ``category`` stimulus coord.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dim ``"unit"`` with every unit coord (``layer``, ``channel``, ``row``, ``col`` ...), so
+        ``result.topo.map(layer)`` draws the sheet map. Attrs record the contrast.
+
+    Raises
+    ------
+    UnknownNameError
+        A contrast category is unknown or absent from the stimuli.
+    InvalidDataError
+        Fewer than two stimuli on a side, or overlapping sides.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> cats = ["adult", "child", "car", "house"] * 5
+    >>> acts = make_activations({"fc": 16}, n_stimuli=20, categories=cats, random_state=0)
+    >>> faces = selectivity(acts, "faces")
+    >>> faces.dims, faces.attrs["against"], faces.topo.map("fc").shape
+    (('unit',), 'car+house', (4, 4))
+    """
+    check_activations(activations)
+    if metric not in SELECTIVITY_METRICS:
+        raise UnknownNameError(
+            f"Unknown selectivity metric {metric!r}; {close_matches(metric, SELECTIVITY_METRICS)}"
+        )
+    cats = _stimulus_labels(activations, labels)
+    t_mask, a_mask, tgt, agn = contrast_masks(cats, target, against)
+    x = activations.transpose(D.STIMULUS, D.UNIT).values
+    vals = SELECTIVITY_METRICS[metric](x[t_mask], x[a_mask])
+    return xr.DataArray(
+        vals,
+        dims=(D.UNIT,),
+        coords=_unit_coords(activations),
+        name=f"{_label(target)}_selectivity",
+        attrs={
+            **activations.attrs,
+            "target": _label(tgt),
+            "against": _label(agn),
+            "metric": metric,
+            "n_target": int(t_mask.sum()),
+            "n_against": int(a_mask.sum()),
+        },
+    )
+
+
+@fill_doc
+def domain_selectivity(
+    activations: xr.DataArray,
+    domains: Sequence[str] | None = None,
+    metric: str = "t",
+    labels=None,
+) -> xr.DataArray:
+    """Selectivity of each fLoc domain against the rest, stacked along a ``"domain"`` dim.
+
+    Parameters
+    ----------
+    %(activations)s
+    domains : sequence of str, optional
+        Domain names; default all five (faces, bodies, places, characters, objects).
+    metric : {"t", "welch_t", "dprime"}
+    labels : sequence of str, optional
+        One category per stimulus; defaults to the ``category`` coord.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("domain", "unit")`` with every unit coord.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> cats = [c for pair in FLOC_DOMAINS.values() for c in pair] * 3
+    >>> acts = make_activations({"fc": 12}, n_stimuli=30, categories=cats, random_state=0)
+    >>> sel = domain_selectivity(acts)
+    >>> sel.dims, sel["domain"].values.tolist()[:2]
+    (('domain', 'unit'), ['faces', 'bodies'])
+    """
+    if domains is None:  # the five domains; scrambled is a control, not a domain contrast
+        domains = [d for d in FLOC_DOMAINS if d != FLOC_SCRAMBLED]
+    domains = list(domains)
+    maps = [selectivity(activations, d, "rest", metric=metric, labels=labels) for d in domains]
+    out = xr.concat(maps, dim=D.DOMAIN, coords="minimal", combine_attrs="drop_conflicts")
+    out = out.assign_coords({D.DOMAIN: domains})
+    out.name = "domain_selectivity"
+    out.attrs = {k: v for k, v in maps[0].attrs.items() if k not in ("target", "against")}
+    return out
+
+
+@fill_doc
+def language_selectivity(
+    activations: xr.DataArray,
+    target=LANGUAGE_TARGET,
+    against=LANGUAGE_AGAINST,
+    q: float = 0.05,
+    top_k: float | int = 0.1,
+    alternative: str = "greater",
+    labels=None,
+) -> xr.Dataset:
+    """Language-localizer contrast (sentences > nonword lists): Welch t, FDR and top-k masks.
+
+    Parameters
+    ----------
+    %(activations)s
+    target, against : str or sequence of str
+        Condition labels; default ``"S"`` (sentences) vs ``"N"`` (nonword lists), the codes of
+        the Fedorenko et al. (2010) stimulus table.
+    q : float
+        Benjamini–Hochberg false-discovery rate; the FDR family is each layer's units.
+    top_k : float or int
+        Units with the highest t per layer: a fraction in (0, 1) or a count.
+    alternative : {"greater", "two-sided", "less"}
+        Alternative hypothesis of the p-values (as in ``scipy.stats.ttest_ind``).
+    labels : sequence of str, optional
+        One condition per stimulus; defaults to the ``category`` coord.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``"unit"`` (with every unit coord): ``t`` (Welch), ``df``, ``p``, ``q``
+        (BH-adjusted p), ``fdr_mask`` (``q < q``) and ``topk_mask``.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"h": 20}, n_stimuli=16, categories=["S", "N"] * 8,
+    ...                         random_state=0)
+    >>> res = language_selectivity(acts, top_k=5)
+    >>> sorted(res.data_vars), int(res["topk_mask"].sum())
+    (['df', 'fdr_mask', 'p', 'q', 't', 'topk_mask'], 5)
+    """
+    check_activations(activations)
+    if alternative not in ("greater", "two-sided", "less"):
+        raise UnknownNameError(
+            f"Unknown alternative {alternative!r}; "
+            f"{close_matches(alternative, ['greater', 'two-sided', 'less'])}"
+        )
+    if not 0 < q < 1:
+        raise InvalidDataError(f"q must be in (0, 1); got {q}.")
+    cats = _stimulus_labels(activations, labels)
+    t_mask, a_mask, tgt, agn = contrast_masks(cats, target, against)
+    x = activations.transpose(D.STIMULUS, D.UNIT).values
+    t, df = welch_t(x[t_mask], x[a_mask], return_df=True)
+    if alternative == "greater":
+        p = stats.t.sf(t, df)
+    elif alternative == "less":
+        p = stats.t.cdf(t, df)
+    else:
+        p = 2 * stats.t.sf(np.abs(t), df)
+    layers = activations[D.LAYER].values
+    qv = np.full(t.shape, np.nan)
+    topk = np.zeros(t.shape, dtype=bool)
+    for layer in dict.fromkeys(layers.tolist()):
+        idx = np.flatnonzero(layers == layer)
+        qv[idx] = fdr_bh(p[idx])
+        k = int(round(top_k * idx.size)) if 0 < top_k < 1 else int(top_k)
+        if k < 0 or (top_k >= 1 and top_k != int(top_k)):
+            raise InvalidDataError(f"top_k must be a fraction in (0, 1) or a count; got {top_k}.")
+        score = np.where(np.isfinite(t[idx]), t[idx], -np.inf)
+        if alternative == "less":
+            score = np.where(np.isfinite(t[idx]), -t[idx], -np.inf)
+        best = np.argsort(-score, kind="stable")[: min(k, idx.size)]
+        topk[idx[best]] = True
+    coords = _unit_coords(activations)
+    attrs = {
+        **activations.attrs,
+        "target": _label(tgt),
+        "against": _label(agn),
+        "q_level": q,
+        "top_k": top_k,
+        "alternative": alternative,
+        "n_target": int(t_mask.sum()),
+        "n_against": int(a_mask.sum()),
+    }
+    return xr.Dataset(
+        {
+            "t": (D.UNIT, t),
+            "df": (D.UNIT, df),
+            "p": (D.UNIT, p),
+            "q": (D.UNIT, qv),
+            "fdr_mask": (D.UNIT, np.nan_to_num(qv, nan=1.0) < q),
+            "topk_mask": (D.UNIT, topk),
+        },
+        coords=coords,
+        attrs=attrs,
+    )

@@ -1,0 +1,666 @@
+"""Encoding models: ridge (one eigendecomposition shared over every alpha and target) and PLS.
+
+The ridge solution for all alphas comes from one symmetric eigendecomposition per training
+set: of the feature Gram ``X.T @ X`` when there are fewer features than samples (primal
+form), else of the kernel ``X @ X.T`` (dual form). Predictions of every alpha for a chunk of
+targets are then one matrix product, so the cost is dominated by a single GEMM per fold.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+
+import numpy as np
+import xarray as xr
+
+from .._docs import fill_doc
+from ..exceptions import InvalidDataError, NotFittedError, UnknownNameError, close_matches
+from ._backend import get_backend
+from ._validate import (
+    EstimatorMixin,
+    _is_dask,
+    as_matrix,
+    check_finite,
+    paired_matrices,
+    voxel_template,
+)
+
+__all__ = ["RidgeEncoder", "PLSEncoder", "encoding_score", "make_folds", "ENCODING_MODELS"]
+
+_MEM_BUDGET = 256 * 2**20  # bytes of predictions held at once per chunk of targets
+
+
+# ----------------------------------------------------------------------------- folds
+def make_folds(cv, n_samples: int, random_state=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Train/test index pairs from an int (k-fold), a splitter with ``split`` or pairs.
+
+    An int gives contiguous k-fold splits exactly like ``sklearn.model_selection.KFold``
+    (shuffled first when ``random_state`` is given).
+
+    Examples
+    --------
+    >>> [te.tolist() for _, te in make_folds(3, 7)]
+    [[0, 1, 2], [3, 4], [5, 6]]
+    """
+    n = int(n_samples)
+    if isinstance(cv, (int, np.integer)):
+        k = int(cv)
+        if k < 2:
+            raise InvalidDataError(f"cv must be at least 2 folds; got cv={cv}.")
+        if n < k or n - -(-n // k) < 2:
+            raise InvalidDataError(
+                f"Too few stimuli for {k}-fold cross-validation: got {n}, need at least "
+                f"{max(k, 3)} (each training set needs 2 or more). Use fewer folds (cv=...) or "
+                "more stimuli."
+            )
+        order = np.arange(n)
+        if random_state is not None:
+            np.random.default_rng(random_state).shuffle(order)
+        tests = np.array_split(order, k)
+        return [(np.setdiff1d(order, te, assume_unique=True), np.sort(te)) for te in tests]
+    if hasattr(cv, "split"):
+        pairs = list(cv.split(np.zeros((n, 1))))
+    elif isinstance(cv, Iterable):
+        pairs = list(cv)
+    else:
+        raise InvalidDataError(
+            f"cv must be an int, a splitter with .split(X) or (train, test) pairs; got {cv!r}."
+        )
+    out = []
+    for tr, te in pairs:
+        tr, te = np.asarray(tr), np.asarray(te)
+        if len(tr) < 2 or len(te) < 1:
+            raise InvalidDataError(
+                f"A fold has {len(tr)} training and {len(te)} test stimuli; each needs at least "
+                "2 and 1. Use fewer folds or more stimuli."
+            )
+        out.append((tr, te))
+    if not out:
+        raise InvalidDataError("cv produced no folds.")
+    return out
+
+
+# ----------------------------------------------------------------------------- kernels
+def _decompose(B, Xtr):
+    """Eigendecomposition shared by all alphas: ``(w, left_map, right)``.
+
+    ``pred_alpha(Xte) = (Xte-side) * 1/(w + alpha) @ right @ Ytr`` where the test side is
+    ``Xte @ V`` (primal) or ``Xte @ Xtr.T @ Q`` (dual).
+    """
+    n, p = Xtr.shape
+    f64 = B.float64()
+    X64 = B.asarray(Xtr, dtype=f64)
+    if p <= n:
+        w, V = B.eigh(X64.T @ X64)
+        w = B.clip_min(w, 0.0)
+        return "primal", w, V, (V.T @ X64.T)
+    w, Q = B.eigh(X64 @ X64.T)
+    w = B.clip_min(w, 0.0)
+    return "dual", w, Q, Q.T
+
+
+def _test_side(B, form, V, Xtr, Xte):
+    f64 = B.float64()
+    if form == "primal":
+        return B.asarray(Xte, dtype=f64) @ V
+    return (B.asarray(Xte, dtype=f64) @ B.asarray(Xtr, dtype=f64).T) @ V
+
+
+def _score(B, Yte, P, scoring):
+    """Per-target scores of predictions ``P`` (..., n_test, n_targets)."""
+    if scoring == "r2":
+        ym = Yte - Yte.mean(0)
+        sst = (ym**2).sum(0)
+        sse = ((Yte - P) ** 2).sum(-2)
+        return 1.0 - sse / sst
+    if scoring == "pearson":
+        ym = Yte - Yte.mean(0)
+        pm = P - P.mean(-2, keepdims=True) if hasattr(P, "shape") else P
+        num = (pm * ym).sum(-2)
+        den = B.sqrt((pm**2).sum(-2) * (ym**2).sum(0))
+        return num / den
+    if scoring == "neg_mse":
+        return -((Yte - P) ** 2).mean(-2)
+    raise UnknownNameError(f"Unknown scoring {scoring!r}; {close_matches(scoring, SCORINGS)}")
+
+
+SCORINGS = ("r2", "pearson", "neg_mse")
+
+
+def _n_batch(n_targets, per_target_bytes, n_targets_batch):
+    if n_targets_batch:
+        return int(n_targets_batch)
+    return int(max(1, min(n_targets, _MEM_BUDGET // max(1, per_target_bytes))))
+
+
+def _ridge_cv_scores(B, X, Y, alphas, folds, fit_intercept, scoring, n_targets_batch):
+    """Mean over folds of per-target scores for every alpha: ``(n_alphas, n_targets)``."""
+    n_a = len(alphas)
+    dtype = X.dtype
+    n_t = Y.shape[1]
+    total = None
+    a = B.asarray(alphas, dtype=B.float64())
+    for tr, te in folds:
+        itr, ite = B.index(tr), B.index(te)
+        Xtr, Xte = X[itr], X[ite]
+        if fit_intercept:
+            mx = Xtr.mean(0)
+            Xtr, Xte = Xtr - mx, Xte - mx
+        form, w, V, right = _decompose(B, Xtr)
+        left = _test_side(B, form, V, Xtr, Xte)  # (n_te, k)
+        k, n_tr, n_te = w.shape[0], len(tr), len(te)
+        inv = 1.0 / (w[None, :] + a[:, None])  # (n_a, k)
+        stacked_left = (left[None, :, :] * inv[:, None, :]).reshape(n_a * n_te, k)
+        # cost of (stacked_left @ right) @ Y vs stacked_left @ (right @ Y)
+        via_samples = n_a * n_te * n_tr <= k * n_tr + n_a * n_te * k
+        if via_samples:
+            M = B.asarray(stacked_left @ right, dtype=dtype)  # (n_a*n_te, n_tr)
+        else:
+            Lk = B.asarray(stacked_left, dtype=dtype)
+            Rk = B.asarray(right, dtype=dtype)
+        itemsize = np.dtype(B.to_numpy(X[:1, :1]).dtype).itemsize
+        batch = _n_batch(n_t, 2 * n_a * n_te * itemsize, n_targets_batch)
+        fold_scores = B.zeros((n_a, n_t), dtype=B.float64())
+        for s in range(0, n_t, batch):
+            Ytr, Yte = Y[itr, s : s + batch], Y[ite, s : s + batch]
+            if fit_intercept:
+                my = Ytr.mean(0)
+                Ytr, Yte = Ytr - my, Yte - my
+            P = M @ Ytr if via_samples else Lk @ (Rk @ Ytr)
+            P = P.reshape(n_a, n_te, -1)
+            fold_scores[:, s : s + batch] = B.asarray(_score(B, Yte, P, scoring), B.float64())
+        total = fold_scores if total is None else total + fold_scores
+    return total / len(folds)
+
+
+def _ridge_refit(B, X, Y, alphas, best_idx, fit_intercept, n_targets_batch):
+    """Coefficients ``(n_features, n_targets)`` and intercepts refit on all samples."""
+    dtype = X.dtype
+    if fit_intercept:
+        mx, my = X.mean(0), Y.mean(0)
+        Xc, Yc = X - mx, Y - my
+    else:
+        Xc, Yc = X, Y
+    form, w, V, right = _decompose(B, Xc)
+    p, n_t = X.shape[1], Y.shape[1]
+    coef = B.zeros((p, n_t), dtype=dtype)
+    best_idx = B.to_numpy(best_idx)
+    X64 = B.asarray(Xc, dtype=B.float64())
+    for ia in np.unique(best_idx):
+        cols = np.flatnonzero(best_idx == ia)
+        d = 1.0 / (w + float(alphas[ia]))
+        for s in range(0, len(cols), _n_batch(len(cols), 8 * (p + X.shape[0]), n_targets_batch)):
+            c = B.index(cols[s : s + _n_batch(len(cols), 8 * (p + X.shape[0]), n_targets_batch)])
+            Yg = B.asarray(Yc[:, c], dtype=B.float64())
+            Z = right @ Yg  # (k, g)
+            sol = V @ (d[:, None] * Z)
+            if form == "dual":
+                sol = X64.T @ sol
+            coef[:, c] = B.asarray(sol, dtype=dtype)
+    intercept = (my - mx @ coef) if fit_intercept else B.zeros((n_t,), dtype=dtype)
+    return coef, intercept
+
+
+# ----------------------------------------------------------------------------- estimators
+@fill_doc
+class RidgeEncoder(EstimatorMixin):
+    """Ridge regression with cross-validated alpha, per target or shared.
+
+    One eigendecomposition per training set (primal ``X.T X`` or dual ``X X.T``, whichever
+    is smaller) serves every alpha and every target; the predictions of all alphas for a chunk
+    of targets are one matrix product. Targets are processed in chunks so memory stays bounded.
+    When ``y`` is a dask array chunked over targets, each chunk is fitted as one task on the
+    active dask scheduler (a ``dask.distributed`` client if one is running).
+
+    Parameters
+    ----------
+    alphas : array-like
+        Regularisation strengths to try (default ``np.logspace(-2, 6, 10)``).
+    cv : int, splitter or list of (train, test)
+        Folds used to pick alpha (k-fold for an int, shuffled when ``random_state`` is set).
+    alpha_per_target : bool
+        Choose the best alpha per target (default) or one alpha for all targets (highest mean
+        score over targets, as ``sklearn.linear_model.RidgeCV`` with ``cv`` does).
+    fit_intercept : bool
+        Centre features and targets on each training set.
+    scoring : {"r2", "pearson", "neg_mse"}
+        Per-target score averaged over folds to pick alpha.
+    backend : {"numpy", "torch"}
+    %(device)s
+    n_targets_batch : int or None
+        Targets processed together; ``None`` sizes chunks to ~256 MB of predictions.
+    %(random_state)s
+
+    Attributes
+    ----------
+    coef_ : ndarray (n_targets, n_features)
+    intercept_ : ndarray (n_targets,)
+    best_alphas_ : ndarray (n_targets,)
+    cv_scores_ : ndarray (n_alphas, n_targets)
+        Mean cross-validated score of every alpha for every target.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((60, 5))
+    >>> Y = X @ rng.standard_normal((5, 3))
+    >>> enc = RidgeEncoder(alphas=[1e-3, 1.0, 1e3], cv=3).fit(X, Y)
+    >>> enc.best_alphas_.tolist()
+    [0.001, 0.001, 0.001]
+    >>> round(enc.score(X, Y), 4)
+    1.0
+    """
+
+    def __init__(
+        self,
+        alphas=None,
+        cv=5,
+        alpha_per_target: bool = True,
+        fit_intercept: bool = True,
+        scoring: str = "r2",
+        backend: str = "numpy",
+        device: str = "cpu",
+        n_targets_batch: int | None = None,
+        random_state=None,
+    ):
+        self.alphas = alphas
+        self.cv = cv
+        self.alpha_per_target = alpha_per_target
+        self.fit_intercept = fit_intercept
+        self.scoring = scoring
+        self.backend = backend
+        self.device = device
+        self.n_targets_batch = n_targets_batch
+        self.random_state = random_state
+
+    def _alphas(self):
+        alphas = np.logspace(-2, 6, 10) if self.alphas is None else self.alphas
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+        if alphas.ndim != 1 or len(alphas) == 0 or np.any(alphas < 0) or not np.all(
+            np.isfinite(alphas)
+        ):
+            raise InvalidDataError(f"alphas must be non-negative finite numbers; got {alphas}.")
+        if self.alpha_per_target and len(alphas) == 1:
+            raise InvalidDataError(
+                f"alpha_per_target=True needs several alphas to choose from; got only "
+                f"{alphas.tolist()}. Pass a grid (e.g. alphas=np.logspace(-2, 6, 10)) or set "
+                "alpha_per_target=False."
+            )
+        if self.scoring not in SCORINGS:
+            raise UnknownNameError(
+                f"Unknown scoring {self.scoring!r}; {close_matches(self.scoring, SCORINGS)}"
+            )
+        return alphas
+
+    def fit(self, X, y):
+        """Pick alpha by cross-validation, then refit on all samples. Returns ``self``."""
+        alphas = self._alphas()
+        X, Y, _ = paired_matrices(X, y, ("features", "targets"))
+        self._y_1d = np.ndim(y) == 1
+        X = np.asarray(X)
+        check_finite(X, "features")
+        folds = make_folds(self.cv, X.shape[0], self.random_state)
+        if _is_dask(Y):
+            self._fit_dask(X, Y, alphas, folds)
+        else:
+            check_finite(Y, "targets")
+            res = _fit_block(self.get_params(), alphas, folds, X, np.asarray(Y), None)
+            self.cv_scores_, best, self.coef_, self.intercept_ = res
+            if not self.alpha_per_target:
+                best = np.full(Y.shape[1], best)
+            self._set_best(alphas, best)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _set_best(self, alphas, best):
+        self.best_index_ = np.asarray(best)
+        self.best_alphas_ = alphas[self.best_index_]
+        if not self.alpha_per_target:
+            self.alpha_ = float(self.best_alphas_[0])
+
+    def _fit_dask(self, X, Y, alphas, folds):
+        import dask
+
+        Y = Y.rechunk({0: -1})
+        blocks = Y.to_delayed().ravel()
+        params = self.get_params()
+        fit = dask.delayed(_fit_block, pure=True)
+        if self.alpha_per_target:
+            parts = dask.compute(*[fit(params, alphas, folds, X, b, None) for b in blocks])
+            best = np.concatenate([np.atleast_1d(p[1]) for p in parts])
+        else:  # the shared alpha needs every target's scores first
+            score = dask.delayed(_block_scores, pure=True)
+            tables = dask.compute(*[score(params, alphas, folds, X, b) for b in blocks])
+            ia = int(np.argmax(np.concatenate(tables, axis=1).mean(1)))
+            parts = dask.compute(*[fit(params, alphas, folds, X, b, ia) for b in blocks])
+            best = np.full(Y.shape[1], ia)
+        self.cv_scores_ = np.concatenate([p[0] for p in parts], axis=1)
+        self.coef_ = np.concatenate([p[2] for p in parts], axis=0)
+        self.intercept_ = np.concatenate([p[3] for p in parts])
+        self._set_best(alphas, best)
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted; call fit(X, y) first.")
+
+    def predict(self, X):
+        """Predicted targets ``(n_samples, n_targets)`` (1-D when fitted on 1-D ``y``)."""
+        self._check_fitted()
+        X = np.asarray(as_matrix(X, "features"))
+        if X.shape[1] != self.n_features_in_:
+            raise InvalidDataError(
+                f"X has {X.shape[1]} features; the encoder was fitted on {self.n_features_in_}."
+            )
+        P = X @ self.coef_.T.astype(X.dtype, copy=False) + self.intercept_
+        return P[:, 0] if getattr(self, "_y_1d", False) else P
+
+    def score(self, X, y):
+        """Coefficient of determination R² averaged over targets (as scikit-learn)."""
+        P = np.atleast_2d(self.predict(X).T).T
+        Y = np.asarray(as_matrix(y, "targets"))
+        return float(np.mean(1 - ((Y - P) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)))
+
+    @property
+    def _separable(self):
+        return bool(self.alpha_per_target)
+
+
+def _block_scores(params, alphas, folds, X, Y):
+    B = get_backend(params["backend"], params["device"])
+    check_finite(Y, "targets")
+    Xb, Yb = B.asarray(X), B.asarray(Y, dtype=X.dtype)
+    s = _ridge_cv_scores(B, Xb, Yb, alphas, folds, params["fit_intercept"], params["scoring"],
+                         params["n_targets_batch"])
+    return B.to_numpy(s)
+
+
+def _fit_block(params, alphas, folds, X, Y, fixed_index):
+    """CV scores, best alpha index(es), coef (n_targets, p) and intercept for targets ``Y``."""
+    B = get_backend(params["backend"], params["device"])
+    check_finite(Y, "targets")
+    Y = np.asarray(Y)
+    if Y.dtype != X.dtype:
+        Y = Y.astype(np.result_type(X.dtype, np.float32))
+        X = X.astype(Y.dtype)
+    Xb, Yb = B.asarray(X), B.asarray(Y)
+    if len(alphas) > 1 or fixed_index is None:
+        scores = _ridge_cv_scores(B, Xb, Yb, alphas, folds, params["fit_intercept"],
+                                  params["scoring"], params["n_targets_batch"])
+        scores_np = B.to_numpy(scores)
+    else:
+        scores_np = np.full((1, Y.shape[1]), np.nan)
+    if fixed_index is not None:
+        best = np.full(Y.shape[1], fixed_index)
+        best_ret = best
+    elif params["alpha_per_target"]:
+        best = np.argmax(np.nan_to_num(scores_np, nan=-np.inf), axis=0)
+        best_ret = best
+    else:
+        best_ret = int(np.argmax(np.nan_to_num(scores_np.mean(1), nan=-np.inf)))
+        best = np.full(Y.shape[1], best_ret)
+    coef, intercept = _ridge_refit(B, Xb, Yb, alphas, best, params["fit_intercept"],
+                                   params["n_targets_batch"])
+    return scores_np, best_ret, B.to_numpy(coef).T.copy(), B.to_numpy(intercept)
+
+
+class PLSEncoder(EstimatorMixin):
+    """Partial least squares regression (PLS2), as Brain-Score's neural predictivity uses.
+
+    Same model as ``sklearn.cross_decomposition.PLSRegression(n_components, scale=False)``:
+    components are extracted one by one from the deflated feature and target matrices, each
+    weight vector being the leading left singular vector of ``X_k.T @ Y_k``.
+
+    Parameters
+    ----------
+    n_components : int
+        Number of PLS components (default 25).
+    algorithm : {"nipals", "svd"}
+        ``"nipals"`` (default) runs scikit-learn's power iteration with the same start,
+        ``tol`` and ``max_iter``, so results equal ``PLSRegression``'s (and Brain-Score's);
+        ``"svd"`` computes the singular vector exactly.
+    max_iter : int
+    tol : float
+        NIPALS stops when the squared change of the weights falls below ``tol``.
+
+    Attributes
+    ----------
+    coef_ : ndarray (n_targets, n_features)
+    intercept_ : ndarray (n_targets,)
+    x_weights_, x_loadings_, y_loadings_ : ndarray
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 8))
+    >>> Y = X[:, :2] @ np.array([[1.0, 0.5], [-1.0, 2.0]])
+    >>> pls = PLSEncoder(n_components=2).fit(X, Y)
+    >>> pls.coef_.shape, pls.predict(X).shape
+    ((2, 8), (50, 2))
+    """
+
+    def __init__(
+        self, n_components: int = 25, algorithm: str = "nipals", max_iter: int = 500,
+        tol: float = 1e-6,
+    ):
+        self.n_components = n_components
+        self.algorithm = algorithm
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit the PLS model; returns ``self``."""
+        X, Y, _ = paired_matrices(X, y, ("features", "targets"))
+        self._y_1d = np.ndim(y) == 1
+        X = np.asarray(X, dtype=np.float64)
+        Y = np.asarray(Y, dtype=np.float64)
+        check_finite(X, "features")
+        check_finite(Y, "targets")
+        n, p = X.shape
+        k = int(self.n_components)
+        if not 1 <= k <= min(n - 1, p):
+            raise InvalidDataError(
+                f"n_components must be between 1 and min(n_samples - 1, n_features) = "
+                f"{min(n - 1, p)}; got {self.n_components}. Lower n_components."
+            )
+        if self.algorithm not in ("nipals", "svd"):
+            raise UnknownNameError(
+                f"Unknown PLS algorithm {self.algorithm!r}; "
+                f"{close_matches(self.algorithm, ['nipals', 'svd'])}"
+            )
+        mx, my = X.mean(0), Y.mean(0)
+        Xk, Yc = X - mx, Y - my
+        eps = np.finfo(np.float64).eps
+        W = np.zeros((p, k))
+        Pl = np.zeros((p, k))
+        Q = np.zeros((Y.shape[1], k))
+        for i in range(k):
+            Yc[:, np.all(np.abs(Yc) < 10 * eps, axis=0)] = 0.0
+            if self.algorithm == "nipals":
+                w = self._nipals(Xk, Yc, eps)
+                if w is None:
+                    warnings.warn(f"PLS: the residual targets are constant after {i} "
+                                  "components.", stacklevel=2)
+                    W, Pl, Q = W[:, :i], Pl[:, :i], Q[:, :i]
+                    break
+            else:
+                w = self._leading_vector(Xk.T @ Yc)
+            big = np.argmax(np.abs(w))
+            w *= np.sign(w[big]) or 1.0
+            t = Xk @ w
+            tt = t @ t
+            if tt < np.finfo(float).eps:
+                warnings.warn(f"PLS: X is exhausted after {i} components.", stacklevel=2)
+                W, Pl, Q = W[:, :i], Pl[:, :i], Q[:, :i]
+                break
+            pl = Xk.T @ t / tt
+            Xk = Xk - np.outer(t, pl)
+            q = Yc.T @ t / tt
+            Yc = Yc - np.outer(t, q)
+            W[:, i], Pl[:, i], Q[:, i] = w, pl, q
+        rot = W @ np.linalg.pinv(Pl.T @ W)
+        coef = rot @ Q.T  # (p, V)
+        self.x_weights_, self.x_loadings_, self.y_loadings_ = W, Pl, Q
+        self.x_rotations_ = rot
+        self.coef_ = coef.T
+        self.intercept_ = my - mx @ coef
+        self.n_features_in_ = p
+        return self
+
+    def _nipals(self, X, Y, eps):
+        """scikit-learn's power iteration for the first X weight vector (mode A)."""
+        nonzero = np.flatnonzero(np.any(np.abs(Y) > eps, axis=0))
+        if not len(nonzero):
+            return None
+        y_score = Y[:, nonzero[0]]
+        w_old = 100
+        for _ in range(int(self.max_iter)):
+            w = X.T @ y_score / (y_score @ y_score)
+            w /= np.sqrt(w @ w) + eps
+            x_score = X @ w
+            yw = Y.T @ x_score / (x_score @ x_score)
+            y_score = Y @ yw / (yw @ yw + eps)
+            diff = w - w_old
+            if diff @ diff < self.tol or Y.shape[1] == 1:
+                break
+            w_old = w
+        return w
+
+    def _leading_vector(self, C):
+        """Leading left singular vector of ``C`` (p, V) by power iteration on the small Gram."""
+        p, v = C.shape
+        G = C @ C.T if p <= v else C.T @ C
+        if min(G.shape) <= 600:
+            _, vecs = np.linalg.eigh(G)
+            u = vecs[:, -1]
+        else:
+            u = G[:, np.argmax(np.diag(G))].copy()
+            u /= np.linalg.norm(u)
+            for _ in range(self.max_iter):
+                u2 = G @ u
+                u2 /= np.linalg.norm(u2)
+                if np.linalg.norm(u2 - u) < 1e-12:
+                    u = u2
+                    break
+                u = u2
+        if p > v:
+            u = C @ u
+            u /= np.linalg.norm(u)
+        return u
+
+    _check_fitted = RidgeEncoder._check_fitted
+    predict = RidgeEncoder.predict
+    score = RidgeEncoder.score
+    _separable = False
+
+
+ENCODING_MODELS = {"ridge": RidgeEncoder, "pls": PLSEncoder}
+
+
+# ----------------------------------------------------------------------------- scoring
+def _metric(Y, P, metric):
+    if metric == "pearson":
+        ym, pm = Y - Y.mean(0), P - P.mean(0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (ym * pm).sum(0) / np.sqrt((ym**2).sum(0) * (pm**2).sum(0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1 - ((Y - P) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)
+
+
+def _cv_predict_score(model, X, Y, folds, metric):
+    check_finite(Y, "responses")
+    Y = np.asarray(Y)
+    out = np.zeros(Y.shape[1])
+    for tr, te in folds:
+        est = model._clone().fit(X[tr], Y[tr])
+        P = np.atleast_2d(est.predict(X[te]).T).T
+        out += _metric(Y[te], P, metric)
+    return out / len(folds)
+
+
+def encoding_score(
+    features,
+    responses,
+    model="ridge",
+    cv=5,
+    metric: str = "pearson",
+    ceiling=None,
+    random_state=None,
+) -> xr.DataArray:
+    """Cross-validated encoding score of every voxel: how well features predict responses.
+
+    For each outer fold the model is fitted on the training stimuli (a :class:`RidgeEncoder`
+    picks its alpha by an inner cross-validation on those stimuli only) and scored on the
+    held-out ones; the per-voxel score is the mean over folds. Stimuli are aligned by
+    ``stimulus_id`` (exact join). Dask-backed responses chunked over voxels are fitted chunk
+    by chunk on the active dask scheduler when the model treats targets independently (ridge
+    with ``alpha_per_target=True``); other models load the responses into memory.
+
+    Parameters
+    ----------
+    features : Activations or array (n_stimuli, n_features)
+    responses : BrainResponses or array (n_stimuli, n_voxels)
+        Any DataArray with dims ``("stimulus", <voxel dim>)``; its voxel coords are kept.
+    model : {"ridge", "pls"} or estimator
+        An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold).
+    cv : int, splitter or list of (train, test)
+    metric : {"pearson", "r2"}
+    ceiling : float, array or DataArray, optional
+        Per-voxel noise ceiling; when given the scores are divided by it.
+    %(random_state)s
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("voxel",)`` with the responses' voxel coords; attrs ``metric``, ``model``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((80, 6))
+    >>> Y = X @ rng.standard_normal((6, 4)) + 0.1 * rng.standard_normal((80, 4))
+    >>> s = encoding_score(X, Y, model=RidgeEncoder(alphas=[0.1, 10.0], cv=3), cv=4)
+    >>> s.dims, bool((s > 0.95).all())
+    (('voxel',), True)
+    """
+    if metric not in ("pearson", "r2"):
+        raise UnknownNameError(
+            f"Unknown metric {metric!r}; {close_matches(metric, ['pearson', 'r2'])}"
+        )
+    if isinstance(model, str):
+        if model not in ENCODING_MODELS:
+            raise UnknownNameError(
+                f"Unknown encoding model {model!r}; {close_matches(model, ENCODING_MODELS)}"
+            )
+        model = ENCODING_MODELS[model]()
+    X, Y, resp = paired_matrices(features, responses, ("features", "responses"))
+    X = np.asarray(X)
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(np.float64)
+    check_finite(X, "features")
+    folds = make_folds(cv, X.shape[0], random_state)
+    if _is_dask(Y) and getattr(model, "_separable", False):
+        import dask
+
+        Y = Y.rechunk({0: -1})
+        task = dask.delayed(_cv_predict_score, pure=True)
+        parts = dask.compute(*[task(model, X, b, folds, metric) for b in Y.to_delayed().ravel()])
+        scores = np.concatenate(parts)
+    else:
+        scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)
+    dim, coords = voxel_template(resp, scores.shape[0])
+    out = xr.DataArray(scores, dims=(dim,), coords=coords,
+                       attrs={"metric": metric, "model": type(model).__name__})
+    if ceiling is not None:
+        c = ceiling.values if isinstance(ceiling, xr.DataArray) else np.asarray(ceiling)
+        if c.ndim and c.shape != scores.shape:
+            raise InvalidDataError(
+                f"ceiling must be a scalar or one value per voxel ({scores.shape[0]}); got "
+                f"shape {c.shape}."
+            )
+        out = out / c
+        out.attrs.update(metric=metric, model=type(model).__name__, ceiling_normalised=True)
+    return out
+
+
+encoding_score = fill_doc(encoding_score)

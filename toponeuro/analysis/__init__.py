@@ -1,6 +1,19 @@
 """Model-brain analyses: encoding models, RSA, dimensionality and sweeps."""
 
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
+from ._rsa import (
+    COMPARE_METHODS,
+    RDM_METRICS,
+    BootstrapResult,
+    bootstrap_compare_rdms,
+    compare_rdms,
+    from_rsatoolbox_dataset,
+    from_rsatoolbox_rdms,
+    noise_ceiling,
+    rdm,
+    to_rsatoolbox_dataset,
+    to_rsatoolbox_rdms,
+)
 
 __all__ = [
     "RidgeEncoder",
@@ -8,4 +21,15 @@ __all__ = [
     "encoding_score",
     "make_folds",
     "ENCODING_MODELS",
+    "rdm",
+    "compare_rdms",
+    "bootstrap_compare_rdms",
+    "noise_ceiling",
+    "BootstrapResult",
+    "RDM_METRICS",
+    "COMPARE_METHODS",
+    "to_rsatoolbox_dataset",
+    "from_rsatoolbox_dataset",
+    "to_rsatoolbox_rdms",
+    "from_rsatoolbox_rdms",
 ]

@@ -1,5 +1,6 @@
 """Model-brain analyses: encoding models, RSA, dimensionality and sweeps."""
 
+from ._dimensionality import effective_dimensionality, participation_ratio, trace_moments
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._rsa import (
     COMPARE_METHODS,
@@ -14,6 +15,8 @@ from ._rsa import (
     to_rsatoolbox_dataset,
     to_rsatoolbox_rdms,
 )
+from ._searchlight import searchlight_rsa, surface_neighbourhoods, volume_neighbourhoods
+from ._sweep import SWEEP_METHODS, sweep
 
 __all__ = [
     "RidgeEncoder",
@@ -32,4 +35,12 @@ __all__ = [
     "from_rsatoolbox_dataset",
     "to_rsatoolbox_rdms",
     "from_rsatoolbox_rdms",
+    "searchlight_rsa",
+    "volume_neighbourhoods",
+    "surface_neighbourhoods",
+    "effective_dimensionality",
+    "participation_ratio",
+    "trace_moments",
+    "sweep",
+    "SWEEP_METHODS",
 ]

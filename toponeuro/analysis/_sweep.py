@@ -125,13 +125,18 @@ def sweep(
     todo = []
     for name, acts in items:
         if not isinstance(acts, xr.DataArray):
-            from ..features import extract  # lazy: features is an earlier stage
-
             if stimuli is None:
                 raise ValueError(
                     f"Model {name!r} is not precomputed; pass stimuli= so it can be extracted, "
                     "or give {name: Activations}."
                 )
+            try:
+                from ..features import extract  # lazy: features is an earlier stage
+            except ImportError as err:
+                raise ImportError(
+                    "Extracting activations for a sweep needs toponeuro.features.extract; pass "
+                    "precomputed activations as {model_name: Activations} instead."
+                ) from err
             acts = extract(acts, stimuli, layers if layers is not None else "topo", store=store,
                            progress=False, **dict(extract_kwargs or {}))
         acts, resp = align_stimuli(acts, responses, names=(f"activations of {name!r}", "responses"))

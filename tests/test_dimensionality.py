@@ -15,8 +15,8 @@ def test_estimates_equal_brute_force_u_statistics():
     X = rng.standard_normal((7, 4)) * [1, 2, 3, 0.5] + 5.0  # non-zero mean on purpose
     num = den = 0.0
     perms = list(itertools.permutations(range(7), 4))
-    for i, j, k, l in perms:
-        a, b = X[i] - X[j], X[k] - X[l]
+    for i, j, k, m in perms:
+        a, b = X[i] - X[j], X[k] - X[m]
         num += (a @ a) * (b @ b) / 4
         den += (a @ b) ** 2 / 4
     got = trace_moments(X)

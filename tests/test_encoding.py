@@ -222,3 +222,16 @@ def test_bad_inputs_raise_typed_errors():
         PLSEncoder(50).fit(X, Y)
     with pytest.raises(ValueError, match="torch"):
         RidgeEncoder(device="cuda").fit(X, Y)
+
+
+def test_torch_pearson_scoring_and_sklearn_estimator_in_encoding_score():
+    from sklearn.linear_model import Ridge
+
+    X, Y, _ = _data(50, 5, 3, noise=0.5)
+    a = RidgeEncoder(alphas=ALPHAS, cv=3, scoring="pearson").fit(X, Y)
+    b = RidgeEncoder(alphas=ALPHAS, cv=3, scoring="pearson", backend="torch").fit(X, Y)
+    np.testing.assert_allclose(a.cv_scores_, b.cv_scores_, atol=1e-10)
+    ints = RidgeEncoder(alphas=ALPHAS, cv=3).fit(np.round(X * 10).astype(int), Y)
+    assert ints.coef_.dtype == np.float64
+    s = encoding_score(X, Y, model=Ridge(1.0), cv=3)
+    assert s.attrs["model"] == "Ridge" and np.all(s.values > 0.5)

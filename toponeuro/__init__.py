@@ -20,6 +20,16 @@ _LAZY = {
     "TauSchedule": "toponeuro.topoloss",
     "train": "toponeuro.training",
     "load_recipe": "toponeuro.training",
+    "RidgeEncoder": "toponeuro.analysis",
+    "PLSEncoder": "toponeuro.analysis",
+    "encoding_score": "toponeuro.analysis",
+    "rdm": "toponeuro.analysis",
+    "compare_rdms": "toponeuro.analysis",
+    "noise_ceiling": "toponeuro.analysis",
+    "searchlight_rsa": "toponeuro.analysis",
+    "participation_ratio": "toponeuro.analysis",
+    "effective_dimensionality": "toponeuro.analysis",
+    "sweep": "toponeuro.analysis",
 }
 _SUBPACKAGES = (
     "topoloss",

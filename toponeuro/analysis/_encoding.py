@@ -83,28 +83,27 @@ def make_folds(cv, n_samples: int, random_state=None) -> list[tuple[np.ndarray, 
 
 # ----------------------------------------------------------------------------- kernels
 def _decompose(B, Xtr):
-    """Eigendecomposition shared by all alphas: ``(w, left_map, right)``.
+    """Eigendecomposition shared by all alphas: ``(form, w, V, right)``.
 
-    ``pred_alpha(Xte) = (Xte-side) * 1/(w + alpha) @ right @ Ytr`` where the test side is
-    ``Xte @ V`` (primal) or ``Xte @ Xtr.T @ Q`` (dual).
+    ``pred_alpha(Xte) = test_side * 1/(w + alpha) @ right @ Ytr`` where the test side is
+    ``Xte @ V`` (primal) or ``Xte @ Xtr.T @ Q`` (dual). The Gram matrix is formed in the
+    data's precision and diagonalised in float64; the products stay in the data's precision.
     """
     n, p = Xtr.shape
-    f64 = B.float64()
-    X64 = B.asarray(Xtr, dtype=f64)
-    if p <= n:
-        w, V = B.eigh(X64.T @ X64)
-        w = B.clip_min(w, 0.0)
-        return "primal", w, V, (V.T @ X64.T)
-    w, Q = B.eigh(X64 @ X64.T)
+    dtype = B.dtype_of(Xtr)
+    gram = Xtr.T @ Xtr if p <= n else Xtr @ Xtr.T
+    w, V = B.eigh(B.asarray(gram, dtype=B.float64()))
     w = B.clip_min(w, 0.0)
-    return "dual", w, Q, Q.T
+    V = B.asarray(V, dtype=dtype)
+    if p <= n:
+        return "primal", w, V, V.T @ Xtr.T
+    return "dual", w, V, V.T
 
 
 def _test_side(B, form, V, Xtr, Xte):
-    f64 = B.float64()
     if form == "primal":
-        return B.asarray(Xte, dtype=f64) @ V
-    return (B.asarray(Xte, dtype=f64) @ B.asarray(Xtr, dtype=f64).T) @ V
+        return Xte @ V
+    return (Xte @ Xtr.T) @ V
 
 
 def _score(B, Yte, P, scoring):
@@ -116,7 +115,7 @@ def _score(B, Yte, P, scoring):
         return 1.0 - sse / sst
     if scoring == "pearson":
         ym = Yte - Yte.mean(0)
-        pm = P - P.mean(-2, keepdims=True) if hasattr(P, "shape") else P
+        pm = P - P.mean(-2)[..., None, :]
         num = (pm * ym).sum(-2)
         den = B.sqrt((pm**2).sum(-2) * (ym**2).sum(0))
         return num / den
@@ -150,7 +149,7 @@ def _ridge_cv_scores(B, X, Y, alphas, folds, fit_intercept, scoring, n_targets_b
         form, w, V, right = _decompose(B, Xtr)
         left = _test_side(B, form, V, Xtr, Xte)  # (n_te, k)
         k, n_tr, n_te = w.shape[0], len(tr), len(te)
-        inv = 1.0 / (w[None, :] + a[:, None])  # (n_a, k)
+        inv = B.asarray(1.0 / (w[None, :] + a[:, None]), dtype=dtype)  # (n_a, k)
         stacked_left = (left[None, :, :] * inv[:, None, :]).reshape(n_a * n_te, k)
         # cost of (stacked_left @ right) @ Y vs stacked_left @ (right @ Y)
         via_samples = n_a * n_te * n_tr <= k * n_tr + n_a * n_te * k
@@ -186,18 +185,14 @@ def _ridge_refit(B, X, Y, alphas, best_idx, fit_intercept, n_targets_batch):
     p, n_t = X.shape[1], Y.shape[1]
     coef = B.zeros((p, n_t), dtype=dtype)
     best_idx = B.to_numpy(best_idx)
-    X64 = B.asarray(Xc, dtype=B.float64())
+    step = _n_batch(n_t, 2 * (p + X.shape[0]) * 8, n_targets_batch)
     for ia in np.unique(best_idx):
         cols = np.flatnonzero(best_idx == ia)
-        d = 1.0 / (w + float(alphas[ia]))
-        for s in range(0, len(cols), _n_batch(len(cols), 8 * (p + X.shape[0]), n_targets_batch)):
-            c = B.index(cols[s : s + _n_batch(len(cols), 8 * (p + X.shape[0]), n_targets_batch)])
-            Yg = B.asarray(Yc[:, c], dtype=B.float64())
-            Z = right @ Yg  # (k, g)
-            sol = V @ (d[:, None] * Z)
-            if form == "dual":
-                sol = X64.T @ sol
-            coef[:, c] = B.asarray(sol, dtype=dtype)
+        d = B.asarray(1.0 / (w + float(alphas[ia])), dtype=dtype)
+        for s in range(0, len(cols), step):
+            c = B.index(cols[s : s + step])
+            sol = V @ (d[:, None] * (right @ Yc[:, c]))
+            coef[:, c] = Xc.T @ sol if form == "dual" else sol
     intercept = (my - mx @ coef) if fit_intercept else B.zeros((n_t,), dtype=dtype)
     return coef, intercept
 
@@ -299,6 +294,8 @@ class RidgeEncoder(EstimatorMixin):
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X)
+        if not np.issubdtype(X.dtype, np.floating):
+            X = X.astype(np.float64)
         check_finite(X, "features")
         folds = make_folds(self.cv, X.shape[0], self.random_state)
         if _is_dask(Y):
@@ -352,7 +349,8 @@ class RidgeEncoder(EstimatorMixin):
             raise InvalidDataError(
                 f"X has {X.shape[1]} features; the encoder was fitted on {self.n_features_in_}."
             )
-        P = X @ self.coef_.T.astype(X.dtype, copy=False) + self.intercept_
+        dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else self.coef_.dtype
+        P = X.astype(dtype, copy=False) @ self.coef_.T.astype(dtype, copy=False) + self.intercept_
         return P[:, 0] if getattr(self, "_y_1d", False) else P
 
     def score(self, X, y):
@@ -567,12 +565,23 @@ def _metric(Y, P, metric):
         return 1 - ((Y - P) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)
 
 
+def _clone(model):
+    if hasattr(model, "_clone"):
+        return model._clone()
+    if hasattr(model, "get_params"):
+        return type(model)(**model.get_params())
+    raise TypeError(
+        f"model must be 'ridge', 'pls' or an estimator with get_params/fit/predict; got "
+        f"{type(model).__name__}."
+    )
+
+
 def _cv_predict_score(model, X, Y, folds, metric):
     check_finite(Y, "responses")
     Y = np.asarray(Y)
     out = np.zeros(Y.shape[1])
     for tr, te in folds:
-        est = model._clone().fit(X[tr], Y[tr])
+        est = _clone(model).fit(X[tr], Y[tr])
         P = np.atleast_2d(est.predict(X[te]).T).T
         out += _metric(Y[te], P, metric)
     return out / len(folds)

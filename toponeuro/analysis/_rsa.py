@@ -224,7 +224,8 @@ def rdm(
     step = _block_rows(n, n, dtype.itemsize, block_size)
     for a in range(0, n - 1, step):
         b = min(n, a + step)
-        G = Z[a:b] @ Z[a:].T
+        # one block: Z @ Z.T lets BLAS compute half the products (syrk)
+        G = Z @ Z.T if (a == 0 and b == n) else Z[a:b] @ Z[a:].T
         if metric in ("correlation", "cosine"):
             blk = 1.0 - G
         else:
@@ -313,8 +314,24 @@ def _pearson(a, b):
     return _cosine(a - a.mean(), b - b.mean())
 
 
+def _rankdata(v: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based, ties share their mean rank), as ``scipy.stats.rankdata``."""
+    order = np.argsort(v)
+    sv = v[order]
+    new = np.empty(len(v) + 1, dtype=bool)
+    new[0] = True
+    np.not_equal(sv[1:], sv[:-1], out=new[1:-1])
+    new[-1] = True
+    bounds = np.flatnonzero(new)
+    group = np.cumsum(new[:-1]) - 1
+    mean_rank = (bounds[:-1] + bounds[1:] + 1) / 2.0
+    ranks = np.empty(len(v))
+    ranks[order] = mean_rank[group]
+    return ranks
+
+
 def _spearman(a, b):
-    return _pearson(scipy.stats.rankdata(a), scipy.stats.rankdata(b))
+    return _pearson(_rankdata(a), _rankdata(b))
 
 
 def _tie_pairs(v):
@@ -500,7 +517,7 @@ def _pool(V, method):
         V = V - np.nanmean(V, axis=1, keepdims=True)
         V = V / np.nanstd(V, axis=1, keepdims=True)
     elif method in ("spearman", "kendall_tau_a"):
-        V = np.stack([scipy.stats.rankdata(v) for v in V])
+        V = np.stack([_rankdata(v) for v in V])
     return V.mean(0)
 
 

@@ -235,3 +235,34 @@ def test_torch_pearson_scoring_and_sklearn_estimator_in_encoding_score():
     assert ints.coef_.dtype == np.float64
     s = encoding_score(X, Y, model=Ridge(1.0), cv=3)
     assert s.attrs["model"] == "Ridge" and np.all(s.values > 0.5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("shape", [(60, 8), (40, 100)])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_deletion_identity_equals_per_fold_refits(backend, shape, fit_intercept):
+    X, Y, _ = _data(*shape)
+    kw = {"alphas": ALPHAS, "cv": 4, "backend": backend, "fit_intercept": fit_intercept}
+    a = RidgeEncoder(cv_solver="deletion", **kw).fit(X, Y)
+    b = RidgeEncoder(cv_solver="per_fold", **kw).fit(X, Y)
+    np.testing.assert_allclose(a.cv_scores_, b.cv_scores_, atol=1e-8)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
+
+
+def test_non_partition_splitters_use_per_fold_path():
+    from himalaya.ridge import RidgeCV as HRidgeCV
+    from himalaya.scoring import r2_score
+    from sklearn.model_selection import ShuffleSplit
+
+    X, Y, _ = _data()
+    ss = ShuffleSplit(3, test_size=0.25, random_state=0)
+    ours = RidgeEncoder(alphas=ALPHAS, cv=ss).fit(X, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = HRidgeCV(alphas=ALPHAS, cv=ss, fit_intercept=True,
+                       solver_params={"score_func": r2_score}).fit(X, Y)
+    np.testing.assert_allclose(ours.cv_scores_.max(0), np.asarray(ref.cv_scores_), atol=1e-6)
+    with pytest.raises(InvalidDataError, match="per_fold"):
+        RidgeEncoder(alphas=ALPHAS, cv=ss, cv_solver="deletion").fit(X, Y)
+    with pytest.raises(UnknownNameError, match="per_fold"):
+        RidgeEncoder(alphas=ALPHAS, cv_solver="per-fold").fit(X, Y)

@@ -41,6 +41,12 @@ class _Numpy:
     def argmax(self, x, axis):
         return np.argmax(x, axis=axis)
 
+    def eye(self, n, dtype):
+        return np.eye(n, dtype=dtype)
+
+    def inv(self, a):
+        return np.linalg.inv(a)
+
     def sqrt(self, x):
         return np.sqrt(x)
 
@@ -100,6 +106,12 @@ class _Torch:
 
     def argmax(self, x, axis):
         return self.torch.argmax(x, dim=axis)
+
+    def eye(self, n, dtype):
+        return self.torch.eye(n, dtype=self._dtype(dtype), device=self.device)
+
+    def inv(self, a):
+        return self.torch.linalg.inv(a)
 
     def sqrt(self, x):
         return self.torch.sqrt(x)

@@ -125,6 +125,7 @@ def _score(B, Yte, P, scoring):
 
 
 SCORINGS = ("r2", "pearson", "neg_mse")
+CV_SOLVERS = ("auto", "deletion", "per_fold")
 
 
 def _n_batch(n_targets, per_target_bytes, n_targets_batch):
@@ -173,15 +174,80 @@ def _ridge_cv_scores(B, X, Y, alphas, folds, fit_intercept, scoring, n_targets_b
     return total / len(folds)
 
 
-def _ridge_refit(B, X, Y, alphas, best_idx, fit_intercept, n_targets_batch):
+def _is_partition(folds, n):
+    """True when the test sets partition the samples and each train set is the rest."""
+    tests = np.concatenate([np.asarray(te) for _, te in folds])
+    if len(tests) != n or not np.array_equal(np.sort(tests), np.arange(n)):
+        return False
+    return all(len(tr) + len(te) == n and not np.intersect1d(tr, te).size for tr, te in folds)
+
+
+def _global_decomposition(B, X, fit_intercept):
+    """One decomposition of the (centred) full design, shared by CV and refit."""
+    mx = X.mean(0) if fit_intercept else None
+    Xc = X - mx if fit_intercept else X
+    form, w, V, right = _decompose(B, Xc)
+    if form == "primal":
+        L = Xc @ V  # (n, p): full-data hat matrix is L diag(1/(w+a)) L'
+    else:
+        L = V * B.sqrt(B.asarray(w, dtype=B.dtype_of(V)))[None, :]  # Q sqrt(w)
+    return {"form": form, "w": w, "V": V, "right": right, "L": L, "Xc": Xc, "mx": mx}
+
+
+def _deletion_cv_scores(B, dec, Y, alphas, folds, fit_intercept, scoring, n_targets_batch):
+    """K-fold CV scores without refitting per fold.
+
+    For penalised least squares with a fixed penalty, the residuals of a held-out group
+    ``g`` under the model fitted without it are ``(I - H_gg)^-1 r_g``, where ``H`` is the
+    full-data hat matrix and ``r`` the full-data residuals (the unpenalised intercept adds
+    ``1/n`` to ``H``). So one decomposition serves every fold, alpha and target; only small
+    ``n_g x n_g`` inverses are computed per fold and alpha.
+    """
+    L, w = dec["L"], dec["w"]
+    dtype = B.dtype_of(L)
+    f64 = B.float64()
+    n, _ = L.shape
+    n_a, n_t = len(alphas), Y.shape[1]
+    D = 1.0 / (w[None, :] + B.asarray(alphas, dtype=f64)[:, None])  # (n_a, k)
+    ops = []
+    for _, te in folds:
+        ite = B.index(te)
+        Lg = B.asarray(L[ite], dtype=f64)
+        ng = len(te)
+        Ms, Ns = [], []
+        for ia in range(n_a):
+            LD = Lg * D[ia][None, :]
+            H = LD @ Lg.T + (1.0 / n if fit_intercept else 0.0)
+            M = B.inv(B.eye(ng, f64) - H)
+            Ms.append(M)
+            Ns.append(M @ LD)
+        ops.append((ite, ng, B.asarray(B.concatenate(Ms), dtype), B.asarray(B.concatenate(Ns), dtype)))
+    itemsize = np.dtype(B.to_numpy(L[:1, :1]).dtype).itemsize
+    batch = _n_batch(n_t, 3 * n_a * max(ng for _, ng, _, _ in ops) * itemsize, n_targets_batch)
+    total = B.zeros((n_a, n_t), dtype=f64)
+    for s in range(0, n_t, batch):
+        Yc = Y[:, s : s + batch]
+        if fit_intercept:
+            Yc = Yc - Yc.mean(0)
+        Z = L.T @ Yc
+        for ite, ng, Mst, Nst in ops:
+            Yg = Yc[ite]
+            E = (Mst @ Yg - Nst @ Z).reshape(n_a, ng, -1)  # held-out residuals
+            total[:, s : s + batch] += B.asarray(_score(B, Yg, Yg - E, scoring), f64)
+    return total / len(folds)
+
+
+def _ridge_refit(B, X, Y, alphas, best_idx, fit_intercept, n_targets_batch, dec=None):
     """Coefficients ``(n_features, n_targets)`` and intercepts refit on all samples."""
     dtype = X.dtype
+    if dec is None:
+        dec = _global_decomposition(B, X, fit_intercept)
+    form, w, V, right, Xc, mx = (dec[k] for k in ("form", "w", "V", "right", "Xc", "mx"))
     if fit_intercept:
-        mx, my = X.mean(0), Y.mean(0)
-        Xc, Yc = X - mx, Y - my
+        my = Y.mean(0)
+        Yc = Y - my
     else:
-        Xc, Yc = X, Y
-    form, w, V, right = _decompose(B, Xc)
+        Yc = Y
     p, n_t = X.shape[1], Y.shape[1]
     coef = B.zeros((p, n_t), dtype=dtype)
     best_idx = B.to_numpy(best_idx)
@@ -225,6 +291,11 @@ class RidgeEncoder(EstimatorMixin):
     %(device)s
     n_targets_batch : int or None
         Targets processed together; ``None`` sizes chunks to ~256 MB of predictions.
+    cv_solver : {"auto", "deletion", "per_fold"}
+        ``"per_fold"`` decomposes each training set; ``"deletion"`` decomposes the full
+        design once and obtains every fold's held-out residuals exactly as
+        ``(I - H_gg)^-1 r_g`` (group-deletion identity of penalised least squares), which
+        needs k-fold style folds; ``"auto"`` (default) uses it whenever the folds allow.
     %(random_state)s
 
     Attributes
@@ -257,8 +328,10 @@ class RidgeEncoder(EstimatorMixin):
         backend: str = "numpy",
         device: str = "cpu",
         n_targets_batch: int | None = None,
+        cv_solver: str = "auto",
         random_state=None,
     ):
+        self.cv_solver = cv_solver
         self.alphas = alphas
         self.cv = cv
         self.alpha_per_target = alpha_per_target
@@ -367,10 +440,29 @@ class RidgeEncoder(EstimatorMixin):
 def _block_scores(params, alphas, folds, X, Y):
     B = get_backend(params["backend"], params["device"])
     check_finite(Y, "targets")
-    Xb, Yb = B.asarray(X), B.asarray(Y, dtype=X.dtype)
-    s = _ridge_cv_scores(B, Xb, Yb, alphas, folds, params["fit_intercept"], params["scoring"],
-                         params["n_targets_batch"])
-    return B.to_numpy(s)
+    Xb, Yb = B.asarray(X), B.asarray(np.asarray(Y), dtype=X.dtype)
+    return B.to_numpy(_cv_scores(params, B, Xb, Yb, alphas, folds)[0])
+
+
+def _cv_scores(params, B, Xb, Yb, alphas, folds, with_scores=True):
+    """``(scores (n_alphas, n_targets) or None, decomposition of the full design)``."""
+    fi, scoring, nb = params["fit_intercept"], params["scoring"], params["n_targets_batch"]
+    solver = params["cv_solver"]
+    if solver not in CV_SOLVERS:
+        raise UnknownNameError(f"Unknown cv_solver {solver!r}; {close_matches(solver, CV_SOLVERS)}")
+    n = Xb.shape[0]
+    partition = _is_partition(folds, n)
+    if solver == "deletion" and not partition:
+        raise InvalidDataError(
+            "cv_solver='deletion' needs folds whose test sets partition the stimuli (k-fold); "
+            "use cv_solver='per_fold' for other splitters."
+        )
+    dec = _global_decomposition(B, Xb, fi)
+    if not with_scores:
+        return None, dec
+    if solver != "per_fold" and partition:
+        return _deletion_cv_scores(B, dec, Yb, alphas, folds, fi, scoring, nb), dec
+    return _ridge_cv_scores(B, Xb, Yb, alphas, folds, fi, scoring, nb), dec
 
 
 def _fit_block(params, alphas, folds, X, Y, fixed_index):
@@ -382,9 +474,9 @@ def _fit_block(params, alphas, folds, X, Y, fixed_index):
         Y = Y.astype(np.result_type(X.dtype, np.float32))
         X = X.astype(Y.dtype)
     Xb, Yb = B.asarray(X), B.asarray(Y)
-    if len(alphas) > 1 or fixed_index is None:
-        scores = _ridge_cv_scores(B, Xb, Yb, alphas, folds, params["fit_intercept"],
-                                  params["scoring"], params["n_targets_batch"])
+    need = len(alphas) > 1 or fixed_index is None
+    scores, dec = _cv_scores(params, B, Xb, Yb, alphas, folds, with_scores=need)
+    if need:
         scores_np = B.to_numpy(scores)
     else:
         scores_np = np.full((1, Y.shape[1]), np.nan)
@@ -398,7 +490,7 @@ def _fit_block(params, alphas, folds, X, Y, fixed_index):
         best_ret = int(np.argmax(np.nan_to_num(scores_np.mean(1), nan=-np.inf)))
         best = np.full(Y.shape[1], best_ret)
     coef, intercept = _ridge_refit(B, Xb, Yb, alphas, best, params["fit_intercept"],
-                                   params["n_targets_batch"])
+                                   params["n_targets_batch"], dec)
     return scores_np, best_ret, B.to_numpy(coef).T.copy(), B.to_numpy(intercept)
 
 

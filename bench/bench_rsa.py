@@ -3,10 +3,10 @@
 1. Correlation RDM of N=2,000 stimuli x P=10,000 features (float64), then its Spearman
    comparison with a model RDM, in both libraries on identical data; prints times, the ratio
    (>1 means toponeuro is faster) and the largest difference between the results.
-2. Peak memory of a condensed float32 correlation RDM for N=20,000 stimuli (P=512), in a
-   subprocess (ru_maxrss), and rsatoolbox on the same data in a subprocess whose address
-   space is capped (``--cap-gb``, default 6): rsatoolbox builds the full N x N float64 matrix
-   (3.2 GB) and more than one temporary of that size.
+2. Peak memory (ru_maxrss of a subprocess each) of a float32 correlation RDM with P=512:
+   at N=5,000 for both libraries, and at N=20,000 for toponeuro (condensed float32) and for
+   rsatoolbox in a subprocess whose address space is capped (``--cap-gb``, default 4):
+   rsatoolbox builds full N x N float64 matrices (3.2 GB each at N=20,000).
 
 Run: python bench/bench_rsa.py [--small] [--skip-big]
 """
@@ -107,7 +107,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--big-n", type=int, default=20000)
     ap.add_argument("--big-p", type=int, default=512)
-    ap.add_argument("--cap-gb", type=float, default=6.0)
+    ap.add_argument("--cap-gb", type=float, default=4.0)
+    ap.add_argument("--mid-n", type=int, default=5000)
     ap.add_argument("--small", action="store_true", help="N=1000 x P=2000, big N=8000")
     ap.add_argument("--skip-big", action="store_true")
     ap.add_argument("--big-child", default=None)
@@ -115,10 +116,11 @@ def main():
     if args.big_child:
         return big_child(args.big_child, args.big_n, args.big_p, args.cap_gb)
     if args.small:
-        args.n, args.p, args.big_n = 1000, 2000, 8000
+        args.n, args.p, args.mid_n, args.big_n = 1000, 2000, 2000, 8000
     print(f"correlation RDM + Spearman: N={args.n} x P={args.p}, float64")
     speed(args.n, args.p, args.repeats)
     if not args.skip_big:
+        big(args.mid_n, args.big_p, 0)
         big(args.big_n, args.big_p, args.cap_gb)
 
 

@@ -1,9 +1,11 @@
 """Encoding models: ridge (one eigendecomposition shared over every alpha and target) and PLS.
 
-The ridge solution for all alphas comes from one symmetric eigendecomposition per training
-set: of the feature Gram ``X.T @ X`` when there are fewer features than samples (primal
-form), else of the kernel ``X @ X.T`` (dual form). Predictions of every alpha for a chunk of
-targets are then one matrix product, so the cost is dominated by a single GEMM per fold.
+The ridge solution for all alphas comes from one symmetric eigendecomposition: of the feature
+Gram ``X.T @ X`` when there are fewer features than samples (primal form), else of the kernel
+``X @ X.T`` (dual form). For k-fold cross-validation the decomposition of the full design is
+enough: the held-out residuals of each fold follow from the full-data fit by the
+group-deletion identity ``e_g = (I - H_gg)^-1 r_g``. Scores of every alpha for a chunk of
+targets are then a few matrix products.
 """
 
 from __future__ import annotations
@@ -268,9 +270,12 @@ def _ridge_refit(B, X, Y, alphas, best_idx, fit_intercept, n_targets_batch, dec=
 class RidgeEncoder(EstimatorMixin):
     """Ridge regression with cross-validated alpha, per target or shared.
 
-    One eigendecomposition per training set (primal ``X.T X`` or dual ``X X.T``, whichever
-    is smaller) serves every alpha and every target; the predictions of all alphas for a chunk
-    of targets are one matrix product. Targets are processed in chunks so memory stays bounded.
+    One symmetric eigendecomposition (primal ``X.T X`` or dual ``X X.T``, whichever is
+    smaller) serves every alpha and every target. With k-fold splits a single decomposition of
+    the full design gives every fold's held-out residuals exactly (group-deletion identity, see
+    ``cv_solver``); other splitters decompose each training set. The predictions of all alphas
+    for a chunk of targets are then matrix products, and targets are processed in chunks so
+    memory stays bounded.
     When ``y`` is a dask array chunked over targets, each chunk is fitted as one task on the
     active dask scheduler (a ``dask.distributed`` client if one is running).
 

@@ -111,17 +111,21 @@ def main():
     ap.add_argument("--mid-n", type=int, default=5000)
     ap.add_argument("--small", action="store_true", help="N=1000 x P=2000, big N=8000")
     ap.add_argument("--skip-big", action="store_true")
+    ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--big-child", default=None)
     args = ap.parse_args()
     if args.big_child:
         return big_child(args.big_child, args.big_n, args.big_p, args.cap_gb)
     if args.small:
         args.n, args.p, args.mid_n, args.big_n = 1000, 2000, 2000, 8000
-    print(f"correlation RDM + Spearman: N={args.n} x P={args.p}, float64")
-    speed(args.n, args.p, args.repeats)
+    # memory first: Linux keeps ru_maxrss across exec, so children must start from a small
+    # parent
     if not args.skip_big:
         big(args.mid_n, args.big_p, 0)
         big(args.big_n, args.big_p, args.cap_gb)
+    if not args.skip_speed:
+        print(f"correlation RDM + Spearman: N={args.n} x P={args.p}, float64")
+        speed(args.n, args.p, args.repeats)
 
 
 if __name__ == "__main__":

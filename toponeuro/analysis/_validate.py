@@ -9,9 +9,16 @@ import xarray as xr
 
 from .. import _dims as D
 from .._align import align_stimuli
-from ..exceptions import AlignmentError, DimensionError, InvalidDataError
+from ..exceptions import AlignmentError, DimensionError, InvalidDataError, NotFittedError
 
-__all__ = ["as_matrix", "paired_matrices", "voxel_template", "check_finite", "EstimatorMixin"]
+__all__ = [
+    "as_matrix",
+    "paired_matrices",
+    "voxel_template",
+    "check_finite",
+    "EstimatorMixin",
+    "LinearPredictorMixin",
+]
 
 
 def _is_dask(x) -> bool:
@@ -100,3 +107,29 @@ class EstimatorMixin:
 
     def _clone(self):
         return type(self)(**self.get_params())
+
+
+class LinearPredictorMixin:
+    """``predict`` / ``score`` of a fitted linear model with ``coef_`` and ``intercept_``."""
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted; call fit(X, y) first.")
+
+    def predict(self, X):
+        """Predicted targets ``(n_samples, n_targets)`` (1-D when fitted on 1-D ``y``)."""
+        self._check_fitted()
+        X = np.asarray(as_matrix(X, "features"))
+        if X.shape[1] != self.n_features_in_:
+            raise InvalidDataError(
+                f"X has {X.shape[1]} features; the encoder was fitted on {self.n_features_in_}."
+            )
+        dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else self.coef_.dtype
+        P = X.astype(dtype, copy=False) @ self.coef_.T.astype(dtype, copy=False) + self.intercept_
+        return P[:, 0] if getattr(self, "_y_1d", False) else P
+
+    def score(self, X, y):
+        """Coefficient of determination R² averaged over targets (as scikit-learn)."""
+        P = np.atleast_2d(self.predict(X).T).T
+        Y = np.asarray(as_matrix(y, "targets"))
+        return float(np.mean(1 - ((Y - P) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)))

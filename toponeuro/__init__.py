@@ -40,6 +40,10 @@ _LAZY = {
     "find_patches": "toponeuro.analysis",
     "map_similarity": "toponeuro.analysis",
     "compare_topography": "toponeuro.analysis",
+    "extract": "toponeuro.features",
+    "create_model": "toponeuro.models",
+    "list_models": "toponeuro.models",
+    "model_card": "toponeuro.models",
 }
 _SUBPACKAGES = (
     "topoloss",

@@ -75,6 +75,18 @@ def _store_path(store, key: str) -> Path:
     return p
 
 
+def _put_strings(f, name, dim, values) -> None:
+    import h5py
+
+    v = f.create_variable(name, (dim,), dtype=h5py.string_dtype("utf-8"))
+    v[:] = np.asarray(values).astype(str).astype(object)
+
+
+def _get_strings(f, name) -> np.ndarray:
+    vals = np.asarray(f.variables[name][:], dtype=object)
+    return np.array([x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in vals])
+
+
 class ActivationStore:
     """Rows of activations for ``n_stimuli`` stimuli in one netCDF file.
 
@@ -147,14 +159,10 @@ class ActivationStore:
             v.attrs["coordinates"] = " ".join(coords)
             f.create_variable(_DONE, (D.STIMULUS,), "i1", fillvalue=0)
             f.variables[_DONE][:] = np.zeros(n, dtype="i1")
-            f.create_variable(D.STIMULUS_ID, (D.STIMULUS,), data=self.ids.astype(object), dtype=str)
+            _put_strings(f, D.STIMULUS_ID, D.STIMULUS, self.ids)
             if self.categories is not None:
-                f.create_variable(
-                    D.CATEGORY, (D.STIMULUS,), data=self.categories.astype(object), dtype=str
-                )
-            f.create_variable(
-                D.LAYER, (D.UNIT,), data=np.asarray(unit_info[D.LAYER]).astype(object), dtype=str
-            )
+                _put_strings(f, D.CATEGORY, D.STIMULUS, self.categories)
+            _put_strings(f, D.LAYER, D.UNIT, unit_info[D.LAYER])
             for c in _UNIT_INT_COORDS:
                 if c in unit_info:
                     f.create_variable(c, (D.UNIT,), data=np.asarray(unit_info[c], dtype="i8"))
@@ -180,7 +188,7 @@ class ActivationStore:
         """All rows and the unit coords (every row must be done)."""
         f = self._f
         data = np.asarray(f.variables[_DATA][:])
-        info = {D.LAYER: np.asarray(f.variables[D.LAYER][:]).astype(str)}
+        info = {D.LAYER: _get_strings(f, D.LAYER)}
         for c in _UNIT_INT_COORDS:
             if c in f.variables:
                 info[c] = np.asarray(f.variables[c][:])

@@ -97,9 +97,10 @@ def _resolve_layers(module, card, layers) -> list[str]:
 def _callable_key(fn) -> str:
     try:
         src = inspect.getsource(fn)
-        return f"{getattr(fn, '__qualname__', type(fn).__name__)}:" + hashlib.sha256(
-            src.encode()
-        ).hexdigest()
+        return (
+            f"{getattr(fn, '__qualname__', type(fn).__name__)}:"
+            + hashlib.sha256(src.encode()).hexdigest()
+        )
     except (OSError, TypeError):
         return repr(fn)
 

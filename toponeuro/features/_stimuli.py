@@ -138,7 +138,5 @@ def as_stimuli(stimuli):
     try:
         items = list(stimuli)
     except TypeError as err:
-        raise InvalidDataError(
-            f"Stimuli must be iterable; got {type(stimuli).__name__}."
-        ) from err
+        raise InvalidDataError(f"Stimuli must be iterable; got {type(stimuli).__name__}.") from err
     return ItemStimuli(items)

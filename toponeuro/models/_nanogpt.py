@@ -208,7 +208,7 @@ def load_gpt2_tokenizer(path=None, *, cache_dir=None):
                 f"The GPT-2 BPE files are not available offline. {err} Alternatively pass "
                 "path= a folder with vocab.json and merges.txt."
             ) from err
-    return GPT2TokenizerFast(vocab_file=files[0], merges_file=files[1])
+    return GPT2TokenizerFast.from_pretrained(os.path.dirname(files[0]))
 
 
 _NANO_TOPO = tuple(f"transformer.h.{i}.mlp.c_fc" for i in range(12))

@@ -226,6 +226,11 @@ def _strip_prefixes(state: Mapping) -> dict:
     return out
 
 
+def _first_line(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
 def _torch_load(path: Path, trust_checkpoint: bool):
     import torch
 
@@ -236,7 +241,7 @@ def _torch_load(path: Path, trust_checkpoint: bool):
         msg = str(err)
         if "Weights only load failed" not in msg and "Unsupported global" not in msg:
             raise CheckpointError(
-                f"{path} could not be read ({msg.splitlines()[0]}); it is truncated or "
+                f"{path} could not be read ({_first_line(err)}); it is truncated or "
                 "not a torch checkpoint. Download it again."
             ) from err
         if not trust_checkpoint:
@@ -249,7 +254,7 @@ def _torch_load(path: Path, trust_checkpoint: bool):
             ) from err
     except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as err:
         raise CheckpointError(
-            f"{path} could not be read ({type(err).__name__}: {str(err).splitlines()[0]}); it "
+            f"{path} could not be read ({type(err).__name__}: {_first_line(err)}); it "
             "is truncated, corrupt or not a torch checkpoint. Download it again."
         ) from err
     try:

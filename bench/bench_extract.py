@@ -1,0 +1,149 @@
+"""Benchmark ``toponeuro.extract``: overhead over a bare forward pass, and streamed memory.
+
+1. Ratio: ``extract`` (hooks on every TopoLoss layer + fc, mean pooling, in memory) against a
+   bare ``model(x)`` loop over the same batches built the same way. Target <= 1.10.
+2. Peak RSS of a streamed run (``store=`` folder) at 1k and 20k stimuli, each in a fresh
+   process, next to the peak RSS of a bare forward loop over the same stimuli. Target: flat.
+
+Model: the demo TopoNet architecture (``toponet_demo``: SmallResNet, widths 16/32/64/128,
+BlurPool), randomly initialised. Stimuli: synthetic 32 x 32 RGB tensors generated on demand
+from their index (a lazy StimulusSet stand-in), so the stimuli themselves take no memory.
+
+Run: ``PYTHONPATH=. python bench/bench_extract.py [--n-ratio 2000] [--sizes 1000 20000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+WIDTHS = (16, 32, 64, 128)
+SIZE = 32
+BATCH = 64
+
+
+class SyntheticImages:
+    """``n`` deterministic random images, made when asked for (StimulusSet interface)."""
+
+    kind = "image"
+    categories = None
+
+    def __init__(self, n: int):
+        self.n = n
+        self.ids = np.array([f"img-{i:06d}" for i in range(n)])
+
+    def __len__(self):
+        return self.n
+
+    def get(self, i):
+        g = torch.Generator().manual_seed(int(i))
+        return torch.rand(3, SIZE, SIZE, generator=g)
+
+    def content_hash(self):
+        return hashlib.sha256(f"synthetic-{self.n}-{SIZE}".encode()).hexdigest()
+
+
+def _model():
+    from toponeuro.models import create_model
+
+    torch.manual_seed(0)
+    return create_model("toponet_demo.tau_0", widths=WIDTHS)
+
+
+def _bare(model, stim):
+    with torch.inference_mode():
+        for start in range(0, len(stim), BATCH):
+            items = [stim.get(i) for i in range(start, min(start + BATCH, len(stim)))]
+            model(torch.stack(items))
+
+
+def ratio(n: int, repeats: int = 3) -> dict:
+    from toponeuro import extract
+
+    model = _model()
+    stim = SyntheticImages(n)
+    layers = [*model.model_card.topo_layers, "fc"]
+    _bare(model, SyntheticImages(BATCH))  # warm up
+    t_bare, t_ext = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        _bare(model, stim)
+        t_bare.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        acts = extract(model, stim, layers, batch_size=BATCH, progress=False)
+        t_ext.append(time.perf_counter() - t0)
+    return {
+        "n_stimuli": n,
+        "n_units": int(acts.sizes["unit"]),
+        "bare_s": min(t_bare),
+        "extract_s": min(t_ext),
+        "ratio": min(t_ext) / min(t_bare),
+    }
+
+
+def _child(mode: str, n: int) -> None:
+    model = _model()
+    stim = SyntheticImages(n)
+    t0 = time.perf_counter()
+    if mode == "bare":
+        _bare(model, stim)
+        units = 0
+    else:
+        from toponeuro import extract
+
+        with tempfile.TemporaryDirectory() as d:
+            acts = extract(
+                model, stim, ["layer1.0.conv1", "fc"], batch_size=BATCH, store=d, progress=False
+            )
+            units = int(acts.sizes["unit"])
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"mode": mode, "n": n, "units": units, "s": time.perf_counter() - t0,
+                      "peak_rss_mib": peak_mib}))
+
+
+def memory(sizes) -> list[dict]:
+    out = []
+    for n in sizes:
+        for mode in ("bare", "stream"):
+            res = subprocess.run(
+                [sys.executable, __file__, "--child", mode, str(n)],
+                capture_output=True, text=True, check=True,
+            )
+            out.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n-ratio", type=int, default=2000)
+    p.add_argument("--sizes", type=int, nargs="+", default=[1000, 20000])
+    p.add_argument("--child", nargs=2, metavar=("MODE", "N"), help=argparse.SUPPRESS)
+    args = p.parse_args()
+    torch.set_num_threads(2)
+    if args.child:
+        _child(args.child[0], int(args.child[1]))
+        return
+    r = ratio(args.n_ratio)
+    print(
+        f"extract vs bare forward: {r['n_stimuli']} stimuli, {r['n_units']} units "
+        f"(8 TopoLoss convs + fc, mean pooling): bare {r['bare_s']:.2f} s, extract "
+        f"{r['extract_s']:.2f} s, ratio {r['ratio']:.3f} (target <= 1.10)"
+    )
+    for m in memory(args.sizes):
+        print(
+            f"{m['mode']:>6} n={m['n']:>6}: {m['s']:7.1f} s, peak RSS {m['peak_rss_mib']:7.1f} MiB"
+            + (f" ({m['units']} units streamed to disk)" if m["mode"] == "stream" else "")
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -112,17 +112,24 @@ class _ImageInputs:
         if preprocess is not None:
             self.key = "image:custom:" + _callable_key(preprocess)
         elif card is not None and card.input_size:
-            from torchvision import transforms as T
-
-            size = int(card.input_size)
-            resize = int(round(size / card.crop_pct))
-            steps = [T.Resize(resize, antialias=True), T.CenterCrop(size), T.ToTensor()]
-            if card.mean is not None:
-                steps.append(T.Normalize(card.mean, card.std))
-            self.transform = T.Compose(steps)
-            self.key = f"image:resize={resize}:crop={size}:mean={card.mean}:std={card.std}"
+            self.size = int(card.input_size)
+            self.resize = int(round(self.size / card.crop_pct))
+            self.mean, self.std = card.mean, card.std
+            self.transform = self._card_transform  # torchvision is imported on first image
+            self.key = (
+                f"image:resize={self.resize}:crop={self.size}:mean={card.mean}:std={card.std}"
+            )
         else:
             self.key = "image:tensors-as-given"
+
+    def _card_transform(self, image):
+        from torchvision import transforms as T
+
+        steps = [T.Resize(self.resize, antialias=True), T.CenterCrop(self.size), T.ToTensor()]
+        if self.mean is not None:
+            steps.append(T.Normalize(self.mean, self.std))
+        self.transform = T.Compose(steps)
+        return self.transform(image)
 
     def __call__(self, items):
         import torch

@@ -106,8 +106,17 @@ def _child(mode: str, n: int) -> None:
             )
             units = int(acts.sizes["unit"])
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"mode": mode, "n": n, "units": units, "s": time.perf_counter() - t0,
-                      "peak_rss_mib": peak_mib}))
+    print(
+        json.dumps(
+            {
+                "mode": mode,
+                "n": n,
+                "units": units,
+                "s": time.perf_counter() - t0,
+                "peak_rss_mib": peak_mib,
+            }
+        )
+    )
 
 
 def memory(sizes) -> list[dict]:
@@ -116,7 +125,9 @@ def memory(sizes) -> list[dict]:
         for mode in ("bare", "stream"):
             res = subprocess.run(
                 [sys.executable, __file__, "--child", mode, str(n)],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             out.append(json.loads(res.stdout.strip().splitlines()[-1]))
     return out

@@ -98,10 +98,15 @@ def test_conv_pooling_matches_the_feature_maps(pooling):
         assert sub.sizes["unit"] == 4 * 6 * 5
         c, y, xx = 2, 4, 1
         unit = np.flatnonzero(
-            (sub[D.CHANNEL].values == c) & (sub[D.FMAP_Y].values == y) & (sub[D.FMAP_X].values == xx)
+            (sub[D.CHANNEL].values == c)
+            & (sub[D.FMAP_Y].values == y)
+            & (sub[D.FMAP_X].values == xx)
         )
         np.testing.assert_allclose(sub.values[:, unit[0]], fmap[:, c, y, xx], rtol=1e-5)
-        assert (sub[D.ROW].values[unit[0]], sub[D.COL].values[unit[0]]) == (1, 0)  # channel 2 on 2x2
+        assert (sub[D.ROW].values[unit[0]], sub[D.COL].values[unit[0]]) == (
+            1,
+            0,
+        )  # channel 2 on 2x2
         assert (acts.topo.select("fc")[D.FMAP_Y].values == -1).all()
         maps = acts.topo.map("conv", reduce="mean")
         np.testing.assert_allclose(
@@ -213,8 +218,14 @@ def test_text_tiny_nanogpt_with_a_tokenizer():
     torch.manual_seed(0)
     gpt = GPT(cfg).eval()
     texts = ["one two three four", "five"]
-    acts = extract(gpt, texts, ["transformer.h.1.mlp.c_fc"], token_pooling="last",
-                   preprocess=tok, progress=False)
+    acts = extract(
+        gpt,
+        texts,
+        ["transformer.h.1.mlp.c_fc"],
+        token_pooling="last",
+        preprocess=tok,
+        progress=False,
+    )
     ids = tok(texts[1], return_tensors="pt")["input_ids"]
     seen = {}
     h = gpt.transformer.h[1].mlp.c_fc.register_forward_hook(lambda m, i, o: seen.update(o=o))
@@ -269,7 +280,14 @@ def test_cache_key_covers_settings_weights_and_content(tmp_path, demo, monkeypat
     assert len(calls) == n  # cached
     extract(demo, stim, ["fc"], pooling="max", store=tmp_path, progress=False)
     extract(demo, stim, ["layer4.0.conv2", "fc"], store=tmp_path, progress=False)
-    extract(demo, stim, ["fc"], store=tmp_path, progress=False, preprocess=lambda im: torch.zeros(3, 32, 32))
+    extract(
+        demo,
+        stim,
+        ["fc"],
+        store=tmp_path,
+        progress=False,
+        preprocess=lambda im: torch.zeros(3, 32, 32),
+    )
     assert len(calls) == 4 * n and len(list(tmp_path.glob("*.nc"))) == 4
     # same ids, other content: recomputed
     changed = FakeStimulusSet(_images(4, seed=9))
@@ -320,4 +338,32 @@ def test_bad_inputs(demo):
     with pytest.raises(ValueError, match="pooling"):
         extract(demo, [torch.rand(3, 32, 32)], ["fc"], pooling="median", progress=False)
     with pytest.raises(E.InvalidDataError, match="preprocess"):
-        extract(SmallResNet(widths=(8, 8, 8, 8)), [Image.new("RGB", (8, 8))], ["fc"], progress=False)
+        extract(
+            SmallResNet(widths=(8, 8, 8, 8)), [Image.new("RGB", (8, 8))], ["fc"], progress=False
+        )
+
+
+def test_cli_extract(tmp_path):
+    import xarray as xr
+
+    from toponeuro._fetch import sha256sum
+    from toponeuro.cli import main
+
+    small = create_model("toponet_demo.tau_0")
+    ckpt = tmp_path / "demo.pt"
+    torch.save(small.state_dict(), ckpt)
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for i, arr in enumerate(_images(3)):
+        Image.fromarray(arr).save(folder / f"{i}.png")
+    out = tmp_path / "acts.nc"
+    layers = ["layer1.0.conv1", "fc"]
+    argv = ["extract", "--model", "toponet_demo.tau_0", "--checkpoint", str(ckpt)]
+    argv += ["--stimuli", str(folder), "--layers", *layers, "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    got = xr.load_dataarray(out, engine="h5netcdf")
+    check_activations(got)
+    ref = extract(small, sorted(str(p) for p in folder.iterdir()), layers, progress=False)
+    np.testing.assert_allclose(got.values, ref.values, rtol=1e-6)
+    assert got.attrs["model"] == "toponet_demo.tau_0"
+    assert got.attrs["weights_sha256"] == sha256sum(ckpt)

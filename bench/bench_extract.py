@@ -121,6 +121,7 @@ def _child(mode: str, n: int) -> None:
                 "n": n,
                 "units": units,
                 "s": time.perf_counter() - t0,
+                "cpu_s": time.process_time() - c0,
                 "peak_rss_mib": peak_mib,
             }
         )

@@ -9,7 +9,11 @@ Model: the demo TopoNet architecture (``toponet_demo``: SmallResNet, widths 16/3
 BlurPool), randomly initialised. Stimuli: synthetic 32 x 32 RGB tensors generated on demand
 from their index (a lazy StimulusSet stand-in), so the stimuli themselves take no memory.
 
-Run: ``PYTHONPATH=. python bench/bench_extract.py [--n-ratio 2000] [--sizes 1000 20000]``
+The ratio is also measured on an untrained BlurPool ResNet-18 at 224 px (16 TopoLoss convs),
+where the forward pass dominates as it does for the released TopoNets.
+
+Run: ``PYTHONPATH=. python bench/bench_extract.py [--n-ratio 2000] [--resnet18 128]
+[--sizes 1000 20000]``
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ class SyntheticImages:
     kind = "image"
     categories = None
 
-    def __init__(self, n: int):
-        self.n = n
+    def __init__(self, n: int, size: int = SIZE):
+        self.n, self.size = n, size
         self.ids = np.array([f"img-{i:06d}" for i in range(n)])
 
     def __len__(self):
@@ -46,17 +50,18 @@ class SyntheticImages:
 
     def get(self, i):
         g = torch.Generator().manual_seed(int(i))
-        return torch.rand(3, SIZE, SIZE, generator=g)
+        return torch.rand(3, self.size, self.size, generator=g)
 
     def content_hash(self):
-        return hashlib.sha256(f"synthetic-{self.n}-{SIZE}".encode()).hexdigest()
+        return hashlib.sha256(f"synthetic-{self.n}-{self.size}".encode()).hexdigest()
 
 
-def _model():
+def _model(name: str = "toponet_demo.tau_0"):
     from toponeuro.models import create_model
 
     torch.manual_seed(0)
-    return create_model("toponet_demo.tau_0", widths=WIDTHS)
+    kwargs = {"widths": WIDTHS} if name.startswith("toponet_demo") else {}
+    return create_model(name, **kwargs)
 
 
 def _bare(model, stim):
@@ -66,7 +71,7 @@ def _bare(model, stim):
             model(torch.stack(items))
 
 
-def ratio(n: int, repeats: int = 5) -> dict:
+def ratio(n: int, repeats: int = 7, name: str = "toponet_demo.tau_0", size: int = SIZE) -> dict:
     """Interleaved bare / extract runs; the minimum of each over ``repeats``.
 
     CPU time of this (single-threaded) process is the primary measure: on a shared machine
@@ -74,10 +79,10 @@ def ratio(n: int, repeats: int = 5) -> dict:
     """
     from toponeuro import extract
 
-    model = _model()
-    stim = SyntheticImages(n)
+    model = _model(name)
+    stim = SyntheticImages(n, size)
     layers = [*model.model_card.topo_layers, "fc"]
-    _bare(model, SyntheticImages(BATCH))  # warm up
+    _bare(model, SyntheticImages(BATCH, size))  # warm up
     cpu_b, cpu_e, wall_b, wall_e = [], [], [], []
     for _ in range(repeats):
         c0, w0 = time.process_time(), time.perf_counter()
@@ -89,6 +94,9 @@ def ratio(n: int, repeats: int = 5) -> dict:
         cpu_e.append(time.process_time() - c0)
         wall_e.append(time.perf_counter() - w0)
     return {
+        "model": name,
+        "size": size,
+        "n_topo_layers": len(layers) - 1,
         "n_stimuli": n,
         "n_units": int(acts.sizes["unit"]),
         "bare_cpu_s": min(cpu_b),
@@ -145,20 +153,26 @@ def memory(sizes) -> list[dict]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n-ratio", type=int, default=1000)
-    p.add_argument("--sizes", type=int, nargs="+", default=[1000, 20000])
+    p.add_argument("--sizes", type=int, nargs="*", default=[1000, 20000])
+    p.add_argument(
+        "--resnet18", type=int, default=128, help="stimuli for the ResNet-18 ratio (0: skip)"
+    )
     p.add_argument("--child", nargs=2, metavar=("MODE", "N"), help=argparse.SUPPRESS)
     args = p.parse_args()
     torch.set_num_threads(1)
     if args.child:
         _child(args.child[0], int(args.child[1]))
         return
-    r = ratio(args.n_ratio)
-    print(
-        f"extract vs bare forward, {r['n_stimuli']} stimuli, {r['n_units']} units (8 TopoLoss "
-        f"convs + fc, mean pooling), 1 thread: CPU bare {r['bare_cpu_s']:.2f} s, extract "
-        f"{r['extract_cpu_s']:.2f} s, ratio {r['cpu_ratio']:.3f} (target <= 1.10); wall-time "
-        f"ratio {r['wall_ratio']:.3f}"
-    )
+    runs = [ratio(args.n_ratio)]
+    if args.resnet18:
+        runs.append(ratio(args.resnet18, repeats=3, name="resnet18", size=224))
+    for r in runs:
+        print(
+            f"extract vs bare forward, {r['model']} ({r['size']} px), {r['n_stimuli']} stimuli, "
+            f"{r['n_units']} units ({r['n_topo_layers']} TopoLoss layers + fc, mean pooling), "
+            f"1 thread: CPU bare {r['bare_cpu_s']:.2f} s, extract {r['extract_cpu_s']:.2f} s, "
+            f"ratio {r['cpu_ratio']:.3f} (target <= 1.10); wall-time ratio {r['wall_ratio']:.3f}"
+        )
     for m in memory(args.sizes):
         print(
             f"{m['mode']:>6} n={m['n']:>6}: wall {m['s']:7.1f} s, CPU {m['cpu_s']:7.1f} s, "

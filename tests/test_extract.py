@@ -374,3 +374,14 @@ def test_cli_extract(tmp_path):
     np.testing.assert_allclose(got.values, ref.values, rtol=1e-6)
     assert got.attrs["model"] == "toponet_demo.tau_0"
     assert got.attrs["weights_sha256"] == sha256sum(ckpt)
+
+
+def test_real_stimulus_set(demo):
+    from toponeuro.stimuli import make_stimulus_set
+
+    stim = make_stimulus_set(2, ("faces", "places"), kind="image", size=32)
+    acts = extract(demo, stim, ["fc"], progress=False)
+    assert acts[D.STIMULUS_ID].values.tolist() == stim.ids.tolist()
+    assert acts[D.CATEGORY].values.tolist() == ["faces", "faces", "places", "places"]
+    same = extract(demo, [stim.get(i) for i in range(len(stim))], ["fc"], progress=False)
+    np.testing.assert_array_equal(acts.values, same.values)

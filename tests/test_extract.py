@@ -385,3 +385,52 @@ def test_real_stimulus_set(demo):
     assert acts[D.CATEGORY].values.tolist() == ["faces", "faces", "places", "places"]
     same = extract(demo, [stim.get(i) for i in range(len(stim))], ["fc"], progress=False)
     np.testing.assert_array_equal(acts.values, same.values)
+
+
+_KILLED_RUN = """
+import os, signal, sys
+import torch
+from toponeuro.features import _extract
+from toponeuro.models import SmallResNet
+
+torch.manual_seed(0)
+net = SmallResNet(widths=(8, 8, 16, 16))
+images = [torch.rand(3, 16, 16, generator=torch.Generator().manual_seed(i)) for i in range(10)]
+real, calls = _extract._load_batch, []
+
+def dying(source, indices):
+    calls.append(1)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no finally: a real kill
+    return real(source, indices)
+
+_extract._load_batch = dying
+_extract.extract(net, images, ["layer1.0.conv1", "fc"], batch_size=3, store=sys.argv[1],
+                 progress=False)
+"""
+
+
+def test_store_survives_sigkill(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(_KILLED_RUN)
+    store = tmp_path / "store"
+    proc = subprocess.run([sys.executable, str(script), str(store)], capture_output=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+    torch.manual_seed(0)
+    net = SmallResNet(widths=(8, 8, 16, 16))
+    images = [torch.rand(3, 16, 16, generator=torch.Generator().manual_seed(i)) for i in range(10)]
+    st_file = next(store.glob("*.nc"))
+    import h5netcdf
+
+    with h5netcdf.File(st_file, "r") as f:
+        assert int(np.asarray(f.variables["done"][:]).sum()) == 6  # two batches survived
+    resumed = extract(
+        net, images, ["layer1.0.conv1", "fc"], batch_size=3, store=store, progress=False
+    )
+    ref = extract(net, images, ["layer1.0.conv1", "fc"], batch_size=3, progress=False)
+    assert not np.isnan(resumed.values).any()
+    np.testing.assert_allclose(resumed.values, ref.values, rtol=1e-6, atol=1e-7)

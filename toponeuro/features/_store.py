@@ -180,9 +180,15 @@ class ActivationStore:
             self._create(unit_info)
         stop = start + len(data)
         self._f.variables[_DATA][start:stop, :] = np.asarray(data, dtype=np.float32)
-        self._f.flush()
+        self._sync()  # the rows reach the file before their flags say so
         self._f.variables[_DONE][start:stop] = np.ones(stop - start, dtype="i1")
+        self._sync()
+
+    def _sync(self) -> None:
+        # h5netcdf's flush() leaves HDF5's caches alone; flush the HDF5 file itself so a
+        # killed process (SIGKILL) leaves every flagged row on disk
         self._f.flush()
+        self._f._h5file.flush()
 
     def read(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """All rows and the unit coords (every row must be done)."""

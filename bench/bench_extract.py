@@ -106,6 +106,21 @@ def ratio(n: int, repeats: int = 7, name: str = "toponet_demo.tau_0", size: int 
     }
 
 
+def _peak_rss_mib() -> float:
+    """Peak resident memory of this process since it started (VmHWM on Linux).
+
+    ``ru_maxrss`` is not used on Linux: it keeps the parent's peak across fork + exec.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _child(mode: str, n: int) -> None:
     model = _model()
     stim = SyntheticImages(n)
@@ -121,7 +136,7 @@ def _child(mode: str, n: int) -> None:
                 model, stim, ["layer1.0.conv1", "fc"], batch_size=BATCH, store=d, progress=False
             )
             units = int(acts.sizes["unit"])
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mib = _peak_rss_mib()
     print(
         json.dumps(
             {
@@ -163,7 +178,7 @@ def main() -> None:
     if args.child:
         _child(args.child[0], int(args.child[1]))
         return
-    runs = [ratio(args.n_ratio)]
+    runs = [ratio(args.n_ratio)] if args.n_ratio else []
     if args.resnet18:
         runs.append(ratio(args.resnet18, repeats=3, name="resnet18", size=224))
     for r in runs:

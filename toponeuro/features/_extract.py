@@ -416,7 +416,11 @@ def extract(
         "cache_key": key,
     }
     n = len(ids)
-    st = ActivationStore(store, key, ids, categories, attrs, resume=resume) if store else None
+    st = (
+        ActivationStore(store, key, ids, categories, attrs, resume=resume, batch_size=batch_size)
+        if store
+        else None
+    )
     done = st.done() if st is not None else np.zeros(n, dtype=bool)
     has_cls = hasattr(module, "class_token")
     captured = {}

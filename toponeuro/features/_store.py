@@ -104,7 +104,7 @@ class ActivationStore:
         Keep finished rows of an existing file with the same key.
     """
 
-    def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True):
+    def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True, batch_size=64):
         import h5netcdf
 
         self._h5netcdf = h5netcdf
@@ -113,6 +113,7 @@ class ActivationStore:
         self.ids = np.asarray(stimulus_ids).astype(str)
         self.categories = None if categories is None else np.asarray(categories).astype(str)
         self.attrs = dict(attrs)
+        self.batch_size = int(batch_size)
         self._f = None
         if self.path.exists():
             reason = None
@@ -149,7 +150,9 @@ class ActivationStore:
         f = self._h5netcdf.File(tmp, "w")
         try:
             f.dimensions = {D.STIMULUS: n, D.UNIT: u}
-            rows = int(max(1, min(n, _CHUNK_BYTES // max(1, 4 * u))))
+            # one chunk per batch (or less, for very wide layers): a batch rewrites only its
+            # own chunks, so the cost per batch does not grow with the number of stimuli
+            rows = int(max(1, min(n, self.batch_size, _CHUNK_BYTES // max(1, 4 * u))))
             v = f.create_variable(
                 _DATA, (D.STIMULUS, D.UNIT), "f4", chunks=(rows, u), fillvalue=np.nan
             )
@@ -157,7 +160,9 @@ class ActivationStore:
             if self.categories is not None:
                 coords.append(D.CATEGORY)
             v.attrs["coordinates"] = " ".join(coords)
-            f.create_variable(_DONE, (D.STIMULUS,), "i1", fillvalue=0)
+            f.create_variable(
+                _DONE, (D.STIMULUS,), "i1", chunks=(min(n, max(rows, 4096)),), fillvalue=0
+            )
             f.variables[_DONE][:] = np.zeros(n, dtype="i1")
             _put_strings(f, D.STIMULUS_ID, D.STIMULUS, self.ids)
             if self.categories is not None:

@@ -50,6 +50,10 @@ _LAZY = {
     "participation_ratio": "toponeuro.analysis",
     "effective_dimensionality": "toponeuro.analysis",
     "sweep": "toponeuro.analysis",
+    "extract": "toponeuro.features",
+    "create_model": "toponeuro.models",
+    "list_models": "toponeuro.models",
+    "model_card": "toponeuro.models",
 }
 _SUBPACKAGES = (
     "topoloss",

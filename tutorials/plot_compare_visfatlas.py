@@ -1,0 +1,239 @@
+"""
+Compare a model sheet with the visfAtlas on fsaverage5
+======================================================
+
+The visfAtlas (Rosenke et al., 2021) marks the face-, body-, place- and character-selective
+regions of human occipito-temporal cortex (and motion and retinotopic areas), drawn from the
+fMRI of many people. Here we put it on the fsaverage5 cortical surface, look at where each
+domain lies, and ask whether a TopoNet's category-selective patches are arranged on its
+sheet the way these regions are arranged on the cortex.
+
+The atlas volume ships with toponeuro (no download); projecting it onto fsaverage5 takes a
+few seconds once and is cached. The model is the shipped demo TopoNet
+``toponet_demo.tau_10``; its selectivity maps come from fLoc images in ``../shared`` when
+present, else from toponeuro's synthetic gratings (the output says which).
+"""
+
+# %%
+# The atlas on fsaverage5
+# -----------------------
+# :func:`toponeuro.load_visfatlas` returns an :class:`~toponeuro.atlases.Atlas`: one integer
+# label per vertex (20,484 vertices: the left hemisphere's 10,242, then the right's) and a
+# tidy label table naming each label's ROI, hemisphere and functional domain.
+import os
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import toponeuro
+from toponeuro.atlases import mesh_graph, vertex_coordinates
+from toponeuro.exceptions import MissingWeightsError, UnknownNameError
+
+atlas = toponeuro.load_visfatlas(space="fsaverage5")
+print(atlas)
+print(atlas.labels.head(10).to_string(index=False))
+print("\nROIs per domain (both hemispheres):")
+print(atlas.labels.groupby("domain")["name"].agg(lambda n: " ".join(sorted(set(n)))))
+
+# %%
+# ROI masks by domain
+# -------------------
+# ``atlas.mask(domain=..., hemi=...)`` is a boolean map over the vertices; ``atlas.hemi``
+# and ``atlas.vertex`` say which hemisphere and which within-hemisphere vertex each entry is.
+DOMAINS = ["faces", "bodies", "places", "characters"]
+for domain in DOMAINS:
+    counts = {h: int(atlas.mask(domain=domain, hemi=h).sum()) for h in ("left", "right")}
+    print(f"{domain:>10}: {counts['left']:4d} vertices left, {counts['right']:4d} right")
+
+# %%
+# Where the domains lie
+# ---------------------
+# The ventral view of the inflated surface shows the occipito-temporal cortex from below.
+# Drawn here with nilearn (``plot_surf_roi``) for each hemisphere.
+from nilearn import datasets, plotting  # noqa: E402
+
+fsavg = datasets.load_fsaverage("fsaverage5")
+sulc = datasets.load_fsaverage_data(mesh="fsaverage5", data_type="sulcal")
+domain_map = np.full(atlas.data.shape, np.nan)  # NaN: no domain, shows the anatomy
+for k, domain in enumerate(DOMAINS, start=1):
+    domain_map[atlas.mask(domain=domain)] = k
+cmap = plt.matplotlib.colors.ListedColormap(["#d62728", "#ff7f0e", "#2ca02c", "#1f77b4"])
+fig, axes = plt.subplots(1, 2, figsize=(8, 4.2), subplot_kw={"projection": "3d"})
+for ax, hemi in zip(axes, ("left", "right")):
+    plotting.plot_surf_roi(
+        fsavg["inflated"].parts[hemi],
+        roi_map=domain_map[atlas.hemi == hemi],
+        hemi=hemi,
+        view="ventral",
+        bg_map=sulc.data.parts[hemi],
+        cmap=cmap,
+        vmin=1,
+        vmax=4,
+        axes=ax,
+        figure=fig,
+        colorbar=False,
+        title=f"{hemi} hemisphere",
+    )
+handles = [plt.matplotlib.patches.Patch(color=cmap(i), label=d) for i, d in enumerate(DOMAINS)]
+fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False)
+fig.suptitle("visfAtlas domains, inflated fsaverage5, ventral view")
+
+# %%
+# Vertex coordinates: inflated and flat
+# -------------------------------------
+# Distances on the cortex are measured along its surface. toponeuro gives the fsaverage5
+# vertex coordinates of each mesh (:func:`toponeuro.atlases.vertex_coordinates`): the
+# ``"inflated"`` mesh (3-D, mm) and the ``"flat"`` map (2-D, mm; the cortex cut open and laid
+# flat), which is the 2-D analogue of a model's sheet. Below, the left hemisphere's flat map
+# with the domain ROIs.
+flat = vertex_coordinates("flat", "left")[:, :2]
+inflated = vertex_coordinates("inflated", "left")
+print("inflated:", inflated.shape, "flat:", flat.shape)
+left = atlas.hemi == "left"
+fig, ax = plt.subplots(figsize=(6.4, 5), layout="constrained")
+ax.scatter(*flat.T, s=1, c="0.85", rasterized=True)
+for k, domain in enumerate(DOMAINS):
+    m = atlas.mask(domain=domain)[left]
+    ax.scatter(*flat[m].T, s=4, color=cmap(k), label=domain, rasterized=True)
+ax.set_aspect("equal")
+ax.set_xlabel("flat-map x (mm)")
+ax.set_ylabel("flat-map y (mm)")
+ax.set_title("Left hemisphere, flat fsaverage5: visfAtlas domains")
+ax.legend(markerscale=4, loc="upper right")
+
+# %%
+# A model's selectivity maps
+# --------------------------
+# As in :doc:`plot_floc_selectivity`: domain-vs-rest t maps of the demo TopoNet on held-out
+# fLoc images (97–120, 24 per category).
+try:
+    ROOT = Path(__file__).resolve().parents[1]
+except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
+    ROOT = Path.cwd().parent
+SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
+FLOC = SHARED / "data" / "floc"
+if FLOC.is_dir():
+    categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
+    stimuli = toponeuro.load_floc(FLOC, categories=categories, numbers=range(97, 121))
+    print("fLoc images 97-120 from", FLOC)
+else:
+    stimuli = toponeuro.stimuli.make_stimulus_set(n_per_category=24, size=64, random_state=0)
+    print("../shared not found: synthetic gratings (make_stimulus_set)")
+
+MODEL = "toponet_demo.tau_10"
+try:
+    model = toponeuro.create_model(MODEL, pretrained=True)
+except (UnknownNameError, MissingWeightsError) as err:
+    model = toponeuro.create_model("toponet_demo.tau_0")
+    print(f"{type(err).__name__}: {err}\n-> {MODEL}: RANDOM weights (the maps are noise)")
+LAYER = "layer4.0.conv1"
+acts = toponeuro.extract(model, stimuli, [LAYER], progress=False)
+sel = toponeuro.domain_selectivity(acts)
+
+# %%
+# Compare the topographies
+# ------------------------
+# :func:`toponeuro.compare_topography` takes named maps on both sides. The model maps are the
+# sheet's t maps; the cortex maps are the left hemisphere's binary domain ROIs (1 inside),
+# with the flat-map coordinates as positions and the mesh's edges (:func:`mesh_graph`) as
+# neighbours, so ``cortex_threshold=0.5`` makes each ROI a patch. Model patches are units with
+# t ≥ 3 after a light smoothing (0.5 unit spacings), at least 3 units.
+model_maps = {d: sel.sel(domain=d) for d in DOMAINS}
+cortex_maps = {d: atlas.mask(domain=d)[left].astype(float) for d in DOMAINS}
+table = toponeuro.compare_topography(
+    model_maps,
+    cortex_maps,
+    layer=LAYER,
+    cortex_geometry={"positions": flat, "adjacency": mesh_graph("inflated", "left")},
+    threshold=3.0,
+    cortex_threshold=0.5,
+    smooth_sigma=0.5,
+    cortex_smooth_sigma=0.0,
+    min_units=3,
+    cortex_min_units=10,
+    random_state=0,
+)
+print(table.round(3).to_string())
+
+# %%
+# Reading the table
+# -----------------
+# * ``smoothness`` (per domain): 0 = no spatial structure, 1 = neighbours identical. The
+#   cortex column describes binary ROI maps, which are smooth by construction; what matters
+#   is the model's value (compare the τ = 0 control in :doc:`plot_floc_selectivity`).
+# * ``n_patches``, ``mean_patch_fraction``, ``total_patch_fraction``: how many separate
+#   patches each domain forms, and the share of the sheet (model) or of the hemisphere's
+#   vertices (cortex) that one patch, and all of them, cover. A domain with no patch (here
+#   places: this small demo network has no unit that prefers places by t ≥ 3) drops out of
+#   the arrangement comparison.
+# * ``map_similarity`` (faces–bodies, faces–places): correlation of two domains' maps. The
+#   cortex's ROIs do not overlap, so for binary ROI maps these are close to 0 by
+#   construction; on t maps from fMRI faces correlate more with bodies than with places.
+# * ``arrangement_spearman``: take the centroid of each domain's largest patch; compute every
+#   pairwise distance between the domains on the sheet and on the flat cortex; rank-correlate
+#   the two lists. +1 means the domains are laid out in the same order of nearness, 0
+#   unrelated, −1 reversed. ``arrangement_n_regions`` says how many domains had a patch on
+#   both sides: with three there are only three distances, so this is a coarse number.
+# * ``arrangement_procrustes``: the disparity left after the best translation, rotation,
+#   reflection and scaling of the model's centroids onto the cortex's (0 = the same shape,
+#   1 = unrelated). With three points any two triangles of similar shape fit well, so read
+#   it together with the number of regions.
+rho = float(table.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"])
+proc = float(table.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex"])
+print(f"{MODEL}: arrangement Spearman rho = {rho:+.2f}, Procrustes disparity = {proc:.2f}")
+
+# %%
+# With three regions a perfect rank correlation happens by chance one time in six (3! orders
+# of the three distances), so a single number says little. A reference point is the same
+# comparison for the control network trained without TopoLoss (τ = 0):
+try:
+    control = toponeuro.create_model("toponet_demo.tau_0", pretrained=True)
+except MissingWeightsError:
+    control = toponeuro.create_model("toponet_demo.tau_0")
+control_sel = toponeuro.domain_selectivity(
+    toponeuro.extract(control, stimuli, [LAYER], progress=False)
+)
+control_table = toponeuro.compare_topography(
+    {d: control_sel.sel(domain=d) for d in DOMAINS},
+    cortex_maps,
+    layer=LAYER,
+    cortex_geometry={"positions": flat, "adjacency": mesh_graph("inflated", "left")},
+    threshold=3.0,
+    cortex_threshold=0.5,
+    smooth_sigma=0.5,
+    cortex_smooth_sigma=0.0,
+    min_units=3,
+    cortex_min_units=10,
+    random_state=0,
+)
+rows = ["arrangement_spearman", "arrangement_procrustes", "arrangement_n_regions"]
+print(control_table.loc[rows, "model_vs_cortex"].round(2).to_string())
+
+# %%
+# The centroids themselves (``table.attrs``) show what was compared.
+mc, cc = table.attrs["model_centroids"], table.attrs["cortex_centroids"]
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained")
+for k, domain in enumerate(DOMAINS):
+    for ax, cents, flip in ((axes[0], mc, True), (axes[1], cc, False)):
+        c = np.asarray(cents.get(domain, (np.nan, np.nan)), float)
+        if np.isfinite(c).all():
+            x, y = (c[1], c[0]) if flip else (c[0], c[1])
+            ax.scatter(x, y, s=120, color=cmap(k), edgecolor="k", label=domain)
+h, w = acts.topo.sheet_shape(LAYER)
+axes[0].set_xlim(-0.5, w - 0.5)
+axes[0].set_ylim(h - 0.5, -0.5)
+axes[0].set_aspect("equal")
+axes[0].set_xlabel("sheet column")
+axes[0].set_ylabel("sheet row")
+axes[0].set_title(f"model sheet ({LAYER}, {h}×{w})")
+pts = np.array([c for c in cc.values() if np.isfinite(np.asarray(c, float)).all()], float)
+mid, half = (pts.max(0) + pts.min(0)) / 2, 0.6 * np.ptp(pts, axis=0).max() + 10
+axes[1].set_xlim(mid[0] - half, mid[0] + half)
+axes[1].set_ylim(mid[1] - half, mid[1] + half)
+axes[1].set_aspect("equal")
+axes[1].set_xlabel("flat-map x (mm)")
+axes[1].set_ylabel("flat-map y (mm)")
+axes[1].set_title("left hemisphere, flat cortex")
+axes[1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
+fig.suptitle(f"Largest-patch centroids: Spearman ρ = {rho:+.2f}, Procrustes = {proc:.2f}")

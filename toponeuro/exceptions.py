@@ -25,6 +25,7 @@ __all__ = [
     "InvalidDataError",
     "NotFittedError",
     "RecipeError",
+    "NameClashError",
     "close_matches",
 ]
 
@@ -89,6 +90,10 @@ class NotFittedError(ToponeuroError, ValueError, AttributeError):
 
 class RecipeError(ToponeuroError, ValueError):
     """A training recipe or TopoLoss spec file is malformed."""
+
+
+class NameClashError(ToponeuroError, ValueError):
+    """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

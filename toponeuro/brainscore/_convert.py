@@ -94,8 +94,8 @@ def _regions_of(responses, regions) -> np.ndarray:
     unknown = sorted(set(rois) - set(table))
     if unknown:
         raise E.UnknownNameError(
-            f"ROI(s) {unknown[:5]} have no Brain-Score region; pass "
-            f"regions={{{unknown[0]!r}: 'IT', ...}} (values from {BRAINSCORE_REGIONS})."
+            f"ROI(s) {[str(u) for u in unknown[:5]]} have no Brain-Score region; pass "
+            f"regions={{{str(unknown[0])!r}: 'IT', ...}} (values from {BRAINSCORE_REGIONS})."
         )
     return np.array([table[r] for r in rois], dtype=object)
 

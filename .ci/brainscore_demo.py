@@ -14,6 +14,7 @@ Exits non-zero on any failure.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +27,7 @@ import torch
 import xarray as xr
 from PIL import Image
 
-from toponeuro.brainscore import export_plugin, score_with_brainscore
+from toponeuro.brainscore import export_plugin, install_plugin, score_with_brainscore
 from toponeuro.brainscore._plugin_arch import build_model
 from toponeuro.models import SmallResNet
 
@@ -138,9 +139,11 @@ def main() -> int:
     log(f"planted BrainResponses: {responses.sizes['stimulus']} presentations x "
         f"{responses.sizes['voxel']} voxels (V1, IT from the model, V4 = noise control)")
 
+    installed = install_plugin(plugin)
+    log(f"installed into {installed}")
     ta = time.time()
     table = score_with_brainscore(plugin, stim, responses, work_dir=work / "score",
-                                  keep_activations=True, timeout=900)
+                                  install=False, keep_activations=True, timeout=900)
     log(f"Brain-Score scoring took {time.time() - ta:.1f} s; look_at: {table.attrs['look_at']}")
     print(table.to_string(index=False), flush=True)
 
@@ -153,6 +156,19 @@ def main() -> int:
         diff = np.abs(dumped["activations"] - ours).max()
         log(f"{region}: Brain-Score look_at vs toponeuro activations, max |diff| = {diff:.2e}")
         assert dumped["activations"].shape == ours.shape and diff < 1e-3, diff
+
+    # the plugin's own test.py (what Brain-Score's CI runs on a submission), offline
+    tp = time.time()
+    proc = subprocess.run(
+        [os.environ["TOPONEURO_BRAINSCORE_PYTHON"], "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         str(installed / "test.py")], cwd=work, capture_output=True, text=True,
+        env={**os.environ, "BS_INSTALL_DEPENDENCIES": "no", "RESULTCACHING_DISABLE": "1"},
+    )
+    tail = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
+    log(f"plugin test.py in the Brain-Score env: {tail} ({time.time() - tp:.1f} s)")
+    if proc.returncode != 0:
+        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
+        return 1
 
     get = table.set_index(["region", "metric"])
     failures = []

@@ -84,6 +84,15 @@ def features(model, paths, layer):
     return out["a"].flatten(1).numpy()
 
 
+def rsatoolbox_rdm_score(activations, responses):
+    """rsatoolbox's correlation-distance RDMs compared by Spearman r (toponeuro's peer)."""
+    import rsatoolbox
+
+    rdms = [rsatoolbox.rdm.calc_rdm(rsatoolbox.data.Dataset(x), method="correlation")
+            for x in (activations, responses)]
+    return float(rsatoolbox.rdm.compare(rdms[0], rdms[1], method="spearman")[0, 0])
+
+
 def main() -> int:
     t0 = time.time()
     work = Path(os.environ.get("TOPONEURO_BRAINSCORE_WORK") or tempfile.mkdtemp(prefix="tn-bs-"))
@@ -143,7 +152,8 @@ def main() -> int:
     log(f"installed into {installed}")
     ta = time.time()
     table = score_with_brainscore(plugin, stim, responses, work_dir=work / "score",
-                                  install=False, keep_activations=True, timeout=900)
+                                  install=False, keep_activations=True, timeout=900,
+                                  compare={"rdm": rsatoolbox_rdm_score})
     log(f"Brain-Score scoring took {time.time() - ta:.1f} s; look_at: {table.attrs['look_at']}")
     print(table.to_string(index=False), flush=True)
 
@@ -185,6 +195,11 @@ def main() -> int:
         control = get.loc[("V4", metric), "raw"]
         if not abs(control) < 0.2:
             failures.append(f"noise control V4/{metric} raw {control:.3f} not within +-0.2")
+    for region in ("V1", "IT", "V4"):  # Brain-Score's rdm metric == rsatoolbox's, same data
+        bs, rt = get.loc[(region, "rdm"), "raw"], get.loc[(region, "rdm"), "toponeuro"]
+        log(f"{region}/rdm: brainscore {bs:.6f}, rsatoolbox {rt:.6f}")
+        if not abs(bs - rt) < 1e-6:
+            failures.append(f"{region}/rdm brainscore {bs} != rsatoolbox {rt}")
     if failures:
         log("FAILED: " + "; ".join(failures))
         return 1

@@ -321,3 +321,42 @@ def test_cli_export(tmp_path, checkpoint, capsys):
     rlm = json.loads((tmp_path / "o/models/tn_cli/region_layer_map/tn_cli.json").read_text())
     assert rlm["IT"] == "layer4.0.conv1"
     assert cli_main(["brainscore", "export", "--out", str(tmp_path)]) == 2
+    assert cli_main(["brainscore", "score", "--plugin", str(tmp_path / "o/models/tn_cli")]) == 2
+    assert cli_main(["brainscore"]) == 2
+
+
+def test_export_by_name_needs_the_registry_or_a_known_name(tmp_path):
+    with pytest.raises((ImportError, KeyError)):
+        export_plugin("no_such_arch.no_such_tag", tmp_path)
+    with pytest.raises(TypeError, match="ModelCard"):
+        export_plugin(object(), tmp_path)
+
+
+def test_compare_averages_repetitions_in_activation_order(tmp_path):
+    import pandas as pd
+
+    from toponeuro.brainscore._score import _toponeuro_scores
+
+    stim = make_stimuli(tmp_path, n=4)
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(8, 3))
+    resp = xr.DataArray(values, dims=("stimulus", "voxel"), coords={
+        "stimulus_id": ("stimulus", np.tile(stim.ids, 2)),
+        "repetition": ("stimulus", np.repeat([0, 1], 4)), "roi": ("voxel", ["FFA", "V1", "PPA"])})
+    bench = write_brainscore_benchmark(stim, resp, tmp_path / "b")
+    (tmp_path / "act").mkdir()
+    order = [2, 0, 3, 1]  # Brain-Score may return another stimulus order
+    acts = rng.normal(size=(4, 5))
+    np.savez(tmp_path / "act" / "IT.npz", activations=acts, stimulus_id=stim.ids[order])
+    table = pd.DataFrame({"region": ["IT", "IT"], "metric": ["rdm", "pls"]})
+    seen = {}
+
+    def fake(a, y):
+        seen["a"], seen["y"] = a, y
+        return 0.5
+
+    got = _toponeuro_scores(table, {"rdm": fake}, tmp_path / "act", bench)
+    assert got[0] == 0.5 and np.isnan(got[1])
+    expected = ((values[:4] + values[4:]) / 2)[order][:, [0, 2]]
+    np.testing.assert_allclose(seen["y"], expected)
+    np.testing.assert_array_equal(seen["a"], acts)

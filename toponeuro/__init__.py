@@ -20,6 +20,8 @@ _LAZY = {
     "TauSchedule": "toponeuro.topoloss",
     "train": "toponeuro.training",
     "load_recipe": "toponeuro.training",
+    "export_plugin": "toponeuro.brainscore",
+    "score_with_brainscore": "toponeuro.brainscore",
 }
 _SUBPACKAGES = (
     "topoloss",

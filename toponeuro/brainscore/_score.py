@@ -246,10 +246,9 @@ def _toponeuro_scores(table, compare, act_dir, benchmark):
     from ._convert import read_brainscore_benchmark
 
     _, responses = read_brainscore_benchmark(benchmark)
-    if "repetition" in responses.coords:
-        responses = responses.groupby("stimulus_id").mean()
-        responses = responses.rename({"stimulus_id": "stimulus"}).assign_coords(
-            stimulus_id=("stimulus", responses["stimulus"].values))
+    resp_ids = np.asarray(responses["stimulus_id"].values).astype(str)
+    region = np.asarray(responses["region"].values).astype(str)
+    values = np.asarray(responses.values, dtype=float)
     out = []
     for _, row in table.iterrows():
         fn = compare.get(row["metric"])
@@ -258,9 +257,7 @@ def _toponeuro_scores(table, compare, act_dir, benchmark):
             continue
         data = np.load(Path(act_dir) / f"{row['region']}.npz", allow_pickle=False)
         ids = data["stimulus_id"].astype(str)
-        resp_ids = np.asarray(responses["stimulus_id"].values).astype(str)
-        order = {s: i for i, s in enumerate(resp_ids)}
-        y = responses.values[[order[s] for s in ids]]
-        y = y[:, np.asarray(responses["region"].values) == row["region"]]
-        out.append(float(fn(data["activations"], y)))
+        # average the repetitions of each stimulus, in the activations' stimulus order
+        y = np.stack([values[resp_ids == s].mean(axis=0) for s in ids])
+        out.append(float(fn(data["activations"], y[:, region == row["region"]])))
     return out

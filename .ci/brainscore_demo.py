@@ -117,7 +117,7 @@ def main() -> int:
                            weights_url=Path(ckpt).resolve().as_uri(),
                            identifier="toponeuro_ci_demo_small_resnet")
     names = zipfile.ZipFile(plugin.zip_path).namelist()
-    assert f"models/{plugin.folder}/__init__.py" in names, names
+    assert f"{plugin.folder}/models/{plugin.folder}/__init__.py" in names, names
     log(f"exported {plugin.identifier} -> {plugin.path} (+ {plugin.zip_path.name}, "
         f"{len(names)} files); region_layer_map {plugin.region_layer_map}")
 

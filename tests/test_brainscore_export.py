@@ -106,8 +106,24 @@ def test_export_writes_a_brainscore_vision_plugin(tmp_path, checkpoint):
         assert third_party <= ALLOWED_IMPORTS, (f.name, third_party)
         assert "toponeuro" not in third_party
     names = zipfile.ZipFile(plugin.zip_path).namelist()
-    assert "models/tn_test_small/__init__.py" in names
-    assert "models/tn_test_small/region_layer_map/tn_test_small.json" in names
+    root = "tn_test_small/models/tn_test_small/"
+    assert {root + "__init__.py", root + "test.py",
+            root + "region_layer_map/tn_test_small.json"} <= set(names)
+    assert_brainscore_web_accepts(plugin.zip_path)
+
+
+def assert_brainscore_web_accepts(zip_path):
+    """The checks brain-score.org's upload form applies (brain-score.web validate_zip)."""
+    names = zipfile.ZipFile(zip_path).namelist()
+    roots = {n.split("/")[0] for n in names}
+    assert len(roots) == 1  # Jenkins takes the single root folder as the submission
+    plugin_dirs = [n for n in names if n.endswith("/") and n.count("/") == 2]
+    assert [n.split("/")[1] for n in plugin_dirs] == ["models"]
+    instances = [n.split("/")[2] for n in names if n.endswith("/") and n.count("/") == 3
+                 and n.split("/")[1] == "models"]
+    assert len(instances) == 1
+    files = {n.split("/")[-1] for n in names if n.split("/")[-2] == instances[0]}
+    assert {"__init__.py", "test.py"} <= files
 
 
 def test_plugin_loads_weights_by_url_with_sha256_and_matches_toponeuro(tmp_path, checkpoint):
@@ -223,6 +239,7 @@ def test_language_plugin(tmp_path):
                       topo_layers=("transformer.h.1.mlp.c_fc",), input_size=None, n_layer=3)
     plugin = export_plugin(card, tmp_path / "lang", weights_url=ckpt.as_uri(), n_head=2,
                            identifier="tn_lang", make_zip=True)
+    assert_brainscore_web_accepts(plugin.zip_path)
     assert plugin.region_layer_map == {"language_system": "transformer.h.1"}
     files = {p.name for p in plugin.path.iterdir()}
     assert {"__init__.py", "model.py", "test.py", "toponet_arch.py", "toponet_nanogpt.py",

@@ -450,6 +450,31 @@ def _card_dict(card) -> dict:
     return json.loads(json.dumps(out, default=str))
 
 
+def _write_submission_zip(plugin_dir: Path, zip_path: Path) -> Path:
+    """``<folder>/models/<folder>/...`` with explicit directory entries.
+
+    The layout brain-score.org's upload form checks (``validate_zip`` in brain-score.web):
+    one root folder, holding a ``models`` folder (a directory entry two levels deep), whose
+    plugin folder holds ``__init__.py`` and ``test.py``. Brain-Score's Jenkins then takes
+    the single root folder of the archive as the submission.
+    """
+    folder = plugin_dir.name
+    root = f"{folder}/"
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
+        base = f"{root}models/{folder}/"
+        for d in (root, f"{root}models/", base):
+            zf.mkdir(d)
+        for f in sorted(plugin_dir.rglob("*")):
+            if "__pycache__" in f.parts:
+                continue
+            arc = base + f.relative_to(plugin_dir).as_posix()
+            if f.is_dir():
+                zf.mkdir(arc + "/")
+            else:
+                zf.write(f, arc)
+    return zip_path
+
+
 def export_plugin(
     model_name_or_card,
     out_dir,
@@ -488,8 +513,8 @@ def export_plugin(
         ``IT``; language: ``language_system``. Regions left out take the proposal of
         :func:`propose_region_layer_map`.
     make_zip : bool
-        Also write ``<out_dir>/<folder>.zip`` holding ``models/<folder>/...``, the archive
-        the Brain-Score website's submission form takes.
+        Also write ``<out_dir>/<folder>.zip`` holding ``<folder>/models/<folder>/...``
+        (with directory entries), the archive brain-score.org's submission form takes.
     weights_url : str, optional
         Where the plugin downloads the weights (default: the card's URL). ``file://`` URLs
         work for local tests; the file's sha256 is then computed here.
@@ -602,11 +627,7 @@ def export_plugin(
 
     zip_path = None
     if make_zip:
-        zip_path = out_dir / f"{folder}.zip"
-        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as zf:
-            for f in sorted(path.rglob("*")):
-                if f.is_file() and "__pycache__" not in f.parts:
-                    zf.write(f, Path("models") / folder / f.relative_to(path))
+        zip_path = _write_submission_zip(path, out_dir / f"{folder}.zip")
     return ExportedPlugin(
         identifier=identifier, path=path, zip_path=zip_path, modality=modality,
         region_layer_map=mapping, layers=tuple(layers), weights_url=url, weights_sha256=sha,

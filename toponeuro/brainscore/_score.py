@@ -259,5 +259,8 @@ def _toponeuro_scores(table, compare, act_dir, benchmark):
         ids = data["stimulus_id"].astype(str)
         # average the repetitions of each stimulus, in the activations' stimulus order
         y = np.stack([values[resp_ids == s].mean(axis=0) for s in ids])
-        out.append(float(fn(data["activations"], y[:, region == row["region"]])))
+        # float64 like Brain-Score's metrics (rsatoolbox keeps float32 input in float32 and
+        # then differs from Brain-Score's rdm in the 5th decimal)
+        acts = data["activations"].astype(np.float64)
+        out.append(float(fn(acts, y[:, region == row["region"]])))
     return out

@@ -400,7 +400,7 @@ def _yaml_scalar(value) -> str:
     return json.dumps(value)  # a JSON scalar is valid YAML
 
 
-def _metadata_yaml(card, identifier, modality, url, sha, layers) -> str:
+def _metadata_yaml(card, identifier, modality, url, sha) -> str:
     model = card.name
     lines = [
         "schema_version: '2.0'",
@@ -414,7 +414,6 @@ def _metadata_yaml(card, identifier, modality, url, sha, layers) -> str:
         f"        family: {_yaml_scalar(str(card.arch))}",
         f"        description: {_yaml_scalar(str(_get(card, 'description', '')))}",
         "      recurrent: false",
-        f"      trainable_layers: {_yaml_scalar(len(layers))}",
     ]
     if modality == "vision":
         size = _image_size(card)
@@ -617,7 +616,7 @@ def export_plugin(
         (path / "model.py").write_text(_template("language_model.py.tmpl").substitute(subs))
         (path / "test.py").write_text(_template("language_test.py.tmpl").substitute(subs))
         (path / "requirements.txt").write_text("torch\ntransformers\n")
-    (path / "metadata.yaml").write_text(_metadata_yaml(card, identifier, modality, url, sha, layers))
+    (path / "metadata.yaml").write_text(_metadata_yaml(card, identifier, modality, url, sha))
     provenance = {
         "identifier": identifier, "folder": folder, "modality": modality,
         "region_layer_map": mapping, "layers": layers, "weights_url": url,

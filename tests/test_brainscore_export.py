@@ -158,10 +158,11 @@ def test_plugin_resnet18_blurpool_matches_toponeuro_blocks():
 
 
 def test_proposals_for_resnet18_and_vit():
-    r18 = small_card(arch="resnet18", num_classes=1000, topo_layers=())
+    r18 = small_card(arch="toponet_resnet18", num_classes=1000, topo_layers=())
     assert propose_region_layer_map(r18) == {"V1": "layer1.1", "V2": "layer2.1",
                                              "V4": "layer3.1", "IT": "layer4.1"}
-    vit = small_card(arch="vit_b_32", num_classes=1000, input_size=(3, 224, 224), topo_layers=())
+    vit = small_card(arch="toponet_vit_b_32", num_classes=1000, input_size=224,
+                     topo_layers=("encoder.layers.encoder_layer_6.mlp.0",))
     proposal = propose_region_layer_map(vit)
     assert list(proposal) == list(BRAINSCORE_REGIONS)
     assert proposal["IT"] == "encoder.layers.encoder_layer_10"

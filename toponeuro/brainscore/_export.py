@@ -299,7 +299,7 @@ def propose_region_layer_map(card) -> dict:
         topo = [m.group(0) for x in _get(card, "topo_layers", ())
                 if (m := re.match(r"transformer\.h\.\d+", str(x)))]
         return {"language_system": topo[-1] if topo else blocks[-1]}
-    vit = [x for x in layers if x.startswith("encoder.layers.")]
+    vit = [x for x in layers if re.fullmatch(r"encoder\.layers\.encoder_layer_\d+", x)]
     if vit:
         n = len(vit)
         picks = [round(f * (n - 1)) for f in (1 / 11, 3 / 11, 6 / 11, 10 / 11)]

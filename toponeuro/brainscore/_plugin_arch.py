@@ -148,12 +148,15 @@ ARCHITECTURES = {
     "vit_b_32": _vit_b_32,
 }
 
-_ALIASES = {"smallresnet": "small_resnet", "vitb32": "vit_b_32"}
+_ALIASES = {"smallresnet": "small_resnet", "vitb32": "vit_b_32", "demo": "small_resnet"}
 
 
 def normalize_arch(arch: str) -> str:
-    """``"ResNet-18"`` / ``"resnet18"`` -> ``"resnet18"``; unknown names raise ``KeyError``."""
+    """``"ResNet-18"`` / ``"toponet_resnet18"`` -> ``"resnet18"`` (``"toponet_demo"`` is the
+    SmallResNet); unknown names raise ``KeyError``."""
     key = str(arch).lower().replace("-", "_").replace("/", "_")
+    if key.startswith("toponet_"):  # toponeuro's registry names TopoNet archs toponet_<arch>
+        key = key[len("toponet_"):]
     if key in ARCHITECTURES:
         return key
     squashed = key.replace("_", "")

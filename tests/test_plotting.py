@@ -41,6 +41,27 @@ def test_sheet_map_into_given_axes(per_unit):
     plt.close(fig)
 
 
+def test_sheet_map_wraps_layers_into_rows():
+    acts = make_activations({f"l{i}": 16 + 4 * i for i in range(5)}, n_stimuli=3, random_state=0)
+    fig = plot_sheet_map(acts.mean("stimulus"), ncols=3)
+    panels = [a for a in fig.axes if a.get_images()]
+    assert [a.get_title().split("\n")[0] for a in panels] == [f"l{i}" for i in range(5)]
+    rows = [a.get_subplotspec().rowspan.start for a in panels]
+    assert rows == [0, 0, 0, 1, 1]  # 3 panels on top, 2 below
+    hidden = [a for a in fig.axes if not a.get_visible()]
+    assert len(hidden) == 1 and not hidden[0].get_images()
+    # the panel above the empty cell gets the column label; the shared scale is kept
+    assert panels[2].get_xlabel() and not panels[0].get_xlabel() and panels[3].get_xlabel()
+    assert len({a.get_images()[0].get_clim() for a in panels}) == 1
+    plt.close(fig)
+    # ncols >= number of layers: one row, as without ncols
+    fig = plot_sheet_map(acts.mean("stimulus"), ncols=8)
+    assert {a.get_subplotspec().rowspan.start for a in fig.axes if a.get_images()} == {0}
+    plt.close(fig)
+    with pytest.raises(ValueError, match="ncols"):
+        plot_sheet_map(acts.mean("stimulus"), ncols=0)
+
+
 def test_sheet_map_bad_input(per_unit):
     acts = make_activations({"conv": 16}, n_stimuli=3, random_state=0)
     with pytest.raises(DimensionError, match="extra dims"):

@@ -42,6 +42,7 @@ def plot_sheet_map(
     vmax: float | None = None,
     colorbar_label: str | None = None,
     title: str | None = None,
+    ncols: int | None = None,
     ax=None,
 ):
     """Draw per-unit values on each layer's cortical sheet, one panel per layer (× facet).
@@ -66,6 +67,9 @@ def plot_sheet_map(
     colorbar_label : str, optional
         Defaults to the DataArray's name.
     title : str, optional
+    ncols : int, optional
+        Without a facet, wrap the layers into rows of at most ``ncols`` panels (default: one
+        row).
     ax : matplotlib Axes, optional
         Draw a single panel into this axes.
 
@@ -80,6 +84,10 @@ def plot_sheet_map(
     >>> fig = plot_sheet_map(acts.mean("stimulus").rename("mean response"))
     >>> len(fig.axes)  # two panels and one shared colour bar
     3
+    >>> acts = toponeuro.make_activations({f"l{i}": 16 for i in range(5)}, n_stimuli=2)
+    >>> fig = plot_sheet_map(acts.mean("stimulus"), ncols=3)  # 2 x 3 grid, one left empty
+    >>> sum(a.get_visible() for a in fig.axes)  # five panels and the colour bar
+    6
     """
     if D.UNIT not in values.dims:
         raise DimensionError(
@@ -104,24 +112,40 @@ def plot_sheet_map(
     lo, hi = symmetric_limits(
         np.concatenate([m.values.ravel() for m in maps.values()]), vmin, vmax, center
     )
-    fig, axes = figure_and_axes(ax, len(facet_vals), len(layers))
+    if ncols is not None and int(ncols) < 1:
+        raise ValueError(f"ncols must be a positive number of panels per row; got {ncols!r}.")
+    wrap = facet is None and ncols is not None and len(layers) > int(ncols)
+    if wrap:
+        ncols = int(ncols)
+        nrows = -(-len(layers) // ncols)
+        cells = [(None, layer, k // ncols, k % ncols) for k, layer in enumerate(layers)]
+    else:
+        nrows, ncols = len(facet_vals), len(layers)
+        cells = [
+            (fv, layer, i, j)
+            for i, fv in enumerate(facet_vals)
+            for j, layer in enumerate(layers)
+        ]
+    fig, axes = figure_and_axes(ax, nrows, ncols)
     im = None
-    for i, fv in enumerate(facet_vals):
-        for j, layer in enumerate(layers):
-            a = axes[i, j]
-            m = maps[fv, layer].values
-            im = a.imshow(m, cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
-            if outline is not None:
-                outline_mask(a, np.nan_to_num(m, nan=-np.inf) > outline)
-            h, w = m.shape
-            head = layer if fv is None else f"{fv} · {layer}"
-            a.set_title(f"{head}\n({h}×{w} units)", fontsize=9)
-            a.set_xticks([])
-            a.set_yticks([])
-            if j == 0:
-                a.set_ylabel("sheet row ↓" if fv is None else f"{fv}\nsheet row ↓")
-            if i == len(facet_vals) - 1:
-                a.set_xlabel("sheet column →")
+    for fv, layer, i, j in cells:
+        a = axes[i, j]
+        m = maps[fv, layer].values
+        im = a.imshow(m, cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
+        if outline is not None:
+            outline_mask(a, np.nan_to_num(m, nan=-np.inf) > outline)
+        h, w = m.shape
+        head = layer if fv is None else f"{fv} · {layer}"
+        a.set_title(f"{head}\n({h}×{w} units)", fontsize=9)
+        a.set_xticks([])
+        a.set_yticks([])
+        if j == 0:
+            a.set_ylabel("sheet row ↓" if fv is None else f"{fv}\nsheet row ↓")
+        if i == nrows - 1 or (wrap and (i + 1) * ncols + j >= len(layers)):
+            a.set_xlabel("sheet column →")
+    for k in range(len(cells), nrows * ncols):  # empty cells of a wrapped grid
+        axes[k // ncols, k % ncols].set_visible(False)
+    axes = np.array([axes[i, j] for _, _, i, j in cells])
     label = colorbar_label or (values.name if values.name else "value")
     if outline is not None:
         label += f"  (outlined: > {outline:g})"

@@ -71,7 +71,7 @@ print({layer: acts.topo.sheet_shape(layer) for layer in acts.topo.layers})
 # Selectivity maps with patches outlined
 # --------------------------------------
 # One row per domain, one column per layer, a shared colour scale centred at 0 (red: prefers
-# the domain, blue: prefers the other four). Black contours enclose units with t ≥ 3.
+# the domain, blue: prefers the other four). Black contours enclose units with t > 3.
 LAYERS = ["layer2.0.conv1", "layer3.0.conv1", "layer4.0.conv1"]
 fig = plot_sheet_map(
     sel.rename("t (domain vs rest)"),

@@ -89,7 +89,7 @@ print(res)
 # Sheet maps of the t values
 # --------------------------
 # Red: more response to sentences; blue: more to nonword lists; one colour scale for all
-# layers, centred at zero and clipped at the 99th percentile of |t| so that a few extreme
+# layers, centred at zero and clipped at the 99th percentile of ``|t|`` so that a few extreme
 # units do not wash out the rest.
 short = {layer: layer.replace("encoder.layer.", "L").replace(".intermediate.dense", "")
          for layer in acts.topo.layers}

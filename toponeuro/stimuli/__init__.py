@@ -5,9 +5,9 @@ stimulus and free metadata; every labelled array is aligned on its ids.
 """
 
 from ._loaders import (
+    FLOC_LOCAL_FOLDER,
     IMAGE_EXTENSIONS,
     LANGLOC_CONDITIONS,
-    FLOC_LOCAL_FOLDER,
     NSDImageReader,
     load_floc,
     load_image_folder,

@@ -40,6 +40,8 @@ _LAZY = {
     "find_patches": "toponeuro.analysis",
     "map_similarity": "toponeuro.analysis",
     "compare_topography": "toponeuro.analysis",
+    # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
+    "run_map": "toponeuro._report",
 }
 _SUBPACKAGES = (
     "topoloss",

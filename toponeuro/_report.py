@@ -94,10 +94,9 @@ def _load_model(model: str, checkpoint):
     if isinstance(obj, dict) and isinstance(obj.get("recipe"), dict) and "model" in obj:
         # a checkpoint written by `toponeuro train`: rebuild the network from its recipe
         from ._fetch import sha256sum
-        from .training import build_from_recipe
 
         recipe = obj["recipe"]
-        module = _model_from_recipe(recipe, build_from_recipe)
+        module, topo_layers = _model_from_recipe(recipe)
         module.load_state_dict(obj["model"])
         module.eval()
         data = recipe.get("data", {})
@@ -112,6 +111,7 @@ def _load_model(model: str, checkpoint):
             mean=(0.5, 0.5, 0.5),
             std=(0.5, 0.5, 0.5),
             crop_pct=1.0,
+            topo_layers=topo_layers,
             num_classes=int(recipe["model"].get("num_classes", 0)) or None,
             description=f"trained with recipe {recipe.get('name')!r}, epoch {obj.get('epoch')}",
         )
@@ -134,13 +134,13 @@ def _load_model(model: str, checkpoint):
     return module, card, f"{path} as {model} (sha256 {sha256sum(path)})"
 
 
-def _model_from_recipe(recipe, build_from_recipe):
-    import copy
+def _model_from_recipe(recipe):
+    """``(module, topo layer names)`` of a recipe's architecture (randomly initialised)."""
+    from .training import ARCHITECTURES
 
-    r = copy.deepcopy(recipe)
-    r["data"] = {"kind": "synthetic", "n_classes": 2, "n_per_class": 1, "image_size": 8}
-    r.pop("topoloss", None)
-    return build_from_recipe(r)[0]
+    module, default_layers = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
+    named = (recipe.get("topoloss") or {}).get("layers", "topo")
+    return module, tuple(default_layers if named == "topo" else named)
 
 
 def _load_stimuli(stimuli, numbers, progress: bool):
@@ -228,7 +228,7 @@ def _savefig(fig, path: Path) -> Path:
     return path
 
 
-def _arrangement_figure(comparison: dict, layer: str, cortex_maps, hemi: str):
+def _arrangement_figure(comparison: dict, layer: str, sheet_shape, hemi: str):
     """Where each domain's largest patch sits: model sheet vs flat cortex (one hemisphere)."""
     import matplotlib.pyplot as plt
 
@@ -247,14 +247,17 @@ def _arrangement_figure(comparison: dict, layer: str, cortex_maps, hemi: str):
             ax.scatter([x], [y], s=120, color=DOMAIN_COLORS.get(d, "k"), edgecolor="k", zorder=3)
             ax.annotate(d, (x, y), textcoords="offset points", xytext=(7, 5), fontsize=9)
         ax.set_title(what, fontsize=10)
-        ax.margins(0.25)
-    sheet = next(iter(cortex_maps.values()))
-    axes[0].invert_yaxis()
-    axes[0].set_xlabel("sheet column")
+        ax.margins(0.2)
+    h, w = sheet_shape
+    axes[0].add_patch(plt.Rectangle((-0.5, -0.5), w, h, fill=False, ec="0.6", lw=1))
+    axes[0].set_xlim(-1, w)
+    axes[0].set_ylim(h, -1)
+    axes[0].set_aspect("equal")
+    axes[1].set_aspect("equal", adjustable="datalim")
+    axes[0].set_xlabel(f"sheet column (the grey frame is the whole {h}×{w} sheet)")
     axes[0].set_ylabel("sheet row")
     axes[1].set_xlabel("flat-map x (mm)")
     axes[1].set_ylabel("flat-map y (mm)")
-    del sheet
     rho = table.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"]
     proc = table.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex"]
     n = table.loc[("arrangement_n_regions", "centroids"), "model_vs_cortex"]
@@ -496,6 +499,9 @@ def _write_outputs(out, acts, sel, model_table, sim_table, dims, comp_table, com
     for ax, layer in zip(axes[0], layers):
         plot_distance_profile({d: profiles[layer, d] for d in MAP_DOMAINS}, ax=ax,
                               title=f"{layer}", ylabel="mean |Δ t|")
+    for ax in axes[0][:-1]:
+        ax.get_legend().remove()
+    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     fig.suptitle("How much selectivity differs between units, by distance on the sheet",
                  fontsize=10)
     fig.tight_layout()
@@ -510,11 +516,13 @@ def _write_outputs(out, acts, sel, model_table, sim_table, dims, comp_table, com
     files["cortex_rois.png"] = _savefig(fig, out / "cortex_rois.png")
     # arrangement, last layer, each hemisphere
     for h in hemispheres:
-        fig = _arrangement_figure(comparison, layers[-1], cortex[h], h)
+        fig = _arrangement_figure(comparison, layers[-1], acts.topo.sheet_shape(layers[-1]), h)
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     # comparison table as a figure
-    files["comparison.png"] = _savefig(_comparison_figure(comparison, layers[-1], hemispheres),
-                                       out / "comparison.png")
+    files["comparison.png"] = _savefig(
+        _comparison_figure(comparison_view(comparison, layers[-1], hemispheres)),
+        out / "comparison.png",
+    )
     comp_table.to_csv(out / "comparison.csv", index=False)
     files["comparison.csv"] = out / "comparison.csv"
     # results.nc
@@ -524,47 +532,52 @@ def _write_outputs(out, acts, sel, model_table, sim_table, dims, comp_table, com
     return files
 
 
-def _comparison_figure(comparison, layer, hemispheres):
+def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) -> pd.DataFrame:
+    """One readable table: rows metric · domain, columns model and each cortical hemisphere."""
+    metrics = (("smoothness", "smoothness", "{:.2f}"), ("n_patches", "patches", "{:.0f}"),
+               ("total_patch_fraction", "patch area (% of sheet / hemisphere)", "{:.1%}"))
+    first = comparison[layer, hemispheres[0]]
+    rows, index = [], []
+
+    def cell(t, key, col, fmt):
+        if key not in t.index or not np.isfinite(t.loc[key, col]):
+            return "–"
+        return fmt.format(float(t.loc[key, col]))
+
+    for metric, label, fmt in metrics:
+        for d in MAP_DOMAINS:
+            index.append(f"{label} · {d}")
+            rows.append([cell(first, (metric, d), "model", fmt)]
+                        + [cell(comparison[layer, h], (metric, d), "cortex", fmt)
+                           for h in hemispheres])
+    for pair in ("faces-bodies", "faces-places"):
+        index.append(f"map similarity r · {pair.replace('-', '–')}")
+        rows.append([cell(first, ("map_similarity", pair), "model", "{:+.2f}")]
+                    + [cell(comparison[layer, h], ("map_similarity", pair), "cortex", "{:+.2f}")
+                       for h in hemispheres])
+    for metric, label in (("arrangement_spearman", "arrangement: Spearman ρ (model vs cortex)"),
+                          ("arrangement_procrustes", "arrangement: Procrustes disparity"),
+                          ("arrangement_n_regions", "arrangement: domains compared")):
+        fmt = "{:.0f}" if metric.endswith("n_regions") else "{:+.2f}" if "spearman" in metric else "{:.2f}"
+        index.append(label)
+        rows.append(["↔"] + [cell(comparison[layer, h], (metric, "centroids"),
+                                  "model_vs_cortex", fmt) for h in hemispheres])
+    cols = [f"model · {layer}"] + [f"cortex · {h} hemisphere" for h in hemispheres]
+    return pd.DataFrame(rows, index=index, columns=cols)
+
+
+def _comparison_figure(view: pd.DataFrame):
     import matplotlib.pyplot as plt
 
-    metrics = [("smoothness", "smoothness"), ("n_patches", "patches"),
-               ("total_patch_fraction", "area fraction")]
-    cells, rowlab = [], []
-    for h in hemispheres:
-        t = comparison[layer, h]
-        for metric, short in metrics:
-            for d in CORTEX_DOMAINS:
-                if (metric, d) in t.index:
-                    r = t.loc[(metric, d)]
-                    rowlab.append(f"{h[0].upper()}H · {short} · {d}")
-                    cells.append([_fmt(r["model"]), _fmt(r["cortex"])])
-        for pair in ("faces-bodies", "faces-places"):
-            if ("map_similarity", pair) in t.index:
-                r = t.loc[("map_similarity", pair)]
-                rowlab.append(f"{h[0].upper()}H · map similarity · {pair}")
-                cells.append([_fmt(r["model"]), _fmt(r["cortex"])])
-        for metric in ("arrangement_spearman", "arrangement_procrustes"):
-            r = t.loc[(metric, "centroids")]
-            rowlab.append(f"{h[0].upper()}H · {metric.replace('_', ' ')}")
-            cells.append([_fmt(r["model_vs_cortex"]), ""])
-    fig, ax = plt.subplots(figsize=(6.4, 0.24 * len(cells) + 0.9))
+    fig, ax = plt.subplots(figsize=(8.4, 0.25 * len(view) + 1.0))
     ax.axis("off")
-    tab = ax.table(cellText=cells, rowLabels=rowlab,
-                   colLabels=[f"model ({layer})", "cortex (visfAtlas)"], loc="center",
-                   cellLoc="center")
+    tab = ax.table(cellText=view.to_numpy(), rowLabels=list(view.index),
+                   colLabels=list(view.columns), loc="center", cellLoc="center")
     tab.auto_set_font_size(False)
     tab.set_fontsize(8)
-    tab.scale(1, 1.15)
-    ax.set_title("Model sheet vs cortex (arrangement rows: model vs cortex)", fontsize=10)
+    tab.scale(1, 1.2)
+    ax.set_title("Model sheet vs cortex (visfAtlas has no object ROI: '–')", fontsize=10)
     return fig
-
-
-def _fmt(v) -> str:
-    if v is None or (isinstance(v, float) and not np.isfinite(v)):
-        return "–"
-    if isinstance(v, (int, np.integer)) or float(v).is_integer() and abs(v) >= 1:
-        return f"{int(v)}"
-    return f"{float(v):.2f}"
 
 
 def _results_dataset(acts, sel, model_table, sim_table, dims, profiles, layers) -> xr.Dataset:
@@ -583,11 +596,13 @@ def _results_dataset(acts, sel, model_table, sim_table, dims, profiles, layers) 
     ds["map_similarity"] = (("sheet_layer", "pair"), sp.to_numpy(float))
     ds = ds.assign_coords(pair=np.asarray(sp.columns, dtype=str))
     ds["effective_dimensionality"] = (("sheet_layer",), np.array([dims[ly] for ly in layers]))
-    prof = np.array([[profiles[ly, d]["profile"].values for d in MAP_DOMAINS] for ly in layers])
-    dist = profiles[layers[0], MAP_DOMAINS[0]][D.DISTANCE].values
-    if all(len(profiles[ly, d][D.DISTANCE]) == len(dist) for ly in layers for d in MAP_DOMAINS):
-        ds["smoothness_profile"] = (("sheet_layer", D.DOMAIN, D.DISTANCE), prof)
-        ds = ds.assign_coords({D.DISTANCE: dist})
+    for ly in layers:  # sheets differ in size, so each layer has its own distance bins
+        key = ly.replace(".", "_")
+        dist = profiles[ly, MAP_DOMAINS[0]][D.DISTANCE].values
+        prof = np.array([profiles[ly, d]["profile"].values for d in MAP_DOMAINS])
+        ds[f"smoothness_profile_{key}"] = ((D.DOMAIN, f"distance_{key}"), prof)
+        ds = ds.assign_coords({f"distance_{key}": dist})
+        ds[f"smoothness_profile_{key}"].attrs["layer"] = ly
     attrs = {k: (str(v) if not isinstance(v, (int, float)) else v) for k, v in acts.attrs.items()}
     ds.attrs.update(attrs)
     ds.attrs["description"] = "toponeuro map: domain selectivity (t) maps and topography metrics"
@@ -613,6 +628,8 @@ def _summary(card, model_desc, stim, stim_source, numbers, layers, threshold, mo
     for h in hemispheres:
         t = comparison[layers[-1], h]
         cortex[h] = {
+            "n_regions": len([d for d in CORTEX_DOMAINS if ("n_patches", d) in t.index
+                              and np.isfinite(t.loc[("n_patches", d), "cortex"])]),
             "smoothness": {d: _num(t.loc[("smoothness", d), "cortex"]) for d in CORTEX_DOMAINS
                            if ("smoothness", d) in t.index and np.isfinite(t.loc[("smoothness", d), "cortex"])},
             "n_patches": {d: _num(t.loc[("n_patches", d), "cortex"]) for d in CORTEX_DOMAINS
@@ -743,6 +760,8 @@ def _html_table(df: pd.DataFrame) -> str:
 
 def _write_html(out, summary, model_table, sim_table, comparison, files, threshold) -> Path:
     esc = html.escape
+    hemis = [h for h in summary["cortex"] if h != "atlas"]
+    view = comparison_view(comparison, summary["layers"][-1], hemis)
     m, s = summary["model"], summary["stimuli"]
     layers = summary["layers"]
     dims = pd.DataFrame(
@@ -812,7 +831,7 @@ models; use <code>--model</code> for those.</div>
 <h2>The cortex: visfAtlas ROIs on fsaverage5</h2>
 {img('cortex_rois.png', 'Face-, body-, place- and character-selective ROIs of the visfAtlas, ventral view of the inflated fsaverage5 surface')}
 <h2>Model vs cortex</h2>
-{img('comparison.png', 'Side-by-side metrics for the last layer')}
+{view.to_html(border=0, classes="tbl")}
 {arr_imgs}
 <details><summary>Full comparison tables (every layer and hemisphere)</summary>
 {''.join(comp_parts)}

@@ -1,6 +1,7 @@
 """Train small TopoNets with cross-entropy + TopoLoss (``toponeuro train``)."""
 
 from ._data import image_folder_dataset, make_synthetic_images
+from ._export import export_weights
 from ._recipes import (
     ARCHITECTURES,
     FLOC_PLACEHOLDER,
@@ -26,4 +27,5 @@ __all__ = [
     "resolve_data_path",
     "make_synthetic_images",
     "image_folder_dataset",
+    "export_weights",
 ]

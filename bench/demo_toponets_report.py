@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from toponeuro.features import extract
 
 from toponeuro import _dims as D
 from toponeuro.analysis import domain_selectivity, find_patches, map_similarity, smoothness
-from toponeuro.features import extract
 from toponeuro.stimuli import load_floc
 from toponeuro.topoloss import TopoLoss
 from toponeuro.training import load_recipe

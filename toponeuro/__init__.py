@@ -40,6 +40,16 @@ _LAZY = {
     "find_patches": "toponeuro.analysis",
     "map_similarity": "toponeuro.analysis",
     "compare_topography": "toponeuro.analysis",
+    "RidgeEncoder": "toponeuro.analysis",
+    "PLSEncoder": "toponeuro.analysis",
+    "encoding_score": "toponeuro.analysis",
+    "rdm": "toponeuro.analysis",
+    "compare_rdms": "toponeuro.analysis",
+    "noise_ceiling": "toponeuro.analysis",
+    "searchlight_rsa": "toponeuro.analysis",
+    "participation_ratio": "toponeuro.analysis",
+    "effective_dimensionality": "toponeuro.analysis",
+    "sweep": "toponeuro.analysis",
     # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
     "run_map": "toponeuro._report",
 }

@@ -1,4 +1,5 @@
-"""Analyses: selectivity maps, topography metrics and comparison with cortex."""
+"""Analyses: selectivity maps, topography metrics, comparison with cortex, encoding models,
+RSA, dimensionality and layer x region sweeps."""
 
 from ._compare import (
     DEFAULT_PAIRS,
@@ -6,8 +7,24 @@ from ._compare import (
     compare_topography,
     patch_centroid,
 )
+from ._dimensionality import effective_dimensionality, participation_ratio, trace_moments
 from ._efficiency import EFFICIENCY_METHODS, efficiency_curve, pool_matrix, trajectory
+from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
+from ._rsa import (
+    COMPARE_METHODS,
+    RDM_METRICS,
+    BootstrapResult,
+    bootstrap_compare_rdms,
+    compare_rdms,
+    from_rsatoolbox_dataset,
+    from_rsatoolbox_rdms,
+    noise_ceiling,
+    rdm,
+    to_rsatoolbox_dataset,
+    to_rsatoolbox_rdms,
+)
+from ._searchlight import searchlight_rsa, surface_neighbourhoods, volume_neighbourhoods
 from ._selectivity import (
     SELECTIVITY_METRICS,
     domain_selectivity,
@@ -18,6 +35,7 @@ from ._selectivity import (
     student_t,
     welch_t,
 )
+from ._sweep import SWEEP_METHODS, sweep
 from ._topography import (
     Patches,
     correlation_profile,
@@ -52,4 +70,28 @@ __all__ = [
     "efficiency_curve",
     "pool_matrix",
     "trajectory",
+    "RidgeEncoder",
+    "PLSEncoder",
+    "encoding_score",
+    "make_folds",
+    "ENCODING_MODELS",
+    "rdm",
+    "compare_rdms",
+    "bootstrap_compare_rdms",
+    "noise_ceiling",
+    "BootstrapResult",
+    "RDM_METRICS",
+    "COMPARE_METHODS",
+    "to_rsatoolbox_dataset",
+    "from_rsatoolbox_dataset",
+    "to_rsatoolbox_rdms",
+    "from_rsatoolbox_rdms",
+    "searchlight_rsa",
+    "volume_neighbourhoods",
+    "surface_neighbourhoods",
+    "effective_dimensionality",
+    "participation_ratio",
+    "trace_moments",
+    "sweep",
+    "SWEEP_METHODS",
 ]

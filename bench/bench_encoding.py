@@ -1,0 +1,141 @@
+"""Encoding speed: toponeuro RidgeEncoder vs himalaya RidgeCV and scikit-learn RidgeCV.
+
+Problem (the issue's): N=3,000 stimuli x P=2,048 features -> V=20,000 targets, 10 alphas,
+alpha per target. toponeuro and himalaya run 5-fold cross-validation on identical folds with
+the same scoring (R^2) on the numpy backend, float32. scikit-learn's
+``RidgeCV(alpha_per_target=True)`` only supports its efficient leave-one-out (it refuses
+``cv=`` with ``alpha_per_target``), so it runs that. Running it on 20,000 targets takes too
+long on a shared 2-core machine, so it is timed on ``--sklearn-targets`` targets (default
+2,000) and on half as many, and its time extrapolated to V along the line through both
+(fixed cost of the decomposition + a cost per target).
+
+Each library runs in its own subprocess so peak memory (ru_maxrss) is its own; the baseline
+(data in memory) is reported separately. Prints times, ratios (>1 means toponeuro is faster)
+and the agreement of the chosen alphas with himalaya's.
+
+Run: python bench/bench_encoding.py [--small] [--n 3000 --p 2048 --v 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def make_data(n, p, v, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p), dtype=np.float32)
+    W = rng.standard_normal((p, v), dtype=np.float32) * (rng.random(v, dtype=np.float32) / p**0.5)
+    Y = X @ W
+    Y += rng.standard_normal((n, v), dtype=np.float32)
+    return X, Y
+
+
+def rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child(args):
+    X, Y = make_data(args.n, args.p, args.v if args.lib != "sklearn" else args.sklearn_targets)
+    base = rss_mb()
+    alphas = np.logspace(-2, 6, 10)
+    from sklearn.model_selection import KFold
+
+    folds = KFold(args.folds)
+    t0 = time.perf_counter()
+    if args.lib == "toponeuro":
+        from toponeuro.analysis import RidgeEncoder
+
+        est = RidgeEncoder(alphas=alphas, cv=folds).fit(X, Y)
+        best = est.best_alphas_
+    elif args.lib == "himalaya":
+        from himalaya.backend import set_backend
+        from himalaya.ridge import RidgeCV
+        from himalaya.scoring import r2_score
+
+        set_backend("numpy")
+        est = RidgeCV(alphas=alphas, cv=folds, fit_intercept=True,
+                      solver_params={"score_func": r2_score}).fit(X, Y)
+        best = np.asarray(est.best_alphas_)
+    else:
+        from sklearn.linear_model import RidgeCV
+
+        est = RidgeCV(alphas=alphas, alpha_per_target=True).fit(X, Y)
+        best = np.asarray(est.alpha_)
+    dt = time.perf_counter() - t0
+    np.save(args.out, best)
+    print(json.dumps({"time": dt, "peak_mb": rss_mb(), "base_mb": base}))
+
+
+def run(lib, args, out):
+    cmd = [sys.executable, __file__, "--child", lib, "--out", out, "--n", str(args.n),
+           "--p", str(args.p), "--v", str(args.v), "--folds", str(args.folds),
+           "--sklearn-targets", str(args.sklearn_targets)]
+    env = dict(os.environ)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if res.returncode:
+        raise RuntimeError(f"{lib} failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=3000)
+    ap.add_argument("--p", type=int, default=2048)
+    ap.add_argument("--v", type=int, default=20000)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--sklearn-targets", type=int, default=2000)
+    ap.add_argument("--small", action="store_true", help="N=1000, P=512, V=5000 (quick)")
+    ap.add_argument("--skip", nargs="*", default=[], help="libraries to skip")
+    ap.add_argument("--child", default=None)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    if args.child:
+        args.lib = args.child
+        return child(args)
+    if args.small:
+        args.n, args.p, args.v, args.sklearn_targets = 1000, 512, 5000, 1000
+    print(f"N={args.n} P={args.p} V={args.v} alphas=10 folds={args.folds} float32 numpy, "
+          f"threads={os.environ.get('OMP_NUM_THREADS', 'default')}")
+    results, best = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for lib in ("toponeuro", "himalaya", "sklearn"):
+            if lib in args.skip:
+                continue
+            out = os.path.join(tmp, f"{lib}.npy")
+            if lib == "sklearn":
+                full = args.sklearn_targets
+                args.sklearn_targets = full // 2
+                half = run(lib, args, out)
+                args.sklearn_targets = full
+                print(f"{'sklearn':10s} {half['time']:8.2f} s   on {full // 2} targets", flush=True)
+            results[lib] = run(lib, args, out)
+            best[lib] = np.load(out)
+            r = results[lib]
+            what = f" on {args.sklearn_targets} targets" if lib == "sklearn" else ""
+            print(f"{lib:10s} {r['time']:8.2f} s{what}   peak RSS {r['peak_mb']:7.0f} MB "
+                  f"(data alone {r['base_mb']:.0f} MB)", flush=True)
+    ours = results["toponeuro"]["time"]
+    if "himalaya" in results:
+        agree = np.mean(np.isclose(best["toponeuro"], best["himalaya"], rtol=1e-6))
+        print(f"vs himalaya RidgeCV: {results['himalaya']['time'] / ours:.2f}x "
+              f"(target >= 1.0x); same alpha chosen for {100 * agree:.2f}% of targets")
+    if "sklearn" in results:
+        t1, v1 = results["sklearn"]["time"], args.sklearn_targets
+        t0, v0 = half["time"], args.sklearn_targets // 2
+        slope = max((t1 - t0) / (v1 - v0), 0.0)
+        scaled = t1 + slope * (args.v - v1)
+        print(f"vs sklearn RidgeCV(alpha_per_target), extrapolated from {v0} and {v1} targets "
+              f"to {scaled:.1f} s at V={args.v}: {scaled / ours:.2f}x (target >= 5x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Input checks shared by the analysis modules: labelled data in, plain arrays out."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import xarray as xr
+
+from .. import _dims as D
+from .._align import align_stimuli
+from ..exceptions import AlignmentError, DimensionError, InvalidDataError, NotFittedError
+
+__all__ = [
+    "as_matrix",
+    "paired_matrices",
+    "voxel_template",
+    "check_finite",
+    "EstimatorMixin",
+    "LinearPredictorMixin",
+]
+
+
+def _is_dask(x) -> bool:
+    return type(x).__module__.startswith("dask")
+
+
+def as_matrix(data, what: str = "data"):
+    """``(n_stimuli, n_features)`` array from a DataArray or array-like (dask kept lazy)."""
+    if isinstance(data, xr.DataArray):
+        if data.ndim != 2 or data.dims[0] != D.STIMULUS:
+            raise DimensionError(
+                f"The {what} must have dims ('stimulus', <features>); got {tuple(data.dims)}. "
+                "Call .transpose('stimulus', ...) first."
+            )
+        arr = data.data
+    else:
+        arr = data
+    if _is_dask(arr):
+        return arr
+    arr = np.asarray(arr) if not hasattr(arr, "__torch_function__") else arr
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise DimensionError(
+            f"The {what} must be 2-D (n_stimuli, n_features); got shape {tuple(arr.shape)}."
+        )
+    return arr
+
+
+def check_finite(arr, what: str):
+    """Raise :class:`InvalidDataError` when ``arr`` holds NaN or inf."""
+    a = np.asarray(arr)
+    if not np.all(np.isfinite(a)):
+        n_bad = int(np.size(a) - np.isfinite(a).sum())
+        raise InvalidDataError(
+            f"The {what} hold {n_bad} NaN/inf values; expected finite numbers. Drop or impute "
+            "them first (e.g. da.dropna('voxel') or da.fillna(da.mean('stimulus')))."
+        )
+
+
+def paired_matrices(features, responses, names=("features", "responses")):
+    """Align two stimulus-by-something inputs by stimulus id; return arrays ``(X, Y)``."""
+    if isinstance(features, xr.DataArray) and isinstance(responses, xr.DataArray):
+        if D.STIMULUS_ID in features.coords and D.STIMULUS_ID in responses.coords:
+            features, responses = align_stimuli(features, responses, names=names)
+    X = as_matrix(features, names[0])
+    Y = as_matrix(responses, names[1])
+    if X.shape[0] != Y.shape[0]:
+        raise AlignmentError(
+            f"The {names[0]} have {X.shape[0]} stimuli but the {names[1]} have {Y.shape[0]}; "
+            "pass labelled DataArrays with a 'stimulus_id' coord so they are aligned by id, or "
+            "select the same stimuli in the same order."
+        )
+    return X, Y, responses
+
+
+def voxel_template(responses, n: int):
+    """Per-voxel coords of ``responses`` (any coords along its second dim) for a result."""
+    if isinstance(responses, xr.DataArray):
+        dim = responses.dims[1]
+        coords = {k: v for k, v in responses.coords.items() if v.dims == (dim,)}
+        return dim, coords
+    return D.VOXEL, {}
+
+
+class EstimatorMixin:
+    """``get_params`` / ``set_params`` / ``__repr__`` in the scikit-learn manner."""
+
+    @classmethod
+    def _param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return [p for p in sig.parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self._param_names():
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}.")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def _clone(self):
+        return type(self)(**self.get_params())
+
+
+class LinearPredictorMixin:
+    """``predict`` / ``score`` of a fitted linear model with ``coef_`` and ``intercept_``."""
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted; call fit(X, y) first.")
+
+    def predict(self, X):
+        """Predicted targets ``(n_samples, n_targets)`` (1-D when fitted on 1-D ``y``)."""
+        self._check_fitted()
+        X = np.asarray(as_matrix(X, "features"))
+        if X.shape[1] != self.n_features_in_:
+            raise InvalidDataError(
+                f"X has {X.shape[1]} features; the encoder was fitted on {self.n_features_in_}."
+            )
+        dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else self.coef_.dtype
+        P = X.astype(dtype, copy=False) @ self.coef_.T.astype(dtype, copy=False) + self.intercept_
+        return P[:, 0] if getattr(self, "_y_1d", False) else P
+
+    def score(self, X, y):
+        """Coefficient of determination R² averaged over targets (as scikit-learn)."""
+        P = np.atleast_2d(self.predict(X).T).T
+        Y = np.asarray(as_matrix(y, "targets"))
+        return float(np.mean(1 - ((Y - P) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)))

@@ -30,7 +30,13 @@ import torch
 from toponeuro.features import extract
 
 from toponeuro import _dims as D
-from toponeuro.analysis import domain_selectivity, find_patches, map_similarity, smoothness
+from toponeuro.analysis import (
+    domain_selectivity,
+    effective_dimensionality,
+    find_patches,
+    map_similarity,
+    smoothness,
+)
 from toponeuro.stimuli import load_floc
 from toponeuro.topoloss import TopoLoss
 from toponeuro.training import load_recipe
@@ -39,16 +45,6 @@ DOMAINS = ("faces", "bodies", "places", "characters", "objects")
 LAYERS = ("layer3.0.conv2", "layer4.0.conv1", "layer4.0.conv2")
 THRESHOLD, MIN_UNITS = 3.0, 3
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def effective_dimensionality(x: np.ndarray) -> float:
-    try:
-        from toponeuro.analysis import effective_dimensionality as ed
-    except ImportError:  # before the dimensionality module: same formula
-        x = np.asarray(x, np.float64) - np.mean(x, 0)
-        lam = np.clip(np.linalg.eigvalsh(x @ x.T), 0, None)
-        return float(lam.sum() ** 2 / (lam**2).sum())
-    return float(ed(x))
 
 
 def models(runs: Path | None):

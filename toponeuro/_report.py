@@ -183,20 +183,6 @@ def _check_layers(acts: xr.DataArray) -> None:
             )
 
 
-def _effective_dimensionality(x: np.ndarray) -> float:
-    """(sum lambda)^2 / sum lambda^2 of the stimulus covariance (toponeuro.analysis's when
-    available)."""
-    try:
-        from .analysis import effective_dimensionality
-    except ImportError:  # before the dimensionality module lands
-        x = np.asarray(x, dtype=np.float64)
-        x = x - x.mean(0)
-        g = x @ x.T  # same non-zero eigenvalues as the covariance, n_stimuli x n_stimuli
-        lam = np.clip(np.linalg.eigvalsh(g), 0, None)
-        return float(lam.sum() ** 2 / (lam**2).sum()) if lam.any() else float("nan")
-    return float(effective_dimensionality(x))
-
-
 # --- cortex --------------------------------------------------------------------------------
 def _cortex(hemis: Sequence[str]):
     """visfAtlas domain ROIs on fsaverage5 as binary maps, with flat-map geometry."""
@@ -352,6 +338,7 @@ def run_map(
     from .analysis import (
         compare_topography,
         domain_selectivity,
+        effective_dimensionality,
         find_patches,
         map_similarity,
         smoothness,
@@ -394,7 +381,7 @@ def run_map(
     rows, profiles, sims, dims = [], {}, [], {}
     for layer in tqdm(layers, desc="layers", disable=not progress, leave=False):
         x = acts.topo.select(layer).transpose(D.STIMULUS, D.UNIT).values
-        dims[layer] = _effective_dimensionality(x)
+        dims[layer] = float(effective_dimensionality(x))
         h, w = acts.topo.sheet_shape(layer)
         for d in MAP_DOMAINS:
             m = sel.sel({D.DOMAIN: d})

@@ -14,7 +14,7 @@ non-scrambled categories (held out from training):
   dimensionality ((sum lambda)^2 / sum lambda^2 of the channel-response covariance across
   the 240 images), and the weight-sheet TopoLoss term (1 - cos, what TopoLoss minimises).
 
-Writes ``docs/demo_toponets_results.json`` and ``docs/demo_toponets_table.rst`` (included by
+Writes ``docs/demo_toponets_results.json`` and ``docs/demo_toponets_table.inc`` (included by
 ``docs/demo_toponets.rst``) and prints the table.
 """
 
@@ -133,7 +133,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "demo_toponets_results.json").write_text(json.dumps(results, indent=2))
     table = rst_table(results)
-    (args.out / "demo_toponets_table.rst").write_text(table)
+    (args.out / "demo_toponets_table.inc").write_text(table)
     print(table)
     for layer in LAYERS:
         sm = [np.mean(list(r["layers"][layer]["smoothness"].values())) for r in results.values()]

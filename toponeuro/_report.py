@@ -808,7 +808,9 @@ toponeuro: a 4-stage ResNet trained on CPU on the fLoc localizer's own ten categ
 1–96), evaluated here on held-out images. It is <b>not</b> one of the TopoNets paper's ImageNet
 models; use <code>--model</code> for those.</div>
 <h2>Model: topography per layer and domain</h2>
-{_html_table(model_table)}
+{_html_table(model_table.rename(columns={
+    "n_patches": "patches", "selective_fraction": f"fraction of units with t ≥ {threshold:g}",
+    "largest_patch_units": "largest patch (units)", "max_t": "max t"}))}
 <h2>Map similarity and dimensionality</h2>
 {_html_table(dims)}
 <h2>Selectivity maps on the sheet</h2>

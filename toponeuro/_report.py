@@ -332,6 +332,13 @@ def run_map(
         A layer with too few units for a sheet.
     DownloadError
         The fLoc images cannot be downloaded (the message says how to use ``--stimuli``).
+
+    Examples
+    --------
+    >>> import toponeuro
+    >>> res = toponeuro.run_map(stimuli="/path/to/floc", out="map-out")  # doctest: +SKIP
+    >>> res.summary["per_layer"]["layer4.0.conv2"]["smoothness"]["faces"]  # doctest: +SKIP
+    0.05
     """
     from tqdm.auto import tqdm
 

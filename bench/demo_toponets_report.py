@@ -72,7 +72,8 @@ def measure(module, card, stim, classes) -> dict:
     out = {"accuracy": float((logits.argmax(1) == truth).mean()), "layers": {}}
     sel = domain_selectivity(acts.isel({D.UNIT: acts[D.LAYER].values != "fc"}), list(DOMAINS))
     topo = TopoLoss.for_layers(module, list(LAYERS), factor_h=2, factor_w=2, tau=1.0)
-    weight_loss = {k: float(v) for k, v in topo.layerwise(module).items()}
+    with torch.no_grad():
+        weight_loss = {k: float(v) for k, v in topo.layerwise(module).items()}
     for layer in LAYERS:
         r = {"smoothness": {}, "n_patches": {}}
         for d in DOMAINS:

@@ -23,6 +23,7 @@ from scipy.spatial.distance import cdist
 
 from .. import _dims as D
 from .._docs import fill_doc
+from ..brain._surface import MESH_SIZES
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -33,14 +34,6 @@ from ..exceptions import (
 
 __all__ = ["MESH_SIZES", "MIN_SHEET_UNITS", "TopoMap", "as_topomap"]
 
-#: vertices per hemisphere of the FreeSurfer template meshes
-MESH_SIZES = {
-    "fsaverage3": 642,
-    "fsaverage4": 2562,
-    "fsaverage5": 10242,
-    "fsaverage6": 40962,
-    "fsaverage": 163842,
-}
 #: fewest units a layer needs for its sheet to carry a topography (at least 2 x 2 as well)
 MIN_SHEET_UNITS = 16
 

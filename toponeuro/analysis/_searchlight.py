@@ -11,35 +11,12 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
-from ..exceptions import CoordinateError, DimensionError, InvalidDataError
+from ..atlases._surface import mesh_edge_graph
+from ..exceptions import CoordinateError, DimensionError
 from ._rsa import as_condensed, compare_rdms, n_from_condensed, rdm
 from ._validate import as_matrix, check_finite, voxel_template
 
 __all__ = ["searchlight_rsa", "volume_neighbourhoods", "surface_neighbourhoods"]
-
-
-def _mesh_graph(coords: np.ndarray, faces: np.ndarray):
-    """Sparse symmetric graph of the mesh edges weighted by their Euclidean length."""
-    import scipy.sparse as sp
-
-    coords = np.asarray(coords, dtype=np.float64)
-    faces = np.asarray(faces, dtype=np.int64)
-    if coords.ndim != 2 or coords.shape[1] != 3 or faces.ndim != 2 or faces.shape[1] != 3:
-        raise DimensionError(
-            f"A surface needs vertex coords (n, 3) and triangle faces (m, 3); got "
-            f"{coords.shape} and {faces.shape}."
-        )
-    if faces.min() < 0 or faces.max() >= len(coords):
-        raise InvalidDataError(
-            f"faces index vertices 0..{faces.max()} but there are {len(coords)} vertices."
-        )
-    e = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
-    e = np.unique(np.sort(e, axis=1), axis=0)
-    w = np.linalg.norm(coords[e[:, 0]] - coords[e[:, 1]], axis=1)
-    n = len(coords)
-    g = sp.coo_matrix((np.r_[w, w], (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])),
-                      shape=(n, n))
-    return g.tocsr()
 
 
 def _mesh_graph_distances(coords, faces, sources, limit=np.inf) -> np.ndarray:
@@ -55,7 +32,7 @@ def _mesh_graph_distances(coords, faces, sources, limit=np.inf) -> np.ndarray:
     """
     from scipy.sparse.csgraph import dijkstra
 
-    return dijkstra(_mesh_graph(coords, faces), directed=False, indices=np.asarray(sources),
+    return dijkstra(mesh_edge_graph(coords, faces), directed=False, indices=np.asarray(sources),
                     limit=limit)
 
 
@@ -103,7 +80,7 @@ def surface_neighbourhoods(coords, faces, vertices, radius: float, chunk: int = 
     [[0, 1], [0, 1, 2], [1, 2]]
     """
     vertices = np.asarray(vertices, dtype=np.int64)
-    graph = _mesh_graph(coords, faces)
+    graph = mesh_edge_graph(coords, faces)
     from scipy.sparse.csgraph import dijkstra
 
     out = []

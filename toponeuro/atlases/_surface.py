@@ -17,6 +17,7 @@ __all__ = [
     "SURFACES",
     "fsaverage5_mesh",
     "vertex_coordinates",
+    "mesh_edge_graph",
     "mesh_graph",
     "mesh_distances",
     "project_volume_atlas",
@@ -68,17 +69,48 @@ def vertex_coordinates(surface: str = "pial", hemi: str | None = None) -> np.nda
     return np.concatenate([fsaverage5_mesh(surface, h)[0] for h in HEMIS])
 
 
-def mesh_graph(surface: str = "pial", hemi: str = "left"):
-    """Sparse (10242 x 10242) graph of mesh edges weighted by their length in mm."""
+def mesh_edge_graph(coords, faces):
+    """Sparse symmetric ``(n, n)`` graph of a triangle mesh's edges, weighted by length.
+
+    Parameters
+    ----------
+    coords : array (n, 3)
+        Vertex coordinates (mm).
+    faces : int array (m, 3)
+        Triangles as vertex indices.
+
+    Examples
+    --------
+    >>> g = mesh_edge_graph(np.eye(3), np.array([[0, 1, 2]]))
+    >>> g.shape, round(float(g[0, 1]), 3)
+    ((3, 3), 1.414)
+    """
     from scipy import sparse
 
-    xyz, faces = fsaverage5_mesh(surface, hemi)
+    from ..exceptions import DimensionError, InvalidDataError
+
+    coords = np.asarray(coords, dtype=np.float64)
+    faces = np.asarray(faces, dtype=np.int64)
+    if coords.ndim != 2 or coords.shape[1] != 3 or faces.ndim != 2 or faces.shape[1] != 3:
+        raise DimensionError(
+            f"A surface needs vertex coords (n, 3) and triangle faces (m, 3); got "
+            f"{coords.shape} and {faces.shape}."
+        )
+    if faces.size and (faces.min() < 0 or faces.max() >= len(coords)):
+        raise InvalidDataError(
+            f"faces index vertices 0..{faces.max()} but there are {len(coords)} vertices."
+        )
     edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
     edges = np.unique(np.sort(edges, axis=1), axis=0)
-    w = np.linalg.norm(xyz[edges[:, 0]] - xyz[edges[:, 1]], axis=1)
-    n = len(xyz)
+    w = np.linalg.norm(coords[edges[:, 0]] - coords[edges[:, 1]], axis=1)
+    n = len(coords)
     g = sparse.coo_matrix((w, (edges[:, 0], edges[:, 1])), shape=(n, n)).tocsr()
     return g + g.T
+
+
+def mesh_graph(surface: str = "pial", hemi: str = "left"):
+    """Sparse (10242 x 10242) graph of an fsaverage5 hemisphere's edges, weighted by mm."""
+    return mesh_edge_graph(*fsaverage5_mesh(surface, hemi))
 
 
 def mesh_distances(

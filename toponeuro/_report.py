@@ -239,7 +239,13 @@ def _arrangement_figure(comparison: dict, layer: str, sheet_shape, hemi: str):
     axes[0].set_xlim(-1, w)
     axes[0].set_ylim(h, -1)
     axes[0].set_aspect("equal")
-    axes[1].set_aspect("equal", adjustable="datalim")
+    pts = np.array([c for c in cc.values() if np.isfinite(np.asarray(c, float)).all()], float)
+    if len(pts):
+        mid = (pts.max(0)[:2] + pts.min(0)[:2]) / 2
+        half = 0.65 * max(np.ptp(pts[:, 0]), np.ptp(pts[:, 1])) + 8
+        axes[1].set_xlim(mid[0] - half, mid[0] + half)
+        axes[1].set_ylim(mid[1] - half, mid[1] + half)
+    axes[1].set_aspect("equal")
     axes[0].set_xlabel(f"sheet column (the grey frame is the whole {h}×{w} sheet)")
     axes[0].set_ylabel("sheet row")
     axes[1].set_xlabel("flat-map x (mm)")

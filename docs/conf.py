@@ -74,14 +74,20 @@ def _write_api_page() -> None:
         "``__all__``.",
         "",
     ]
+    seen: set[int] = set()  # an object re-exported by several modules is documented once
     for modname, title in API_MODULES:
         try:
             mod = importlib.import_module(modname)
         except ImportError:
             continue
-        names = [
-            n for n in getattr(mod, "__all__", []) if not n.startswith("_") and n != "exceptions"
-        ]
+        names = []
+        for n in getattr(mod, "__all__", []):
+            obj = getattr(mod, n, None)
+            if n.startswith("_") or n == "exceptions" or obj is None or id(obj) in seen:
+                continue
+            if not isinstance(obj, (str, int, float, tuple, dict, frozenset)):
+                seen.add(id(obj))
+            names.append(n)
         if modname == "toponeuro":
             names = [n for n in names if n in vars(mod)]
         if not names:

@@ -50,6 +50,10 @@ _LAZY = {
     "participation_ratio": "toponeuro.analysis",
     "effective_dimensionality": "toponeuro.analysis",
     "sweep": "toponeuro.analysis",
+    "extract": "toponeuro.features",
+    "create_model": "toponeuro.models",
+    "list_models": "toponeuro.models",
+    "model_card": "toponeuro.models",
     # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
     "run_map": "toponeuro._report",
 }

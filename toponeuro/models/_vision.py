@@ -192,6 +192,7 @@ for _tau in (0, 10):
 DEMO_WEIGHTS = {
     0: "4a5391b3b49ced05c86199dd33bd22199ed912d7b1f6b406c537927b75cf81cf",
     10: "89e8e340318cc8a9d414af4cb7e10aa9383b1f59ea4c59c9ff6c1058f6c34b95",
+    50: "d336f62f6a418a193da74083a848392cd9605b6cec7133f77b2e093281fad621",
 }
 #: taus of the shipped demo TopoNets
 DEMO_TAUS = tuple(DEMO_WEIGHTS)

@@ -98,11 +98,10 @@ def rst_table(results: dict) -> str:
             "faces–bodies r", "faces–places r", "eff. dim.", "weight 1−cos"]
     rows = []
     for name, r in results.items():
-        for i, (layer, v) in enumerate(r["layers"].items()):
+        for layer, v in r["layers"].items():
             sm = [v["smoothness"][d] for d in DOMAINS]
             rows.append([
-                name if i == 0 else "", f"{r['tau']:g}" if i == 0 else "",
-                f"{r['accuracy']:.3f}" if i == 0 else "", layer,
+                name, f"{r['tau']:g}", f"{r['accuracy']:.3f}", layer,
                 " / ".join(f"{x:.2f}" for x in sm), f"{np.mean(sm):.3f}",
                 " / ".join(str(v["n_patches"][d]) for d in DOMAINS),
                 f"{v['faces-bodies']:+.2f}", f"{v['faces-places']:+.2f}",

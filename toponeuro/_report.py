@@ -36,7 +36,7 @@ from .exceptions import (
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
 #: the shipped demo TopoNet ``toponeuro map`` uses by default (the strongest shipped tau)
-DEFAULT_MAP_MODEL = "toponet_demo.tau_10"
+DEFAULT_MAP_MODEL = "toponet_demo.tau_50"
 #: the five fLoc domain contrasts (each domain against the other four)
 MAP_DOMAINS = ("faces", "bodies", "places", "characters", "objects")
 #: domains the visfAtlas has ROIs for (it has no object-selective ROI)

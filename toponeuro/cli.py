@@ -168,7 +168,7 @@ def _add_map(sub):
     )
     p.add_argument("--model", default=None,
                    help="registered model name (default: the shipped demo TopoNet "
-                   "toponet_demo.tau_10)")
+                   "toponet_demo.tau_50)")
     p.add_argument("--checkpoint", default=None,
                    help="a checkpoint from `toponeuro train` (or a state dict for --model)")
     p.add_argument("--stimuli", default="floc",

@@ -460,13 +460,14 @@ def run_map(
         card, model_desc, stim, stim_source, numbers, layers, threshold, model_table,
         sim_table, dims, comparison, hemispheres, acts,
     )
+    summary["patch_min_units"] = int(min_units)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     summary["files"] = {k: str(Path(v).name) for k, v in files.items()}
     files["summary.json"] = out / "summary.json"
     summary["files"]["summary.json"] = "summary.json"
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     files["report.html"] = _write_html(out, summary, model_table, sim_table, comparison,
-                                       files, threshold)
+                                       files, threshold, min_units)
     summary["files"]["report.html"] = "report.html"
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     steps.update()
@@ -758,7 +759,8 @@ def _html_table(df: pd.DataFrame) -> str:
                       classes="tbl", na_rep="–")
 
 
-def _write_html(out, summary, model_table, sim_table, comparison, files, threshold) -> Path:
+def _write_html(out, summary, model_table, sim_table, comparison, files, threshold,
+                min_units) -> Path:
     esc = html.escape
     hemis = [h for h in summary["cortex"] if h != "atlas"]
     view = comparison_view(comparison, summary["layers"][-1], hemis)
@@ -812,8 +814,8 @@ code {{ background: #f4f4f4; padding: 0 3px; }}
 <li><b>Stimuli:</b> {s['n_stimuli']} images of the fLoc localizer (Stigliani et al., 2015):
 {numtxt}, 10 categories in 5 domains ({esc(s['source'])}).</li>
 <li><b>Layers:</b> {esc(', '.join(layers))}; {esc(summary['pooling'])}.</li>
-<li><b>Selectivity:</b> {esc(summary['selectivity'])}; patches = connected units with
-t &ge; {threshold:g}.</li>
+<li><b>Selectivity:</b> {esc(summary['selectivity'])}; patches = {min_units} or more
+connected units (edge neighbours) with t &ge; {threshold:g}.</li>
 <li><b>Cortex:</b> {esc(summary['cortex']['atlas'])}.</li>
 </ul>
 <div class="note">The default model is a <b>small demonstration TopoNet</b> shipped with
@@ -827,7 +829,7 @@ models; use <code>--model</code> for those.</div>
 <h2>Map similarity and dimensionality</h2>
 {_html_table(dims)}
 <h2>Selectivity maps on the sheet</h2>
-{img('sheet_maps.png', 'Domain selectivity (t) on each layer sheet; outlines: patches')}
+{img('sheet_maps.png', f'Domain selectivity (t) on each layer sheet; black outlines: units with t > {threshold:g} (a patch is {min_units} or more connected ones)')}
 <h2>Smoothness profiles</h2>
 {img('smoothness_profiles.png', 'Mean absolute difference in t between units, by distance on the sheet (shaded: ±1 s.d. over samples)')}
 <h2>The cortex: visfAtlas ROIs on fsaverage5</h2>

@@ -789,6 +789,13 @@ def _write_html(out, summary, model_table, sim_table, comparison, files, thresho
         img(f"arrangement_{h}.png", f"Arrangement of the domains: {layers[-1]} vs the {h} "
             "hemisphere") for h in summary["cortex"] if h != "atlas"
     )
+    demo_note = (
+        '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
+        "toponeuro: a 4-stage ResNet trained on CPU on the fLoc localizer's own ten categories "
+        "(images 1–96), evaluated here on held-out images. It is <b>not</b> one of the "
+        "TopoNets paper's ImageNet models; use <code>--model</code> for those.</div>"
+        if str(m["name"]).startswith("toponet_demo.") else ""
+    )
     numbers = s["numbers"]
     numtxt = "all images" if numbers == "all" else f"images {numbers[0]}–{numbers[1]} of each category"
     body = f"""<!DOCTYPE html>
@@ -818,10 +825,7 @@ code {{ background: #f4f4f4; padding: 0 3px; }}
 connected units (edge neighbours) with t &ge; {threshold:g}.</li>
 <li><b>Cortex:</b> {esc(summary['cortex']['atlas'])}.</li>
 </ul>
-<div class="note">The default model is a <b>small demonstration TopoNet</b> shipped with
-toponeuro: a 4-stage ResNet trained on CPU on the fLoc localizer's own ten categories (images
-1–96), evaluated here on held-out images. It is <b>not</b> one of the TopoNets paper's ImageNet
-models; use <code>--model</code> for those.</div>
+{demo_note}
 <h2>Model: topography per layer and domain</h2>
 {_html_table(model_table.rename(columns={
     "n_patches": "patches", "selective_fraction": f"fraction of units with t ≥ {threshold:g}",

@@ -151,3 +151,19 @@ def test_stimuli_that_is_not_a_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="--stimuli"):
         run_map(stimuli=str(tmp_path / "nope"), out=tmp_path / "o", progress=False)
     assert issubclass(SheetError, ToponeuroError)
+
+
+def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
+    from toponeuro._report import _load_model
+    from toponeuro.training import load_recipe, run_recipe
+
+    recipe = load_recipe("demo-smoke")
+    recipe["data"].update(n_per_class=4, val_per_class=0, image_size=16)
+    res = run_recipe(recipe, tmp_path / "run", progress=False)
+    module, card, desc = _load_model("unused", res.checkpoints[-1])
+    assert card.tau == 1.0 and card.input_size == 16 and card.mean == (0.5, 0.5, 0.5)
+    assert card.topo_layers[-1] == "layer4.0.conv2" and "demo-smoke" in desc
+    state = res.model.state_dict()
+    assert all(np.array_equal(state[k].numpy(), v.numpy()) for k, v in module.state_dict().items())
+    with pytest.raises(ToponeuroError, match="No checkpoint file"):
+        _load_model("unused", tmp_path / "absent.pt")

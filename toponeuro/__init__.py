@@ -54,6 +54,8 @@ _LAZY = {
     "create_model": "toponeuro.models",
     "list_models": "toponeuro.models",
     "model_card": "toponeuro.models",
+    "export_plugin": "toponeuro.brainscore",
+    "score_with_brainscore": "toponeuro.brainscore",
     # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
     "run_map": "toponeuro._report",
 }

@@ -29,7 +29,6 @@ from PIL import Image
 
 from toponeuro.brainscore import export_plugin, install_plugin, score_with_brainscore
 from toponeuro.brainscore._plugin_arch import build_model
-from toponeuro.models import SmallResNet
 
 REPO = Path(__file__).resolve().parents[1]
 # ../shared beside the clone (CI); one level further up for a git worktree in wt/<name>

@@ -64,3 +64,26 @@ def test_distance_profile_one_line_per_map():
     with pytest.raises(DimensionError):
         plot_distance_profile({"x": np.zeros(3)})
     plt.close("all")
+
+
+def test_distance_profile_into_given_axes_keeps_the_figure_layout():
+    import warnings
+
+    res = smoothness(np.random.default_rng(1).standard_normal((10, 10)), random_state=0,
+                     sample_size=40, n_samples=2)
+    fig, axes = plt.subplots(1, 2, layout="constrained")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # tight_layout on a constrained figure warns
+        out = plot_distance_profile(res, ax=axes[1])
+    assert out is fig and len(axes[1].lines) == 1 and not axes[0].lines
+    assert fig.get_layout_engine().__class__.__name__ == "ConstrainedLayoutEngine"
+    plt.close(fig)
+
+
+def test_distance_profile_of_one_smoothness_result():
+    res = smoothness(np.random.default_rng(2).standard_normal((10, 10)), random_state=0,
+                     sample_size=40, n_samples=2)
+    for one in (res, res["profile"]):  # a Dataset is a Mapping too: still one line
+        fig = plot_distance_profile(one)
+        assert len(fig.axes[0].lines) == 1
+        plt.close(fig)

@@ -293,11 +293,14 @@ def plot_distance_profile(
     1
     """
     plt = require_matplotlib()
-    items = dict(profiles) if isinstance(profiles, Mapping) else {"": profiles}
+    # a Dataset is itself a Mapping (of its variables): one smoothness result, one line
+    single = isinstance(profiles, (xr.Dataset, xr.DataArray)) or not isinstance(profiles, Mapping)
+    items = {"": profiles} if single else dict(profiles)
     names = list(labels) if labels is not None else list(items)
     if len(names) != len(items):
         raise ValueError(f"Got {len(names)} labels for {len(items)} profiles.")
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         fig, ax = plt.subplots(figsize=(4.6, 3.4))
     else:
         fig = ax.figure
@@ -320,7 +323,8 @@ def plot_distance_profile(
         ax.legend(fontsize=8, frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
-    fig.tight_layout()
+    if own_figure:  # a given ax's figure keeps its own layout engine
+        fig.tight_layout()
     return fig
 
 

@@ -23,8 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
-from toponeuro.exceptions import MissingWeightsError, UnknownNameError
-from toponeuro.plotting import plot_sheet_map
+from toponeuro.plotting import plot_distance_profile, plot_sheet_map
 
 try:
     ROOT = Path(__file__).resolve().parents[1]
@@ -38,20 +37,16 @@ if FLOC.is_dir():
     print("fLoc images 97-120 from", FLOC)
 else:
     stimuli = toponeuro.stimuli.make_stimulus_set(n_per_category=24, size=64, random_state=0)
-    print("../shared not found: synthetic gratings (make_stimulus_set), one per domain")
+    print("../shared not found: synthetic gratings (make_stimulus_set), 24 per domain")
 print(stimuli)
 
 # Two shipped demo TopoNets, trained identically except for TopoLoss: τ = 10, and the control
 # τ = 0 (the loss logged, not optimised).
-models = {}
-for name in ("toponet_demo.tau_10", "toponet_demo.tau_0"):
-    try:
-        models[name] = toponeuro.create_model(name, pretrained=True)
-        print(name, "with its shipped weights")
-    except (UnknownNameError, MissingWeightsError) as err:
-        # the demo weights are not part of this installation: same architecture, random
-        models[name] = toponeuro.create_model("toponet_demo.tau_0")
-        print(f"{type(err).__name__}: {err}\n-> {name}: RANDOM weights (the maps are noise)")
+models = {
+    name: toponeuro.create_model(name, pretrained=True)
+    for name in ("toponet_demo.tau_10", "toponet_demo.tau_0")
+}
+print(models["toponet_demo.tau_10"].model_card.description)
 
 # %%
 # Activations and domain selectivity
@@ -102,15 +97,19 @@ for domain in ("faces", "characters"):
 # ones (the TDANN score: 0 = no spatial structure, 1 = neighbours identical). Its distance
 # profile is the mean absolute difference of t between two units as a function of their
 # distance on the sheet: a smooth map starts low and rises, a salt-and-pepper map is flat.
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
-for name, ls in zip(sels, ("-", "--")):
-    res = toponeuro.smoothness(sels[name].sel(domain="faces"), layer=LAYER, random_state=0)
-    axes[0].plot(res["distance"], res["profile"], "o" + ls,
-                 label=f"{name} (score {float(res['score']):.2f})")
-axes[0].set_xlabel("distance on the sheet (unit spacings)")
-axes[0].set_ylabel("mean |Δt| between two units")
-axes[0].set_title(f"faces map, {LAYER}")
-axes[0].legend(fontsize=8)
+# :func:`toponeuro.plotting.plot_distance_profile` draws the profiles.
+fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), layout="constrained")
+profiles = {
+    name: toponeuro.smoothness(sels[name].sel(domain="faces"), layer=LAYER, random_state=0)
+    for name in sels
+}
+plot_distance_profile(
+    profiles,
+    labels=[f"{n} (score {float(p['score']):.2f})" for n, p in profiles.items()],
+    ylabel="mean |Δt| between two units",
+    title=f"faces map, {LAYER}",
+    ax=axes[0],
+)
 
 domains = list(sel["domain"].values)
 x = np.arange(len(domains))
@@ -122,7 +121,7 @@ for k, name in enumerate(sels):
     axes[1].bar(x + (k - 0.5) * 0.4, scores, 0.4, label=name)
 axes[1].set_xticks(x, domains)
 axes[1].set_ylabel("smoothness score")
-axes[1].set_title(f"every domain, {LAYER}")
+axes[1].set_title(f"every domain, {LAYER}", fontsize=10)
 axes[1].legend(fontsize=8)
 
 # %%

@@ -28,7 +28,7 @@ import numpy as np
 
 import toponeuro
 from toponeuro.atlases import mesh_graph, vertex_coordinates
-from toponeuro.exceptions import MissingWeightsError, UnknownNameError
+from toponeuro.plotting import DOMAIN_COLORS, plot_surface_map
 
 atlas = toponeuro.load_visfatlas(space="fsaverage5")
 print(atlas)
@@ -49,35 +49,20 @@ for domain in DOMAINS:
 # %%
 # Where the domains lie
 # ---------------------
-# The ventral view of the inflated surface shows the occipito-temporal cortex from below.
-# Drawn here with nilearn (``plot_surf_roi``) for each hemisphere.
-from nilearn import datasets, plotting  # noqa: E402
-
-fsavg = datasets.load_fsaverage("fsaverage5")
-sulc = datasets.load_fsaverage_data(mesh="fsaverage5", data_type="sulcal")
-domain_map = np.full(atlas.data.shape, np.nan)  # NaN: no domain, shows the anatomy
+# :func:`toponeuro.plotting.plot_surface_map` draws a map on the fsaverage5 surface, both
+# hemispheres side by side. The ventral view of the inflated surface shows the
+# occipito-temporal cortex from below (anterior up, occipital pole down); sulci are dark.
+# With ``labels=`` the values are region labels drawn in one colour each.
+domain_map = np.zeros(atlas.data.shape, int)
 for k, domain in enumerate(DOMAINS, start=1):
     domain_map[atlas.mask(domain=domain)] = k
-cmap = plt.matplotlib.colors.ListedColormap(["#d62728", "#ff7f0e", "#2ca02c", "#1f77b4"])
-fig, axes = plt.subplots(1, 2, figsize=(8, 4.2), subplot_kw={"projection": "3d"})
-for ax, hemi in zip(axes, ("left", "right")):
-    plotting.plot_surf_roi(
-        fsavg["inflated"].parts[hemi],
-        roi_map=domain_map[atlas.hemi == hemi],
-        hemi=hemi,
-        view="ventral",
-        bg_map=sulc.data.parts[hemi],
-        cmap=cmap,
-        vmin=1,
-        vmax=4,
-        axes=ax,
-        figure=fig,
-        colorbar=False,
-        title=f"{hemi} hemisphere",
-    )
-handles = [plt.matplotlib.patches.Patch(color=cmap(i), label=d) for i, d in enumerate(DOMAINS)]
-fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False)
-fig.suptitle("visfAtlas domains, inflated fsaverage5, ventral view")
+fig = plot_surface_map(
+    domain_map,
+    labels=dict(enumerate(DOMAINS, start=1)),
+    view="ventral",
+    title="visfAtlas domains, inflated fsaverage5, ventral view",
+)
+colors = [DOMAIN_COLORS[d] for d in DOMAINS]
 
 # %%
 # Vertex coordinates: inflated and flat
@@ -95,7 +80,7 @@ fig, ax = plt.subplots(figsize=(6.4, 5), layout="constrained")
 ax.scatter(*flat.T, s=1, c="0.85", rasterized=True)
 for k, domain in enumerate(DOMAINS):
     m = atlas.mask(domain=domain)[left]
-    ax.scatter(*flat[m].T, s=4, color=cmap(k), label=domain, rasterized=True)
+    ax.scatter(*flat[m].T, s=4, color=colors[k], label=domain, rasterized=True)
 ax.set_aspect("equal")
 ax.set_xlabel("flat-map x (mm)")
 ax.set_ylabel("flat-map y (mm)")
@@ -122,11 +107,7 @@ else:
     print("../shared not found: synthetic gratings (make_stimulus_set)")
 
 MODEL = "toponet_demo.tau_10"
-try:
-    model = toponeuro.create_model(MODEL, pretrained=True)
-except (UnknownNameError, MissingWeightsError) as err:
-    model = toponeuro.create_model("toponet_demo.tau_0")
-    print(f"{type(err).__name__}: {err}\n-> {MODEL}: RANDOM weights (the maps are noise)")
+model = toponeuro.create_model(MODEL, pretrained=True)
 LAYER = "layer4.0.conv1"
 acts = toponeuro.extract(model, stimuli, [LAYER], progress=False)
 sel = toponeuro.domain_selectivity(acts)
@@ -187,10 +168,7 @@ print(f"{MODEL}: arrangement Spearman rho = {rho:+.2f}, Procrustes disparity = {
 # With three regions a perfect rank correlation happens by chance one time in six (3! orders
 # of the three distances), so a single number says little. A reference point is the same
 # comparison for the control network trained without TopoLoss (τ = 0):
-try:
-    control = toponeuro.create_model("toponet_demo.tau_0", pretrained=True)
-except MissingWeightsError:
-    control = toponeuro.create_model("toponet_demo.tau_0")
+control = toponeuro.create_model("toponet_demo.tau_0", pretrained=True)
 control_sel = toponeuro.domain_selectivity(
     toponeuro.extract(control, stimuli, [LAYER], progress=False)
 )
@@ -219,7 +197,7 @@ for k, domain in enumerate(DOMAINS):
         c = np.asarray(cents.get(domain, (np.nan, np.nan)), float)
         if np.isfinite(c).all():
             x, y = (c[1], c[0]) if flip else (c[0], c[1])
-            ax.scatter(x, y, s=120, color=cmap(k), edgecolor="k", label=domain)
+            ax.scatter(x, y, s=120, color=colors[k], edgecolor="k", label=domain)
 h, w = acts.topo.sheet_shape(LAYER)
 axes[0].set_xlim(-0.5, w - 0.5)
 axes[0].set_ylim(h - 0.5, -0.5)

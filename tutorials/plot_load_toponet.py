@@ -9,8 +9,9 @@ the weights into a cache once, verifies them, and lays each TopoLoss layer's uni
 cortical sheet.
 
 This page is built **offline**: it shows the download call and what happens without a network
-(a typed error that says where to put the file by hand), then continues with a randomly
-initialised copy of the same architecture. The images are fLoc stimuli from ``../shared`` when
+(a typed error that says where to put the file by hand), continues with a randomly
+initialised copy of the same architecture, and ends with the small demo TopoNets whose
+weights ship inside toponeuro. The images are fLoc stimuli from ``../shared`` when
 that folder is present, else toponeuro's synthetic gratings; the output below says which.
 """
 
@@ -29,7 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import toponeuro  # noqa: E402
-from toponeuro.exceptions import DownloadError, MissingWeightsError  # noqa: E402
+from toponeuro.exceptions import DownloadError  # noqa: E402
 from toponeuro.plotting import plot_sheet_map  # noqa: E402
 
 print(toponeuro.list_models("toponet_*"))
@@ -138,14 +139,29 @@ fig = plot_sheet_map(
 # %%
 # The shipped demo TopoNets
 # -------------------------
-# Small TopoNets trained on CPU on the fLoc categories ship inside the package (no download):
-# ``toponet_demo.tau_*``. They take 64-px images and are what ``toponeuro map`` uses by
-# default.
+# Small TopoNets trained on CPU on the fLoc categories ship inside the package (no download,
+# sha256 recorded on their cards): ``toponet_demo.tau_*``, τ = 0 being the control trained
+# without TopoLoss. They take 64-px images, and ``toponeuro map`` uses ``tau_10`` by default.
+from toponeuro.analysis import correlation_profile  # noqa: E402
+from toponeuro.plotting import plot_distance_profile  # noqa: E402
+
 demo_names = toponeuro.list_models("toponet_demo*")
 print(demo_names)
+profiles = {}
 for name in demo_names:
-    try:
-        demo = toponeuro.create_model(name, pretrained=True)
-        print(name, "weights shipped; sha256", demo.weights_sha256[:16], "...")
-    except MissingWeightsError as err:
-        print(f"{name}: {type(err).__name__}: {err}")
+    demo = toponeuro.create_model(name, pretrained=True)
+    print(f"{name}: tau = {demo.model_card.tau:g}, weights sha256 {demo.weights_sha256[:16]} ...")
+    demo_acts = toponeuro.extract(demo, stimuli, "topo", progress=False)
+    profiles[name] = correlation_profile(demo_acts, layer="layer3.0.conv1", random_state=0)
+
+# %%
+# What TopoLoss does to the sheet shows in how alike neighbouring units respond: the
+# correlation (across the 10 images) of two units' responses as a function of their distance
+# on the sheet (:func:`toponeuro.analysis.correlation_profile`). Without TopoLoss it is flat
+# near zero; the stronger τ, the more adjacent units respond alike.
+fig = plot_distance_profile(
+    profiles,
+    ylabel="response correlation (r)",
+    title="layer3.0.conv1 of the demo TopoNets",
+)
+fig.axes[0].axhline(0, color="k", lw=0.6)

@@ -336,8 +336,9 @@ def test_bad_inputs(demo):
     assert "Available layers" in str(err.value)
     with pytest.raises(E.UnknownNameError, match="toponet_demo.tau_0"):
         extract("toponet_demo.tau_1", [torch.rand(3, 32, 32)], ["fc"], progress=False)
-    with pytest.raises(E.MissingWeightsError):  # the name means the released weights
-        extract("toponet_demo.tau_0", [torch.rand(3, 32, 32)], ["fc"], progress=False)
+    with pytest.raises(E.DownloadError, match="murtylab/topo-resnet18-imagenet"):
+        # a registry name means the released weights; offline the error says where to put them
+        extract("toponet_resnet18.tau_5", [torch.rand(3, 224, 224)], ["fc"], progress=False)
     with pytest.raises(E.InvalidDataError, match="vision model"):
         extract(demo, ["a face", "a house"], ["fc"], progress=False)
     with pytest.raises(E.UnknownNameError, match="topo"):

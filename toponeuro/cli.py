@@ -339,7 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    return COMMANDS[args.command][1](args)
+    from .exceptions import ToponeuroError
+
+    try:
+        return COMMANDS[args.command][1](args)
+    except ToponeuroError as err:  # typed errors name the fix: show the message, no traceback
+        print(f"toponeuro {args.command}: error: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,158 @@
+"""
+Quickstart: ``toponeuro map`` and what its report means
+=======================================================
+
+One command takes a topographic network, shows it the fLoc localizer images (faces, bodies,
+places, characters, objects), maps where on its cortical sheets each category is preferred,
+and sets those maps beside the human ventral visual cortex (the visfAtlas on fsaverage5)::
+
+    pip install -e .                           # in a clone of the repository
+    toponeuro map                              # the shipped demo TopoNet, fLoc images 97-120
+    toponeuro map --stimuli /path/to/floc      # offline: a local copy of the fLoc images
+    toponeuro map --model toponet_demo.tau_0 --out map-tau0     # the control, for comparison
+
+It writes a folder with ``report.html`` (everything below on one page), the figures as PNG,
+``summary.json``, ``comparison.csv`` and ``results.nc`` (the selectivity maps, for your own
+analyses). Here we run the same thing from Python with :func:`toponeuro.run_map` and walk
+through each part of the report.
+
+The images are the real fLoc stimuli from ``../shared`` when present; otherwise this page
+writes synthetic gratings under the fLoc file names, so that it runs anywhere (the numbers
+then describe gratings, not faces and houses). The output says which ran.
+"""
+
+# %%
+# Run it
+# ------
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+import toponeuro
+from toponeuro.stimuli import FLOC_CATEGORIES, make_stimulus_set
+
+try:
+    ROOT = Path(__file__).resolve().parents[1]
+except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
+    ROOT = Path.cwd().parent
+SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
+FLOC = SHARED / "data" / "floc"
+if FLOC.is_dir():
+    print("fLoc images from", FLOC)
+else:
+    # a stand-in folder: synthetic gratings named like the fLoc files (<category>-<N>.png)
+    FLOC = Path(tempfile.mkdtemp()) / "floc"
+    FLOC.mkdir()
+    categories = [c for c in FLOC_CATEGORIES if c != "scrambled"]
+    synthetic = make_stimulus_set(24, categories, size=64, random_state=0)
+    for i, (cat, k) in enumerate(zip(synthetic.categories, list(range(97, 121)) * 10)):
+        synthetic.get(i).save(FLOC / f"{cat}-{k}.png")
+    print("../shared not found: synthetic gratings written to", FLOC)
+
+out = Path(tempfile.mkdtemp()) / "toponeuro-map"
+res = toponeuro.run_map(stimuli=FLOC, out=out, progress=False)
+
+# %%
+# The summary printed above is the top of the report. It says which model ran (the shipped
+# demo TopoNet with the strongest TopoLoss, τ = 50, unless you pick another), on which images
+# (fLoc numbers 97–120, held out from the demo models' training), which layers (by default
+# the last three TopoLoss layers) and the patch threshold (t ≥ 3). Then, per layer and per
+# domain, and for the cortex, the numbers explained below. Everything is in the output
+# folder:
+for name, path in res.files.items():
+    print(f"{name:>24}  {Path(path).stat().st_size / 1e3:7.1f} kB")
+summary = json.loads(Path(res.files["summary.json"]).read_text())
+print(json.dumps(summary["model"], indent=1))
+
+
+def show(name, width=9.0):
+    """Display one of the report's PNG figures."""
+    img = plt.imread(res.files[name])
+    h, w = img.shape[:2]
+    fig, ax = plt.subplots(figsize=(width, width * h / w), layout="constrained")
+    ax.imshow(img)
+    ax.set_axis_off()
+    return fig
+
+
+# %%
+# 1. Selectivity maps on the sheets
+# ---------------------------------
+# For every unit (one per channel, responses averaged over the feature map) and every domain,
+# a two-sample t: responses to that domain's images against the other four domains'. Red
+# units prefer the domain, blue units avoid it; the colour scale is shared and centred at 0.
+# Each unit sits at its place on the layer's sheet — the same place where TopoLoss pulled it
+# toward its neighbours during training. Black contours enclose units with t > 3, the
+# candidates for *patches*.
+show("sheet_maps.png", width=7.5)
+
+# %%
+# 2. Smoothness: are neighbours alike?
+# ------------------------------------
+# For pairs of units, the mean absolute difference of their t values as a function of their
+# distance on the sheet. If selectivity is organised in patches, near units differ less than
+# far ones and the curve rises; on a salt-and-pepper sheet it is flat. The *smoothness score*
+# in the table condenses each curve: (largest − nearest) / largest, 0 = no spatial structure, 1 =
+# neighbours identical.
+show("smoothness_profiles.png")
+
+# %%
+# The per-layer numbers are in ``res.tables["model"]`` (also ``summary.json``): smoothness,
+# the number of patches (connected groups of at least 3 units with t ≥ 3), the fraction of
+# units with t ≥ 3, the largest patch and the largest t.
+print(res.tables["model"].round(3).to_string(index=False))
+
+# %%
+# ``res.tables["similarity"]`` correlates domain maps across units: in human ventral temporal
+# cortex face- and body-selective regions neighbour each other while place-selective cortex
+# lies apart, so faces–bodies is expected above faces–places. It also gives each layer's
+# effective dimensionality (how many dimensions the responses to these images spread over).
+print(res.tables["similarity"].round(3).to_string(index=False))
+
+# %%
+# 3. The cortex: visfAtlas on fsaverage5
+# --------------------------------------
+# The same measures need cortical maps to compare with. The visfAtlas (Rosenke et al., 2021)
+# outlines face-, body-, place- and character-selective regions, here on the inflated
+# fsaverage5 surface seen from below (see :doc:`plot_compare_visfatlas`). It has no
+# object-selective region, so objects are compared on the model side only.
+show("cortex_rois.png")
+
+# %%
+# 4. Model vs cortex
+# ------------------
+# Side by side for one layer and both hemispheres: smoothness, number of patches and their
+# area (share of the sheet, or of the hemisphere), and the two map similarities. The cortex
+# maps are binary ROIs, smooth by construction, so their smoothness is a reference for a
+# well-organised map rather than a target to match number for number.
+show("comparison.png")
+
+# %%
+# The *arrangement* rows ask whether the domains sit in the same order of nearness on the
+# sheet and on the cortex: take the centroid of each domain's largest patch on both sides,
+# compute all pairwise distances, and rank-correlate them (Spearman ρ; +1 = same order of
+# nearness, 0 = unrelated) or fit one point set onto the other by rotation, reflection and
+# scaling (Procrustes disparity; 0 = same shape, 1 = unrelated). Only domains with a patch on
+# both sides count, and with three domains there are only three distances — so read these
+# numbers as a demonstration of the measurement, never as evidence on their own.
+show("arrangement_left.png")
+
+# %%
+# The full comparison, every layer and hemisphere, is ``comparison.csv``:
+table = res.tables["comparison"]
+rows = table["metric"].str.startswith("arrangement")
+print(table[rows].round(3).to_string(index=False))
+
+# %%
+# Next steps
+# ----------
+# * Run the control (``--model toponet_demo.tau_0``) and compare the two reports: the
+#   difference TopoLoss makes is the point, not any single number.
+# * ``--checkpoint runs/<your run>/checkpoints/epoch_006.pt`` maps a network you trained
+#   yourself (:doc:`plot_train_toponet`).
+# * ``res.selectivity`` (and ``results.nc``) holds the maps for your own analyses
+#   (:doc:`plot_floc_selectivity`).
+print(res.selectivity.sizes)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))  # _tutorial_order (the gallery's sort key)
 os.environ.setdefault("TOPONEURO_PROGRESS", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -108,7 +109,7 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "only_warn_on_example_error": False,
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "_tutorial_order.QuickstartFirst",
     "matplotlib_animations": False,
     "show_memory": False,
     "plot_gallery": "True",

@@ -4,7 +4,8 @@ Quickstart: ``toponeuro map`` and what its report means
 
 One command takes a topographic network, shows it the fLoc localizer images (faces, bodies,
 places, characters, objects), maps where on its cortical sheets each category is preferred,
-and sets those maps beside the human ventral visual cortex (the visfAtlas on fsaverage5)::
+and sets those maps beside the human ventral visual cortex (the visfAtlas on fsaverage5).
+From the command line::
 
     pip install -e .                           # in a clone of the repository
     toponeuro map                              # the shipped demo TopoNet, fLoc images 97-120

@@ -98,12 +98,12 @@ except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __fil
     ROOT = Path.cwd().parent
 SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 FLOC = SHARED / "data" / "floc"
+categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
 if FLOC.is_dir():
-    categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
     stimuli = toponeuro.load_floc(FLOC, categories=categories, numbers=range(97, 121))
     print("fLoc images 97-120 from", FLOC)
 else:
-    stimuli = toponeuro.stimuli.make_stimulus_set(n_per_category=24, size=64, random_state=0)
+    stimuli = toponeuro.stimuli.make_stimulus_set(24, categories, size=64, random_state=0)
     print("../shared not found: synthetic gratings (make_stimulus_set)")
 
 MODEL = "toponet_demo.tau_10"
@@ -165,9 +165,10 @@ proc = float(table.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex
 print(f"{MODEL}: arrangement Spearman rho = {rho:+.2f}, Procrustes disparity = {proc:.2f}")
 
 # %%
-# With three regions a perfect rank correlation happens by chance one time in six (3! orders
-# of the three distances), so a single number says little. A reference point is the same
-# comparison for the control network trained without TopoLoss (τ = 0):
+# When only three domains have patches (as with the fLoc images here), a perfect rank
+# correlation happens by chance one time in six (3! orders of the three distances), so a
+# single number says little. A reference point is the same comparison for the control
+# network trained without TopoLoss (τ = 0):
 control = toponeuro.create_model("toponet_demo.tau_0", pretrained=True)
 control_sel = toponeuro.domain_selectivity(
     toponeuro.extract(control, stimuli, [LAYER], progress=False)

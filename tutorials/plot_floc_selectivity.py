@@ -31,13 +31,13 @@ except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __fil
     ROOT = Path.cwd().parent
 SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 FLOC = SHARED / "data" / "floc"
+categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
 if FLOC.is_dir():
-    categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
     stimuli = toponeuro.load_floc(FLOC, categories=categories, numbers=range(97, 121))
     print("fLoc images 97-120 from", FLOC)
 else:
-    stimuli = toponeuro.stimuli.make_stimulus_set(n_per_category=24, size=64, random_state=0)
-    print("../shared not found: synthetic gratings (make_stimulus_set), 24 per domain")
+    stimuli = toponeuro.stimuli.make_stimulus_set(24, categories, size=64, random_state=0)
+    print("../shared not found: synthetic gratings (make_stimulus_set), 24 per category")
 print(stimuli)
 
 # Two shipped demo TopoNets, trained identically except for TopoLoss: τ = 10, and the control

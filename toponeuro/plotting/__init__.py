@@ -6,5 +6,6 @@ package.
 
 from ._rdm import plot_rdm
 from ._sheet import plot_sheet_map
+from ._sweep import plot_sweep
 
-__all__ = ["plot_sheet_map", "plot_rdm"]
+__all__ = ["plot_sheet_map", "plot_rdm", "plot_sweep"]

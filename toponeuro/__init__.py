@@ -54,6 +54,8 @@ _LAZY = {
     "create_model": "toponeuro.models",
     "list_models": "toponeuro.models",
     "model_card": "toponeuro.models",
+    "export_plugin": "toponeuro.brainscore",
+    "score_with_brainscore": "toponeuro.brainscore",
 }
 _SUBPACKAGES = (
     "topoloss",

@@ -140,8 +140,120 @@ def _run_extract(args) -> int:
     return 0
 
 
+
+
+def _add_brainscore(sub):
+    p = sub.add_parser(
+        "brainscore",
+        help="export a TopoNet as a Brain-Score plugin; score it locally with Brain-Score",
+        description="Brain-Score integration. `export` writes a self-contained plugin folder "
+        "(and --zip, the archive the Brain-Score website takes); `score` runs brainscore-vision "
+        "itself (in its own environment, offline) on your stimuli and brain responses.",
+    )
+    bs = p.add_subparsers(dest="brainscore_command", metavar="ACTION")
+    e = bs.add_parser("export", help="write models/<identifier>/ for brainscore-vision/-language")
+    e.add_argument("model", nargs="?", help="registered model name (arch.tag)")
+    e.add_argument("--card", help="JSON file of ModelCard fields (instead of a model name)")
+    e.add_argument("--out", required=True, help="output folder (models/<identifier>/ inside)")
+    e.add_argument("--region-layer-map", help="JSON object or file: region -> layer")
+    e.add_argument("--zip", action="store_true", help="also write <identifier>.zip to submit")
+    e.add_argument("--weights-url", help="URL the plugin downloads the weights from")
+    e.add_argument("--sha256", help="sha256 of the weights when the card does not know it")
+    e.add_argument("--identifier", help="Brain-Score registry name (default toponet_<name>)")
+    e.add_argument("--overwrite", action="store_true", help="replace an existing plugin folder")
+    s = bs.add_parser("score", help="score an exported plugin with brainscore-vision locally")
+    s.add_argument("--plugin", required=True, help="plugin folder written by `export`")
+    s.add_argument("--benchmark", help="folder written by write_brainscore_benchmark")
+    s.add_argument("--responses", help="BrainResponses netCDF file (stimulus x voxel)")
+    s.add_argument("--images", help="image folder; ids are file stems, categories folder names")
+    s.add_argument("--python", help="Brain-Score env python (else $TOPONEURO_BRAINSCORE_PYTHON)")
+    s.add_argument("--metrics", default="pls,ridge,rdm", help="comma-separated (pls,ridge,rdm)")
+    s.add_argument("--regions", help="one region for all voxels (e.g. IT) or JSON roi -> region")
+    s.add_argument("--work-dir", help="keep the files and result.json here")
+    s.add_argument("--json", help="also write the score table as JSON here")
+
+
+def _json_arg(text):
+    import json
+    from pathlib import Path
+
+    if text is None:
+        return None
+    path = Path(text)
+    return json.loads(path.read_text() if path.is_file() else text)
+
+
+def _image_stimuli(folder, ids):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    exts = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
+    files = sorted(p for p in Path(folder).rglob("*") if p.suffix.lower() in exts)
+    wanted = set(ids)
+    chosen = [p for p in files if p.stem in wanted]
+    print(f"{len(chosen)} of {len(files)} images in {folder} have responses")
+    return SimpleNamespace(ids=np.array([p.stem for p in chosen]), items=[str(p) for p in chosen],
+                           categories=np.array([p.parent.name for p in chosen]), metadata=None,
+                           name=Path(folder).name)
+
+
+def _run_brainscore(args) -> int:
+    from types import SimpleNamespace
+
+    from .brainscore import export_plugin, score_with_brainscore
+
+    if args.brainscore_command == "export":
+        if bool(args.model) == bool(args.card):
+            print("toponeuro brainscore export: give a MODEL name or --card FILE", file=sys.stderr)
+            return 2
+        model = SimpleNamespace(**_json_arg(args.card)) if args.card else args.model
+        plugin = export_plugin(
+            model, args.out, region_layer_map=_json_arg(args.region_layer_map),
+            make_zip=args.zip, weights_url=args.weights_url, identifier=args.identifier,
+            sha256=args.sha256, overwrite=args.overwrite,
+        )
+        print(f"wrote {plugin.path} ({plugin.modality} plugin {plugin.identifier!r}); "
+              f"regions -> layers: {plugin.region_layer_map}")
+        if plugin.zip_path:
+            print(f"submission archive: {plugin.zip_path}")
+        return 0
+    if args.brainscore_command == "score":
+        import xarray as xr
+
+        stimuli = responses = None
+        if args.benchmark is None:
+            if not (args.responses and args.images):
+                print("toponeuro brainscore score: give --benchmark DIR, or --responses FILE "
+                      "and --images DIR", file=sys.stderr)
+                return 2
+            responses = xr.load_dataarray(args.responses)
+            stimuli = _image_stimuli(args.images, responses["stimulus_id"].values.astype(str))
+        regions = args.regions
+        if regions and regions.strip().startswith("{"):
+            regions = _json_arg(regions)
+        table = score_with_brainscore(
+            args.plugin, stimuli, responses, benchmark=args.benchmark, python=args.python,
+            metrics=tuple(m for m in args.metrics.split(",") if m), regions=regions,
+            work_dir=args.work_dir,
+        )
+        print(table.to_string(index=False))
+        if args.json:
+            table.to_json(args.json, orient="records", indent=2)
+        return 0
+    print("toponeuro brainscore: give an action, export or score (see --help)", file=sys.stderr)
+    return 2
+
+
+
+
 #: sub-command name -> (add parser, run)
-COMMANDS = {"train": (_add_train, _run_train), "extract": (_add_extract, _run_extract)}
+COMMANDS = {
+    "train": (_add_train, _run_train),
+    "extract": (_add_extract, _run_extract),
+    "brainscore": (_add_brainscore, _run_brainscore),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,7 @@ __all__ = [
     "NotFittedError",
     "RecipeError",
     "MissingWeightsError",
+    "NameClashError",
     "close_matches",
 ]
 
@@ -94,6 +95,10 @@ class RecipeError(ToponeuroError, ValueError):
 
 class MissingWeightsError(ToponeuroError, FileNotFoundError):
     """Released weights are not available here (not shipped yet, or none exist for the name)."""
+
+
+class NameClashError(ToponeuroError, ValueError):
+    """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

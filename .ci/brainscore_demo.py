@@ -1,0 +1,211 @@
+"""End-to-end check of toponeuro.brainscore against brainscore-vision itself (.ci/brainscore.sh).
+
+Runs in toponeuro's environment; Brain-Score runs in the environment whose Python is
+$TOPONEURO_BRAINSCORE_PYTHON. Steps: a demo TopoNet (SmallResNet, seeded random weights, or
+the checkpoint in $TOPONEURO_BRAINSCORE_DEMO_CHECKPOINT) is exported as a plugin, zipped,
+installed into brainscore_vision/models, loaded by its registry name, shown fLoc images
+(../shared/data/floc; synthetic images when absent) through ModelCommitment.look_at, and
+scored with Brain-Score's pls/ridge/rdm metrics and split-half ceilings on a local
+NeuroidAssembly whose voxels were planted from the model's own layer activations (so the
+committed layer must score high, and a voxel set planted from noise must not).
+Exits non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import torch
+import xarray as xr
+from PIL import Image
+
+from toponeuro.brainscore import export_plugin, install_plugin, score_with_brainscore
+from toponeuro.brainscore._plugin_arch import build_model
+from toponeuro.models import SmallResNet
+
+REPO = Path(__file__).resolve().parents[1]
+# ../shared beside the clone (CI); one level further up for a git worktree in wt/<name>
+_FLOC_CANDIDATES = [REPO.parent / "shared" / "data" / "floc",
+                    REPO.parent.parent / "shared" / "data" / "floc"]
+FLOC = Path(os.environ.get("TOPONEURO_FLOC_DIR")
+            or next((p for p in _FLOC_CANDIDATES if p.is_dir()), _FLOC_CANDIDATES[0]))
+IMAGE_SIZE = 64
+PER_CATEGORY = 4
+MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+
+
+def log(msg):
+    print(f"[brainscore-demo {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def stimuli(work: Path):
+    if FLOC.is_dir() and any(FLOC.iterdir()):
+        cats = sorted(d.name for d in FLOC.iterdir() if d.is_dir())
+        paths = [p for c in cats for p in sorted((FLOC / c).iterdir())[:PER_CATEGORY]]
+        log(f"fLoc images from {FLOC}: {len(paths)} ({PER_CATEGORY} x {len(cats)} categories)")
+    else:
+        log(f"fLoc images NOT found at {FLOC}; using synthetic images instead")
+        rng = np.random.default_rng(0)
+        cats = [f"synthetic{i}" for i in range(11)]
+        paths = []
+        for c in cats:
+            for j in range(PER_CATEGORY):
+                p = work / "synthetic" / f"{c}-{j}.png"
+                p.parent.mkdir(parents=True, exist_ok=True)
+                Image.fromarray(rng.integers(0, 255, (96, 96, 3), dtype=np.uint8)).save(p)
+                paths.append(p)
+    ids = [p.stem for p in paths]
+    categories = [p.stem.rsplit("-", 1)[0] for p in paths]
+    return SimpleNamespace(ids=np.array(ids), items=[str(p) for p in paths],
+                           categories=np.array(categories), metadata=None, name="floc-demo")
+
+
+def features(model, paths, layer):
+    """The layer's flattened output, with Brain-Score's preprocessing (resize, normalise)."""
+    from torchvision import transforms
+
+    tf = transforms.Compose([transforms.Resize((IMAGE_SIZE, IMAGE_SIZE)), transforms.ToTensor(),
+                             transforms.Normalize(MEAN, STD)])
+    x = torch.stack([tf(Image.open(p).convert("RGB")) for p in paths])
+    out = {}
+    handle = dict(model.named_modules())[layer].register_forward_hook(
+        lambda m, i, o: out.__setitem__("a", o.detach()))
+    with torch.no_grad():
+        model(x)
+    handle.remove()
+    return out["a"].flatten(1).numpy()
+
+
+def rsatoolbox_rdm_score(activations, responses):
+    """rsatoolbox's correlation-distance RDMs compared by Spearman r (toponeuro's peer)."""
+    import rsatoolbox
+
+    rdms = [rsatoolbox.rdm.calc_rdm(rsatoolbox.data.Dataset(x), method="correlation")
+            for x in (activations, responses)]
+    return float(rsatoolbox.rdm.compare(rdms[0], rdms[1], method="spearman")[0, 0])
+
+
+def main() -> int:
+    t0 = time.time()
+    work = Path(os.environ.get("TOPONEURO_BRAINSCORE_WORK") or tempfile.mkdtemp(prefix="tn-bs-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("TOPONETS_BRAINSCORE_CACHE", str(work / "weights-cache"))
+    ckpt = os.environ.get("TOPONEURO_BRAINSCORE_DEMO_CHECKPOINT")
+    if ckpt:
+        log(f"demo weights: {ckpt}")
+    else:
+        torch.manual_seed(0)
+        ckpt = work / "small_resnet_demo.pt"
+        torch.save(SmallResNet(num_classes=10).state_dict(), ckpt)
+        log("demo weights: seeded random SmallResNet (the shipped demo weights are not used)")
+    card = SimpleNamespace(
+        name="small_resnet.ci_demo", arch="small_resnet", tag="ci_demo", modality="vision",
+        input_size=(3, IMAGE_SIZE, IMAGE_SIZE), mean=MEAN, std=STD, num_classes=10,
+        topo_layers=tuple(f"layer{i}.0.conv{j}" for i in range(1, 5) for j in (1, 2)),
+        url=None, sha256=None, filename="small_resnet_demo.pt", license="MIT",
+        citation="toponeuro CI demo", description="CI demo TopoNet", hub_repo=None, tau=None,
+    )
+    plugin = export_plugin(card, work / "export", make_zip=True, overwrite=True,
+                           weights_url=Path(ckpt).resolve().as_uri(),
+                           identifier="toponeuro_ci_demo_small_resnet")
+    names = zipfile.ZipFile(plugin.zip_path).namelist()
+    assert f"{plugin.folder}/models/{plugin.folder}/__init__.py" in names, names
+    log(f"exported {plugin.identifier} -> {plugin.path} (+ {plugin.zip_path.name}, "
+        f"{len(names)} files); region_layer_map {plugin.region_layer_map}")
+
+    stim = stimuli(work)
+    model = build_model("small_resnet", state_dict=torch.load(ckpt, weights_only=True))
+    rng = np.random.default_rng(1)
+    n = len(stim.ids)
+    blocks, rois = [], []
+    for region, roi, n_vox in (("V1", "V1", 20), ("IT", "FFA", 20)):
+        a = features(model, stim.items, plugin.region_layer_map[region])
+        # voxels mix the layer's 5 leading principal components: low-dimensional signal that
+        # the regressions can recover from n stimuli and that dominates the layer's RDM
+        u, sv, _ = np.linalg.svd(a - a.mean(0), full_matrices=False)
+        signal = (u[:, :5] * sv[:5]) @ rng.normal(size=(5, n_vox))
+        blocks.append(signal / signal.std(0))
+        rois += [roi] * n_vox
+    # a control region planted from noise: Brain-Score must not find the model in it
+    blocks.append(rng.normal(size=(n, 20)))
+    rois += ["V4"] * 20
+    clean = np.concatenate(blocks, axis=1)
+    reps = [clean + 0.3 * rng.normal(size=clean.shape) for _ in range(2)]
+    responses = xr.DataArray(
+        np.concatenate(reps), dims=("stimulus", "voxel"),
+        coords={"stimulus_id": ("stimulus", np.tile(stim.ids, 2)),
+                "repetition": ("stimulus", np.repeat([0, 1], n)),
+                "roi": ("voxel", rois), "subject": ("voxel", ["sub-01"] * len(rois))},
+    )
+    log(f"planted BrainResponses: {responses.sizes['stimulus']} presentations x "
+        f"{responses.sizes['voxel']} voxels (V1, IT from the model, V4 = noise control)")
+
+    installed = install_plugin(plugin)
+    log(f"installed into {installed}")
+    ta = time.time()
+    table = score_with_brainscore(plugin, stim, responses, work_dir=work / "score",
+                                  install=False, keep_activations=True, timeout=900,
+                                  compare={"rdm": rsatoolbox_rdm_score})
+    log(f"Brain-Score scoring took {time.time() - ta:.1f} s; look_at: {table.attrs['look_at']}")
+    print(table.to_string(index=False), flush=True)
+
+    # the activations Brain-Score's look_at produced are the network's, computed here
+    for region in ("V1", "IT"):
+        dumped = np.load(Path(table.attrs["activations_dir"]) / f"{region}.npz")
+        order = {s: i for i, s in enumerate(stim.ids)}
+        ours = features(model, [stim.items[order[s]] for s in dumped["stimulus_id"]],
+                        plugin.region_layer_map[region])
+        diff = np.abs(dumped["activations"] - ours).max()
+        log(f"{region}: Brain-Score look_at vs toponeuro activations, max |diff| = {diff:.2e}")
+        assert dumped["activations"].shape == ours.shape and diff < 1e-3, diff
+
+    # the plugin's own test.py (what Brain-Score's CI runs on a submission), offline
+    tp = time.time()
+    proc = subprocess.run(
+        [os.environ["TOPONEURO_BRAINSCORE_PYTHON"], "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         str(installed / "test.py")], cwd=work, capture_output=True, text=True,
+        env={**os.environ, "BS_INSTALL_DEPENDENCIES": "no", "RESULTCACHING_DISABLE": "1"},
+    )
+    tail = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
+    log(f"plugin test.py in the Brain-Score env: {tail} ({time.time() - tp:.1f} s)")
+    if proc.returncode != 0:
+        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
+        return 1
+
+    get = table.set_index(["region", "metric"])
+    failures = []
+    floors = {"pls": 0.8, "ridge": 0.8, "rdm": 0.3}  # planted voxels (measured: ~0.97, ~0.45-0.57)
+    for region in ("V1", "IT"):
+        for metric, floor in floors.items():
+            raw = get.loc[(region, metric), "raw"]
+            if not raw > floor:
+                failures.append(f"{region}/{metric} raw {raw:.3f} <= {floor} for planted voxels")
+        ceiling = get.loc[(region, "pls"), "ceiling"]
+        if not ceiling > 0.7:
+            failures.append(f"{region} split-half ceiling {ceiling:.3f} <= 0.7")
+    for metric in floors:  # noise control (measured: |raw| < 0.06)
+        control = get.loc[("V4", metric), "raw"]
+        if not abs(control) < 0.2:
+            failures.append(f"noise control V4/{metric} raw {control:.3f} not within +-0.2")
+    for region in ("V1", "IT", "V4"):  # Brain-Score's rdm metric == rsatoolbox's, same data
+        bs, rt = get.loc[(region, "rdm"), "raw"], get.loc[(region, "rdm"), "toponeuro"]
+        log(f"{region}/rdm: brainscore {bs:.6f}, rsatoolbox {rt:.6f}")
+        if not abs(bs - rt) < 1e-6:
+            failures.append(f"{region}/rdm brainscore {bs} != rsatoolbox {rt}")
+    if failures:
+        log("FAILED: " + "; ".join(failures))
+        return 1
+    log(f"OK in {time.time() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

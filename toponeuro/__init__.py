@@ -56,6 +56,8 @@ _LAZY = {
     "model_card": "toponeuro.models",
     "export_plugin": "toponeuro.brainscore",
     "score_with_brainscore": "toponeuro.brainscore",
+    # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
+    "run_map": "toponeuro._report",
 }
 _SUBPACKAGES = (
     "topoloss",

@@ -140,6 +140,68 @@ def _run_extract(args) -> int:
     return 0
 
 
+def _numbers(text: str):
+    if text == "all":
+        return None
+    first, sep, last = text.partition("-")
+    try:
+        lo, hi = int(first), int(last or first)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--images takes a range like 97-120 or 'all'; got {text!r}"
+        ) from None
+    if lo < 1 or hi < lo:
+        raise argparse.ArgumentTypeError(f"--images: need 1 <= first <= last; got {text!r}")
+    return list(range(lo, hi + 1))
+
+
+def _add_map(sub):
+    p = sub.add_parser(
+        "map",
+        help="map a model's category-selective topography and compare it with the cortex",
+        description="Extract sheet activations for the fLoc localizer images, compute the five "
+        "domain selectivity maps (faces, bodies, places, characters, objects), their "
+        "smoothness, patches and similarities, compare them with the visfAtlas ROIs on "
+        "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
+        "Defaults: the demo TopoNet shipped with toponeuro and the held-out fLoc images "
+        "97-120. Offline, give a local fLoc copy with --stimuli DIR.",
+    )
+    p.add_argument("--model", default=None,
+                   help="registered model name (default: the shipped demo TopoNet "
+                   "toponet_demo.tau_50)")
+    p.add_argument("--checkpoint", default=None,
+                   help="a checkpoint from `toponeuro train` (or a state dict for --model)")
+    p.add_argument("--stimuli", default="floc",
+                   help="'floc' ($TOPONEURO_DATA/floc, else download) or a local fLoc folder "
+                   "with one sub-folder per category")
+    p.add_argument("--images", type=_numbers, default="97-120",
+                   help="fLoc image numbers per category, e.g. 97-120 (default) or 'all'")
+    p.add_argument("--layers", nargs="+", default=None,
+                   help="layers to map (default: the model's last three TopoLoss layers)")
+    p.add_argument("--out", default="toponeuro-map", help="output folder")
+    p.add_argument("--threshold", type=float, default=3.0, help="patch threshold on t")
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--seed", type=int, default=0, help="seed of the smoothness sampling")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def _run_map(args) -> int:
+    from ._report import DEFAULT_MAP_MODEL, run_map
+
+    images = _numbers(args.images) if isinstance(args.images, str) else args.images
+    run_map(
+        args.model or DEFAULT_MAP_MODEL,
+        checkpoint=args.checkpoint,
+        stimuli=args.stimuli,
+        numbers=images,
+        layers=args.layers,
+        out=args.out,
+        threshold=args.threshold,
+        device=args.device,
+        random_state=args.seed,
+        progress=not args.no_progress,
+    )
+    return 0
 
 
 def _add_brainscore(sub):
@@ -252,6 +314,7 @@ def _run_brainscore(args) -> int:
 COMMANDS = {
     "train": (_add_train, _run_train),
     "extract": (_add_extract, _run_extract),
+    "map": (_add_map, _run_map),
     "brainscore": (_add_brainscore, _run_brainscore),
 }
 

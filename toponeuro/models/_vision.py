@@ -186,8 +186,16 @@ for _tau in (0, 10):
     )(vit_b_32)
 
 # --- demo TopoNets trained on CPU (weights shipped in the package) -------------------------
-#: taus of the shipped demo TopoNets (the training issue adds the chosen tau > 0 here)
-DEMO_TAUS = (0,)
+#: tau -> sha256 of the shipped demo TopoNet weights (float16 state dicts written by
+#: ``toponeuro.training.export_weights`` from the last checkpoint of the recipe
+#: ``demo-floc-tau<tau>``; see docs/demo_toponets.rst)
+DEMO_WEIGHTS = {
+    0: "4a5391b3b49ced05c86199dd33bd22199ed912d7b1f6b406c537927b75cf81cf",
+    10: "89e8e340318cc8a9d414af4cb7e10aa9383b1f59ea4c59c9ff6c1058f6c34b95",
+    50: "d336f62f6a418a193da74083a848392cd9605b6cec7133f77b2e093281fad621",
+}
+#: taus of the shipped demo TopoNets
+DEMO_TAUS = tuple(DEMO_WEIGHTS)
 for _tau in DEMO_TAUS:
     _name = f"toponet_demo.tau_{_tau}"
     register_model(
@@ -198,18 +206,21 @@ for _tau in DEMO_TAUS:
             tag=f"tau_{_tau}",
             checkpoint_format="package",
             package_path=f"toponeuro.models:weights/{_name}.pt",
-            sha256=None,
+            sha256=DEMO_WEIGHTS[_tau],
             tau=float(_tau),
             modality="vision",
             input_size=64,
-            mean=(0.485, 0.456, 0.406),
-            std=(0.229, 0.224, 0.225),
+            # the training normalisation of the recipes (grayscale images repeated to RGB)
+            mean=(0.5, 0.5, 0.5),
+            std=(0.5, 0.5, 0.5),
             crop_pct=1.0,
             topo_layers=tuple(small_resnet_topo_layers()),
             num_classes=10,
             license="MIT (toponeuro)",
             citation="toponeuro demo TopoNets (trained with `toponeuro train`)",
-            description="Small demonstration TopoNet (SmallResNet, BlurPool) trained on CPU on "
-            "the fLoc localizer's 10 categories; not one of the paper's ImageNet models.",
+            description=f"Small demonstration TopoNet (SmallResNet, BlurPool), TopoLoss tau="
+            f"{_tau}, trained on CPU for 6 epochs on fLoc images 1-96 of the localizer's 10 "
+            f"categories (recipe demo-floc-tau{_tau}); not one of the paper's ImageNet "
+            "models.",
         ),
     )(toponet_demo)

@@ -5,6 +5,7 @@ stimulus and free metadata; every labelled array is aligned on its ids.
 """
 
 from ._loaders import (
+    FLOC_LOCAL_FOLDER,
     IMAGE_EXTENSIONS,
     LANGLOC_CONDITIONS,
     NSDImageReader,
@@ -12,6 +13,7 @@ from ._loaders import (
     load_image_folder,
     load_language_localizer,
     load_nsd_stimuli,
+    local_floc_copy,
     pinned_sources,
 )
 from ._set import (
@@ -33,6 +35,8 @@ __all__ = [
     "IMAGE_EXTENSIONS",
     "make_stimulus_set",
     "load_floc",
+    "local_floc_copy",
+    "FLOC_LOCAL_FOLDER",
     "load_language_localizer",
     "load_image_folder",
     "load_nsd_stimuli",

@@ -12,12 +12,15 @@ import numpy as np
 import pandas as pd
 
 from .._docs import fill_doc
+from .._fetch import data_dir as _data_dir
 from .._fetch import fetch_url
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
 
 __all__ = [
     "load_floc",
+    "local_floc_copy",
+    "FLOC_LOCAL_FOLDER",
     "load_language_localizer",
     "load_image_folder",
     "load_nsd_stimuli",
@@ -95,6 +98,26 @@ def _floc_scan(root: Path) -> dict[tuple[str, int], Path]:
     return found
 
 
+#: name of the folder under the cache root where a local fLoc copy is looked for
+FLOC_LOCAL_FOLDER = "floc"
+
+
+def local_floc_copy(data_dir: str | os.PathLike | None = None) -> Path | None:
+    """The local fLoc copy ``<cache>/floc`` (``$TOPONEURO_DATA/floc``) if it exists, else None.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> local_floc_copy(d) is None
+    True
+    >>> (d / "floc").mkdir(); local_floc_copy(d) == d / "floc"
+    True
+    """
+    folder = _data_dir(data_dir) / FLOC_LOCAL_FOLDER
+    return folder if folder.is_dir() else None
+
+
 @fill_doc
 def load_floc(
     path: str | os.PathLike | None = None,
@@ -114,8 +137,10 @@ def load_floc(
     ----------
     path : str or Path, optional
         A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``.
-        Without a path the images are downloaded from the VPNL/fLoc repository at a pinned
-        commit (144 per category, ~196 MB) into the cache, each verified by sha256.
+        Without a path, a local copy in ``<cache>/floc`` (e.g. ``$TOPONEURO_DATA/floc``) is
+        used when that folder exists; otherwise the images are downloaded from the VPNL/fLoc
+        repository at a pinned commit (144 per category, ~196 MB) into the cache, each
+        verified by sha256.
     data_dir : str or Path, optional
         Cache root for the download (see ``cache_dir`` below); ignored with ``path``.
     categories : sequence of str, optional
@@ -162,6 +187,8 @@ def load_floc(
             "fLoc category",
         )
     numbers = None if numbers is None else sorted({int(n) for n in numbers})
+    if path is None and local_floc_copy(data_dir) is not None:
+        path = local_floc_copy(data_dir)
     if path is not None:
         root = Path(path)
         if not root.is_dir():

@@ -1,7 +1,16 @@
 """Train small TopoNets with cross-entropy + TopoLoss (``toponeuro train``)."""
 
 from ._data import image_folder_dataset, make_synthetic_images
-from ._recipes import ARCHITECTURES, build_from_recipe, list_recipes, load_recipe, run_recipe
+from ._export import export_weights
+from ._recipes import (
+    ARCHITECTURES,
+    FLOC_PLACEHOLDER,
+    build_from_recipe,
+    list_recipes,
+    load_recipe,
+    resolve_data_path,
+    run_recipe,
+)
 from ._train import TrainResult, list_checkpoints, load_checkpoint, train
 
 __all__ = [
@@ -14,6 +23,9 @@ __all__ = [
     "build_from_recipe",
     "run_recipe",
     "ARCHITECTURES",
+    "FLOC_PLACEHOLDER",
+    "resolve_data_path",
     "make_synthetic_images",
     "image_folder_dataset",
+    "export_weights",
 ]

@@ -15,7 +15,15 @@ from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._data import image_folder_dataset, make_synthetic_images
 from ._train import TrainResult, train
 
-__all__ = ["list_recipes", "load_recipe", "build_from_recipe", "run_recipe", "ARCHITECTURES"]
+__all__ = [
+    "list_recipes",
+    "load_recipe",
+    "build_from_recipe",
+    "run_recipe",
+    "resolve_data_path",
+    "ARCHITECTURES",
+    "FLOC_PLACEHOLDER",
+]
 
 
 def _small_resnet(cfg: dict):
@@ -33,6 +41,44 @@ def _small_resnet(cfg: dict):
 ARCHITECTURES = {"small_resnet": _small_resnet}
 
 _REQUIRED = {"name": str, "seed": int, "model": dict, "data": dict, "train": dict}
+
+#: ``data.path`` placeholder for the fLoc images: resolved by :func:`resolve_data_path`
+FLOC_PLACEHOLDER = "floc"
+
+
+def resolve_data_path(cfg: dict, *, progress: bool = False) -> str:
+    """The folder an ``image_folder`` recipe reads, with the ``"floc"`` placeholder resolved.
+
+    ``data.path = "floc"`` stands for the fLoc localizer images wherever this machine has
+    them: ``$TOPONEURO_DATA/floc`` when that folder exists, else the pinned, sha256-verified
+    download of the images the recipe uses (``categories`` and the ``numbers`` /
+    ``val_numbers`` ranges) into the cache (see :func:`toponeuro.stimuli.load_floc`). Any
+    other value is returned unchanged (``~`` expanded); ``--data`` / ``data_path=`` override
+    it.
+
+    Examples
+    --------
+    >>> resolve_data_path({"path": "~/images"}).endswith("images")
+    True
+    """
+    path = cfg.get("path")
+    if path != FLOC_PLACEHOLDER:
+        return os.path.expanduser(path) if path else path
+    from ..stimuli import load_floc, local_floc_copy
+
+    local = local_floc_copy()
+    if local is not None:
+        return str(local)
+    numbers: set[int] = set()
+    for key in ("numbers", "val_numbers"):
+        if cfg.get(key):
+            first, last = cfg[key]
+            numbers.update(range(int(first), int(last) + 1))
+    stim = load_floc(
+        categories=cfg.get("categories"), numbers=sorted(numbers) or None, progress=progress
+    )
+    # the cache keeps the repository layout: <root>/<category>/<category>-<N>.jpg
+    return str(Path(stim.metadata["path"].iloc[0]).parent.parent)
 
 
 def list_recipes() -> list[str]:
@@ -83,7 +129,12 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
             f"{close_matches(str(arch), ARCHITECTURES)}"
         )
     data_path = recipe["data"].get("path")
-    if base is not None and data_path and not os.path.isabs(os.path.expanduser(data_path)):
+    if (
+        base is not None
+        and data_path
+        and data_path != FLOC_PLACEHOLDER
+        and not os.path.isabs(os.path.expanduser(data_path))
+    ):
         recipe["data"]["path"] = str((base / data_path).resolve())
     return recipe
 
@@ -107,7 +158,7 @@ def _dataset(cfg: dict, split: str):
         if split != "train" and numbers is None:
             return None
         return image_folder_dataset(
-            os.path.expanduser(cfg["path"]),
+            resolve_data_path(cfg),
             image_size=int(cfg.get("image_size", 64)),
             numbers=tuple(numbers) if numbers else None,
             categories=cfg.get("categories"),

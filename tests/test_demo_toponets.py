@@ -1,0 +1,136 @@
+"""The demo TopoNets: recipes, the fLoc placeholder, shipped weights and their model cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from toponeuro.stimuli import FLOC_DOMAINS, load_floc
+from toponeuro.training import (
+    FLOC_PLACEHOLDER,
+    build_from_recipe,
+    export_weights,
+    list_recipes,
+    load_recipe,
+    resolve_data_path,
+)
+
+DEMO_RECIPES = [r for r in list_recipes() if r.startswith("demo-floc-tau")]
+CATEGORIES = [c for d, cats in FLOC_DOMAINS.items() if d != "scrambled" for c in cats]
+
+
+def _fake_floc(root, numbers=(1, 2, 97, 98), categories=CATEGORIES, size=24, seed=0):
+    """A folder laid out like fLoc: <category>/<category>-<N>.jpg (random grey images)."""
+    rng = np.random.default_rng(seed)
+    for c in categories:
+        (root / c).mkdir(parents=True, exist_ok=True)
+        for n in numbers:
+            arr = rng.integers(0, 255, (size, size), dtype=np.uint8)
+            Image.fromarray(arr, "L").save(root / c / f"{c}-{n}.jpg")
+    return root
+
+
+def test_demo_recipes_are_shipped_with_a_control_and_two_taus():
+    taus = sorted(load_recipe(r)["topoloss"]["tau"] for r in DEMO_RECIPES)
+    assert taus[0] == 0 and len([t for t in taus if t > 0]) >= 2
+
+
+@pytest.mark.parametrize("name", DEMO_RECIPES)
+def test_demo_recipe_loads_and_builds(name, tmp_path):
+    recipe = load_recipe(name)
+    assert recipe["data"]["path"] == FLOC_PLACEHOLDER
+    assert recipe["data"]["categories"] == CATEGORIES  # the class order of the shipped models
+    assert recipe["data"]["numbers"] == [1, 96] and recipe["data"]["val_numbers"] == [97, 120]
+    root = _fake_floc(tmp_path / "floc")
+    model, train_ds, val_ds, topo = build_from_recipe(recipe, data_path=root)
+    assert len(train_ds) == 2 * len(CATEGORIES) and len(val_ds) == 2 * len(CATEGORIES)
+    x, y = train_ds[0]
+    assert tuple(x.shape) == (3, 64, 64) and 0 <= y < 10
+    assert model(x[None]).shape == (1, 10)
+    tau = recipe["topoloss"]["tau"]
+    optimised = [s for s in topo.specs if s.tau is not None]
+    assert (len(optimised) == 0) if tau == 0 else all(s.tau == tau for s in optimised)
+
+
+def test_floc_placeholder_uses_the_local_copy_in_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path))
+    _fake_floc(tmp_path / "floc", numbers=(97, 98))
+    cfg = load_recipe("demo-floc-tau0")["data"]
+    assert resolve_data_path(cfg) == str(tmp_path / "floc")
+    assert resolve_data_path({**cfg, "path": str(tmp_path)}) == str(tmp_path)
+    # load_floc without a path reads the same copy (no download)
+    s = load_floc(categories=["adult"], numbers=[97])
+    assert s.ids.tolist() == ["adult-97"]
+
+
+def test_recipe_file_keeps_the_placeholder_unresolved(tmp_path):
+    src = load_recipe("demo-floc-tau0")
+    text = (tmp_path / "r.toml")
+    from importlib import resources
+
+    text.write_text(
+        (resources.files("toponeuro.training") / "recipes" / "demo-floc-tau0.toml").read_text()
+    )
+    assert load_recipe(text)["data"]["path"] == FLOC_PLACEHOLDER == src["data"]["path"]
+
+
+def test_export_weights_half_precision_round_trip(tmp_path):
+    from toponeuro.models import SmallResNet
+
+    torch.manual_seed(0)
+    net = SmallResNet(num_classes=10, widths=(8, 16, 16, 32)).eval()
+    torch.save({"model": net.state_dict(), "epoch": 1}, tmp_path / "epoch_001.pt")
+    sha = export_weights(tmp_path / "epoch_001.pt", tmp_path / "w.pt")
+    state = torch.load(tmp_path / "w.pt", weights_only=True)
+    assert all(v.dtype == torch.float16 for v in state.values() if v.is_floating_point())
+    assert state["bn1.num_batches_tracked"].dtype == torch.int64
+    other = SmallResNet(num_classes=10, widths=(8, 16, 16, 32)).eval()
+    other.load_state_dict(state)
+    assert other.conv1.weight.dtype == torch.float32
+    x = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        a, b = net(x), other(x)
+    assert torch.allclose(a, b, atol=5e-2, rtol=5e-2) and not torch.equal(a, b)
+    assert len(sha) == 64
+
+
+# -- shipped weights (registered by toponeuro.models) -------------------------------------
+models = pytest.importorskip("toponeuro.models")
+
+
+def _demo_names():
+    if not hasattr(models, "list_models"):
+        return []
+    return models.list_models("toponet_demo.*")
+
+
+@pytest.mark.parametrize("name", _demo_names())
+def test_shipped_demo_weights_verify_and_load(name):
+    from toponeuro.models._registry import _package_file
+
+    from toponeuro._fetch import sha256sum
+
+    card = models.model_card(name)
+    path = _package_file(card.package_path)
+    assert path.is_file(), f"{name}: weights file {path} is not shipped"
+    assert path.stat().st_size < 3.2e6
+    assert card.sha256 is not None and sha256sum(path) == card.sha256
+    net = models.create_model(name, pretrained=True)
+    assert net.weights_sha256 == card.sha256
+    assert all(p.dtype == torch.float32 for p in net.parameters())
+    # the exact recipe it was trained with is shipped too, with the same tau and inputs
+    recipe = load_recipe(f"demo-floc-tau{card.tau:g}")
+    assert recipe["topoloss"]["tau"] == card.tau
+    assert recipe["data"]["image_size"] == card.input_size
+    assert tuple(recipe["model"]["widths"]) == tuple(card.builder_kwargs.get("widths", (32, 64, 128, 256)))
+    assert card.mean == card.std == (0.5, 0.5, 0.5)  # the training normalisation
+
+
+def test_demo_cards_cover_control_and_tau_above_zero():
+    names = _demo_names()
+    if not names:
+        pytest.skip("the model registry (toponeuro.models.list_models) is not available")
+    taus = sorted(models.model_card(n).tau for n in names)
+    assert taus[0] == 0 and any(t > 0 for t in taus)

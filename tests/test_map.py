@@ -1,0 +1,169 @@
+"""`toponeuro map` end to end on a tiny fLoc-like folder, and its bad-input errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import xarray as xr
+from PIL import Image
+
+from toponeuro.exceptions import (
+    DownloadError,
+    InvalidDataError,
+    SheetError,
+    ToponeuroError,
+    UnknownNameError,
+)
+
+pytest.importorskip("matplotlib")
+models = pytest.importorskip("toponeuro.models")
+if not hasattr(models, "list_models") or not models.list_models("toponet_demo.*"):
+    pytest.skip("needs the model registry with the demo TopoNets", allow_module_level=True)
+
+from toponeuro._report import DEFAULT_MAP_MODEL, MAP_DOMAINS, run_map  # noqa: E402
+from toponeuro.cli import _numbers, main  # noqa: E402
+
+CATEGORIES = ["adult", "child", "body", "limb", "corridor", "house", "word", "number", "car",
+              "instrument"]
+
+
+def _fake_floc(root, numbers=(97, 98), categories=CATEGORIES, seed=0):
+    """fLoc layout with images whose brightness and texture differ by category."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[:32, :32] / 32
+    for i, c in enumerate(categories):
+        (root / c).mkdir(parents=True, exist_ok=True)
+        for n in numbers:
+            g = np.sin(2 * np.pi * (2 + i) * (xx * np.cos(i) + yy * np.sin(i)))
+            arr = 127 + 100 * g + 20 * rng.standard_normal(g.shape)
+            Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "L").save(
+                root / c / f"{c}-{n}.jpg"
+            )
+    return root
+
+
+@pytest.fixture(scope="module")
+def mapped(tmp_path_factory):
+    """One CLI run shared by the tests below (the atlas projection is cached per run)."""
+    base = tmp_path_factory.mktemp("map")
+    floc = _fake_floc(base / "floc")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOPONEURO_DATA", str(base / "cache"))
+        import contextlib
+        import io
+
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rc = main(["map", "--stimuli", str(floc), "--images", "97-98", "--out",
+                       str(base / "out"), "--no-progress"])
+    return rc, base / "out", buf.getvalue()
+
+
+def test_map_writes_every_output(mapped):
+    rc, out, printed = mapped
+    assert rc == 0
+    for name in ("report.html", "summary.json", "results.nc", "comparison.csv",
+                 "sheet_maps.png", "smoothness_profiles.png", "cortex_rois.png",
+                 "comparison.png", "arrangement_left.png", "arrangement_right.png"):
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    html = (out / "report.html").read_text()
+    assert "data:image/png;base64," in html  # figures embedded: readable on its own
+    assert "not</b> one of the TopoNets paper" in html
+    assert "toponeuro map" in printed and "smoothness" in printed
+
+
+def test_map_summary_has_the_expected_keys(mapped):
+    _, out, _ = mapped
+    s = json.loads((out / "summary.json").read_text())
+    assert {"model", "stimuli", "layers", "per_layer", "cortex", "arrangement", "files"} <= set(s)
+    assert s["model"]["name"] == DEFAULT_MAP_MODEL and s["model"]["tau"] > 0
+    assert s["stimuli"]["n_stimuli"] == 20 and s["stimuli"]["numbers"] == [97, 98]
+    layer = s["layers"][-1]
+    per = s["per_layer"][layer]
+    assert set(per["smoothness"]) == set(MAP_DOMAINS) == set(per["n_patches"])
+    assert set(per["map_similarity"]) == {"faces-bodies", "faces-places"}
+    assert per["effective_dimensionality"] >= 1
+    assert {"left", "right"} <= set(s["cortex"])
+    assert set(s["cortex"]["left"]["n_patches"]) == {"faces", "bodies", "places", "characters"}
+    assert f"{layer}|left" in s["arrangement"]
+
+
+def test_map_results_netcdf_keeps_the_sheet_coords(mapped):
+    _, out, _ = mapped
+    ds = xr.load_dataset(out / "results.nc", engine="h5netcdf")
+    assert ds["selectivity"].dims == ("domain", "unit")
+    assert {"layer", "row", "col", "channel"} <= set(ds.coords)
+    sel = ds["selectivity"].sel(domain="faces")
+    assert sel.topo.map(str(ds["sheet_layer"].values[-1])).shape == (16, 16)
+    assert ds["smoothness"].dims == ("sheet_layer", "domain")
+
+
+def test_cli_images_argument():
+    assert _numbers("97-99") == [97, 98, 99] and _numbers("all") is None
+    import argparse
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        _numbers("x-3")
+    with pytest.raises(argparse.ArgumentTypeError):
+        _numbers("9-3")
+
+
+# -- bad input ----------------------------------------------------------------------------
+def test_unknown_model_lists_close_matches(tmp_path):
+    with pytest.raises(UnknownNameError, match="toponet_demo"):
+        run_map("toponet_demo.tau_99", stimuli=tmp_path, out=tmp_path / "o", progress=False)
+
+
+def test_absent_contrast_categories_raise(tmp_path):
+    floc = _fake_floc(tmp_path / "floc", categories=CATEGORIES[:8])  # no cars, no instruments
+    with pytest.raises(InvalidDataError, match="car"):
+        run_map(stimuli=floc, numbers=[97, 98], out=tmp_path / "o", progress=False)
+
+
+def test_layer_with_too_few_units_raises(tmp_path):
+    floc = _fake_floc(tmp_path / "floc")
+    with pytest.raises(SheetError, match="fc"):
+        run_map(stimuli=floc, numbers=[97, 98], layers=["fc"], out=tmp_path / "o",
+                progress=False)
+
+
+def test_unknown_layer_raises(tmp_path):
+    floc = _fake_floc(tmp_path / "floc")
+    with pytest.raises(UnknownNameError):
+        run_map(stimuli=floc, numbers=[97, 98], layers=["layer9.conv"], out=tmp_path / "o",
+                progress=False)
+
+
+def test_offline_without_local_copy_says_how_to_use_stimuli(tmp_path, monkeypatch):
+    import toponeuro.stimuli._loaders as loaders
+
+    def offline(*args, **kwargs):
+        raise DownloadError("no network")
+
+    monkeypatch.setattr(loaders, "fetch_url", offline)
+    with pytest.raises(DownloadError, match="--stimuli"):
+        run_map(stimuli="floc", numbers=[97], out=tmp_path / "o", progress=False)
+
+
+def test_stimuli_that_is_not_a_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match="--stimuli"):
+        run_map(stimuli=str(tmp_path / "nope"), out=tmp_path / "o", progress=False)
+    assert issubclass(SheetError, ToponeuroError)
+
+
+def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
+    from toponeuro._report import _load_model
+    from toponeuro.training import load_recipe, run_recipe
+
+    recipe = load_recipe("demo-smoke")
+    recipe["data"].update(n_per_class=4, val_per_class=0, image_size=16)
+    res = run_recipe(recipe, tmp_path / "run", progress=False)
+    module, card, desc = _load_model("unused", res.checkpoints[-1])
+    assert card.tau == 1.0 and card.input_size == 16 and card.mean == (0.5, 0.5, 0.5)
+    assert card.topo_layers[-1] == "layer4.0.conv2" and "demo-smoke" in desc
+    state = res.model.state_dict()
+    assert all(np.array_equal(state[k].numpy(), v.numpy()) for k, v in module.state_dict().items())
+    with pytest.raises(ToponeuroError, match="No checkpoint file"):
+        _load_model("unused", tmp_path / "absent.pt")

@@ -25,9 +25,9 @@ Because we planted the signal, we know which voxels should be predictable and ho
 # We use 60 fLoc images (12 each of adult faces, bodies, houses, words and cars) from
 # ``../shared`` when that folder is present, else toponeuro's synthetic images
 # (:func:`toponeuro.stimuli.make_stimulus_set`). Features are the spatially averaged
-# activations of the last residual block of the small demo network ``toponet_demo.tau_0``,
-# extracted with :func:`toponeuro.extract` (here with its random initial weights: the planted
-# signal is a function of the features whatever they encode).
+# activations of the last residual block of ``toponet_demo.tau_50``, a small TopoNet that
+# ships with toponeuro (trained on fLoc's categories), extracted with
+# :func:`toponeuro.extract`.
 import os
 import tempfile
 from pathlib import Path
@@ -35,7 +35,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import nibabel as nib
 import numpy as np
-import torch
 
 import toponeuro
 from toponeuro.analysis import PLSEncoder, RidgeEncoder, encoding_score
@@ -58,10 +57,8 @@ else:
     )
     print(f"../shared not found: using {len(stimuli)} synthetic images")
 
-torch.manual_seed(0)  # the random initial weights, reproducibly
-model = toponeuro.create_model("toponet_demo.tau_0")
 LAYER = "layer4.0.conv2"
-acts = toponeuro.extract(model, stimuli, [LAYER], progress=False)
+acts = toponeuro.extract("toponet_demo.tau_50", stimuli, [LAYER], progress=False)
 print(acts.sizes)
 
 # %%
@@ -135,7 +132,7 @@ print(f"NSD noise ceiling (% variance): ROI median {np.median(nc.values[in_roi])
 # and held-out responses, averaged over folds. PLS (Brain-Score's default regression) is
 # the comparison, with 10 components.
 mean_resp = average_repetitions(responses)
-alphas = np.logspace(-3, 5, 17)
+alphas = np.logspace(-2, 6, 17)
 ridge = encoding_score(acts, mean_resp, model=RidgeEncoder(alphas=alphas, cv=5), cv=5,
                        random_state=0)
 pls = encoding_score(acts, mean_resp, model=PLSEncoder(n_components=10), cv=5, random_state=0)
@@ -180,12 +177,16 @@ fig.suptitle("Encoding score map (black outline: planted ROI)")
 # -------------------------
 # Fit one :class:`RidgeEncoder` on all stimuli to see the regularisation each voxel chose
 # (``best_alphas_``). Most noise voxels pick the largest alpha (their best prediction is
-# the mean), though some fit noise by chance with a moderate one; ROI voxels pick small
-# alphas. What counts as "small" depends on the scale of the features: these activations
-# have a standard deviation near 0.01, so the largest eigenvalue of the centred feature Gram
-# matrix is about 1 and alphas of 0.01-0.1 already shrink the weaker feature directions. Keep
-# the grid wide, and check that the chosen alphas are not piled up at its ends.
+# the mean), though some fit noise by chance with a moderate one; ROI voxels pick smaller
+# alphas. What counts as "small" depends on the scale of the features: alpha is compared
+# with the eigenvalues of the centred feature Gram matrix (printed below), so rescaling the
+# features by 10 moves the best alpha by 100. Keep the grid wide, and check that the signal
+# voxels' alphas are not piled up at either end.
 enc = RidgeEncoder(alphas=alphas, cv=5, random_state=0).fit(acts, mean_resp)
+eig = np.linalg.eigvalsh(np.cov(acts.values.T) * (n_stim - 1))[::-1]
+print(f"feature Gram eigenvalues: largest {eig[0]:.3g}, 10th {eig[9]:.3g}, 50th {eig[49]:.3g}")
+print(f"median chosen alpha: ROI {np.median(enc.best_alphas_[in_roi]):.3g}, "
+      f"outside {np.median(enc.best_alphas_[~in_roi]):.3g}")
 fig, ax = plt.subplots(figsize=(6.4, 3.2))
 edges = np.log10(alphas)
 width = (edges[1] - edges[0]) / 2.5

@@ -19,9 +19,9 @@ bootstrap confidence intervals and a noise ceiling on the comparison, and hands 
 # Six images of each of the ten fLoc categories (faces: adult, child; bodies: body, limb;
 # places: corridor, house; characters: word, number; objects: car, instrument), from
 # ``../shared`` when present, else toponeuro's synthetic images. Activations of two layers of
-# the small demo network ``toponet_demo.tau_0`` (random initial weights here), spatially
-# averaged, give one RDM per layer: 1 − Pearson correlation between the patterns of each
-# pair of stimuli (:func:`toponeuro.analysis.rdm`).
+# ``toponet_demo.tau_50`` (a small TopoNet shipped with toponeuro, trained on these ten
+# categories), spatially averaged, give one RDM per layer: 1 − Pearson correlation between
+# the patterns of each pair of stimuli (:func:`toponeuro.analysis.rdm`).
 #
 # One practical point: after a ReLU every unit's response is positive and units differ
 # mostly in their mean level, so raw patterns of different images correlate at r ≈ 0.99 and
@@ -32,7 +32,6 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 import xarray as xr
 
 import toponeuro
@@ -57,10 +56,8 @@ else:
     stimuli = make_stimulus_set(6, CATS, size=64, random_state=0)
     print(f"../shared not found: using {len(stimuli)} synthetic images")
 
-torch.manual_seed(0)
-model = toponeuro.create_model("toponet_demo.tau_0")
 LAYERS = ["layer2.0.conv2", "layer4.0.conv2"]
-acts = toponeuro.extract(model, stimuli, LAYERS, progress=False)
+acts = toponeuro.extract("toponet_demo.tau_50", stimuli, LAYERS, progress=False)
 categories = acts.category.values
 
 

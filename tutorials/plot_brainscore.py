@@ -92,7 +92,11 @@ print("\n".join(names))
 from toponeuro.brain import make_brain_responses  # noqa: E402
 from toponeuro.stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set  # noqa: E402
 
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", Path.cwd().parent / "shared"))
+try:
+    ROOT = Path(__file__).resolve().parents[1]
+except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
+    ROOT = Path.cwd().parent
+SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 if (SHARED / "data" / "floc").is_dir():
     stimuli = load_floc(SHARED / "data" / "floc", numbers=range(1, 6))
     print(f"Using {len(stimuli)} real fLoc images")

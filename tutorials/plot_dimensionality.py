@@ -84,7 +84,11 @@ from pathlib import Path  # noqa: E402
 import toponeuro  # noqa: E402
 from toponeuro.stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set  # noqa: E402
 
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", Path.cwd().parent / "shared"))
+try:
+    ROOT = Path(__file__).resolve().parents[1]
+except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
+    ROOT = Path.cwd().parent
+SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 if (SHARED / "data" / "floc").is_dir():
     stimuli = load_floc(SHARED / "data" / "floc", numbers=range(1, 11))
     print(f"Using {len(stimuli)} real fLoc images")
@@ -114,7 +118,7 @@ for (label, a), color in zip(acts.items(), ("0.4", "C0")):
     print(f"{label}: corrected PR per layer {np.round(pr, 2).tolist()}")
 ax.set_xticks(range(len(layers)), [name.replace(".0.", " ") for name in layers], rotation=30)
 ax.set_ylabel("participation ratio")
-ax.set_title(f"Dimensionality of each TopoLoss layer ({len(stimuli)} fLoc stimuli)")
+ax.set_title(f"Dimensionality of each TopoLoss layer ({len(stimuli)} stimuli)")
 ax.legend(fontsize=8, ncol=2)
 fig.tight_layout()
 

@@ -46,7 +46,11 @@ from toponeuro.brain import (
 )
 from toponeuro.stimuli import load_floc, make_stimulus_set
 
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", Path.cwd().parent / "shared"))
+try:
+    ROOT = Path(__file__).resolve().parents[1]
+except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
+    ROOT = Path.cwd().parent
+SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 CATS = ["adult", "body", "house", "word", "car"]
 if (SHARED / "data" / "floc").is_dir():
     stimuli = load_floc(SHARED / "data" / "floc", categories=CATS, numbers=range(1, 13))

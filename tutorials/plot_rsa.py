@@ -47,7 +47,11 @@ from toponeuro.brain import make_brain_responses
 from toponeuro.plotting import plot_rdm
 from toponeuro.stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set
 
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", Path.cwd().parent / "shared"))
+try:
+    ROOT = Path(__file__).resolve().parents[1]
+except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
+    ROOT = Path.cwd().parent
+SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 CATS = [c for c in FLOC_CATEGORIES if c != "scrambled"]
 if (SHARED / "data" / "floc").is_dir():
     stimuli = load_floc(SHARED / "data" / "floc", categories=CATS, numbers=range(1, 7))

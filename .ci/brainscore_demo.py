@@ -29,7 +29,6 @@ from PIL import Image
 
 from toponeuro.brainscore import export_plugin, install_plugin, score_with_brainscore
 from toponeuro.brainscore._plugin_arch import build_model
-from toponeuro.models import SmallResNet
 
 REPO = Path(__file__).resolve().parents[1]
 # ../shared beside the clone (CI); one level further up for a git worktree in wt/<name>
@@ -98,24 +97,19 @@ def main() -> int:
     work = Path(os.environ.get("TOPONEURO_BRAINSCORE_WORK") or tempfile.mkdtemp(prefix="tn-bs-"))
     work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TOPONETS_BRAINSCORE_CACHE", str(work / "weights-cache"))
-    ckpt = os.environ.get("TOPONEURO_BRAINSCORE_DEMO_CHECKPOINT")
-    if ckpt:
-        log(f"demo weights: {ckpt}")
-    else:
-        torch.manual_seed(0)
-        ckpt = work / "small_resnet_demo.pt"
-        torch.save(SmallResNet(num_classes=10).state_dict(), ckpt)
-        log("demo weights: seeded random SmallResNet (the shipped demo weights are not used)")
-    card = SimpleNamespace(
-        name="small_resnet.ci_demo", arch="small_resnet", tag="ci_demo", modality="vision",
-        input_size=(3, IMAGE_SIZE, IMAGE_SIZE), mean=MEAN, std=STD, num_classes=10,
-        topo_layers=tuple(f"layer{i}.0.conv{j}" for i in range(1, 5) for j in (1, 2)),
-        url=None, sha256=None, filename="small_resnet_demo.pt", license="MIT",
-        citation="toponeuro CI demo", description="CI demo TopoNet", hub_repo=None, tau=None,
-    )
+    # the shipped demo TopoNet (tau 50): its package weights file, verified by sha256 in the
+    # plugin's own downloader
+    from toponeuro.models import model_card
+    from toponeuro.models._registry import _package_file
+
+    global MEAN, STD
+    card = model_card("toponet_demo.tau_50")
+    MEAN, STD = tuple(card.mean), tuple(card.std)
+    ckpt = _package_file(card.package_path)
+    log(f"demo weights: {card.name} from {ckpt} (sha256 {card.sha256[:12]}...)")
     plugin = export_plugin(card, work / "export", make_zip=True, overwrite=True,
-                           weights_url=Path(ckpt).resolve().as_uri(),
-                           identifier="toponeuro_ci_demo_small_resnet")
+                           weights_url=Path(ckpt).resolve().as_uri(), sha256=card.sha256,
+                           identifier="toponeuro_ci_demo_toponet_tau50")
     names = zipfile.ZipFile(plugin.zip_path).namelist()
     assert f"{plugin.folder}/models/{plugin.folder}/__init__.py" in names, names
     log(f"exported {plugin.identifier} -> {plugin.path} (+ {plugin.zip_path.name}, "
@@ -123,6 +117,7 @@ def main() -> int:
 
     stim = stimuli(work)
     model = build_model("small_resnet", state_dict=torch.load(ckpt, weights_only=True))
+    model.float()
     rng = np.random.default_rng(1)
     n = len(stim.ids)
     blocks, rois = [], []
@@ -155,7 +150,7 @@ def main() -> int:
     ta = time.time()
     table = score_with_brainscore(plugin, stim, responses, work_dir=work / "score",
                                   install=False, keep_activations=True, timeout=900,
-                                  compare={"rdm": rsatoolbox_rdm_score})
+                                  compare="toponeuro")
     log(f"Brain-Score scoring took {time.time() - ta:.1f} s; look_at: {table.attrs['look_at']}")
     print(table.to_string(index=False), flush=True)
 
@@ -197,11 +192,22 @@ def main() -> int:
         control = get.loc[("V4", metric), "raw"]
         if not abs(control) < 0.2:
             failures.append(f"noise control V4/{metric} raw {control:.3f} not within +-0.2")
-    for region in ("V1", "IT", "V4"):  # Brain-Score's rdm metric == rsatoolbox's, same data
-        bs, rt = get.loc[(region, "rdm"), "raw"], get.loc[(region, "rdm"), "toponeuro"]
-        log(f"{region}/rdm: brainscore {bs:.6f}, rsatoolbox {rt:.6f}")
-        if not abs(bs - rt) < 1e-6:
-            failures.append(f"{region}/rdm brainscore {bs} != rsatoolbox {rt}")
+    for region in ("V1", "IT", "V4"):
+        # Brain-Score's rdm metric == toponeuro's rdm + compare_rdms == rsatoolbox's, same data
+        dumped = np.load(Path(table.attrs["activations_dir"]) / f"{region}.npz")
+        bs, tn = get.loc[(region, "rdm"), "raw"], get.loc[(region, "rdm"), "toponeuro"]
+        y = responses.groupby("stimulus_id").mean().sel(stimulus_id=dumped["stimulus_id"])
+        region_of = {"V1": "V1", "FFA": "IT", "V4": "V4"}  # roi -> Brain-Score region
+        y = y.values[:, np.array([region_of[r] == region for r in rois])]
+        rt = rsatoolbox_rdm_score(dumped["activations"].astype(np.float64), y)
+        log(f"{region}/rdm: brainscore {bs:.6f}, toponeuro {tn:.6f}, rsatoolbox {rt:.6f}")
+        if not (abs(bs - tn) < 1e-6 and abs(bs - rt) < 1e-6):
+            failures.append(f"{region}/rdm brainscore {bs} != toponeuro {tn} / rsatoolbox {rt}")
+        for metric in ("pls", "ridge"):  # same data, different splits: close, not equal
+            b, t = get.loc[(region, metric), "raw"], get.loc[(region, metric), "toponeuro"]
+            log(f"{region}/{metric}: brainscore {b:.3f} (10 random 90/10 splits), toponeuro "
+                f"{t:.3f} (10-fold KFold), difference {t - b:+.3f}")
+
     if failures:
         log("FAILED: " + "; ".join(failures))
         return 1

@@ -108,9 +108,8 @@ def _demo_names():
 
 @pytest.mark.parametrize("name", _demo_names())
 def test_shipped_demo_weights_verify_and_load(name):
-    from toponeuro.models._registry import _package_file
-
     from toponeuro._fetch import sha256sum
+    from toponeuro.models._registry import _package_file
 
     card = models.model_card(name)
     path = _package_file(card.package_path)

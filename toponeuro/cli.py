@@ -233,6 +233,8 @@ def _add_brainscore(sub):
     s.add_argument("--regions", help="one region for all voxels (e.g. IT) or JSON roi -> region")
     s.add_argument("--work-dir", help="keep the files and result.json here")
     s.add_argument("--json", help="also write the score table as JSON here")
+    s.add_argument("--no-toponeuro", action="store_true",
+                   help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
 
 
 def _json_arg(text):
@@ -298,7 +300,7 @@ def _run_brainscore(args) -> int:
         table = score_with_brainscore(
             args.plugin, stimuli, responses, benchmark=args.benchmark, python=args.python,
             metrics=tuple(m for m in args.metrics.split(",") if m), regions=regions,
-            work_dir=args.work_dir,
+            work_dir=args.work_dir, compare=None if args.no_toponeuro else "toponeuro",
         )
         print(table.to_string(index=False))
         if args.json:
@@ -337,7 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    return COMMANDS[args.command][1](args)
+    from .exceptions import ToponeuroError
+
+    try:
+        return COMMANDS[args.command][1](args)
+    except ToponeuroError as err:  # typed errors name the fix: show the message, no traceback
+        print(f"toponeuro {args.command}: error: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

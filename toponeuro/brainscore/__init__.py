@@ -19,6 +19,7 @@ from ._export import (
 )
 from ._score import (
     BRAINSCORE_METRICS,
+    TOPONEURO_COMPARE,
     brainscore_python,
     install_plugin,
     score_with_brainscore,
@@ -28,6 +29,7 @@ __all__ = [
     "BRAINSCORE_REGIONS",
     "LANGUAGE_REGIONS",
     "BRAINSCORE_METRICS",
+    "TOPONEURO_COMPARE",
     "ExportedPlugin",
     "export_plugin",
     "known_plugin_names",

@@ -14,7 +14,13 @@ from .. import exceptions as E
 from ._convert import write_brainscore_benchmark
 from ._export import ExportedPlugin
 
-__all__ = ["BRAINSCORE_METRICS", "brainscore_python", "install_plugin", "score_with_brainscore"]
+__all__ = [
+    "BRAINSCORE_METRICS",
+    "TOPONEURO_COMPARE",
+    "brainscore_python",
+    "install_plugin",
+    "score_with_brainscore",
+]
 
 #: Brain-Score metrics the local scorer runs (``load_metric`` names).
 BRAINSCORE_METRICS = ("pls", "ridge", "rdm")
@@ -162,8 +168,10 @@ def score_with_brainscore(
     look_at_only : bool
         Only run ``look_at`` per region (no metrics); the ``look_at`` summary is in
         ``.attrs``.
-    compare : dict, optional
-        metric name -> ``f(activations, responses) -> float``: toponeuro's own scorer for
+    compare : "toponeuro", dict or None
+        ``"toponeuro"``: toponeuro's own engines (:data:`TOPONEURO_COMPARE`: ``rdm`` +
+        ``compare_rdms``, ``encoding_score`` with PLS / ridge). Or a dict
+        metric name -> ``f(activations, responses) -> float``: your own scorer for
         the same committed-layer activations (written by the runner) and the
         repetition-averaged responses; its value goes in a ``toponeuro`` column.
     keep_activations : bool
@@ -231,6 +239,8 @@ def score_with_brainscore(
     table = pd.DataFrame(result["scores"], columns=[
         "region", "metric", "layer", "n_neuroids", "raw", "raw_error", "ceiling", "score",
         "stratified_by"])
+    if compare == "toponeuro":
+        compare = TOPONEURO_COMPARE
     if compare:
         table["toponeuro"] = _toponeuro_scores(table, compare, work / "activations", benchmark)
     table.attrs.update({k: v for k, v in result.items() if k != "scores"})
@@ -238,6 +248,39 @@ def score_with_brainscore(
     if compare or keep_activations:
         table.attrs["activations_dir"] = str(work / "activations")
     return table
+
+
+def _toponeuro_rdm(activations, responses) -> float:
+    from ..analysis import compare_rdms, rdm
+
+    return float(compare_rdms(rdm(activations, "correlation"), rdm(responses, "correlation"),
+                              method="spearman"))
+
+
+def _toponeuro_encoding(model: str):
+    def score(activations, responses) -> float:
+        import numpy as np
+
+        from ..analysis import encoding_score
+
+        per_voxel = encoding_score(activations, responses, model=model, cv=10,
+                                   metric="pearson", random_state=0)
+        return float(np.median(np.asarray(per_voxel)))
+
+    score.__name__ = f"toponeuro_{model}"
+    return score
+
+
+#: toponeuro's own scorer for each Brain-Score metric, on the same activations and
+#: repetition-averaged responses (``compare="toponeuro"``). Protocols differ in the splits:
+#: Brain-Score's regressions average 10 random 90/10 splits, toponeuro uses 10-fold KFold (each
+#: stimulus tested once), and toponeuro's ridge picks alpha per voxel by inner CV. The rdm
+#: scores are the same computation and agree to float precision.
+TOPONEURO_COMPARE = {
+    "rdm": _toponeuro_rdm,
+    "pls": _toponeuro_encoding("pls"),
+    "ridge": _toponeuro_encoding("ridge"),
+}
 
 
 def _toponeuro_scores(table, compare, act_dir, benchmark):

@@ -138,7 +138,9 @@ def main() -> int:
         np.concatenate(reps), dims=("stimulus", "voxel"),
         coords={"stimulus_id": ("stimulus", np.tile(stim.ids, 2)),
                 "repetition": ("stimulus", np.repeat([0, 1], n)),
-                "roi": ("voxel", rois), "subject": ("voxel", ["sub-01"] * len(rois))},
+                "roi": ("voxel", rois), "subject": ("voxel", ["sub-01"] * len(rois)),
+                # voxel centres (mm), as every volume loader gives them
+                **{c: ("voxel", rng.uniform(-60, 60, len(rois))) for c in ("x", "y", "z")}},
     )
     log(f"planted BrainResponses: {responses.sizes['stimulus']} presentations x "
         f"{responses.sizes['voxel']} voxels (V1, IT from the model, V4 = noise control)")

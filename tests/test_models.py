@@ -366,8 +366,14 @@ def test_wrong_checksum(tmp_path, monkeypatch):
     monkeypatch.setitem(_registry._REGISTRY, "toponet_demo.tau_0", (bad, builder))
     with pytest.raises(E.ChecksumError, match="0" * 64):
         create_model("toponet_demo.tau_0", pretrained=True)
+    # checkpoint= with the released file's name (a copy placed by hand) is verified too ...
+    official = tmp_path / "toponet_demo.tau_0.pt"  # the shipped file's name
+    official.write_bytes(path.read_bytes())
     with pytest.raises(E.ChecksumError):
-        create_model("toponet_demo.tau_0", checkpoint=path)
+        create_model("toponet_demo.tau_0", checkpoint=official)
+    # ... while a checkpoint of your own is loaded as is, its digest recorded
+    own = create_model("toponet_demo.tau_0", checkpoint=path)
+    assert own.weights_sha256 == sha256sum(path)
 
 
 def test_demo_weights_missing_from_the_installation(tmp_path, monkeypatch):

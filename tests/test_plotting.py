@@ -84,3 +84,93 @@ def test_rdm_square_and_condensed():
     with pytest.raises(DimensionError):
         plot_rdm(np.zeros((3, 4)))
     plt.close("all")
+
+
+def _sweep_table():
+    import pandas as pd
+
+    from toponeuro.analysis import sweep
+
+    rng = np.random.default_rng(0)
+    models = {
+        "net_a": make_activations({"conv1": 16, "conv2": 16, "fc": 16}, n_stimuli=24,
+                                  random_state=0),
+        "net_b": make_activations({"block1": 16, "block2": 16}, n_stimuli=24, random_state=1),
+    }
+    ids = models["net_a"].stimulus_id.values
+    # V1 copies net_a's conv1, FFA net_b's block2: those cells must score highest
+    y = np.concatenate([models["net_a"].values[:, :4], models["net_b"].values[:, -4:],
+                        rng.standard_normal((24, 4))], axis=1)
+    resp = xr.DataArray(y, dims=("stimulus", "voxel"),
+                        coords={"stimulus_id": ("stimulus", ids),
+                                "roi": ("voxel", ["V1"] * 4 + ["FFA"] * 4 + ["PPA"] * 4)})
+    table = sweep(models, None, resp, progress=False)
+    assert isinstance(table, pd.DataFrame)
+    return table
+
+
+def test_plot_sweep_layout_order_and_shared_scale(tmp_path):
+    from toponeuro.plotting import plot_sweep
+
+    table = _sweep_table()
+    fig = plot_sweep(table, regions=["V1", "FFA", "PPA"])
+    panels = [a for a in fig.axes if a.get_images()]
+    assert [a.get_title() for a in panels] == ["net_a", "net_b"]
+    # layers in network order (as swept), regions in the order asked for
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == ["conv1", "conv2", "fc"]
+    assert [t.get_text() for t in panels[1].get_yticklabels()] == ["block1", "block2"]
+    assert [t.get_text() for t in panels[0].get_xticklabels()] == ["V1", "FFA", "PPA"]
+    clims = {a.get_images()[0].get_clim() for a in panels}
+    assert len(clims) == 1
+    lo, hi = clims.pop()
+    assert lo == pytest.approx(-hi)
+    a = panels[0].get_images()[0].get_array()
+    b = panels[1].get_images()[0].get_array()
+    # the planted cells are the maxima of their region columns
+    assert np.argmax(a[:, 0]) == 0 and a[0, 0] > b[:, 0].max()
+    assert np.argmax(b[:, 1]) == 1 and b[1, 1] > a[:, 1].max()
+    # cell values are the table's scores
+    want = table.query("model == 'net_a' and layer == 'conv2' and roi == 'PPA'").score.item()
+    assert a[1, 2] == pytest.approx(want)
+    # annotated: one text per cell
+    assert len(panels[0].texts) == 9 and len(panels[1].texts) == 6
+    fig.savefig(tmp_path / "sweep.png")
+    plt.close(fig)
+
+
+def test_plot_sweep_single_model_ax_subjects_and_errors():
+    from toponeuro.exceptions import InvalidDataError, UnknownNameError
+    from toponeuro.plotting import plot_sweep
+
+    table = _sweep_table()
+    fig, ax = plt.subplots()
+    out = plot_sweep(table, models="net_b", ax=ax, annotate=False, center=None)
+    assert out is fig and ax.get_images()[0].get_array().shape == (2, 3) and not ax.texts
+    with pytest.raises(ValueError, match="single panel"):
+        plot_sweep(table, ax=ax)
+    plt.close(fig)
+    # two subjects: averaged, and the colour bar says so; one can be picked
+    two = table.assign(subject="sub-01")
+    two = pd_concat(two, two.assign(subject="sub-02", score=two.score + 1.0))
+    fig = plot_sweep(two, models="net_a")
+    arr = fig.axes[0].get_images()[0].get_array()
+    base = plot_sweep(table, models="net_a").axes[0].get_images()[0].get_array()
+    np.testing.assert_allclose(arr, base + 0.5)
+    assert "mean of 2 subjects" in fig.axes[-1].get_ylabel()
+    one = plot_sweep(two, models="net_a", subject="sub-02").axes[0].get_images()[0].get_array()
+    np.testing.assert_allclose(one, base + 1.0)
+    with pytest.raises(UnknownNameError, match="net_a"):
+        plot_sweep(table, models="net_c")
+    with pytest.raises(UnknownNameError, match="V1"):
+        plot_sweep(table, regions=["V2"])
+    with pytest.raises(InvalidDataError, match="method"):
+        plot_sweep(pd_concat(table, table.assign(method="encoding")))
+    with pytest.raises(TypeError):
+        plot_sweep(table.to_dict())
+    plt.close("all")
+
+
+def pd_concat(*tables):
+    import pandas as pd
+
+    return pd.concat(tables, ignore_index=True)

@@ -49,6 +49,10 @@ def _load_benchmark(folder):
     values = np.load(folder / "responses.npy")
     pres = pd.read_csv(folder / "presentation.csv", dtype={"stimulus_id": str})
     neuroid = pd.read_csv(folder / "neuroid.csv")
+    # Brain-Score merges assemblies through a temporary variable named "z"
+    # (brainio's merge_data_arrays), so a neuroid level "z" breaks the repetition averaging;
+    # the voxel centres travel as voxel_x/_y/_z.
+    neuroid = neuroid.rename(columns={c: f"voxel_{c}" for c in ("x", "y", "z")})
     coords = {c: ("presentation", pres[c].values) for c in pres.columns}
     if "category" in table.columns:  # for stratified cross-validation
         cat = dict(zip(table["stimulus_id"], table["category"].astype(str)))

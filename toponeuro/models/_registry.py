@@ -423,7 +423,10 @@ def create_model(
         Load the released weights: from the hub (cached, sha256-verified) or from the package
         that ships them.
     checkpoint : path-like, optional
-        A local file in the card's format; verified against the card's sha256 when known.
+        A local file in the card's format. A file named like the released one
+        (``card.filename`` or the shipped file's name, e.g. a copy placed by hand on an offline machine) is verified
+        against the card's sha256 when known; any other file is your own checkpoint (e.g.
+        fine-tuned) and is loaded as is, its digest recorded in ``weights_sha256``.
     cache_dir : path-like, optional
         Download cache (default ``$TOPONEURO_DATA``).
     trust_checkpoint : bool
@@ -453,7 +456,11 @@ def create_model(
                 raise CheckpointError(f"No checkpoint file at {path} (checkpoint=).")
         else:
             path = _weights_file(card, cache_dir)
-        sha = verify_file(path, card.sha256)
+        released = card.filename or (
+            card.package_path.rsplit("/", 1)[-1].split(":")[-1] if card.package_path else None
+        )
+        official = checkpoint is None or path.name == released
+        sha = verify_file(path, card.sha256 if official else None)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
         state = load_checkpoint(path, fmt, trust_checkpoint=trust_checkpoint)
         _load_state(model, state, name, path)

@@ -7,12 +7,14 @@ package.
 from ._rdm import plot_rdm
 from ._sheet import plot_sheet_map
 from ._surface import DOMAIN_COLORS, SURFACE_VIEWS, plot_distance_profile, plot_surface_map
+from ._sweep import plot_sweep
 
 __all__ = [
     "plot_sheet_map",
     "plot_rdm",
     "plot_surface_map",
     "plot_distance_profile",
+    "plot_sweep",
     "SURFACE_VIEWS",
     "DOMAIN_COLORS",
 ]

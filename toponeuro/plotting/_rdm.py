@@ -50,7 +50,7 @@ def plot_rdm(
         mat = squareform(mat, checks=False)
     if mat.ndim != 2 or mat.shape[0] != mat.shape[1]:
         raise DimensionError(f"An RDM must be square or condensed; got shape {mat.shape}.")
-    fig, axes = figure_and_axes(ax, panel_size=(4.2, 3.8))
+    fig, axes = figure_and_axes(ax, panel_size=(4.2, 3.8), layout="constrained")
     a = axes[0, 0]
     off = mat[~np.eye(len(mat), dtype=bool)]
     im = a.imshow(mat, cmap=cmap, vmin=np.nanmin(off) if off.size else None, vmax=np.nanmax(off) if off.size else None)

@@ -67,8 +67,9 @@ except DownloadError as err:
 # %%
 # A file you already have: ``checkpoint=``
 # ----------------------------------------
-# A checkpoint copied by hand (or one you trained) loads with ``checkpoint=PATH``; it is
-# checked against the card's sha256 when one is published, its key prefixes from
+# A checkpoint copied by hand (or one you trained) loads with ``checkpoint=PATH``. A file
+# named like the released one is checked against the card's sha256 when one is published;
+# any other file is taken as your own checkpoint and its digest recorded. Key prefixes from
 # ``torch.compile``/``DataParallel`` are stripped, and a file of another architecture is
 # refused with a :class:`~toponeuro.exceptions.CheckpointError` naming the missing keys.
 # To keep this page offline, the "downloaded" file here is a freshly initialised ResNet-18

@@ -387,6 +387,31 @@ def _source(name: str) -> str:
     return (resources.files(__package__) / name).read_text()
 
 
+#: the line of _plugin_arch.py that the exporter replaces by the standalone module's body
+_INLINE_MARKER = (
+    "from toponeuro.models._standalone import (  # inlined by the exporter\n"
+    "    BlurPoolConv2d,\n"
+    "    SmallResNet,\n"
+    "    add_blurpool,\n"
+    ")\n"
+)
+
+
+def _plugin_arch_source() -> str:
+    """``_plugin_arch.py`` with :mod:`toponeuro.models._standalone` inlined: self-contained."""
+    arch = _source("_plugin_arch.py")
+    if _INLINE_MARKER not in arch:
+        raise RuntimeError("toponeuro/brainscore/_plugin_arch.py lost its inline marker line")
+    standalone = (resources.files("toponeuro.models") / "_standalone.py").read_text()
+    body = [
+        line
+        for line in standalone.splitlines(keepends=True)
+        if not line.startswith(("from __future__", "__all__"))
+    ]
+    block = "# --- inlined from toponeuro.models._standalone ---\n" + "".join(body).strip() + "\n"
+    return arch.replace(_INLINE_MARKER, "\n" + block + "# --- end of inlined block ---\n")
+
+
 def _bibtex(card) -> str:
     cite = str(_get(card, "citation", "")).strip()
     if cite.startswith("@"):
@@ -587,7 +612,7 @@ def export_plugin(
         identifier_repr=repr(identifier), url_repr=repr(url), sha256_repr=repr(sha),
         filename_repr=repr(filename), layers_repr=repr(layers), bibtex_repr=repr(_bibtex(card)),
     )
-    (path / _PLUGIN_ARCH).write_text(_source("_plugin_arch.py"))
+    (path / _PLUGIN_ARCH).write_text(_plugin_arch_source())
     if modality == "vision":
         subs.update(
             arch_repr=repr(_arch_module().normalize_arch(card.arch)),

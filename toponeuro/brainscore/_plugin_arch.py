@@ -1,7 +1,9 @@
 """TopoNet architectures and a hash-checked weight loader for exported Brain-Score plugins.
 
-This file is copied verbatim into every exported vision plugin as ``toponet_arch.py``. It
-imports only the standard library, torch and torchvision: Brain-Score's environment pins
+This file is copied into every exported vision plugin as ``toponet_arch.py``, with the
+torch-only module :mod:`toponeuro.models._standalone` (the single definition of BlurPool and
+SmallResNet) inlined in place of its import line. The plugin imports only the standard
+library, torch and torchvision: Brain-Score's environment pins
 numpy<2 and an old xarray, so a plugin cannot import toponeuro. toponeuro's tests import
 this module directly to check that it builds the same networks as ``toponeuro.models``
 (same state-dict keys, same outputs).
@@ -17,8 +19,13 @@ import urllib.request
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 from torch import nn
+
+from toponeuro.models._standalone import (  # inlined by the exporter
+    BlurPoolConv2d,
+    SmallResNet,
+    add_blurpool,
+)
 
 __all__ = [
     "ARCHITECTURES",
@@ -30,80 +37,6 @@ __all__ = [
     "load_state_dict",
     "normalize_arch",
 ]
-
-
-class BlurPoolConv2d(nn.Module):
-    """A fixed depthwise [1 2 1]x[1 2 1]/16 blur (stride 1, padding 1), then ``conv``."""
-
-    def __init__(self, conv: nn.Conv2d):
-        super().__init__()
-        self.conv = conv
-        k = torch.tensor([1.0, 2.0, 1.0])
-        k = (k[:, None] * k[None, :]) / 16.0
-        self.register_buffer("blur_filter", k.expand(conv.in_channels, 1, 3, 3).clone())
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = F.conv2d(x, self.blur_filter, stride=1, padding=1, groups=self.conv.in_channels)
-        return self.conv(x)
-
-
-def add_blurpool(model: nn.Module, min_in_channels: int = 16) -> nn.Module:
-    """Wrap every strided ``nn.Conv2d`` with ``in_channels >= min_in_channels`` in place."""
-    for _, module in list(model.named_modules()):
-        for child_name, child in list(module.named_children()):
-            if (
-                isinstance(child, nn.Conv2d)
-                and max(child.stride) > 1
-                and child.in_channels >= min_in_channels
-            ):
-                setattr(module, child_name, BlurPoolConv2d(child))
-    return model
-
-
-class _BasicBlock(nn.Module):
-    def __init__(self, c_in: int, c_out: int, stride: int):
-        super().__init__()
-        self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(c_out)
-        self.relu = nn.ReLU(inplace=True)
-        self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(c_out)
-        self.downsample = None
-        if stride != 1 or c_in != c_out:
-            self.downsample = nn.Sequential(
-                nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out)
-            )
-
-    def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        return self.relu(out + identity)
-
-
-class SmallResNet(nn.Module):
-    """Four-stage ResNet (one basic block per stage), BlurPool on strided convs."""
-
-    def __init__(self, num_classes=10, widths=(32, 64, 128, 256), in_channels=3, blurpool=True):
-        super().__init__()
-        self.widths = tuple(widths)
-        self.conv1 = nn.Conv2d(in_channels, widths[0], 3, 1, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(widths[0])
-        self.relu = nn.ReLU(inplace=True)
-        self.maxpool = nn.MaxPool2d(2)
-        self.layer1 = nn.Sequential(_BasicBlock(widths[0], widths[0], 1))
-        self.layer2 = nn.Sequential(_BasicBlock(widths[0], widths[1], 2))
-        self.layer3 = nn.Sequential(_BasicBlock(widths[1], widths[2], 2))
-        self.layer4 = nn.Sequential(_BasicBlock(widths[2], widths[3], 2))
-        self.avgpool = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(widths[3], num_classes)
-        if blurpool:
-            add_blurpool(self)
-
-    def forward(self, x):
-        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        return self.fc(self.avgpool(x).flatten(1))
 
 
 def _small_resnet(state_dict=None, num_classes=10, widths=(32, 64, 128, 256), **kwargs):

@@ -1,0 +1,116 @@
+"""TopoNet building blocks that need only torch: BlurPool and the small ResNet.
+
+This module is the single definition of these architectures. ``toponeuro.models`` re-exports
+them, and the Brain-Score exporter inlines this file into every vision plugin's
+``toponet_arch.py`` (a plugin cannot import toponeuro), so it must import nothing but torch.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+__all__ = ["BlurPoolConv2d", "add_blurpool", "SmallResNet"]
+
+
+class BlurPoolConv2d(nn.Module):
+    """A fixed depthwise [1 2 1]ᵀ[1 2 1]/16 blur (stride 1, padding 1), then ``conv``.
+
+    Anti-aliases strided convolutions as in the released TopoNet ResNets. State-dict keys are
+    ``<name>.blur_filter`` (a buffer) and ``<name>.conv.weight``; hooks attach to this
+    wrapper, whose output is the strided conv's output.
+    """
+
+    def __init__(self, conv: nn.Conv2d):
+        super().__init__()
+        self.conv = conv
+        k = torch.tensor([1.0, 2.0, 1.0])
+        k = (k[:, None] * k[None, :]) / 16.0
+        self.register_buffer("blur_filter", k.expand(conv.in_channels, 1, 3, 3).clone())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.conv2d(x, self.blur_filter, stride=1, padding=1, groups=self.conv.in_channels)
+        return self.conv(x)
+
+
+def add_blurpool(model: nn.Module, min_in_channels: int = 16) -> nn.Module:
+    """Wrap every ``nn.Conv2d`` with stride > 1 and ``in_channels >= min_in_channels`` in
+    :class:`BlurPoolConv2d`, in place; returns ``model``."""
+    for module in list(model.modules()):
+        for child_name, child in list(module.named_children()):
+            if (
+                isinstance(child, nn.Conv2d)
+                and max(child.stride) > 1
+                and child.in_channels >= min_in_channels
+            ):
+                setattr(module, child_name, BlurPoolConv2d(child))
+    return model
+
+
+class _BasicBlock(nn.Module):
+    def __init__(self, c_in: int, c_out: int, stride: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c_out)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c_out)
+        self.downsample = None
+        if stride != 1 or c_in != c_out:
+            self.downsample = nn.Sequential(
+                nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out)
+            )
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return self.relu(out + identity)
+
+
+class SmallResNet(nn.Module):
+    """A four-stage ResNet (one basic block per stage) with BlurPool on strided convs.
+
+    Layer names follow torchvision's ResNets (``layer1.0.conv1`` ... ``layer4.0.conv2``,
+    ``fc``) so TopoLoss specs, hooks and region-layer maps read the same way.
+
+    Parameters
+    ----------
+    num_classes : int
+    widths : tuple of 4 ints
+        Channels of the four stages.
+    in_channels : int
+    blurpool : bool
+        Anti-alias strided convs with a fixed blur (as the released TopoNet ResNets do).
+    """
+
+    def __init__(
+        self,
+        num_classes: int = 10,
+        widths: tuple[int, int, int, int] = (32, 64, 128, 256),
+        in_channels: int = 3,
+        blurpool: bool = True,
+    ):
+        super().__init__()
+        self.widths = tuple(widths)
+        self.conv1 = nn.Conv2d(in_channels, widths[0], 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(widths[0])
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(2)
+        self.layer1 = nn.Sequential(_BasicBlock(widths[0], widths[0], 1))
+        self.layer2 = nn.Sequential(_BasicBlock(widths[0], widths[1], 2))
+        self.layer3 = nn.Sequential(_BasicBlock(widths[1], widths[2], 2))
+        self.layer4 = nn.Sequential(_BasicBlock(widths[2], widths[3], 2))
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(widths[3], num_classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+        if blurpool:
+            add_blurpool(self)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(self.avgpool(x).flatten(1))

@@ -55,7 +55,7 @@ def models(runs: Path | None):
             m = create_model(name, pretrained=True)
             yield name, model_card(name).tau, m, model_card(name)
         return
-    from toponeuro._report import _load_model
+    from toponeuro.reporting._map import _load_model
     from toponeuro.training import list_checkpoints
 
     for run in sorted(p for p in runs.iterdir() if p.is_dir()):

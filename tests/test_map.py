@@ -22,8 +22,8 @@ models = pytest.importorskip("toponeuro.models")
 if not hasattr(models, "list_models") or not models.list_models("toponet_demo.*"):
     pytest.skip("needs the model registry with the demo TopoNets", allow_module_level=True)
 
-from toponeuro._report import DEFAULT_MAP_MODEL, MAP_DOMAINS, run_map  # noqa: E402
 from toponeuro.cli import _numbers, main  # noqa: E402
+from toponeuro.reporting._map import DEFAULT_MAP_MODEL, MAP_DOMAINS, run_map  # noqa: E402
 
 CATEGORIES = ["adult", "child", "body", "limb", "corridor", "house", "word", "number", "car",
               "instrument"]
@@ -154,7 +154,7 @@ def test_stimuli_that_is_not_a_folder(tmp_path):
 
 
 def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
-    from toponeuro._report import _load_model
+    from toponeuro.reporting._map import _load_model
     from toponeuro.training import load_recipe, run_recipe
 
     recipe = load_recipe("demo-smoke")

@@ -57,7 +57,7 @@ _LAZY = {
     "export_plugin": "toponeuro.brainscore",
     "score_with_brainscore": "toponeuro.brainscore",
     # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
-    "run_map": "toponeuro._report",
+    "run_map": "toponeuro.reporting",
 }
 _SUBPACKAGES = (
     "topoloss",

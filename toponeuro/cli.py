@@ -186,7 +186,7 @@ def _add_map(sub):
 
 
 def _run_map(args) -> int:
-    from ._report import DEFAULT_MAP_MODEL, run_map
+    from .reporting import DEFAULT_MAP_MODEL, run_map
 
     images = _numbers(args.images) if isinstance(args.images, str) else args.images
     run_map(

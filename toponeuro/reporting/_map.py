@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from . import _dims as D
-from ._version import __version__
-from .exceptions import (
+from .. import _dims as D
+from .._version import __version__
+from ..exceptions import (
     CheckpointError,
     DownloadError,
     SheetError,
@@ -76,7 +76,7 @@ def _load_model(model: str, checkpoint):
     """``(module, card, description)`` for a registered name or a checkpoint file."""
     import torch
 
-    from .models import ModelCard, create_model, list_models, model_card
+    from ..models import ModelCard, create_model, list_models, model_card
 
     if checkpoint is None:
         try:
@@ -93,7 +93,7 @@ def _load_model(model: str, checkpoint):
     obj = torch.load(path, map_location="cpu", weights_only=True)
     if isinstance(obj, dict) and isinstance(obj.get("recipe"), dict) and "model" in obj:
         # a checkpoint written by `toponeuro train`: rebuild the network from its recipe
-        from ._fetch import sha256sum
+        from .._fetch import sha256sum
 
         recipe = obj["recipe"]
         module, topo_layers = _model_from_recipe(recipe)
@@ -123,8 +123,8 @@ def _load_model(model: str, checkpoint):
             f"Unknown model {model!r} for the checkpoint's architecture; "
             f"{close_matches(model, list_models())}"
         )
-    from ._fetch import sha256sum
-    from .models import load_checkpoint
+    from .._fetch import sha256sum
+    from ..models import load_checkpoint
 
     card = model_card(model)
     module = create_model(model)
@@ -136,7 +136,7 @@ def _load_model(model: str, checkpoint):
 
 def _model_from_recipe(recipe):
     """``(module, topo layer names)`` of a recipe's architecture (randomly initialised)."""
-    from .training import ARCHITECTURES
+    from ..training import ARCHITECTURES
 
     module, default_layers = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
     named = (recipe.get("topoloss") or {}).get("layers", "topo")
@@ -145,7 +145,7 @@ def _model_from_recipe(recipe):
 
 def _load_stimuli(stimuli, numbers, progress: bool):
     """A StimulusSet of the ten non-scrambled fLoc categories (``numbers`` of each)."""
-    from .stimuli import load_floc, local_floc_copy
+    from ..stimuli import load_floc, local_floc_copy
 
     hint = (
         "toponeuro map needs the fLoc localizer images. Offline, point it at a local copy: "
@@ -171,7 +171,7 @@ def _load_stimuli(stimuli, numbers, progress: bool):
 
 
 def _check_layers(acts: xr.DataArray) -> None:
-    from .analysis import MIN_SHEET_UNITS
+    from ..analysis import MIN_SHEET_UNITS
 
     for layer in acts.topo.layers:
         h, w = acts.topo.sheet_shape(layer)
@@ -186,8 +186,8 @@ def _check_layers(acts: xr.DataArray) -> None:
 # --- cortex --------------------------------------------------------------------------------
 def _cortex(hemis: Sequence[str]):
     """visfAtlas domain ROIs on fsaverage5 as binary maps, with flat-map geometry."""
-    from .analysis import as_topomap
-    from .atlases import load_visfatlas, mesh_graph, vertex_coordinates
+    from ..analysis import as_topomap
+    from ..atlases import load_visfatlas, mesh_graph, vertex_coordinates
 
     atlas = load_visfatlas("fsaverage5")
     out = {}
@@ -218,7 +218,7 @@ def _arrangement_figure(comparison: dict, layer: str, sheet_shape, hemi: str):
     """Where each domain's largest patch sits: model sheet vs flat cortex (one hemisphere)."""
     import matplotlib.pyplot as plt
 
-    from .plotting import DOMAIN_COLORS
+    from ..plotting import DOMAIN_COLORS
 
     table = comparison[layer, hemi]
     mc, cc = table.attrs["model_centroids"], table.attrs["cortex_centroids"]
@@ -348,7 +348,7 @@ def run_map(
     """
     from tqdm.auto import tqdm
 
-    from .analysis import (
+    from ..analysis import (
         compare_topography,
         domain_selectivity,
         effective_dimensionality,
@@ -356,7 +356,7 @@ def run_map(
         map_similarity,
         smoothness,
     )
-    from .features import extract
+    from ..features import extract
 
     t0 = time.perf_counter()
     out = Path(out)
@@ -483,8 +483,8 @@ def run_map(
 
 def _write_outputs(out, acts, sel, model_table, sim_table, dims, comp_table, comparison,
                    profiles, atlas, cortex, layers, hemispheres, threshold) -> dict:
-    from .plotting import plot_distance_profile, plot_sheet_map, plot_surface_map
-    from .plotting._common import require_matplotlib
+    from ..plotting import plot_distance_profile, plot_sheet_map, plot_surface_map
+    from ..plotting._common import require_matplotlib
 
     plt = require_matplotlib()
     files = {}

@@ -36,6 +36,7 @@ from ._selectivity import (
     welch_t,
 )
 from ._sweep import SWEEP_METHODS, sweep
+from ._tables import TopographyTable, compare_tables, topography_table
 from ._topography import (
     Patches,
     correlation_profile,
@@ -45,6 +46,9 @@ from ._topography import (
 )
 
 __all__ = [
+    "TopographyTable",
+    "topography_table",
+    "compare_tables",
     "SELECTIVITY_METRICS",
     "selectivity",
     "domain_selectivity",

@@ -200,5 +200,6 @@ def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
     assert calls == {"smoothness": 22, "find_patches": 22}
     per = res.summary["per_layer"]
     for layer, r in per.items():
-        row = res.tables["model"].query("layer == @layer and domain == 'faces'").iloc[0]
+        t = res.tables["model"]
+        row = t[(t["layer"] == layer) & (t["domain"] == "faces")].iloc[0]
         assert r["smoothness"]["faces"] == round(float(row["smoothness"]), 4)

@@ -17,7 +17,7 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._compare import DEFAULT_PAIRS, _CENTROIDS, arrangement_similarity, patch_centroid
+from ._compare import _CENTROIDS, DEFAULT_PAIRS, arrangement_similarity, patch_centroid
 from ._geometry import as_topomap
 from ._topography import find_patches, map_similarity, smoothness
 

@@ -13,6 +13,7 @@ from ._recipes import (
     run_recipe,
 )
 from ._train import TrainResult, list_checkpoints, load_checkpoint, train
+from ._trajectory import trajectory
 
 __all__ = [
     "train",
@@ -20,6 +21,7 @@ __all__ = [
     "load_checkpoint",
     "load_trained_model",
     "list_checkpoints",
+    "trajectory",
     "list_recipes",
     "load_recipe",
     "build_from_recipe",

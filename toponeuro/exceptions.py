@@ -27,6 +27,8 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "ToponeuroWarning",
+    "UndefinedValueWarning",
     "close_matches",
 ]
 
@@ -99,6 +101,17 @@ class MissingWeightsError(ToponeuroError, FileNotFoundError):
 
 class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
+
+
+class ToponeuroWarning(UserWarning):
+    """Base class of every warning toponeuro emits on purpose."""
+
+
+class UndefinedValueWarning(ToponeuroWarning, RuntimeWarning):
+    """A statistic is undefined for the data given (constant input, too few values ...).
+
+    The value is returned as NaN (never 0); the message names the cause.
+    """
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

@@ -27,6 +27,10 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "MissingFileError",
+    "ImageReadError",
+    "StoreLockedError",
+    "StoreCorruptError",
     "close_matches",
 ]
 
@@ -99,6 +103,26 @@ class MissingWeightsError(ToponeuroError, FileNotFoundError):
 
 class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
+
+
+class MissingFileError(ToponeuroError, FileNotFoundError):
+    """An input file or folder does not exist (the message names the path and what to pass)."""
+
+
+class ImageReadError(InvalidDataError, OSError):
+    """An image file cannot be decoded (corrupt, truncated, not an image, unknown range).
+
+    Also an ``OSError``, like Pillow's own ``UnidentifiedImageError``; the message names the
+    file.
+    """
+
+
+class StoreLockedError(ToponeuroError, BlockingIOError):
+    """Another process is writing the same activation store (the message names it)."""
+
+
+class StoreCorruptError(ChecksumError):
+    """Rows of an activation store do not match the checksums recorded when they were written."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

@@ -135,6 +135,8 @@ class _ImageInputs:
         import torch
         from PIL import Image
 
+        from ..stimuli import read_image
+
         out = []
         for x in items:
             if self.preprocess is not None:
@@ -145,7 +147,7 @@ class _ImageInputs:
                         "This model has no card with an input size and normalisation; pass "
                         "preprocess=callable(PIL image) -> tensor (C, H, W), or tensors."
                     )
-                x = self.transform(x.convert("RGB"))
+                x = self.transform(read_image(x))
             x = torch.as_tensor(x)
             if x.ndim != 3:
                 raise InvalidDataError(

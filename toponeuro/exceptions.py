@@ -31,6 +31,7 @@ __all__ = [
     "ImageReadError",
     "StoreLockedError",
     "StoreCorruptError",
+    "UnverifiedFileWarning",
     "close_matches",
 ]
 
@@ -123,6 +124,13 @@ class StoreLockedError(ToponeuroError, BlockingIOError):
 
 class StoreCorruptError(ChecksumError):
     """Rows of an activation store do not match the checksums recorded when they were written."""
+
+
+class UnverifiedFileWarning(UserWarning):
+    """A file is used although no published digest was available to check it against.
+
+    Turn it into an error with ``warnings.simplefilter("error", UnverifiedFileWarning)``.
+    """
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

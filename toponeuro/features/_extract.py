@@ -350,8 +350,9 @@ def extract(
     xarray.DataArray
         Activations ``("stimulus", "unit")`` with unit coords ``layer``, ``channel``, ``row``,
         ``col`` (and ``y``, ``x`` when unpooled) and attrs ``model``, ``weights_sha256`` (of
-        the checkpoint file when one was loaded, else of the state dict), ``pooling``,
-        ``toponeuro_version``.
+        the checkpoint file when one was loaded, else of the state dict), ``weights_check``
+        (what that file was verified against, from :func:`toponeuro.models.create_model`, or
+        "NOT verified"), ``pooling``, ``toponeuro_version``.
 
     Raises
     ------
@@ -411,6 +412,8 @@ def extract(
         D.ATTR_MODEL: name,
         D.ATTR_WEIGHTS_SHA256: file_sha or digest,
         "weights_source": "checkpoint file" if file_sha else "state dict",
+        "weights_check": getattr(module, "weights_check", None)
+        or "not checked: a module without a toponeuro weights file",
         D.ATTR_VERSION: __version__,
         "pooling": "none" if pooling is None else pooling,
         "token_pooling": token_pooling,

@@ -39,6 +39,7 @@ from ._selectivity import (
     welch_t,
 )
 from ._sweep import SWEEP_METHODS, sweep
+from ._tables import TopographyTable, compare_tables, topography_table
 from ._topography import (
     Patches,
     correlation_profile,
@@ -48,6 +49,9 @@ from ._topography import (
 )
 
 __all__ = [
+    "TopographyTable",
+    "topography_table",
+    "compare_tables",
     "SELECTIVITY_METRICS",
     "selectivity",
     "domain_selectivity",

@@ -20,9 +20,8 @@ from ._atlas import (
     Atlas,
     atlas_data_path,
     hemi_name,
-    load_language_parcels,
-    load_visfatlas,
 )
+from ._loaders import load_language_parcels, load_visfatlas
 from ._maps import CortexMaps, cortex_maps
 from ._surface import (
     SURFACES,

@@ -11,6 +11,8 @@ from ._dimensionality import effective_dimensionality, participation_ratio, trac
 from ._efficiency import EFFICIENCY_METHODS, TOPONETS_NANOGPT_KEEP, efficiency_curve, pool_matrix
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
+from ._null import NULL_METHODS, NullResult, null_p_value, spatial_null
+from ._patches import PATCH_STATISTICS, TDANN_PATCHES
 from ._rsa import RDM_METRICS, rdm, rdm_stimulus_ids
 from ._rsa_compare import (
     COMPARE_ALIASES,
@@ -41,6 +43,8 @@ from ._selectivity import (
 from ._sweep import SWEEP_METHODS, sweep
 from ._tables import TopographyTable, compare_tables, topography_table
 from ._topography import (
+    SIMILARITY_METHODS,
+    SMOOTHNESS_METHODS,
     Patches,
     correlation_profile,
     find_patches,
@@ -69,6 +73,14 @@ __all__ = [
     "correlation_profile",
     "find_patches",
     "map_similarity",
+    "SIMILARITY_METHODS",
+    "SMOOTHNESS_METHODS",
+    "TDANN_PATCHES",
+    "PATCH_STATISTICS",
+    "NULL_METHODS",
+    "NullResult",
+    "spatial_null",
+    "null_p_value",
     "DEFAULT_PAIRS",
     "patch_centroid",
     "arrangement_similarity",

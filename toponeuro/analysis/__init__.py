@@ -7,7 +7,12 @@ from ._compare import (
     compare_topography,
     patch_centroid,
 )
-from ._dimensionality import effective_dimensionality, participation_ratio, trace_moments
+from ._dimensionality import (
+    dimensionality,
+    effective_dimensionality,
+    participation_ratio,
+    trace_moments,
+)
 from ._efficiency import EFFICIENCY_METHODS, efficiency_curve, pool_matrix, trajectory
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
@@ -28,13 +33,16 @@ from ._rsa import (
 )
 from ._searchlight import searchlight_rsa, surface_neighbourhoods, volume_neighbourhoods
 from ._selectivity import (
+    DEFAULT_SELECTIVITY,
     SELECTIVITY_METRICS,
+    SELECTIVITY_REFERENCES,
     domain_selectivity,
     dprime,
     fdr_bh,
     language_selectivity,
     selectivity,
     student_t,
+    tdann_t,
     welch_t,
 )
 from ._sweep import SWEEP_METHODS, sweep
@@ -57,6 +65,9 @@ __all__ = [
     "student_t",
     "welch_t",
     "dprime",
+    "tdann_t",
+    "DEFAULT_SELECTIVITY",
+    "SELECTIVITY_REFERENCES",
     "MESH_SIZES",
     "MIN_SHEET_UNITS",
     "TopoMap",
@@ -101,6 +112,7 @@ __all__ = [
     "searchlight_rsa",
     "volume_neighbourhoods",
     "surface_neighbourhoods",
+    "dimensionality",
     "effective_dimensionality",
     "participation_ratio",
     "trace_moments",

@@ -41,8 +41,8 @@ from toponeuro.analysis import PLSEncoder, RidgeEncoder, encoding_score
 from toponeuro.brain import (
     average_repetitions,
     load_volume_betas,
-    noise_ceiling,
     split_half_reliability,
+    voxel_noise_ceiling,
 )
 from toponeuro.stimuli import load_floc, make_stimulus_set
 
@@ -118,10 +118,11 @@ print("first voxel at", [float(responses[c][0]) for c in ("x", "y", "z")], "mm")
 # ---------------------------
 # :func:`~toponeuro.brain.split_half_reliability` correlates the two trials across stimuli
 # and applies the Spearman-Brown correction: it estimates the reliability of the 2-trial
-# mean. :func:`~toponeuro.brain.noise_ceiling` is NSD's estimate: the percentage of the
-# variance of the trial-averaged response that is signal.
+# mean. :func:`~toponeuro.brain.voxel_noise_ceiling` is NSD's estimate: the percentage of
+# the variance of the trial-averaged response that is signal (its ``attrs["units"]`` say
+# so; to normalise a Pearson r by it, pass ``np.sqrt(nc / 100)``).
 rel = split_half_reliability(responses)
-nc = noise_ceiling(responses)
+nc = voxel_noise_ceiling(responses)
 print(f"split-half reliability: ROI median {np.median(rel.values[in_roi]):.2f}, "
       f"outside median {np.median(rel.values[~in_roi]):.2f}")
 print(f"NSD noise ceiling (% variance): ROI median {np.median(nc.values[in_roi]):.0f}, "

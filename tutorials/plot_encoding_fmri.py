@@ -215,7 +215,10 @@ fig.tight_layout()
 # scores by it. Raw scores grow with the planted gain (left); normalised scores scatter
 # around one level whatever the gain (right; wider at low gain, where the ceiling estimate
 # is itself noisy): what remains is how much of the *explainable* response the model
-# captures. Voxels with reliability near zero are left out: their ceiling is meaningless.
+# captures. Voxels with reliability near zero are left out: their ceiling is meaningless
+# (a ceiling of 0 gives NaN, and ``encoding_score`` warns how many voxels that is). The
+# ceiling must be in the metric's units, r here; NSD's ``voxel_noise_ceiling`` is in percent
+# of variance and would be refused with the conversion to use (``np.sqrt(nc / 100)``).
 ceiling = np.sqrt(rel.clip(min=0))
 normalised = encoding_score(acts, mean_resp, model=RidgeEncoder(alphas=alphas, cv=5), cv=5,
                             ceiling=ceiling, random_state=0)

@@ -27,6 +27,7 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "UnitsError",
     "ToponeuroWarning",
     "UndefinedValueWarning",
     "MissingFileError",
@@ -106,6 +107,13 @@ class MissingWeightsError(ToponeuroError, FileNotFoundError):
 
 class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
+
+
+class UnitsError(InvalidDataError):
+    """A value is in other units than expected (a percentage where a fraction is needed ...).
+
+    The message names the conversion.
+    """
 
 
 class ToponeuroWarning(UserWarning):

@@ -12,6 +12,7 @@ from ._recipes import (
     resolve_data_path,
     run_recipe,
 )
+from ._schema import RECIPE_SCHEMA, validate_recipe
 from ._train import TrainResult, list_checkpoints, load_checkpoint, train
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "load_recipe",
     "build_from_recipe",
     "run_recipe",
+    "validate_recipe",
+    "RECIPE_SCHEMA",
     "ARCHITECTURES",
     "FLOC_PLACEHOLDER",
     "resolve_data_path",

@@ -13,6 +13,7 @@ import torch
 from ..exceptions import RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._data import image_folder_dataset, make_synthetic_images
+from ._schema import validate_recipe
 from ._train import TrainResult, train
 
 __all__ = [
@@ -128,6 +129,7 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
             f"Recipe {name_or_path}: unknown model.arch {arch!r}; "
             f"{close_matches(str(arch), ARCHITECTURES)}"
         )
+    validate_recipe(recipe, str(name_or_path))
     data_path = recipe["data"].get("path")
     if (
         base is not None
@@ -173,6 +175,7 @@ def build_from_recipe(recipe: dict, data_path: str | None = None):
     recipe = copy.deepcopy(recipe)
     if data_path is not None:
         recipe["data"]["path"] = str(data_path)
+    validate_recipe(recipe)  # dict recipes and overrides are checked too
     torch.manual_seed(int(recipe["seed"]))
     model, default_layers = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
     train_ds = _dataset(recipe["data"], "train")
@@ -216,9 +219,9 @@ def run_recipe(
         recipe = load_recipe(recipe)
     recipe = copy.deepcopy(recipe)
     if seed is not None:
-        recipe["seed"] = int(seed)
+        recipe["seed"] = seed
     if epochs is not None:
-        recipe["train"]["epochs"] = int(epochs)
+        recipe["train"]["epochs"] = epochs  # validated (whole number >= 1) when built
     if data_path is not None:
         recipe["data"]["path"] = str(data_path)
     model, train_ds, val_ds, topo = build_from_recipe(recipe)

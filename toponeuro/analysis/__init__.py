@@ -13,7 +13,7 @@ from ._dimensionality import (
     participation_ratio,
     trace_moments,
 )
-from ._efficiency import EFFICIENCY_METHODS, efficiency_curve, pool_matrix, trajectory
+from ._efficiency import EFFICIENCY_METHODS, TOPONETS_NANOGPT_KEEP, efficiency_curve, pool_matrix
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
 from ._null import NULL_METHODS, NullResult, null_p_value, spatial_null
@@ -99,7 +99,7 @@ __all__ = [
     "EFFICIENCY_METHODS",
     "efficiency_curve",
     "pool_matrix",
-    "trajectory",
+    "TOPONETS_NANOGPT_KEEP",
     "RidgeEncoder",
     "PLSEncoder",
     "encoding_score",
@@ -129,3 +129,19 @@ __all__ = [
     "sweep",
     "SWEEP_METHODS",
 ]
+
+
+def __getattr__(name):
+    # deprecated alias, kept for one release: reading checkpoints is the training stage's job
+    if name == "trajectory":
+        import importlib
+        import warnings
+
+        warnings.warn(
+            "toponeuro.analysis.trajectory moved to toponeuro.training.trajectory (it reads "
+            "training checkpoints); the old name goes in the next release.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module("toponeuro.training").trajectory
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

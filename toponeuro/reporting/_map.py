@@ -22,20 +22,17 @@ import xarray as xr
 
 from .. import _dims as D
 from ..exceptions import DownloadError, SheetError, UnknownNameError
+from . import _results, _writer
+from ._constants import (
+    CORTEX_DOMAINS,
+    DEFAULT_MAP_MODEL,
+    DEFAULT_NUMBERS,
+    FLOC_NONSCRAMBLED,
+    MAP_DOMAINS,
+)
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
-#: the shipped demo TopoNet ``toponeuro map`` uses by default (the one place that names it)
-DEFAULT_MAP_MODEL = "toponet_demo.tau_50"
-#: the five fLoc domain contrasts (each domain against the other four)
-MAP_DOMAINS = ("faces", "bodies", "places", "characters", "objects")
-#: domains the visfAtlas has ROIs for (it has no object-selective ROI)
-CORTEX_DOMAINS = ("faces", "bodies", "places", "characters")
-#: held-out fLoc images of the demo TopoNets (they were trained on images 1-96)
-DEFAULT_NUMBERS = tuple(range(97, 121))
-FLOC_NONSCRAMBLED = (
-    "adult", "child", "body", "limb", "corridor", "house", "word", "number", "car", "instrument",
-)
 _HINT = (
     "toponeuro map needs the fLoc localizer images. Offline, point it at a local copy: "
     "`toponeuro map --stimuli /path/to/floc` (a folder with one sub-folder per category, "
@@ -199,7 +196,6 @@ def run_map(
     )
     from ..atlases import cortex_maps, load_visfatlas
     from ..features import extract
-    from . import _results, _writer
 
     t0 = time.perf_counter()
     steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")

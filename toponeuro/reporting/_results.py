@@ -17,7 +17,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._version import __version__
-from ._map import CORTEX_DOMAINS, MAP_DOMAINS
+from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
 __all__ = ["MapReport", "assemble", "comparison_view", "format_summary"]
 

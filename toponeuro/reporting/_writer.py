@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _dims as D
-from ._map import CORTEX_DOMAINS, MAP_DOMAINS
+from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 from ._results import MapReport, comparison_view
 
 __all__ = ["write_report"]

@@ -14,6 +14,7 @@ from ._recipes import (
 )
 from ._schema import RECIPE_SCHEMA, validate_recipe
 from ._train import TrainResult, list_checkpoints, load_checkpoint, train
+from ._trajectory import trajectory
 
 __all__ = [
     "train",
@@ -21,6 +22,7 @@ __all__ = [
     "load_checkpoint",
     "load_trained_model",
     "list_checkpoints",
+    "trajectory",
     "list_recipes",
     "load_recipe",
     "build_from_recipe",

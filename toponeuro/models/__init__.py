@@ -15,6 +15,7 @@ from ._registry import (
     model_card,
     register_model,
 )
+from ._layers import list_layers
 from ._small import SmallResNet, small_resnet_topo_layers
 from ._tokenizers import load_tokenizer
 
@@ -31,6 +32,7 @@ __all__ = [
     "create_model",
     "load_checkpoint",
     "load_tokenizer",
+    "list_layers",
     "GPT",
     "GPTConfig",
 ]

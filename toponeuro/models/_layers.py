@@ -126,7 +126,7 @@ def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
     layer1.0.conv1  (8, 16, 16)        8      (2, 4)
                 fc        (10,)       10      (2, 5)
     >>> list_layers("toponet_demo.tau_0").query("topo").shape[0]
-    16
+    8
     """
     import torch
 

@@ -27,6 +27,9 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "MissingFileError",
+    "OutputPathError",
+    "DeviceError",
     "close_matches",
 ]
 
@@ -99,6 +102,18 @@ class MissingWeightsError(ToponeuroError, FileNotFoundError):
 
 class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
+
+
+class MissingFileError(ToponeuroError, FileNotFoundError):
+    """An input file or folder does not exist (the message says what belongs there)."""
+
+
+class OutputPathError(ToponeuroError, OSError):
+    """An output path cannot be written: a file where a folder is needed, or the reverse."""
+
+
+class DeviceError(ToponeuroError, RuntimeError):
+    """The requested torch device is not a device name, or not available on this machine."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

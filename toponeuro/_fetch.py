@@ -141,6 +141,13 @@ def hf_url(repo_id: str, filename: str, revision: str = "main") -> str:
     return f"https://huggingface.co/{repo_id}/resolve/{revision}/{filename}"
 
 
+def hf_cache_path(
+    repo_id: str, filename: str, cache_dir: str | os.PathLike | None = None
+) -> Path:
+    """Where :func:`fetch_hf_file` keeps ``filename`` of ``repo_id`` (it may not exist yet)."""
+    return data_dir(cache_dir) / "hf" / repo_id / filename
+
+
 def fetch_hf_file(
     repo_id: str,
     filename: str,
@@ -154,7 +161,7 @@ def fetch_hf_file(
     The file lands at ``<cache>/hf/<repo_id>/<filename>``; an existing file there (for example
     one copied by hand on an offline machine) is verified and used without going online.
     """
-    target = data_dir(cache_dir) / "hf" / repo_id / filename
+    target = hf_cache_path(repo_id, filename, cache_dir)
     if target.exists():
         verify_file(target, sha256)
         return target

@@ -6,6 +6,8 @@ preprocess inputs and which layers carried TopoLoss.
 """
 
 from ._blocks import BlurPoolConv2d, add_blurpool
+from ._catalog import WEIGHTS_STATUSES, describe_models, weights_status
+from ._layers import list_layers
 from ._registry import (
     CHECKPOINT_FORMATS,
     ModelCard,
@@ -15,7 +17,6 @@ from ._registry import (
     model_card,
     register_model,
 )
-from ._layers import list_layers
 from ._small import SmallResNet, small_resnet_topo_layers
 from ._tokenizers import load_tokenizer
 
@@ -33,6 +34,9 @@ __all__ = [
     "load_checkpoint",
     "load_tokenizer",
     "list_layers",
+    "describe_models",
+    "weights_status",
+    "WEIGHTS_STATUSES",
     "GPT",
     "GPTConfig",
 ]

@@ -7,7 +7,6 @@ them by default) and the cortical sheet those units are laid on.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..exceptions import SheetError
@@ -178,25 +177,3 @@ def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
     table.attrs["probed"] = bool(shapes)
     return table
 
-
-def _format_table(table: pd.DataFrame) -> str:
-    """The table as plain text for the command line (``toponeuro layers``)."""
-    shown = table.copy()
-    shown["output_shape"] = [
-        "-" if s is None else "x".join(map(str, s)) for s in shown["output_shape"]
-    ]
-    shown["sheet_shape"] = ["-" if s is None else f"{s[0]}x{s[1]}" for s in shown["sheet_shape"]]
-    shown["n_units"] = ["-" if u is pd.NA or u is None else str(int(u)) for u in shown["n_units"]]
-    shown["topo"] = np.where(shown["topo"], "yes", "")
-    cols = [str(c) for c in shown.columns]
-    cells = [cols] + [[str(v) for v in row] for row in shown.itertuples(index=False)]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(cols))]
-    numeric = {"n_units"}
-    lines = [
-        "  ".join(
-            c.rjust(w) if name in numeric else c.ljust(w)
-            for c, w, name in zip(r, widths, cols)
-        ).rstrip()
-        for r in cells
-    ]
-    return "\n".join(lines)

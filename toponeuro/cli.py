@@ -28,7 +28,9 @@ class _HelpFormatter(argparse.HelpFormatter):
         default = action.default
         if (
             "default" in text
-            or default in (None, False, argparse.SUPPRESS)
+            or default is None
+            or default is False
+            or default == argparse.SUPPRESS
             or action.required
             or not action.option_strings
             and action.nargs not in ("?", "*")
@@ -123,12 +125,16 @@ def _json_arg(text, flag: str, *, allow_inline: bool = True):
     return value
 
 
-def _model_args(p, *, required: bool, positional: bool = False, default_help: str = ""):
+def _model_args(p, *, required: bool, positional: bool = False, default_help: str = "",
+                need: str = "MODEL or --model is required"):
     """``--model NAME`` (and, where the command has one main argument, ``MODEL`` too)."""
     text = "registered model name arch.tag (see `toponeuro models`)" + default_help
     if positional:
-        p.add_argument("model_pos", nargs="?", metavar="MODEL", help=f"{text}; same as --model")
-    p.add_argument("--model", required=required and not positional, help=text)
+        text += f" ({need})"
+        p.add_argument("model_pos", nargs="?", metavar="MODEL",
+                       help=f"{text}; same as --model")
+    p.add_argument("--model", required=required and not positional,
+                   help=text + ("; same as MODEL" if positional else ""))
 
 
 def _model_of(args, command: str):
@@ -152,7 +158,8 @@ def _add_train(sub):
         "with toponeuro (see --list). Checkpoints are written after every epoch; rerunning the "
         "same command resumes from the last one.",
     )
-    p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file")
+    p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
+                   "(required unless --list)")
     p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
     p.add_argument("--epochs", type=int, help="number of epochs (default: the recipe's)")
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
@@ -317,6 +324,10 @@ def _numbers(text: str):
     return list(range(lo, hi + 1))
 
 
+def _images_arg(text: str):
+    return "all" if text == "all" else _numbers(text)
+
+
 def _add_map(sub):
     p = _parser(
         sub,
@@ -336,7 +347,7 @@ def _add_map(sub):
     p.add_argument("--stimuli", default="floc",
                    help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
                    "folder with one sub-folder per category")
-    p.add_argument("--images", type=_numbers, default=None,
+    p.add_argument("--images", type=_images_arg, default=None,
                    help="fLoc image numbers of each category, a range like 97-120 or all "
                    "(default: 97-120, the images held out from the demo TopoNets' training, "
                    "when --stimuli has them all; else every image in --stimuli)")
@@ -352,13 +363,15 @@ def _add_map(sub):
 
 def _map_numbers(stimuli: str, images):
     """``--images`` as run_map's numbers: the held-out images when all are there, else all."""
+    if images == "all":
+        return None
     if images is not None or stimuli == "floc":
         return list(HELD_OUT_FLOC) if images is None else images
     from .exceptions import InvalidDataError
     from .stimuli import FLOC_CATEGORIES, load_floc
 
     found = load_floc(stimuli)
-    numbers = {c: set(found.metadata["number"][found.categories == c]) for c in
+    numbers = {str(c): set(found.metadata["number"][found.categories == c]) for c in
                set(found.categories)}
     needed = [c for c in FLOC_CATEGORIES if c != "scrambled"]
     absent = [c for c in needed if c not in numbers]
@@ -499,8 +512,10 @@ def _add_brainscore(sub):
     e = _parser(bs, "export", help="write models/<identifier>/ for brainscore-vision/-language",
                 description="Write a Brain-Score plugin folder for a registered model (or a "
                 "card given as JSON).")
-    _model_args(e, required=False, positional=True)
-    e.add_argument("--card", help="JSON file of ModelCard fields (instead of a model name)")
+    _model_args(e, required=False, positional=True,
+                need="MODEL, --model or --card is required")
+    e.add_argument("--card", help="JSON file of ModelCard fields (required instead of a model "
+                   "name when the model is not registered)")
     e.add_argument("--out", required=True, help="output folder (models/<identifier>/ inside)")
     e.add_argument("--region-layer-map",
                    help="JSON object or file: region -> layer (default: chosen from the card)")
@@ -517,9 +532,10 @@ def _add_brainscore(sub):
     s.add_argument("--plugin", required=True, help="plugin folder written by `export`")
     s.add_argument("--benchmark", help="folder written by write_brainscore_benchmark "
                    "(default: build one from --responses and --stimuli)")
-    s.add_argument("--responses", help="BrainResponses netCDF file (stimulus x voxel)")
+    s.add_argument("--responses", help="BrainResponses netCDF file (stimulus x voxel); "
+                   "required without --benchmark")
     s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
-                   "suffix, categories their sub-folders")
+                   "suffix, categories their sub-folders; required without --benchmark")
     s.add_argument("--images", dest="images_deprecated", help=argparse.SUPPRESS)
     s.add_argument("--python", help="python of the Brain-Score environment "
                    "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
@@ -527,7 +543,7 @@ def _add_brainscore(sub):
                    choices=["pls", "ridge", "rdm"], metavar="METRIC",
                    help="metrics to run: pls ridge rdm")
     s.add_argument("--regions", help="one region for all voxels (e.g. IT) or a JSON object "
-                   "roi -> region (default: IT)")
+                   "roi -> region (default: each voxel's roi coord, by toponeuro's ROI table)")
     s.add_argument("--work-dir", help="keep the files and result.json here "
                    "(default: a temporary folder)")
     s.add_argument("--json", help="also write the score table as JSON to this file "
@@ -692,7 +708,9 @@ def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
     return flags
 
 
-_PARAM = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*)=(True\b|'[^']*'|\"[^\"]*\"|[\w.:/<>-]+)?")
+_PARAM = re.compile(
+    r"(?<![\w.-])([a-z][a-z0-9_]*)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
+)
 
 
 def cli_message(message: str, flags: dict[str, str]) -> str:

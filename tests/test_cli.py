@@ -417,26 +417,23 @@ def captured_map(monkeypatch):
 def test_map_uses_the_images_in_the_folder(tmp_path, captured_map, capsys):
     late = _fake_floc(tmp_path / "late", [121, 122])
     assert main(["map", "--stimuli", str(late), "--out", str(tmp_path / "m")]) == 0
-    assert captured_map[-1][1]["numbers"] is None  # every image there: 121-144 works
-    assert "lacks some of the images 97-120" in capsys.readouterr().err
-    full = _fake_floc(tmp_path / "full", range(95, 122))
-    assert main(["map", "--stimuli", str(full), "--out", str(tmp_path / "m")]) == 0
-    assert captured_map[-1][1]["numbers"] == list(range(97, 121))  # held out, when present
-    assert main(["map", "--stimuli", str(full), "--images", "all", "--out",
+    assert captured_map[-1][1]["numbers"] is None  # run_map: every image in the folder
+    assert main(["map", "--stimuli", str(late), "--images", "all", "--out",
                  str(tmp_path / "m")]) == 0
-    assert captured_map[-1][1]["numbers"] is None
+    assert captured_map[-1][1]["numbers"] == "all"
     assert main(["map", "--stimuli", str(late), "--images", "121-121", "--out",
                  str(tmp_path / "m"), "--batch-size", "8", "--seed", "3"]) == 0
     kw = captured_map[-1][1]
     assert kw["numbers"] == [121] and kw["batch_size"] == 8 and kw["random_state"] == 3
 
 
-def test_map_folder_numbers_really_load(tmp_path):
-    from toponeuro.stimuli import load_floc
+def test_map_folder_of_late_numbers_loads(tmp_path):
+    from toponeuro.reporting._map import _load_stimuli
 
     late = _fake_floc(tmp_path / "late", [121, 122])
-    stim = load_floc(late, categories=FLOC_NONSCRAMBLED, numbers=cli._map_numbers(str(late), None))
+    stim, _ = _load_stimuli(str(late), None, progress=False)
     assert len(stim) == 20 and set(stim.metadata["number"]) == {121, 122}
+    assert len(_load_stimuli(str(late), cli._numbers("122-122"), progress=False)[0]) == 10
 
 
 def test_brainscore_deprecated_spellings_still_work(tmp_path, monkeypatch, capsys):

@@ -305,10 +305,6 @@ def _run_extract(args) -> int:
 
 
 # --- map -------------------------------------------------------------------------------------
-#: fLoc numbers held out from the demo TopoNets' training (images 1-96 of each category)
-HELD_OUT_FLOC = range(97, 121)
-
-
 def _numbers(text: str):
     if text == "all":
         return None
@@ -349,8 +345,8 @@ def _add_map(sub):
                    "folder with one sub-folder per category")
     p.add_argument("--images", type=_images_arg, default=None,
                    help="fLoc image numbers of each category, a range like 97-120 or all "
-                   "(default: 97-120, the images held out from the demo TopoNets' training, "
-                   "when --stimuli has them all; else every image in --stimuli)")
+                   "(default: with --stimuli floc 97-120, the images held out from the demo "
+                   "TopoNets' training; with --stimuli DIR every image in DIR)")
     p.add_argument("--layers", nargs="+",
                    help="layers to map (default: the model's last three TopoLoss layers)")
     p.add_argument("--out", default="toponeuro-map", help="output folder")
@@ -361,31 +357,19 @@ def _add_map(sub):
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
-def _map_numbers(stimuli: str, images):
-    """``--images`` as run_map's numbers: the held-out images when all are there, else all."""
-    if images == "all":
-        return None
-    if images is not None or stimuli == "floc":
-        return list(HELD_OUT_FLOC) if images is None else images
+def _check_floc_folder(stimuli: str) -> None:
+    """A local fLoc folder must hold the ten categories the map contrasts (said in flags)."""
     from .exceptions import InvalidDataError
     from .stimuli import FLOC_CATEGORIES, load_floc
 
-    found = load_floc(stimuli)
-    numbers = {str(c): set(found.metadata["number"][found.categories == c]) for c in
-               set(found.categories)}
-    needed = [c for c in FLOC_CATEGORIES if c != "scrambled"]
-    absent = [c for c in needed if c not in numbers]
+    present = {str(c) for c in load_floc(stimuli).categories}
+    absent = [c for c in FLOC_CATEGORIES if c != "scrambled" and c not in present]
     if absent:
         raise InvalidDataError(
             f"--stimuli {stimuli} has no images of the fLoc categories {absent} (it has "
-            f"{sorted(numbers)}); toponeuro map contrasts all ten fLoc categories but "
+            f"{sorted(present)}); toponeuro map contrasts all ten fLoc categories but "
             "scrambled: give a folder with images of each."
         )
-    if all(set(HELD_OUT_FLOC) <= numbers[c] for c in needed):
-        return list(HELD_OUT_FLOC)
-    print(f"--stimuli {stimuli} lacks some of the images 97-120; using every image in it "
-          f"({sum(len(numbers[c]) for c in needed)} images).", file=sys.stderr)
-    return None
 
 
 def _run_map(args) -> int:
@@ -393,6 +377,7 @@ def _run_map(args) -> int:
 
     if args.stimuli != "floc":
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
+        _check_floc_folder(args.stimuli)
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     _positive(args.batch_size, "--batch-size")
@@ -402,7 +387,7 @@ def _run_map(args) -> int:
         args.model or DEFAULT_MAP_MODEL,
         checkpoint=args.checkpoint,
         stimuli=args.stimuli,
-        numbers=_map_numbers(args.stimuli, args.images),
+        numbers=args.images,
         layers=args.layers,
         out=out,
         threshold=args.threshold,

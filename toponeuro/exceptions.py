@@ -35,6 +35,8 @@ __all__ = [
     "StoreLockedError",
     "StoreCorruptError",
     "UnverifiedFileWarning",
+    "OutputPathError",
+    "DeviceError",
     "close_matches",
 ]
 
@@ -152,6 +154,14 @@ class UnverifiedFileWarning(ToponeuroWarning):
 
     Turn it into an error with ``warnings.simplefilter("error", UnverifiedFileWarning)``.
     """
+
+
+class OutputPathError(ToponeuroError, OSError):
+    """An output path cannot be written: a file where a folder is needed, or the reverse."""
+
+
+class DeviceError(ToponeuroError, RuntimeError):
+    """The requested torch device is not a device name, or not available on this machine."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

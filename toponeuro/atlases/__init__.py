@@ -18,9 +18,8 @@ from ._atlas import (
     Atlas,
     atlas_data_path,
     hemi_name,
-    load_language_parcels,
-    load_visfatlas,
 )
+from ._loaders import load_language_parcels, load_visfatlas
 from ._surface import (
     SURFACES,
     fsaverage5_mesh,

@@ -22,7 +22,6 @@ from ._reliability import (
     noise_ceiling,
     spearman_brown,
     split_half_reliability,
-    zscore_within,
 )
 from ._responses import (
     average_repetitions,
@@ -30,6 +29,7 @@ from ._responses import (
     handle_invalid,
     invalid_voxels,
     make_brain_responses,
+    zscore_within,
 )
 from ._surface import MESH_SIZES, load_surface_betas, read_surface_data
 from ._volume import load_bids_betas, load_image, load_volume_betas

@@ -9,14 +9,13 @@ from .. import _dims as D
 from .._docs import fill_doc
 from ..exceptions import CoordinateError, InvalidDataError, UnknownNameError, close_matches
 from ._nsd import nsd_noise_ceiling
-from ._responses import check_responses
+from ._responses import check_responses, zscore_within
 
 __all__ = [
     "split_half_reliability",
     "spearman_brown",
     "ncsnr",
     "noise_ceiling",
-    "zscore_within",
 ]
 
 
@@ -35,24 +34,6 @@ def spearman_brown(r, factor: float = 2.0):
 def _voxel_result(values, da: xr.DataArray, name: str) -> xr.DataArray:
     coords = {k: c for k, c in da.coords.items() if c.dims == (D.VOXEL,)}
     return xr.DataArray(values, dims=(D.VOXEL,), coords=coords, name=name)
-
-
-def zscore_within(da: xr.DataArray, by: str = "session") -> xr.DataArray:
-    """z-score each voxel across the rows sharing the same ``by`` coord (e.g. session).
-
-    Constant voxels become 0 rather than NaN.
-    """
-    check_responses(da)
-    if by not in da.coords:
-        raise CoordinateError(f"No {by!r} stimulus coord to z-score within.")
-    x = np.asarray(da.values, dtype=np.float64).copy()
-    groups = np.asarray(da[by].values)
-    for g in np.unique(groups):
-        rows = groups == g
-        mu = x[rows].mean(0)
-        sd = x[rows].std(0)
-        x[rows] = (x[rows] - mu) / np.where(sd > 0, sd, 1.0)
-    return da.copy(data=x.astype(da.dtype))
 
 
 def _trials_by_image(da: xr.DataArray):

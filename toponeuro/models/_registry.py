@@ -4,6 +4,11 @@ Names are ``arch.tag`` (timm): the arch picks the builder, the tag the weights. 
 a frozen :class:`ModelCard` that says where its weights live (Hugging Face file, or a file
 shipped inside a Python package), their sha256 when known, the input preprocessing and the
 layers TopoLoss acted on.
+
+The cards are data: ``cards.toml`` beside this module, read on first use. Builders register
+themselves with :func:`register_builder` when their module is imported; this module imports
+no builder (``toponeuro/models/__init__.py`` imports them, as timm's does), so a card names
+its builder by string.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import fnmatch
 import importlib
 import importlib.resources
 import pickle
+import tomllib
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +36,7 @@ from ..exceptions import (
 __all__ = [
     "ModelCard",
     "register_model",
+    "register_builder",
     "list_models",
     "model_card",
     "create_model",
@@ -50,11 +57,6 @@ SAFE_GLOBALS = (argparse.Namespace,)
 
 # prefixes added by torch.compile and DataParallel; stripped before loading
 _PREFIXES = ("_orig_mod.", "module.")
-
-TOPONETS_CITATION = (
-    "Deb, M., Deb, M., & Murty, N. A. R. (2025). TopoNets: High performing vision and "
-    "language models with brain-like topography. ICLR 2025. arXiv:2501.16396"
-)
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,15 @@ class ModelCard:
     builder_kwargs : mapping
         Keyword arguments the builder needs for these weights (e.g. the widths of a demo
         TopoNet); :func:`create_model` passes them before any given by the caller.
+    builder : str or None
+        Name under which the builder was registered with :func:`register_builder`
+        (``None``: the same as ``arch``).
+
+    Examples
+    --------
+    >>> card = ModelCard(name="my_net.v1", arch="my_net", tag="v1", input_size=32)
+    >>> card.has_weights, card.url is None
+    (False, True)
     """
 
     name: str
@@ -119,6 +130,7 @@ class ModelCard:
     tokenizer: str | None = None
     crop_pct: float = 0.875
     builder_kwargs: Mapping = field(default_factory=dict, compare=False, hash=False)
+    builder: str | None = None
 
     @property
     def url(self) -> str | None:
@@ -133,8 +145,52 @@ class ModelCard:
         return bool(self.package_path or (self.hub_repo and self.filename))
 
 
-# name -> (card, builder)
+# builder name -> builder, filled by @register_builder when a builder module is imported
+_BUILDERS: dict[str, Callable] = {}
+# model name -> (card, builder); the cards of cards.toml are added on first use
 _REGISTRY: dict[str, tuple[ModelCard, Callable]] = {}
+_CARDS_FILE = "cards.toml"
+_CARDS_LOADED = False
+
+
+def register_builder(name: str):
+    """Decorator registering an architecture builder (``builder(**kwargs) -> nn.Module``).
+
+    Cards (``cards.toml`` or :func:`register_model`) name their builder by this string, so
+    the registry never imports a builder module. Returns the builder unchanged.
+
+    Examples
+    --------
+    >>> from torch import nn
+    >>> @register_builder("doc_mlp")
+    ... def doc_mlp(width=4):
+    ...     return nn.Linear(width, 2)
+    >>> _BUILDERS["doc_mlp"](width=3).in_features
+    3
+    >>> _ = _BUILDERS.pop("doc_mlp")
+    """
+
+    def decorator(builder: Callable) -> Callable:
+        if _BUILDERS.get(name, builder) is not builder:
+            raise ValueError(f"A builder named {name!r} is already registered.")
+        _BUILDERS[name] = builder
+        return builder
+
+    return decorator
+
+
+def _check_card(name: str, card: ModelCard) -> None:
+    arch, _, tag = name.partition(".")
+    if card.name != name or card.arch != arch or card.tag != tag:
+        raise ValueError(
+            f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
+            f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
+        )
+    if card.checkpoint_format not in CHECKPOINT_FORMATS:
+        raise ValueError(
+            f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
+            f"{card.checkpoint_format!r}."
+        )
 
 
 def register_model(name: str, card: ModelCard | None = None):
@@ -142,7 +198,8 @@ def register_model(name: str, card: ModelCard | None = None):
 
     The builder returns a randomly initialised model; weights are loaded by
     :func:`create_model`. The decorator returns the builder unchanged, so one builder can be
-    registered under several names.
+    registered under several names. (The package's own names are cards in ``cards.toml``
+    whose builders register with :func:`register_builder`.)
 
     Examples
     --------
@@ -157,27 +214,81 @@ def register_model(name: str, card: ModelCard | None = None):
     arch, _, tag = name.partition(".")
     if card is None:
         card = ModelCard(name=name, arch=arch, tag=tag)
-    if card.name != name or card.arch != arch or card.tag != tag:
-        raise ValueError(
-            f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
-            f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
-        )
-    if card.checkpoint_format not in CHECKPOINT_FORMATS:
-        raise ValueError(
-            f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
-            f"{card.checkpoint_format!r}."
-        )
+    _check_card(name, card)
 
     def decorator(builder: Callable) -> Callable:
+        _ensure_registered()
         _REGISTRY[name] = (card, builder)
         return builder
 
     return decorator
 
 
+_TUPLE_FIELDS = ("mean", "std", "topo_layers")
+
+
+def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCard:
+    """A :class:`ModelCard` from one ``[[model]]`` table of ``cards.toml``.
+
+    ``arch`` and ``tag`` come from ``name``; ``profiles`` names shared tables whose fields
+    the card takes first, ``unset`` lists fields that are ``None``. Unknown fields raise.
+
+    Examples
+    --------
+    >>> _card_from_dict({"name": "my_net.v1", "tau": 1.0, "mean": [0.5], "std": [0.5]}).tau
+    1.0
+    """
+    profiles = profiles or {}
+    fields = {}
+    for prof in entry.get("profiles", ()):
+        if prof not in profiles:
+            raise ValueError(
+                f"The card {entry.get('name')!r} names the profile {prof!r}, which "
+                f"{_CARDS_FILE} does not define; {close_matches(prof, sorted(profiles))}"
+            )
+        fields.update(profiles[prof])
+    fields.update({k: v for k, v in entry.items() if k != "profiles"})
+    unset = fields.pop("unset", ())
+    name = fields["name"]
+    fields.setdefault("arch", name.partition(".")[0])
+    fields.setdefault("tag", name.partition(".")[2])
+    known = set(ModelCard.__dataclass_fields__)
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(
+            f"The card {name!r} has unknown fields {unknown}; ModelCard fields are {sorted(known)}."
+        )
+    for k in _TUPLE_FIELDS:
+        if k in fields:
+            fields[k] = tuple(fields[k])
+    for k in unset:
+        fields[k] = None
+    card = ModelCard(**fields)
+    _check_card(name, card)
+    return card
+
+
+def _read_cards() -> list[ModelCard]:
+    text = importlib.resources.files(__package__).joinpath(_CARDS_FILE).read_text("utf-8")
+    data = tomllib.loads(text)
+    profiles = data.get("profile", {})
+    return [_card_from_dict(entry, profiles) for entry in data.get("model", [])]
+
+
 def _ensure_registered() -> None:
-    # the architecture modules register their names on import
-    from . import _hf, _nanogpt, _vision  # noqa: F401
+    # the cards of cards.toml, each paired with the builder it names
+    global _CARDS_LOADED
+    if _CARDS_LOADED:
+        return
+    _CARDS_LOADED = True
+    for card in _read_cards():
+        key = card.builder or card.arch
+        if key not in _BUILDERS:
+            raise UnknownNameError(
+                f"The card {card.name!r} ({_CARDS_FILE}) names the builder {key!r}, which no "
+                f"imported module registered; {close_matches(key, sorted(_BUILDERS))}"
+            )
+        _REGISTRY.setdefault(card.name, (card, _BUILDERS[key]))
 
 
 def list_models(pattern: str = "*") -> list[str]:

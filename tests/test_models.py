@@ -85,6 +85,47 @@ def test_official_hub_files():
     assert model_card("gpt_neo_125m").hub_repo == "EleutherAI/gpt-neo-125m"
 
 
+def test_cards_are_data_and_the_registry_imports_no_builder():
+    import ast
+    import tomllib
+    from importlib.resources import files
+
+    from toponeuro.models import small_resnet_topo_layers
+
+    data = tomllib.loads(files("toponeuro.models").joinpath("cards.toml").read_text("utf-8"))
+    names = [entry["name"] for entry in data["model"]]
+    assert len(names) == len(set(names))  # one card per name
+    assert set(names) <= set(list_models())
+    for entry in data["model"]:  # each card names profiles that exist and a known builder
+        assert set(entry.get("profiles", ())) <= set(data["profile"]), entry["name"]
+        card = model_card(entry["name"])
+        assert (card.builder or card.arch) in _registry._BUILDERS
+    assert list(model_card("toponet_demo.tau_0").topo_layers) == small_resnet_topo_layers()
+    tree = ast.parse(open(_registry.__file__, encoding="utf-8").read())
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names
+    } | {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1}
+    assert not imported & {"_vision", "_hf", "_nanogpt", "_small"}
+
+
+def test_bad_card_entries_raise():
+    with pytest.raises(ValueError, match="unknown fields \\['taau'\\]"):
+        _registry._card_from_dict({"name": "x.y", "taau": 1.0})
+    with pytest.raises(ValueError, match="profile 'imagenett'.*imagenet"):
+        _registry._card_from_dict({"name": "x.y", "profiles": ["imagenett"]}, {"imagenet": {}})
+    with pytest.raises(ValueError, match="checkpoint_format"):
+        _registry._card_from_dict({"name": "x.y", "checkpoint_format": "pickle"})
+    card = _registry._card_from_dict(
+        {"name": "x.y", "profiles": ["lang"]}, {"lang": {"unset": ["input_size", "mean"]}}
+    )
+    assert (card.arch, card.tag, card.input_size, card.mean) == ("x", "y", None, None)
+    with pytest.raises(ValueError, match="already registered"):
+        _registry.register_builder("resnet18")(lambda: None)
+
+
 @pytest.mark.parametrize("name", list_models())
 def test_card_schema(name):
     card = model_card(name)
@@ -124,7 +165,7 @@ def test_card_schema(name):
     ],
 )
 def test_topo_layers_exist_in_the_architecture(name):
-    card, builder = _registry._REGISTRY[name]
+    card, builder = _registry._lookup(name)
     if card.arch in ("gpt_neo_125m", "minilm"):
         pytest.importorskip("transformers")
     if name == "gpt_neo_125m":  # all 12 blocks, narrow (transformers is slow on meta)
@@ -146,7 +187,7 @@ def test_topo_layers_exist_in_the_architecture(name):
 def test_resnet_topo_layers_are_every_block_conv():
     card = model_card("toponet_resnet18.tau_1")
     with torch.device("meta"):
-        model = _registry._REGISTRY["resnet18"][1]()
+        model = _registry._lookup("resnet18")[1]()
     convs = {
         n
         for n, m in model.named_modules()
@@ -230,8 +271,10 @@ def test_vit_pretrained_from_hand_placed_cache_file(tmp_path):
     target = data_dir() / "hf" / card.hub_repo / card.filename
     target.parent.mkdir(parents=True)
     torch.save({"model": ref.state_dict(), "args": argparse.Namespace(a=1)}, target)
-    model = create_model("toponet_vit_b_32.tau_0", pretrained=True, **TINY_VIT)  # offline
+    with pytest.warns(E.UnverifiedFileWarning, match="NOT verified"):  # offline, no digest
+        model = create_model("toponet_vit_b_32.tau_0", pretrained=True, **TINY_VIT)
     assert _same_outputs(ref, model, torch.randn(1, 3, 64, 64))
+    assert model.weights_check.startswith("NOT verified")
 
 
 def test_nanogpt_orig_mod_prefix(tmp_path):
@@ -333,7 +376,7 @@ def test_wrong_architecture_names_keys(tmp_path):
 
 def test_truncated_and_missing_files(tmp_path, monkeypatch):
     # a card without a recorded digest, so the file is read (not refused by its checksum)
-    card, builder = _registry._REGISTRY["toponet_demo.tau_0"]
+    card, builder = _registry._lookup("toponet_demo.tau_0")
     monkeypatch.setitem(
         _registry._REGISTRY, "toponet_demo.tau_0", (dataclasses.replace(card, sha256=None), builder)
     )
@@ -354,7 +397,7 @@ def test_wrong_checksum(tmp_path, monkeypatch):
     model = create_model("toponet_demo.tau_0")
     path = tmp_path / "w.pt"
     torch.save(model.state_dict(), path)
-    card, builder = _registry._REGISTRY["toponet_demo.tau_0"]
+    card, builder = _registry._lookup("toponet_demo.tau_0")
     # a shipped package file whose digest is recorded: verified, loads
     monkeypatch.setattr(_registry, "_package_file", lambda spec: path)
     good = dataclasses.replace(card, sha256=sha256sum(path))

@@ -22,7 +22,7 @@ from ._reliability import (
     noise_ceiling,
     spearman_brown,
     split_half_reliability,
-    zscore_within,
+    voxel_noise_ceiling,
 )
 from ._responses import (
     average_repetitions,
@@ -30,6 +30,7 @@ from ._responses import (
     handle_invalid,
     invalid_voxels,
     make_brain_responses,
+    zscore_within,
 )
 from ._surface import MESH_SIZES, load_surface_betas, read_surface_data
 from ._volume import load_bids_betas, load_image, load_volume_betas
@@ -52,6 +53,7 @@ __all__ = [
     "split_half_reliability",
     "spearman_brown",
     "ncsnr",
+    "voxel_noise_ceiling",
     "noise_ceiling",
     "zscore_within",
     "MESH_SIZES",

@@ -24,7 +24,7 @@ import xarray as xr
 
 from .. import _dims as D
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
-from ._responses import handle_invalid, make_brain_responses
+from ._responses import handle_invalid, make_brain_responses, zscore_within
 from ._volume import _get_data, _same_grid, load_image
 
 __all__ = [
@@ -368,8 +368,6 @@ def load_nsd_betas(
         )
     da = handle_invalid(da, drop_invalid, f"NSD betas (subj{k:02d}, {space})")
     if zscore:
-        from ._reliability import zscore_within
-
         da = zscore_within(da, "session")
         da.attrs["units"] = "z-scored within session"
     return da

@@ -24,6 +24,7 @@ __all__ = [
     "check_responses",
     "invalid_voxels",
     "average_repetitions",
+    "zscore_within",
 ]
 
 def _repetition_index(ids: np.ndarray) -> np.ndarray:
@@ -313,3 +314,30 @@ def average_repetitions(da: xr.DataArray) -> xr.DataArray:
         attrs=dict(da.attrs),
     )
     return out
+
+
+def zscore_within(da: xr.DataArray, by: str = "session") -> xr.DataArray:
+    """z-score each voxel across the rows sharing the same ``by`` coord (e.g. session).
+
+    Constant voxels become 0 rather than NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = make_brain_responses(np.array([[1.0], [3.0], [10.0], [30.0]]),
+    ...                          stimulus_ids=["a", "b", "a", "b"], xyz=np.zeros((1, 3)),
+    ...                          stimulus_coords={"session": [1, 1, 2, 2]})
+    >>> zscore_within(r).values.ravel().tolist()
+    [-1.0, 1.0, -1.0, 1.0]
+    """
+    check_responses(da)
+    if by not in da.coords:
+        raise CoordinateError(f"No {by!r} stimulus coord to z-score within.")
+    x = np.asarray(da.values, dtype=np.float64).copy()
+    groups = np.asarray(da[by].values)
+    for g in np.unique(groups):
+        rows = groups == g
+        mu = x[rows].mean(0)
+        sd = x[rows].std(0)
+        x[rows] = (x[rows] - mu) / np.where(sd > 0, sd, 1.0)
+    return da.copy(data=x.astype(da.dtype))

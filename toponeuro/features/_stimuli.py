@@ -93,11 +93,10 @@ class ItemStimuli:
 
     def get(self, i: int):
         item = self._items[i]
-        if isinstance(item, (str, Path)) and self.kind == "image":
-            from PIL import Image
+        if self.kind == "image" and not (hasattr(item, "shape") and hasattr(item, "dtype")):
+            from ..stimuli import read_image
 
-            with Image.open(item) as im:
-                return im.convert("RGB")
+            return read_image(item)  # paths and PIL images; tensors pass through as given
         return item
 
     def content_hash(self) -> str:

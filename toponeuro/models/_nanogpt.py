@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..exceptions import DownloadError
-from ._registry import TOPONETS_CITATION, ModelCard, register_model
+from ._registry import register_builder
 
 __all__ = ["GPTConfig", "GPT", "nanogpt", "load_gpt2_tokenizer"]
 
@@ -156,6 +156,7 @@ class GPT(nn.Module):
         return self.lm_head(self.transformer.ln_f(x))
 
 
+@register_builder("nanogpt")
 def nanogpt(config: GPTConfig | None = None) -> GPT:
     """The TopoNets NanoGPT (12 layers, 12 heads, 768 dims, vocab 50304, no biases)."""
     return GPT(config or GPTConfig())
@@ -209,47 +210,3 @@ def load_gpt2_tokenizer(path=None, *, cache_dir=None):
                 "path= a folder with vocab.json and merges.txt."
             ) from err
     return GPT2TokenizerFast.from_pretrained(os.path.dirname(files[0]))
-
-
-_NANO_TOPO = tuple(f"transformer.h.{i}.mlp.c_fc" for i in range(12))
-_LANG = dict(
-    modality="language",
-    input_size=None,
-    mean=None,
-    std=None,
-    num_classes=None,
-    tokenizer="gpt2",
-    topo_layers=_NANO_TOPO,
-)
-
-register_model(
-    "nanogpt",
-    card=ModelCard(
-        name="nanogpt",
-        arch="nanogpt",
-        license="MIT (nanoGPT architecture)",
-        citation="Karpathy, A. nanoGPT, https://github.com/karpathy/nanoGPT",
-        description="NanoGPT (GPT-2 small size, no biases), randomly initialised.",
-        **_LANG,
-    ),
-)(nanogpt)
-
-for _tau in (0, 0.5, 1, 3, 50):
-    _name = f"toponet_nanogpt.tau_{_tau}"
-    register_model(
-        _name,
-        card=ModelCard(
-            name=_name,
-            arch="toponet_nanogpt",
-            tag=f"tau_{_tau}",
-            hub_repo="murtylab/topo-nanogpt-fineweb10B",
-            filename=f"tau_{float(_tau)}.pt",
-            checkpoint_format="model_key",
-            tau=float(_tau),
-            license="see the Hugging Face model card of murtylab/topo-nanogpt-fineweb10B",
-            citation=TOPONETS_CITATION,
-            description=f"TopoNet NanoGPT trained on FineWeb-10B with TopoLoss tau={_tau} on "
-            "every block's MLP up-projection c_fc" + (" (the baseline)." if _tau == 0 else "."),
-            **_LANG,
-        ),
-    )(nanogpt)

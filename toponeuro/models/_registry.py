@@ -4,6 +4,11 @@ Names are ``arch.tag`` (timm): the arch picks the builder, the tag the weights. 
 a frozen :class:`ModelCard` that says where its weights live (Hugging Face file, or a file
 shipped inside a Python package), their sha256 when known, the input preprocessing and the
 layers TopoLoss acted on.
+
+The cards are data: ``cards.toml`` beside this module, read on first use. Builders register
+themselves with :func:`register_builder` when their module is imported; this module imports
+no builder (``toponeuro/models/__init__.py`` imports them, as timm's does), so a card names
+its builder by string.
 """
 
 from __future__ import annotations
@@ -13,14 +18,16 @@ import fnmatch
 import importlib
 import importlib.resources
 import pickle
+import tomllib
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._fetch import fetch_hf_file, hf_url, verify_file
+from .._fetch import _fetch_hf, hf_url, sha256sum
 from ..exceptions import (
     CheckpointError,
+    ChecksumError,
     MissingWeightsError,
     UnknownNameError,
     UntrustedCheckpointError,
@@ -30,6 +37,7 @@ from ..exceptions import (
 __all__ = [
     "ModelCard",
     "register_model",
+    "register_builder",
     "list_models",
     "model_card",
     "create_model",
@@ -50,11 +58,6 @@ SAFE_GLOBALS = (argparse.Namespace,)
 
 # prefixes added by torch.compile and DataParallel; stripped before loading
 _PREFIXES = ("_orig_mod.", "module.")
-
-TOPONETS_CITATION = (
-    "Deb, M., Deb, M., & Murty, N. A. R. (2025). TopoNets: High performing vision and "
-    "language models with brain-like topography. ICLR 2025. arXiv:2501.16396"
-)
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,15 @@ class ModelCard:
     builder_kwargs : mapping
         Keyword arguments the builder needs for these weights (e.g. the widths of a demo
         TopoNet); :func:`create_model` passes them before any given by the caller.
+    builder : str or None
+        Name under which the builder was registered with :func:`register_builder`
+        (``None``: the same as ``arch``).
+
+    Examples
+    --------
+    >>> card = ModelCard(name="my_net.v1", arch="my_net", tag="v1", input_size=32)
+    >>> card.has_weights, card.url is None
+    (False, True)
     """
 
     name: str
@@ -119,6 +131,7 @@ class ModelCard:
     tokenizer: str | None = None
     crop_pct: float = 0.875
     builder_kwargs: Mapping = field(default_factory=dict, compare=False, hash=False)
+    builder: str | None = None
 
     @property
     def url(self) -> str | None:
@@ -133,8 +146,52 @@ class ModelCard:
         return bool(self.package_path or (self.hub_repo and self.filename))
 
 
-# name -> (card, builder)
+# builder name -> builder, filled by @register_builder when a builder module is imported
+_BUILDERS: dict[str, Callable] = {}
+# model name -> (card, builder); the cards of cards.toml are added on first use
 _REGISTRY: dict[str, tuple[ModelCard, Callable]] = {}
+_CARDS_FILE = "cards.toml"
+_CARDS_LOADED = False
+
+
+def register_builder(name: str):
+    """Decorator registering an architecture builder (``builder(**kwargs) -> nn.Module``).
+
+    Cards (``cards.toml`` or :func:`register_model`) name their builder by this string, so
+    the registry never imports a builder module. Returns the builder unchanged.
+
+    Examples
+    --------
+    >>> from torch import nn
+    >>> @register_builder("doc_mlp")
+    ... def doc_mlp(width=4):
+    ...     return nn.Linear(width, 2)
+    >>> _BUILDERS["doc_mlp"](width=3).in_features
+    3
+    >>> _ = _BUILDERS.pop("doc_mlp")
+    """
+
+    def decorator(builder: Callable) -> Callable:
+        if _BUILDERS.get(name, builder) is not builder:
+            raise ValueError(f"A builder named {name!r} is already registered.")
+        _BUILDERS[name] = builder
+        return builder
+
+    return decorator
+
+
+def _check_card(name: str, card: ModelCard) -> None:
+    arch, _, tag = name.partition(".")
+    if card.name != name or card.arch != arch or card.tag != tag:
+        raise ValueError(
+            f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
+            f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
+        )
+    if card.checkpoint_format not in CHECKPOINT_FORMATS:
+        raise ValueError(
+            f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
+            f"{card.checkpoint_format!r}."
+        )
 
 
 def register_model(name: str, card: ModelCard | None = None):
@@ -142,7 +199,8 @@ def register_model(name: str, card: ModelCard | None = None):
 
     The builder returns a randomly initialised model; weights are loaded by
     :func:`create_model`. The decorator returns the builder unchanged, so one builder can be
-    registered under several names.
+    registered under several names. (The package's own names are cards in ``cards.toml``
+    whose builders register with :func:`register_builder`.)
 
     Examples
     --------
@@ -157,27 +215,81 @@ def register_model(name: str, card: ModelCard | None = None):
     arch, _, tag = name.partition(".")
     if card is None:
         card = ModelCard(name=name, arch=arch, tag=tag)
-    if card.name != name or card.arch != arch or card.tag != tag:
-        raise ValueError(
-            f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
-            f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
-        )
-    if card.checkpoint_format not in CHECKPOINT_FORMATS:
-        raise ValueError(
-            f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
-            f"{card.checkpoint_format!r}."
-        )
+    _check_card(name, card)
 
     def decorator(builder: Callable) -> Callable:
+        _ensure_registered()
         _REGISTRY[name] = (card, builder)
         return builder
 
     return decorator
 
 
+_TUPLE_FIELDS = ("mean", "std", "topo_layers")
+
+
+def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCard:
+    """A :class:`ModelCard` from one ``[[model]]`` table of ``cards.toml``.
+
+    ``arch`` and ``tag`` come from ``name``; ``profiles`` names shared tables whose fields
+    the card takes first, ``unset`` lists fields that are ``None``. Unknown fields raise.
+
+    Examples
+    --------
+    >>> _card_from_dict({"name": "my_net.v1", "tau": 1.0, "mean": [0.5], "std": [0.5]}).tau
+    1.0
+    """
+    profiles = profiles or {}
+    fields = {}
+    for prof in entry.get("profiles", ()):
+        if prof not in profiles:
+            raise ValueError(
+                f"The card {entry.get('name')!r} names the profile {prof!r}, which "
+                f"{_CARDS_FILE} does not define; {close_matches(prof, sorted(profiles))}"
+            )
+        fields.update(profiles[prof])
+    fields.update({k: v for k, v in entry.items() if k != "profiles"})
+    unset = fields.pop("unset", ())
+    name = fields["name"]
+    fields.setdefault("arch", name.partition(".")[0])
+    fields.setdefault("tag", name.partition(".")[2])
+    known = set(ModelCard.__dataclass_fields__)
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(
+            f"The card {name!r} has unknown fields {unknown}; ModelCard fields are {sorted(known)}."
+        )
+    for k in _TUPLE_FIELDS:
+        if k in fields:
+            fields[k] = tuple(fields[k])
+    for k in unset:
+        fields[k] = None
+    card = ModelCard(**fields)
+    _check_card(name, card)
+    return card
+
+
+def _read_cards() -> list[ModelCard]:
+    text = importlib.resources.files(__package__).joinpath(_CARDS_FILE).read_text("utf-8")
+    data = tomllib.loads(text)
+    profiles = data.get("profile", {})
+    return [_card_from_dict(entry, profiles) for entry in data.get("model", [])]
+
+
 def _ensure_registered() -> None:
-    # the architecture modules register their names on import
-    from . import _hf, _nanogpt, _vision  # noqa: F401
+    # the cards of cards.toml, each paired with the builder it names
+    global _CARDS_LOADED
+    if _CARDS_LOADED:
+        return
+    _CARDS_LOADED = True
+    for card in _read_cards():
+        key = card.builder or card.arch
+        if key not in _BUILDERS:
+            raise UnknownNameError(
+                f"The card {card.name!r} ({_CARDS_FILE}) names the builder {key!r}, which no "
+                f"imported module registered; {close_matches(key, sorted(_BUILDERS))}"
+            )
+        _REGISTRY.setdefault(card.name, (card, _BUILDERS[key]))
 
 
 def list_models(pattern: str = "*") -> list[str]:
@@ -385,7 +497,8 @@ def _package_file(spec: str) -> Path:
     return Path(str(root.joinpath(rel)))
 
 
-def _weights_file(card: ModelCard, cache_dir) -> Path:
+def _weights_file(card: ModelCard, cache_dir) -> tuple[Path, str | None]:
+    """The released weights file and, for hub files, the sentence saying what was checked."""
     if card.package_path:
         path = _package_file(card.package_path)
         if not path.is_file():
@@ -394,7 +507,7 @@ def _weights_file(card: ModelCard, cache_dir) -> Path:
                 f"this installation (looked for {path}). Train them with the demo recipe "
                 "(toponeuro train) and pass checkpoint=PATH, or update toponeuro."
             )
-        return path
+        return path, None
     if not card.has_weights:
         tagged = [n for n in list_models(f"*{card.arch}.*")]
         raise MissingWeightsError(
@@ -402,7 +515,7 @@ def _weights_file(card: ModelCard, cache_dir) -> Path:
             f"pretrained=False, pass checkpoint=PATH, or pick a trained name "
             f"({tagged[:8] or 'see list_models()'})."
         )
-    return fetch_hf_file(card.hub_repo, card.filename, sha256=card.sha256, cache_dir=cache_dir)
+    return _fetch_hf(card.hub_repo, card.filename, sha256=card.sha256, cache_dir=cache_dir)
 
 
 def create_model(
@@ -420,8 +533,11 @@ def create_model(
     name : str
         Registered ``arch.tag`` (see :func:`list_models`).
     pretrained : bool
-        Load the released weights: from the hub (cached, sha256-verified) or from the package
-        that ships them.
+        Load the released weights: from the package that ships them (checked against the
+        card's sha256) or from the hub, cached and checked against the card's sha256 when it
+        has one and against the hub's own LFS sha256 of the file, recorded at download (see
+        :func:`toponeuro._fetch.fetch_hf_file`). A file found in the cache with neither is
+        used with an :class:`~toponeuro.exceptions.UnverifiedFileWarning`.
     checkpoint : path-like, optional
         A local file in the card's format. A file named like the released one
         (``card.filename`` or the shipped file's name, e.g. a copy placed by hand on an offline machine) is verified
@@ -437,8 +553,10 @@ def create_model(
     Returns
     -------
     torch.nn.Module
-        In eval mode, with attributes ``model_card`` (the :class:`ModelCard`) and
-        ``weights_sha256`` (digest of the loaded file, ``None`` when randomly initialised).
+        In eval mode, with attributes ``model_card`` (the :class:`ModelCard`),
+        ``weights_sha256`` (digest of the loaded file, ``None`` when randomly initialised) and
+        ``weights_check`` (one sentence saying exactly what the file was checked against:
+        the card's sha256, the Hugging Face hub's LFS sha256, or "NOT verified" and why).
 
     Examples
     --------
@@ -448,23 +566,45 @@ def create_model(
     """
     card, builder = _lookup(name)
     model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
-    sha = None
+    sha, check = None, "randomly initialised (no weights file)"
     if checkpoint is not None or pretrained:
+        check = None
         if checkpoint is not None:
             path = Path(checkpoint)
             if not path.is_file():
                 raise CheckpointError(f"No checkpoint file at {path} (checkpoint=).")
         else:
-            path = _weights_file(card, cache_dir)
+            path, check = _weights_file(card, cache_dir)
         released = card.filename or (
             card.package_path.rsplit("/", 1)[-1].split(":")[-1] if card.package_path else None
         )
         official = checkpoint is None or path.name == released
-        sha = verify_file(path, card.sha256 if official else None)
+        sha = sha256sum(path)
+        if check is None:
+            check = _check_local(path, sha, card, official)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
         state = load_checkpoint(path, fmt, trust_checkpoint=trust_checkpoint)
         _load_state(model, state, name, path)
     model.eval()
     model.model_card = card
     model.weights_sha256 = sha
+    model.weights_check = check
     return model
+
+
+def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:
+    """Check a shipped or hand-given file against the card; say exactly what was checked."""
+    if not official:
+        return f"not verified: your own checkpoint {path}; its sha256 {sha} is recorded"
+    if card.sha256 is None:
+        return (
+            f"NOT verified: {path} has the released file's name but the model card gives no "
+            f"sha256; only its sha256 {sha} is recorded"
+        )
+    if sha != card.sha256.lower():
+        raise ChecksumError(
+            f"{path}: sha256 is {sha}, expected {card.sha256} (the model card of {card.name!r})."
+            " The file is corrupt, truncated or not the published version; replace it with "
+            "the official file, or rename it if it is a checkpoint of your own."
+        )
+    return f"sha256 {sha} matches the model card's sha256"

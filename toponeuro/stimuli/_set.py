@@ -200,14 +200,10 @@ class StimulusSet:
         obj = self.loader(item) if self.loader is not None else item
         if self.kind == "text":
             return str(obj)
-        from PIL import Image
+        from ._image import read_image
 
-        if isinstance(obj, Image.Image):
-            return obj.convert("RGB")
-        if isinstance(obj, np.ndarray):
-            return Image.fromarray(np.asarray(obj, dtype=np.uint8)).convert("RGB")
-        with Image.open(os.fspath(obj)) as im:
-            return im.convert("RGB")
+        where = f"{obj} " if isinstance(obj, (str, os.PathLike)) else ""
+        return read_image(obj, what=f"{where}(stimulus {str(self.ids[i])!r})")
 
     def _index(self, idx) -> np.ndarray:
         n = len(self)

@@ -55,11 +55,12 @@ def main(quick: bool = False):
         a = gaussian_filter(rng.standard_normal(shape), 2)
         b = gaussian_filter(rng.standard_normal(shape), 2)
         runs = (
-            ("ssim", lambda: spatial_null("ssim", a, b, n_permutations=n_perm, random_state=0),
-             lambda: _naive_ssim(a, b, n_naive, rng)),
-            ("smoothness", lambda: spatial_null("smoothness", a, n_permutations=n_perm,
-                                                random_state=0),
-             lambda: _naive_smoothness(a, n_naive, rng)),
+            ("ssim",
+             lambda a=a, b=b: spatial_null("ssim", a, b, n_permutations=n_perm, random_state=0),
+             lambda a=a, b=b: _naive_ssim(a, b, n_naive, rng)),
+            ("smoothness",
+             lambda a=a: spatial_null("smoothness", a, n_permutations=n_perm, random_state=0),
+             lambda a=a: _naive_smoothness(a, n_naive, rng)),
         )
         for name, fast, naive in runs:
             t_fast, res = _timed(fast)

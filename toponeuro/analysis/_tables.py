@@ -17,9 +17,15 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._compare import _CENTROIDS, DEFAULT_PAIRS, arrangement_similarity, patch_centroid
+from ._compare import (
+    _CENTROIDS,
+    DEFAULT_PAIRS,
+    arrangement_similarity,
+    pair_similarity,
+    patch_centroid,
+)
 from ._geometry import as_topomap
-from ._topography import find_patches, map_similarity, smoothness
+from ._topography import find_patches, smoothness
 
 __all__ = ["TopographyTable", "topography_table", "compare_tables"]
 
@@ -36,7 +42,9 @@ class TopographyTable:
         ``largest_patch_units``, ``mean_patch_fraction``, ``total_patch_fraction``,
         ``selective_fraction`` (points with value >= threshold) and ``max_value``.
     similarity : pandas.DataFrame
-        One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``.
+        One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
+        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh) and its ``p_value``
+        (shift null; spin test on a sphere mesh, NaN on other meshes).
     smoothness : dict
         ``(sheet, name)`` -> the :func:`smoothness` Dataset (score, distance profile).
     patches : dict
@@ -184,10 +192,11 @@ def topography_table(
     >>> int(row["n_patches"]), int(row["largest_patch_units"])
     (1, 13)
     >>> round(res.similarity_of("sheet", "faces-bodies"), 2)
-    -0.13
+    0.05
     """
     sides = _sheets(maps, layers)
     rows, sims, smooth, patches = [], [], {}, {}
+    sim_method = "ssim"
     for sheet, named, geom in sides:
         tms = {n: as_topomap(m, **geom, name=f"{sheet} {n}") for n, m in named.items()}
         for name, tm in tms.items():
@@ -212,14 +221,16 @@ def topography_table(
             })
         for a, b in pairs:
             if a in tms and b in tms:
-                sims.append({"sheet": sheet, "pair": f"{a}-{b}",
-                             "value": float(map_similarity(tms[a], tms[b]))})
+                sim = pair_similarity(tms[a], tms[b], random_state=random_state)
+                sims.append({"sheet": sheet, "pair": f"{a}-{b}", "value": sim.statistic,
+                             "p_value": sim.p_value})
+                sim_method = sim.attrs["method"]
     attrs = {"threshold": float(threshold), "min_units": int(min_units),
              "smooth_sigma": float(smooth_sigma), "n_samples": int(n_samples),
-             "sample_size": int(sample_size), "similarity": "pearson"}
+             "sample_size": int(sample_size), "similarity": sim_method}
     return TopographyTable(
         table=pd.DataFrame(rows),
-        similarity=pd.DataFrame(sims, columns=["sheet", "pair", "value"]),
+        similarity=pd.DataFrame(sims, columns=["sheet", "pair", "value", "p_value"]),
         smoothness=smooth, patches=patches, attrs=attrs,
     )
 

@@ -2,6 +2,7 @@
 
 from ._data import image_folder_dataset, make_synthetic_images
 from ._export import export_weights
+from ._instances import InstanceImages, decode_image_folder
 from ._load import load_trained_model
 from ._recipes import (
     ARCHITECTURES,
@@ -34,5 +35,7 @@ __all__ = [
     "resolve_data_path",
     "make_synthetic_images",
     "image_folder_dataset",
+    "decode_image_folder",
+    "InstanceImages",
     "export_weights",
 ]

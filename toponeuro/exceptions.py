@@ -27,11 +27,16 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "UnitsError",
+    "ToponeuroWarning",
+    "UndefinedValueWarning",
     "MissingFileError",
     "ImageReadError",
     "StoreLockedError",
     "StoreCorruptError",
     "UnverifiedFileWarning",
+    "OutputPathError",
+    "DeviceError",
     "close_matches",
 ]
 
@@ -106,6 +111,24 @@ class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
 
 
+class UnitsError(InvalidDataError):
+    """A value is in other units than expected (a percentage where a fraction is needed ...).
+
+    The message names the conversion.
+    """
+
+
+class ToponeuroWarning(UserWarning):
+    """Base class of every warning toponeuro emits on purpose."""
+
+
+class UndefinedValueWarning(ToponeuroWarning, RuntimeWarning):
+    """A statistic is undefined for the data given (constant input, too few values ...).
+
+    The value is returned as NaN (never 0); the message names the cause.
+    """
+
+
 class MissingFileError(ToponeuroError, FileNotFoundError):
     """An input file or folder does not exist (the message names the path and what to pass)."""
 
@@ -126,11 +149,19 @@ class StoreCorruptError(ChecksumError):
     """Rows of an activation store do not match the checksums recorded when they were written."""
 
 
-class UnverifiedFileWarning(UserWarning):
+class UnverifiedFileWarning(ToponeuroWarning):
     """A file is used although no published digest was available to check it against.
 
     Turn it into an error with ``warnings.simplefilter("error", UnverifiedFileWarning)``.
     """
+
+
+class OutputPathError(ToponeuroError, OSError):
+    """An output path cannot be written: a file where a folder is needed, or the reverse."""
+
+
+class DeviceError(ToponeuroError, RuntimeError):
+    """The requested torch device is not a device name, or not available on this machine."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

@@ -332,11 +332,26 @@ def model_card(name: str) -> ModelCard:
 
 
 def _strip_prefixes(state: Mapping) -> dict:
+    """Drop any run of ``_orig_mod.`` / ``module.`` prefixes, in any order and number.
+
+    Examples
+    --------
+    >>> list(_strip_prefixes({"module._orig_mod.fc.w": 0, "_orig_mod.module.b": 1, "c": 2}))
+    ['fc.w', 'b', 'c']
+    """
     out = {}
     for k, v in state.items():
-        for p in _PREFIXES:
-            if k.startswith(p):
-                k = k[len(p) :]
+        stripped = True
+        while stripped:
+            stripped = False
+            for p in _PREFIXES:
+                if k.startswith(p):
+                    k, stripped = k[len(p) :], True
+        if k in out:
+            raise CheckpointError(
+                f"Two entries of the checkpoint become {k!r} once the _orig_mod./module. "
+                "prefixes are removed; save one state dict per file."
+            )
         out[k] = v
     return out
 

@@ -7,7 +7,12 @@ from ._compare import (
     compare_topography,
     patch_centroid,
 )
-from ._dimensionality import effective_dimensionality, participation_ratio, trace_moments
+from ._dimensionality import (
+    dimensionality,
+    effective_dimensionality,
+    participation_ratio,
+    trace_moments,
+)
 from ._efficiency import EFFICIENCY_METHODS, TOPONETS_NANOGPT_KEEP, efficiency_curve, pool_matrix
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
@@ -31,13 +36,16 @@ from ._rsa_convert import (
 )
 from ._searchlight import searchlight_rsa, surface_neighbourhoods, volume_neighbourhoods
 from ._selectivity import (
+    DEFAULT_SELECTIVITY,
     SELECTIVITY_METRICS,
+    SELECTIVITY_REFERENCES,
     domain_selectivity,
     dprime,
     fdr_bh,
     language_selectivity,
     selectivity,
     student_t,
+    tdann_t,
     welch_t,
 )
 from ._sweep import SWEEP_METHODS, sweep
@@ -64,6 +72,9 @@ __all__ = [
     "student_t",
     "welch_t",
     "dprime",
+    "tdann_t",
+    "DEFAULT_SELECTIVITY",
+    "SELECTIVITY_REFERENCES",
     "MESH_SIZES",
     "MIN_SHEET_UNITS",
     "TopoMap",
@@ -111,6 +122,7 @@ __all__ = [
     "searchlight_rsa",
     "volume_neighbourhoods",
     "surface_neighbourhoods",
+    "dimensionality",
     "effective_dimensionality",
     "participation_ratio",
     "trace_moments",

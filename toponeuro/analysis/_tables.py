@@ -17,10 +17,16 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._compare import _CENTROIDS, DEFAULT_PAIRS, arrangement_similarity, patch_centroid
+from ._compare import (
+    _CENTROIDS,
+    DEFAULT_PAIRS,
+    arrangement_similarity,
+    pair_similarity,
+    patch_centroid,
+)
 from ._geometry import as_topomap
 from ._patches import TDANN_PATCHES
-from ._topography import find_patches, map_similarity, smoothness
+from ._topography import find_patches, smoothness
 
 __all__ = ["TopographyTable", "topography_table", "compare_tables"]
 
@@ -37,7 +43,9 @@ class TopographyTable:
         ``largest_patch_units``, ``mean_patch_fraction``, ``total_patch_fraction``,
         ``selective_fraction`` (points with value >= threshold) and ``max_value``.
     similarity : pandas.DataFrame
-        One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``.
+        One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
+        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh) and its ``p_value``
+        (shift null; spin test on a sphere mesh, NaN on other meshes).
     smoothness : dict
         ``(sheet, name)`` -> the :func:`smoothness` Dataset (score, distance profile).
     patches : dict
@@ -250,10 +258,10 @@ def topography_table(
             })
         for a, b in pairs:
             if a in tms and b in tms:
-                method = "ssim" if tms[a].grid_shape is not None else "pearson"
                 ta, tb = ((tms[a], tms[b]) if sim_geom is None else
                           (as_topomap(named[x], **sim_geom, name=f"{sheet} {x}") for x in (a, b)))
-                r = map_similarity(ta, tb, method, **null_kw)
+                r = pair_similarity(ta, tb, **null_kw)
+                method = r.attrs["method"]
                 results[sheet, f"{a}-{b}"] = r
                 defs.setdefault(f"similarity_{method}", dict(r.attrs))
                 sims.append({"sheet": sheet, "pair": f"{a}-{b}", "method": method,

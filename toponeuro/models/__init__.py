@@ -12,6 +12,8 @@ of them.
 # the builder modules register their architectures on import
 from . import _hf, _nanogpt, _vision  # noqa: F401
 from ._blocks import BlurPoolConv2d, add_blurpool
+from ._catalog import WEIGHTS_STATUSES, describe_models, weights_status
+from ._layers import list_layers
 from ._nanogpt import GPT, GPTConfig
 from ._registry import (
     CHECKPOINT_FORMATS,
@@ -46,6 +48,10 @@ __all__ = [
     "create_model",
     "load_checkpoint",
     "load_tokenizer",
+    "list_layers",
+    "describe_models",
+    "weights_status",
+    "WEIGHTS_STATUSES",
     "GPT",
     "GPTConfig",
 ]

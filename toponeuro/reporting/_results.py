@@ -57,7 +57,7 @@ def _numbers(stim):
 
 
 def _p(p) -> str:
-    return "p n/a" if p is None or not np.isfinite(p) else f"p = {p:.3g}"
+    return "p n/a" if p is None or not np.isfinite(p) else f"p = {p:.3f}"
 
 
 def _null(mean, std) -> str:

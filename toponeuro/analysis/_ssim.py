@@ -2,10 +2,10 @@
 
 The same number as ``skimage.metrics.structural_similarity(a, b, win_size=7,
 data_range=R)`` (its defaults: uniform 7 x 7 window, sample covariance, K1 = 0.01,
-K2 = 0.03, mean over the windows that lie wholly inside the map). scikit-image filters the
-whole image and then crops ``(win_size - 1) / 2`` cells at each border, which leaves exactly
-the windows inside the map; so the window means are computed here from cumulative sums over
-those windows only, for a whole batch of maps at once.
+K2 = 0.03, mean over the windows that lie wholly inside the map). Like scikit-image, the
+window means come from ``scipy.ndimage.uniform_filter`` and the ``(win_size - 1) / 2`` cells
+at each border are cropped, which leaves exactly the windows inside the map; here one filter
+call covers a whole batch of (permuted) maps.
 """
 
 from __future__ import annotations
@@ -40,13 +40,17 @@ def default_win_size(shape) -> int:
     return win
 
 
-def _box_sums(x: np.ndarray, k: int) -> np.ndarray:
-    """Sums over every k x k window lying inside the map: (B, h, w) -> (B, h-k+1, w-k+1)."""
-    b, h, w = x.shape
-    c = np.zeros((b, h + 1, w + 1), dtype=np.float64)
-    np.cumsum(x, axis=1, out=c[:, 1:, 1:])
-    np.cumsum(c[:, 1:, 1:], axis=2, out=c[:, 1:, 1:])
-    return c[:, k:, k:] - c[:, :-k, k:] - c[:, k:, :-k] + c[:, :-k, :-k]
+def _box_means(x: np.ndarray, k: int) -> np.ndarray:
+    """Means over every k x k window lying inside the map: (B, h, w) -> (B, h-k+1, w-k+1).
+
+    ``scipy.ndimage.uniform_filter`` over the two map axes (as scikit-image filters), then the
+    border where windows would leave the map is cropped.
+    """
+    from scipy import ndimage
+
+    pad = (k - 1) // 2
+    out = ndimage.uniform_filter(x, size=(1, k, k))
+    return out[:, pad : x.shape[1] - pad, pad : x.shape[2] - pad]
 
 
 def ssim_batch(
@@ -99,11 +103,11 @@ def ssim_batch(
         a = np.where(bad, 0.0, a)
         b = np.where(bad, 0.0, b)
     npix = k * k
-    ux = _box_sums(a, k) / npix
-    uy = _box_sums(b, k) / npix
-    uxx = _box_sums(a * a, k) / npix
-    uyy = _box_sums(b * b, k) / npix
-    uxy = _box_sums(a * b, k) / npix
+    ux = _box_means(a, k)
+    uy = _box_means(b, k)
+    uxx = _box_means(a * a, k)
+    uyy = _box_means(b * b, k)
+    uxy = _box_means(a * b, k)
     cov_norm = npix / (npix - 1.0)
     vx = cov_norm * (uxx - ux * ux)
     vy = cov_norm * (uyy - uy * uy)
@@ -113,7 +117,7 @@ def ssim_batch(
     s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
     if not has_nan:
         return s.mean(axis=(1, 2))
-    ok = _box_sums(bad.astype(np.float64), k) < 0.5
+    ok = _box_means(bad.astype(np.float64), k) < 0.5 / npix
     n_ok = ok.sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(ok, s, 0.0).sum(axis=(1, 2)) / n_ok

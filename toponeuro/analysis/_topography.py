@@ -155,7 +155,8 @@ class _SmoothnessKernel:
             order = np.argsort(b, kind="stable")
             b = b[order]
             counts = np.bincount(b, minlength=nb)
-            self.samples.append((idx[ii[keep][order]], idx[jj[keep][order]], b, counts))
+            # the sample's points, and its pairs as positions within the sample
+            self.samples.append((idx, (ii[keep][order], jj[keep][order]), b, counts))
 
     def _grid_offsets(self, shape, nb):
         h, w = shape
@@ -207,24 +208,29 @@ class _SmoothnessKernel:
             return self._grid_profiles(values)
         nb = len(self.edges) - 1
         out = np.full((values.shape[0], len(self.samples), nb), np.nan)
-        for s, (ii, jj, _, counts) in enumerate(self.samples):
+        for s, (idx, (ii, jj), _, counts) in enumerate(self.samples):
             if ii.size == 0:
                 continue
             step = max(1, _PAIR_CHUNK // ii.size)
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            nonempty = counts > 0
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[counts > 0]
+            nonempty = np.flatnonzero(counts > 0)
             for lo in range(0, values.shape[0], step):
-                v = values[lo : lo + step]
-                diff = np.abs(v[:, ii] - v[:, jj])
+                # gather the sample once, then its pairs from a short row (cache-friendly);
+                # float32 halves the memory traffic, the bin sums stay float64
+                v = values[lo : lo + step][:, idx].astype(np.float32)
+                diff = v[:, ii]
+                diff -= v[:, jj]
+                np.abs(diff, out=diff)
                 fin = np.isfinite(diff)
                 if fin.all():
-                    sums = np.add.reduceat(diff, starts[nonempty], axis=1)
+                    sums = np.add.reduceat(diff, starts, axis=1, dtype=np.float64)
                     cnt = counts[nonempty][None, :]
                 else:
-                    sums = np.add.reduceat(np.where(fin, diff, 0.0), starts[nonempty], axis=1)
-                    cnt = np.add.reduceat(fin.astype(float), starts[nonempty], axis=1)
+                    sums = np.add.reduceat(np.where(fin, diff, 0.0), starts, axis=1,
+                                           dtype=np.float64)
+                    cnt = np.add.reduceat(fin.astype(np.float64), starts, axis=1)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    out[lo : lo + step, s, np.flatnonzero(nonempty)] = np.where(
+                    out[lo : lo + step, s, nonempty] = np.where(
                         cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan
                     )
         return out

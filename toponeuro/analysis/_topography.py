@@ -143,7 +143,7 @@ class _SmoothnessKernel:
             self.offsets = self._grid_offsets(tm.grid_shape, nb)
             counts = np.zeros(nb, dtype=np.int64)
             for dr, dc, b in self.offsets:
-                a, c = self._pair_views(tm.values[None].reshape(1, *tm.grid_shape), dr, dc)
+                a, c = self._pair_views(tm.values.reshape(*tm.grid_shape, 1), dr, dc)
                 counts[b] += int(np.count_nonzero(np.isfinite(a - c)))
             self.samples.append((None, None, None, counts))
             return
@@ -173,16 +173,19 @@ class _SmoothnessKernel:
 
     @staticmethod
     def _pair_views(v, dr, dc):
-        h, w = v.shape[1:]
-        a = v[:, dr:, max(0, dc) : w + min(0, dc)]
-        c = v[:, : h - dr, max(0, -dc) : w - max(0, dc)]
+        """The two ends of every pair at grid offset (dr, dc); ``v`` is (h, w, ...)."""
+        h, w = v.shape[:2]
+        a = v[dr:, max(0, dc) : w + min(0, dc)]
+        c = v[: h - dr, max(0, -dc) : w - max(0, dc)]
         return a, c
 
     def _grid_profiles(self, values):
         nb = len(self.edges) - 1
-        v = values.reshape(values.shape[0], *self.grid_shape)
-        sums = np.zeros((values.shape[0], nb))
-        cnt = np.zeros((values.shape[0], nb))
+        n_maps = values.shape[0]
+        # batch last: every slice below is contiguous along the draws, which numpy adds fast
+        v = np.ascontiguousarray(values.reshape(n_maps, *self.grid_shape).transpose(1, 2, 0))
+        sums = np.zeros((n_maps, nb))
+        cnt = np.zeros((n_maps, nb))
         finite = bool(np.isfinite(values).all())
         if finite:
             v = v.astype(np.float32)  # half the memory traffic; sums stay float64
@@ -190,15 +193,15 @@ class _SmoothnessKernel:
         for dr, dc, b in self.offsets:
             a, c = self._pair_views(v, dr, dc)
             if finite:
-                d = buf[:, : a.shape[1], : a.shape[2]]
+                d = buf[: a.shape[0], : a.shape[1]]
                 np.subtract(a, c, out=d)
                 np.abs(d, out=d)
-                sums[:, b] += d.sum(axis=(1, 2), dtype=np.float64)
-                cnt[:, b] += a.shape[1] * a.shape[2]
+                sums[:, b] += d.sum(axis=(0, 1), dtype=np.float64)
+                cnt[:, b] += a.shape[0] * a.shape[1]
             else:
                 diff = np.abs(a - c)
-                sums[:, b] += np.nansum(diff, axis=(1, 2))
-                cnt[:, b] += np.isfinite(diff).sum(axis=(1, 2))
+                sums[:, b] += np.nansum(diff, axis=(0, 1))
+                cnt[:, b] += np.isfinite(diff).sum(axis=(0, 1))
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan)[:, None, :]
 

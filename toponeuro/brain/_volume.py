@@ -14,7 +14,9 @@ import xarray as xr
 from ..exceptions import (
     AlignmentError,
     DimensionError,
+    InputTypeError,
     InvalidDataError,
+    MissingFileError,
     UnknownNameError,
     close_matches,
 )
@@ -33,7 +35,10 @@ def load_image(obj, what: str = "image"):
         return obj
     path = Path(os.fspath(obj))
     if not path.is_file():
-        raise FileNotFoundError(f"The {what} {path} does not exist.")
+        raise MissingFileError(
+            f"The {what} {path} does not exist; pass an existing NIfTI file (.nii/.nii.gz) "
+            "or a nibabel image."
+        )
     try:
         img = nib.load(path)
         if not isinstance(img, SpatialImage):
@@ -135,7 +140,7 @@ def _resolve_mask(mask, roi, atlas, shape, affine):
 
             atlas = load_visfatlas("MNI152")
         if atlas.is_surface:
-            raise TypeError(f"{atlas!r} is a surface atlas; volume betas need a volume atlas.")
+            raise InputTypeError(f"{atlas!r} is a surface atlas; volume betas need a volume atlas.")
         labels = atlas.select(roi)
         lab = atlas.data
         if not _same_grid(lab.shape, atlas.affine, shape, affine):
@@ -384,7 +389,10 @@ def load_bids_betas(
     """
     root = Path(derivatives_dir)
     if not root.is_dir():
-        raise FileNotFoundError(f"BIDS derivatives folder {root} does not exist.")
+        raise MissingFileError(
+            f"BIDS derivatives folder {root} does not exist; pass the folder that holds the "
+            "sub-<label>/ folders of beta maps."
+        )
     sub = subject[4:] if str(subject).startswith("sub-") else str(subject)
     wanted = {"ses": session, "task": task, "run": run, "space": space, "desc": desc}
     files, found_any = [], []

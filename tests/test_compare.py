@@ -149,3 +149,14 @@ def test_compare_topography_reports_its_null():
     assert table.attrs["definitions"]["null"]["n_permutations"] == 99
     bare = compare_topography(sheet, sheet, random_state=0)
     assert ("smoothness_p", "faces") not in bare.index
+
+
+def test_compare_on_a_flat_cortex_keeps_pearson_without_a_spin_null():
+    sheet = _sheet_maps()
+    cortex, geom = _cortex(SHEET_CENTRES)
+    geom2 = {"positions": geom["positions"][:, :2], "adjacency": geom["adjacency"]}
+    table = compare_topography(sheet, cortex, cortex_geometry=geom2, cortex_threshold=0.5,
+                               n_permutations=19, sample_size=100, random_state=0)
+    assert np.isfinite(table.loc[("map_similarity", "faces-bodies"), "cortex"])
+    assert np.isnan(table.loc[("map_similarity_p", "faces-bodies"), "cortex"])
+    assert table.loc[("map_similarity_p", "faces-bodies"), "model"] > 0

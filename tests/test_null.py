@@ -202,3 +202,26 @@ def test_null_result_acts_as_its_number():
     assert r.p_value == pytest.approx(0.5) and r.to_dict()["method"] == "ssim"
     assert null_p_value(1.0, [1.0, 1.0]) == 1.0  # ties count
     assert np.isnan(null_p_value(np.nan, [1.0]))
+
+
+def test_patch_null_on_a_mesh_and_ssim_with_missing_units():
+    from scipy import sparse
+
+    pts = 50 * _sphere(300)
+    tri = ConvexHull(pts).simplices
+    a = np.concatenate([tri[:, 0], tri[:, 1], tri[:, 2]])
+    b = np.concatenate([tri[:, 1], tri[:, 2], tri[:, 0]])
+    adj = sparse.coo_matrix((np.ones(a.size), (a, b)), shape=(300, 300)).tocsr()
+    rng = np.random.default_rng(9)
+    t = 5 * np.exp(-np.linalg.norm(pts - [0, 0, 50], axis=1) ** 2 / 300) + rng.standard_normal(300)
+    p = find_patches(t, positions=pts, adjacency=adj, n_permutations=49, random_state=0)
+    assert p.n_patches >= 1 and p.table["p_value"][0] == pytest.approx(0.02)
+    assert p.attrs["smooth_sigma"] == pytest.approx(2.4)  # TDANN's 2.4 mm on a mesh in mm
+    # SSIM leaves out the windows that hold a missing unit
+    g = gaussian_filter(rng.standard_normal((16, 16)), 2)
+    h = g + 0.1 * rng.standard_normal(g.shape)
+    g_nan = g.copy()
+    g_nan[0, 0] = np.nan
+    full = float(map_similarity(g, h, n_permutations=0))
+    part = map_similarity(g_nan, h, n_permutations=19, random_state=0)
+    assert np.isfinite(part.statistic) and abs(part.statistic - full) < 0.05

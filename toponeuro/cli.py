@@ -375,14 +375,14 @@ def _check_floc_folder(stimuli: str) -> None:
 def _run_map(args) -> int:
     from .reporting import DEFAULT_MAP_MODEL, run_map
 
+    out = _out_folder(args.out)
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     if args.stimuli != "floc":
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
         _check_floc_folder(args.stimuli)
-    if args.checkpoint is not None:
-        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
-    _positive(args.batch_size, "--batch-size")
-    out = _out_folder(args.out)
-    device = _device(args.device)
     run_map(
         args.model or DEFAULT_MAP_MODEL,
         checkpoint=args.checkpoint,

@@ -111,6 +111,25 @@ def arrangement_similarity(centroids_a, centroids_b) -> dict:
     return out
 
 
+def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state=None):
+    """SSIM on a sheet, Pearson on a mesh, with the shift null where it can be drawn.
+
+    On a mesh the shift null is the spin test, which needs sphere coordinates; for other
+    positions (flat maps) the statistic comes without a null, and ``attrs["null_note"]`` says
+    why.
+    """
+    method = "ssim" if tm_a.grid_shape is not None else "pearson"
+    try:
+        return map_similarity(tm_a, tm_b, method, n_permutations=n_permutations,
+                              random_state=random_state)
+    except InvalidDataError as err:
+        if method == "ssim" or not n_permutations:
+            raise
+        res = map_similarity(tm_a, tm_b, method, n_permutations=0)
+        res.attrs["null_note"] = f"no spin test: {err}"
+        return res
+
+
 def _side(maps, geometry, patch_kw, pairs, centroid, smooth_kw, null_kw):
     tms = {k: as_topomap(v, **geometry) for k, v in maps.items()}
     rows, cents, patches = {}, {}, {}
@@ -131,8 +150,7 @@ def _side(maps, geometry, patch_kw, pairs, centroid, smooth_kw, null_kw):
         rows[("total_patch_fraction", name)] = float(fr.sum())
     for a, b in pairs:
         if a in tms and b in tms:
-            method = "ssim" if tms[a].grid_shape is not None else "pearson"
-            sim = map_similarity(tms[a], tms[b], method, **null_kw)
+            sim = pair_similarity(tms[a], tms[b], **null_kw)
             rows[("map_similarity", f"{a}-{b}")] = sim.statistic
             if with_null:
                 rows[("map_similarity_p", f"{a}-{b}")] = sim.p_value

@@ -610,6 +610,7 @@ def encoding_score(
         X = X.astype(np.float64)
     check_finite(X, "features")
     folds = make_folds(cv, X.shape[0], random_state)
+    c = None if ceiling is None else _check_ceiling(ceiling, metric, Y.shape[1])  # before fitting
     if _is_dask(Y) and getattr(model, "_separable", False):
         import dask
 
@@ -622,8 +623,7 @@ def encoding_score(
     dim, coords = voxel_template(resp, scores.shape[0])
     out = xr.DataArray(scores, dims=(dim,), coords=coords,
                        attrs={"metric": metric, "model": type(model).__name__})
-    if ceiling is not None:
-        c = _check_ceiling(ceiling, metric, scores.shape[0])
+    if c is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
             normalised = np.where(c > 0, scores / np.where(c > 0, c, 1.0), np.nan)
         out = out.copy(data=normalised)

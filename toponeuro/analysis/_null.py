@@ -141,6 +141,9 @@ class NullResult:
     def __float__(self) -> float:
         return self.statistic
 
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.statistic, dtype=dtype)
+
     def __format__(self, spec: str) -> str:
         return format(self.statistic, spec)
 

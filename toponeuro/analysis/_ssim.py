@@ -18,6 +18,9 @@ from ..exceptions import InvalidDataError
 
 __all__ = ["SSIM_REFERENCE", "ssim_batch", "default_win_size"]
 
+#: cells per batch of maps (a few MB of float64 temporaries)
+_CACHE_CELLS = 65_536
+
 SSIM_REFERENCE = (
     "Wang, Bovik, Sheikh & Simoncelli (2004) Image quality assessment: from error visibility "
     "to structural similarity. IEEE Trans Image Process 13(4), 600-612; as "
@@ -80,6 +83,15 @@ def ssim_batch(
     if not data_range > 0:
         raise InvalidDataError(
             f"SSIM needs a positive data_range; got {data_range} (both maps are constant)."
+        )
+    step = max(1, _CACHE_CELLS // (a.shape[1] * a.shape[2]))
+    if a.shape[0] > step:  # cache-sized batches: the box sums are memory-bound
+        return np.concatenate(
+            [
+                ssim_batch(a[i : i + step], b[i : i + step], win_size=k, data_range=data_range,
+                           k1=k1, k2=k2)
+                for i in range(0, a.shape[0], step)
+            ]
         )
     bad = ~(np.isfinite(a) & np.isfinite(b))
     has_nan = bool(bad.any())

@@ -436,7 +436,14 @@ def correlation_profile(
         prof, cnt = _binned(_pair_distances(tm, idx), r[np.triu_indices(idx.size, k=1)], edges)
         profiles.append(prof)
         counts.append(cnt)
-    return _profile_dataset(profiles, counts, edges, tm.name, {"n_bins": int(n_bins)})
+    attrs = {
+        "method": "pearson r of unit responses across stimuli, mean per distance bin",
+        "n_bins": int(len(edges) - 1),
+        "max_distance": float(edges[-1]),
+        "reference": "TDANN (Margalit et al. 2024) response correlation vs cortical distance; "
+        "neuroailab/TDANN spacetorch/utils/spatial_utils.py agg_by_distance",
+    }
+    return _profile_dataset(profiles, counts, edges, tm.name, attrs)
 
 
 # --------------------------------------------------------------------------- similarity

@@ -101,6 +101,14 @@ class ModelCard:
     builder : str or None
         Name under which the builder was registered with :func:`register_builder`
         (``None``: the same as ``arch``).
+    recipe, seed, train_steps : str, int, int or None
+        For weights trained with ``toponeuro train``: the shipped recipe, its seed and the
+        number of optimiser steps.
+    evaluation : mapping
+        Numbers measured on the shipped weights (e.g. held-out accuracies), named by what
+        they measure.
+    superseded_by : str or None
+        The name that replaces these weights in every default; they stay loadable.
 
     Examples
     --------
@@ -131,6 +139,11 @@ class ModelCard:
     crop_pct: float = 0.875
     builder_kwargs: Mapping = field(default_factory=dict, compare=False, hash=False)
     builder: str | None = None
+    recipe: str | None = None
+    seed: int | None = None
+    train_steps: int | None = None
+    evaluation: Mapping = field(default_factory=dict, compare=False, hash=False)
+    superseded_by: str | None = None
 
     @property
     def url(self) -> str | None:

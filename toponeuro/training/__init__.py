@@ -1,6 +1,7 @@
 """Train small TopoNets with cross-entropy + TopoLoss (``toponeuro train``)."""
 
 from ._data import image_folder_dataset, make_synthetic_images
+from ._evaluate import instance_accuracy, nearest_centroid_accuracy
 from ._export import export_weights
 from ._instances import InstanceImages, decode_image_folder
 from ._load import load_trained_model
@@ -37,5 +38,7 @@ __all__ = [
     "image_folder_dataset",
     "decode_image_folder",
     "InstanceImages",
+    "instance_accuracy",
+    "nearest_centroid_accuracy",
     "export_weights",
 ]

@@ -96,7 +96,8 @@ def _positive(value, flag: str, error=None):
     return value
 
 
-def _json_arg(text, flag: str, *, allow_inline: bool = True):
+def _json_arg(text, flag: str, *, allow_inline: bool = True,
+              example: str = '{"IT": "layer4.1.conv2"}'):
     """A JSON object from a file or (``allow_inline``) the text itself."""
     import json
 
@@ -114,8 +115,7 @@ def _json_arg(text, flag: str, *, allow_inline: bool = True):
         value = json.loads(text if inline else path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise InvalidDataError(
-            f"{flag}: {source} is not valid JSON ({err}); give an object such as "
-            '\'{"IT": "layer4.1.conv2"}\'.'
+            f"{flag}: {source} is not valid JSON ({err}); give an object such as '{example}'."
         ) from None
     if not isinstance(value, dict):
         raise InvalidDataError(
@@ -184,6 +184,8 @@ def _run_train(args) -> int:
     _positive(args.epochs, "--epochs", RecipeError)
     out = _out_folder(args.out) if args.out else None
     device = _device(args.device)
+    if args.data is not None and args.data != "floc":
+        _input_path(args.data, "--data", "an image folder with one sub-folder per class, or floc")
     recipe = load_recipe(args.recipe)
     overrides = {
         k: v for k, v in {"epochs": args.epochs, "seed": args.seed, "device": device}.items()
@@ -274,6 +276,8 @@ def _run_extract(args) -> int:
 
     _positive(args.batch_size, "--batch-size")
     out = _out_file(args.out)
+    if args.store:
+        (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
     device = _device(args.device)
     stimuli = _extract_stimuli(args)
     card = model_card(args.model)
@@ -579,7 +583,18 @@ def _run_brainscore(args) -> int:
         sha = _sha256_arg(args.sha256)
         rlm = _json_arg(args.region_layer_map, "--region-layer-map")
         if args.card:
-            model = SimpleNamespace(**_json_arg(args.card, "--card", allow_inline=False))
+            fields = _json_arg(args.card, "--card", allow_inline=False,
+                               example='{"name": "my_net.tau_5", "arch": "resnet18", ...}')
+            absent = [k for k in ("name", "arch") if k not in fields]
+            if absent:
+                from .exceptions import InvalidDataError
+
+                raise InvalidDataError(
+                    f"--card {args.card} lacks the ModelCard fields {absent}; it needs at least "
+                    "name and arch (and where the weights are: hub_repo and filename, or "
+                    "--weights-url)."
+                )
+            model = SimpleNamespace(**fields)
         plugin = export_plugin(
             model, out, region_layer_map=rlm, make_zip=args.zip, weights_url=args.weights_url,
             identifier=args.identifier, sha256=sha, overwrite=args.overwrite,
@@ -619,7 +634,7 @@ def _run_brainscore(args) -> int:
             _out_file(args.json, "--json")
         regions = args.regions
         if regions and regions.strip().startswith("{"):
-            regions = _json_arg(regions, "--regions")
+            regions = _json_arg(regions, "--regions", example='{"FFA": "IT", "V1v": "V1"}')
         table = score_with_brainscore(
             args.plugin, stimuli, responses, benchmark=args.benchmark, python=args.python,
             metrics=tuple(dict.fromkeys(args.metrics)), regions=regions,
@@ -673,6 +688,15 @@ _FLAG_OF = {
 }
 
 
+#: Python idioms in library messages -> the command that does the same
+_PHRASES = {
+    "[n for n, _ in model.named_modules()]": "`toponeuro layers MODEL`",
+    "model.named_modules()": "`toponeuro layers MODEL`",
+    "toponeuro.models.list_models()": "`toponeuro models`",
+    "list_models()": "`toponeuro models`",
+}
+
+
 def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
     """Parameter name -> flag for one sub-command (nested actions included)."""
     flags = {}
@@ -719,6 +743,8 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
             value = value[1:-1]
         return f"{flag} {value}"
 
+    for phrase, command in _PHRASES.items():
+        message = message.replace(phrase, command)
     return _PARAM.sub(swap, message)
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "UnitsError",
     "ToponeuroWarning",
     "UndefinedValueWarning",
     "MissingFileError",
@@ -34,6 +35,9 @@ __all__ = [
     "StoreLockedError",
     "StoreCorruptError",
     "UnverifiedFileWarning",
+    "InputTypeError",
+    "ParameterError",
+    "OutOfRangeError",
     "OutputPathError",
     "DeviceError",
     "close_matches",
@@ -110,6 +114,13 @@ class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
 
 
+class UnitsError(InvalidDataError):
+    """A value is in other units than expected (a percentage where a fraction is needed ...).
+
+    The message names the conversion.
+    """
+
+
 class ToponeuroWarning(UserWarning):
     """Base class of every warning toponeuro emits on purpose."""
 
@@ -154,6 +165,18 @@ class OutputPathError(ToponeuroError, OSError):
 
 class DeviceError(ToponeuroError, RuntimeError):
     """The requested torch device is not a device name, or not available on this machine."""
+
+
+class InputTypeError(ToponeuroError, TypeError):
+    """An argument has the wrong type or kind (a surface atlas where a volume one is needed)."""
+
+
+class ParameterError(ToponeuroError, ValueError):
+    """An argument's value is not one it accepts; the message lists the accepted values."""
+
+
+class OutOfRangeError(ToponeuroError, IndexError):
+    """An index is outside the valid range; the message gives the range."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

@@ -11,6 +11,7 @@ from .. import _dims as D
 from .._docs import fill_doc
 from .._version import __version__
 from ..exceptions import (
+    InputTypeError,
     InvalidDataError,
     UnknownNameError,
     UnsupportedLayerError,
@@ -47,7 +48,7 @@ def _resolve_model(model):
     elif isinstance(model, nn.Module):
         module, card = model, getattr(model, "model_card", None)
     else:
-        raise TypeError(
+        raise InputTypeError(
             f"model must be a registered name, an nn.Module or a (module, ModelCard) pair; got "
             f"{type(model).__name__}."
         )
@@ -424,7 +425,7 @@ def extract(
         raise InvalidDataError(f"batch_size must be a positive integer; got {batch_size!r}.")
     batch_size = int(batch_size)
     if forward_fn is not None and not callable(forward_fn):
-        raise TypeError(
+        raise InputTypeError(
             f"forward_fn must be a callable forward_fn(model, batch); got "
             f"{type(forward_fn).__name__}."
         )

@@ -26,9 +26,15 @@ from ._registry import (
     register_model,
 )
 from ._small import SmallResNet, small_resnet_topo_layers
+from ._surgery import downsample_weights, prune_weights, restoring, sheet_units, unit_hooks
 from ._tokenizers import load_tokenizer
 
 __all__ = [
+    "restoring",
+    "sheet_units",
+    "unit_hooks",
+    "prune_weights",
+    "downsample_weights",
     "BlurPoolConv2d",
     "add_blurpool",
     "SmallResNet",

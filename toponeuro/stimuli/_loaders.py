@@ -18,6 +18,7 @@ from ..exceptions import (
     DimensionError,
     InvalidDataError,
     MissingFileError,
+    OutOfRangeError,
     UnknownNameError,
     close_matches,
 )
@@ -532,7 +533,7 @@ def load_nsd_stimuli(
         )
     idx = np.arange(shape[0]) if indices is None else np.asarray(list(indices), dtype=np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= shape[0]):
-        raise IndexError(
+        raise OutOfRangeError(
             f"NSD indices must be in 0..{shape[0] - 1} (0-based imgBrick positions); got "
             f"{int(idx.min())}..{int(idx.max())}. Subtract 1 from 1-based 73k ids."
         )

@@ -26,7 +26,7 @@ from ..exceptions import (
 from ._geometry import TopoMap, _check_sheet, _fill, _geometry_kwargs, as_topomap
 from ._null import NullResult, run_null
 from ._patches import Patches, find_patches
-from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch
+from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
 __all__ = [
     "SIMILARITY_METHODS",
@@ -535,6 +535,11 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
     def kernel(a, b):
         return ssim_batch(a.reshape(-1, h, w), b.reshape(-1, h, w), win_size=win,
                           data_range=data_range, k1=k1, k2=k2)
+
+    if np.isfinite(data_range) and data_range > 0:
+        # shift null: only the cross term moves (see ssim_shift_kernel)
+        kernel.shifted = ssim_shift_kernel(tms[0].grid(), tms[1].grid(), win_size=win,
+                                           data_range=data_range, k1=k1, k2=k2)
 
     attrs = {
         "method": "ssim",

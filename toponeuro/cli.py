@@ -595,6 +595,14 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``toponeuro`` argument parser, one sub-parser per entry of :data:`COMMANDS`.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["map", "--images", "97-99", "--layers", "fc"])
+    >>> args.command, args.images, args.layers, args.stimuli
+    ('map', [97, 98, 99], ['fc'], 'floc')
+    """
     parser = argparse.ArgumentParser(
         prog="toponeuro",
         description="Compare topographic neural networks (TopoNets) with the human brain.",
@@ -608,6 +616,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``toponeuro`` with ``argv`` (default ``sys.argv[1:]``) and return the exit status.
+
+    0: done; 1: a typed error (its message, with flags for parameter names, on stderr; no
+    traceback); 2: a usage error, or no command (the help goes to stderr); 130: interrupted.
+
+    Examples
+    --------
+    >>> main(["layers", "toponet_demo.tau_0", "--topo"])  # doctest: +ELLIPSIS
+    layer           type            output_shape  n_units  sheet_shape  topo
+    layer1.0.conv1  Conv2d          32x32x32           32  4x8          yes
+    ...
+    0
+    >>> main(["extract", "--model", "toponet_demo.tau_0", "--stimuli", "absent/", "--out", "a.nc"])
+    1
+    """
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:

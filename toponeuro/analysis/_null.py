@@ -310,10 +310,19 @@ def _batched(statistic: Callable, tms: list[TopoMap]) -> Callable:
     return f
 
 
+# Named statistics: ``name -> factory(tms, **kwargs) -> (kernel, attrs)``. The topography module
+# registers its statistics here (``register_statistic``), so this module imports none of them.
+_STATISTIC_FACTORIES: dict[str, Callable] = {}
+
+
+def register_statistic(name: str, factory: Callable) -> Callable:
+    """Make ``factory`` available to :func:`spatial_null` under ``name`` (returns it)."""
+    _STATISTIC_FACTORIES[name] = factory
+    return factory
+
+
 def _builtin(name: str, tms: list[TopoMap], kwargs: dict):
     """Batched kernel ``f(*values (B, n)) -> (B,)`` and its attrs for a named statistic."""
-    from ._topography import _STATISTIC_FACTORIES
-
     if name not in _STATISTIC_FACTORIES:
         raise UnknownNameError(
             f"Unknown statistic {name!r}; {close_matches(name, _STATISTIC_FACTORIES)} "

@@ -24,7 +24,7 @@ from ..exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _check_sheet, _fill, _geometry_kwargs, as_topomap
-from ._null import NullResult, run_null
+from ._null import NullResult, register_statistic, run_null
 from ._patches import Patches, find_patches
 from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
@@ -580,6 +580,8 @@ _STATISTIC_FACTORIES = {
     "spearman": lambda tms, rng=None: _corr_factory(tms, method="spearman"),
     "smoothness": _smoothness_factory,
 }
+for _name, _factory in _STATISTIC_FACTORIES.items():
+    register_statistic(_name, _factory)
 
 
 @fill_doc

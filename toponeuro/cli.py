@@ -64,7 +64,6 @@ def _run_train(args) -> int:
     return 0
 
 
-_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 
 
 def _add_extract(sub):
@@ -102,7 +101,9 @@ def _run_extract(args) -> int:
 
     src = Path(args.stimuli)
     if src.is_dir():
-        stimuli = sorted(str(f) for f in src.iterdir() if f.suffix.lower() in _IMAGE_SUFFIXES)
+        from .stimuli import IMAGE_EXTENSIONS
+
+        stimuli = sorted(str(f) for f in src.iterdir() if f.suffix.lower() in IMAGE_EXTENSIONS)
     elif src.suffix == ".txt" and src.is_file():
         stimuli = [line for line in src.read_text().splitlines() if line.strip()]
     else:
@@ -249,18 +250,15 @@ def _json_arg(text):
 
 def _image_stimuli(folder, ids):
     from pathlib import Path
-    from types import SimpleNamespace
 
-    import numpy as np
+    from .stimuli import IMAGE_EXTENSIONS, StimulusSet
 
-    exts = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
-    files = sorted(p for p in Path(folder).rglob("*") if p.suffix.lower() in exts)
+    files = sorted(p for p in Path(folder).rglob("*") if p.suffix.lower() in IMAGE_EXTENSIONS)
     wanted = set(ids)
     chosen = [p for p in files if p.stem in wanted]
     print(f"{len(chosen)} of {len(files)} images in {folder} have responses")
-    return SimpleNamespace(ids=np.array([p.stem for p in chosen]), items=[str(p) for p in chosen],
-                           categories=np.array([p.parent.name for p in chosen]), metadata=None,
-                           name=Path(folder).name)
+    return StimulusSet([p.stem for p in chosen], [str(p) for p in chosen], "image",
+                       categories=[p.parent.name for p in chosen], name=Path(folder).name)
 
 
 def _run_brainscore(args) -> int:

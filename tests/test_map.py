@@ -160,10 +160,46 @@ def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
     recipe = load_recipe("demo-smoke")
     recipe["data"].update(n_per_class=4, val_per_class=0, image_size=16)
     res = run_recipe(recipe, tmp_path / "run", progress=False)
-    module, card, desc = _load_model("unused", res.checkpoints[-1])
+    module, desc = _load_model("unused", res.checkpoints[-1])
+    card = module.model_card
     assert card.tau == 1.0 and card.input_size == 16 and card.mean == (0.5, 0.5, 0.5)
     assert card.topo_layers[-1] == "layer4.0.conv2" and "demo-smoke" in desc
     state = res.model.state_dict()
     assert all(np.array_equal(state[k].numpy(), v.numpy()) for k, v in module.state_dict().items())
     with pytest.raises(ToponeuroError, match="No checkpoint file"):
         _load_model("unused", tmp_path / "absent.pt")
+
+
+def test_run_map_takes_a_stimulus_set_and_every_image_of_a_folder(tmp_path):
+    from toponeuro.reporting._map import _load_stimuli
+    from toponeuro.stimuli import load_floc
+
+    floc = _fake_floc(tmp_path / "floc", numbers=(121, 122, 144))  # not the default 97-120
+    stim, source = _load_stimuli(floc, None, progress=False)
+    assert len(stim) == 30 and "local copy" in source
+    assert len(_load_stimuli(floc, [121], progress=False)[0]) == 10
+    given = load_floc(floc, numbers=[122])
+    assert _load_stimuli(given, None, progress=False)[0] is given
+
+
+def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
+    """3 layers x 5 domains on the sheet + 4 + 3 cortical ROI maps: 22 smoothness calls."""
+    import toponeuro.analysis._tables as tables
+
+    calls = {"smoothness": 0, "find_patches": 0}
+    for name in calls:
+        original = getattr(tables, name)
+
+        def counted(*a, _f=original, _n=name, **k):
+            calls[_n] += 1
+            return _f(*a, **k)
+
+        monkeypatch.setattr(tables, name, counted)
+    floc = _fake_floc(tmp_path / "floc", numbers=(97,))
+    res = run_map(stimuli=floc, out=tmp_path / "o", progress=False, verbose=False)
+    assert calls == {"smoothness": 22, "find_patches": 22}
+    per = res.summary["per_layer"]
+    for layer, r in per.items():
+        t = res.tables["model"]
+        row = t[(t["layer"] == layer) & (t["domain"] == "faces")].iloc[0]
+        assert r["smoothness"]["faces"] == round(float(row["smoothness"]), 4)

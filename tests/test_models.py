@@ -271,8 +271,10 @@ def test_vit_pretrained_from_hand_placed_cache_file(tmp_path):
     target = data_dir() / "hf" / card.hub_repo / card.filename
     target.parent.mkdir(parents=True)
     torch.save({"model": ref.state_dict(), "args": argparse.Namespace(a=1)}, target)
-    model = create_model("toponet_vit_b_32.tau_0", pretrained=True, **TINY_VIT)  # offline
+    with pytest.warns(E.UnverifiedFileWarning, match="NOT verified"):  # offline, no digest
+        model = create_model("toponet_vit_b_32.tau_0", pretrained=True, **TINY_VIT)
     assert _same_outputs(ref, model, torch.randn(1, 3, 64, 64))
+    assert model.weights_check.startswith("NOT verified")
 
 
 def test_nanogpt_orig_mod_prefix(tmp_path):

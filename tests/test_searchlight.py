@@ -34,7 +34,7 @@ def test_volume_searchlight_matches_rsatoolbox(capsys):
     sl = get_searchlight_RDMs(full, centers, neighbors, np.arange(n_stim),
                                                   method="correlation", verbose=False)
     model = rdm(rng.standard_normal((n_stim, 5)))
-    ref = rt.rdm.compare(rt.rdm.RDMs(model[None]), sl, method="spearman")[0]
+    ref = rt.rdm.compare(rt.rdm.RDMs(np.asarray(model)[None]), sl, method="spearman")[0]
     idx = np.flatnonzero(mask.ravel())
     ijk = np.stack(np.unravel_index(idx, shape), 1) * voxel_mm
     resp = xr.DataArray(full[:, idx], dims=("stimulus", "voxel"),

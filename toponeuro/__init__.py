@@ -46,6 +46,7 @@ _LAZY = {
     "rdm": "toponeuro.analysis",
     "compare_rdms": "toponeuro.analysis",
     "noise_ceiling": "toponeuro.analysis",
+    "rdm_noise_ceiling": "toponeuro.analysis",
     "searchlight_rsa": "toponeuro.analysis",
     "participation_ratio": "toponeuro.analysis",
     "effective_dimensionality": "toponeuro.analysis",

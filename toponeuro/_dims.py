@@ -46,3 +46,7 @@ ATTR_VERSION = "toponeuro_version"
 DOMAIN = "domain"
 DISTANCE = "distance"
 SAMPLE = "sample"
+
+# RDMs: a square RDM has dims (STIMULUS, STIMULUS_B); a condensed one has dim PAIR
+STIMULUS_B = "stimulus_b"
+PAIR = "pair"

@@ -27,6 +27,13 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "ToponeuroWarning",
+    "UndefinedValueWarning",
+    "MissingFileError",
+    "ImageReadError",
+    "StoreLockedError",
+    "StoreCorruptError",
+    "UnverifiedFileWarning",
     "close_matches",
 ]
 
@@ -99,6 +106,44 @@ class MissingWeightsError(ToponeuroError, FileNotFoundError):
 
 class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
+
+
+class ToponeuroWarning(UserWarning):
+    """Base class of every warning toponeuro emits on purpose."""
+
+
+class UndefinedValueWarning(ToponeuroWarning, RuntimeWarning):
+    """A statistic is undefined for the data given (constant input, too few values ...).
+
+    The value is returned as NaN (never 0); the message names the cause.
+    """
+
+
+class MissingFileError(ToponeuroError, FileNotFoundError):
+    """An input file or folder does not exist (the message names the path and what to pass)."""
+
+
+class ImageReadError(InvalidDataError, OSError):
+    """An image file cannot be decoded (corrupt, truncated, not an image, unknown range).
+
+    Also an ``OSError``, like Pillow's own ``UnidentifiedImageError``; the message names the
+    file.
+    """
+
+
+class StoreLockedError(ToponeuroError, BlockingIOError):
+    """Another process is writing the same activation store (the message names it)."""
+
+
+class StoreCorruptError(ChecksumError):
+    """Rows of an activation store do not match the checksums recorded when they were written."""
+
+
+class UnverifiedFileWarning(ToponeuroWarning):
+    """A file is used although no published digest was available to check it against.
+
+    Turn it into an error with ``warnings.simplefilter("error", UnverifiedFileWarning)``.
+    """
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

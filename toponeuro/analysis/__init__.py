@@ -11,16 +11,19 @@ from ._dimensionality import effective_dimensionality, participation_ratio, trac
 from ._efficiency import EFFICIENCY_METHODS, efficiency_curve, pool_matrix, trajectory
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
-from ._rsa import (
+from ._rsa import RDM_METRICS, rdm, rdm_stimulus_ids
+from ._rsa_compare import (
+    COMPARE_ALIASES,
     COMPARE_METHODS,
-    RDM_METRICS,
     BootstrapResult,
     bootstrap_compare_rdms,
     compare_rdms,
+    noise_ceiling,
+    rdm_noise_ceiling,
+)
+from ._rsa_convert import (
     from_rsatoolbox_dataset,
     from_rsatoolbox_rdms,
-    noise_ceiling,
-    rdm,
     to_rsatoolbox_dataset,
     to_rsatoolbox_rdms,
 )
@@ -36,6 +39,7 @@ from ._selectivity import (
     welch_t,
 )
 from ._sweep import SWEEP_METHODS, sweep
+from ._tables import TopographyTable, compare_tables, topography_table
 from ._topography import (
     Patches,
     correlation_profile,
@@ -45,6 +49,9 @@ from ._topography import (
 )
 
 __all__ = [
+    "TopographyTable",
+    "topography_table",
+    "compare_tables",
     "SELECTIVITY_METRICS",
     "selectivity",
     "domain_selectivity",
@@ -76,12 +83,15 @@ __all__ = [
     "make_folds",
     "ENCODING_MODELS",
     "rdm",
+    "rdm_stimulus_ids",
     "compare_rdms",
     "bootstrap_compare_rdms",
+    "rdm_noise_ceiling",
     "noise_ceiling",
     "BootstrapResult",
     "RDM_METRICS",
     "COMPARE_METHODS",
+    "COMPARE_ALIASES",
     "to_rsatoolbox_dataset",
     "from_rsatoolbox_dataset",
     "to_rsatoolbox_rdms",

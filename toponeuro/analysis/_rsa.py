@@ -9,35 +9,44 @@ Definitions follow rsatoolbox 0.3.2 where it has them: ``"sqeuclidean"`` is rsat
 ``"euclidean"`` (squared distance divided by the number of features), ``"correlation"`` is
 ``1 - r``, ``"crossnobis"`` is rsatoolbox's leave-one-run-out estimator (divided by the number
 of features). ``"euclidean"`` and ``"cosine"`` follow ``scipy.spatial.distance.pdist``.
+
+An RDM knows its stimuli. :func:`rdm` returns an :class:`xarray.DataArray`:
+
+- condensed (the default): dim ``"pair"``, the stimulus ids in ``attrs["stimulus_id"]`` (a
+  condensed vector has no per-stimulus axis to hang a coordinate on; rsatoolbox keeps them
+  beside its vectors the same way, as ``pattern_descriptors``);
+- square (``square=True``): dims ``("stimulus", "stimulus_b")``, the stimulus coords of the
+  data on ``"stimulus"`` and again, suffixed ``_b``, on ``"stimulus_b"``.
+
+Either carries ``attrs["metric"]``. ``np.asarray`` of it is the plain array. Comparisons and
+noise ceilings align labelled RDMs by stimulus id with the exact join of
+:func:`toponeuro._align.align_stimuli` (different sets of ids raise :class:`AlignmentError`);
+plain arrays are accepted as they are, and then the same stimulus order is assumed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-import scipy.stats
 import xarray as xr
 
 from .. import _dims as D
-from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from .._align import align_stimuli
+from ..exceptions import (
+    AlignmentError,
+    DimensionError,
+    InvalidDataError,
+    UnknownNameError,
+    close_matches,
+)
 from ._backend import get_backend
 from ._validate import as_matrix, check_finite
 
 __all__ = [
     "rdm",
-    "compare_rdms",
-    "bootstrap_compare_rdms",
-    "noise_ceiling",
-    "BootstrapResult",
     "RDM_METRICS",
-    "COMPARE_METHODS",
-    "to_rsatoolbox_dataset",
-    "from_rsatoolbox_dataset",
-    "to_rsatoolbox_rdms",
-    "from_rsatoolbox_rdms",
     "n_from_condensed",
     "as_condensed",
+    "rdm_stimulus_ids",
 ]
 
 _BLOCK_BYTES = 128 * 2**20
@@ -164,7 +173,7 @@ def rdm(
     block_size: int | None = None,
     backend: str = "numpy",
     device: str = "cpu",
-) -> np.ndarray:
+) -> xr.DataArray:
     """Representational dissimilarity matrix of the stimuli, computed block by block.
 
     Parameters
@@ -192,15 +201,66 @@ def rdm(
 
     Returns
     -------
-    numpy.ndarray
-        Condensed vector of length n*(n-1)/2, or an (n, n) matrix when ``square``.
+    xarray.DataArray
+        Condensed: dim ``"pair"`` of length n*(n-1)/2 (upper triangle, row by row), the
+        stimulus ids in ``attrs["stimulus_id"]``. Square (``square=True``): dims
+        ``("stimulus", "stimulus_b")`` with the data's stimulus coords on both (``_b``
+        suffix on the second). ``attrs["metric"]`` and ``attrs["n_stimuli"]`` always. Data
+        without a ``stimulus_id`` coord (plain arrays) give an RDM without ids, which the
+        comparisons take to be in the same stimulus order as the other RDM. For crossnobis
+        the rows are the sorted conditions, which become the ids.
 
     Examples
     --------
     >>> X = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [1.0, 2.0, 4.0]])
-    >>> np.round(rdm(X, "correlation"), 4).tolist()
+    >>> np.round(rdm(X, "correlation"), 4).values.tolist()
     [2.0, 0.018, 1.982]
+
+    Labelled data give a labelled RDM:
+
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"a": 8}, n_stimuli=4, random_state=0)
+    >>> r = rdm(acts, square=True)
+    >>> r.dims, r.stimulus_id.values.tolist()[:2], r.attrs["metric"]
+    (('stimulus', 'stimulus_b'), ['stim-0000', 'stim-0001'], 'correlation')
+    >>> rdm(acts).attrs["stimulus_id"][:2].tolist()
+    ['stim-0000', 'stim-0001']
     """
+    values, ids = _rdm_values(data, metric, conditions=conditions, runs=runs, noise=noise,
+                              square=square, dtype=dtype, block_size=block_size,
+                              backend=backend, device=device)
+    return _labelled(values, data, ids, metric, square)
+
+
+def _stimulus_coords(data):
+    """1-D stimulus coords of a DataArray (ids first), or ``{}``."""
+    if not isinstance(data, xr.DataArray) or D.STIMULUS not in data.dims:
+        return {}
+    return {k: np.asarray(c.values) for k, c in data.coords.items() if c.dims == (D.STIMULUS,)}
+
+
+def _labelled(values, data, ids, metric, square):
+    attrs = {"metric": metric, "n_stimuli": int(values.shape[0]) if square
+             else n_from_condensed(values.shape[0])}
+    if not square:
+        if ids is not None:
+            attrs[D.STIMULUS_ID] = np.asarray(ids).astype(str)
+        return xr.DataArray(values, dims=(D.PAIR,), attrs=attrs, name="rdm")
+    coords = {}
+    if ids is not None:
+        per = {D.STIMULUS_ID: np.asarray(ids).astype(str)}
+        if metric != "crossnobis":  # crossnobis rows are conditions, not the data's rows
+            per.update({k: v for k, v in _stimulus_coords(data).items() if k != D.STIMULUS_ID})
+        for k, v in per.items():
+            coords[k] = (D.STIMULUS, v)
+            coords[f"{k}_b"] = (D.STIMULUS_B, v)
+    return xr.DataArray(values, dims=(D.STIMULUS, D.STIMULUS_B), coords=coords, attrs=attrs,
+                        name="rdm")
+
+
+def _rdm_values(data, metric="correlation", *, conditions=None, runs=None, noise=None,
+                square=False, dtype=None, block_size=None, backend="numpy", device="cpu"):
+    """The kernel of :func:`rdm`: ``(plain array, stimulus ids or None)``."""
     if metric not in RDM_METRICS:
         raise UnknownNameError(f"Unknown RDM metric {metric!r}; {close_matches(metric, RDM_METRICS)}")
     X = np.asarray(as_matrix(data, "data"))
@@ -211,6 +271,7 @@ def rdm(
     B = get_backend(backend, device)
     if metric == "crossnobis":
         return _crossnobis(B, data, X, conditions, runs, noise, square, dtype, block_size)
+    ids = _stimulus_coords(data).get(D.STIMULUS_ID)
     if conditions is not None or runs is not None or noise is not None:
         raise InvalidDataError(
             "conditions, runs and noise apply to metric='crossnobis' only; average repeated "
@@ -235,7 +296,7 @@ def rdm(
             else:
                 blk = B.sqrt(B.clip_min(blk, 0.0))
         _fill(out, B.to_numpy(blk), a, n, not square)
-    return out
+    return out, ids
 
 
 def _crossnobis(B, data, X, conditions, runs, noise, square, dtype, block_size):
@@ -296,344 +357,100 @@ def _crossnobis(B, data, X, conditions, runs, noise, square, dtype, block_size):
             part = dg[a:b, None] + dg[None, a:] - trn[a:b] @ te[a:].T - te[a:b] @ trn[a:].T
             blk = part if blk is None else blk + part
         _fill(out, B.to_numpy(blk / (p * len(folds))), a, n, not square)
-    return out
+    return out, ucond.astype(str)
 
 
 RDM_METRICS = ("correlation", "euclidean", "sqeuclidean", "cosine", "crossnobis")
 
 
-# ----------------------------------------------------------------------------- comparisons
-def _cosine(a, b):
-    na, nb = np.sqrt(a @ a), np.sqrt(b @ b)
-    if na == 0 or nb == 0:
-        return 0.0
-    return float(a @ b / (na * nb))
 
 
-def _pearson(a, b):
-    return _cosine(a - a.mean(), b - b.mean())
-
-
-def _rankdata(v: np.ndarray) -> np.ndarray:
-    """Average ranks (1-based, ties share their mean rank), as ``scipy.stats.rankdata``."""
-    order = np.argsort(v)
-    sv = v[order]
-    new = np.empty(len(v) + 1, dtype=bool)
-    new[0] = True
-    np.not_equal(sv[1:], sv[:-1], out=new[1:-1])
-    new[-1] = True
-    bounds = np.flatnonzero(new)
-    group = np.cumsum(new[:-1]) - 1
-    mean_rank = (bounds[:-1] + bounds[1:] + 1) / 2.0
-    ranks = np.empty(len(v))
-    ranks[order] = mean_rank[group]
-    return ranks
-
-
-def _spearman(a, b):
-    return _pearson(_rankdata(a), _rankdata(b))
-
-
-def _tie_pairs(v):
-    _, c = np.unique(v, return_counts=True)
-    c = c.astype(np.int64)
-    return int((c * (c - 1) // 2).sum())
-
-
-def _kendall_tau_a(a, b):
-    n = a.shape[0]
-    tot = n * (n - 1) // 2
-    tau_b = scipy.stats.kendalltau(a, b).statistic
-    if not np.isfinite(tau_b):
-        return 0.0
-    xt, yt = _tie_pairs(a), _tie_pairs(b)
-    return float(np.clip(tau_b * np.sqrt(float(tot - xt) * float(tot - yt)) / tot, -1, 1))
-
-
-def _double_centred(v):
-    """``H (-D/2) H`` of a condensed RDM: the whitened space of rsatoolbox's *_cov methods."""
-    G = -0.5 * _square(v)
-    G -= G.mean(0, keepdims=True)
-    G -= G.mean(1, keepdims=True)
-    return G
-
-
-def _cosine_cov(a, b):
-    Ga, Gb = _double_centred(a), _double_centred(b)
-    na, nb = np.sqrt((Ga * Ga).sum()), np.sqrt((Gb * Gb).sum())
-    if na == 0 or nb == 0:
-        return 0.0
-    return float((Ga * Gb).sum() / (na * nb))
-
-
-def _corr_cov(a, b):
-    return _cosine_cov(a - a.mean(), b - b.mean())
-
-
-COMPARE_METHODS = {
-    "spearman": _spearman,
-    "pearson": _pearson,
-    "kendall_tau_a": _kendall_tau_a,
-    "cosine": _cosine,
-    "corr_cov": _corr_cov,
-    "cosine_cov": _cosine_cov,
-}
-# names rsatoolbox uses for the same methods (for converters and noise ceilings)
-RSATOOLBOX_METHODS = {
-    "spearman": "spearman",
-    "pearson": "corr",
-    "kendall_tau_a": "tau-a",
-    "cosine": "cosine",
-    "corr_cov": "corr_cov",
-    "cosine_cov": "cosine_cov",
-}
-
-
-def _method(method):
-    if method not in COMPARE_METHODS:
-        raise UnknownNameError(
-            f"Unknown RDM comparison {method!r}; {close_matches(method, COMPARE_METHODS)}"
-        )
-    return COMPARE_METHODS[method]
-
-
-def _pair(a, b):
-    va, vb = as_condensed(a, "first RDM"), as_condensed(b, "second RDM")
-    if va.shape != vb.shape:
-        raise DimensionError(
-            f"The RDMs describe {n_from_condensed(len(va))} and {n_from_condensed(len(vb))} "
-            "stimuli; compare RDMs of the same stimuli in the same order."
-        )
-    return va, vb
-
-
-def compare_rdms(a, b, method: str = "spearman") -> float:
-    """Similarity of two RDMs (condensed vectors or square matrices).
+# ----------------------------------------------------------------------------- labels
+def rdm_stimulus_ids(r, what: str = "RDM"):
+    """The stimulus ids an RDM carries (``None`` for a plain array).
 
     Parameters
     ----------
-    a, b : array-like
-        RDMs of the same stimuli in the same order.
-    method : {"spearman", "pearson", "kendall_tau_a", "cosine", "corr_cov", "cosine_cov"}
-        As in rsatoolbox 0.3.2 (``"pearson"`` is its ``"corr"``, ``"kendall_tau_a"`` its
-        ``"tau-a"``). ``"cosine_cov"`` / ``"corr_cov"`` whiten with the covariance of
-        distance estimates under i.i.d. noise (rsatoolbox without ``sigma_k``), computed as
-        the cosine of the double-centred ``-D/2`` matrices. Entries that are NaN in either
-        RDM are left out (not allowed for the ``*_cov`` methods).
+    r : xarray.DataArray or array-like
+        An RDM from :func:`rdm` (condensed or square) or a plain array.
+    what : str
+        Name of the RDM in error messages.
 
     Examples
     --------
-    >>> round(compare_rdms([1.0, 2.0, 3.0], [10.0, 20.0, 35.0], method="spearman"), 6)
-    1.0
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"a": 8}, n_stimuli=3, random_state=0)
+    >>> rdm_stimulus_ids(rdm(acts)).tolist(), rdm_stimulus_ids(np.zeros(3))
+    (['stim-0000', 'stim-0001', 'stim-0002'], None)
     """
-    fn = _method(method)
-    va, vb = _pair(a, b)
-    ok = np.isfinite(va) & np.isfinite(vb)
-    if not ok.all():
-        if method.endswith("_cov"):
-            raise InvalidDataError(
-                f"method={method!r} needs complete RDMs; {int((~ok).sum())} entries are NaN. "
-                "Use 'spearman' or 'pearson', or fill the missing entries."
+    if not isinstance(r, xr.DataArray):
+        return None
+    if r.ndim == 2 and D.STIMULUS_ID in r.coords:
+        ids = np.asarray(r[D.STIMULUS_ID].values).astype(str)
+        other = f"{D.STIMULUS_ID}_b"
+        if r.dims != (D.STIMULUS, D.STIMULUS_B) or (
+            other in r.coords and not np.array_equal(np.asarray(r[other].values).astype(str), ids)
+        ):
+            raise DimensionError(
+                f"The {what} has dims {tuple(r.dims)} and different stimuli along its rows and "
+                "columns; a square RDM has dims ('stimulus', 'stimulus_b') with the same ids "
+                "on both. Recompute it with toponeuro.analysis.rdm(data, square=True)."
             )
-        va, vb = va[ok], vb[ok]
-    if va.shape[0] < 2:
-        raise InvalidDataError("Need at least 2 valid RDM entries to compare.")
-    return fn(va, vb)
-
-
-@dataclass(frozen=True)
-class BootstrapResult:
-    """A comparison value with a bootstrap confidence interval over stimuli."""
-
-    value: float
-    ci_low: float
-    ci_high: float
-    samples: np.ndarray
-
-
-def bootstrap_compare_rdms(
-    a, b, method: str = "spearman", n_bootstrap: int = 1000, ci: float = 0.95,
-    random_state=None,
-) -> BootstrapResult:
-    """Compare two RDMs with a percentile confidence interval from resampling stimuli.
-
-    Each bootstrap draws ``n`` stimuli with replacement and compares the RDMs restricted to
-    them; pairs of a stimulus with its own copy are left out, as rsatoolbox does (the
-    ``*_cov`` methods, which whiten the complete matrix, keep them at distance 0).
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((12, 30))
-    >>> r = bootstrap_compare_rdms(rdm(X), rdm(X + 0.5 * rng.standard_normal(X.shape)),
-    ...                            n_bootstrap=50, random_state=0)
-    >>> bool(r.ci_low <= r.value <= r.ci_high)
-    True
-    """
-    fn = _method(method)
-    va, vb = _pair(a, b)
-    value = compare_rdms(va, vb, method)
-    Sa, Sb = _square(va), _square(vb)
-    n = Sa.shape[0]
-    rng = np.random.default_rng(random_state)
-    iu = np.triu_indices(n, 1)
-    samples = np.empty(int(n_bootstrap))
-    for k in range(int(n_bootstrap)):
-        idx = np.sort(rng.integers(0, n, n))
-        x = Sa[np.ix_(idx, idx)][iu]
-        y = Sb[np.ix_(idx, idx)][iu]
-        if method.endswith("_cov"):  # whitening needs the complete (resampled) matrix
-            samples[k] = fn(x, y)
-            continue
-        keep = (idx[iu[0]] != idx[iu[1]]) & np.isfinite(x) & np.isfinite(y)
-        samples[k] = fn(x[keep], y[keep])
-    lo, hi = np.nanquantile(samples, [(1 - ci) / 2, 1 - (1 - ci) / 2])
-    return BootstrapResult(float(value), float(lo), float(hi), samples)
-
-
-def _rdm_stack(rdms) -> np.ndarray:
-    if isinstance(rdms, xr.DataArray):
-        rdms = rdms.values
-    if isinstance(rdms, np.ndarray) and rdms.ndim == 2 and not _looks_square(rdms):
-        return np.asarray(rdms, dtype=np.float64)
-    if isinstance(rdms, np.ndarray) and rdms.ndim == 3:
-        rdms = list(rdms)
-    return np.stack([as_condensed(r, f"RDM {i}") for i, r in enumerate(rdms)])
-
-
-def _looks_square(a):
-    return a.shape[0] == a.shape[1] and np.allclose(np.diag(a), 0)
-
-
-def _pool(V, method):
-    """rsatoolbox's ``inference_util.pool_rdm``: the group's average RDM under ``method``.
-
-    As there, the ``*_cov`` methods pool like their unwhitened versions, and the additive
-    shifts rsatoolbox applies are left out (no comparison method here depends on them).
-    """
-    if method in ("cosine", "cosine_cov"):
-        V = V / np.sqrt(np.nanmean(V**2, axis=1, keepdims=True))
-    elif method in ("pearson", "corr_cov"):
-        V = V - np.nanmean(V, axis=1, keepdims=True)
-        V = V / np.nanstd(V, axis=1, keepdims=True)
-    elif method in ("spearman", "kendall_tau_a"):
-        V = np.stack([_rankdata(v) for v in V])
-    return V.mean(0)
-
-
-def noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
-    """Lower and upper bounds of the noise ceiling across subjects (rsatoolbox's definition).
-
-    Upper bound: mean similarity of each subject's RDM to the pooled RDM of all subjects.
-    Lower bound: the same with each subject left out of the pool (leave one subject out).
-    Pooling normalises each RDM as rsatoolbox's ``pool_rdm`` does for ``method``.
-
-    Parameters
-    ----------
-    rdms : array (n_subjects, n_pairs), list of RDMs, or (n_subjects, n, n)
-    method : str
-        A :func:`compare_rdms` method.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> truth = rng.random(45)
-    >>> subj = truth + 0.3 * rng.standard_normal((5, 45))
-    >>> lo, hi = noise_ceiling(subj, "pearson")
-    >>> bool(0 < lo < hi < 1)
-    True
-    """
-    _method(method)
-    V = _rdm_stack(rdms)
-    if V.shape[0] < 2:
-        raise InvalidDataError(
-            f"A noise ceiling needs RDMs of at least 2 subjects; got {V.shape[0]}."
+        return ids
+    ids = r.attrs.get(D.STIMULUS_ID)
+    if ids is None or r.ndim != 1:
+        return None
+    ids = np.asarray(ids).astype(str)
+    n = n_from_condensed(r.shape[0])
+    if len(ids) != n:
+        raise AlignmentError(
+            f"The {what} lists {len(ids)} stimulus ids in attrs['stimulus_id'] but holds the "
+            f"pairs of {n} stimuli (was it sliced?). Recompute it from the selected stimuli "
+            "with toponeuro.analysis.rdm, or pass np.asarray(rdm) to drop the labels."
         )
-    full = _pool(V, method)
-    lower, upper = [], []
-    for i in range(V.shape[0]):
-        rest = _pool(np.delete(V, i, axis=0), method)
-        lower.append(compare_rdms(rest, V[i], method))
-        upper.append(compare_rdms(full, V[i], method))
-    return float(np.mean(lower)), float(np.mean(upper))
+    return ids
 
 
-# ----------------------------------------------------------------------------- converters
-def _rsatoolbox():
-    try:
-        import rsatoolbox
-    except ImportError as err:  # pragma: no cover - core dependency
-        raise ImportError("The rsatoolbox converters need rsatoolbox: pip install rsatoolbox") from err
-    return rsatoolbox
+def _id_index(ids, what):
+    return xr.DataArray(np.arange(len(ids)), dims=(D.STIMULUS,),
+                        coords={D.STIMULUS_ID: (D.STIMULUS, np.asarray(ids))}, name=what)
 
 
-def to_rsatoolbox_dataset(data):
-    """An rsatoolbox ``Dataset`` from Activations / BrainResponses (coords become descriptors).
+def align_rdms(rdms, names=None):
+    """Condensed float64 vectors of ``rdms``, labelled ones reordered to the first's ids.
 
-    Examples
-    --------
-    >>> from toponeuro import make_activations
-    >>> ds = to_rsatoolbox_dataset(make_activations({"a": 4}, n_stimuli=3, random_state=0))
-    >>> ds.n_obs, ds.n_channel, ds.obs_descriptors["stimulus_id"][0]
-    (3, 4, 'stim-0000')
+    The join is :func:`toponeuro._align.align_stimuli` (exact: the same set of ids, each
+    once); RDMs without ids are used in the order given. Returns ``(vectors, ids)`` where
+    ``ids`` are those of the first labelled RDM (or ``None``).
     """
-    rt = _rsatoolbox()
-    if not isinstance(data, xr.DataArray) or data.ndim != 2 or data.dims[0] != D.STIMULUS:
+    names = names or [f"RDM {i}" for i in range(len(rdms))]
+    vecs = [as_condensed(r, nm) for r, nm in zip(rdms, names)]
+    ids = [rdm_stimulus_ids(r, nm) for r, nm in zip(rdms, names)]
+    sizes = {n_from_condensed(len(v)) for v in vecs}
+    if len(sizes) != 1:
         raise DimensionError(
-            "to_rsatoolbox_dataset needs a DataArray with dims ('stimulus', <unit or voxel>)."
+            f"The RDMs describe {sorted(sizes)} stimuli; compare RDMs of the same stimuli "
+            "(compute them from data with the same stimulus ids)."
         )
-    ch_dim = data.dims[1]
-    obs = {k: np.asarray(v.values) for k, v in data.coords.items() if v.dims == (D.STIMULUS,)}
-    chan = {k: np.asarray(v.values) for k, v in data.coords.items() if v.dims == (ch_dim,)}
-    desc = {k: v for k, v in data.attrs.items() if np.isscalar(v)}
-    desc["channel_dim"] = ch_dim
-    return rt.data.Dataset(np.asarray(data.values), descriptors=desc, obs_descriptors=obs,
-                           channel_descriptors=chan)
+    labelled = [k for k, i in enumerate(ids) if i is not None]
+    if not labelled:
+        return vecs, None
+    ref_k = labelled[0]
+    for k in labelled[1:]:
+        vecs[k] = reorder_condensed(vecs[k], ids[k], ids[ref_k], (names[ref_k], names[k]))
+    return vecs, ids[ref_k]
 
 
-def from_rsatoolbox_dataset(ds) -> xr.DataArray:
-    """A DataArray ``("stimulus", <channel dim>)`` from an rsatoolbox ``Dataset``.
-
-    Examples
-    --------
-    >>> from toponeuro import make_activations
-    >>> acts = make_activations({"a": 4}, n_stimuli=3, random_state=0)
-    >>> back = from_rsatoolbox_dataset(to_rsatoolbox_dataset(acts))
-    >>> bool((back == acts).all()), back.dims
-    (True, ('stimulus', 'unit'))
-    """
-    desc = dict(ds.descriptors or {})
-    ch_dim = desc.pop("channel_dim", D.UNIT)
-    coords = {k: (D.STIMULUS, np.asarray(v)) for k, v in ds.obs_descriptors.items()}
-    coords.update({k: (ch_dim, np.asarray(v)) for k, v in ds.channel_descriptors.items()})
-    return xr.DataArray(np.asarray(ds.measurements), dims=(D.STIMULUS, ch_dim), coords=coords,
-                        attrs=desc)
-
-
-def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
-    """rsatoolbox ``RDMs`` from one RDM or a stack (condensed or square).
-
-    Examples
-    --------
-    >>> r = to_rsatoolbox_rdms([1.0, 2.0, 3.0], metric="correlation")
-    >>> r.n_rdm, r.n_cond
-    (1, 3)
-    """
-    rt = _rsatoolbox()
-    arr = np.asarray(rdms.values if isinstance(rdms, xr.DataArray) else rdms, dtype=np.float64)
-    V = as_condensed(arr)[None] if arr.ndim == 1 or _looks_square(arr) else _rdm_stack(arr)
-    pat = None
-    if stimulus_ids is not None:
-        pat = {D.STIMULUS_ID: np.asarray(stimulus_ids)}
-    return rt.rdm.RDMs(V, dissimilarity_measure=metric, pattern_descriptors=pat)
-
-
-def from_rsatoolbox_rdms(rdms) -> np.ndarray:
-    """Condensed vectors ``(n_rdm, n_pairs)`` of an rsatoolbox ``RDMs`` (same entry order).
-
-    Examples
-    --------
-    >>> from_rsatoolbox_rdms(to_rsatoolbox_rdms([1.0, 2.0, 3.0])).tolist()
-    [[1.0, 2.0, 3.0]]
-    """
-    return np.asarray(rdms.get_vectors(), dtype=np.float64)
+def reorder_condensed(vec, ids, target_ids, names=("reference", "RDM")):
+    """Condensed RDM ``vec`` (rows ``ids``) reordered to ``target_ids`` (exact join)."""
+    try:
+        _, moved = align_stimuli(_id_index(target_ids, names[0]), _id_index(ids, names[1]),
+                                 names=tuple(names))
+    except AlignmentError as err:
+        raise AlignmentError(
+            f"{err} (For RDMs: recompute them from data holding the same stimuli.)"
+        ) from err
+    perm = moved.values
+    if np.array_equal(perm, np.arange(len(perm))):
+        return vec
+    return _square(vec)[np.ix_(perm, perm)][np.triu_indices(len(perm), 1)]

@@ -7,13 +7,17 @@ approximation of geodesic distance, slightly longer than the true geodesic).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 
 from .. import _dims as D
+from .._align import stimulus_ids
 from ..atlases._surface import mesh_edge_graph
-from ..exceptions import CoordinateError, DimensionError
-from ._rsa import as_condensed, compare_rdms, n_from_condensed, rdm
+from ..exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
+from ._rsa import _rdm_values, as_condensed, n_from_condensed, rdm_stimulus_ids, reorder_condensed
+from ._rsa_compare import _compare_vectors, _method
 from ._validate import as_matrix, check_finite, voxel_template
 
 __all__ = ["searchlight_rsa", "volume_neighbourhoods", "surface_neighbourhoods"]
@@ -123,8 +127,10 @@ def searchlight_rsa(
         Volume data carry voxel coords ``x``, ``y``, ``z`` in mm (or pass ``coords``);
         surface data carry ``hemi`` and ``vertex``. Voxels of different subjects (and
         hemispheres) never share a searchlight.
-    model_rdm : array
-        Condensed or square RDM of the same stimuli, in the same order.
+    model_rdm : xarray.DataArray or array
+        Condensed or square RDM of the same stimuli. A labelled RDM (from :func:`rdm`) is
+        reordered to the responses' ``stimulus_id`` order (exact join); a plain array is
+        taken to be in the responses' order.
     radius : float
         Sphere radius in mm (volume; points at distance <= radius) or mesh-graph radius
         (surface).
@@ -142,10 +148,13 @@ def searchlight_rsa(
     Returns
     -------
     xarray.DataArray
-        One value per centre voxel, with the responses' voxel coords.
+        One value per centre voxel, with the responses' voxel coords. Searchlights whose
+        RDM comparison is undefined (constant data) are NaN, with one warning naming how
+        many.
 
     Examples
     --------
+    >>> from toponeuro.analysis import rdm
     >>> rng = np.random.default_rng(0)
     >>> xyz = np.array([[x, 0.0, 0.0] for x in range(6)])
     >>> patterns = rng.standard_normal((8, 1))
@@ -158,7 +167,14 @@ def searchlight_rsa(
     """
     Y = np.asarray(as_matrix(responses, "responses"), dtype=np.float64)
     check_finite(Y, "responses")
+    name, fn = _method(method)
     model = as_condensed(model_rdm, "model RDM")
+    model_ids = rdm_stimulus_ids(model_rdm, "model RDM")
+    if model_ids is not None and isinstance(responses, xr.DataArray) and (
+        D.STIMULUS_ID in responses.coords
+    ):
+        model = reorder_condensed(model, model_ids, stimulus_ids(responses, "responses"),
+                                  ("responses", "model RDM"))
     if n_from_condensed(len(model)) != Y.shape[0]:
         raise DimensionError(
             f"The model RDM describes {n_from_condensed(len(model))} stimuli; the responses "
@@ -203,9 +219,21 @@ def searchlight_rsa(
         for i, nb in zip(g, local):
             neigh[i] = g[nb]
     out = np.full(Y.shape[1], np.nan)
+    n_undefined = 0
     for i, nb in enumerate(neigh):
         if nb is None or len(nb) < min_size:
             continue
-        out[i] = compare_rdms(rdm(Y[:, nb], metric), model, method)
+        try:
+            local_rdm, _ = _rdm_values(Y[:, nb], metric)
+        except InvalidDataError:  # e.g. constant patterns: correlation distance undefined
+            n_undefined += 1
+            continue
+        out[i] = _compare_vectors(np.asarray(local_rdm, np.float64), model, name, fn)
+        n_undefined += not np.isfinite(out[i])
+    if n_undefined:
+        warnings.warn(
+            f"{n_undefined} searchlights have an undefined RDM or comparison (constant data "
+            "in the sphere); they are NaN in the map.", UndefinedValueWarning, stacklevel=2,
+        )
     return xr.DataArray(out, dims=(dim,), coords=vcoords,
                         attrs={"radius": float(radius), "metric": metric, "method": method})

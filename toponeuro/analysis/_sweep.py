@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -9,9 +10,16 @@ import xarray as xr
 
 from .. import _dims as D
 from .._align import align_stimuli
-from ..exceptions import CoordinateError, DimensionError, UnknownNameError, close_matches
+from ..exceptions import (
+    CoordinateError,
+    DimensionError,
+    UndefinedValueWarning,
+    UnknownNameError,
+    close_matches,
+)
 from ._encoding import encoding_score
-from ._rsa import compare_rdms, rdm
+from ._rsa import _rdm_values
+from ._rsa_compare import _compare_vectors, _method
 
 __all__ = ["sweep", "SWEEP_METHODS"]
 
@@ -142,6 +150,10 @@ def sweep(
         acts, resp = align_stimuli(acts, responses, names=(f"activations of {name!r}", "responses"))
         use = list(layers) if layers is not None else acts.topo.layers
         todo.extend((name, layer, acts, resp) for layer in use)
+    if method == "rsa":
+        cname, cfn = _method(compare)
+    # region RDMs are reused across models that share the responses' stimuli: the key holds
+    # every stimulus id in order (a model aligned to a different order or subset gets its own)
     region_cache: dict = {}
     rows = []
     it = todo
@@ -152,18 +164,28 @@ def sweep(
     for name, layer, acts, resp in it:
         feats = acts.topo.select(layer)
         X = np.asarray(feats.values)
-        layer_rdm = rdm(X, rdm_metric) if method == "rsa" else None
+        layer_rdm = _rdm_values(X, rdm_metric)[0].astype(np.float64) if method == "rsa" else None
+        ids_key = tuple(np.asarray(resp[D.STIMULUS_ID].values).astype(str).tolist())
         for keys, idx in groups:
             sub = resp.isel({resp.dims[1]: idx})
             if method == "rsa":
-                ck = (tuple(keys.items()), tuple(resp[D.STIMULUS_ID].values[:3]))
+                ck = (tuple(keys.items()), ids_key)
                 if ck not in region_cache:
-                    region_cache[ck] = rdm(np.asarray(sub.values), rdm_metric)
-                score = compare_rdms(layer_rdm, region_cache[ck], compare)
+                    region_cache[ck] = _rdm_values(np.asarray(sub.values), rdm_metric)[0].astype(
+                        np.float64)
+                score = _compare_vectors(layer_rdm, region_cache[ck], cname, cfn)
             else:
                 per_voxel = encoding_score(X, np.asarray(sub.values), model=encoder, cv=cv,
                                            metric=metric, random_state=random_state)
                 score = float(np.nanmean(per_voxel.values))
             rows.append({"model": name, "layer": layer, **keys, "score": score,
                          "method": method, "n_units": X.shape[1], "n_voxels": len(idx)})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    n_nan = int(table["score"].isna().sum()) if len(table) else 0
+    if n_nan:
+        warnings.warn(
+            f"{n_nan} of {len(table)} sweep scores are undefined (NaN): a constant layer or "
+            "region RDM, or voxels with undefined encoding scores.", UndefinedValueWarning,
+            stacklevel=2,
+        )
+    return table

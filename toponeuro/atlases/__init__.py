@@ -6,6 +6,8 @@
   fsaverage or fsaverage5.
 - Geometry: :func:`vertex_coordinates` on the pial / white / inflated / sphere / flat
   fsaverage5 meshes, :func:`mesh_distances` (Dijkstra along mesh edges).
+- :func:`cortex_maps`: an atlas's domain ROIs as 0/1 maps per hemisphere, with the flat-map
+  positions and mesh neighbours to measure them beside a model's sheet.
 
 The atlas files live in ``toponeuro/atlases/data`` (the repository's ``atlases/`` folder
 links there), with their citation and licence notes.
@@ -20,6 +22,7 @@ from ._atlas import (
     hemi_name,
 )
 from ._loaders import load_language_parcels, load_visfatlas
+from ._maps import CortexMaps, cortex_maps
 from ._surface import (
     SURFACES,
     fsaverage5_mesh,
@@ -46,4 +49,6 @@ __all__ = [
     "mesh_graph",
     "mesh_distances",
     "project_volume_atlas",
+    "CortexMaps",
+    "cortex_maps",
 ]

@@ -197,9 +197,9 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
         images_dir.mkdir(exist_ok=True)
         image = stimuli.get(i) if hasattr(stimuli, "get") else None
         if image is None:
-            from PIL import Image
+            from ..stimuli import read_image
 
-            image = Image.open(item)
+            image = read_image(item)
         target = images_dir / f"{i:06d}.png"
         image.convert("RGB").save(target)
         filenames.append(str(target.relative_to(out)))

@@ -135,6 +135,8 @@ class _ImageInputs:
         import torch
         from PIL import Image
 
+        from ..stimuli import read_image
+
         out = []
         for x in items:
             if self.preprocess is not None:
@@ -145,7 +147,7 @@ class _ImageInputs:
                         "This model has no card with an input size and normalisation; pass "
                         "preprocess=callable(PIL image) -> tensor (C, H, W), or tensors."
                     )
-                x = self.transform(x.convert("RGB"))
+                x = self.transform(read_image(x))
             x = torch.as_tensor(x)
             if x.ndim != 3:
                 raise InvalidDataError(
@@ -348,8 +350,9 @@ def extract(
     xarray.DataArray
         Activations ``("stimulus", "unit")`` with unit coords ``layer``, ``channel``, ``row``,
         ``col`` (and ``y``, ``x`` when unpooled) and attrs ``model``, ``weights_sha256`` (of
-        the checkpoint file when one was loaded, else of the state dict), ``pooling``,
-        ``toponeuro_version``.
+        the checkpoint file when one was loaded, else of the state dict), ``weights_check``
+        (what that file was verified against, from :func:`toponeuro.models.create_model`, or
+        "NOT verified"), ``pooling``, ``toponeuro_version``.
 
     Raises
     ------
@@ -409,6 +412,8 @@ def extract(
         D.ATTR_MODEL: name,
         D.ATTR_WEIGHTS_SHA256: file_sha or digest,
         "weights_source": "checkpoint file" if file_sha else "state dict",
+        "weights_check": getattr(module, "weights_check", None)
+        or "not checked: a module without a toponeuro weights file",
         D.ATTR_VERSION: __version__,
         "pooling": "none" if pooling is None else pooling,
         "token_pooling": token_pooling,

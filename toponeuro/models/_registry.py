@@ -24,9 +24,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._fetch import fetch_hf_file, hf_url, verify_file
+from .._fetch import _fetch_hf, hf_url, sha256sum
 from ..exceptions import (
     CheckpointError,
+    ChecksumError,
     MissingWeightsError,
     UnknownNameError,
     UntrustedCheckpointError,
@@ -496,7 +497,8 @@ def _package_file(spec: str) -> Path:
     return Path(str(root.joinpath(rel)))
 
 
-def _weights_file(card: ModelCard, cache_dir) -> Path:
+def _weights_file(card: ModelCard, cache_dir) -> tuple[Path, str | None]:
+    """The released weights file and, for hub files, the sentence saying what was checked."""
     if card.package_path:
         path = _package_file(card.package_path)
         if not path.is_file():
@@ -505,7 +507,7 @@ def _weights_file(card: ModelCard, cache_dir) -> Path:
                 f"this installation (looked for {path}). Train them with the demo recipe "
                 "(toponeuro train) and pass checkpoint=PATH, or update toponeuro."
             )
-        return path
+        return path, None
     if not card.has_weights:
         tagged = [n for n in list_models(f"*{card.arch}.*")]
         raise MissingWeightsError(
@@ -513,7 +515,7 @@ def _weights_file(card: ModelCard, cache_dir) -> Path:
             f"pretrained=False, pass checkpoint=PATH, or pick a trained name "
             f"({tagged[:8] or 'see list_models()'})."
         )
-    return fetch_hf_file(card.hub_repo, card.filename, sha256=card.sha256, cache_dir=cache_dir)
+    return _fetch_hf(card.hub_repo, card.filename, sha256=card.sha256, cache_dir=cache_dir)
 
 
 def create_model(
@@ -531,8 +533,11 @@ def create_model(
     name : str
         Registered ``arch.tag`` (see :func:`list_models`).
     pretrained : bool
-        Load the released weights: from the hub (cached, sha256-verified) or from the package
-        that ships them.
+        Load the released weights: from the package that ships them (checked against the
+        card's sha256) or from the hub, cached and checked against the card's sha256 when it
+        has one and against the hub's own LFS sha256 of the file, recorded at download (see
+        :func:`toponeuro._fetch.fetch_hf_file`). A file found in the cache with neither is
+        used with an :class:`~toponeuro.exceptions.UnverifiedFileWarning`.
     checkpoint : path-like, optional
         A local file in the card's format. A file named like the released one
         (``card.filename`` or the shipped file's name, e.g. a copy placed by hand on an offline machine) is verified
@@ -548,8 +553,10 @@ def create_model(
     Returns
     -------
     torch.nn.Module
-        In eval mode, with attributes ``model_card`` (the :class:`ModelCard`) and
-        ``weights_sha256`` (digest of the loaded file, ``None`` when randomly initialised).
+        In eval mode, with attributes ``model_card`` (the :class:`ModelCard`),
+        ``weights_sha256`` (digest of the loaded file, ``None`` when randomly initialised) and
+        ``weights_check`` (one sentence saying exactly what the file was checked against:
+        the card's sha256, the Hugging Face hub's LFS sha256, or "NOT verified" and why).
 
     Examples
     --------
@@ -559,23 +566,45 @@ def create_model(
     """
     card, builder = _lookup(name)
     model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
-    sha = None
+    sha, check = None, "randomly initialised (no weights file)"
     if checkpoint is not None or pretrained:
+        check = None
         if checkpoint is not None:
             path = Path(checkpoint)
             if not path.is_file():
                 raise CheckpointError(f"No checkpoint file at {path} (checkpoint=).")
         else:
-            path = _weights_file(card, cache_dir)
+            path, check = _weights_file(card, cache_dir)
         released = card.filename or (
             card.package_path.rsplit("/", 1)[-1].split(":")[-1] if card.package_path else None
         )
         official = checkpoint is None or path.name == released
-        sha = verify_file(path, card.sha256 if official else None)
+        sha = sha256sum(path)
+        if check is None:
+            check = _check_local(path, sha, card, official)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
         state = load_checkpoint(path, fmt, trust_checkpoint=trust_checkpoint)
         _load_state(model, state, name, path)
     model.eval()
     model.model_card = card
     model.weights_sha256 = sha
+    model.weights_check = check
     return model
+
+
+def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:
+    """Check a shipped or hand-given file against the card; say exactly what was checked."""
+    if not official:
+        return f"not verified: your own checkpoint {path}; its sha256 {sha} is recorded"
+    if card.sha256 is None:
+        return (
+            f"NOT verified: {path} has the released file's name but the model card gives no "
+            f"sha256; only its sha256 {sha} is recorded"
+        )
+    if sha != card.sha256.lower():
+        raise ChecksumError(
+            f"{path}: sha256 is {sha}, expected {card.sha256} (the model card of {card.name!r})."
+            " The file is corrupt, truncated or not the published version; replace it with "
+            "the official file, or rename it if it is a checkpoint of your own."
+        )
+    return f"sha256 {sha} matches the model card's sha256"

@@ -4,6 +4,7 @@ Needs matplotlib (``pip install 'toponeuro[plot]'``). Nothing else in toponeuro 
 package.
 """
 
+from ._compare import plot_arrangement, plot_comparison
 from ._rdm import plot_rdm
 from ._sheet import plot_sheet_map
 from ._surface import DOMAIN_COLORS, SURFACE_VIEWS, plot_distance_profile, plot_surface_map
@@ -15,6 +16,8 @@ __all__ = [
     "plot_surface_map",
     "plot_distance_profile",
     "plot_sweep",
+    "plot_arrangement",
+    "plot_comparison",
     "SURFACE_VIEWS",
     "DOMAIN_COLORS",
 ]

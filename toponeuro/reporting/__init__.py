@@ -1,9 +1,19 @@
 """The main job: ``toponeuro map`` as a composition of the library's stages.
 
-``run_map`` loads a model, extracts activations on stimuli, computes the topography metrics
-once and writes the report (HTML, PNG figures, ``results.nc``, ``summary.json``).
+:func:`run_map` loads a model, extracts activations on stimuli, measures every topography
+statistic once (model sheet and cortex) and writes the report (HTML from
+``templates/report.html``, PNG figures, ``results.nc``, ``summary.json``).
 """
 
-from ._map import DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, format_summary, run_map
+from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
+from ._results import comparison_view, format_summary
 
-__all__ = ["DEFAULT_MAP_MODEL", "MAP_DOMAINS", "MapResult", "format_summary", "run_map"]
+__all__ = [
+    "DEFAULT_MAP_MODEL",
+    "MAP_DOMAINS",
+    "CORTEX_DOMAINS",
+    "MapResult",
+    "run_map",
+    "format_summary",
+    "comparison_view",
+]

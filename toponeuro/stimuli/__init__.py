@@ -1,9 +1,11 @@
 """Stimulus sets: fLoc, the language localizer, image folders and NSD images.
 
 A :class:`StimulusSet` holds unique stimulus ids, image paths or texts, one category per
-stimulus and free metadata; every labelled array is aligned on its ids.
+stimulus and free metadata; every labelled array is aligned on its ids. Images are decoded
+by :func:`read_image` alone, and image folders listed by :func:`list_image_files` alone.
 """
 
+from ._image import image_range, is_hidden, list_image_files, read_image
 from ._loaders import (
     FLOC_LOCAL_FOLDER,
     IMAGE_EXTENSIONS,
@@ -42,4 +44,8 @@ __all__ = [
     "load_nsd_stimuli",
     "pinned_sources",
     "NSDImageReader",
+    "read_image",
+    "list_image_files",
+    "is_hidden",
+    "image_range",
 ]

@@ -14,7 +14,14 @@ import pandas as pd
 from .._docs import fill_doc
 from .._fetch import data_dir as _data_dir
 from .._fetch import fetch_url
-from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from ..exceptions import (
+    DimensionError,
+    InvalidDataError,
+    MissingFileError,
+    UnknownNameError,
+    close_matches,
+)
+from ._image import IMAGE_EXTENSIONS, list_image_files
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
 
 __all__ = [
@@ -28,8 +35,6 @@ __all__ = [
     "LANGLOC_CONDITIONS",
     "IMAGE_EXTENSIONS",
 ]
-
-IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".gif", ".webp")
 
 #: Fedorenko et al. (2010) localizer conditions.
 LANGLOC_CONDITIONS = {
@@ -79,9 +84,7 @@ def _check_names(wanted, known, what: str) -> list[str]:
 def _floc_scan(root: Path) -> dict[tuple[str, int], Path]:
     """Map (category, number) -> file for a local fLoc copy (sub-folders or flat names)."""
     found: dict[tuple[str, int], Path] = {}
-    for p in sorted(root.rglob("*")):
-        if p.suffix.lower() not in IMAGE_EXTENSIONS or not p.is_file():
-            continue
+    for p in list_image_files(root):
         m = _FLOC_NAME.match(p.stem.lower())
         if m and m.group(1) in FLOC_CATEGORIES:
             key = (m.group(1), int(m.group(2)))
@@ -136,7 +139,8 @@ def load_floc(
     Parameters
     ----------
     path : str or Path, optional
-        A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``.
+        A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``
+        (hidden files such as macOS ``._*`` are skipped).
         Without a path, a local copy in ``<cache>/floc`` (e.g. ``$TOPONEURO_DATA/floc``) is
         used when that folder exists; otherwise the images are downloaded from the VPNL/fLoc
         repository at a pinned commit (144 per category, ~196 MB) into the cache, each
@@ -192,7 +196,10 @@ def load_floc(
     if path is not None:
         root = Path(path)
         if not root.is_dir():
-            raise FileNotFoundError(f"fLoc folder {root} does not exist (or is not a folder).")
+            raise MissingFileError(
+                f"fLoc folder {root} does not exist (or is not a folder); pass the folder that "
+                "holds the category sub-folders, or path=None to download the images."
+            )
         found = _floc_scan(root)
         if not found:
             raise InvalidDataError(
@@ -284,7 +291,10 @@ def load_language_localizer(
         path = _fetch_row(row, data_dir, False)
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"Language-localizer csv {path} does not exist.")
+        raise MissingFileError(
+            f"Language-localizer csv {path} does not exist; pass an existing csv (columns "
+            "sentence, condition) or path=None to download the pinned copy."
+        )
     try:
         table = pd.read_csv(path, keep_default_na=False)
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
@@ -335,6 +345,11 @@ def load_image_folder(
 ) -> StimulusSet:
     """Every image under ``path`` (recursively), sorted by relative path.
 
+    Hidden files are skipped: names starting with ``.`` (macOS ``._*`` resource forks,
+    ``.DS_Store``) and anything in a folder starting with ``.`` or named ``__MACOSX``
+    (:func:`toponeuro.stimuli.list_image_files`). Images are decoded on use by
+    :func:`toponeuro.stimuli.read_image` (16-bit images converted by their range).
+
     Parameters
     ----------
     path : str or Path
@@ -363,18 +378,19 @@ def load_image_folder(
     """
     root = Path(path)
     if not root.is_dir():
-        raise FileNotFoundError(f"Image folder {root} does not exist (or is not a folder).")
+        raise MissingFileError(
+            f"Image folder {root} does not exist (or is not a folder); pass a folder of images."
+        )
     choices = ("folder", "prefix", None)
     if category_from not in choices:
         raise UnknownNameError(
             f"category_from={category_from!r}; expected one of {choices} "
             f"({close_matches(str(category_from), ['folder', 'prefix'])})."
         )
+    if isinstance(extensions, str):
+        extensions = [extensions]
     exts = {e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}
-    files = sorted(
-        (p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in exts),
-        key=lambda p: p.relative_to(root).as_posix(),
-    )
+    files = list_image_files(root, exts)
     if not files:
         raise InvalidDataError(f"No images ({sorted(exts)}) under {root}.")
     rel = [p.relative_to(root).with_suffix("").as_posix() for p in files]
@@ -469,7 +485,9 @@ def load_nsd_stimuli(
 
     path = Path(hdf5_path)
     if not path.is_file():
-        raise FileNotFoundError(f"NSD stimulus file {path} does not exist.")
+        raise MissingFileError(
+            f"NSD stimulus file {path} does not exist; pass the path of nsd_stimuli.hdf5."
+        )
     try:
         with h5py.File(path, "r") as f:
             if key not in f:

@@ -88,10 +88,9 @@ def _item_kind(item) -> str:
 def _in_memory(item):
     """Loader of :meth:`StimulusSet.from_items`: files are opened, arrays become tensors."""
     if isinstance(item, str | os.PathLike):
-        from PIL import Image
+        from ._image import read_image
 
-        with Image.open(os.fspath(item)) as im:
-            return im.convert("RGB")
+        return read_image(item)
     if isinstance(item, np.ndarray):
         import torch
 
@@ -321,14 +320,10 @@ class StimulusSet:
             return str(obj)
         if _is_tensor(obj):  # a (C, H, W) model input (from_items) passes as given
             return obj
-        from PIL import Image
+        from ._image import read_image
 
-        if isinstance(obj, Image.Image):
-            return obj.convert("RGB")
-        if isinstance(obj, np.ndarray):
-            return Image.fromarray(np.asarray(obj, dtype=np.uint8)).convert("RGB")
-        with Image.open(os.fspath(obj)) as im:
-            return im.convert("RGB")
+        where = f"{obj} " if isinstance(obj, (str, os.PathLike)) else ""
+        return read_image(obj, what=f"{where}(stimulus {str(self.ids[i])!r})")
 
     def _index(self, idx) -> np.ndarray:
         n = len(self)

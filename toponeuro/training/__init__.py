@@ -2,6 +2,7 @@
 
 from ._data import image_folder_dataset, make_synthetic_images
 from ._export import export_weights
+from ._load import load_trained_model
 from ._recipes import (
     ARCHITECTURES,
     FLOC_PLACEHOLDER,
@@ -17,6 +18,7 @@ __all__ = [
     "train",
     "TrainResult",
     "load_checkpoint",
+    "load_trained_model",
     "list_checkpoints",
     "list_recipes",
     "load_recipe",

@@ -85,8 +85,10 @@ def image_folder_dataset(
     if missing:
         raise RecipeError(f"Categories {missing} are not sub-folders of {root} (found {found}).")
 
+    from ..stimuli import IMAGE_EXTENSIONS, is_hidden, read_image
+
     def keep(p: str) -> bool:
-        if not p.lower().endswith((".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff")):
+        if not p.lower().endswith(IMAGE_EXTENSIONS) or is_hidden(p, root):
             return False
         if numbers is None:
             return True
@@ -103,7 +105,7 @@ def image_folder_dataset(
         def find_classes(self, directory):
             return classes, {c: i for i, c in enumerate(classes)}
 
-    ds = _Folder(str(root), transform=transforms.Compose(tf), is_valid_file=keep)
+    ds = _Folder(str(root), transform=transforms.Compose(tf), loader=read_image, is_valid_file=keep)
     if len(ds) == 0:
         raise InvalidDataError(f"No images in {root} match numbers={numbers}.")
     return ds

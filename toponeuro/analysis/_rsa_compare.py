@@ -1,0 +1,430 @@
+"""Comparing RDMs: similarity methods (rsatoolbox's), bootstrap CIs and RDM noise ceilings.
+
+Every function takes RDMs from :func:`~toponeuro.analysis.rdm` (labelled: aligned by stimulus
+id with an exact join) or plain condensed / square arrays (then the same stimulus order is
+assumed). A comparison that is undefined for the data (a constant RDM has no correlation)
+is NaN with an :class:`~toponeuro.exceptions.UndefinedValueWarning`, never 0.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.stats
+import xarray as xr
+
+from ..exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
+from ._rsa import _square, align_rdms
+
+__all__ = [
+    "compare_rdms",
+    "bootstrap_compare_rdms",
+    "rdm_noise_ceiling",
+    "noise_ceiling",
+    "BootstrapResult",
+    "COMPARE_METHODS",
+    "COMPARE_ALIASES",
+    "RSATOOLBOX_METHODS",
+]
+
+
+# ----------------------------------------------------------------------------- kernels
+# Each kernel returns NaN where its statistic is undefined; the public functions warn.
+def _constant(v) -> bool:
+    return v.size == 0 or bool(np.all(v == v[0]))
+
+
+def _cos(a, b):
+    na, nb = np.sqrt(a @ a), np.sqrt(b @ b)
+    if na == 0 or nb == 0:
+        return np.nan
+    return float(a @ b / (na * nb))
+
+
+def _cosine(a, b):
+    return _cos(a, b)
+
+
+def _pearson(a, b):
+    if _constant(a) or _constant(b):
+        return np.nan
+    return _cos(a - a.mean(), b - b.mean())
+
+
+def _rankdata(v: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based, ties share their mean rank), as ``scipy.stats.rankdata``."""
+    order = np.argsort(v)
+    sv = v[order]
+    new = np.empty(len(v) + 1, dtype=bool)
+    new[0] = True
+    np.not_equal(sv[1:], sv[:-1], out=new[1:-1])
+    new[-1] = True
+    bounds = np.flatnonzero(new)
+    group = np.cumsum(new[:-1]) - 1
+    mean_rank = (bounds[:-1] + bounds[1:] + 1) / 2.0
+    ranks = np.empty(len(v))
+    ranks[order] = mean_rank[group]
+    return ranks
+
+
+def _spearman(a, b):
+    return _pearson(_rankdata(a), _rankdata(b))
+
+
+def _rho_a(a, b):
+    """rsatoolbox's ``rho-a``: Spearman's rho under random tie-breaking (expected value)."""
+    if _constant(a) or _constant(b):
+        return np.nan
+    ra, rb = _rankdata(a), _rankdata(b)
+    n = a.shape[0]
+    return float((ra - ra.mean()) @ (rb - rb.mean()) / (n**3 - n) * 12)
+
+
+def _tie_pairs(v):
+    _, c = np.unique(v, return_counts=True)
+    c = c.astype(np.int64)
+    return int((c * (c - 1) // 2).sum())
+
+
+def _kendall_tau_b(a, b):
+    if _constant(a) or _constant(b):
+        return np.nan
+    return float(scipy.stats.kendalltau(a, b).statistic)
+
+
+def _kendall_tau_a(a, b):
+    tau_b = _kendall_tau_b(a, b)
+    if not np.isfinite(tau_b):
+        return np.nan
+    n = a.shape[0]
+    tot = n * (n - 1) // 2
+    xt, yt = _tie_pairs(a), _tie_pairs(b)
+    return float(np.clip(tau_b * np.sqrt(float(tot - xt) * float(tot - yt)) / tot, -1, 1))
+
+
+def _double_centred(v):
+    """``H (-D/2) H`` of a condensed RDM: the whitened space of rsatoolbox's *_cov methods."""
+    G = -0.5 * _square(v)
+    G -= G.mean(0, keepdims=True)
+    G -= G.mean(1, keepdims=True)
+    return G
+
+
+def _cosine_cov(a, b):
+    return _cos(_double_centred(a).ravel(), _double_centred(b).ravel())
+
+
+def _corr_cov(a, b):
+    if _constant(a) or _constant(b):
+        return np.nan
+    return _cosine_cov(a - a.mean(), b - b.mean())
+
+
+#: canonical comparison methods (each also under rsatoolbox's name, see COMPARE_ALIASES)
+_CANONICAL = {
+    "spearman": _spearman,
+    "pearson": _pearson,
+    "kendall_tau_a": _kendall_tau_a,
+    "kendall_tau_b": _kendall_tau_b,
+    "rho_a": _rho_a,
+    "cosine": _cosine,
+    "corr_cov": _corr_cov,
+    "cosine_cov": _cosine_cov,
+}
+#: rsatoolbox 0.3.2's names (``rsatoolbox.rdm.compare(method=...)``) -> toponeuro's
+COMPARE_ALIASES = {
+    "corr": "pearson",
+    "tau-a": "kendall_tau_a",
+    "tau-b": "kendall_tau_b",
+    "kendall": "kendall_tau_b",
+    "rho-a": "rho_a",
+}
+#: every accepted name, rsatoolbox's aliases included
+COMPARE_METHODS = {**_CANONICAL, **{k: _CANONICAL[v] for k, v in COMPARE_ALIASES.items()}}
+#: toponeuro's name -> rsatoolbox's (for converters and parity checks)
+RSATOOLBOX_METHODS = {
+    "spearman": "spearman",
+    "pearson": "corr",
+    "kendall_tau_a": "tau-a",
+    "kendall_tau_b": "tau-b",
+    "rho_a": "rho-a",
+    "cosine": "cosine",
+    "corr_cov": "corr_cov",
+    "cosine_cov": "cosine_cov",
+}
+RSATOOLBOX_METHODS.update({k: RSATOOLBOX_METHODS[v] for k, v in COMPARE_ALIASES.items()})
+
+
+def _method(method):
+    """``(canonical name, kernel)`` of a comparison method (rsatoolbox's names accepted)."""
+    if method not in COMPARE_METHODS:
+        raise UnknownNameError(
+            f"Unknown RDM comparison {method!r}; {close_matches(method, COMPARE_METHODS)}"
+        )
+    name = COMPARE_ALIASES.get(method, method)
+    return name, COMPARE_METHODS[name]
+
+
+def _undefined(method, why):
+    warnings.warn(
+        f"RDM comparison {method!r} is undefined {why} (a constant RDM has no correlation); "
+        "returning NaN. Check that the RDM's data are not constant or duplicated.",
+        UndefinedValueWarning, stacklevel=3,
+    )
+
+
+def _compare_vectors(va, vb, name, fn):
+    """Compare two aligned condensed vectors; NaN entries left out (not for *_cov)."""
+    ok = np.isfinite(va) & np.isfinite(vb)
+    if not ok.all():
+        if name.endswith("_cov"):
+            raise InvalidDataError(
+                f"method={name!r} needs complete RDMs; {int((~ok).sum())} entries are NaN. "
+                "Use 'spearman' or 'pearson', or fill the missing entries."
+            )
+        va, vb = va[ok], vb[ok]
+    if va.shape[0] < 2:
+        raise InvalidDataError(
+            f"Need at least 2 valid RDM entries to compare; got {va.shape[0]} (the others are "
+            "NaN). Compute the RDMs from at least 3 stimuli with finite data."
+        )
+    return fn(va, vb)
+
+
+def compare_rdms(a, b, method: str = "spearman") -> float:
+    """Similarity of two RDMs (condensed vectors or square matrices).
+
+    Parameters
+    ----------
+    a, b : xarray.DataArray or array-like
+        RDMs from :func:`~toponeuro.analysis.rdm` carry their stimulus ids, and ``b`` is
+        reordered to ``a``'s ids (exact join: different sets of ids raise
+        :class:`~toponeuro.exceptions.AlignmentError`). Plain arrays are taken to describe
+        the same stimuli in the same order.
+    method : str
+        ``"spearman"``, ``"pearson"``, ``"kendall_tau_a"``, ``"kendall_tau_b"``, ``"rho_a"``,
+        ``"cosine"``, ``"corr_cov"`` or ``"cosine_cov"``, as in rsatoolbox 0.3.2, whose own
+        names work too (``"corr"``, ``"tau-a"``, ``"tau-b"``/``"kendall"``, ``"rho-a"``;
+        see ``COMPARE_ALIASES``). ``"cosine_cov"`` / ``"corr_cov"`` whiten with the covariance
+        of distance estimates under i.i.d. noise (rsatoolbox without ``sigma_k``), computed
+        as the cosine of the double-centred ``-D/2`` matrices. Entries that are NaN in
+        either RDM are left out (not allowed for the ``*_cov`` methods).
+
+    Returns
+    -------
+    float
+        NaN, with an :class:`~toponeuro.exceptions.UndefinedValueWarning`, when the
+        comparison is undefined (e.g. a constant RDM under a correlation).
+
+    Examples
+    --------
+    >>> round(compare_rdms([1.0, 2.0, 3.0], [10.0, 20.0, 35.0], method="spearman"), 6)
+    1.0
+
+    Labelled RDMs are matched by stimulus id, whatever the order of the data:
+
+    >>> from toponeuro import make_activations
+    >>> from toponeuro.analysis import rdm
+    >>> acts = make_activations({"a": 30}, n_stimuli=8, random_state=0)
+    >>> shuffled = acts.isel(stimulus=np.random.default_rng(1).permutation(8))
+    >>> round(compare_rdms(rdm(acts), rdm(shuffled)), 6)
+    1.0
+    """
+    name, fn = _method(method)
+    (va, vb), _ = align_rdms([a, b], ["first RDM", "second RDM"])
+    value = _compare_vectors(va, vb, name, fn)
+    if not np.isfinite(value):
+        _undefined(method, "for these RDMs")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """A comparison value with a bootstrap confidence interval over stimuli.
+
+    ``samples`` holds the defined resample values only; ``n_undefined`` counts the resamples
+    whose comparison was undefined (e.g. constant after resampling), which are left out of
+    the interval rather than counted as 0.
+    """
+
+    value: float
+    ci_low: float
+    ci_high: float
+    samples: np.ndarray
+    n_undefined: int = 0
+    method: str = "spearman"
+
+
+def bootstrap_compare_rdms(
+    a, b, method: str = "spearman", n_bootstrap: int = 1000, ci: float = 0.95,
+    random_state=None,
+) -> BootstrapResult:
+    """Compare two RDMs with a percentile confidence interval from resampling stimuli.
+
+    Each bootstrap draws ``n`` stimuli with replacement and compares the RDMs restricted to
+    them; pairs of a stimulus with its own copy are left out, as rsatoolbox does (the
+    ``*_cov`` methods, which whiten the complete matrix, keep them at distance 0). Labelled
+    RDMs are aligned by stimulus id first (see :func:`compare_rdms`). Resamples whose
+    comparison is undefined are left out and counted (``n_undefined``, with a warning).
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import rdm
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((12, 30))
+    >>> r = bootstrap_compare_rdms(rdm(X), rdm(X + 0.5 * rng.standard_normal(X.shape)),
+    ...                            n_bootstrap=50, random_state=0)
+    >>> bool(r.ci_low <= r.value <= r.ci_high), r.n_undefined
+    (True, 0)
+    """
+    name, fn = _method(method)
+    n_bootstrap = int(n_bootstrap)
+    if n_bootstrap < 1:
+        raise InvalidDataError(f"n_bootstrap must be >= 1; got {n_bootstrap}.")
+    if not 0 < ci < 1:
+        raise InvalidDataError(f"ci must be in (0, 1), e.g. 0.95; got {ci!r}.")
+    (va, vb), _ = align_rdms([a, b], ["first RDM", "second RDM"])
+    value = _compare_vectors(va, vb, name, fn)
+    if not np.isfinite(value):
+        _undefined(method, "for these RDMs")
+    Sa, Sb = _square(va), _square(vb)
+    n = Sa.shape[0]
+    rng = np.random.default_rng(random_state)
+    iu = np.triu_indices(n, 1)
+    samples = np.full(n_bootstrap, np.nan)
+    for k in range(n_bootstrap):
+        idx = np.sort(rng.integers(0, n, n))
+        x = Sa[np.ix_(idx, idx)][iu]
+        y = Sb[np.ix_(idx, idx)][iu]
+        if name.endswith("_cov"):  # whitening needs the complete (resampled) matrix
+            samples[k] = fn(x, y)
+            continue
+        keep = (idx[iu[0]] != idx[iu[1]]) & np.isfinite(x) & np.isfinite(y)
+        if keep.sum() >= 2:
+            samples[k] = fn(x[keep], y[keep])
+    defined = samples[np.isfinite(samples)]
+    n_undef = n_bootstrap - defined.size
+    if n_undef:
+        warnings.warn(
+            f"{n_undef} of {n_bootstrap} bootstrap resamples gave an undefined {method!r} "
+            "comparison (constant RDM after resampling); they are left out of the interval "
+            "and counted in BootstrapResult.n_undefined.",
+            UndefinedValueWarning, stacklevel=2,
+        )
+    if defined.size:
+        lo, hi = np.quantile(defined, [(1 - ci) / 2, 1 - (1 - ci) / 2])
+    else:
+        lo = hi = np.nan
+    return BootstrapResult(float(value), float(lo), float(hi), defined, int(n_undef), name)
+
+
+def _rdm_stack(rdms):
+    """``(vectors (n_subjects, n_pairs), ids)`` of a stack or list of RDMs, aligned by id."""
+    if isinstance(rdms, xr.DataArray) and rdms.ndim == 2 and not _looks_square(rdms.values):
+        ids = rdms.attrs.get("stimulus_id")
+        return np.asarray(rdms.values, dtype=np.float64), ids
+    if isinstance(rdms, np.ndarray) and rdms.ndim == 2 and not _looks_square(rdms):
+        return np.asarray(rdms, dtype=np.float64), None
+    if isinstance(rdms, (np.ndarray, xr.DataArray)) and rdms.ndim == 3:
+        rdms = list(np.asarray(rdms))
+    if isinstance(rdms, (np.ndarray, xr.DataArray)) and rdms.ndim < 3:
+        rdms = [rdms]  # one RDM (condensed, or square): one subject
+    vecs, ids = align_rdms(list(rdms), [f"RDM {i}" for i in range(len(rdms))])
+    return np.stack(vecs), ids
+
+
+def _looks_square(a):
+    a = np.asarray(a)
+    return a.shape[0] == a.shape[1] and np.allclose(np.diag(a), 0)
+
+
+def _pool(V, method):
+    """rsatoolbox's ``inference_util.pool_rdm``: the group's average RDM under ``method``.
+
+    As there, the ``*_cov`` methods pool like their unwhitened versions, and the additive
+    shifts rsatoolbox applies are left out (no comparison method here depends on them).
+    """
+    if method in ("cosine", "cosine_cov"):
+        V = V / np.sqrt(np.nanmean(V**2, axis=1, keepdims=True))
+    elif method in ("pearson", "corr_cov"):
+        V = V - np.nanmean(V, axis=1, keepdims=True)
+        V = V / np.nanstd(V, axis=1, keepdims=True)
+    elif method in ("spearman", "kendall_tau_a", "kendall_tau_b", "rho_a"):
+        V = np.stack([_rankdata(v) for v in V])
+    return V.mean(0)
+
+
+def rdm_noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
+    """Lower and upper bounds of the RDM noise ceiling across subjects (rsatoolbox's).
+
+    Upper bound: mean similarity of each subject's RDM to the pooled RDM of all subjects.
+    Lower bound: the same with each subject left out of the pool (leave one subject out).
+    Pooling normalises each RDM as rsatoolbox's ``pool_rdm`` does for ``method``. The
+    bounds are in the units of ``method`` (a correlation for ``"spearman"``); for the NSD
+    voxel noise ceiling in percent variance see
+    :func:`toponeuro.brain.voxel_noise_ceiling`.
+
+    Parameters
+    ----------
+    rdms : list of RDMs, array (n_subjects, n_pairs) or (n_subjects, n, n)
+        Labelled RDMs (from :func:`~toponeuro.analysis.rdm`) are aligned by stimulus id to
+        the first; plain arrays are taken to share one stimulus order.
+    method : str
+        A :func:`compare_rdms` method (rsatoolbox's names accepted).
+
+    Returns
+    -------
+    (lower, upper) : tuple of float
+        NaN, with a warning, when a subject's comparison is undefined (constant RDM).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(45)
+    >>> subj = truth + 0.3 * rng.standard_normal((5, 45))
+    >>> lo, hi = rdm_noise_ceiling(subj, "pearson")
+    >>> bool(0 < lo < hi < 1)
+    True
+    """
+    name, fn = _method(method)
+    V, _ = _rdm_stack(rdms)
+    if V.shape[0] < 2:
+        raise InvalidDataError(
+            f"A noise ceiling needs RDMs of at least 2 subjects; got {V.shape[0]}. Pass one "
+            "RDM per subject (a list, or an array (n_subjects, n_pairs))."
+        )
+    full = _pool(V, name)
+    lower, upper = [], []
+    for i in range(V.shape[0]):
+        rest = _pool(np.delete(V, i, axis=0), name)
+        lower.append(_compare_vectors(rest, V[i], name, fn))
+        upper.append(_compare_vectors(full, V[i], name, fn))
+    bad = [i for i in range(V.shape[0]) if not (np.isfinite(lower[i]) and np.isfinite(upper[i]))]
+    if bad:
+        _undefined(method, f"for subjects {bad[:5]} (their RDM or the pooled RDM is constant)")
+    return float(np.mean(lower)), float(np.mean(upper))
+
+
+def noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
+    """Deprecated name of :func:`rdm_noise_ceiling` (removed in the next release).
+
+    ``toponeuro.analysis.noise_ceiling`` (an RDM ceiling, a correlation) and
+    ``toponeuro.brain.noise_ceiling`` (NSD's voxel ceiling, percent variance) shared a name;
+    they are now :func:`rdm_noise_ceiling` and :func:`toponeuro.brain.voxel_noise_ceiling`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", FutureWarning)
+    ...     lo, hi = noise_ceiling(np.random.default_rng(0).random((3, 10)))
+    """
+    warnings.warn(
+        "toponeuro.analysis.noise_ceiling is renamed rdm_noise_ceiling (the RDM ceiling; the "
+        "NSD voxel ceiling is toponeuro.brain.voxel_noise_ceiling); the old name goes in the "
+        "next release.", FutureWarning, stacklevel=2,
+    )
+    return rdm_noise_ceiling(rdms, method)
+

@@ -1,0 +1,114 @@
+"""Converters between toponeuro's labelled arrays and rsatoolbox's Dataset / RDMs."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from .. import _dims as D
+from ..exceptions import DimensionError
+from ._rsa import as_condensed, rdm_stimulus_ids
+from ._rsa_compare import _looks_square, _rdm_stack
+
+__all__ = [
+    "to_rsatoolbox_dataset",
+    "from_rsatoolbox_dataset",
+    "to_rsatoolbox_rdms",
+    "from_rsatoolbox_rdms",
+]
+
+
+def _rsatoolbox():
+    try:
+        import rsatoolbox
+    except ImportError as err:  # pragma: no cover - core dependency
+        raise ImportError("The rsatoolbox converters need rsatoolbox: pip install rsatoolbox") from err
+    return rsatoolbox
+
+
+def to_rsatoolbox_dataset(data):
+    """An rsatoolbox ``Dataset`` from Activations / BrainResponses (coords become descriptors).
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> ds = to_rsatoolbox_dataset(make_activations({"a": 4}, n_stimuli=3, random_state=0))
+    >>> ds.n_obs, ds.n_channel, ds.obs_descriptors["stimulus_id"][0]
+    (3, 4, 'stim-0000')
+    """
+    rt = _rsatoolbox()
+    if not isinstance(data, xr.DataArray) or data.ndim != 2 or data.dims[0] != D.STIMULUS:
+        raise DimensionError(
+            "to_rsatoolbox_dataset needs a DataArray with dims ('stimulus', <unit or voxel>)."
+        )
+    ch_dim = data.dims[1]
+    obs = {k: np.asarray(v.values) for k, v in data.coords.items() if v.dims == (D.STIMULUS,)}
+    chan = {k: np.asarray(v.values) for k, v in data.coords.items() if v.dims == (ch_dim,)}
+    desc = {k: v for k, v in data.attrs.items() if np.isscalar(v)}
+    desc["channel_dim"] = ch_dim
+    return rt.data.Dataset(np.asarray(data.values), descriptors=desc, obs_descriptors=obs,
+                           channel_descriptors=chan)
+
+
+def from_rsatoolbox_dataset(ds) -> xr.DataArray:
+    """A DataArray ``("stimulus", <channel dim>)`` from an rsatoolbox ``Dataset``.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"a": 4}, n_stimuli=3, random_state=0)
+    >>> back = from_rsatoolbox_dataset(to_rsatoolbox_dataset(acts))
+    >>> bool((back == acts).all()), back.dims
+    (True, ('stimulus', 'unit'))
+    """
+    desc = dict(ds.descriptors or {})
+    ch_dim = desc.pop("channel_dim", D.UNIT)
+    coords = {k: (D.STIMULUS, np.asarray(v)) for k, v in ds.obs_descriptors.items()}
+    coords.update({k: (ch_dim, np.asarray(v)) for k, v in ds.channel_descriptors.items()})
+    return xr.DataArray(np.asarray(ds.measurements), dims=(D.STIMULUS, ch_dim), coords=coords,
+                        attrs=desc)
+
+
+def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
+    """rsatoolbox ``RDMs`` from one RDM or a stack (condensed or square).
+
+    A labelled RDM from :func:`~toponeuro.analysis.rdm` brings its stimulus ids (as the
+    ``stimulus_id`` pattern descriptor) and metric; a list of labelled RDMs is aligned by id
+    to the first.
+
+    Examples
+    --------
+    >>> r = to_rsatoolbox_rdms([1.0, 2.0, 3.0], metric="correlation")
+    >>> r.n_rdm, r.n_cond
+    (1, 3)
+    """
+    rt = _rsatoolbox()
+    one = isinstance(rdms, xr.DataArray) and (rdms.ndim == 1 or _looks_square(rdms.values))
+    if one:
+        V, ids = as_condensed(rdms)[None], rdm_stimulus_ids(rdms)
+        metric = metric if metric is not None else rdms.attrs.get("metric")
+    elif isinstance(rdms, (list, tuple)) and rdms and isinstance(rdms[0], xr.DataArray):
+        V, ids = _rdm_stack(rdms)
+        metric = metric if metric is not None else rdms[0].attrs.get("metric")
+    else:
+        arr = np.asarray(rdms.values if isinstance(rdms, xr.DataArray) else rdms,
+                         dtype=np.float64)
+        ids = None
+        V = as_condensed(arr)[None] if arr.ndim == 1 or _looks_square(arr) else _rdm_stack(arr)[0]
+    if stimulus_ids is None:
+        stimulus_ids = ids
+    pat = None
+    if stimulus_ids is not None:
+        pat = {D.STIMULUS_ID: np.asarray(stimulus_ids)}
+    return rt.rdm.RDMs(V, dissimilarity_measure=metric, pattern_descriptors=pat)
+
+
+def from_rsatoolbox_rdms(rdms) -> np.ndarray:
+    """Condensed vectors ``(n_rdm, n_pairs)`` of an rsatoolbox ``RDMs`` (same entry order).
+
+    Examples
+    --------
+    >>> from_rsatoolbox_rdms(to_rsatoolbox_rdms([1.0, 2.0, 3.0])).tolist()
+    [[1.0, 2.0, 3.0]]
+    """
+    return np.asarray(rdms.get_vectors(), dtype=np.float64)

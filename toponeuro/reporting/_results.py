@@ -1,0 +1,235 @@
+"""The main job's numbers, assembled once into tables, ``summary.json`` and ``results.nc``.
+
+Nothing here computes a statistic: every value comes from the
+:class:`~toponeuro.analysis.TopographyTable` of the model and of the cortex (and the
+comparisons built from them), so the tables, figures and files all show the same numbers.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import _dims as D
+from .._version import __version__
+from ._domains import CORTEX_DOMAINS, MAP_DOMAINS
+
+__all__ = ["MapReport", "assemble", "comparison_view", "format_summary"]
+
+_PAIRS = ("faces-bodies", "faces-places")
+
+
+@dataclass
+class MapReport:
+    """Everything the writer needs: the summary dict, the tables and the topography results."""
+
+    summary: dict
+    tables: dict
+    dataset: xr.Dataset
+    comparison: dict
+    model_topo: object
+    cortex_topo: object
+    selectivity: xr.DataArray
+    sheet_shapes: dict = field(default_factory=dict)
+
+
+def _num(v):
+    v = float(v)
+    return None if not np.isfinite(v) else (int(v) if v.is_integer() and abs(v) >= 1 else round(v, 4))
+
+
+def _model_table(model_topo, layers) -> pd.DataFrame:
+    t = model_topo.table.rename(columns={"sheet": "layer", "name": "domain", "shape": "sheet",
+                                         "max_value": "max_t"})
+    return t[t["layer"].isin(layers)].reset_index(drop=True)
+
+
+def _numbers(stim):
+    if "number" not in stim.metadata:
+        return "all"
+    n = pd.to_numeric(stim.metadata["number"], errors="coerce").dropna()
+    return [int(n.min()), int(n.max())] if len(n) else "all"
+
+
+def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
+             dims, comparison, threshold, min_units) -> MapReport:
+    """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`)."""
+    model_table = _model_table(model_topo, layers)
+    sim = model_topo.similarity.rename(columns={"sheet": "layer", "value": "r"})
+    cortex_table = cortex_topo.table.rename(columns={"sheet": "hemisphere", "name": "domain"})
+    comp_rows = []
+    for (layer, h), t in comparison.items():
+        t = t.reset_index()
+        t.insert(0, "hemisphere", h)
+        t.insert(0, "layer", layer)
+        comp_rows.append(t)
+    tables = {"model": model_table, "similarity": sim, "cortex": cortex_table,
+              "comparison": pd.concat(comp_rows, ignore_index=True)}
+    per_layer = {}
+    for layer in layers:
+        t = model_table[model_table.layer == layer].set_index("domain")
+        per_layer[layer] = {
+            "sheet": t["sheet"].iloc[0],
+            "smoothness": {d: round(float(t.loc[d, "smoothness"]), 4) for d in MAP_DOMAINS},
+            "n_patches": {d: int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
+            "selective_fraction": {d: round(float(t.loc[d, "selective_fraction"]), 4)
+                                   for d in MAP_DOMAINS},
+            "map_similarity": {p: round(model_topo.similarity_of(layer, p), 4) for p in _PAIRS},
+            "effective_dimensionality": round(float(dims[layer]), 3),
+        }
+    cortex = {}
+    for h in cortex_topo.sheets:
+        present = [d for d in CORTEX_DOMAINS if d in cortex_topo.names(h)]
+        cortex[h] = {
+            "n_regions": len(present),
+            "smoothness": {d: _num(cortex_topo.row(h, d)["smoothness"]) for d in present},
+            "n_patches": {d: _num(cortex_topo.row(h, d)["n_patches"]) for d in present},
+            "map_similarity": {p: _num(cortex_topo.similarity_of(h, p)) for p in _PAIRS
+                               if all(x in present for x in p.split("-"))},
+        }
+    arrangement = {}
+    for (layer, h), t in comparison.items():
+        arrangement[f"{layer}|{h}"] = {
+            "spearman": _num(t.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"]),
+            "procrustes": _num(t.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex"]),
+            "n_regions": _num(t.loc[("arrangement_n_regions", "centroids"), "model_vs_cortex"]),
+            "regions": t.attrs.get("arrangement_regions", []),
+        }
+    summary = {
+        "toponeuro_version": __version__,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "model": {
+            "name": card.name,
+            "source": model_desc,
+            "tau": card.tau,
+            "description": card.description,
+            "weights_sha256": str(acts.attrs.get(D.ATTR_WEIGHTS_SHA256, "")),
+        },
+        "stimuli": {
+            "set": "fLoc (Stigliani et al., 2015)",
+            "source": stim_source,
+            "n_stimuli": len(stim),
+            "categories": list(dict.fromkeys(np.asarray(stim.categories, str).tolist())),
+            "numbers": _numbers(stim),
+        },
+        "layers": list(layers),
+        "pooling": "mean over feature-map positions (one unit per channel)",
+        "selectivity": "two-sample t, each domain vs the other four domains",
+        "patch_threshold_t": threshold,
+        "patch_min_units": int(min_units),
+        "per_layer": per_layer,
+        "cortex": {
+            "atlas": "visfAtlas (Rosenke et al., 2021) on fsaverage5, flat-map coordinates",
+            **cortex,
+        },
+        "arrangement": arrangement,
+    }
+    shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
+    return MapReport(summary=summary, tables=tables,
+                     dataset=_dataset(acts, sel, model_table, model_topo, dims, layers),
+                     comparison=comparison, model_topo=model_topo, cortex_topo=cortex_topo,
+                     selectivity=sel, sheet_shapes=shapes)
+
+
+def _dataset(acts, sel, model_table, model_topo, dims, layers) -> xr.Dataset:
+    unit_coords = {c: (D.UNIT, np.asarray(sel[c].values)) for c in D.UNIT_COORDS}
+    unit_coords[D.LAYER] = (D.UNIT, np.asarray(sel[D.LAYER].values).astype(str))
+    ds = xr.Dataset(
+        {"selectivity": ((D.DOMAIN, D.UNIT), np.asarray(sel.values, np.float64))},
+        coords={D.DOMAIN: list(sel[D.DOMAIN].values.astype(str)), **unit_coords},
+    )
+    piv = model_table.set_index(["layer", "domain"])
+    for var in ("smoothness", "n_patches", "selective_fraction", "largest_patch_units"):
+        arr = np.array([[piv.loc[(layer, d), var] for d in MAP_DOMAINS] for layer in layers])
+        ds[var] = (("sheet_layer", D.DOMAIN), arr.astype(float))
+    ds = ds.assign_coords(sheet_layer=np.asarray(layers, dtype=str))
+    sims = np.array([[model_topo.similarity_of(ly, p) for p in _PAIRS] for ly in layers])
+    ds["map_similarity"] = (("sheet_layer", "pair"), sims)
+    ds = ds.assign_coords(pair=np.asarray(_PAIRS, dtype=str))
+    ds["effective_dimensionality"] = (("sheet_layer",), np.array([dims[ly] for ly in layers]))
+    for ly in layers:  # sheets differ in size, so each layer has its own distance bins
+        key = ly.replace(".", "_")
+        dist = model_topo.smoothness[ly, MAP_DOMAINS[0]][D.DISTANCE].values
+        prof = np.array([model_topo.smoothness[ly, d]["profile"].values for d in MAP_DOMAINS])
+        ds[f"smoothness_profile_{key}"] = ((D.DOMAIN, f"distance_{key}"), prof)
+        ds = ds.assign_coords({f"distance_{key}": dist})
+        ds[f"smoothness_profile_{key}"].attrs["layer"] = ly
+    attrs = {k: (str(v) if not isinstance(v, (int, float)) else v) for k, v in acts.attrs.items()}
+    ds.attrs.update(attrs)
+    ds.attrs["description"] = "toponeuro map: domain selectivity (t) maps and topography metrics"
+    return ds
+
+
+def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) -> pd.DataFrame:
+    """One readable table: rows metric · domain, columns model and each cortical hemisphere."""
+    metrics = (("smoothness", "smoothness", "{:.2f}"), ("n_patches", "patches", "{:.0f}"),
+               ("total_patch_fraction", "patch area (% of sheet / hemisphere)", "{:.1%}"))
+    first = comparison[layer, hemispheres[0]]
+
+    def cell(t, key, col, fmt):
+        if key not in t.index or not np.isfinite(t.loc[key, col]):
+            return "–"
+        return fmt.format(float(t.loc[key, col]))
+
+    rows, index = [], []
+    for metric, label, fmt in metrics:
+        for d in MAP_DOMAINS:
+            index.append(f"{label} · {d}")
+            rows.append([cell(first, (metric, d), "model", fmt)]
+                        + [cell(comparison[layer, h], (metric, d), "cortex", fmt)
+                           for h in hemispheres])
+    for pair in _PAIRS:
+        index.append(f"map similarity r · {pair.replace('-', '–')}")
+        rows.append([cell(first, ("map_similarity", pair), "model", "{:+.2f}")]
+                    + [cell(comparison[layer, h], ("map_similarity", pair), "cortex", "{:+.2f}")
+                       for h in hemispheres])
+    for metric, label, fmt in (
+        ("arrangement_spearman", "arrangement: Spearman ρ (model vs cortex)", "{:+.2f}"),
+        ("arrangement_procrustes", "arrangement: Procrustes disparity", "{:.2f}"),
+        ("arrangement_n_regions", "arrangement: domains compared", "{:.0f}"),
+    ):
+        index.append(label)
+        rows.append(["↔"] + [cell(comparison[layer, h], (metric, "centroids"),
+                                  "model_vs_cortex", fmt) for h in hemispheres])
+    cols = [f"model · {layer}"] + [f"cortex · {h} hemisphere" for h in hemispheres]
+    return pd.DataFrame(rows, index=index, columns=cols)
+
+
+def format_summary(summary: dict) -> str:
+    """The summary table ``toponeuro map`` prints (plain text)."""
+    doms = list(MAP_DOMAINS)
+    lines = [
+        f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "
+        f"images (patches: t >= {summary['patch_threshold_t']:g})",
+        "",
+        f"{'layer':<18}{'sheet':>7}  {'metric':<12}" + "".join(f"{d:>11}" for d in doms),
+    ]
+    for layer, r in summary["per_layer"].items():
+        lines.append(f"{layer:<18}{r['sheet']:>7}  {'smoothness':<12}"
+                     + "".join(f"{r['smoothness'][d]:>11.3f}" for d in doms))
+        lines.append(f"{'':<25}  {'patches':<12}" + "".join(f"{r['n_patches'][d]:>11d}" for d in doms))
+        sims = r["map_similarity"]
+        lines.append(
+            f"{'':<25}  faces–bodies r = {sims.get('faces-bodies', float('nan')):+.2f}, "
+            f"faces–places r = {sims.get('faces-places', float('nan')):+.2f}, effective "
+            f"dimensionality = {r['effective_dimensionality']:.1f}"
+        )
+    lines.append("")
+    for h in [k for k in summary["cortex"] if k != "atlas"]:
+        c = summary["cortex"][h]
+        lines.append(
+            f"cortex {h:<6} smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in c["smoothness"].items())
+            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items())
+        )
+    for key, a in summary["arrangement"].items():
+        layer, h = key.split("|")
+        rho = "n/a" if a["spearman"] is None else f"{a['spearman']:+.2f}"
+        proc = "n/a" if a["procrustes"] is None else f"{a['procrustes']:.2f}"
+        lines.append(f"arrangement {layer} vs {h} cortex: Spearman {rho}, Procrustes {proc} "
+                     f"({a['n_regions']} domains)")
+    return "\n".join(lines)

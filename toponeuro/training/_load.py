@@ -1,0 +1,129 @@
+"""Rebuild a trained network from a checkpoint: the model with its card, ready to extract."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .._fetch import sha256sum
+from ..exceptions import CheckpointError, UnknownNameError, close_matches
+from ._recipes import ARCHITECTURES
+
+__all__ = ["load_trained_model"]
+
+
+def _read(path: Path, map_location):
+    """The file's content with safe loading, or ``None`` when it holds pickled objects."""
+    import torch
+
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
+    except Exception:  # not safely readable: create_model says why (or trusts it)
+        return None
+
+
+def load_trained_model(
+    path: str | os.PathLike, *, model: str | None = None, map_location: str = "cpu"
+):
+    """The network a checkpoint holds, in eval mode, with its ``model_card``.
+
+    Two kinds of file are read:
+
+    - a checkpoint written by ``toponeuro train`` (:func:`train`, :func:`run_recipe`): it
+      carries its recipe, so the architecture is rebuilt from ``recipe["model"]`` and the
+      card says what the recipe says (τ, TopoLoss layers, image size; inputs normalised
+      with mean = std = 0.5, as :func:`image_folder_dataset` trains them);
+    - a plain state dict (e.g. from :func:`export_weights`) for a registered architecture
+      named by ``model`` (:func:`toponeuro.models.create_model` with ``checkpoint=``).
+
+    Parameters
+    ----------
+    path : path-like
+        The checkpoint file.
+    model : str, optional
+        Registered model name whose architecture (and card) a plain state dict fits.
+        Ignored for ``toponeuro train`` checkpoints.
+    map_location : str
+        Where tensors are loaded (``"cpu"`` by default).
+
+    Returns
+    -------
+    torch.nn.Module
+        In eval mode, with ``model_card`` (a :class:`toponeuro.models.ModelCard`; for a
+        training checkpoint its name is ``checkpoint:<file name>`` and its description
+        names the recipe and epoch) and ``weights_sha256`` (the file's sha256).
+
+    Raises
+    ------
+    CheckpointError
+        No such file, a truncated file, or weights that do not fit the architecture.
+    UnknownNameError
+        A plain state dict without (or with an unknown) ``model``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from toponeuro.training import load_recipe, run_recipe
+    >>> recipe = load_recipe("demo-smoke")
+    >>> recipe["data"].update(n_per_class=2, val_per_class=0, image_size=16)
+    >>> run = run_recipe(recipe, tempfile.mkdtemp(), progress=False)
+    >>> net = load_trained_model(run.checkpoints[-1])
+    >>> net.model_card.tau, net.model_card.input_size, net.training
+    (1.0, 16, False)
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"No checkpoint file at {path}.")
+    ckpt = _read(path, map_location)
+    if not (isinstance(ckpt, dict) and isinstance(ckpt.get("recipe"), dict) and "model" in ckpt):
+        return _from_state_dict(path, model)
+    from ..models import ModelCard
+
+    recipe = ckpt["recipe"]
+    arch = str(recipe["model"].get("arch"))
+    if arch not in ARCHITECTURES:
+        raise CheckpointError(
+            f"{path} was trained with model.arch {arch!r}, which this toponeuro cannot build; "
+            f"{close_matches(arch, ARCHITECTURES)}"
+        )
+    module, default_layers = ARCHITECTURES[arch](recipe["model"])
+    try:
+        module.load_state_dict(ckpt["model"])
+    except RuntimeError as err:
+        raise CheckpointError(
+            f"{path}: its weights do not fit the architecture its recipe describes "
+            f"({str(err).splitlines()[0]}). The file may come from another toponeuro version."
+        ) from err
+    module.eval()
+    tcfg = recipe.get("topoloss") or {}
+    named = tcfg.get("layers", "topo")
+    n_classes = int(recipe["model"].get("num_classes", 0))
+    module.model_card = ModelCard(
+        name=f"checkpoint:{path.name}",
+        arch=arch,
+        tag="checkpoint",
+        tau=float(tcfg.get("tau", 0.0)) if tcfg else 0.0,
+        input_size=int(recipe.get("data", {}).get("image_size", 64)),
+        mean=(0.5, 0.5, 0.5),
+        std=(0.5, 0.5, 0.5),
+        crop_pct=1.0,
+        topo_layers=tuple(default_layers if named == "topo" else named),
+        num_classes=n_classes or None,
+        description=f"trained with recipe {recipe.get('name')!r}, epoch {ckpt.get('epoch')}",
+    )
+    module.weights_sha256 = sha256sum(path)
+    return module
+
+
+def _from_state_dict(path: Path, model: str | None):
+    from ..models import create_model, list_models
+
+    if model is None or model not in list_models():
+        known = list_models()
+        hint = close_matches(model, known) if model else f"known: {', '.join(known[:8])}, ..."
+        raise UnknownNameError(
+            f"{path} is a plain state dict, not a `toponeuro train` checkpoint, so it does not "
+            f"say which architecture it fits; got model={model!r}. Name a registered model "
+            f"(toponeuro.models.list_models()); {hint}"
+        )
+    return create_model(model, checkpoint=path)

@@ -18,6 +18,7 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from .. import _dims as D
+from .._metrics import pearson_r, rankdata
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -464,9 +465,7 @@ def map_similarity(map_a, map_b, method: str = "pearson", *, layer: str | None =
         raise InvalidDataError("Fewer than 3 units have values in both maps.")
     a, b = a[ok], b[ok]
     if method == "spearman":
-        from scipy.stats import rankdata
-
         a, b = rankdata(a), rankdata(b)
     if a.std() == 0 or b.std() == 0:
         return float("nan")
-    return float(np.corrcoef(a, b)[0, 1])
+    return pearson_r(a, b)

@@ -196,7 +196,7 @@ def _run_map(args) -> int:
         stimuli=args.stimuli,
         numbers=images,
         layers=args.layers,
-        out=args.out,
+        out_dir=args.out,
         threshold=args.threshold,
         device=args.device,
         random_state=args.seed,

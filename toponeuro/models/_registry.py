@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._deprecate import renamed_function
 from .._fetch import _fetch_hf, hf_url, sha256sum
 from ..exceptions import (
     CheckpointError,
@@ -41,7 +42,7 @@ __all__ = [
     "list_models",
     "model_card",
     "create_model",
-    "load_checkpoint",
+    "load_weights",
     "CHECKPOINT_FORMATS",
 ]
 
@@ -378,10 +379,14 @@ def _torch_load(path: Path, trust_checkpoint: bool):
         raise CheckpointError(f"{path} could not be read even with trust: {err}") from err
 
 
-def load_checkpoint(
+def load_weights(
     path, checkpoint_format: str = "state_dict", *, trust_checkpoint: bool = False
 ) -> dict:
-    """Read a checkpoint file in one of the official formats and return its state dict.
+    """Read a weights file in one of the official formats and return its state dict.
+
+    (A training checkpoint with optimizer state is read by
+    :func:`toponeuro.training.load_checkpoint`.) Named ``load_checkpoint`` before 0.2;
+    that name still works for one release, with a FutureWarning.
 
     Parameters
     ----------
@@ -409,7 +414,7 @@ def load_checkpoint(
     >>> import tempfile, torch
     >>> p = tempfile.mktemp(suffix=".pt")
     >>> torch.save({"model": {"_orig_mod.w": torch.ones(2)}}, p)
-    >>> list(load_checkpoint(p, "model_key"))
+    >>> list(load_weights(p, "model_key"))
     ['w']
     """
     import torch
@@ -583,7 +588,7 @@ def create_model(
         if check is None:
             check = _check_local(path, sha, card, official)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
-        state = load_checkpoint(path, fmt, trust_checkpoint=trust_checkpoint)
+        state = load_weights(path, fmt, trust_checkpoint=trust_checkpoint)
         _load_state(model, state, name, path)
     model.eval()
     model.model_card = card
@@ -608,3 +613,9 @@ def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:
             "the official file, or rename it if it is a checkpoint of your own."
         )
     return f"sha256 {sha} matches the model card's sha256"
+
+
+#: deprecated alias of :func:`load_weights` (one name, two meanings: training has its own)
+load_checkpoint = renamed_function(
+    load_weights, "toponeuro.models.load_checkpoint", "toponeuro.models.load_weights"
+)

@@ -232,6 +232,12 @@ class BootstrapResult:
     ``samples`` holds the defined resample values only; ``n_undefined`` counts the resamples
     whose comparison was undefined (e.g. constant after resampling), which are left out of
     the interval rather than counted as 0.
+
+    Examples
+    --------
+    >>> res = BootstrapResult(0.5, 0.3, 0.7, np.array([0.4, 0.5, 0.6]))
+    >>> res.ci_high - res.ci_low, res.n_undefined, res.method
+    (0.39999999999999997, 0, 'spearman')
     """
 
     value: float

@@ -265,6 +265,13 @@ class Patches:
         The (smoothed) values that were thresholded.
     map : TopoMap
     threshold : float
+
+    Examples
+    --------
+    >>> rr, cc = np.mgrid[:20, :20]
+    >>> p = find_patches(np.exp(-((rr - 5) ** 2 + (cc - 12) ** 2) / 8.0), threshold=0.5)
+    >>> isinstance(p, Patches), len(p.table), p.labels.shape == p.smoothed.shape
+    (True, 1, True)
     """
 
     table: pd.DataFrame

@@ -54,7 +54,18 @@ def _subj(subject) -> int:
 
 
 def read_nsd_expdesign(path: str | os.PathLike) -> dict:
-    """``masterordering``, ``subjectim`` and ``sharedix`` of ``nsd_expdesign.mat`` (1-based)."""
+    """``masterordering``, ``subjectim`` and ``sharedix`` of ``nsd_expdesign.mat`` (1-based).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from scipy.io import savemat
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "nsd_expdesign.mat"
+    >>> savemat(p, {"masterordering": [[3, 1, 3]], "subjectim": [[5, 9, 7]], "sharedix": [[5]]})
+    >>> d = read_nsd_expdesign(p)
+    >>> d["masterordering"].tolist(), d["subjectim"].tolist()
+    ([3, 1, 3], [[5, 9, 7]])
+    """
     from scipy.io import loadmat
 
     path = Path(path)
@@ -289,6 +300,12 @@ def load_nsd_betas(
     -------
     xarray.DataArray
         Percent signal change (int16 files are divided by 300).
+
+    Examples
+    --------
+    >>> r = load_nsd_betas("/data/NSD", "subj01", [1, 2], roi="floc-faces")  # doctest: +SKIP
+    >>> NSD_SPACES  # the spaces it reads
+    ('func1pt8mm', 'func1mm', 'fsaverage')
     """
     root = Path(nsd_dir)
     k = _subj(subject)

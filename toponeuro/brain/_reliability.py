@@ -166,6 +166,16 @@ def noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
     """Noise ceiling (percent variance) of trial-averaged responses, from :func:`ncsnr`.
 
     ``n_trials`` defaults to the number of trials of each image in ``responses``.
+
+    Examples
+    --------
+    >>> from toponeuro.brain import make_brain_responses
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.standard_normal((500, 1)).repeat(3, axis=0)  # 500 images x 3 trials
+    >>> r = make_brain_responses(s + 0.5 * rng.standard_normal((1500, 1)),
+    ...                          np.repeat([f"im{i}" for i in range(500)], 3), xyz=np.zeros((1, 3)))
+    >>> round(float(noise_ceiling(r).values[0]) / 10) * 10  # ncsnr 2, 3 trials: 92 %
+    90
     """
     _, _, counts = _trials_by_image(responses)
     snr = ncsnr(responses)

@@ -253,7 +253,18 @@ def _where(da: xr.DataArray, mask: np.ndarray, k: int = 5) -> str:
 
 
 def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses") -> xr.DataArray:
-    """Raise on NaN/constant voxels, or drop them (with a warning) when asked to."""
+    """Raise on NaN/constant voxels, or drop them (with a warning) when asked to.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> r = make_brain_responses(np.array([[1.0, 2.0], [1.0, 3.0]]), xyz=np.zeros((2, 3)))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     kept = handle_invalid(r, drop_invalid=True)
+    >>> kept.sizes["voxel"], kept.attrs["n_invalid_dropped"]
+    (1, 1)
+    """
     bad = invalid_voxels(da)
     if not bad.any():
         return da

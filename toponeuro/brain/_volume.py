@@ -24,7 +24,16 @@ __all__ = ["load_volume_betas", "load_bids_betas", "load_image"]
 
 
 def load_image(obj, what: str = "image"):
-    """A nibabel spatial image from a path or an image; typed errors for bad files."""
+    """A nibabel spatial image from a path or an image; typed errors for bad files.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, nibabel as nib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "betas.nii.gz"
+    >>> nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4)), p)
+    >>> load_image(p).shape
+    (4, 4, 4, 2)
+    """
     import nibabel as nib
     from nibabel.filebasedimages import ImageFileError
     from nibabel.spatialimages import SpatialImage

@@ -256,6 +256,19 @@ def read_brainscore_benchmark(folder):
         ``stimulus_id``, ``category``, ``filename`` (absolute) and metadata columns.
     responses : xarray.DataArray
         dims ``("stimulus", "voxel")`` with the written coords plus ``region``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> from toponeuro.stimuli import StimulusSet
+    >>> stim = StimulusSet.from_items([Image.new("RGB", (8, 8))] * 2, ids=["a", "b"])
+    >>> resp = xr.DataArray(np.eye(2), dims=("stimulus", "voxel"),
+    ...                     coords={"stimulus_id": ("stimulus", ["a", "b"]),
+    ...                             "roi": ("voxel", ["FFA", "PPA"])})
+    >>> table, back = read_brainscore_benchmark(write_brainscore_benchmark(stim, resp, tempfile.mkdtemp()))
+    >>> table.stimulus_id.tolist(), back.dims, back.region.values.tolist()
+    (['a', 'b'], ('stimulus', 'voxel'), ['IT', 'IT'])
     """
     folder = Path(folder)
     manifest = json.loads((folder / "benchmark.json").read_text())

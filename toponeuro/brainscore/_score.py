@@ -89,6 +89,12 @@ def install_plugin(plugin, python=None, overwrite=True) -> Path:
     -------
     pathlib.Path
         The installed plugin folder.
+
+    Examples
+    --------
+    >>> folder = install_plugin("out/models/toponet_demo_tau_0")  # doctest: +SKIP
+    >>> folder.parent.name  # doctest: +SKIP
+    'models'
     """
     path, info = _plugin_info(plugin)
     library = "brainscore_vision" if info["modality"] == "vision" else "brainscore_language"
@@ -186,6 +192,12 @@ def score_with_brainscore(
         One row per (region, metric): ``raw``, ``raw_error``, ``ceiling``, ``score``,
         ``layer``, ``n_neuroids`` (and ``toponeuro``). ``.attrs`` holds the run summary
         (committed region-layer map, look_at shapes, seconds, work_dir).
+
+    Examples
+    --------
+    >>> table = score_with_brainscore("out/models/toponet_demo_tau_0", stimuli, responses,
+    ...                               regions="IT", compare="toponeuro")  # doctest: +SKIP
+    >>> table[["region", "metric", "score", "toponeuro"]]  # doctest: +SKIP
     """
     import pandas as pd
 

@@ -102,6 +102,16 @@ class ActivationStore:
         Written to the file (model, weights sha256, pooling ...).
     resume : bool
         Keep finished rows of an existing file with the same key.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> st = ActivationStore(tempfile.mkdtemp(), "k" * 64, ["a", "b"], None, {"model": "demo"})
+    >>> st.write(0, np.ones((2, 3)), {"layer": np.array(["fc"] * 3)})
+    >>> data, info = st.read()
+    >>> data.shape, st.done().tolist(), info["layer"].tolist()
+    ((2, 3), [True, True], ['fc', 'fc', 'fc'])
+    >>> st.close()
     """
 
     def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True, batch_size=64):

@@ -57,6 +57,12 @@ class MapResult:
         layer and hemisphere).
     files : dict
         Name -> path of every file written.
+
+    Examples
+    --------
+    >>> res = MapResult(summary={"model": {"name": "toponet_demo.tau_50"}}, selectivity=None)
+    >>> res.tables, res.files
+    ({}, {})
     """
 
     summary: dict

@@ -495,6 +495,15 @@ class NSDImageReader:
 
     The file is opened on first use and re-opened after pickling (e.g. in a DataLoader
     worker).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, h5py
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "nsd_stimuli.hdf5"
+    >>> with h5py.File(p, "w") as f:
+    ...     _ = f.create_dataset("imgBrick", data=np.zeros((2, 8, 8, 3), np.uint8))
+    >>> NSDImageReader(p)(1).shape
+    (8, 8, 3)
     """
 
     def __init__(self, hdf5_path: str | os.PathLike, key: str = "imgBrick"):

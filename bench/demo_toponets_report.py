@@ -29,13 +29,7 @@ import numpy as np
 import torch
 
 from toponeuro import _dims as D
-from toponeuro.analysis import (
-    domain_selectivity,
-    effective_dimensionality,
-    find_patches,
-    map_similarity,
-    smoothness,
-)
+from toponeuro.analysis import domain_selectivity, effective_dimensionality, topography_table
 from toponeuro.features import extract
 from toponeuro.stimuli import load_floc
 from toponeuro.topoloss import TopoLoss
@@ -55,13 +49,11 @@ def models(runs: Path | None):
             m = create_model(name, pretrained=True)
             yield name, model_card(name).tau, m, model_card(name)
         return
-    from toponeuro.reporting._map import _load_model
-    from toponeuro.training import list_checkpoints
+    from toponeuro.training import list_checkpoints, load_trained_model
 
     for run in sorted(p for p in runs.iterdir() if p.is_dir()):
-        ckpt = list_checkpoints(run)[-1]
-        module, card, _ = _load_model("toponet_demo.tau_0", ckpt)
-        yield run.name, card.tau, module, card
+        module = load_trained_model(list_checkpoints(run)[-1])
+        yield run.name, module.model_card.tau, module, module.model_card
 
 
 def measure(module, card, stim, classes) -> dict:
@@ -71,19 +63,17 @@ def measure(module, card, stim, classes) -> dict:
     truth = np.array([classes.index(c) for c in stim.categories])
     out = {"accuracy": float((logits.argmax(1) == truth).mean()), "layers": {}}
     sel = domain_selectivity(acts.isel({D.UNIT: acts[D.LAYER].values != "fc"}), list(DOMAINS))
-    topo = TopoLoss.for_layers(module, list(LAYERS), factor_h=2, factor_w=2, tau=1.0)
+    loss = TopoLoss.for_layers(module, list(LAYERS), factor_h=2, factor_w=2, tau=1.0)
     with torch.no_grad():
-        weight_loss = {k: float(v) for k, v in topo.layerwise(module).items()}
+        weight_loss = {k: float(v) for k, v in loss.layerwise(module).items()}
+    # the same per-layer x domain table as `toponeuro map` (each map measured once)
+    topo = topography_table(sel, layers=list(LAYERS), threshold=THRESHOLD, min_units=MIN_UNITS,
+                            random_state=0)
     for layer in LAYERS:
-        r = {"smoothness": {}, "n_patches": {}}
-        for d in DOMAINS:
-            m = sel.sel({D.DOMAIN: d})
-            r["smoothness"][d] = float(smoothness(m, layer=layer, random_state=0)["score"])
-            r["n_patches"][d] = int(find_patches(m, THRESHOLD, MIN_UNITS, layer=layer).n_patches)
-        r["faces-bodies"] = map_similarity(sel.sel({D.DOMAIN: "faces"}),
-                                           sel.sel({D.DOMAIN: "bodies"}), layer=layer)
-        r["faces-places"] = map_similarity(sel.sel({D.DOMAIN: "faces"}),
-                                           sel.sel({D.DOMAIN: "places"}), layer=layer)
+        r = {"smoothness": {d: float(topo.row(layer, d)["smoothness"]) for d in DOMAINS},
+             "n_patches": {d: int(topo.row(layer, d)["n_patches"]) for d in DOMAINS}}
+        r["faces-bodies"] = topo.similarity_of(layer, "faces-bodies")
+        r["faces-places"] = topo.similarity_of(layer, "faces-places")
         r["effective_dimensionality"] = effective_dimensionality(
             acts.topo.select(layer).transpose(D.STIMULUS, D.UNIT).values
         )

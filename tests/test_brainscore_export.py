@@ -378,3 +378,44 @@ def test_compare_averages_repetitions_in_activation_order(tmp_path):
     expected = ((values[:4] + values[4:]) / 2)[order][:, [0, 2]]
     np.testing.assert_allclose(seen["y"], expected)
     np.testing.assert_array_equal(seen["a"], acts)
+
+
+def test_plugin_reads_torchvision_style_checkpoints_with_any_wrapper_prefixes(tmp_path, checkpoint):
+    import argparse
+
+    model, ckpt = checkpoint
+    plugin = export_plugin(small_card(), tmp_path, weights_url=ckpt.as_uri(), identifier="tn_ns")
+    arch = load_module(plugin.path / "toponet_arch.py", "tn_plugin_arch_ns")
+    x = torch.randn(1, 3, 32, 32)
+    # torchvision's reference training scripts (the ViT-B/32 TopoNets) save this layout:
+    # model, optimizer, lr_scheduler, epoch and the argparse.Namespace of their arguments
+    for prefix in ("module._orig_mod.", "_orig_mod.module.", "_orig_mod.", "module.", ""):
+        path = tmp_path / f"tv{len(prefix)}.pth"
+        torch.save({"model": {prefix + k: v for k, v in model.state_dict().items()},
+                    "optimizer": {"state": {}, "param_groups": []}, "epoch": 3,
+                    "args": argparse.Namespace(model="vit_b_32", lr=0.003)}, path)
+        state = arch.load_state_dict(path)  # before: UnpicklingError (argparse.Namespace)
+        assert set(state) == set(model.state_dict()), prefix
+        rebuilt = arch.build_model("small_resnet", state_dict=state)
+        with torch.no_grad():
+            torch.testing.assert_close(rebuilt(x), model(x), rtol=0, atol=0)
+    # anything else pickled is still refused, naming the file
+    evil = tmp_path / "evil.pth"
+    torch.save({"model": model.state_dict(), "obj": SimpleNamespace(a=1)}, evil)
+    with pytest.raises(ValueError, match="evil.pth"):
+        arch.load_state_dict(evil)
+    (tmp_path / "cut.pth").write_bytes(ckpt.read_bytes()[:100])
+    with pytest.raises(ValueError, match="cut.pth"):
+        arch.load_state_dict(tmp_path / "cut.pth")
+
+
+def test_toponeuro_checkpoint_loader_strips_every_wrapper_prefix(tmp_path):
+    from toponeuro.models import load_checkpoint
+
+    path = tmp_path / "w.pt"
+    torch.save({"module._orig_mod.fc.weight": torch.ones(2), "_orig_mod.module.b": torch.ones(1)},
+               path)
+    assert sorted(load_checkpoint(path)) == ["b", "fc.weight"]  # before: '_orig_mod.fc.weight'
+    torch.save({"module.w": torch.ones(1), "_orig_mod.w": torch.ones(1)}, path)
+    with pytest.raises(E.CheckpointError, match="'w'"):
+        load_checkpoint(path)

@@ -23,7 +23,7 @@ def _sheet_maps(h=24, w=32):
     rr, cc = np.mgrid[:h, :w]
     maps = {}
     for name, (r, c) in zip(DOMAINS, SHEET_CENTRES):
-        grid = 6 * np.exp(-((rr - r) ** 2 + (cc - c) ** 2) / (2 * 2.0**2))
+        grid = 6 * np.exp(-((rr - r) ** 2 + (cc - c) ** 2) / (2 * 3.0**2))
         acts = make_activations({"layer4": grid.reshape(1, -1)})
         maps[name] = acts.isel(stimulus=0, drop=True)  # a per-unit map, like selectivity()
     return maps
@@ -100,6 +100,7 @@ def test_compare_topography_recovers_a_rotated_scaled_cortex():
         assert table.loc[("smoothness", d), "cortex"] > 0.1
     assert ("map_similarity", "faces-bodies") in table.index
     assert table.attrs["arrangement_regions"] == DOMAINS
+    assert table.attrs["definitions"]["smoothness"]["method"] == "tdann"
     np.testing.assert_allclose(table.attrs["model_centroids"]["faces"], SHEET_CENTRES[0], atol=0.01)
     # the same cortex with its ROI labels swapped around no longer matches
     shuffled = dict(
@@ -115,11 +116,12 @@ def test_patch_centroid_modes():
     rr, cc = np.mgrid[:20, :30]
     big = np.exp(-((rr - 5) ** 2 + (cc - 5) ** 2) / 18.0)
     small = np.exp(-((rr - 15) ** 2 + (cc - 25) ** 2) / 4.0)
-    p = find_patches(big + small, threshold=0.5)
+    raw = dict(smooth_sigma=0.0, min_units=4, min_fraction=0.0, n_permutations=0)
+    p = find_patches(big + small, threshold=0.5, **raw)
     np.testing.assert_allclose(patch_centroid(p, "largest"), [5, 5], atol=1e-9)
     allc = patch_centroid(p, "all")
     assert 5 < allc[0] < 15 and 5 < allc[1] < 25
-    assert np.isnan(patch_centroid(find_patches(big, threshold=9.0))).all()
+    assert np.isnan(patch_centroid(find_patches(big, threshold=9.0, **raw))).all()
     with pytest.raises(UnknownNameError, match="largest"):
         patch_centroid(p, "biggest")
 
@@ -134,3 +136,27 @@ def test_compare_bad_inputs():
         arrangement_similarity(np.zeros((3, 2)), np.zeros((4, 2)))
     tm = as_topomap(np.zeros(20), positions=np.random.default_rng(0).random((20, 3)))
     assert tm.kind == "surface"
+
+
+def test_compare_topography_reports_its_null():
+    sheet = _sheet_maps()
+    table = compare_topography(sheet, sheet, n_permutations=99, random_state=0)
+    for d in DOMAINS:
+        assert table.loc[("smoothness_p", d), "model"] == pytest.approx(0.01)
+        assert table.loc[("n_significant_patches", d), "model"] == 1
+    # faces and bodies sit apart: their similarity is not beyond chance
+    assert table.loc[("map_similarity_p", "faces-bodies"), "model"] > 0.05
+    assert table.attrs["definitions"]["null"]["n_permutations"] == 99
+    bare = compare_topography(sheet, sheet, random_state=0)
+    assert ("smoothness_p", "faces") not in bare.index
+
+
+def test_compare_on_a_flat_cortex_keeps_pearson_without_a_spin_null():
+    sheet = _sheet_maps()
+    cortex, geom = _cortex(SHEET_CENTRES)
+    geom2 = {"positions": geom["positions"][:, :2], "adjacency": geom["adjacency"]}
+    table = compare_topography(sheet, cortex, cortex_geometry=geom2, cortex_threshold=0.5,
+                               n_permutations=19, sample_size=100, random_state=0)
+    assert np.isfinite(table.loc[("map_similarity", "faces-bodies"), "cortex"])
+    assert np.isnan(table.loc[("map_similarity_p", "faces-bodies"), "cortex"])
+    assert table.loc[("map_similarity_p", "faces-bodies"), "model"] > 0

@@ -114,17 +114,76 @@ def test_shipped_demo_weights_verify_and_load(name):
     card = models.model_card(name)
     path = _package_file(card.package_path)
     assert path.is_file(), f"{name}: weights file {path} is not shipped"
-    assert path.stat().st_size < 3.2e6
+    assert path.stat().st_size < 3.5e6
     assert card.sha256 is not None and sha256sum(path) == card.sha256
     net = models.create_model(name, pretrained=True)
     assert net.weights_sha256 == card.sha256
     assert all(p.dtype == torch.float32 for p in net.parameters())
+    # every tensor of the file is used: a strict load of the raw file succeeds
+    state = torch.load(path, weights_only=True)
+    fresh = models.create_model(name)
+    fresh.load_state_dict(state, strict=True)
+    assert net.fc.out_features == card.num_classes
     # the exact recipe it was trained with is shipped too, with the same tau and inputs
-    recipe = load_recipe(f"demo-floc-tau{card.tau:g}")
+    recipe = load_recipe(card.recipe or f"demo-floc-tau{card.tau:g}")
     assert recipe["topoloss"]["tau"] == card.tau
     assert recipe["data"]["image_size"] == card.input_size
+    assert recipe["model"]["num_classes"] == card.num_classes
     assert tuple(recipe["model"]["widths"]) == tuple(card.builder_kwargs.get("widths", (32, 64, 128, 256)))
     assert card.mean == card.std == (0.5, 0.5, 0.5)  # the training normalisation
+
+
+def _v2_names():
+    return _demo_names() and models.list_models("toponet_demo.v2_*")
+
+
+@pytest.mark.parametrize("name", _v2_names())
+def test_v2_cards_record_how_they_were_trained(name):
+    card = models.model_card(name)
+    recipe = load_recipe(card.recipe)
+    assert recipe["data"]["kind"] == "floc_instances"
+    assert card.seed is not None and card.name.endswith("" if card.seed == 0 else f"_seed{card.seed}")
+    n = 96 * len(recipe["data"]["categories"]) * recipe["data"]["repeats"]
+    steps = recipe["train"]["epochs"] * -(-n // recipe["train"]["batch_size"])
+    assert card.train_steps == steps >= 2000
+    assert set(card.evaluation) == {"instance_accuracy", "category_accuracy_nearest_centroid"}
+    assert all(0 <= v <= 1 for v in card.evaluation.values())
+    assert card.superseded_by is None
+
+
+def test_old_demo_weights_are_superseded_but_loadable():
+    old = [n for n in _demo_names() if not n.startswith("toponet_demo.v2_")]
+    if not _v2_names():
+        pytest.skip("no v2 demo TopoNets registered")
+    for name in old:
+        card = models.model_card(name)
+        assert card.superseded_by in _v2_names() and models.model_card(card.superseded_by).tau == card.tau
+    from toponeuro.reporting._map import DEFAULT_MAP_MODEL
+
+    assert DEFAULT_MAP_MODEL in _v2_names()
+    assert models.model_card(DEFAULT_MAP_MODEL).tau == max(models.model_card(n).tau for n in _v2_names())
+
+
+def test_v2_weight_sheets_are_smoother_with_tau():
+    # what TopoLoss optimises, read off the shipped weights: 1 - cos falls with tau, per seed
+    from toponeuro.topoloss import TopoLoss
+
+    names = _v2_names()
+    if not names:
+        pytest.skip("no v2 demo TopoNets registered")
+    by_seed = {}
+    for name in names:
+        card = models.model_card(name)
+        net = models.create_model(name, pretrained=True)
+        topo = TopoLoss.for_layers(net, card.topo_layers, factor_h=2, factor_w=2, tau=1.0)
+        with torch.no_grad():
+            raw = {k: float(v) for k, v in topo.layerwise(net).items()}
+        by_seed.setdefault(card.seed, []).append((card.tau, raw))
+    for seed, rows in by_seed.items():
+        rows.sort(key=lambda r: r[0])
+        for layer in rows[0][1]:
+            vals = [r[1][layer] for r in rows]
+            assert all(a > b for a, b in zip(vals, vals[1:])), (seed, layer, vals)
 
 
 def test_demo_cards_cover_control_and_tau_above_zero():

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from toponeuro import make_activations
-from toponeuro.analysis import effective_dimensionality, participation_ratio, trace_moments
+from toponeuro.analysis import (
+    dimensionality,
+    effective_dimensionality,
+    participation_ratio,
+    trace_moments,
+)
 from toponeuro.exceptions import InvalidDataError
 
 
@@ -61,3 +66,21 @@ def test_labelled_input_and_errors():
         effective_dimensionality(np.ones((5, 3)))
     with pytest.raises(InvalidDataError, match="NaN"):
         participation_ratio(np.full((5, 3), np.nan))
+
+
+def test_dimensionality_per_layer_says_which_responses():
+    rng = np.random.default_rng(9)
+    x = np.c_[rng.standard_normal((60, 16)), rng.standard_normal((60, 25)) * 0.1]
+    x[:, 16:] += rng.standard_normal((60, 1))  # layer b: one dominant direction
+    acts = make_activations({"a": x[:, :16], "b": x[:, 16:]}, categories=["u", "v"] * 30)
+    res = dimensionality(acts)
+    assert res["layer"].values.tolist() == ["a", "b"]
+    assert float(res["effective_dimensionality"].sel(layer="a")) == pytest.approx(
+        effective_dimensionality(x[:, :16])
+    )
+    assert float(res["participation_ratio"].sel(layer="b")) == pytest.approx(
+        participation_ratio(x[:, 16:])
+    )
+    assert res["effective_dimensionality"].sel(layer="b") < 3
+    assert res.attrs["n_stimuli"] == 60 and res.attrs["categories"] == "u,v"
+    assert "TDANN" in res.attrs["reference"]

@@ -1,4 +1,4 @@
-"""efficiency_curve and trajectory on tiny torch models."""
+"""efficiency_curve (and the model surgery it uses) and trajectory on tiny torch models."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import pytest
 import torch
 from torch import nn
 
-from toponeuro.analysis import efficiency_curve, pool_matrix, trajectory
+from toponeuro.analysis import TOPONETS_NANOGPT_KEEP, efficiency_curve, pool_matrix
 from toponeuro.exceptions import (
     CheckpointError,
     InvalidDataError,
     UnknownNameError,
 )
-from toponeuro.models import SmallResNet
+from toponeuro.models import SmallResNet, downsample_weights, restoring
+from toponeuro.training import trajectory
 
 
 def _net():
@@ -200,3 +201,82 @@ def test_trajectory_bad_checkpoints(tmp_path):
         trajectory([bad / "epoch_002.pt"], lambda c: 0.0)
     with pytest.raises(CheckpointError, match="not found"):
         trajectory([tmp_path / "epoch_099.pt"], lambda c: 0.0)
+
+
+def test_trajectory_old_name_warns_and_still_works():
+    import toponeuro.analysis as analysis
+
+    with pytest.warns(FutureWarning, match="toponeuro.training.trajectory"):
+        assert analysis.trajectory is trajectory
+
+
+# -- the TopoNets NanoGPT analysis: 100/80/50/20 % of the c_fc parameters kept ---------------
+def _tiny_gpt():
+    from toponeuro.models import GPT, GPTConfig
+
+    torch.manual_seed(0)
+    return GPT(GPTConfig(n_layer=2, n_head=2, n_embd=16, vocab_size=40, block_size=8)).eval()
+
+
+C_FC = ["transformer.h.0.mlp.c_fc", "transformer.h.1.mlp.c_fc"]
+TOKENS = torch.randint(0, 40, (3, 8), generator=torch.Generator().manual_seed(2))
+
+
+def test_downsample_on_a_tiny_nanogpt_keeps_the_paper_fractions():
+    gpt = _tiny_gpt()
+    before = {k: v.clone() for k, v in gpt.state_dict().items()}
+    w0 = gpt.transformer.h[1].mlp.c_fc.weight.detach().clone()  # (64, 16): an 8 x 8 sheet
+    seen = []
+
+    def val_loss(model):
+        seen.append(float((model.transformer.h[1].mlp.c_fc.weight.detach() - w0).abs().max()))
+        with torch.no_grad():
+            logits = model(TOKENS[:, :-1])
+            return float(torch.nn.functional.cross_entropy(
+                logits.reshape(-1, 40), TOKENS[:, 1:].reshape(-1)))
+
+    curve = efficiency_curve(gpt, C_FC, evaluate=val_loss, method="downsample")
+    assert TOPONETS_NANOGPT_KEEP == (1.0, 0.8, 0.5, 0.2)
+    assert curve["method"].unique().tolist() == ["downsample"]
+    np.testing.assert_allclose(curve["fraction"], [0.0, 0.2, 0.5, 0.8])
+    # an 8 x 8 sheet shrinks to 7 x 7, 6 x 6, 4 x 4: 49, 36 and 16 of 64 units' parameters
+    np.testing.assert_allclose(curve["removed_fraction"], [0, 1 - 49 / 64, 1 - 36 / 64, 0.75])
+    assert seen[0] == 0 and all(d > 0 for d in seen[1:4])
+    with torch.no_grad():
+        intact = val_loss(gpt)
+    assert curve["score"][0] == pytest.approx(intact)
+    assert curve["score"][3] != pytest.approx(intact)
+    for k, v in gpt.state_dict().items():
+        assert torch.equal(v, before[k]), k
+
+
+def test_downsample_weights_of_a_constant_sheet_is_exact_and_restored():
+    net = nn.Sequential(nn.Linear(3, 64))
+    with torch.no_grad():
+        net[0].weight.fill_(0.5)
+    with restoring(net):
+        kept = downsample_weights(net, ["0"], 0.25)
+        assert kept == 0.25
+        np.testing.assert_allclose(net[0].weight.detach().numpy(), 0.5, rtol=1e-6)
+        net[0].weight.data.zero_()
+    assert float(net[0].weight.mean()) == 0.5
+    with pytest.raises(InvalidDataError, match=r"\(0, 1\]"):
+        downsample_weights(net, ["0"], 0.0)
+
+
+def test_downsample_smooths_a_planted_gradient_less_than_noise():
+    """A smooth sheet (weights vary slowly over units) survives downsampling better."""
+    torch.manual_seed(0)
+    rr, cc = np.mgrid[:16, :16]
+    smooth = np.stack([np.sin(rr / 5.0 + k) + np.cos(cc / 4.0 - k) for k in range(4)], -1)
+    noise = np.random.default_rng(0).standard_normal(smooth.shape)
+    errs = []
+    for sheet in (smooth, noise):
+        net = nn.Sequential(nn.Linear(4, 256))
+        with torch.no_grad():
+            net[0].weight.copy_(torch.as_tensor(sheet.reshape(256, 4), dtype=torch.float32))
+        w0 = net[0].weight.detach().clone()
+        with restoring(net):
+            downsample_weights(net, ["0"], 0.5)
+            errs.append(float((net[0].weight - w0).pow(2).mean() / w0.pow(2).mean()))
+    assert errs[0] < 0.1 < errs[1]

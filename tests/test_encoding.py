@@ -189,11 +189,38 @@ def test_make_folds_matches_kfold():
     from sklearn.model_selection import KFold
 
     for n, k in [(10, 3), (17, 5)]:
-        ours = make_folds(k, n)
+        ours = make_folds(k, n, shuffle=False)
         ref = list(KFold(k).split(np.zeros(n)))
         for (a, b), (c, d) in zip(ours, ref):
             np.testing.assert_array_equal(a, c)
             np.testing.assert_array_equal(b, d)
+        # the default: the same fold sizes over shuffled stimuli, reproducibly
+        shuffled = make_folds(k, n)
+        assert [len(te) for _, te in shuffled] == [len(d) for _, d in ref]
+        assert sorted(np.concatenate([te for _, te in shuffled]).tolist()) == list(range(n))
+        assert all(np.intersect1d(tr, te).size == 0 for tr, te in shuffled)
+        assert any(not np.array_equal(te, d) for (_, te), (_, d) in zip(shuffled, ref))
+        again = make_folds(k, n, random_state=0)
+        assert all(np.array_equal(a[1], b[1]) for a, b in zip(shuffled, again))
+
+
+def test_default_folds_are_shuffled_on_category_sorted_stimuli():
+    """Stimuli sorted by category (load_floc order): contiguous folds hold out whole
+    categories, so a category effect can never be learned; shuffled folds (the default)
+    see every category in training (issue 13: median r 0.12 -> 0.35 on fLoc order)."""
+    from sklearn.model_selection import KFold
+
+    rng = np.random.default_rng(0)
+    n_cat, per = 5, 16
+    cat = np.repeat(np.arange(n_cat), per)  # sorted by category
+    X = np.hstack([np.eye(n_cat)[cat], 0.1 * rng.standard_normal((n_cat * per, 3))])
+    Y = rng.standard_normal((n_cat, 6))[cat] + 0.3 * rng.standard_normal((n_cat * per, 6))
+    model = RidgeEncoder(alphas=[1.0], alpha_per_target=False)
+    contiguous = encoding_score(X, Y, model=model, cv=KFold(n_cat))
+    default = encoding_score(X, Y, model=model, cv=n_cat)
+    assert np.median(contiguous.values) < 0.3 < 0.8 < np.median(default.values)
+    np.testing.assert_array_equal(
+        default.values, encoding_score(X, Y, model=model, cv=n_cat, random_state=0).values)
 
 
 def test_bad_inputs_raise_typed_errors():
@@ -266,3 +293,33 @@ def test_non_partition_splitters_use_per_fold_path():
         RidgeEncoder(alphas=ALPHAS, cv=ss, cv_solver="deletion").fit(X, Y)
     with pytest.raises(UnknownNameError, match="per_fold"):
         RidgeEncoder(alphas=ALPHAS, cv_solver="per-fold").fit(X, Y)
+
+
+def test_ceiling_units_are_checked():
+    """NSD's ceiling is in percent variance; passing it as an r ceiling used to turn
+    r = 0.83 into 0.01 (issue 13). Now a typed error names the conversion."""
+    from toponeuro.brain import make_brain_responses, voxel_noise_ceiling
+    from toponeuro.exceptions import UndefinedValueWarning, UnitsError
+
+    rng = np.random.default_rng(0)
+    signal = rng.standard_normal((60, 3))
+    trials = np.repeat(signal, 3, axis=0) + 0.5 * rng.standard_normal((180, 3))
+    ids = np.repeat([f"s{i}" for i in range(60)], 3)
+    resp = make_brain_responses(trials, ids, xyz=np.zeros((3, 3)))
+    nc = voxel_noise_ceiling(resp)
+    assert nc.attrs["units"] == "percent variance" and float(nc.max()) > 50
+    X, Y = signal + 0.3 * rng.standard_normal(signal.shape), signal
+    model = RidgeEncoder(alphas=[1.0], alpha_per_target=False)
+    raw = encoding_score(X, Y, model=model, cv=4)
+    with pytest.raises(UnitsError, match=r"np.sqrt\(nc / 100\)"):
+        encoding_score(X, Y, model=model, cv=4, ceiling=nc)
+    with pytest.raises(UnitsError, match=r"nc / 100"):
+        encoding_score(X, Y, model=model, cv=4, metric="r2", ceiling=nc.values)  # unlabelled
+    fixed = encoding_score(X, Y, model=model, cv=4, ceiling=np.sqrt(nc.values / 100))
+    np.testing.assert_allclose(fixed.values, raw.values / np.sqrt(nc.values / 100))
+    with pytest.raises(UnitsError, match="square it"):
+        encoding_score(X, Y, model=model, cv=4, metric="r2",
+                       ceiling=nc.copy(data=np.full(3, 0.9)).assign_attrs(units="r"))
+    with pytest.warns(UndefinedValueWarning, match="ceiling of 0"):
+        out = encoding_score(X, Y, model=model, cv=4, ceiling=np.array([0.9, 0.0, np.nan]))
+    assert np.isfinite(out.values[0]) and np.isnan(out.values[1:]).all()

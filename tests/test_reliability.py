@@ -8,10 +8,10 @@ import pytest
 from toponeuro.brain import (
     make_brain_responses,
     ncsnr,
-    noise_ceiling,
     nsd_noise_ceiling,
     spearman_brown,
     split_half_reliability,
+    voxel_noise_ceiling,
 )
 from toponeuro.exceptions import CoordinateError, InvalidDataError
 
@@ -45,7 +45,7 @@ def test_ncsnr_and_noise_ceiling_match_truth():
     r = _repeated(reps=3, n_images=1500, seed=1)
     snr = ncsnr(r).values
     np.testing.assert_allclose(snr, 1 / NOISE, rtol=0.08)
-    nc = noise_ceiling(r).values
+    nc = voxel_noise_ceiling(r).values
     truth = 100 * (1 / NOISE**2) / (1 / NOISE**2 + 1 / 3)
     np.testing.assert_allclose(nc, truth, atol=2.0)
     np.testing.assert_allclose(nc, nsd_noise_ceiling(snr, 3))

@@ -81,7 +81,9 @@ def test_domain_contrast_matches_scipy_and_keeps_coords(metric):
 
 
 def test_planted_unit_is_most_selective():
-    acts = _floc_acts(plant={"house": (5, 4.0), "corridor": (5, 4.0), "word": (20, 5.0)})
+    acts = _floc_acts(
+        plant={"house": (5, 4.0), "corridor": (5, 4.0), "word": (20, 5.0), "number": (20, 5.0)}
+    )
     sel = domain_selectivity(acts)
     assert sel.dims == ("domain", "unit")
     assert int(np.argmax(sel.sel(domain="places").values)) == 5
@@ -91,10 +93,36 @@ def test_planted_unit_is_most_selective():
     assert int(np.argmax(s2.values)) == 5
 
 
+def test_default_is_tdanns_t_each_domain_vs_the_other_four():
+    acts = _floc_acts(n_per=8, seed=4)
+    sel = selectivity(acts, "faces")
+    cats = acts["category"].values
+    on = acts.values[np.isin(cats, ["adult", "child"])]
+    off = acts.values[~np.isin(cats, ["adult", "child", "scrambled"])]
+    # spacetorch.utils.array_utils.tstat: population (ddof=0) variances, Welch-type
+    ref = (on.mean(0) - off.mean(0)) / np.sqrt(on.var(0) / len(on) + off.var(0) / len(off))
+    np.testing.assert_allclose(sel.values, ref, rtol=1e-10)
+    assert sel.attrs["method"] == "tdann_t" and "TDANN" in sel.attrs["reference"]
+    assert "scrambled" not in sel.attrs["against"]
+    const = make_activations({"fc": np.ones((60, 16))}, categories=np.repeat(CATS[:10], 6))
+    assert np.isnan(selectivity(const, "faces").values).all()  # undefined, not TDANN's 0
+
+
+def test_a_category_named_like_a_domain_is_that_category():
+    cats = np.repeat(["faces", "bodies", "places"], 6)
+    x = np.random.default_rng(5).standard_normal((18, 16))
+    x[cats == "faces", 3] += 4.0
+    acts = make_activations({"fc": x}, categories=cats)
+    sel = selectivity(acts, "faces")
+    assert sel.attrs["target"] == "faces" and sel.attrs["against"] == "bodies+places"
+    assert int(np.argmax(sel.values)) == 3
+    assert domain_selectivity(acts, ["faces", "places"]).sizes["domain"] == 2
+
+
 def test_labels_override_and_category_contrast():
     acts = _floc_acts()
     labels = np.where(np.arange(acts.sizes["stimulus"]) % 2 == 0, "x", "y")
-    sel = selectivity(acts, "x", against="y", labels=labels)
+    sel = selectivity(acts, "x", against="y", labels=labels, metric="t")
     ref = stats.ttest_ind(acts.values[::2], acts.values[1::2]).statistic
     np.testing.assert_allclose(sel.values, ref)
 
@@ -105,7 +133,8 @@ def test_language_selectivity_matches_scipy():
     x = rng.standard_normal((40, 30)) * rng.uniform(0.5, 2, 30)
     x[conds == "S", :4] += 3.0  # four planted language units
     acts = make_activations({"a": x[:, :20], "b": x[:, 20:]}, categories=conds)
-    res = language_selectivity(acts, top_k=3)
+    res = language_selectivity(acts, top_k=3, alternative="greater", smooth_fwhm=None,
+                               scope="layer")
     s, n = x[conds == "S"], x[conds == "N"]
     ref = stats.ttest_ind(s, n, equal_var=False, alternative="greater")
     np.testing.assert_allclose(res["t"].values, ref.statistic, rtol=1e-10)
@@ -115,11 +144,37 @@ def test_language_selectivity_matches_scipy():
     assert res["fdr_mask"].values[:4].all()
     assert res["topk_mask"].values[:4].sum() == 3  # the top 3 of layer a are planted units
     assert res["topk_mask"].values[:20].sum() == 3 and res["topk_mask"].values[20:].sum() == 3
-    two = language_selectivity(acts, alternative="two-sided")
+    two = language_selectivity(acts, smooth_fwhm=None)  # TopoLM: two-sided, FDR over all
+    q_all = stats.false_discovery_control(stats.ttest_ind(s, n, equal_var=False).pvalue)
+    np.testing.assert_allclose(two["q"].values, q_all, rtol=1e-8)
     np.testing.assert_allclose(
         two["p"].values, stats.ttest_ind(s, n, equal_var=False).pvalue, rtol=1e-8
     )
     assert two["t"].topo.map("b").shape == (2, 5)
+
+
+def test_language_smoothing_and_top_k_never_picks_an_undefined_t():
+    rng = np.random.default_rng(7)
+    conds = np.repeat(["S", "N"], 8)
+    x = rng.standard_normal((16, 64))
+    x[:, :40] = 1.0  # constant units: t undefined
+    acts = make_activations({"a": x}, categories=conds)
+    res = language_selectivity(acts, top_k=30, smooth_fwhm=None)
+    assert np.isnan(res["t"].values[:40]).all()
+    assert not res["topk_mask"].values[:40].any() and res["topk_mask"].sum() == 24
+    assert not res["fdr_mask"].values[:40].any()
+    # smoothing as TopoLM: a zero-padded Gaussian (FWHM 2) of each stimulus's sheet
+    from scipy import ndimage
+
+    y = rng.standard_normal((16, 64))
+    acts = make_activations({"a": y}, categories=conds)
+    sm = ndimage.gaussian_filter(y.reshape(16, 8, 8), (0, 2 / np.sqrt(8 * np.log(2)),) * 1
+                                 + (2 / np.sqrt(8 * np.log(2)),), mode="constant", truncate=6.0)
+    sm = sm.reshape(16, 64)
+    ref = stats.ttest_ind(sm[conds == "S"], sm[conds == "N"], equal_var=False)
+    got = language_selectivity(acts)
+    np.testing.assert_allclose(got["t"].values, ref.statistic, rtol=1e-8)
+    assert got.attrs["method"] == "topolm" and "localize.py" in got.attrs["reference"]
 
 
 def test_bad_contrasts_raise_with_fix():

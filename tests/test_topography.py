@@ -25,6 +25,8 @@ from toponeuro.exceptions import (
 )
 
 H, W = 24, 32
+#: find_patches as in 0.1.0: no smoothing, no area limits, no null
+RAW = dict(smooth_sigma=0.0, min_fraction=0.0, max_fraction=1.0, n_permutations=0)
 
 
 def _blobs(centres, sigma=2.0, shape=(H, W)):
@@ -60,7 +62,7 @@ def test_planted_blobs_found_with_right_centroids():
     centres = [(6.0, 8.0), (16.0, 24.0), (5.0, 26.0)]
     grid = _blobs(centres) + 0.05 * np.random.default_rng(0).standard_normal((H, W))
     for data in (grid, _unit_map(grid), _unit_map(grid).topo.map("fc")):
-        p = find_patches(data, threshold=0.5, min_units=4, smooth_sigma=0.5)
+        p = find_patches(data, threshold=0.5, min_units=4, **{**RAW, "smooth_sigma": 0.5})
         assert p.n_patches == 3
         got = sorted(map(tuple, p.centroids.round(0).tolist()))
         assert got == sorted(centres)
@@ -74,9 +76,12 @@ def test_planted_blobs_found_with_right_centroids():
 
 def test_min_units_and_threshold_filter_patches():
     grid = _blobs([(6, 8)], sigma=2.0) + 0.3 * _blobs([(18, 24)], sigma=0.6)
-    assert find_patches(grid, threshold=0.2, min_units=1).n_patches == 2
-    assert find_patches(grid, threshold=0.2, min_units=5).n_patches == 1
-    assert find_patches(grid, threshold=2.0).n_patches == 0
+    assert find_patches(grid, threshold=0.2, min_units=1, **RAW).n_patches == 2
+    assert find_patches(grid, threshold=0.2, min_units=5, **RAW).n_patches == 1
+    assert find_patches(grid, threshold=2.0, **RAW).n_patches == 0
+    # the 1.2 % second blob is under TDANN's smallest patch (100 of 4,900 mm^2)
+    assert find_patches(grid, threshold=0.2, min_units=1, smooth_sigma=0.0,
+                        n_permutations=0).n_patches == 1
 
 
 def test_smoothness_ranks_kernel_width_and_shuffle_kills_it():
@@ -133,7 +138,7 @@ def test_mesh_maps_patches_graph_distance_and_smoothness():
     d_n = np.linalg.norm(pts - north, axis=1)
     d_e = np.linalg.norm(pts - east, axis=1)
     values = np.exp(-(d_n**2) / (2 * 8.0**2)) + np.exp(-(d_e**2) / (2 * 8.0**2))
-    p = find_patches(values, threshold=0.5, positions=pts, adjacency=adj)
+    p = find_patches(values, threshold=0.5, min_units=4, **RAW, positions=pts, adjacency=adj)
     assert p.n_patches == 2
     cen = p.centroids
     for target in (north, east):
@@ -141,7 +146,7 @@ def test_mesh_maps_patches_graph_distance_and_smoothness():
         cosang = direction @ target / np.linalg.norm(direction) / 50.0
         assert cosang > 0.99
     # a radius graph works as well as the mesh edges
-    assert find_patches(values, threshold=0.5, positions=pts, adjacency=8.0).n_patches == 2
+    assert find_patches(values, 0.5, 4, **RAW, positions=pts, adjacency=8.0).n_patches == 2
     # graph distance: along the surface, close to the great-circle distance, above the chord
     tm = as_topomap(values, positions=pts, adjacency=adj, distance="graph")
     i, j = int(np.argmin(d_n)), int(np.argmin(d_e))
@@ -158,7 +163,8 @@ def test_mesh_maps_patches_graph_distance_and_smoothness():
     assert float(s0["score"]) == pytest.approx(float(s1["score"]))
     assert float(s0["score"]) == pytest.approx(float(s2["score"]))
     assert float(s0["score"]) > 0.3
-    sm = find_patches(values, threshold=0.5, smooth_sigma=3.0, positions=pts, adjacency=adj)
+    sm = find_patches(values, 0.5, 4, smooth_sigma=3.0, n_permutations=0, positions=pts,
+                      adjacency=adj)
     assert sm.n_patches == 2
 
 
@@ -166,13 +172,19 @@ def test_map_similarity():
     rng = np.random.default_rng(5)
     a = gaussian_filter(rng.standard_normal((H, W)), 2)
     b = gaussian_filter(rng.standard_normal((H, W)), 2)
-    assert map_similarity(a, a) == pytest.approx(1.0)
-    assert map_similarity(a, -a) == pytest.approx(-1.0)
-    mixed = a + b
-    assert map_similarity(a, mixed) > map_similarity(b, -mixed)
+    for method in ("pearson", "ssim"):
+        assert float(map_similarity(a, a, method)) == pytest.approx(1.0)
+        mixed = a + b
+        assert map_similarity(a, mixed, method) > map_similarity(b, -mixed, method)
+    assert float(map_similarity(a, -a, "pearson")) == pytest.approx(-1.0)
+    # SSIM of a zero-centred map and its negative is positive: where the local means have
+    # opposite signs, the (negative) luminance and structure terms multiply to a positive
+    assert float(map_similarity(a + 5, 5 - a)) < -0.85
     ua, ub = _unit_map(a), _unit_map(2 * a + 1)
-    assert map_similarity(ua, ub) == pytest.approx(1.0)
-    assert map_similarity(ua, np.exp(ub), method="spearman") == pytest.approx(1.0)
+    assert float(map_similarity(ua, ub, "pearson")) == pytest.approx(1.0)
+    assert float(map_similarity(ua, np.exp(ub), method="spearman")) == pytest.approx(1.0)
+    # SSIM is not affine-invariant (it compares means and contrasts too)
+    assert float(map_similarity(ua, ub)) < 0.9
 
 
 def test_bad_inputs_raise_with_fix():

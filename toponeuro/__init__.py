@@ -40,6 +40,7 @@ _LAZY = {
     "find_patches": "toponeuro.analysis",
     "map_similarity": "toponeuro.analysis",
     "compare_topography": "toponeuro.analysis",
+    "spatial_null": "toponeuro.analysis",
     "RidgeEncoder": "toponeuro.analysis",
     "PLSEncoder": "toponeuro.analysis",
     "encoding_score": "toponeuro.analysis",

@@ -50,3 +50,4 @@ SAMPLE = "sample"
 # RDMs: a square RDM has dims (STIMULUS, STIMULUS_B); a condensed one has dim PAIR
 STIMULUS_B = "stimulus_b"
 PAIR = "pair"
+PERMUTATION = "permutation"

@@ -314,9 +314,16 @@ def _hub_checks(path, actual: str, meta: dict, where: str):
     return [f"the Hugging Face git blob sha1 of {where} (a non-LFS file)"], None
 
 
+def hf_cache_path(
+    repo_id: str, filename: str, cache_dir: str | os.PathLike | None = None
+) -> Path:
+    """Where :func:`fetch_hf_file` keeps ``filename`` of ``repo_id`` (it may not exist yet)."""
+    return data_dir(cache_dir) / "hf" / repo_id / filename
+
+
 def _fetch_hf(repo_id, filename, *, sha256=None, revision=None, cache_dir=None):
     """:func:`fetch_hf_file`, also returning one sentence saying exactly what was checked."""
-    target = data_dir(cache_dir) / "hf" / repo_id / filename
+    target = hf_cache_path(repo_id, filename, cache_dir)
     where = f"{repo_id}:{filename}@{revision or 'main'}"
     url = hf_url(repo_id, filename, revision or "main")
     sha256 = sha256.lower() if sha256 else None

@@ -2,36 +2,176 @@
 
 Each sub-command is a pair ``_add_<name>(subparsers)`` / ``_run_<name>(args)`` registered in
 :data:`COMMANDS`; heavy imports happen inside ``_run_*``.
+
+Conventions (tested in ``tests/test_cli.py``): every option has help text and ``--help``
+shows its default; one flag means one thing in every sub-command (``--model``, ``--stimuli``,
+``--out``, ``--device``, ``--layers``), lists are space-separated; a typed toponeuro error
+prints its message (with the library's parameter names turned into the flags that set them)
+and exits 1, never a traceback; a bare ``toponeuro`` prints the help and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from pathlib import Path
 
 from ._version import __version__
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Appends ``(default: X)`` to an option's help unless the help already says its default."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or default is None
+            or default is False
+            or default == argparse.SUPPRESS
+            or action.required
+            or not action.option_strings
+            and action.nargs not in ("?", "*")
+        ):
+            return text
+        if isinstance(default, (list, tuple)):
+            default = " ".join(map(str, default))
+        return f"{text} (default: {default})"
+
+
+def _parser(sub, name, **kwargs):
+    return sub.add_parser(name, formatter_class=_HelpFormatter, **kwargs)
+
+
+def _warn(message: str) -> None:
+    print(f"toponeuro: warning: {message}", file=sys.stderr)
+
+
+# --- checks shared by the sub-commands ------------------------------------------------------
+def _input_path(text, flag: str, what: str) -> Path:
+    from .exceptions import MissingFileError
+
+    path = Path(text)
+    if not path.exists():
+        raise MissingFileError(f"{flag} {text}: no such file or folder; give {what}.")
+    return path
+
+
+def _out_folder(text, flag: str = "--out") -> Path:
+    from .exceptions import OutputPathError
+
+    path = Path(text)
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            raise OutputPathError(
+                f"{flag} {text}: {p} is a file, but a folder is needed there; give a folder "
+                "path (it is created if missing)."
+            )
+    return path
+
+
+def _out_file(text, flag: str = "--out") -> Path:
+    from .exceptions import OutputPathError
+
+    path = Path(text)
+    if path.is_dir():
+        raise OutputPathError(f"{flag} {text} is a folder; give a file path (e.g. acts.nc).")
+    _out_folder(path.parent, flag)
+    return path
+
+
+def _device(text):
+    from ._device import check_device
+
+    return str(check_device(text)) if text is not None else None
+
+
+def _positive(value, flag: str, error=None):
+    if value is not None and value < 1:
+        from .exceptions import InvalidDataError
+
+        raise (error or InvalidDataError)(f"{flag} must be at least 1; got {value}.")
+    return value
+
+
+def _json_arg(text, flag: str, *, allow_inline: bool = True):
+    """A JSON object from a file or (``allow_inline``) the text itself."""
+    import json
+
+    from .exceptions import InvalidDataError, MissingFileError
+
+    if text is None:
+        return None
+    path = Path(text)
+    inline = allow_inline and not path.is_file() and text.lstrip()[:1] in "{["
+    if not inline and not path.is_file():
+        what = "a JSON file" + (" or a JSON object" if allow_inline else "")
+        raise MissingFileError(f"{flag} {text}: no such file; give {what}.")
+    source = "the text given" if inline else str(path)
+    try:
+        value = json.loads(text if inline else path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise InvalidDataError(
+            f"{flag}: {source} is not valid JSON ({err}); give an object such as "
+            '\'{"IT": "layer4.1.conv2"}\'.'
+        ) from None
+    if not isinstance(value, dict):
+        raise InvalidDataError(
+            f"{flag}: {source} holds a JSON {type(value).__name__}; expected an object "
+            "(name -> value)."
+        )
+    return value
+
+
+def _model_args(p, *, required: bool, positional: bool = False, default_help: str = "",
+                need: str = "MODEL or --model is required"):
+    """``--model NAME`` (and, where the command has one main argument, ``MODEL`` too)."""
+    text = "registered model name arch.tag (see `toponeuro models`)" + default_help
+    if positional:
+        text += f" ({need})"
+        p.add_argument("model_pos", nargs="?", metavar="MODEL",
+                       help=f"{text}; same as --model")
+    p.add_argument("--model", required=required and not positional,
+                   help=text + ("; same as MODEL" if positional else ""))
+
+
+def _model_of(args, command: str):
+    pos = getattr(args, "model_pos", None)
+    if pos and args.model and pos != args.model:
+        from .exceptions import InvalidDataError
+
+        raise InvalidDataError(
+            f"toponeuro {command}: MODEL {pos!r} and --model {args.model!r} differ; give one."
+        )
+    return pos or args.model
+
+
+# --- train -------------------------------------------------------------------------------------
 def _add_train(sub):
-    p = sub.add_parser(
+    p = _parser(
+        sub,
         "train",
         help="train a small TopoNet from a recipe (cross-entropy + TopoLoss)",
         description="Train a TopoNet from a recipe: a TOML file or the name of a recipe shipped "
         "with toponeuro (see --list). Checkpoints are written after every epoch; rerunning the "
         "same command resumes from the last one.",
     )
-    p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file")
-    p.add_argument("--out", default=None, help="output folder (default: runs/<recipe name>)")
-    p.add_argument("--epochs", type=int, default=None, help="override the recipe's epochs")
-    p.add_argument("--seed", type=int, default=None, help="override the recipe's seed")
-    p.add_argument("--device", default=None, help="cpu (default) or cuda")
-    p.add_argument("--data", default=None, help="override the recipe's data path")
+    p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
+                   "(required unless --list)")
+    p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
+    p.add_argument("--epochs", type=int, help="number of epochs (default: the recipe's)")
+    p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
+    p.add_argument("--device", help="cpu, cuda or cuda:N (default: the recipe's, else cpu)")
+    p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
     p.add_argument("--no-resume", action="store_true", help="start over even if checkpoints exist")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.add_argument("--list", action="store_true", help="list the recipes shipped with toponeuro")
 
 
 def _run_train(args) -> int:
+    from .exceptions import RecipeError
     from .training import list_recipes, load_recipe, run_recipe
 
     if args.list:
@@ -41,15 +181,17 @@ def _run_train(args) -> int:
     if not args.recipe:
         print("toponeuro train: give --recipe NAME|FILE (see --list)", file=sys.stderr)
         return 2
+    _positive(args.epochs, "--epochs", RecipeError)
+    out = _out_folder(args.out) if args.out else None
+    device = _device(args.device)
     recipe = load_recipe(args.recipe)
     overrides = {
-        k: v
-        for k, v in {"epochs": args.epochs, "seed": args.seed, "device": args.device}.items()
+        k: v for k, v in {"epochs": args.epochs, "seed": args.seed, "device": device}.items()
         if v is not None
     }
     result = run_recipe(
         recipe,
-        out_dir=args.out,
+        out_dir=out,
         data_path=args.data,
         resume=not args.no_resume,
         progress=not args.no_progress,
@@ -64,54 +206,76 @@ def _run_train(args) -> int:
     return 0
 
 
-
-
+# --- extract ---------------------------------------------------------------------------------
 def _add_extract(sub):
-    p = sub.add_parser(
+    p = _parser(
+        sub,
         "extract",
         help="extract sheet-organised activations of a model for stimuli",
         description="Run stimuli through a registered model and save the activations of the "
         "chosen layers (one unit per channel / neuron, laid out on cortical sheets) as netCDF. "
-        "With --store, rows stream to disk and an interrupted run resumes.",
+        "Images are found recursively; each keeps its id (the file name without suffix, or "
+        "with --ids path its path in the folder) and its category (its sub-folder), so the "
+        "output joins brain data by stimulus id. With --store, rows stream to disk and an "
+        "interrupted run resumes.",
     )
-    p.add_argument("--model", required=True, help="registered name (toponeuro.models.list_models)")
-    p.add_argument("--checkpoint", default=None, help="local weights file in the card's format")
-    p.add_argument(
-        "--stimuli",
-        required=True,
-        help="a folder of images (sorted by file name) or a .txt file with one text per line",
-    )
-    p.add_argument("--layers", nargs="+", default=["topo"], help="module names, or topo (default)")
+    _model_args(p, required=True)
+    p.add_argument("--checkpoint", help="local weights file in the card's format "
+                   "(default: the model's released weights)")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="allow checkpoints that pickle arbitrary objects (runs their code)")
+    p.add_argument("--stimuli", required=True,
+                   help="a folder of images (searched recursively) or a .txt file with one "
+                   "text per line")
+    p.add_argument("--ids", default="stem", choices=["stem", "path"],
+                   help="image ids: the file name without suffix, or the path in the folder")
+    p.add_argument("--category-from", default="auto", choices=["auto", "folder", "prefix", "none"],
+                   help="image categories: the sub-folder, the file name's prefix "
+                   "(house-12.jpg -> house) or none; auto: sub-folders if the images are in "
+                   "sub-folders, else none")
+    p.add_argument("--layers", nargs="+", default=["topo"],
+                   help="module names (see `toponeuro layers MODEL`), or topo for the card's "
+                   "TopoLoss layers")
     p.add_argument("--out", required=True, help="output netCDF file (.nc)")
-    p.add_argument("--pooling", default="mean", choices=["mean", "max", "center", "none"])
-    p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"])
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--store", default=None, help="folder for the resumable streaming store")
+    p.add_argument("--pooling", default="mean", choices=["mean", "max", "center", "none"],
+                   help="spatial pooling of conv feature maps (none keeps every unit)")
+    p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"],
+                   help="pooling over tokens of transformer layers")
+    p.add_argument("--batch-size", type=int, default=32, help="stimuli per forward pass")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    p.add_argument("--store", help="folder for the resumable streaming store "
+                   "(default: keep the activations in memory)")
     p.add_argument("--no-resume", action="store_true", help="ignore finished rows in --store")
-    p.add_argument("--trust-checkpoint", action="store_true", help="allow unsafe pickles")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
-def _run_extract(args) -> int:
-    from pathlib import Path
+def _extract_stimuli(args):
+    from .exceptions import InvalidDataError
+    from .stimuli import load_image_folder
 
+    src = _input_path(args.stimuli, "--stimuli", "an image folder or a .txt file")
+    if src.is_dir():
+        how = args.category_from
+        if how == "auto":
+            how = "folder" if any(p.is_dir() and not p.name.startswith(".")
+                                  for p in src.iterdir()) else "none"
+        return load_image_folder(src, None if how == "none" else how, ids=args.ids)
+    if src.suffix == ".txt":
+        return [line for line in src.read_text().splitlines() if line.strip()]
+    raise InvalidDataError(
+        f"--stimuli {src} is a {src.suffix or 'suffix-less'} file; give an image folder or a "
+        ".txt file with one text per line."
+    )
+
+
+def _run_extract(args) -> int:
     from .features import extract
     from .models import create_model, model_card
 
-    src = Path(args.stimuli)
-    if src.is_dir():
-        from .stimuli import IMAGE_EXTENSIONS
-
-        stimuli = sorted(str(f) for f in src.iterdir() if f.suffix.lower() in IMAGE_EXTENSIONS)
-    elif src.suffix == ".txt" and src.is_file():
-        stimuli = [line for line in src.read_text().splitlines() if line.strip()]
-    else:
-        print(
-            f"toponeuro extract: --stimuli must be an image folder or a .txt file; got {src}",
-            file=sys.stderr,
-        )
-        return 2
+    _positive(args.batch_size, "--batch-size")
+    out = _out_file(args.out)
+    device = _device(args.device)
+    stimuli = _extract_stimuli(args)
     card = model_card(args.model)
     model = create_model(
         args.model,
@@ -126,12 +290,11 @@ def _run_extract(args) -> int:
         pooling=None if args.pooling == "none" else args.pooling,
         token_pooling=args.token_pooling,
         batch_size=args.batch_size,
-        device=args.device,
+        device=device,
         store=args.store,
         resume=not args.no_resume,
         progress=not args.no_progress,
     )
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     acts.to_netcdf(out, engine="h5netcdf")
     print(
@@ -141,6 +304,7 @@ def _run_extract(args) -> int:
     return 0
 
 
+# --- map -------------------------------------------------------------------------------------
 def _numbers(text: str):
     if text == "all":
         return None
@@ -156,57 +320,173 @@ def _numbers(text: str):
     return list(range(lo, hi + 1))
 
 
+def _images_arg(text: str):
+    return "all" if text == "all" else _numbers(text)
+
+
 def _add_map(sub):
-    p = sub.add_parser(
+    p = _parser(
+        sub,
         "map",
         help="map a model's category-selective topography and compare it with the cortex",
         description="Extract sheet activations for the fLoc localizer images, compute the five "
         "domain selectivity maps (faces, bodies, places, characters, objects), their "
         "smoothness, patches and similarities, compare them with the visfAtlas ROIs on "
         "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
-        "Defaults: the demo TopoNet shipped with toponeuro and the held-out fLoc images "
-        "97-120. Offline, give a local fLoc copy with --stimuli DIR.",
+        "Offline, give a local fLoc copy with --stimuli DIR.",
     )
-    p.add_argument("--model", default=None,
-                   help="registered model name (default: the shipped demo TopoNet "
-                   "toponet_demo.tau_50)")
-    p.add_argument("--checkpoint", default=None,
-                   help="a checkpoint from `toponeuro train` (or a state dict for --model)")
+    _model_args(p, required=False, default_help=" (default: the shipped demo TopoNet "
+                "toponet_demo.tau_50)")
+    p.add_argument("--checkpoint",
+                   help="a checkpoint from `toponeuro train` (or a state dict for --model) "
+                   "(default: the model's released weights)")
     p.add_argument("--stimuli", default="floc",
-                   help="'floc' ($TOPONEURO_DATA/floc, else download) or a local fLoc folder "
-                   "with one sub-folder per category")
-    p.add_argument("--images", type=_numbers, default="97-120",
-                   help="fLoc image numbers per category, e.g. 97-120 (default) or 'all'")
-    p.add_argument("--layers", nargs="+", default=None,
+                   help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
+                   "folder with one sub-folder per category")
+    p.add_argument("--images", type=_images_arg, default=None,
+                   help="fLoc image numbers of each category, a range like 97-120 or all "
+                   "(default: with --stimuli floc 97-120, the images held out from the demo "
+                   "TopoNets' training; with --stimuli DIR every image in DIR)")
+    p.add_argument("--layers", nargs="+",
                    help="layers to map (default: the model's last three TopoLoss layers)")
     p.add_argument("--out", default="toponeuro-map", help="output folder")
     p.add_argument("--threshold", type=float, default=3.0, help="patch threshold on t")
-    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--batch-size", type=int, default=64, help="images per forward pass")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     p.add_argument("--seed", type=int, default=0, help="seed of the smoothness sampling")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def _check_floc_folder(stimuli: str) -> None:
+    """A local fLoc folder must hold the ten categories the map contrasts (said in flags)."""
+    from .exceptions import InvalidDataError
+    from .stimuli import FLOC_CATEGORIES, load_floc
+
+    present = {str(c) for c in load_floc(stimuli).categories}
+    absent = [c for c in FLOC_CATEGORIES if c != "scrambled" and c not in present]
+    if absent:
+        raise InvalidDataError(
+            f"--stimuli {stimuli} has no images of the fLoc categories {absent} (it has "
+            f"{sorted(present)}); toponeuro map contrasts all ten fLoc categories but "
+            "scrambled: give a folder with images of each."
+        )
 
 
 def _run_map(args) -> int:
     from .reporting import DEFAULT_MAP_MODEL, run_map
 
-    images = _numbers(args.images) if isinstance(args.images, str) else args.images
+    out = _out_folder(args.out)
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    if args.stimuli != "floc":
+        _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
+        _check_floc_folder(args.stimuli)
     run_map(
         args.model or DEFAULT_MAP_MODEL,
         checkpoint=args.checkpoint,
         stimuli=args.stimuli,
-        numbers=images,
+        numbers=args.images,
         layers=args.layers,
-        out_dir=args.out,
+        out_dir=out,
         threshold=args.threshold,
-        device=args.device,
+        batch_size=args.batch_size,
+        device=device,
         random_state=args.seed,
         progress=not args.no_progress,
     )
     return 0
 
 
+# --- models, layers --------------------------------------------------------------------------
+def _text_table(table, numeric=()) -> str:
+    cols = [str(c) for c in table.columns]
+    cells = [cols] + [["-" if _missing(v) else str(v) for v in row]
+                      for row in table.itertuples(index=False)]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(cols))]
+    return "\n".join(
+        "  ".join(c.rjust(w) if name in numeric else c.ljust(w)
+                  for c, w, name in zip(r, widths, cols)).rstrip()
+        for r in cells
+    )
+
+
+def _missing(value) -> bool:
+    import pandas as pd
+
+    return value is None or (not isinstance(value, (tuple, list)) and bool(pd.isna(value)))
+
+
+def _add_models(sub):
+    p = _parser(
+        sub,
+        "models",
+        help="list the registered models, their tau and whether their weights are here",
+        description="List the model registry: name, architecture, modality, TopoLoss tau and "
+        "where the weights are (shipped with a package, cached from an earlier download, "
+        "downloaded on first use, or none: architecture only).",
+    )
+    p.add_argument("pattern", nargs="?", default="*", help="glob on the names, e.g. 'toponet_*'")
+
+
+def _run_models(args) -> int:
+    from .models import WEIGHTS_STATUSES, describe_models
+
+    table = describe_models(args.pattern)
+    if table.empty:
+        from .exceptions import UnknownNameError
+
+        raise UnknownNameError(f"No registered model matches {args.pattern!r}; try `toponeuro "
+                               "models` without a pattern.")
+    shown = table[["name", "modality", "tau", "weights", "source"]].copy()
+    shown["tau"] = [None if t != t else f"{t:g}" for t in shown["tau"]]
+    print(_text_table(shown, numeric={"tau"}))
+    print()
+    for status in sorted(set(table["weights"])):
+        print(f"{status}: {WEIGHTS_STATUSES[status]}")
+    return 0
+
+
+def _add_layers(sub):
+    p = _parser(
+        sub,
+        "layers",
+        help="list the layers of a model that extract can read, with unit counts and sheets",
+        description="List every module of a registered model (built without weights: nothing "
+        "is downloaded) with its output shape, the units `toponeuro extract` gives for it "
+        "(channels of a conv map, features of a token sequence), its cortical sheet and "
+        "whether TopoLoss acted on it (the layers of --layers topo).",
+    )
+    _model_args(p, required=True, positional=True)
+    p.add_argument("--topo", action="store_true", help="only the TopoLoss layers")
+    p.add_argument("--no-probe", action="store_true",
+                   help="read sizes off the modules instead of running one blank input")
+
+
+def _run_layers(args) -> int:
+    from .models import list_layers
+
+    name = _model_of(args, "layers")
+    if not name:
+        print("toponeuro layers: give MODEL (see `toponeuro models`)", file=sys.stderr)
+        return 2
+    table = list_layers(name, probe=not args.no_probe)
+    if args.topo:
+        table = table[table["topo"]]
+    shown = table.copy()
+    shown["output_shape"] = [None if s is None else "x".join(map(str, s))
+                             for s in shown["output_shape"]]
+    shown["sheet_shape"] = [None if s is None else f"{s[0]}x{s[1]}" for s in shown["sheet_shape"]]
+    shown["topo"] = ["yes" if t else "" for t in shown["topo"]]
+    print(_text_table(shown, numeric={"n_units"}))
+    return 0
+
+
+# --- brainscore ------------------------------------------------------------------------------
 def _add_brainscore(sub):
-    p = sub.add_parser(
+    p = _parser(
+        sub,
         "brainscore",
         help="export a TopoNet as a Brain-Score plugin; score it locally with Brain-Score",
         description="Brain-Score integration. `export` writes a self-contained plugin folder "
@@ -214,51 +494,75 @@ def _add_brainscore(sub):
         "itself (in its own environment, offline) on your stimuli and brain responses.",
     )
     bs = p.add_subparsers(dest="brainscore_command", metavar="ACTION")
-    e = bs.add_parser("export", help="write models/<identifier>/ for brainscore-vision/-language")
-    e.add_argument("model", nargs="?", help="registered model name (arch.tag)")
-    e.add_argument("--card", help="JSON file of ModelCard fields (instead of a model name)")
+    e = _parser(bs, "export", help="write models/<identifier>/ for brainscore-vision/-language",
+                description="Write a Brain-Score plugin folder for a registered model (or a "
+                "card given as JSON).")
+    _model_args(e, required=False, positional=True,
+                need="MODEL, --model or --card is required")
+    e.add_argument("--card", help="JSON file of ModelCard fields (required instead of a model "
+                   "name when the model is not registered)")
     e.add_argument("--out", required=True, help="output folder (models/<identifier>/ inside)")
-    e.add_argument("--region-layer-map", help="JSON object or file: region -> layer")
+    e.add_argument("--region-layer-map",
+                   help="JSON object or file: region -> layer (default: chosen from the card)")
     e.add_argument("--zip", action="store_true", help="also write <identifier>.zip to submit")
-    e.add_argument("--weights-url", help="URL the plugin downloads the weights from")
-    e.add_argument("--sha256", help="sha256 of the weights when the card does not know it")
-    e.add_argument("--identifier", help="Brain-Score registry name (default toponet_<name>)")
+    e.add_argument("--weights-url",
+                   help="URL the plugin downloads the weights from (default: the card's)")
+    e.add_argument("--sha256", help="sha256 of the weights, 64 hex digits (default: the card's)")
+    e.add_argument("--identifier", help="Brain-Score registry name (default: toponet_<name>)")
     e.add_argument("--overwrite", action="store_true", help="replace an existing plugin folder")
-    s = bs.add_parser("score", help="score an exported plugin with brainscore-vision locally")
+    s = _parser(bs, "score", help="score an exported plugin with brainscore-vision locally",
+                description="Score an exported plugin with brainscore-vision's own metrics on "
+                "your stimuli and responses (or a benchmark folder), next to toponeuro's "
+                "scores of the same data.")
     s.add_argument("--plugin", required=True, help="plugin folder written by `export`")
-    s.add_argument("--benchmark", help="folder written by write_brainscore_benchmark")
-    s.add_argument("--responses", help="BrainResponses netCDF file (stimulus x voxel)")
-    s.add_argument("--images", help="image folder; ids are file stems, categories folder names")
-    s.add_argument("--python", help="Brain-Score env python (else $TOPONEURO_BRAINSCORE_PYTHON)")
-    s.add_argument("--metrics", default="pls,ridge,rdm", help="comma-separated (pls,ridge,rdm)")
-    s.add_argument("--regions", help="one region for all voxels (e.g. IT) or JSON roi -> region")
-    s.add_argument("--work-dir", help="keep the files and result.json here")
-    s.add_argument("--json", help="also write the score table as JSON here")
+    s.add_argument("--benchmark", help="folder written by write_brainscore_benchmark "
+                   "(default: build one from --responses and --stimuli)")
+    s.add_argument("--responses", help="BrainResponses netCDF file (stimulus x voxel); "
+                   "required without --benchmark")
+    s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
+                   "suffix, categories their sub-folders; required without --benchmark")
+    s.add_argument("--images", dest="images_deprecated", help=argparse.SUPPRESS)
+    s.add_argument("--python", help="python of the Brain-Score environment "
+                   "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
+    s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
+                   choices=["pls", "ridge", "rdm"], metavar="METRIC",
+                   help="metrics to run: pls ridge rdm")
+    s.add_argument("--regions", help="one region for all voxels (e.g. IT) or a JSON object "
+                   "roi -> region (default: each voxel's roi coord, by toponeuro's ROI table)")
+    s.add_argument("--work-dir", help="keep the files and result.json here "
+                   "(default: a temporary folder)")
+    s.add_argument("--json", help="also write the score table as JSON to this file "
+                   "(default: print it only)")
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
 
 
-def _json_arg(text):
-    import json
-    from pathlib import Path
+def _old_metrics(argv):
+    """``--metrics a,b`` (the old spelling) as ``--metrics a b``, with a warning (one release)."""
+    out, rest = [], list(argv)
+    while rest:
+        arg = rest.pop(0)
+        if arg.startswith("--metrics="):
+            arg, value = "--metrics", arg.split("=", 1)[1]
+            rest.insert(0, value)
+        out.append(arg)
+        if arg == "--metrics" and rest and "," in rest[0]:
+            out.extend(m for m in rest.pop(0).split(",") if m)
+            _warn("--metrics a,b is deprecated; separate metrics with spaces (--metrics a b).")
+    return out
 
+
+def _sha256_arg(text):
     if text is None:
         return None
-    path = Path(text)
-    return json.loads(path.read_text() if path.is_file() else text)
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text.strip()):
+        from .exceptions import InvalidDataError
 
-
-def _image_stimuli(folder, ids):
-    from pathlib import Path
-
-    from .stimuli import IMAGE_EXTENSIONS, StimulusSet
-
-    files = sorted(p for p in Path(folder).rglob("*") if p.suffix.lower() in IMAGE_EXTENSIONS)
-    wanted = set(ids)
-    chosen = [p for p in files if p.stem in wanted]
-    print(f"{len(chosen)} of {len(files)} images in {folder} have responses")
-    return StimulusSet([p.stem for p in chosen], [str(p) for p in chosen], "image",
-                       categories=[p.parent.name for p in chosen], name=Path(folder).name)
+        raise InvalidDataError(
+            f"--sha256 {text!r} is not a sha256 digest: expected 64 hex digits, got "
+            f"{len(text.strip())} characters. Compute it with `sha256sum FILE`."
+        )
+    return text.strip().lower()
 
 
 def _run_brainscore(args) -> int:
@@ -267,14 +571,18 @@ def _run_brainscore(args) -> int:
     from .brainscore import export_plugin, score_with_brainscore
 
     if args.brainscore_command == "export":
-        if bool(args.model) == bool(args.card):
+        model = _model_of(args, "brainscore export")
+        if bool(model) == bool(args.card):
             print("toponeuro brainscore export: give a MODEL name or --card FILE", file=sys.stderr)
             return 2
-        model = SimpleNamespace(**_json_arg(args.card)) if args.card else args.model
+        out = _out_folder(args.out)
+        sha = _sha256_arg(args.sha256)
+        rlm = _json_arg(args.region_layer_map, "--region-layer-map")
+        if args.card:
+            model = SimpleNamespace(**_json_arg(args.card, "--card", allow_inline=False))
         plugin = export_plugin(
-            model, args.out, region_layer_map=_json_arg(args.region_layer_map),
-            make_zip=args.zip, weights_url=args.weights_url, identifier=args.identifier,
-            sha256=args.sha256, overwrite=args.overwrite,
+            model, out, region_layer_map=rlm, make_zip=args.zip, weights_url=args.weights_url,
+            identifier=args.identifier, sha256=sha, overwrite=args.overwrite,
         )
         print(f"wrote {plugin.path} ({plugin.modality} plugin {plugin.identifier!r}); "
               f"regions -> layers: {plugin.region_layer_map}")
@@ -282,22 +590,39 @@ def _run_brainscore(args) -> int:
             print(f"submission archive: {plugin.zip_path}")
         return 0
     if args.brainscore_command == "score":
+        import numpy as np
         import xarray as xr
 
+        from .stimuli import load_image_folder
+
+        if args.images_deprecated:
+            _warn("--images is deprecated for `brainscore score`; use --stimuli (the same "
+                  "flag as in extract and map).")
+            args.stimuli = args.stimuli or args.images_deprecated
         stimuli = responses = None
+        _input_path(args.plugin, "--plugin", "a plugin folder written by `export`")
         if args.benchmark is None:
-            if not (args.responses and args.images):
+            if not (args.responses and args.stimuli):
                 print("toponeuro brainscore score: give --benchmark DIR, or --responses FILE "
-                      "and --images DIR", file=sys.stderr)
+                      "and --stimuli DIR", file=sys.stderr)
                 return 2
-            responses = xr.load_dataarray(args.responses)
-            stimuli = _image_stimuli(args.images, responses["stimulus_id"].values.astype(str))
+            resp = _input_path(args.responses, "--responses", "a BrainResponses netCDF file")
+            folder = _input_path(args.stimuli, "--stimuli", "an image folder")
+            responses = xr.load_dataarray(resp)
+            found = load_image_folder(folder, "folder", ids="stem")
+            keep = np.isin(found.ids, responses["stimulus_id"].values.astype(str))
+            stimuli = found[keep]
+            print(f"{len(stimuli)} of {len(found)} images in {folder} have responses")
+        else:
+            _input_path(args.benchmark, "--benchmark", "a benchmark folder")
+        if args.json:
+            _out_file(args.json, "--json")
         regions = args.regions
         if regions and regions.strip().startswith("{"):
-            regions = _json_arg(regions)
+            regions = _json_arg(regions, "--regions")
         table = score_with_brainscore(
             args.plugin, stimuli, responses, benchmark=args.benchmark, python=args.python,
-            metrics=tuple(m for m in args.metrics.split(",") if m), regions=regions,
+            metrics=tuple(dict.fromkeys(args.metrics)), regions=regions,
             work_dir=args.work_dir, compare=None if args.no_toponeuro else "toponeuro",
         )
         print(table.to_string(index=False))
@@ -308,13 +633,13 @@ def _run_brainscore(args) -> int:
     return 2
 
 
-
-
 #: sub-command name -> (add parser, run)
 COMMANDS = {
     "train": (_add_train, _run_train),
     "extract": (_add_extract, _run_extract),
     "map": (_add_map, _run_map),
+    "models": (_add_models, _run_models),
+    "layers": (_add_layers, _run_layers),
     "brainscore": (_add_brainscore, _run_brainscore),
 }
 
@@ -323,6 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toponeuro",
         description="Compare topographic neural networks (TopoNets) with the human brain.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"toponeuro {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -331,19 +657,95 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# --- messages: the library's parameter names -> the flags that set them ----------------------
+#: library parameter names whose flag is not their own name with dashes
+_FLAG_OF = {
+    "numbers": "--images",
+    "random_state": "--seed",
+    "out_dir": "--out",
+    "data_path": "--data",
+    "make_zip": "--zip",
+    "region_layer_map": "--region-layer-map",
+    "weights_url": "--weights-url",
+    "trust_checkpoint": "--trust-checkpoint",
+    "category_from": "--category-from",
+    "stimulus_ids": "--ids",
+}
+
+
+def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
+    """Parameter name -> flag for one sub-command (nested actions included)."""
+    flags = {}
+    stack = [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(command)
+                if chosen is not None:
+                    stack.append(chosen)
+                elif p is not parser:
+                    stack.extend(action.choices.values())
+            elif action.option_strings and action.dest not in ("help", "version"):
+                long = [o for o in action.option_strings if o.startswith("--")]
+                if long and action.help is not argparse.SUPPRESS:
+                    flags[action.dest] = long[0]
+    return flags
+
+
+_PARAM = re.compile(
+    r"(?<![\w.-])([a-z][a-z0-9_]*)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
+)
+
+
+def cli_message(message: str, flags: dict[str, str]) -> str:
+    """``message`` with ``name=value`` of library parameters written as ``--flag value``.
+
+    Examples
+    --------
+    >>> cli_message("pass trust_checkpoint=True, or categories=['faces'].",
+    ...             {"trust_checkpoint": "--trust-checkpoint", "categories": "--categories"})
+    "pass --trust-checkpoint, or --categories ['faces']."
+    """
+
+    def swap(m):
+        name, value = m.group(1), m.group(2)
+        flag = flags.get(name) or _FLAG_OF.get(name)
+        if flag is None:
+            return m.group(0)
+        if value in (None, "", "True"):
+            return flag
+        if value[:1] in "'\"" and value[-1:] == value[:1]:
+            value = value[1:-1]
+        return f"{flag} {value}"
+
+    return _PARAM.sub(swap, message)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        parser.print_help(sys.stderr)
+        return 2
+    args = parser.parse_args(_old_metrics(argv))
     if args.command is None:
-        parser.print_help()
-        return 0
+        parser.print_help(sys.stderr)
+        return 2
     from .exceptions import ToponeuroError
 
     try:
         return COMMANDS[args.command][1](args)
-    except ToponeuroError as err:  # typed errors name the fix: show the message, no traceback
-        print(f"toponeuro {args.command}: error: {err}", file=sys.stderr)
+    except (ToponeuroError, OSError) as err:  # the message names the fix: no traceback
+        command = args.command
+        if getattr(args, "brainscore_command", None):
+            command += f" {args.brainscore_command}"
+        print(f"toponeuro {command}: error: {cli_message(str(err), _flags(parser, args.command))}",
+              file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"toponeuro {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

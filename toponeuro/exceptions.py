@@ -38,6 +38,7 @@ __all__ = [
     "RecipeError",
     "MissingWeightsError",
     "NameClashError",
+    "UnitsError",
     "ToponeuroWarning",
     "UndefinedValueWarning",
     "MissingFileError",
@@ -45,6 +46,11 @@ __all__ = [
     "StoreLockedError",
     "StoreCorruptError",
     "UnverifiedFileWarning",
+    "InputTypeError",
+    "ParameterError",
+    "OutOfRangeError",
+    "OutputPathError",
+    "DeviceError",
     "close_matches",
 ]
 
@@ -119,6 +125,13 @@ class NameClashError(ToponeuroError, ValueError):
     """A new name (e.g. a Brain-Score plugin identifier) is already taken."""
 
 
+class UnitsError(InvalidDataError):
+    """A value is in other units than expected (a percentage where a fraction is needed ...).
+
+    The message names the conversion.
+    """
+
+
 class ToponeuroWarning(UserWarning):
     """Base class of every warning toponeuro emits on purpose."""
 
@@ -155,6 +168,26 @@ class UnverifiedFileWarning(ToponeuroWarning):
 
     Turn it into an error with ``warnings.simplefilter("error", UnverifiedFileWarning)``.
     """
+
+
+class OutputPathError(ToponeuroError, OSError):
+    """An output path cannot be written: a file where a folder is needed, or the reverse."""
+
+
+class DeviceError(ToponeuroError, RuntimeError):
+    """The requested torch device is not a device name, or not available on this machine."""
+
+
+class InputTypeError(ToponeuroError, TypeError):
+    """An argument has the wrong type or kind (a surface atlas where a volume one is needed)."""
+
+
+class ParameterError(ToponeuroError, ValueError):
+    """An argument's value is not one it accepts; the message lists the accepted values."""
+
+
+class OutOfRangeError(ToponeuroError, IndexError):
+    """An index is outside the valid range; the message gives the range."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

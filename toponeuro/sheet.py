@@ -20,9 +20,17 @@ import xarray as xr
 from . import _dims as D
 from ._docs import fill_doc
 from ._version import __version__
-from .exceptions import CoordinateError, DimensionError, SheetError, UnknownNameError, close_matches
+from .exceptions import (
+    CoordinateError,
+    DimensionError,
+    InvalidDataError,
+    SheetError,
+    UnknownNameError,
+    close_matches,
+)
 
 __all__ = [
+    "MAX_SHEET_UNITS",
     "sheet_shape",
     "sheet_positions",
     "check_activations",
@@ -31,23 +39,48 @@ __all__ = [
 ]
 
 
+#: the largest layer :func:`sheet_shape` lays out (no real layer comes near 10**12 units)
+MAX_SHEET_UNITS = 10**12
+
+
+def _unit_count(n_units) -> int:
+    if isinstance(n_units, (bool, np.bool_)) or not isinstance(n_units, (int, np.integer)):
+        raise SheetError(
+            f"A sheet needs a whole number of units (an int); got {type(n_units).__name__} "
+            f"{n_units!r}. Pass the layer's unit count, e.g. int(weight.shape[0])."
+        )
+    n = int(n_units)
+    if not 1 <= n <= MAX_SHEET_UNITS:
+        raise SheetError(
+            f"A sheet needs between 1 and {MAX_SHEET_UNITS:.0e} units; got {n}. Pass the "
+            "number of units (output channels) of one layer."
+        )
+    return n
+
+
 def sheet_shape(n_units: int) -> tuple[int, int]:
     """Height and width of the cortical sheet of a layer with ``n_units`` units.
 
     Height is the largest divisor of ``n_units`` not above its square root; width is
-    ``n_units // height``. Prime counts give a ``1 x n`` strip.
+    ``n_units // height``. Prime counts give a ``1 x n`` strip. ``n_units`` must be an int
+    from 1 to ``MAX_SHEET_UNITS`` (10**12); anything else (floats, bools, NaN, None, 0)
+    raises :class:`~toponeuro.exceptions.SheetError`.
 
     Examples
     --------
     >>> sheet_shape(64), sheet_shape(512), sheet_shape(3072), sheet_shape(7)
     ((8, 8), (16, 32), (48, 64), (1, 7))
     """
-    n = int(n_units)
-    if n != n_units or n < 1:
-        raise SheetError(f"A sheet needs a positive whole number of units; got {n_units!r}.")
-    h = math.isqrt(n)
-    while n % h:
-        h -= 1
+    n = _unit_count(n_units)
+    r = math.isqrt(n)
+    if r <= 4096:
+        h = r
+        while n % h:
+            h -= 1
+        return h, n // h
+    # vectorised search for the largest divisor <= sqrt(n): ~1e6 candidates at most
+    cand = np.arange(1, r + 1, dtype=np.int64)
+    h = int(cand[n % cand == 0][-1])
     return h, n // h
 
 
@@ -61,7 +94,7 @@ def sheet_positions(n_units: int) -> tuple[np.ndarray, np.ndarray]:
     ([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2])
     """
     _, w = sheet_shape(n_units)
-    idx = np.arange(int(n_units))
+    idx = np.arange(_unit_count(n_units))
     return idx // w, idx % w
 
 
@@ -75,9 +108,14 @@ def check_activations(da: xr.DataArray, *, require_stimulus: bool = True) -> xr.
         ``require_stimulus=False``, e.g. a selectivity map) and unit coords ``layer``,
         ``channel``, ``row``, ``col``.
 
+    Also refused: ``row`` / ``col`` that are negative, fractional or shared by two units of a
+    layer (``.topo.map`` would overwrite one with the other; units of unpooled feature maps
+    are told apart by ``y`` / ``x`` coords), and inf values (in-memory data; lazy dask data
+    is not read). NaN is allowed.
+
     Raises
     ------
-    DimensionError, CoordinateError
+    DimensionError, CoordinateError, InvalidDataError
         With a message that names the fix.
 
     Examples
@@ -123,7 +161,75 @@ def check_activations(da: xr.DataArray, *, require_stimulus: bool = True) -> xr.
             "Activations lack the 'stimulus_id' coord on the 'stimulus' dim; assign it with "
             "da.assign_coords(stimulus_id=('stimulus', ids))."
         )
+    _check_positions(da)
+    _check_no_inf(da)
     return da
+
+
+def _int_positions(da, name):
+    """``row`` / ``col`` as int64, refusing non-integer, non-finite and negative values."""
+    vals = np.asarray(da[name].values)
+    if vals.dtype.kind not in "iuf" or vals.dtype.kind == "f" and (
+        not np.all(np.isfinite(vals)) or not np.all(vals == np.round(vals))
+    ):
+        raise CoordinateError(
+            f"Unit coord {name!r} must hold whole sheet positions (0, 1, 2, ...); got dtype "
+            f"{vals.dtype} with values like {vals[:3].tolist()}. Recompute positions with "
+            "toponeuro.sheet_positions(n_units) per layer."
+        )
+    vals = vals.astype(np.int64)
+    if vals.size and vals.min() < 0:
+        layers = np.asarray(da[D.LAYER].values)[vals < 0] if D.LAYER in da.coords else []
+        raise CoordinateError(
+            f"Unit coord {name!r} has {int((vals < 0).sum())} negative positions (min "
+            f"{int(vals.min())}, layers {sorted(set(map(str, layers)))[:3]}); a negative "
+            "index would overwrite another unit in .topo.map. Positions start at 0: use "
+            "toponeuro.sheet_positions(n_units)."
+        )
+    return vals
+
+
+def _check_positions(da):
+    """Every unit has its own place on its layer's sheet (y/x tell unpooled maps apart)."""
+    rows, cols = _int_positions(da, D.ROW), _int_positions(da, D.COL)
+    _, layer_idx = np.unique(np.asarray(da[D.LAYER].values).astype(str), return_inverse=True)
+    keys = [layer_idx.ravel(), rows, cols]
+    keys += [np.asarray(da[c].values) for c in (D.FMAP_Y, D.FMAP_X)
+             if c in da.coords and da[c].dims == (D.UNIT,)]
+    key = np.stack([np.asarray(k, dtype=np.int64) for k in keys], axis=1)
+    uniq, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
+    if len(uniq) != len(key):
+        dup = np.flatnonzero(counts > 1)[0]
+        i = first[dup]
+        raise CoordinateError(
+            f"{int((counts > 1).sum())} sheet positions hold more than one unit, e.g. layer "
+            f"{str(da[D.LAYER].values[i])!r} at (row, col) = ({rows[i]}, {cols[i]}); .topo.map "
+            "would keep only one of them. Give each unit its own position "
+            "(toponeuro.sheet_positions), or label unpooled feature-map units with 'y' and "
+            "'x' unit coords."
+        )
+
+
+def _check_no_inf(da):
+    data = da.data
+    if type(data).__module__.startswith("dask") or not np.issubdtype(da.dtype, np.floating):
+        return  # lazy arrays are not read here; integer data cannot hold inf
+    arr = np.asarray(data)
+    flat = arr.reshape(-1, arr.shape[-1]) if arr.ndim > 1 else arr[None]
+    step = max(1, 2**24 // max(1, flat.shape[1]))
+    for a in range(0, flat.shape[0], step):
+        bad = np.isinf(flat[a:a + step])
+        if bad.any():
+            unit_axis = list(da.dims).index(D.UNIT)
+            per_unit = np.isinf(arr).any(axis=tuple(k for k in range(arr.ndim) if k != unit_axis))
+            units = np.flatnonzero(per_unit)
+            raise InvalidDataError(
+                f"The activations hold {int(np.isinf(arr).sum())} inf values in {len(units)} "
+                f"units (e.g. unit {int(units[0])} of layer "
+                f"{str(da[D.LAYER].values[units[0]])!r}); statistics of such units are "
+                "undefined. Find the overflow (e.g. extract in float32 after a bounded "
+                "nonlinearity) or drop the units: da.isel(unit=np.isfinite(da).all('stimulus'))."
+            )
 
 
 @fill_doc
@@ -316,8 +422,8 @@ class TopoAccessor:
         """
         sub = self.select(layer)
         h, w = self.sheet_shape(layer)
-        rows = sub[D.ROW].values.astype(int)
-        cols = sub[D.COL].values.astype(int)
+        rows = _int_positions(sub, D.ROW)
+        cols = _int_positions(sub, D.COL)
         flat = rows * w + cols
         other = [d for d in sub.dims if d != D.UNIT]
         vals = sub.transpose(*other, D.UNIT).values

@@ -27,8 +27,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
-from toponeuro.atlases import mesh_graph, vertex_coordinates
-from toponeuro.plotting import DOMAIN_COLORS, plot_surface_map
+from toponeuro.atlases import cortex_maps, vertex_coordinates
+from toponeuro.plotting import DOMAIN_COLORS, plot_arrangement, plot_surface_map
 
 atlas = toponeuro.load_visfatlas(space="fsaverage5")
 print(atlas)
@@ -115,18 +115,17 @@ sel = toponeuro.domain_selectivity(acts)
 # %%
 # Compare the topographies
 # ------------------------
-# :func:`toponeuro.compare_topography` takes named maps on both sides. The model maps are the
-# sheet's t maps; the cortex maps are the left hemisphere's binary domain ROIs (1 inside),
-# with the flat-map coordinates as positions and the mesh's edges (:func:`mesh_graph`) as
-# neighbours, so ``cortex_threshold=0.5`` makes each ROI a patch. Model patches are units with
-# t ≥ 3 after a light smoothing (0.5 unit spacings), at least 3 units.
+# :func:`toponeuro.atlases.cortex_maps` turns the atlas into what the comparison needs, the
+# same way ``toponeuro map`` does: per hemisphere, one 0/1 map per domain over its vertices,
+# with the flat-map coordinates as positions and the inflated mesh's edges as neighbours
+# (``.geometry``). :func:`toponeuro.compare_topography` then takes named maps on both sides;
+# ``cortex_threshold=0.5`` makes each ROI a patch. Model patches are units with t ≥ 3 after a
+# light smoothing (0.5 unit spacings), at least 3 units.
+left_cortex = cortex_maps(atlas, DOMAINS, hemispheres=["left"])["left"]
 model_maps = {d: sel.sel(domain=d) for d in DOMAINS}
-cortex_maps = {d: atlas.mask(domain=d)[left].astype(float) for d in DOMAINS}
-table = toponeuro.compare_topography(
-    model_maps,
-    cortex_maps,
+settings = dict(
     layer=LAYER,
-    cortex_geometry={"positions": flat, "adjacency": mesh_graph("inflated", "left")},
+    cortex_geometry=left_cortex.geometry,
     threshold=3.0,
     cortex_threshold=0.5,
     smooth_sigma=0.5,
@@ -135,6 +134,7 @@ table = toponeuro.compare_topography(
     cortex_min_units=10,
     random_state=0,
 )
+table = toponeuro.compare_topography(model_maps, left_cortex.maps, **settings)
 print(table.round(3).to_string())
 
 # %%
@@ -174,45 +174,20 @@ control_sel = toponeuro.domain_selectivity(
     toponeuro.extract(control, stimuli, [LAYER], progress=False)
 )
 control_table = toponeuro.compare_topography(
-    {d: control_sel.sel(domain=d) for d in DOMAINS},
-    cortex_maps,
-    layer=LAYER,
-    cortex_geometry={"positions": flat, "adjacency": mesh_graph("inflated", "left")},
-    threshold=3.0,
-    cortex_threshold=0.5,
-    smooth_sigma=0.5,
-    cortex_smooth_sigma=0.0,
-    min_units=3,
-    cortex_min_units=10,
-    random_state=0,
+    {d: control_sel.sel(domain=d) for d in DOMAINS}, left_cortex.maps, **settings
 )
 rows = ["arrangement_spearman", "arrangement_procrustes", "arrangement_n_regions"]
 print(control_table.loc[rows, "model_vs_cortex"].round(2).to_string())
 
 # %%
-# The centroids themselves (``table.attrs``) show what was compared.
-mc, cc = table.attrs["model_centroids"], table.attrs["cortex_centroids"]
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained")
-for k, domain in enumerate(DOMAINS):
-    for ax, cents, flip in ((axes[0], mc, True), (axes[1], cc, False)):
-        c = np.asarray(cents.get(domain, (np.nan, np.nan)), float)
-        if np.isfinite(c).all():
-            x, y = (c[1], c[0]) if flip else (c[0], c[1])
-            ax.scatter(x, y, s=120, color=colors[k], edgecolor="k", label=domain)
-h, w = acts.topo.sheet_shape(LAYER)
-axes[0].set_xlim(-0.5, w - 0.5)
-axes[0].set_ylim(h - 0.5, -0.5)
-axes[0].set_aspect("equal")
-axes[0].set_xlabel("sheet column")
-axes[0].set_ylabel("sheet row")
-axes[0].set_title(f"model sheet ({LAYER}, {h}×{w})")
-pts = np.array([c for c in cc.values() if np.isfinite(np.asarray(c, float)).all()], float)
-mid, half = (pts.max(0) + pts.min(0)) / 2, 0.6 * np.ptp(pts, axis=0).max() + 10
-axes[1].set_xlim(mid[0] - half, mid[0] + half)
-axes[1].set_ylim(mid[1] - half, mid[1] + half)
-axes[1].set_aspect("equal")
-axes[1].set_xlabel("flat-map x (mm)")
-axes[1].set_ylabel("flat-map y (mm)")
-axes[1].set_title("left hemisphere, flat cortex")
-axes[1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
-fig.suptitle(f"Largest-patch centroids: Spearman ρ = {rho:+.2f}, Procrustes = {proc:.2f}")
+# The centroids themselves (``table.attrs``) show what was compared;
+# :func:`toponeuro.plotting.plot_arrangement` draws them on the sheet and on the flat cortex.
+fig = plot_arrangement(
+    table.attrs["model_centroids"],
+    table.attrs["cortex_centroids"],
+    sheet_shape=acts.topo.sheet_shape(LAYER),
+    spearman=rho,
+    procrustes=proc,
+    model_label=f"model sheet ({LAYER})",
+    cortex_label="left hemisphere, flat cortex",
+)

@@ -41,8 +41,8 @@ from toponeuro.analysis import PLSEncoder, RidgeEncoder, encoding_score
 from toponeuro.brain import (
     average_repetitions,
     load_volume_betas,
-    noise_ceiling,
     split_half_reliability,
+    voxel_noise_ceiling,
 )
 from toponeuro.stimuli import load_floc, make_stimulus_set
 
@@ -118,10 +118,11 @@ print("first voxel at", [float(responses[c][0]) for c in ("x", "y", "z")], "mm")
 # ---------------------------
 # :func:`~toponeuro.brain.split_half_reliability` correlates the two trials across stimuli
 # and applies the Spearman-Brown correction: it estimates the reliability of the 2-trial
-# mean. :func:`~toponeuro.brain.noise_ceiling` is NSD's estimate: the percentage of the
-# variance of the trial-averaged response that is signal.
+# mean. :func:`~toponeuro.brain.voxel_noise_ceiling` is NSD's estimate: the percentage of
+# the variance of the trial-averaged response that is signal (its ``attrs["units"]`` say
+# so; to normalise a Pearson r by it, pass ``np.sqrt(nc / 100)``).
 rel = split_half_reliability(responses)
-nc = noise_ceiling(responses)
+nc = voxel_noise_ceiling(responses)
 print(f"split-half reliability: ROI median {np.median(rel.values[in_roi]):.2f}, "
       f"outside median {np.median(rel.values[~in_roi]):.2f}")
 print(f"NSD noise ceiling (% variance): ROI median {np.median(nc.values[in_roi]):.0f}, "
@@ -214,7 +215,10 @@ fig.tight_layout()
 # scores by it. Raw scores grow with the planted gain (left); normalised scores scatter
 # around one level whatever the gain (right; wider at low gain, where the ceiling estimate
 # is itself noisy): what remains is how much of the *explainable* response the model
-# captures. Voxels with reliability near zero are left out: their ceiling is meaningless.
+# captures. Voxels with reliability near zero are left out: their ceiling is meaningless
+# (a ceiling of 0 gives NaN, and ``encoding_score`` warns how many voxels that is). The
+# ceiling must be in the metric's units, r here; NSD's ``voxel_noise_ceiling`` is in percent
+# of variance and would be refused with the conversion to use (``np.sqrt(nc / 100)``).
 ceiling = np.sqrt(rel.clip(min=0))
 normalised = encoding_score(acts, mean_resp, model=RidgeEncoder(alphas=alphas, cv=5), cv=5,
                             ceiling=ceiling, random_state=0)

@@ -39,8 +39,8 @@ from toponeuro.analysis import (
     bootstrap_compare_rdms,
     compare_rdms,
     from_rsatoolbox_rdms,
-    noise_ceiling,
     rdm,
+    rdm_noise_ceiling,
     to_rsatoolbox_rdms,
 )
 from toponeuro.brain import make_brain_responses
@@ -75,6 +75,8 @@ def zscore_units(a):
 model_rdms = {layer: rdm(zscore_units(acts.topo.select(layer)), "correlation")
               for layer in LAYERS}
 print({k: v.shape for k, v in model_rdms.items()}, "(condensed: 60 * 59 / 2 pairs)")
+# each RDM knows its stimuli: comparisons below match stimuli by id, whatever their order
+print(model_rdms[LAYERS[0]].attrs["metric"], model_rdms[LAYERS[0]].attrs["stimulus_id"][:3])
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
 for ax, layer in zip(axes, LAYERS):
@@ -108,9 +110,8 @@ brain = xr.concat(per_subject, dim="voxel")
 print(brain.sizes, np.unique(brain.subject.values))
 
 subjects = np.unique(brain.subject.values)
-brain_rdms = np.stack([rdm(brain[:, brain.subject.values == s], "correlation")
-                       for s in subjects])
-fig = plot_rdm(brain_rdms.mean(0), labels=categories, colorbar_label="1 − Pearson r",
+brain_rdms = [rdm(brain[:, brain.subject.values == s], "correlation") for s in subjects]
+fig = plot_rdm(np.mean(brain_rdms, axis=0), labels=categories, colorbar_label="1 − Pearson r",
                title="VTC, mean RDM of 6 subjects")
 
 # %%
@@ -147,14 +148,14 @@ fig.tight_layout()
 # How sure are we of a comparison? :func:`~toponeuro.analysis.bootstrap_compare_rdms`
 # resamples *stimuli* with replacement (so the interval covers other images from the same
 # categories) and reports a percentile interval. How high could any model score?
-# :func:`~toponeuro.analysis.noise_ceiling` compares each subject's RDM with the average of
+# :func:`~toponeuro.analysis.rdm_noise_ceiling` compares each subject's RDM with the average of
 # the other subjects' (lower bound) and of all subjects' (upper bound): a model that captures
 # everything the subjects share scores inside that band, on the same scale as the mean over
 # subjects of the model–subject comparisons.
 #
 # With one ``random_state`` every call draws the same stimulus resamples, so the bootstrap
 # samples of the six subjects can be averaged into an interval for that subject mean.
-lower, upper = noise_ceiling(brain_rdms, "spearman")
+lower, upper = rdm_noise_ceiling(brain_rdms, "spearman")
 print(f"noise ceiling (Spearman): [{lower:.3f}, {upper:.3f}]")
 summary = {}
 for layer in LAYERS:
@@ -202,4 +203,4 @@ rt_lower, rt_upper = rsatoolbox.inference.boot_noise_ceiling(rt_subjects, method
 print(f"rsatoolbox noise ceiling: [{rt_lower:.3f}, {rt_upper:.3f}]  "
       f"(toponeuro: [{lower:.3f}, {upper:.3f}])")
 back = from_rsatoolbox_rdms(rt_subjects)
-print("round trip exact:", np.array_equal(back, brain_rdms))
+print("round trip exact:", np.array_equal(back, np.stack(brain_rdms)))

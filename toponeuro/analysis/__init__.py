@@ -7,10 +7,17 @@ from ._compare import (
     compare_topography,
     patch_centroid,
 )
-from ._dimensionality import effective_dimensionality, participation_ratio, trace_moments
-from ._efficiency import EFFICIENCY_METHODS, efficiency_curve, pool_matrix, trajectory
+from ._dimensionality import (
+    dimensionality,
+    effective_dimensionality,
+    participation_ratio,
+    trace_moments,
+)
+from ._efficiency import EFFICIENCY_METHODS, TOPONETS_NANOGPT_KEEP, efficiency_curve, pool_matrix
 from ._encoding import ENCODING_MODELS, PLSEncoder, RidgeEncoder, encoding_score, make_folds
 from ._geometry import MESH_SIZES, MIN_SHEET_UNITS, TopoMap, as_topomap
+from ._null import NULL_METHODS, NullResult, null_p_value, spatial_null
+from ._patches import PATCH_STATISTICS, TDANN_PATCHES
 from ._rsa import RDM_METRICS, rdm, rdm_stimulus_ids
 from ._rsa_compare import (
     COMPARE_ALIASES,
@@ -29,18 +36,23 @@ from ._rsa_convert import (
 )
 from ._searchlight import searchlight_rsa, surface_neighbourhoods, volume_neighbourhoods
 from ._selectivity import (
+    DEFAULT_SELECTIVITY,
     SELECTIVITY_METRICS,
+    SELECTIVITY_REFERENCES,
     domain_selectivity,
     dprime,
     fdr_bh,
     language_selectivity,
     selectivity,
     student_t,
+    tdann_t,
     welch_t,
 )
 from ._sweep import SWEEP_METHODS, sweep
 from ._tables import TopographyTable, compare_tables, topography_table
 from ._topography import (
+    SIMILARITY_METHODS,
+    SMOOTHNESS_METHODS,
     Patches,
     correlation_profile,
     find_patches,
@@ -60,6 +72,9 @@ __all__ = [
     "student_t",
     "welch_t",
     "dprime",
+    "tdann_t",
+    "DEFAULT_SELECTIVITY",
+    "SELECTIVITY_REFERENCES",
     "MESH_SIZES",
     "MIN_SHEET_UNITS",
     "TopoMap",
@@ -69,6 +84,14 @@ __all__ = [
     "correlation_profile",
     "find_patches",
     "map_similarity",
+    "SIMILARITY_METHODS",
+    "SMOOTHNESS_METHODS",
+    "TDANN_PATCHES",
+    "PATCH_STATISTICS",
+    "NULL_METHODS",
+    "NullResult",
+    "spatial_null",
+    "null_p_value",
     "DEFAULT_PAIRS",
     "patch_centroid",
     "arrangement_similarity",
@@ -76,7 +99,7 @@ __all__ = [
     "EFFICIENCY_METHODS",
     "efficiency_curve",
     "pool_matrix",
-    "trajectory",
+    "TOPONETS_NANOGPT_KEEP",
     "RidgeEncoder",
     "PLSEncoder",
     "encoding_score",
@@ -99,9 +122,26 @@ __all__ = [
     "searchlight_rsa",
     "volume_neighbourhoods",
     "surface_neighbourhoods",
+    "dimensionality",
     "effective_dimensionality",
     "participation_ratio",
     "trace_moments",
     "sweep",
     "SWEEP_METHODS",
 ]
+
+
+def __getattr__(name):
+    # deprecated alias, kept for one release: reading checkpoints is the training stage's job
+    if name == "trajectory":
+        import importlib
+        import warnings
+
+        warnings.warn(
+            "toponeuro.analysis.trajectory moved to toponeuro.training.trajectory (it reads "
+            "training checkpoints); the old name goes in the next release.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module("toponeuro.training").trajectory
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

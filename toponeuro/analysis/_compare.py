@@ -12,7 +12,9 @@ from scipy.stats import spearmanr
 
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._geometry import as_topomap
-from ._topography import Patches, find_patches, map_similarity, smoothness
+from ._patches import TDANN_PATCHES
+from ._ssim import SSIM_REFERENCE
+from ._topography import TDANN_REFERENCE, Patches, find_patches, map_similarity, smoothness
 
 __all__ = [
     "DEFAULT_PAIRS",
@@ -109,21 +111,49 @@ def arrangement_similarity(centroids_a, centroids_b) -> dict:
     return out
 
 
-def _side(maps, geometry, threshold, min_units, smooth_sigma, pairs, centroid, smooth_kw):
+def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state=None):
+    """SSIM on a sheet, Pearson on a mesh, with the shift null where it can be drawn.
+
+    On a mesh the shift null is the spin test, which needs sphere coordinates; for other
+    positions (flat maps) the statistic comes without a null, and ``attrs["null_note"]`` says
+    why.
+    """
+    method = "ssim" if tm_a.grid_shape is not None else "pearson"
+    try:
+        return map_similarity(tm_a, tm_b, method, n_permutations=n_permutations,
+                              random_state=random_state)
+    except InvalidDataError as err:
+        if method == "ssim" or not n_permutations:
+            raise
+        res = map_similarity(tm_a, tm_b, method, n_permutations=0)
+        res.attrs["null_note"] = f"no spin test: {err}"
+        return res
+
+
+def _side(maps, geometry, patch_kw, pairs, centroid, smooth_kw, null_kw):
     tms = {k: as_topomap(v, **geometry) for k, v in maps.items()}
     rows, cents, patches = {}, {}, {}
+    with_null = null_kw["n_permutations"] > 0
     for name, tm in tms.items():
-        p = find_patches(tm, threshold, min_units, smooth_sigma)
+        p = find_patches(tm, **patch_kw, **null_kw)
         patches[name] = p
         cents[name] = patch_centroid(p, centroid)
         fr = p.table["fraction"]
-        rows[("smoothness", name)] = float(smoothness(tm, **smooth_kw)["score"])
+        sm = smoothness(tm, **smooth_kw, **null_kw)
+        rows[("smoothness", name)] = float(sm["score"])
+        if with_null:
+            rows[("smoothness_p", name)] = float(sm["p_value"])
         rows[("n_patches", name)] = p.n_patches
+        if with_null:
+            rows[("n_significant_patches", name)] = p.significant.n_patches
         rows[("mean_patch_fraction", name)] = float(fr.mean()) if len(fr) else 0.0
         rows[("total_patch_fraction", name)] = float(fr.sum())
     for a, b in pairs:
         if a in tms and b in tms:
-            rows[("map_similarity", f"{a}-{b}")] = map_similarity(tms[a], tms[b])
+            sim = pair_similarity(tms[a], tms[b], **null_kw)
+            rows[("map_similarity", f"{a}-{b}")] = sim.statistic
+            if with_null:
+                rows[("map_similarity_p", f"{a}-{b}")] = sim.p_value
     return rows, cents, patches
 
 
@@ -133,25 +163,29 @@ def compare_topography(
     *,
     layer: str | None = None,
     cortex_geometry: Mapping | None = None,
-    threshold: float = 3.0,
+    threshold: float = TDANN_PATCHES["threshold"],
     cortex_threshold: float | None = None,
-    min_units: int = 4,
+    min_units: int = TDANN_PATCHES["min_count"],
     cortex_min_units: int | None = None,
-    smooth_sigma: float = 0.0,
-    cortex_smooth_sigma: float | None = None,
+    smooth_sigma="tdann",
+    cortex_smooth_sigma=None,
     pairs: Sequence[tuple[str, str]] = DEFAULT_PAIRS,
     centroid: str = "largest",
     n_samples: int = 20,
-    sample_size: int = 500,
+    sample_size: int | None = None,
+    n_permutations: int = 0,
     random_state=None,
 ) -> pd.DataFrame:
     """Side-by-side topography of a model sheet and the cortex.
 
-    For every named map (e.g. the five fLoc domains) on each side: smoothness, number of
-    patches, patch size relative to the sheet / cortex; the similarity of map pairs
-    (faces–bodies, faces–places); and how alike the arrangement of the regions is (pairwise
-    distances between patch centroids on the sheet vs between ROI centroids on the cortex, by
-    Spearman rank correlation and Procrustes disparity).
+    For every named map (e.g. the five fLoc domains) on each side: smoothness (TDANN's score),
+    number of patches (TDANN's procedure, :func:`find_patches`), patch size relative to the
+    sheet / cortex; the similarity of map pairs (faces–bodies, faces–places: SSIM on a sheet,
+    Pearson on a mesh, where SSIM has no standard definition); and how alike the arrangement of
+    the regions is (pairwise distances between patch centroids on the sheet vs between ROI
+    centroids on the cortex, by Spearman rank correlation and Procrustes disparity). With
+    ``n_permutations`` every per-map statistic gets its spatial null (:func:`spatial_null`):
+    rows ``smoothness_p``, ``n_significant_patches`` and ``map_similarity_p``.
 
     Parameters
     ----------
@@ -167,19 +201,23 @@ def compare_topography(
         2-D or inflated 3-D vertex coordinates), ``adjacency`` (mesh edges, needed for
         patches), ``distance``, ``mesh``.
     threshold, cortex_threshold : float
-        Patch thresholds (cortex default: the model's).
+        Patch thresholds (TDANN's t >= 2; cortex default: the model's).
     min_units, cortex_min_units : int
-        Smallest patch (points); cortex default: the model's.
-    smooth_sigma, cortex_smooth_sigma : float
-        Smoothing before patch detection (cortex default: the model's).
+        Smallest patch (points; TDANN's 10); cortex default: the model's.
+    smooth_sigma, cortex_smooth_sigma : float or "tdann"
+        Smoothing before patch detection (see :func:`find_patches`; cortex default: the
+        model's).
     pairs : sequence of (name, name)
         Map pairs whose similarity is reported.
     centroid : {"largest", "all"}
         Region centroid: the largest patch's, or that of all patch points.
     n_samples, sample_size : int
         Smoothness sampling (see :func:`smoothness`).
+    n_permutations : int
+        Draws of each statistic's spatial null (0: none). Costly for the smoothness of large
+        cortical maps (random samples of 500 vertices, every draw).
     random_state : int or None
-        Seed of the smoothness sampling.
+        Seed of the smoothness sampling and the nulls.
 
     Returns
     -------
@@ -187,7 +225,8 @@ def compare_topography(
         Index ``(metric, item)``; columns ``model``, ``cortex`` (per-map metrics) and
         ``model_vs_cortex`` (arrangement rows: ``arrangement_spearman``,
         ``arrangement_procrustes``, ``arrangement_n_regions``). ``.attrs`` holds the centroids
-        (``model_centroids``, ``cortex_centroids``) and the regions used.
+        (``model_centroids``, ``cortex_centroids``), the regions used and ``definitions``
+        (method, parameters and reference of every metric, and the null).
 
     Examples
     --------
@@ -210,26 +249,20 @@ def compare_topography(
             f"No map name is on both sides: model {list(model_maps)}, cortex "
             f"{list(cortex_maps)}. Name the cortical ROIs like the model's maps (e.g. 'faces')."
         )
-    smooth_kw = dict(n_samples=n_samples, sample_size=sample_size, random_state=random_state)
-    m_rows, m_cent, _ = _side(
-        model_maps,
-        {"layer": layer},
-        threshold,
-        min_units,
-        smooth_sigma,
-        pairs,
-        centroid,
-        smooth_kw,
+    smooth_kw = dict(n_samples=n_samples, sample_size=sample_size)
+    null_kw = dict(n_permutations=int(n_permutations), random_state=random_state)
+    model_patch = dict(threshold=threshold, min_units=min_units, smooth_sigma=smooth_sigma)
+    cortex_patch = dict(
+        threshold=threshold if cortex_threshold is None else cortex_threshold,
+        min_units=min_units if cortex_min_units is None else cortex_min_units,
+        smooth_sigma=smooth_sigma if cortex_smooth_sigma is None else cortex_smooth_sigma,
     )
-    c_rows, c_cent, _ = _side(
-        cortex_maps,
-        dict(cortex_geometry or {}),
-        threshold if cortex_threshold is None else cortex_threshold,
-        min_units if cortex_min_units is None else cortex_min_units,
-        smooth_sigma if cortex_smooth_sigma is None else cortex_smooth_sigma,
-        pairs,
-        centroid,
-        smooth_kw,
+    m_rows, m_cent, m_patches = _side(
+        model_maps, {"layer": layer}, model_patch, pairs, centroid, smooth_kw, null_kw
+    )
+    c_rows, c_cent, c_patches = _side(
+        cortex_maps, dict(cortex_geometry or {}), cortex_patch, pairs, centroid, smooth_kw,
+        null_kw,
     )
     keys = list(dict.fromkeys([*m_rows, *c_rows]))
     table = pd.DataFrame(
@@ -261,5 +294,28 @@ def compare_topography(
         "model_centroids": {k: v.tolist() for k, v in m_cent.items()},
         "cortex_centroids": {k: v.tolist() for k, v in c_cent.items()},
         "arrangement_regions": list(arr.get("regions", [])),
+        "definitions": {
+            "smoothness": {"method": "tdann", "reference": TDANN_REFERENCE},
+            "patches": {
+                "model": _patch_attrs(m_patches),
+                "cortex": _patch_attrs(c_patches),
+            },
+            "map_similarity": {
+                "model": "ssim (sheet)", "cortex": "ssim (sheet) or pearson (mesh)",
+                "reference": SSIM_REFERENCE,
+            },
+            "null": {
+                "n_permutations": int(n_permutations),
+                "maps": "positions (smoothness, patches)",
+                "pairs": "shift: torus shifts and flips on a sheet, spin test on a mesh",
+            },
+        },
     }
     return table
+
+
+def _patch_attrs(patches: Mapping[str, Patches]) -> dict:
+    first = next(iter(patches.values()), None)
+    if first is None:
+        return {}
+    return {k: v for k, v in first.attrs.items() if k not in ("n_permutations",)}

@@ -12,11 +12,24 @@ product.
 from __future__ import annotations
 
 import numpy as np
+import xarray as xr
 
+from .. import _dims as D
 from ..exceptions import InvalidDataError
 from ._validate import as_matrix, check_finite
 
-__all__ = ["effective_dimensionality", "participation_ratio", "trace_moments"]
+__all__ = ["dimensionality", "effective_dimensionality", "participation_ratio", "trace_moments"]
+
+ED_REFERENCE = (
+    "effective dimensionality (sum lambda)^2 / sum lambda^2 of the covariance eigenvalues: "
+    "Del Giudice (2021); TopoNets (Deb et al. 2025) and TDANN (Margalit et al. 2024; "
+    "neuroailab/TDANN spacetorch/analyses/dimensionality.py effective_dim on "
+    "sklearn PCA().explained_variance_, i.e. the n-1 sample covariance, as here)"
+)
+PR_REFERENCE = (
+    "bias-corrected participation ratio: unbiased U-statistic estimates of (tr C)^2 and "
+    "tr(C^2) (Chen, Zhang & Zhong 2010, J Am Stat Assoc 105, 810-819)"
+)
 
 
 def _centred(data, need):
@@ -74,6 +87,11 @@ def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
 def effective_dimensionality(data) -> float:
     """``(sum lambda)^2 / sum lambda^2`` of the sample covariance eigenvalues.
 
+    The definition of TopoNets and TDANN (``spacetorch/analyses/dimensionality.py``: PCA
+    explained variances, the ``n - 1`` sample covariance). It falls when there are few
+    stimuli (it cannot exceed ``n - 1``); :func:`participation_ratio` corrects that bias, and
+    :func:`dimensionality` reports both per layer with the responses used.
+
     Parameters
     ----------
     data : Activations, BrainResponses or array (n_stimuli, n_features)
@@ -112,3 +130,71 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
             "more stimuli or bias_corrected=False."
         )
     return float(num / den)
+
+
+def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
+    """Effective dimensionality of each layer's responses, bias-corrected ratio beside it.
+
+    Parameters
+    ----------
+    activations : xarray.DataArray
+        Activations ``("stimulus", "unit")`` with a ``layer`` unit coord (as
+        :func:`toponeuro.features.extract` returns them).
+    layers : sequence of str, optional
+        Layers to measure; default all.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``"layer"``: ``effective_dimensionality`` (plain, :func:`effective_dimensionality`),
+        ``participation_ratio`` (bias-corrected, :func:`participation_ratio`), ``n_units``.
+        ``attrs`` say which responses were used -- ``n_stimuli``, ``categories``,
+        ``pooling`` and ``model`` (from the activations' attrs) -- with ``method`` and
+        ``reference`` of both estimators.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"a": 16, "b": 25}, n_stimuli=40, random_state=0)
+    >>> res = dimensionality(acts)
+    >>> res["effective_dimensionality"].dims, res.attrs["n_stimuli"]
+    (('layer',), 40)
+    """
+    from ..sheet import check_activations
+
+    check_activations(activations)
+    all_layers = list(dict.fromkeys(activations[D.LAYER].values.tolist()))
+    layers = all_layers if layers is None else [str(ly) for ly in layers]
+    ed, pr, n_units = [], [], []
+    for layer in layers:
+        x = activations.topo.select(layer).transpose(D.STIMULUS, D.UNIT).values
+        ed.append(effective_dimensionality(x))
+        try:
+            pr.append(participation_ratio(x))
+        except InvalidDataError:
+            pr.append(np.nan)  # too few stimuli for the unbiased estimate
+        n_units.append(x.shape[1])
+    cats = (
+        sorted(set(np.asarray(activations[D.CATEGORY].values, str).tolist()))
+        if D.CATEGORY in activations.coords
+        else []
+    )
+    return xr.Dataset(
+        {
+            "effective_dimensionality": (D.LAYER, np.asarray(ed)),
+            "participation_ratio": (D.LAYER, np.asarray(pr)),
+            "n_units": (D.LAYER, np.asarray(n_units)),
+        },
+        coords={D.LAYER: layers},
+        attrs={
+            "method": "effective_dimensionality (plain) and participation_ratio "
+            "(bias-corrected)",
+            "reference": ED_REFERENCE,
+            "participation_ratio_reference": PR_REFERENCE,
+            "responses": "one response vector per stimulus and unit, as extracted",
+            "n_stimuli": int(activations.sizes[D.STIMULUS]),
+            "categories": ",".join(cats),
+            "pooling": str(activations.attrs.get("pooling", "unknown")),
+            "model": str(activations.attrs.get("model", "unknown")),
+        },
+    )

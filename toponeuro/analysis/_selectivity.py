@@ -26,7 +26,10 @@ __all__ = [
     "fdr_bh",
     "welch_t",
     "student_t",
+    "tdann_t",
     "dprime",
+    "DEFAULT_SELECTIVITY",
+    "SELECTIVITY_REFERENCES",
 ]
 
 
@@ -84,6 +87,25 @@ def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
     return t, df
 
 
+def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """TDANN's selectivity t per column: Welch-type, with population (ddof=0) variances.
+
+    ``(mean_a - mean_b) / sqrt(var_a / n_a + var_b / n_b)`` with ``np.var`` (ddof=0), as
+    ``spacetorch.utils.array_utils.tstat`` (neuroailab/TDANN). TDANN returns 0 where both
+    variances are 0; here that is NaN (undefined), as everywhere in toponeuro.
+
+    Examples
+    --------
+    >>> round(float(tdann_t(np.array([[1.0], [2.0], [3.0]]), np.array([[0.0], [1.0]]))[0]), 4)
+    2.5456
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    f8 = np.float64
+    va, vb = a.var(0, dtype=f8), b.var(0, dtype=f8)
+    num = a.mean(0, dtype=f8) - b.mean(0, dtype=f8)
+    return _ratio(num, np.sqrt(va / a.shape[0] + vb / b.shape[0]))
+
+
 def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """d' per column: ``(mean_a - mean_b) / sqrt((var_a + var_b) / 2)`` (variances ddof=1).
 
@@ -97,7 +119,18 @@ def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 #: selectivity metric name -> kernel ``f(a, b) -> per-unit values``
-SELECTIVITY_METRICS = {"t": student_t, "welch_t": welch_t, "dprime": dprime}
+SELECTIVITY_METRICS = {"tdann_t": tdann_t, "t": student_t, "welch_t": welch_t, "dprime": dprime}
+
+#: where each selectivity metric comes from
+SELECTIVITY_REFERENCES = {
+    "tdann_t": "Margalit et al. (2024) Neuron 112(14); neuroailab/TDANN "
+    "spacetorch/utils/array_utils.py tstat (Welch-type, ddof=0), each domain against the other "
+    "four, scrambled left out (spacetorch/datasets/floc.py fLocResponses.selectivity)",
+    "t": "two-sample Student t, pooled variance (scipy.stats.ttest_ind)",
+    "welch_t": "Welch t, unequal variances (scipy.stats.ttest_ind(equal_var=False))",
+    "dprime": "d' = (mean_a - mean_b) / sqrt((var_a + var_b) / 2)",
+}
+DEFAULT_SELECTIVITY = "tdann_t"
 
 
 def fdr_bh(pvalues: np.ndarray) -> np.ndarray:
@@ -155,10 +188,10 @@ def _expand(names, present: Sequence[str], domains) -> list[str]:
     known = sorted(set(present) | set(domains))
     for name in names:
         name = str(name)
-        if name in domains:
-            cats = list(domains[name])
-        elif name in present:
+        if name in present:  # a category of these stimuli wins over a domain of that name
             cats = [name]
+        elif name in domains:
+            cats = list(domains[name])
         else:
             in_table = any(name in c for c in domains.values())
             if in_table:
@@ -220,22 +253,27 @@ def selectivity(
     activations: xr.DataArray,
     target,
     against="rest",
-    metric: str = "t",
+    metric: str = DEFAULT_SELECTIVITY,
     labels=None,
 ) -> xr.DataArray:
-    """Per-unit selectivity for ``target`` over ``against`` (t, Welch t or d').
+    """Per-unit selectivity for ``target`` over ``against`` (TDANN's t by default).
 
     Parameters
     ----------
     %(activations)s
     target : str or sequence of str
-        Category names (``"adult"``) or fLoc domain names (``"faces"`` = adult + child).
+        Category names (``"adult"``) or fLoc domain names (``"faces"`` = adult + child). A
+        name that is a category of these stimuli means that category; domain names expand
+        only when no category has the name.
     against : "rest", str or sequence of str
-        ``"rest"`` (default) means every other category present except ``"scrambled"``.
-    metric : {"t", "welch_t", "dprime"}
-        ``"t"``: pooled-variance two-sample t (``scipy.stats.ttest_ind``); ``"welch_t"``:
-        unequal variances (``equal_var=False``); ``"dprime"``: mean difference over the root
-        mean variance. Units with zero variance on both sides get NaN (as scipy does).
+        ``"rest"`` (default) means every other category present except ``"scrambled"`` (for a
+        domain: the other four domains, as TDANN).
+    metric : {"tdann_t", "t", "welch_t", "dprime"}
+        ``"tdann_t"`` (default): TDANN's Welch-type t with population variances
+        (:func:`tdann_t`); ``"t"``: pooled-variance two-sample t (``scipy.stats.ttest_ind``,
+        the default of toponeuro 0.1.0); ``"welch_t"``: unequal variances
+        (``equal_var=False``); ``"dprime"``: mean difference over the root mean variance.
+        Units with zero variance on both sides get NaN.
     labels : sequence of str, optional
         One category per stimulus; defaults to the ``category`` stimulus coord.
 
@@ -280,6 +318,8 @@ def selectivity(
             "target": _label(tgt),
             "against": _label(agn),
             "metric": metric,
+            "method": metric,
+            "reference": SELECTIVITY_REFERENCES[metric],
             "n_target": int(t_mask.sum()),
             "n_against": int(a_mask.sum()),
         },
@@ -290,7 +330,7 @@ def selectivity(
 def domain_selectivity(
     activations: xr.DataArray,
     domains: Sequence[str] | None = None,
-    metric: str = "t",
+    metric: str = DEFAULT_SELECTIVITY,
     labels=None,
 ) -> xr.DataArray:
     """Selectivity of each fLoc domain against the rest, stacked along a ``"domain"`` dim.
@@ -300,7 +340,8 @@ def domain_selectivity(
     %(activations)s
     domains : sequence of str, optional
         Domain names; default all five (faces, bodies, places, characters, objects).
-    metric : {"t", "welch_t", "dprime"}
+    metric : {"tdann_t", "t", "welch_t", "dprime"}
+        See :func:`selectivity`; default TDANN's t, each domain against the other four.
     labels : sequence of str, optional
         One category per stimulus; defaults to the ``category`` coord.
 
@@ -329,6 +370,54 @@ def domain_selectivity(
     return out
 
 
+#: where the language localizer follows
+TOPOLM_REFERENCE = (
+    "Rathi et al. (2025) TopoLM: brain-like spatio-functional organization in a topographic "
+    "language model (ICLR 2025); epflneuroailab/topolm eval/localize.py (Welch t of smoothed "
+    "activations, scipy.stats.ttest_ind(equal_var=False), two-sided; "
+    "scipy.stats.false_discovery_control over all layers at once; top-k over all layers) and "
+    "eval/hrf.py NeuronSmoothing (FWHM 2 units on a 1-unit grid)"
+)
+_SCOPES = ("all", "layer")
+
+
+def _smooth_on_sheet(activations: xr.DataArray, x: np.ndarray, fwhm: float) -> np.ndarray:
+    """Gaussian smoothing of every stimulus's activations on each layer's sheet.
+
+    TopoLM's NeuronSmoothing sums the units with an (unnormalised at the borders) Gaussian of
+    the given FWHM; a zero-padded Gaussian filter is the same linear map up to one scale
+    factor, which no t-statistic sees.
+    """
+    from scipy import ndimage
+
+    sigma = float(fwhm) / np.sqrt(8.0 * np.log(2.0))
+    out = np.empty_like(x, dtype=np.float64)
+    layers = activations[D.LAYER].values
+    rows = activations[D.ROW].values.astype(int)
+    cols = activations[D.COL].values.astype(int)
+    for layer in dict.fromkeys(layers.tolist()):
+        idx = np.flatnonzero(layers == layer)
+        h, w = rows[idx].max() + 1, cols[idx].max() + 1
+        grid = np.zeros((x.shape[0], h, w))
+        grid[:, rows[idx], cols[idx]] = x[:, idx]
+        sm = ndimage.gaussian_filter(grid, (0, sigma, sigma), mode="constant", truncate=6.0)
+        out[:, idx] = sm[:, rows[idx], cols[idx]]
+    return out
+
+
+def _top_k(score: np.ndarray, top_k, groups) -> np.ndarray:
+    """Mask of the ``top_k`` highest finite scores in each group (never a NaN score)."""
+    mask = np.zeros(score.shape, dtype=bool)
+    for idx in groups:
+        k = int(round(top_k * idx.size)) if 0 < top_k < 1 else int(top_k)
+        if k < 0 or (top_k >= 1 and top_k != int(top_k)):
+            raise InvalidDataError(f"top_k must be a fraction in (0, 1) or a count; got {top_k}.")
+        finite = idx[np.isfinite(score[idx])]
+        best = finite[np.argsort(-score[finite], kind="stable")[: min(k, finite.size)]]
+        mask[best] = True
+    return mask
+
+
 @fill_doc
 def language_selectivity(
     activations: xr.DataArray,
@@ -336,10 +425,17 @@ def language_selectivity(
     against=LANGUAGE_AGAINST,
     q: float = 0.05,
     top_k: float | int = 0.1,
-    alternative: str = "greater",
+    alternative: str = "two-sided",
     labels=None,
+    *,
+    smooth_fwhm: float | None = 2.0,
+    scope: str = "all",
 ) -> xr.Dataset:
-    """Language-localizer contrast (sentences > nonword lists): Welch t, FDR and top-k masks.
+    """Language-localizer contrast (sentences vs nonword lists) as TopoLM computes it.
+
+    TopoLM (epflneuroailab/topolm ``eval/localize.py``): activations smoothed on each layer's
+    sheet (Gaussian, FWHM 2 units), Welch t per unit, two-sided p-values, Benjamini-Hochberg
+    over the units of all layers at once, and a top-k mask over all layers.
 
     Parameters
     ----------
@@ -348,19 +444,27 @@ def language_selectivity(
         Condition labels; default ``"S"`` (sentences) vs ``"N"`` (nonword lists), the codes of
         the Fedorenko et al. (2010) stimulus table.
     q : float
-        Benjamini–Hochberg false-discovery rate; the FDR family is each layer's units.
+        Benjamini-Hochberg false-discovery rate.
     top_k : float or int
-        Units with the highest t per layer: a fraction in (0, 1) or a count.
-    alternative : {"greater", "two-sided", "less"}
-        Alternative hypothesis of the p-values (as in ``scipy.stats.ttest_ind``).
+        Units with the highest t: a fraction in (0, 1) or a count, over ``scope``. A unit whose
+        t is undefined (NaN) is never picked.
+    alternative : {"two-sided", "greater", "less"}
+        Alternative of the p-values (``scipy.stats.ttest_ind``); TopoLM: two-sided.
     labels : sequence of str, optional
         One condition per stimulus; defaults to the ``category`` coord.
+    smooth_fwhm : float or None
+        FWHM (unit spacings) of the Gaussian smoothing of the activations on the sheet before
+        the t-test; TopoLM's 2.0; ``None`` tests the raw activations.
+    scope : {"all", "layer"}
+        The FDR family and the top-k pool: all layers at once (TopoLM) or each layer.
 
     Returns
     -------
     xarray.Dataset
         Over ``"unit"`` (with every unit coord): ``t`` (Welch), ``df``, ``p``, ``q``
-        (BH-adjusted p), ``fdr_mask`` (``q < q``) and ``topk_mask``.
+        (BH-adjusted p), ``fdr_mask`` (``q <= q`` and t in the contrast's direction: > 0 unless
+        ``alternative="less"``) and ``topk_mask``. ``attrs``: ``method``, parameters,
+        ``reference``.
 
     Examples
     --------
@@ -368,8 +472,8 @@ def language_selectivity(
     >>> acts = make_activations({"h": 20}, n_stimuli=16, categories=["S", "N"] * 8,
     ...                         random_state=0)
     >>> res = language_selectivity(acts, top_k=5)
-    >>> sorted(res.data_vars), int(res["topk_mask"].sum())
-    (['df', 'fdr_mask', 'p', 'q', 't', 'topk_mask'], 5)
+    >>> sorted(res.data_vars), int(res["topk_mask"].sum()), res.attrs["scope"]
+    (['df', 'fdr_mask', 'p', 'q', 't', 'topk_mask'], 5, 'all')
     """
     check_activations(activations)
     if alternative not in ("greater", "two-sided", "less"):
@@ -377,11 +481,17 @@ def language_selectivity(
             f"Unknown alternative {alternative!r}; "
             f"{close_matches(alternative, ['greater', 'two-sided', 'less'])}"
         )
+    if scope not in _SCOPES:
+        raise UnknownNameError(f"Unknown scope {scope!r}; {close_matches(scope, _SCOPES)}")
     if not 0 < q < 1:
         raise InvalidDataError(f"q must be in (0, 1); got {q}.")
+    if smooth_fwhm is not None and not smooth_fwhm > 0:
+        raise InvalidDataError(f"smooth_fwhm must be positive or None; got {smooth_fwhm}.")
     cats = _stimulus_labels(activations, labels)
     t_mask, a_mask, tgt, agn = contrast_masks(cats, target, against)
     x = activations.transpose(D.STIMULUS, D.UNIT).values
+    if smooth_fwhm is not None:
+        x = _smooth_on_sheet(activations, x, smooth_fwhm)
     t, df = welch_t(x[t_mask], x[a_mask], return_df=True)
     if alternative == "greater":
         p = stats.t.sf(t, df)
@@ -390,27 +500,29 @@ def language_selectivity(
     else:
         p = 2 * stats.t.sf(np.abs(t), df)
     layers = activations[D.LAYER].values
+    groups = (
+        [np.arange(t.size)]
+        if scope == "all"
+        else [np.flatnonzero(layers == ly) for ly in dict.fromkeys(layers.tolist())]
+    )
     qv = np.full(t.shape, np.nan)
-    topk = np.zeros(t.shape, dtype=bool)
-    for layer in dict.fromkeys(layers.tolist()):
-        idx = np.flatnonzero(layers == layer)
+    for idx in groups:
         qv[idx] = fdr_bh(p[idx])
-        k = int(round(top_k * idx.size)) if 0 < top_k < 1 else int(top_k)
-        if k < 0 or (top_k >= 1 and top_k != int(top_k)):
-            raise InvalidDataError(f"top_k must be a fraction in (0, 1) or a count; got {top_k}.")
-        score = np.where(np.isfinite(t[idx]), t[idx], -np.inf)
-        if alternative == "less":
-            score = np.where(np.isfinite(t[idx]), -t[idx], -np.inf)
-        best = np.argsort(-score, kind="stable")[: min(k, idx.size)]
-        topk[idx[best]] = True
-    coords = _unit_coords(activations)
+    signed = -t if alternative == "less" else t
+    topk = _top_k(signed, top_k, groups)
+    fdr_mask = (np.nan_to_num(qv, nan=1.0) <= q) & (np.nan_to_num(signed, nan=0.0) > 0)
     attrs = {
         **activations.attrs,
+        "method": "topolm",
+        "statistic": "welch_t",
+        "reference": TOPOLM_REFERENCE,
         "target": _label(tgt),
         "against": _label(agn),
         "q_level": q,
         "top_k": top_k,
         "alternative": alternative,
+        "smooth_fwhm": float("nan") if smooth_fwhm is None else float(smooth_fwhm),
+        "scope": scope,
         "n_target": int(t_mask.sum()),
         "n_against": int(a_mask.sum()),
     }
@@ -420,9 +532,9 @@ def language_selectivity(
             "df": (D.UNIT, df),
             "p": (D.UNIT, p),
             "q": (D.UNIT, qv),
-            "fdr_mask": (D.UNIT, np.nan_to_num(qv, nan=1.0) < q),
+            "fdr_mask": (D.UNIT, fdr_mask),
             "topk_mask": (D.UNIT, topk),
         },
-        coords=coords,
+        coords=_unit_coords(activations),
         attrs=attrs,
     )

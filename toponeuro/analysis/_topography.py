@@ -7,18 +7,15 @@ with ``positions`` (and ``distance`` / ``adjacency`` where needed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
 
 import numpy as np
-import pandas as pd
 import xarray as xr
-from scipy import ndimage
-from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from .. import _dims as D
-from .._metrics import pearson_r, rankdata
+from .._docs import fill_doc
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -27,8 +24,19 @@ from ..exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _check_sheet, _fill, _geometry_kwargs, as_topomap
+from ._null import _STATISTIC_FACTORIES, NullResult, run_null
+from ._patches import Patches, find_patches
+from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch
 
-__all__ = ["Patches", "smoothness", "correlation_profile", "find_patches", "map_similarity"]
+__all__ = [
+    "SIMILARITY_METHODS",
+    "SMOOTHNESS_METHODS",
+    "Patches",
+    "smoothness",
+    "correlation_profile",
+    "find_patches",
+    "map_similarity",
+]
 
 # --------------------------------------------------------------------------- smoothness
 
@@ -100,14 +108,169 @@ def _profile_dataset(profiles, counts, edges, name, attrs) -> xr.Dataset:
     )
 
 
+#: where the smoothness score comes from
+TDANN_REFERENCE = (
+    "Margalit et al. (2024) A unifying framework for functional organization in early and "
+    "higher ventral visual cortex. Neuron 112(14), 2435-2451; code: neuroailab/TDANN, "
+    "spacetorch/utils/spatial_utils.py (smoothness) and spacetorch/maps/it_map.py "
+    "(category_smoothness)"
+)
+#: what was found of the TopoNets paper's own smoothness definition
+TOPONETS_SMOOTHNESS_NOTE = (
+    "The TopoNets paper (Deb, Deb & Murty, ICLR 2025; arXiv 2501.16396) reports a "
+    "'smoothness' whose values exceed 1; its defining formula was not in the sources read for "
+    "toponeuro (project page toponets.github.io, murtylab/topoloss, toponets/toponets), so it "
+    "is not implemented. The score here is TDANN's, which cannot exceed 1; do not compare it "
+    "with the TopoNets figures."
+)
+SMOOTHNESS_METHODS = ("tdann",)
+#: sample_size=None uses every point once up to this many points, else samples of 500
+_ALL_PAIRS_MAX = 1000
+_PAIR_CHUNK = 2_000_000
+
+
+class _SmoothnessKernel:
+    """TDANN's smoothness of many maps at once over fixed point samples and distance bins."""
+
+    def __init__(self, tm, valid, n_samples, sample_size, n_bins, max_distance, rng):
+        self.edges = _bin_edges(tm, n_bins, max_distance)
+        nb = len(self.edges) - 1
+        self.samples = []
+        self.offsets = None
+        if tm.grid_shape is not None and tm.distance is None and sample_size >= valid.sum():
+            # every pair of a sheet once: pairs grouped by their grid offset, summed by slicing
+            self.grid_shape = tm.grid_shape
+            self.offsets = self._grid_offsets(tm.grid_shape, nb)
+            counts = np.zeros(nb, dtype=np.int64)
+            for dr, dc, b in self.offsets:
+                a, c = self._pair_views(tm.values[None].reshape(1, *tm.grid_shape), dr, dc)
+                counts[b] += int(np.count_nonzero(np.isfinite(a - c)))
+            self.samples.append((None, None, None, counts))
+            return
+        for idx in _samples(tm, valid, n_samples, sample_size, rng):
+            d = _pair_distances(tm, idx)
+            ii, jj = np.triu_indices(idx.size, k=1)
+            keep = np.isfinite(d) & (d <= self.edges[-1])
+            b = np.minimum((d[keep] * (nb / self.edges[-1])).astype(np.intp), nb - 1)
+            order = np.argsort(b, kind="stable")
+            b = b[order]
+            counts = np.bincount(b, minlength=nb)
+            self.samples.append((idx[ii[keep][order]], idx[jj[keep][order]], b, counts))
+
+    def _grid_offsets(self, shape, nb):
+        h, w = shape
+        top = self.edges[-1]
+        out = []
+        for dr in range(h):
+            for dc in range(-(w - 1), w):
+                if dr == 0 and dc <= 0:
+                    continue
+                d = float(np.hypot(dr, dc))
+                if d <= top:
+                    out.append((dr, dc, min(int(d * (nb / top)), nb - 1)))
+        return out
+
+    @staticmethod
+    def _pair_views(v, dr, dc):
+        h, w = v.shape[1:]
+        a = v[:, dr:, max(0, dc) : w + min(0, dc)]
+        c = v[:, : h - dr, max(0, -dc) : w - max(0, dc)]
+        return a, c
+
+    def _grid_profiles(self, values):
+        nb = len(self.edges) - 1
+        v = values.reshape(values.shape[0], *self.grid_shape)
+        sums = np.zeros((values.shape[0], nb))
+        cnt = np.zeros((values.shape[0], nb))
+        finite = bool(np.isfinite(values).all())
+        if finite:
+            v = v.astype(np.float32)  # half the memory traffic; sums stay float64
+            buf = np.empty_like(v)
+        for dr, dc, b in self.offsets:
+            a, c = self._pair_views(v, dr, dc)
+            if finite:
+                d = buf[:, : a.shape[1], : a.shape[2]]
+                np.subtract(a, c, out=d)
+                np.abs(d, out=d)
+                sums[:, b] += d.sum(axis=(1, 2), dtype=np.float64)
+                cnt[:, b] += a.shape[1] * a.shape[2]
+            else:
+                diff = np.abs(a - c)
+                sums[:, b] += np.nansum(diff, axis=(1, 2))
+                cnt[:, b] += np.isfinite(diff).sum(axis=(1, 2))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan)[:, None, :]
+
+    def profiles(self, values: np.ndarray) -> np.ndarray:
+        """Mean |difference| per bin, ``(B, n_samples, n_bins)``, for values ``(B, n)``."""
+        if self.offsets is not None:
+            return self._grid_profiles(values)
+        nb = len(self.edges) - 1
+        out = np.full((values.shape[0], len(self.samples), nb), np.nan)
+        for s, (ii, jj, _, counts) in enumerate(self.samples):
+            if ii.size == 0:
+                continue
+            step = max(1, _PAIR_CHUNK // ii.size)
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            nonempty = counts > 0
+            for lo in range(0, values.shape[0], step):
+                v = values[lo : lo + step]
+                diff = np.abs(v[:, ii] - v[:, jj])
+                fin = np.isfinite(diff)
+                if fin.all():
+                    sums = np.add.reduceat(diff, starts[nonempty], axis=1)
+                    cnt = counts[nonempty][None, :]
+                else:
+                    sums = np.add.reduceat(np.where(fin, diff, 0.0), starts[nonempty], axis=1)
+                    cnt = np.add.reduceat(fin.astype(float), starts[nonempty], axis=1)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out[lo : lo + step, s, np.flatnonzero(nonempty)] = np.where(
+                        cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan
+                    )
+        return out
+
+    @staticmethod
+    def scores(profiles: np.ndarray) -> np.ndarray:
+        """Per-sample ``(max - first bin) / max``, NaN where the profile's max is not positive."""
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            peak = np.nanmax(profiles, axis=-1)
+            return np.where(peak > 0, (peak - profiles[..., 0]) / peak, np.nan)
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmean(self.scores(self.profiles(values)), axis=1)
+
+
+def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
+    if sample_size is None:
+        sample_size = int(tm.finite.sum()) if tm.finite.sum() <= _ALL_PAIRS_MAX else 500
+    kernel = _SmoothnessKernel(tm, tm.finite, n_samples, sample_size, n_bins, max_distance, rng)
+    attrs = {
+        "method": "tdann",
+        "formula": "(max - first bin) / max of mean |v_i - v_j| in distance bins",
+        "n_samples": int(len(kernel.samples)),
+        "sample_size": int(sample_size),
+        "n_bins": int(len(kernel.edges) - 1),
+        "max_distance": float(kernel.edges[-1]),
+        "reference": TDANN_REFERENCE,
+        "toponets_definition": TOPONETS_SMOOTHNESS_NOTE,
+    }
+    return kernel, attrs
+
+
 @_fill
 def smoothness(
     data,
     *,
+    method: str = "tdann",
     n_samples: int = 20,
-    sample_size: int = 500,
+    sample_size: int | None = None,
     n_bins: int = 10,
     max_distance: float | None = None,
+    n_permutations: int = 0,
+    null: str = "positions",
     random_state=None,
     layer: str | None = None,
     positions=None,
@@ -117,22 +280,37 @@ def smoothness(
 ) -> xr.Dataset:
     """Smoothness of a map: how much less neighbours differ than distant points (TDANN).
 
-    For each of ``n_samples`` random samples of ``sample_size`` points, the absolute value
-    difference ``|v_i - v_j|`` of every pair is averaged in distance bins (from 0 to
-    ``max_distance``); the sample's score is ``(max - first bin) / max`` of that profile. A
-    smooth map (neighbours alike) scores near 1; a map with no spatial structure near 0.
+    TDANN's score (Margalit et al. 2024; ``spacetorch.utils.spatial_utils.smoothness``): for
+    each sample of points, the absolute difference ``|v_i - v_j|`` of every pair is averaged
+    in distance bins (0 to ``max_distance``) and the sample's score is
+    ``(max - first bin) / max`` of that profile. A smooth map (neighbours alike) scores near
+    1; a map with no spatial structure near 0; the score cannot exceed 1.
+
+    The TopoNets paper reports a "smoothness" above 1 -- a different definition, not
+    implemented here because its formula could not be found (see ``attrs["toponets_definition"]``
+    and the "Metrics and their definitions" page).
 
     Parameters
     ----------
     data : map
         See :func:`as_topomap`.
-    n_samples, sample_size : int
-        Random samples of points (all points once when ``sample_size`` covers them).
+    method : {"tdann"}
+        The definition (the only one implemented).
+    n_samples : int
+        Random samples of points when the map has more than 1,000 points.
+    sample_size : int, optional
+        Points per sample; default every point once for maps of at most 1,000 points (no
+        sampling noise), else 500 (TDANN's sample size).
     n_bins : int
         Distance bins (at most; fewer when bins would be narrower than 1.5 point spacings,
         so the first bin always holds the nearest neighbours).
     max_distance : float, optional
         Largest distance binned; default half the diagonal of the points' bounding box.
+    n_permutations : int
+        Draws of the spatial null (0: none; see :func:`spatial_null`). The samples and bins
+        stay fixed, so the null varies the map only.
+    null : {"positions"}
+        ``"positions"``: the map's values scattered over its points at random.
     %(random_state)s
     %(geometry)s
 
@@ -142,33 +320,48 @@ def smoothness(
         ``score`` (mean over samples), ``scores`` (per sample), ``profile`` (mean
         ``|difference|`` per distance bin), ``profiles`` (per sample), ``pair_counts``; coord
         ``distance`` = bin centres (sheet: unit spacings; mesh: the units of positions).
+        ``null_mean``, ``null_std``, ``p_value``, ``z`` (NaN without a null) and ``null``
+        (the draws, dim ``permutation``). ``attrs``: ``method``, ``formula``, parameters,
+        ``reference``, ``null``, ``n_permutations``.
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> from scipy.ndimage import gaussian_filter
     >>> smooth = gaussian_filter(rng.standard_normal((32, 32)), 3)
-    >>> res = smoothness(smooth, random_state=0)
-    >>> float(res["score"]) > 0.5, res["profile"].dims
-    (True, ('distance',))
+    >>> res = smoothness(smooth, n_permutations=199, random_state=0)
+    >>> float(res["score"]) > 0.5, float(res["p_value"]), res["profile"].dims
+    (True, 0.005, ('distance',))
     """
+    if method not in SMOOTHNESS_METHODS:
+        hint = (
+            " The TopoNets paper's definition is not implemented: " + TOPONETS_SMOOTHNESS_NOTE
+            if method.lower().startswith("topo")
+            else ""
+        )
+        raise UnknownNameError(
+            f"Unknown smoothness method {method!r}; "
+            f"{close_matches(method, SMOOTHNESS_METHODS)}{hint}"
+        )
+    if null != "positions":
+        raise UnknownNameError(
+            f"smoothness of one map takes null='positions'; got {null!r}. (A shift of one map "
+            "keeps its smoothness by design, so it is no null for it.)"
+        )
     tm = as_topomap(data, **_geometry_kwargs(layer, positions, distance, adjacency, mesh))
     rng = np.random.default_rng(random_state)
-    edges = _bin_edges(tm, n_bins, max_distance)
-    profiles, counts, scores = [], [], []
-    for idx in _samples(tm, tm.finite, n_samples, sample_size, rng):
-        v = tm.values[idx]
-        prof, cnt = _binned(_pair_distances(tm, idx), pdist(v[:, None], "cityblock"), edges)
-        peak = np.nanmax(prof) if np.isfinite(prof).any() else np.nan
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scores.append((peak - prof[0]) / peak if peak > 0 else np.nan)
-        profiles.append(prof)
-        counts.append(cnt)
-    ds = _profile_dataset(profiles, counts, edges, tm.name, {"n_bins": int(n_bins)})
+    kernel, attrs = _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng)
+    profiles = kernel.profiles(tm.values[None, :])[0]
+    counts = [c for (_, _, _, c) in kernel.samples]
+    scores = kernel.scores(profiles)
+    res = run_null(kernel, [tm], null, n_permutations, rng, attrs)
+    ds = _profile_dataset(profiles, counts, kernel.edges, tm.name, res.attrs)
     ds["scores"] = ((D.SAMPLE,), np.asarray(scores))
-    ds["score"] = float(np.nanmean(scores)) if np.isfinite(scores).any() else np.nan
+    ds["score"] = res.statistic
+    ds["null"] = ((D.PERMUTATION,), res.null)
+    for key in ("null_mean", "null_std", "p_value", "z"):
+        ds[key] = getattr(res, key)
     return ds
-
 
 @_fill
 def correlation_profile(
@@ -243,236 +436,236 @@ def correlation_profile(
         prof, cnt = _binned(_pair_distances(tm, idx), r[np.triu_indices(idx.size, k=1)], edges)
         profiles.append(prof)
         counts.append(cnt)
-    return _profile_dataset(profiles, counts, edges, tm.name, {"n_bins": int(n_bins)})
-
-
-# --------------------------------------------------------------------------- patches
-
-
-@dataclass(frozen=True, eq=False)
-class Patches:
-    """Connected patches of a thresholded map (from :func:`find_patches`).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per patch, largest first: ``patch`` (label), ``n_units`` (points),
-        ``fraction`` (of the map's points with values), the centroid (``row``/``col`` on a
-        sheet, ``x``/``y``[/``z``] on a mesh), ``peak`` value, ``peak_index`` and ``mean``.
-    labels : numpy.ndarray
-        Patch label of every point (0 = outside), same order as ``map.values``.
-    smoothed : numpy.ndarray
-        The (smoothed) values that were thresholded.
-    map : TopoMap
-    threshold : float
-
-    Examples
-    --------
-    >>> rr, cc = np.mgrid[:20, :20]
-    >>> p = find_patches(np.exp(-((rr - 5) ** 2 + (cc - 12) ** 2) / 8.0), threshold=0.5)
-    >>> isinstance(p, Patches), len(p.table), p.labels.shape == p.smoothed.shape
-    (True, 1, True)
-    """
-
-    table: pd.DataFrame
-    labels: np.ndarray
-    smoothed: np.ndarray
-    map: TopoMap
-    threshold: float
-
-    @property
-    def n_patches(self) -> int:
-        """Number of patches."""
-        return len(self.table)
-
-    @property
-    def centroids(self) -> np.ndarray:
-        """``(n_patches, d)`` centroid coordinates, largest patch first."""
-        cols = (
-            ["row", "col"]
-            if self.map.kind == "sheet"
-            else ["x", "y", "z"][: self.map.positions.shape[1]]
-        )
-        return self.table[cols].to_numpy(dtype=float)
-
-    def label_grid(self) -> np.ndarray:
-        """Patch labels on the sheet grid (sheets only)."""
-        return self.map.grid(self.labels)
-
-
-def _smooth(tm: TopoMap, sigma: float) -> np.ndarray:
-    v = tm.values
-    if not sigma:
-        return v.copy()
-    ok = tm.finite
-    if tm.grid_shape is not None:
-        num = ndimage.gaussian_filter(
-            np.where(ok, v, 0.0).reshape(tm.grid_shape), sigma, mode="constant"
-        )
-        den = ndimage.gaussian_filter(
-            ok.astype(float).reshape(tm.grid_shape), sigma, mode="constant"
-        )
-        out = (num / np.where(den > 0, den, np.nan)).ravel()
-    else:
-        tree = cKDTree(tm.positions)
-        pairs = tree.sparse_distance_matrix(tree, 3.0 * sigma, output_type="coo_matrix")
-        # sparse_distance_matrix leaves the zero self-distances out; add the diagonal back
-        rows = np.concatenate([pairs.row, np.arange(tm.n)])
-        cols = np.concatenate([pairs.col, np.arange(tm.n)])
-        d = np.concatenate([pairs.data, np.zeros(tm.n)])
-        wts = np.exp(-0.5 * (d / sigma) ** 2) * ok[cols]
-        num = np.bincount(rows, weights=wts * np.where(ok, v, 0.0)[cols], minlength=tm.n)
-        den = np.bincount(rows, weights=wts, minlength=tm.n)
-        out = num / np.where(den > 0, den, np.nan)
-    out[~ok] = np.nan
-    return out
-
-
-@_fill
-def find_patches(
-    data,
-    threshold: float,
-    min_units: int = 4,
-    smooth_sigma: float = 0.0,
-    *,
-    connectivity: int = 1,
-    layer: str | None = None,
-    positions=None,
-    distance=None,
-    adjacency=None,
-    mesh: str | None = None,
-) -> Patches:
-    """Connected patches where the (optionally smoothed) map reaches ``threshold``.
-
-    Parameters
-    ----------
-    data : map
-        See :func:`as_topomap`. On a mesh an ``adjacency`` (neighbour graph) is needed.
-    threshold : float
-        Points with value ``>= threshold`` (after smoothing) form patches; e.g. ``t >= 3``,
-        or ``0.5`` for a binary ROI map.
-    min_units : int
-        Patches with fewer points are dropped.
-    smooth_sigma : float
-        Gaussian smoothing before thresholding (sheet: unit spacings; mesh: units of
-        ``positions``, Euclidean kernel). NaN points are ignored by the kernel.
-    connectivity : {1, 2}
-        On a sheet: 1 = edge neighbours (4), 2 = edge and corner neighbours (8).
-    %(geometry)s
-
-    Returns
-    -------
-    Patches
-        ``.table`` (area, centroid, peak per patch), ``.labels``, ``.n_patches``.
-
-    Examples
-    --------
-    >>> rr, cc = np.mgrid[:30, :40]
-    >>> blob = np.exp(-((rr - 10) ** 2 + (cc - 25) ** 2) / (2 * 3.0**2))
-    >>> p = find_patches(blob, threshold=0.5)
-    >>> p.n_patches, p.centroids.round(1).tolist()
-    (1, [[10.0, 25.0]])
-    """
-    tm = as_topomap(data, **_geometry_kwargs(layer, positions, distance, adjacency, mesh))
-    sm = _smooth(tm, smooth_sigma)
-    above = np.nan_to_num(sm, nan=-np.inf) >= threshold
-    if tm.grid_shape is not None and tm.adjacency is None:
-        if connectivity not in (1, 2):
-            raise InvalidDataError(f"connectivity must be 1 or 2; got {connectivity}.")
-        struct = ndimage.generate_binary_structure(2, connectivity)
-        lab, _ = ndimage.label(above.reshape(tm.grid_shape), structure=struct)
-        lab = lab.ravel()
-    else:
-        adj = tm._adjacency()
-        idx = np.flatnonzero(above)
-        lab = np.zeros(tm.n, dtype=int)
-        if idx.size:
-            _, comp = csgraph.connected_components(adj[idx][:, idx], directed=False)
-            lab[idx] = comp + 1
-    n_total = int(tm.finite.sum())
-    pos_cols = ["row", "col"] if tm.kind == "sheet" else ["x", "y", "z"][: tm.positions.shape[1]]
-    rows = []
-    labels_out = np.zeros(tm.n, dtype=int)
-    if lab.max() > 0:
-        sizes = np.bincount(lab)
-        keep = [k for k in np.argsort(-sizes[1:], kind="stable") + 1 if sizes[k] >= min_units]
-        for new, k in enumerate(keep, start=1):
-            members = np.flatnonzero(lab == k)
-            labels_out[members] = new
-            vals = sm[members]
-            peak_i = members[int(np.nanargmax(vals))]
-            cen = tm.positions[members].mean(0)
-            rows.append(
-                {
-                    "patch": new,
-                    "n_units": members.size,
-                    "fraction": members.size / max(n_total, 1),
-                    **dict(zip(pos_cols, cen.tolist())),
-                    "peak": float(sm[peak_i]),
-                    "peak_index": int(peak_i),
-                    "mean": float(np.nanmean(vals)),
-                }
-            )
-    cols = ["patch", "n_units", "fraction", *pos_cols, "peak", "peak_index", "mean"]
-    table = pd.DataFrame(rows, columns=cols)
-    return Patches(table=table, labels=labels_out, smoothed=sm, map=tm, threshold=float(threshold))
+    attrs = {
+        "method": "pearson r of unit responses across stimuli, mean per distance bin",
+        "n_bins": int(len(edges) - 1),
+        "max_distance": float(edges[-1]),
+        "reference": "TDANN (Margalit et al. 2024) response correlation vs cortical distance; "
+        "neuroailab/TDANN spacetorch/utils/spatial_utils.py agg_by_distance",
+    }
+    return _profile_dataset(profiles, counts, edges, tm.name, attrs)
 
 
 # --------------------------------------------------------------------------- similarity
 
-_SIMILARITY = ("pearson", "spearman")
+SIMILARITY_METHODS = ("ssim", "pearson", "spearman")
+_SIM_REFERENCES = {
+    "pearson": "Pearson correlation across units: position-free (shuffling every unit's "
+    "position alike leaves it unchanged)",
+    "spearman": "Spearman rank correlation across units: position-free (shuffling every "
+    "unit's position alike leaves it unchanged)",
+}
+#: what the TopoNets project page says about its map similarity
+TOPONETS_SSIM_NOTE = (
+    "toponets.github.io reports face-body (0.79) and face-scene (-0.41) map similarity of a "
+    "ResNet-18 as 'structural similarity' without stating window or data_range; the "
+    "defaults here are scikit-image's (7 x 7 uniform window) with data_range = the joint range "
+    "of both maps."
+)
 
 
-def map_similarity(map_a, map_b, method: str = "pearson", *, layer: str | None = None) -> float:
-    """Correlation across units (or vertices) of two maps, e.g. faces vs bodies selectivity.
+def _masked_corr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise Pearson r of ``a``, ``b`` (B, n) over the points finite in both."""
+    ok = np.isfinite(a) & np.isfinite(b)
+    n = ok.sum(1)
+    a0 = np.where(ok, a, 0.0)
+    b0 = np.where(ok, b, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ma = a0.sum(1) / n
+        mb = b0.sum(1) / n
+        da = np.where(ok, a0 - ma[:, None], 0.0)
+        db = np.where(ok, b0 - mb[:, None], 0.0)
+        saa, sbb = (da * da).sum(1), (db * db).sum(1)
+        tiny = 1e-24 * np.maximum(1.0, np.maximum(saa, sbb))
+        r = (da * db).sum(1) / np.sqrt(saa * sbb)
+        r = np.where((saa <= tiny) | (sbb <= tiny) | (n < 3), np.nan, r)
+    return np.clip(r, -1.0, 1.0)
 
-    Points where either map has no value are left out.
+
+def _rank_rows(x: np.ndarray) -> np.ndarray:
+    from scipy.stats import rankdata
+
+    if np.isfinite(x).all():
+        return rankdata(x, axis=1)
+    out = np.full(x.shape, np.nan)
+    for i, row in enumerate(x):
+        ok = np.isfinite(row)
+        out[i, ok] = rankdata(row[ok])
+    return out
+
+
+def _two_maps(tms, name):
+    if len(tms) != 2:
+        raise InvalidDataError(f"The {name} statistic compares two maps; got {len(tms)}.")
+
+
+def _corr_factory(tms, *, method="pearson", rng=None):
+    _two_maps(tms, method)
+    if method == "pearson":
+        kernel = _masked_corr
+    else:
+        def kernel(a, b):
+            ok = np.isfinite(a) & np.isfinite(b)
+            return _masked_corr(_rank_rows(np.where(ok, a, np.nan)),
+                                _rank_rows(np.where(ok, b, np.nan)))
+    return kernel, {"method": method, "reference": _SIM_REFERENCES[method]}
+
+
+def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=None):
+    _two_maps(tms, "ssim")
+    shape = tms[0].grid_shape
+    if shape is None:
+        raise InvalidDataError(
+            "SSIM compares maps window by window on a regular grid; a cortical mesh has no "
+            "standard window (vertex neighbourhoods differ in size and shape), so toponeuro "
+            "does not define it there. Use method='pearson' (its spin-test null, "
+            "n_permutations=..., says whether the maps share territory), or resample both "
+            "maps onto a flat regular grid first."
+        )
+    win = default_win_size(shape) if win_size is None else int(win_size)
+    if data_range is None:
+        both = np.concatenate([tms[0].values, tms[1].values])
+        both = both[np.isfinite(both)]
+        data_range = float(both.max() - both.min()) if both.size else float("nan")
+        rule = "joint range of both maps (max - min over their units)"
+    else:
+        data_range, rule = float(data_range), "given"
+    h, w = shape
+
+    def kernel(a, b):
+        return ssim_batch(a.reshape(-1, h, w), b.reshape(-1, h, w), win_size=win,
+                          data_range=data_range, k1=k1, k2=k2)
+
+    attrs = {
+        "method": "ssim",
+        "win_size": win,
+        "data_range": data_range,
+        "data_range_rule": rule,
+        "gaussian_weights": False,
+        "use_sample_covariance": True,
+        "K1": k1,
+        "K2": k2,
+        "reference": SSIM_REFERENCE,
+        "toponets_parameters": TOPONETS_SSIM_NOTE,
+    }
+    return kernel, attrs
+
+
+def _smoothness_factory(tms, *, n_samples=20, sample_size=None, n_bins=10, max_distance=None,
+                        rng=None):
+    if len(tms) != 1:
+        raise InvalidDataError(f"smoothness is a statistic of one map; got {len(tms)}.")
+    rng = np.random.default_rng(rng)
+    return _smoothness_setup(tms[0], n_samples, sample_size, n_bins, max_distance, rng)
+
+
+#: named statistics of :func:`spatial_null`: factory(maps, **params) -> (kernel, attrs);
+#: registered into _null's table, so _null needs no import of this module (no circle)
+_STATISTIC_FACTORIES.update({
+    "ssim": _ssim_factory,
+    "pearson": lambda tms, rng=None: _corr_factory(tms, method="pearson"),
+    "spearman": lambda tms, rng=None: _corr_factory(tms, method="spearman"),
+    "smoothness": _smoothness_factory,
+})
+
+
+@fill_doc
+def map_similarity(
+    map_a,
+    map_b,
+    method: str = "ssim",
+    *,
+    n_permutations: int = 1000,
+    null: str | None = None,
+    win_size: int | None = None,
+    data_range: float | None = None,
+    random_state=None,
+    layer: str | None = None,
+    positions=None,
+    distance=None,
+    mesh: str | None = None,
+) -> NullResult:
+    """Similarity of two maps on the same sheet, with its spatial null.
+
+    ``"ssim"`` (default): structural similarity (Wang et al. 2004) of the two maps on the
+    sheet grid -- equal to ``skimage.metrics.structural_similarity(a, b, win_size=...,
+    data_range=...)``; default window scikit-image's 7 x 7 (smaller sheets: the largest odd
+    size that fits) and ``data_range`` the joint range of both maps. The TopoNets project page
+    reports its map similarity as structural similarity without stating these parameters.
+    ``"pearson"`` and ``"spearman"`` correlate the maps across units and are position-free:
+    shuffling every unit's position alike leaves them unchanged.
 
     Parameters
     ----------
     map_a, map_b : map
         Two maps on the same sheet or mesh (see :func:`as_topomap`); per-unit maps with
-        several layers need ``layer``. 1-D arrays are compared element-wise.
-    method : {"pearson", "spearman"}
-    layer : str, optional
+        several layers need ``layer``. 1-D arrays without positions are compared element-wise
+        (correlations only).
+    method : {"ssim", "pearson", "spearman"}
+    n_permutations : int
+        Draws of the spatial null (0: the statistic alone, p-value NaN).
+    null : {"shift", "positions"}, optional
+        Default ``"shift"``: ``map_b`` moves as a whole (torus shifts and flips; mesh: spin
+        test). See :func:`spatial_null`.
+    win_size, data_range : optional
+        SSIM's window (odd) and data range.
+    %(random_state)s
+    layer, positions, distance, mesh :
+        Geometry, see :func:`as_topomap`.
 
     Returns
     -------
-    float
+    NullResult
+        ``statistic``, ``p_value``, ``z``, ``null``; acts as a float. ``attrs``: ``method``,
+        the parameters, ``reference``, ``null``, ``n_permutations``.
 
     Raises
     ------
     DimensionError
         The maps have different shapes or unit positions.
+    InvalidDataError
+        SSIM on a cortical mesh (no standard window there; use ``"pearson"``).
 
     Examples
     --------
     >>> a = np.arange(20.0).reshape(4, 5)
-    >>> map_similarity(a, -a), map_similarity(a, a**3, method="spearman")
-    (-1.0, 1.0)
+    >>> float(map_similarity(a, -a, "pearson", n_permutations=0))
+    -1.0
+    >>> round(float(map_similarity(a, a)), 6)
+    1.0
     """
-    if method not in _SIMILARITY:
-        raise UnknownNameError(f"Unknown method {method!r}; {close_matches(method, _SIMILARITY)}")
-
-    def _vals(m):
-        if isinstance(m, np.ndarray | list | tuple) and np.ndim(m) == 1:
-            return np.asarray(m, dtype=float), None
-        tm = as_topomap(m, layer=layer)
-        return tm.values, tm.grid_shape
-
-    (a, ga), (b, gb) = _vals(map_a), _vals(map_b)
-    if a.shape != b.shape or ga != gb:
-        raise DimensionError(
-            f"Maps to compare must cover the same units; got {ga or a.shape} and "
-            f"{gb or b.shape}. Compute both from the same layer (or resample one map onto the "
-            "other's mesh)."
+    if method not in SIMILARITY_METHODS:
+        raise UnknownNameError(
+            f"Unknown method {method!r}; {close_matches(method, SIMILARITY_METHODS)}"
         )
-    ok = np.isfinite(a) & np.isfinite(b)
+
+    def _tm(m):
+        if isinstance(m, np.ndarray | list | tuple) and np.ndim(m) == 1 and positions is None:
+            v = np.asarray(m, dtype=float)
+            return TopoMap(values=v, positions=np.arange(v.size, dtype=float)[:, None],
+                           kind="vector")
+        return as_topomap(m, layer=layer, positions=positions, distance=distance, mesh=mesh)
+
+    ta, tb = _tm(map_a), _tm(map_b)
+    if ta.n != tb.n or ta.grid_shape != tb.grid_shape:
+        raise DimensionError(
+            f"Maps to compare must cover the same units; got {ta.grid_shape or ta.n} and "
+            f"{tb.grid_shape or tb.n}. Compute both from the same layer (or resample one map "
+            "onto the other's mesh)."
+        )
+    ok = np.isfinite(ta.values) & np.isfinite(tb.values)
     if ok.sum() < 3:
         raise InvalidDataError("Fewer than 3 units have values in both maps.")
-    a, b = a[ok], b[ok]
-    if method == "spearman":
-        a, b = rankdata(a), rankdata(b)
-    if a.std() == 0 or b.std() == 0:
-        return float("nan")
-    return pearson_r(a, b)
+    if ta.kind == "vector" and (method == "ssim" or n_permutations):
+        if method == "ssim":
+            raise InvalidDataError(
+                "SSIM needs the maps on a sheet: pass (row, col) maps or per-unit maps, not "
+                "bare 1-D arrays (or use method='pearson')."
+            )
+        n_permutations = 0  # 1-D values without positions: no spatial null
+    params = {"win_size": win_size, "data_range": data_range} if method == "ssim" else {}
+    kernel, attrs = _STATISTIC_FACTORIES[method]([ta, tb], **params)
+    rng = np.random.default_rng(random_state)
+    null = null or "shift"
+    return run_null(kernel, [ta, tb], null, n_permutations, rng, attrs)
+

@@ -14,7 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import CoordinateError, UnknownNameError, close_matches
+from ..exceptions import (
+    CoordinateError,
+    InputTypeError,
+    MissingFileError,
+    UnknownNameError,
+    close_matches,
+)
 
 __all__ = [
     "Atlas",
@@ -59,7 +65,7 @@ def atlas_data_path(*parts: str) -> Path:
     """
     p = Path(str(resources.files(__package__).joinpath("data", *parts)))
     if not p.exists():
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"Atlas file {p} is missing from the installed package; reinstall toponeuro "
             "(the atlases are package data)."
         )
@@ -125,7 +131,7 @@ class Atlas:
     def to_nifti(self):
         """The label volume as a :class:`nibabel.Nifti1Image` (volume atlases only)."""
         if self.is_surface:
-            raise TypeError(f"{self!r} is a surface atlas; it has no NIfTI image.")
+            raise InputTypeError(f"{self!r} is a surface atlas; it has no NIfTI image.")
         import nibabel as nib
 
         return nib.Nifti1Image(self.data.astype(np.int16), self.affine)

@@ -29,6 +29,9 @@ class CortexMaps:
     adjacency : scipy.sparse matrix
         The mesh's edges (weighted by mm on the ``neighbours`` surface): which vertices
         touch, for patches.
+    sphere : numpy.ndarray
+        ``(10242, 3)`` coordinates of the vertices on the fsaverage5 sphere: what a spin test
+        (random rotations of the sphere) needs.
     surface, neighbours : str
         The meshes ``positions`` and ``adjacency`` come from.
     mesh : str
@@ -46,6 +49,7 @@ class CortexMaps:
     maps: dict = field(default_factory=dict)
     positions: np.ndarray | None = None
     adjacency: object = None
+    sphere: np.ndarray | None = None
     surface: str = "flat"
     neighbours: str = "inflated"
     mesh: str = "fsaverage5"
@@ -55,6 +59,12 @@ class CortexMaps:
         """Keyword arguments of :func:`toponeuro.analysis.as_topomap` (and
         ``compare_topography(cortex_geometry=...)``) for these maps."""
         return {"positions": self.positions, "adjacency": self.adjacency, "mesh": self.mesh}
+
+    @property
+    def spin_geometry(self) -> dict:
+        """The same maps on the sphere: geometry for statistics whose null is a spin test
+        (e.g. ``map_similarity``)."""
+        return {"positions": self.sphere, "mesh": self.mesh}
 
 
 def cortex_maps(
@@ -134,6 +144,7 @@ def cortex_maps(
             maps=dict(maps),
             positions=pos[:, :2] if surface == "flat" else pos,
             adjacency=mesh_graph(neighbours, h),
+            sphere=vertex_coordinates("sphere", h),
             surface=surface,
             neighbours=neighbours,
         )

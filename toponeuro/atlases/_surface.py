@@ -10,7 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._fetch import data_dir
-from ..exceptions import UnknownNameError, close_matches
+from ..exceptions import InputTypeError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 
 __all__ = [
@@ -187,7 +187,7 @@ def project_volume_atlas(
     ('fsaverage5', 20484)
     """
     if atlas.is_surface:
-        raise TypeError(f"{atlas!r} is already a surface atlas.")
+        raise InputTypeError(f"{atlas!r} is already a surface atlas.")
     key = _projection_key(atlas)
     path = data_dir(cache_dir) / "atlases" / f"{atlas.name}_fsaverage5_{key}.npz"
     if path.exists():

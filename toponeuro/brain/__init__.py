@@ -22,6 +22,7 @@ from ._reliability import (
     noise_ceiling,
     spearman_brown,
     split_half_reliability,
+    voxel_noise_ceiling,
 )
 from ._responses import (
     average_repetitions,
@@ -52,6 +53,7 @@ __all__ = [
     "split_half_reliability",
     "spearman_brown",
     "ncsnr",
+    "voxel_noise_ceiling",
     "noise_ceiling",
     "zscore_within",
     "MESH_SIZES",

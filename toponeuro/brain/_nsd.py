@@ -23,7 +23,13 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
-from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from ..exceptions import (
+    DimensionError,
+    InvalidDataError,
+    MissingFileError,
+    UnknownNameError,
+    close_matches,
+)
 from ._responses import handle_invalid, make_brain_responses, zscore_within
 from ._volume import _get_data, _same_grid, load_image
 
@@ -70,7 +76,7 @@ def read_nsd_expdesign(path: str | os.PathLike) -> dict:
 
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"{path} does not exist; it ships with NSD in nsddata/experiments/nsd/."
         )
     try:
@@ -220,7 +226,10 @@ def _read_session_volume(glm_dir: Path, session: int, fmt: str, bbox, ref_shape)
 
         path = glm_dir / f"{stem}.hdf5"
         if not path.is_file():
-            raise FileNotFoundError(f"NSD betas {path} not found.")
+            raise MissingFileError(
+                f"NSD betas {path} not found; download that session's betas from NSD's "
+                "nsddata_betas (same name) or leave the session out of sessions=."
+            )
         try:
             with h5py.File(path, "r") as f:
                 ds = f["betas"]
@@ -323,7 +332,10 @@ def load_nsd_betas(
         stim_coords["shared1000"] = np.isin(img_idx + 1, design["sharedix"])
     glm_dir = root / "nsddata_betas" / "ppdata" / f"subj{k:02d}" / space / glm
     if not glm_dir.is_dir():
-        raise FileNotFoundError(f"NSD betas folder {glm_dir} does not exist.")
+        raise MissingFileError(
+            f"NSD betas folder {glm_dir} does not exist; nsd_dir must be the NSD root that "
+            f"holds nsddata/ and nsddata_betas/ (check subject, space={space!r} and glm)."
+        )
     _, counts = np.unique(img_idx, return_counts=True)
 
     if space == "fsaverage":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 
@@ -16,6 +18,7 @@ __all__ = [
     "split_half_reliability",
     "spearman_brown",
     "ncsnr",
+    "voxel_noise_ceiling",
     "noise_ceiling",
 ]
 
@@ -162,22 +165,47 @@ def ncsnr(responses: xr.DataArray, *, zscore: bool = True) -> xr.DataArray:
     return _voxel_result(value, responses, "ncsnr")
 
 
-def noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
-    """Noise ceiling (percent variance) of trial-averaged responses, from :func:`ncsnr`.
+def voxel_noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
+    """NSD's noise ceiling per voxel, in **percent of variance**, from :func:`ncsnr`.
 
-    ``n_trials`` defaults to the number of trials of each image in ``responses``.
+    ``100 * ncsnr**2 / (ncsnr**2 + mean(1 / n_i))`` (:func:`nsd_noise_ceiling`): the
+    percentage of the variance of the trial-averaged response that the signal explains.
+    ``n_trials`` defaults to the number of trials of each image in ``responses``. The result
+    says its units in ``attrs["units"]`` (``"percent variance"``), which
+    :func:`toponeuro.analysis.encoding_score` checks: to normalise an encoding r pass
+    ``np.sqrt(nc / 100)``, an R² ``nc / 100``. (Not the RDM noise ceiling:
+    :func:`toponeuro.analysis.rdm_noise_ceiling`.)
 
     Examples
     --------
     >>> from toponeuro.brain import make_brain_responses
     >>> rng = np.random.default_rng(0)
-    >>> s = rng.standard_normal((500, 1)).repeat(3, axis=0)  # 500 images x 3 trials
+    >>> s = rng.standard_normal((500, 1)).repeat(3, axis=0)
     >>> r = make_brain_responses(s + 0.5 * rng.standard_normal((1500, 1)),
-    ...                          np.repeat([f"im{i}" for i in range(500)], 3), xyz=np.zeros((1, 3)))
-    >>> round(float(noise_ceiling(r).values[0]) / 10) * 10  # ncsnr 2, 3 trials: 92 %
-    90
+    ...                          np.repeat([f"s{i}" for i in range(500)], 3), xyz=np.zeros((1, 3)))
+    >>> nc = voxel_noise_ceiling(r)
+    >>> nc.attrs["units"], bool(90 < float(nc.values[0]) < 95)  # truth 100 * 4 / (4 + 1/3)
+    ('percent variance', True)
     """
     _, _, counts = _trials_by_image(responses)
     snr = ncsnr(responses)
     nc = nsd_noise_ceiling(snr.values, counts if n_trials is None else n_trials)
-    return snr.copy(data=nc).rename("noise_ceiling")
+    out = snr.copy(data=nc).rename("noise_ceiling")
+    out.attrs.update(units="percent variance", method="NSD ncsnr (Allen et al., 2022)")
+    return out
+
+
+def noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
+    """Deprecated name of :func:`voxel_noise_ceiling` (removed in the next release).
+
+    Examples
+    --------
+    >>> callable(noise_ceiling)
+    True
+    """
+    warnings.warn(
+        "toponeuro.brain.noise_ceiling is renamed voxel_noise_ceiling (NSD's ceiling, in "
+        "percent variance; the RDM ceiling is toponeuro.analysis.rdm_noise_ceiling); the old "
+        "name goes in the next release.", FutureWarning, stacklevel=2,
+    )
+    return voxel_noise_ceiling(responses, n_trials)

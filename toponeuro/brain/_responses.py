@@ -16,6 +16,7 @@ from ..exceptions import (
     AlignmentError,
     CoordinateError,
     DimensionError,
+    InputTypeError,
     InvalidDataError,
 )
 
@@ -185,7 +186,7 @@ def check_responses(da: xr.DataArray, *, unique_ids: bool = False) -> xr.DataArr
     toponeuro.exceptions.DimensionError: BrainResponses must have dims ('stimulus', 'voxel'); got ('voxel', 'stimulus'). Call .transpose('stimulus', 'voxel').
     """
     if not isinstance(da, xr.DataArray):
-        raise TypeError(f"BrainResponses must be an xarray.DataArray; got {type(da).__name__}.")
+        raise InputTypeError(f"BrainResponses must be an xarray.DataArray; got {type(da).__name__}.")
     if tuple(da.dims) != D.RESPONSE_DIMS:
         fix = (
             "Call .transpose('stimulus', 'voxel')."

@@ -11,7 +11,14 @@ import numpy as np
 import xarray as xr
 
 from ..atlases._atlas import FSAVERAGE5_N_VERTICES, HEMIS
-from ..exceptions import AlignmentError, DimensionError, InvalidDataError, UnknownNameError
+from ..exceptions import (
+    AlignmentError,
+    DimensionError,
+    InputTypeError,
+    InvalidDataError,
+    MissingFileError,
+    UnknownNameError,
+)
 from ._responses import handle_invalid, make_brain_responses
 
 __all__ = ["load_surface_betas", "read_surface_data", "MESH_SIZES"]
@@ -44,7 +51,10 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
 
     path = Path(os.fspath(path))
     if not path.is_file():
-        raise FileNotFoundError(f"Surface file {path} does not exist.")
+        raise MissingFileError(
+            f"Surface file {path} does not exist; pass a GIFTI (.gii) or FreeSurfer "
+            "(.mgh/.mgz) file of per-vertex betas."
+        )
     try:
         img = nib.load(path)
         if img is None or not (isinstance(img, nib.gifti.GiftiImage) or hasattr(img, "dataobj")):
@@ -109,7 +119,7 @@ def _resolve_surface_roi(roi, atlas, n_vert):
         if atlas is None:
             raise UnknownNameError(" / ".join(tried))
     if not atlas.is_surface:
-        raise TypeError(f"{atlas!r} is a volume atlas; surface betas need a surface atlas.")
+        raise InputTypeError(f"{atlas!r} is a volume atlas; surface betas need a surface atlas.")
     if len(atlas.data) != 2 * n_vert:
         raise AlignmentError(
             f"{atlas!r} has {len(atlas.data) // 2} vertices per hemisphere but the betas have "

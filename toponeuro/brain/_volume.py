@@ -14,7 +14,9 @@ import xarray as xr
 from ..exceptions import (
     AlignmentError,
     DimensionError,
+    InputTypeError,
     InvalidDataError,
+    MissingFileError,
     UnknownNameError,
     close_matches,
 )
@@ -42,7 +44,10 @@ def load_image(obj, what: str = "image"):
         return obj
     path = Path(os.fspath(obj))
     if not path.is_file():
-        raise FileNotFoundError(f"The {what} {path} does not exist.")
+        raise MissingFileError(
+            f"The {what} {path} does not exist; pass an existing NIfTI file (.nii/.nii.gz) "
+            "or a nibabel image."
+        )
     try:
         img = nib.load(path)
         if not isinstance(img, SpatialImage):
@@ -144,7 +149,7 @@ def _resolve_mask(mask, roi, atlas, shape, affine):
 
             atlas = load_visfatlas("MNI152")
         if atlas.is_surface:
-            raise TypeError(f"{atlas!r} is a surface atlas; volume betas need a volume atlas.")
+            raise InputTypeError(f"{atlas!r} is a surface atlas; volume betas need a volume atlas.")
         labels = atlas.select(roi)
         lab = atlas.data
         if not _same_grid(lab.shape, atlas.affine, shape, affine):
@@ -211,6 +216,35 @@ def _volume_responses(data4d, affine, stimulus_ids, *, mask, roi, atlas, subject
     return handle_invalid(da, drop_invalid, what)
 
 
+def _id_list(stimulus_ids, what: str = "stimulus_ids") -> list:
+    """``stimulus_ids`` as a list, refusing what would silently become other ids."""
+    if isinstance(stimulus_ids, (str, bytes)):
+        raise DimensionError(
+            f"{what} must be a sequence with one id per volume; got the string "
+            f"{stimulus_ids!r}, which would be read as {len(stimulus_ids)} one-character ids. "
+            f"Pass a list, e.g. [{stimulus_ids!r}] for a single volume."
+        )
+    if stimulus_ids is None or isinstance(stimulus_ids, (set, frozenset, dict)) or not (
+        hasattr(stimulus_ids, "__iter__")
+    ):
+        kind = type(stimulus_ids).__name__
+        why = " (unordered: the id of each volume would be lost)" if isinstance(
+            stimulus_ids, (set, frozenset, dict)) else ""
+        raise DimensionError(
+            f"{what} must be an ordered sequence (list, array) with one id per volume, in "
+            f"volume order; got {kind} {stimulus_ids!r}{why}."
+        )
+    ids = list(np.asarray(stimulus_ids, dtype=object).ravel()) if hasattr(
+        stimulus_ids, "shape") else list(stimulus_ids)
+    bad = [v for v in ids if v is None or (isinstance(v, float) and not np.isfinite(v))]
+    if bad:
+        raise DimensionError(
+            f"{what} holds {len(bad)} missing ids (None/NaN), e.g. {bad[0]!r}; give every "
+            "volume an id."
+        )
+    return ids
+
+
 def load_volume_betas(
     images,
     stimulus_ids: Sequence[str],
@@ -266,9 +300,10 @@ def load_volume_betas(
     >>> r.sizes["stimulus"], r.sizes["voxel"], r.x.values[:3].tolist()
     (4, 18, [0.0, 0.0, 0.0])
     """
+    stimulus_ids = _id_list(stimulus_ids)
     data4d, affine, _ = _stack_volumes(images, len(stimulus_ids))
     return _volume_responses(
-        data4d, affine, list(stimulus_ids), mask=mask, roi=roi, atlas=atlas, subject=subject,
+        data4d, affine, stimulus_ids, mask=mask, roi=roi, atlas=atlas, subject=subject,
         categories=categories, stimulus_coords=None, drop_invalid=drop_invalid, attrs=None,
     )
 
@@ -363,7 +398,10 @@ def load_bids_betas(
     """
     root = Path(derivatives_dir)
     if not root.is_dir():
-        raise FileNotFoundError(f"BIDS derivatives folder {root} does not exist.")
+        raise MissingFileError(
+            f"BIDS derivatives folder {root} does not exist; pass the folder that holds the "
+            "sub-<label>/ folders of beta maps."
+        )
     sub = subject[4:] if str(subject).startswith("sub-") else str(subject)
     wanted = {"ses": session, "task": task, "run": run, "space": space, "desc": desc}
     files, found_any = [], []

@@ -11,8 +11,10 @@ this module directly to check that it builds the same networks as ``toponeuro.mo
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
+import pickle
 import shutil
 import tempfile
 import urllib.request
@@ -101,17 +103,33 @@ def normalize_arch(arch: str) -> str:
     raise KeyError(f"Unknown TopoNet architecture {arch!r}; known: {sorted(ARCHITECTURES)}")
 
 
+# prefixes that DataParallel/DDP (module.) and torch.compile (_orig_mod.) add to every key
+_WRAPPER_PREFIXES = ("module.", "_orig_mod.")
+
+
+def _strip_wrappers(key: str) -> str:
+    """``module._orig_mod.fc.weight`` (any order, any number) -> ``fc.weight``."""
+    stripped = True
+    while stripped:
+        stripped = False
+        for prefix in _WRAPPER_PREFIXES:
+            if key.startswith(prefix):
+                key, stripped = key[len(prefix):], True
+    return key
+
+
 def _unwrap_state_dict(obj):
-    """Accept a bare state dict or a training checkpoint holding one; drop DDP prefixes."""
+    """Accept a bare state dict or a training checkpoint holding one; drop DDP/compile prefixes."""
     for key in ("state_dict", "model_state_dict", "model"):
         if isinstance(obj, dict) and key in obj and isinstance(obj[key], dict):
             obj = obj[key]
             break
-    if not isinstance(obj, dict) or not all(torch.is_tensor(v) for v in obj.values()):
-        raise ValueError("checkpoint holds no state dict of tensors")
-    for prefix in ("module.", "model.", "_orig_mod."):
-        if obj and all(k.startswith(prefix) for k in obj):
-            obj = {k[len(prefix):]: v for k, v in obj.items()}
+    if not isinstance(obj, dict) or not obj or not all(torch.is_tensor(v) for v in obj.values()):
+        raise ValueError("checkpoint holds no state dict of tensors (expected a dict of "
+                         "tensors, or a dict with a 'model'/'state_dict' entry holding one)")
+    obj = {_strip_wrappers(k): v for k, v in obj.items()}
+    if all(k.startswith("model.") for k in obj):  # a whole wrapper module saved as 'model'
+        obj = {k[len("model."):]: v for k, v in obj.items()}
     return obj
 
 
@@ -151,9 +169,36 @@ def fetch_weights(url: str, sha256: str, filename: str, cache_dir=None) -> Path:
     return target
 
 
+#: the only non-tensor objects a checkpoint may pickle: torchvision's reference training
+#: scripts (ViT-B/32) save their command-line arguments as an argparse.Namespace
+SAFE_GLOBALS = [argparse.Namespace]
+
+
 def load_state_dict(path) -> dict:
-    """Read a checkpoint without unpickling arbitrary objects (``weights_only=True``)."""
-    return _unwrap_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    """Read a checkpoint without unpickling arbitrary objects (``weights_only=True``).
+
+    ``argparse.Namespace`` (the ``args`` entry of torchvision-style checkpoints) is allowed,
+    nothing else; ``module.`` / ``_orig_mod.`` prefixes are removed.
+    """
+    safe = getattr(torch.serialization, "safe_globals", None)
+    try:
+        if safe is not None:
+            with safe(SAFE_GLOBALS):
+                obj = torch.load(path, map_location="cpu", weights_only=True)
+        else:  # older torch: a process-wide allow-list, where it exists
+            add = getattr(torch.serialization, "add_safe_globals", None)
+            if add is not None:
+                add(SAFE_GLOBALS)
+            obj = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, OSError) as err:
+        raise ValueError(f"{path} is not a readable torch checkpoint, or it pickles objects "
+                         f"beyond {[g.__name__ for g in SAFE_GLOBALS]} ({type(err).__name__}: "
+                         f"{str(err).splitlines()[0] if str(err) else ''}). Re-export the "
+                         "plugin from a plain state dict.") from err
+    try:
+        return _unwrap_state_dict(obj)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from err
 
 
 def build_model(arch: str, state_dict=None, **kwargs) -> nn.Module:

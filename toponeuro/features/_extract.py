@@ -11,6 +11,7 @@ from .. import _dims as D
 from .._docs import fill_doc
 from .._version import __version__
 from ..exceptions import (
+    InputTypeError,
     InvalidDataError,
     UnknownNameError,
     UnsupportedLayerError,
@@ -47,7 +48,7 @@ def _resolve_model(model):
     elif isinstance(model, nn.Module):
         module, card = model, getattr(model, "model_card", None)
     else:
-        raise TypeError(
+        raise InputTypeError(
             f"model must be a registered name, an nn.Module or a (module, ModelCard) pair; got "
             f"{type(model).__name__}."
         )
@@ -105,11 +106,25 @@ def _callable_key(fn) -> str:
         return repr(fn)
 
 
+def _weights_transforms(preprocess):
+    """``weights.transforms()`` of a torchvision weights enum member, else ``None``."""
+    if callable(getattr(preprocess, "transforms", None)) and hasattr(preprocess, "url"):
+        return preprocess.transforms()
+    return None
+
+
 class _ImageInputs:
     def __init__(self, card, preprocess):
         self.preprocess = preprocess
         self.transform = None
-        if preprocess is not None:
+        weights_tf = _weights_transforms(preprocess)
+        if weights_tf is not None:  # a torchvision weights enum: its own inference transform
+            self.preprocess = None  # like a card's transform: PIL images only, tensors as given
+            self.transform = weights_tf
+            self.key = f"image:torchvision:{type(preprocess).__name__}.{preprocess.name}:" + (
+                " ".join(repr(weights_tf).split())
+            )
+        elif preprocess is not None:
             self.key = "image:custom:" + _callable_key(preprocess)
         elif card is not None and card.input_size:
             self.size = int(card.input_size)
@@ -145,7 +160,9 @@ class _ImageInputs:
                 if self.transform is None:
                     raise InvalidDataError(
                         "This model has no card with an input size and normalisation; pass "
-                        "preprocess=callable(PIL image) -> tensor (C, H, W), or tensors."
+                        "preprocess=<a torchvision weights enum, e.g. ResNet18_Weights.DEFAULT, "
+                        "whose transforms() are used> or preprocess=callable(PIL image) -> "
+                        "tensor (C, H, W), or give tensors."
                     )
                 x = self.transform(read_image(x))
             x = torch.as_tensor(x)
@@ -208,6 +225,14 @@ def _forward(module, inputs, device):
         kwargs = {k: inputs[k].to(device) for k in ("input_ids", "attention_mask") if k in inputs}
         return module(**kwargs)
     return module(inputs.to(device))
+
+
+def _to_device(batch, device):
+    if hasattr(batch, "to"):  # a tensor, or a transformers BatchEncoding
+        return batch.to(device)
+    if hasattr(batch, "keys"):  # a tokenizer's encoding: every tensor in it
+        return type(batch)({k: v.to(device) if hasattr(v, "to") else v for k, v in batch.items()})
+    return batch.to(device)
 
 
 # --- pooling -----------------------------------------------------------------------------
@@ -308,6 +333,7 @@ def extract(
     resume=True,
     progress=True,
     preprocess=None,
+    forward_fn=None,
 ):
     """Activations of ``layers`` of ``model`` for ``stimuli``, laid out on cortical sheets.
 
@@ -341,9 +367,21 @@ def extract(
         Reuse finished rows of a store with the same key (after a crash or kill nothing is
         recomputed twice, lost or duplicated). ``False`` starts over.
     %(progress)s
-    preprocess : callable, optional
+    preprocess : callable or torchvision weights enum, optional
         Images: ``PIL image -> tensor (C, H, W)`` instead of the card's resize, crop and
-        normalisation. Texts: a tokenizer instead of the card's.
+        normalisation, or a torchvision weights enum member (e.g.
+        ``ResNet18_Weights.DEFAULT``), whose own inference transform ``weights.transforms()``
+        is then used: the sensible default for a torchvision model, which carries no card.
+        Texts: a tokenizer instead of the card's.
+    forward_fn : callable, optional
+        ``forward_fn(model, batch)`` runs the model on one batch, for models whose forward
+        pass needs more than ``model(batch)`` (extra arguments, a method other than
+        ``forward``, several inputs). ``batch`` is what the preprocessing made, already on
+        ``device``: a float tensor ``(B, C, H, W)`` for images, the tokenizer's encoding
+        (``input_ids``, ``attention_mask`` ...) for texts. The return value is ignored: the
+        layers are read by forward hooks, so ``forward_fn`` must run the chosen layers. Its
+        source code is part of the cache key. Default: ``model(batch)`` (texts:
+        ``model(input_ids=..., attention_mask=...)``).
 
     Returns
     -------
@@ -373,13 +411,25 @@ def extract(
     """
     import torch
 
+    from .._device import check_device
+
     if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {POOLINGS}; got {pooling!r}.")
+        raise InvalidDataError(f"pooling must be one of {POOLINGS}; got {pooling!r}.")
     if token_pooling not in TOKEN_POOLINGS:
-        raise ValueError(f"token_pooling must be one of {TOKEN_POOLINGS}; got {token_pooling!r}.")
-    if int(batch_size) != batch_size or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
+        raise InvalidDataError(
+            f"token_pooling must be one of {TOKEN_POOLINGS}; got {token_pooling!r}."
+        )
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or (
+        batch_size < 1
+    ):
+        raise InvalidDataError(f"batch_size must be a positive integer; got {batch_size!r}.")
     batch_size = int(batch_size)
+    if forward_fn is not None and not callable(forward_fn):
+        raise InputTypeError(
+            f"forward_fn must be a callable forward_fn(model, batch); got "
+            f"{type(forward_fn).__name__}."
+        )
+    device = check_device(device)
     src = as_stimuli(stimuli)
     module, card, name = _resolve_model(model)
     layer_names = _resolve_layers(module, card, layers)
@@ -406,7 +456,8 @@ def extract(
         layers=layer_names,
         pooling=pooling,
         token_pooling=token_pooling,
-        preprocessing=inputs.key,
+        preprocessing=inputs.key
+        + ("" if forward_fn is None else ":forward=" + _callable_key(forward_fn)),
     )
     attrs = {
         D.ATTR_MODEL: name,
@@ -420,6 +471,8 @@ def extract(
         "preprocessing": inputs.key,
         "cache_key": key,
     }
+    if forward_fn is not None:
+        attrs["forward_fn"] = getattr(forward_fn, "__qualname__", type(forward_fn).__name__)
     n = len(ids)
     st = (
         ActivationStore(store, key, ids, categories, attrs, resume=resume, batch_size=batch_size)
@@ -451,7 +504,10 @@ def extract(
                 items = _load_batch(src, range(start, stop))
                 batch, mask = inputs(items)
                 captured.clear()
-                _forward(module, batch, device)
+                if forward_fn is None:
+                    _forward(module, batch, device)
+                else:
+                    forward_fn(module, _to_device(batch, device))
                 arrays, infos = [], []
                 for layer in layer_names:
                     if layer not in captured:

@@ -4,25 +4,43 @@ One file per cache key. Rows are written batch by batch and a per-stimulus ``don
 only after the rows are flushed, so a run killed at any point resumes by recomputing only the
 stimuli whose flag is not set: nothing is lost and nothing is duplicated (rows have fixed
 places). Memory stays bounded by one batch.
+
+Safety:
+
+* **one writer**: a store is locked (``fcntl.flock`` on ``<file>.lock``, released by the
+  kernel when the process ends, even on SIGKILL) for as long as it is open; a second process
+  gets :class:`~toponeuro.exceptions.StoreLockedError` naming the writer (pid, host, start
+  time) and never touches the file. A file held open by another program is not touched either.
+* **checksums**: each row's float32 bytes get a CRC-32 (variable ``row_crc32``) written with
+  its ``done`` flag; finished rows are verified on resume and on the final read, and a
+  mismatch raises :class:`~toponeuro.exceptions.StoreCorruptError` naming the rows.
+* **nothing deleted blindly**: a file that cannot be opened at all is moved to
+  ``<file>.corrupt`` (with a warning), not deleted, before the rows are computed again.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
+import socket
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from .. import _dims as D
 from .._version import __version__
+from ..exceptions import StoreCorruptError, StoreLockedError
 
 __all__ = ["cache_key", "ActivationStore"]
 
 _DATA = "activations"
 _DONE = "done"
+_CRC = "row_crc32"
+_FORMAT = 2  # 2: rows carry CRC-32 checksums
 _UNIT_INT_COORDS = (D.CHANNEL, D.ROW, D.COL, D.FMAP_Y, D.FMAP_X)
 _CHUNK_BYTES = 4 << 20
 
@@ -87,6 +105,83 @@ def _get_strings(f, name) -> np.ndarray:
     return np.array([x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in vals])
 
 
+def row_crc32(rows: np.ndarray) -> np.ndarray:
+    """CRC-32 of each row's float32 bytes (what the store records per stimulus).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> row_crc32(np.zeros((2, 3), np.float32)).tolist()
+    [2077607535, 2077607535]
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.float32)
+    return np.array([zlib.crc32(r.tobytes()) for r in rows], dtype=np.int64)
+
+
+class _Lock:
+    """An exclusive, non-blocking lock on ``<path>.lock`` held while a store is open."""
+
+    def __init__(self, path: Path):
+        self.path = path.with_name(path.name + ".lock")
+        self._fd = None
+
+    def acquire(self, store: Path) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            _try_lock(fd)
+        except OSError as err:
+            os.close(fd)
+            try:
+                owner = self.path.read_text().strip() or "unknown"
+            except OSError:
+                owner = "unknown"
+            raise StoreLockedError(
+                f"The activation store {store} is being written by another process ({owner}). "
+                "Wait for it to finish (then rerun: its rows are reused), or pass another "
+                "store= path. The lock is released as soon as that process exits."
+            ) from err
+        info = (
+            f"pid {os.getpid()} on {socket.gethostname()}, since "
+            f"{datetime.datetime.now().isoformat(timespec='seconds')}"
+        )
+        os.ftruncate(fd, 0)
+        os.write(fd, info.encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            _unlock(self._fd)
+            os.close(self._fd)
+            self._fd = None
+
+
+try:
+    import fcntl
+
+    def _try_lock(fd):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(fd):
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # pragma: no cover - Windows
+    import msvcrt
+
+    def _try_lock(fd):
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+
+    def _unlock(fd):
+        os.lseek(fd, 0, 0)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+def _in_use(err: BaseException) -> bool:
+    # HDF5 refuses to open a file another program holds open for writing
+    text = str(err).lower()
+    return "unable to lock" in text or "resource temporarily unavailable" in text
+
+
 class ActivationStore:
     """Rows of activations for ``n_stimuli`` stimuli in one netCDF file.
 
@@ -101,7 +196,15 @@ class ActivationStore:
     attrs : dict
         Written to the file (model, weights sha256, pooling ...).
     resume : bool
-        Keep finished rows of an existing file with the same key.
+        Keep finished rows of an existing file with the same key (their checksums are
+        verified first).
+
+    Raises
+    ------
+    StoreLockedError
+        Another process is writing the same file.
+    StoreCorruptError
+        Finished rows do not match their checksums.
 
     Examples
     --------
@@ -125,27 +228,53 @@ class ActivationStore:
         self.attrs = dict(attrs)
         self.batch_size = int(batch_size)
         self._f = None
+        self._lock = _Lock(self.path)
+        self._lock.acquire(self.path)
+        try:
+            self._open(resume)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, resume: bool) -> None:
+        h5netcdf = self._h5netcdf
         if self.path.exists():
-            reason = None
+            reason, corrupt = None, False
             if not resume:
                 reason = "resume=False"
             else:
                 try:
                     with h5netcdf.File(self.path, "r") as f:
-                        if f.attrs.get("cache_key") != key:
+                        if f.attrs.get("cache_key") != self.key:
                             reason = "it was made with other settings (cache key differs)"
                         elif f.dimensions[D.STIMULUS].size != len(self.ids):
                             reason = "its stimulus count differs"
+                        elif int(f.attrs.get("store_format", 1)) < _FORMAT:
+                            reason = "it was written by an older toponeuro without row checksums"
                 except (OSError, KeyError, ValueError) as err:
-                    reason = f"it cannot be read ({err}); a run was probably killed mid-write"
-            if reason is not None:
+                    if _in_use(err):
+                        raise StoreLockedError(
+                            f"The activation store {self.path} is open in another program "
+                            f"({err}); close it there, or pass another store= path."
+                        ) from err
+                    reason, corrupt = f"it cannot be read ({err})", True
+            if corrupt:
+                bad = self.path.with_name(self.path.name + ".corrupt")
+                os.replace(self.path, bad)
+                warnings.warn(
+                    f"The activation store {self.path} {reason}; a run was probably killed "
+                    f"mid-write. It was moved to {bad} and its rows are computed again.",
+                    stacklevel=4,
+                )
+            elif reason is not None:
                 if reason != "resume=False":
                     warnings.warn(
-                        f"Replacing the activation store {self.path}: {reason}.", stacklevel=3
+                        f"Replacing the activation store {self.path}: {reason}.", stacklevel=4
                     )
                 self.path.unlink()
         if self.path.exists():
             self._f = h5netcdf.File(self.path, "a")
+            self.verify(np.flatnonzero(self.done()))
 
     # -- state ------------------------------------------------------------------------------
     def done(self) -> np.ndarray:
@@ -170,10 +299,11 @@ class ActivationStore:
             if self.categories is not None:
                 coords.append(D.CATEGORY)
             v.attrs["coordinates"] = " ".join(coords)
-            f.create_variable(
-                _DONE, (D.STIMULUS,), "i1", chunks=(min(n, max(rows, 4096)),), fillvalue=0
-            )
+            flag_chunks = (min(n, max(rows, 4096)),)
+            f.create_variable(_DONE, (D.STIMULUS,), "i1", chunks=flag_chunks, fillvalue=0)
             f.variables[_DONE][:] = np.zeros(n, dtype="i1")
+            f.create_variable(_CRC, (D.STIMULUS,), "i8", chunks=flag_chunks, fillvalue=-1)
+            f.variables[_CRC][:] = np.full(n, -1, dtype="i8")
             _put_strings(f, D.STIMULUS_ID, D.STIMULUS, self.ids)
             if self.categories is not None:
                 _put_strings(f, D.CATEGORY, D.STIMULUS, self.categories)
@@ -182,6 +312,7 @@ class ActivationStore:
                 if c in unit_info:
                     f.create_variable(c, (D.UNIT,), data=np.asarray(unit_info[c], dtype="i8"))
             f.attrs["cache_key"] = self.key
+            f.attrs["store_format"] = _FORMAT
             for k, val in self.attrs.items():
                 f.attrs[k] = val if isinstance(val, (int, float)) else str(val)
         finally:
@@ -194,8 +325,10 @@ class ActivationStore:
         if self._f is None:
             self._create(unit_info)
         stop = start + len(data)
-        self._f.variables[_DATA][start:stop, :] = np.asarray(data, dtype=np.float32)
-        self._sync()  # the rows reach the file before their flags say so
+        data = np.asarray(data, dtype=np.float32)
+        self._f.variables[_DATA][start:stop, :] = data
+        self._sync()  # the rows reach the file before their checksums and flags say so
+        self._f.variables[_CRC][start:stop] = row_crc32(data)
         self._f.variables[_DONE][start:stop] = np.ones(stop - start, dtype="i1")
         self._sync()
 
@@ -205,10 +338,51 @@ class ActivationStore:
         self._f.flush()
         self._f._h5file.flush()
 
+    def _corrupt(self, rows, detail: str) -> StoreCorruptError:
+        ids = [str(self.ids[r]) for r in rows[:5]]
+        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+        return StoreCorruptError(
+            f"The activation store {self.path} is corrupt: {detail} (rows {list(rows[:5])}"
+            f"{more}, stimuli {ids}{more}). Its bytes changed after they were written (disk or "
+            "copy error, or another program). Nothing was returned from it; move the file "
+            "away (or pass resume=False) to compute the activations again."
+        )
+
+    def verify(self, rows=None) -> None:
+        """Check finished rows (default: all) against their recorded CRC-32 checksums.
+
+        Raises :class:`StoreCorruptError` naming the rows whose bytes changed.
+        """
+        n = len(self.ids)
+        rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+        if self._f is None or rows.size == 0:
+            return
+        try:
+            crc = np.asarray(self._f.variables[_CRC][:])
+            step = max(1, int(self.batch_size))
+            bad = []
+            for start in range(0, n, step):  # memory bounded by one batch of rows
+                sel = rows[(rows >= start) & (rows < start + step)]
+                if sel.size:
+                    block = np.asarray(self._f.variables[_DATA][start : sel[-1] + 1, :])
+                    got = row_crc32(block[sel - start])
+                    bad.extend(sel[got != crc[sel]].tolist())
+        except (OSError, KeyError, ValueError, RuntimeError) as err:
+            raise self._corrupt(rows, f"its rows cannot be read ({err})") from err
+        if bad:
+            raise self._corrupt(np.asarray(bad), "rows do not match their CRC-32 checksums")
+
     def read(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """All rows and the unit coords (every row must be done)."""
+        """All rows and the unit coords (every row must be done), verified by checksum."""
         f = self._f
-        data = np.asarray(f.variables[_DATA][:])
+        try:
+            data = np.asarray(f.variables[_DATA][:])
+            crc = np.asarray(f.variables[_CRC][:])
+        except (OSError, KeyError, ValueError, RuntimeError) as err:
+            raise self._corrupt(np.arange(len(self.ids)), f"it cannot be read ({err})") from err
+        bad = np.flatnonzero(row_crc32(data) != crc)
+        if bad.size:
+            raise self._corrupt(bad, "rows do not match their CRC-32 checksums")
         info = {D.LAYER: _get_strings(f, D.LAYER)}
         for c in _UNIT_INT_COORDS:
             if c in f.variables:
@@ -216,6 +390,10 @@ class ActivationStore:
         return data, info
 
     def close(self) -> None:
-        if self._f is not None:
-            self._f.close()
-            self._f = None
+        """Close the file and release the lock."""
+        try:
+            if self._f is not None:
+                self._f.close()
+                self._f = None
+        finally:
+            self._lock.release()

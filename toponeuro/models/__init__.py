@@ -12,6 +12,8 @@ of them.
 # the builder modules register their architectures on import
 from . import _hf, _nanogpt, _vision  # noqa: F401
 from ._blocks import BlurPoolConv2d, add_blurpool
+from ._catalog import WEIGHTS_STATUSES, describe_models, weights_status
+from ._layers import list_layers
 from ._nanogpt import GPT, GPTConfig
 from ._registry import (
     CHECKPOINT_FORMATS,
@@ -25,9 +27,15 @@ from ._registry import (
     register_model,
 )
 from ._small import SmallResNet, small_resnet_topo_layers
+from ._surgery import downsample_weights, prune_weights, restoring, sheet_units, unit_hooks
 from ._tokenizers import load_tokenizer
 
 __all__ = [
+    "restoring",
+    "sheet_units",
+    "unit_hooks",
+    "prune_weights",
+    "downsample_weights",
     "BlurPoolConv2d",
     "add_blurpool",
     "SmallResNet",
@@ -41,6 +49,10 @@ __all__ = [
     "create_model",
     "load_weights",
     "load_tokenizer",
+    "list_layers",
+    "describe_models",
+    "weights_status",
+    "WEIGHTS_STATUSES",
     "GPT",
     "GPTConfig",
 ]

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..exceptions import DownloadError
+from ..exceptions import DownloadError, MissingFileError
 from ._registry import register_builder
 
 __all__ = ["GPTConfig", "GPT", "nanogpt", "load_gpt2_tokenizer"]
@@ -192,7 +192,7 @@ def load_gpt2_tokenizer(path=None, *, cache_dir=None):
         files = [os.path.join(path, f) for f in _GPT2_FILES]
         missing = [f for f in files if not os.path.isfile(f)]
         if missing:
-            raise FileNotFoundError(
+            raise MissingFileError(
                 f"The GPT-2 tokenizer folder {path} lacks {missing}; it needs vocab.json and "
                 "merges.txt from https://huggingface.co/openai-community/gpt2."
             )

@@ -103,6 +103,14 @@ class ModelCard:
     builder : str or None
         Name under which the builder was registered with :func:`register_builder`
         (``None``: the same as ``arch``).
+    recipe, seed, train_steps : str, int, int or None
+        For weights trained with ``toponeuro train``: the shipped recipe, its seed and the
+        number of optimiser steps.
+    evaluation : mapping
+        Numbers measured on the shipped weights (e.g. held-out accuracies), named by what
+        they measure.
+    superseded_by : str or None
+        The name that replaces these weights in every default; they stay loadable.
 
     Examples
     --------
@@ -133,6 +141,11 @@ class ModelCard:
     crop_pct: float = 0.875
     builder_kwargs: Mapping = field(default_factory=dict, compare=False, hash=False)
     builder: str | None = None
+    recipe: str | None = None
+    seed: int | None = None
+    train_steps: int | None = None
+    evaluation: Mapping = field(default_factory=dict, compare=False, hash=False)
+    superseded_by: str | None = None
 
     @property
     def url(self) -> str | None:
@@ -333,11 +346,26 @@ def model_card(name: str) -> ModelCard:
 
 
 def _strip_prefixes(state: Mapping) -> dict:
+    """Drop any run of ``_orig_mod.`` / ``module.`` prefixes, in any order and number.
+
+    Examples
+    --------
+    >>> list(_strip_prefixes({"module._orig_mod.fc.w": 0, "_orig_mod.module.b": 1, "c": 2}))
+    ['fc.w', 'b', 'c']
+    """
     out = {}
     for k, v in state.items():
-        for p in _PREFIXES:
-            if k.startswith(p):
-                k = k[len(p) :]
+        stripped = True
+        while stripped:
+            stripped = False
+            for p in _PREFIXES:
+                if k.startswith(p):
+                    k, stripped = k[len(p) :], True
+        if k in out:
+            raise CheckpointError(
+                f"Two entries of the checkpoint become {k!r} once the _orig_mod./module. "
+                "prefixes are removed; save one state dict per file."
+            )
         out[k] = v
     return out
 

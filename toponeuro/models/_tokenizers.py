@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..exceptions import ParameterError
 from ._registry import ModelCard, _package_file, model_card
 
 __all__ = ["load_tokenizer"]
@@ -27,7 +28,7 @@ def load_tokenizer(model, *, path=None, cache_dir=None):
     """
     card = model if isinstance(model, ModelCard) else model_card(model)
     if card.modality != "language" or not card.tokenizer:
-        raise ValueError(
+        raise ParameterError(
             f"{card.name!r} is a {card.modality} model without a tokenizer; images are "
             "preprocessed with the card's input_size, mean and std instead."
         )

@@ -22,18 +22,19 @@ import xarray as xr
 
 from .. import _dims as D
 from .._deprecate import renamed_parameter
+from ..analysis import TDANN_PATCHES
 from ..exceptions import DownloadError, SheetError, UnknownNameError
-from ._domains import CORTEX_DOMAINS, MAP_DOMAINS
+from . import _results, _writer
+from ._constants import (
+    CORTEX_DOMAINS,
+    DEFAULT_MAP_MODEL,
+    DEFAULT_NUMBERS,
+    FLOC_NONSCRAMBLED,
+    MAP_DOMAINS,
+)
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
-#: the shipped demo TopoNet ``toponeuro map`` uses by default (the one place that names it)
-DEFAULT_MAP_MODEL = "toponet_demo.tau_50"
-#: held-out fLoc images of the demo TopoNets (they were trained on images 1-96)
-DEFAULT_NUMBERS = tuple(range(97, 121))
-FLOC_NONSCRAMBLED = (
-    "adult", "child", "body", "limb", "corridor", "house", "word", "number", "car", "instrument",
-)
 _HINT = (
     "toponeuro map needs the fLoc localizer images. Offline, point it at a local copy: "
     "`toponeuro map --stimuli /path/to/floc` (a folder with one sub-folder per category, "
@@ -122,9 +123,12 @@ def run_map(
     numbers: Sequence[int] | str | None = None,
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-map",
-    threshold: float = 3.0,
-    min_units: int = 3,
+    threshold: float = TDANN_PATCHES["threshold"],
+    min_units: int = TDANN_PATCHES["min_count"],
     cortex_min_vertices: int = 10,
+    n_permutations: int = 1000,
+    cortex_permutations: int = 0,
+    alpha: float = 0.05,
     hemispheres: Sequence[str] = ("left", "right"),
     batch_size: int = 64,
     device: str = "cpu",
@@ -162,9 +166,19 @@ def run_map(
     out_dir : path-like
         Output folder (created). Was ``out`` (deprecated, one release).
     threshold : float
-        Patches are connected units with ``t >= threshold``.
+        Patches are connected units with ``t >= threshold`` after TDANN's smoothing
+        (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
     min_units : int
-        Smallest model patch (units); ``cortex_min_vertices`` for the cortex.
+        Smallest model patch (units, TDANN: 10); ``cortex_min_vertices`` for the cortex.
+    n_permutations : int
+        Draws of the spatial null of every model statistic (smoothness, patches, map
+        similarity); only patches significant at ``alpha`` are reported.
+    cortex_permutations : int
+        The same for the cortex. Default 0: the cortical maps are the atlas's binary ROIs,
+        smooth and patchy by construction, so a null says nothing about them (and the
+        spin test on 10,242 vertices is slow); give a number to draw one anyway.
+    alpha : float
+        Significance level of patches.
     hemispheres : sequence of {"left", "right"}
         Cortical hemispheres compared.
     batch_size, device : extraction settings.
@@ -204,7 +218,6 @@ def run_map(
     )
     from ..atlases import cortex_maps, load_visfatlas
     from ..features import extract
-    from . import _results, _writer
 
     t0 = time.perf_counter()
     steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
@@ -239,6 +252,7 @@ def run_map(
     steps.set_postfix_str("topography")
     sel = domain_selectivity(acts, list(MAP_DOMAINS))
     model_topo = topography_table(sel, layers=layers, threshold=threshold, min_units=min_units,
+                                  n_permutations=n_permutations, alpha=alpha,
                                   random_state=random_state)
     dims = {ly: float(effective_dimensionality(
         acts.topo.select(ly).transpose(D.STIMULUS, D.UNIT).values)) for ly in layers}
@@ -248,7 +262,8 @@ def run_map(
     atlas = load_visfatlas("fsaverage5")
     cortex = cortex_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres)
     cortex_topo = topography_table(cortex, threshold=0.5, min_units=cortex_min_vertices,
-                                   random_state=random_state)
+                                   smooth_sigma=0.0, n_permutations=cortex_permutations,
+                                   alpha=alpha, random_state=random_state)
     comparison = {(ly, h): compare_tables(model_topo, ly, cortex_topo, h)
                   for ly in layers for h in cortex}
     steps.update()
@@ -257,7 +272,7 @@ def run_map(
     res = _results.assemble(
         card=card, model_desc=model_desc, stim=stim, stim_source=stim_source, acts=acts,
         sel=sel, layers=layers, model_topo=model_topo, cortex_topo=cortex_topo, dims=dims,
-        comparison=comparison, threshold=threshold, min_units=min_units,
+        comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
     )
     files = _writer.write_report(Path(out_dir), res, atlas=atlas, t0=t0)
     steps.update()

@@ -17,7 +17,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._version import __version__
-from ._domains import CORTEX_DOMAINS, MAP_DOMAINS
+from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
 __all__ = ["MapReport", "assemble", "comparison_view", "format_summary"]
 
@@ -56,8 +56,69 @@ def _numbers(stim):
     return [int(n.min()), int(n.max())] if len(n) else "all"
 
 
+def _p(p) -> str:
+    return "p n/a" if p is None or not np.isfinite(p) else f"p = {p:.3g}"
+
+
+def _null(mean, std) -> str:
+    return "no null" if not np.isfinite(mean) else f"null {mean:.2f} ± {std:.2f}"
+
+
+def _signatures(topo, layer: str, alpha: float) -> list[dict]:
+    """Each topographic signature of one sheet in plain words, with its null."""
+    from ..analysis import null_p_value
+
+    out = []
+    for pair, shared in (("faces-bodies", True), ("faces-places", False)):
+        res = topo.similarities.get((layer, pair))
+        if res is None:
+            continue
+        a, b = pair.split("-")
+        name = str(res.attrs.get("method", "similarity")).upper()
+        if shared:  # faces and bodies overlap in cortex: more similar than the null?
+            p, yes = res.p_value, f"{a} and {b} share territory on this sheet"
+            no = f"{a} and {b} do not share territory beyond chance on this sheet"
+        else:  # faces and places are apart in cortex: less similar than the null?
+            p = null_p_value(-res.statistic, -res.null) if res.null.size else float("nan")
+            yes = f"{a} and {b} keep apart on this sheet (less alike than chance)"
+            no = f"{a} and {b} are not kept apart beyond chance on this sheet"
+        ok = bool(np.isfinite(p) and p <= alpha)
+        out.append({"signature": pair, "significant": ok, "statistic": res.statistic,
+                    "null_mean": res.null_mean, "null_std": res.null_std, "p_value": p,
+                    "text": f"{yes if ok else no}: {name} {res.statistic:.2f}, "
+                            f"{_null(res.null_mean, res.null_std)}, {_p(p)}"})
+    for d in MAP_DOMAINS:
+        r = topo.row(layer, d)
+        p = float(r["smoothness_p"])
+        ok = bool(np.isfinite(p) and p <= alpha)
+        verdict = ("is smoother than its values scattered at random" if ok
+                   else "is not smoother than its values scattered at random")
+        out.append({"signature": f"smoothness {d}", "significant": ok,
+                    "statistic": float(r["smoothness"]),
+                    "null_mean": float(r["smoothness_null_mean"]),
+                    "null_std": float(r["smoothness_null_std"]), "p_value": p,
+                    "text": f"the {d} map {verdict}: smoothness {r['smoothness']:.2f}, "
+                            f"{_null(r['smoothness_null_mean'], r['smoothness_null_std'])}, "
+                            f"{_p(p)}"})
+        pt = topo.patches[layer, d]
+        n_sig, n_all = r["n_significant_patches"], int(r["n_patches"])
+        if np.isfinite(n_sig):
+            best = (f"; the largest has {int(pt.table['n_units'].iloc[0])} units, "
+                    f"{_p(float(pt.table['p_value'].iloc[0]))}" if pt.n_patches else "")
+            text = (f"{d}: {int(n_sig)} significant patch{'es' if n_sig != 1 else ''} "
+                    f"(of {n_all} found, family-wise p <= {alpha:g} against its values "
+                    f"scattered at random){best}")
+        else:
+            text = f"{d}: {n_all} patches (no null drawn)"
+        out.append({"signature": f"patches {d}", "significant": bool(n_sig > 0),
+                    "statistic": n_sig, "null_mean": np.nan, "null_std": np.nan,
+                    "p_value": float(pt.table["p_value"].min()) if pt.n_patches else np.nan,
+                    "text": text})
+    return out
+
+
 def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
-             dims, comparison, threshold, min_units) -> MapReport:
+             dims, comparison, threshold, min_units, alpha=0.05) -> MapReport:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`)."""
     model_table = _model_table(model_topo, layers)
     sim = model_topo.similarity.rename(columns={"sheet": "layer", "value": "r"})
@@ -76,11 +137,23 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         per_layer[layer] = {
             "sheet": t["sheet"].iloc[0],
             "smoothness": {d: round(float(t.loc[d, "smoothness"]), 4) for d in MAP_DOMAINS},
-            "n_patches": {d: int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
+            "smoothness_null": {d: {"mean": _num(t.loc[d, "smoothness_null_mean"]),
+                                    "std": _num(t.loc[d, "smoothness_null_std"]),
+                                    "p_value": _num(t.loc[d, "smoothness_p"])}
+                                for d in MAP_DOMAINS},
+            "n_patches": {d: int(t.loc[d, "n_significant_patches"])
+                          if np.isfinite(t.loc[d, "n_significant_patches"])
+                          else int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
+            "n_patches_found": {d: int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
             "selective_fraction": {d: round(float(t.loc[d, "selective_fraction"]), 4)
                                    for d in MAP_DOMAINS},
             "map_similarity": {p: round(model_topo.similarity_of(layer, p), 4) for p in _PAIRS},
+            "map_similarity_null": {
+                r.pair: {"method": r.method, "mean": _num(r.null_mean), "std": _num(r.null_std),
+                         "p_value": _num(r.p_value), "null": r.null}
+                for r in sim[sim.layer == layer].itertuples()},
             "effective_dimensionality": round(float(dims[layer]), 3),
+            "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha)],
         }
     cortex = {}
     for h in cortex_topo.sheets:
@@ -97,7 +170,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         arrangement[f"{layer}|{h}"] = {
             "spearman": _num(t.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"]),
             "procrustes": _num(t.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex"]),
-            "n_regions": _num(t.loc[("arrangement_n_regions", "centroids"), "model_vs_cortex"]),
+            "n_regions": int(t.loc[("arrangement_n_regions", "centroids"), "model_vs_cortex"]),
             "regions": t.attrs.get("arrangement_regions", []),
         }
     summary = {
@@ -119,9 +192,12 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         },
         "layers": list(layers),
         "pooling": "mean over feature-map positions (one unit per channel)",
-        "selectivity": "two-sample t, each domain vs the other four domains",
+        "selectivity": str(sel.attrs.get("method", "t, each domain vs the other four domains")),
         "patch_threshold_t": threshold,
         "patch_min_units": int(min_units),
+        "n_permutations": int(model_topo.attrs["n_permutations"]),
+        "alpha": float(alpha),
+        "definitions": _jsonable(model_topo.attrs["definitions"]),
         "per_layer": per_layer,
         "cortex": {
             "atlas": "visfAtlas (Rosenke et al., 2021) on fsaverage5, flat-map coordinates",
@@ -136,6 +212,18 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
                      selectivity=sel, sheet_shapes=shapes)
 
 
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (str, bool, int)) or obj is None:
+        return obj
+    if isinstance(obj, float | np.floating):
+        return None if not np.isfinite(obj) else float(obj)
+    return str(obj)
+
+
 def _dataset(acts, sel, model_table, model_topo, dims, layers) -> xr.Dataset:
     unit_coords = {c: (D.UNIT, np.asarray(sel[c].values)) for c in D.UNIT_COORDS}
     unit_coords[D.LAYER] = (D.UNIT, np.asarray(sel[D.LAYER].values).astype(str))
@@ -144,12 +232,18 @@ def _dataset(acts, sel, model_table, model_topo, dims, layers) -> xr.Dataset:
         coords={D.DOMAIN: list(sel[D.DOMAIN].values.astype(str)), **unit_coords},
     )
     piv = model_table.set_index(["layer", "domain"])
-    for var in ("smoothness", "n_patches", "selective_fraction", "largest_patch_units"):
+    for var in ("smoothness", "smoothness_null_mean", "smoothness_null_std", "smoothness_p",
+                "n_patches", "n_significant_patches", "selective_fraction",
+                "largest_patch_units"):
         arr = np.array([[piv.loc[(layer, d), var] for d in MAP_DOMAINS] for layer in layers])
         ds[var] = (("sheet_layer", D.DOMAIN), arr.astype(float))
     ds = ds.assign_coords(sheet_layer=np.asarray(layers, dtype=str))
     sims = np.array([[model_topo.similarity_of(ly, p) for p in _PAIRS] for ly in layers])
     ds["map_similarity"] = (("sheet_layer", "pair"), sims)
+    for key, attr in (("null_mean", "null_mean"), ("null_std", "null_std"), ("p", "p_value")):
+        vals = [[getattr(model_topo.similarities[ly, p], attr) if (ly, p) in
+                 model_topo.similarities else np.nan for p in _PAIRS] for ly in layers]
+        ds[f"map_similarity_{key}"] = (("sheet_layer", "pair"), np.asarray(vals, float))
     ds = ds.assign_coords(pair=np.asarray(_PAIRS, dtype=str))
     ds["effective_dimensionality"] = (("sheet_layer",), np.array([dims[ly] for ly in layers]))
     for ly in layers:  # sheets differ in size, so each layer has its own distance bins
@@ -176,7 +270,10 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
     >>> view.columns.tolist()  # doctest: +SKIP
     ['model · layer4.0.conv2', 'cortex · left hemisphere', 'cortex · right hemisphere']
     """
-    metrics = (("smoothness", "smoothness", "{:.2f}"), ("n_patches", "patches", "{:.0f}"),
+    metrics = (("smoothness", "smoothness", "{:.2f}"),
+               ("smoothness_p", "smoothness p (units' positions shuffled)", "{:.3f}"),
+               ("n_patches", "patches found", "{:.0f}"),
+               ("n_significant_patches", "significant patches", "{:.0f}"),
                ("total_patch_fraction", "patch area (% of sheet / hemisphere)", "{:.1%}"))
     first = comparison[layer, hemispheres[0]]
 
@@ -192,11 +289,14 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
             rows.append([cell(first, (metric, d), "model", fmt)]
                         + [cell(comparison[layer, h], (metric, d), "cortex", fmt)
                            for h in hemispheres])
-    for pair in _PAIRS:
-        index.append(f"map similarity r · {pair.replace('-', '–')}")
-        rows.append([cell(first, ("map_similarity", pair), "model", "{:+.2f}")]
-                    + [cell(comparison[layer, h], ("map_similarity", pair), "cortex", "{:+.2f}")
-                       for h in hemispheres])
+    for metric, label, fmt in (("map_similarity", "map similarity", "{:+.2f}"),
+                               ("map_similarity_p", "map similarity p (shift / spin null)",
+                                "{:.3f}")):
+        for pair in _PAIRS:
+            index.append(f"{label} · {pair.replace('-', '–')}")
+            rows.append([cell(first, (metric, pair), "model", fmt)]
+                        + [cell(comparison[layer, h], (metric, pair), "cortex", fmt)
+                           for h in hemispheres])
     for metric, label, fmt in (
         ("arrangement_spearman", "arrangement: Spearman ρ (model vs cortex)", "{:+.2f}"),
         ("arrangement_procrustes", "arrangement: Procrustes disparity", "{:.2f}"),
@@ -222,20 +322,27 @@ def format_summary(summary: dict) -> str:
     doms = list(MAP_DOMAINS)
     lines = [
         f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "
-        f"images (patches: t >= {summary['patch_threshold_t']:g})",
+        f"images (patches: t >= {summary['patch_threshold_t']:g}, significant at p <= "
+        f"{summary.get('alpha', 0.05):g}; nulls: {summary.get('n_permutations', 0)} draws)",
         "",
         f"{'layer':<18}{'sheet':>7}  {'metric':<12}" + "".join(f"{d:>11}" for d in doms),
     ]
+
+    def fmt(v, spec):
+        return f"{'n/a':>11}" if v is None else format(v, spec)
+
     for layer, r in summary["per_layer"].items():
         lines.append(f"{layer:<18}{r['sheet']:>7}  {'smoothness':<12}"
-                     + "".join(f"{r['smoothness'][d]:>11.3f}" for d in doms))
-        lines.append(f"{'':<25}  {'patches':<12}" + "".join(f"{r['n_patches'][d]:>11d}" for d in doms))
-        sims = r["map_similarity"]
-        lines.append(
-            f"{'':<25}  faces–bodies r = {sims.get('faces-bodies', float('nan')):+.2f}, "
-            f"faces–places r = {sims.get('faces-places', float('nan')):+.2f}, effective "
-            f"dimensionality = {r['effective_dimensionality']:.1f}"
-        )
+                     + "".join(fmt(r["smoothness"][d], ">11.3f") for d in doms))
+        nulls = r.get("smoothness_null", {})
+        if nulls:
+            lines.append(f"{'':<25}  {'  p':<12}"
+                         + "".join(fmt(nulls[d]["p_value"], ">11.3f") for d in doms))
+        lines.append(f"{'':<25}  {'patches':<12}"
+                     + "".join(fmt(r["n_patches"][d], ">11d") for d in doms))
+        for text in r.get("signatures", [])[:2]:
+            lines.append(f"{'':<25}  {text}")
+        lines.append(f"{'':<25}  effective dimensionality = {r['effective_dimensionality']:.1f}")
     lines.append("")
     for h in [k for k in summary["cortex"] if k != "atlas"]:
         c = summary["cortex"][h]

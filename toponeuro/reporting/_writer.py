@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _dims as D
-from ._domains import CORTEX_DOMAINS, MAP_DOMAINS
+from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 from ._results import MapReport, comparison_view
 
 __all__ = ["write_report"]
@@ -105,8 +105,10 @@ def _html(res: MapReport, files: dict) -> str:
     hemis = res.cortex_topo.sheets
     dims = pd.DataFrame(
         [{"layer": ly, "effective dimensionality": r["effective_dimensionality"],
-          "faces–bodies r": r["map_similarity"].get("faces-bodies"),
-          "faces–places r": r["map_similarity"].get("faces-places")}
+          **{f"{p.replace('-', '–')} {v['method']}": r["map_similarity"].get(p)
+             for p, v in r.get("map_similarity_null", {}).items()},
+          **{f"{p.replace('-', '–')} p": v["p_value"]
+             for p, v in r.get("map_similarity_null", {}).items()}}
          for ly, r in s["per_layer"].items()]
     )
     comp_parts = []
@@ -116,7 +118,10 @@ def _html(res: MapReport, files: dict) -> str:
         comp_parts.append(f"<h3>{esc(layer)} vs the {esc(h)} hemisphere</h3>" + _html_table(tt))
     model_table = res.tables["model"].rename(columns={
         "n_patches": "patches", "selective_fraction": f"fraction of units with t ≥ {thr:g}",
-        "largest_patch_units": "largest patch (units)", "max_t": "max t"})
+        "largest_patch_units": "largest significant patch (units)", "max_t": "max t",
+        "n_significant_patches": "significant patches", "smoothness_p": "smoothness p",
+        "smoothness_null_mean": "smoothness null mean",
+        "smoothness_null_std": "smoothness null s.d."})
     numbers = st["numbers"]
     demo_note = (
         '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
@@ -139,9 +144,15 @@ def _html(res: MapReport, files: dict) -> str:
         pooling=esc(s["pooling"]), selectivity=esc(s["selectivity"]), min_units=min_units,
         threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), demo_note=demo_note,
         model_table=_html_table(model_table), dims_table=_html_table(dims),
+        n_permutations=s.get("n_permutations", 0), alpha=f"{s.get('alpha', 0.05):g}",
+        signatures="".join(
+            f"<h3>{esc(ly)}</h3><ul>"
+            + "".join(f"<li>{esc(t)}</li>" for t in r.get("signatures", [])) + "</ul>"
+            for ly, r in s["per_layer"].items()),
         fig_sheet_maps=_img(files, "sheet_maps.png",
                             f"Domain selectivity (t) on each layer sheet; black outlines: units "
-                            f"with t > {thr:g} (a patch is {min_units} or more connected ones)"),
+                            f"with t >= {thr:g} (before smoothing; the patches counted are the "
+                            "significant ones listed above)"),
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
                                      "on the sheet (shaded: ±1 s.d. over samples)"),

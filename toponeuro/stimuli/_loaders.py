@@ -19,6 +19,7 @@ from ..exceptions import (
     DimensionError,
     InvalidDataError,
     MissingFileError,
+    OutOfRangeError,
     UnknownNameError,
     close_matches,
 )
@@ -409,6 +410,7 @@ def load_image_folder(
     *,
     extensions: Sequence[str] = IMAGE_EXTENSIONS,
     name: str | None = None,
+    ids: str = "path",
 ) -> StimulusSet:
     """Every image under ``path`` (recursively), sorted by relative path.
 
@@ -425,11 +427,15 @@ def load_image_folder(
         without its trailing number (``house-12.jpg`` -> ``house``); ``None``: no categories.
     extensions : sequence of str
         File suffixes counted as images (case-insensitive).
+    ids : {"path", "stem"}
+        ``"path"``: the path relative to ``path``, without suffix, with ``/`` separators
+        (``cats/a``); ``"stem"``: the file name without suffix (``a``), which is how brain
+        data usually names its stimuli; two files with one stem raise.
 
     Returns
     -------
     StimulusSet
-        Ids are the paths relative to ``path``, without suffix, with ``/`` separators.
+        Ids as chosen by ``ids``; metadata column ``path`` holds each file.
 
     Examples
     --------
@@ -442,6 +448,8 @@ def load_image_folder(
     >>> s = load_image_folder(d)
     >>> s.ids.tolist(), s.categories.tolist()
     (['cats/a', 'dogs/b'], ['cats', 'dogs'])
+    >>> load_image_folder(d, ids="stem").ids.tolist()
+    ['a', 'b']
     """
     root = Path(path)
     if not root.is_dir():
@@ -453,6 +461,10 @@ def load_image_folder(
         raise UnknownNameError(
             f"category_from={category_from!r}; expected one of {choices} "
             f"({close_matches(str(category_from), ['folder', 'prefix'])})."
+        )
+    if ids not in ("path", "stem"):
+        raise UnknownNameError(
+            f"ids={ids!r}; expected 'path' or 'stem' ({close_matches(str(ids), ['path', 'stem'])})."
         )
     if isinstance(extensions, str):
         extensions = [extensions]
@@ -467,6 +479,21 @@ def load_image_folder(
             f"Several images share a name apart from the suffix ({dup[:3]}); ids would "
             "repeat. Rename or remove the copies."
         )
+    if ids == "stem":
+        stems: dict[str, list[str]] = {}
+        for p, r in zip(files, rel):
+            stems.setdefault(p.stem, []).append(r)
+        dup = {k: v for k, v in stems.items() if len(v) > 1}
+        if dup:
+            first = next(iter(dup))
+            raise InvalidDataError(
+                f"{len(dup)} file names repeat in different folders under {root} (e.g. "
+                f"{first!r}: {dup[first][:3]}), so file stems cannot be the stimulus ids; "
+                "rename the copies or use ids='path' (ids relative to the folder)."
+            )
+        rel_ids = [p.stem for p in files]
+    else:
+        rel_ids = rel
     cats = None
     if category_from == "folder":
         cats = [p.parent.name if p.parent != root else "" for p in files]
@@ -487,7 +514,9 @@ def load_image_folder(
                 )
             cats.append(m.group(1))
     meta = pd.DataFrame({"path": [str(p) for p in files]})
-    return StimulusSet(rel, files, "image", categories=cats, metadata=meta, name=name or root.name)
+    return StimulusSet(
+        rel_ids, files, "image", categories=cats, metadata=meta, name=name or root.name
+    )
 
 
 class NSDImageReader:
@@ -580,7 +609,7 @@ def load_nsd_stimuli(
         )
     idx = np.arange(shape[0]) if indices is None else np.asarray(list(indices), dtype=np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= shape[0]):
-        raise IndexError(
+        raise OutOfRangeError(
             f"NSD indices must be in 0..{shape[0] - 1} (0-based imgBrick positions); got "
             f"{int(idx.min())}..{int(idx.max())}. Subtract 1 from 1-based 73k ids."
         )

@@ -14,7 +14,10 @@ from .. import _dims as D
 from ..exceptions import (
     AlignmentError,
     DimensionError,
+    InputTypeError,
     InvalidDataError,
+    OutOfRangeError,
+    ParameterError,
     UnknownNameError,
     close_matches,
 )
@@ -313,7 +316,7 @@ class StimulusSet:
         """
         i = int(i)
         if not -len(self) <= i < len(self):
-            raise IndexError(f"stimulus index {i} out of range for {len(self)} stimuli")
+            raise OutOfRangeError(f"stimulus index {i} out of range for {len(self)} stimuli")
         item = self.items[i]
         obj = self.loader(item) if self.loader is not None else item
         if self.kind == "text":
@@ -332,7 +335,7 @@ class StimulusSet:
         if np.isscalar(idx) and not isinstance(idx, str | bytes):
             i = int(idx)
             if not -n <= i < n:
-                raise IndexError(f"stimulus index {i} out of range for {n} stimuli")
+                raise OutOfRangeError(f"stimulus index {i} out of range for {n} stimuli")
             return np.array([i % n])
         arr = np.asarray(idx)
         if arr.dtype == bool:
@@ -345,12 +348,12 @@ class StimulusSet:
         if arr.size == 0:
             return np.zeros(0, dtype=int)
         if not np.issubdtype(arr.dtype, np.integer):
-            raise TypeError(
+            raise InputTypeError(
                 f"Index stimuli with ints, a slice, int arrays or a boolean mask; got {arr.dtype}."
                 " To select by id use s.select(ids)."
             )
         if (arr >= n).any() or (arr < -n).any():
-            raise IndexError(f"stimulus indices out of range for {n} stimuli")
+            raise OutOfRangeError(f"stimulus indices out of range for {n} stimuli")
         return arr % n
 
     def __getitem__(self, idx) -> StimulusSet:
@@ -413,7 +416,7 @@ class StimulusSet:
                 f"Cannot group stimuli by {by!r}: {close_matches(by, ['category', 'domain', *self.metadata.columns])}"
             )
         if labels is None:
-            raise ValueError(
+            raise ParameterError(
                 f"This StimulusSet has no categories, so it cannot be split by {by!r}; pass "
                 "categories= when building it."
             )
@@ -447,7 +450,7 @@ class StimulusSet:
         """
         given = sum(x is not None for x in (indices, categories, domains, by))
         if given != 1:
-            raise TypeError("Give exactly one of indices, categories=, domains= or by=.")
+            raise InputTypeError("Give exactly one of indices, categories=, domains= or by=.")
         if by is not None:
             labels = self._labels(by)
             _, first = np.unique(labels, return_index=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import numbers
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -12,7 +14,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..exceptions import RecipeError, SheetError, UnsupportedLayerError
+from ..exceptions import (
+    RecipeError,
+    SheetError,
+    UnknownNameError,
+    UnsupportedLayerError,
+    close_matches,
+)
 from ._layers import TARGETS, sheet_tensor
 from ._schedule import TauSchedule
 
@@ -54,15 +62,42 @@ class LayerSpec:
     target: str = "weight"
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise RecipeError(
+                f"LayerSpec name must be a non-empty module or parameter name such as "
+                f"'layer2.0.conv1'; got {self.name!r}."
+            )
         if self.target not in TARGETS:
             raise UnsupportedLayerError(
                 f"LayerSpec {self.name!r}: target must be one of {TARGETS}; got {self.target!r}."
             )
-        if not (self.factor_h >= 1 and self.factor_w >= 1):
-            raise SheetError(
-                f"LayerSpec {self.name!r}: factors must be >= 1 (they shrink the sheet); got "
-                f"factor_h={self.factor_h}, factor_w={self.factor_w}."
+        for key in ("factor_h", "factor_w"):
+            v = getattr(self, key)
+            if not _is_number(v) or not math.isfinite(v) or not v >= 1:
+                raise SheetError(
+                    f"LayerSpec {self.name!r}: {key} must be a finite number >= 1 (the blur "
+                    f"shrinks the sheet by 1/{key}); got {key}={v!r}. 2.0 is the TopoNets' value."
+                )
+        tau = self.tau
+        if tau is not None and (not _is_number(tau) or not math.isfinite(tau) or tau < 0):
+            raise RecipeError(
+                f"LayerSpec {self.name!r}: tau must be a finite number >= 0, or None to log "
+                f"the layer's loss without optimising it; got tau={tau!r}. A negative tau "
+                "would reward rough maps; use tau=0 or None to switch TopoLoss off."
             )
+        if self.interpolation not in INTERPOLATIONS:
+            raise UnknownNameError(
+                f"LayerSpec {self.name!r}: unknown interpolation {self.interpolation!r}; "
+                f"{close_matches(str(self.interpolation), INTERPOLATIONS)}"
+            )
+
+
+#: ``torch.nn.functional.interpolate`` modes that resample a 2-D sheet
+INTERPOLATIONS = ("bilinear", "bicubic", "nearest", "nearest-exact", "area")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
 @functools.lru_cache(maxsize=256)
@@ -181,7 +216,24 @@ class TopoLoss:
     """
 
     def __init__(self, specs: Iterable[LayerSpec], schedule: TauSchedule | None = None):
+        if isinstance(specs, (LayerSpec, str, dict)):
+            raise RecipeError(
+                f"TopoLoss needs an iterable of LayerSpec; got one {type(specs).__name__}. "
+                "Wrap it in a list: TopoLoss([LayerSpec(...)])."
+            )
         self.specs = list(specs)
+        bad = [s for s in self.specs if not isinstance(s, LayerSpec)]
+        if bad:
+            raise RecipeError(
+                f"TopoLoss specs must be LayerSpec objects; got {type(bad[0]).__name__} "
+                f"{bad[0]!r}. Build them with LayerSpec(name, factor_h, factor_w, tau=...) "
+                "(or LayerSpec(**d) from a dict)."
+            )
+        if schedule is not None and not isinstance(schedule, TauSchedule):
+            raise RecipeError(
+                f"schedule must be a TauSchedule (e.g. linear_warmup(200)) or None; got "
+                f"{schedule!r}."
+            )
         self.schedule = schedule
         names = [(s.name, s.target) for s in self.specs]
         if len(set(names)) != len(names):
@@ -251,7 +303,10 @@ class TopoLoss:
         try:
             specs = [LayerSpec(**s) for s in d["specs"]]
         except (KeyError, TypeError) as err:
-            raise RecipeError(f"Malformed TopoLoss spec: {err}") from err
+            known = list(LayerSpec.__dataclass_fields__)
+            raise RecipeError(
+                f"Malformed TopoLoss spec: {err}. Each spec takes the keys {known}."
+            ) from err
         sched = d.get("schedule")
         return cls(specs, TauSchedule.from_dict(sched) if sched else None)
 

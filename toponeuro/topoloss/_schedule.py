@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass
 
 from ..exceptions import RecipeError, UnknownNameError, close_matches
@@ -58,6 +59,17 @@ class TauSchedule:
     final: float = 0.0
 
     def __post_init__(self):
+        for key in ("warmup_steps", "total_steps"):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise RecipeError(f"{key} must be a whole number of steps; got {key}={v!r}.")
+        if isinstance(self.final, bool) or not isinstance(self.final, numbers.Real) or not (
+            0.0 <= self.final <= 1.0
+        ):
+            raise RecipeError(
+                f"final is the multiplier of tau at the end of the decay, in [0, 1]; got "
+                f"final={self.final!r}."
+            )
         if self.kind not in SCHEDULES:
             raise UnknownNameError(
                 f"Unknown τ schedule {self.kind!r}; {close_matches(self.kind, SCHEDULES)}"
@@ -78,10 +90,21 @@ class TauSchedule:
 
     @classmethod
     def from_dict(cls, d: dict) -> TauSchedule:
+        if not isinstance(d, dict):
+            raise RecipeError(f"A τ schedule is a table (dict) of {_FIELDS}; got {d!r}.")
+        unknown = [k for k in d if k not in _FIELDS]
+        if unknown:
+            raise RecipeError(
+                f"Unknown τ schedule key {unknown[0]!r}; {close_matches(unknown[0], _FIELDS)} "
+                f"(keys: {list(_FIELDS)})."
+            )
         try:
             return cls(**d)
         except TypeError as err:
             raise RecipeError(f"Bad τ schedule {d!r}: {err}") from err
+
+
+_FIELDS = tuple(TauSchedule.__dataclass_fields__)
 
 
 def constant() -> TauSchedule:

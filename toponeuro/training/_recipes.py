@@ -13,6 +13,8 @@ import torch
 from ..exceptions import RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._data import image_folder_dataset, make_synthetic_images
+from ._instances import InstanceImages, decode_image_folder
+from ._schema import validate_recipe
 from ._train import TrainResult, train
 
 __all__ = [
@@ -134,6 +136,7 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
             f"Recipe {name_or_path}: unknown model.arch {arch!r}; "
             f"{close_matches(str(arch), ARCHITECTURES)}"
         )
+    validate_recipe(recipe, str(name_or_path))
     data_path = recipe["data"].get("path")
     if (
         base is not None
@@ -171,7 +174,44 @@ def _dataset(cfg: dict, split: str):
             grayscale=bool(cfg.get("grayscale", True)),
             augment=bool(cfg.get("augment", False)) and split == "train",
         )
-    raise RecipeError(f"Unknown data.kind {kind!r}; use 'synthetic' or 'image_folder'.")
+    if kind == "floc_instances":
+        return _instances(cfg, split)
+    raise RecipeError(
+        f"Unknown data.kind {kind!r}; use 'synthetic', 'image_folder' or 'floc_instances'."
+    )
+
+
+def _instances(cfg: dict, split: str):
+    """Instance discrimination: every image of ``numbers`` is its own class.
+
+    ``split="val"`` gives ``data.val_views`` fresh augmented views of the same training images
+    (seeded by ``data.val_seed``): instance accuracy, not accuracy on new images.
+    """
+    if not cfg.get("path"):
+        raise RecipeError(
+            "data.kind = 'floc_instances' needs data.path (or pass --data / data_path=)."
+        )
+    image_size = int(cfg.get("image_size", 32))
+    decoded = decode_image_folder(
+        resolve_data_path(cfg),
+        int(cfg.get("decode_size", 2 * image_size)),
+        categories=cfg.get("categories"),
+        numbers=tuple(cfg["numbers"]) if cfg.get("numbers") else None,
+    )
+    ds = InstanceImages(
+        decoded["images"],
+        image_size,
+        repeats=int(cfg.get("repeats", 1)),
+        scale=tuple(cfg.get("scale", (0.35, 1.0))),
+        ratio=tuple(cfg.get("ratio", (3 / 4, 4 / 3))),
+        rotation=float(cfg.get("rotation", 15.0)),
+        flip=bool(cfg.get("flip", True)),
+        jitter=float(cfg.get("jitter", 0.2)),
+    )
+    if split == "train":
+        return ds
+    n_views = int(cfg.get("val_views", 1))
+    return ds.views(n_views, seed=int(cfg.get("val_seed", 12345))) if n_views > 0 else None
 
 
 def build_from_recipe(recipe: dict, data_path: str | None = None):
@@ -186,10 +226,18 @@ def build_from_recipe(recipe: dict, data_path: str | None = None):
     recipe = copy.deepcopy(recipe)
     if data_path is not None:
         recipe["data"]["path"] = str(data_path)
+    validate_recipe(recipe)  # dict recipes and overrides are checked too
     torch.manual_seed(int(recipe["seed"]))
     model, default_layers = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
     train_ds = _dataset(recipe["data"], "train")
     val_ds = _dataset(recipe["data"], "val")
+    n_classes = getattr(train_ds, "n_classes", None)
+    if n_classes is not None and n_classes != int(recipe["model"]["num_classes"]):
+        raise RecipeError(
+            f"Recipe {recipe['name']!r}: model.num_classes = {recipe['model']['num_classes']} "
+            f"but the data has {n_classes} classes (instances); set model.num_classes = "
+            f"{n_classes}."
+        )
     topo = None
     tcfg = recipe.get("topoloss")
     if tcfg:
@@ -239,9 +287,9 @@ def run_recipe(
         recipe = load_recipe(recipe)
     recipe = copy.deepcopy(recipe)
     if seed is not None:
-        recipe["seed"] = int(seed)
+        recipe["seed"] = seed
     if epochs is not None:
-        recipe["train"]["epochs"] = int(epochs)
+        recipe["train"]["epochs"] = epochs  # validated (whole number >= 1) when built
     if data_path is not None:
         recipe["data"]["path"] = str(data_path)
     model, train_ds, val_ds, topo = build_from_recipe(recipe)
@@ -264,4 +312,7 @@ def run_recipe(
         progress=progress,
         val_dataset=val_ds,
         recipe=recipe,
+        batch_transform=getattr(train_ds, "augment_batch", None),
+        log_every=int(t["log_every"]) if t.get("log_every") else None,
+        keep_checkpoints=int(t["keep_checkpoints"]) if t.get("keep_checkpoints") else None,
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +40,7 @@ class TrainResult:
     history: list[dict] = field(default_factory=list)
     out_dir: Path | None = None
     checkpoints: list[Path] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
 
 
 def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
@@ -102,6 +105,38 @@ def _epoch_seed(seed: int, epoch: int) -> int:
     return (int(seed) * 1_000_003 + int(epoch)) % (2**63)
 
 
+def _step_record(step, epoch, opt, topoloss, model, loss, ce_loss, topo, out, y) -> dict:
+    rec = {
+        "step": step,
+        "epoch": epoch + 1,
+        "lr": opt.param_groups[0]["lr"],
+        "tau_multiplier": float("nan"),
+        "loss": loss.item(),
+        "ce_loss": ce_loss.item(),
+        "topo_loss": topo.item() if topo is not None else float("nan"),
+        "topo_raw": float("nan"),
+        "accuracy": float((out.argmax(1) == y).float().mean()),
+    }
+    if topoloss is not None:
+        if topoloss.schedule is not None:
+            rec["tau_multiplier"] = topoloss.schedule(step - 1)
+        else:
+            rec["tau_multiplier"] = 1.0
+        with torch.no_grad():
+            vals = list(topoloss.layerwise(model).values())
+        rec["topo_raw"] = float(torch.stack(vals).mean()) if vals else float("nan")
+    return rec
+
+
+def _write_steps_csv(steps: list[dict], path: Path) -> None:
+    tmp = path.with_suffix(".csv.part")
+    with open(tmp, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(steps[0]))
+        writer.writeheader()
+        writer.writerows(steps)
+    os.replace(tmp, path)
+
+
 def _evaluate(model, loader, device) -> float:
     model.eval()
     correct = total = 0
@@ -132,6 +167,9 @@ def train(
     progress: bool = True,
     val_dataset: Dataset | None = None,
     recipe: dict | None = None,
+    batch_transform: Callable[[torch.Tensor, torch.Generator], torch.Tensor] | None = None,
+    log_every: int | None = None,
+    keep_checkpoints: int | None = None,
 ) -> TrainResult:
     """Train ``model`` on ``dataset`` with cross-entropy + TopoLoss.
 
@@ -164,6 +202,17 @@ def train(
         Evaluated after every epoch (``val_accuracy``).
     recipe : dict, optional
         Stored in each checkpoint so a run can be reproduced from it.
+    batch_transform : callable, optional
+        ``batch_transform(x, generator)`` turns every training batch into the model's input
+        (batched augmentation, e.g. :meth:`InstanceImages.augment_batch`); its generator is
+        reseeded from ``(seed, epoch)`` so resuming stays exact.
+    log_every : int, optional
+        Every ``log_every`` steps record ``step``, ``epoch``, ``lr``, ``tau_multiplier``,
+        ``loss``, ``ce_loss``, ``topo_loss`` (the optimised, τ-scaled term), ``topo_raw``
+        (the unscaled TopoLoss averaged over all specs, also for τ = 0) and the batch
+        ``accuracy``; kept in ``TrainResult.steps``, the checkpoints and ``steps.csv``.
+    keep_checkpoints : int, optional
+        Keep only the last ``keep_checkpoints`` epoch checkpoints on disk (default: all).
 
     Returns
     -------
@@ -197,6 +246,7 @@ def train(
         else None
     )
     history: list[dict] = []
+    steps: list[dict] = []
     start_epoch, global_step = 0, 0
     ckpt_dir = None
     if out_dir is not None:
@@ -212,6 +262,7 @@ def train(
                 sched.load_state_dict(ckpt["scheduler"])
             start_epoch, global_step = int(ckpt["epoch"]), int(ckpt["global_step"])
             history = list(ckpt.get("history", []))
+            steps = list(ckpt.get("steps", []))
         elif existing:
             for p in existing:
                 p.unlink()
@@ -224,11 +275,14 @@ def train(
         torch.manual_seed(_epoch_seed(seed, epoch))
         gen = torch.Generator().manual_seed(_epoch_seed(seed, epoch))
         loader = DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=gen)
+        aug_gen = torch.Generator().manual_seed(_epoch_seed(seed, epoch) + 1)
         model.train()
         sums = {"loss": 0.0, "ce_loss": 0.0, "topo_loss": 0.0}
         correct = seen = 0
         bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False)
         for x, y in bar:
+            if batch_transform is not None:
+                x = batch_transform(x, aug_gen)
             x, y = x.to(device), y.to(device)
             opt.zero_grad(set_to_none=True)
             out = model(x)
@@ -240,6 +294,9 @@ def train(
             if sched is not None:
                 sched.step()
             global_step += 1
+            if log_every and global_step % int(log_every) == 0:
+                steps.append(_step_record(global_step, epoch, opt, topoloss, model, loss,
+                                          ce_loss, topo, out, y))
             n = len(y)
             sums["loss"] += loss.item() * n
             sums["ce_loss"] += ce_loss.item() * n
@@ -270,6 +327,7 @@ def train(
                     "epoch": epoch + 1,
                     "global_step": global_step,
                     "history": history,
+                    "steps": steps,
                     "topoloss": topoloss.to_dict() if topoloss is not None else None,
                     "seed": seed,
                     "recipe": recipe,
@@ -279,10 +337,16 @@ def train(
             )
             with open(out_dir / "history.json", "w") as f:
                 json.dump(history, f, indent=2)
+            if steps:
+                _write_steps_csv(steps, out_dir / "steps.csv")
+            if keep_checkpoints:
+                for old in list_checkpoints(ckpt_dir)[: -int(keep_checkpoints)]:
+                    old.unlink()
     return TrainResult(
         model=model,
         history=history,
         out_dir=out_dir,
         checkpoints=list_checkpoints(ckpt_dir) if ckpt_dir is not None else [],
+        steps=steps,
     )
 

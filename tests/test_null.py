@@ -1,0 +1,227 @@
+"""The spatial null: SSIM parity, calibration on noise, planted structure, patches, spin test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.ndimage import gaussian_filter
+from scipy.spatial import ConvexHull
+
+from toponeuro.analysis import (
+    NullResult,
+    find_patches,
+    map_similarity,
+    null_p_value,
+    smoothness,
+    spatial_null,
+)
+from toponeuro.exceptions import DimensionError, InvalidDataError, UnknownNameError
+
+skimage_metrics = pytest.importorskip("skimage.metrics")
+
+
+def _blob(shape, centre, sigma):
+    rr, cc = np.mgrid[: shape[0], : shape[1]]
+    return np.exp(-((rr - centre[0]) ** 2 + (cc - centre[1]) ** 2) / (2 * sigma**2))
+
+
+@pytest.mark.parametrize("shape", [(24, 32), (16, 16), (9, 40)])
+@pytest.mark.parametrize("win", [3, 7])
+def test_ssim_equals_scikit_image(shape, win):
+    rng = np.random.default_rng(sum(shape) + win)
+    pairs = [
+        (rng.standard_normal(shape), rng.standard_normal(shape)),
+        (_blob(shape, (4, 5), 2.0), _blob(shape, (5, 6), 2.5) + 0.1 * rng.random(shape)),
+        (gaussian_filter(rng.standard_normal(shape), 2), 3 * rng.random(shape) - 1),
+    ]
+    for a, b in pairs:
+        rng_ = max(a.max(), b.max()) - min(a.min(), b.min())
+        ref = skimage_metrics.structural_similarity(a, b, win_size=win, data_range=rng_)
+        got = map_similarity(a, b, win_size=win, n_permutations=0)
+        assert float(got) == pytest.approx(ref, abs=1e-6)
+        assert got.attrs["data_range"] == pytest.approx(rng_)
+        ref2 = skimage_metrics.structural_similarity(a, b, win_size=win, data_range=10.0)
+        assert float(map_similarity(a, b, win_size=win, data_range=10.0, n_permutations=0)) == (
+            pytest.approx(ref2, abs=1e-6)
+        )
+    # the default window is scikit-image's 7 where it fits
+    assert map_similarity(a, b, n_permutations=0).attrs["win_size"] == 7
+
+
+def test_pearson_null_is_constant_under_positions_null():
+    """A position-free statistic: shuffling positions alike never changes it, p = 1."""
+    rng = np.random.default_rng(0)
+    a = gaussian_filter(rng.standard_normal((16, 20)), 2)
+    b = a + 0.5 * rng.standard_normal(a.shape)
+    res = map_similarity(a, b, "pearson", null="positions", n_permutations=199, random_state=0)
+    assert np.ptp(res.null) < 1e-12 and res.null[0] == pytest.approx(res.statistic)
+    assert res.p_value == 1.0 and np.isnan(res.z)
+    # the shift null (the default for two maps) does see where the values sit
+    shift = map_similarity(a, b, "pearson", n_permutations=199, random_state=0)
+    assert shift.p_value < 0.01 and shift.null.std() > 0.05
+
+
+def _fraction_significant(pvalues):
+    return float(np.mean(np.asarray(pvalues) < 0.05))
+
+
+def test_smoothness_null_is_calibrated_on_white_noise():
+    rng = np.random.default_rng(1)
+    ps = [
+        float(smoothness(rng.standard_normal((8, 12)), n_permutations=199,
+                         random_state=i)["p_value"])
+        for i in range(100)
+    ]
+    assert 0.02 <= _fraction_significant(ps) <= 0.10
+
+
+@pytest.mark.parametrize("sigma", [0.0, 2.0])
+def test_ssim_shift_null_is_calibrated_on_independent_maps(sigma):
+    rng = np.random.default_rng(2 + int(sigma))
+
+    def draw():
+        x = rng.standard_normal((20, 20))
+        return gaussian_filter(x, sigma, mode="wrap") if sigma else x
+
+    ps = [map_similarity(draw(), draw(), n_permutations=199, random_state=i).p_value
+          for i in range(100)]
+    assert 0.02 <= _fraction_significant(ps) <= 0.10
+
+
+def test_planted_co_located_blobs_are_significant_and_displaced_ones_are_not():
+    rng = np.random.default_rng(3)
+    shape = (24, 24)
+    a = _blob(shape, (8, 9), 3.0) + 0.2 * rng.standard_normal(shape)
+    b = _blob(shape, (8, 9), 3.0) + 0.2 * rng.standard_normal(shape)
+    for method in ("ssim", "pearson"):
+        res = map_similarity(a, b, method, n_permutations=499, random_state=0)
+        assert res.p_value < 0.01, method
+        assert res.attrs["null"] == "shift" and res.n_permutations == 499
+    far = _blob(shape, (19, 19), 3.0) + 0.2 * rng.standard_normal(shape)
+    assert map_similarity(a, far, n_permutations=499, random_state=0).p_value > 0.05
+
+
+def test_smoothness_reports_its_null():
+    rng = np.random.default_rng(4)
+    smooth = gaussian_filter(rng.standard_normal((16, 16)), 2)
+    res = smoothness(smooth, n_permutations=199, random_state=0)
+    assert float(res["p_value"]) == pytest.approx(1 / 200)
+    assert float(res["null_mean"]) < 0.2 < float(res["score"])
+    assert res["null"].dims == ("permutation",) and res["null"].size == 199
+    assert res.attrs["method"] == "tdann" and "TDANN" in res.attrs["reference"]
+    assert "not implemented" in res.attrs["toponets_definition"]
+    bare = smoothness(smooth, random_state=0)
+    assert np.isnan(float(bare["p_value"])) and bare.attrs["null"] == "none"
+    # spatial_null("smoothness") is the same statistic
+    sn = spatial_null("smoothness", smooth, n_permutations=0, random_state=0)
+    assert sn.statistic == pytest.approx(float(bare["score"]))
+    with pytest.raises(UnknownNameError, match="not implemented"):
+        smoothness(smooth, method="toponets")
+
+
+def test_white_noise_t_maps_rarely_give_a_significant_patch():
+    rng = np.random.default_rng(5)
+    hits = 0
+    for i in range(100):
+        p = find_patches(1.5 * rng.standard_normal((20, 20)), smooth_sigma=1.0, threshold=1.0,
+                         min_units=4, n_permutations=199, random_state=i)
+        hits += p.significant.n_patches > 0
+    assert hits <= 10
+
+
+def test_planted_blob_found_once_at_its_centroid_and_significant():
+    rng = np.random.default_rng(6)
+    shape = (32, 32)
+    t = 6 * _blob(shape, (11, 20), 2.5) + rng.standard_normal(shape)
+    p = find_patches(t, n_permutations=199, random_state=0)
+    assert p.n_patches == 1
+    assert np.allclose(p.centroids[0], [11, 20], atol=0.75)
+    assert p.table["p_value"][0] == pytest.approx(1 / 200)
+    sig = p.significant
+    assert sig.n_patches == 1 and (sig.labels > 0).sum() == p.table["n_units"][0]
+    assert p.attrs["method"] == "tdann" and p.attrs["smooth_sigma"] == pytest.approx(
+        2.4 / 70 * 32
+    )
+    with pytest.raises(InvalidDataError, match="n_permutations"):
+        _ = find_patches(t, n_permutations=0).significant
+    # the shuffled map has no significant patch
+    shuffled = rng.permutation(t.ravel()).reshape(shape)
+    assert find_patches(shuffled, n_permutations=199, random_state=0).significant.n_patches == 0
+
+
+def _sphere(n=400):
+    i = np.arange(n) + 0.5
+    phi = np.arccos(1 - 2 * i / n)
+    theta = np.pi * (1 + 5**0.5) * i
+    return np.stack([np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)], 1)
+
+
+def test_spin_test_on_a_sphere():
+    pts = 50 * _sphere()
+    assert len(ConvexHull(pts).simplices) > 0
+    north = np.exp(-np.linalg.norm(pts - [0, 0, 50], axis=1) ** 2 / 400)
+    south = np.exp(-np.linalg.norm(pts - [0, 0, -50], axis=1) ** 2 / 400)
+    rng = np.random.default_rng(7)
+    noisy = north + 0.05 * rng.standard_normal(north.size)
+    same = map_similarity(north, noisy, "pearson", positions=pts, n_permutations=199,
+                          random_state=0)
+    assert same.attrs["null"] == "spin" and same.p_value < 0.01
+    assert "Alexander-Bloch" in same.attrs["null_reference"]
+    apart = map_similarity(north, south, "pearson", positions=pts, n_permutations=199,
+                           random_state=0)
+    assert apart.p_value > 0.5
+    with pytest.raises(InvalidDataError, match="method='pearson'"):
+        map_similarity(north, noisy, positions=pts)
+    with pytest.raises(InvalidDataError, match="on a sphere"):
+        map_similarity(north, noisy, "pearson", positions=pts * [1, 1, 3], n_permutations=9)
+
+
+def test_spatial_null_with_a_callable_and_errors():
+    rng = np.random.default_rng(8)
+    a = gaussian_filter(rng.standard_normal((16, 16)), 2)
+
+    def overlap(x, y):  # vectorised: batch first
+        return ((x > 0) & (y > 0)).mean(axis=(-2, -1))
+
+    res = spatial_null(overlap, a, a, n_permutations=99, random_state=0)
+    assert res.p_value == pytest.approx(0.01) and res.attrs["method"] == "overlap"
+    loop = spatial_null(lambda x, y: float(((x > 0) & (y > 0)).mean()), a, a,
+                        n_permutations=99, random_state=0)
+    np.testing.assert_allclose(loop.null, res.null)
+    with pytest.raises(InvalidDataError, match="two or more maps"):
+        spatial_null("smoothness", a, null="shift")
+    with pytest.raises(UnknownNameError, match="ssim"):
+        spatial_null("ssmi", a, a)
+    with pytest.raises(DimensionError, match="same points"):
+        spatial_null("ssim", a, a[:, :8])
+
+
+def test_null_result_acts_as_its_number():
+    r = NullResult.from_null(0.5, [0.1, 0.6, 0.2], "shift", {"method": "ssim"})
+    assert float(r) == 0.5 and f"{r:+.2f}" == "+0.50" and r > 0.4 and round(r, 1) == 0.5
+    assert r.p_value == pytest.approx(0.5) and r.to_dict()["method"] == "ssim"
+    assert null_p_value(1.0, [1.0, 1.0]) == 1.0  # ties count
+    assert np.isnan(null_p_value(np.nan, [1.0]))
+
+
+def test_patch_null_on_a_mesh_and_ssim_with_missing_units():
+    from scipy import sparse
+
+    pts = 50 * _sphere(300)
+    tri = ConvexHull(pts).simplices
+    a = np.concatenate([tri[:, 0], tri[:, 1], tri[:, 2]])
+    b = np.concatenate([tri[:, 1], tri[:, 2], tri[:, 0]])
+    adj = sparse.coo_matrix((np.ones(a.size), (a, b)), shape=(300, 300)).tocsr()
+    rng = np.random.default_rng(9)
+    t = 5 * np.exp(-np.linalg.norm(pts - [0, 0, 50], axis=1) ** 2 / 300) + rng.standard_normal(300)
+    p = find_patches(t, positions=pts, adjacency=adj, n_permutations=49, random_state=0)
+    assert p.n_patches >= 1 and p.table["p_value"][0] == pytest.approx(0.02)
+    assert p.attrs["smooth_sigma"] == pytest.approx(2.4)  # TDANN's 2.4 mm on a mesh in mm
+    # SSIM leaves out the windows that hold a missing unit
+    g = gaussian_filter(rng.standard_normal((16, 16)), 2)
+    h = g + 0.1 * rng.standard_normal(g.shape)
+    g_nan = g.copy()
+    g_nan[0, 0] = np.nan
+    full = float(map_similarity(g, h, n_permutations=0))
+    part = map_similarity(g_nan, h, n_permutations=19, random_state=0)
+    assert np.isfinite(part.statistic) and abs(part.statistic - full) < 0.05

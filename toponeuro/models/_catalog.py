@@ -1,0 +1,95 @@
+"""``describe_models``: the registry as a table, with where each model's weights are."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["describe_models", "weights_status", "WEIGHTS_STATUSES"]
+
+#: what :func:`weights_status` can answer
+WEIGHTS_STATUSES = {
+    "shipped": "the weights file is installed with a Python package (no download)",
+    "not shipped": "the weights belong in a Python package, but this installation lacks them",
+    "cached": "a copy is in the download cache (its sha256 is checked when it is loaded)",
+    "download": "released on the Hugging Face hub; downloaded (and verified) on first use",
+    "none": "an architecture without released weights (random initialisation only)",
+}
+
+
+def weights_status(card, cache_dir=None) -> str:
+    """Whether the weights of a :class:`ModelCard` are available on this machine.
+
+    One of the keys of :data:`WEIGHTS_STATUSES`. Nothing is downloaded or read: a cached
+    file is only looked for (it is verified when :func:`create_model` loads it).
+
+    Examples
+    --------
+    >>> from toponeuro.models import model_card
+    >>> weights_status(model_card("resnet18"))
+    'none'
+    >>> weights_status(model_card("toponet_demo.tau_50"))
+    'shipped'
+    """
+    from .._fetch import hf_cache_path
+    from ..exceptions import MissingWeightsError
+    from ._registry import _package_file
+
+    if card.package_path:
+        try:
+            return "shipped" if _package_file(card.package_path).is_file() else "not shipped"
+        except MissingWeightsError:
+            return "not shipped"
+    if card.hub_repo and card.filename:
+        path = hf_cache_path(card.hub_repo, card.filename, cache_dir)
+        return "cached" if path.is_file() else "download"
+    return "none"
+
+
+def describe_models(pattern: str = "*", cache_dir=None) -> pd.DataFrame:
+    """The registered models matching ``pattern``, one row each, with their weights' status.
+
+    Parameters
+    ----------
+    pattern : str
+        Glob on the names, as for :func:`list_models`.
+    cache_dir : path-like, optional
+        Download cache looked in (default ``$TOPONEURO_DATA``, else the platform cache).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``name``, ``arch``, ``modality``, ``tau`` (TopoLoss strength; NaN for
+        architectures without weights), ``weights`` (see :data:`WEIGHTS_STATUSES`),
+        ``source`` (hub repo and file, or the package file) and ``n_topo_layers``.
+
+    Examples
+    --------
+    >>> table = describe_models("toponet_demo.*")
+    >>> row = table.set_index("name").loc["toponet_demo.tau_0"]
+    >>> float(row.tau), row.weights
+    (0.0, 'shipped')
+    """
+    from ._registry import list_models, model_card
+
+    rows = []
+    for name in list_models(pattern):
+        card = model_card(name)
+        if card.package_path:
+            source = card.package_path
+        elif card.hub_repo and card.filename:
+            source = f"{card.hub_repo}/{card.filename}"
+        else:
+            source = ""
+        rows.append(
+            {
+                "name": name,
+                "arch": card.arch,
+                "modality": card.modality,
+                "tau": float("nan") if card.tau is None else float(card.tau),
+                "weights": weights_status(card, cache_dir),
+                "source": source,
+                "n_topo_layers": len(card.topo_layers),
+            }
+        )
+    columns = ["name", "arch", "modality", "tau", "weights", "source", "n_topo_layers"]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,202 @@
+"""What a training recipe may contain: every known key, and the values each accepts.
+
+:func:`validate_recipe` runs when a recipe is loaded and again before it is built (after
+``--epochs`` / ``--seed`` overrides), so a typo (``epochz``) or an unusable value
+(``tau = -5``, ``nan``, ``epochs = 0``) stops the run with a
+:class:`~toponeuro.exceptions.RecipeError` that names the key and the fix, instead of
+training with a default. A new recipe key is added here, with its check.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..exceptions import RecipeError, close_matches
+
+__all__ = ["validate_recipe", "RECIPE_SCHEMA"]
+
+
+def _whole(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _real(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _int(lo=None):
+    def check(v):
+        if not _whole(v) or (lo is not None and v < lo):
+            return f"a whole number{'' if lo is None else f' >= {lo}'}"
+    return check
+
+
+def _num(lo=None, hi=None, lo_open=False, hi_open=False):
+    def check(v):
+        ok = _real(v)
+        if ok and lo is not None:
+            ok = v > lo if lo_open else v >= lo
+        if ok and hi is not None:
+            ok = v < hi if hi_open else v <= hi
+        if not ok:
+            parts = []
+            if lo is not None:
+                parts.append(f"{'>' if lo_open else '>='} {lo}")
+            if hi is not None:
+                parts.append(f"{'<' if hi_open else '<='} {hi}")
+            return "a finite number" + (" " + " and ".join(parts) if parts else "")
+    return check
+
+
+def _str(v):
+    if not isinstance(v, str):
+        return "a string"
+
+
+def _bool(v):
+    if not isinstance(v, bool):
+        return "true or false"
+
+
+def _strings(v):
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        return "a list of strings"
+
+
+def _ints(v):
+    if not isinstance(v, list) or not v or not all(_whole(x) and x > 0 for x in v):
+        return "a non-empty list of positive whole numbers"
+
+
+def _range(v):
+    if not (isinstance(v, list) and len(v) == 2 and all(_whole(x) for x in v) and 1 <= v[0] <= v[1]):
+        return "a [first, last] pair of image numbers (1 <= first <= last)"
+
+
+def _pair(lo, hi):
+    def check(v):
+        if not (isinstance(v, list) and len(v) == 2 and all(_real(x) for x in v)
+                and lo <= v[0] <= v[1] <= hi):
+            return f"a [low, high] pair with {lo} <= low <= high <= {hi}"
+    return check
+
+
+def _layers(v):
+    if v != "topo" and _strings(v) is not None:
+        return "'topo' (the architecture's default layers) or a list of layer names"
+
+
+def _choice(*options):
+    def check(v):
+        if v not in options:
+            return f"one of {list(options)}"
+    return check
+
+
+def _path(v):
+    if not isinstance(v, str) or not v:
+        return "a folder path, or 'floc' for the fLoc images"
+
+
+#: section -> key -> check (returns what was expected, or None when the value is fine)
+RECIPE_SCHEMA = {
+    "": {"name": _str, "description": _str, "seed": _int(0), "device": _str,
+         "model": None, "data": None, "train": None, "topoloss": None},
+    "model": {"arch": _str, "num_classes": _int(1), "widths": _ints, "blurpool": _bool},
+    "data": {
+        "kind": _choice("synthetic", "image_folder", "floc_instances"),
+        "path": _path, "categories": _strings, "numbers": _range, "val_numbers": _range,
+        "image_size": _int(8), "grayscale": _bool, "augment": _bool,
+        # synthetic gratings
+        "seed": _int(0), "n_classes": _int(2), "n_per_class": _int(1), "val_per_class": _int(0),
+        # instance discrimination (floc_instances)
+        "decode_size": _int(8), "repeats": _int(1), "scale": _pair(0.0, 1.0),
+        "ratio": _pair(0.01, 100.0), "rotation": _num(0, 180), "flip": _bool,
+        "jitter": _num(0, 1), "val_views": _int(0), "val_seed": _int(0),
+    },
+    "train": {
+        "epochs": _int(1), "batch_size": _int(1), "lr": _num(0, lo_open=True),
+        "momentum": _num(0, 1, hi_open=True), "weight_decay": _num(0),
+        "lr_schedule": _choice("cosine", "constant", "none"), "log_every": _int(1),
+        "keep_checkpoints": _int(1),
+    },
+    "topoloss": {
+        "layers": _layers, "factor_h": _num(1), "factor_w": _num(1), "tau": _num(0),
+        "interpolation": _choice("bilinear", "bicubic", "nearest", "nearest-exact", "area"),
+        "target": _choice("weight", "bias", "input"), "schedule": None,
+    },
+    "topoloss.schedule": {
+        "kind": _choice("constant", "linear_warmup", "cosine_decay"),
+        "warmup_steps": _int(0), "total_steps": _int(0), "final": _num(0, 1),
+    },
+}
+
+_HINTS = {
+    "topoloss.tau": " (0 computes TopoLoss without optimising it; a negative tau would reward "
+                    "rough maps)",
+    "train.epochs": " (use --epochs N with N >= 1)",
+}
+
+
+def _check_section(recipe_name, section, table):
+    spec = RECIPE_SCHEMA[section]
+    where = f"[{section}]" if section else "the top level"
+    for key, value in table.items():
+        full = f"{section}.{key}" if section else key
+        if key not in spec:
+            raise RecipeError(
+                f"Recipe {recipe_name}: unknown key {full!r} in {where}; "
+                f"{close_matches(key, spec)} Known keys there: {sorted(spec)}."
+            )
+        check = spec[key]
+        if check is None:  # a sub-table
+            if not isinstance(value, dict):
+                raise RecipeError(
+                    f"Recipe {recipe_name}: {full!r} must be a table ([{full}]); got {value!r}."
+                )
+            continue
+        expected = check(value)
+        if expected is not None:
+            raise RecipeError(
+                f"Recipe {recipe_name}: {full} must be {expected}; got {value!r}"
+                f"{_HINTS.get(full, '')}. Fix the value in the recipe file."
+            )
+
+
+def validate_recipe(recipe: dict, name=None) -> dict:
+    """Check every key and value of a recipe; return it unchanged.
+
+    Parameters
+    ----------
+    recipe : dict
+        A parsed recipe (see ``toponeuro/training/recipes/demo-smoke.toml``).
+    name : str, optional
+        How to call the recipe in messages (default: its ``name``).
+
+    Raises
+    ------
+    RecipeError
+        For an unknown key (listing the close matches) or an unusable value.
+
+    Examples
+    --------
+    >>> from toponeuro.training import load_recipe
+    >>> r = load_recipe("demo-smoke")
+    >>> r["train"]["epochz"] = 3
+    >>> validate_recipe(r)
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.RecipeError: Recipe 'demo-smoke': unknown key 'train.epochz' in [train]; did you mean 'epochs'? Known keys there: ['batch_size', 'epochs', 'keep_checkpoints', 'log_every', 'lr', 'lr_schedule', 'momentum', 'weight_decay'].
+    """
+    if not isinstance(recipe, dict):
+        raise RecipeError(f"A recipe is a table (dict); got {type(recipe).__name__}.")
+    label = repr(name if name is not None else recipe.get("name", "<unnamed>"))
+    _check_section(label, "", recipe)
+    for section in ("model", "data", "train", "topoloss"):
+        if isinstance(recipe.get(section), dict):
+            _check_section(label, section, recipe[section])
+    sched = (recipe.get("topoloss") or {}).get("schedule")
+    if isinstance(sched, dict):
+        _check_section(label, "topoloss.schedule", sched)
+    return recipe

@@ -259,7 +259,7 @@ def test_downsample_weights_of_a_constant_sheet_is_exact_and_restored():
         assert kept == 0.25
         np.testing.assert_allclose(net[0].weight.detach().numpy(), 0.5, rtol=1e-6)
         net[0].weight.data.zero_()
-    assert float(net[0].weight.mean()) == 0.5
+    assert float(net[0].weight.detach().mean()) == 0.5
     with pytest.raises(InvalidDataError, match=r"\(0, 1\]"):
         downsample_weights(net, ["0"], 0.0)
 

@@ -90,7 +90,7 @@ ax.legend(markerscale=4, loc="upper right")
 # --------------------------
 # As in :doc:`plot_floc_selectivity`: domain-vs-rest t maps of the demo TopoNet on held-out
 # fLoc images (97–120, 24 per category).
-from toponeuro._docs import data_note, tutorial_floc
+from toponeuro._tutorial import data_note, tutorial_floc
 
 categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings

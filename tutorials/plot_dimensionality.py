@@ -80,7 +80,7 @@ fig.suptitle("The plain estimate drifts with n; the corrected one stays flat")
 # else synthetic images) with :func:`toponeuro.extract`.
 
 import toponeuro  # noqa: E402
-from toponeuro._docs import data_note, tutorial_floc  # noqa: E402
+from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
 
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
 stimuli = tutorial_floc(range(1, 11))

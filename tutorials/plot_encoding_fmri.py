@@ -36,7 +36,7 @@ import nibabel as nib
 import numpy as np
 
 import toponeuro
-from toponeuro._docs import data_note, tutorial_floc
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import PLSEncoder, RidgeEncoder, encoding_score
 from toponeuro.brain import (
     average_repetitions,

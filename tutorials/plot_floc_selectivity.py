@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
-from toponeuro._docs import data_note, tutorial_floc
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.plotting import plot_distance_profile, plot_sheet_map
 
 categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]

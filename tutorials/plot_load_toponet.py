@@ -88,7 +88,7 @@ print(type(model).__name__, "| weights sha256:", model.weights_sha256[:16], "...
 # ``xarray.DataArray`` with dims ``("stimulus", "unit")``; every unit carries its ``layer``,
 # ``channel`` and its ``row``/``col`` on that layer's sheet. ``layers="topo"`` takes the
 # card's TopoLoss layers. Two images per domain are enough to show the layout.
-from toponeuro._docs import data_note, tutorial_floc  # noqa: E402
+from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
 
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
 stimuli = tutorial_floc([1, 2], ["adult", "body", "house", "word", "car"])

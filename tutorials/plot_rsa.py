@@ -33,7 +33,7 @@ import numpy as np
 import xarray as xr
 
 import toponeuro
-from toponeuro._docs import data_note, tutorial_floc
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import (
     bootstrap_compare_rdms,
     compare_rdms,

@@ -26,7 +26,7 @@ import numpy as np
 import xarray as xr
 
 import toponeuro
-from toponeuro._docs import data_note, tutorial_floc
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import sweep
 from toponeuro.brain import make_brain_responses
 from toponeuro.plotting import plot_sweep

@@ -344,9 +344,13 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
     while done < n_permutations:
         b = min(chunk, n_permutations - done)
         idx = _draw(tms, null, b, rng)
-        batch = [tm.values[None, :].repeat(b, 0) if ix is None else tm.values[ix]
-                 for tm, ix in zip(tms, idx)]
-        draws.append(np.asarray(kernel(*batch), dtype=float).ravel())
+        shifted = getattr(kernel, "shifted", None)
+        if null == "shift" and len(tms) == 2 and shifted is not None:
+            draws.append(np.asarray(shifted(idx[1]), dtype=float).ravel())
+        else:
+            batch = [tm.values[None, :].repeat(b, 0) if ix is None else tm.values[ix]
+                     for tm, ix in zip(tms, idx)]
+            draws.append(np.asarray(kernel(*batch), dtype=float).ravel())
         done += b
     null_vals = np.concatenate(draws) if draws else np.zeros(0)
     n_bad = int(np.count_nonzero(~np.isfinite(null_vals)))

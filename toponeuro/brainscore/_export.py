@@ -200,7 +200,7 @@ def _default_identifier(card) -> str:
 
 def _check_identifier(identifier: str, modality: str) -> str:
     if not _IDENTIFIER_RE.match(identifier):
-        raise ValueError(
+        raise E.InvalidDataError(
             f"Plugin identifier {identifier!r} is not usable: expected 1-100 characters from "
             "letters, digits, '_', '.', '-', starting with a letter or digit. Pass "
             "identifier='my_toponet' (for example)."
@@ -362,7 +362,7 @@ def _local_path(url: str) -> Path | None:
 def _weights(card, weights_url, sha256):
     url = weights_url or getattr(card, "url", None)
     if not url:
-        raise ValueError(
+        raise E.InvalidDataError(
             f"ModelCard {card.name!r} has no download URL; pass weights_url='https://...' "
             "(or a file:// URL for a local test)."
         )
@@ -370,7 +370,9 @@ def _weights(card, weights_url, sha256):
     local = _local_path(url)
     if local is not None:
         if not local.is_file():
-            raise FileNotFoundError(f"weights_url {url!r} points to {local}, which does not exist.")
+            raise E.MissingFileError(
+                f"weights_url {url!r} points to {local}, which does not exist."
+            )
         got = sha256sum(local)
         if sha and got != sha:
             raise E.ChecksumError(

@@ -42,13 +42,13 @@ def brainscore_python(python=None) -> str:
     """
     python = python or os.environ.get(ENV_PYTHON)
     if not python:
-        raise FileNotFoundError(
+        raise E.MissingFileError(
             "No Brain-Score environment given: pass python='/path/to/bin/python' (CLI: "
             f"--python) or set {ENV_PYTHON}. Build one with `bash .ci/brainscore.sh` "
             "(brainscore-vision 2.4.2, numpy<2, scikit-learn 1.7.2)."
         )
     if not Path(python).exists() and shutil.which(python) is None:
-        raise FileNotFoundError(f"Brain-Score python {python!r} does not exist.")
+        raise E.MissingFileError(f"Brain-Score python {python!r} does not exist.")
     return str(python)
 
 
@@ -64,7 +64,7 @@ def _plugin_info(plugin) -> tuple[Path, dict]:
     path = plugin.path if isinstance(plugin, ExportedPlugin) else Path(plugin)
     info_file = path / "toponeuro_export.json"
     if not info_file.is_file():
-        raise FileNotFoundError(
+        raise E.MissingFileError(
             f"{path} is not a plugin folder written by toponeuro (no toponeuro_export.json); "
             "pass what export_plugin returned or its .path."
         )

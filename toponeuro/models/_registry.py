@@ -19,7 +19,6 @@ import importlib
 import importlib.resources
 import pickle
 import tomllib
-import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -383,7 +382,7 @@ def _torch_load(path: Path, trust_checkpoint: bool):
             return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
         msg = str(err)
-        if "Weights only load failed" not in msg and "Unsupported global" not in msg:
+        if "GLOBAL" not in msg and "Unsupported global" not in msg:  # not a refused object
             raise CheckpointError(
                 f"{path} could not be read ({_first_line(err)}); it is truncated or "
                 "not a torch checkpoint. Download it again."
@@ -396,7 +395,8 @@ def _torch_load(path: Path, trust_checkpoint: bool):
                 "arbitrary code. If you trust where the file came from, pass "
                 "trust_checkpoint=True."
             ) from err
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as err:
+    except Exception as err:  # noqa: BLE001 - the safe unpickler runs no code; any failure
+        # (RuntimeError, EOFError, BadZipFile, struct.error, KeyError ...) means a bad file
         raise CheckpointError(
             f"{path} could not be read ({type(err).__name__}: {_first_line(err)}); it "
             "is truncated, corrupt or not a torch checkpoint. Download it again."
@@ -598,14 +598,17 @@ def create_model(
     ('toponet_demo', True)
     """
     card, builder = _lookup(name)
-    model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
     sha, check = None, "randomly initialised (no weights file)"
+    model = None
     if checkpoint is not None or pretrained:
         check = None
         if checkpoint is not None:
             path = Path(checkpoint)
             if not path.is_file():
-                raise CheckpointError(f"No checkpoint file at {path} (checkpoint=).")
+                raise CheckpointError(
+                    f"No checkpoint file at {path} (checkpoint=); pass the path of an existing "
+                    "file, or pretrained=True for the released weights."
+                )
         else:
             path, check = _weights_file(card, cache_dir)
         released = card.filename or (
@@ -617,7 +620,11 @@ def create_model(
             check = _check_local(path, sha, card, official)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
         state = load_weights(path, fmt, trust_checkpoint=trust_checkpoint)
+        # built after the file is found, checked and read: a bad file fails fast
+        model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
         _load_state(model, state, name, path)
+    else:
+        model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
     model.eval()
     model.model_card = card
     model.weights_sha256 = sha

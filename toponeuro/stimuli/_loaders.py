@@ -366,7 +366,10 @@ def load_language_localizer(
     try:
         table = pd.read_csv(path, keep_default_na=False)
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InvalidDataError(f"{path} is not a readable csv ({err}).") from err
+        raise InvalidDataError(
+            f"{path} is not a readable csv ({str(err).strip()}); save it as a UTF-8 csv with "
+            "an index column, 'sentence' and 'condition'."
+        ) from err
     missing = {"sentence", "condition"} - set(table.columns)
     if missing:
         raise InvalidDataError(
@@ -471,7 +474,10 @@ def load_image_folder(
     exts = {e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}
     files = list_image_files(root, exts)
     if not files:
-        raise InvalidDataError(f"No images ({sorted(exts)}) under {root}.")
+        raise InvalidDataError(
+            f"No images ({sorted(exts)}) under {root} (hidden files are skipped); put image "
+            "files there, or pass extensions= with the suffixes your images have."
+        )
     rel = [p.relative_to(root).with_suffix("").as_posix() for p in files]
     if len(set(rel)) != len(rel):
         dup = sorted({r for r in rel if rel.count(r) > 1})
@@ -601,7 +607,10 @@ def load_nsd_stimuli(
                 )
             shape = f[key].shape
     except OSError as err:
-        raise InvalidDataError(f"{path} is not a readable HDF5 file ({err}).") from err
+        raise InvalidDataError(
+            f"{path} is not a readable HDF5 file ({err}); pass the path of NSD's "
+            "nsd_stimuli.hdf5 (download it again if it is truncated)."
+        ) from err
     if len(shape) != 4 or shape[-1] != 3:
         raise DimensionError(
             f"{path}:{key} has shape {shape}; expected (n_images, height, width, 3) like "

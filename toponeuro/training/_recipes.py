@@ -110,7 +110,14 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
     if p.suffix == ".toml" or p.exists():
         if not p.is_file():
             raise RecipeError(f"Recipe file {p} does not exist.")
-        text, base = p.read_text(), p.resolve().parent
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise RecipeError(
+                f"Recipe file {p} is not UTF-8 text ({err}); a recipe is a TOML file (see "
+                "toponeuro/training/recipes/demo-smoke.toml for the layout)."
+            ) from err
+        base = p.resolve().parent
     else:
         names = list_recipes()
         if str(name_or_path) not in names:

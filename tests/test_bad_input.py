@@ -620,9 +620,9 @@ def test_16_bit_png_keeps_its_range(tmp_path):
     pil = Image.open(tmp_path / "g.png")
     np.testing.assert_array_equal(np.asarray(S.read_image(pil)), got)
     np.testing.assert_array_equal(np.asarray(S.read_image(ramp)), got)
-    from toponeuro.features._stimuli import ItemStimuli
+    from toponeuro.stimuli import StimulusSet
 
-    np.testing.assert_array_equal(np.asarray(ItemStimuli([tmp_path / "g.png"]).get(0)), got)
+    np.testing.assert_array_equal(np.asarray(StimulusSet.from_items([tmp_path / "g.png"]).get(0)), got)
 
 
 def test_hidden_files_are_skipped_by_every_folder_loader(tmp_path):

@@ -157,3 +157,6 @@ def test_item_stimuli_is_a_deprecated_alias():
     with pytest.warns(FutureWarning, match="StimulusSet.from_items"):
         s = ItemStimuli(["a", "b"])
     assert isinstance(s, StimulusSet) and s.content_hash() == as_stimuli(["a", "b"]).content_hash()
+    import toponeuro.features
+
+    assert "ItemStimuli" not in toponeuro.features.__all__

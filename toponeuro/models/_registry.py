@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .._deprecate import renamed_function
 from .._fetch import _fetch_hf, hf_url, sha256sum
+from .._optional import optional_import
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
@@ -451,13 +452,9 @@ def load_weights(
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
     if checkpoint_format == "safetensors":
-        try:
-            from safetensors.torch import load_file
-        except ImportError as err:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "Reading safetensors checkpoints needs safetensors: "
-                "pip install 'toponeuro[language]'"
-            ) from err
+        load_file = optional_import(
+            "safetensors.torch", "language", "Reading safetensors checkpoints"
+        ).load_file
         try:
             obj = load_file(str(path))
         except Exception as err:

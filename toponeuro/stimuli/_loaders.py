@@ -38,6 +38,7 @@ __all__ = [
     "pinned_sources",
     "LANGLOC_CONDITIONS",
     "IMAGE_EXTENSIONS",
+    "NSDImageReader",
 ]
 
 #: Fedorenko et al. (2010) localizer conditions.

@@ -30,11 +30,15 @@ def load_image(obj, what: str = "image"):
 
     Examples
     --------
-    >>> import tempfile, pathlib, nibabel as nib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "betas.nii.gz"
-    >>> nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4)), p)
-    >>> load_image(p).shape
-    (4, 4, 4, 2)
+    >>> import nibabel as nib
+    >>> img = nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4))
+    >>> load_image(img) is img  # an image passes through; a path is read with nibabel
+    True
+    >>> try:
+    ...     load_image("absent.nii.gz", "beta volume")
+    ... except FileNotFoundError as err:
+    ...     print(type(err).__name__)
+    MissingFileError
     """
     import nibabel as nib
     from nibabel.filebasedimages import ImageFileError

@@ -310,8 +310,15 @@ def _batched(statistic: Callable, tms: list[TopoMap]) -> Callable:
     return f
 
 
-#: named statistic -> factory(maps, **params) -> (kernel, attrs); filled by _topography
-_STATISTIC_FACTORIES: dict = {}
+# Named statistics: ``name -> factory(tms, **kwargs) -> (kernel, attrs)``. The topography module
+# registers its statistics here (``register_statistic``), so this module imports none of them.
+_STATISTIC_FACTORIES: dict[str, Callable] = {}
+
+
+def register_statistic(name: str, factory: Callable) -> Callable:
+    """Make ``factory`` available to :func:`spatial_null` under ``name`` (returns it)."""
+    _STATISTIC_FACTORIES[name] = factory
+    return factory
 
 
 def _builtin(name: str, tms: list[TopoMap], kwargs: dict):

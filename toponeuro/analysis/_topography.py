@@ -24,7 +24,7 @@ from ..exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _check_sheet, _fill, _geometry_kwargs, as_topomap
-from ._null import _STATISTIC_FACTORIES, NullResult, run_null
+from ._null import NullResult, register_statistic, run_null
 from ._patches import Patches, find_patches
 from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
@@ -573,14 +573,15 @@ def _smoothness_factory(tms, *, n_samples=20, sample_size=None, n_bins=10, max_d
     return _smoothness_setup(tms[0], n_samples, sample_size, n_bins, max_distance, rng)
 
 
-#: named statistics of :func:`spatial_null`: factory(maps, **params) -> (kernel, attrs);
-#: registered into _null's table, so _null needs no import of this module (no circle)
-_STATISTIC_FACTORIES.update({
+#: named statistics of :func:`spatial_null`: factory(maps, **params) -> (kernel, attrs)
+_STATISTIC_FACTORIES = {
     "ssim": _ssim_factory,
     "pearson": lambda tms, rng=None: _corr_factory(tms, method="pearson"),
     "spearman": lambda tms, rng=None: _corr_factory(tms, method="spearman"),
     "smoothness": _smoothness_factory,
-})
+}
+for _name, _factory in _STATISTIC_FACTORIES.items():
+    register_statistic(_name, _factory)
 
 
 @fill_doc

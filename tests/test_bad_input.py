@@ -37,7 +37,7 @@ from toponeuro.brain import (
     read_surface_data,
 )
 from toponeuro.features import extract
-from toponeuro.models import create_model, load_checkpoint
+from toponeuro.models import create_model, load_weights
 from toponeuro.training import load_recipe
 
 CASES = {}
@@ -401,13 +401,13 @@ def checkpoint_truncated(tmp):
 @case(ValueError, E.CheckpointError, "mine.pt", "not a torch checkpoint")
 def checkpoint_random_bytes(tmp):
     (tmp / "mine.pt").write_bytes(np.random.bytes(2000))
-    return lambda: load_checkpoint(tmp / "mine.pt")
+    return lambda: load_weights(tmp / "mine.pt")
 
 
 @case(ValueError, E.CheckpointError, "empty.pt", "not a torch checkpoint")
 def checkpoint_empty_file(tmp):
     (tmp / "empty.pt").write_bytes(b"")
-    return lambda: load_checkpoint(tmp / "empty.pt")
+    return lambda: load_weights(tmp / "empty.pt")
 
 
 class _Evil:
@@ -418,7 +418,7 @@ class _Evil:
 @case(ValueError, E.UntrustedCheckpointError, "evil.pt", "trust_checkpoint=True")
 def checkpoint_unsafe_pickle(tmp):
     torch.save({"w": torch.ones(1), "x": _Evil()}, tmp / "evil.pt")
-    return lambda: load_checkpoint(tmp / "evil.pt")
+    return lambda: load_weights(tmp / "evil.pt")
 
 
 @case(ValueError, E.CheckpointError, "missing keys", "pick the model name")
@@ -436,19 +436,19 @@ def checkpoint_wrong_width(tmp):
 @case(ValueError, E.CheckpointError, "list", "state dict")
 def checkpoint_holds_a_list(tmp):
     torch.save([torch.ones(1)], tmp / "list.pt")
-    return lambda: load_checkpoint(tmp / "list.pt")
+    return lambda: load_weights(tmp / "list.pt")
 
 
 @case(ValueError, E.CheckpointError, "'epoch'", "expected a state dict")
 def checkpoint_non_tensor_entries(tmp):
     torch.save({"w": torch.ones(1), "epoch": 3}, tmp / "mixed.pt")
-    return lambda: load_checkpoint(tmp / "mixed.pt")
+    return lambda: load_weights(tmp / "mixed.pt")
 
 
 @case(ValueError, E.CheckpointError, "w.safetensors", "Download it again")
 def checkpoint_random_safetensors(tmp):
     (tmp / "w.safetensors").write_bytes(np.random.bytes(500))
-    return lambda: load_checkpoint(tmp / "w.safetensors", "safetensors")
+    return lambda: load_weights(tmp / "w.safetensors", "safetensors")
 
 
 @case(ValueError, E.CheckpointError, "absent.pt", "existing")
@@ -620,9 +620,9 @@ def test_16_bit_png_keeps_its_range(tmp_path):
     pil = Image.open(tmp_path / "g.png")
     np.testing.assert_array_equal(np.asarray(S.read_image(pil)), got)
     np.testing.assert_array_equal(np.asarray(S.read_image(ramp)), got)
-    from toponeuro.features._stimuli import ItemStimuli
+    from toponeuro.stimuli import StimulusSet
 
-    np.testing.assert_array_equal(np.asarray(ItemStimuli([tmp_path / "g.png"]).get(0)), got)
+    np.testing.assert_array_equal(np.asarray(StimulusSet.from_items([tmp_path / "g.png"]).get(0)), got)
 
 
 def test_hidden_files_are_skipped_by_every_folder_loader(tmp_path):
@@ -716,8 +716,8 @@ def test_recipes_of_random_text(tmp_path_factory, text):
 def test_checkpoints_of_random_bytes(tmp_path_factory, blob):
     path = tmp_path_factory.mktemp("ck") / "w.pt"
     path.write_bytes(blob)
-    _typed_or_ok(lambda: load_checkpoint(path))
-    _typed_or_ok(lambda: load_checkpoint(path, "safetensors"))
+    _typed_or_ok(lambda: load_weights(path))
+    _typed_or_ok(lambda: load_weights(path, "safetensors"))
 
 
 @FAST
@@ -745,5 +745,5 @@ def test_pickled_evil_object_never_runs(tmp_path, capsys):
     path = tmp_path / "evil.pkl"
     path.write_bytes(pickle.dumps({"w": _Evil()}))
     with pytest.raises(E.CheckpointError):
-        load_checkpoint(path)
+        load_weights(path)
     assert "pwned" not in capsys.readouterr().out

@@ -328,7 +328,7 @@ def _run_map(args) -> int:
         stimuli=args.stimuli,
         numbers=args.images,
         layers=args.layers,
-        out=out,
+        out_dir=out,
         threshold=args.threshold,
         batch_size=args.batch_size,
         device=device,

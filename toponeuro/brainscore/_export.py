@@ -58,6 +58,15 @@ class ExportedPlugin:
     layers : tuple of str
         The layers the plugin lists (vision: ``ModelCommitment(layers=...)``).
     weights_url, weights_sha256 : str
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> p = ExportedPlugin("toponet_demo_tau_0", Path("out/models/toponet_demo_tau_0"), None,
+    ...                    "vision", {"IT": "layer4.0"}, ("layer4.0",), "https://example.org/w.pt",
+    ...                    "0" * 64)
+    >>> p.path.name, p.region_layer_map["IT"]
+    ('toponet_demo_tau_0', 'layer4.0')
     """
 
     identifier: str

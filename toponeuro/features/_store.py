@@ -225,6 +225,16 @@ class ActivationStore:
         Another process is writing the same file.
     StoreCorruptError
         Finished rows do not match their checksums.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> st = ActivationStore(tempfile.mkdtemp(), "k" * 64, ["a", "b"], None, {"model": "demo"})
+    >>> st.write(0, np.ones((2, 3)), {"layer": np.array(["fc"] * 3)})
+    >>> data, info = st.read()
+    >>> data.shape, st.done().tolist(), info["layer"].tolist()
+    ((2, 3), [True, True], ['fc', 'fc', 'fc'])
+    >>> st.close()
     """
 
     def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True, batch_size=64):

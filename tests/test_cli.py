@@ -475,3 +475,39 @@ def test_brainscore_deprecated_spellings_still_work(tmp_path, monkeypatch, capsy
     assert calls[-1][1]["metrics"] == ("pls", "ridge")
     assert main([*base, "--stimuli", str(folder), "--metrics=rdm,pls"]) == 0
     assert calls[-1][1]["metrics"] == ("rdm", "pls")
+
+
+def test_map_help_shows_the_library_defaults(capsys):
+    import inspect
+
+    from toponeuro.analysis import TDANN_PATCHES
+    from toponeuro.reporting import DEFAULT_MAP_MODEL, run_map
+
+    with pytest.raises(SystemExit):
+        main(["map", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    defaults = inspect.signature(run_map).parameters
+    assert f"(default: {DEFAULT_MAP_MODEL}, the shipped demo TopoNet" in text
+    assert f"(default: {TDANN_PATCHES['threshold']:g}, TDANN's threshold" in text
+    assert f"(default: {defaults['n_permutations'].default}, toponeuro.run_map's" in text
+    assert f"(default: {defaults['alpha'].default:g}, toponeuro.run_map's alpha" in text
+
+
+def test_map_passes_threshold_permutations_alpha(tmp_path, captured_map):
+    folder = _fake_floc(tmp_path / "f", [1])
+    assert main(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m")]) == 0
+    kw = captured_map[-1][1]  # not given: run_map's own defaults apply
+    assert not {"threshold", "n_permutations", "alpha"} & set(kw)
+    assert main(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
+                 "--threshold", "3.5", "--permutations", "0", "--alpha", "0.01"]) == 0
+    kw = captured_map[-1][1]
+    assert (kw["threshold"], kw["n_permutations"], kw["alpha"]) == (3.5, 0, 0.01)
+
+
+@pytest.mark.parametrize("flag, value", [("--permutations", "-1"), ("--alpha", "0"),
+                                         ("--alpha", "1.5")])
+def test_map_rejects_bad_null_settings(tmp_path, captured_map, capsys, flag, value):
+    folder = _fake_floc(tmp_path / "f", [1])
+    _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
+                         flag, value], capsys, flag)
+    assert not captured_map

@@ -36,6 +36,11 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
+        library_default = getattr(action, "library_default", None)
+        if library_default is not None:  # read from the library only when help is shown
+            value, source = library_default()
+            return f"{text} (default: {value:g}, {source})" if isinstance(
+                value, float) else f"{text} (default: {value}, {source})"
         default = action.default
         if (
             "default" in text
@@ -62,14 +67,34 @@ def _warn(message: str) -> None:
 
 def _model_args(p, *, required: bool, positional: bool = False, default_help: str = "",
                 need: str = "MODEL or --model is required"):
-    """``--model NAME`` (and, where the command has one main argument, ``MODEL`` too)."""
+    """``--model NAME`` (and, where the command has one main argument, ``MODEL`` too).
+
+    Returns the ``--model`` action (so a caller can attach a ``library_default``).
+    """
     text = "registered model name arch.tag (see `toponeuro models`)" + default_help
     if positional:
         text += f" ({need})"
         p.add_argument("model_pos", nargs="?", metavar="MODEL",
                        help=f"{text}; same as --model")
-    p.add_argument("--model", required=required and not positional,
-                   help=text + ("; same as MODEL" if positional else ""))
+    return p.add_argument("--model", required=required and not positional,
+                          help=text + ("; same as MODEL" if positional else ""))
+
+
+def _library_default(action, value_and_source) -> None:
+    """Show a default that the library defines (read lazily: only when help is printed).
+
+    The option itself defaults to ``None`` and is then not passed on, so the library's own
+    default applies: the CLI cannot drift from it.
+    """
+    action.library_default = value_and_source
+
+
+def _run_map_default(name: str):
+    import inspect
+
+    from .reporting import run_map
+
+    return inspect.signature(run_map).parameters[name].default
 
 
 def _model_of(args, command: str):
@@ -274,8 +299,9 @@ def _add_map(sub):
         "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
         "Offline, give a local fLoc copy with --stimuli DIR.",
     )
-    _model_args(p, required=False, default_help=" (default: the shipped demo TopoNet "
-                "toponet_demo.tau_50)")
+    model = _model_args(p, required=False)
+    _library_default(model, lambda: (_default_map_model(),
+                                     "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
     p.add_argument("--checkpoint",
                    help="a checkpoint from `toponeuro train` (or a state dict for --model) "
                    "(default: the model's released weights)")
@@ -285,14 +311,28 @@ def _add_map(sub):
     p.add_argument("--images", type=_images_arg, default=None,
                    help="fLoc image numbers of each category, a range like 97-120 or all "
                    "(default: with --stimuli floc 97-120, the images held out from the demo "
-                   "TopoNets' training; with --stimuli DIR every image in DIR)")
+                   "TopoNets' training; with --stimuli DIR every image in DIR, and the report says which "
+                   "of them the model was trained on)")
     p.add_argument("--layers", nargs="+",
                    help="layers to map (default: the model's last three TopoLoss layers)")
     p.add_argument("--out", default="toponeuro-map", help="output folder")
-    p.add_argument("--threshold", type=float, default=3.0, help="patch threshold on t")
+    _library_default(
+        p.add_argument("--threshold", type=float,
+                       help="patch threshold on the selectivity t, after TDANN's smoothing"),
+        lambda: (_run_map_default("threshold"),
+                 "TDANN's threshold, toponeuro.analysis.TDANN_PATCHES['threshold']"))
+    _library_default(
+        p.add_argument("--permutations", type=int,
+                       help="draws of the spatial null of every model statistic (smoothness, "
+                       "patches, map similarity); 0 skips the nulls"),
+        lambda: (_run_map_default("n_permutations"), "toponeuro.run_map's n_permutations"))
+    _library_default(
+        p.add_argument("--alpha", type=float,
+                       help="significance level: only patches with p <= alpha are reported"),
+        lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
     p.add_argument("--batch-size", type=int, default=64, help="images per forward pass")
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
-    p.add_argument("--seed", type=int, default=0, help="seed of the smoothness sampling")
+    p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -311,12 +351,26 @@ def _check_floc_folder(stimuli: str) -> None:
         )
 
 
+def _default_map_model() -> str:
+    from .reporting import DEFAULT_MAP_MODEL
+
+    return DEFAULT_MAP_MODEL
+
+
 def _run_map(args) -> int:
+    from .exceptions import InvalidDataError
     from .reporting import DEFAULT_MAP_MODEL, run_map
 
     out = _out_folder(args.out)
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
+    if args.permutations is not None and args.permutations < 0:
+        raise InvalidDataError(
+            f"--permutations must be 0 (no null) or more; got {args.permutations}.")
+    if args.alpha is not None and not 0 < args.alpha <= 1:
+        raise InvalidDataError(f"--alpha must be in (0, 1]; got {args.alpha}.")
+    library_defaults = {  # None: not given, run_map's own default applies
+        "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     if args.stimuli != "floc":
@@ -329,11 +383,11 @@ def _run_map(args) -> int:
         numbers=args.images,
         layers=args.layers,
         out_dir=out,
-        threshold=args.threshold,
         batch_size=args.batch_size,
         device=device,
         random_state=args.seed,
         progress=not args.no_progress,
+        **{k: v for k, v in library_defaults.items() if v is not None},
     )
     return 0
 

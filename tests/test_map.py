@@ -14,6 +14,7 @@ from toponeuro.exceptions import (
     InvalidDataError,
     SheetError,
     ToponeuroError,
+    TrainingImagesWarning,
     UnknownNameError,
 )
 
@@ -72,6 +73,7 @@ def test_map_writes_every_output(mapped):
     assert "data:image/png;base64," in html  # figures embedded: readable on its own
     assert "not</b> one of the TopoNets paper" in html
     assert "toponeuro map" in printed and "smoothness" in printed
+    assert "held-out: none of the stimuli are training images" in printed
 
 
 def test_map_summary_has_the_expected_keys(mapped):
@@ -80,6 +82,8 @@ def test_map_summary_has_the_expected_keys(mapped):
     assert {"model", "stimuli", "layers", "per_layer", "cortex", "arrangement", "files"} <= set(s)
     assert s["model"]["name"] == DEFAULT_MAP_MODEL and s["model"]["tau"] > 0
     assert s["stimuli"]["n_stimuli"] == 20 and s["stimuli"]["numbers"] == [97, 98]
+    train = s["stimuli"]["training_images"]  # the demo's recipe: trained on 1-96
+    assert train["numbers"] == [1, 96] and train["n_overlap"] == 0
     layer = s["layers"][-1]
     per = s["per_layer"][layer]
     assert set(per["smoothness"]) == set(MAP_DOMAINS) == set(per["n_patches"])
@@ -174,6 +178,7 @@ def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
     card = module.model_card
     assert card.tau == 1.0 and card.input_size == 16 and card.mean == (0.5, 0.5, 0.5)
     assert card.topo_layers[-1] == "layer4.0.conv2" and "demo-smoke" in desc
+    assert card.recipe == "demo-smoke" and module.recipe["data"]["kind"] == "synthetic"
     state = res.model.state_dict()
     assert all(np.array_equal(state[k].numpy(), v.numpy()) for k, v in module.state_dict().items())
     with pytest.raises(ToponeuroError, match="No checkpoint file"):
@@ -205,11 +210,52 @@ def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
             return _f(*a, **k)
 
         monkeypatch.setattr(tables, name, counted)
-    floc = _fake_floc(tmp_path / "floc", numbers=(97,))
-    res = run_map(stimuli=floc, out_dir=tmp_path / "o", progress=False, verbose=False)
+    floc = _fake_floc(tmp_path / "floc", numbers=(1,))  # a training image of the demo
+    with pytest.warns(TrainingImagesWarning, match="10 of the 10 stimuli"):
+        res = run_map(stimuli=floc, out_dir=tmp_path / "o", progress=False, verbose=False)
     assert calls == {"smoothness": 22, "find_patches": 22}
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "Training images:</b> WARNING: 10 of the 10 stimuli are training images" in html
     per = res.summary["per_layer"]
     for layer, r in per.items():
         t = res.tables["model"]
         row = t[(t["layer"] == layer) & (t["domain"] == "faces")].iloc[0]
         assert r["smoothness"]["faces"] == round(float(row["smoothness"]), 4)
+
+
+def test_stimuli_among_the_training_images_are_named(tmp_path):
+    """The card's recipe says which fLoc images the model saw; overlap warns, in flags too."""
+    import warnings
+
+    from toponeuro._cli_checks import cli_message
+    from toponeuro.models import create_model
+    from toponeuro.reporting._map import _training_images, _warn_training_overlap
+    from toponeuro.reporting._results import training_images_note
+    from toponeuro.stimuli import load_floc
+
+    net = create_model(DEFAULT_MAP_MODEL, pretrained=False)
+    stim = load_floc(_fake_floc(tmp_path / "floc", numbers=(1, 96, 97)))
+    train = _training_images(net, stim)
+    assert train["recipe"] == net.model_card.recipe and train["numbers"] == [1, 96]
+    assert train["n_overlap"] == 20 and train["held_out"] == [97, 120]
+    with pytest.warns(TrainingImagesWarning, match="20 of the 30 stimuli") as rec:
+        _warn_training_overlap(train, len(stim))
+    assert "--images 97-120" in cli_message(str(rec[0].message), {})
+    note = training_images_note({"n_stimuli": 30, "training_images": train})
+    assert note.startswith("WARNING: 20 of the 30 stimuli are training images")
+    held = load_floc(tmp_path / "floc", numbers=[97])
+    assert _training_images(net, held)["n_overlap"] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _warn_training_overlap(_training_images(net, held), len(held))
+
+
+def test_models_without_a_recipe_have_no_training_note(tmp_path):
+    from toponeuro.models import create_model
+    from toponeuro.reporting._map import _training_images
+    from toponeuro.stimuli import load_floc
+
+    stim = load_floc(_fake_floc(tmp_path / "floc", numbers=(1,)))
+    net = create_model("toponet_demo.tau_0", pretrained=False)
+    net.model_card = type(net.model_card)(name="x.y", arch="x")  # no recipe on the card
+    assert _training_images(net, stim) is None

@@ -46,6 +46,7 @@ __all__ = [
     "StoreLockedError",
     "StoreCorruptError",
     "UnverifiedFileWarning",
+    "TrainingImagesWarning",
     "InputTypeError",
     "ParameterError",
     "OutOfRangeError",
@@ -167,6 +168,14 @@ class UnverifiedFileWarning(ToponeuroWarning):
     """A file is used although no published digest was available to check it against.
 
     Turn it into an error with ``warnings.simplefilter("error", UnverifiedFileWarning)``.
+    """
+
+
+class TrainingImagesWarning(ToponeuroWarning):
+    """The stimuli include images the model was trained on (by its recipe's ``data.numbers``).
+
+    Numbers measured on them are not held-out; the message says how many and how to choose
+    only held-out images.
     """
 
 

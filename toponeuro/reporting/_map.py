@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import xarray as xr
 
 from .. import _dims as D
 from .._deprecate import renamed_parameter
 from ..analysis import TDANN_PATCHES
-from ..exceptions import DownloadError, SheetError, UnknownNameError
+from ..exceptions import DownloadError, SheetError, TrainingImagesWarning, UnknownNameError
 from . import _results, _writer
 from ._constants import (
     CORTEX_DOMAINS,
@@ -105,13 +108,58 @@ def _load_stimuli(stimuli, numbers, progress: bool):
         path, source = Path(stimuli), f"local copy {stimuli}"
         if not path.is_dir():
             raise FileNotFoundError(f"--stimuli {stimuli!r} is neither 'floc' nor a folder. {_HINT}")
-    numbers = None if isinstance(numbers, str) and numbers == "all" else numbers
+    if isinstance(numbers, str):  # "all" or a range "97-120"
+        first, _, last = numbers.partition("-")
+        numbers = None if numbers == "all" else list(range(int(first), int(last or first) + 1))
     try:
         stim = load_floc(path, categories=list(FLOC_NONSCRAMBLED), numbers=numbers,
                          progress=progress)
     except DownloadError as err:
         raise DownloadError(f"{_HINT}\n(download failed: {err})") from err
     return stim, source
+
+
+def _training_images(net, stim) -> dict | None:
+    """Which fLoc images the model was trained on (its recipe's ``data``), and how many of
+    ``stim`` are among them; ``None`` when no recipe says (e.g. the paper's ImageNet models).
+
+    The recipe is the checkpoint's own (``net.recipe``) or the shipped one its card names.
+    """
+    from ..exceptions import RecipeError
+    from ..training import load_recipe
+
+    recipe = getattr(net, "recipe", None)
+    if not isinstance(recipe, dict) and net.model_card.recipe:
+        try:
+            recipe = load_recipe(net.model_card.recipe)
+        except (UnknownNameError, RecipeError):
+            recipe = None
+    data = recipe.get("data", {}) if isinstance(recipe, dict) else {}
+    if not data.get("numbers") or "number" not in stim.metadata:
+        return None
+    lo, hi = (int(x) for x in data["numbers"])
+    cats = data.get("categories")
+    number = pd.to_numeric(stim.metadata["number"], errors="coerce").to_numpy()
+    inside = (number >= lo) & (number <= hi)
+    if cats:
+        inside &= np.isin(np.asarray(stim.categories, str), [str(c) for c in cats])
+    held = data.get("val_numbers")
+    if not held and (DEFAULT_NUMBERS[0] > hi or DEFAULT_NUMBERS[-1] < lo):
+        held = (DEFAULT_NUMBERS[0], DEFAULT_NUMBERS[-1])
+    return {"recipe": recipe.get("name"), "numbers": [lo, hi],
+            "categories": list(cats) if cats else "all", "n_overlap": int(inside.sum()),
+            "held_out": [int(x) for x in held] if held else None}
+
+
+def _warn_training_overlap(train: dict | None, n_stimuli: int) -> None:
+    if train and train["n_overlap"]:
+        lo, hi = train["numbers"]
+        fix = (f"pass numbers='{train['held_out'][0]}-{train['held_out'][1]}'"
+               if train["held_out"] else f"choose numbers outside {lo}-{hi}")
+        warnings.warn(TrainingImagesWarning(
+            f"{train['n_overlap']} of the {n_stimuli} stimuli are images the model was trained "
+            f"on (recipe {train['recipe']}: fLoc images {lo}-{hi}); what is measured on them "
+            f"is not held-out. For held-out images only, {fix}."), stacklevel=3)
 
 
 @renamed_parameter("out", "out_dir")
@@ -158,9 +206,13 @@ def run_map(
     stimuli : "floc", path-like or StimulusSet
         ``"floc"``: ``$TOPONEURO_DATA/floc`` if it exists, else the pinned download; a local
         fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories.
-    numbers : sequence of int, "all" or None
+    numbers : sequence of int, str or None
         fLoc image numbers per category. ``None``: for ``"floc"`` the held-out images
-        97-120 of the demo TopoNets, for a folder every image in it; ``"all"``: every image.
+        97-120 of the demo TopoNets, for a folder every image in it; ``"all"``: every image;
+        a range as text: ``"97-120"``. When the model's recipe (its card's ``recipe``, or
+        the checkpoint's) names the fLoc images it was trained on and some of the stimuli
+        are among them, a :class:`~toponeuro.exceptions.TrainingImagesWarning` says so, and
+        so do the summary (``stimuli.training_images``) and the report.
     layers : list of str, optional
         Default: the last three TopoLoss layers of the model card (the last convolutions).
     out_dir : path-like
@@ -234,6 +286,8 @@ def run_map(
 
     steps.set_postfix_str("stimuli")
     stim, stim_source = _load_stimuli(stimuli, numbers, progress)
+    train = _training_images(net, stim)
+    _warn_training_overlap(train, len(stim))
     steps.update()
 
     steps.set_postfix_str("activations")
@@ -273,6 +327,7 @@ def run_map(
         card=card, model_desc=model_desc, stim=stim, stim_source=stim_source, acts=acts,
         sel=sel, layers=layers, model_topo=model_topo, cortex_topo=cortex_topo, dims=dims,
         comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
+        training_images=train,
     )
     files = _writer.write_report(Path(out_dir), res, atlas=atlas, t0=t0)
     steps.update()

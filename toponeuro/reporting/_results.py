@@ -118,7 +118,8 @@ def _signatures(topo, layer: str, alpha: float) -> list[dict]:
 
 
 def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
-             dims, comparison, threshold, min_units, alpha=0.05) -> MapReport:
+             dims, comparison, threshold, min_units, alpha=0.05,
+             training_images=None) -> MapReport:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`)."""
     model_table = _model_table(model_topo, layers)
     sim = model_topo.similarity.rename(columns={"sheet": "layer", "value": "r"})
@@ -189,6 +190,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             "n_stimuli": len(stim),
             "categories": list(dict.fromkeys(np.asarray(stim.categories, str).tolist())),
             "numbers": _numbers(stim),
+            "training_images": training_images,
         },
         "layers": list(layers),
         "pooling": "mean over feature-map positions (one unit per channel)",
@@ -309,6 +311,19 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
     return pd.DataFrame(rows, index=index, columns=cols)
 
 
+def training_images_note(stimuli: dict) -> str:
+    """One line on the stimuli that the model was trained on ("" when none or unknown)."""
+    train = stimuli.get("training_images")
+    if not train:
+        return ""
+    lo, hi = train["numbers"]
+    where = f"recipe {train['recipe']} trained on fLoc images {lo}-{hi}"
+    if not train["n_overlap"]:
+        return f"held-out: none of the stimuli are training images ({where})"
+    return (f"WARNING: {train['n_overlap']} of the {stimuli['n_stimuli']} stimuli are training "
+            f"images ({where}); these numbers are not held-out")
+
+
 def format_summary(summary: dict) -> str:
     """The summary table ``toponeuro map`` prints (plain text).
 
@@ -324,6 +339,11 @@ def format_summary(summary: dict) -> str:
         f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "
         f"images (patches: t >= {summary['patch_threshold_t']:g}, significant at p <= "
         f"{summary.get('alpha', 0.05):g}; nulls: {summary.get('n_permutations', 0)} draws)",
+    ]
+    note = training_images_note(summary["stimuli"])
+    if note:
+        lines.append(note)
+    lines += [
         "",
         f"{'layer':<18}{'sheet':>7}  {'metric':<12}" + "".join(f"{d:>11}" for d in doms),
     ]

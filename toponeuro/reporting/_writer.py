@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import _dims as D
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
-from ._results import MapReport, comparison_view
+from ._results import MapReport, comparison_view, training_images_note
 
 __all__ = ["write_report"]
 
@@ -123,13 +123,17 @@ def _html(res: MapReport, files: dict) -> str:
         "smoothness_null_mean": "smoothness null mean",
         "smoothness_null_std": "smoothness null s.d."})
     numbers = st["numbers"]
+    train = st.get("training_images")
     demo_note = (
         '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
-        "toponeuro: a 4-stage ResNet trained on CPU on the fLoc localizer's own ten categories "
-        "(images 1–96), evaluated here on held-out images. It is <b>not</b> one of the "
-        "TopoNets paper's ImageNet models; use <code>--model</code> for those.</div>"
+        "toponeuro: a 4-stage ResNet trained on CPU on the fLoc localizer's own images. It is "
+        "<b>not</b> one of the TopoNets paper's ImageNet models; use <code>--model</code> for "
+        "those.</div>"
         if str(m["name"]).startswith("toponet_demo.") else ""
     )
+    if train:
+        demo_note += (f'<div class="note"><b>Training images:</b> '
+                      f"{esc(training_images_note(st))}.</div>")
     template = string.Template(
         (resources.files(__package__) / "templates" / "report.html").read_text(encoding="utf-8")
     )

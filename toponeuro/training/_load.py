@@ -51,7 +51,9 @@ def load_trained_model(
     torch.nn.Module
         In eval mode, with ``model_card`` (a :class:`toponeuro.models.ModelCard`; for a
         training checkpoint its name is ``checkpoint:<file name>`` and its description
-        names the recipe and epoch) and ``weights_sha256`` (the file's sha256).
+        names the recipe and epoch, its ``recipe`` field the recipe's name),
+        ``weights_sha256`` (the file's sha256) and, for a training checkpoint, ``recipe``
+        (the recipe dict it was trained with, e.g. its ``data.numbers``).
 
     Raises
     ------
@@ -110,7 +112,10 @@ def load_trained_model(
         topo_layers=tuple(default_layers if named == "topo" else named),
         num_classes=n_classes or None,
         description=f"trained with recipe {recipe.get('name')!r}, epoch {ckpt.get('epoch')}",
+        recipe=str(recipe.get("name")) if recipe.get("name") else None,
+        seed=recipe.get("seed"),
     )
+    module.recipe = recipe
     module.weights_sha256 = sha256sum(path)
     return module
 

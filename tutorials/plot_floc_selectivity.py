@@ -43,57 +43,70 @@ print(models["toponet_demo.tau_10"].model_card.description)
 # Activations and domain selectivity
 # ----------------------------------
 # One unit per channel (responses averaged over the feature map), on the TopoLoss layers'
-# sheets. :func:`toponeuro.domain_selectivity` contrasts each domain with the other four
-# (two-sample t; each fLoc category counts for its domain).
+# sheets. :func:`toponeuro.domain_selectivity` contrasts each domain with the other four with
+# TDANN's statistic (Welch-type t, each fLoc category counting for its domain, scrambled
+# images left out); ``sel.attrs["method"]`` says so.
 sels = {}
 for name, model in models.items():
     acts = toponeuro.extract(model, stimuli, "topo", progress=False)
     sels[name] = toponeuro.domain_selectivity(acts)
 sel = sels["toponet_demo.tau_10"]
 print(sel.sizes)
+print(sel.attrs["method"])
 print({layer: acts.topo.sheet_shape(layer) for layer in acts.topo.layers})
 
 # %%
 # Selectivity maps with patches outlined
 # --------------------------------------
 # One row per domain, one column per layer, a shared colour scale centred at 0 (red: prefers
-# the domain, blue: prefers the other four). Black contours enclose units with t > 3.
+# the domain, blue: prefers the other four). Black contours enclose units with t ≥ 2, TDANN's
+# patch threshold (``toponeuro.analysis.TDANN_PATCHES``).
 LAYERS = ["layer2.0.conv1", "layer3.0.conv1", "layer4.0.conv1"]
 fig = plot_sheet_map(
     sel.rename("t (domain vs rest)"),
     layers=LAYERS,
-    outline=3.0,
+    outline=toponeuro.analysis.TDANN_PATCHES["threshold"],
     title="toponet_demo.tau_10: fLoc domain selectivity",
 )
 
 # %%
 # Patches
 # -------
-# :func:`toponeuro.find_patches` finds connected groups of at least ``min_units`` units at or
-# above a threshold (here t ≥ 3 after a light Gaussian smoothing of 0.5 unit spacings). Its
-# table gives each patch's size (units and fraction of the sheet), centroid (row, col) and
-# peak value.
+# :func:`toponeuro.find_patches` follows TDANN: the map is smoothed with a Gaussian (TDANN's
+# 2.4 mm on its 70 mm sheet, scaled to this sheet's unit spacing), thresholded at t ≥ 2, and
+# its connected groups of at least 10 units within TDANN's area limits are patches. Each
+# patch gets a p value from the spatial null (the largest cluster mass on maps with the units'
+# positions shuffled, as in fMRI cluster inference); ``.significant`` keeps the patches with
+# p ≤ ``alpha`` (0.05). The table gives each patch's size (units and fraction of the sheet),
+# centroid (row, col), peak value and p value.
 LAYER = "layer3.0.conv1"
 for domain in ("faces", "characters"):
-    patches = toponeuro.find_patches(
-        sel.sel(domain=domain), threshold=3.0, min_units=3, smooth_sigma=0.5, layer=LAYER
-    )
-    print(f"\n{domain} patches on {LAYER}: {patches.n_patches}")
-    print(patches.table.round(2).to_string(index=False))
+    patches = toponeuro.find_patches(sel.sel(domain=domain), layer=LAYER, random_state=0)
+    print(f"\n{domain} patches on {LAYER}: {patches.n_patches} found, "
+          f"{patches.significant.n_patches} significant at p <= {patches.alpha}")
+    print(patches.table.round(3).to_string(index=False))
 
 # %%
 # Smoothness: TopoNet vs control
 # ------------------------------
 # :func:`toponeuro.smoothness` measures how much less neighbouring units differ than distant
-# ones (the TDANN score: 0 = no spatial structure, 1 = neighbours identical). Its distance
-# profile is the mean absolute difference of t between two units as a function of their
-# distance on the sheet: a smooth map starts low and rises, a salt-and-pepper map is flat.
+# ones (the TDANN score: 0 = no spatial structure, 1 = neighbours identical). With
+# ``n_permutations`` it stands beside its spatial null: the same score on maps whose units'
+# positions are shuffled (``null_mean``, ``null_std``) and the one-sided ``p_value`` of the
+# real score (without, these are NaN). Its distance profile is the
+# mean absolute difference of t between two units as a function of their distance on the
+# sheet: a smooth map starts low and rises, a salt-and-pepper map is flat.
 # :func:`toponeuro.plotting.plot_distance_profile` draws the profiles.
 fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), layout="constrained")
 profiles = {
-    name: toponeuro.smoothness(sels[name].sel(domain="faces"), layer=LAYER, random_state=0)
+    name: toponeuro.smoothness(sels[name].sel(domain="faces"), layer=LAYER,
+                               n_permutations=1000, random_state=0)
     for name in sels
 }
+for name, prof in profiles.items():
+    print(f"{name}: faces smoothness {float(prof['score']):.3f}, null "
+          f"{float(prof['null_mean']):.3f} ± {float(prof['null_std']):.3f}, "
+          f"p = {float(prof['p_value']):.3f}")
 plot_distance_profile(
     profiles,
     labels=[f"{n} (score {float(p['score']):.2f})" for n, p in profiles.items()],
@@ -118,25 +131,39 @@ axes[1].legend(fontsize=8)
 # %%
 # How the domain maps relate
 # --------------------------
-# :func:`toponeuro.map_similarity` correlates two maps across units. In the ventral temporal
-# cortex face- and body-selective regions lie next to each other while place-selective
-# cortex lies apart, so there the faces–bodies correlation exceeds faces–places. Bear in
+# :func:`toponeuro.map_similarity` compares two maps on the sheet by their structural
+# similarity (SSIM, Wang et al. 2004: local means, contrasts and correlations in a sliding
+# window), the measure the TopoNets paper reports; see :doc:`/metrics`. Beside each value
+# stands its *shift* null: the second map moved as a whole across the sheet (circular shifts
+# and flips), so that each map keeps its own smoothness but the correspondence between them
+# is broken; ``p_value`` asks whether the two maps share territory beyond that. In the ventral
+# temporal cortex face- and body-selective regions lie next to each other while
+# place-selective cortex lies apart, so there faces–bodies is the more similar pair. Bear in
 # mind that this demo model was trained to tell these very categories apart, which by itself
-# pushes domain maps towards negative correlations (a unit that prefers one domain responds
-# less to the others).
+# pushes domain maps apart (a unit that prefers one domain responds less to the others).
+# Read each SSIM against its null: a value near the null's mean (p well above 0.05) is what
+# two unrelated maps of this smoothness give; in the figure a bar must rise above its black
+# tick (the null's 95th percentile) to count.
 rows = []
 for layer in LAYERS:
-    fb = toponeuro.map_similarity(sel.sel(domain="faces"), sel.sel(domain="bodies"), layer=layer)
-    fp = toponeuro.map_similarity(sel.sel(domain="faces"), sel.sel(domain="places"), layer=layer)
-    rows.append((fb, fp))
-    print(f"{layer:>15}: faces-bodies r = {fb:+.2f}   faces-places r = {fp:+.2f}")
+    row = []
+    for other in ("bodies", "places"):
+        res = toponeuro.map_similarity(sel.sel(domain="faces"), sel.sel(domain=other),
+                                       layer=layer, random_state=0)
+        row.append(res)
+        print(f"{layer:>15}: faces-{other:<6} SSIM = {res.statistic:+.2f}  (shift null "
+              f"{res.null.mean():+.2f} ± {res.null.std():.2f}, p = {res.p_value:.3f})")
+    rows.append(row)
 
 fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
 x = np.arange(len(LAYERS))
-ax.bar(x - 0.2, [r[0] for r in rows], 0.4, label="faces – bodies")
-ax.bar(x + 0.2, [r[1] for r in rows], 0.4, label="faces – places")
+for k, label in enumerate(("faces – bodies", "faces – places")):
+    ax.bar(x + (k - 0.5) * 0.4, [r[k].statistic for r in rows], 0.4, label=label)
+    null_hi = [np.percentile(r[k].null, 95) for r in rows]
+    ax.scatter(x + (k - 0.5) * 0.4, null_hi, marker="_", s=200, color="k",
+               label="95th percentile of the shift null" if k == 0 else None)
 ax.axhline(0, color="k", lw=0.8)
 ax.set_xticks(x, LAYERS)
-ax.set_ylabel("Pearson r across units")
+ax.set_ylabel("SSIM")
 ax.set_title("toponet_demo.tau_10: similarity of selectivity maps")
-ax.legend()
+ax.legend(fontsize=8)

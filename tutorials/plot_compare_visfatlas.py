@@ -112,19 +112,22 @@ sel = toponeuro.domain_selectivity(acts)
 # same way ``toponeuro map`` does: per hemisphere, one 0/1 map per domain over its vertices,
 # with the flat-map coordinates as positions and the inflated mesh's edges as neighbours
 # (``.geometry``). :func:`toponeuro.compare_topography` then takes named maps on both sides;
-# ``cortex_threshold=0.5`` makes each ROI a patch. Model patches are units with t ≥ 3 after a
-# light smoothing (0.5 unit spacings), at least 3 units.
+# ``cortex_threshold=0.5`` makes each ROI a patch. Model patches follow TDANN's procedure,
+# the defaults of :func:`toponeuro.find_patches`: Gaussian smoothing (TDANN's 2.4 mm scaled to
+# the sheet), t ≥ 2, at least 10 connected units. ``n_permutations`` adds the spatial null of
+# every per-map statistic (rows ``smoothness_p``, ``n_significant_patches``,
+# ``map_similarity_p``); 200 draws keep this page fast (``toponeuro map`` uses 1,000 for the
+# model). The cortex's maps are the atlas's binary ROIs, smooth and patchy by construction,
+# so their nulls say little (and the spin test on 10,242 vertices is slower).
 left_cortex = cortex_maps(atlas, DOMAINS, hemispheres=["left"])["left"]
 model_maps = {d: sel.sel(domain=d) for d in DOMAINS}
 settings = dict(
     layer=LAYER,
     cortex_geometry=left_cortex.geometry,
-    threshold=3.0,
     cortex_threshold=0.5,
-    smooth_sigma=0.5,
     cortex_smooth_sigma=0.0,
-    min_units=3,
     cortex_min_units=10,
+    n_permutations=200,
     random_state=0,
 )
 table = toponeuro.compare_topography(model_maps, left_cortex.maps, **settings)
@@ -133,17 +136,23 @@ print(table.round(3).to_string())
 # %%
 # Reading the table
 # -----------------
-# * ``smoothness`` (per domain): 0 = no spatial structure, 1 = neighbours identical. The
-#   cortex column describes binary ROI maps, which are smooth by construction; what matters
-#   is the model's value (compare the τ = 0 control in :doc:`plot_floc_selectivity`).
+# * ``smoothness`` (per domain, TDANN's score): 0 = no spatial structure, 1 = neighbours
+#   identical; ``smoothness_p`` is its one-sided p against maps with the points' positions
+#   shuffled. The cortex column describes binary ROI maps, which are smooth by construction;
+#   what matters is the model's value and its p (compare the τ = 0 control in
+#   :doc:`plot_floc_selectivity`).
 # * ``n_patches``, ``mean_patch_fraction``, ``total_patch_fraction``: how many separate
 #   patches each domain forms, and the share of the sheet (model) or of the hemisphere's
-#   vertices (cortex) that one patch, and all of them, cover. A domain with no patch (here
-#   places: this small demo network has no unit that prefers places by t ≥ 3) drops out of
+#   vertices (cortex) that one patch, and all of them, cover; ``n_significant_patches``
+#   counts those beyond the spatial null (p ≤ 0.05). A domain with no patch (here places: on
+#   this small demo network no 10 connected units reach t ≥ 2 after smoothing) drops out of
 #   the arrangement comparison.
-# * ``map_similarity`` (faces–bodies, faces–places): correlation of two domains' maps. The
-#   cortex's ROIs do not overlap, so for binary ROI maps these are close to 0 by
-#   construction; on t maps from fMRI faces correlate more with bodies than with places.
+# * ``map_similarity`` (faces–bodies, faces–places): on the model sheet the structural
+#   similarity (SSIM) of the two domains' maps, with ``map_similarity_p`` from the shift null
+#   (one map moved as a whole across the sheet); on the cortex, where SSIM has no standard
+#   definition, the Pearson correlation across vertices (see :doc:`/metrics`). The cortex's
+#   ROIs do not overlap, so for binary ROI maps these are close to 0 by construction; on t
+#   maps from fMRI faces are more similar to bodies than to places.
 # * ``arrangement_spearman``: take the centroid of each domain's largest patch; compute every
 #   pairwise distance between the domains on the sheet and on the flat cortex; rank-correlate
 #   the two lists. +1 means the domains are laid out in the same order of nearness, 0

@@ -9,6 +9,8 @@ from . import (
     _geometry,
     _null,
     _patches,
+    _rsa,
+    _rsa_compare,
     _rsa_convert,
     _searchlight,
     _selectivity,
@@ -23,16 +25,8 @@ from ._encoding import *
 from ._geometry import *
 from ._null import *
 from ._patches import *
-from ._rsa import RDM_METRICS, rdm, rdm_stimulus_ids
-from ._rsa_compare import (
-    COMPARE_ALIASES,
-    COMPARE_METHODS,
-    BootstrapResult,
-    bootstrap_compare_rdms,
-    compare_rdms,
-    noise_ceiling,
-    rdm_noise_ceiling,
-)
+from ._rsa import *
+from ._rsa_compare import *
 from ._rsa_convert import *
 from ._searchlight import *
 from ._selectivity import *
@@ -50,20 +44,12 @@ __all__ = [
     *_compare.__all__,
     *_efficiency.__all__,
     *_encoding.__all__,
+    *_rsa.__all__,
+    *_rsa_compare.__all__,
     *_rsa_convert.__all__,
     *_searchlight.__all__,
     *_dimensionality.__all__,
     *_sweep.__all__,
-    "rdm",
-    "rdm_stimulus_ids",
-    "RDM_METRICS",
-    "compare_rdms",
-    "bootstrap_compare_rdms",
-    "rdm_noise_ceiling",
-    "noise_ceiling",
-    "BootstrapResult",
-    "COMPARE_METHODS",
-    "COMPARE_ALIASES",
 ]
 
 

@@ -410,7 +410,7 @@ def test_plugin_reads_torchvision_style_checkpoints_with_any_wrapper_prefixes(tm
 
 
 def test_toponeuro_checkpoint_loader_strips_every_wrapper_prefix(tmp_path):
-    from toponeuro.models import load_checkpoint
+    from toponeuro.models import load_weights as load_checkpoint
 
     path = tmp_path / "w.pt"
     torch.save({"module._orig_mod.fc.weight": torch.ones(2), "_orig_mod.module.b": torch.ones(1)},

@@ -149,6 +149,11 @@ def test_train_errors(tmp_path, afile, capsys):
     _assert_clean_error(["train", "--recipe", "demo-smoke", "--out", str(afile)], capsys,
                         "--out", "is a file")
     _assert_clean_error(["train", "--recipe", "no-such-recipe"], capsys, "no-such-recipe")
+    _assert_clean_error(["train", "--recipe", "demo-smoke", "--data", str(tmp_path / "nope")],
+                        capsys, "--data", "no such file")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[train')
+    _assert_clean_error(["train", "--recipe", str(bad)], capsys, "not valid TOML")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without a GPU")
@@ -191,6 +196,8 @@ def test_extract_errors(tmp_path, afile, capsys):
                          "--batch-size", "0"], capsys, "--batch-size")
     _assert_clean_error([*base, "--stimuli", str(folder), "--out", str(tmp_path / "a.nc"),
                          "--layers", "layer9"], capsys, "layer9")
+    _assert_clean_error([*base, "--stimuli", str(folder), "--out", str(tmp_path / "a.nc"),
+                         "--store", str(afile)], capsys, "--store", "is a file")
     _assert_clean_error(["extract", "--model", "toponet_demo.tau_7", "--stimuli", str(folder),
                          "--out", str(tmp_path / "a.nc")], capsys, "toponet_demo.tau_0")
 
@@ -267,6 +274,14 @@ def test_brainscore_export_errors(tmp_path, afile, capsys):
                             "--sha256", "64 hex digits")
     _assert_clean_error([*base, "toponet_demo.tau_0", "--model", "toponet_demo.tau_10"], capsys,
                         "differ")
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    _assert_clean_error([*base, "--card", str(empty)], capsys, "--card", "name", "arch")
+    _assert_clean_error([*base, "toponet_demo.tau_0"], capsys, "--weights-url")
+    _assert_clean_error([*base, "toponet_demo.tau_0", "--region-layer-map", '{"IT": "nolayer"}'],
+                        capsys, "nolayer", "`toponeuro layers MODEL`")
+    _assert_clean_error([*base, "toponet_demo.tau_0", "--weights-url",
+                         (tmp_path / "absent.pt").as_uri()], capsys, "does not exist")
 
 
 def test_brainscore_score_errors(tmp_path, capsys):

@@ -129,3 +129,13 @@ def graph_reaches(src: str, dst: str, graph: dict[str, set[str]] | None = None) 
             seen.add(m)
             todo.extend(graph.get(m, ()))
     return False
+
+
+def test_no_module_over_800_lines():
+    # STYLE.md: split a file before ~800 lines
+    long = {
+        str(p.relative_to(ROOT.parent)): n
+        for p in ROOT.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800
+    }
+    assert not long, f"split these modules (lines): {long}"

@@ -123,26 +123,26 @@ def test_cli_images_argument():
 # -- bad input ----------------------------------------------------------------------------
 def test_unknown_model_lists_close_matches(tmp_path):
     with pytest.raises(UnknownNameError, match="toponet_demo"):
-        run_map("toponet_demo.tau_99", stimuli=tmp_path, out=tmp_path / "o", progress=False)
+        run_map("toponet_demo.tau_99", stimuli=tmp_path, out_dir=tmp_path / "o", progress=False)
 
 
 def test_absent_contrast_categories_raise(tmp_path):
     floc = _fake_floc(tmp_path / "floc", categories=CATEGORIES[:8])  # no cars, no instruments
     with pytest.raises(InvalidDataError, match="car"):
-        run_map(stimuli=floc, numbers=[97, 98], out=tmp_path / "o", progress=False)
+        run_map(stimuli=floc, numbers=[97, 98], out_dir=tmp_path / "o", progress=False)
 
 
 def test_layer_with_too_few_units_raises(tmp_path):
     floc = _fake_floc(tmp_path / "floc")
     with pytest.raises(SheetError, match="fc"):
-        run_map(stimuli=floc, numbers=[97, 98], layers=["fc"], out=tmp_path / "o",
+        run_map(stimuli=floc, numbers=[97, 98], layers=["fc"], out_dir=tmp_path / "o",
                 progress=False)
 
 
 def test_unknown_layer_raises(tmp_path):
     floc = _fake_floc(tmp_path / "floc")
     with pytest.raises(UnknownNameError):
-        run_map(stimuli=floc, numbers=[97, 98], layers=["layer9.conv"], out=tmp_path / "o",
+        run_map(stimuli=floc, numbers=[97, 98], layers=["layer9.conv"], out_dir=tmp_path / "o",
                 progress=False)
 
 
@@ -154,12 +154,12 @@ def test_offline_without_local_copy_says_how_to_use_stimuli(tmp_path, monkeypatc
 
     monkeypatch.setattr(loaders, "fetch_url", offline)
     with pytest.raises(DownloadError, match="--stimuli"):
-        run_map(stimuli="floc", numbers=[97], out=tmp_path / "o", progress=False)
+        run_map(stimuli="floc", numbers=[97], out_dir=tmp_path / "o", progress=False)
 
 
 def test_stimuli_that_is_not_a_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="--stimuli"):
-        run_map(stimuli=str(tmp_path / "nope"), out=tmp_path / "o", progress=False)
+        run_map(stimuli=str(tmp_path / "nope"), out_dir=tmp_path / "o", progress=False)
     assert issubclass(SheetError, ToponeuroError)
 
 
@@ -206,7 +206,7 @@ def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
 
         monkeypatch.setattr(tables, name, counted)
     floc = _fake_floc(tmp_path / "floc", numbers=(97,))
-    res = run_map(stimuli=floc, out=tmp_path / "o", progress=False, verbose=False)
+    res = run_map(stimuli=floc, out_dir=tmp_path / "o", progress=False, verbose=False)
     assert calls == {"smoothness": 22, "find_patches": 22}
     per = res.summary["per_layer"]
     for layer, r in per.items():

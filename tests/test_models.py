@@ -21,8 +21,8 @@ from toponeuro.models import (
     _registry,
     create_model,
     list_models,
-    load_checkpoint,
     load_tokenizer,
+    load_weights,
     model_card,
 )
 from toponeuro.models._hf import gpt_neo_125m_config
@@ -390,7 +390,7 @@ def test_truncated_and_missing_files(tmp_path, monkeypatch):
         create_model("resnet18", checkpoint=tmp_path / "absent.pt")
     path.write_bytes(b"")
     with pytest.raises(E.CheckpointError):
-        load_checkpoint(path)
+        load_weights(path)
 
 
 def test_wrong_checksum(tmp_path, monkeypatch):
@@ -444,3 +444,14 @@ def test_unknown_names():
         create_model("toponet_vit_b_32")
     with pytest.raises(E.MissingWeightsError, match="untrained"):
         create_model("resnet18", pretrained=True)
+
+
+def test_load_checkpoint_is_a_deprecated_alias_of_load_weights(tmp_path):
+    from toponeuro import models
+
+    path = tmp_path / "w.pt"
+    torch.save({"w": torch.ones(2)}, path)
+    with pytest.warns(FutureWarning, match="models.load_weights"):
+        state = models.load_checkpoint(path)
+    assert list(state) == list(load_weights(path)) == ["w"]
+    assert "load_checkpoint" not in models.__all__

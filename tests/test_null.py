@@ -225,3 +225,17 @@ def test_patch_null_on_a_mesh_and_ssim_with_missing_units():
     full = float(map_similarity(g, h, n_permutations=0))
     part = map_similarity(g_nan, h, n_permutations=19, random_state=0)
     assert np.isfinite(part.statistic) and abs(part.statistic - full) < 0.05
+
+
+def test_ssim_shift_fast_path_equals_the_general_kernel():
+    from toponeuro.analysis._null import _torus_indices
+    from toponeuro.analysis._ssim import ssim_batch
+
+    rng = np.random.default_rng(10)
+    a = gaussian_filter(rng.standard_normal((18, 22)), 2)
+    b = gaussian_filter(rng.standard_normal((18, 22)), 2)
+    res = spatial_null("ssim", a, b, n_permutations=64, random_state=3)
+    idx = _torus_indices(a.shape, 64, np.random.default_rng(3))
+    moved = b.ravel()[idx].reshape(64, *a.shape)
+    ref = ssim_batch(np.repeat(a[None], 64, 0), moved, data_range=res.attrs["data_range"])
+    np.testing.assert_allclose(res.null, ref, atol=1e-12)

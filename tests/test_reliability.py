@@ -8,10 +8,10 @@ import pytest
 from toponeuro.brain import (
     make_brain_responses,
     ncsnr,
-    voxel_noise_ceiling,
     nsd_noise_ceiling,
     spearman_brown,
     split_half_reliability,
+    voxel_noise_ceiling,
 )
 from toponeuro.exceptions import CoordinateError, InvalidDataError
 

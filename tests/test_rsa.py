@@ -14,8 +14,8 @@ from toponeuro.analysis import (
     compare_rdms,
     from_rsatoolbox_dataset,
     from_rsatoolbox_rdms,
-    rdm_noise_ceiling,
     rdm,
+    rdm_noise_ceiling,
     to_rsatoolbox_dataset,
     to_rsatoolbox_rdms,
 )

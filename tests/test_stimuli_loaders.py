@@ -87,7 +87,7 @@ def _fake_repo(tmp_path, monkeypatch, corrupt=False):
 
 def test_load_floc_fetches_pinned_files_into_cache(tmp_path, monkeypatch):
     _fake_repo(tmp_path, monkeypatch)
-    s = load_floc(data_dir=tmp_path / "cache", numbers=[2])
+    s = load_floc(cache_dir=tmp_path / "cache", numbers=[2])
     assert s.ids.tolist() == ["adult-2", "car-2"]
     assert all(str(p).startswith(str(tmp_path / "cache")) for p in s.items)
     assert np.asarray(s.get(1))[0, 0, 0] == 20
@@ -96,7 +96,7 @@ def test_load_floc_fetches_pinned_files_into_cache(tmp_path, monkeypatch):
 def test_load_floc_fetch_rejects_wrong_hash(tmp_path, monkeypatch):
     _fake_repo(tmp_path, monkeypatch, corrupt=True)
     with pytest.raises(ChecksumError):
-        load_floc(data_dir=tmp_path / "cache", categories=["car"])
+        load_floc(cache_dir=tmp_path / "cache", categories=["car"])
     assert not list((tmp_path / "cache").rglob("car-1.jpg"))
 
 
@@ -197,9 +197,9 @@ def test_language_localizer_fetches_pinned_csv(tmp_path, monkeypatch):
                          columns=["repo", "commit", "path", "bytes", "sha256"])
     monkeypatch.setattr(_loaders, "pinned_sources", lambda repo=None: table)
     monkeypatch.setattr(_loaders, "_RAW", (tmp_path / "repo").as_uri() + "/{repo}/{commit}/{path}")
-    s = load_language_localizer(data_dir=tmp_path / "cache")
+    s = load_language_localizer(cache_dir=tmp_path / "cache")
     assert s.categories.tolist() == ["S", "N"]
     assert len(list((tmp_path / "cache").rglob("stim.csv"))) == 1
     src.write_text(",sentence,condition\n0,tampered,S\n")
     with pytest.raises(ChecksumError):
-        load_language_localizer(data_dir=tmp_path / "cache2")
+        load_language_localizer(cache_dir=tmp_path / "cache2")

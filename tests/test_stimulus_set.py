@@ -117,3 +117,46 @@ def test_align_responses_to_set_order_exact_join():
     assert s.align(da).stimulus_id.values.tolist() == ["a", "b", "c"]
     with pytest.raises(AlignmentError, match="1 ids only"):
         s.align(da.isel(stimulus=[0, 1]))
+
+
+# --- StimulusSet.from_items: the one container for plain lists ---------------------------
+def test_from_items_kinds_ids_and_hash(tmp_path):
+    import torch
+    from PIL import Image
+
+    from toponeuro.exceptions import InvalidDataError
+
+    path = tmp_path / "a.png"
+    Image.fromarray(np.full((4, 4, 3), 7, np.uint8)).save(path)
+    files = StimulusSet.from_items([str(path)])
+    assert (files.kind, files.loader, files.ids.tolist()) == ("image", None, ["stim-0000"])
+    assert files.get(0).size == (4, 4)
+    mixed = StimulusSet.from_items([path, Image.open(path)], ids=["file", "pil"])
+    assert np.array_equal(np.asarray(mixed.get(0)), np.asarray(mixed.get(1)))
+    batch = torch.rand(3, 3, 5, 5, generator=torch.Generator().manual_seed(0))
+    tensors = StimulusSet.from_items(batch)  # one stimulus per row, passed on as given
+    assert len(tensors) == 3 and torch.equal(tensors.get(2), batch[2])
+    arrays = StimulusSet.from_items([batch[0].numpy()])
+    assert torch.equal(arrays.get(0), batch[0])
+    # the content hash follows the values, not the object
+    assert StimulusSet.from_items(batch).content_hash() == tensors.content_hash()
+    assert StimulusSet.from_items(batch + 1).content_hash() != tensors.content_hash()
+    with pytest.raises(InvalidDataError, match="mix images and texts"):
+        StimulusSet.from_items([str(path), "a sentence"])
+    with pytest.raises(InvalidDataError, match="empty"):
+        StimulusSet.from_items([])
+    with pytest.raises(InvalidDataError, match="single str"):
+        StimulusSet.from_items("a sentence")
+    with pytest.raises(InvalidDataError, match="Cannot use a dict"):
+        StimulusSet.from_items([{}])
+
+
+def test_item_stimuli_is_a_deprecated_alias():
+    from toponeuro.features import ItemStimuli, as_stimuli
+
+    with pytest.warns(FutureWarning, match="StimulusSet.from_items"):
+        s = ItemStimuli(["a", "b"])
+    assert isinstance(s, StimulusSet) and s.content_hash() == as_stimuli(["a", "b"]).content_hash()
+    import toponeuro.features
+
+    assert "ItemStimuli" not in toponeuro.features.__all__

@@ -161,3 +161,20 @@ def test_row_checksums_are_written_and_verified(tmp_path):
         st.close()
     # the lock is released on close: a new store object opens it at once
     ActivationStore(path, acts.attrs["cache_key"], acts.stimulus_id.values, None, {}).close()
+
+
+def test_one_writer_per_store_also_within_a_process(tmp_path):
+    ids = ["a", "b"]
+    first = ActivationStore(tmp_path / "s.nc", "k" * 64, ids, None, {})
+    try:
+        with pytest.raises(E.StoreLockedError, match=f"pid {os.getpid()}"):
+            ActivationStore(tmp_path / "s.nc", "k" * 64, ids, None, {})
+        first.write(0, np.ones((2, 3), np.float32), {"layer": np.array(["fc"] * 3)})
+    finally:
+        first.close()
+    second = ActivationStore(tmp_path / "s.nc", "k" * 64, ids, None, {})
+    try:
+        assert second.done().all()
+        np.testing.assert_array_equal(second.read()[0], np.ones((2, 3)))
+    finally:
+        second.close()

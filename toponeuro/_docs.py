@@ -12,6 +12,17 @@ DOCDICT = {
         Torch device, ``"cpu"`` (default) or ``"cuda"`` where available.""",
     "progress": """progress : bool
         Show a tqdm progress bar (default ``True``).""",
+    "figure": """Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into (a new one, or the figure of ``ax``).""",
+    "colour_scale": """cmap : str
+        Colour map; diverging ``"RdBu_r"`` by default, centred at ``center``.
+    center : float or None
+        Value at the middle of the colour map; ``None`` for a sequential map.
+    vmin, vmax : float, optional
+        Colour limits shared by all panels (default: from all drawn values, symmetric
+        around ``center``).""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",
@@ -23,3 +34,4 @@ def fill_doc(obj):
     if obj.__doc__:
         obj.__doc__ = obj.__doc__ % {k: v for k, v in DOCDICT.items()}
     return obj
+

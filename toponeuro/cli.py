@@ -15,9 +15,20 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 
+from ._cli_checks import (
+    _device,
+    _flags,
+    _input_path,
+    _json_arg,
+    _out_file,
+    _out_folder,
+    _positive,
+    cli_message,
+)
 from ._version import __version__
+
+__all__ = ["main", "build_parser", "cli_message", "COMMANDS"]
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -47,82 +58,6 @@ def _parser(sub, name, **kwargs):
 
 def _warn(message: str) -> None:
     print(f"toponeuro: warning: {message}", file=sys.stderr)
-
-
-# --- checks shared by the sub-commands ------------------------------------------------------
-def _input_path(text, flag: str, what: str) -> Path:
-    from .exceptions import MissingFileError
-
-    path = Path(text)
-    if not path.exists():
-        raise MissingFileError(f"{flag} {text}: no such file or folder; give {what}.")
-    return path
-
-
-def _out_folder(text, flag: str = "--out") -> Path:
-    from .exceptions import OutputPathError
-
-    path = Path(text)
-    for p in (path, *path.parents):
-        if p.exists() and not p.is_dir():
-            raise OutputPathError(
-                f"{flag} {text}: {p} is a file, but a folder is needed there; give a folder "
-                "path (it is created if missing)."
-            )
-    return path
-
-
-def _out_file(text, flag: str = "--out") -> Path:
-    from .exceptions import OutputPathError
-
-    path = Path(text)
-    if path.is_dir():
-        raise OutputPathError(f"{flag} {text} is a folder; give a file path (e.g. acts.nc).")
-    _out_folder(path.parent, flag)
-    return path
-
-
-def _device(text):
-    from ._device import check_device
-
-    return str(check_device(text)) if text is not None else None
-
-
-def _positive(value, flag: str, error=None):
-    if value is not None and value < 1:
-        from .exceptions import InvalidDataError
-
-        raise (error or InvalidDataError)(f"{flag} must be at least 1; got {value}.")
-    return value
-
-
-def _json_arg(text, flag: str, *, allow_inline: bool = True):
-    """A JSON object from a file or (``allow_inline``) the text itself."""
-    import json
-
-    from .exceptions import InvalidDataError, MissingFileError
-
-    if text is None:
-        return None
-    path = Path(text)
-    inline = allow_inline and not path.is_file() and text.lstrip()[:1] in "{["
-    if not inline and not path.is_file():
-        what = "a JSON file" + (" or a JSON object" if allow_inline else "")
-        raise MissingFileError(f"{flag} {text}: no such file; give {what}.")
-    source = "the text given" if inline else str(path)
-    try:
-        value = json.loads(text if inline else path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InvalidDataError(
-            f"{flag}: {source} is not valid JSON ({err}); give an object such as "
-            '\'{"IT": "layer4.1.conv2"}\'.'
-        ) from None
-    if not isinstance(value, dict):
-        raise InvalidDataError(
-            f"{flag}: {source} holds a JSON {type(value).__name__}; expected an object "
-            "(name -> value)."
-        )
-    return value
 
 
 def _model_args(p, *, required: bool, positional: bool = False, default_help: str = "",
@@ -184,6 +119,8 @@ def _run_train(args) -> int:
     _positive(args.epochs, "--epochs", RecipeError)
     out = _out_folder(args.out) if args.out else None
     device = _device(args.device)
+    if args.data is not None and args.data != "floc":
+        _input_path(args.data, "--data", "an image folder with one sub-folder per class, or floc")
     recipe = load_recipe(args.recipe)
     overrides = {
         k: v for k, v in {"epochs": args.epochs, "seed": args.seed, "device": device}.items()
@@ -274,6 +211,8 @@ def _run_extract(args) -> int:
 
     _positive(args.batch_size, "--batch-size")
     out = _out_file(args.out)
+    if args.store:
+        (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
     device = _device(args.device)
     stimuli = _extract_stimuli(args)
     card = model_card(args.model)
@@ -389,7 +328,7 @@ def _run_map(args) -> int:
         stimuli=args.stimuli,
         numbers=args.images,
         layers=args.layers,
-        out=out,
+        out_dir=out,
         threshold=args.threshold,
         batch_size=args.batch_size,
         device=device,
@@ -579,7 +518,18 @@ def _run_brainscore(args) -> int:
         sha = _sha256_arg(args.sha256)
         rlm = _json_arg(args.region_layer_map, "--region-layer-map")
         if args.card:
-            model = SimpleNamespace(**_json_arg(args.card, "--card", allow_inline=False))
+            fields = _json_arg(args.card, "--card", allow_inline=False,
+                               example='{"name": "my_net.tau_5", "arch": "resnet18", ...}')
+            absent = [k for k in ("name", "arch") if k not in fields]
+            if absent:
+                from .exceptions import InvalidDataError
+
+                raise InvalidDataError(
+                    f"--card {args.card} lacks the ModelCard fields {absent}; it needs at least "
+                    "name and arch (and where the weights are: hub_repo and filename, or "
+                    "--weights-url)."
+                )
+            model = SimpleNamespace(**fields)
         plugin = export_plugin(
             model, out, region_layer_map=rlm, make_zip=args.zip, weights_url=args.weights_url,
             identifier=args.identifier, sha256=sha, overwrite=args.overwrite,
@@ -619,7 +569,7 @@ def _run_brainscore(args) -> int:
             _out_file(args.json, "--json")
         regions = args.regions
         if regions and regions.strip().startswith("{"):
-            regions = _json_arg(regions, "--regions")
+            regions = _json_arg(regions, "--regions", example='{"FFA": "IT", "V1v": "V1"}')
         table = score_with_brainscore(
             args.plugin, stimuli, responses, benchmark=args.benchmark, python=args.python,
             metrics=tuple(dict.fromkeys(args.metrics)), regions=regions,
@@ -645,6 +595,14 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``toponeuro`` argument parser, one sub-parser per entry of :data:`COMMANDS`.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["map", "--images", "97-99", "--layers", "fc"])
+    >>> args.command, args.images, args.layers, args.stimuli
+    ('map', [97, 98, 99], ['fc'], 'floc')
+    """
     parser = argparse.ArgumentParser(
         prog="toponeuro",
         description="Compare topographic neural networks (TopoNets) with the human brain.",
@@ -657,72 +615,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# --- messages: the library's parameter names -> the flags that set them ----------------------
-#: library parameter names whose flag is not their own name with dashes
-_FLAG_OF = {
-    "numbers": "--images",
-    "random_state": "--seed",
-    "out_dir": "--out",
-    "data_path": "--data",
-    "make_zip": "--zip",
-    "region_layer_map": "--region-layer-map",
-    "weights_url": "--weights-url",
-    "trust_checkpoint": "--trust-checkpoint",
-    "category_from": "--category-from",
-    "stimulus_ids": "--ids",
-}
+def main(argv: list[str] | None = None) -> int:
+    """Run ``toponeuro`` with ``argv`` (default ``sys.argv[1:]``) and return the exit status.
 
-
-def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
-    """Parameter name -> flag for one sub-command (nested actions included)."""
-    flags = {}
-    stack = [parser]
-    while stack:
-        p = stack.pop()
-        for action in p._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                chosen = action.choices.get(command)
-                if chosen is not None:
-                    stack.append(chosen)
-                elif p is not parser:
-                    stack.extend(action.choices.values())
-            elif action.option_strings and action.dest not in ("help", "version"):
-                long = [o for o in action.option_strings if o.startswith("--")]
-                if long and action.help is not argparse.SUPPRESS:
-                    flags[action.dest] = long[0]
-    return flags
-
-
-_PARAM = re.compile(
-    r"(?<![\w.-])([a-z][a-z0-9_]*)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
-)
-
-
-def cli_message(message: str, flags: dict[str, str]) -> str:
-    """``message`` with ``name=value`` of library parameters written as ``--flag value``.
+    0: done; 1: a typed error (its message, with flags for parameter names, on stderr; no
+    traceback); 2: a usage error, or no command (the help goes to stderr); 130: interrupted.
 
     Examples
     --------
-    >>> cli_message("pass trust_checkpoint=True, or categories=['faces'].",
-    ...             {"trust_checkpoint": "--trust-checkpoint", "categories": "--categories"})
-    "pass --trust-checkpoint, or --categories ['faces']."
+    >>> main(["layers", "toponet_demo.tau_0", "--topo"])  # doctest: +ELLIPSIS
+    layer           type            output_shape  n_units  sheet_shape  topo
+    layer1.0.conv1  Conv2d          32x32x32           32  4x8          yes
+    ...
+    0
+    >>> main(["extract", "--model", "toponet_demo.tau_0", "--stimuli", "absent/", "--out", "a.nc"])
+    1
     """
-
-    def swap(m):
-        name, value = m.group(1), m.group(2)
-        flag = flags.get(name) or _FLAG_OF.get(name)
-        if flag is None:
-            return m.group(0)
-        if value in (None, "", "True"):
-            return flag
-        if value[:1] in "'\"" and value[-1:] == value[:1]:
-            value = value[1:-1]
-        return f"{flag} {value}"
-
-    return _PARAM.sub(swap, message)
-
-
-def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:

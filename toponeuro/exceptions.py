@@ -3,6 +3,17 @@
 Each type also derives from the builtin that callers already catch (``ValueError``,
 ``KeyError``, ``OSError`` ...), so ``except ValueError`` keeps working. Messages say what was
 expected, what arrived, and how to fix it.
+
+Examples
+--------
+>>> from toponeuro.models import create_model
+>>> try:
+...     create_model("toponet_resnet19.tau_1")
+... except KeyError as err:  # an UnknownNameError is a KeyError too
+...     print(type(err).__name__, "-", err)  # doctest: +ELLIPSIS
+UnknownNameError - Unknown model 'toponet_resnet19.tau_1'; did you mean ...
+>>> issubclass(DimensionError, ValueError), issubclass(DownloadError, ConnectionError)
+(True, True)
 """
 
 from __future__ import annotations

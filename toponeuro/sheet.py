@@ -359,6 +359,12 @@ class TopoAccessor:
 
     Works on Activations ``("stimulus", "unit")`` and on any per-unit result (for example a
     selectivity map with dim ``"unit"``) as long as ``layer``, ``row`` and ``col`` come along.
+
+    Examples
+    --------
+    >>> acts = make_activations({"conv": 16}, n_stimuli=3)
+    >>> acts.topo.layers, acts.topo.sheet_shape("conv"), acts.topo.map("conv").shape
+    (['conv'], (4, 4), (3, 4, 4))
     """
 
     def __init__(self, da: xr.DataArray):

@@ -86,24 +86,18 @@ print("\n".join(names))
 # files that Brain-Score's ``StimulusSet`` and ``NeuroidAssembly`` are built from on the
 # other side (nothing is pickled between the two environments).
 #
-# Here: 55 fLoc images (5 per category, from ``../shared`` when present, else synthetic
+# Here: 55 fLoc images (5 per category, from ``$TOPONEURO_DATA/floc`` or the pinned download, else synthetic
 # images) and synthetic "IT" voxels that read out the committed IT layer linearly, plus
 # noise, each stimulus shown twice so Brain-Score can compute its split-half ceiling.
+from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
 from toponeuro.brain import make_brain_responses  # noqa: E402
-from toponeuro.stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set  # noqa: E402
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-if (SHARED / "data" / "floc").is_dir():
-    stimuli = load_floc(SHARED / "data" / "floc", numbers=range(1, 6))
-    print(f"Using {len(stimuli)} real fLoc images")
-else:
-    stimuli = make_stimulus_set(5, FLOC_CATEGORIES, size=64, random_state=0)
-    print(f"../shared not found: using {len(stimuli)} synthetic images")
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc(range(1, 6))
+print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
+# %%
 acts = toponeuro.extract(NAME, stimuli, [plugin.region_layer_map["IT"]], progress=False)
 rng = np.random.default_rng(0)
 f = acts.values - acts.values.mean(0)

@@ -10,7 +10,7 @@ sheet the way these regions are arranged on the cortex.
 
 The atlas volume ships with toponeuro (no download); projecting it onto fsaverage5 takes a
 few seconds once and is cached. The model is the shipped demo TopoNet
-``toponet_demo.v2_tau_50``; its selectivity maps come from fLoc images in ``../shared`` when
+``toponet_demo.v2_tau_50``; its selectivity maps come from fLoc images in ``$TOPONEURO_DATA/floc`` (or downloaded) when
 present, else from toponeuro's synthetic gratings (the output says which).
 """
 
@@ -20,8 +20,6 @@ present, else from toponeuro's synthetic gratings (the output says which).
 # :func:`toponeuro.load_visfatlas` returns an :class:`~toponeuro.atlases.Atlas`: one integer
 # label per vertex (20,484 vertices: the left hemisphere's 10,242, then the right's) and a
 # tidy label table naming each label's ROI, hemisphere and functional domain.
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -92,20 +90,15 @@ ax.legend(markerscale=4, loc="upper right")
 # --------------------------
 # As in :doc:`plot_floc_selectivity`: domain-vs-rest t maps of the demo TopoNet on held-out
 # fLoc images (97–120, 24 per category).
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-FLOC = SHARED / "data" / "floc"
-categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
-if FLOC.is_dir():
-    stimuli = toponeuro.load_floc(FLOC, categories=categories, numbers=range(97, 121))
-    print("fLoc images 97-120 from", FLOC)
-else:
-    stimuli = toponeuro.stimuli.make_stimulus_set(24, categories, size=64, random_state=0)
-    print("../shared not found: synthetic gratings (make_stimulus_set)")
+from toponeuro._tutorial import data_note, tutorial_floc
 
+categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc(range(97, 121), categories)
+print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
+
+# %%
 MODEL = "toponet_demo.v2_tau_50"
 model = toponeuro.create_model(MODEL, pretrained=True)
 LAYER = "layer4.0.conv1"

@@ -73,29 +73,21 @@ fig.suptitle("The plain estimate drifts with n; the corrected one stays flat")
 #
 # TopoNets with and without TopoLoss
 # ----------------------------------
-# toponeuro ships small demonstration TopoNets (SmallResNet, trained on CPU to tell apart the
-# 1,056 fLoc images 1-96 of all categories): ``toponet_demo.v2_tau_0`` is the control (TopoLoss logged, not optimised) and
+# toponeuro ships small demonstration TopoNets (SmallResNet, trained on CPU to tell apart
+# the 1,056 fLoc images 1-96 of all categories): ``toponet_demo.v2_tau_0`` is the control (TopoLoss logged, not optimised) and
 # ``toponet_demo.v2_tau_50`` was trained with τ = 50. We read the mean-pooled activations of
-# every TopoLoss layer for 110 fLoc images (10 per category, from ``../shared`` when present,
+# every TopoLoss layer for 110 fLoc images (10 per category, from ``$TOPONEURO_DATA/floc`` or the pinned download,
 # else synthetic images) with :func:`toponeuro.extract`.
-import os  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import toponeuro  # noqa: E402
-from toponeuro.stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set  # noqa: E402
+from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-if (SHARED / "data" / "floc").is_dir():
-    stimuli = load_floc(SHARED / "data" / "floc", numbers=range(1, 11))
-    print(f"Using {len(stimuli)} real fLoc images")
-else:
-    stimuli = make_stimulus_set(10, FLOC_CATEGORIES, size=64, random_state=0)
-    print(f"../shared not found: using {len(stimuli)} synthetic images")
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc(range(1, 11))
+print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
+# %%
 MODELS = {"τ = 0 (control)": "toponet_demo.v2_tau_0", "τ = 50": "toponet_demo.v2_tau_50"}
 acts = {label: toponeuro.extract(name, stimuli, "topo", progress=False)
         for label, name in MODELS.items()}

@@ -23,12 +23,11 @@ Because we planted the signal, we know which voxels should be predictable and ho
 # Stimuli and model features
 # --------------------------
 # We use 60 fLoc images (12 each of adult faces, bodies, houses, words and cars) from
-# ``../shared`` when that folder is present, else toponeuro's synthetic images
+# ``$TOPONEURO_DATA/floc`` (or the pinned download), else toponeuro's synthetic images
 # (:func:`toponeuro.stimuli.make_stimulus_set`). Features are the spatially averaged
 # activations of the last residual block of ``toponet_demo.v2_tau_50``, a small TopoNet that
 # ships with toponeuro (trained on fLoc images 1-96 by instance discrimination), extracted with
 # :func:`toponeuro.extract`.
-import os
 import tempfile
 from pathlib import Path
 
@@ -37,6 +36,7 @@ import nibabel as nib
 import numpy as np
 
 import toponeuro
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import PLSEncoder, RidgeEncoder, encoding_score
 from toponeuro.brain import (
     average_repetitions,
@@ -44,23 +44,14 @@ from toponeuro.brain import (
     split_half_reliability,
     voxel_noise_ceiling,
 )
-from toponeuro.stimuli import load_floc, make_stimulus_set
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 CATS = ["adult", "body", "house", "word", "car"]
-if (SHARED / "data" / "floc").is_dir():
-    stimuli = load_floc(SHARED / "data" / "floc", categories=CATS, numbers=range(1, 13))
-    print(f"Using {len(stimuli)} real fLoc images from {SHARED / 'data' / 'floc'}")
-else:
-    stimuli = make_stimulus_set(
-        12, ("faces", "bodies", "places", "characters", "objects"), size=64, random_state=0
-    )
-    print(f"../shared not found: using {len(stimuli)} synthetic images")
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc(range(1, 13), CATS)
+print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
+# %%
 LAYER = "layer4.0.conv2"
 acts = toponeuro.extract("toponet_demo.v2_tau_50", stimuli, [LAYER], progress=False)
 print(acts.sizes)

@@ -8,39 +8,29 @@ domain against the other four gives, for every unit of a network, a selectivity 
 on the cortical sheet these values form a *selectivity map*, and where a TopoNet has clustered
 similar units the map shows *patches*, as the ventral temporal cortex does.
 
-We use the demo TopoNets shipped with toponeuro (trained to tell apart fLoc images 1–96, each
-image its own class; we look at
+We use the demo TopoNets shipped with toponeuro (trained on fLoc images 1–96; we look at
 held-out images 97–120, 24 per category). The images are the real fLoc stimuli from
-``../shared`` when present, else toponeuro's synthetic gratings; the output says which ran.
+``$TOPONEURO_DATA/floc`` or the pinned download, else toponeuro's synthetic gratings; the output says which ran.
 """
 
 # %%
 # Stimuli and model
 # -----------------
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.plotting import plot_distance_profile, plot_sheet_map
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-FLOC = SHARED / "data" / "floc"
 categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
-if FLOC.is_dir():
-    stimuli = toponeuro.load_floc(FLOC, categories=categories, numbers=range(97, 121))
-    print("fLoc images 97-120 from", FLOC)
-else:
-    stimuli = toponeuro.stimuli.make_stimulus_set(24, categories, size=64, random_state=0)
-    print("../shared not found: synthetic gratings (make_stimulus_set), 24 per category")
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc(range(97, 121), categories)
 print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
+# %%
 # Two shipped demo TopoNets, trained identically except for TopoLoss: τ = 50, and the control
 # τ = 0 (the loss logged, not optimised).
 models = {

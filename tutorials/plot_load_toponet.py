@@ -11,7 +11,7 @@ cortical sheet.
 This page is built **offline**: it shows the download call and what happens without a network
 (a typed error that says where to put the file by hand), continues with a randomly
 initialised copy of the same architecture, and ends with the small demo TopoNets whose
-weights ship inside toponeuro. The images are fLoc stimuli from ``../shared`` when
+weights ship inside toponeuro. The images are fLoc stimuli from ``$TOPONEURO_DATA/floc`` (or downloaded) when
 that folder is present, else toponeuro's synthetic gratings; the output below says which.
 """
 
@@ -88,23 +88,14 @@ print(type(model).__name__, "| weights sha256:", model.weights_sha256[:16], "...
 # ``xarray.DataArray`` with dims ``("stimulus", "unit")``; every unit carries its ``layer``,
 # ``channel`` and its ``row``/``col`` on that layer's sheet. ``layers="topo"`` takes the
 # card's TopoLoss layers. Two images per domain are enough to show the layout.
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-FLOC = SHARED / "data" / "floc"
-if FLOC.is_dir():
-    stimuli = toponeuro.load_floc(
-        FLOC, categories=["adult", "body", "house", "word", "car"], numbers=[1, 2]
-    )
-    print("fLoc images from", FLOC)
-else:
-    from toponeuro.stimuli import make_stimulus_set
+from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
 
-    stimuli = make_stimulus_set(n_per_category=2, size=64, random_state=0)
-    print("../shared not found: synthetic gratings (make_stimulus_set)")
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc([1, 2], ["adult", "body", "house", "word", "car"])
+print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
+# %%
 acts = toponeuro.extract(model, stimuli, "topo", progress=False)
 print(acts.sizes, "| layers:", len(acts.topo.layers))
 print("sheet of layer4.1.conv2 (rows, cols):", acts.topo.sheet_shape("layer4.1.conv2"))

@@ -54,7 +54,7 @@ else:
     print("../shared not found: synthetic gratings written to", FLOC)
 
 out = Path(tempfile.mkdtemp()) / "toponeuro-map"
-res = toponeuro.run_map(stimuli=FLOC, out=out, progress=False)
+res = toponeuro.run_map(stimuli=FLOC, out_dir=out, progress=False)
 
 # %%
 # The summary printed above is the top of the report. It says which model ran (the shipped

@@ -18,7 +18,7 @@ bootstrap confidence intervals and a noise ceiling on the comparison, and hands 
 # ----------------------
 # Six images of each of the ten fLoc categories (faces: adult, child; bodies: body, limb;
 # places: corridor, house; characters: word, number; objects: car, instrument), from
-# ``../shared`` when present, else toponeuro's synthetic images. Activations of two layers of
+# ``$TOPONEURO_DATA/floc`` or the pinned download, else toponeuro's synthetic images. Activations of two layers of
 # ``toponet_demo.v2_tau_50`` (a small TopoNet shipped with toponeuro, trained to tell apart
 # fLoc images 1-96, each its own class), spatially averaged, give one RDM per layer: 1 − Pearson correlation between
 # the patterns of each pair of stimuli (:func:`toponeuro.analysis.rdm`).
@@ -27,14 +27,13 @@ bootstrap confidence intervals and a noise ceiling on the comparison, and hands 
 # mostly in their mean level, so raw patterns of different images correlate at r ≈ 0.99 and
 # all distances are tiny. Z-scoring each unit across stimuli first (and dropping units that
 # never respond) makes the RDM reflect how *stimuli* differ rather than how units differ.
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
 
 import toponeuro
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import (
     bootstrap_compare_rdms,
     compare_rdms,
@@ -45,21 +44,15 @@ from toponeuro.analysis import (
 )
 from toponeuro.brain import make_brain_responses
 from toponeuro.plotting import plot_rdm
-from toponeuro.stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set
+from toponeuro.stimuli import FLOC_CATEGORIES
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
 CATS = [c for c in FLOC_CATEGORIES if c != "scrambled"]
-if (SHARED / "data" / "floc").is_dir():
-    stimuli = load_floc(SHARED / "data" / "floc", categories=CATS, numbers=range(1, 7))
-    print(f"Using {len(stimuli)} real fLoc images")
-else:
-    stimuli = make_stimulus_set(6, CATS, size=64, random_state=0)
-    print(f"../shared not found: using {len(stimuli)} synthetic images")
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc(range(1, 7), CATS)
+print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
+# %%
 LAYERS = ["layer2.0.conv2", "layer4.0.conv2"]
 acts = toponeuro.extract("toponet_demo.v2_tau_50", stimuli, LAYERS, progress=False)
 categories = acts.category.values

@@ -15,10 +15,9 @@ is driven by one layer of the control network.
 # %%
 # Stimuli, activations and planted regions
 # ----------------------------------------
-# 110 fLoc images (10 per category) from ``../shared`` when present, else synthetic images.
+# 110 fLoc images (10 per category) from ``$TOPONEURO_DATA/floc`` or the pinned download, else synthetic images.
 # :func:`toponeuro.extract` with ``store=`` caches the activations on disk: the sweeps below
 # extract the same (model, stimuli, layers) and read them back instead of recomputing.
-import os
 import tempfile
 from pathlib import Path
 
@@ -27,23 +26,17 @@ import numpy as np
 import xarray as xr
 
 import toponeuro
+from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import sweep
 from toponeuro.brain import make_brain_responses
 from toponeuro.plotting import plot_sweep
-from toponeuro.stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set
 
-try:
-    ROOT = Path(__file__).resolve().parents[1]
-except NameError:  # sphinx-gallery runs tutorials from tutorials/ without __file__
-    ROOT = Path.cwd().parent
-SHARED = Path(os.environ.get("TOPONEURO_SHARED", ROOT.parent / "shared"))
-if (SHARED / "data" / "floc").is_dir():
-    stimuli = load_floc(SHARED / "data" / "floc", numbers=range(1, 11))
-    print(f"Using {len(stimuli)} real fLoc images")
-else:
-    stimuli = make_stimulus_set(10, FLOC_CATEGORIES, size=64, random_state=0)
-    print(f"../shared not found: using {len(stimuli)} synthetic images")
+# the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
+stimuli = tutorial_floc(range(1, 11))
+print(stimuli)
+data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
+# %%
 store = Path(tempfile.mkdtemp(prefix="toponeuro_sweep_"))
 control = toponeuro.extract("toponet_demo.v2_tau_0", stimuli, "topo", store=store, progress=False)
 print(control.topo.layers)

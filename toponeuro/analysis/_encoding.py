@@ -17,6 +17,7 @@ import numpy as np
 import xarray as xr
 
 from .._docs import fill_doc
+from .._metrics import pearson_r, r2_score
 from ..exceptions import (
     InvalidDataError,
     UndefinedValueWarning,
@@ -138,16 +139,9 @@ def _test_side(B, form, V, Xtr, Xte):
 def _score(B, Yte, P, scoring):
     """Per-target scores of predictions ``P`` (..., n_test, n_targets)."""
     if scoring == "r2":
-        ym = Yte - Yte.mean(0)
-        sst = (ym**2).sum(0)
-        sse = ((Yte - P) ** 2).sum(-2)
-        return 1.0 - sse / sst
+        return r2_score(Yte, P)
     if scoring == "pearson":
-        ym = Yte - Yte.mean(0)
-        pm = P - P.mean(-2)[..., None, :]
-        num = (pm * ym).sum(-2)
-        den = B.sqrt((pm**2).sum(-2) * (ym**2).sum(0))
-        return num / den
+        return pearson_r(Yte, P)
     if scoring == "neg_mse":
         return -((Yte - P) ** 2).mean(-2)
     raise UnknownNameError(f"Unknown scoring {scoring!r}; {close_matches(scoring, SCORINGS)}")
@@ -510,12 +504,7 @@ ENCODING_MODELS = {"ridge": RidgeEncoder, "pls": PLSEncoder}
 
 # ----------------------------------------------------------------------------- scoring
 def _metric(Y, P, metric):
-    if metric == "pearson":
-        ym, pm = Y - Y.mean(0), P - P.mean(0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (ym * pm).sum(0) / np.sqrt((ym**2).sum(0) * (pm**2).sum(0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 1 - ((Y - P) ** 2).sum(0) / ((Y - Y.mean(0)) ** 2).sum(0)
+    return pearson_r(Y, P) if metric == "pearson" else r2_score(Y, P)
 
 
 def _clone(model):

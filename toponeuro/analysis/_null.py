@@ -310,10 +310,19 @@ def _batched(statistic: Callable, tms: list[TopoMap]) -> Callable:
     return f
 
 
+# Named statistics: ``name -> factory(tms, **kwargs) -> (kernel, attrs)``. The topography module
+# registers its statistics here (``register_statistic``), so this module imports none of them.
+_STATISTIC_FACTORIES: dict[str, Callable] = {}
+
+
+def register_statistic(name: str, factory: Callable) -> Callable:
+    """Make ``factory`` available to :func:`spatial_null` under ``name`` (returns it)."""
+    _STATISTIC_FACTORIES[name] = factory
+    return factory
+
+
 def _builtin(name: str, tms: list[TopoMap], kwargs: dict):
     """Batched kernel ``f(*values (B, n)) -> (B,)`` and its attrs for a named statistic."""
-    from ._topography import _STATISTIC_FACTORIES
-
     if name not in _STATISTIC_FACTORIES:
         raise UnknownNameError(
             f"Unknown statistic {name!r}; {close_matches(name, _STATISTIC_FACTORIES)} "
@@ -342,9 +351,13 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
     while done < n_permutations:
         b = min(chunk, n_permutations - done)
         idx = _draw(tms, null, b, rng)
-        batch = [tm.values[None, :].repeat(b, 0) if ix is None else tm.values[ix]
-                 for tm, ix in zip(tms, idx)]
-        draws.append(np.asarray(kernel(*batch), dtype=float).ravel())
+        shifted = getattr(kernel, "shifted", None)
+        if null == "shift" and len(tms) == 2 and shifted is not None:
+            draws.append(np.asarray(shifted(idx[1]), dtype=float).ravel())
+        else:
+            batch = [tm.values[None, :].repeat(b, 0) if ix is None else tm.values[ix]
+                     for tm, ix in zip(tms, idx)]
+            draws.append(np.asarray(kernel(*batch), dtype=float).ravel())
         done += b
     null_vals = np.concatenate(draws) if draws else np.zeros(0)
     n_bad = int(np.count_nonzero(~np.isfinite(null_vals)))

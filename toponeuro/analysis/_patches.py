@@ -79,6 +79,13 @@ class Patches:
         Level of :attr:`significant`.
     attrs : dict
         ``method``, parameters (sigma, areas, statistic, null), ``reference``.
+
+    Examples
+    --------
+    >>> rr, cc = np.mgrid[:20, :20]
+    >>> p = find_patches(np.exp(-((rr - 5) ** 2 + (cc - 12) ** 2) / 8.0), threshold=0.5)
+    >>> isinstance(p, Patches), p.n_patches, p.labels.shape == p.smoothed.shape
+    (True, 1, True)
     """
 
     table: pd.DataFrame

@@ -443,6 +443,9 @@ def align_rdms(rdms, names=None):
 
 def reorder_condensed(vec, ids, target_ids, names=("reference", "RDM")):
     """Condensed RDM ``vec`` (rows ``ids``) reordered to ``target_ids`` (exact join)."""
+    if len(ids) == len(target_ids) and np.array_equal(np.asarray(ids).astype(str),
+                                                      np.asarray(target_ids).astype(str)):
+        return vec  # same stimuli in the same order (repeated ids included): nothing to join
     try:
         _, moved = align_stimuli(_id_index(target_ids, names[0]), _id_index(ids, names[1]),
                                  names=tuple(names))

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
+from .._metrics import pearson_r, rankdata
 from ..exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
 from ._rsa import _square, align_rdms
 
@@ -50,34 +51,18 @@ def _cosine(a, b):
 def _pearson(a, b):
     if _constant(a) or _constant(b):
         return np.nan
-    return _cos(a - a.mean(), b - b.mean())
-
-
-def _rankdata(v: np.ndarray) -> np.ndarray:
-    """Average ranks (1-based, ties share their mean rank), as ``scipy.stats.rankdata``."""
-    order = np.argsort(v)
-    sv = v[order]
-    new = np.empty(len(v) + 1, dtype=bool)
-    new[0] = True
-    np.not_equal(sv[1:], sv[:-1], out=new[1:-1])
-    new[-1] = True
-    bounds = np.flatnonzero(new)
-    group = np.cumsum(new[:-1]) - 1
-    mean_rank = (bounds[:-1] + bounds[1:] + 1) / 2.0
-    ranks = np.empty(len(v))
-    ranks[order] = mean_rank[group]
-    return ranks
+    return pearson_r(a, b)
 
 
 def _spearman(a, b):
-    return _pearson(_rankdata(a), _rankdata(b))
+    return _pearson(rankdata(a), rankdata(b))
 
 
 def _rho_a(a, b):
     """rsatoolbox's ``rho-a``: Spearman's rho under random tie-breaking (expected value)."""
     if _constant(a) or _constant(b):
         return np.nan
-    ra, rb = _rankdata(a), _rankdata(b)
+    ra, rb = rankdata(a), rankdata(b)
     n = a.shape[0]
     return float((ra - ra.mean()) @ (rb - rb.mean()) / (n**3 - n) * 12)
 
@@ -247,6 +232,12 @@ class BootstrapResult:
     ``samples`` holds the defined resample values only; ``n_undefined`` counts the resamples
     whose comparison was undefined (e.g. constant after resampling), which are left out of
     the interval rather than counted as 0.
+
+    Examples
+    --------
+    >>> res = BootstrapResult(0.5, 0.3, 0.7, np.array([0.4, 0.5, 0.6]))
+    >>> res.ci_high - res.ci_low, res.n_undefined, res.method
+    (0.39999999999999997, 0, 'spearman')
     """
 
     value: float
@@ -352,7 +343,7 @@ def _pool(V, method):
         V = V - np.nanmean(V, axis=1, keepdims=True)
         V = V / np.nanstd(V, axis=1, keepdims=True)
     elif method in ("spearman", "kendall_tau_a", "kendall_tau_b", "rho_a"):
-        V = np.stack([_rankdata(v) for v in V])
+        V = np.stack([rankdata(v) for v in V])
     return V.mean(0)
 
 

@@ -2,10 +2,10 @@
 
 The same number as ``skimage.metrics.structural_similarity(a, b, win_size=7,
 data_range=R)`` (its defaults: uniform 7 x 7 window, sample covariance, K1 = 0.01,
-K2 = 0.03, mean over the windows that lie wholly inside the map). scikit-image filters the
-whole image and then crops ``(win_size - 1) / 2`` cells at each border, which leaves exactly
-the windows inside the map; so the window means are computed here from cumulative sums over
-those windows only, for a whole batch of maps at once.
+K2 = 0.03, mean over the windows that lie wholly inside the map). Like scikit-image, the
+window means come from ``scipy.ndimage.uniform_filter`` and the ``(win_size - 1) / 2`` cells
+at each border are cropped, which leaves exactly the windows inside the map; here one filter
+call covers a whole batch of (permuted) maps.
 """
 
 from __future__ import annotations
@@ -40,13 +40,17 @@ def default_win_size(shape) -> int:
     return win
 
 
-def _box_sums(x: np.ndarray, k: int) -> np.ndarray:
-    """Sums over every k x k window lying inside the map: (B, h, w) -> (B, h-k+1, w-k+1)."""
-    b, h, w = x.shape
-    c = np.zeros((b, h + 1, w + 1), dtype=np.float64)
-    np.cumsum(x, axis=1, out=c[:, 1:, 1:])
-    np.cumsum(c[:, 1:, 1:], axis=2, out=c[:, 1:, 1:])
-    return c[:, k:, k:] - c[:, :-k, k:] - c[:, k:, :-k] + c[:, :-k, :-k]
+def _box_means(x: np.ndarray, k: int) -> np.ndarray:
+    """Means over every k x k window lying inside the map: (B, h, w) -> (B, h-k+1, w-k+1).
+
+    ``scipy.ndimage.uniform_filter`` over the two map axes (as scikit-image filters), then the
+    border where windows would leave the map is cropped.
+    """
+    from scipy import ndimage
+
+    pad = (k - 1) // 2
+    out = ndimage.uniform_filter(x, size=(1, k, k))
+    return out[:, pad : x.shape[1] - pad, pad : x.shape[2] - pad]
 
 
 def ssim_batch(
@@ -99,11 +103,11 @@ def ssim_batch(
         a = np.where(bad, 0.0, a)
         b = np.where(bad, 0.0, b)
     npix = k * k
-    ux = _box_sums(a, k) / npix
-    uy = _box_sums(b, k) / npix
-    uxx = _box_sums(a * a, k) / npix
-    uyy = _box_sums(b * b, k) / npix
-    uxy = _box_sums(a * b, k) / npix
+    ux = _box_means(a, k)
+    uy = _box_means(b, k)
+    uxx = _box_means(a * a, k)
+    uyy = _box_means(b * b, k)
+    uxy = _box_means(a * b, k)
     cov_norm = npix / (npix - 1.0)
     vx = cov_norm * (uxx - ux * ux)
     vy = cov_norm * (uyy - uy * uy)
@@ -113,7 +117,7 @@ def ssim_batch(
     s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
     if not has_nan:
         return s.mean(axis=(1, 2))
-    ok = _box_sums(bad.astype(np.float64), k) < 0.5
+    ok = _box_means(bad.astype(np.float64), k) < 0.5 / npix
     n_ok = ok.sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(ok, s, 0.0).sum(axis=(1, 2)) / n_ok
@@ -125,3 +129,54 @@ def ssim_batch(
         )
         out = np.where(n_ok == 0, np.nan, out)
     return out
+
+
+def ssim_shift_kernel(a: np.ndarray, b: np.ndarray, *, win_size: int, data_range: float,
+                      k1: float = 0.01, k2: float = 0.03):
+    """``f(idx (B, h*w)) -> (B,)``: SSIM of ``a`` with torus-shifted/flipped copies of ``b``.
+
+    A torus shift or flip maps every square window onto a window of the torus, so the window
+    means of ``b`` and ``b**2`` of each moved copy are those of ``b`` on its torus
+    (``mode="wrap"``), gathered; those of ``a`` do not move. Only the cross term needs a
+    filter per draw: one window filter instead of five. Returns None when a map has a
+    missing unit (the general kernel handles those).
+    """
+    from scipy import ndimage
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return None
+    k = int(win_size)
+    h, w = a.shape
+    pad = (k - 1) // 2
+    crop = (slice(pad, h - pad), slice(pad, w - pad))
+    ux = ndimage.uniform_filter(a, k)[crop]
+    vx_raw = ndimage.uniform_filter(a * a, k)[crop] - ux * ux
+    uy_t = ndimage.uniform_filter(b, k, mode="wrap").ravel()
+    uyy_t = ndimage.uniform_filter(b * b, k, mode="wrap").ravel()
+    flat_b = b.ravel()
+    npix = k * k
+    cov_norm = npix / (npix - 1.0)
+    c1 = (k1 * data_range) ** 2
+    c2 = (k2 * data_range) ** 2
+    step = max(1, _CACHE_CELLS // (h * w))
+
+    def f(idx: np.ndarray) -> np.ndarray:
+        out = []
+        for lo in range(0, idx.shape[0], step):
+            ix = idx[lo : lo + step]
+            bb = flat_b[ix].reshape(-1, h, w)
+            uy = uy_t[ix].reshape(-1, h, w)[:, crop[0], crop[1]]
+            uyy = uyy_t[ix].reshape(-1, h, w)[:, crop[0], crop[1]]
+            uxy = _box_means(a[None] * bb, k)
+            vx = cov_norm * vx_raw
+            vy = cov_norm * (uyy - uy * uy)
+            vxy = cov_norm * (uxy - ux * uy)
+            s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / (
+                (ux * ux + uy * uy + c1) * (vx + vy + c2)
+            )
+            out.append(s.mean(axis=(1, 2)))
+        return np.concatenate(out)
+
+    return f

@@ -24,9 +24,9 @@ from ..exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _check_sheet, _fill, _geometry_kwargs, as_topomap
-from ._null import NullResult, run_null
+from ._null import NullResult, register_statistic, run_null
 from ._patches import Patches, find_patches
-from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch
+from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
 __all__ = [
     "SIMILARITY_METHODS",
@@ -143,7 +143,7 @@ class _SmoothnessKernel:
             self.offsets = self._grid_offsets(tm.grid_shape, nb)
             counts = np.zeros(nb, dtype=np.int64)
             for dr, dc, b in self.offsets:
-                a, c = self._pair_views(tm.values[None].reshape(1, *tm.grid_shape), dr, dc)
+                a, c = self._pair_views(tm.values.reshape(*tm.grid_shape, 1), dr, dc)
                 counts[b] += int(np.count_nonzero(np.isfinite(a - c)))
             self.samples.append((None, None, None, counts))
             return
@@ -155,7 +155,8 @@ class _SmoothnessKernel:
             order = np.argsort(b, kind="stable")
             b = b[order]
             counts = np.bincount(b, minlength=nb)
-            self.samples.append((idx[ii[keep][order]], idx[jj[keep][order]], b, counts))
+            # the sample's points, and its pairs as positions within the sample
+            self.samples.append((idx, (ii[keep][order], jj[keep][order]), b, counts))
 
     def _grid_offsets(self, shape, nb):
         h, w = shape
@@ -172,16 +173,19 @@ class _SmoothnessKernel:
 
     @staticmethod
     def _pair_views(v, dr, dc):
-        h, w = v.shape[1:]
-        a = v[:, dr:, max(0, dc) : w + min(0, dc)]
-        c = v[:, : h - dr, max(0, -dc) : w - max(0, dc)]
+        """The two ends of every pair at grid offset (dr, dc); ``v`` is (h, w, ...)."""
+        h, w = v.shape[:2]
+        a = v[dr:, max(0, dc) : w + min(0, dc)]
+        c = v[: h - dr, max(0, -dc) : w - max(0, dc)]
         return a, c
 
     def _grid_profiles(self, values):
         nb = len(self.edges) - 1
-        v = values.reshape(values.shape[0], *self.grid_shape)
-        sums = np.zeros((values.shape[0], nb))
-        cnt = np.zeros((values.shape[0], nb))
+        n_maps = values.shape[0]
+        # batch last: every slice below is contiguous along the draws, which numpy adds fast
+        v = np.ascontiguousarray(values.reshape(n_maps, *self.grid_shape).transpose(1, 2, 0))
+        sums = np.zeros((n_maps, nb))
+        cnt = np.zeros((n_maps, nb))
         finite = bool(np.isfinite(values).all())
         if finite:
             v = v.astype(np.float32)  # half the memory traffic; sums stay float64
@@ -189,15 +193,15 @@ class _SmoothnessKernel:
         for dr, dc, b in self.offsets:
             a, c = self._pair_views(v, dr, dc)
             if finite:
-                d = buf[:, : a.shape[1], : a.shape[2]]
+                d = buf[: a.shape[0], : a.shape[1]]
                 np.subtract(a, c, out=d)
                 np.abs(d, out=d)
-                sums[:, b] += d.sum(axis=(1, 2), dtype=np.float64)
-                cnt[:, b] += a.shape[1] * a.shape[2]
+                sums[:, b] += d.sum(axis=(0, 1), dtype=np.float64)
+                cnt[:, b] += a.shape[0] * a.shape[1]
             else:
                 diff = np.abs(a - c)
-                sums[:, b] += np.nansum(diff, axis=(1, 2))
-                cnt[:, b] += np.isfinite(diff).sum(axis=(1, 2))
+                sums[:, b] += np.nansum(diff, axis=(0, 1))
+                cnt[:, b] += np.isfinite(diff).sum(axis=(0, 1))
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan)[:, None, :]
 
@@ -207,24 +211,29 @@ class _SmoothnessKernel:
             return self._grid_profiles(values)
         nb = len(self.edges) - 1
         out = np.full((values.shape[0], len(self.samples), nb), np.nan)
-        for s, (ii, jj, _, counts) in enumerate(self.samples):
+        for s, (idx, (ii, jj), _, counts) in enumerate(self.samples):
             if ii.size == 0:
                 continue
             step = max(1, _PAIR_CHUNK // ii.size)
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            nonempty = counts > 0
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[counts > 0]
+            nonempty = np.flatnonzero(counts > 0)
             for lo in range(0, values.shape[0], step):
-                v = values[lo : lo + step]
-                diff = np.abs(v[:, ii] - v[:, jj])
+                # gather the sample once, then its pairs from a short row (cache-friendly);
+                # float32 halves the memory traffic, the bin sums stay float64
+                v = values[lo : lo + step][:, idx].astype(np.float32)
+                diff = v[:, ii]
+                diff -= v[:, jj]
+                np.abs(diff, out=diff)
                 fin = np.isfinite(diff)
                 if fin.all():
-                    sums = np.add.reduceat(diff, starts[nonempty], axis=1)
+                    sums = np.add.reduceat(diff, starts, axis=1, dtype=np.float64)
                     cnt = counts[nonempty][None, :]
                 else:
-                    sums = np.add.reduceat(np.where(fin, diff, 0.0), starts[nonempty], axis=1)
-                    cnt = np.add.reduceat(fin.astype(float), starts[nonempty], axis=1)
+                    sums = np.add.reduceat(np.where(fin, diff, 0.0), starts, axis=1,
+                                           dtype=np.float64)
+                    cnt = np.add.reduceat(fin.astype(np.float64), starts, axis=1)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    out[lo : lo + step, s, np.flatnonzero(nonempty)] = np.where(
+                    out[lo : lo + step, s, nonempty] = np.where(
                         cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan
                     )
         return out
@@ -536,6 +545,11 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
         return ssim_batch(a.reshape(-1, h, w), b.reshape(-1, h, w), win_size=win,
                           data_range=data_range, k1=k1, k2=k2)
 
+    if np.isfinite(data_range) and data_range > 0:
+        # shift null: only the cross term moves (see ssim_shift_kernel)
+        kernel.shifted = ssim_shift_kernel(tms[0].grid(), tms[1].grid(), win_size=win,
+                                           data_range=data_range, k1=k1, k2=k2)
+
     attrs = {
         "method": "ssim",
         "win_size": win,
@@ -566,6 +580,8 @@ _STATISTIC_FACTORIES = {
     "spearman": lambda tms, rng=None: _corr_factory(tms, method="spearman"),
     "smoothness": _smoothness_factory,
 }
+for _name, _factory in _STATISTIC_FACTORIES.items():
+    register_statistic(_name, _factory)
 
 
 @fill_doc

@@ -109,7 +109,14 @@ def mesh_edge_graph(coords, faces):
 
 
 def mesh_graph(surface: str = "pial", hemi: str = "left"):
-    """Sparse (10242 x 10242) graph of an fsaverage5 hemisphere's edges, weighted by mm."""
+    """Sparse (10242 x 10242) graph of an fsaverage5 hemisphere's edges, weighted by mm.
+
+    Examples
+    --------
+    >>> g = mesh_graph("pial", "left")
+    >>> g.shape, bool(g.nnz > 3 * 10242)
+    ((10242, 10242), True)
+    """
     return mesh_edge_graph(*fsaverage5_mesh(surface, hemi))
 
 
@@ -171,6 +178,13 @@ def project_volume_atlas(
     the pial surface (nilearn ``vol_to_surf(..., interpolation="nearest_most_frequent")``).
     The result is stored in ``<cache>/atlases/<name>_fsaverage5_<hash>.npz`` keyed by the
     atlas content, so later calls read it instead of recomputing.
+
+    Examples
+    --------
+    >>> from toponeuro.atlases import load_visfatlas
+    >>> surf = project_volume_atlas(load_visfatlas("MNI152"))  # doctest: +SKIP
+    >>> surf.space, len(surf.data)  # doctest: +SKIP
+    ('fsaverage5', 20484)
     """
     if atlas.is_surface:
         raise InputTypeError(f"{atlas!r} is already a surface atlas.")

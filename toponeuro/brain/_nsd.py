@@ -60,7 +60,18 @@ def _subj(subject) -> int:
 
 
 def read_nsd_expdesign(path: str | os.PathLike) -> dict:
-    """``masterordering``, ``subjectim`` and ``sharedix`` of ``nsd_expdesign.mat`` (1-based)."""
+    """``masterordering``, ``subjectim`` and ``sharedix`` of ``nsd_expdesign.mat`` (1-based).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from scipy.io import savemat
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "nsd_expdesign.mat"
+    >>> savemat(p, {"masterordering": [[3, 1, 3]], "subjectim": [[5, 9, 7]], "sharedix": [[5]]})
+    >>> d = read_nsd_expdesign(p)
+    >>> d["masterordering"].tolist(), d["subjectim"].tolist()
+    ([3, 1, 3], [[5, 9, 7]])
+    """
     from scipy.io import loadmat
 
     path = Path(path)
@@ -147,30 +158,20 @@ def _roi_spec(roi):
     return [roi] if isinstance(roi, str) else list(roi)
 
 
-def _volume_roi_mask(root: Path, k: int, space: str, rois, shape, affine):
-    """Union mask of NSD ROI files (``name`` or ``name/label``) and the ROI name per voxel."""
-    roi_dir = root / "nsddata" / "ppdata" / f"subj{k:02d}" / space / "roi"
-    names = np.full(shape[:3], "", dtype=object)
-    keep = np.zeros(shape[:3], dtype=bool)
-    available = (
-        sorted(p.name.split(".nii")[0] for p in roi_dir.glob("*.nii*")) if roi_dir.is_dir() else []
-    )
+def _select_rois(rois, read_labels, ctab_of, shape):
+    """Union mask of NSD ROI specs (``name`` or ``name/label``) and the ROI name per voxel.
+
+    ``read_labels(name)`` returns the label array of that ROI file (of ``shape``) and
+    ``ctab_of(name)`` the path of its colour table (label name -> value); one lookup for the
+    volume and the fsaverage ROIs.
+    """
+    names = np.full(shape, "", dtype=object)
+    keep = np.zeros(shape, dtype=bool)
     for spec in rois:
         fname, _, label = spec.partition("/")
-        path = next(
-            (p for p in (roi_dir / f"{fname}.nii.gz", roi_dir / f"{fname}.nii") if p.is_file()),
-            None,
-        )
-        if path is None:
-            raise UnknownNameError(
-                f"No NSD ROI file {fname!r} in {roi_dir}; {close_matches(fname, available)}"
-            )
-        img = load_image(path, f"ROI {fname}")
-        data = _get_data(img, f"ROI {fname}")
-        if not _same_grid(data.shape, img.affine, shape, affine):
-            raise DimensionError(f"ROI {path} is not on the grid of the {space} betas.")
+        data = read_labels(fname)
         if label:
-            ctab = root / "nsddata" / "freesurfer" / f"subj{k:02d}" / "label" / f"{fname}.mgz.ctab"
+            ctab = ctab_of(fname)
             lut = _read_ctab(ctab) if ctab.is_file() else {}
             if label not in lut:
                 raise UnknownNameError(
@@ -183,6 +184,32 @@ def _volume_roi_mask(root: Path, k: int, space: str, rois, shape, affine):
         names[sel & ~keep] = spec
         keep |= sel
     return keep, names
+
+
+def _volume_roi_mask(root: Path, k: int, space: str, rois, shape, affine):
+    """Union mask of NSD ROI files (``name`` or ``name/label``) and the ROI name per voxel."""
+    roi_dir = root / "nsddata" / "ppdata" / f"subj{k:02d}" / space / "roi"
+    available = (
+        sorted(p.name.split(".nii")[0] for p in roi_dir.glob("*.nii*")) if roi_dir.is_dir() else []
+    )
+
+    def read_labels(fname):
+        path = next(
+            (p for p in (roi_dir / f"{fname}.nii.gz", roi_dir / f"{fname}.nii") if p.is_file()),
+            None,
+        )
+        if path is None:
+            raise UnknownNameError(
+                f"No NSD ROI file {fname!r} in {roi_dir}; {close_matches(fname, available)}"
+            )
+        img = load_image(path, f"ROI {fname}")
+        data = _get_data(img, f"ROI {fname}")
+        if not _same_grid(data.shape, img.affine, shape, affine):
+            raise DimensionError(f"ROI {path} is not on the grid of the {space} betas.")
+        return data
+
+    label_dir = root / "nsddata" / "freesurfer" / f"subj{k:02d}" / "label"
+    return _select_rois(rois, read_labels, lambda f: label_dir / f"{f}.mgz.ctab", shape[:3])
 
 
 def _bbox(keep):
@@ -282,6 +309,12 @@ def load_nsd_betas(
     -------
     xarray.DataArray
         Percent signal change (int16 files are divided by 300).
+
+    Examples
+    --------
+    >>> r = load_nsd_betas("/data/NSD", "subj01", [1, 2], roi="floc-faces")  # doctest: +SKIP
+    >>> NSD_SPACES  # the spaces it reads
+    ('func1pt8mm', 'func1mm', 'fsaverage')
     """
     root = Path(nsd_dir)
     k = _subj(subject)
@@ -408,41 +441,31 @@ def _nsd_surface(root, glm_dir, sessions, ids, roi, stim_coords, k):
     hemi = np.repeat(["left", "right"], n_vert)
     vertex = np.tile(np.arange(n_vert), 2)
     x = np.concatenate([per_hemi["lh"], per_hemi["rh"]], axis=0).T
-    names = np.full(2 * n_vert, "", dtype=object)
     rois = _roi_spec(roi)
     if rois:
         label_dir = root / "nsddata" / "freesurfer" / "fsaverage" / "label"
-        keep = np.zeros(2 * n_vert, dtype=bool)
         available = (
             sorted({p.name[3:].split(".mgz")[0] for p in label_dir.glob("lh.*.mgz")})
             if label_dir.is_dir()
             else []
         )
-        for spec in rois:
-            fname, _, label = spec.partition("/")
+
+        def read_labels(fname):
             files = [label_dir / f"{h}.{fname}.mgz" for h in ("lh", "rh")]
             if not all(f.is_file() for f in files):
                 raise UnknownNameError(
-                    f"No NSD fsaverage ROI {fname!r} in {label_dir}; {close_matches(fname, available)}"
+                    f"No NSD fsaverage ROI {fname!r} in {label_dir}; "
+                    f"{close_matches(fname, available)}"
                 )
-            lab = np.concatenate(
+            return np.concatenate(
                 [np.asarray(load_image(f, "NSD ROI").dataobj).ravel() for f in files]
             )
-            if label:
-                ctab = label_dir / f"{fname}.mgz.ctab"
-                lut = _read_ctab(ctab) if ctab.is_file() else {}
-                if label not in lut:
-                    raise UnknownNameError(
-                        f"ROI {fname!r} has no label {label!r}; "
-                        f"{close_matches(label, [n for n in lut if lut[n] > 0])}"
-                    )
-                sel = lab == lut[label]
-            else:
-                sel = lab > 0
-            names[sel & ~keep] = spec
-            keep |= sel
+
+        keep, names = _select_rois(
+            rois, read_labels, lambda f: label_dir / f"{f}.mgz.ctab", (2 * n_vert,)
+        )
     else:
-        keep = np.ones(2 * n_vert, dtype=bool)
+        keep, names = np.ones(2 * n_vert, dtype=bool), np.full(2 * n_vert, "", dtype=object)
     idx = np.flatnonzero(keep)
     return make_brain_responses(
         x[:, idx],

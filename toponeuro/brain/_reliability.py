@@ -9,6 +9,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._metrics import pearson_r
 from ..exceptions import CoordinateError, InvalidDataError, UnknownNameError, close_matches
 from ._nsd import nsd_noise_ceiling
 from ._responses import check_responses, zscore_within
@@ -112,11 +113,7 @@ def split_half_reliability(
                 trials = rng.permutation(trials)
             half_a[row] = x[trials[0::2]].mean(0)
             half_b[row] = x[trials[1::2]].mean(0)
-        a = half_a - half_a.mean(0)
-        b = half_b - half_b.mean(0)
-        denom = np.sqrt((a**2).sum(0) * (b**2).sum(0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rs.append((a * b).sum(0) / denom)
+        rs.append(pearson_r(half_a, half_b))
     r = np.mean(rs, axis=0)
     out = _voxel_result(spearman_brown(r), responses, "split_half_reliability")
     out.attrs.update(method=method, n_images=int(len(multi)), correction="Spearman-Brown x2")

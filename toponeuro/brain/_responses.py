@@ -254,7 +254,18 @@ def _where(da: xr.DataArray, mask: np.ndarray, k: int = 5) -> str:
 
 
 def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses") -> xr.DataArray:
-    """Raise on NaN/constant voxels, or drop them (with a warning) when asked to."""
+    """Raise on NaN/constant voxels, or drop them (with a warning) when asked to.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> r = make_brain_responses(np.array([[1.0, 2.0], [1.0, 3.0]]), xyz=np.zeros((2, 3)))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     kept = handle_invalid(r, drop_invalid=True)
+    >>> kept.sizes["voxel"], kept.attrs["n_invalid_dropped"]
+    (1, 1)
+    """
     bad = invalid_voxels(da)
     if not bad.any():
         return da
@@ -277,7 +288,9 @@ def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses"
 def average_repetitions(da: xr.DataArray) -> xr.DataArray:
     """Average repeated trials of each stimulus (order of first appearance kept).
 
-    Adds a ``n_repetitions`` stimulus coord; voxel coords and attrs are kept.
+    Adds a ``n_repetitions`` stimulus coord; voxel coords and attrs are kept. Only the dims
+    and the ``stimulus_id`` coord are required (any stimulus x voxel array, e.g. a
+    Brain-Score assembly read back, can be averaged).
 
     Examples
     --------
@@ -287,7 +300,13 @@ def average_repetitions(da: xr.DataArray) -> xr.DataArray:
     >>> m.stimulus_id.values.tolist(), m.values[:, 0].tolist(), m.n_repetitions.values.tolist()
     (['a', 'b'], [2.0, 5.0], [2, 1])
     """
-    check_responses(da)
+    if not isinstance(da, xr.DataArray) or tuple(da.dims) != D.RESPONSE_DIMS:
+        check_responses(da)  # raises the dims error with its fix
+    if D.STIMULUS_ID not in da.coords:
+        raise CoordinateError(
+            "The responses lack the 'stimulus_id' coord naming each row's stimulus; build "
+            "them with make_brain_responses."
+        )
     ids = np.asarray(da[D.STIMULUS_ID].values).astype(str)
     uniq, first, inverse, counts = np.unique(
         ids, return_index=True, return_inverse=True, return_counts=True

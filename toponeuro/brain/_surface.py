@@ -38,6 +38,14 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
 
     A GIFTI may hold one 2-D data array (vertices x maps) or one 1-D array per map; an MGH
     file is (n_vertices, 1, 1, n_maps).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, nibabel as nib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "lh.betas.mgh"
+    >>> nib.save(nib.MGHImage(np.ones((642, 1, 1, 3), np.float32), np.eye(4)), p)
+    >>> read_surface_data(p).shape
+    (642, 3)
     """
     import nibabel as nib
 

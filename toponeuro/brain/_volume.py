@@ -26,7 +26,20 @@ __all__ = ["load_volume_betas", "load_bids_betas", "load_image"]
 
 
 def load_image(obj, what: str = "image"):
-    """A nibabel spatial image from a path or an image; typed errors for bad files."""
+    """A nibabel spatial image from a path or an image; typed errors for bad files.
+
+    Examples
+    --------
+    >>> import nibabel as nib
+    >>> img = nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4))
+    >>> load_image(img) is img  # an image passes through; a path is read with nibabel
+    True
+    >>> try:
+    ...     load_image("absent.nii.gz", "beta volume")
+    ... except FileNotFoundError as err:
+    ...     print(type(err).__name__)
+    MissingFileError
+    """
     import nibabel as nib
     from nibabel.filebasedimages import ImageFileError
     from nibabel.spatialimages import SpatialImage

@@ -120,8 +120,7 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
     Parameters
     ----------
     stimuli : StimulusSet
-        Anything with ``.ids``, ``.items`` (image paths, or items its ``.get(i)`` loads),
-        ``.categories`` and ``.metadata``.
+        Image paths are referred to, other items (what ``.get(i)`` loads) are written out.
     responses : xarray.DataArray
         BrainResponses, dims ``("stimulus", "voxel")``, a ``stimulus_id`` coord and, for
         split-half ceilings, a ``repetition`` coord on ``stimulus`` (a stimulus id then
@@ -150,12 +149,11 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
     Examples
     --------
     >>> import tempfile, numpy as np, xarray as xr
-    >>> from types import SimpleNamespace
     >>> from PIL import Image
+    >>> from toponeuro.stimuli import StimulusSet
     >>> tmp = tempfile.mkdtemp()
-    >>> stimuli = SimpleNamespace(ids=np.array(["a", "b"]), items=[Image.new("RGB", (8, 8))] * 2,
-    ...                           categories=np.array(["x", "y"]), metadata=None, name="demo",
-    ...                           get=lambda i: Image.new("RGB", (8, 8)))
+    >>> stimuli = StimulusSet.from_items([Image.new("RGB", (8, 8))] * 2, ids=["a", "b"],
+    ...                                  categories=["x", "y"], name="demo")
     >>> resp = xr.DataArray(np.eye(2), dims=("stimulus", "voxel"),
     ...                     coords={"stimulus_id": ("stimulus", ["b", "a"]),
     ...                             "roi": ("voxel", ["FFA", "PPA"])})
@@ -258,6 +256,19 @@ def read_brainscore_benchmark(folder):
         ``stimulus_id``, ``category``, ``filename`` (absolute) and metadata columns.
     responses : xarray.DataArray
         dims ``("stimulus", "voxel")`` with the written coords plus ``region``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> from toponeuro.stimuli import StimulusSet
+    >>> stim = StimulusSet.from_items([Image.new("RGB", (8, 8))] * 2, ids=["a", "b"])
+    >>> resp = xr.DataArray(np.eye(2), dims=("stimulus", "voxel"),
+    ...                     coords={"stimulus_id": ("stimulus", ["a", "b"]),
+    ...                             "roi": ("voxel", ["FFA", "PPA"])})
+    >>> table, back = read_brainscore_benchmark(write_brainscore_benchmark(stim, resp, tempfile.mkdtemp()))
+    >>> table.stimulus_id.tolist(), back.dims, back.region.values.tolist()
+    (['a', 'b'], ('stimulus', 'voxel'), ['IT', 'IT'])
     """
     folder = Path(folder)
     manifest = json.loads((folder / "benchmark.json").read_text())

@@ -58,6 +58,15 @@ class ExportedPlugin:
     layers : tuple of str
         The layers the plugin lists (vision: ``ModelCommitment(layers=...)``).
     weights_url, weights_sha256 : str
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> p = ExportedPlugin("toponet_demo_tau_0", Path("out/models/toponet_demo_tau_0"), None,
+    ...                    "vision", {"IT": "layer4.0"}, ("layer4.0",), "https://example.org/w.pt",
+    ...                    "0" * 64)
+    >>> p.path.name, p.region_layer_map["IT"]
+    ('toponet_demo_tau_0', 'layer4.0')
     """
 
     identifier: str
@@ -191,7 +200,7 @@ def _default_identifier(card) -> str:
 
 def _check_identifier(identifier: str, modality: str) -> str:
     if not _IDENTIFIER_RE.match(identifier):
-        raise ValueError(
+        raise E.InvalidDataError(
             f"Plugin identifier {identifier!r} is not usable: expected 1-100 characters from "
             "letters, digits, '_', '.', '-', starting with a letter or digit. Pass "
             "identifier='my_toponet' (for example)."
@@ -353,7 +362,7 @@ def _local_path(url: str) -> Path | None:
 def _weights(card, weights_url, sha256):
     url = weights_url or getattr(card, "url", None)
     if not url:
-        raise ValueError(
+        raise E.InvalidDataError(
             f"ModelCard {card.name!r} has no download URL; pass weights_url='https://...' "
             "(or a file:// URL for a local test)."
         )
@@ -361,7 +370,9 @@ def _weights(card, weights_url, sha256):
     local = _local_path(url)
     if local is not None:
         if not local.is_file():
-            raise FileNotFoundError(f"weights_url {url!r} points to {local}, which does not exist.")
+            raise E.MissingFileError(
+                f"weights_url {url!r} points to {local}, which does not exist."
+            )
         got = sha256sum(local)
         if sha and got != sha:
             raise E.ChecksumError(

@@ -42,13 +42,13 @@ def brainscore_python(python=None) -> str:
     """
     python = python or os.environ.get(ENV_PYTHON)
     if not python:
-        raise FileNotFoundError(
+        raise E.MissingFileError(
             "No Brain-Score environment given: pass python='/path/to/bin/python' (CLI: "
             f"--python) or set {ENV_PYTHON}. Build one with `bash .ci/brainscore.sh` "
             "(brainscore-vision 2.4.2, numpy<2, scikit-learn 1.7.2)."
         )
     if not Path(python).exists() and shutil.which(python) is None:
-        raise FileNotFoundError(f"Brain-Score python {python!r} does not exist.")
+        raise E.MissingFileError(f"Brain-Score python {python!r} does not exist.")
     return str(python)
 
 
@@ -64,7 +64,7 @@ def _plugin_info(plugin) -> tuple[Path, dict]:
     path = plugin.path if isinstance(plugin, ExportedPlugin) else Path(plugin)
     info_file = path / "toponeuro_export.json"
     if not info_file.is_file():
-        raise FileNotFoundError(
+        raise E.MissingFileError(
             f"{path} is not a plugin folder written by toponeuro (no toponeuro_export.json); "
             "pass what export_plugin returned or its .path."
         )
@@ -89,6 +89,12 @@ def install_plugin(plugin, python=None, overwrite=True) -> Path:
     -------
     pathlib.Path
         The installed plugin folder.
+
+    Examples
+    --------
+    >>> folder = install_plugin("out/models/toponet_demo_tau_0")  # doctest: +SKIP
+    >>> folder.parent.name  # doctest: +SKIP
+    'models'
     """
     path, info = _plugin_info(plugin)
     library = "brainscore_vision" if info["modality"] == "vision" else "brainscore_language"
@@ -186,6 +192,12 @@ def score_with_brainscore(
         One row per (region, metric): ``raw``, ``raw_error``, ``ceiling``, ``score``,
         ``layer``, ``n_neuroids`` (and ``toponeuro``). ``.attrs`` holds the run summary
         (committed region-layer map, look_at shapes, seconds, work_dir).
+
+    Examples
+    --------
+    >>> table = score_with_brainscore("out/models/toponet_demo_tau_0", stimuli, responses,
+    ...                               regions="IT", compare="toponeuro")  # doctest: +SKIP
+    >>> table[["region", "metric", "score", "toponeuro"]]  # doctest: +SKIP
     """
     import pandas as pd
 
@@ -286,10 +298,12 @@ TOPONEURO_COMPARE = {
 def _toponeuro_scores(table, compare, act_dir, benchmark):
     import numpy as np
 
+    from ..brain import average_repetitions
     from ._convert import read_brainscore_benchmark
 
     _, responses = read_brainscore_benchmark(benchmark)
-    resp_ids = np.asarray(responses["stimulus_id"].values).astype(str)
+    responses = average_repetitions(responses)  # one row per stimulus, float64 kept
+    row_of = {s: i for i, s in enumerate(np.asarray(responses["stimulus_id"].values).astype(str))}
     region = np.asarray(responses["region"].values).astype(str)
     values = np.asarray(responses.values, dtype=float)
     out = []
@@ -300,8 +314,7 @@ def _toponeuro_scores(table, compare, act_dir, benchmark):
             continue
         data = np.load(Path(act_dir) / f"{row['region']}.npz", allow_pickle=False)
         ids = data["stimulus_id"].astype(str)
-        # average the repetitions of each stimulus, in the activations' stimulus order
-        y = np.stack([values[resp_ids == s].mean(axis=0) for s in ids])
+        y = values[[row_of[s] for s in ids]]  # in the activations' stimulus order
         # float64 like Brain-Score's metrics (rsatoolbox keeps float32 input in float32 and
         # then differs from Brain-Score's rdm in the 5th decimal)
         acts = data["activations"].astype(np.float64)

@@ -6,7 +6,7 @@ on-disk, resumable store).
 """
 
 from ._extract import POOLINGS, TOKEN_POOLINGS, extract
-from ._stimuli import ItemStimuli, as_stimuli
+from ._stimuli import ItemStimuli, as_stimuli  # noqa: F401 - ItemStimuli: deprecated alias
 from ._store import ActivationStore, cache_key
 
 __all__ = [
@@ -14,7 +14,6 @@ __all__ = [
     "POOLINGS",
     "TOKEN_POOLINGS",
     "as_stimuli",
-    "ItemStimuli",
     "cache_key",
     "ActivationStore",
 ]

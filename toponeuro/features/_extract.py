@@ -362,7 +362,10 @@ def extract(
         Stream rows to a netCDF file (a folder: one file per cache key; or a ``.nc`` path),
         chunked by stimuli, with memory bounded by one batch. The cache key covers the weights
         (sha256 of the state dict), stimulus ids and content hash, layers, pooling,
-        preprocessing and toponeuro version.
+        preprocessing and toponeuro version. One process writes a store at a time (a second
+        gets :class:`~toponeuro.exceptions.StoreLockedError` naming the first), and every row
+        carries a CRC-32 checked on resume and on reading
+        (:class:`~toponeuro.exceptions.StoreCorruptError` names changed rows).
     resume : bool
         Reuse finished rows of a store with the same key (after a crash or kill nothing is
         recomputed twice, lost or duplicated). ``False`` starts over.

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import _dims as D
 from .._version import __version__
-from ..exceptions import StoreCorruptError, StoreLockedError
+from ..exceptions import OutputPathError, StoreCorruptError, StoreLockedError
 
 __all__ = ["cache_key", "ActivationStore"]
 
@@ -126,10 +126,16 @@ class _Lock:
         self._fd = None
 
     def acquire(self, store: Path) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise OutputPathError(
+                f"Cannot create the lock file {self.path} of the activation store ({err}); "
+                "pass a store= folder you can write to."
+            ) from err
         try:
             _try_lock(fd)
-        except OSError as err:
+        except _HELD as err:
             os.close(fd)
             try:
                 owner = self.path.read_text().strip() or "unknown"
@@ -140,6 +146,12 @@ class _Lock:
                 "Wait for it to finish (then rerun: its rows are reused), or pass another "
                 "store= path. The lock is released as soon as that process exits."
             ) from err
+        except OSError as err:  # a file system without locks (some network mounts)
+            warnings.warn(
+                f"Cannot lock the activation store {store} ({err}); make sure only one process "
+                "writes it at a time.",
+                stacklevel=4,
+            )
         info = (
             f"pid {os.getpid()} on {socket.gethostname()}, since "
             f"{datetime.datetime.now().isoformat(timespec='seconds')}"
@@ -150,14 +162,20 @@ class _Lock:
 
     def release(self) -> None:
         if self._fd is not None:
-            os.ftruncate(self._fd, 0)
-            _unlock(self._fd)
-            os.close(self._fd)
-            self._fd = None
+            try:
+                os.ftruncate(self._fd, 0)
+                _unlock(self._fd)
+            except OSError:  # never locked (see acquire); closing releases it anyway
+                pass
+            finally:
+                os.close(self._fd)
+                self._fd = None
 
 
 try:
     import fcntl
+
+    _HELD = BlockingIOError  # EWOULDBLOCK: another open file description holds the lock
 
     def _try_lock(fd):
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -167,6 +185,8 @@ try:
 
 except ImportError:  # pragma: no cover - Windows
     import msvcrt
+
+    _HELD = OSError
 
     def _try_lock(fd):
         msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
@@ -205,6 +225,16 @@ class ActivationStore:
         Another process is writing the same file.
     StoreCorruptError
         Finished rows do not match their checksums.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> st = ActivationStore(tempfile.mkdtemp(), "k" * 64, ["a", "b"], None, {"model": "demo"})
+    >>> st.write(0, np.ones((2, 3)), {"layer": np.array(["fc"] * 3)})
+    >>> data, info = st.read()
+    >>> data.shape, st.done().tolist(), info["layer"].tolist()
+    ((2, 3), [True, True], ['fc', 'fc', 'fc'])
+    >>> st.close()
     """
 
     def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True, batch_size=64):

@@ -20,7 +20,8 @@ from ._registry import (
     ModelCard,
     create_model,
     list_models,
-    load_checkpoint,
+    load_checkpoint,  # noqa: F401 - deprecated alias of load_weights, not in __all__
+    load_weights,
     model_card,
     register_builder,
     register_model,
@@ -46,7 +47,7 @@ __all__ = [
     "list_models",
     "model_card",
     "create_model",
-    "load_checkpoint",
+    "load_weights",
     "load_tokenizer",
     "list_layers",
     "describe_models",

@@ -8,19 +8,14 @@ fully offline).
 
 from __future__ import annotations
 
+from .._optional import optional_import
 from ._registry import register_builder
 
 __all__ = ["gpt_neo_125m", "gpt_neo_125m_config", "minilm_l6"]
 
 
 def _transformers():
-    try:
-        import transformers
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "This model needs transformers: pip install 'toponeuro[language]'"
-        ) from err
-    return transformers
+    return optional_import("transformers", "language", "This model")
 
 
 def gpt_neo_125m_config(**overrides):

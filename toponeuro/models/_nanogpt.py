@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._optional import optional_import
 from ..exceptions import DownloadError, MissingFileError
 from ._registry import register_builder
 
@@ -182,12 +183,9 @@ def load_gpt2_tokenizer(path=None, *, cache_dir=None):
     ImportError
         ``transformers`` is missing (install ``toponeuro[language]``).
     """
-    try:
-        from transformers import GPT2TokenizerFast
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "The GPT-2 tokenizer needs transformers: pip install 'toponeuro[language]'"
-        ) from err
+    GPT2TokenizerFast = optional_import(
+        "transformers", "language", "The GPT-2 tokenizer"
+    ).GPT2TokenizerFast
     if path is not None:
         files = [os.path.join(path, f) for f in _GPT2_FILES]
         missing = [f for f in files if not os.path.isfile(f)]

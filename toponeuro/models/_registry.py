@@ -19,12 +19,13 @@ import importlib
 import importlib.resources
 import pickle
 import tomllib
-import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._deprecate import renamed_function
 from .._fetch import _fetch_hf, hf_url, sha256sum
+from .._optional import optional_import
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
@@ -41,7 +42,7 @@ __all__ = [
     "list_models",
     "model_card",
     "create_model",
-    "load_checkpoint",
+    "load_weights",
     "CHECKPOINT_FORMATS",
 ]
 
@@ -382,7 +383,7 @@ def _torch_load(path: Path, trust_checkpoint: bool):
             return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
         msg = str(err)
-        if "Weights only load failed" not in msg and "Unsupported global" not in msg:
+        if "GLOBAL" not in msg and "Unsupported global" not in msg:  # not a refused object
             raise CheckpointError(
                 f"{path} could not be read ({_first_line(err)}); it is truncated or "
                 "not a torch checkpoint. Download it again."
@@ -395,7 +396,8 @@ def _torch_load(path: Path, trust_checkpoint: bool):
                 "arbitrary code. If you trust where the file came from, pass "
                 "trust_checkpoint=True."
             ) from err
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as err:
+    except Exception as err:  # noqa: BLE001 - the safe unpickler runs no code; any failure
+        # (RuntimeError, EOFError, BadZipFile, struct.error, KeyError ...) means a bad file
         raise CheckpointError(
             f"{path} could not be read ({type(err).__name__}: {_first_line(err)}); it "
             "is truncated, corrupt or not a torch checkpoint. Download it again."
@@ -406,10 +408,14 @@ def _torch_load(path: Path, trust_checkpoint: bool):
         raise CheckpointError(f"{path} could not be read even with trust: {err}") from err
 
 
-def load_checkpoint(
+def load_weights(
     path, checkpoint_format: str = "state_dict", *, trust_checkpoint: bool = False
 ) -> dict:
-    """Read a checkpoint file in one of the official formats and return its state dict.
+    """Read a weights file in one of the official formats and return its state dict.
+
+    (A training checkpoint with optimizer state is read by
+    :func:`toponeuro.training.load_checkpoint`.) Named ``load_checkpoint`` before 0.2;
+    that name still works for one release, with a FutureWarning.
 
     Parameters
     ----------
@@ -437,7 +443,7 @@ def load_checkpoint(
     >>> import tempfile, torch
     >>> p = tempfile.mktemp(suffix=".pt")
     >>> torch.save({"model": {"_orig_mod.w": torch.ones(2)}}, p)
-    >>> list(load_checkpoint(p, "model_key"))
+    >>> list(load_weights(p, "model_key"))
     ['w']
     """
     import torch
@@ -446,13 +452,9 @@ def load_checkpoint(
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
     if checkpoint_format == "safetensors":
-        try:
-            from safetensors.torch import load_file
-        except ImportError as err:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                "Reading safetensors checkpoints needs safetensors: "
-                "pip install 'toponeuro[language]'"
-            ) from err
+        load_file = optional_import(
+            "safetensors.torch", "language", "Reading safetensors checkpoints"
+        ).load_file
         try:
             obj = load_file(str(path))
         except Exception as err:
@@ -593,14 +595,17 @@ def create_model(
     ('toponet_demo', True)
     """
     card, builder = _lookup(name)
-    model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
     sha, check = None, "randomly initialised (no weights file)"
+    model = None
     if checkpoint is not None or pretrained:
         check = None
         if checkpoint is not None:
             path = Path(checkpoint)
             if not path.is_file():
-                raise CheckpointError(f"No checkpoint file at {path} (checkpoint=).")
+                raise CheckpointError(
+                    f"No checkpoint file at {path} (checkpoint=); pass the path of an existing "
+                    "file, or pretrained=True for the released weights."
+                )
         else:
             path, check = _weights_file(card, cache_dir)
         released = card.filename or (
@@ -611,8 +616,12 @@ def create_model(
         if check is None:
             check = _check_local(path, sha, card, official)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
-        state = load_checkpoint(path, fmt, trust_checkpoint=trust_checkpoint)
+        state = load_weights(path, fmt, trust_checkpoint=trust_checkpoint)
+        # built after the file is found, checked and read: a bad file fails fast
+        model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
         _load_state(model, state, name, path)
+    else:
+        model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
     model.eval()
     model.model_card = card
     model.weights_sha256 = sha
@@ -636,3 +645,9 @@ def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:
             "the official file, or rename it if it is a checkpoint of your own."
         )
     return f"sha256 {sha} matches the model card's sha256"
+
+
+#: deprecated alias of :func:`load_weights` (one name, two meanings: training has its own)
+load_checkpoint = renamed_function(
+    load_weights, "toponeuro.models.load_checkpoint", "toponeuro.models.load_weights"
+)

@@ -14,5 +14,11 @@ __all__ = ["SmallResNet", "small_resnet_topo_layers"]
 
 
 def small_resnet_topo_layers(model: nn.Module | None = None) -> list[str]:
-    """Names of the convs inside residual blocks (where TopoLoss acts), downsample excluded."""
+    """Names of the convs inside residual blocks (where TopoLoss acts), downsample excluded.
+
+    Examples
+    --------
+    >>> small_resnet_topo_layers()[:3]
+    ['layer1.0.conv1', 'layer1.0.conv2', 'layer2.0.conv1']
+    """
     return [f"layer{i}.0.conv{j}" for i in range(1, 5) for j in (1, 2)]

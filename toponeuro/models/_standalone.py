@@ -20,6 +20,12 @@ class BlurPoolConv2d(nn.Module):
     Anti-aliases strided convolutions as in the released TopoNet ResNets. State-dict keys are
     ``<name>.blur_filter`` (a buffer) and ``<name>.conv.weight``; hooks attach to this
     wrapper, whose output is the strided conv's output.
+
+    Examples
+    --------
+    >>> conv = BlurPoolConv2d(nn.Conv2d(16, 32, 3, stride=2, padding=1))
+    >>> tuple(conv(torch.zeros(1, 16, 8, 8)).shape), tuple(conv.blur_filter.shape)
+    ((1, 32, 4, 4), (16, 1, 3, 3))
     """
 
     def __init__(self, conv: nn.Conv2d):
@@ -36,7 +42,14 @@ class BlurPoolConv2d(nn.Module):
 
 def add_blurpool(model: nn.Module, min_in_channels: int = 16) -> nn.Module:
     """Wrap every ``nn.Conv2d`` with stride > 1 and ``in_channels >= min_in_channels`` in
-    :class:`BlurPoolConv2d`, in place; returns ``model``."""
+    :class:`BlurPoolConv2d`, in place; returns ``model``.
+
+    Examples
+    --------
+    >>> net = add_blurpool(nn.Sequential(nn.Conv2d(3, 16, 3, stride=2), nn.Conv2d(16, 16, 3, stride=2)))
+    >>> [type(m).__name__ for m in net]  # the 3-channel stem stays a plain conv
+    ['Conv2d', 'BlurPoolConv2d']
+    """
     for module in list(model.modules()):
         for child_name, child in list(module.named_children()):
             if (
@@ -83,6 +96,12 @@ class SmallResNet(nn.Module):
     in_channels : int
     blurpool : bool
         Anti-alias strided convs with a fixed blur (as the released TopoNet ResNets do).
+
+    Examples
+    --------
+    >>> net = SmallResNet(num_classes=10, widths=(8, 16, 16, 32))
+    >>> tuple(net(torch.zeros(2, 3, 32, 32)).shape), type(net.layer3[0].conv1).__name__
+    ((2, 10), 'BlurPoolConv2d')
     """
 
     def __init__(

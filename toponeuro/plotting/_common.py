@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._optional import optional_import
+
 
 def require_matplotlib():
     """Import pyplot or raise an ImportError naming the extra to install."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "toponeuro.plotting needs matplotlib: pip install 'toponeuro[plot]'"
-        ) from err
-    return plt
+    return optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
 
 
 def figure_and_axes(ax, nrows=1, ncols=1, panel_size=(3.2, 3.0), **kw):

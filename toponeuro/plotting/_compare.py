@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._docs import fill_doc
 from ..exceptions import InvalidDataError
 from ._common import require_matplotlib
 from ._surface import DOMAIN_COLORS
@@ -18,6 +19,7 @@ def _finite(cents: Mapping) -> dict:
             if np.isfinite(np.asarray(v, float)).all()}
 
 
+@fill_doc
 def plot_arrangement(
     model_centroids: Mapping,
     cortex_centroids: Mapping,
@@ -47,9 +49,7 @@ def plot_arrangement(
     ax : sequence of two matplotlib Axes, optional
         Draw into these (model, cortex); by default a new 1 x 2 figure.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(figure)s
 
     Examples
     --------
@@ -113,6 +113,7 @@ def plot_arrangement(
     return fig
 
 
+@fill_doc
 def plot_comparison(table, *, title: str | None = None, ax=None):
     """A labelled table (rows x columns of text or numbers) drawn as a figure.
 
@@ -126,9 +127,7 @@ def plot_comparison(table, *, title: str | None = None, ax=None):
     title : str, optional
     ax : matplotlib Axes, optional
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(figure)s
 
     Examples
     --------

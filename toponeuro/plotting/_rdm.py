@@ -7,12 +7,14 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.spatial.distance import squareform
 
+from .._docs import fill_doc
 from ..exceptions import DimensionError
 from ._common import figure_and_axes
 
 __all__ = ["plot_rdm"]
 
 
+@fill_doc
 def plot_rdm(
     rdm,
     labels: Sequence[str] | None = None,
@@ -34,9 +36,7 @@ def plot_rdm(
     cmap, title, colorbar_label : str
     ax : matplotlib Axes, optional
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(figure)s
 
     Examples
     --------

@@ -8,6 +8,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
+from .._docs import fill_doc
 from ..exceptions import DimensionError
 from ._common import figure_and_axes, symmetric_limits
 
@@ -30,6 +31,7 @@ def outline_mask(ax, mask: np.ndarray, color: str = "k", linewidth: float = 1.2)
         ax.add_collection(LineCollection(segs, colors=color, linewidths=linewidth))
 
 
+@fill_doc
 def plot_sheet_map(
     values: xr.DataArray,
     layers: str | Sequence[str] | None = None,
@@ -58,12 +60,7 @@ def plot_sheet_map(
         The extra dim to draw as rows (found automatically when there is exactly one).
     outline : float, optional
         Outline regions above this value (patches) with a black contour.
-    cmap : str
-        Colour map; diverging ``"RdBu_r"`` by default, centred at ``center``.
-    center : float or None
-        Value at the middle of the colour map; ``None`` for a sequential map.
-    vmin, vmax : float, optional
-        Shared colour limits (default: from all panels, symmetric around ``center``).
+    %(colour_scale)s
     colorbar_label : str, optional
         Defaults to the DataArray's name.
     title : str, optional
@@ -73,9 +70,7 @@ def plot_sheet_map(
     ax : matplotlib Axes, optional
         Draw a single panel into this axes.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(figure)s
 
     Examples
     --------

@@ -8,6 +8,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
+from .._docs import fill_doc
 from ..exceptions import DimensionError, UnknownNameError, close_matches
 from ._common import require_matplotlib, symmetric_limits
 
@@ -52,6 +53,7 @@ def _hemi_values(values, hemi) -> dict[str, np.ndarray]:
     return {h: v}
 
 
+@fill_doc
 def plot_surface_map(
     values,
     *,
@@ -101,9 +103,7 @@ def plot_surface_map(
     ax : matplotlib Axes, optional
         Draw one hemisphere (``hemi="left"`` or ``"right"``) into this axes.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(figure)s
 
     Examples
     --------
@@ -248,6 +248,7 @@ def _sulcal_depth(surface: str):
         return None
 
 
+@fill_doc
 def plot_distance_profile(
     profiles,
     *,
@@ -278,9 +279,7 @@ def plot_distance_profile(
     title : str, optional
     ax : matplotlib Axes, optional
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(figure)s
 
     Examples
     --------

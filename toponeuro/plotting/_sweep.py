@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _dims as D
+from .._docs import fill_doc
 from ..exceptions import CoordinateError, InvalidDataError, UnknownNameError, close_matches
 from ._common import figure_and_axes, symmetric_limits
 
@@ -27,6 +28,7 @@ def _ordered(values, wanted, what):
     return wanted
 
 
+@fill_doc
 def plot_sweep(
     table,
     *,
@@ -69,20 +71,12 @@ def plot_sweep(
         says how many).
     annotate : bool
         Write each score in its cell (with ``fmt``), in black or white for contrast.
-    cmap : str
-        Diverging ``"RdBu_r"`` by default, centred at ``center``.
-    center : float or None
-        Middle of the colour map (default 0: negative and positive scores look different);
-        ``None`` for a sequential map between the smallest and largest score.
-    vmin, vmax : float, optional
-        Colour limits shared by all panels (default: from all drawn scores).
+    %(colour_scale)s
     colorbar_label, title : str, optional
     ax : matplotlib Axes, optional
         Draw into this axes; the table (or ``models``) must then hold a single model.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
+    %(figure)s
 
     Examples
     --------

@@ -21,6 +21,7 @@ from pathlib import Path
 import xarray as xr
 
 from .. import _dims as D
+from .._deprecate import renamed_parameter
 from ..analysis import TDANN_PATCHES
 from ..exceptions import DownloadError, SheetError, UnknownNameError
 from . import _results, _writer
@@ -43,7 +44,7 @@ _HINT = (
 
 @dataclass
 class MapResult:
-    """What :func:`run_map` returns (and writes to ``out``).
+    """What :func:`run_map` returns (and writes to ``out_dir``).
 
     Attributes
     ----------
@@ -57,6 +58,12 @@ class MapResult:
         layer and hemisphere).
     files : dict
         Name -> path of every file written.
+
+    Examples
+    --------
+    >>> res = MapResult(summary={"model": {"name": "toponet_demo.tau_50"}}, selectivity=None)
+    >>> res.tables, res.files
+    ({}, {})
     """
 
     summary: dict
@@ -107,6 +114,7 @@ def _load_stimuli(stimuli, numbers, progress: bool):
     return stim, source
 
 
+@renamed_parameter("out", "out_dir")
 def run_map(
     model: str = DEFAULT_MAP_MODEL,
     *,
@@ -114,7 +122,7 @@ def run_map(
     stimuli="floc",
     numbers: Sequence[int] | str | None = None,
     layers: Sequence[str] | None = None,
-    out: str | os.PathLike = "toponeuro-map",
+    out_dir: str | os.PathLike = "toponeuro-map",
     threshold: float = TDANN_PATCHES["threshold"],
     min_units: int = TDANN_PATCHES["min_count"],
     cortex_min_vertices: int = 10,
@@ -136,7 +144,7 @@ def run_map(
     (``t >= threshold``) and map similarities, the effective dimensionality of each layer,
     and compares the sheet with the visfAtlas domain ROIs on fsaverage5 (flat-map
     coordinates). Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json`` and
-    ``comparison.csv`` into ``out``.
+    ``comparison.csv`` into ``out_dir``.
 
     Parameters
     ----------
@@ -155,8 +163,8 @@ def run_map(
         97-120 of the demo TopoNets, for a folder every image in it; ``"all"``: every image.
     layers : list of str, optional
         Default: the last three TopoLoss layers of the model card (the last convolutions).
-    out : path-like
-        Output folder (created).
+    out_dir : path-like
+        Output folder (created). Was ``out`` (deprecated, one release).
     threshold : float
         Patches are connected units with ``t >= threshold`` after TDANN's smoothing
         (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
@@ -195,7 +203,7 @@ def run_map(
     Examples
     --------
     >>> import toponeuro
-    >>> res = toponeuro.run_map(stimuli="/path/to/floc", out="map-out")  # doctest: +SKIP
+    >>> res = toponeuro.run_map(stimuli="/path/to/floc", out_dir="map-out")  # doctest: +SKIP
     >>> res.summary["per_layer"]["layer4.0.conv2"]["smoothness"]["faces"]  # doctest: +SKIP
     0.05
     """
@@ -266,7 +274,7 @@ def run_map(
         sel=sel, layers=layers, model_topo=model_topo, cortex_topo=cortex_topo, dims=dims,
         comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
     )
-    files = _writer.write_report(Path(out), res, atlas=atlas, t0=t0)
+    files = _writer.write_report(Path(out_dir), res, atlas=atlas, t0=t0)
     steps.update()
     steps.close()
     if verbose:

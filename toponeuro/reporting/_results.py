@@ -57,7 +57,7 @@ def _numbers(stim):
 
 
 def _p(p) -> str:
-    return "p n/a" if p is None or not np.isfinite(p) else f"p = {p:.3g}"
+    return "p n/a" if p is None or not np.isfinite(p) else f"p = {p:.3f}"
 
 
 def _null(mean, std) -> str:
@@ -260,7 +260,16 @@ def _dataset(acts, sel, model_table, model_topo, dims, layers) -> xr.Dataset:
 
 
 def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) -> pd.DataFrame:
-    """One readable table: rows metric · domain, columns model and each cortical hemisphere."""
+    """One readable table: rows metric · domain, columns model and each cortical hemisphere.
+
+    Examples
+    --------
+    ``report`` is the :class:`MapReport` that :func:`~toponeuro.reporting.run_map` builds:
+
+    >>> view = comparison_view(report.comparison, "layer4.0.conv2", ["left", "right"])  # doctest: +SKIP
+    >>> view.columns.tolist()  # doctest: +SKIP
+    ['model · layer4.0.conv2', 'cortex · left hemisphere', 'cortex · right hemisphere']
+    """
     metrics = (("smoothness", "smoothness", "{:.2f}"),
                ("smoothness_p", "smoothness p (units' positions shuffled)", "{:.3f}"),
                ("n_patches", "patches found", "{:.0f}"),
@@ -301,7 +310,15 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
 
 
 def format_summary(summary: dict) -> str:
-    """The summary table ``toponeuro map`` prints (plain text)."""
+    """The summary table ``toponeuro map`` prints (plain text).
+
+    Examples
+    --------
+    >>> from toponeuro.reporting import run_map
+    >>> res = run_map(stimuli="/path/to/floc")  # doctest: +SKIP
+    >>> print(format_summary(res.summary))  # doctest: +SKIP
+    toponeuro map — toponet_demo.tau_50 on 240 fLoc images (patches: t >= 3)
+    """
     doms = list(MAP_DOMAINS)
     lines = [
         f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._deprecate import renamed_parameter
 from .._docs import fill_doc
 from .._fetch import data_dir as _data_dir
 from .._fetch import fetch_url
@@ -26,6 +27,8 @@ from ._image import IMAGE_EXTENSIONS, list_image_files
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
 
 __all__ = [
+    "fetch_floc",
+    "fetch_language_localizer",
     "load_floc",
     "local_floc_copy",
     "FLOC_LOCAL_FOLDER",
@@ -35,6 +38,7 @@ __all__ = [
     "pinned_sources",
     "LANGLOC_CONDITIONS",
     "IMAGE_EXTENSIONS",
+    "NSDImageReader",
 ]
 
 #: Fedorenko et al. (2010) localizer conditions.
@@ -102,11 +106,114 @@ def _floc_scan(root: Path) -> dict[tuple[str, int], Path]:
     return found
 
 
+def _floc_key(p) -> tuple[str, int]:
+    m = _FLOC_NAME.match(Path(p).stem.lower())
+    return m.group(1), int(m.group(2))
+
+
+def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int]]:
+    """The (category, number) keys asked for, checked against those ``found`` in ``source``."""
+    if categories is not None:
+        categories = _check_names(
+            [categories] if isinstance(categories, str) else list(categories),
+            FLOC_CATEGORIES,
+            "fLoc category",
+        )
+    numbers = None if numbers is None else sorted({int(n) for n in numbers})
+    present = sorted({c for c, _ in found})
+    cats = categories if categories is not None else [c for c in FLOC_CATEGORIES if c in present]
+    keys = []
+    for c in cats:
+        have = sorted(n for cc, n in found if cc == c)
+        if not have:
+            raise InvalidDataError(
+                f"The fLoc {source} has no images of category {c!r} (it has {present}); "
+                "drop it from categories= or use a complete copy."
+            )
+        want = have if numbers is None else numbers
+        missing = sorted(set(want) - set(have))
+        if missing:
+            raise InvalidDataError(
+                f"The fLoc {source} lacks {c} images {missing[:10]}"
+                f"{' ...' if len(missing) > 10 else ''} (it has numbers {have[0]}..{have[-1]}, "
+                f"{len(have)} images); request only existing numbers."
+            )
+        keys.extend((c, n) for n in want)
+    return keys
+
+
+@fill_doc
+def fetch_floc(
+    categories: Sequence[str] | None = None,
+    numbers: Iterable[int] | None = None,
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = False,
+) -> list[Path]:
+    """Download the fLoc images (pinned VPNL/fLoc commit) into the cache; return their paths.
+
+    Each file is verified by sha256 and downloaded once; later calls return the cached
+    files offline. :func:`load_floc` calls this when it has no local copy.
+
+    Parameters
+    ----------
+    categories, numbers
+        As for :func:`load_floc` (default: all 11 categories, images 1-144).
+    %(cache_dir)s
+    progress : bool
+        Show a progress bar per downloaded file.
+
+    Returns
+    -------
+    list of pathlib.Path
+        One file per image, ordered by category then number.
+
+    Examples
+    --------
+    >>> paths = fetch_floc(["adult"], range(1, 4))  # doctest: +SKIP
+    >>> [p.name for p in paths]  # doctest: +SKIP
+    ['adult-1.jpg', 'adult-2.jpg', 'adult-3.jpg']
+
+    Names are checked before anything is downloaded:
+
+    >>> fetch_floc(["adults"])
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.UnknownNameError: Unknown fLoc category 'adults'; did you mean 'adult'?
+    """
+    table = pinned_sources(_FLOC_REPO)
+    rows = {_floc_key(row.path): row for row in table.itertuples()}
+    keys = _floc_select(rows, categories, numbers, f"{_FLOC_REPO}@{table.commit.iloc[0]}")
+    return [_fetch_row(rows[k], cache_dir, progress) for k in keys]
+
+
+@fill_doc
+def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> Path:
+    """Download the language-localizer csv (pinned epflneuroailab/topolm copy); return its path.
+
+    Verified by sha256 and downloaded once. :func:`load_language_localizer` calls this
+    when given no path.
+
+    Parameters
+    ----------
+    %(cache_dir)s
+
+    Examples
+    --------
+    >>> path = fetch_language_localizer()  # doctest: +SKIP
+    >>> pinned_sources("epflneuroailab/topolm").path.tolist()  # the file it fetches
+    ['eval/stimuli/fedorenko_stimuli.csv']
+    """
+    row = next(pinned_sources(_LANGLOC_REPO).itertuples())
+    return _fetch_row(row, cache_dir, False)
+
+
 #: name of the folder under the cache root where a local fLoc copy is looked for
 FLOC_LOCAL_FOLDER = "floc"
 
 
-def local_floc_copy(data_dir: str | os.PathLike | None = None) -> Path | None:
+@renamed_parameter("data_dir", "cache_dir")
+def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     """The local fLoc copy ``<cache>/floc`` (``$TOPONEURO_DATA/floc``) if it exists, else None.
 
     Examples
@@ -118,14 +225,15 @@ def local_floc_copy(data_dir: str | os.PathLike | None = None) -> Path | None:
     >>> (d / "floc").mkdir(); local_floc_copy(d) == d / "floc"
     True
     """
-    folder = _data_dir(data_dir) / FLOC_LOCAL_FOLDER
+    folder = _data_dir(cache_dir) / FLOC_LOCAL_FOLDER
     return folder if folder.is_dir() else None
 
 
 @fill_doc
+@renamed_parameter("data_dir", "cache_dir")
 def load_floc(
     path: str | os.PathLike | None = None,
-    data_dir: str | os.PathLike | None = None,
+    cache_dir: str | os.PathLike | None = None,
     *,
     categories: Sequence[str] | None = None,
     numbers: Iterable[int] | None = None,
@@ -143,11 +251,11 @@ def load_floc(
         A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``
         (hidden files such as macOS ``._*`` are skipped).
         Without a path, a local copy in ``<cache>/floc`` (e.g. ``$TOPONEURO_DATA/floc``) is
-        used when that folder exists; otherwise the images are downloaded from the VPNL/fLoc
-        repository at a pinned commit (144 per category, ~196 MB) into the cache, each
-        verified by sha256.
-    data_dir : str or Path, optional
-        Cache root for the download (see ``cache_dir`` below); ignored with ``path``.
+        used when that folder exists; otherwise :func:`fetch_floc` downloads the images
+        from the VPNL/fLoc repository at a pinned commit (144 per category, ~196 MB) into
+        the cache, each verified by sha256.
+    %(cache_dir)s
+        Ignored with ``path``.
     categories : sequence of str, optional
         Keep only these categories (default: every category present).
     numbers : iterable of int, optional
@@ -156,10 +264,6 @@ def load_floc(
         must exist.
     progress : bool
         Show a progress bar per downloaded file.
-
-    Other Parameters
-    ----------------
-    %(cache_dir)s
 
     Returns
     -------
@@ -185,16 +289,12 @@ def load_floc(
     >>> load_floc(d, categories=["adult"], numbers=[2]).ids.tolist()
     ['adult-2']
     """
-    if categories is not None:
-        categories = _check_names(
-            [categories] if isinstance(categories, str) else list(categories),
-            FLOC_CATEGORIES,
-            "fLoc category",
-        )
-    numbers = None if numbers is None else sorted({int(n) for n in numbers})
-    if path is None and local_floc_copy(data_dir) is not None:
-        path = local_floc_copy(data_dir)
-    if path is not None:
+    if path is None and local_floc_copy(cache_dir) is not None:
+        path = local_floc_copy(cache_dir)
+    if path is None:
+        paths = fetch_floc(categories, numbers, cache_dir=cache_dir, progress=progress)
+        keys = [_floc_key(p) for p in paths]
+    else:
         root = Path(path)
         if not root.is_dir():
             raise MissingFileError(
@@ -207,36 +307,7 @@ def load_floc(
                 f"No fLoc images under {root}: expected sub-folders named after the "
                 f"categories {FLOC_CATEGORIES[:3]}... or files named like 'adult-1.jpg'."
             )
-        source = f"local copy {root}"
-    else:
-        table = pinned_sources(_FLOC_REPO)
-        found = {}
-        for row in table.itertuples():
-            m = _FLOC_NAME.match(Path(row.path).stem)
-            found[(m.group(1), int(m.group(2)))] = row
-        source = f"{_FLOC_REPO}@{table.commit.iloc[0]}"
-    present = sorted({c for c, _ in found})
-    cats = categories if categories is not None else [c for c in FLOC_CATEGORIES if c in present]
-    keys = []
-    for c in cats:
-        have = sorted(n for cc, n in found if cc == c)
-        if not have:
-            raise InvalidDataError(
-                f"The fLoc {source} has no images of category {c!r} (it has {present}); "
-                "drop it from categories= or use a complete copy."
-            )
-        want = have if numbers is None else numbers
-        missing = sorted(set(want) - set(have))
-        if missing:
-            raise InvalidDataError(
-                f"The fLoc {source} lacks {c} images {missing[:10]}"
-                f"{' ...' if len(missing) > 10 else ''} (it has numbers {have[0]}..{have[-1]}, "
-                f"{len(have)} images); request only existing numbers."
-            )
-        keys.extend((c, n) for n in want)
-    if path is None:
-        paths = [_fetch_row(found[k], data_dir, progress) for k in keys]
-    else:
+        keys = _floc_select(found, categories, numbers, f"local copy {root}")
         paths = [found[k] for k in keys]
     ids = [f"{c}-{n}" for c, n in keys]
     meta = pd.DataFrame(
@@ -252,9 +323,10 @@ def load_floc(
 
 
 @fill_doc
+@renamed_parameter("data_dir", "cache_dir")
 def load_language_localizer(
     path: str | os.PathLike | None = None,
-    data_dir: str | os.PathLike | None = None,
+    cache_dir: str | os.PathLike | None = None,
     *,
     conditions: Sequence[str] | None = None,
 ) -> StimulusSet:
@@ -267,16 +339,13 @@ def load_language_localizer(
     Parameters
     ----------
     path : str or Path, optional
-        A csv with columns (index), ``sentence``, ``condition``. Without one the pinned copy
-        (epflneuroailab/topolm) is downloaded into the cache and verified by sha256.
-    data_dir : str or Path, optional
-        Cache root for the download.
+        A csv with columns (index), ``sentence``, ``condition``. Without one
+        :func:`fetch_language_localizer` downloads the pinned copy (epflneuroailab/topolm)
+        into the cache, verified by sha256.
+    %(cache_dir)s
+        Ignored with ``path``.
     conditions : sequence of str, optional
         Keep only these conditions, e.g. ``["S", "N"]``.
-
-    Other Parameters
-    ----------------
-    %(cache_dir)s
 
     Examples
     --------
@@ -288,8 +357,7 @@ def load_language_localizer(
     (['langloc-0', 'langloc-1'], ['S', 'N'], 'the dog ran home')
     """
     if path is None:
-        row = next(pinned_sources(_LANGLOC_REPO).itertuples())
-        path = _fetch_row(row, data_dir, False)
+        path = fetch_language_localizer(cache_dir=cache_dir)
     path = Path(path)
     if not path.is_file():
         raise MissingFileError(
@@ -299,7 +367,10 @@ def load_language_localizer(
     try:
         table = pd.read_csv(path, keep_default_na=False)
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InvalidDataError(f"{path} is not a readable csv ({err}).") from err
+        raise InvalidDataError(
+            f"{path} is not a readable csv ({str(err).strip()}); save it as a UTF-8 csv with "
+            "an index column, 'sentence' and 'condition'."
+        ) from err
     missing = {"sentence", "condition"} - set(table.columns)
     if missing:
         raise InvalidDataError(
@@ -404,7 +475,10 @@ def load_image_folder(
     exts = {e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}
     files = list_image_files(root, exts)
     if not files:
-        raise InvalidDataError(f"No images ({sorted(exts)}) under {root}.")
+        raise InvalidDataError(
+            f"No images ({sorted(exts)}) under {root} (hidden files are skipped); put image "
+            "files there, or pass extensions= with the suffixes your images have."
+        )
     rel = [p.relative_to(root).with_suffix("").as_posix() for p in files]
     if len(set(rel)) != len(rel):
         dup = sorted({r for r in rel if rel.count(r) > 1})
@@ -457,6 +531,15 @@ class NSDImageReader:
 
     The file is opened on first use and re-opened after pickling (e.g. in a DataLoader
     worker).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, h5py
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "nsd_stimuli.hdf5"
+    >>> with h5py.File(p, "w") as f:
+    ...     _ = f.create_dataset("imgBrick", data=np.zeros((2, 8, 8, 3), np.uint8))
+    >>> NSDImageReader(p)(1).shape
+    (8, 8, 3)
     """
 
     def __init__(self, hdf5_path: str | os.PathLike, key: str = "imgBrick"):
@@ -525,7 +608,10 @@ def load_nsd_stimuli(
                 )
             shape = f[key].shape
     except OSError as err:
-        raise InvalidDataError(f"{path} is not a readable HDF5 file ({err}).") from err
+        raise InvalidDataError(
+            f"{path} is not a readable HDF5 file ({err}); pass the path of NSD's "
+            "nsd_stimuli.hdf5 (download it again if it is truncated)."
+        ) from err
     if len(shape) != 4 or shape[-1] != 3:
         raise DimensionError(
             f"{path}:{key} has shape {shape}; expected (n_images, height, width, 3) like "

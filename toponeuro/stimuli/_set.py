@@ -15,6 +15,7 @@ from ..exceptions import (
     AlignmentError,
     DimensionError,
     InputTypeError,
+    InvalidDataError,
     OutOfRangeError,
     ParameterError,
     UnknownNameError,
@@ -66,6 +67,48 @@ def _as_str_array(values, what: str) -> np.ndarray:
     if arr.ndim != 1:
         raise DimensionError(f"{what} must be one-dimensional; got shape {arr.shape}.")
     return arr.astype(str)
+
+
+def _is_tensor(obj) -> bool:
+    return hasattr(obj, "detach") and hasattr(obj, "shape")
+
+
+def _item_kind(item) -> str:
+    if isinstance(item, str):
+        return "image" if os.path.isfile(item) else "text"
+    if isinstance(item, os.PathLike) or (hasattr(item, "shape") and hasattr(item, "dtype")):
+        return "image"
+    from PIL import Image
+
+    if isinstance(item, Image.Image):
+        return "image"
+    raise InvalidDataError(
+        f"Cannot use a {type(item).__name__} as a stimulus; expected an image path, a PIL "
+        "image, a tensor (C, H, W), a text string, or a toponeuro StimulusSet."
+    )
+
+
+def _in_memory(item):
+    """Loader of :meth:`StimulusSet.from_items`: files are opened, arrays become tensors."""
+    if isinstance(item, str | os.PathLike):
+        from ._image import read_image
+
+        return read_image(item)
+    if isinstance(item, np.ndarray):
+        import torch
+
+        return torch.from_numpy(item)
+    return item
+
+
+def _pixel_bytes(obj) -> bytes:
+    """Shape, dtype and values of an image, array or tensor, for the content hash."""
+    if _is_tensor(obj):
+        obj = obj.detach().cpu().numpy()
+    elif hasattr(obj, "mode") and hasattr(obj, "tobytes"):  # a PIL image
+        return f"pil:{obj.mode}:{obj.size}".encode() + obj.tobytes()
+    arr = np.ascontiguousarray(np.asarray(obj))
+    return f"{arr.shape}{arr.dtype}".encode() + arr.tobytes()
 
 
 class StimulusSet:
@@ -178,6 +221,74 @@ class StimulusSet:
         self.loader = loader
         self._hash: str | None = None
 
+    @classmethod
+    def from_items(
+        cls,
+        items,
+        ids: Sequence[str] | None = None,
+        *,
+        kind: str | None = None,
+        categories: Sequence[str] | None = None,
+        metadata: pd.DataFrame | None = None,
+        name: str | None = None,
+    ) -> StimulusSet:
+        """A StimulusSet from a list of image paths, PIL images, tensors or texts.
+
+        What :func:`toponeuro.features.extract` does with a plain list. Strings that name an
+        existing file are image paths, other strings are texts (mixing both raises). Tensors
+        and arrays are ``(C, H, W)`` model inputs passed on as given (no preprocessing); a
+        ``(N, C, H, W)`` batch is one stimulus per row.
+
+        Parameters
+        ----------
+        items : sequence or batch tensor
+        ids : sequence of str, optional
+            Default ``"stim-0000"``, ``"stim-0001"``, ...
+        kind : {"image", "text"}, optional
+            Inferred from the items when not given.
+        categories, metadata, name
+            As for :class:`StimulusSet`.
+
+        Examples
+        --------
+        >>> s = StimulusSet.from_items(["a face", "a house"])
+        >>> s.kind, s.ids.tolist(), s.get(1)
+        ('text', ['stim-0000', 'stim-0001'], 'a house')
+        >>> from PIL import Image
+        >>> StimulusSet.from_items([Image.new("L", (4, 4))], ids=["grey"]).get(0).mode
+        'RGB'
+        """
+        if isinstance(items, str | os.PathLike):
+            raise InvalidDataError(
+                f"Got a single {type(items).__name__} {str(items)!r}; pass a list of stimuli "
+                "(e.g. [path] or [text]), or load a folder with toponeuro.stimuli."
+            )
+        if getattr(items, "ndim", None) == 4:  # a (N, C, H, W) batch: one stimulus per row
+            items = list(items)
+        try:
+            items = list(items)
+        except TypeError as err:
+            raise InvalidDataError(
+                f"Stimuli must be iterable; got {type(items).__name__}."
+            ) from err
+        if not items:
+            raise InvalidDataError(
+                "No stimuli: the stimulus list is empty. Pass at least one image path, PIL "
+                "image, tensor or text (or a non-empty StimulusSet)."
+            )
+        kinds = {_item_kind(x) for x in items}
+        if len(kinds) > 1:
+            raise InvalidDataError(
+                "Stimuli mix images and texts (a string that is not an existing file is read "
+                "as text); pass only image paths/images/tensors or only texts."
+            )
+        kind = kind or kinds.pop()
+        if ids is None:
+            ids = [f"stim-{i:04d}" for i in range(len(items))]
+        on_disk = all(isinstance(x, str | os.PathLike) for x in items)
+        loader = None if kind == "text" or on_disk else _in_memory
+        return cls(ids, items, kind, categories, metadata, name, loader)
+
     # -- basics ---------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.ids)
@@ -195,6 +306,8 @@ class StimulusSet:
     def get(self, i: int):
         """Load stimulus ``i``: a RGB :class:`PIL.Image.Image` for images, a str for texts.
 
+        Tensors (from :meth:`from_items`) are returned as given.
+
         Examples
         --------
         >>> s = make_stimulus_set(n_per_category=1, categories=("faces",), size=16)
@@ -208,6 +321,8 @@ class StimulusSet:
         obj = self.loader(item) if self.loader is not None else item
         if self.kind == "text":
             return str(obj)
+        if _is_tensor(obj):  # a (C, H, W) model input (from_items) passes as given
+            return obj
         from ._image import read_image
 
         where = f"{obj} " if isinstance(obj, (str, os.PathLike)) else ""
@@ -367,7 +482,8 @@ class StimulusSet:
         """sha256 (hex) over kind, ids, and each stimulus' content, computed once.
 
         Image files contribute their bytes; texts their UTF-8; stimuli produced by a
-        ``loader`` contribute the pixels (or text) it returns. The hash changes when any
+        ``loader`` (in-memory images and tensors included) contribute the pixels (or text)
+        it returns. This is toponeuro's one stimulus content hash. The hash changes when any
         id, order, file or text changes, and keys the feature-extraction cache.
 
         Examples
@@ -389,9 +505,7 @@ class StimulusSet:
             elif self.loader is None:
                 data = Path(item).read_bytes()
             else:
-                obj = self.loader(item)
-                arr = np.ascontiguousarray(np.asarray(obj))
-                data = f"{arr.shape}{arr.dtype}".encode() + arr.tobytes()
+                data = _pixel_bytes(self.loader(item))
             h.update(hashlib.sha256(data).digest())
         self._hash = h.hexdigest()
         return self._hash

@@ -43,6 +43,13 @@ def layer_weight(model: nn.Module, name: str) -> tuple[torch.Tensor, torch.Tenso
     Accepts ``nn.Conv2d``, ``nn.Linear``, transformers' ``Conv1D`` (transposed), a wrapper
     whose single conv lives at ``.conv`` (BlurPool), or a 2-D / 4-D parameter named by its
     attribute path (``"rnn.weight_hh_l0"``, ``"attn.in_proj_weight"``).
+
+    Examples
+    --------
+    >>> net = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU(), nn.Linear(16, 4))
+    >>> weight, bias = layer_weight(net, "0")
+    >>> tuple(weight.shape), tuple(layer_weight(net, "2")[0].shape)
+    ((16, 3, 3, 3), (4, 16))
     """
     obj = resolve(model, name)
     if isinstance(obj, torch.Tensor):
@@ -69,7 +76,14 @@ def layer_weight(model: nn.Module, name: str) -> tuple[torch.Tensor, torch.Tenso
 
 
 def sheet_tensor(model: nn.Module, name: str, target: str = "weight") -> torch.Tensor:
-    """The layer as a sheet: ``(h, w, e)`` for weight/input targets, ``(h, w)`` for bias."""
+    """The layer as a sheet: ``(h, w, e)`` for weight/input targets, ``(h, w)`` for bias.
+
+    Examples
+    --------
+    >>> net = nn.Sequential(nn.Linear(8, 16))
+    >>> tuple(sheet_tensor(net, "0").shape), tuple(sheet_tensor(net, "0", "bias").shape)
+    ((4, 4, 8), (4, 4))
+    """
     weight, bias = layer_weight(model, name)
     if target == "weight":
         h, w = sheet_shape(weight.shape[0])

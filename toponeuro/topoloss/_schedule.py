@@ -108,15 +108,35 @@ _FIELDS = tuple(TauSchedule.__dataclass_fields__)
 
 
 def constant() -> TauSchedule:
-    """τ stays as given."""
+    """τ stays as given.
+
+    Examples
+    --------
+    >>> constant()(0), constant()(10_000)
+    (1.0, 1.0)
+    """
     return TauSchedule("constant")
 
 
 def linear_warmup(warmup_steps: int) -> TauSchedule:
-    """τ ramps linearly from 0 to its value over ``warmup_steps`` steps."""
+    """τ ramps linearly from 0 to its value over ``warmup_steps`` steps.
+
+    Examples
+    --------
+    >>> s = linear_warmup(100)
+    >>> s(0), s(50), s(100), s(500)
+    (0.0, 0.5, 1.0, 1.0)
+    """
     return TauSchedule("linear_warmup", warmup_steps=warmup_steps)
 
 
 def cosine_decay(total_steps: int, warmup_steps: int = 0, final: float = 0.0) -> TauSchedule:
-    """Optional linear warm-up, then a cosine decay of τ to ``final`` × τ at ``total_steps``."""
+    """Optional linear warm-up, then a cosine decay of τ to ``final`` × τ at ``total_steps``.
+
+    Examples
+    --------
+    >>> s = cosine_decay(total_steps=100, final=0.1)
+    >>> round(s(0), 3), round(s(50), 3), round(s(100), 3)
+    (1.0, 0.55, 0.1)
+    """
     return TauSchedule("cosine_decay", warmup_steps, total_steps, final)

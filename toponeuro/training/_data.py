@@ -70,6 +70,19 @@ def image_folder_dataset(
         Read as grayscale and repeat to 3 channels (fLoc stimuli are grayscale).
     augment : bool
         Random horizontal flips.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from PIL import Image
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for cat in ("faces", "houses"):
+    ...     (root / cat).mkdir()
+    ...     for i in (1, 2, 3):
+    ...         Image.new("L", (20, 20), 40 * i).save(root / cat / f"{cat}-{i}.png")
+    >>> ds = image_folder_dataset(root, image_size=16, numbers=(1, 2))
+    >>> len(ds), tuple(ds[0][0].shape), ds.classes
+    (4, (3, 16, 16), ['faces', 'houses'])
     """
     from torchvision import datasets, transforms
 

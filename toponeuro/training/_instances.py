@@ -42,10 +42,12 @@ def _image_files(root: Path, categories, numbers) -> list[tuple[str, int, Path]]
     if missing:
         raise RecipeError(f"Categories {missing} are not sub-folders of {root} (found {found}).")
     rows = []
+    from ..stimuli import is_hidden
+
     for cat in cats:
         for p in (root / cat).iterdir():
             m = _NUMBER.search(p.name)
-            if not (p.suffix.lower() in _SUFFIXES and m):
+            if not (p.suffix.lower() in _SUFFIXES and m) or is_hidden(p):
                 continue
             n = int(m.group(1))
             if numbers is None or numbers[0] <= n <= numbers[1]:
@@ -106,6 +108,8 @@ def decode_image_folder(
     """
     from PIL import Image
 
+    from ..stimuli import read_image
+
     rows = _image_files(Path(path), categories, numbers)
     h = hashlib.sha256(f"{_CACHE_FORMAT}|{int(size)}".encode())
     for cat, _n, p in rows:
@@ -123,9 +127,9 @@ def decode_image_folder(
                 return {**stored, "cached": True}
     images = np.empty((len(rows), 1, size, size), dtype=np.uint8)
     for i, (_, _, p) in enumerate(rows):
-        with Image.open(p) as im:
-            im = im.convert("L").resize((size, size), Image.Resampling.LANCZOS)
-            images[i, 0] = np.asarray(im, dtype=np.uint8)
+        # the one decoder (16-bit images by their range, corrupt files named), then luma
+        im = read_image(p).convert("L").resize((size, size), Image.Resampling.LANCZOS)
+        images[i, 0] = np.asarray(im, dtype=np.uint8)
     out = {
         "images": torch.from_numpy(images),
         "category": [r[0] for r in rows],

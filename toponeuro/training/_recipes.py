@@ -99,12 +99,25 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
     """Read and validate a recipe: a shipped name (``"demo-smoke"``) or a ``.toml`` path.
 
     Relative ``data.path`` entries of a file recipe are resolved against the file's folder.
+
+    Examples
+    --------
+    >>> r = load_recipe("demo-smoke")
+    >>> r["name"], r["model"]["arch"], r["topoloss"]["tau"]
+    ('demo-smoke', 'small_resnet', 1.0)
     """
     p = Path(name_or_path)
     if p.suffix == ".toml" or p.exists():
         if not p.is_file():
             raise RecipeError(f"Recipe file {p} does not exist.")
-        text, base = p.read_text(), p.resolve().parent
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise RecipeError(
+                f"Recipe file {p} is not UTF-8 text ({err}); a recipe is a TOML file (see "
+                "toponeuro/training/recipes/demo-smoke.toml for the layout)."
+            ) from err
+        base = p.resolve().parent
     else:
         names = list_recipes()
         if str(name_or_path) not in names:
@@ -209,7 +222,14 @@ def _instances(cfg: dict, split: str):
 
 
 def build_from_recipe(recipe: dict, data_path: str | None = None):
-    """``(model, train_dataset, val_dataset, topoloss)`` for a recipe, model init seeded."""
+    """``(model, train_dataset, val_dataset, topoloss)`` for a recipe, model init seeded.
+
+    Examples
+    --------
+    >>> model, train_ds, val_ds, topo = build_from_recipe(load_recipe("demo-smoke"))
+    >>> type(model).__name__, len(train_ds), len(val_ds), len(topo.specs)
+    ('SmallResNet', 128, 32, 8)
+    """
     recipe = copy.deepcopy(recipe)
     if data_path is not None:
         recipe["data"]["path"] = str(data_path)
@@ -259,7 +279,17 @@ def run_recipe(
     seed: int | None = None,
     device: str | None = None,
 ) -> TrainResult:
-    """Train what a recipe describes; checkpoints go to ``out_dir`` (default ``runs/<name>``)."""
+    """Train what a recipe describes; checkpoints go to ``out_dir`` (default ``runs/<name>``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> r = load_recipe("demo-smoke")
+    >>> r["data"].update(n_per_class=4, val_per_class=2, image_size=16)  # seconds -> a blink
+    >>> res = run_recipe(r, tempfile.mkdtemp(), progress=False)
+    >>> len(res.checkpoints), res.history[0]["epoch"]
+    (1, 1)
+    """
     if not isinstance(recipe, dict):
         recipe = load_recipe(recipe)
     recipe = copy.deepcopy(recipe)

@@ -27,7 +27,14 @@ _CKPT = "epoch_{:03d}.pt"
 
 @dataclass
 class TrainResult:
-    """What :func:`train` returns: the trained model, per-epoch history, where files went."""
+    """What :func:`train` returns: the trained model, per-epoch history, where files went.
+
+    Examples
+    --------
+    >>> res = TrainResult(model=nn.Linear(2, 2))
+    >>> res.history, res.out_dir, res.checkpoints
+    ([], None, [])
+    """
 
     model: nn.Module
     history: list[dict] = field(default_factory=list)
@@ -37,7 +44,20 @@ class TrainResult:
 
 
 def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
-    """Per-epoch checkpoints in ``folder`` (or its ``checkpoints/`` sub-folder), in order."""
+    """Per-epoch checkpoints in ``folder`` (or its ``checkpoints/`` sub-folder), in order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from toponeuro.models import SmallResNet
+    >>> from toponeuro.training import make_synthetic_images
+    >>> out = tempfile.mkdtemp()
+    >>> data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
+    >>> _ = train(SmallResNet(2, widths=(4, 4, 4, 4)), data, epochs=2, batch_size=4,
+    ...           out_dir=out, progress=False)
+    >>> [p.name for p in list_checkpoints(out)]
+    ['epoch_001.pt', 'epoch_002.pt']
+    """
     folder = Path(folder)
     if (folder / "checkpoints").is_dir():
         folder = folder / "checkpoints"
@@ -50,6 +70,18 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
     Keys: ``model`` (state dict), ``optimizer``, ``scheduler``, ``epoch`` (1-based, finished
     epochs), ``global_step``, ``history``, ``topoloss`` (spec dict), ``seed``, ``recipe``,
     ``toponeuro_version``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from toponeuro.models import SmallResNet
+    >>> from toponeuro.training import make_synthetic_images
+    >>> data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
+    >>> res = train(SmallResNet(2, widths=(4, 4, 4, 4)), data, batch_size=4,
+    ...             out_dir=tempfile.mkdtemp(), progress=False)
+    >>> ckpt = load_checkpoint(res.checkpoints[-1])
+    >>> ckpt["epoch"], sorted(ckpt["model"])[:1]
+    (1, ['bn1.bias'])
     """
     try:
         ckpt = torch.load(path, map_location=map_location, weights_only=True)
@@ -188,6 +220,18 @@ def train(
         ``history`` holds one dict per epoch: ``epoch``, ``loss``, ``ce_loss``,
         ``topo_loss``, ``train_accuracy``, ``val_accuracy``, ``lr``, ``seconds`` and
         ``topo/<layer>`` (unscaled per-layer TopoLoss at the epoch's end).
+
+    Examples
+    --------
+    >>> from toponeuro.models import SmallResNet, small_resnet_topo_layers
+    >>> from toponeuro.topoloss import TopoLoss
+    >>> from toponeuro.training import make_synthetic_images
+    >>> model = SmallResNet(num_classes=2, widths=(4, 4, 4, 8))
+    >>> topo = TopoLoss.for_layers(model, small_resnet_topo_layers(), factor_h=2, factor_w=2, tau=1.0)
+    >>> data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
+    >>> res = train(model, data, topo, epochs=1, batch_size=4, progress=False)
+    >>> len(res.history), sorted(res.history[0])[:3]
+    (1, ['ce_loss', 'epoch', 'loss'])
     """
     from tqdm.auto import tqdm
 

@@ -1,0 +1,164 @@
+"""Checks and message wording shared by the sub-commands of :mod:`toponeuro.cli`.
+
+Every check raises a typed toponeuro error whose message names the flag, what arrived and
+the fix; :func:`cli_message` rewrites the library's ``name=value`` parameters in a message
+as the flags that set them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+
+# --- checks shared by the sub-commands ------------------------------------------------------
+def _input_path(text, flag: str, what: str) -> Path:
+    from .exceptions import MissingFileError
+
+    path = Path(text)
+    if not path.exists():
+        raise MissingFileError(f"{flag} {text}: no such file or folder; give {what}.")
+    return path
+
+
+def _out_folder(text, flag: str = "--out") -> Path:
+    from .exceptions import OutputPathError
+
+    path = Path(text)
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            raise OutputPathError(
+                f"{flag} {text}: {p} is a file, but a folder is needed there; give a folder "
+                "path (it is created if missing)."
+            )
+    return path
+
+
+def _out_file(text, flag: str = "--out") -> Path:
+    from .exceptions import OutputPathError
+
+    path = Path(text)
+    if path.is_dir():
+        raise OutputPathError(f"{flag} {text} is a folder; give a file path (e.g. acts.nc).")
+    _out_folder(path.parent, flag)
+    return path
+
+
+def _device(text):
+    from ._device import check_device
+
+    return str(check_device(text)) if text is not None else None
+
+
+def _positive(value, flag: str, error=None):
+    if value is not None and value < 1:
+        from .exceptions import InvalidDataError
+
+        raise (error or InvalidDataError)(f"{flag} must be at least 1; got {value}.")
+    return value
+
+
+def _json_arg(text, flag: str, *, allow_inline: bool = True,
+              example: str = '{"IT": "layer4.1.conv2"}'):
+    """A JSON object from a file or (``allow_inline``) the text itself."""
+    import json
+
+    from .exceptions import InvalidDataError, MissingFileError
+
+    if text is None:
+        return None
+    path = Path(text)
+    inline = allow_inline and not path.is_file() and text.lstrip()[:1] in "{["
+    if not inline and not path.is_file():
+        what = "a JSON file" + (" or a JSON object" if allow_inline else "")
+        raise MissingFileError(f"{flag} {text}: no such file; give {what}.")
+    source = "the text given" if inline else str(path)
+    try:
+        value = json.loads(text if inline else path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise InvalidDataError(
+            f"{flag}: {source} is not valid JSON ({err}); give an object such as '{example}'."
+        ) from None
+    if not isinstance(value, dict):
+        raise InvalidDataError(
+            f"{flag}: {source} holds a JSON {type(value).__name__}; expected an object "
+            "(name -> value)."
+        )
+    return value
+
+
+# --- messages: the library's parameter names -> the flags that set them ----------------------
+#: library parameter names whose flag is not their own name with dashes
+_FLAG_OF = {
+    "numbers": "--images",
+    "random_state": "--seed",
+    "out_dir": "--out",
+    "data_path": "--data",
+    "make_zip": "--zip",
+    "region_layer_map": "--region-layer-map",
+    "weights_url": "--weights-url",
+    "trust_checkpoint": "--trust-checkpoint",
+    "category_from": "--category-from",
+    "stimulus_ids": "--ids",
+}
+
+
+#: Python idioms in library messages -> the command that does the same
+_PHRASES = {
+    "[n for n, _ in model.named_modules()]": "`toponeuro layers MODEL`",
+    "model.named_modules()": "`toponeuro layers MODEL`",
+    "toponeuro.models.list_models()": "`toponeuro models`",
+    "list_models()": "`toponeuro models`",
+}
+
+
+def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
+    """Parameter name -> flag for one sub-command (nested actions included)."""
+    flags = {}
+    stack = [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(command)
+                if chosen is not None:
+                    stack.append(chosen)
+                elif p is not parser:
+                    stack.extend(action.choices.values())
+            elif action.option_strings and action.dest not in ("help", "version"):
+                long = [o for o in action.option_strings if o.startswith("--")]
+                if long and action.help is not argparse.SUPPRESS:
+                    flags[action.dest] = long[0]
+    return flags
+
+
+_PARAM = re.compile(
+    r"(?<![\w.-])([a-z][a-z0-9_]*)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
+)
+
+
+def cli_message(message: str, flags: dict[str, str]) -> str:
+    """``message`` with ``name=value`` of library parameters written as ``--flag value``.
+
+    Examples
+    --------
+    >>> cli_message("pass trust_checkpoint=True, or categories=['faces'].",
+    ...             {"trust_checkpoint": "--trust-checkpoint", "categories": "--categories"})
+    "pass --trust-checkpoint, or --categories ['faces']."
+    """
+
+    def swap(m):
+        name, value = m.group(1), m.group(2)
+        flag = flags.get(name) or _FLAG_OF.get(name)
+        if flag is None:
+            return m.group(0)
+        if value in (None, "", "True"):
+            return flag
+        if value[:1] in "'\"" and value[-1:] == value[:1]:
+            value = value[1:-1]
+        return f"{flag} {value}"
+
+    for phrase, command in _PHRASES.items():
+        message = message.replace(phrase, command)
+    return _PARAM.sub(swap, message)

@@ -1,0 +1,87 @@
+"""Data for the tutorials, through the library, and the note that says which data ran.
+
+The tutorials get their data through the library: load_floc() reads the local copy
+$TOPONEURO_DATA/floc (docs/install.rst) or downloads the pinned images. Without either
+(offline, no copy) they run on labelled synthetic stand-ins, and say so in the page.
+"""
+
+from __future__ import annotations
+
+__all__ = ["tutorial_floc", "data_note"]
+
+
+
+def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int = 0):
+    """fLoc images for a tutorial, or synthetic gratings when they cannot be had.
+
+    :func:`toponeuro.stimuli.load_floc` without a path: the local copy
+    ``$TOPONEURO_DATA/floc`` when it exists, else the pinned download into the cache. When
+    neither works (offline and no copy), :func:`toponeuro.stimuli.make_stimulus_set`
+    gratings with the same categories and count per category, named ``"synthetic"``; show
+    :func:`data_note` of the result so the rendered page says which data ran.
+
+    Examples
+    --------
+    >>> s = tutorial_floc(range(97, 99), ["adult", "house"])  # doctest: +SKIP
+    >>> s.name, len(s)  # 'floc' with the images, 'synthetic' without  # doctest: +SKIP
+    ('floc', 4)
+    """
+    from .exceptions import DownloadError, MissingFileError
+    from .stimuli import FLOC_CATEGORIES, load_floc, make_stimulus_set
+
+    numbers = list(numbers)
+    cats = list(categories) if categories is not None else list(FLOC_CATEGORIES)
+    try:
+        return load_floc(categories=cats, numbers=numbers)
+    except (DownloadError, MissingFileError, OSError):
+        return make_stimulus_set(len(numbers), cats, size=size, random_state=random_state)
+
+
+def make_stimulus_set_for_doc():
+    """Two synthetic stimuli (for the examples of this module).
+
+    Examples
+    --------
+    >>> len(make_stimulus_set_for_doc())
+    2
+    """
+    from .stimuli import make_stimulus_set
+
+    return make_stimulus_set(1, ("faces", "places"), size=8)
+
+
+class data_note:  # noqa: N801 - used like a function in the tutorials
+    """What a tutorial ran on, as a note the rendered page shows (sphinx-gallery renders a
+    cell's last value with ``_repr_html_``): a warning box for synthetic stand-ins.
+
+    Examples
+    --------
+    >>> note = data_note(make_stimulus_set_for_doc())
+    >>> note.synthetic, "Synthetic data" in note._repr_html_()
+    (True, True)
+    """
+
+    def __init__(self, stimuli, what: str = "fLoc images"):
+        self.synthetic = stimuli.name == "synthetic"
+        n = len(stimuli)
+        if self.synthetic:
+            self.title = "Synthetic data"
+            self.text = (
+                f"The {what} are not available here (no copy in $TOPONEURO_DATA/floc and no "
+                f"network), so this page ran on {n} synthetic gratings "
+                "(toponeuro.stimuli.make_stimulus_set): the figures show the method, not "
+                "results about the real images. See the install page to get the data."
+            )
+        else:
+            self.title = "Data"
+            self.text = f"This page ran on {n} {what} ({stimuli.name})."
+
+    def __repr__(self) -> str:
+        return f"{self.title}: {self.text}"
+
+    def _repr_html_(self) -> str:
+        kind = "warning" if self.synthetic else "note"
+        return (
+            f'<div class="admonition {kind}"><p class="admonition-title">{self.title}</p>'
+            f"<p>{self.text}</p></div>"
+        )

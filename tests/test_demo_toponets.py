@@ -147,7 +147,7 @@ def test_old_demo_weights_are_superseded_but_loadable():
     for name in old:
         card = models.model_card(name)
         assert card.superseded_by in _v2_names() and models.model_card(card.superseded_by).tau == card.tau
-    from toponeuro.reporting._map import DEFAULT_MAP_MODEL
+    from toponeuro.reporting import DEFAULT_MAP_MODEL
 
     assert DEFAULT_MAP_MODEL in _v2_names()
     assert models.model_card(DEFAULT_MAP_MODEL).tau == max(models.model_card(n).tau for n in _v2_names())

@@ -275,7 +275,7 @@ def _add_map(sub):
         "Offline, give a local fLoc copy with --stimuli DIR.",
     )
     _model_args(p, required=False, default_help=" (default: the shipped demo TopoNet "
-                "toponet_demo.tau_50)")
+                "toponet_demo.v2_tau_50)")
     p.add_argument("--checkpoint",
                    help="a checkpoint from `toponeuro train` (or a state dict for --model) "
                    "(default: the model's released weights)")

@@ -125,8 +125,9 @@ def _html(res: MapReport, files: dict) -> str:
     numbers = st["numbers"]
     demo_note = (
         '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
-        "toponeuro: a 4-stage ResNet trained on CPU on the fLoc localizer's own ten categories "
-        "(images 1–96), evaluated here on held-out images. It is <b>not</b> one of the "
+        "toponeuro: a 4-stage ResNet trained on CPU on fLoc images 1–96 (the v2 models by "
+        "instance discrimination, each image its own class; the superseded first models on the "
+        "localizer's ten categories), evaluated here on held-out images. It is <b>not</b> one of the "
         "TopoNets paper's ImageNet models; use <code>--model</code> for those.</div>"
         if str(m["name"]).startswith("toponet_demo.") else ""
     )

@@ -24,7 +24,6 @@ from ._data import _NUMBER, _category_folders
 
 __all__ = ["decode_image_folder", "InstanceImages"]
 
-_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff")
 _CACHE_FORMAT = "toponeuro-decoded-images-1"
 
 
@@ -32,12 +31,12 @@ def _image_files(root: Path, categories, numbers) -> list[tuple[str, int, Path]]
     """``(category, number, path)`` of the images to use, ordered by category then number."""
     cats = _category_folders(root, categories)
     rows = []
-    from ..stimuli import is_hidden
+    from ..stimuli import IMAGE_EXTENSIONS, is_hidden
 
     for cat in cats:
         for p in (root / cat).iterdir():
             m = _NUMBER.search(p.name)
-            if not (p.suffix.lower() in _SUFFIXES and m) or is_hidden(p):
+            if not (p.suffix.lower() in IMAGE_EXTENSIONS and m) or is_hidden(p):
                 continue
             n = int(m.group(1))
             if numbers is None or numbers[0] <= n <= numbers[1]:

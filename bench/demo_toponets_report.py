@@ -4,7 +4,7 @@ Rerun after retraining::
 
     python bench/demo_toponets_report.py --floc /path/to/floc
 
-For each shipped ``toponet_demo.tau_*`` model (or the final checkpoints of training runs
+For each first (superseded) ``toponet_demo.tau_*`` model (or the final checkpoints of training runs
 with ``--runs DIR``, one sub-folder per recipe), on fLoc images 97-120 of the ten
 non-scrambled categories (held out from training):
 
@@ -45,7 +45,7 @@ def models(runs: Path | None):
     from toponeuro.models import create_model, list_models, model_card
 
     if runs is None:
-        for name in list_models("toponet_demo.*"):
+        for name in list_models("toponet_demo.tau_*"):  # the superseded first models
             m = create_model(name, pretrained=True)
             yield name, model_card(name).tau, m, model_card(name)
         return

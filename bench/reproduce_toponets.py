@@ -37,9 +37,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import xarray as xr
 
 from toponeuro import _dims as D
 from toponeuro.analysis import (
+    as_topomap,
     domain_selectivity,
     effective_dimensionality,
     find_patches,
@@ -237,28 +239,29 @@ def figures(results, static: Path) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from toponeuro.plotting import plot_sheet_map
-
     static.mkdir(parents=True, exist_ok=True)
     files = {}
     seeds = sorted({r["seed"] for r in results})
     taus = sorted({r["tau"] for r in results})
     layer = VERDICT_LAYERS[-1]
-    # sheet maps per tau, side by side (first seed)
+    # sheet maps per tau, side by side (first seed), one shared colour scale
     s0 = seeds[0]
-    rows = [_by(results, t, s0) for t in taus]
-    rows = [r for r in rows if r is not None]
+    rows = [r for r in (_by(results, t, s0) for t in taus) if r is not None]
+    grids = {(r["tau"], d): (lambda tm: tm.grid(tm.values))(
+        as_topomap(r["_sel"].sel({D.DOMAIN: d}), layer=layer)) for r in rows
+        for d in PATCH_DOMAINS}
+    vmax = max(float(np.nanmax(np.abs(g))) for g in grids.values())
     fig, axes = plt.subplots(len(PATCH_DOMAINS), len(rows),
-                             figsize=(3.0 * len(rows), 2.8 * len(PATCH_DOMAINS)), squeeze=False)
-    vmax = max(float(np.nanmax(np.abs(r["_sel"].sel({D.DOMAIN: list(PATCH_DOMAINS)})
-                                      .isel({D.UNIT: r["_sel"][D.LAYER].values == layer})
-                                      .values))) for r in rows)
+                             figsize=(2.6 * len(rows) + 1, 2.5 * len(PATCH_DOMAINS)),
+                             squeeze=False)
     for j, r in enumerate(rows):
         for i, d in enumerate(PATCH_DOMAINS):
-            plot_sheet_map(r["_sel"].sel({D.DOMAIN: d}), layer, ax=axes[i, j], vmin=-vmax,
-                           vmax=vmax, title=f"τ = {r['tau']:g}: {d}")
-    fig.suptitle(f"Domain selectivity (t) on the {layer} sheet, held-out images, seed {s0}")
-    fig.tight_layout()
+            im = axes[i, j].imshow(grids[(r["tau"], d)], cmap="RdBu_r", vmin=-vmax, vmax=vmax)
+            axes[i, j].set_title(f"τ = {r['tau']:g}: {d}", fontsize=9)
+            axes[i, j].set_xticks([])
+            axes[i, j].set_yticks([])
+    fig.colorbar(im, ax=axes, shrink=0.6, label="t (domain vs the other four)")
+    fig.suptitle(f"Selectivity on the {layer} sheet, held-out images, seed {s0}", fontsize=10)
     files["sheets"] = static / "sheet_maps.png"
     fig.savefig(files["sheets"], dpi=110)
     plt.close(fig)
@@ -363,7 +366,7 @@ def page(results, verdict, files, meta) -> str:
         "",
         f"Measured by ``python bench/reproduce_toponets.py --floc /path/to/floc`` "
         f"({meta['n_permutations']} null draws per statistic; {meta['seconds']:.0f} s on "
-        f"{meta['machine']}). Stimuli: fLoc images 97–120 of the ten non-scrambled categories "
+        f"{meta['machine']}{', numbers of ' + str(meta['cached']) + ' models reused from --cache' if meta['cached'] else ''}). Stimuli: fLoc images 97–120 of the ten non-scrambled categories "
         "(240 images, never trained on). Models: "
         + ", ".join(f"``{r['name']}``" for r in results) + ". Numbers: "
         "``docs/reproduction_results.json``.",
@@ -429,6 +432,23 @@ def page(results, verdict, files, meta) -> str:
                                     f"{v['patches'][d]['n_patches']}" for d in PATCH_DOMAINS)])
     L += _table(["τ", "seed", "layer", "faces–bodies SSIM", "faces–places SSIM",
                  "significant patches faces / bodies / places"], rows)
+    L += ["Limits of this comparison", "-------------------------", "",
+          "- The models: a 4-block ResNet (widths 32–256) at 32 × 32 px, trained for 2,112 steps "
+          "of batch 64 on 1,056 images by instance discrimination, against the paper's "
+          "ResNet-18 (8 blocks) at 224 px trained on ImageNet (1.28 million "
+          "images). The compute was what a shared 2-core CPU allowed (:doc:`demo_toponets`); "
+          "longer training, larger images, other τ and other tasks were not tried here.",
+          "- The stimuli: 240 held-out fLoc images (24 per category) at 32 px; ED and PR are "
+          "computed over these 240 responses, the paper's over its own image set, so the "
+          "absolute values differ by construction (the bias-corrected PR corrects for the "
+          "small number of images, ED does not).",
+          "- The metrics: smoothness is TDANN's score, not the paper's (unpublished) "
+          "definition; the paper does not state its SSIM window or data range (here: "
+          "scikit-image's 7 × 7 window, the maps' joint range); patches follow TDANN "
+          "(smoothing, t ≥ 2, area limits) with a family-wise null. No definition was changed "
+          "after seeing the numbers.",
+          "- Two seeds per τ: differences between seeds show how much of a number is training "
+          "noise.", ""]
     if "curves" in rel:
         L += ["Training curves", "---------------", "",
               "Task loss and unscaled TopoLoss every 10 steps (``docs/_static/reproduction/"
@@ -445,22 +465,39 @@ def main(argv=None) -> int:
     p.add_argument("--n-permutations", type=int, default=1000)
     p.add_argument("--out", type=Path, default=ROOT / "docs")
     p.add_argument("--machine", default="a 2-core CPU shared with other jobs")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="keep each model's numbers here (keyed by name, weights sha256 and "
+                   "--n-permutations) and reuse them on a rerun")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     torch.manual_seed(0)
     held = load_floc(args.floc, categories=CATEGORIES, numbers=range(97, 121))
     train_imgs = load_floc(args.floc, categories=CATEGORIES, numbers=range(1, 97))
     floc = args.floc or str(Path(held.metadata["path"].iloc[0]).parent.parent)
-    results = []
+    results, n_cached = [], 0
     for name, card in demo_models(args.models):
         t = time.perf_counter()
-        results.append(measure(name, card, held, train_imgs, floc, args.n_permutations))
+        cached = None
+        if args.cache is not None:
+            key = f"{name}-{card.sha256[:16]}-{args.n_permutations}"
+            cached = args.cache / f"{key}.json", args.cache / f"{key}.nc"
+        if cached is not None and cached[0].is_file() and cached[1].is_file():
+            n_cached += 1
+            r = json.loads(cached[0].read_text())
+            r["_sel"] = xr.load_dataarray(cached[1])
+        else:
+            r = measure(name, card, held, train_imgs, floc, args.n_permutations)
+            if cached is not None:
+                args.cache.mkdir(parents=True, exist_ok=True)
+                cached[0].write_text(json.dumps({k: v for k, v in r.items() if k != "_sel"}))
+                r["_sel"].to_netcdf(cached[1])
+        results.append(r)
         print(f"{name}: {time.perf_counter() - t:.0f} s", flush=True)
     verdict = verdicts(results)
     static = args.out / "_static" / "reproduction"
     files = figures(results, static)
     meta = {"n_permutations": args.n_permutations, "seconds": time.perf_counter() - t0,
-            "machine": args.machine}
+            "machine": args.machine, "cached": n_cached}
     clean = [{k: v for k, v in r.items() if not k.startswith("_")} for r in results]
     (args.out / "reproduction_results.json").write_text(json.dumps(
         {"meta": meta, "paper": PAPER, "rules": VERDICT_RULES,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -118,8 +119,10 @@ def main(argv=None) -> int:
         shutil.copy(d / "steps.csv", CURVES / f"{name}.csv")
         minutes = sum(h["seconds"] for h in ckpt["history"]) / 60
         blocks.append((name, tau, seed, recipe, int(ckpt["global_step"]), sha, minutes))
-    # cards first without numbers (the registry needs them to load the weights), then measured
+    # cards first without numbers (the registry needs them to load the weights), then measured;
+    # numbers already on a card whose weights did not change are kept
     text = CARDS.read_text()
+    known = {m["name"]: m for m in tomllib.loads(text).get("model", [])}
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
 
@@ -138,6 +141,10 @@ def main(argv=None) -> int:
     _registry._REGISTRY.clear()
     evals = {}
     for n, _t, _s, r, st, sha, mi in blocks:
+        old = known.get(n, {})
+        if old.get("sha256") == sha and old.get("evaluation"):
+            evals[n] = old["evaluation"]
+            continue
         torch.manual_seed(0)
         evals[n] = evaluate(n, WEIGHTS / f"{n}.pt", r, args.floc)
         print(n, f"{st} steps, {mi:.1f} min, sha256 {sha[:12]}", evals[n], flush=True)

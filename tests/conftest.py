@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated data cache, and the real data in ../shared when present."""
+"""Shared fixtures: an isolated data cache, the real data in ../shared when present, and a
+writer of fLoc-like image folders."""
 
 from __future__ import annotations
 
@@ -36,3 +37,25 @@ def floc_dir(shared_dir) -> Path:
 @pytest.fixture(scope="session")
 def langloc_csv(shared_dir) -> Path:
     return shared_dir / "data" / "langloc" / "fedorenko2010_stimuli.csv"
+
+
+@pytest.fixture
+def write_floc_folder():
+    """Writes ``<root>/<category>/<category>-<N><suffix>`` random grey images (fLoc's layout).
+
+    ``write(root, categories, numbers, size=20, suffix=".png", seed=0)`` returns ``root``.
+    """
+
+    def write(root, categories, numbers, size=20, suffix=".png", seed=0):
+        import numpy as np
+        from PIL import Image
+
+        rng = np.random.default_rng(seed)
+        for c in categories:
+            (root / c).mkdir(parents=True, exist_ok=True)
+            for n in numbers:
+                arr = rng.integers(0, 255, (size, size), dtype=np.uint8)
+                Image.fromarray(arr, "L").save(root / c / f"{c}-{n}{suffix}")
+        return root
+
+    return write

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
-from PIL import Image
 
 from toponeuro.stimuli import FLOC_DOMAINS, load_floc
 from toponeuro.training import (
@@ -21,29 +19,18 @@ DEMO_RECIPES = [r for r in list_recipes() if r.startswith("demo-floc-tau")]
 CATEGORIES = [c for d, cats in FLOC_DOMAINS.items() if d != "scrambled" for c in cats]
 
 
-def _fake_floc(root, numbers=(1, 2, 97, 98), categories=CATEGORIES, size=24, seed=0):
-    """A folder laid out like fLoc: <category>/<category>-<N>.jpg (random grey images)."""
-    rng = np.random.default_rng(seed)
-    for c in categories:
-        (root / c).mkdir(parents=True, exist_ok=True)
-        for n in numbers:
-            arr = rng.integers(0, 255, (size, size), dtype=np.uint8)
-            Image.fromarray(arr, "L").save(root / c / f"{c}-{n}.jpg")
-    return root
-
-
 def test_demo_recipes_are_shipped_with_a_control_and_two_taus():
     taus = sorted(load_recipe(r)["topoloss"]["tau"] for r in DEMO_RECIPES)
     assert taus[0] == 0 and len([t for t in taus if t > 0]) >= 2
 
 
 @pytest.mark.parametrize("name", DEMO_RECIPES)
-def test_demo_recipe_loads_and_builds(name, tmp_path):
+def test_demo_recipe_loads_and_builds(name, tmp_path, write_floc_folder):
     recipe = load_recipe(name)
     assert recipe["data"]["path"] == FLOC_PLACEHOLDER
     assert recipe["data"]["categories"] == CATEGORIES  # the class order of the shipped models
     assert recipe["data"]["numbers"] == [1, 96] and recipe["data"]["val_numbers"] == [97, 120]
-    root = _fake_floc(tmp_path / "floc")
+    root = write_floc_folder(tmp_path / "floc", CATEGORIES, (1, 2, 97, 98), size=24, suffix=".jpg")
     model, train_ds, val_ds, topo = build_from_recipe(recipe, data_path=root)
     assert len(train_ds) == 2 * len(CATEGORIES) and len(val_ds) == 2 * len(CATEGORIES)
     x, y = train_ds[0]
@@ -54,9 +41,11 @@ def test_demo_recipe_loads_and_builds(name, tmp_path):
     assert (len(optimised) == 0) if tau == 0 else all(s.tau == tau for s in optimised)
 
 
-def test_floc_placeholder_uses_the_local_copy_in_the_cache(tmp_path, monkeypatch):
+def test_floc_placeholder_uses_the_local_copy_in_the_cache(
+    tmp_path, monkeypatch, write_floc_folder
+):
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path))
-    _fake_floc(tmp_path / "floc", numbers=(97, 98))
+    write_floc_folder(tmp_path / "floc", CATEGORIES, (97, 98), size=24, suffix=".jpg")
     cfg = load_recipe("demo-floc-tau0")["data"]
     assert resolve_data_path(cfg) == str(tmp_path / "floc")
     assert resolve_data_path({**cfg, "path": str(tmp_path)}) == str(tmp_path)
@@ -158,7 +147,7 @@ def test_old_demo_weights_are_superseded_but_loadable():
     for name in old:
         card = models.model_card(name)
         assert card.superseded_by in _v2_names() and models.model_card(card.superseded_by).tau == card.tau
-    from toponeuro.reporting._map import DEFAULT_MAP_MODEL
+    from toponeuro.reporting import DEFAULT_MAP_MODEL
 
     assert DEFAULT_MAP_MODEL in _v2_names()
     assert models.model_card(DEFAULT_MAP_MODEL).tau == max(models.model_card(n).tau for n in _v2_names())

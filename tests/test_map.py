@@ -138,9 +138,10 @@ def test_absent_contrast_categories_raise(tmp_path):
 
 def test_layer_with_too_few_units_raises(tmp_path):
     floc = _fake_floc(tmp_path / "floc")
+    # the superseded demo model's fc has 10 units, too few for a sheet (v2's has 1,056)
     with pytest.raises(SheetError, match="fc"):
-        run_map(stimuli=floc, numbers=[97, 98], layers=["fc"], out_dir=tmp_path / "o",
-                progress=False)
+        run_map("toponet_demo.tau_50", stimuli=floc, numbers=[97, 98], layers=["fc"],
+                out_dir=tmp_path / "o", progress=False)
 
 
 def test_unknown_layer_raises(tmp_path):

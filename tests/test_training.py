@@ -94,18 +94,25 @@ def test_tau_zero_is_a_logged_control():
     assert topo(model).item() == 0.0 and len(topo.layerwise(model)) == 8
 
 
-def test_recipe_errors(tmp_path):
+def test_unknown_recipe_name_suggests_the_close_one():
     with pytest.raises(UnknownNameError, match="demo-smoke"):
         load_recipe("demo-smok")
+
+
+@pytest.mark.parametrize(
+    "text, error, match",
+    [
+        ('name = "x"\nseed = 0\n[model]\narch = "resnet9000"\n[data]\n[train]\n',
+         UnknownNameError, "small_resnet"),
+        ("name = [", RecipeError, "TOML"),
+        ('name = "x"\nseed = 0\n[model]\narch = "small_resnet"\n[train]\n', RecipeError, "'data'"),
+    ],
+    ids=["unknown-arch", "bad-toml", "missing-table"],
+)
+def test_recipe_file_errors(tmp_path, text, error, match):
     bad = tmp_path / "bad.toml"
-    bad.write_text('name = "x"\nseed = 0\n[model]\narch = "resnet9000"\n[data]\n[train]\n')
-    with pytest.raises(UnknownNameError, match="small_resnet"):
-        load_recipe(bad)
-    bad.write_text("name = [")
-    with pytest.raises(RecipeError, match="TOML"):
-        load_recipe(bad)
-    bad.write_text('name = "x"\nseed = 0\n[model]\narch = "small_resnet"\n[train]\n')
-    with pytest.raises(RecipeError, match="'data'"):
+    bad.write_text(text)
+    with pytest.raises(error, match=match):
         load_recipe(bad)
 
 

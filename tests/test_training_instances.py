@@ -21,21 +21,12 @@ from toponeuro.training import (
 )
 
 CATS = ["adult", "house", "scrambled"]
+NUMBERS = (1, 2, 3, 97)
 INST_RECIPES = [r for r in list_recipes() if r.startswith("demo-floc-inst-tau")]
 
 
-def _folder(root, numbers=(1, 2, 3, 97), categories=CATS, size=20, seed=0):
-    rng = np.random.default_rng(seed)
-    for c in categories:
-        (root / c).mkdir(parents=True, exist_ok=True)
-        for n in numbers:
-            arr = rng.integers(0, 255, (size, size), dtype=np.uint8)
-            Image.fromarray(arr, "L").save(root / c / f"{c}-{n}.png")
-    return root
-
-
-def test_decode_keeps_only_the_numbers_asked_for(tmp_path):
-    root = _folder(tmp_path / "img")
+def test_decode_keeps_only_the_numbers_asked_for(tmp_path, write_floc_folder):
+    root = write_floc_folder(tmp_path / "img", CATS, NUMBERS)
     d = decode_image_folder(root, 8, categories=CATS, numbers=(1, 96), cache=False)
     assert d["images"].dtype == torch.uint8 and tuple(d["images"].shape) == (9, 1, 8, 8)
     assert 97 not in d["number"].tolist()  # the held-out image never enters training
@@ -43,16 +34,16 @@ def test_decode_keeps_only_the_numbers_asked_for(tmp_path):
     assert d["number"].tolist() == [1, 2, 3] * 3
 
 
-def test_decode_matches_a_direct_resize(tmp_path):
-    root = _folder(tmp_path / "img", numbers=(5,), categories=["a"])
+def test_decode_matches_a_direct_resize(tmp_path, write_floc_folder):
+    root = write_floc_folder(tmp_path / "img", ["a"], (5,))
     d = decode_image_folder(root, 8, cache=False)
     with Image.open(root / "a" / "a-5.png") as im:
         ref = np.asarray(im.convert("L").resize((8, 8), Image.Resampling.LANCZOS))
     assert np.array_equal(d["images"][0, 0].numpy(), ref)
 
 
-def test_decode_cache_hits_and_misses_on_content(tmp_path, monkeypatch):
-    root = _folder(tmp_path / "img")
+def test_decode_cache_hits_and_misses_on_content(tmp_path, monkeypatch, write_floc_folder):
+    root = write_floc_folder(tmp_path / "img", CATS, NUMBERS)
     cache = tmp_path / "cache"
     first = decode_image_folder(root, 8, numbers=(1, 3), cache_dir=cache)
     assert not first["cached"] and len(list((cache / "decoded").glob("*.pt"))) == 1
@@ -69,10 +60,10 @@ def test_decode_cache_hits_and_misses_on_content(tmp_path, monkeypatch):
     assert decode_image_folder(root, 6, numbers=(1, 3), cache_dir=cache)["key"] != third["key"]
 
 
-def test_decode_errors(tmp_path):
+def test_decode_errors(tmp_path, write_floc_folder):
     with pytest.raises(RecipeError, match="does not exist"):
         decode_image_folder(tmp_path / "nope", 8, cache=False)
-    root = _folder(tmp_path / "img")
+    root = write_floc_folder(tmp_path / "img", CATS, NUMBERS)
     with pytest.raises(RecipeError, match="not sub-folders"):
         decode_image_folder(root, 8, categories=["face"], cache=False)
     with pytest.raises(InvalidDataError, match="No images"):
@@ -140,9 +131,11 @@ def _tiny_recipe(root, **train):
     }
 
 
-def test_tiny_instance_recipe_trains_logs_steps_and_prunes_checkpoints(tmp_path, monkeypatch):
+def test_tiny_instance_recipe_trains_logs_steps_and_prunes_checkpoints(
+    tmp_path, monkeypatch, write_floc_folder
+):
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
-    root = _folder(tmp_path / "img")
+    root = write_floc_folder(tmp_path / "img", CATS, NUMBERS)
     res = run_recipe(_tiny_recipe(root, keep_checkpoints=1), out_dir=tmp_path / "run",
                      progress=False)
     assert len(res.history) == 2 and 0 <= res.history[-1]["val_accuracy"] <= 1
@@ -156,9 +149,9 @@ def test_tiny_instance_recipe_trains_logs_steps_and_prunes_checkpoints(tmp_path,
     assert [p.name for p in res.checkpoints] == ["epoch_002.pt"]
 
 
-def test_instance_recipe_resume_matches_uninterrupted(tmp_path, monkeypatch):
+def test_instance_recipe_resume_matches_uninterrupted(tmp_path, monkeypatch, write_floc_folder):
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
-    root = _folder(tmp_path / "img")
+    root = write_floc_folder(tmp_path / "img", CATS, NUMBERS)
     full = run_recipe(_tiny_recipe(root), out_dir=tmp_path / "a", progress=False)
     (tmp_path / "a" / "checkpoints" / "epoch_002.pt").unlink()  # as if killed in epoch 2
     resumed = run_recipe(_tiny_recipe(root), out_dir=tmp_path / "a", progress=False)
@@ -167,9 +160,9 @@ def test_instance_recipe_resume_matches_uninterrupted(tmp_path, monkeypatch):
     assert resumed.steps == full.steps
 
 
-def test_num_classes_must_match_the_instances(tmp_path, monkeypatch):
+def test_num_classes_must_match_the_instances(tmp_path, monkeypatch, write_floc_folder):
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
-    recipe = _tiny_recipe(_folder(tmp_path / "img"))
+    recipe = _tiny_recipe(write_floc_folder(tmp_path / "img", CATS, NUMBERS))
     recipe["model"]["num_classes"] = 10
     with pytest.raises(RecipeError, match="num_classes = 9"):
         build_from_recipe(recipe)

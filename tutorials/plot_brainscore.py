@@ -19,7 +19,7 @@ code.
 # %%
 # Export a plugin
 # ---------------
-# We export the demo TopoNet ``toponet_demo.tau_50`` shipped with toponeuro. Its weights are
+# We export the demo TopoNet ``toponet_demo.v2_tau_50`` shipped with toponeuro. Its weights are
 # a file inside the package; a plugin downloads its weights when Brain-Score loads it and
 # checks their sha256, so we give a ``file://`` URL here (for a submission, upload the
 # weights somewhere public and pass ``weights_url="https://..."``).
@@ -44,7 +44,7 @@ from toponeuro.brainscore import (
     write_brainscore_benchmark,
 )
 
-NAME = "toponet_demo.tau_50"
+NAME = "toponet_demo.v2_tau_50"
 card = toponeuro.model_card(NAME)
 print("proposed:", propose_region_layer_map(card))
 

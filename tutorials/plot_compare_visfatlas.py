@@ -10,7 +10,7 @@ sheet the way these regions are arranged on the cortex.
 
 The atlas volume ships with toponeuro (no download); projecting it onto fsaverage5 takes a
 few seconds once and is cached. The model is the shipped demo TopoNet
-``toponet_demo.tau_10``; its selectivity maps come from fLoc images in ``$TOPONEURO_DATA/floc`` (or downloaded) when
+``toponet_demo.v2_tau_50``; its selectivity maps come from fLoc images in ``$TOPONEURO_DATA/floc`` (or downloaded) when
 present, else from toponeuro's synthetic gratings (the output says which).
 """
 
@@ -99,7 +99,7 @@ print(stimuli)
 data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
 # %%
-MODEL = "toponet_demo.tau_10"
+MODEL = "toponet_demo.v2_tau_50"
 model = toponeuro.create_model(MODEL, pretrained=True)
 LAYER = "layer4.0.conv1"
 acts = toponeuro.extract(model, stimuli, [LAYER], progress=False)
@@ -171,7 +171,7 @@ print(f"{MODEL}: arrangement Spearman rho = {rho:+.2f}, Procrustes disparity = {
 # correlation happens by chance one time in six (3! orders of the three distances), so a
 # single number says little. A reference point is the same comparison for the control
 # network trained without TopoLoss (τ = 0):
-control = toponeuro.create_model("toponet_demo.tau_0", pretrained=True)
+control = toponeuro.create_model("toponet_demo.v2_tau_0", pretrained=True)
 control_sel = toponeuro.domain_selectivity(
     toponeuro.extract(control, stimuli, [LAYER], progress=False)
 )

@@ -73,9 +73,9 @@ fig.suptitle("The plain estimate drifts with n; the corrected one stays flat")
 #
 # TopoNets with and without TopoLoss
 # ----------------------------------
-# toponeuro ships small demonstration TopoNets (SmallResNet, trained on CPU on fLoc's ten
-# categories): ``toponet_demo.tau_0`` is the control (TopoLoss logged, not optimised) and
-# ``toponet_demo.tau_50`` was trained with τ = 50. We read the mean-pooled activations of
+# toponeuro ships small demonstration TopoNets (SmallResNet, trained on CPU to tell apart
+# the 1,056 fLoc images 1-96 of all categories): ``toponet_demo.v2_tau_0`` is the control (TopoLoss logged, not optimised) and
+# ``toponet_demo.v2_tau_50`` was trained with τ = 50. We read the mean-pooled activations of
 # every TopoLoss layer for 110 fLoc images (10 per category, from ``$TOPONEURO_DATA/floc`` or the pinned download,
 # else synthetic images) with :func:`toponeuro.extract`.
 
@@ -88,7 +88,7 @@ print(stimuli)
 data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
 # %%
-MODELS = {"τ = 0 (control)": "toponet_demo.tau_0", "τ = 50": "toponet_demo.tau_50"}
+MODELS = {"τ = 0 (control)": "toponet_demo.v2_tau_0", "τ = 50": "toponet_demo.v2_tau_50"}
 acts = {label: toponeuro.extract(name, stimuli, "topo", progress=False)
         for label, name in MODELS.items()}
 layers = acts["τ = 50"].topo.layers

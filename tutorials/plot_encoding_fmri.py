@@ -25,8 +25,8 @@ Because we planted the signal, we know which voxels should be predictable and ho
 # We use 60 fLoc images (12 each of adult faces, bodies, houses, words and cars) from
 # ``$TOPONEURO_DATA/floc`` (or the pinned download), else toponeuro's synthetic images
 # (:func:`toponeuro.stimuli.make_stimulus_set`). Features are the spatially averaged
-# activations of the last residual block of ``toponet_demo.tau_50``, a small TopoNet that
-# ships with toponeuro (trained on fLoc's categories), extracted with
+# activations of the last residual block of ``toponet_demo.v2_tau_50``, a small TopoNet that
+# ships with toponeuro (trained on fLoc images 1-96 by instance discrimination), extracted with
 # :func:`toponeuro.extract`.
 import tempfile
 from pathlib import Path
@@ -53,7 +53,7 @@ data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
 # %%
 LAYER = "layer4.0.conv2"
-acts = toponeuro.extract("toponet_demo.tau_50", stimuli, [LAYER], progress=False)
+acts = toponeuro.extract("toponet_demo.v2_tau_50", stimuli, [LAYER], progress=False)
 print(acts.sizes)
 
 # %%

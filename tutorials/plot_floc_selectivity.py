@@ -31,13 +31,13 @@ print(stimuli)
 data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
 # %%
-# Two shipped demo TopoNets, trained identically except for TopoLoss: τ = 10, and the control
+# Two shipped demo TopoNets, trained identically except for TopoLoss: τ = 50, and the control
 # τ = 0 (the loss logged, not optimised).
 models = {
     name: toponeuro.create_model(name, pretrained=True)
-    for name in ("toponet_demo.tau_10", "toponet_demo.tau_0")
+    for name in ("toponet_demo.v2_tau_50", "toponet_demo.v2_tau_0")
 }
-print(models["toponet_demo.tau_10"].model_card.description)
+print(models["toponet_demo.v2_tau_50"].model_card.description)
 
 # %%
 # Activations and domain selectivity
@@ -50,7 +50,7 @@ sels = {}
 for name, model in models.items():
     acts = toponeuro.extract(model, stimuli, "topo", progress=False)
     sels[name] = toponeuro.domain_selectivity(acts)
-sel = sels["toponet_demo.tau_10"]
+sel = sels["toponet_demo.v2_tau_50"]
 print(sel.sizes)
 print(sel.attrs["method"])
 print({layer: acts.topo.sheet_shape(layer) for layer in acts.topo.layers})
@@ -66,7 +66,7 @@ fig = plot_sheet_map(
     sel.rename("t (domain vs rest)"),
     layers=LAYERS,
     outline=toponeuro.analysis.TDANN_PATCHES["threshold"],
-    title="toponet_demo.tau_10: fLoc domain selectivity",
+    title="toponet_demo.v2_tau_50: fLoc domain selectivity",
 )
 
 # %%
@@ -165,5 +165,5 @@ for k, label in enumerate(("faces – bodies", "faces – places")):
 ax.axhline(0, color="k", lw=0.8)
 ax.set_xticks(x, LAYERS)
 ax.set_ylabel("SSIM")
-ax.set_title("toponet_demo.tau_10: similarity of selectivity maps")
+ax.set_title("toponet_demo.v2_tau_50: similarity of selectivity maps")
 ax.legend(fontsize=8)

@@ -131,13 +131,16 @@ fig = plot_sheet_map(
 # %%
 # The shipped demo TopoNets
 # -------------------------
-# Small TopoNets trained on CPU on the fLoc categories ship inside the package (no download,
-# sha256 recorded on their cards): ``toponet_demo.tau_*``, τ = 0 being the control trained
-# without TopoLoss. They take 64-px images, and ``toponeuro map`` uses ``tau_10`` by default.
+# Small TopoNets trained on CPU on fLoc images ship inside the package (no download, sha256
+# recorded on their cards): ``toponet_demo.v2_tau_*`` (instance discrimination over fLoc
+# images 1-96, two seeds per τ; τ = 0 is the control trained without TopoLoss) take 32-px
+# images, and ``toponeuro map`` uses ``toponet_demo.v2_tau_50`` by default. The first demo
+# models (``toponet_demo.tau_*``) stay loadable; their cards name the v2 model that
+# supersedes them.
 from toponeuro.analysis import correlation_profile  # noqa: E402
 from toponeuro.plotting import plot_distance_profile  # noqa: E402
 
-demo_names = toponeuro.list_models("toponet_demo*")
+demo_names = [n for n in toponeuro.list_models("toponet_demo.v2_tau_*") if "_seed" not in n]  # seed 0
 print(demo_names)
 profiles = {}
 for name in demo_names:

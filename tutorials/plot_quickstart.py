@@ -10,7 +10,7 @@ From the command line::
     pip install -e .                           # in a clone of the repository
     toponeuro map                              # the shipped demo TopoNet, fLoc images 97-120
     toponeuro map --stimuli /path/to/floc      # offline: a local copy of the fLoc images
-    toponeuro map --model toponet_demo.tau_0 --out map-tau0     # the control, for comparison
+    toponeuro map --model toponet_demo.v2_tau_0 --out map-tau0     # the control, for comparison
 
 It writes a folder with ``report.html`` (everything below on one page), the figures as PNG,
 ``summary.json``, ``comparison.csv`` and ``results.nc`` (the selectivity maps, for your own
@@ -150,7 +150,7 @@ print(table[rows].round(3).to_string(index=False))
 # %%
 # Next steps
 # ----------
-# * Run the control (``--model toponet_demo.tau_0``) and compare the two reports: the
+# * Run the control (``--model toponet_demo.v2_tau_0``) and compare the two reports: the
 #   difference TopoLoss makes is the point, not any single number.
 # * ``--checkpoint runs/<your run>/checkpoints/epoch_006.pt`` maps a network you trained
 #   yourself (:doc:`plot_train_toponet`).

@@ -19,8 +19,8 @@ bootstrap confidence intervals and a noise ceiling on the comparison, and hands 
 # Six images of each of the ten fLoc categories (faces: adult, child; bodies: body, limb;
 # places: corridor, house; characters: word, number; objects: car, instrument), from
 # ``$TOPONEURO_DATA/floc`` or the pinned download, else toponeuro's synthetic images. Activations of two layers of
-# ``toponet_demo.tau_50`` (a small TopoNet shipped with toponeuro, trained on these ten
-# categories), spatially averaged, give one RDM per layer: 1 − Pearson correlation between
+# ``toponet_demo.v2_tau_50`` (a small TopoNet shipped with toponeuro, trained to tell apart
+# fLoc images 1-96, each its own class), spatially averaged, give one RDM per layer: 1 − Pearson correlation between
 # the patterns of each pair of stimuli (:func:`toponeuro.analysis.rdm`).
 #
 # One practical point: after a ReLU every unit's response is positive and units differ
@@ -54,7 +54,7 @@ data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
 # %%
 LAYERS = ["layer2.0.conv2", "layer4.0.conv2"]
-acts = toponeuro.extract("toponet_demo.tau_50", stimuli, LAYERS, progress=False)
+acts = toponeuro.extract("toponet_demo.v2_tau_50", stimuli, LAYERS, progress=False)
 categories = acts.category.values
 
 

@@ -7,8 +7,8 @@ scores every layer of every model against every region (and subject) with RSA or
 encoding model and returns one tidy table; :func:`toponeuro.plotting.plot_sweep` draws it as
 a layer × region heatmap per model.
 
-We sweep the two demo TopoNets shipped with toponeuro (``toponet_demo.tau_0``, the control,
-and ``toponet_demo.tau_50``) over synthetic brain regions whose answer we know: each region
+We sweep the two demo TopoNets shipped with toponeuro (``toponet_demo.v2_tau_0``, the control,
+and ``toponet_demo.v2_tau_50``) over synthetic brain regions whose answer we know: each region
 is driven by one layer of the control network.
 """
 
@@ -38,7 +38,7 @@ data_note(stimuli)  # shown on the page: real images or synthetic stand-ins
 
 # %%
 store = Path(tempfile.mkdtemp(prefix="toponeuro_sweep_"))
-control = toponeuro.extract("toponet_demo.tau_0", stimuli, "topo", store=store, progress=False)
+control = toponeuro.extract("toponet_demo.v2_tau_0", stimuli, "topo", store=store, progress=False)
 print(control.topo.layers)
 
 # %%
@@ -69,7 +69,7 @@ print(responses.sizes)
 # cache). ``layers=None`` means every TopoLoss layer of each model. For each (model, layer,
 # subject, region) the layer's RDM is compared with the region's (correlation distance,
 # Spearman comparison).
-models = ["toponet_demo.tau_0", "toponet_demo.tau_50"]
+models = ["toponet_demo.v2_tau_0", "toponet_demo.v2_tau_50"]
 rsa = sweep(models, None, responses, "rsa", stimuli=stimuli, store=store, progress=False)
 print(rsa.head(6).to_string())
 print(f"{len(rsa)} rows = 2 models x 8 layers x 2 subjects x 4 regions")
@@ -111,8 +111,8 @@ fig = plot_sweep(enc, regions=list(PLANT),
 # ``ax=`` draws a single model's panel into your own figure, for example next to the RSA
 # result of the same model.
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
-plot_sweep(rsa, models="toponet_demo.tau_0", regions=list(PLANT), ax=axes[0], center=None,
+plot_sweep(rsa, models="toponet_demo.v2_tau_0", regions=list(PLANT), ax=axes[0], center=None,
            cmap="viridis", colorbar_label="RSA (Spearman ρ)")
-plot_sweep(enc, models="toponet_demo.tau_0", regions=list(PLANT), ax=axes[1], center=None,
+plot_sweep(enc, models="toponet_demo.v2_tau_0", regions=list(PLANT), ax=axes[1], center=None,
            cmap="viridis", colorbar_label="encoding (Pearson r)")
-fig.suptitle("toponet_demo.tau_0: two methods")
+fig.suptitle("toponet_demo.v2_tau_0: two methods")

@@ -12,9 +12,9 @@ from scipy.stats import spearmanr
 
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._geometry import as_topomap
-from ._patches import TDANN_PATCHES
+from ._patches import TDANN_PATCHES, Patches, find_patches
 from ._ssim import SSIM_REFERENCE
-from ._topography import TDANN_REFERENCE, Patches, find_patches, map_similarity, smoothness
+from ._topography import TDANN_REFERENCE, map_similarity, smoothness
 
 __all__ = [
     "DEFAULT_PAIRS",

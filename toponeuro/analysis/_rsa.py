@@ -41,13 +41,8 @@ from ..exceptions import (
 from ._backend import get_backend
 from ._validate import as_matrix, check_finite
 
-__all__ = [
-    "rdm",
-    "RDM_METRICS",
-    "n_from_condensed",
-    "as_condensed",
-    "rdm_stimulus_ids",
-]
+# n_from_condensed and as_condensed serve the other analysis modules; not re-exported
+__all__ = ["rdm", "RDM_METRICS", "rdm_stimulus_ids"]
 
 _BLOCK_BYTES = 128 * 2**20
 

@@ -27,7 +27,6 @@ __all__ = [
     "BootstrapResult",
     "COMPARE_METHODS",
     "COMPARE_ALIASES",
-    "RSATOOLBOX_METHODS",
 ]
 
 

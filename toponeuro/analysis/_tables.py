@@ -25,8 +25,8 @@ from ._compare import (
     patch_centroid,
 )
 from ._geometry import as_topomap
-from ._patches import TDANN_PATCHES
-from ._topography import find_patches, smoothness
+from ._patches import TDANN_PATCHES, find_patches
+from ._topography import smoothness
 
 __all__ = ["TopographyTable", "topography_table", "compare_tables"]
 

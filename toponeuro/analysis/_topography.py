@@ -25,16 +25,13 @@ from ..exceptions import (
 )
 from ._geometry import TopoMap, _check_sheet, _fill, _geometry_kwargs, as_topomap
 from ._null import NullResult, register_statistic, run_null
-from ._patches import Patches, find_patches
 from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
 __all__ = [
     "SIMILARITY_METHODS",
     "SMOOTHNESS_METHODS",
-    "Patches",
     "smoothness",
     "correlation_profile",
-    "find_patches",
     "map_similarity",
 ]
 

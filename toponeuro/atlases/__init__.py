@@ -13,42 +13,15 @@ The atlas files live in ``toponeuro/atlases/data`` (the repository's ``atlases/`
 links there), with their citation and licence notes.
 """
 
-from ._atlas import (
-    ATLAS_SPACES,
-    FSAVERAGE5_N_VERTICES,
-    HEMIS,
-    Atlas,
-    atlas_data_path,
-    hemi_name,
-)
-from ._loaders import load_language_parcels, load_visfatlas
-from ._maps import CortexMaps, cortex_maps
-from ._surface import (
-    SURFACES,
-    fsaverage5_mesh,
-    mesh_distances,
-    mesh_edge_graph,
-    mesh_graph,
-    project_volume_atlas,
-    vertex_coordinates,
-)
+from . import _atlas, _loaders, _maps, _surface
+from ._atlas import *
+from ._loaders import *
+from ._maps import *
+from ._surface import *
 
 __all__ = [
-    "Atlas",
-    "load_visfatlas",
-    "load_language_parcels",
-    "atlas_data_path",
-    "hemi_name",
-    "HEMIS",
-    "ATLAS_SPACES",
-    "FSAVERAGE5_N_VERTICES",
-    "SURFACES",
-    "fsaverage5_mesh",
-    "vertex_coordinates",
-    "mesh_edge_graph",
-    "mesh_graph",
-    "mesh_distances",
-    "project_volume_atlas",
-    "CortexMaps",
-    "cortex_maps",
+    *_atlas.__all__,
+    *_loaders.__all__,
+    *_surface.__all__,
+    *_maps.__all__,
 ]

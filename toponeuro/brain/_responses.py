@@ -24,6 +24,7 @@ __all__ = [
     "make_brain_responses",
     "check_responses",
     "invalid_voxels",
+    "handle_invalid",
     "average_repetitions",
     "zscore_within",
 ]

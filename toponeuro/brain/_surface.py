@@ -16,10 +16,10 @@ from ..exceptions import (
     DimensionError,
     InputTypeError,
     InvalidDataError,
-    MissingFileError,
     UnknownNameError,
 )
 from ._responses import handle_invalid, make_brain_responses
+from ._volume import _read_nibabel
 
 __all__ = ["load_surface_betas", "read_surface_data", "MESH_SIZES"]
 
@@ -49,14 +49,7 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
     """
     import nibabel as nib
 
-    path = Path(os.fspath(path))
-    if not path.is_file():
-        raise MissingFileError(
-            f"Surface file {path} does not exist; pass a GIFTI (.gii) or FreeSurfer "
-            "(.mgh/.mgz) file of per-vertex betas."
-        )
-    try:
-        img = nib.load(path)
+    def per_vertex(img) -> np.ndarray:
         if img is None or not (isinstance(img, nib.gifti.GiftiImage) or hasattr(img, "dataobj")):
             raise ValueError("nibabel could not parse it")
         if isinstance(img, nib.gifti.GiftiImage):
@@ -64,20 +57,22 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
             if not arrays:
                 raise ValueError("the GIFTI holds no data array")
             if len(arrays) == 1:
-                data = arrays[0].reshape(len(arrays[0]), -1)
-            else:
-                if any(a.ndim != 1 for a in arrays):
-                    raise ValueError("several data arrays but not all 1-D")
-                data = np.stack(arrays, axis=1)
-        else:
-            raw = np.asarray(img.dataobj)
-            data = raw.reshape(raw.shape[0], -1)
-    except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError,
-            ExpatError) as err:
-        raise InvalidDataError(
-            f"{path} is not a readable GIFTI or MGH surface file ({type(err).__name__}: {err})."
-        ) from err
-    return data
+                return arrays[0].reshape(len(arrays[0]), -1)
+            if any(a.ndim != 1 for a in arrays):
+                raise ValueError("several data arrays but not all 1-D")
+            return np.stack(arrays, axis=1)
+        raw = np.asarray(img.dataobj)
+        return raw.reshape(raw.shape[0], -1)
+
+    path = Path(os.fspath(path))
+    return _read_nibabel(
+        path,
+        per_vertex,
+        missing=f"Surface file {path} does not exist; pass a GIFTI (.gii) or FreeSurfer "
+        "(.mgh/.mgz) file of per-vertex betas.",
+        unreadable=f"{path} is not a readable GIFTI or MGH surface file",
+        errors=(ExpatError,),
+    )
 
 
 def _hemi_block(spec, hemi):

@@ -40,28 +40,39 @@ def load_image(obj, what: str = "image"):
     ...     print(type(err).__name__)
     MissingFileError
     """
-    import nibabel as nib
     from nibabel.filebasedimages import ImageFileError
     from nibabel.spatialimages import SpatialImage
 
     if isinstance(obj, SpatialImage):
         return obj
-    path = Path(os.fspath(obj))
-    if not path.is_file():
-        raise MissingFileError(
-            f"The {what} {path} does not exist; pass an existing NIfTI file (.nii/.nii.gz) "
-            "or a nibabel image."
-        )
-    try:
-        img = nib.load(path)
+
+    def volume(img):
         if not isinstance(img, SpatialImage):
             raise ImageFileError(f"{type(img).__name__} is not a volume")
-    except (ImageFileError, OSError, EOFError, ValueError) as err:
-        raise InvalidDataError(
-            f"The {what} {path} is not a readable NIfTI/MGH volume ({type(err).__name__}: "
-            f"{err}). Check the file is complete and a .nii/.nii.gz (re-download or re-export)."
-        ) from err
-    return img
+        return img
+
+    path = Path(os.fspath(obj))
+    return _read_nibabel(
+        path,
+        volume,
+        missing=f"The {what} {path} does not exist; pass an existing NIfTI file (.nii/.nii.gz) "
+        "or a nibabel image.",
+        unreadable=f"The {what} {path} is not a readable NIfTI/MGH volume",
+        fix=" Check the file is complete and a .nii/.nii.gz (re-download or re-export).",
+    )
+
+
+def _read_nibabel(path: Path, read, *, missing: str, unreadable: str, fix: str = "", errors=()):
+    """``read(nibabel.load(path))``: a missing file raises MissingFileError(``missing``); one
+    nibabel (or ``read``) cannot parse raises InvalidDataError(``unreadable`` (why).``fix``)."""
+    import nibabel as nib
+
+    if not path.is_file():
+        raise MissingFileError(missing)
+    try:
+        return read(nib.load(path))
+    except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError, *errors) as err:
+        raise InvalidDataError(f"{unreadable} ({type(err).__name__}: {err}).{fix}") from err
 
 
 def _get_data(img, what: str) -> np.ndarray:

@@ -7,37 +7,14 @@ files that Brain-Score's StimulusSet and NeuroidAssembly are built from; and
 split-half ceiling on them in a separate Python environment.
 """
 
+from . import _export, _score
 from ._convert import read_brainscore_benchmark, write_brainscore_benchmark
-from ._export import (
-    BRAINSCORE_REGIONS,
-    LANGUAGE_REGIONS,
-    ExportedPlugin,
-    export_plugin,
-    known_plugin_names,
-    plugin_layers,
-    propose_region_layer_map,
-)
-from ._score import (
-    BRAINSCORE_METRICS,
-    TOPONEURO_COMPARE,
-    brainscore_python,
-    install_plugin,
-    score_with_brainscore,
-)
+from ._export import *
+from ._score import *
 
 __all__ = [
-    "BRAINSCORE_REGIONS",
-    "LANGUAGE_REGIONS",
-    "BRAINSCORE_METRICS",
-    "TOPONEURO_COMPARE",
-    "ExportedPlugin",
-    "export_plugin",
-    "known_plugin_names",
-    "plugin_layers",
-    "propose_region_layer_map",
+    *_export.__all__,
+    *_score.__all__,
     "write_brainscore_benchmark",
     "read_brainscore_benchmark",
-    "brainscore_python",
-    "install_plugin",
-    "score_with_brainscore",
 ]

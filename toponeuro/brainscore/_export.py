@@ -404,6 +404,7 @@ _INLINE_MARKER = (
     "    BlurPoolConv2d,\n"
     "    SmallResNet,\n"
     "    add_blurpool,\n"
+    "    strip_wrapper_prefixes,\n"
     ")\n"
 )
 

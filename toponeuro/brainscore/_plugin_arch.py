@@ -27,6 +27,7 @@ from toponeuro.models._standalone import (  # inlined by the exporter
     BlurPoolConv2d,
     SmallResNet,
     add_blurpool,
+    strip_wrapper_prefixes,
 )
 
 __all__ = [
@@ -103,21 +104,6 @@ def normalize_arch(arch: str) -> str:
     raise KeyError(f"Unknown TopoNet architecture {arch!r}; known: {sorted(ARCHITECTURES)}")
 
 
-# prefixes that DataParallel/DDP (module.) and torch.compile (_orig_mod.) add to every key
-_WRAPPER_PREFIXES = ("module.", "_orig_mod.")
-
-
-def _strip_wrappers(key: str) -> str:
-    """``module._orig_mod.fc.weight`` (any order, any number) -> ``fc.weight``."""
-    stripped = True
-    while stripped:
-        stripped = False
-        for prefix in _WRAPPER_PREFIXES:
-            if key.startswith(prefix):
-                key, stripped = key[len(prefix):], True
-    return key
-
-
 def _unwrap_state_dict(obj):
     """Accept a bare state dict or a training checkpoint holding one; drop DDP/compile prefixes."""
     for key in ("state_dict", "model_state_dict", "model"):
@@ -127,7 +113,7 @@ def _unwrap_state_dict(obj):
     if not isinstance(obj, dict) or not obj or not all(torch.is_tensor(v) for v in obj.values()):
         raise ValueError("checkpoint holds no state dict of tensors (expected a dict of "
                          "tensors, or a dict with a 'model'/'state_dict' entry holding one)")
-    obj = {_strip_wrappers(k): v for k, v in obj.items()}
+    obj = {strip_wrapper_prefixes(k): v for k, v in obj.items()}
     if all(k.startswith("model.") for k in obj):  # a whole wrapper module saved as 'model'
         obj = {k[len("model."):]: v for k, v in obj.items()}
     return obj

@@ -9,50 +9,35 @@ architectures by name (as timm's ``models/__init__.py`` does), and the registry 
 of them.
 """
 
-# the builder modules register their architectures on import
-from . import _hf, _nanogpt, _vision  # noqa: F401
-from ._blocks import BlurPoolConv2d, add_blurpool
-from ._catalog import WEIGHTS_STATUSES, describe_models, weights_status
+from . import (
+    _blocks,
+    _catalog,
+    _hf,  # noqa: F401 - the builder modules register their architectures on import
+    _nanogpt,  # noqa: F401
+    _registry,
+    _small,
+    _surgery,
+    _tokenizers,
+    _vision,  # noqa: F401
+)
+from ._blocks import *
+from ._catalog import *
 from ._layers import list_layers
 from ._nanogpt import GPT, GPTConfig
-from ._registry import (
-    CHECKPOINT_FORMATS,
-    ModelCard,
-    create_model,
-    list_models,
-    load_checkpoint,  # noqa: F401 - deprecated alias of load_weights, not in __all__
-    load_weights,
-    model_card,
-    register_builder,
-    register_model,
-)
-from ._small import SmallResNet, small_resnet_topo_layers
-from ._surgery import downsample_weights, prune_weights, restoring, sheet_units, unit_hooks
-from ._tokenizers import load_tokenizer
+from ._registry import *
+from ._registry import load_checkpoint  # noqa: F401 - deprecated alias of load_weights
+from ._small import *
+from ._surgery import *
+from ._tokenizers import *
 
 __all__ = [
-    "restoring",
-    "sheet_units",
-    "unit_hooks",
-    "prune_weights",
-    "downsample_weights",
-    "BlurPoolConv2d",
-    "add_blurpool",
-    "SmallResNet",
-    "small_resnet_topo_layers",
-    "ModelCard",
-    "CHECKPOINT_FORMATS",
-    "register_model",
-    "register_builder",
-    "list_models",
-    "model_card",
-    "create_model",
-    "load_weights",
-    "load_tokenizer",
+    *_surgery.__all__,
+    *_blocks.__all__,
+    *_small.__all__,
+    *_registry.__all__,
+    *_tokenizers.__all__,
+    *_catalog.__all__,
     "list_layers",
-    "describe_models",
-    "weights_status",
-    "WEIGHTS_STATUSES",
     "GPT",
     "GPTConfig",
 ]

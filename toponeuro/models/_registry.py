@@ -57,9 +57,6 @@ CHECKPOINT_FORMATS = {
 # the only non-tensor globals a checkpoint may pickle without trust_checkpoint=True
 SAFE_GLOBALS = (argparse.Namespace,)
 
-# prefixes added by torch.compile and DataParallel; stripped before loading
-_PREFIXES = ("_orig_mod.", "module.")
-
 
 @dataclass(frozen=True)
 class ModelCard:
@@ -353,14 +350,11 @@ def _strip_prefixes(state: Mapping) -> dict:
     >>> list(_strip_prefixes({"module._orig_mod.fc.w": 0, "_orig_mod.module.b": 1, "c": 2}))
     ['fc.w', 'b', 'c']
     """
+    from ._standalone import strip_wrapper_prefixes
+
     out = {}
     for k, v in state.items():
-        stripped = True
-        while stripped:
-            stripped = False
-            for p in _PREFIXES:
-                if k.startswith(p):
-                    k, stripped = k[len(p) :], True
+        k = strip_wrapper_prefixes(k)
         if k in out:
             raise CheckpointError(
                 f"Two entries of the checkpoint become {k!r} once the _orig_mod./module. "

@@ -1,4 +1,4 @@
-"""TopoNet building blocks that need only torch: BlurPool and the small ResNet.
+"""TopoNet building blocks that need only torch: BlurPool, the small ResNet, key clean-up.
 
 This module is the single definition of these architectures. ``toponeuro.models`` re-exports
 them, and the Brain-Score exporter inlines this file into every vision plugin's
@@ -133,3 +133,24 @@ class SmallResNet(nn.Module):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         return self.fc(self.avgpool(x).flatten(1))
+
+
+#: prefixes that DataParallel/DDP (``module.``) and torch.compile (``_orig_mod.``) add to keys
+WRAPPER_PREFIXES = ("module.", "_orig_mod.")
+
+
+def strip_wrapper_prefixes(key: str) -> str:
+    """``module._orig_mod.fc.weight`` (any order, any number of prefixes) -> ``fc.weight``.
+
+    Examples
+    --------
+    >>> strip_wrapper_prefixes("module._orig_mod.module.fc.w"), strip_wrapper_prefixes("c")
+    ('fc.w', 'c')
+    """
+    stripped = True
+    while stripped:
+        stripped = False
+        for prefix in WRAPPER_PREFIXES:
+            if key.startswith(prefix):
+                key, stripped = key[len(prefix) :], True
+    return key

@@ -4,20 +4,17 @@ Needs matplotlib (``pip install 'toponeuro[plot]'``). Nothing else in toponeuro 
 package.
 """
 
-from ._compare import plot_arrangement, plot_comparison
-from ._rdm import plot_rdm
+from . import _compare, _rdm, _surface, _sweep
+from ._compare import *
+from ._rdm import *
 from ._sheet import plot_sheet_map
-from ._surface import DOMAIN_COLORS, SURFACE_VIEWS, plot_distance_profile, plot_surface_map
-from ._sweep import plot_sweep
+from ._surface import *
+from ._sweep import *
 
 __all__ = [
+    *_rdm.__all__,
+    *_surface.__all__,
+    *_sweep.__all__,
+    *_compare.__all__,
     "plot_sheet_map",
-    "plot_rdm",
-    "plot_surface_map",
-    "plot_distance_profile",
-    "plot_sweep",
-    "plot_arrangement",
-    "plot_comparison",
-    "SURFACE_VIEWS",
-    "DOMAIN_COLORS",
 ]

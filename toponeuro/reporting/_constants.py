@@ -1,7 +1,7 @@
 """The main job's fixed choices, named once."""
 
 #: the shipped demo TopoNet ``toponeuro map`` uses by default (the one place that names it)
-DEFAULT_MAP_MODEL = "toponet_demo.tau_50"
+DEFAULT_MAP_MODEL = "toponet_demo.v2_tau_50"
 #: the five fLoc domain contrasts (each domain against the other four)
 MAP_DOMAINS = ("faces", "bodies", "places", "characters", "objects")
 #: domains the visfAtlas has ROIs for (it has no object-selective ROI)

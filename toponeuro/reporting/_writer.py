@@ -126,9 +126,10 @@ def _html(res: MapReport, files: dict) -> str:
     train = st.get("training_images")
     demo_note = (
         '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
-        "toponeuro: a 4-stage ResNet trained on CPU on the fLoc localizer's own images. It is "
-        "<b>not</b> one of the TopoNets paper's ImageNet models; use <code>--model</code> for "
-        "those.</div>"
+        "toponeuro: a 4-stage ResNet trained on CPU on fLoc images (the v2 models by "
+        "instance discrimination, each image its own class; the superseded first models on the "
+        "localizer's ten categories). It is <b>not</b> one of the TopoNets paper's ImageNet "
+        "models; use <code>--model</code> for those.</div>"
         if str(m["name"]).startswith("toponet_demo.") else ""
     )
     if train:

@@ -37,7 +37,6 @@ __all__ = [
     "load_nsd_stimuli",
     "pinned_sources",
     "LANGLOC_CONDITIONS",
-    "IMAGE_EXTENSIONS",
     "NSDImageReader",
 ]
 

@@ -43,6 +43,22 @@ def make_synthetic_images(
     return TensorDataset(torch.from_numpy(np.stack(images)), torch.tensor(labels))
 
 
+
+def _category_folders(root: Path, categories) -> list[str]:
+    """``categories`` (each checked to be a sub-folder of ``root``), or all sub-folders."""
+    if not root.is_dir():
+        raise RecipeError(
+            f"Image folder {root} does not exist. Point the recipe's data.path (or --data) at "
+            "a folder with one sub-folder per category."
+        )
+    found = sorted(p.name for p in root.iterdir() if p.is_dir())
+    classes = list(categories) if categories else found
+    missing = [c for c in classes if c not in found]
+    if missing:
+        raise RecipeError(f"Categories {missing} are not sub-folders of {root} (found {found}).")
+    return classes
+
+
 def image_folder_dataset(
     path: str | os.PathLike,
     image_size: int = 64,
@@ -87,16 +103,7 @@ def image_folder_dataset(
     from torchvision import datasets, transforms
 
     root = Path(path)
-    if not root.is_dir():
-        raise RecipeError(
-            f"Image folder {root} does not exist. Point the recipe's data.path (or --data) at "
-            "a folder with one sub-folder per category."
-        )
-    found = sorted(p.name for p in root.iterdir() if p.is_dir())
-    classes = list(categories) if categories else found
-    missing = [c for c in classes if c not in found]
-    if missing:
-        raise RecipeError(f"Categories {missing} are not sub-folders of {root} (found {found}).")
+    classes = _category_folders(root, categories)
 
     from ..stimuli import IMAGE_EXTENSIONS, is_hidden, read_image
 

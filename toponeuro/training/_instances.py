@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -21,33 +20,23 @@ import torch.nn.functional as F
 from torch.utils.data import Dataset, TensorDataset
 
 from ..exceptions import InvalidDataError, RecipeError
+from ._data import _NUMBER, _category_folders
 
 __all__ = ["decode_image_folder", "InstanceImages"]
 
-_NUMBER = re.compile(r"-(\d+)\.[A-Za-z]+$")
-_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff")
 _CACHE_FORMAT = "toponeuro-decoded-images-1"
 
 
 def _image_files(root: Path, categories, numbers) -> list[tuple[str, int, Path]]:
     """``(category, number, path)`` of the images to use, ordered by category then number."""
-    if not root.is_dir():
-        raise RecipeError(
-            f"Image folder {root} does not exist. Point the recipe's data.path (or --data) at "
-            "a folder with one sub-folder per category."
-        )
-    found = sorted(p.name for p in root.iterdir() if p.is_dir())
-    cats = list(categories) if categories else found
-    missing = [c for c in cats if c not in found]
-    if missing:
-        raise RecipeError(f"Categories {missing} are not sub-folders of {root} (found {found}).")
+    cats = _category_folders(root, categories)
     rows = []
-    from ..stimuli import is_hidden
+    from ..stimuli import IMAGE_EXTENSIONS, is_hidden
 
     for cat in cats:
         for p in (root / cat).iterdir():
             m = _NUMBER.search(p.name)
-            if not (p.suffix.lower() in _SUFFIXES and m) or is_hidden(p):
+            if not (p.suffix.lower() in IMAGE_EXTENSIONS and m) or is_hidden(p):
                 continue
             n = int(m.group(1))
             if numbers is None or numbers[0] <= n <= numbers[1]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from .._fetch import sha256sum
 from ..exceptions import CheckpointError, UnknownNameError, close_matches
 from ._recipes import ARCHITECTURES
+from ._train import _load_weights
 
 __all__ = ["load_trained_model"]
 
@@ -89,13 +90,13 @@ def load_trained_model(
             f"{close_matches(arch, ARCHITECTURES)}"
         )
     module, default_layers = ARCHITECTURES[arch](recipe["model"])
-    try:
-        module.load_state_dict(ckpt["model"])
-    except RuntimeError as err:
-        raise CheckpointError(
-            f"{path}: its weights do not fit the architecture its recipe describes "
-            f"({str(err).splitlines()[0]}). The file may come from another toponeuro version."
-        ) from err
+    _load_weights(
+        module,
+        ckpt["model"],
+        path,
+        "its weights do not fit the architecture its recipe describes",
+        "The file may come from another toponeuro version.",
+    )
     module.eval()
     tcfg = recipe.get("topoloss") or {}
     named = tcfg.get("layers", "topo")

@@ -95,6 +95,15 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
     return ckpt
 
 
+def _load_weights(module: nn.Module, state: dict, path, mismatch: str, fix: str) -> None:
+    """``module.load_state_dict(state)``; keys or shapes that do not fit raise CheckpointError
+    naming ``path``, the ``mismatch``, torch's first line and the ``fix``."""
+    try:
+        module.load_state_dict(state)
+    except RuntimeError as err:
+        raise CheckpointError(f"{path}: {mismatch} ({str(err).splitlines()[0]}). {fix}") from err
+
+
 def _save_atomic(obj, path: Path) -> None:
     tmp = path.with_suffix(".pt.part")
     torch.save(obj, tmp)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..exceptions import CheckpointError
-from ._train import list_checkpoints, load_checkpoint
+from ._train import _load_weights, list_checkpoints, load_checkpoint
 
 __all__ = ["trajectory"]
 
@@ -83,13 +83,13 @@ def trajectory(
         ckpt = load_checkpoint(path)
         epoch = int(ckpt["epoch"])
         if work is not None:
-            try:
-                work.load_state_dict(ckpt["model"])
-            except RuntimeError as err:
-                raise CheckpointError(
-                    f"{path} holds weights for another architecture than the model given: "
-                    f"{str(err).splitlines()[0]} Build the model the run trained."
-                ) from err
+            _load_weights(
+                work,
+                ckpt["model"],
+                path,
+                "its weights are for another architecture than the model given",
+                "Build the model the run trained.",
+            )
             result = metric_fn(work)
         else:
             result = metric_fn(ckpt)

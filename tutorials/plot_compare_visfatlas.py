@@ -112,9 +112,12 @@ sel = toponeuro.domain_selectivity(acts)
 # same way ``toponeuro map`` does: per hemisphere, one 0/1 map per domain over its vertices,
 # with the flat-map coordinates as positions and the inflated mesh's edges as neighbours
 # (``.geometry``). :func:`toponeuro.compare_topography` then takes named maps on both sides;
-# ``cortex_threshold=0.5`` makes each ROI a patch. Model patches follow TDANN's procedure,
-# the defaults of :func:`toponeuro.find_patches`: Gaussian smoothing (TDANN's 2.4 mm scaled to
-# the sheet), t ≥ 2, at least 10 connected units. ``n_permutations`` adds the spatial null of
+# ``cortex_threshold=0.5`` makes each ROI a patch. Model patches here are looser than TDANN's
+# procedure (the defaults of :func:`toponeuro.find_patches`: smoothing by TDANN's 2.4 mm scaled
+# to the sheet, t ≥ 2, at least 10 connected units): t ≥ 3 after a light smoothing (0.5 unit
+# spacings), at least 3 units. On this demo's 16 × 16 sheet TDANN's 10-unit minimum leaves only
+# two domains with a patch, too few to compare arrangements; drop the four settings to get
+# TDANN's. Each patch still gets its p value. ``n_permutations`` adds the spatial null of
 # every per-map statistic (rows ``smoothness_p``, ``n_significant_patches``,
 # ``map_similarity_p``); 200 draws keep this page fast (``toponeuro map`` uses 1,000 for the
 # model). The cortex's maps are the atlas's binary ROIs, smooth and patchy by construction,
@@ -124,8 +127,11 @@ model_maps = {d: sel.sel(domain=d) for d in DOMAINS}
 settings = dict(
     layer=LAYER,
     cortex_geometry=left_cortex.geometry,
+    threshold=3.0,
     cortex_threshold=0.5,
+    smooth_sigma=0.5,
     cortex_smooth_sigma=0.0,
+    min_units=3,
     cortex_min_units=10,
     n_permutations=200,
     random_state=0,
@@ -144,9 +150,8 @@ print(table.round(3).to_string())
 # * ``n_patches``, ``mean_patch_fraction``, ``total_patch_fraction``: how many separate
 #   patches each domain forms, and the share of the sheet (model) or of the hemisphere's
 #   vertices (cortex) that one patch, and all of them, cover; ``n_significant_patches``
-#   counts those beyond the spatial null (p ≤ 0.05). A domain with no patch (here places: on
-#   this small demo network no 10 connected units reach t ≥ 2 after smoothing) drops out of
-#   the arrangement comparison.
+#   counts those beyond the spatial null (p ≤ 0.05). A domain with no patch drops out of the
+#   arrangement comparison.
 # * ``map_similarity`` (faces–bodies, faces–places): on the model sheet the structural
 #   similarity (SSIM) of the two domains' maps, with ``map_similarity_p`` from the shift null
 #   (one map moved as a whole across the sheet); on the cortex, where SSIM has no standard
@@ -157,7 +162,8 @@ print(table.round(3).to_string())
 #   pairwise distance between the domains on the sheet and on the flat cortex; rank-correlate
 #   the two lists. +1 means the domains are laid out in the same order of nearness, 0
 #   unrelated, −1 reversed. ``arrangement_n_regions`` says how many domains had a patch on
-#   both sides: with three there are only three distances, so this is a coarse number.
+#   both sides: with four there are only six distances (with three, three), so this is a
+#   coarse number.
 # * ``arrangement_procrustes``: the disparity left after the best translation, rotation,
 #   reflection and scaling of the model's centroids onto the cortex's (0 = the same shape,
 #   1 = unrelated). With three points any two triangles of similar shape fit well, so read
@@ -167,9 +173,9 @@ proc = float(table.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex
 print(f"{MODEL}: arrangement Spearman rho = {rho:+.2f}, Procrustes disparity = {proc:.2f}")
 
 # %%
-# When only three domains have patches (as with the fLoc images here), a perfect rank
-# correlation happens by chance one time in six (3! orders of the three distances), so a
-# single number says little. A reference point is the same comparison for the control
+# With three domains a perfect rank correlation happens by chance one time in six (3! orders
+# of the three distances), and four domains give only six distances, so a single number says
+# little. A reference point is the same comparison for the control
 # network trained without TopoLoss (τ = 0):
 control = toponeuro.create_model("toponet_demo.v2_tau_0", pretrained=True)
 control_sel = toponeuro.domain_selectivity(

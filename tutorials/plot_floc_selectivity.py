@@ -138,9 +138,9 @@ axes[1].legend(fontsize=8)
 # and flips), so that each map keeps its own smoothness but the correspondence between them
 # is broken; ``p_value`` asks whether the two maps share territory beyond that. In the ventral
 # temporal cortex face- and body-selective regions lie next to each other while
-# place-selective cortex lies apart, so there faces–bodies is the more similar pair. Bear in
-# mind that this demo model was trained to tell these very categories apart, which by itself
-# pushes domain maps apart (a unit that prefers one domain responds less to the others).
+# place-selective cortex lies apart, so there faces–bodies is the more similar pair. These
+# demo models were trained by instance discrimination (each training image its own class),
+# never told the categories, so any domain structure in their maps they found themselves.
 # Read each SSIM against its null: a value near the null's mean (p well above 0.05) is what
 # two unrelated maps of this smoothness give; in the figure a bar must rise above its black
 # tick (the null's 95th percentile) to count.

@@ -511,3 +511,23 @@ def test_map_rejects_bad_null_settings(tmp_path, captured_map, capsys, flag, val
     _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
                          flag, value], capsys, flag)
     assert not captured_map
+
+
+def test_map_says_in_flags_when_stimuli_are_training_images(tmp_path, monkeypatch, capsys):
+    import warnings
+
+    import toponeuro.reporting
+    from toponeuro.exceptions import TrainingImagesWarning
+
+    def fake_run_map(*a, **kw):
+        warnings.warn(TrainingImagesWarning(
+            "10 of the 10 stimuli are images the model was trained on (recipe r: fLoc images "
+            "1-96); what is measured on them is not held-out. For held-out images only, pass "
+            "numbers='97-120'."), stacklevel=2)
+
+    monkeypatch.setattr(toponeuro.reporting, "run_map", fake_run_map)
+    folder = _fake_floc(tmp_path / "f", [1])
+    assert main(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert "toponeuro: warning: 10 of the 10 stimuli are images the model was trained" in err
+    assert "pass --images 97-120." in err and "numbers=" not in err

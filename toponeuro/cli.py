@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import warnings
 
 from ._cli_checks import (
     _device,
@@ -358,7 +359,7 @@ def _default_map_model() -> str:
 
 
 def _run_map(args) -> int:
-    from .exceptions import InvalidDataError
+    from .exceptions import InvalidDataError, TrainingImagesWarning
     from .reporting import DEFAULT_MAP_MODEL, run_map
 
     out = _out_folder(args.out)
@@ -376,19 +377,26 @@ def _run_map(args) -> int:
     if args.stimuli != "floc":
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
         _check_floc_folder(args.stimuli)
-    run_map(
-        args.model or DEFAULT_MAP_MODEL,
-        checkpoint=args.checkpoint,
-        stimuli=args.stimuli,
-        numbers=args.images,
-        layers=args.layers,
-        out_dir=out,
-        batch_size=args.batch_size,
-        device=device,
-        random_state=args.seed,
-        progress=not args.no_progress,
-        **{k: v for k, v in library_defaults.items() if v is not None},
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrainingImagesWarning)
+        run_map(
+            args.model or DEFAULT_MAP_MODEL,
+            checkpoint=args.checkpoint,
+            stimuli=args.stimuli,
+            numbers=args.images,
+            layers=args.layers,
+            out_dir=out,
+            batch_size=args.batch_size,
+            device=device,
+            random_state=args.seed,
+            progress=not args.no_progress,
+            **{k: v for k, v in library_defaults.items() if v is not None},
+        )
+    for w in caught:  # said in flags, last, after the summary
+        if issubclass(w.category, TrainingImagesWarning):
+            _warn(cli_message(str(w.message), {}))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return 0
 
 

@@ -159,7 +159,7 @@ def _warn_training_overlap(train: dict | None, n_stimuli: int) -> None:
         warnings.warn(TrainingImagesWarning(
             f"{train['n_overlap']} of the {n_stimuli} stimuli are images the model was trained "
             f"on (recipe {train['recipe']}: fLoc images {lo}-{hi}); what is measured on them "
-            f"is not held-out. For held-out images only, {fix}."), stacklevel=3)
+            f"is not held-out. For held-out images only, {fix}."), stacklevel=4)
 
 
 @renamed_parameter("out", "out_dir")

@@ -136,9 +136,11 @@ def _side(maps, geometry, patch_kw, pairs, centroid, smooth_kw, null_kw):
     with_null = null_kw["n_permutations"] > 0
     for name, tm in tms.items():
         p = find_patches(tm, **patch_kw, **null_kw)
-        patches[name] = p
-        cents[name] = patch_centroid(p, centroid)
-        fr = p.table["fraction"]
+        # with a null, only significant patches place a domain (as topography_table does)
+        kept = p.significant if with_null else p
+        patches[name] = kept
+        cents[name] = patch_centroid(kept, centroid)
+        fr = kept.table["fraction"]
         sm = smoothness(tm, **smooth_kw, **null_kw)
         rows[("smoothness", name)] = float(sm["score"])
         if with_null:
@@ -185,7 +187,10 @@ def compare_topography(
     the regions is (pairwise distances between patch centroids on the sheet vs between ROI
     centroids on the cortex, by Spearman rank correlation and Procrustes disparity). With
     ``n_permutations`` every per-map statistic gets its spatial null (:func:`spatial_null`):
-    rows ``smoothness_p``, ``n_significant_patches`` and ``map_similarity_p``.
+    rows ``smoothness_p``, ``n_significant_patches`` and ``map_similarity_p``, and then only
+    the significant patches (p <= 0.05, :func:`find_patches`' default) give the centroids,
+    the patch fractions and the returned patches, as in :func:`topography_table`
+    (``n_patches`` still counts all patches found).
 
     Parameters
     ----------

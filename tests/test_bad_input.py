@@ -87,11 +87,6 @@ def _demo():
 
 
 # --- stimuli -----------------------------------------------------------------------------------
-@case(FileNotFoundError, E.MissingFileError, "absent", "pass the folder")
-def floc_missing_folder(tmp):
-    return lambda: S.load_floc(tmp / "absent")
-
-
 @case(ValueError, E.InvalidDataError, "No fLoc images", "adult-1.jpg")
 def floc_only_hidden_files(tmp):
     _png(tmp / "floc" / "adult" / "._adult-1.png")
@@ -125,11 +120,6 @@ def floc_truncated_jpeg(tmp):
     return lambda: list(S.load_floc(tmp / "floc"))
 
 
-@case(FileNotFoundError, E.MissingFileError, "items.csv", "path=None")
-def langloc_missing_csv(tmp):
-    return lambda: S.load_language_localizer(tmp / "items.csv")
-
-
 @case(ValueError, E.InvalidDataError, "'sentence'", "expected")
 def langloc_wrong_columns(tmp):
     (tmp / "items.csv").write_text("a,b\n1,2\n")
@@ -146,17 +136,6 @@ def langloc_unknown_condition(tmp):
 def langloc_unknown_condition_filter(tmp):
     (tmp / "items.csv").write_text(",sentence,condition\n0,the dog,S\n")
     return lambda: S.load_language_localizer(tmp / "items.csv", conditions=["Q"])
-
-
-@case(ValueError, E.InvalidDataError, "items.csv", "UTF-8")
-def langloc_random_bytes(tmp):
-    (tmp / "items.csv").write_bytes(bytes(range(256)) * 4)
-    return lambda: S.load_language_localizer(tmp / "items.csv")
-
-
-@case(FileNotFoundError, E.MissingFileError, "absent", "pass a folder")
-def folder_missing(tmp):
-    return lambda: S.load_image_folder(tmp / "absent")
 
 
 @case(ValueError, E.InvalidDataError, "No images", "extensions=")
@@ -203,17 +182,6 @@ def folder_random_bytes_png(tmp):
     (tmp / "imgs" / "cats").mkdir(parents=True)
     (tmp / "imgs" / "cats" / "noise.png").write_bytes(np.random.bytes(300))
     return lambda: S.load_image_folder(tmp / "imgs").get(0)
-
-
-@case(FileNotFoundError, E.MissingFileError, "nsd.hdf5", "nsd_stimuli.hdf5")
-def nsd_stimuli_missing(tmp):
-    return lambda: S.load_nsd_stimuli(tmp / "nsd.hdf5")
-
-
-@case(ValueError, E.InvalidDataError, "nsd.hdf5", "pass the path")
-def nsd_stimuli_random_bytes(tmp):
-    (tmp / "nsd.hdf5").write_bytes(np.random.bytes(500))
-    return lambda: S.load_nsd_stimuli(tmp / "nsd.hdf5")
 
 
 @case(ValueError, E.InvalidDataError, "'imgBrick'", "pass key=")
@@ -283,17 +251,6 @@ def read_image_int32_beyond_16_bit(tmp):
 
 
 # --- brain -------------------------------------------------------------------------------------
-@case(FileNotFoundError, E.MissingFileError, "absent.nii.gz", "existing NIfTI")
-def volume_missing_file(tmp):
-    return lambda: load_volume_betas(tmp / "absent.nii.gz", ["a"])
-
-
-@case(ValueError, E.InvalidDataError, "noise.nii.gz", "")
-def volume_random_bytes(tmp):
-    (tmp / "noise.nii.gz").write_bytes(np.random.bytes(400))
-    return lambda: load_volume_betas(tmp / "noise.nii.gz", ["a"])
-
-
 @case(ValueError, E.ToponeuroError, "3", "2")
 def volume_ids_count_mismatch(tmp):
     path = _nifti(tmp / "b.nii.gz", (4, 4, 4, 3))
@@ -320,27 +277,11 @@ def volume_unknown_roi(tmp):
     return lambda: load_volume_betas(path, ["a", "b"], roi="FFAA")
 
 
-@case(FileNotFoundError, E.MissingFileError, "absent", "sub-<label>")
-def bids_missing_folder(tmp):
-    return lambda: load_bids_betas(tmp / "absent", "01")
-
-
 @case(KeyError, E.ToponeuroError, "01", "")
 def bids_no_files(tmp):
     (tmp / "deriv" / "sub-02").mkdir(parents=True)
     _nifti(tmp / "deriv" / "sub-02" / "sub-02_task-x_beta.nii.gz", (3, 3, 3, 2))
     return lambda: load_bids_betas(tmp / "deriv", "01")
-
-
-@case(FileNotFoundError, E.MissingFileError, "lh.gii", "GIFTI")
-def surface_missing_file(tmp):
-    return lambda: load_surface_betas(tmp / "lh.gii", None, ["a"])
-
-
-@case(ValueError, E.InvalidDataError, "lh.gii", "")
-def surface_random_bytes(tmp):
-    (tmp / "lh.gii").write_bytes(np.random.bytes(300))
-    return lambda: read_surface_data(tmp / "lh.gii")
 
 
 @case(ValueError, E.DimensionError, "lh or rh", "")
@@ -353,17 +294,6 @@ def surface_ids_count_mismatch(tmp):
     return lambda: load_surface_betas(np.zeros((10242, 3)), None, ["a", "b"])
 
 
-@case(FileNotFoundError, E.MissingFileError, "nsd_expdesign.mat", "nsddata/experiments")
-def nsd_expdesign_missing(tmp):
-    return lambda: read_nsd_expdesign(tmp / "nsd_expdesign.mat")
-
-
-@case(ValueError, E.InvalidDataError, "nsd_expdesign.mat", "")
-def nsd_expdesign_random_bytes(tmp):
-    (tmp / "nsd_expdesign.mat").write_bytes(np.random.bytes(300))
-    return lambda: read_nsd_expdesign(tmp / "nsd_expdesign.mat")
-
-
 @case(KeyError, E.UnknownNameError, "9", "1..8")
 def nsd_unknown_subject(tmp):
     return lambda: load_nsd_betas(tmp, 9, [1])
@@ -372,11 +302,6 @@ def nsd_unknown_subject(tmp):
 @case(KeyError, E.UnknownNameError, "func2mm", "did you mean")
 def nsd_unknown_space(tmp):
     return lambda: load_nsd_betas(tmp, 1, [1], space="func2mm")
-
-
-@case(FileNotFoundError, E.MissingFileError, "nsd_expdesign.mat", "nsddata/experiments")
-def nsd_missing_root(tmp):
-    return lambda: load_nsd_betas(tmp / "nsd", 1, [1])
 
 
 # --- models and checkpoints --------------------------------------------------------------------
@@ -396,18 +321,6 @@ def checkpoint_truncated(tmp):
     path = _demo_ckpt(tmp)
     path.write_bytes(path.read_bytes()[:3000])
     return lambda: create_model("toponet_demo.tau_0", checkpoint=path, widths=(8, 16, 16, 32))
-
-
-@case(ValueError, E.CheckpointError, "mine.pt", "not a torch checkpoint")
-def checkpoint_random_bytes(tmp):
-    (tmp / "mine.pt").write_bytes(np.random.bytes(2000))
-    return lambda: load_weights(tmp / "mine.pt")
-
-
-@case(ValueError, E.CheckpointError, "empty.pt", "not a torch checkpoint")
-def checkpoint_empty_file(tmp):
-    (tmp / "empty.pt").write_bytes(b"")
-    return lambda: load_weights(tmp / "empty.pt")
 
 
 class _Evil:
@@ -443,17 +356,6 @@ def checkpoint_holds_a_list(tmp):
 def checkpoint_non_tensor_entries(tmp):
     torch.save({"w": torch.ones(1), "epoch": 3}, tmp / "mixed.pt")
     return lambda: load_weights(tmp / "mixed.pt")
-
-
-@case(ValueError, E.CheckpointError, "w.safetensors", "Download it again")
-def checkpoint_random_safetensors(tmp):
-    (tmp / "w.safetensors").write_bytes(np.random.bytes(500))
-    return lambda: load_weights(tmp / "w.safetensors", "safetensors")
-
-
-@case(ValueError, E.CheckpointError, "absent.pt", "existing")
-def checkpoint_missing(tmp):
-    return lambda: create_model("toponet_demo.tau_0", checkpoint=tmp / "absent.pt")
 
 
 @case(FileNotFoundError, E.MissingWeightsError, "resnet18", "pretrained=False")
@@ -569,15 +471,73 @@ def atlas_surface_to_nifti(tmp):
     return lambda: surf.to_nifti()
 
 
-@case(ValueError, E.RecipeError, "r.toml", "")
-def recipe_random_bytes(tmp):
-    (tmp / "r.toml").write_bytes(bytes(range(256)))
-    return lambda: load_recipe(tmp / "r.toml")
-
-
 @case(KeyError, E.UnknownNameError, "demo-flco", "did you mean")
 def recipe_unknown_name(tmp):
     return lambda: load_recipe("demo-flco")
+
+
+# --- absent and unreadable files, one row each -------------------------------------------------
+# (name, file under tmp, its content: None = absent, int = that many random bytes, bytes = these,
+#  the call on its path, builtin, toponeuro error, message patterns)
+FILE_CASES = [
+    ("floc_missing_folder", "absent", None, S.load_floc,
+     FileNotFoundError, E.MissingFileError, ("absent", "pass the folder")),
+    ("langloc_missing_csv", "items.csv", None, S.load_language_localizer,
+     FileNotFoundError, E.MissingFileError, ("items.csv", "path=None")),
+    ("langloc_random_bytes", "items.csv", bytes(range(256)) * 4, S.load_language_localizer,
+     ValueError, E.InvalidDataError, ("items.csv", "UTF-8")),
+    ("folder_missing", "absent", None, S.load_image_folder,
+     FileNotFoundError, E.MissingFileError, ("absent", "pass a folder")),
+    ("nsd_stimuli_missing", "nsd.hdf5", None, S.load_nsd_stimuli,
+     FileNotFoundError, E.MissingFileError, ("nsd.hdf5", "nsd_stimuli.hdf5")),
+    ("nsd_stimuli_random_bytes", "nsd.hdf5", 500, S.load_nsd_stimuli,
+     ValueError, E.InvalidDataError, ("nsd.hdf5", "pass the path")),
+    ("volume_missing_file", "absent.nii.gz", None, lambda p: load_volume_betas(p, ["a"]),
+     FileNotFoundError, E.MissingFileError, ("absent.nii.gz", "existing NIfTI")),
+    ("volume_random_bytes", "noise.nii.gz", 400, lambda p: load_volume_betas(p, ["a"]),
+     ValueError, E.InvalidDataError, ("noise.nii.gz", "")),
+    ("bids_missing_folder", "absent", None, lambda p: load_bids_betas(p, "01"),
+     FileNotFoundError, E.MissingFileError, ("absent", "sub-<label>")),
+    ("surface_missing_file", "lh.gii", None, lambda p: load_surface_betas(p, None, ["a"]),
+     FileNotFoundError, E.MissingFileError, ("lh.gii", "GIFTI")),
+    ("surface_random_bytes", "lh.gii", 300, read_surface_data,
+     ValueError, E.InvalidDataError, ("lh.gii", "")),
+    ("nsd_expdesign_missing", "nsd_expdesign.mat", None, read_nsd_expdesign,
+     FileNotFoundError, E.MissingFileError, ("nsd_expdesign.mat", "nsddata/experiments")),
+    ("nsd_expdesign_random_bytes", "nsd_expdesign.mat", 300, read_nsd_expdesign,
+     ValueError, E.InvalidDataError, ("nsd_expdesign.mat", "")),
+    ("nsd_missing_root", "nsd", None, lambda p: load_nsd_betas(p, 1, [1]),
+     FileNotFoundError, E.MissingFileError, ("nsd_expdesign.mat", "nsddata/experiments")),
+    ("checkpoint_missing", "absent.pt", None,
+     lambda p: create_model("toponet_demo.tau_0", checkpoint=p),
+     ValueError, E.CheckpointError, ("absent.pt", "existing")),
+    ("checkpoint_random_bytes", "mine.pt", 2000, load_weights,
+     ValueError, E.CheckpointError, ("mine.pt", "not a torch checkpoint")),
+    ("checkpoint_empty_file", "empty.pt", b"", load_weights,
+     ValueError, E.CheckpointError, ("empty.pt", "not a torch checkpoint")),
+    ("checkpoint_random_safetensors", "w.safetensors", 500,
+     lambda p: load_weights(p, "safetensors"),
+     ValueError, E.CheckpointError, ("w.safetensors", "Download it again")),
+    ("recipe_random_bytes", "r.toml", bytes(range(256)), load_recipe,
+     ValueError, E.RecipeError, ("r.toml", "")),
+]
+
+
+def _file_case(rel, content, call):
+    def fn(tmp):
+        path = tmp / rel
+        if content is not None:
+            path.write_bytes(np.random.bytes(content) if isinstance(content, int) else content)
+        return lambda: call(path)
+
+    return fn
+
+
+for _name, _rel, _content, _call, _builtin, _error, _patterns in FILE_CASES:
+    assert _name not in CASES, _name
+    _fn = _file_case(_rel, _content, _call)
+    _fn.__name__ = _name
+    case(_builtin, _error, *_patterns)(_fn)
 
 
 def test_at_least_fifty_cases():

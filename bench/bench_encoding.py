@@ -21,13 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
+from _common import add_sizes, parse_sizes, peak_rss_mib, run_child, size_argv
+
+SIZES = {"n": 3000, "p": 2048, "v": 20000, "folds": 5, "sklearn_targets": 2000}
+SMALL = {"n": 1000, "p": 512, "v": 5000, "sklearn_targets": 1000}
 
 
 def make_data(n, p, v, seed=0):
@@ -39,13 +40,9 @@ def make_data(n, p, v, seed=0):
     return X, Y
 
 
-def rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def child(args):
     X, Y = make_data(args.n, args.p, args.v if args.lib != "sklearn" else args.sklearn_targets)
-    base = rss_mb()
+    base = peak_rss_mib()
     alphas = np.logspace(-2, 6, 10)
     from sklearn.model_selection import KFold
 
@@ -72,37 +69,23 @@ def child(args):
         best = np.asarray(est.alpha_)
     dt = time.perf_counter() - t0
     np.save(args.out, best)
-    print(json.dumps({"time": dt, "peak_mb": rss_mb(), "base_mb": base}))
+    print(json.dumps({"time": dt, "peak_mb": peak_rss_mib(), "base_mb": base}))
 
 
 def run(lib, args, out):
-    cmd = [sys.executable, __file__, "--child", lib, "--out", out, "--n", str(args.n),
-           "--p", str(args.p), "--v", str(args.v), "--folds", str(args.folds),
-           "--sklearn-targets", str(args.sklearn_targets)]
-    env = dict(os.environ)
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    if res.returncode:
-        raise RuntimeError(f"{lib} failed:\n{res.stderr[-3000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_child(__file__, "--child", lib, "--out", out, *size_argv(args, SIZES))
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=3000)
-    ap.add_argument("--p", type=int, default=2048)
-    ap.add_argument("--v", type=int, default=20000)
-    ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--sklearn-targets", type=int, default=2000)
-    ap.add_argument("--small", action="store_true", help="N=1000, P=512, V=5000 (quick)")
+    add_sizes(ap, SIZES, SMALL)
     ap.add_argument("--skip", nargs="*", default=[], help="libraries to skip")
     ap.add_argument("--child", default=None)
     ap.add_argument("--out", default=None)
-    args = ap.parse_args()
+    args = parse_sizes(ap, SMALL)
     if args.child:
         args.lib = args.child
         return child(args)
-    if args.small:
-        args.n, args.p, args.v, args.sklearn_targets = 1000, 512, 5000, 1000
     print(f"N={args.n} P={args.p} V={args.v} alphas=10 folds={args.folds} float32 numpy, "
           f"threads={os.environ.get('OMP_NUM_THREADS', 'default')}")
     results, best = {}, {}

@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
 import torch
+from _common import peak_rss_mib, run_child
 
 WIDTHS = (16, 32, 64, 128)
 SIZE = 32
@@ -106,21 +104,6 @@ def ratio(n: int, repeats: int = 7, name: str = "toponet_demo.tau_0", size: int 
     }
 
 
-def _peak_rss_mib() -> float:
-    """Peak resident memory of this process since it started (VmHWM on Linux).
-
-    ``ru_maxrss`` is not used on Linux: it keeps the parent's peak across fork + exec.
-    """
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _child(mode: str, n: int) -> None:
     model = _model()
     stim = SyntheticImages(n)
@@ -136,7 +119,7 @@ def _child(mode: str, n: int) -> None:
                 model, stim, ["layer1.0.conv1", "fc"], batch_size=BATCH, store=d, progress=False
             )
             units = int(acts.sizes["unit"])
-    peak_mib = _peak_rss_mib()
+    peak_mib = peak_rss_mib()
     print(
         json.dumps(
             {
@@ -155,13 +138,7 @@ def memory(sizes) -> list[dict]:
     out = []
     for n in sizes:
         for mode in ("bare", "stream"):
-            res = subprocess.run(
-                [sys.executable, __file__, "--child", mode, str(n)],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            out.append(json.loads(res.stdout.strip().splitlines()[-1]))
+            out.append(run_child(__file__, "--child", mode, str(n)))
     return out
 
 

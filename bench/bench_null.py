@@ -10,20 +10,14 @@ per shuffled map), timed on a few permutations and shown per permutation.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
+from _common import best_of
 from scipy.ndimage import gaussian_filter
 
 from toponeuro.analysis import smoothness, spatial_null
 
 SHEETS = {512: (16, 32), 4096: (64, 64)}
-
-
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
 def _naive_ssim(a, b, n, rng):
@@ -66,8 +60,8 @@ def main(quick: bool = False):
              lambda a=a: _naive_smoothness(a, n_naive, rng)),
         )
         for name, n_done, fast, naive in runs:
-            t_fast, res = _timed(fast)
-            t_naive, _ = _timed(naive)
+            t_fast, res = best_of(fast)
+            t_naive, _ = best_of(naive)
             per_fast, per_naive = t_fast / n_done, t_naive / n_naive
             print(f"{n_units:>6} {name:<11} {t_fast:>9.3f}s {per_fast * 1e3:>8.3f}ms "
                   f"{per_naive * 1e3:>9.3f}ms {per_naive / per_fast:>8.1f}x   "

@@ -6,25 +6,16 @@ Prints times, the ratio to scipy.stats.ttest_ind, and peak memory (tracemalloc).
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import numpy as np
+from _common import best_of
 from scipy import stats
 from scipy.ndimage import gaussian_filter
 
 from toponeuro import make_activations
 from toponeuro.analysis import find_patches, selectivity, smoothness
 from toponeuro.analysis._domains import FLOC_DOMAINS
-
-
-def _timed(fn, repeat=3):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main():
@@ -38,16 +29,16 @@ def main():
     x = acts.values
     a, b = x[np.isin(cats, ["adult", "child"])], x[~np.isin(cats, ["adult", "child", "scrambled"])]
     for metric, kw in (("t", {}), ("welch_t", {"equal_var": False})):
-        t_ours, _ = _timed(lambda m=metric: selectivity(acts, "faces", metric=m))
-        t_ref, _ = _timed(lambda kw=kw: stats.ttest_ind(a, b, **kw))
+        t_ours, _ = best_of(lambda m=metric: selectivity(acts, "faces", metric=m), repeat=3)
+        t_ref, _ = best_of(lambda kw=kw: stats.ttest_ind(a, b, **kw), repeat=3)
         print(
             f"selectivity {metric:8s} {cats.size} stim x {n_units} units: {t_ours * 1e3:7.1f} ms"
             f" | scipy.stats.ttest_ind {t_ref * 1e3:7.1f} ms | ratio {t_ours / t_ref:5.2f}"
         )
 
     sheet = gaussian_filter(rng.standard_normal((128, 128)), 3)
-    t_s, _ = _timed(lambda: smoothness(sheet, random_state=0))
-    t_p, _ = _timed(lambda: find_patches(sheet, 0.05, smooth_sigma=1.0))
+    t_s, _ = best_of(lambda: smoothness(sheet, random_state=0), repeat=3)
+    t_p, _ = best_of(lambda: find_patches(sheet, 0.05, smooth_sigma=1.0), repeat=3)
     print(
         f"128 x 128 sheet: smoothness (20 x 500) {t_s * 1e3:.1f} ms, find_patches {t_p * 1e3:.1f} ms"
     )
@@ -57,8 +48,8 @@ def main():
     pos = 70 * pos / np.linalg.norm(pos, axis=1, keepdims=True)
     vals = np.sin(pos[:, 0] / 10) + np.cos(pos[:, 1] / 15)
     tracemalloc.start()
-    t_m, res = _timed(lambda: smoothness(vals, positions=pos, random_state=0), repeat=1)
-    t_mp, pat = _timed(
+    t_m, res = best_of(lambda: smoothness(vals, positions=pos, random_state=0), repeat=1)
+    t_mp, pat = best_of(
         lambda: find_patches(vals, 1.2, positions=pos, adjacency=3.0, smooth_sigma=3.0), repeat=1
     )
     peak = tracemalloc.get_traced_memory()[1] / 2**20

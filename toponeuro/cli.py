@@ -81,6 +81,20 @@ def _model_args(p, *, required: bool, positional: bool = False, default_help: st
                           help=text + ("; same as MODEL" if positional else ""))
 
 
+_DEVICE_HELP = "cpu, cuda or cuda:N"
+
+
+def _add_no_progress(p) -> None:
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def _add_forward_args(p, *, batch_size: int, per: str) -> None:
+    """``--batch-size``, ``--device`` and ``--no-progress``: how a command runs the model."""
+    p.add_argument("--batch-size", type=int, default=batch_size, help=f"{per} per forward pass")
+    p.add_argument("--device", default="cpu", help=_DEVICE_HELP)
+    _add_no_progress(p)
+
+
 def _library_default(action, value_and_source) -> None:
     """Show a default that the library defines (read lazily: only when help is printed).
 
@@ -124,10 +138,10 @@ def _add_train(sub):
     p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
     p.add_argument("--epochs", type=int, help="number of epochs (default: the recipe's)")
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
-    p.add_argument("--device", help="cpu, cuda or cuda:N (default: the recipe's, else cpu)")
+    p.add_argument("--device", help=f"{_DEVICE_HELP} (default: the recipe's, else cpu)")
     p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
     p.add_argument("--no-resume", action="store_true", help="start over even if checkpoints exist")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    _add_no_progress(p)
     p.add_argument("--list", action="store_true", help="list the recipes shipped with toponeuro")
 
 
@@ -204,12 +218,10 @@ def _add_extract(sub):
                    help="spatial pooling of conv feature maps (none keeps every unit)")
     p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"],
                    help="pooling over tokens of transformer layers")
-    p.add_argument("--batch-size", type=int, default=32, help="stimuli per forward pass")
-    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    _add_forward_args(p, batch_size=32, per="stimuli")
     p.add_argument("--store", help="folder for the resumable streaming store "
                    "(default: keep the activations in memory)")
     p.add_argument("--no-resume", action="store_true", help="ignore finished rows in --store")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 def _extract_stimuli(args):
@@ -331,10 +343,8 @@ def _add_map(sub):
         p.add_argument("--alpha", type=float,
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
-    p.add_argument("--batch-size", type=int, default=64, help="images per forward pass")
-    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 def _check_floc_folder(stimuli: str) -> None:

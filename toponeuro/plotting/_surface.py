@@ -92,11 +92,11 @@ def plot_surface_map(
         regions lie.
     labels : mapping int -> str, optional
         Draw ``values`` as regions (label value -> name) with one colour each and a legend,
-        instead of a continuous colour map.
+        instead of a continuous colour map (``cmap``, ``center``, ``vmin`` and ``vmax`` are
+        then not used).
     colors : mapping str -> colour, optional
         Region colours by name (default :data:`DOMAIN_COLORS`, then a qualitative palette).
-    cmap, center, vmin, vmax : optional
-        Continuous maps: colour map, its centre (``None`` for sequential) and limits.
+    %(colour_scale)s
     threshold : float, optional
         Continuous maps: leave vertices with ``|value| < threshold`` uncoloured.
     colorbar_label, title : str, optional

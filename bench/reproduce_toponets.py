@@ -109,7 +109,8 @@ def measure(name, card, held, train_imgs, floc, n_perm) -> dict:
     acts = acts.assign_coords({D.CATEGORY: (D.STIMULUS, cats)})
     topo_acts = acts.isel({D.UNIT: acts[D.LAYER].values != READOUT_LAYER})
     sel = domain_selectivity(topo_acts, list(DOMAINS))
-    res = {"name": name, "tau": card.tau, "seed": card.seed, "layers": {}}
+    res = {"name": name, "tau": card.tau, "seed": card.seed, "weights_sha256": card.sha256,
+           "layers": {}}
     for li, layer in enumerate(layers):
         r = {"smoothness": {}, "patches": {}}
         for di, d in enumerate(DOMAINS):
@@ -368,7 +369,9 @@ def page(results, verdict, files, meta) -> str:
         f"({meta['n_permutations']} null draws per statistic; {meta['seconds']:.0f} s on "
         f"{meta['machine']}{', numbers of ' + str(meta['cached']) + ' models reused from --cache' if meta['cached'] else ''}). Stimuli: fLoc images 97–120 of the ten non-scrambled categories "
         "(240 images, never trained on). Models: "
-        + ", ".join(f"``{r['name']}``" for r in results) + ". Numbers: "
+        + ", ".join(f"``{r['name']}`` (weights sha256 {r['weights_sha256'][:12]}…)"
+                    for r in results)
+        + "; each file was checked against its card's sha256 when loaded. Numbers: "
         "``docs/reproduction_results.json``.",
         "",
         "Verdicts",

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -255,9 +255,9 @@ def as_topomap(
     data,
     *,
     layer: str | None = None,
-    positions=None,
-    distance=None,
-    adjacency=None,
+    positions: np.ndarray | None = None,
+    distance: str | np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+    adjacency: sparse.spmatrix | float | None = None,
     mesh: str | None = None,
     name: str | None = None,
 ) -> TopoMap:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _check_geometry, _fill, _takes_geometry, as_topomap
 
@@ -386,7 +387,7 @@ def spatial_null(
     *maps,
     null: str | None = None,
     n_permutations: int = 1000,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
     **statistic_kwargs,

@@ -27,6 +27,7 @@ from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 
+from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
 from ._null import null_p_value
@@ -251,7 +252,7 @@ def find_patches(
     n_permutations: int = 1000,
     statistic: str = "mass",
     alpha: float = 0.05,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
 ) -> Patches:

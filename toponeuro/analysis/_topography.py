@@ -16,6 +16,7 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from .. import _dims as D
+from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -278,7 +279,7 @@ def smoothness(
     max_distance: float | None = None,
     n_permutations: int = 0,
     null: str = "positions",
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
 ) -> xr.Dataset:
@@ -376,7 +377,7 @@ def correlation_profile(
     sample_size: int = 500,
     n_bins: int = 10,
     max_distance: float | None = None,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
 ) -> xr.Dataset:
@@ -589,7 +590,7 @@ def map_similarity(
     null: str | None = None,
     win_size: int | None = None,
     data_range: float | None = None,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
 ) -> NullResult:

@@ -10,6 +10,7 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from .._metrics import pearson_r
+from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     InvalidDataError,
@@ -27,10 +28,10 @@ def make_repeated_responses(
     n_repeats: int = 2,
     n_voxels: int = 1,
     *,
-    noise=0.5,
-    random_state=0,
+    noise: float | np.ndarray = 0.5,
+    random_state: RandomState = 0,
     return_signal: bool = False,
-):
+) -> xr.DataArray | tuple[xr.DataArray, np.ndarray]:
     """Repeated-trial BrainResponses with a known reliability in every voxel.
 
     Image ``i`` has a signal ``s[i, v] ~ N(0, 1)`` in voxel ``v``; each of its ``n_repeats``

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docs import fill_doc
+from .._typing import RandomState
 from ..exceptions import OutputPathError, ParameterError
 from ._image import IMAGE_EXTENSIONS
 
@@ -17,6 +19,7 @@ __all__ = ["make_image_folder"]
 _MODES = ("L", "RGB")
 
 
+@fill_doc
 def make_image_folder(
     root: str | os.PathLike | None = None,
     categories: Sequence[str] = ("faces", "houses"),
@@ -25,7 +28,7 @@ def make_image_folder(
     size: int = 20,
     suffix: str = ".png",
     mode: str = "L",
-    random_state: int = 0,
+    random_state: RandomState = 0,
 ) -> Path:
     """Write ``<root>/<category>/<category>-<N><suffix>`` images: an fLoc-like folder.
 
@@ -51,8 +54,7 @@ def make_image_folder(
         differ slightly from the ones drawn).
     mode : {"L", "RGB"}
         Grey (fLoc's images are grey) or colour.
-    random_state : int
-        Seed of the pixels.
+    %(random_state)s
 
     Returns
     -------

@@ -532,3 +532,25 @@ def test_map_says_in_flags_when_stimuli_are_training_images(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert "toponeuro: warning: 10 of the 10 stimuli are images the model was trained" in err
     assert "pass --images 97-120." in err and "numbers=" not in err
+
+
+def test_extract_and_map_read_checkpoints_alike(tmp_path, capsys):
+    """`extract --checkpoint` takes a `toponeuro train` checkpoint as `map` does, and both
+    take --trust-checkpoint (one definition of the two flags)."""
+    from toponeuro.training import load_recipe, run_recipe
+
+    recipe = load_recipe("demo-smoke")
+    recipe["data"].update(n_per_class=2, val_per_class=0, image_size=16)
+    ckpt = run_recipe(recipe, tmp_path / "run", progress=False).checkpoints[-1]
+    folder = _images(tmp_path / "imgs", ["a.png", "b.png"])
+    out = tmp_path / "acts.nc"
+    assert main(["extract", "--model", "toponet_demo.tau_0", "--checkpoint", str(ckpt),
+                 "--stimuli", str(folder), "--layers", "topo", "--out", str(out),
+                 "--no-progress"]) == 0
+    acts = xr.load_dataarray(out, engine="h5netcdf")
+    assert acts.sizes["stimulus"] == 2 and acts.attrs["model"] == f"checkpoint:{ckpt.name}"
+    parser = build_parser()
+    for cmd in ("extract", "map"):
+        sub = parser._subparsers._group_actions[0].choices[cmd]
+        flags = {o: a.help for a in sub._actions for o in a.option_strings}
+        assert "--trust-checkpoint" in flags and "toponeuro train" in flags["--checkpoint"]

@@ -160,3 +160,29 @@ def test_load_trained_model_rejects_weights_that_do_not_fit_their_recipe(tmp_pat
     torch.save({"model": {}, "epoch": 1, "recipe": recipe}, path)
     with pytest.raises(CheckpointError, match="big_resnet"):
         load_trained_model(path)
+
+
+class _Pickled:
+    """An object outside the safe allow-list, pickled into a checkpoint."""
+
+
+def test_load_trained_model_refuses_untrusted_pickles_unless_trusted(tmp_path):
+    from toponeuro.exceptions import UntrustedCheckpointError
+    from toponeuro.training import load_recipe, load_trained_model
+    from toponeuro.training._recipes import ARCHITECTURES
+
+    recipe = load_recipe("demo-smoke")
+    module, _ = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
+    path = tmp_path / "epoch_001.pt"
+    torch.save({"model": module.state_dict(), "epoch": 1, "recipe": recipe,
+                "extra": _Pickled()}, path)
+    # a training checkpoint that pickles an object: refused by name, not "which model?"
+    with pytest.raises(UntrustedCheckpointError, match="trust_checkpoint=True"):
+        load_trained_model(path)
+    net = load_trained_model(path, trust_checkpoint=True)
+    assert net.model_card.name == "checkpoint:epoch_001.pt"
+    assert all(torch.equal(v, net.state_dict()[k]) for k, v in module.state_dict().items())
+    truncated = tmp_path / "cut.pt"
+    truncated.write_bytes(path.read_bytes()[:500])
+    with pytest.raises(CheckpointError, match="truncated"):
+        load_trained_model(truncated, trust_checkpoint=True)

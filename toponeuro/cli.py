@@ -95,6 +95,16 @@ def _add_forward_args(p, *, batch_size: int, per: str) -> None:
     _add_no_progress(p)
 
 
+def _add_checkpoint_args(p) -> None:
+    """``--checkpoint`` and ``--trust-checkpoint``: local weights instead of the released ones
+    (read by :func:`toponeuro.training.load_trained_model`, in every command alike)."""
+    p.add_argument("--checkpoint",
+                   help="a checkpoint from `toponeuro train`, or a state dict for --model "
+                   "(default: the model's released weights)")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="allow checkpoints that pickle arbitrary objects (runs their code)")
+
+
 def _library_default(action, value_and_source) -> None:
     """Show a default that the library defines (read lazily: only when help is printed).
 
@@ -197,10 +207,7 @@ def _add_extract(sub):
         "interrupted run resumes.",
     )
     _model_args(p, required=True)
-    p.add_argument("--checkpoint", help="local weights file in the card's format "
-                   "(default: the model's released weights)")
-    p.add_argument("--trust-checkpoint", action="store_true",
-                   help="allow checkpoints that pickle arbitrary objects (runs their code)")
+    _add_checkpoint_args(p)
     p.add_argument("--stimuli", required=True,
                    help="a folder of images (searched recursively) or a .txt file with one "
                    "text per line")
@@ -246,6 +253,7 @@ def _extract_stimuli(args):
 def _run_extract(args) -> int:
     from .features import extract
     from .models import create_model, model_card
+    from .training import load_trained_model
 
     _positive(args.batch_size, "--batch-size")
     out = _out_file(args.out)
@@ -254,12 +262,12 @@ def _run_extract(args) -> int:
     device = _device(args.device)
     stimuli = _extract_stimuli(args)
     card = model_card(args.model)
-    model = create_model(
-        args.model,
-        pretrained=args.checkpoint is None and card.has_weights,
-        checkpoint=args.checkpoint,
-        trust_checkpoint=args.trust_checkpoint,
-    )
+    if args.checkpoint is None:
+        model = create_model(args.model, pretrained=card.has_weights)
+    else:
+        model = load_trained_model(_input_path(args.checkpoint, "--checkpoint", "a checkpoint "
+                                               "file"), model=args.model,
+                                   trust_checkpoint=args.trust_checkpoint)
     acts = extract(
         model,
         stimuli,
@@ -315,9 +323,7 @@ def _add_map(sub):
     model = _model_args(p, required=False)
     _library_default(model, lambda: (_default_map_model(),
                                      "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
-    p.add_argument("--checkpoint",
-                   help="a checkpoint from `toponeuro train` (or a state dict for --model) "
-                   "(default: the model's released weights)")
+    _add_checkpoint_args(p)
     p.add_argument("--stimuli", default="floc",
                    help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
                    "folder with one sub-folder per category")
@@ -392,6 +398,7 @@ def _run_map(args) -> int:
         run_map(
             args.model or DEFAULT_MAP_MODEL,
             checkpoint=args.checkpoint,
+            trust_checkpoint=args.trust_checkpoint,
             stimuli=args.stimuli,
             numbers=args.images,
             layers=args.layers,

@@ -369,12 +369,14 @@ def _first_line(err: BaseException) -> str:
     return lines[0] if lines else type(err).__name__
 
 
-def _torch_load(path: Path, trust_checkpoint: bool):
+def _torch_load(path: Path, trust_checkpoint: bool, map_location="cpu"):
+    """A torch file's content: safe loading (tensors and :data:`SAFE_GLOBALS`), or with
+    ``trust_checkpoint`` full unpickling; typed errors for bad and untrusted files."""
     import torch
 
     try:
         with torch.serialization.safe_globals(list(SAFE_GLOBALS)):
-            return torch.load(path, map_location="cpu", weights_only=True)
+            return torch.load(path, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as err:
         msg = str(err)
         if "GLOBAL" not in msg and "Unsupported global" not in msg:  # not a refused object
@@ -397,7 +399,7 @@ def _torch_load(path: Path, trust_checkpoint: bool):
             "is truncated, corrupt or not a torch checkpoint. Download it again."
         ) from err
     try:
-        return torch.load(path, map_location="cpu", weights_only=False)
+        return torch.load(path, map_location=map_location, weights_only=False)
     except Exception as err:  # untrusted pickles fail in arbitrary ways
         raise CheckpointError(f"{path} could not be read even with trust: {err}") from err
 

@@ -75,13 +75,13 @@ class MapResult:
     files: dict = field(default_factory=dict)
 
 
-def _load_model(model: str, checkpoint):
+def _load_model(model: str, checkpoint, trust_checkpoint: bool = False):
     """``(module, description)`` of a registered name or a checkpoint file."""
     from ..models import create_model, model_card
     from ..training import load_trained_model
 
     if checkpoint is not None:
-        net = load_trained_model(checkpoint, model=model)
+        net = load_trained_model(checkpoint, model=model, trust_checkpoint=trust_checkpoint)
         what = net.model_card.description or f"as {model}"
         return net, f"{checkpoint} ({what}, sha256 {net.weights_sha256})"
     try:
@@ -167,6 +167,7 @@ def run_map(
     model: str = DEFAULT_MAP_MODEL,
     *,
     checkpoint: str | os.PathLike | None = None,
+    trust_checkpoint: bool = False,
     stimuli="floc",
     numbers: Sequence[int] | str | None = None,
     layers: Sequence[str] | None = None,
@@ -203,6 +204,9 @@ def run_map(
     checkpoint : path-like, optional
         A checkpoint written by ``toponeuro train`` (rebuilt from its recipe by
         :func:`toponeuro.training.load_trained_model`) or a plain state dict for ``model``.
+    trust_checkpoint : bool
+        Also read a checkpoint that pickles arbitrary objects (runs its code; see
+        :func:`~toponeuro.training.load_trained_model`).
     stimuli : "floc", path-like or StimulusSet
         ``"floc"``: ``$TOPONEURO_DATA/floc`` if it exists, else the pinned download; a local
         fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories.
@@ -275,7 +279,7 @@ def run_map(
     steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
 
     steps.set_postfix_str("model")
-    net, model_desc = _load_model(model, checkpoint)
+    net, model_desc = _load_model(model, checkpoint, trust_checkpoint)
     card = net.model_card
     if layers is None:
         if not card.topo_layers:

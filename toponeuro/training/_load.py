@@ -13,18 +13,12 @@ from ._train import _load_weights
 __all__ = ["load_trained_model"]
 
 
-def _read(path: Path, map_location):
-    """The file's content with safe loading, or ``None`` when it holds pickled objects."""
-    import torch
-
-    try:
-        return torch.load(path, map_location=map_location, weights_only=True)
-    except Exception:  # not safely readable: create_model says why (or trusts it)
-        return None
-
-
 def load_trained_model(
-    path: str | os.PathLike, *, model: str | None = None, map_location: str = "cpu"
+    path: str | os.PathLike,
+    *,
+    model: str | None = None,
+    map_location: str = "cpu",
+    trust_checkpoint: bool = False,
 ):
     """The network a checkpoint holds, in eval mode, with its ``model_card``.
 
@@ -46,6 +40,10 @@ def load_trained_model(
         Ignored for ``toponeuro train`` checkpoints.
     map_location : str
         Where tensors are loaded (``"cpu"`` by default).
+    trust_checkpoint : bool
+        Also read files that pickle arbitrary Python objects (``torch.load`` with
+        ``weights_only=False``), which runs their code: only for files you trust. By default
+        such a file raises :class:`~toponeuro.exceptions.UntrustedCheckpointError`.
 
     Returns
     -------
@@ -60,6 +58,8 @@ def load_trained_model(
     ------
     CheckpointError
         No such file, a truncated file, or weights that do not fit the architecture.
+    UntrustedCheckpointError
+        The file pickles objects other than tensors and ``trust_checkpoint`` is False.
     UnknownNameError
         A plain state dict without (or with an unknown) ``model``.
 
@@ -77,9 +77,11 @@ def load_trained_model(
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
-    ckpt = _read(path, map_location)
+    from ..models._registry import _torch_load
+
+    ckpt = _torch_load(path, trust_checkpoint, map_location)
     if not (isinstance(ckpt, dict) and isinstance(ckpt.get("recipe"), dict) and "model" in ckpt):
-        return _from_state_dict(path, model)
+        return _from_state_dict(path, model, trust_checkpoint)
     from ..models import ModelCard
 
     recipe = ckpt["recipe"]
@@ -121,7 +123,7 @@ def load_trained_model(
     return module
 
 
-def _from_state_dict(path: Path, model: str | None):
+def _from_state_dict(path: Path, model: str | None, trust_checkpoint: bool):
     from ..models import create_model, list_models
 
     if model is None or model not in list_models():
@@ -132,4 +134,4 @@ def _from_state_dict(path: Path, model: str | None):
             f"say which architecture it fits; got model={model!r}. Name a registered model "
             f"(toponeuro.models.list_models()); {hint}"
         )
-    return create_model(model, checkpoint=path)
+    return create_model(model, checkpoint=path, trust_checkpoint=trust_checkpoint)

@@ -101,7 +101,7 @@ def _resolve_card(model_name_or_card):
     if missing:
         raise TypeError(
             f"Expected a model name or a ModelCard; got {type(card).__name__} without "
-            f"{missing}. Pass e.g. toponeuro.models.model_card('resnet18.topo')."
+            f"{missing}. Pass e.g. toponeuro.models.model_card('toponet_resnet18.tau_50')."
         )
     return card
 

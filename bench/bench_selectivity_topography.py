@@ -48,9 +48,10 @@ def main():
     pos = 70 * pos / np.linalg.norm(pos, axis=1, keepdims=True)
     vals = np.sin(pos[:, 0] / 10) + np.cos(pos[:, 1] / 15)
     tracemalloc.start()
-    t_m, res = best_of(lambda: smoothness(vals, positions=pos, random_state=0), repeat=1)
+    t_m, res = best_of(lambda: smoothness(vals, geometry={"positions": pos}, random_state=0), repeat=1)
     t_mp, pat = best_of(
-        lambda: find_patches(vals, 1.2, positions=pos, adjacency=3.0, smooth_sigma=3.0), repeat=1
+        lambda: find_patches(vals, 1.2, geometry={"positions": pos, "adjacency": 3.0},
+                             smooth_sigma=3.0), repeat=1
     )
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()

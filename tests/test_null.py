@@ -163,17 +163,19 @@ def test_spin_test_on_a_sphere():
     south = np.exp(-np.linalg.norm(pts - [0, 0, -50], axis=1) ** 2 / 400)
     rng = np.random.default_rng(7)
     noisy = north + 0.05 * rng.standard_normal(north.size)
-    same = map_similarity(north, noisy, "pearson", positions=pts, n_permutations=199,
+    sphere = {"positions": pts}
+    same = map_similarity(north, noisy, "pearson", geometry=sphere, n_permutations=199,
                           random_state=0)
     assert same.attrs["null"] == "spin" and same.p_value < 0.01
     assert "Alexander-Bloch" in same.attrs["null_reference"]
-    apart = map_similarity(north, south, "pearson", positions=pts, n_permutations=199,
+    apart = map_similarity(north, south, "pearson", geometry=sphere, n_permutations=199,
                            random_state=0)
     assert apart.p_value > 0.5
     with pytest.raises(InvalidDataError, match="method='pearson'"):
-        map_similarity(north, noisy, positions=pts)
+        map_similarity(north, noisy, geometry=sphere)
     with pytest.raises(InvalidDataError, match="on a sphere"):
-        map_similarity(north, noisy, "pearson", positions=pts * [1, 1, 3], n_permutations=9)
+        map_similarity(north, noisy, "pearson", geometry={"positions": pts * [1, 1, 3]},
+                       n_permutations=9)
 
 
 def test_spatial_null_with_a_callable_and_errors():
@@ -214,7 +216,8 @@ def test_patch_null_on_a_mesh_and_ssim_with_missing_units():
     adj = sparse.coo_matrix((np.ones(a.size), (a, b)), shape=(300, 300)).tocsr()
     rng = np.random.default_rng(9)
     t = 5 * np.exp(-np.linalg.norm(pts - [0, 0, 50], axis=1) ** 2 / 300) + rng.standard_normal(300)
-    p = find_patches(t, positions=pts, adjacency=adj, n_permutations=49, random_state=0)
+    p = find_patches(t, geometry={"positions": pts, "adjacency": adj}, n_permutations=49,
+                     random_state=0)
     assert p.n_patches >= 1 and p.table["p_value"][0] == pytest.approx(0.02)
     assert p.attrs["smooth_sigma"] == pytest.approx(2.4)  # TDANN's 2.4 mm on a mesh in mm
     # SSIM leaves out the windows that hold a missing unit

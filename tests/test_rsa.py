@@ -153,7 +153,18 @@ def test_labelled_input_and_converters_roundtrip():
     r = to_rsatoolbox_rdms(rdm(acts), metric="correlation", stimulus_ids=acts.stimulus_id.values)
     assert r.n_cond == 5 and list(r.pattern_descriptors["stimulus_id"]) == list(
         acts.stimulus_id.values)
-    np.testing.assert_allclose(from_rsatoolbox_rdms(r)[0], rdm(acts))
+    back_rdm = from_rsatoolbox_rdms(r)[0]
+    np.testing.assert_allclose(back_rdm, rdm(acts))
+    # the round trip keeps the ids and metric, so it aligns with a reordered RDM by id
+    assert back_rdm.attrs["stimulus_id"].tolist() == acts.stimulus_id.values.tolist()
+    assert back_rdm.attrs["metric"] == "correlation"
+    flipped = rdm(acts.isel(stimulus=[4, 3, 2, 1, 0]))
+    assert float(compare_rdms(back_rdm, flipped, "pearson")) == pytest.approx(1.0)
+    subj = rt.rdm.RDMs(np.stack([rdm(acts), rdm(acts)]), rdm_descriptors={"subject": ["s1", "s2"]})
+    unlabelled = from_rsatoolbox_rdms(subj)
+    assert [u.attrs["subject"] for u in unlabelled] == ["s1", "s2"]
+    assert "stimulus_id" not in unlabelled[0].attrs
+    assert np.asarray(unlabelled).shape == (2, 10)
     stack = to_rsatoolbox_rdms(np.stack([rdm(acts), rdm(acts, "euclidean")]))
     assert stack.n_rdm == 2
 

@@ -20,6 +20,7 @@ from toponeuro.analysis import (
 from toponeuro.exceptions import (
     CoordinateError,
     DimensionError,
+    InputTypeError,
     SheetError,
     UnknownNameError,
 )
@@ -138,7 +139,8 @@ def test_mesh_maps_patches_graph_distance_and_smoothness():
     d_n = np.linalg.norm(pts - north, axis=1)
     d_e = np.linalg.norm(pts - east, axis=1)
     values = np.exp(-(d_n**2) / (2 * 8.0**2)) + np.exp(-(d_e**2) / (2 * 8.0**2))
-    p = find_patches(values, threshold=0.5, min_units=4, **RAW, positions=pts, adjacency=adj)
+    mesh = {"positions": pts, "adjacency": adj}
+    p = find_patches(values, threshold=0.5, min_units=4, **RAW, geometry=mesh)
     assert p.n_patches == 2
     cen = p.centroids
     for target in (north, east):
@@ -146,7 +148,7 @@ def test_mesh_maps_patches_graph_distance_and_smoothness():
         cosang = direction @ target / np.linalg.norm(direction) / 50.0
         assert cosang > 0.99
     # a radius graph works as well as the mesh edges
-    assert find_patches(values, 0.5, 4, **RAW, positions=pts, adjacency=8.0).n_patches == 2
+    assert find_patches(values, 0.5, 4, **RAW, geometry={"positions": pts, "adjacency": 8.0}).n_patches == 2
     # graph distance: along the surface, close to the great-circle distance, above the chord
     tm = as_topomap(values, positions=pts, adjacency=adj, distance="graph")
     i, j = int(np.argmin(d_n)), int(np.argmin(d_e))
@@ -155,16 +157,15 @@ def test_mesh_maps_patches_graph_distance_and_smoothness():
     assert np.linalg.norm(pts[i] - pts[j]) < g < 1.2 * arc
     # precomputed matrix and callable give the Euclidean default's numbers
     full = np.linalg.norm(pts[:, None] - pts[None], axis=-1)
-    s0 = smoothness(values, positions=pts, sample_size=200, random_state=0)
-    s1 = smoothness(values, positions=pts, distance=full, sample_size=200, random_state=0)
-    s2 = smoothness(
-        values, positions=pts, distance=lambda src: full[src], sample_size=200, random_state=0
+    s0, s1, s2 = (
+        smoothness(values, geometry=geo, sample_size=200, random_state=0)
+        for geo in ({"positions": pts}, {"positions": pts, "distance": full},
+                    {"positions": pts, "distance": lambda src: full[src]})
     )
     assert float(s0["score"]) == pytest.approx(float(s1["score"]))
     assert float(s0["score"]) == pytest.approx(float(s2["score"]))
     assert float(s0["score"]) > 0.3
-    sm = find_patches(values, 0.5, 4, smooth_sigma=3.0, n_permutations=0, positions=pts,
-                      adjacency=adj)
+    sm = find_patches(values, 0.5, 4, smooth_sigma=3.0, n_permutations=0, geometry=mesh)
     assert sm.n_patches == 2
 
 
@@ -203,9 +204,9 @@ def test_bad_inputs_raise_with_fix():
     with pytest.raises(CoordinateError, match="positions="):
         smoothness(np.zeros(30))
     with pytest.raises(DimensionError, match="positions must be"):
-        smoothness(np.zeros(30), positions=np.zeros((29, 3)))
+        smoothness(np.zeros(30), geometry={"positions": np.zeros((29, 3))})
     with pytest.raises(CoordinateError, match="adjacency="):
-        find_patches(np.ones(30), 0.5, positions=np.random.default_rng(0).random((30, 3)))
+        find_patches(np.ones(30), 0.5, geometry={"positions": np.random.default_rng(0).random((30, 3))})
     two = make_activations({"a": 16, "b": 16}, n_stimuli=2, random_state=0)
     with pytest.raises(CoordinateError, match="layer="):
         smoothness(two.isel(stimulus=0))
@@ -213,3 +214,25 @@ def test_bad_inputs_raise_with_fix():
         smoothness(two)
     with pytest.raises(UnknownNameError, match="did you mean 'a'"):
         smoothness(two.isel(stimulus=0), layer="aa")
+
+
+def test_geometry_is_one_mapping_and_the_01_keywords_still_work():
+    from toponeuro.analysis import GEOMETRY_KEYS, spatial_null
+
+    pts = np.random.default_rng(0).random((40, 3))
+    vals = pts[:, 0] * 3
+    new = smoothness(vals, geometry={"positions": pts}, random_state=0)
+    with pytest.warns(FutureWarning, match=r"smoothness\(positions=\.\.\.\).*geometry=\{'positions'"):
+        old = smoothness(vals, positions=pts, random_state=0)
+    assert float(old["score"]) == float(new["score"])
+    with pytest.warns(FutureWarning, match="find_patches"):
+        p_old = find_patches(vals, 1.0, positions=pts, adjacency=0.5, n_permutations=0)
+    p_new = find_patches(vals, 1.0, geometry={"positions": pts, "adjacency": 0.5}, n_permutations=0)
+    assert p_old.n_patches == p_new.n_patches
+    assert set(GEOMETRY_KEYS) == {"positions", "distance", "adjacency", "mesh"}
+    with pytest.raises(UnknownNameError, match="did you mean 'positions'"):
+        smoothness(vals, geometry={"position": pts})
+    with pytest.raises(InputTypeError, match="geometry must be a mapping"):
+        map_similarity(vals, vals, "pearson", geometry=pts)
+    with pytest.raises(TypeError, match="put them all in geometry="):
+        spatial_null("smoothness", vals, geometry={"positions": pts}, mesh="fsaverage5")

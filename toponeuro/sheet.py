@@ -19,6 +19,7 @@ import xarray as xr
 
 from . import _dims as D
 from ._docs import fill_doc
+from ._typing import RandomState
 from ._version import __version__
 from .exceptions import (
     CoordinateError,
@@ -239,7 +240,7 @@ def make_activations(
     *,
     stimulus_ids: Sequence | None = None,
     categories: Sequence | None = None,
-    random_state=None,
+    random_state: RandomState = None,
     attrs: Mapping | None = None,
     unit_coords: Mapping[str, Mapping[str, np.ndarray]] | None = None,
 ) -> xr.DataArray:

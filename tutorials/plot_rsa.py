@@ -180,7 +180,8 @@ fig.tight_layout()
 # entry order, stimulus ids as pattern descriptors), so everything in rsatoolbox — its
 # model comparison, inference and plotting — is available. Here rsatoolbox computes the same
 # comparisons and the same noise ceiling; :func:`~toponeuro.analysis.from_rsatoolbox_rdms`
-# brings RDMs back as condensed vectors.
+# brings them back as labelled RDMs (stimulus ids and metric kept), ready for toponeuro's
+# comparisons.
 import rsatoolbox  # noqa: E402
 
 rt_subjects = to_rsatoolbox_rdms(brain_rdms, metric="correlation",
@@ -196,4 +197,5 @@ rt_lower, rt_upper = rsatoolbox.inference.boot_noise_ceiling(rt_subjects, method
 print(f"rsatoolbox noise ceiling: [{rt_lower:.3f}, {rt_upper:.3f}]  "
       f"(toponeuro: [{lower:.3f}, {upper:.3f}])")
 back = from_rsatoolbox_rdms(rt_subjects)
-print("round trip exact:", np.array_equal(back, np.stack(brain_rdms)))
+print("round trip exact:", np.array_equal(back, np.stack(brain_rdms)),
+      "| ids kept:", bool((back[0].attrs["stimulus_id"] == acts.stimulus_id.values).all()))

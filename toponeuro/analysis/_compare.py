@@ -10,6 +10,7 @@ from scipy.spatial import procrustes
 from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
+from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._geometry import as_topomap
 from ._patches import TDANN_PATCHES, Patches, find_patches
@@ -111,7 +112,7 @@ def arrangement_similarity(centroids_a, centroids_b) -> dict:
     return out
 
 
-def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state=None):
+def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state: RandomState = None):
     """SSIM on a sheet, Pearson on a mesh, with the shift null where it can be drawn.
 
     On a mesh the shift null is the spin test, which needs sphere coordinates; for other
@@ -176,7 +177,7 @@ def compare_topography(
     n_samples: int = 20,
     sample_size: int | None = None,
     n_permutations: int = 0,
-    random_state=None,
+    random_state: RandomState = None,
 ) -> pd.DataFrame:
     """Side-by-side topography of a model sheet and the cortex.
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
 
@@ -62,7 +63,7 @@ def efficiency_curve(
     *,
     pool_sizes: Sequence[int] = (1, 2, 3, 4),
     keep: Sequence[float] = TOPONETS_NANOGPT_KEEP,
-    random_state=None,
+    random_state: RandomState = None,
 ) -> pd.DataFrame:
     """Score a model while removing, pooling, pruning or downsampling its sheet layers.
 

@@ -18,6 +18,7 @@ import xarray as xr
 
 from .._docs import fill_doc
 from .._metrics import pearson_r, r2_score
+from .._typing import RandomState
 from ..exceptions import (
     InvalidDataError,
     UndefinedValueWarning,
@@ -43,7 +44,7 @@ _MEM_BUDGET = 256 * 2**20  # bytes of predictions held at once per chunk of targ
 
 # ----------------------------------------------------------------------------- folds
 def make_folds(
-    cv, n_samples: int, random_state=None, *, shuffle: bool = True
+    cv, n_samples: int, random_state: RandomState = None, *, shuffle: bool = True
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Train/test index pairs from an int (k-fold), a splitter with ``split`` or pairs.
 
@@ -356,7 +357,7 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         device: str = "cpu",
         n_targets_batch: int | None = None,
         cv_solver: str = "auto",
-        random_state=None,
+        random_state: RandomState = None,
     ):
         self.cv_solver = cv_solver
         self.alphas = alphas
@@ -536,7 +537,7 @@ def encoding_score(
     cv=5,
     metric: str = "pearson",
     ceiling=None,
-    random_state=None,
+    random_state: RandomState = None,
 ) -> xr.DataArray:
     """Cross-validated encoding score of every voxel: how well features predict responses.
 

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,22 +24,35 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from .. import _dims as D
+from .._deprecate import warn_renamed
 from .._docs import fill_doc
 from ..brain._surface import MESH_SIZES
 from ..exceptions import (
     CoordinateError,
     DimensionError,
+    InputTypeError,
     SheetError,
     UnknownNameError,
     close_matches,
 )
 
-__all__ = ["MESH_SIZES", "MIN_SHEET_UNITS", "TopoMap", "as_topomap"]
+__all__ = ["GEOMETRY_KEYS", "MESH_SIZES", "MIN_SHEET_UNITS", "TopoMap", "as_topomap"]
 
 #: fewest units a layer needs for its sheet to carry a topography (at least 2 x 2 as well)
 MIN_SHEET_UNITS = 16
 
+#: the keys of a ``geometry=`` mapping: the keywords of :func:`as_topomap` that place points
+GEOMETRY_KEYS = ("positions", "distance", "adjacency", "mesh")
+
 _GEOMETRY_DOC = """layer : str, optional
+        Layer of a per-unit map that holds several layers.
+    geometry : mapping, optional
+        Where the points of a map that is not a model sheet lie: any of the keys
+        ``positions``, ``distance``, ``adjacency`` and ``mesh`` of :func:`as_topomap` (for
+        an atlas, ``CortexMaps.geometry``). A model sheet brings its own geometry."""
+
+
+_POINTS_DOC = """layer : str, optional
         Layer of a per-unit map that holds several layers.
     positions : array (n, 2) or (n, 3), optional
         Point coordinates for maps that are not a model sheet (cortical vertices, flat or
@@ -55,7 +70,8 @@ _GEOMETRY_DOC = """layer : str, optional
 
 
 def _fill(obj):
-    obj.__doc__ = obj.__doc__.replace("%(geometry)s", _GEOMETRY_DOC)
+    doc = obj.__doc__.replace("%(geometry)s", _GEOMETRY_DOC)
+    obj.__doc__ = doc.replace("%(points)s", _POINTS_DOC)
     return fill_doc(obj)
 
 
@@ -133,7 +149,8 @@ class TopoMap:
                 raise CoordinateError(
                     f"{self.name or 'This map'} needs a neighbour graph for connected patches "
                     "or graph distances; pass adjacency= (the mesh's edges as a sparse (n, n) "
-                    "matrix) or a radius (float) within which points are neighbours."
+                    "matrix) or a radius (float) within which points are neighbours -- in "
+                    "geometry={'adjacency': ...} for the metrics (CortexMaps.geometry has it)."
                 )
         elif np.isscalar(self.adjacency):
             pairs = cKDTree(self.positions).query_pairs(
@@ -238,9 +255,9 @@ def as_topomap(
     data,
     *,
     layer: str | None = None,
-    positions=None,
-    distance=None,
-    adjacency=None,
+    positions: np.ndarray | None = None,
+    distance: str | np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+    adjacency: sparse.spmatrix | float | None = None,
     mesh: str | None = None,
     name: str | None = None,
 ) -> TopoMap:
@@ -252,7 +269,7 @@ def as_topomap(
         A per-unit map (dim ``"unit"`` with ``layer``, ``row``, ``col`` coords), a 2-D
         ``(row, col)`` sheet map, or 1-D values on the points given by ``positions`` (a
         DataArray with ``x``, ``y`` [, ``z``] coords brings its own positions).
-    %(geometry)s
+    %(points)s
     name : str, optional
         Label used in messages and tables.
 
@@ -321,7 +338,8 @@ def as_topomap(
         raise CoordinateError(
             f"{label or 'This map'} ({values.size} values) is not a model sheet, so it needs "
             "positions=(n, 2 or 3) vertex coordinates (e.g. the fsaverage5 inflated or flat "
-            "mesh coordinates), optionally with distance= and adjacency=."
+            "mesh coordinates), optionally with distance= and adjacency= -- the metrics take "
+            "them as geometry={'positions': ...} (an atlas: CortexMaps.geometry)."
         )
     pos = np.asarray(positions, dtype=float)
     if pos.ndim != 2 or pos.shape[0] != values.size:
@@ -347,5 +365,47 @@ def as_topomap(
     )
 
 
-def _geometry_kwargs(layer, positions, distance, adjacency, mesh):
-    return dict(layer=layer, positions=positions, distance=distance, adjacency=adjacency, mesh=mesh)
+def _check_geometry(geometry) -> dict:
+    """``geometry=`` as keywords of :func:`as_topomap` (None: none), unknown keys refused."""
+    if geometry is None:
+        return {}
+    if not isinstance(geometry, Mapping):
+        raise InputTypeError(
+            f"geometry must be a mapping of {list(GEOMETRY_KEYS)} (e.g. CortexMaps.geometry); "
+            f"got {type(geometry).__name__}."
+        )
+    for key in geometry:
+        if key not in GEOMETRY_KEYS:
+            raise UnknownNameError(
+                f"Unknown geometry key {key!r}; {close_matches(str(key), GEOMETRY_KEYS)}"
+            )
+    return dict(geometry)
+
+
+def _map_of(data, layer=None, geometry=None) -> TopoMap:
+    """:func:`as_topomap` of ``data`` with ``layer=`` and a ``geometry=`` mapping."""
+    return as_topomap(data, layer=layer, **_check_geometry(geometry))
+
+
+def _takes_geometry(fn):
+    """Decorator: ``fn(..., geometry=)`` also takes 0.1's ``positions=``, ``distance=``,
+    ``adjacency=``, ``mesh=`` keywords for one release, with a FutureWarning."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        old = {k: kwargs.pop(k) for k in GEOMETRY_KEYS if k in kwargs}
+        if old:
+            if kwargs.get("geometry") is not None:
+                raise InputTypeError(
+                    f"{fn.__name__}() got geometry= and {', '.join(f'{k}=' for k in old)}; "
+                    "put them all in geometry=."
+                )
+            spelled = ", ".join(f"{k}=..." for k in old)
+            warn_renamed(
+                f"{fn.__name__}({spelled})",
+                "geometry={" + ", ".join(f"{k!r}: ..." for k in old) + "}",
+            )
+            kwargs["geometry"] = old
+        return fn(*args, **kwargs)
+
+    return wrapper

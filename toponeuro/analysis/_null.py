@@ -22,13 +22,14 @@ tolerance ``tol`` so exact ties (a constant null) count as "at least as large".
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _geometry_kwargs, as_topomap
+from ._geometry import TopoMap, _check_geometry, _fill, _takes_geometry, as_topomap
 
 __all__ = ["NULL_METHODS", "NullResult", "spatial_null", "null_p_value"]
 
@@ -232,7 +233,8 @@ def _sphere_units(tm: TopoMap) -> np.ndarray:
         raise InvalidDataError(
             f"The spin test rotates a sphere; {tm.name or 'this map'} has {pos.shape[1]}-D "
             "positions. Pass the vertices' sphere coordinates (e.g. the fsaverage 'sphere' "
-            "surface) as positions=, or use null='positions'."
+            "surface) as positions= (geometry={'positions': ...}; an atlas: "
+            "CortexMaps.spin_geometry), or use null='positions'."
         )
     centred = pos - pos.mean(0)
     radius = np.linalg.norm(centred, axis=1)
@@ -378,18 +380,16 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
     return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs)
 
 
+@_takes_geometry
 @_fill
 def spatial_null(
     statistic,
     *maps,
     null: str | None = None,
     n_permutations: int = 1000,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
-    positions=None,
-    distance=None,
-    adjacency=None,
-    mesh: str | None = None,
+    geometry: Mapping | None = None,
     **statistic_kwargs,
 ) -> NullResult:
     """A statistic of one or more maps with its spatial null.
@@ -432,8 +432,8 @@ def spatial_null(
     """
     if not maps:
         raise InvalidDataError("Give at least one map.")
-    geo = _geometry_kwargs(layer, positions, distance, adjacency, mesh)
-    tms = [as_topomap(m, **geo) for m in maps]
+    geo = _check_geometry(geometry)
+    tms = [as_topomap(m, layer=layer, **geo) for m in maps]
     _check_same_points(tms)
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"

@@ -18,6 +18,7 @@ its units, or its size) forms the null a patch is compared with.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -26,8 +27,9 @@ from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 
+from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _geometry_kwargs, as_topomap
+from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
 from ._null import null_p_value
 
 __all__ = ["Patches", "find_patches", "TDANN_PATCHES", "PATCH_STATISTICS"]
@@ -236,6 +238,7 @@ def _sizes(tm, n_total, min_units, min_fraction, max_fraction):
 # --------------------------------------------------------------------------- find_patches
 
 
+@_takes_geometry
 @_fill
 def find_patches(
     data,
@@ -249,12 +252,9 @@ def find_patches(
     n_permutations: int = 1000,
     statistic: str = "mass",
     alpha: float = 0.05,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
-    positions=None,
-    distance=None,
-    adjacency=None,
-    mesh: str | None = None,
+    geometry: Mapping | None = None,
 ) -> Patches:
     """Patches where the smoothed map reaches ``threshold`` (TDANN), each with a p-value.
 
@@ -308,7 +308,7 @@ def find_patches(
         raise InvalidDataError(f"connectivity must be 1 or 2; got {connectivity}.")
     if not 0 < alpha < 1:
         raise InvalidDataError(f"alpha must be in (0, 1); got {alpha}.")
-    tm = as_topomap(data, **_geometry_kwargs(layer, positions, distance, adjacency, mesh))
+    tm = _map_of(data, layer, geometry)
     sigma = _tdann_sigma(tm) if isinstance(smooth_sigma, str) else float(smooth_sigma)
     if isinstance(smooth_sigma, str) and smooth_sigma != "tdann":
         raise UnknownNameError(f"smooth_sigma must be a number or 'tdann'; got {smooth_sigma!r}.")

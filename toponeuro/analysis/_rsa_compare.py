@@ -16,6 +16,7 @@ import scipy.stats
 import xarray as xr
 
 from .._metrics import pearson_r, rankdata
+from .._typing import RandomState
 from ..exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
 from ._rsa import _square, align_rdms
 
@@ -249,7 +250,7 @@ class BootstrapResult:
 
 def bootstrap_compare_rdms(
     a, b, method: str = "spearman", n_bootstrap: int = 1000, ci: float = 0.95,
-    random_state=None,
+    random_state: RandomState = None,
 ) -> BootstrapResult:
     """Compare two RDMs with a percentile confidence interval from resampling stimuli.
 

@@ -7,7 +7,7 @@ import xarray as xr
 
 from .. import _dims as D
 from ..exceptions import DimensionError
-from ._rsa import as_condensed, rdm_stimulus_ids
+from ._rsa import _labelled, as_condensed, rdm_stimulus_ids
 from ._rsa_compare import _looks_square, _rdm_stack
 
 __all__ = [
@@ -103,12 +103,35 @@ def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
     return rt.rdm.RDMs(V, dissimilarity_measure=metric, pattern_descriptors=pat)
 
 
-def from_rsatoolbox_rdms(rdms) -> np.ndarray:
-    """Condensed vectors ``(n_rdm, n_pairs)`` of an rsatoolbox ``RDMs`` (same entry order).
+def from_rsatoolbox_rdms(rdms) -> list[xr.DataArray]:
+    """Labelled condensed RDMs, one per RDM of an rsatoolbox ``RDMs`` (same entry order).
+
+    Each is what :func:`~toponeuro.analysis.rdm` returns: dim ``"pair"``, the stimulus ids in
+    ``attrs["stimulus_id"]`` (from the ``stimulus_id`` pattern descriptor, as
+    :func:`to_rsatoolbox_rdms` writes it; without one the RDM carries no ids and, like a
+    plain array, is compared entry by entry in its own order) and
+    ``attrs["metric"]`` (the dissimilarity measure). The RDM descriptors (e.g. a subject per
+    RDM) go into each RDM's attrs. ``np.asarray`` of the list is the ``(n_rdm, n_pairs)``
+    array.
 
     Examples
     --------
-    >>> from_rsatoolbox_rdms(to_rsatoolbox_rdms([1.0, 2.0, 3.0])).tolist()
+    >>> back = from_rsatoolbox_rdms(to_rsatoolbox_rdms([1.0, 2.0, 3.0], "euclidean",
+    ...                                                stimulus_ids=["a", "b", "c"]))
+    >>> back[0].dims, back[0].attrs["stimulus_id"].tolist(), back[0].attrs["metric"]
+    (('pair',), ['a', 'b', 'c'], 'euclidean')
+    >>> np.asarray(back).tolist()
     [[1.0, 2.0, 3.0]]
     """
-    return np.asarray(rdms.get_vectors(), dtype=np.float64)
+    vectors = np.asarray(rdms.get_vectors(), dtype=np.float64)
+    pattern = dict(rdms.pattern_descriptors or {})
+    ids = pattern.get(D.STIMULUS_ID)
+    metric = rdms.dissimilarity_measure
+    out = []
+    for k, vec in enumerate(vectors):
+        r = _labelled(vec, None, ids, metric, square=False)
+        for name, values in (rdms.rdm_descriptors or {}).items():
+            if name != "index":
+                r.attrs[name] = np.asarray(values)[k].item()
+        out.append(r)
+    return out

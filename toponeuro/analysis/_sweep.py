@@ -10,6 +10,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._align import align_stimuli
+from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -65,7 +66,7 @@ def sweep(
     store=None,
     extract_kwargs: Mapping | None = None,
     progress: bool = True,
-    random_state=None,
+    random_state: RandomState = None,
 ):
     """Score every layer of every model against every brain region; a tidy pandas table.
 

@@ -16,6 +16,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
     _CENTROIDS,
@@ -170,7 +171,7 @@ def topography_table(
     sample_size: int | None = None,
     n_permutations: int = 1000,
     alpha: float = 0.05,
-    random_state=None,
+    random_state: RandomState = None,
 ) -> TopographyTable:
     """Smoothness, patches and map similarity of every map on every sheet, each once, with nulls.
 

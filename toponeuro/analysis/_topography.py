@@ -8,6 +8,7 @@ with ``positions`` (and ``distance`` / ``adjacency`` where needed).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import xarray as xr
@@ -15,7 +16,7 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from .. import _dims as D
-from .._docs import fill_doc
+from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -23,7 +24,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._geometry import TopoMap, _check_sheet, _fill, _geometry_kwargs, as_topomap
+from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of, _takes_geometry
 from ._null import NullResult, register_statistic, run_null
 from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
@@ -266,6 +267,7 @@ def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
     return kernel, attrs
 
 
+@_takes_geometry
 @_fill
 def smoothness(
     data,
@@ -277,12 +279,9 @@ def smoothness(
     max_distance: float | None = None,
     n_permutations: int = 0,
     null: str = "positions",
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
-    positions=None,
-    distance=None,
-    adjacency=None,
-    mesh: str | None = None,
+    geometry: Mapping | None = None,
 ) -> xr.Dataset:
     """Smoothness of a map: how much less neighbours differ than distant points (TDANN).
 
@@ -354,7 +353,7 @@ def smoothness(
             f"smoothness of one map takes null='positions'; got {null!r}. (A shift of one map "
             "keeps its smoothness by design, so it is no null for it.)"
         )
-    tm = as_topomap(data, **_geometry_kwargs(layer, positions, distance, adjacency, mesh))
+    tm = _map_of(data, layer, geometry)
     rng = np.random.default_rng(random_state)
     kernel, attrs = _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng)
     profiles = kernel.profiles(tm.values[None, :])[0]
@@ -369,6 +368,7 @@ def smoothness(
         ds[key] = getattr(res, key)
     return ds
 
+@_takes_geometry
 @_fill
 def correlation_profile(
     responses,
@@ -377,11 +377,9 @@ def correlation_profile(
     sample_size: int = 500,
     n_bins: int = 10,
     max_distance: float | None = None,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
-    positions=None,
-    distance=None,
-    mesh: str | None = None,
+    geometry: Mapping | None = None,
 ) -> xr.Dataset:
     """Correlation of unit (or vertex) responses as a function of their distance.
 
@@ -392,7 +390,7 @@ def correlation_profile(
     ----------
     responses : xarray.DataArray or array (n_stimuli, n_points)
         Activations (dims ``("stimulus", "unit")``, pick ``layer``) or responses on mesh
-        vertices with ``positions``.
+        vertices with ``geometry``.
     n_samples, sample_size, n_bins, max_distance :
         As in :func:`smoothness`.
     %(random_state)s
@@ -432,7 +430,7 @@ def correlation_profile(
         x = np.asarray(responses, dtype=float)
         if x.ndim != 2:
             raise DimensionError(f"responses must be (n_stimuli, n_points); got shape {x.shape}.")
-        tm = as_topomap(np.zeros(x.shape[1]), positions=positions, distance=distance, mesh=mesh)
+        tm = _map_of(np.zeros(x.shape[1]), geometry=geometry)
     rng = np.random.default_rng(random_state)
     edges = _bin_edges(tm, n_bins, max_distance)
     good = x.std(0) > 0
@@ -581,7 +579,8 @@ for _name, _factory in _STATISTIC_FACTORIES.items():
     register_statistic(_name, _factory)
 
 
-@fill_doc
+@_takes_geometry
+@_fill
 def map_similarity(
     map_a,
     map_b,
@@ -591,11 +590,9 @@ def map_similarity(
     null: str | None = None,
     win_size: int | None = None,
     data_range: float | None = None,
-    random_state=None,
+    random_state: RandomState = None,
     layer: str | None = None,
-    positions=None,
-    distance=None,
-    mesh: str | None = None,
+    geometry: Mapping | None = None,
 ) -> NullResult:
     """Similarity of two maps on the same sheet, with its spatial null.
 
@@ -622,8 +619,7 @@ def map_similarity(
     win_size, data_range : optional
         SSIM's window (odd) and data range.
     %(random_state)s
-    layer, positions, distance, mesh :
-        Geometry, see :func:`as_topomap`.
+    %(geometry)s
 
     Returns
     -------
@@ -651,12 +647,14 @@ def map_similarity(
             f"Unknown method {method!r}; {close_matches(method, SIMILARITY_METHODS)}"
         )
 
+    geo = _check_geometry(geometry)
+
     def _tm(m):
-        if isinstance(m, np.ndarray | list | tuple) and np.ndim(m) == 1 and positions is None:
+        if isinstance(m, np.ndarray | list | tuple) and np.ndim(m) == 1 and "positions" not in geo:
             v = np.asarray(m, dtype=float)
             return TopoMap(values=v, positions=np.arange(v.size, dtype=float)[:, None],
                            kind="vector")
-        return as_topomap(m, layer=layer, positions=positions, distance=distance, mesh=mesh)
+        return _map_of(m, layer, geo)
 
     ta, tb = _tm(map_a), _tm(map_b)
     if ta.n != tb.n or ta.grid_shape != tb.grid_shape:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import shutil
 import string
@@ -13,10 +14,14 @@ import zipfile
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import exceptions as E
 from .._fetch import sha256sum
 from .._version import __version__
+
+if TYPE_CHECKING:
+    from ..models import ModelCard
 
 __all__ = [
     "BRAINSCORE_REGIONS",
@@ -512,17 +517,17 @@ def _write_submission_zip(plugin_dir: Path, zip_path: Path) -> Path:
 
 
 def export_plugin(
-    model_name_or_card,
-    out_dir,
-    region_layer_map=None,
-    make_zip=False,
-    weights_url=None,
-    identifier=None,
+    model_name_or_card: str | ModelCard,
+    out_dir: str | os.PathLike,
+    region_layer_map: Mapping[str, str] | None = None,
+    make_zip: bool = False,
+    weights_url: str | None = None,
+    identifier: str | None = None,
     *,
-    sha256=None,
-    n_head=None,
-    tokenizer="gpt2",
-    overwrite=False,
+    sha256: str | None = None,
+    n_head: int | None = None,
+    tokenizer: str = "gpt2",
+    overwrite: bool = False,
 ) -> ExportedPlugin:
     """Write a TopoNet as a Brain-Score model plugin, ``<out_dir>/models/<identifier>/``.
 

@@ -7,12 +7,20 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import exceptions as E
 from ._convert import write_brainscore_benchmark
 from ._export import ExportedPlugin
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
+
+    from ..stimuli import StimulusSet
 
 __all__ = [
     "BRAINSCORE_METRICS",
@@ -127,21 +135,21 @@ def _runner_path() -> Path:
 
 
 def score_with_brainscore(
-    plugin,
-    stimuli=None,
-    responses=None,
+    plugin: ExportedPlugin | str | os.PathLike,
+    stimuli: StimulusSet | None = None,
+    responses: xr.DataArray | None = None,
     *,
-    benchmark=None,
-    python=None,
-    metrics=BRAINSCORE_METRICS,
-    regions=None,
-    work_dir=None,
-    install=True,
-    look_at_only=False,
-    compare=None,
-    keep_activations=False,
-    timeout=None,
-):
+    benchmark: str | os.PathLike | None = None,
+    python: str | None = None,
+    metrics: Sequence[str] = BRAINSCORE_METRICS,
+    regions: str | Mapping[str, str] | None = None,
+    work_dir: str | os.PathLike | None = None,
+    install: bool = True,
+    look_at_only: bool = False,
+    compare: str | Mapping[str, Callable] | None = None,
+    keep_activations: bool = False,
+    timeout: float | None = None,
+) -> pd.DataFrame:
     """Score an exported TopoNet on your own data with brainscore-vision's own code.
 
     Runs ``_runner.py`` in the Brain-Score environment (``BS_INSTALL_DEPENDENCIES=no``,

@@ -67,11 +67,11 @@ class ExportedPlugin:
     Examples
     --------
     >>> from pathlib import Path
-    >>> p = ExportedPlugin("toponet_demo_tau_0", Path("out/models/toponet_demo_tau_0"), None,
-    ...                    "vision", {"IT": "layer4.0"}, ("layer4.0",), "https://example.org/w.pt",
-    ...                    "0" * 64)
+    >>> p = ExportedPlugin("toponet_demo_v2_tau_50", Path("out/models/toponet_demo_v2_tau_50"),
+    ...                    None, "vision", {"IT": "layer4.0"}, ("layer4.0",),
+    ...                    "https://example.org/w.pt", "0" * 64)
     >>> p.path.name, p.region_layer_map["IT"]
-    ('toponet_demo_tau_0', 'layer4.0')
+    ('toponet_demo_v2_tau_50', 'layer4.0')
     """
 
     identifier: str

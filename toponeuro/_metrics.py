@@ -1,7 +1,8 @@
 """The one implementation of R², Pearson's r and rank (Spearman) correlation.
 
 Every analysis that scores predictions or correlates two sets of values calls these kernels
-(encoding scores, split-half reliability, RDM comparison, map similarity). The module sits
+(encoding scores, split-half reliability, RDM comparison, map similarity with its
+nulls, where units without a value are left out: ``omit_nan=True``). The module sits
 beside ``_dims.py`` rather than in ``analysis/`` because ``brain`` (an earlier stage, which
 must not import ``analysis``) needs Pearson's r for split-half reliability. They work along
 the sample axis ``-2`` of ``(..., n_samples, n_targets)`` arrays (one score per target,
@@ -37,13 +38,18 @@ def _scalar_if_vectors(out, y, p):
     return out
 
 
-def pearson_r(y, p):
+def pearson_r(y, p, *, omit_nan: bool = False):
     """Pearson's r between ``y`` and ``p`` along the sample axis, per target.
 
     Parameters
     ----------
     y, p : array or tensor
         ``(n_samples,)`` vectors, or ``(..., n_samples, n_targets)`` (broadcast).
+    omit_nan : bool
+        Leave out, per target, the samples where either value is NaN (numpy arrays only;
+        maps with units that have no value). Then r is NaN with fewer than 3 samples left,
+        a variance below ``1e-24`` of the larger sum of squares counts as none, and r is
+        clipped to [-1, 1].
 
     Returns
     -------
@@ -57,11 +63,30 @@ def pearson_r(y, p):
     0.99339...
     >>> pearson_r(np.array([[1.0, 1.0], [2.0, 1.0]]), np.array([[0.0, 3.0], [5.0, 4.0]]))
     array([ 1., nan])
+    >>> pearson_r(np.array([1.0, 2.0, np.nan, 3.0]), np.array([2.0, 4.0, 0.0, 7.0]), omit_nan=True)
+    ... # doctest: +ELLIPSIS
+    0.99339...
     """
+    if omit_nan:
+        return _scalar_if_vectors(_pearson_omit_nan(_columns(y), _columns(p)), y, p)
     yc, pc = _centred(_columns(y)), _centred(_columns(p))
     with _errstate():
         out = (yc * pc).sum(-2) / ((yc**2).sum(-2) * (pc**2).sum(-2)) ** 0.5
     return _scalar_if_vectors(out, y, p)
+
+
+def _pearson_omit_nan(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    y, p = np.broadcast_arrays(np.asarray(y, dtype=float), np.asarray(p, dtype=float))
+    ok = np.isfinite(y) & np.isfinite(p)
+    n = ok.sum(-2)
+    with _errstate():
+        yc = np.where(ok, y - np.where(ok, y, 0.0).sum(-2)[..., None, :] / n[..., None, :], 0.0)
+        pc = np.where(ok, p - np.where(ok, p, 0.0).sum(-2)[..., None, :] / n[..., None, :], 0.0)
+        syy, spp = (yc * yc).sum(-2), (pc * pc).sum(-2)
+        tiny = 1e-24 * np.maximum(1.0, np.maximum(syy, spp))
+        r = (yc * pc).sum(-2) / np.sqrt(syy * spp)
+    r = np.where((syy <= tiny) | (spp <= tiny) | (n < 3), np.nan, r)
+    return np.clip(r, -1.0, 1.0)
 
 
 def r2_score(y, p):
@@ -90,27 +115,33 @@ def r2_score(y, p):
     return _scalar_if_vectors(out, y, p)
 
 
-def rankdata(v) -> np.ndarray:
-    """Average ranks (1-based; ties share their mean rank), as :func:`scipy.stats.rankdata`.
+def rankdata(v, axis: int = -1) -> np.ndarray:
+    """Average ranks (1-based; ties share their mean rank) along ``axis``, as
+    :func:`scipy.stats.rankdata` with ``nan_policy="omit"``: NaNs keep NaN and the other
+    values are ranked among themselves.
 
     Examples
     --------
     >>> rankdata([10.0, 30.0, 20.0, 20.0]).tolist()
     [1.0, 4.0, 2.5, 2.5]
+    >>> rankdata([[3.0, np.nan, 1.0], [2.0, 2.0, 5.0]]).tolist()
+    [[2.0, nan, 1.0], [1.5, 1.5, 3.0]]
     """
-    v = np.asarray(v)
-    order = np.argsort(v, kind="stable")
-    sv = v[order]
-    new = np.empty(len(v) + 1, dtype=bool)
-    new[0] = True
-    np.not_equal(sv[1:], sv[:-1], out=new[1:-1])
-    new[-1] = True
-    bounds = np.flatnonzero(new)
-    group = np.cumsum(new[:-1]) - 1
-    mean_rank = (bounds[:-1] + bounds[1:] + 1) / 2.0
-    ranks = np.empty(len(v))
-    ranks[order] = mean_rank[group]
-    return ranks
+    v = np.moveaxis(np.asarray(v, dtype=float), axis, -1)
+    shape, n = v.shape, v.shape[-1]
+    x = v.reshape(-1, n)
+    order = np.argsort(x, axis=1, kind="stable")  # NaNs last, so the rest rank 1..k
+    sv = np.take_along_axis(x, order, 1)
+    new = np.ones(x.shape, dtype=bool)
+    np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])  # NaN != NaN: each its own group
+    new = new.ravel()
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], new.size) - 1  # last index of each tie group
+    mean_rank = (starts % n + ends % n + 2) / 2.0
+    ranks = np.empty(x.shape)
+    np.put_along_axis(ranks, order, mean_rank[np.cumsum(new) - 1].reshape(x.shape), 1)
+    ranks[np.isnan(x)] = np.nan
+    return np.moveaxis(ranks.reshape(shape), -1, axis)
 
 
 def spearman_r(a, b) -> float:

@@ -16,6 +16,7 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from .. import _dims as D
+from .._metrics import pearson_r, rankdata
 from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
@@ -468,36 +469,6 @@ TOPONETS_SSIM_NOTE = (
 )
 
 
-def _masked_corr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise Pearson r of ``a``, ``b`` (B, n) over the points finite in both."""
-    ok = np.isfinite(a) & np.isfinite(b)
-    n = ok.sum(1)
-    a0 = np.where(ok, a, 0.0)
-    b0 = np.where(ok, b, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ma = a0.sum(1) / n
-        mb = b0.sum(1) / n
-        da = np.where(ok, a0 - ma[:, None], 0.0)
-        db = np.where(ok, b0 - mb[:, None], 0.0)
-        saa, sbb = (da * da).sum(1), (db * db).sum(1)
-        tiny = 1e-24 * np.maximum(1.0, np.maximum(saa, sbb))
-        r = (da * db).sum(1) / np.sqrt(saa * sbb)
-        r = np.where((saa <= tiny) | (sbb <= tiny) | (n < 3), np.nan, r)
-    return np.clip(r, -1.0, 1.0)
-
-
-def _rank_rows(x: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    if np.isfinite(x).all():
-        return rankdata(x, axis=1)
-    out = np.full(x.shape, np.nan)
-    for i, row in enumerate(x):
-        ok = np.isfinite(row)
-        out[i, ok] = rankdata(row[ok])
-    return out
-
-
 def _two_maps(tms, name):
     if len(tms) != 2:
         raise InvalidDataError(f"The {name} statistic compares two maps; got {len(tms)}.")
@@ -505,13 +476,12 @@ def _two_maps(tms, name):
 
 def _corr_factory(tms, *, method="pearson", rng=None):
     _two_maps(tms, method)
-    if method == "pearson":
-        kernel = _masked_corr
-    else:
-        def kernel(a, b):
+    def kernel(a, b):  # (draws, n) rows; units without a value in either map left out
+        a, b = np.broadcast_arrays(np.atleast_2d(a), np.atleast_2d(b))
+        if method == "spearman":
             ok = np.isfinite(a) & np.isfinite(b)
-            return _masked_corr(_rank_rows(np.where(ok, a, np.nan)),
-                                _rank_rows(np.where(ok, b, np.nan)))
+            a, b = rankdata(np.where(ok, a, np.nan)), rankdata(np.where(ok, b, np.nan))
+        return pearson_r(a.T, b.T, omit_nan=True)
     return kernel, {"method": method, "reference": _SIM_REFERENCES[method]}
 
 

@@ -4,12 +4,14 @@
 (sha256-verified, safely unpickled); ``model_card(name)`` says where they come from, how to
 preprocess inputs and which layers carried TopoLoss.
 
-The cards are data (``cards.toml``); the builder modules imported here register their
-architectures by name (as timm's ``models/__init__.py`` does), and the registry imports none
-of them.
+The cards are data (``cards.toml``), and so are the architectures' hyper-parameters
+(``architectures.toml``, read by ``architecture_config(name, size)``); the builder modules
+imported here register their architectures by name (as timm's ``models/__init__.py``
+does), and the registry imports none of them.
 """
 
 from . import (
+    _architectures,
     _blocks,
     _catalog,
     _hf,  # noqa: F401 - the builder modules register their architectures on import
@@ -20,6 +22,7 @@ from . import (
     _tokenizers,
     _vision,  # noqa: F401
 )
+from ._architectures import *
 from ._blocks import *
 from ._catalog import *
 from ._layers import list_layers
@@ -37,6 +40,7 @@ __all__ = [
     *_registry.__all__,
     *_tokenizers.__all__,
     *_catalog.__all__,
+    *_architectures.__all__,
     "list_layers",
     "GPT",
     "GPTConfig",

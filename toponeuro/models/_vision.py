@@ -4,11 +4,13 @@ Builders only: their cards (weights, preprocessing, topo layers) are data in ``c
 
 The ResNets are torchvision's, with every strided conv of ``in_channels >= 16`` wrapped in
 :class:`BlurPoolConv2d` (as the official TopoNets loader does), so the published state dicts
-load with ``strict=True``. ViT-B/32 is torchvision's ``vit_b_32``.
+load with ``strict=True``. ViT-B/32 is torchvision's ``vit_b_32``, its hyper-parameters data
+in ``architectures.toml`` (:func:`architecture_config`).
 """
 
 from __future__ import annotations
 
+from ._architectures import architecture_config
 from ._blocks import add_blurpool
 from ._registry import register_builder
 from ._small import SmallResNet
@@ -36,26 +38,24 @@ def resnet50(num_classes: int = 1000):
 
 
 @register_builder("vit_b_32")
-def vit_b_32(**kwargs):
-    """torchvision ``vit_b_32`` (randomly initialised).
+def vit_b_32(size: str = "full", **kwargs):
+    """torchvision's ViT-B/32 (``VisionTransformer``, randomly initialised).
 
-    Keyword arguments override the ViT-B/32 hyper-parameters (``image_size``, ``num_layers``,
-    ``num_heads``, ``hidden_dim``, ``mlp_dim``, ``num_classes``), which tests use to build a
-    tiny ViT with the same parameter names.
+    The hyper-parameters are ``architecture_config("vit_b_32", size)`` (data in
+    ``architectures.toml``); keyword arguments override them (``image_size``,
+    ``num_layers``, ``num_heads``, ``hidden_dim``, ``mlp_dim``, ``num_classes`` ...).
+    ``size="tiny"`` is a 2-layer, 32-wide ViT on 64-pixel images, for tests; its state dict
+    has the same keys as the full model's.
+
+    Examples
+    --------
+    >>> vit = vit_b_32("tiny", num_classes=10)
+    >>> vit.patch_size, vit.hidden_dim, len(vit.encoder.layers), vit.heads.head.out_features
+    (32, 32, 2, 10)
     """
     from torchvision.models.vision_transformer import VisionTransformer
 
-    cfg = dict(
-        image_size=224,
-        patch_size=32,
-        num_layers=12,
-        num_heads=12,
-        hidden_dim=768,
-        mlp_dim=3072,
-        num_classes=1000,
-    )
-    cfg.update(kwargs)
-    return VisionTransformer(**cfg)
+    return VisionTransformer(**architecture_config("vit_b_32", size, **kwargs))
 
 
 @register_builder("toponet_demo")

@@ -41,21 +41,15 @@ def langloc_csv(shared_dir) -> Path:
 
 @pytest.fixture
 def write_floc_folder():
-    """Writes ``<root>/<category>/<category>-<N><suffix>`` random grey images (fLoc's layout).
+    """:func:`toponeuro.stimuli.make_image_folder`: ``<root>/<category>/<category>-<N><suffix>``
+    random grey images (fLoc's layout).
 
     ``write(root, categories, numbers, size=20, suffix=".png", seed=0)`` returns ``root``.
     """
+    from toponeuro.stimuli import make_image_folder
 
     def write(root, categories, numbers, size=20, suffix=".png", seed=0):
-        import numpy as np
-        from PIL import Image
-
-        rng = np.random.default_rng(seed)
-        for c in categories:
-            (root / c).mkdir(parents=True, exist_ok=True)
-            for n in numbers:
-                arr = rng.integers(0, 255, (size, size), dtype=np.uint8)
-                Image.fromarray(arr, "L").save(root / c / f"{c}-{n}{suffix}")
-        return root
+        return make_image_folder(root, categories, numbers, size=size, suffix=suffix,
+                                 random_state=seed)
 
     return write

@@ -19,6 +19,7 @@ from PIL import Image
 
 from toponeuro import cli
 from toponeuro.cli import build_parser, cli_message, main
+from toponeuro.stimuli import make_image_folder
 
 # a library parameter written the Python way: name=value
 PYTHON_NAME = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)*=")
@@ -140,7 +141,7 @@ def _images(folder, names):
 
 
 def _fake_floc(root, numbers):
-    return _images(root, [f"{c}/{c}-{n}.jpg" for c in FLOC_NONSCRAMBLED for n in numbers])
+    return make_image_folder(root, FLOC_NONSCRAMBLED, numbers, suffix=".jpg", mode="RGB")
 
 
 def test_train_errors(tmp_path, afile, capsys):

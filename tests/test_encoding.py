@@ -298,14 +298,11 @@ def test_non_partition_splitters_use_per_fold_path():
 def test_ceiling_units_are_checked():
     """NSD's ceiling is in percent variance; passing it as an r ceiling used to turn
     r = 0.83 into 0.01 (issue 13). Now a typed error names the conversion."""
-    from toponeuro.brain import make_brain_responses, voxel_noise_ceiling
+    from toponeuro.brain import make_repeated_responses, voxel_noise_ceiling
     from toponeuro.exceptions import UndefinedValueWarning, UnitsError
 
-    rng = np.random.default_rng(0)
-    signal = rng.standard_normal((60, 3))
-    trials = np.repeat(signal, 3, axis=0) + 0.5 * rng.standard_normal((180, 3))
-    ids = np.repeat([f"s{i}" for i in range(60)], 3)
-    resp = make_brain_responses(trials, ids, xyz=np.zeros((3, 3)))
+    resp, signal = make_repeated_responses(60, 3, 3, noise=0.5, return_signal=True)
+    rng = np.random.default_rng(1)
     nc = voxel_noise_ceiling(resp)
     assert nc.attrs["units"] == "percent variance" and float(nc.max()) > 50
     X, Y = signal + 0.3 * rng.standard_normal(signal.shape), signal

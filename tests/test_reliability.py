@@ -7,29 +7,60 @@ import pytest
 
 from toponeuro.brain import (
     make_brain_responses,
+    make_repeated_responses,
     ncsnr,
     nsd_noise_ceiling,
     spearman_brown,
     split_half_reliability,
     voxel_noise_ceiling,
 )
-from toponeuro.exceptions import CoordinateError, InvalidDataError
+from toponeuro.exceptions import CoordinateError, InvalidDataError, ParameterError
 
 NOISE = np.array([0.25, 0.5, 1.0, 2.0])  # signal sd is 1 in every voxel
 
 
 def _repeated(n_images=4000, reps=2, seed=0):
-    rng = np.random.default_rng(seed)
-    signal = rng.standard_normal((n_images, len(NOISE)))
-    x = np.repeat(signal, reps, axis=0) + NOISE * rng.standard_normal((n_images * reps, len(NOISE)))
-    ids = np.repeat([f"im{i}" for i in range(n_images)], reps)
-    return make_brain_responses(x, ids, xyz=np.zeros((len(NOISE), 3)))
+    return make_repeated_responses(n_images, reps, len(NOISE), noise=NOISE, random_state=seed)
+
+
+def test_simulated_trials_state_their_truth():
+    r, signal = make_repeated_responses(5, 3, len(NOISE), noise=NOISE, random_state=4,
+                                        return_signal=True)
+    np.testing.assert_array_equal(r.true_ncsnr.values, 1 / NOISE)
+    np.testing.assert_allclose(r.true_reliability.values, 1 / (1 + NOISE**2 / 3))
+    assert r.sizes == {"stimulus": 15, "voxel": 4} and signal.shape == (5, 4)
+    assert r.repetition.values.tolist() == [0, 1, 2] * 5
+    # the trials scatter around their image's signal with the planted sd
+    resid = r.values.reshape(5, 3, 4) - signal[:, None, :]
+    assert np.all(np.abs(resid).max(axis=(0, 1)) < 5 * NOISE)
+    again = make_repeated_responses(5, 3, len(NOISE), noise=NOISE, random_state=4)
+    np.testing.assert_array_equal(again.values, r.values)
+    assert float(make_repeated_responses(4, 2, 3, noise=2.0).true_ncsnr[2]) == 0.5
+
+
+def test_simulated_truth_is_what_the_estimators_recover():
+    """The fixture's stated truth is the estimators' target (tolerances ~4 standard errors)."""
+    r = make_repeated_responses(20000, 4, len(NOISE), noise=NOISE, random_state=7)
+    np.testing.assert_allclose(ncsnr(r).values, r.true_ncsnr.values, rtol=0.04)
+    np.testing.assert_allclose(split_half_reliability(r).values, r.true_reliability.values,
+                               atol=0.03)
+    np.testing.assert_allclose(voxel_noise_ceiling(r).values / 100, r.true_reliability.values,
+                               atol=0.03)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"n_repeats": 1}, {"n_images": 0}, {"n_voxels": 0}, {"noise": 0.0}, {"noise": np.nan},
+    {"noise": [0.5, 1.0]},
+])
+def test_simulated_trials_bad_arguments(kwargs):
+    with pytest.raises(ParameterError):
+        make_repeated_responses(**{"n_voxels": 3, **kwargs})
 
 
 def test_split_half_recovers_reliability_of_the_mean():
     r = _repeated(reps=2)
     rel = split_half_reliability(r).values
-    truth = 1 / (1 + NOISE**2 / 2)  # reliability of the 2-trial mean
+    truth = r.true_reliability.values  # reliability of the 2-trial mean: 1 / (1 + noise**2 / 2)
     np.testing.assert_allclose(rel, truth, atol=0.05)
     assert np.all(np.diff(rel) < 0)
     rnd = split_half_reliability(r, method="random", n_splits=3, random_state=0).values
@@ -44,9 +75,9 @@ def test_spearman_brown():
 def test_ncsnr_and_noise_ceiling_match_truth():
     r = _repeated(reps=3, n_images=1500, seed=1)
     snr = ncsnr(r).values
-    np.testing.assert_allclose(snr, 1 / NOISE, rtol=0.08)
+    np.testing.assert_allclose(snr, r.true_ncsnr.values, rtol=0.08)
     nc = voxel_noise_ceiling(r).values
-    truth = 100 * (1 / NOISE**2) / (1 / NOISE**2 + 1 / 3)
+    truth = 100 * (1 / NOISE**2) / (1 / NOISE**2 + 1 / 3)  # NSD's formula, written out
     np.testing.assert_allclose(nc, truth, atol=2.0)
     np.testing.assert_allclose(nc, nsd_noise_ceiling(snr, 3))
 

@@ -24,16 +24,18 @@ from toponeuro.stimuli import (
     load_image_folder,
     load_language_localizer,
     load_nsd_stimuli,
+    make_image_folder,
     pinned_sources,
 )
 
 
 def _floc_folder(root, cats=("adult", "house"), n=4, flat=False):
-    for c in cats:
-        d = root if flat else root / c
-        d.mkdir(parents=True, exist_ok=True)
-        for i in range(1, n + 1):
-            Image.fromarray(np.full((6, 6), i, np.uint8)).save(d / f"{c}-{i}.jpg")
+    make_image_folder(root, cats, range(1, n + 1), size=6, suffix=".jpg")
+    if flat:  # the same images without category folders
+        for c in cats:
+            for p in (root / c).iterdir():
+                p.rename(root / p.name)
+            (root / c).rmdir()
     return root
 
 
@@ -203,3 +205,45 @@ def test_language_localizer_fetches_pinned_csv(tmp_path, monkeypatch):
     src.write_text(",sentence,condition\n0,tampered,S\n")
     with pytest.raises(ChecksumError):
         load_language_localizer(cache_dir=tmp_path / "cache2")
+
+
+def test_make_image_folder_writes_the_floc_layout_deterministically(tmp_path):
+    a = make_image_folder(tmp_path / "a", ("adult", "house"), (1, 2), size=5, mode="RGB")
+    b = make_image_folder(tmp_path / "b", ("adult", "house"), (1, 2), size=5, mode="RGB")
+    files = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    assert files == ["adult/adult-1.png", "adult/adult-2.png", "house/house-1.png",
+                     "house/house-2.png"]
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    im = Image.open(a / files[0])
+    assert im.mode == "RGB" and im.size == (5, 5)
+    other = make_image_folder(tmp_path / "c", ("adult",), (1,), size=5, mode="RGB", random_state=1)
+    assert (other / files[0]).read_bytes() != (a / files[0]).read_bytes()
+    assert np.ptp(np.asarray(im)) > 0  # not a flat image
+    assert load_floc(a).ids.tolist() == ["adult-1", "adult-2", "house-1", "house-2"]
+    tmp = make_image_folder()  # default: a fresh temporary folder
+    assert tmp.is_dir() and sorted(p.name for p in tmp.iterdir()) == ["faces", "houses"]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"categories": ()}, "at least one category"),
+    ({"numbers": []}, "at least one category and one number"),
+    ({"categories": ("a/b",)}, "folder names"),
+    ({"size": 0}, "positive"),
+    ({"suffix": ".txt"}, ".png"),
+    ({"mode": "CMYK"}, "'L', 'RGB'"),
+])
+def test_make_image_folder_bad_arguments(tmp_path, kwargs, match):
+    from toponeuro.exceptions import ParameterError
+
+    with pytest.raises(ParameterError, match=match):
+        make_image_folder(tmp_path, **kwargs)
+
+
+def test_make_image_folder_refuses_to_write_over_a_file(tmp_path):
+    from toponeuro.exceptions import OutputPathError
+
+    (tmp_path / "faces").write_text("a file")
+    with pytest.raises(OutputPathError, match="is a file"):
+        make_image_folder(tmp_path)
+    with pytest.raises(OSError, match="faces is a file"):  # the root itself
+        make_image_folder(tmp_path / "faces")

@@ -117,15 +117,9 @@ def test_recipe_file_errors(tmp_path, text, error, match):
 
 
 def test_image_folder_recipe(tmp_path):
-    from PIL import Image
+    from toponeuro.stimuli import make_image_folder
 
-    root = tmp_path / "imgs"
-    for cat in ("a", "b"):
-        (root / cat).mkdir(parents=True)
-        for i in range(1, 7):
-            Image.new("L", (20, 20), color=40 * i if cat == "a" else 255 - 30 * i).save(
-                root / cat / f"{cat}-{i}.jpg"
-            )
+    make_image_folder(tmp_path / "imgs", ("a", "b"), range(1, 7), suffix=".jpg")
     recipe = tmp_path / "r.toml"
     recipe.write_text(
         'name = "folder"\nseed = 3\n[model]\narch = "small_resnet"\nnum_classes = 2\n'

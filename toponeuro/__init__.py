@@ -25,6 +25,7 @@ _LAZY = {
     "load_language_localizer": "toponeuro.stimuli",
     "load_image_folder": "toponeuro.stimuli",
     "load_nsd_stimuli": "toponeuro.stimuli",
+    "make_image_folder": "toponeuro.stimuli",
     "make_brain_responses": "toponeuro.brain",
     "check_responses": "toponeuro.brain",
     "load_volume_betas": "toponeuro.brain",

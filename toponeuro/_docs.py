@@ -26,6 +26,16 @@ DOCDICT = {
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",
+    "image_folder": """path : path-like
+        Folder in fLoc's layout, one sub-folder per category: ``<category>/<category>-<N>.<ext>``
+        (``floc/adult/adult-1.jpg`` ...; :func:`toponeuro.stimuli.make_image_folder` writes
+        one).""",
+    "folder_numbers": """numbers : (first, last), optional
+        Keep only images numbered ``first <= N <= last`` (fLoc images 1-96 for training,
+        97-120 held out).""",
+    "folder_categories": """categories : list of str, optional
+        Sub-folders to use, in this order (default: all, sorted): the order of the
+        categories (and class indices) in the result.""",
 }
 
 

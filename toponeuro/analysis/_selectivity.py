@@ -251,10 +251,10 @@ def _label(x) -> str:
 @fill_doc
 def selectivity(
     activations: xr.DataArray,
-    target,
-    against="rest",
+    target: str | Sequence[str],
+    against: str | Sequence[str] = "rest",
     metric: str = DEFAULT_SELECTIVITY,
-    labels=None,
+    labels: Sequence[str] | None = None,
 ) -> xr.DataArray:
     """Per-unit selectivity for ``target`` over ``against`` (TDANN's t by default).
 
@@ -331,7 +331,7 @@ def domain_selectivity(
     activations: xr.DataArray,
     domains: Sequence[str] | None = None,
     metric: str = DEFAULT_SELECTIVITY,
-    labels=None,
+    labels: Sequence[str] | None = None,
 ) -> xr.DataArray:
     """Selectivity of each fLoc domain against the rest, stacked along a ``"domain"`` dim.
 

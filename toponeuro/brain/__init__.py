@@ -3,7 +3,8 @@
 BrainResponses are :class:`xarray.DataArray` with dims ``("stimulus", "voxel")``, stimulus
 coord ``stimulus_id`` (plus ``repetition`` for repeated trials) and voxel coords
 ``subject``, ``roi`` and either ``x``, ``y``, ``z`` (mm) or ``hemi``, ``vertex``. Every
-loader builds them with :func:`make_brain_responses`. Atlases live in
+loader builds them with :func:`make_brain_responses`; :func:`make_repeated_responses` simulates
+repeated trials of known reliability. Atlases live in
 :mod:`toponeuro.atlases` (re-exported here for convenience).
 """
 

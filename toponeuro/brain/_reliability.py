@@ -10,9 +10,98 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from .._metrics import pearson_r
-from ..exceptions import CoordinateError, InvalidDataError, UnknownNameError, close_matches
+from .._typing import RandomState
+from ..exceptions import (
+    CoordinateError,
+    InvalidDataError,
+    ParameterError,
+    UnknownNameError,
+    close_matches,
+)
 from ._nsd import nsd_noise_ceiling
-from ._responses import check_responses, zscore_within
+from ._responses import check_responses, make_brain_responses, zscore_within
+
+
+@fill_doc
+def make_repeated_responses(
+    n_images: int = 100,
+    n_repeats: int = 2,
+    n_voxels: int = 1,
+    *,
+    noise: float | np.ndarray = 0.5,
+    random_state: RandomState = 0,
+    return_signal: bool = False,
+) -> xr.DataArray | tuple[xr.DataArray, np.ndarray]:
+    """Repeated-trial BrainResponses with a known reliability in every voxel.
+
+    Image ``i`` has a signal ``s[i, v] ~ N(0, 1)`` in voxel ``v``; each of its ``n_repeats``
+    trials is ``s[i, v] + noise[v] * e`` with fresh ``e ~ N(0, 1)``. The truth is then known
+    in closed form, and stored as voxel coords:
+
+    - ``true_ncsnr = 1 / noise`` (signal sd over noise sd; :func:`ncsnr` estimates it);
+    - ``true_reliability = 1 / (1 + noise**2 / n_repeats)``, the reliability of the
+      ``n_repeats``-trial mean, which :func:`split_half_reliability` estimates (for even
+      ``n_repeats``) and which is ``voxel_noise_ceiling / 100``.
+
+    Parameters
+    ----------
+    n_images : int
+        Distinct images (stimulus ids ``stim-0000`` ...).
+    n_repeats : int
+        Trials per image (at least 2); rows are image by image, trial by trial.
+    n_voxels : int
+    noise : float or array (n_voxels,)
+        Noise sd of every voxel (or of each); the signal sd is 1.
+    %(random_state)s
+    return_signal : bool
+        Also return the signal, ``(n_images, n_voxels)`` in the order of the ids.
+
+    Returns
+    -------
+    xarray.DataArray or (xarray.DataArray, numpy.ndarray)
+        BrainResponses, dims ``("stimulus", "voxel")`` with a ``repetition`` coord; with
+        ``return_signal`` also the signal.
+
+    Raises
+    ------
+    ParameterError
+        Fewer than 1 image or voxel, fewer than 2 repeats, or a noise sd that is not
+        positive and finite (or not one per voxel).
+
+    Examples
+    --------
+    >>> r = make_repeated_responses(n_images=2, n_repeats=3, noise=0.5)
+    >>> r.stimulus_id.values[:4].tolist(), r.repetition.values.tolist()
+    (['stim-0000', 'stim-0000', 'stim-0000', 'stim-0001'], [0, 1, 2, 0, 1, 2])
+    >>> float(r.true_ncsnr[0]), float(r.true_reliability[0])
+    (2.0, 0.9230769230769231)
+    """
+    n_images, n_repeats, n_voxels = int(n_images), int(n_repeats), int(n_voxels)
+    if n_images < 1 or n_voxels < 1 or n_repeats < 2:
+        raise ParameterError(
+            f"Repeated trials need n_images >= 1, n_voxels >= 1 and n_repeats >= 2; got "
+            f"{n_images}, {n_voxels} and {n_repeats}."
+        )
+    sd = np.asarray(noise, dtype=np.float64)
+    if sd.ndim == 0:
+        sd = np.full(n_voxels, float(sd))
+    if sd.shape != (n_voxels,) or not np.all(np.isfinite(sd) & (sd > 0)):
+        raise ParameterError(
+            f"noise must be a positive finite sd, or one per voxel ({n_voxels}); got {noise!r}."
+        )
+    rng = np.random.default_rng(random_state)
+    signal = rng.standard_normal((n_images, n_voxels))
+    trials = signal.repeat(n_repeats, axis=0)
+    trials = trials + sd * rng.standard_normal(trials.shape)
+    ids = np.repeat([f"stim-{i:04d}" for i in range(n_images)], n_repeats)
+    xyz = np.column_stack([2.0 * np.arange(n_voxels), np.zeros(n_voxels), np.zeros(n_voxels)])
+    responses = make_brain_responses(
+        trials, ids, xyz=xyz,
+        voxel_coords={"true_ncsnr": 1.0 / sd, "true_reliability": 1.0 / (1.0 + sd**2 / n_repeats)},
+        attrs={"method": "simulated repeated trials: signal N(0, 1) + noise N(0, noise**2)",
+               "n_repeats": n_repeats},
+    )
+    return (responses, signal) if return_signal else responses
 
 __all__ = [
     "split_half_reliability",
@@ -20,6 +109,7 @@ __all__ = [
     "ncsnr",
     "voxel_noise_ceiling",
     "noise_ceiling",
+    "make_repeated_responses",
 ]
 
 
@@ -82,11 +172,9 @@ def split_half_reliability(
 
     Examples
     --------
-    >>> from toponeuro.brain import make_brain_responses
-    >>> rng = np.random.default_rng(0)
-    >>> signal = rng.standard_normal((50, 1)).repeat(2, axis=0)
-    >>> r = make_brain_responses(signal + 0.5 * rng.standard_normal((100, 1)),
-    ...                          np.repeat([f"s{i}" for i in range(50)], 2), xyz=np.zeros((1, 3)))
+    >>> r = make_repeated_responses(n_images=50, n_repeats=2, noise=0.5, random_state=0)
+    >>> float(r.true_reliability[0])  # 1 / (1 + 0.5**2 / 2)
+    0.8888888888888888
     >>> bool(split_half_reliability(r).values[0] > 0.8)
     True
     """
@@ -130,13 +218,9 @@ def ncsnr(responses: xr.DataArray, *, zscore: bool = True) -> xr.DataArray:
 
     Examples
     --------
-    >>> from toponeuro.brain import make_brain_responses
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.standard_normal((2000, 1)).repeat(3, axis=0)
-    >>> r = make_brain_responses(s + 0.5 * rng.standard_normal((6000, 1)),
-    ...                          np.repeat([f"s{i}" for i in range(2000)], 3), xyz=np.zeros((1, 3)))
-    >>> round(float(ncsnr(r).values[0]), 1)  # true value 1 / 0.5 = 2
-    2.0
+    >>> r = make_repeated_responses(n_images=2000, n_repeats=3, noise=0.5, random_state=0)
+    >>> round(float(ncsnr(r).values[0]), 1), float(r.true_ncsnr[0])  # truth: 1 / noise
+    (2.0, 2.0)
     """
     check_responses(responses)
     uniq, inverse, counts = _trials_by_image(responses)
@@ -178,13 +262,11 @@ def voxel_noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
 
     Examples
     --------
-    >>> from toponeuro.brain import make_brain_responses
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.standard_normal((500, 1)).repeat(3, axis=0)
-    >>> r = make_brain_responses(s + 0.5 * rng.standard_normal((1500, 1)),
-    ...                          np.repeat([f"s{i}" for i in range(500)], 3), xyz=np.zeros((1, 3)))
+    >>> r = make_repeated_responses(n_images=500, n_repeats=3, noise=0.5, random_state=0)
     >>> nc = voxel_noise_ceiling(r)
-    >>> nc.attrs["units"], bool(90 < float(nc.values[0]) < 95)  # truth 100 * 4 / (4 + 1/3)
+    >>> round(100 * float(r.true_reliability[0]), 1)  # truth: 100 * 4 / (4 + 1/3)
+    92.3
+    >>> nc.attrs["units"], bool(90 < float(nc.values[0]) < 95)
     ('percent variance', True)
     """
     _, _, counts = _trials_by_image(responses)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from xml.parsers.expat import ExpatError
 
 import numpy as np
 import xarray as xr
@@ -64,15 +63,7 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
         raw = np.asarray(img.dataobj)
         return raw.reshape(raw.shape[0], -1)
 
-    path = Path(os.fspath(path))
-    return _read_nibabel(
-        path,
-        per_vertex,
-        missing=f"Surface file {path} does not exist; pass a GIFTI (.gii) or FreeSurfer "
-        "(.mgh/.mgz) file of per-vertex betas.",
-        unreadable=f"{path} is not a readable GIFTI or MGH surface file",
-        errors=(ExpatError,),
-    )
+    return _read_nibabel(Path(os.fspath(path)), per_vertex, "surface")
 
 
 def _hemi_block(spec, hemi):

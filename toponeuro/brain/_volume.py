@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from xml.parsers.expat import ExpatError  # how a broken GIFTI's XML fails
 
 import numpy as np
 import pandas as pd
@@ -51,28 +52,39 @@ def load_image(obj, what: str = "image"):
             raise ImageFileError(f"{type(img).__name__} is not a volume")
         return img
 
-    path = Path(os.fspath(obj))
-    return _read_nibabel(
-        path,
-        volume,
-        missing=f"The {what} {path} does not exist; pass an existing NIfTI file (.nii/.nii.gz) "
-        "or a nibabel image.",
-        unreadable=f"The {what} {path} is not a readable NIfTI/MGH volume",
-        fix=" Check the file is complete and a .nii/.nii.gz (re-download or re-export).",
-    )
+    return _read_nibabel(Path(os.fspath(obj)), volume, "volume", what)
 
 
-def _read_nibabel(path: Path, read, *, missing: str, unreadable: str, fix: str = "", errors=()):
-    """``read(nibabel.load(path))``: a missing file raises MissingFileError(``missing``); one
-    nibabel (or ``read``) cannot parse raises InvalidDataError(``unreadable`` (why).``fix``)."""
+# kind -> (what is accepted, what it is read as, its file endings): the one source of the
+# messages of _read_nibabel
+_NIBABEL_KINDS = {
+    "volume": ("an existing NIfTI file (.nii/.nii.gz) or a nibabel image", "NIfTI/MGH volume",
+               ".nii/.nii.gz"),
+    "surface": ("a GIFTI (.gii) or FreeSurfer (.mgh/.mgz) file of per-vertex betas",
+                "GIFTI or MGH surface file", ".gii/.mgh/.mgz"),
+}
+
+
+def _read_nibabel(path: Path, read, kind: str, what: str | None = None):
+    """``read(nibabel.load(path))`` with typed errors whose text comes from ``_NIBABEL_KINDS``.
+
+    A missing file raises MissingFileError (what to pass instead); one that nibabel (or
+    ``read``, by raising ValueError) cannot parse raises InvalidDataError (why, and the fix).
+    ``what`` names the file in the message (default: ``"<kind> file"``).
+    """
     import nibabel as nib
 
+    accepted, read_as, endings = _NIBABEL_KINDS[kind]
+    name = f"The {what or f'{kind} file'} {path}"
     if not path.is_file():
-        raise MissingFileError(missing)
+        raise MissingFileError(f"{name} does not exist; pass {accepted}.")
     try:
         return read(nib.load(path))
-    except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError, *errors) as err:
-        raise InvalidDataError(f"{unreadable} ({type(err).__name__}: {err}).{fix}") from err
+    except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError, ExpatError) as err:
+        raise InvalidDataError(
+            f"{name} is not a readable {read_as} ({type(err).__name__}: {err}). Check the file "
+            f"is complete and a {endings} (re-download or re-export)."
+        ) from err
 
 
 def _get_data(img, what: str) -> np.ndarray:

@@ -277,14 +277,11 @@ def load_floc(
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> from PIL import Image
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> for name in ["adult-1", "adult-2", "house-1"]:
-    ...     Image.new("L", (8, 8)).save(d / f"{name}.jpg")
+    >>> from toponeuro.stimuli import make_image_folder
+    >>> d = make_image_folder(categories=("adult", "house"), numbers=(1, 2), suffix=".jpg")
     >>> s = load_floc(d)
     >>> s.ids.tolist(), s.domains.tolist()
-    (['adult-1', 'adult-2', 'house-1'], ['faces', 'faces', 'places'])
+    (['adult-1', 'adult-2', 'house-1', 'house-2'], ['faces', 'faces', 'places', 'places'])
     >>> load_floc(d, categories=["adult"], numbers=[2]).ids.tolist()
     ['adult-2']
     """
@@ -442,17 +439,13 @@ def load_image_folder(
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> from PIL import Image
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> for sub, f in [("cats", "a.png"), ("dogs", "b.png")]:
-    ...     (d / sub).mkdir()
-    ...     Image.new("RGB", (4, 4)).save(d / sub / f)
+    >>> from toponeuro.stimuli import make_image_folder
+    >>> d = make_image_folder(categories=("cats", "dogs"), numbers=(1,), mode="RGB")
     >>> s = load_image_folder(d)
     >>> s.ids.tolist(), s.categories.tolist()
-    (['cats/a', 'dogs/b'], ['cats', 'dogs'])
+    (['cats/cats-1', 'dogs/dogs-1'], ['cats', 'dogs'])
     >>> load_image_folder(d, ids="stem").ids.tolist()
-    ['a', 'b']
+    ['cats-1', 'dogs-1']
     """
     root = Path(path)
     if not root.is_dir():

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset, TensorDataset
 
+from .._docs import fill_doc
 from ..exceptions import InvalidDataError, RecipeError
 
 __all__ = ["make_synthetic_images", "image_folder_dataset"]
@@ -59,6 +60,7 @@ def _category_folders(root: Path, categories) -> list[str]:
     return classes
 
 
+@fill_doc
 def image_folder_dataset(
     path: str | os.PathLike,
     image_size: int = 64,
@@ -73,15 +75,11 @@ def image_folder_dataset(
 
     Parameters
     ----------
-    path : path-like
-        Folder with one sub-folder per category (``floc/adult/adult-1.jpg`` ...).
+    %(image_folder)s
     image_size : int
         Images are resized to ``image_size`` x ``image_size``.
-    numbers : (first, last), optional
-        Keep only files named ``<anything>-N.<ext>`` with ``first <= N <= last`` (fLoc
-        images 1-96 for training, 97-120 held out).
-    categories : list of str, optional
-        Sub-folders to use (default: all); class indices follow this order.
+    %(folder_numbers)s
+    %(folder_categories)s
     grayscale : bool
         Read as grayscale and repeat to 3 channels (fLoc stimuli are grayscale).
     augment : bool
@@ -89,13 +87,8 @@ def image_folder_dataset(
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> from PIL import Image
-    >>> root = pathlib.Path(tempfile.mkdtemp())
-    >>> for cat in ("faces", "houses"):
-    ...     (root / cat).mkdir()
-    ...     for i in (1, 2, 3):
-    ...         Image.new("L", (20, 20), 40 * i).save(root / cat / f"{cat}-{i}.png")
+    >>> from toponeuro.stimuli import make_image_folder
+    >>> root = make_image_folder(categories=("faces", "houses"), numbers=(1, 2, 3))
     >>> ds = image_folder_dataset(root, image_size=16, numbers=(1, 2))
     >>> len(ds), tuple(ds[0][0].shape), ds.classes
     (4, (3, 16, 16), ['faces', 'houses'])

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import Dataset, TensorDataset
 
+from .._docs import fill_doc
 from ..exceptions import InvalidDataError, RecipeError
 from ._data import _NUMBER, _category_folders
 
@@ -47,6 +48,7 @@ def _image_files(root: Path, categories, numbers) -> list[tuple[str, int, Path]]
     return rows
 
 
+@fill_doc
 def decode_image_folder(
     path: str | os.PathLike,
     size: int,
@@ -60,14 +62,11 @@ def decode_image_folder(
 
     Parameters
     ----------
-    path : path-like
-        Folder with one sub-folder per category (``floc/adult/adult-1.jpg`` ...).
+    %(image_folder)s
     size : int
         Images are resized (antialiased, Lanczos) to ``size`` x ``size``.
-    categories : list of str, optional
-        Sub-folders to use, in this order (default: all, sorted).
-    numbers : (first, last), optional
-        Keep only images numbered ``first <= N <= last``.
+    %(folder_categories)s
+    %(folder_numbers)s
     cache : bool
         Read / write the decoded tensor at ``<cache root>/decoded/<key>.pt``; the key is a
         sha256 of every file's name and bytes and of ``size``, so changed images or settings
@@ -84,13 +83,9 @@ def decode_image_folder(
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> from PIL import Image
-    >>> root = pathlib.Path(tempfile.mkdtemp())
-    >>> for cat in ("a", "b"):
-    ...     (root / cat).mkdir()
-    ...     for n in (1, 2, 3):
-    ...         Image.new("L", (20, 20), 40 * n).save(root / cat / f"{cat}-{n}.png")
+    >>> import tempfile
+    >>> from toponeuro.stimuli import make_image_folder
+    >>> root = make_image_folder(categories=("a", "b"), numbers=(1, 2, 3))
     >>> d = decode_image_folder(root, 8, numbers=(1, 2), cache_dir=tempfile.mkdtemp())
     >>> tuple(d["images"].shape), d["category"], d["number"].tolist()
     ((4, 1, 8, 8), ['a', 'a', 'b', 'b'], [1, 2, 1, 2])

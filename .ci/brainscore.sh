@@ -5,11 +5,12 @@
 #    2.4.2 and what it needs (numpy<2, xarray 2022.3, scikit-learn 1.7.2, torch 2.14.1,
 #    torchvision 0.29.1), pinned in .ci/brainscore-requirements.txt. A stamp file records
 #    what was installed, so a rerun with an unchanged spec skips the install (~2 s).
-# 2. Run .ci/brainscore_demo.py in toponeuro's environment: export a demo TopoNet as a plugin
-#    (+ zip), install it into brainscore_vision/models, load it by registry name, look_at fLoc
-#    images (../shared/data/floc; synthetic images when absent, and it says so), and score it
-#    with Brain-Score's pls/ridge/rdm metrics and split-half ceilings on a local
-#    NeuroidAssembly. BS_INSTALL_DEPENDENCIES=no: nothing is pip-installed at run time.
+# 2. Run .ci/brainscore_demo.py in toponeuro's environment: export the current demo TopoNet,
+#    toponet_demo.v2_tau_50 (32 px input), as a plugin (+ zip), install it into
+#    brainscore_vision/models, load it by registry name, look_at fLoc images
+#    (../shared/data/floc; synthetic images when absent, and it says so), check the
+#    activations equal toponeuro.extract's, and score them with Brain-Score's pls/ridge/rdm
+#    metrics and split-half ceilings on a local NeuroidAssembly. BS_INSTALL_DEPENDENCIES=no: nothing is pip-installed at run time.
 #
 # Environment: TOPONEURO_PYTHON (toponeuro's interpreter, default: python),
 # BRAINSCORE_BASE_PYTHON (a Python 3.11 to build the venv from, default: python3.11),

@@ -143,6 +143,53 @@ def test_plugin_loads_weights_by_url_with_sha256_and_matches_toponeuro(tmp_path,
     assert not [p for p in (tmp_path / "c2").iterdir()]
 
 
+def test_current_demo_toponet_exports_with_its_32px_card_and_shipped_weights(tmp_path):
+    # the model .ci/brainscore.sh scores: its card (32 px, mean/std 0.5, 1,056 classes) must
+    # reach the plugin, and the plugin's loader must rebuild toponeuro's network exactly
+    from toponeuro.models import create_model, model_card
+    from toponeuro.models._registry import _package_file
+
+    card = model_card("toponet_demo.v2_tau_50")
+    assert card.superseded_by is None
+    ckpt = Path(_package_file(card.package_path))
+    plugin = export_plugin(card.name, tmp_path, weights_url=ckpt.resolve().as_uri(),
+                           identifier="tn_demo_v2")
+    model_py = (plugin.path / "model.py").read_text()
+    assert "IMAGE_SIZE = 32\n" in model_py
+    assert "NORMALIZE_MEAN = (0.5, 0.5, 0.5)\n" in model_py
+    assert "NORMALIZE_STD = (0.5, 0.5, 0.5)\n" in model_py
+    assert "height: 32" in (plugin.path / "metadata.yaml").read_text()
+    assert plugin.weights_sha256 == card.sha256
+    assert plugin.region_layer_map == {"V1": "layer1.0", "V2": "layer2.0", "V4": "layer3.0",
+                                       "IT": "layer4.0"}
+    assert set(card.topo_layers) <= set(plugin.layers)
+    arch = load_module(plugin.path / "toponet_arch.py", "tn_plugin_arch_demo_v2")
+    local = arch.fetch_weights(plugin.weights_url, plugin.weights_sha256, "w.pt",
+                               cache_dir=tmp_path / "cache")
+    theirs = arch.build_model("small_resnet", state_dict=arch.load_state_dict(local)).float()
+    ours = create_model(card.name, pretrained=True)
+    assert ours.weights_sha256 == card.sha256
+    x = torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        assert theirs(x).shape == (2, card.num_classes)
+        torch.testing.assert_close(theirs(x), ours(x), rtol=0, atol=0)
+
+
+def test_shipped_demo_without_weights_url_names_the_package_file(tmp_path, capsys):
+    from toponeuro.models._registry import _package_file
+
+    shipped = str(_package_file("toponeuro.models:weights/toponet_demo.v2_tau_50.pt"))
+    with pytest.raises(E.InvalidDataError, match="has no download URL") as err:
+        export_plugin("toponet_demo.v2_tau_50", tmp_path)
+    assert shipped in str(err.value) and "weights_url=" in str(err.value)
+    assert not (tmp_path / "models").exists()  # nothing half-written
+    # the CLI says the same with its flag
+    assert cli_main(["brainscore", "export", "toponet_demo.v2_tau_50", "--out",
+                     str(tmp_path)]) == 1
+    message = capsys.readouterr().err
+    assert shipped in message and "--weights-url" in message
+
+
 def test_plugin_resnet18_blurpool_matches_toponeuro_blocks():
     import torchvision
 

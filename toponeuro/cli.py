@@ -702,12 +702,12 @@ def main(argv: list[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main(["layers", "toponet_demo.tau_0", "--topo"])  # doctest: +ELLIPSIS
+    >>> main(["layers", "toponet_demo.v2_tau_0", "--topo"])  # doctest: +ELLIPSIS
     layer           type            output_shape  n_units  sheet_shape  topo
-    layer1.0.conv1  Conv2d          32x32x32           32  4x8          yes
+    layer1.0.conv1  Conv2d          32x16x16           32  4x8          yes
     ...
     0
-    >>> main(["extract", "--model", "toponet_demo.tau_0", "--stimuli", "absent/", "--out", "a.nc"])
+    >>> main(["extract", "--model", "toponet_demo.v2_tau_0", "--stimuli", "absent/", "--out", "a.nc"])
     1
     """
     parser = build_parser()

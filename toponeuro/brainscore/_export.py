@@ -67,11 +67,11 @@ class ExportedPlugin:
     Examples
     --------
     >>> from pathlib import Path
-    >>> p = ExportedPlugin("toponet_demo_tau_0", Path("out/models/toponet_demo_tau_0"), None,
-    ...                    "vision", {"IT": "layer4.0"}, ("layer4.0",), "https://example.org/w.pt",
-    ...                    "0" * 64)
+    >>> p = ExportedPlugin("toponet_demo_v2_tau_50", Path("out/models/toponet_demo_v2_tau_50"),
+    ...                    None, "vision", {"IT": "layer4.0"}, ("layer4.0",),
+    ...                    "https://example.org/w.pt", "0" * 64)
     >>> p.path.name, p.region_layer_map["IT"]
-    ('toponet_demo_tau_0', 'layer4.0')
+    ('toponet_demo_v2_tau_50', 'layer4.0')
     """
 
     identifier: str
@@ -106,7 +106,7 @@ def _resolve_card(model_name_or_card):
     if missing:
         raise TypeError(
             f"Expected a model name or a ModelCard; got {type(card).__name__} without "
-            f"{missing}. Pass e.g. toponeuro.models.model_card('resnet18.topo')."
+            f"{missing}. Pass e.g. toponeuro.models.model_card('toponet_resnet18.tau_50')."
         )
     return card
 
@@ -367,9 +367,19 @@ def _local_path(url: str) -> Path | None:
 def _weights(card, weights_url, sha256):
     url = weights_url or getattr(card, "url", None)
     if not url:
+        shipped = ""
+        if _get(card, "package_path"):  # the demo TopoNets: weights inside the package
+            from ..models._registry import _package_file
+
+            try:
+                local = _package_file(card.package_path)
+            except E.ToponeuroError:
+                local = card.package_path
+            shipped = (f" Its weights ship inside toponeuro ({local}); Brain-Score downloads "
+                       "a plugin's weights when it loads it, so host a copy of that file.")
         raise E.InvalidDataError(
-            f"ModelCard {card.name!r} has no download URL; pass weights_url='https://...' "
-            "(or a file:// URL for a local test)."
+            f"ModelCard {card.name!r} has no download URL.{shipped} Pass "
+            "weights_url='https://...' (or a file:// URL for a local test)."
         )
     sha = sha256 or _get(card, "sha256")
     local = _local_path(url)

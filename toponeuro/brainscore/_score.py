@@ -100,7 +100,7 @@ def install_plugin(plugin, python=None, overwrite=True) -> Path:
 
     Examples
     --------
-    >>> folder = install_plugin("out/models/toponet_demo_tau_0")  # doctest: +SKIP
+    >>> folder = install_plugin("out/models/toponet_demo_v2_tau_50")  # doctest: +SKIP
     >>> folder.parent.name  # doctest: +SKIP
     'models'
     """
@@ -203,7 +203,7 @@ def score_with_brainscore(
 
     Examples
     --------
-    >>> table = score_with_brainscore("out/models/toponet_demo_tau_0", stimuli, responses,
+    >>> table = score_with_brainscore("out/models/toponet_demo_v2_tau_50", stimuli, responses,
     ...                               regions="IT", compare="toponeuro")  # doctest: +SKIP
     >>> table[["region", "metric", "score", "toponeuro"]]  # doctest: +SKIP
     """

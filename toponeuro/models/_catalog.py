@@ -27,7 +27,7 @@ def weights_status(card, cache_dir=None) -> str:
     >>> from toponeuro.models import model_card
     >>> weights_status(model_card("resnet18"))
     'none'
-    >>> weights_status(model_card("toponet_demo.tau_50"))
+    >>> weights_status(model_card("toponet_demo.v2_tau_50"))
     'shipped'
     """
     from .._fetch import hf_cache_path
@@ -65,7 +65,7 @@ def describe_models(pattern: str = "*", cache_dir=None) -> pd.DataFrame:
     Examples
     --------
     >>> table = describe_models("toponet_demo.*")
-    >>> row = table.set_index("name").loc["toponet_demo.tau_0"]
+    >>> row = table.set_index("name").loc["toponet_demo.v2_tau_0"]
     >>> float(row.tau), row.weights
     (0.0, 'shipped')
     """

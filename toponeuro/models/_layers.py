@@ -124,7 +124,7 @@ def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
              layer output_shape  n_units sheet_shape
     layer1.0.conv1  (8, 16, 16)        8      (2, 4)
                 fc        (10,)       10      (2, 5)
-    >>> list_layers("toponet_demo.tau_0").query("topo").shape[0]
+    >>> list_layers("toponet_demo.v2_tau_0").query("topo").shape[0]
     8
     """
     import torch

@@ -586,7 +586,7 @@ def create_model(
 
     Examples
     --------
-    >>> m = create_model("toponet_demo.tau_0")
+    >>> m = create_model("toponet_demo.v2_tau_0")
     >>> m.model_card.arch, m.weights_sha256 is None
     ('toponet_demo', True)
     """

@@ -64,7 +64,7 @@ class MapResult:
 
     Examples
     --------
-    >>> res = MapResult(summary={"model": {"name": "toponet_demo.tau_50"}}, selectivity=None)
+    >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
     >>> res.tables, res.files
     ({}, {})
     """

@@ -332,7 +332,7 @@ def format_summary(summary: dict) -> str:
     >>> from toponeuro.reporting import run_map
     >>> res = run_map(stimuli="/path/to/floc")  # doctest: +SKIP
     >>> print(format_summary(res.summary))  # doctest: +SKIP
-    toponeuro map — toponet_demo.tau_50 on 240 fLoc images (patches: t >= 3)
+    toponeuro map — toponet_demo.v2_tau_50 on 240 fLoc images (patches: t >= 3)
     """
     doms = list(MAP_DOMAINS)
     lines = [

@@ -176,6 +176,7 @@ def test_nsd_volume_trials_values_and_noise_ceiling(tmp_path):
     np.testing.assert_allclose(r.values[750:, -1], sessions[2][3, 4, 2] / 300.0, rtol=1e-6)
     ids, counts = np.unique(expect_img, return_counts=True)
     nc = r.noise_ceiling.values
+    assert r.noise_ceiling.attrs["units"] == "percent variance"
     np.testing.assert_allclose(nc, nsd_noise_ceiling(r.ncsnr.values, counts), rtol=1e-5)
     reps = r.repetition.values[r.stimulus_id.values == f"nsd-{ids[0]:05d}"]
     assert reps.tolist() == list(range(counts[0]))

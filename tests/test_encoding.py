@@ -320,3 +320,29 @@ def test_ceiling_units_are_checked():
     with pytest.warns(UndefinedValueWarning, match="ceiling of 0"):
         out = encoding_score(X, Y, model=model, cv=4, ceiling=np.array([0.9, 0.0, np.nan]))
     assert np.isfinite(out.values[0]) and np.isnan(out.values[1:]).all()
+
+
+def test_a_labelled_ceiling_is_matched_to_the_voxels_by_their_coords():
+    """A ceiling computed before the responses were reordered used to divide the wrong
+    voxels' scores; now it is matched on the voxel coords both carry, or refused."""
+    from toponeuro.brain import make_brain_responses
+    from toponeuro.exceptions import AlignmentError
+
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((60, 5))
+    Y = X @ rng.standard_normal((5, 4)) + rng.standard_normal((60, 4)) * [0.1, 0.5, 1.0, 2.0]
+    ids = [f"s{i}" for i in range(60)]
+    resp = make_brain_responses(Y, ids, xyz=np.arange(12).reshape(4, 3))
+    feats = xr.DataArray(X, dims=("stimulus", "feature"), coords={"stimulus_id": ("stimulus", ids)})
+    ceiling = xr.DataArray([0.9, 0.8, 0.6, 0.3], dims=(resp.dims[1],),
+                           coords={k: v for k, v in resp.coords.items() if v.dims == (resp.dims[1],)})
+    model = RidgeEncoder(alphas=[1.0], alpha_per_target=False)
+    base = encoding_score(feats, resp, model=model, cv=4, ceiling=ceiling)
+    flipped = resp.isel({resp.dims[1]: [3, 2, 1, 0]})
+    out = encoding_score(feats, flipped, model=model, cv=4, ceiling=ceiling)
+    np.testing.assert_allclose(out.values, base.values[::-1])
+    # positional use of the same numbers would divide by the wrong voxels' ceilings
+    assert not np.allclose(out.values, base.values[::-1] * [0.3, 0.6, 0.8, 0.9] / [0.9, 0.8, 0.6, 0.3])
+    with pytest.raises(AlignmentError, match="no ceiling"):
+        encoding_score(feats, resp, model=model, cv=4,
+                       ceiling=ceiling.assign_coords(x=(resp.dims[1], [9, 9, 9, 99])))

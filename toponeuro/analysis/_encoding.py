@@ -20,6 +20,7 @@ from .._docs import fill_doc
 from .._metrics import pearson_r, r2_score
 from .._typing import RandomState
 from ..exceptions import (
+    AlignmentError,
     InvalidDataError,
     UndefinedValueWarning,
     UnitsError,
@@ -567,7 +568,9 @@ def encoding_score(
         or one labelled with other units (``attrs["units"]``) raises
         :class:`~toponeuro.exceptions.UnitsError` naming the conversion
         (``nc / 100`` for ``"r2"``, ``np.sqrt(nc / 100)`` for ``"pearson"``). Voxels whose
-        ceiling is 0 or NaN get NaN (with a warning).
+        ceiling is 0 or NaN get NaN (with a warning). A DataArray ceiling is matched to the
+        responses' voxels by the voxel coords both carry (reordered to match, or
+        :class:`~toponeuro.exceptions.AlignmentError` when voxels are missing).
     %(random_state)s
 
     Returns
@@ -600,7 +603,10 @@ def encoding_score(
         X = X.astype(np.float64)
     check_finite(X, "features")
     folds = make_folds(cv, X.shape[0], random_state)
-    c = None if ceiling is None else _check_ceiling(ceiling, metric, Y.shape[1])  # before fitting
+    if ceiling is not None:  # checked before fitting
+        c = _check_ceiling(_align_ceiling(ceiling, resp), metric, Y.shape[1])
+    else:
+        c = None
     if _is_dask(Y) and getattr(model, "_separable", False):
         import dask
 
@@ -632,6 +638,40 @@ _CEILING_UNITS = {
 def _conversion(metric):
     return ("pass np.sqrt(nc / 100) (r = the square root of the explained fraction)"
             if metric == "pearson" else "pass nc / 100 (the explained fraction)")
+
+
+def _align_ceiling(ceiling, responses):
+    """A labelled ceiling in the responses' voxel order, matched on the voxel coords both
+    carry (e.g. ``x``/``y``/``z``, ``vertex``/``hemi``); unlabelled ones stay as given."""
+    if not (isinstance(ceiling, xr.DataArray) and isinstance(responses, xr.DataArray)):
+        return ceiling
+    dim = responses.dims[1]
+    if ceiling.dims != (dim,):
+        if ceiling.ndim == 1 and ceiling.dims[0] in responses.dims:
+            raise AlignmentError(
+                f"The ceiling runs along {ceiling.dims[0]!r} but the responses' voxels along "
+                f"{dim!r}; compute it from the same responses."
+            )
+        return ceiling
+    keys = sorted(k for k, v in responses.coords.items()
+                  if v.dims == (dim,) and k in ceiling.coords and ceiling[k].dims == (dim,))
+    if not keys:
+        return ceiling
+    def labels(da):
+        return list(zip(*(da[k].values.tolist() for k in keys), strict=True))
+
+    want, have = labels(responses), labels(ceiling)
+    if want == have:
+        return ceiling
+    where = {lab: i for i, lab in enumerate(have)}
+    missing = [lab for lab in want if lab not in where]
+    if missing or len(where) != len(have) or len(set(want)) != len(want):
+        raise AlignmentError(
+            f"The ceiling's voxels do not match the responses' by {keys}: {len(missing)} of "
+            f"{len(want)} response voxels have no ceiling (e.g. {missing[:1]}), or the labels "
+            "repeat. Compute the ceiling from the same responses (or select the same voxels)."
+        )
+    return ceiling.isel({dim: [where[lab] for lab in want]})
 
 
 def _check_ceiling(ceiling, metric, n_voxels):

@@ -412,6 +412,9 @@ def load_nsd_betas(
             },
         )
     da = handle_invalid(da, drop_invalid, f"NSD betas (subj{k:02d}, {space})")
+    if "noise_ceiling" in da.coords:  # so encoding_score(ceiling=) can check the units
+        da.coords["noise_ceiling"].attrs.update(units="percent variance",
+                                                reference="Allen et al. 2022 (NSD)")
     if zscore:
         da = zscore_within(da, "session")
         da.attrs["units"] = "z-scored within session"

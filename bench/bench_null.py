@@ -1,6 +1,6 @@
 """Speed of the spatial null: 1,000 permutations of SSIM and smoothness, 512 and 4,096 units.
 
-Run: PYTHONPATH=. python bench/bench_null.py [--quick]
+Run: PYTHONPATH=. python bench/bench_null.py [--permutations N] [--naive N] [--small]
 Prints, per sheet size and statistic, the time of toponeuro's vectorised null
 (``spatial_null``), its cost per permutation, and beside it the cost per permutation of a naive
 loop (scikit-image's ``structural_similarity`` on each shifted map; ``smoothness`` called once
@@ -9,15 +9,17 @@ per shuffled map), timed on a few permutations and shown per permutation.
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import numpy as np
-from _common import best_of
+from _common import add_sizes, best_of, parse_sizes, peak_rss_mib
 from scipy.ndimage import gaussian_filter
 
 from toponeuro.analysis import smoothness, spatial_null
 
 SHEETS = {512: (16, 32), 4096: (64, 64)}
+SIZES = {"permutations": 1000, "naive": 20}
+SMALL = {"permutations": 200, "naive": 5}
 
 
 def _naive_ssim(a, b, n, rng):
@@ -38,9 +40,11 @@ def _naive_smoothness(a, n, rng):
         smoothness(rng.permutation(flat).reshape(a.shape), random_state=0)
 
 
-def main(quick: bool = False):
-    n_perm = 200 if quick else 1000
-    n_naive = 5 if quick else 20
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_sizes(parser, SIZES, SMALL)
+    args = parse_sizes(parser, SMALL, argv)
+    n_perm, n_naive = args.permutations, args.naive
     rng = np.random.default_rng(0)
     print(f"spatial_null, {n_perm} permutations (naive loops timed on {n_naive})")
     print(f"{'units':>6} {'statistic':<11} {'toponeuro':>10} {'per perm':>10} "
@@ -69,7 +73,8 @@ def main(quick: bool = False):
     print("smoothness of a map over 1,000 points uses TDANN's samples (20 x 500 points): "
           "each permutation costs 20 samples of 125k pairs (timed on a tenth of the draws; "
           "the time column is for those).")
+    print(f"peak RSS {peak_rss_mib():.0f} MiB")
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    main()

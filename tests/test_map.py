@@ -98,6 +98,10 @@ def test_map_summary_has_the_expected_keys(mapped):
     assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
     assert {"left", "right"} <= set(s["cortex"])
+    # the cortex's map similarities carry their spin-test null; ROI smoothness/patches none
+    spin = s["cortex"]["left"]["map_similarity_null"]["faces-bodies"]
+    assert spin["null"] == "spin" and 0 < spin["p_value"] <= 1 and spin["std"] > 0
+    assert "spin test, 1000 rotations" in s["cortex"]["nulls"]
     assert set(s["cortex"]["left"]["n_patches"]) == {"faces", "bodies", "places", "characters"}
     assert f"{layer}|left" in s["arrangement"]
 

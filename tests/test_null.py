@@ -242,3 +242,26 @@ def test_ssim_shift_fast_path_equals_the_general_kernel():
     moved = b.ravel()[idx].reshape(64, *a.shape)
     ref = ssim_batch(np.repeat(a[None], 64, 0), moved, data_range=res.attrs["data_range"])
     np.testing.assert_allclose(res.null, ref, atol=1e-12)
+
+
+def test_spin_draws_are_reused_exactly_across_maps_on_one_sphere():
+    """Several maps on one hemisphere with the same seed rotate alike: the rotations are
+    drawn once, and a reused draw leaves the generator where a fresh one would."""
+    from toponeuro.analysis import _null, as_topomap
+
+    pts = 50 * _sphere()
+    tm = as_topomap(np.zeros(len(pts)), positions=pts)
+    _null._SPIN_CACHE.clear()
+    rng = np.random.default_rng(11)
+    first = _null._spin_indices(tm, 50, rng)
+    after_fresh = rng.random()
+    rng = np.random.default_rng(11)
+    again = _null._spin_indices(as_topomap(np.ones(len(pts)), positions=pts), 50, rng)
+    assert again is first and rng.random() == after_fresh
+    assert not first.flags.writeable
+    # a cold draw gives the same indices (the cache changes nothing but time)
+    _null._SPIN_CACHE.clear()
+    cold = _null._spin_indices(tm, 50, np.random.default_rng(11))
+    np.testing.assert_array_equal(cold, first)
+    other = _null._spin_indices(tm, 50, np.random.default_rng(12))
+    assert not np.array_equal(other, first)

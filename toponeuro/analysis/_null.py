@@ -21,7 +21,10 @@ tolerance ``tol`` so exact ties (a constant null) count as "at least as large".
 
 from __future__ import annotations
 
+import hashlib
+import json
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -247,6 +250,12 @@ def _sphere_units(tm: TopoMap) -> np.ndarray:
     return centred / radius[:, None]
 
 
+#: the last few spin draws, keyed by (sphere, draws, generator state): several maps on one
+#: hemisphere with the same seed rotate alike, so the rotations are drawn and matched once
+_SPIN_CACHE: OrderedDict = OrderedDict()
+_SPIN_CACHE_BYTES = 256 * 2**20  # 1,000 draws on both fsaverage5 hemispheres take ~82 MB
+
+
 def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     """``(n_draws, n)`` gather indices of random sphere rotations (nearest vertex)."""
     from scipy.spatial import cKDTree
@@ -256,6 +265,14 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     if unit is None:
         unit = _sphere_units(tm)
         tm._cache["sphere_units"] = unit
+    key = (hashlib.sha1(np.ascontiguousarray(unit).tobytes()).hexdigest(), int(n_draws),
+           json.dumps(rng.bit_generator.state, sort_keys=True, default=str))
+    hit = _SPIN_CACHE.get(key)
+    if hit is not None:  # the same draws; leave the generator where drawing would have
+        _SPIN_CACHE.move_to_end(key)
+        idx, state_after = hit
+        rng.bit_generator.state = state_after
+        return idx
     tree = tm._cache.get("sphere_tree")
     if tree is None:
         tree = cKDTree(unit)
@@ -265,7 +282,12 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     # nearest to u_i, i.e. the vertex nearest to R^T u_i (rows: u_i R)
     queries = np.einsum("nk,dkj->dnj", unit, rots)
     _, idx = tree.query(queries.reshape(-1, 3))
-    return idx.reshape(n_draws, -1)
+    idx = idx.reshape(n_draws, -1).astype(np.int32 if unit.shape[0] < 2**31 else np.int64)
+    idx.setflags(write=False)
+    _SPIN_CACHE[key] = (idx, rng.bit_generator.state)
+    while sum(v[0].nbytes for v in _SPIN_CACHE.values()) > _SPIN_CACHE_BYTES:
+        _SPIN_CACHE.popitem(last=False)
+    return idx
 
 
 def _draw(tms, null: str, n_draws: int, rng) -> list[np.ndarray]:

@@ -170,6 +170,7 @@ def topography_table(
     n_samples: int = 20,
     sample_size: int | None = None,
     n_permutations: int = 1000,
+    similarity_permutations: int | None = None,
     alpha: float = 0.05,
     random_state: RandomState = None,
 ) -> TopographyTable:
@@ -203,6 +204,10 @@ def topography_table(
         Smoothness sampling (see :func:`smoothness`).
     n_permutations : int
         Draws of each statistic's spatial null (0: none; p-values NaN, every patch kept).
+    similarity_permutations : int, optional
+        Draws of the map-similarity null alone (default ``n_permutations``): e.g. a spin
+        test of atlas ROIs' overlap while their smoothness and patches, fixed binary regions,
+        get none.
     alpha : float
         Level at which a patch counts as significant.
     %(random_state)s
@@ -230,6 +235,8 @@ def topography_table(
     """
     sides = _sheets(maps, layers)
     null_kw = {"n_permutations": int(n_permutations), "random_state": random_state}
+    n_sim = int(n_permutations if similarity_permutations is None else similarity_permutations)
+    sim_kw = {**null_kw, "n_permutations": n_sim}
     with_null = n_permutations > 0
     rows, sims, smooth, patches, results, defs = [], [], {}, {}, {}, {}
     for sheet, named, geom, sim_geom in sides:
@@ -261,7 +268,7 @@ def topography_table(
             if a in tms and b in tms:
                 ta, tb = ((tms[a], tms[b]) if sim_geom is None else
                           (as_topomap(named[x], **sim_geom, name=f"{sheet} {x}") for x in (a, b)))
-                r = pair_similarity(ta, tb, **null_kw)
+                r = pair_similarity(ta, tb, **sim_kw)
                 method = r.attrs["method"]
                 results[sheet, f"{a}-{b}"] = r
                 defs.setdefault(f"similarity_{method}", dict(r.attrs))
@@ -271,7 +278,8 @@ def topography_table(
                              "null": r.null_method})
     attrs = {"threshold": float(threshold), "min_units": int(min_units),
              "smooth_sigma": smooth_sigma, "n_samples": int(n_samples),
-             "n_permutations": int(n_permutations), "alpha": float(alpha),
+             "n_permutations": int(n_permutations), "similarity_permutations": n_sim,
+             "alpha": float(alpha),
              "definitions": defs}
     return TopographyTable(
         table=pd.DataFrame(rows),

@@ -176,7 +176,7 @@ def run_map(
     min_units: int = TDANN_PATCHES["min_count"],
     cortex_min_vertices: int = 10,
     n_permutations: int = 1000,
-    cortex_permutations: int = 0,
+    cortex_permutations: int = 1000,
     alpha: float = 0.05,
     hemispheres: Sequence[str] = ("left", "right"),
     batch_size: int = 64,
@@ -230,9 +230,10 @@ def run_map(
         Draws of the spatial null of every model statistic (smoothness, patches, map
         similarity); only patches significant at ``alpha`` are reported.
     cortex_permutations : int
-        The same for the cortex. Default 0: the cortical maps are the atlas's binary ROIs,
-        smooth and patchy by construction, so a null says nothing about them (and the
-        spin test on 10,242 vertices is slow); give a number to draw one anyway.
+        Draws of the spin-test null of the cortical map similarities (do two domains' ROIs
+        overlap more than rotated copies would?). The ROIs' smoothness and patches get no
+        null: they are the atlas's fixed binary regions, smooth and patchy by construction,
+        so a null says nothing about them (their p-values are NaN, shown as "–").
     alpha : float
         Significance level of patches.
     hemispheres : sequence of {"left", "right"}
@@ -320,8 +321,9 @@ def run_map(
     atlas = load_visfatlas("fsaverage5")
     cortex = cortex_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres)
     cortex_topo = topography_table(cortex, threshold=0.5, min_units=cortex_min_vertices,
-                                   smooth_sigma=0.0, n_permutations=cortex_permutations,
-                                   alpha=alpha, random_state=random_state)
+                                   smooth_sigma=0.0, n_permutations=0,
+                                   similarity_permutations=cortex_permutations, alpha=alpha,
+                                   random_state=random_state)
     comparison = {(ly, h): compare_tables(model_topo, ly, cortex_topo, h)
                   for ly in layers for h in cortex}
     steps.update()

@@ -157,6 +157,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha)],
         }
     cortex = {}
+    csim = cortex_topo.similarity
     for h in cortex_topo.sheets:
         present = [d for d in CORTEX_DOMAINS if d in cortex_topo.names(h)]
         cortex[h] = {
@@ -165,6 +166,10 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             "n_patches": {d: _num(cortex_topo.row(h, d)["n_patches"]) for d in present},
             "map_similarity": {p: _num(cortex_topo.similarity_of(h, p)) for p in _PAIRS
                                if all(x in present for x in p.split("-"))},
+            "map_similarity_null": {
+                r.pair: {"method": r.method, "mean": _num(r.null_mean), "std": _num(r.null_std),
+                         "p_value": _num(r.p_value), "null": r.null}
+                for r in csim[csim.sheet == h].itertuples() if r.pair in _PAIRS},
         }
     arrangement = {}
     for (layer, h), t in comparison.items():
@@ -203,6 +208,10 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         "per_layer": per_layer,
         "cortex": {
             "atlas": "visfAtlas (Rosenke et al., 2021) on fsaverage5, flat-map coordinates",
+            "nulls": (f"map similarity: spin test, "
+                      f"{cortex_topo.attrs['similarity_permutations']} rotations of the sphere; "
+                      "smoothness and patches: none (the atlas's fixed binary ROIs are smooth "
+                      "and patchy by construction, so a null says nothing about them)"),
             **cortex,
         },
         "arrangement": arrangement,
@@ -364,11 +373,16 @@ def format_summary(summary: dict) -> str:
             lines.append(f"{'':<25}  {text}")
         lines.append(f"{'':<25}  effective dimensionality = {r['effective_dimensionality']:.1f}")
     lines.append("")
-    for h in [k for k in summary["cortex"] if k != "atlas"]:
+    for h in [k for k in summary["cortex"] if k not in ("atlas", "nulls")]:
         c = summary["cortex"][h]
+        sims = "".join(
+            f"; {p} {v:+.3f} (spin p = {c['map_similarity_null'][p]['p_value']:.3f})"
+            if c["map_similarity_null"].get(p, {}).get("p_value") is not None
+            else f"; {p} {v:+.3f}"
+            for p, v in c["map_similarity"].items() if v is not None)
         lines.append(
             f"cortex {h:<6} smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in c["smoothness"].items())
-            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items())
+            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()) + sims
         )
     for key, a in summary["arrangement"].items():
         layer, h = key.split("|")

@@ -186,3 +186,27 @@ def test_load_trained_model_refuses_untrusted_pickles_unless_trusted(tmp_path):
     truncated.write_bytes(path.read_bytes()[:500])
     with pytest.raises(CheckpointError, match="truncated"):
         load_trained_model(truncated, trust_checkpoint=True)
+
+
+def test_load_trained_model_reads_a_safetensors_state_dict_in_its_cards_format(monkeypatch):
+    """`extract --checkpoint x.safetensors` for a language baseline goes through
+    load_trained_model too: a safetensors file is a state dict, never a training checkpoint,
+    so it is read once, by the card's safetensors reader, not first by torch.load (which is
+    not that format's reader, even where a torch version happens to open it)."""
+    pytest.importorskip("transformers")
+    from importlib import resources
+
+    import toponeuro.models._registry as registry
+    from toponeuro.models import model_card
+    from toponeuro.training import load_trained_model
+
+    def no_torch_load(*a, **k):
+        raise AssertionError("a safetensors file was read with torch.load")
+
+    monkeypatch.setattr(registry, "_torch_load", no_torch_load)
+
+    card = model_card("minilm.l6_v2")
+    pkg, rel = card.package_path.split(":")
+    path = resources.files(pkg).joinpath(rel)
+    net = load_trained_model(path, model="minilm.l6_v2")
+    assert net.model_card.name == "minilm.l6_v2" and net.weights_sha256 == card.sha256

@@ -29,7 +29,8 @@ def load_trained_model(
       card says what the recipe says (τ, TopoLoss layers, image size; inputs normalised
       with mean = std = 0.5, as :func:`image_folder_dataset` trains them);
     - a plain state dict (e.g. from :func:`export_weights`) for a registered architecture
-      named by ``model`` (:func:`toponeuro.models.create_model` with ``checkpoint=``).
+      named by ``model`` (:func:`toponeuro.models.create_model` with ``checkpoint=``), in
+      the card's format (a torch file, or ``.safetensors`` for the language baselines).
 
     Parameters
     ----------
@@ -77,8 +78,13 @@ def load_trained_model(
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
+    from ..models import list_models, model_card
     from ..models._registry import _torch_load
 
+    if path.suffix == ".safetensors" or (
+        model in list_models() and model_card(model).checkpoint_format == "safetensors"
+    ):  # a state dict in another format: never a `toponeuro train` checkpoint
+        return _from_state_dict(path, model, trust_checkpoint)
     ckpt = _torch_load(path, trust_checkpoint, map_location)
     if not (isinstance(ckpt, dict) and isinstance(ckpt.get("recipe"), dict) and "model" in ckpt):
         return _from_state_dict(path, model, trust_checkpoint)

@@ -657,6 +657,7 @@ def _align_ceiling(ceiling, responses):
                   if v.dims == (dim,) and k in ceiling.coords and ceiling[k].dims == (dim,))
     if not keys:
         return ceiling
+
     def labels(da):
         return list(zip(*(da[k].values.tolist() for k in keys), strict=True))
 

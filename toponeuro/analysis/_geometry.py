@@ -44,16 +44,17 @@ MIN_SHEET_UNITS = 16
 #: the keys of a ``geometry=`` mapping: the keywords of :func:`as_topomap` that place points
 GEOMETRY_KEYS = ("positions", "distance", "adjacency", "mesh")
 
-_GEOMETRY_DOC = """layer : str, optional
-        Layer of a per-unit map that holds several layers.
+_LAYER_DOC = """layer : str, optional
+        Layer of a per-unit map that holds several layers."""
+
+_GEOMETRY_DOC = _LAYER_DOC + """
     geometry : mapping, optional
         Where the points of a map that is not a model sheet lie: any of the keys
         ``positions``, ``distance``, ``adjacency`` and ``mesh`` of :func:`as_topomap` (for
         an atlas, ``CortexMaps.geometry``). A model sheet brings its own geometry."""
 
 
-_POINTS_DOC = """layer : str, optional
-        Layer of a per-unit map that holds several layers.
+_POINTS_DOC = _LAYER_DOC + """
     positions : array (n, 2) or (n, 3), optional
         Point coordinates for maps that are not a model sheet (cortical vertices, flat or
         inflated coordinates, voxel centres in mm).

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _check_geometry, _fill, _takes_geometry, as_topomap
+from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
 
 __all__ = ["NULL_METHODS", "NullResult", "spatial_null", "null_p_value"]
 
@@ -454,8 +454,7 @@ def spatial_null(
     """
     if not maps:
         raise InvalidDataError("Give at least one map.")
-    geo = _check_geometry(geometry)
-    tms = [as_topomap(m, layer=layer, **geo) for m in maps]
+    tms = [_map_of(m, layer, geometry) for m in maps]
     _check_same_points(tms)
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"

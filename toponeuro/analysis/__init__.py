@@ -2,6 +2,7 @@
 RSA, dimensionality and layer x region sweeps."""
 
 from . import (
+    _autocorr,
     _compare,
     _dimensionality,
     _efficiency,
@@ -18,6 +19,7 @@ from . import (
     _tables,
     _topography,
 )
+from ._autocorr import *
 from ._compare import *
 from ._dimensionality import *
 from ._efficiency import *
@@ -39,6 +41,7 @@ __all__ = [
     *_selectivity.__all__,
     *_geometry.__all__,
     *_topography.__all__,
+    *_autocorr.__all__,
     *_patches.__all__,
     *_null.__all__,
     *_compare.__all__,

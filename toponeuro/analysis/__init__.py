@@ -8,6 +8,7 @@ from . import (
     _efficiency,
     _encoding,
     _geometry,
+    _localizer,
     _null,
     _patches,
     _rsa,
@@ -25,6 +26,7 @@ from ._dimensionality import *
 from ._efficiency import *
 from ._encoding import *
 from ._geometry import *
+from ._localizer import *
 from ._null import *
 from ._patches import *
 from ._rsa import *
@@ -39,6 +41,7 @@ from ._topography import *
 __all__ = [
     *_tables.__all__,
     *_selectivity.__all__,
+    *_localizer.__all__,
     *_geometry.__all__,
     *_topography.__all__,
     *_autocorr.__all__,

@@ -2,9 +2,11 @@
 
 :func:`run_map` loads a model, extracts activations on stimuli, measures every topography
 statistic once (model sheet and cortex) and writes the report (HTML from
-``templates/report.html``, PNG figures, ``results.nc``, ``summary.json``).
+``templates/report.html``, PNG figures, ``results.nc``, ``summary.json``);
+:func:`run_language_map` does the same for a language model and the language network.
 """
 
+from ._language import DEFAULT_LANGUAGE_MODEL, language_verdict, run_language_map
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view, format_summary
 
@@ -14,6 +16,9 @@ __all__ = [
     "CORTEX_DOMAINS",
     "MapResult",
     "run_map",
+    "DEFAULT_LANGUAGE_MODEL",
+    "run_language_map",
+    "language_verdict",
     "format_summary",
     "comparison_view",
 ]

@@ -9,7 +9,6 @@ from html import escape as html_escape
 import numpy as np
 import pytest
 import xarray as xr
-from scipy.ndimage import gaussian_filter
 
 from toponeuro import exceptions as E
 from toponeuro import make_activations

@@ -250,6 +250,10 @@ def run_language_map(
     t0 = time.perf_counter()
     steps = tqdm(total=6, desc="toponeuro map --language", disable=not progress, unit="step")
 
+    steps.set_postfix_str("stimuli")
+    stim, stim_source = _load_localizer(stimuli)
+    steps.update()
+
     steps.set_postfix_str("model")
     net, model_desc = _load_model(model, checkpoint, trust_checkpoint)
     card = net.model_card
@@ -259,10 +263,6 @@ def run_language_map(
             raise ParameterError(f"{card.name!r} names no TopoLoss layers; pass layers=.")
         layers = list(card.topo_layers)
     layers = [layers] if isinstance(layers, str) else list(layers)
-    steps.update()
-
-    steps.set_postfix_str("stimuli")
-    stim, stim_source = _load_localizer(stimuli)
     steps.update()
 
     steps.set_postfix_str("activations")

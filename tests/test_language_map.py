@@ -187,6 +187,23 @@ def test_language_job_refuses_a_vision_model(lang_csv, tmp_path):
 def test_language_job_missing_csv_names_the_fix(tmp_path):
     from toponeuro.reporting import run_language_map
 
-    with pytest.raises(FileNotFoundError, match="--stimuli"):
+    with pytest.raises(FileNotFoundError, match="stimuli="):
         run_language_map("minilm.l6_v2", stimuli=tmp_path / "nope.csv", out_dir=tmp_path,
                          progress=False, verbose=False)
+
+
+def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
+    from toponeuro.cli import main
+
+    out = tmp_path / "cli-out"
+    rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
+               str(out), "--permutations", "9", "--no-progress"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "toponeuro map --language" in printed and "cortex left" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_permutations"] == 9 and summary["model"]["name"] == tiny_lm
+    # fLoc-only flags are refused with the reason
+    rc = main(["map", "--language", "--model", tiny_lm, "--images", "97-98", "--out",
+               str(tmp_path / "x")])
+    assert rc != 0 and "--images" in capsys.readouterr().err

@@ -33,16 +33,17 @@ from .._version import __version__
 from ..analysis import TDANN_PATCHES
 from ..exceptions import DownloadError, ParameterError
 from ._constants import DEFAULT_LANGUAGE_MODEL
-from ._map import MapResult, _load_model
+from ._map import MapResult
 from ._results import _jsonable, _null, _num, _p
+from ._stages import _model_description, check_sheet_layers
 
 __all__ = ["run_language_map", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
 
 _MAP = "language"
 _HINT = (
-    "toponeuro map --language needs the Fedorenko et al. (2010) localizer items. Offline, "
-    "point it at a local copy of the csv (columns sentence, condition): "
-    "`toponeuro map --language --stimuli /path/to/fedorenko2010_stimuli.csv`."
+    "The language map needs the Fedorenko et al. (2010) localizer items. Offline, point "
+    "stimuli= at a local copy of the csv (columns sentence, condition), e.g. "
+    "stimuli='/path/to/fedorenko2010_stimuli.csv'."
 )
 
 
@@ -246,6 +247,7 @@ def run_language_map(
     )
     from ..atlases import cortex_maps, load_language_parcels
     from ..features import extract
+    from ..training import load_model
 
     t0 = time.perf_counter()
     steps = tqdm(total=6, desc="toponeuro map --language", disable=not progress, unit="step")
@@ -255,7 +257,8 @@ def run_language_map(
     steps.update()
 
     steps.set_postfix_str("model")
-    net, model_desc = _load_model(model, checkpoint, trust_checkpoint)
+    net = load_model(model, checkpoint=checkpoint, trust_checkpoint=trust_checkpoint)
+    model_desc = _model_description(net, model, checkpoint)
     card = net.model_card
     _check_language(card)
     if layers is None:
@@ -268,6 +271,7 @@ def run_language_map(
     steps.set_postfix_str("activations")
     acts = extract(net, stim, layers, token_pooling=token_pooling, batch_size=batch_size,
                    device=device, progress=progress)
+    check_sheet_layers(acts, layers)
     steps.update()
 
     steps.set_postfix_str("selectivity")

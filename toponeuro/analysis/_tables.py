@@ -501,7 +501,7 @@ def arrangement_comparison(
     -------
     dict
         ``spearman``, ``p_value``, ``p_shift``, ``p_spin``, ``null_shift_mean``,
-        ``null_spin_mean``, ``n_domains``, ``n_pairs``, ``domains``, ``model_centres``
+        ``null_spin_mean`` (and ``_std``), ``n_domains``, ``n_pairs``, ``domains``, ``model_centres``
         and ``cortex_centres`` (coordinates on a sheet, vertex indices on a mesh),
         ``model_distances``,
         ``cortex_distances`` (per pair, in ``pairs`` order), ``pairs``, ``top`` and
@@ -536,7 +536,8 @@ def arrangement_comparison(
     names = [n for n in model.names(model_sheet) if n in cortex.names(cortex_sheet)]
     pairs = [f"{a}-{b}" for i, a in enumerate(names) for b in names[i + 1:]]
     out = {"spearman": np.nan, "p_value": np.nan, "p_shift": np.nan, "p_spin": np.nan,
-           "null_shift_mean": np.nan, "null_spin_mean": np.nan, "n_domains": len(names),
+           "null_shift_mean": np.nan, "null_spin_mean": np.nan, "null_shift_std": np.nan,
+           "null_spin_std": np.nan, "n_domains": len(names),
            "n_pairs": len(pairs), "domains": names, "pairs": pairs, "top": top,
            "model_centres": {}, "cortex_centres": {}, "model_distances": [],
            "cortex_distances": [], "reference": ARRANGEMENT_REFERENCE}
@@ -576,11 +577,12 @@ def arrangement_comparison(
     if n_shift:
         r = spatial_null(on_sheet, *[model.maps[model_sheet, n]["null"] for n in names],
                          null="shift", n_permutations=n_shift, random_state=random_state)
-        out.update(p_shift=r.p_value, null_shift_mean=r.null_mean)
+        out.update(p_shift=r.p_value, null_shift_mean=r.null_mean, null_shift_std=r.null_std)
     if n_spin:
         r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
                          null="shift", n_permutations=n_spin, random_state=random_state)
-        out.update(p_spin=r.p_value, null_spin_mean=r.null_mean, spin_null=r.null_method)
+        out.update(p_spin=r.p_value, null_spin_mean=r.null_mean, null_spin_std=r.null_std,
+                   spin_null=r.null_method)
     ps = [p for p, n in ((out["p_shift"], n_shift), (out["p_spin"], n_spin)) if n]
     out["p_value"] = float(max(ps)) if ps and np.isfinite(ps).all() else np.nan
     return out

@@ -20,6 +20,7 @@ _LAZY = {
     "TauSchedule": "toponeuro.topoloss",
     "train": "toponeuro.training",
     "load_recipe": "toponeuro.training",
+    "load_model": "toponeuro.training",
     "StimulusSet": "toponeuro.stimuli",
     "load_floc": "toponeuro.stimuli",
     "load_language_localizer": "toponeuro.stimuli",

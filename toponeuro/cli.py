@@ -252,8 +252,7 @@ def _extract_stimuli(args):
 
 def _run_extract(args) -> int:
     from .features import extract
-    from .models import create_model, model_card
-    from .training import load_trained_model
+    from .training import load_model
 
     _positive(args.batch_size, "--batch-size")
     out = _out_file(args.out)
@@ -261,13 +260,10 @@ def _run_extract(args) -> int:
         (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
     device = _device(args.device)
     stimuli = _extract_stimuli(args)
-    card = model_card(args.model)
-    if args.checkpoint is None:
-        model = create_model(args.model, pretrained=card.has_weights)
-    else:
-        model = load_trained_model(_input_path(args.checkpoint, "--checkpoint", "a checkpoint "
-                                               "file"), model=args.model,
-                                   trust_checkpoint=args.trust_checkpoint)
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    model = load_model(args.model, checkpoint=args.checkpoint,
+                       trust_checkpoint=args.trust_checkpoint)
     acts = extract(
         model,
         stimuli,
@@ -291,22 +287,18 @@ def _run_extract(args) -> int:
 
 # --- map -------------------------------------------------------------------------------------
 def _numbers(text: str):
-    if text == "all":
-        return None
-    first, sep, last = text.partition("-")
+    """``--images``: fLoc numbers read by the library's one reader (``all`` -> None)."""
+    from .exceptions import InvalidDataError
+    from .stimuli import floc_numbers
+
     try:
-        lo, hi = int(first), int(last or first)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--images takes a range like 97-120 or 'all'; got {text!r}"
-        ) from None
-    if lo < 1 or hi < lo:
-        raise argparse.ArgumentTypeError(f"--images: need 1 <= first <= last; got {text!r}")
-    return list(range(lo, hi + 1))
+        return floc_numbers(text)
+    except InvalidDataError as err:
+        raise argparse.ArgumentTypeError(cli_message(str(err), {})) from None
 
 
 def _images_arg(text: str):
-    return "all" if text == "all" else _numbers(text)
+    return "all" if text.strip() == "all" else _numbers(text)
 
 
 def _add_map(sub):
@@ -353,21 +345,6 @@ def _add_map(sub):
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
 
 
-def _check_floc_folder(stimuli: str) -> None:
-    """A local fLoc folder must hold the ten categories the map contrasts (said in flags)."""
-    from .exceptions import InvalidDataError
-    from .stimuli import FLOC_CATEGORIES, load_floc
-
-    present = {str(c) for c in load_floc(stimuli).categories}
-    absent = [c for c in FLOC_CATEGORIES if c != "scrambled" and c not in present]
-    if absent:
-        raise InvalidDataError(
-            f"--stimuli {stimuli} has no images of the fLoc categories {absent} (it has "
-            f"{sorted(present)}); toponeuro map contrasts all ten fLoc categories but "
-            "scrambled: give a folder with images of each."
-        )
-
-
 def _default_map_model() -> str:
     from .reporting import DEFAULT_MAP_MODEL
 
@@ -392,7 +369,6 @@ def _run_map(args) -> int:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     if args.stimuli != "floc":
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
-        _check_floc_folder(args.stimuli)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingImagesWarning)
         run_map(

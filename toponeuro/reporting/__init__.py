@@ -2,11 +2,16 @@
 
 :func:`run_map` loads a model, extracts activations on stimuli, measures every topography
 statistic once (model sheet and cortex) and writes the report (HTML from
-``templates/report.html``, PNG figures, ``results.nc``, ``summary.json``).
+``templates/report.html``, PNG figures, ``results.nc``, ``summary.json``), calling one named
+stage after the other: :func:`map_layers`, :func:`load_map_stimuli`,
+:func:`training_images`, :func:`check_sheet_layers`, :func:`model_topography`,
+:func:`cortex_topography`, :func:`compare_model_cortex`.
 """
 
+from . import _stages
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view, format_summary
+from ._stages import *  # noqa: F403 - the named stages of run_map
 
 __all__ = [
     "DEFAULT_MAP_MODEL",
@@ -16,4 +21,5 @@ __all__ = [
     "run_map",
     "format_summary",
     "comparison_view",
+    *_stages.__all__,
 ]

@@ -26,4 +26,5 @@ def test_run_map_out_is_out_dir(tmp_path):
 
     with pytest.warns(FutureWarning, match=r"run_map\(out=...\).*out_dir="):
         with pytest.raises(E.UnknownNameError):
-            run_map("toponet_demo.tau_99", stimuli=tmp_path, out=tmp_path / "o", progress=False)
+            run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out=tmp_path / "o",
+                    progress=False)

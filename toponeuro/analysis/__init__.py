@@ -17,6 +17,7 @@ from . import (
     _sweep,
     _tables,
     _topography,
+    _verdict,
 )
 from ._compare import *
 from ._dimensionality import *
@@ -33,12 +34,14 @@ from ._selectivity import *
 from ._sweep import *
 from ._tables import *
 from ._topography import *
+from ._verdict import *
 
 __all__ = [
     *_tables.__all__,
     *_selectivity.__all__,
     *_geometry.__all__,
     *_topography.__all__,
+    *_verdict.__all__,
     *_patches.__all__,
     *_null.__all__,
     *_compare.__all__,

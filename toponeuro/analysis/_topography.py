@@ -525,7 +525,8 @@ TOPONETS_SSIM_NOTE = (
     "rescaled to [0, 1] and SSIM uses data_range 1, with scikit-image's 7 x 7 uniform window."
 )
 #: how SSIM puts each map on an image scale
-SSIM_SCALE = "each map min-max rescaled to [0, 1] over its units, data_range 1"
+SSIM_SCALE = ("each map min-max rescaled to [0, 1] over its units, data_range 1 (a null "
+              "draw keeps the scale of the map it moves)")
 
 
 def _two_maps(tms, name):
@@ -544,15 +545,13 @@ def _corr_factory(tms, *, method="pearson", rng=None):
     return kernel, {"method": method, "reference": _SIM_REFERENCES[method]}
 
 
-def _rescale_rows(v: np.ndarray) -> np.ndarray:
-    """Each row min-max rescaled to [0, 1] over its finite values (constant rows: NaN)."""
-    v = np.atleast_2d(np.asarray(v, dtype=float))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo = np.nanmin(v, axis=1, keepdims=True)
-        span = np.nanmax(v, axis=1, keepdims=True) - lo
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(span > 0, (v - lo) / np.where(span > 0, span, 1.0), np.nan)
+def _scale_of(values: np.ndarray) -> tuple[float, float]:
+    """``(min, max - min)`` of a map's finite values (span NaN for a constant map)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not v.size or np.ptp(v) == 0:
+        return 0.0, float("nan")
+    return float(v.min()), float(np.ptp(v))
 
 
 def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=None):
@@ -574,9 +573,13 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
         data_range, rule = float(data_range), "given: the maps as they are (not rescaled)"
     h, w = shape
 
+    # the scale of each observed map: a moved copy keeps it (rescaling every draw anew
+    # stretches the moved copies that miss a map's extremes; the null was too wide then)
+    scales = [_scale_of(tm.values) for tm in tms] if rescale else None
+
     def kernel(a, b):
         if rescale:
-            a, b = _rescale_rows(a), _rescale_rows(b)
+            a, b = ((v - lo) / span for v, (lo, span) in zip((a, b), scales))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # NaN rows: said by the caller
             return ssim_batch(a.reshape(-1, h, w), b.reshape(-1, h, w), win_size=win,
@@ -584,7 +587,7 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
 
     ga, gb = tms[0].grid(), tms[1].grid()
     if rescale:
-        ga, gb = (_rescale_rows(g.reshape(1, -1)).reshape(h, w) for g in (ga, gb))
+        ga, gb = ((g - lo) / span for g, (lo, span) in zip((ga, gb), scales))
     if data_range > 0 and np.isfinite(ga).any() and np.isfinite(gb).any():
         # torus null: the range of a moved map does not change, and only the cross term
         # moves (see ssim_shift_kernel)
@@ -665,7 +668,7 @@ def map_similarity(
         Draws of the spatial null (0: the statistic alone, p-value NaN).
     null : {"shift", "spectral", "torus", "mirror", "positions"}, optional
         Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness
-        (sheet: spectral randomisation; mesh: spin test). ``"positions"`` is no null for
+        (sheet: shifts within the mirrored sheet; mesh: spin test). ``"positions"`` is no null for
         overlap and warns. See :func:`spatial_null`.
     alternative : {"two-sided", "greater", "less"}
         The tail of ``p_value``: two-sided (default) tests "more *or* less alike than

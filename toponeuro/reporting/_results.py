@@ -73,7 +73,7 @@ BASELINE_NOTE = (
 )
 
 
-def _pair_signature(topo, layer, pair, alpha, baseline=None) -> dict | None:
+def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> dict | None:
     """One overlap test in plain words: :func:`~toponeuro.analysis.overlap_verdict`."""
     from ..analysis import overlap_verdict
 
@@ -83,7 +83,7 @@ def _pair_signature(topo, layer, pair, alpha, baseline=None) -> dict | None:
     a, b = pair.split("-")
     v = overlap_verdict(res, alpha=alpha)
     text = v.sentence(a, b, "on this sheet")
-    base = None if baseline is None else baseline.similarities.get((layer, pair))
+    base = None if baseline is None else baseline.get((layer, pair))
     out = {"signature": pair, "significant": v.outcome in ("share territory", "avoid each other"),
            "outcome": v.outcome, "statistic": res.statistic, "null_mean": res.null_mean,
            "null_std": res.null_std, "p_value": v.p_value, "p_text": v.p_text,
@@ -101,7 +101,7 @@ def _pair_signature(topo, layer, pair, alpha, baseline=None) -> dict | None:
     return out
 
 
-def _signatures(topo, layer: str, alpha: float, baseline=None) -> list[dict]:
+def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None) -> list[dict]:
     """Each topographic signature of one sheet in plain words, with its null."""
     from ..analysis import format_p
 
@@ -173,11 +173,12 @@ def cortex_description(source: dict | None) -> str:
 def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
              dims, comparison, threshold, min_units, alpha=0.05,
              training_images=None, cortex_source: dict | None = None,
-             baseline_topo=None) -> MapReport:
+             random_init: dict | None = None) -> MapReport:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`).
 
-    ``baseline_topo``: the same measurements of the model at random initialisation (its
-    map similarities stand beside the trained ones; see ``BASELINE_NOTE``).
+    ``random_init``: ``(layer, pair)`` -> the map similarity of the model at random
+    initialisation (:func:`~toponeuro.reporting.random_init_similarities`), shown beside
+    the trained one (see ``BASELINE_NOTE``).
     """
     model_table = _model_table(model_topo, layers)
     sim = model_topo.similarity.rename(columns={"sheet": "layer"})
@@ -208,16 +209,16 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
                                    for d in MAP_DOMAINS},
             "map_similarity": {p: round(model_topo.similarity_of(layer, p), 4) for p in _PAIRS},
             "map_similarity_null": {
-                r.pair: _similarity_entry(r, model_topo.similarities[layer, r.pair], alpha)
+                r.pair: _similarity_entry(model_topo.similarities[layer, r.pair], alpha)
                 for r in sim[sim.layer == layer].itertuples()},
             "effective_dimensionality": round(float(dims[layer]), 3),
             "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha,
-                                                          baseline_topo)],
+                                                          random_init)],
         }
-        if baseline_topo is not None:
+        if random_init is not None:
             per_layer[layer]["map_similarity_random_init"] = {
-                p: _similarity_entry(None, baseline_topo.similarities[layer, p], alpha)
-                for p in _PAIRS if (layer, p) in baseline_topo.similarities}
+                p: _similarity_entry(random_init[layer, p], alpha)
+                for p in _PAIRS if (layer, p) in random_init}
     cortex = {}
     csim = cortex_topo.similarity
     for h in cortex_topo.sheets:
@@ -229,7 +230,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             "map_similarity": {p: _num(cortex_topo.similarity_of(h, p)) for p in _PAIRS
                                if all(x in present for x in p.split("-"))},
             "map_similarity_null": {
-                r.pair: _similarity_entry(r, cortex_topo.similarities[h, r.pair], alpha)
+                r.pair: _similarity_entry(cortex_topo.similarities[h, r.pair], alpha)
                 for r in csim[csim.sheet == h].itertuples() if r.pair in _PAIRS},
         }
     arrangement = {}
@@ -292,7 +293,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
                      "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
                      "either way'; no null: 'not tested'); smoothness and patches: one-sided "
                      "(more organised than chance)"),
-        "random_init_note": BASELINE_NOTE if baseline_topo is not None else None,
+        "random_init_note": BASELINE_NOTE if random_init is not None else None,
         "definitions": _jsonable(model_topo.attrs["definitions"]),
         "per_layer": per_layer,
         "cortex": {
@@ -314,7 +315,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
                      selectivity=sel, sheet_shapes=shapes)
 
 
-def _similarity_entry(row, res, alpha) -> dict:
+def _similarity_entry(res, alpha) -> dict:
     """summary.json's record of one map similarity: its one test, in numbers and words."""
     from ..analysis import overlap_verdict
 

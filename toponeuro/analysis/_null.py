@@ -271,15 +271,15 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
     --------
     >>> format_p(1 / 1001, 1000, "two-sided")
     'p < 0.001 (two-sided, 1,000 draws)'
-    >>> format_p(0.0123, 1000), format_p(float("nan"), 0)
-    ('p = 0.012', 'not tested')
+    >>> format_p(0.0123, 1000), format_p(float("nan"), 0), format_p(0.01, 99)
+    ('p = 0.012', 'not tested', 'p < 0.011 (99 draws)')
     """
     n = int(n_permutations)
     if not n or p is None or not np.isfinite(p):
         return "not tested"
     tail = f"{alternative}, " if alternative else ""
-    if p <= 1.0 / (1 + n) + 1e-12:
-        return f"p < {_ceil_sig(1.0 / n):g} ({tail}{n:,} draws)"
+    if p <= 1.0 / (1 + n) + 1e-12:  # 1 / (1 + n) < 1 / n <= the bound written
+        return f"p < {_ceil_sig(1.0 / n, 2):g} ({tail}{n:,} draws)"
     return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
 
 

@@ -313,7 +313,7 @@ def compare_topography(
             "null": {
                 "n_permutations": int(n_permutations),
                 "maps": "positions (smoothness, patches)",
-                "pairs": "shift: torus shifts and flips on a sheet, spin test on a mesh",
+                "pairs": "shift: shifts within the mirrored sheet, spin test on a mesh; two-sided p",
             },
         },
     }

@@ -34,6 +34,7 @@ from ._stages import (
     load_map_stimuli,
     map_layers,
     model_topography,
+    random_init_similarities,
     training_images,
 )
 
@@ -89,6 +90,7 @@ def run_map(
     batch_size: int = 64,
     device: str = "cpu",
     random_state: int = 0,
+    random_init_baseline: bool = True,
     progress: bool = True,
     verbose: bool = True,
 ) -> MapResult:
@@ -146,6 +148,11 @@ def run_map(
     hemispheres : sequence of {"left", "right"}
         Cortical hemispheres compared.
     batch_size, device : extraction settings.
+    random_init_baseline : bool
+        Also measure the map similarities of the same architecture at random
+        initialisation (:func:`random_init_similarities`) and show them beside the trained
+        ones: the selectivity contrast (each domain against the other four) builds in an
+        anti-correlation between domains' maps, so a trained value alone can mislead.
     random_state : int
         Seed of the smoothness sampling.
     progress, verbose : bool
@@ -203,6 +210,12 @@ def run_map(
                                   random_state=random_state)
     steps.update()
 
+    random_init = None
+    if random_init_baseline:
+        random_init = random_init_similarities(
+            net, stim, layers, n_permutations=n_permutations, random_state=random_state,
+            batch_size=batch_size, device=device, progress=False)
+
     steps.set_postfix_str("cortex")
     cortex = cortex_topography(hemispheres, min_vertices=cortex_min_vertices,
                                similarity_permutations=cortex_permutations, alpha=alpha,
@@ -217,7 +230,7 @@ def run_map(
         stim_source=stim_source, acts=acts, sel=model_side.selectivity, layers=layers,
         model_topo=model_side.topography, cortex_topo=cortex.topography,
         dims=model_side.dimensionality, comparison=comparison, threshold=threshold,
-        min_units=min_units, alpha=alpha, training_images=train,
+        min_units=min_units, alpha=alpha, training_images=train, random_init=random_init,
     )
     files = _writer.write_report(Path(out_dir), res, atlas=cortex.atlas, t0=t0)
     steps.update()

@@ -168,7 +168,9 @@ def _html(res: MapReport, files: dict) -> str:
         [{"layer": ly, "effective dimensionality": r["effective_dimensionality"],
           **{f"{p.replace('-', '–')} {v['method']}": r["map_similarity"].get(p)
              for p, v in r.get("map_similarity_null", {}).items()},
-          **{f"{p.replace('-', '–')} p": v["p_value"]
+          **{f"{p.replace('-', '–')} p (two-sided)": v["p_value"]
+             for p, v in r.get("map_similarity_null", {}).items()},
+          **{f"{p.replace('-', '–')} verdict": v.get("verdict")
              for p, v in r.get("map_similarity_null", {}).items()}}
          for ly, r in s["per_layer"].items()]
     )
@@ -292,8 +294,10 @@ def _cortex_similarity_text(s: dict) -> str:
         for pair, v in c.get("map_similarity", {}).items():
             if v is None:
                 continue
-            p = c.get("map_similarity_null", {}).get(pair, {}).get("p_value")
-            out.append(f"{pair.replace('-', '–')} r = {v:+.2f} ({h}, spin p = {_pt(p)})")
+            test = c.get("map_similarity_null", {}).get(pair, {})
+            how = (f"{test['verdict']}, spin test {test['p_text']}" if "verdict" in test
+                   else "not tested")
+            out.append(f"{pair.replace('-', '–')} r = {v:+.2f} ({h}: {how})")
     if not out:
         return "The cortex maps used here do not cover these pairs."
     return "On the cortex maps used here: " + "; ".join(out) + "."

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._params import check_n_permutations, check_random_state
 from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
@@ -359,9 +360,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
     """Observed value and null of a batched ``kernel`` over the maps ``tms``."""
     if null not in NULL_METHODS:
         raise UnknownNameError(f"Unknown null {null!r}; {close_matches(null, NULL_METHODS)}")
-    n_permutations = int(n_permutations)
-    if n_permutations < 0:
-        raise InvalidDataError(f"n_permutations must be >= 0; got {n_permutations}.")
+    n_permutations = check_n_permutations(n_permutations)
     if null == "shift" and len(tms) < 2:
         raise InvalidDataError(
             "null='shift' moves every map but the first, so it needs two or more maps; for one "
@@ -454,11 +453,12 @@ def spatial_null(
     """
     if not maps:
         raise InvalidDataError("Give at least one map.")
+    n_permutations = check_n_permutations(n_permutations)
+    rng = check_random_state(random_state)
     tms = [_map_of(m, layer, geometry) for m in maps]
     _check_same_points(tms)
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"
-    rng = np.random.default_rng(random_state)
     if isinstance(statistic, str):
         kernel, attrs = _builtin(statistic, tms, statistic_kwargs)
     elif callable(statistic):

@@ -16,6 +16,7 @@ import scipy.stats
 import xarray as xr
 
 from .._metrics import pearson_r, rankdata
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
 from ._rsa import _square, align_rdms
@@ -282,7 +283,7 @@ def bootstrap_compare_rdms(
         _undefined(method, "for these RDMs")
     Sa, Sb = _square(va), _square(vb)
     n = Sa.shape[0]
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     iu = np.triu_indices(n, 1)
     samples = np.full(n_bootstrap, np.nan)
     for k in range(n_bootstrap):

@@ -17,11 +17,13 @@ from scipy.spatial.distance import pdist
 
 from .. import _dims as D
 from .._metrics import pearson_r, rankdata
+from .._params import check_int, check_n_permutations, check_number, check_random_state
 from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
+    ParameterError,
     UnknownNameError,
     close_matches,
 )
@@ -187,7 +189,9 @@ class _SmoothnessKernel:
         cnt = np.zeros((n_maps, nb))
         finite = bool(np.isfinite(values).all())
         if finite:
-            v = v.astype(np.float32)  # half the memory traffic; sums stay float64
+            # differences in float64: float32 loses a map's detail under a large offset
+            # (a map + 1e7 keeps only ~1 of its 7 significant digits)
+            v = v.astype(np.float64, copy=False)
             buf = np.empty_like(v)
         for dr, dc, b in self.offsets:
             a, c = self._pair_views(v, dr, dc)
@@ -218,8 +222,8 @@ class _SmoothnessKernel:
             nonempty = np.flatnonzero(counts > 0)
             for lo in range(0, values.shape[0], step):
                 # gather the sample once, then its pairs from a short row (cache-friendly);
-                # float32 halves the memory traffic, the bin sums stay float64
-                v = values[lo : lo + step][:, idx].astype(np.float32)
+                # float64 throughout, so an offset (map + 1e7) leaves the differences exact
+                v = values[lo : lo + step][:, idx].astype(np.float64)
                 diff = v[:, ii]
                 diff -= v[:, jj]
                 np.abs(diff, out=diff)
@@ -251,7 +255,27 @@ class _SmoothnessKernel:
             return np.nanmean(self.scores(self.profiles(values)), axis=1)
 
 
+def _check_sampling(n_samples, sample_size, n_bins, max_distance):
+    """The point-sampling and binning parameters of smoothness and correlation_profile."""
+    n_samples = check_int(n_samples, "n_samples", lo=1)
+    if sample_size is not None:
+        sample_size = check_int(
+            sample_size, "sample_size", lo=3,
+            fix="Two points make one pair, one distance bin: no profile to score.",
+        )
+    n_bins = check_int(
+        n_bins, "n_bins", lo=2,
+        fix="With one bin the first bin is the maximum, so the score is 0 by construction.",
+    )
+    if max_distance is not None:
+        max_distance = check_number(max_distance, "max_distance", lo=0, lo_open=True)
+    return n_samples, sample_size, n_bins, max_distance
+
+
 def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
+    n_samples, sample_size, n_bins, max_distance = _check_sampling(
+        n_samples, sample_size, n_bins, max_distance
+    )
     if sample_size is None:
         sample_size = int(tm.finite.sum()) if tm.finite.sum() <= _ALL_PAIRS_MAX else 500
     kernel = _SmoothnessKernel(tm, tm.finite, n_samples, sample_size, n_bins, max_distance, rng)
@@ -354,8 +378,10 @@ def smoothness(
             f"smoothness of one map takes null='positions'; got {null!r}. (A shift of one map "
             "keeps its smoothness by design, so it is no null for it.)"
         )
+    n_permutations = check_n_permutations(n_permutations)
+    _check_sampling(n_samples, sample_size, n_bins, max_distance)
+    rng = check_random_state(random_state)
     tm = _map_of(data, layer, geometry)
-    rng = np.random.default_rng(random_state)
     kernel, attrs = _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng)
     profiles = kernel.profiles(tm.values[None, :])[0]
     counts = [c for (_, _, _, c) in kernel.samples]
@@ -411,6 +437,10 @@ def correlation_profile(
     >>> prof["distance"].values.round(2).tolist()  # an 8 x 8 sheet: 3 bins up to 4.95
     [0.82, 2.47, 4.12]
     """
+    n_samples, sample_size, n_bins, max_distance = _check_sampling(
+        n_samples, sample_size, n_bins, max_distance
+    )
+    check_random_state(random_state)
     if isinstance(responses, xr.DataArray) and D.UNIT in responses.dims:
         from ..sheet import check_activations
 
@@ -432,7 +462,7 @@ def correlation_profile(
         if x.ndim != 2:
             raise DimensionError(f"responses must be (n_stimuli, n_points); got shape {x.shape}.")
         tm = _map_of(np.zeros(x.shape[1]), geometry=geometry)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     edges = _bin_edges(tm, n_bins, max_distance)
     good = x.std(0) > 0
     profiles, counts = [], []
@@ -485,6 +515,17 @@ def _corr_factory(tms, *, method="pearson", rng=None):
     return kernel, {"method": method, "reference": _SIM_REFERENCES[method]}
 
 
+def _check_win_size(win_size, shape) -> int:
+    """SSIM's window: odd, at least 3 and at most the sheet's smaller side (scikit-image)."""
+    side = int(min(shape))
+    rule = (f"win_size must be an odd whole number from 3 to the sheet's smaller side ({side}) "
+            "(scikit-image's rule; its default is 7)")
+    k = check_int(win_size, "win_size", fix=f"({rule}.)")
+    if k < 3 or k % 2 == 0 or k > side:
+        raise ParameterError(f"{rule}; got {k}.")
+    return k
+
+
 def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=None):
     _two_maps(tms, "ssim")
     shape = tms[0].grid_shape
@@ -496,7 +537,7 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
             "n_permutations=..., says whether the maps share territory), or resample both "
             "maps onto a flat regular grid first."
         )
-    win = default_win_size(shape) if win_size is None else int(win_size)
+    win = default_win_size(shape) if win_size is None else _check_win_size(win_size, shape)
     if data_range is None:
         both = np.concatenate([tms[0].values, tms[1].values])
         both = both[np.isfinite(both)]
@@ -534,7 +575,7 @@ def _smoothness_factory(tms, *, n_samples=20, sample_size=None, n_bins=10, max_d
                         rng=None):
     if len(tms) != 1:
         raise InvalidDataError(f"smoothness is a statistic of one map; got {len(tms)}.")
-    rng = np.random.default_rng(rng)
+    rng = check_random_state(rng, "random_state")
     return _smoothness_setup(tms[0], n_samples, sample_size, n_bins, max_distance, rng)
 
 
@@ -616,6 +657,8 @@ def map_similarity(
         raise UnknownNameError(
             f"Unknown method {method!r}; {close_matches(method, SIMILARITY_METHODS)}"
         )
+    n_permutations = check_n_permutations(n_permutations)
+    rng = check_random_state(random_state)
 
     geo = _check_geometry(geometry)
 
@@ -645,7 +688,6 @@ def map_similarity(
         n_permutations = 0  # 1-D values without positions: no spatial null
     params = {"win_size": win_size, "data_range": data_range} if method == "ssim" else {}
     kernel, attrs = _STATISTIC_FACTORIES[method]([ta, tb], **params)
-    rng = np.random.default_rng(random_state)
     null = null or "shift"
     return run_null(kernel, [ta, tb], null, n_permutations, rng, attrs)
 

@@ -29,6 +29,7 @@ from .._optional import optional_import
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
+    InputTypeError,
     MissingWeightsError,
     UnknownNameError,
     UntrustedCheckpointError,
@@ -316,6 +317,11 @@ def list_models(pattern: str = "*") -> list[str]:
 
 
 def _lookup(name: str) -> tuple[ModelCard, Callable]:
+    if not isinstance(name, str):
+        raise InputTypeError(
+            f"A model name must be a str such as 'toponet_resnet18.tau_50'; got "
+            f"{type(name).__name__} {name!r} (see toponeuro.models.list_models())."
+        )
     _ensure_registered()
     if name in _REGISTRY:
         return _REGISTRY[name]

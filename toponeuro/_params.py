@@ -14,11 +14,11 @@ Examples
 >>> check_int(2.7, "n_permutations", lo=0)
 Traceback (most recent call last):
 ...
-toponeuro.exceptions.ParameterError: n_permutations must be a whole number >= 0; got 2.7.
+toponeuro.exceptions.ParameterError: n_permutations=2.7 is not a whole number >= 0.
 >>> check_number(float("nan"), "threshold")
 Traceback (most recent call last):
 ...
-toponeuro.exceptions.ParameterError: threshold must be a finite number; got nan.
+toponeuro.exceptions.ParameterError: threshold=nan is not a finite number.
 """
 
 from __future__ import annotations
@@ -66,10 +66,9 @@ def _shown(value) -> str:
 
 
 def _type_error(value, name: str, want: str, fix: str):
-    shown = _shown(value)
     hint = f" {fix}" if fix else ""
     return InputTypeError(
-        f"{name} must be {want}; got {type(value).__name__} {shown}.{hint}"
+        f"{name}={_shown(value)} is not {want} (got a {type(value).__name__}).{hint}"
     )
 
 
@@ -87,7 +86,7 @@ def check_int(value, name: str, *, lo: int | None = None, hi: int | None = None,
     >>> check_int("10", "n_permutations")
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.InputTypeError: n_permutations must be a whole number; got str '10'.
+    toponeuro.exceptions.InputTypeError: n_permutations='10' is not a whole number (got a str).
     """
     rng = _range_text(lo, hi)
     want = "a whole number" + (f" {rng}" if rng else "")
@@ -98,11 +97,11 @@ def check_int(value, name: str, *, lo: int | None = None, hi: int | None = None,
     else:
         f = float(value)
         if not (math.isfinite(f) and f.is_integer()):
-            raise ParameterError(f"{name} must be {want}; got {_shown(value)}." +
+            raise ParameterError(f"{name}={_shown(value)} is not {want}." +
                                  (f" {fix}" if fix else ""))
         out = int(f)
     if (lo is not None and out < lo) or (hi is not None and out > hi):
-        raise ParameterError(f"{name} must be {want}; got {out}." + (f" {fix}" if fix else ""))
+        raise ParameterError(f"{name}={out} is not {want}." + (f" {fix}" if fix else ""))
     return out
 
 
@@ -119,7 +118,7 @@ def check_number(value, name: str, *, lo: float | None = None, hi: float | None 
     >>> check_number(1, "alpha", lo=0, hi=1, lo_open=True, hi_open=True)
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.ParameterError: alpha must be a finite number in (0, 1); got 1.
+    toponeuro.exceptions.ParameterError: alpha=1 is not a finite number in (0, 1).
     """
     rng = _range_text(lo, hi, lo_open, hi_open)
     want = "a finite number" + (f" {rng}" if rng else "")
@@ -133,7 +132,7 @@ def check_number(value, name: str, *, lo: float | None = None, hi: float | None 
     if hi is not None:
         bad = bad or (out >= hi if hi_open else out > hi)
     if bad:
-        raise ParameterError(f"{name} must be {want}; got {_shown(value)}.{tail}")
+        raise ParameterError(f"{name}={_shown(value)} is not {want}.{tail}")
     return out
 
 
@@ -154,12 +153,12 @@ def check_random_state(random_state, name: str = "random_state") -> np.random.Ge
 
     Examples
     --------
-    >>> check_random_state(0).integers(10) == np.random.default_rng(0).integers(10)
+    >>> int(check_random_state(0).integers(10)) == int(np.random.default_rng(0).integers(10))
     True
     >>> check_random_state("abc")
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.InputTypeError: random_state must be None, a whole number >= 0 or a numpy.random.Generator; got str 'abc'.
+    toponeuro.exceptions.InputTypeError: random_state='abc' is not None, a whole number >= 0 or a numpy.random.Generator (got a str).
     """
     want = "None, a whole number >= 0 or a numpy.random.Generator"
     if random_state is None or isinstance(
@@ -169,5 +168,5 @@ def check_random_state(random_state, name: str = "random_state") -> np.random.Ge
     if isinstance(random_state, bool | np.bool_) or not isinstance(random_state, numbers.Integral):
         raise _type_error(random_state, name, want, "")
     if int(random_state) < 0:
-        raise ParameterError(f"{name} must be {want}; got {int(random_state)}.")
+        raise ParameterError(f"{name}={int(random_state)} is not {want}.")
     return np.random.default_rng(int(random_state))

@@ -24,6 +24,7 @@ from .._typing import RandomState
 from ..exceptions import (
     AlignmentError,
     ImplausibleValueWarning,
+    InputTypeError,
     InvalidDataError,
     NotFittedError,
     UndefinedValueWarning,
@@ -374,7 +375,7 @@ def _clone(model):
         return model._clone()
     if hasattr(model, "get_params"):
         return type(model)(**model.get_params())
-    raise TypeError(
+    raise InputTypeError(
         f"model must be 'ridge', 'pls' or an estimator with get_params/fit/predict; got "
         f"{type(model).__name__}."
     )

@@ -263,7 +263,7 @@ def check_patch_params(threshold=TDANN_PATCHES["threshold"], min_units=TDANN_PAT
     >>> check_patch_params(alpha=1)
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.ParameterError: alpha must be a finite number in (0, 1); got 1.
+    toponeuro.exceptions.ParameterError: alpha=1 is not a finite number in (0, 1).
     """
     if statistic not in PATCH_STATISTICS:
         raise UnknownNameError(

@@ -518,11 +518,11 @@ def _corr_factory(tms, *, method="pearson", rng=None):
 def _check_win_size(win_size, shape) -> int:
     """SSIM's window: odd, at least 3 and at most the sheet's smaller side (scikit-image)."""
     side = int(min(shape))
-    rule = (f"win_size must be an odd whole number from 3 to the sheet's smaller side ({side}) "
-            "(scikit-image's rule; its default is 7)")
-    k = check_int(win_size, "win_size", fix=f"({rule}.)")
+    rule = (f"an odd whole number from 3 to the sheet's smaller side ({side}) (scikit-image's "
+            "rule; its default is 7)")
+    k = check_int(win_size, "win_size", fix=f"win_size must be {rule}.")
     if k < 3 or k % 2 == 0 or k > side:
-        raise ParameterError(f"{rule}; got {k}.")
+        raise ParameterError(f"win_size={k} is not {rule}.")
     return k
 
 

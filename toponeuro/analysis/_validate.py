@@ -9,7 +9,13 @@ import xarray as xr
 
 from .. import _dims as D
 from .._align import align_stimuli
-from ..exceptions import AlignmentError, DimensionError, InvalidDataError, NotFittedError
+from ..exceptions import (
+    AlignmentError,
+    DimensionError,
+    InvalidDataError,
+    NotFittedError,
+    ParameterError,
+)
 
 __all__ = [
     "as_matrix",
@@ -108,7 +114,7 @@ class EstimatorMixin:
     def set_params(self, **params):
         for k, v in params.items():
             if k not in self._param_names():
-                raise ValueError(f"{type(self).__name__} has no parameter {k!r}.")
+                raise ParameterError(f"{type(self).__name__} has no parameter {k!r}.")
             setattr(self, k, v)
         return self
 

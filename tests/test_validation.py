@@ -17,12 +17,15 @@ from toponeuro import make_activations
 from toponeuro._params import MAX_PERMUTATIONS, check_int, check_number, check_random_state
 from toponeuro.analysis import (
     RidgeEncoder,
+    bootstrap_compare_rdms,
+    compare_topography,
     correlation_profile,
     domain_selectivity,
     encoding_score,
     find_patches,
     language_selectivity,
     map_similarity,
+    rdm,
     selectivity,
     smoothness,
     spatial_null,
@@ -96,6 +99,11 @@ CASES = [
      ParameterError, ValueError, r"n_permutations=1000000000000 is not"),
     ("nperm-huge-table", lambda: topography_table({"s": MAP}, n_permutations=10**12),
      ParameterError, ValueError, r"n_permutations=1000000000000 is not"),
+    ("nperm-fraction-compare", lambda: compare_topography({"f": MAP}, {"f": MAP},
+                                                          n_permutations=2.7),
+     ParameterError, ValueError, r"n_permutations=2.7 is not"),
+    ("nbootstrap-fraction", lambda: bootstrap_compare_rdms(rdm(X), rdm(X), n_bootstrap=9.5),
+     ParameterError, ValueError, r"n_bootstrap=9.5 is not a whole number in \[1, 1000000\]"),
     # random_state='abc': numpy's "SeedSequence expects int" TypeError
     ("random-state-string", lambda: smoothness(MAP, random_state="abc"),
      InputTypeError, TypeError, r"random_state='abc' is not None, a whole number >= 0 .*\(got a str\)"),

@@ -415,6 +415,9 @@ def encoding_score(
     features : Activations or array (n_stimuli, n_features)
     responses : BrainResponses or array (n_stimuli, n_voxels)
         Any DataArray with dims ``("stimulus", <voxel dim>)``; its voxel coords are kept.
+        Two DataArrays with ``stimulus_id`` are aligned by id; when only one of two
+        DataArrays carries ids, :class:`~toponeuro.exceptions.AlignmentError` (pairing them
+        by position could pair different stimuli); plain arrays pair by position.
     model : {"ridge", "pls"} or estimator
         An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold).
     cv : int, splitter or list of (train, test)
@@ -431,7 +434,10 @@ def encoding_score(
         (``nc / 100`` for ``"r2"``, ``np.sqrt(nc / 100)`` for ``"pearson"``). Voxels whose
         ceiling is 0 or NaN get NaN (with a warning). A DataArray ceiling is matched to the
         responses' voxels by the voxel coords both carry (reordered to match, or
-        :class:`~toponeuro.exceptions.AlignmentError` when voxels are missing).
+        :class:`~toponeuro.exceptions.AlignmentError` when voxels are missing). A ceiling is
+        the best score the voxel's noise allows, so when the median normalised score exceeds
+        1 (most voxels beat their ceiling: a ceiling far too small, e.g. ``0.01``, or in
+        other units) an :class:`~toponeuro.exceptions.ImplausibleValueWarning` names the rule.
     %(random_state)s
 
     Returns

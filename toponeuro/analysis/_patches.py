@@ -333,7 +333,8 @@ def find_patches(
         2.4 mm on TDANN's 70 mm sheet, i.e. ``2.4 / 70 * sqrt(h * w)`` unit spacings (mesh:
         2.4, positions in mm). 0 turns smoothing off.
     min_fraction, max_fraction : float or "tdann"
-        Smallest and largest patch as a fraction of the map's points. ``"tdann"``: 100 and
+        Smallest and largest patch as a fraction of the map's points, in [0, 1] with
+        ``min_fraction <= max_fraction``. ``"tdann"``: 100 and
         4,500 mm^2 of the 4,900 mm^2 sheet (2.0 %% and 91.8 %%; on a mesh 0 and 1).
     connectivity : {1, 2}
         On a sheet: 1 = edge neighbours (4), 2 = edge and corner neighbours (8).

@@ -329,16 +329,18 @@ def smoothness(
     n_samples : int
         Random samples of points when the map has more than 1,000 points.
     sample_size : int, optional
-        Points per sample; default every point once for maps of at most 1,000 points (no
-        sampling noise), else 500 (TDANN's sample size).
+        Points per sample, at least 3; default every point once for maps of at most 1,000
+        points (no sampling noise), else 500 (TDANN's sample size).
     n_bins : int
-        Distance bins (at most; fewer when bins would be narrower than 1.5 point spacings,
-        so the first bin always holds the nearest neighbours).
+        Distance bins, at least 2 (with one, the first bin is the maximum and the score 0 by
+        construction); at most, fewer when bins would be narrower than 1.5 point spacings,
+        so the first bin always holds the nearest neighbours.
     max_distance : float, optional
         Largest distance binned; default half the diagonal of the points' bounding box.
     n_permutations : int
-        Draws of the spatial null (0: none; see :func:`spatial_null`). The samples and bins
-        stay fixed, so the null varies the map only.
+        Draws of the spatial null, 0 (none) to ``MAX_PERMUTATIONS`` (10**6; see
+        :func:`spatial_null`). The samples and bins stay fixed, so the null varies the map
+        only.
     null : {"positions"}
         ``"positions"``: the map's values scattered over its points at random.
     %(random_state)s

@@ -384,16 +384,6 @@ def _default_map_model() -> str:
     return DEFAULT_MAP_MODEL
 
 
-def _check_null_args(args) -> None:
-    from .exceptions import InvalidDataError
-
-    if args.permutations is not None and args.permutations < 0:
-        raise InvalidDataError(
-            f"--permutations must be 0 (no null) or more; got {args.permutations}.")
-    if args.alpha is not None and not 0 < args.alpha <= 1:
-        raise InvalidDataError(f"--alpha must be in (0, 1]; got {args.alpha}.")
-
-
 def _run_language_map(args) -> int:
     from .exceptions import InvalidDataError
     from .reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
@@ -407,7 +397,6 @@ def _run_language_map(args) -> int:
     out = _out_folder(args.out or "toponeuro-language-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
-    _check_null_args(args)
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     stimuli = args.stimuli or "langloc"
@@ -433,7 +422,6 @@ def _run_map(args) -> int:
     out = _out_folder(args.out or "toponeuro-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
-    _check_null_args(args)
     library_defaults = {  # None: not given, run_map's own default applies
         "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
     if args.checkpoint is not None:

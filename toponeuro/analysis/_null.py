@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._params import check_n_permutations, check_random_state
 from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
@@ -515,9 +516,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         raise UnknownNameError(
             f"Unknown alternative {alternative!r}; {close_matches(alternative, ALTERNATIVES)}"
         )
-    n_permutations = int(n_permutations)
-    if n_permutations < 0:
-        raise InvalidDataError(f"n_permutations must be >= 0; got {n_permutations}.")
+    n_permutations = check_n_permutations(n_permutations)
     if null != "positions" and len(tms) < 2:
         raise InvalidDataError(
             f"null={null!r} moves every map but the first, so it needs two or more maps; for "
@@ -638,13 +637,14 @@ def spatial_null(
     """
     if not maps:
         raise InvalidDataError("Give at least one map.")
+    n_permutations = check_n_permutations(n_permutations)
+    rng = check_random_state(random_state)
     tms = [_map_of(m, layer, geometry) for m in maps]
     _check_same_points(tms)
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"
     if alternative is None:
         alternative = "greater" if len(tms) == 1 else "two-sided"
-    rng = np.random.default_rng(random_state)
     if isinstance(statistic, str):
         kernel, attrs = _builtin(statistic, tms, statistic_kwargs)
     elif callable(statistic):

@@ -16,6 +16,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._params import check_n_permutations
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -26,8 +27,8 @@ from ._compare import (
     patch_centroid,
 )
 from ._geometry import as_topomap
-from ._patches import TDANN_PATCHES, find_patches
-from ._topography import smoothness
+from ._patches import TDANN_PATCHES, check_patch_params, find_patches
+from ._topography import _check_sampling, smoothness
 from ._verdict import overlap_verdict
 
 __all__ = [
@@ -264,6 +265,13 @@ def topography_table(
     >>> res.similarity[["pair", "method"]].values.tolist()
     [['faces-bodies', 'ssim']]
     """
+    checked = check_patch_params(threshold, min_units, smooth_sigma, alpha=alpha,
+                                 n_permutations=n_permutations, random_state=random_state)
+    n_permutations = checked["n_permutations"]
+    if similarity_permutations is not None:
+        similarity_permutations = check_n_permutations(similarity_permutations,
+                                                       "similarity_permutations")
+    _check_sampling(n_samples, sample_size, 10, None)
     sides = _sheets(maps, layers)
     null_kw = {"n_permutations": int(n_permutations), "random_state": random_state}
     n_sim = int(n_permutations if similarity_permutations is None else similarity_permutations)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 import xarray as xr
 
 from .._deprecate import renamed_parameter
-from ..analysis import TDANN_PATCHES
+from .._params import check_int, check_n_permutations
+from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from ._stages import (
@@ -198,6 +199,12 @@ def run_map(
     from ..features import extract
     from ..training import load_model
 
+    # every parameter checked before the first (slow) step, so a bad one fails at once
+    check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
+                       random_state=random_state)
+    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
+    check_n_permutations(cortex_permutations, "cortex_permutations")
+    check_int(batch_size, "batch_size", lo=1)
     inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
               and str(p) != "floc"]
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",

@@ -21,7 +21,13 @@ import xarray as xr
 
 from .. import _dims as D
 from ..analysis import TDANN_PATCHES
-from ..exceptions import DownloadError, SheetError, TrainingImagesWarning, UnknownNameError
+from ..exceptions import (
+    DownloadError,
+    MissingFileError,
+    SheetError,
+    TrainingImagesWarning,
+    UnknownNameError,
+)
 from ._constants import CORTEX_DOMAINS, DEFAULT_NUMBERS, FLOC_NONSCRAMBLED, MAP_DOMAINS
 
 __all__ = [
@@ -135,7 +141,7 @@ def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
     else:
         path, source = Path(stimuli), f"local copy {stimuli}"
         if not path.is_dir():
-            raise FileNotFoundError(f"stimuli={str(stimuli)!r} is neither 'floc' nor a folder. "
+            raise MissingFileError(f"stimuli={str(stimuli)!r} is neither 'floc' nor a folder. "
                                     f"{_HINT}")
         _check_floc_categories(load_floc(path), stimuli)
     try:

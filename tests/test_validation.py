@@ -183,8 +183,10 @@ CASES = [
     ("encoding-ids-other-side", _x_plain_y_ids,
      AlignmentError, ValueError, r"responses carry 'stimulus_id' but the features .* do not"),
     # the inner-CV error said "got 2" when 4 stimuli were passed
-    ("encoding-inner-cv", lambda: encoding_score(X[:4], Y[:4], cv=2),
-     InvalidDataError, ValueError, r"encoding_score got 4 stimuli; cv=2 leaves 2 training .*cv=5"),
+    ("encoding-inner-cv", lambda: encoding_score(X[:6], Y[:6], cv=2),
+     InvalidDataError, ValueError, r"encoding_score got 6 stimuli; cv=2 leaves 3 training .*cv=5"),
+    ("encoding-folds-too-small", lambda: encoding_score(X[:4], Y[:4], cv=2),
+     InvalidDataError, ValueError, r"2 test stimuli.*at least 6 stimuli"),
 ]
 
 

@@ -23,8 +23,8 @@ from ..exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
-    UndefinedValueWarning,
     ParameterError,
+    UndefinedValueWarning,
     UnknownNameError,
     close_matches,
 )

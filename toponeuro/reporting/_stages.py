@@ -438,8 +438,7 @@ def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutati
 
     import torch
 
-    from ..analysis import DEFAULT_PAIRS, domain_selectivity, pair_similarity
-    from ..analysis import as_topomap
+    from ..analysis import DEFAULT_PAIRS, as_topomap, domain_selectivity, pair_similarity
     from ..features import extract
 
     fresh = copy.deepcopy(net)

@@ -192,3 +192,40 @@ def test_own_mni_volumes_planted_and_nilearns_real_statistical_map(tmp_path):
     assert cm["left"].source["vol_to_surf"]["radius"] == 2.0
     motor = cm["right"].maps["motor"]
     assert motor.shape == (10242,) and motor.max() > 5  # the t-map's right-hemisphere peak
+
+
+def test_run_map_with_your_own_maps_records_them(tmp_path, write_floc_folder):
+    """run_map(cortex_maps=) measures the given maps in place of the atlas, with the spin
+    null, and summary.json says which files and how they were read."""
+    from toponeuro.reporting import run_map
+
+    cats = ["adult", "child", "body", "limb", "corridor", "house", "word", "number", "car",
+            "instrument"]
+    floc = write_floc_folder(tmp_path / "floc", cats, (97,), size=32)
+    spec = {}
+    for i, d in enumerate(("faces", "bodies", "places")):
+        spec[d] = (_gii(tmp_path / f"lh.{d}.gii", _planted("left", i), "left"),
+                   _gii(tmp_path / f"rh.{d}.gii", _planted("right", 10 + i), "right"))
+    res = run_map(stimuli=floc, out_dir=tmp_path / "out", layers=["layer4.0.conv2"],
+                  n_permutations=9, cortex_permutations=9, cortex_maps=spec,
+                  cortex_threshold=2.0, progress=False, verbose=False)
+    cortex = res.summary["cortex"]
+    assert cortex["source"]["representation"] == "values"
+    assert set(cortex["source"]["maps"]) == {"faces", "bodies", "places"}
+    assert cortex["atlas"].startswith("your own maps")
+    assert set(cortex["left"]["n_patches"]) == {"faces", "bodies", "places"}
+    assert cortex["left"]["map_similarity_null"]["faces-bodies"]["null"] == "spin"
+    arr = res.summary["arrangement"]["layer4.0.conv2|left"]
+    assert arr["n_domains"] == 3 and arr["p_spin"] is not None and arr["p_shift"] is not None
+    assert res.summary["headline"]["layer"] == "layer4.0.conv2"
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "your maps on fsaverage5" in html and "3 pairs of 3 domains" in html
+
+
+def test_cli_cortex_maps_syntax_error_names_the_flag(tmp_path, capsys):
+    from toponeuro.cli import main
+
+    rc = main(["map", "--stimuli", str(tmp_path), "--cortex-maps", "faces", "--out",
+               str(tmp_path / "o"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc != 0 and "DOMAIN=PATH" in err

@@ -140,6 +140,6 @@ sphinx_gallery_conf = {
     "plot_gallery": "True",
     "download_all_examples": False,
     # re-run every tutorial when the data they can read changed (see _data_signature);
-    # force it by hand with `rm -rf docs/auto_tutorials` or `-D sphinx_gallery_conf.run_stale_examples=1`
+    # force it by hand with `rm -rf docs/auto_tutorials`
     "run_stale_examples": _stale,
 }

@@ -229,3 +229,24 @@ def test_cli_cortex_maps_syntax_error_names_the_flag(tmp_path, capsys):
                str(tmp_path / "o"), "--no-progress"])
     err = capsys.readouterr().err
     assert rc != 0 and "DOMAIN=PATH" in err
+
+
+def test_spin_draws_are_shared_across_layers_with_a_fixed_seed():
+    """A second layer against the same hemisphere reuses the spin draws: the same p as a
+    fresh computation, without drawing again."""
+    from toponeuro.atlases import cortex_maps, load_visfatlas
+
+    cm = cortex_maps(load_visfatlas("fsaverage5"), ["faces", "bodies", "places"],
+                     hemispheres=["right"], representation="proximity")
+    ct = topography_table(cm, threshold=1.0, smooth_sigma=0.0, n_permutations=0,
+                          similarity_permutations=0, n_samples=2, random_state=0)
+    a = _table({"faces": (3, 3), "bodies": (12, 4), "places": (8, 13)})
+    b = _table({"faces": (12, 4), "bodies": (3, 3), "places": (8, 13)})
+    kw = {"n_permutations": 0, "cortex_permutations": 29, "random_state": 3}
+    first = arrangement_comparison(a, "s", ct, "right", **kw)
+    second = arrangement_comparison(b, "s", ct, "right", **kw)  # from the memo
+    for tm in (ct.maps["right", n]["distance"] for n in ("faces", "bodies", "places")):
+        tm._cache.clear()
+    fresh = arrangement_comparison(b, "s", ct, "right", **kw)
+    assert second["p_spin"] == fresh["p_spin"] and second["null_spin_std"] == fresh["null_spin_std"]
+    assert np.isfinite(first["p_spin"])

@@ -374,6 +374,16 @@ def _add_map(sub):
         p.add_argument("--alpha", type=float,
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
+    p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
+                   help="your own cortical maps in place of the visfAtlas: "
+                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
+                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
+                   "projected with nilearn's vol_to_surf), comma-separated per domain")
+    p.add_argument("--vol-to-surf", metavar="JSON",
+                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
+                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
+    p.add_argument("--cortex-threshold", type=float,
+                   help="patch threshold of --cortex-maps, in their units (default: --threshold)")
     _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
 
@@ -443,6 +453,10 @@ def _run_map(args) -> int:
             device=device,
             random_state=args.seed,
             progress=not args.no_progress,
+            cortex_maps=args.cortex_maps,
+            vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
+                                  example='{"radius": 2}'),
+            cortex_threshold=args.cortex_threshold,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
     for w in caught:  # said in flags, last, after the summary

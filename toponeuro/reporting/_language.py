@@ -307,7 +307,7 @@ def run_language_map(
                                    random_state=random_state)
     cortex_moran = {h: morans_i(c.maps[_MAP], weights="graph", n_permutations=0,
                                 geometry=c.geometry) for h, c in cortex.items()}
-    comparison = {(ly, h): compare_tables(model_topo, ly, cortex_topo, h)
+    comparison = {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, arrangement=False)
                   for ly in layers for h in cortex}
     report = _assemble(
         card=card, model_desc=model_desc, stim=stim, stim_source=stim_source, acts=acts,

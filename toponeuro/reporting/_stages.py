@@ -475,7 +475,7 @@ def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutati
 
     import torch
 
-    from ..analysis import DEFAULT_PAIRS, as_topomap, domain_selectivity, pair_similarity
+    from ..analysis import DEFAULT_PAIRS, domain_selectivity, map_similarity
     from ..features import extract
 
     fresh = copy.deepcopy(net)
@@ -491,7 +491,7 @@ def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutati
     for ly in layers:
         for a, b in DEFAULT_PAIRS:
             if a in sel[D.DOMAIN].values and b in sel[D.DOMAIN].values:
-                ta, tb = (as_topomap(sel.sel({D.DOMAIN: x}), layer=ly) for x in (a, b))
-                out[ly, f"{a}-{b}"] = pair_similarity(ta, tb, n_permutations=n_permutations,
-                                                      random_state=random_state)
+                out[ly, f"{a}-{b}"] = map_similarity(
+                    sel.sel({D.DOMAIN: a}), sel.sel({D.DOMAIN: b}), "ssim", layer=ly,
+                    n_permutations=n_permutations, random_state=random_state)
     return out

@@ -444,7 +444,7 @@ def test_map_uses_the_images_in_the_folder(tmp_path, captured_map, capsys):
 
 
 def test_map_folder_of_late_numbers_loads(tmp_path):
-    from toponeuro.reporting._map import _load_stimuli
+    from toponeuro.reporting import load_map_stimuli as _load_stimuli
 
     late = _fake_floc(tmp_path / "late", [121, 122])
     stim, _ = _load_stimuli(str(late), None, progress=False)

@@ -20,6 +20,7 @@ _LAZY = {
     "TauSchedule": "toponeuro.topoloss",
     "train": "toponeuro.training",
     "load_recipe": "toponeuro.training",
+    "load_model": "toponeuro.training",
     "StimulusSet": "toponeuro.stimuli",
     "load_floc": "toponeuro.stimuli",
     "load_language_localizer": "toponeuro.stimuli",
@@ -61,6 +62,7 @@ _LAZY = {
     "score_with_brainscore": "toponeuro.brainscore",
     # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
     "run_map": "toponeuro.reporting",
+    "run_language_map": "toponeuro.reporting",
 }
 _SUBPACKAGES = (
     "topoloss",

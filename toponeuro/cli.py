@@ -252,8 +252,7 @@ def _extract_stimuli(args):
 
 def _run_extract(args) -> int:
     from .features import extract
-    from .models import create_model, model_card
-    from .training import load_trained_model
+    from .training import load_model
 
     _positive(args.batch_size, "--batch-size")
     out = _out_file(args.out)
@@ -261,13 +260,10 @@ def _run_extract(args) -> int:
         (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
     device = _device(args.device)
     stimuli = _extract_stimuli(args)
-    card = model_card(args.model)
-    if args.checkpoint is None:
-        model = create_model(args.model, pretrained=card.has_weights)
-    else:
-        model = load_trained_model(_input_path(args.checkpoint, "--checkpoint", "a checkpoint "
-                                               "file"), model=args.model,
-                                   trust_checkpoint=args.trust_checkpoint)
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    model = load_model(args.model, checkpoint=args.checkpoint,
+                       trust_checkpoint=args.trust_checkpoint)
     acts = extract(
         model,
         stimuli,
@@ -291,22 +287,18 @@ def _run_extract(args) -> int:
 
 # --- map -------------------------------------------------------------------------------------
 def _numbers(text: str):
-    if text == "all":
-        return None
-    first, sep, last = text.partition("-")
+    """``--images``: fLoc numbers read by the library's one reader (``all`` -> None)."""
+    from .exceptions import InvalidDataError
+    from .stimuli import floc_numbers
+
     try:
-        lo, hi = int(first), int(last or first)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--images takes a range like 97-120 or 'all'; got {text!r}"
-        ) from None
-    if lo < 1 or hi < lo:
-        raise argparse.ArgumentTypeError(f"--images: need 1 <= first <= last; got {text!r}")
-    return list(range(lo, hi + 1))
+        return floc_numbers(text)
+    except InvalidDataError as err:
+        raise argparse.ArgumentTypeError(cli_message(str(err), {})) from None
 
 
 def _images_arg(text: str):
-    return "all" if text == "all" else _numbers(text)
+    return "all" if text.strip() == "all" else _numbers(text)
 
 
 def _add_map(sub):
@@ -318,15 +310,23 @@ def _add_map(sub):
         "domain selectivity maps (faces, bodies, places, characters, objects), their "
         "smoothness, patches and similarities, compare them with the visfAtlas ROIs on "
         "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
-        "Offline, give a local fLoc copy with --stimuli DIR.",
+        "Offline, give a local fLoc copy with --stimuli DIR. With --language: the same for a "
+        "language model, the Fedorenko et al. (2010) localizer and the language parcels.",
     )
+    p.add_argument("--language", action="store_true",
+                   help="map a language model's language-selective units (S vs N, TopoLM's "
+                   "definitions) against the cortex's language parcels "
+                   "(toponeuro.run_language_map; default model "
+                   "toponeuro.reporting.DEFAULT_LANGUAGE_MODEL, --stimuli a localizer csv)")
     model = _model_args(p, required=False)
     _library_default(model, lambda: (_default_map_model(),
                                      "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
     _add_checkpoint_args(p)
-    p.add_argument("--stimuli", default="floc",
+    p.add_argument("--stimuli", default=None,
                    help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
-                   "folder with one sub-folder per category")
+                   "folder with one sub-folder per category; with --language: langloc (the "
+                   "pinned localizer csv, cached) or a local csv with columns sentence, "
+                   "condition (default: floc; with --language langloc)")
     p.add_argument("--images", type=_images_arg, default=None,
                    help="fLoc image numbers of each category, a range like 97-120 or all "
                    "(default: with --stimuli floc 97-120, the images held out from the demo "
@@ -334,7 +334,9 @@ def _add_map(sub):
                    "of them the model was trained on)")
     p.add_argument("--layers", nargs="+",
                    help="layers to map (default: the model's last three TopoLoss layers)")
-    p.add_argument("--out", default="toponeuro-map", help="output folder")
+    p.add_argument("--out", default=None,
+                   help="output folder (default: toponeuro-map; with --language "
+                   "toponeuro-language-map)")
     _library_default(
         p.add_argument("--threshold", type=float,
                        help="patch threshold on the selectivity t, after TDANN's smoothing"),
@@ -353,46 +355,68 @@ def _add_map(sub):
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
 
 
-def _check_floc_folder(stimuli: str) -> None:
-    """A local fLoc folder must hold the ten categories the map contrasts (said in flags)."""
-    from .exceptions import InvalidDataError
-    from .stimuli import FLOC_CATEGORIES, load_floc
-
-    present = {str(c) for c in load_floc(stimuli).categories}
-    absent = [c for c in FLOC_CATEGORIES if c != "scrambled" and c not in present]
-    if absent:
-        raise InvalidDataError(
-            f"--stimuli {stimuli} has no images of the fLoc categories {absent} (it has "
-            f"{sorted(present)}); toponeuro map contrasts all ten fLoc categories but "
-            "scrambled: give a folder with images of each."
-        )
-
-
 def _default_map_model() -> str:
     from .reporting import DEFAULT_MAP_MODEL
 
     return DEFAULT_MAP_MODEL
 
 
-def _run_map(args) -> int:
-    from .exceptions import InvalidDataError, TrainingImagesWarning
-    from .reporting import DEFAULT_MAP_MODEL, run_map
+def _check_null_args(args) -> None:
+    from .exceptions import InvalidDataError
 
-    out = _out_folder(args.out)
-    device = _device(args.device)
-    _positive(args.batch_size, "--batch-size")
     if args.permutations is not None and args.permutations < 0:
         raise InvalidDataError(
             f"--permutations must be 0 (no null) or more; got {args.permutations}.")
     if args.alpha is not None and not 0 < args.alpha <= 1:
         raise InvalidDataError(f"--alpha must be in (0, 1]; got {args.alpha}.")
+
+
+def _run_language_map(args) -> int:
+    from .exceptions import InvalidDataError
+    from .reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
+
+    given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold)) if v]
+    if given:
+        raise InvalidDataError(
+            f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
+            "localizer's and the patch threshold is the Benjamini-Hochberg t. Drop "
+            f"{' and '.join(given)}.")
+    out = _out_folder(args.out or "toponeuro-language-map")
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    _check_null_args(args)
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    stimuli = args.stimuli or "langloc"
+    if stimuli != "langloc":
+        _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
+    library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha}
+    run_language_map(
+        args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
+        trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
+        out_dir=out, batch_size=args.batch_size, device=device, random_state=args.seed,
+        progress=not args.no_progress,
+        **{k: v for k, v in library_defaults.items() if v is not None})
+    return 0
+
+
+def _run_map(args) -> int:
+    from .exceptions import TrainingImagesWarning
+    from .reporting import DEFAULT_MAP_MODEL, run_map
+
+    if args.language:
+        return _run_language_map(args)
+    args.stimuli = args.stimuli or "floc"
+    out = _out_folder(args.out or "toponeuro-map")
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    _check_null_args(args)
     library_defaults = {  # None: not given, run_map's own default applies
         "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     if args.stimuli != "floc":
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
-        _check_floc_folder(args.stimuli)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingImagesWarning)
         run_map(

@@ -629,7 +629,7 @@ def export_plugin(
     if path.exists():
         if not overwrite:
             raise FileExistsError(
-                f"{path} already exists; pass overwrite=True (CLI: --overwrite) to replace it."
+                f"{path} already exists; pass overwrite=True to replace it."
             )
         shutil.rmtree(path)
     path.mkdir(parents=True)

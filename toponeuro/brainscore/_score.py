@@ -51,8 +51,8 @@ def brainscore_python(python=None) -> str:
     python = python or os.environ.get(ENV_PYTHON)
     if not python:
         raise E.MissingFileError(
-            "No Brain-Score environment given: pass python='/path/to/bin/python' (CLI: "
-            f"--python) or set {ENV_PYTHON}. Build one with `bash .ci/brainscore.sh` "
+            "No Brain-Score environment given: pass python='/path/to/bin/python' "
+            f"or set {ENV_PYTHON}. Build one with `bash .ci/brainscore.sh` "
             "(brainscore-vision 2.4.2, numpy<2, scikit-learn 1.7.2)."
         )
     if not Path(python).exists() and shutil.which(python) is None:

@@ -49,7 +49,7 @@ def _category_folders(root: Path, categories) -> list[str]:
     """``categories`` (each checked to be a sub-folder of ``root``), or all sub-folders."""
     if not root.is_dir():
         raise RecipeError(
-            f"Image folder {root} does not exist. Point the recipe's data.path (or --data) at "
+            f"Image folder {root} does not exist. Point the recipe's data.path (or data_path=) at "
             "a folder with one sub-folder per category."
         )
     found = sorted(p.name for p in root.iterdir() if p.is_dir())

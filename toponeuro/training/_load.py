@@ -10,7 +10,7 @@ from ..exceptions import CheckpointError, UnknownNameError, close_matches
 from ._recipes import ARCHITECTURES
 from ._train import _load_weights
 
-__all__ = ["load_trained_model"]
+__all__ = ["load_model", "load_trained_model"]
 
 
 def load_trained_model(
@@ -127,6 +127,74 @@ def load_trained_model(
     module.recipe = recipe
     module.weights_sha256 = sha256sum(path)
     return module
+
+
+def load_model(
+    model: str | None = None,
+    *,
+    checkpoint: str | os.PathLike | None = None,
+    trust_checkpoint: bool = False,
+    map_location: str = "cpu",
+):
+    """A network by registered name or from a checkpoint file: the one way to build a model.
+
+    The command line (``--model`` / ``--checkpoint`` / ``--trust-checkpoint`` of every
+    sub-command) and :func:`toponeuro.run_map` both call this. Without ``checkpoint`` the
+    registered ``model`` is built with its released weights when its card has any
+    (:func:`toponeuro.models.create_model`), else with its architecture's initial weights;
+    with ``checkpoint`` the file is read by :func:`load_trained_model` (``model`` then
+    names the architecture of a plain state dict and is ignored for a ``toponeuro train``
+    checkpoint).
+
+    Parameters
+    ----------
+    model : str, optional
+        Registered model name ``arch.tag`` (:func:`toponeuro.models.list_models`); required
+        without ``checkpoint``.
+    checkpoint : path-like, optional
+        A checkpoint from ``toponeuro train``, or a plain state dict for ``model``.
+    trust_checkpoint : bool
+        Also read checkpoint files that pickle arbitrary objects (runs their code).
+    map_location : str
+        Where a checkpoint's tensors are loaded.
+
+    Returns
+    -------
+    torch.nn.Module
+        In eval mode, with ``model_card`` and ``weights_sha256``.
+
+    Raises
+    ------
+    UnknownNameError
+        ``model`` is not registered (close matches listed), or neither ``model`` nor
+        ``checkpoint`` is given.
+    CheckpointError, UntrustedCheckpointError
+        As :func:`load_trained_model`.
+
+    Examples
+    --------
+    >>> net = load_model("toponet_demo.v2_tau_0")
+    >>> net.model_card.name, net.training
+    ('toponet_demo.v2_tau_0', False)
+    """
+    if checkpoint is not None:
+        return load_trained_model(checkpoint, model=model, map_location=map_location,
+                                  trust_checkpoint=trust_checkpoint)
+    from ..models import create_model, model_card
+
+    if model is None:
+        raise UnknownNameError(
+            "No model to load: give a registered name, model=NAME "
+            "(toponeuro.models.list_models()), or a file, checkpoint=FILE."
+        )
+    try:
+        card = model_card(model)
+    except UnknownNameError as err:
+        raise UnknownNameError(
+            f"{err} Give a registered name, model=NAME (toponeuro.models.list_models()), or "
+            "a file, checkpoint=FILE."
+        ) from None
+    return create_model(model, pretrained=card.has_weights)
 
 
 def _from_state_dict(path: Path, model: str | None, trust_checkpoint: bool):

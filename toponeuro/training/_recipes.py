@@ -171,7 +171,7 @@ def _dataset(cfg: dict, split: str):
     if kind == "image_folder":
         if not cfg.get("path"):
             raise RecipeError(
-                "data.kind = 'image_folder' needs data.path (or pass --data / data_path=)."
+                "data.kind = 'image_folder' needs data.path (or pass data_path=)."
             )
         numbers = cfg.get("numbers") if split == "train" else cfg.get("val_numbers")
         if split != "train" and numbers is None:
@@ -199,7 +199,7 @@ def _instances(cfg: dict, split: str):
     """
     if not cfg.get("path"):
         raise RecipeError(
-            "data.kind = 'floc_instances' needs data.path (or pass --data / data_path=)."
+            "data.kind = 'floc_instances' needs data.path (or pass data_path=)."
         )
     image_size = int(cfg.get("image_size", 32))
     decoded = decode_image_folder(

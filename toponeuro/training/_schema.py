@@ -135,7 +135,7 @@ RECIPE_SCHEMA = {
 _HINTS = {
     "topoloss.tau": " (0 computes TopoLoss without optimising it; a negative tau would reward "
                     "rough maps)",
-    "train.epochs": " (use --epochs N with N >= 1)",
+    "train.epochs": " (or pass epochs=N with N >= 1)",
 }
 
 

@@ -280,8 +280,10 @@ class LanguageTrainResult:
 
     Examples
     --------
-    >>> LanguageTrainResult(model=None).history
-    []
+    >>> res = LanguageTrainResult(model=None, name="x", out_dir=Path("runs/x"), history=[
+    ...     {"step": 5, "topo_loss": 0.41, "heldout_cosine": 0.987}])
+    >>> print(res.summary())
+    trained 'x': 5 steps, held-out distillation cosine 0.9870, topo loss 0.4100; files in runs/x
     """
 
     model: object
@@ -289,6 +291,16 @@ class LanguageTrainResult:
     out_dir: Path | None = None
     trained: Path | None = None
     seconds: float = 0.0
+    name: str = ""
+
+    def summary(self) -> str:
+        """One sentence: steps, last held-out distillation cosine and TopoLoss term."""
+        last = self.history[-1]
+        return (
+            f"trained {self.name!r}: {last['step']} steps, held-out distillation cosine "
+            f"{last.get('heldout_cosine', float('nan')):.4f}, topo loss "
+            f"{last['topo_loss']:.4f}; files in {self.out_dir}"
+        )
 
 
 def _mean_pool(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -533,7 +545,7 @@ def run_language_recipe(
     (out / "history.json").write_text(json.dumps(history, indent=1))
     student.eval()
     return LanguageTrainResult(model=student, history=history, out_dir=out, trained=trained,
-                               seconds=time.perf_counter() - t0)
+                               seconds=time.perf_counter() - t0, name=recipe["name"])
 
 
 def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike,

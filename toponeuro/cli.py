@@ -193,6 +193,9 @@ def _run_train(args) -> int:
         progress=not args.no_progress,
         **overrides,
     )
+    if hasattr(result, "summary"):  # a language recipe (toponeuro/training/_language.py)
+        print(result.summary())
+        return 0
     last = result.history[-1]
     print(
         f"trained {recipe['name']!r}: {len(result.history)} epoch(s), final train accuracy "

@@ -112,6 +112,11 @@ class ModelCard:
         they measure.
     superseded_by : str or None
         The name that replaces these weights in every default; they stay loadable.
+    base_model, base_sha256 : str or None
+        For weights that hold only some parameters (a fine-tune shipped as an overlay): the
+        registered name whose released weights are loaded first, and the sha256 those weights
+        must have (checked on every load), so the overlay always lands on the base it was
+        trained from.
 
     Examples
     --------
@@ -147,6 +152,8 @@ class ModelCard:
     train_steps: int | None = None
     evaluation: Mapping = field(default_factory=dict, compare=False, hash=False)
     superseded_by: str | None = None
+    base_model: str | None = None
+    base_sha256: str | None = None
 
     @property
     def url(self) -> str | None:
@@ -622,6 +629,8 @@ def create_model(
             check = _check_local(path, sha, card, official)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
         state = load_weights(path, fmt, trust_checkpoint=trust_checkpoint)
+        if card.base_model:
+            state, check = _overlay(card, state, path, check, cache_dir)
         # built after the file is found, checked and read: a bad file fails fast
         model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
         _load_state(model, state, name, path)
@@ -632,6 +641,36 @@ def create_model(
     model.weights_sha256 = sha
     model.weights_check = check
     return model
+
+
+def _overlay(card: ModelCard, state: Mapping, path: Path, check: str, cache_dir):
+    """The base's released state dict with ``state`` (some of its parameters) laid over it."""
+    base = create_model(card.base_model, pretrained=True, cache_dir=cache_dir)
+    if card.base_sha256 and base.weights_sha256 != card.base_sha256.lower():
+        raise ChecksumError(
+            f"{card.name!r} was trained from {card.base_model!r} weights with sha256 "
+            f"{card.base_sha256}, but the installed ones have {base.weights_sha256}; install "
+            f"the version of its package the card names, or retrain with the recipe "
+            f"{card.recipe!r}."
+        )
+    full = base.state_dict()
+    foreign = [k for k in state if k not in full]
+    if foreign:
+        raise CheckpointError(
+            f"{path} holds {len(foreign)} parameters that {card.base_model!r} does not have "
+            f"(first: {foreign[:3]}); it is not an overlay of that model."
+        )
+    shapes = [k for k in state if tuple(state[k].shape) != tuple(full[k].shape)]
+    if shapes:
+        raise CheckpointError(
+            f"{path}: {shapes[0]} is {tuple(state[shapes[0]].shape)}, {card.base_model!r} has "
+            f"{tuple(full[shapes[0]].shape)}; it is not an overlay of that model."
+        )
+    full.update({k: v.to(full[k].dtype) for k, v in state.items()})
+    return full, (
+        f"{check}; laid over {card.base_model!r} ({len(state)} of {len(full)} tensors), "
+        f"whose {base.weights_check}"
+    )
 
 
 def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:

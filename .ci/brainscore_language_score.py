@@ -101,9 +101,19 @@ def main() -> int:
     neural_plugin.start_neural_recording(ArtificialSubject.RecordingTarget.language_system,
                                          ArtificialSubject.RecordingType.fMRI)
     rec = neural_plugin.digest_text(parts)["neural"]
-    coords_needed = {"stimulus", "part_number", "layer", "region", "neuroid_id"}
-    if rec.dims != ("presentation", "neuroid") or not coords_needed <= set(rec.coords):
-        failures.append(f"neural recording dims {rec.dims} coords {sorted(rec.coords)}")
+    def has(coord):
+        try:
+            rec[coord]
+        except KeyError:
+            return False
+        return True
+
+    missing = [c for c in ("stimulus", "part_number", "layer", "region", "neuroid_id")
+               if not has(c)]
+    if rec.dims != ("presentation", "neuroid") or rec.sizes["presentation"] != len(parts) \
+            or missing:
+        failures.append(f"neural recording dims {rec.dims} sizes {dict(rec.sizes)}, "
+                        f"missing coords {missing}")
     result["interface"] = {"reading_times": [None if not np.isfinite(v) else round(float(v), 4)
                                              for v in rt.values],
                            "next_words": [str(w) for w in nw.values],

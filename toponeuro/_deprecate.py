@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import warnings
 
+from .exceptions import InputTypeError
+
 __all__ = ["renamed_parameter", "renamed_function", "warn_renamed"]
 
 
@@ -51,7 +53,7 @@ def renamed_parameter(old: str, new: str):
         def wrapper(*args, **kwargs):
             if old in kwargs:
                 if new in kwargs:
-                    raise TypeError(
+                    raise InputTypeError(
                         f"{fn.__name__}() got {old}= (deprecated) and {new}=; pass only {new}=."
                     )
                 warn_renamed(f"{fn.__name__}({old}=...)", f"{new}=")

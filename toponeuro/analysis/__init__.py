@@ -19,6 +19,7 @@ from . import (
     _sweep,
     _tables,
     _topography,
+    _verdict,
 )
 from ._autocorr import *
 from ._compare import *
@@ -37,6 +38,7 @@ from ._selectivity import *
 from ._sweep import *
 from ._tables import *
 from ._topography import *
+from ._verdict import *
 
 __all__ = [
     *_tables.__all__,
@@ -44,6 +46,7 @@ __all__ = [
     *_localizer.__all__,
     *_geometry.__all__,
     *_topography.__all__,
+    *_verdict.__all__,
     *_autocorr.__all__,
     *_patches.__all__,
     *_null.__all__,

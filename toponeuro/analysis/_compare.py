@@ -10,6 +10,7 @@ from scipy.spatial import procrustes
 from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
+from .._params import check_n_permutations, check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._geometry import as_topomap
@@ -256,7 +257,9 @@ def compare_topography(
             f"{list(cortex_maps)}. Name the cortical ROIs like the model's maps (e.g. 'faces')."
         )
     smooth_kw = dict(n_samples=n_samples, sample_size=sample_size)
-    null_kw = dict(n_permutations=int(n_permutations), random_state=random_state)
+    null_kw = dict(n_permutations=check_n_permutations(n_permutations),
+                   random_state=random_state)
+    check_random_state(random_state)
     model_patch = dict(threshold=threshold, min_units=min_units, smooth_sigma=smooth_sigma)
     cortex_patch = dict(
         threshold=threshold if cortex_threshold is None else cortex_threshold,
@@ -313,7 +316,7 @@ def compare_topography(
             "null": {
                 "n_permutations": int(n_permutations),
                 "maps": "positions (smoothness, patches)",
-                "pairs": "shift: torus shifts and flips on a sheet, spin test on a mesh",
+                "pairs": "shift: shifts within the mirrored sheet, spin test on a mesh; two-sided p",
             },
         },
     }

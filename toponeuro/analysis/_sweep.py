@@ -14,6 +14,8 @@ from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
+    MissingDependencyError,
+    ParameterError,
     UndefinedValueWarning,
     UnknownNameError,
     close_matches,
@@ -135,14 +137,14 @@ def sweep(
     for name, acts in items:
         if not isinstance(acts, xr.DataArray):
             if stimuli is None:
-                raise ValueError(
+                raise ParameterError(
                     f"Model {name!r} is not precomputed; pass stimuli= so it can be extracted, "
                     "or give {name: Activations}."
                 )
             try:
                 from ..features import extract  # lazy: features is an earlier stage
             except ImportError as err:
-                raise ImportError(
+                raise MissingDependencyError(
                     "Extracting activations for a sweep needs toponeuro.features.extract; pass "
                     "precomputed activations as {model_name: Activations} instead."
                 ) from err

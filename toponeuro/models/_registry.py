@@ -29,7 +29,11 @@ from .._optional import optional_import
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
+    InputTypeError,
+    InvalidDataError,
     MissingWeightsError,
+    NameClashError,
+    ParameterError,
     UnknownNameError,
     UntrustedCheckpointError,
     close_matches,
@@ -184,7 +188,7 @@ def register_builder(name: str):
 
     def decorator(builder: Callable) -> Callable:
         if _BUILDERS.get(name, builder) is not builder:
-            raise ValueError(f"A builder named {name!r} is already registered.")
+            raise NameClashError(f"A builder named {name!r} is already registered.")
         _BUILDERS[name] = builder
         return builder
 
@@ -194,12 +198,12 @@ def register_builder(name: str):
 def _check_card(name: str, card: ModelCard) -> None:
     arch, _, tag = name.partition(".")
     if card.name != name or card.arch != arch or card.tag != tag:
-        raise ValueError(
+        raise ParameterError(
             f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
             f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
         )
     if card.checkpoint_format not in CHECKPOINT_FORMATS:
-        raise ValueError(
+        raise ParameterError(
             f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
             f"{card.checkpoint_format!r}."
         )
@@ -254,7 +258,7 @@ def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCar
     fields = {}
     for prof in entry.get("profiles", ()):
         if prof not in profiles:
-            raise ValueError(
+            raise InvalidDataError(
                 f"The card {entry.get('name')!r} names the profile {prof!r}, which "
                 f"{_CARDS_FILE} does not define; {close_matches(prof, sorted(profiles))}"
             )
@@ -267,7 +271,7 @@ def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCar
     known = set(ModelCard.__dataclass_fields__)
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise ValueError(
+        raise InvalidDataError(
             f"The card {name!r} has unknown fields {unknown}; ModelCard fields are {sorted(known)}."
         )
     for k in _TUPLE_FIELDS:
@@ -316,6 +320,11 @@ def list_models(pattern: str = "*") -> list[str]:
 
 
 def _lookup(name: str) -> tuple[ModelCard, Callable]:
+    if not isinstance(name, str):
+        raise InputTypeError(
+            f"A model name must be a str such as 'toponet_resnet18.tau_50'; got "
+            f"{type(name).__name__} {name!r} (see toponeuro.models.list_models())."
+        )
     _ensure_registered()
     if name in _REGISTRY:
         return _REGISTRY[name]

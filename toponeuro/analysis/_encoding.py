@@ -504,7 +504,8 @@ def encoding_score(
 
         Y = Y.rechunk({0: -1})
         task = dask.delayed(_cv_predict_score, pure=True)
-        parts = dask.compute(*[task(model, X, b, folds, metric) for b in Y.to_delayed().ravel()])
+        Xs = _ridge.scatter_once(X)  # to each dask.distributed worker once, not per chunk
+        parts = dask.compute(*[task(model, Xs, b, folds, metric) for b in Y.to_delayed().ravel()])
         scores = np.concatenate(parts)
     else:
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 
 __all__ = ["NULL_METHODS", "NullResult", "spatial_null", "null_p_value"]
 
@@ -402,7 +402,6 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
     return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs)
 
 
-@_takes_geometry
 @_fill
 def spatial_null(
     statistic,

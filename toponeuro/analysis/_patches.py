@@ -29,7 +29,7 @@ from scipy.spatial import cKDTree
 
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 from ._null import null_p_value
 
 __all__ = ["Patches", "find_patches", "TDANN_PATCHES", "PATCH_STATISTICS"]
@@ -238,7 +238,6 @@ def _sizes(tm, n_total, min_units, min_fraction, max_fraction):
 # --------------------------------------------------------------------------- find_patches
 
 
-@_takes_geometry
 @_fill
 def find_patches(
     data,

@@ -299,7 +299,7 @@ def compare_tables(
 ) -> pd.DataFrame:
     """One sheet of a model beside one of the cortex, from their already computed tables.
 
-    The same layout as :func:`compare_topography`, which computes both sides itself:
+    The one model-vs-cortex table (``toponeuro map`` and the tutorials build it so):
     index ``(metric, item)``, columns ``model``, ``cortex`` (``smoothness``,
     ``smoothness_p``, ``n_patches``, ``n_significant_patches``, ``mean_patch_fraction``,
     ``total_patch_fraction`` per name -- fractions of the significant patches when a null

@@ -25,7 +25,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
 from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
@@ -268,7 +268,6 @@ def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
     return kernel, attrs
 
 
-@_takes_geometry
 @_fill
 def smoothness(
     data,
@@ -369,7 +368,6 @@ def smoothness(
         ds[key] = getattr(res, key)
     return ds
 
-@_takes_geometry
 @_fill
 def correlation_profile(
     responses,
@@ -549,7 +547,6 @@ for _name, _factory in _STATISTIC_FACTORIES.items():
     register_statistic(_name, _factory)
 
 
-@_takes_geometry
 @_fill
 def map_similarity(
     map_a,

@@ -31,7 +31,7 @@ from ..exceptions import (
     close_matches,
 )
 from ._responses import handle_invalid, make_brain_responses, zscore_within
-from ._volume import _get_data, _same_grid, load_image
+from ._volume import _get_data, _same_grid, load_brain_image
 
 __all__ = [
     "load_nsd_betas",
@@ -202,7 +202,7 @@ def _volume_roi_mask(root: Path, k: int, space: str, rois, shape, affine):
             raise UnknownNameError(
                 f"No NSD ROI file {fname!r} in {roi_dir}; {close_matches(fname, available)}"
             )
-        img = load_image(path, f"ROI {fname}")
+        img = load_brain_image(path, f"ROI {fname}")
         data = _get_data(img, f"ROI {fname}")
         if not _same_grid(data.shape, img.affine, shape, affine):
             raise DimensionError(f"ROI {path} is not on the grid of the {space} betas.")
@@ -247,7 +247,7 @@ def _read_session_volume(glm_dir: Path, session: int, fmt: str, bbox, ref_shape)
     path = glm_dir / f"{stem}.nii.gz"
     if not path.is_file():
         path = glm_dir / f"{stem}.nii"
-    img = load_image(path, f"NSD betas session {session}")
+    img = load_brain_image(path, f"NSD betas session {session}")
     if len(img.shape) != 4 or img.shape[3] != NSD_TRIALS_PER_SESSION:
         raise DimensionError(
             f"{path} has shape {img.shape}; NSD betas are 4-D with {NSD_TRIALS_PER_SESSION} trials."
@@ -343,7 +343,7 @@ def load_nsd_betas(
         if noise_ceiling:
             nc = np.concatenate(
                 [
-                    np.asarray(load_image(glm_dir / f"{h}.ncsnr.mgh", "NSD ncsnr").dataobj).ravel()
+                    np.asarray(load_brain_image(glm_dir / f"{h}.ncsnr.mgh", "NSD ncsnr").dataobj).ravel()
                     for h in ("lh", "rh")
                 ]
             )
@@ -356,7 +356,7 @@ def load_nsd_betas(
     else:
         pp = root / "nsddata" / "ppdata" / f"subj{k:02d}" / space
         ref_path = pp / "brainmask.nii.gz"
-        ref = load_image(ref_path, "NSD brain mask")
+        ref = load_brain_image(ref_path, "NSD brain mask")
         shape, affine = ref.shape[:3], ref.affine
         rois = _roi_spec(roi)
         if rois:
@@ -392,7 +392,7 @@ def load_nsd_betas(
         xyz = nib.affines.apply_affine(affine, ijk)
         vc = {"i": ijk[:, 0], "j": ijk[:, 1], "k": ijk[:, 2]}
         if noise_ceiling:
-            nimg = load_image(glm_dir / "ncsnr.nii.gz", "NSD ncsnr")
+            nimg = load_brain_image(glm_dir / "ncsnr.nii.gz", "NSD ncsnr")
             nc = _get_data(nimg, "NSD ncsnr")[keep].astype(np.float64)
             vc["ncsnr"] = nc.astype(np.float32)
             vc["noise_ceiling"] = nsd_noise_ceiling(nc, counts).astype(np.float32)
@@ -461,7 +461,7 @@ def _nsd_surface(root, glm_dir, sessions, ids, roi, stim_coords, k):
                     f"{close_matches(fname, available)}"
                 )
             return np.concatenate(
-                [np.asarray(load_image(f, "NSD ROI").dataobj).ravel() for f in files]
+                [np.asarray(load_brain_image(f, "NSD ROI").dataobj).ravel() for f in files]
             )
 
         keep, names = _select_rois(

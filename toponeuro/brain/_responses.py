@@ -11,7 +11,7 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from .._version import __version__
-from ..atlases._atlas import hemi_name
+from ..atlases import hemi_name
 from ..exceptions import (
     AlignmentError,
     CoordinateError,

@@ -369,10 +369,10 @@ def _weights(card, weights_url, sha256):
     if not url:
         shipped = ""
         if _get(card, "package_path"):  # the demo TopoNets: weights inside the package
-            from ..models._registry import _package_file
+            from ..models import package_file
 
             try:
-                local = _package_file(card.package_path)
+                local = package_file(card.package_path)
             except E.ToponeuroError:
                 local = card.package_path
             shipped = (f" Its weights ship inside toponeuro ({local}); Brain-Score downloads "

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import xarray as xr
 
-from .._deprecate import renamed_parameter
 from ..analysis import TDANN_PATCHES
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
@@ -55,21 +54,25 @@ class MapResult:
         layer and hemisphere).
     files : dict
         Name -> path of every file written.
+    comparison : dict
+        ``(layer, hemisphere) ->`` the model-vs-cortex table of
+        :func:`~toponeuro.analysis.compare_tables` (what
+        :func:`~toponeuro.reporting.comparison_view` shows).
 
     Examples
     --------
     >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
-    >>> res.tables, res.files
-    ({}, {})
+    >>> res.tables, res.files, res.comparison
+    ({}, {}, {})
     """
 
     summary: dict
     selectivity: xr.DataArray
     tables: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
+    comparison: dict = field(default_factory=dict)
 
 
-@renamed_parameter("out", "out_dir")
 def run_map(
     model: str = DEFAULT_MAP_MODEL,
     *,
@@ -127,7 +130,7 @@ def run_map(
     layers : list of str, optional
         Default: the last three TopoLoss layers of the model card (the last convolutions).
     out_dir : path-like
-        Output folder (created). Was ``out`` (deprecated, one release).
+        Output folder (created). (``out=`` of 0.1 was removed in 0.3.0.)
     threshold : float
         Patches are connected units with ``t >= threshold`` after TDANN's smoothing
         (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
@@ -226,4 +229,4 @@ def run_map(
         print(_results.format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
     return MapResult(summary=res.summary, selectivity=model_side.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()})
+                     files={k: str(v) for k, v in files.items()}, comparison=comparison)

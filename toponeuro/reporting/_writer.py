@@ -1,5 +1,5 @@
 """Write a ``toponeuro map`` report: figures (from :mod:`toponeuro.plotting`), data files and
-the HTML page (``templates/report.html``), all from one :class:`~._results.MapReport`."""
+the HTML page (``templates/report.html``), all from one :class:`~._results.ReportData`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import _dims as D
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
-from ._results import MapReport, comparison_view, training_images_note
+from ._results import ReportData, comparison_view, training_images_note
 
 __all__ = ["write_report"]
 
@@ -29,7 +29,8 @@ def _savefig(fig, path: Path) -> Path:
     return path
 
 
-def _figures(out: Path, res: MapReport, atlas) -> dict:
+def _figures(out: Path, res: ReportData, atlas) -> dict:
+    from .._optional import optional_import
     from ..plotting import (
         plot_arrangement,
         plot_comparison,
@@ -37,9 +38,8 @@ def _figures(out: Path, res: MapReport, atlas) -> dict:
         plot_sheet_map,
         plot_surface_map,
     )
-    from ..plotting._common import require_matplotlib
 
-    plt = require_matplotlib()
+    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
     layers, thr = res.summary["layers"], res.summary["patch_threshold_t"]
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
@@ -97,7 +97,7 @@ def _img(files: dict, name: str, alt: str) -> str:
             f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
 
 
-def _html(res: MapReport, files: dict) -> str:
+def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     s = res.summary
     m, st, layers = s["model"], s["stimuli"], s["layers"]
@@ -176,7 +176,7 @@ def _html(res: MapReport, files: dict) -> str:
     )
 
 
-def write_report(out: Path, res: MapReport, *, atlas, t0: float | None = None) -> dict:
+def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None) -> dict:
     """Write every output of a ``toponeuro map`` run into ``out``; name -> path."""
     out.mkdir(parents=True, exist_ok=True)
     files = _figures(out, res, atlas)

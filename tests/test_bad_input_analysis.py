@@ -198,7 +198,7 @@ CASES = [
     ("recipe-tau-nan", lambda: build_from_recipe(_recipe(topoloss__tau=float("nan"))),
      RecipeError, ValueError, "got nan", "Fix the value"),
     ("recipe-epochs-zero", lambda: validate_recipe(_recipe(train__epochs=0)), RecipeError,
-     ValueError, "got 0", "--epochs N"),
+     ValueError, "got 0", "epochs=N"),
     ("recipe-lr-negative", lambda: validate_recipe(_recipe(train__lr=-0.1)), RecipeError,
      ValueError, "got -0.1", "> 0"),
     ("recipe-widths", lambda: validate_recipe(_recipe(model__widths="abc")), RecipeError,

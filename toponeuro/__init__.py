@@ -60,6 +60,7 @@ _LAZY = {
     "score_with_brainscore": "toponeuro.brainscore",
     # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
     "run_map": "toponeuro.reporting",
+    "run_language_map": "toponeuro.reporting",
 }
 _SUBPACKAGES = (
     "topoloss",

@@ -310,15 +310,23 @@ def _add_map(sub):
         "domain selectivity maps (faces, bodies, places, characters, objects), their "
         "smoothness, patches and similarities, compare them with the visfAtlas ROIs on "
         "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
-        "Offline, give a local fLoc copy with --stimuli DIR.",
+        "Offline, give a local fLoc copy with --stimuli DIR. With --language: the same for a "
+        "language model, the Fedorenko et al. (2010) localizer and the language parcels.",
     )
+    p.add_argument("--language", action="store_true",
+                   help="map a language model's language-selective units (S vs N, TopoLM's "
+                   "definitions) against the cortex's language parcels "
+                   "(toponeuro.run_language_map; default model "
+                   "toponeuro.reporting.DEFAULT_LANGUAGE_MODEL, --stimuli a localizer csv)")
     model = _model_args(p, required=False)
     _library_default(model, lambda: (_default_map_model(),
                                      "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
     _add_checkpoint_args(p)
-    p.add_argument("--stimuli", default="floc",
+    p.add_argument("--stimuli", default=None,
                    help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
-                   "folder with one sub-folder per category")
+                   "folder with one sub-folder per category; with --language: langloc (the "
+                   "pinned localizer csv, cached) or a local csv with columns sentence, "
+                   "condition (default: floc; with --language langloc)")
     p.add_argument("--images", type=_images_arg, default=None,
                    help="fLoc image numbers of each category, a range like 97-120 or all "
                    "(default: with --stimuli floc 97-120, the images held out from the demo "
@@ -326,7 +334,9 @@ def _add_map(sub):
                    "of them the model was trained on)")
     p.add_argument("--layers", nargs="+",
                    help="layers to map (default: the model's last three TopoLoss layers)")
-    p.add_argument("--out", default="toponeuro-map", help="output folder")
+    p.add_argument("--out", default=None,
+                   help="output folder (default: toponeuro-map; with --language "
+                   "toponeuro-language-map)")
     _library_default(
         p.add_argument("--threshold", type=float,
                        help="patch threshold on the selectivity t, after TDANN's smoothing"),
@@ -351,18 +361,56 @@ def _default_map_model() -> str:
     return DEFAULT_MAP_MODEL
 
 
-def _run_map(args) -> int:
-    from .exceptions import InvalidDataError, TrainingImagesWarning
-    from .reporting import DEFAULT_MAP_MODEL, run_map
+def _check_null_args(args) -> None:
+    from .exceptions import InvalidDataError
 
-    out = _out_folder(args.out)
-    device = _device(args.device)
-    _positive(args.batch_size, "--batch-size")
     if args.permutations is not None and args.permutations < 0:
         raise InvalidDataError(
             f"--permutations must be 0 (no null) or more; got {args.permutations}.")
     if args.alpha is not None and not 0 < args.alpha <= 1:
         raise InvalidDataError(f"--alpha must be in (0, 1]; got {args.alpha}.")
+
+
+def _run_language_map(args) -> int:
+    from .exceptions import InvalidDataError
+    from .reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
+
+    given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold)) if v]
+    if given:
+        raise InvalidDataError(
+            f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
+            "localizer's and the patch threshold is the Benjamini-Hochberg t. Drop "
+            f"{' and '.join(given)}.")
+    out = _out_folder(args.out or "toponeuro-language-map")
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    _check_null_args(args)
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    stimuli = args.stimuli or "langloc"
+    if stimuli != "langloc":
+        _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
+    library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha}
+    run_language_map(
+        args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
+        trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
+        out_dir=out, batch_size=args.batch_size, device=device, random_state=args.seed,
+        progress=not args.no_progress,
+        **{k: v for k, v in library_defaults.items() if v is not None})
+    return 0
+
+
+def _run_map(args) -> int:
+    from .exceptions import TrainingImagesWarning
+    from .reporting import DEFAULT_MAP_MODEL, run_map
+
+    if args.language:
+        return _run_language_map(args)
+    args.stimuli = args.stimuli or "floc"
+    out = _out_folder(args.out or "toponeuro-map")
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    _check_null_args(args)
     library_defaults = {  # None: not given, run_map's own default applies
         "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
     if args.checkpoint is not None:

@@ -52,6 +52,10 @@ __all__ = [
     "OutOfRangeError",
     "OutputPathError",
     "DeviceError",
+    "OutputExistsError",
+    "OutputLockedError",
+    "TrainingDivergedError",
+    "RecipeMismatchError",
     "close_matches",
 ]
 
@@ -156,7 +160,11 @@ class ImageReadError(InvalidDataError, OSError):
     """
 
 
-class StoreLockedError(ToponeuroError, BlockingIOError):
+class OutputLockedError(ToponeuroError, BlockingIOError):
+    """Another process is writing the same output (folder, file or store); the message names it."""
+
+
+class StoreLockedError(OutputLockedError):
     """Another process is writing the same activation store (the message names it)."""
 
 
@@ -181,6 +189,29 @@ class TrainingImagesWarning(ToponeuroWarning):
 
 class OutputPathError(ToponeuroError, OSError):
     """An output path cannot be written: a file where a folder is needed, or the reverse."""
+
+
+class OutputExistsError(OutputPathError, FileExistsError):
+    """An output path already holds something: toponeuro's own output (pass ``overwrite=True``
+    to replace it) or a file or folder toponeuro did not write (never replaced).
+
+    The message names the path and the fix.
+    """
+
+
+class TrainingDivergedError(ToponeuroError, FloatingPointError):
+    """Training stopped: the loss, a gradient or the weights became NaN or infinite.
+
+    The message names the step, the learning rate and the last good checkpoint; no
+    checkpoint with non-finite weights is ever written.
+    """
+
+
+class RecipeMismatchError(RecipeError):
+    """A run folder holds a run of another recipe (or other training settings).
+
+    Resuming it would mix two runs; pass ``restart=True`` (``--restart``) or another folder.
+    """
 
 
 class DeviceError(ToponeuroError, RuntimeError):

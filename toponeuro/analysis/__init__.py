@@ -3,11 +3,13 @@ RSA, dimensionality and layer x region sweeps."""
 
 from .._deprecate import removed_names
 from . import (
+    _autocorr,
     _compare,
     _dimensionality,
     _efficiency,
     _encoding,
     _geometry,
+    _localizer,
     _null,
     _patches,
     _rsa,
@@ -19,11 +21,13 @@ from . import (
     _tables,
     _topography,
 )
+from ._autocorr import *
 from ._compare import *
 from ._dimensionality import *
 from ._efficiency import *
 from ._encoding import *
 from ._geometry import *
+from ._localizer import *
 from ._null import *
 from ._patches import *
 from ._rsa import *
@@ -38,8 +42,10 @@ from ._topography import *
 __all__ = [
     *_tables.__all__,
     *_selectivity.__all__,
+    *_localizer.__all__,
     *_geometry.__all__,
     *_topography.__all__,
+    *_autocorr.__all__,
     *_patches.__all__,
     *_null.__all__,
     *_compare.__all__,

@@ -1,15 +1,16 @@
 """Encoding models: ridge (one eigendecomposition shared over every alpha and target) and PLS.
 
-The ridge solution for all alphas comes from one symmetric eigendecomposition: of the feature
+The ridge solution for all alphas comes from symmetric eigendecompositions: of the feature
 Gram ``X.T @ X`` when there are fewer features than samples (primal form), else of the kernel
-``X @ X.T`` (dual form). For k-fold cross-validation the decomposition of the full design is
-enough: the held-out residuals of each fold follow from the full-data fit by the
-group-deletion identity ``e_g = (I - H_gg)^-1 r_g``. Scores of every alpha for a chunk of
-targets are then a few matrix products.
+``X @ X.T`` (dual form). Cross-validation either decomposes each training set (per fold) or
+only the full design (group-deletion identity ``e_g = (I - H_gg)^-1 r_g``), whichever costs
+fewer operations; scores of every alpha for a chunk of targets are then a few matrix
+products. The solver itself lives in :mod:`toponeuro.analysis._ridge_solver`.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable
 
@@ -22,13 +23,15 @@ from .._typing import RandomState
 from ..exceptions import (
     AlignmentError,
     InvalidDataError,
+    NotFittedError,
     UndefinedValueWarning,
     UnitsError,
     UnknownNameError,
     close_matches,
 )
-from ._backend import get_backend
+from . import _ridge_solver as _ridge
 from ._pls import PLSEncoder
+from ._ridge_solver import SCORINGS
 from ._validate import (
     EstimatorMixin,
     LinearPredictorMixin,
@@ -39,9 +42,6 @@ from ._validate import (
 )
 
 __all__ = ["RidgeEncoder", "PLSEncoder", "encoding_score", "make_folds", "ENCODING_MODELS"]
-
-_MEM_BUDGET = 256 * 2**20  # bytes of predictions held at once per chunk of targets
-
 
 # ----------------------------------------------------------------------------- folds
 def make_folds(
@@ -113,194 +113,21 @@ def make_folds(
     return out
 
 
-# ----------------------------------------------------------------------------- kernels
-def _decompose(B, Xtr):
-    """Eigendecomposition shared by all alphas: ``(form, w, V, right)``.
-
-    ``pred_alpha(Xte) = test_side * 1/(w + alpha) @ right @ Ytr`` where the test side is
-    ``Xte @ V`` (primal) or ``Xte @ Xtr.T @ Q`` (dual). The Gram matrix is formed in the
-    data's precision and diagonalised in float64; the products stay in the data's precision.
-    """
-    n, p = Xtr.shape
-    dtype = B.dtype_of(Xtr)
-    gram = Xtr.T @ Xtr if p <= n else Xtr @ Xtr.T
-    w, V = B.eigh(B.asarray(gram, dtype=B.float64()))
-    w = B.clip_min(w, 0.0)
-    V = B.asarray(V, dtype=dtype)
-    if p <= n:
-        return "primal", w, V, V.T @ Xtr.T
-    return "dual", w, V, V.T
-
-
-def _test_side(B, form, V, Xtr, Xte):
-    if form == "primal":
-        return Xte @ V
-    return (Xte @ Xtr.T) @ V
-
-
-def _score(B, Yte, P, scoring):
-    """Per-target scores of predictions ``P`` (..., n_test, n_targets)."""
-    if scoring == "r2":
-        return r2_score(Yte, P)
-    if scoring == "pearson":
-        return pearson_r(Yte, P)
-    if scoring == "neg_mse":
-        return -((Yte - P) ** 2).mean(-2)
-    raise UnknownNameError(f"Unknown scoring {scoring!r}; {close_matches(scoring, SCORINGS)}")
-
-
-SCORINGS = ("r2", "pearson", "neg_mse")
-CV_SOLVERS = ("auto", "deletion", "per_fold")
-
-
-def _n_batch(n_targets, per_target_bytes, n_targets_batch):
-    if n_targets_batch:
-        return int(n_targets_batch)
-    return int(max(1, min(n_targets, _MEM_BUDGET // max(1, per_target_bytes))))
-
-
-def _ridge_cv_scores(B, X, Y, alphas, folds, fit_intercept, scoring, n_targets_batch):
-    """Mean over folds of per-target scores for every alpha: ``(n_alphas, n_targets)``."""
-    n_a = len(alphas)
-    dtype = X.dtype
-    n_t = Y.shape[1]
-    total = None
-    a = B.asarray(alphas, dtype=B.float64())
-    for tr, te in folds:
-        itr, ite = B.index(tr), B.index(te)
-        Xtr, Xte = X[itr], X[ite]
-        if fit_intercept:
-            mx = Xtr.mean(0)
-            Xtr, Xte = Xtr - mx, Xte - mx
-        form, w, V, right = _decompose(B, Xtr)
-        left = _test_side(B, form, V, Xtr, Xte)  # (n_te, k)
-        k, n_tr, n_te = w.shape[0], len(tr), len(te)
-        inv = B.asarray(1.0 / (w[None, :] + a[:, None]), dtype=dtype)  # (n_a, k)
-        stacked_left = (left[None, :, :] * inv[:, None, :]).reshape(n_a * n_te, k)
-        # cost of (stacked_left @ right) @ Y vs stacked_left @ (right @ Y)
-        via_samples = n_a * n_te * n_tr <= k * n_tr + n_a * n_te * k
-        if via_samples:
-            M = B.asarray(stacked_left @ right, dtype=dtype)  # (n_a*n_te, n_tr)
-        else:
-            Lk = B.asarray(stacked_left, dtype=dtype)
-            Rk = B.asarray(right, dtype=dtype)
-        itemsize = np.dtype(B.to_numpy(X[:1, :1]).dtype).itemsize
-        batch = _n_batch(n_t, 2 * n_a * n_te * itemsize, n_targets_batch)
-        fold_scores = B.zeros((n_a, n_t), dtype=B.float64())
-        for s in range(0, n_t, batch):
-            Ytr, Yte = Y[itr, s : s + batch], Y[ite, s : s + batch]
-            if fit_intercept:
-                my = Ytr.mean(0)
-                Ytr, Yte = Ytr - my, Yte - my
-            P = M @ Ytr if via_samples else Lk @ (Rk @ Ytr)
-            P = P.reshape(n_a, n_te, -1)
-            fold_scores[:, s : s + batch] = B.asarray(_score(B, Yte, P, scoring), B.float64())
-        total = fold_scores if total is None else total + fold_scores
-    return total / len(folds)
-
-
-def _is_partition(folds, n):
-    """True when the test sets partition the samples and each train set is the rest."""
-    tests = np.concatenate([np.asarray(te) for _, te in folds])
-    if len(tests) != n or not np.array_equal(np.sort(tests), np.arange(n)):
-        return False
-    return all(len(tr) + len(te) == n and not np.intersect1d(tr, te).size for tr, te in folds)
-
-
-def _global_decomposition(B, X, fit_intercept):
-    """One decomposition of the (centred) full design, shared by CV and refit."""
-    mx = X.mean(0) if fit_intercept else None
-    Xc = X - mx if fit_intercept else X
-    form, w, V, right = _decompose(B, Xc)
-    if form == "primal":
-        L = Xc @ V  # (n, p): full-data hat matrix is L diag(1/(w+a)) L'
-    else:
-        L = V * B.sqrt(B.asarray(w, dtype=B.dtype_of(V)))[None, :]  # Q sqrt(w)
-    return {"form": form, "w": w, "V": V, "right": right, "L": L, "Xc": Xc, "mx": mx}
-
-
-def _deletion_cv_scores(B, dec, Y, alphas, folds, fit_intercept, scoring, n_targets_batch):
-    """K-fold CV scores without refitting per fold.
-
-    For penalised least squares with a fixed penalty, the residuals of a held-out group
-    ``g`` under the model fitted without it are ``(I - H_gg)^-1 r_g``, where ``H`` is the
-    full-data hat matrix and ``r`` the full-data residuals (the unpenalised intercept adds
-    ``1/n`` to ``H``). So one decomposition serves every fold, alpha and target; only small
-    ``n_g x n_g`` inverses are computed per fold and alpha.
-    """
-    L, w = dec["L"], dec["w"]
-    dtype = B.dtype_of(L)
-    f64 = B.float64()
-    n, _ = L.shape
-    n_a, n_t = len(alphas), Y.shape[1]
-    D = 1.0 / (w[None, :] + B.asarray(alphas, dtype=f64)[:, None])  # (n_a, k)
-    ops = []
-    for _, te in folds:
-        ite = B.index(te)
-        Lg = B.asarray(L[ite], dtype=f64)
-        ng = len(te)
-        Ms, Ns = [], []
-        for ia in range(n_a):
-            LD = Lg * D[ia][None, :]
-            H = LD @ Lg.T + (1.0 / n if fit_intercept else 0.0)
-            M = B.inv(B.eye(ng, f64) - H)
-            Ms.append(M)
-            Ns.append(M @ LD)
-        ops.append((ite, ng, B.asarray(B.concatenate(Ms), dtype), B.asarray(B.concatenate(Ns), dtype)))
-    itemsize = np.dtype(B.to_numpy(L[:1, :1]).dtype).itemsize
-    batch = _n_batch(n_t, 3 * n_a * max(ng for _, ng, _, _ in ops) * itemsize, n_targets_batch)
-    total = B.zeros((n_a, n_t), dtype=f64)
-    for s in range(0, n_t, batch):
-        Yc = Y[:, s : s + batch]
-        if fit_intercept:
-            Yc = Yc - Yc.mean(0)
-        Z = L.T @ Yc
-        for ite, ng, Mst, Nst in ops:
-            Yg = Yc[ite]
-            E = (Mst @ Yg - Nst @ Z).reshape(n_a, ng, -1)  # held-out residuals
-            total[:, s : s + batch] += B.asarray(_score(B, Yg, Yg - E, scoring), f64)
-    return total / len(folds)
-
-
-def _ridge_refit(B, X, Y, alphas, best_idx, fit_intercept, n_targets_batch, dec=None):
-    """Coefficients ``(n_features, n_targets)`` and intercepts refit on all samples."""
-    dtype = X.dtype
-    if dec is None:
-        dec = _global_decomposition(B, X, fit_intercept)
-    form, w, V, right, Xc, mx = (dec[k] for k in ("form", "w", "V", "right", "Xc", "mx"))
-    if fit_intercept:
-        my = Y.mean(0)
-        Yc = Y - my
-    else:
-        Yc = Y
-    p, n_t = X.shape[1], Y.shape[1]
-    coef = B.zeros((p, n_t), dtype=dtype)
-    best_idx = B.to_numpy(best_idx)
-    step = _n_batch(n_t, 2 * (p + X.shape[0]) * 8, n_targets_batch)
-    for ia in np.unique(best_idx):
-        cols = np.flatnonzero(best_idx == ia)
-        d = B.asarray(1.0 / (w + float(alphas[ia])), dtype=dtype)
-        for s in range(0, len(cols), step):
-            c = B.index(cols[s : s + step])
-            sol = V @ (d[:, None] * (right @ Yc[:, c]))
-            coef[:, c] = Xc.T @ sol if form == "dual" else sol
-    intercept = (my - mx @ coef) if fit_intercept else B.zeros((n_t,), dtype=dtype)
-    return coef, intercept
-
-
 # ----------------------------------------------------------------------------- estimators
 @fill_doc
 class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
     """Ridge regression with cross-validated alpha, per target or shared.
 
-    One symmetric eigendecomposition (primal ``X.T X`` or dual ``X X.T``, whichever is
-    smaller) serves every alpha and every target. With k-fold splits a single decomposition of
-    the full design gives every fold's held-out residuals exactly (group-deletion identity, see
-    ``cv_solver``); other splitters decompose each training set. The predictions of all alphas
-    for a chunk of targets are then matrix products, and targets are processed in chunks so
-    memory stays bounded.
+    Symmetric eigendecompositions (primal ``X.T X`` when there are fewer features than
+    samples, else dual ``X X.T``, as himalaya chooses) serve every alpha and every target:
+    either one per training set, or one of the full design that gives every fold's held-out
+    residuals exactly (group-deletion identity, see ``cv_solver``). The predictions of all
+    alphas for a chunk of targets are then matrix products, and targets are processed in
+    chunks so memory stays bounded; in the dual form each fold's kernel is a block of the full
+    kernel, so a wide layer costs N x N, not P x P.
     When ``y`` is a dask array chunked over targets, each chunk is fitted as one task on the
-    active dask scheduler (a ``dask.distributed`` client if one is running).
+    active dask scheduler; with a ``dask.distributed`` client the features are scattered to
+    every worker once and each worker decomposes them once (see :doc:`/large_datasets`).
 
     Parameters
     ----------
@@ -324,16 +151,32 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         ``"per_fold"`` decomposes each training set; ``"deletion"`` decomposes the full
         design once and obtains every fold's held-out residuals exactly as
         ``(I - H_gg)^-1 r_g`` (group-deletion identity of penalised least squares), which
-        needs k-fold style folds; ``"auto"`` (default) uses it whenever the folds allow.
+        needs k-fold style folds; ``"auto"`` (default) uses whichever needs fewer
+        operations for the problem's shape and number of targets (both are exact).
     %(random_state)s
+    weights : "memory", None or path
+        What to do with the coefficients (n_features x n_targets): ``"memory"`` (default)
+        keeps them as ``coef_`` -- refused before any work when they would exceed
+        ``toponeuro.analysis._ridge_solver.WEIGHTS_BUDGET`` (4 GiB); ``None`` computes no
+        refit at all (``cv_scores_``, ``best_alphas_`` and ``best_scores_`` only, the
+        cheapest fit); a path (``"coef.nc"``) writes them to a netCDF store chunk by chunk
+        of targets, never holding more than one chunk, and ``coef_`` is then a lazy dask
+        array read from it (variables ``coef``, ``intercept``, ``best_alpha``,
+        ``best_score``, ``cv_scores``; an existing file is never overwritten).
 
     Attributes
     ----------
     coef_ : ndarray (n_targets, n_features)
+        Not set when ``weights=None``.
     intercept_ : ndarray (n_targets,)
+        Not set when ``weights=None``.
     best_alphas_ : ndarray (n_targets,)
+    best_scores_ : ndarray (n_targets,)
+        Cross-validated score of each target at its chosen alpha.
     cv_scores_ : ndarray (n_alphas, n_targets)
         Mean cross-validated score of every alpha for every target.
+    cv_solver_ : str
+        The solver that ran (``"per_fold"`` or ``"deletion"``).
 
     Examples
     --------
@@ -359,7 +202,9 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         n_targets_batch: int | None = None,
         cv_solver: str = "auto",
         random_state: RandomState = None,
+        weights="memory",
     ):
+        self.weights = weights
         self.cv_solver = cv_solver
         self.alphas = alphas
         self.cv = cv
@@ -400,17 +245,102 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
             X = X.astype(np.float64)
         check_finite(X, "features")
         folds = make_folds(self.cv, X.shape[0], self.random_state)
-        if _is_dask(Y):
-            self._fit_dask(X, Y, alphas, folds)
-        else:
+        if not _is_dask(Y):
+            Y = np.asarray(Y)
             check_finite(Y, "targets")
-            res = _fit_block(self.get_params(), alphas, folds, X, np.asarray(Y), None)
-            self.cv_scores_, best, self.coef_, self.intercept_ = res
-            if not self.alpha_per_target:
-                best = np.full(Y.shape[1], best)
-            self._set_best(alphas, best)
+        if Y.dtype != X.dtype:  # the features' precision (at least float32) for both
+            X = X.astype(np.result_type(X.dtype, np.float32))
+        self._fit_chunks(X, Y, alphas, folds)
         self.n_features_in_ = X.shape[1]
         return self
+
+    def _weights_mode(self, p, n_t, itemsize):
+        w = self.weights
+        if w is None:
+            return None
+        if isinstance(w, str) and w == "memory":
+            need = p * n_t * itemsize
+            if need > _ridge.WEIGHTS_BUDGET:
+                raise InvalidDataError(
+                    f"The coefficients ({p} features x {n_t} targets) would take "
+                    f"{need / 2**30:.1f} GiB in memory, above the "
+                    f"{_ridge.WEIGHTS_BUDGET / 2**30:.0f} GiB budget; pass weights=None "
+                    "(scores and alphas only) or weights='coef.nc' (written to a store)."
+                )
+            return "memory"
+        if isinstance(w, (str, os.PathLike)):
+            return "store"
+        raise InvalidDataError(
+            f"weights must be 'memory', None or a file path; got weights={w!r}."
+        )
+
+    def _fit_chunks(self, X, Y, alphas, folds):
+        n_t, p = Y.shape[1], X.shape[1]
+        mode = self._weights_mode(p, n_t, X.dtype.itemsize)
+        design = _ridge._Design(X, folds, alphas, self.get_params(), n_t, mode is not None)
+        if _is_dask(Y):
+            Y = Y.rechunk({0: -1})
+            blocks = list(Y.to_delayed().ravel())
+            sizes = list(Y.chunks[1])
+        else:
+            step = n_t if mode != "store" else max(1, _ridge._WEIGHTS_CHUNK // (p * X.itemsize))
+            blocks = [Y[:, s : s + step] for s in range(0, n_t, step)]
+            sizes = [b.shape[1] for b in blocks]
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        scores = np.full((len(alphas), n_t), np.nan)
+        best = np.zeros(n_t, dtype=int)
+        coef = np.empty((n_t, p), dtype=X.dtype) if mode == "memory" else None
+        intercept = np.empty(n_t, dtype=X.dtype) if mode is not None else None
+        writer = (_ridge.WeightsWriter(self.weights, n_t, p, X.dtype, alphas)
+                  if mode == "store" else None)
+
+        def keep(i, part):
+            sl = slice(starts[i], starts[i + 1])
+            if "scores" in part:
+                scores[:, sl] = part["scores"]
+            best[sl] = part["best"]
+            if "coef" in part:
+                intercept[sl] = part["intercept"]
+                if writer is not None:
+                    writer.write(int(starts[i]), part["coef"], part["intercept"])
+                else:
+                    coef[sl] = part["coef"]
+
+        try:
+            shared = not self.alpha_per_target and len(alphas) > 1
+            _ridge.map_chunks(design, blocks, {"fixed_index": None, "scores": True,
+                                               "coef": mode is not None and not shared,
+                                               "per_target": self.alpha_per_target}, keep)
+            if shared:  # one alpha for all: every target's scores first, then the refit
+                ia = int(np.argmax(np.nan_to_num(scores.mean(1), nan=-np.inf)))
+                best[:] = ia
+                if mode is not None:
+                    _ridge.map_chunks(design, blocks, {"fixed_index": ia, "scores": False,
+                                                       "coef": True, "per_target": False}, keep)
+        except BaseException:
+            if writer is not None:
+                writer.abort()
+            raise
+        self.cv_scores_ = scores
+        self.cv_solver_ = design.solver
+        self._set_best(alphas, best)
+        self.best_scores_ = scores[best, np.arange(n_t)]
+        for attr in ("coef_", "intercept_"):
+            self.__dict__.pop(attr, None)
+        if mode == "memory":
+            self.coef_, self.intercept_ = coef, intercept
+        elif mode == "store":
+            writer.finish(self.best_alphas_, self.best_scores_, scores)
+            self.coef_, self.intercept_ = _open_weights(writer.path)
+
+    def _check_fitted(self):
+        if not hasattr(self, "cv_scores_"):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted; call fit(X, y) first.")
+        if not hasattr(self, "coef_"):
+            raise NotFittedError(
+                "This RidgeEncoder was fitted with weights=None, so it has scores and alphas "
+                "but no coefficients to predict with; refit with weights='memory' or a path."
+            )
 
     def _set_best(self, alphas, best):
         self.best_index_ = np.asarray(best)
@@ -418,87 +348,15 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         if not self.alpha_per_target:
             self.alpha_ = float(self.best_alphas_[0])
 
-    def _fit_dask(self, X, Y, alphas, folds):
-        import dask
-
-        Y = Y.rechunk({0: -1})
-        blocks = Y.to_delayed().ravel()
-        params = self.get_params()
-        fit = dask.delayed(_fit_block, pure=True)
-        if self.alpha_per_target:
-            parts = dask.compute(*[fit(params, alphas, folds, X, b, None) for b in blocks])
-            best = np.concatenate([np.atleast_1d(p[1]) for p in parts])
-        else:  # the shared alpha needs every target's scores first
-            score = dask.delayed(_block_scores, pure=True)
-            tables = dask.compute(*[score(params, alphas, folds, X, b) for b in blocks])
-            ia = int(np.argmax(np.concatenate(tables, axis=1).mean(1)))
-            parts = dask.compute(*[fit(params, alphas, folds, X, b, ia) for b in blocks])
-            best = np.full(Y.shape[1], ia)
-        self.cv_scores_ = np.concatenate([p[0] for p in parts], axis=1)
-        self.coef_ = np.concatenate([p[2] for p in parts], axis=0)
-        self.intercept_ = np.concatenate([p[3] for p in parts])
-        self._set_best(alphas, best)
-
     @property
     def _separable(self):
         return bool(self.alpha_per_target)
 
 
-def _block_scores(params, alphas, folds, X, Y):
-    B = get_backend(params["backend"], params["device"])
-    check_finite(Y, "targets")
-    Xb, Yb = B.asarray(X), B.asarray(np.asarray(Y), dtype=X.dtype)
-    return B.to_numpy(_cv_scores(params, B, Xb, Yb, alphas, folds)[0])
-
-
-def _cv_scores(params, B, Xb, Yb, alphas, folds, with_scores=True):
-    """``(scores (n_alphas, n_targets) or None, decomposition of the full design)``."""
-    fi, scoring, nb = params["fit_intercept"], params["scoring"], params["n_targets_batch"]
-    solver = params["cv_solver"]
-    if solver not in CV_SOLVERS:
-        raise UnknownNameError(f"Unknown cv_solver {solver!r}; {close_matches(solver, CV_SOLVERS)}")
-    n = Xb.shape[0]
-    partition = _is_partition(folds, n)
-    if solver == "deletion" and not partition:
-        raise InvalidDataError(
-            "cv_solver='deletion' needs folds whose test sets partition the stimuli (k-fold); "
-            "use cv_solver='per_fold' for other splitters."
-        )
-    dec = _global_decomposition(B, Xb, fi)
-    if not with_scores:
-        return None, dec
-    if solver != "per_fold" and partition:
-        return _deletion_cv_scores(B, dec, Yb, alphas, folds, fi, scoring, nb), dec
-    return _ridge_cv_scores(B, Xb, Yb, alphas, folds, fi, scoring, nb), dec
-
-
-def _fit_block(params, alphas, folds, X, Y, fixed_index):
-    """CV scores, best alpha index(es), coef (n_targets, p) and intercept for targets ``Y``."""
-    B = get_backend(params["backend"], params["device"])
-    check_finite(Y, "targets")
-    Y = np.asarray(Y)
-    if Y.dtype != X.dtype:
-        Y = Y.astype(np.result_type(X.dtype, np.float32))
-        X = X.astype(Y.dtype)
-    Xb, Yb = B.asarray(X), B.asarray(Y)
-    need = len(alphas) > 1 or fixed_index is None
-    scores, dec = _cv_scores(params, B, Xb, Yb, alphas, folds, with_scores=need)
-    if need:
-        scores_np = B.to_numpy(scores)
-    else:
-        scores_np = np.full((1, Y.shape[1]), np.nan)
-    if fixed_index is not None:
-        best = np.full(Y.shape[1], fixed_index)
-        best_ret = best
-    elif params["alpha_per_target"]:
-        best = np.argmax(np.nan_to_num(scores_np, nan=-np.inf), axis=0)
-        best_ret = best
-    else:
-        best_ret = int(np.argmax(np.nan_to_num(scores_np.mean(1), nan=-np.inf)))
-        best = np.full(Y.shape[1], best_ret)
-    coef, intercept = _ridge_refit(B, Xb, Yb, alphas, best, params["fit_intercept"],
-                                   params["n_targets_batch"], dec)
-    return scores_np, best_ret, B.to_numpy(coef).T.copy(), B.to_numpy(intercept)
+def _open_weights(path):
+    """``(coef, intercept)`` of a weights store: a lazy dask array and a numpy vector."""
+    ds = xr.open_dataset(path, engine="h5netcdf", chunks={})
+    return ds["coef"].data, np.asarray(ds["intercept"].values)
 
 
 ENCODING_MODELS = {"ridge": RidgeEncoder, "pls": PLSEncoder}

@@ -19,7 +19,7 @@ from .. import _dims as D
 from .._version import __version__
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
-__all__ = ["ReportData", "assemble", "comparison_view", "format_summary"]
+__all__ = ["ReportData", "assemble", "comparison_view", "cortex_description", "format_summary"]
 
 _PAIRS = ("faces-bodies", "faces-places")
 
@@ -118,9 +118,35 @@ def _signatures(topo, layer: str, alpha: float) -> list[dict]:
     return out
 
 
+def cortex_description(source: dict | None) -> str:
+    """One line on what the cortex maps are (atlas and representation, or the user's files).
+
+    Examples
+    --------
+    >>> cortex_description({"atlas": "visfAtlas", "representation": "binary"})
+    'visfAtlas (Rosenke et al., 2021) on fsaverage5: its ROIs as 0/1 maps'
+    """
+    source = source or {}
+    if source.get("representation") == "values":
+        files = source.get("maps", {})
+        how = ("MNI volumes projected with nilearn's vol_to_surf "
+               f"({', '.join(f'{k}={v}' for k, v in source['vol_to_surf'].items() if k != 'meshes')})"
+               if source.get("vol_to_surf") else "surface maps")
+        return (f"your own maps ({', '.join(files)}) on fsaverage5, {how}; "
+                "their values as they are")
+    rep = source.get("representation", "binary")
+    head = "visfAtlas (Rosenke et al., 2021) on fsaverage5"
+    if rep == "proximity":
+        return (f"{head}: each ROI as a continuous map, its geodesic proximity "
+                f"exp(-d / {source.get('scale_mm', 10):g} mm), d the distance along the pial "
+                "mesh to the ROI (1 inside; the atlas is a maximum-probability map, whose 0/1 "
+                "ROIs never overlap)")
+    return f"{head}: its ROIs as 0/1 maps"
+
+
 def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
              dims, comparison, threshold, min_units, alpha=0.05,
-             training_images=None) -> ReportData:
+             training_images=None, cortex_source: dict | None = None) -> ReportData:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`)."""
     model_table = _model_table(model_topo, layers)
     sim = model_topo.similarity.rename(columns={"sheet": "layer"})
@@ -174,12 +200,35 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         }
     arrangement = {}
     for (layer, h), t in comparison.items():
+        a = t.attrs.get("arrangement", {})
         arrangement[f"{layer}|{h}"] = {
-            "spearman": _num(t.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"]),
-            "procrustes": _num(t.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex"]),
-            "n_regions": int(t.loc[("arrangement_n_regions", "centroids"), "model_vs_cortex"]),
-            "regions": t.attrs.get("arrangement_regions", []),
+            "spearman": _num(a.get("spearman", np.nan)),
+            "p_value": _num(a.get("p_value", np.nan)),
+            "p_shift": _num(a.get("p_shift", np.nan)),
+            "p_spin": _num(a.get("p_spin", np.nan)),
+            "null_shift_mean": _num(a.get("null_shift_mean", np.nan)),
+            "null_spin_mean": _num(a.get("null_spin_mean", np.nan)),
+            "n_domains": int(a.get("n_domains", 0)),
+            "n_pairs": int(a.get("n_pairs", 0)),
+            "domains": list(a.get("domains", [])),
+            "pairs": list(a.get("pairs", [])),
+            "model_distances": [_num(v) for v in a.get("model_distances", [])],
+            "cortex_distances_mm": [_num(v) for v in a.get("cortex_distances", [])],
+            "patch_centroids": {
+                "spearman": _num(t.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"]),
+                "n_regions": int(t.loc[("arrangement_n_regions", "centroids"),
+                                       "model_vs_cortex"]),
+            },
         }
+    headline_layer = list(layers)[-1]
+    headline = {
+        "layer": headline_layer,
+        "rule": ("the deepest mapped layer (the last of the layers), fixed before looking at "
+                 "the results: TDANN and TopoNets compare their last convolutional layers with "
+                 "ventral temporal cortex"),
+        "arrangement": {h: arrangement[f"{headline_layer}|{h}"] for h in cortex_topo.sheets
+                        if f"{headline_layer}|{h}" in arrangement},
+    }
     summary = {
         "toponeuro_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -208,7 +257,8 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         "definitions": _jsonable(model_topo.attrs["definitions"]),
         "per_layer": per_layer,
         "cortex": {
-            "atlas": "visfAtlas (Rosenke et al., 2021) on fsaverage5, flat-map coordinates",
+            "atlas": cortex_description(cortex_source),
+            "source": _jsonable(cortex_source or {}),
             "nulls": (f"map similarity: spin test, "
                       f"{cortex_topo.attrs['similarity_permutations']} rotations of the sphere; "
                       "smoothness and patches: none (the atlas's fixed binary ROIs are smooth "
@@ -216,6 +266,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             **cortex,
         },
         "arrangement": arrangement,
+        "headline": headline,
     }
     shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
     return ReportData(summary=summary, tables=tables,
@@ -310,14 +361,17 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
             rows.append([cell(first, (metric, pair), "model", fmt)]
                         + [cell(comparison[layer, h], (metric, pair), "cortex", fmt)
                            for h in hemispheres])
-    for metric, label, fmt in (
-        ("arrangement_spearman", "arrangement: Spearman ρ (model vs cortex)", "{:+.2f}"),
-        ("arrangement_procrustes", "arrangement: Procrustes disparity", "{:.2f}"),
-        ("arrangement_n_regions", "arrangement: domains compared", "{:.0f}"),
+    for item, label, fmt in (
+        ("spearman", "arrangement (model vs cortex) · Spearman ρ of centre distances",
+         "{:+.2f}"),
+        ("p_shift", "arrangement · p (sheet maps shifted)", "{:.3f}"),
+        ("p_spin", "arrangement · p (cortex maps spun)", "{:.3f}"),
+        ("n_domains", "arrangement · domains compared", "{:.0f}"),
     ):
         index.append(label)
-        rows.append(["↔"] + [cell(comparison[layer, h], (metric, "centroids"),
-                                  "model_vs_cortex", fmt) for h in hemispheres])
+        rows.append(["see each hemisphere"] + [
+            cell(comparison[layer, h], ("domain_arrangement", item), "model_vs_cortex", fmt)
+            for h in hemispheres])
     cols = [f"model · {layer}"] + [f"cortex · {h} hemisphere" for h in hemispheres]
     return pd.DataFrame(rows, index=index, columns=cols)
 
@@ -333,6 +387,10 @@ def training_images_note(stimuli: dict) -> str:
         return f"held-out: none of the stimuli are training images ({where})"
     return (f"WARNING: {train['n_overlap']} of the {stimuli['n_stimuli']} stimuli are training "
             f"images ({where}); these numbers are not held-out")
+
+
+def _pt(p) -> str:
+    return "n/a" if p is None else f"{p:.3f}"
 
 
 def format_summary(summary: dict) -> str:
@@ -375,7 +433,7 @@ def format_summary(summary: dict) -> str:
             lines.append(f"{'':<25}  {text}")
         lines.append(f"{'':<25}  effective dimensionality = {r['effective_dimensionality']:.1f}")
     lines.append("")
-    for h in [k for k in summary["cortex"] if k not in ("atlas", "nulls")]:
+    for h in [k for k in summary["cortex"] if k not in ("atlas", "nulls", "source")]:
         c = summary["cortex"][h]
         sims = "".join(
             f"; {p} {v:+.3f} (spin p = {c['map_similarity_null'][p]['p_value']:.3f})"
@@ -386,10 +444,14 @@ def format_summary(summary: dict) -> str:
             f"cortex {h:<6} smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in c["smoothness"].items())
             + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()) + sims
         )
+    head = summary.get("headline", {}).get("layer")
     for key, a in summary["arrangement"].items():
         layer, h = key.split("|")
         rho = "n/a" if a["spearman"] is None else f"{a['spearman']:+.2f}"
-        proc = "n/a" if a["procrustes"] is None else f"{a['procrustes']:.2f}"
-        lines.append(f"arrangement {layer} vs {h} cortex: Spearman {rho}, Procrustes {proc} "
-                     f"({a['n_regions']} domains)")
+        n_dom = a["n_domains"]
+        lines.append(
+            f"arrangement {layer} vs {h} cortex: Spearman {rho} over {a['n_pairs']} "
+            f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
+            f" (p sheet-shift {_pt(a['p_shift'])}, p spin {_pt(a['p_spin'])})"
+            + ("  <- headline layer" if layer == head else ""))
     return "\n".join(lines)

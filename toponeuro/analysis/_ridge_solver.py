@@ -1,0 +1,529 @@
+"""Ridge solver internals: decompositions, cross-validated scores, refits, chunked targets.
+
+Two ways to score every alpha by k-fold cross-validation, both exact:
+
+* **per fold** (himalaya's): one symmetric eigendecomposition of each training set -- of the
+  feature Gram ``Xtr.T @ Xtr`` when there are fewer features than training samples (primal),
+  else of the kernel ``Xtr @ Xtr.T`` (dual) -- then, per chunk of targets, the products
+  ``U.T @ Ytr`` and the validation products ``(Xte V D_alpha) @ (U.T Ytr)`` for all alphas as
+  one matrix product. In the dual form every fold's kernel is a block of the full kernel
+  ``X @ X.T``, formed once, so a wide layer (P = 25,088) costs N x N, not P x P.
+* **deletion**: one decomposition of the full design; the held-out residuals of every fold
+  follow from the full-data fit by the group-deletion identity ``e_g = (I - H_gg)^-1 r_g``.
+
+``cv_solver="auto"`` picks whichever needs fewer floating-point operations for the problem's
+shape and number of targets (:func:`_solver_flops`); the decompositions are computed once per
+process and shared by every chunk of targets (:class:`_Design`), also on dask workers, where
+the design is scattered once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from .._metrics import pearson_r, r2_score
+from ..exceptions import InvalidDataError, OutputPathError, UnknownNameError, close_matches
+from ._backend import get_backend
+from ._validate import check_finite
+
+SCORINGS = ("r2", "pearson", "neg_mse")
+CV_SOLVERS = ("auto", "deletion", "per_fold")
+
+#: bytes of predictions held at once per batch of targets
+_MEM_BUDGET = 256 * 2**20
+#: largest coefficient matrix (n_features x n_targets) ``weights="memory"`` holds in memory
+WEIGHTS_BUDGET = 4 * 2**30
+#: bytes of coefficients computed at once when they are written to a store
+_WEIGHTS_CHUNK = 256 * 2**20
+
+
+# ----------------------------------------------------------------------------- kernels
+def _score(B, Yte, P, scoring):
+    """Per-target scores of predictions ``P`` (..., n_test, n_targets)."""
+    if scoring == "r2":
+        return r2_score(Yte, P)
+    if scoring == "pearson":
+        return pearson_r(Yte, P)
+    if scoring == "neg_mse":
+        return -((Yte - P) ** 2).mean(-2)
+    raise UnknownNameError(f"Unknown scoring {scoring!r}; {close_matches(scoring, SCORINGS)}")
+
+
+def _n_batch(n_targets, per_target_bytes, n_targets_batch):
+    if n_targets_batch:
+        return int(n_targets_batch)
+    return int(max(1, min(n_targets, _MEM_BUDGET // max(1, per_target_bytes))))
+
+
+def _eigh(B, gram, dtype):
+    """Eigenpairs of a symmetric matrix formed in the data's precision, diagonalised in
+    float64 (eigenvalues clipped at 0), eigenvectors back in the data's precision."""
+    w, V = B.eigh(B.asarray(gram, dtype=B.float64()))
+    return B.clip_min(w, 0.0), B.asarray(V, dtype=dtype)
+
+
+def _centre_kernel(Krows, row_means, col_means, grand):
+    """``(x_i - m) . (x_j - m)`` from ``K_ij = x_i . x_j`` and the training mean ``m``."""
+    return Krows - row_means[:, None] - col_means[None, :] + grand
+
+
+def _fold_plan(B, X, K, tr, te, fit_intercept):
+    """One fold's decomposition: ``pred_alpha = left diag(1/(w + alpha)) right Ytr``."""
+    itr, ite = B.index(tr), B.index(te)
+    dtype = B.dtype_of(X)
+    if X.shape[1] <= len(tr):  # primal: eigh of the p x p Gram
+        Xtr, Xte = X[itr], X[ite]
+        if fit_intercept:
+            mx = Xtr.mean(0)
+            Xtr, Xte = Xtr - mx, Xte - mx
+        w, V = _eigh(B, Xtr.T @ Xtr, dtype)
+        left, right = Xte @ V, (Xtr @ V).T
+    else:  # dual: eigh of the training block of the full kernel
+        Ktr, Kte = K[itr][:, itr], K[ite][:, itr]
+        if fit_intercept:
+            r = Ktr.mean(0)
+            g = r.mean()
+            Ktr = _centre_kernel(Ktr, r, r, g)
+            Kte = _centre_kernel(Kte, Kte.mean(1), r, g)
+        w, Q = _eigh(B, Ktr, dtype)
+        left, right = Kte @ Q, Q.T
+    return {"itr": itr, "ite": ite, "w": w, "left": left, "right": right}
+
+
+def _global_decomposition(B, X, K, fit_intercept):
+    """One decomposition of the (centred) full design, shared by the deletion CV and refit."""
+    mx = X.mean(0) if fit_intercept else None
+    Xc = X - mx if fit_intercept else X
+    dtype = B.dtype_of(X)
+    if X.shape[1] <= X.shape[0]:
+        w, V = _eigh(B, Xc.T @ Xc, dtype)
+        form, right = "primal", (Xc @ V).T
+        L = Xc @ V  # (n, p): the full-data hat matrix is L diag(1/(w+a)) L'
+    else:
+        w, V = _eigh(B, K, dtype)  # K is already the centred kernel Xc Xc'
+        form, right = "dual", V.T
+        L = V * B.sqrt(B.asarray(w, dtype=dtype))[None, :]  # Q sqrt(w)
+    return {"form": form, "w": w, "V": V, "right": right, "L": L, "Xc": Xc, "mx": mx}
+
+
+def _per_fold_scores(B, plan, Y, alphas, fit_intercept, scoring, n_targets_batch):
+    """Mean over folds of per-target scores for every alpha: ``(n_alphas, n_targets)``."""
+    n_a, n_t = len(alphas), Y.shape[1]
+    dtype = B.dtype_of(Y)
+    a = B.asarray(alphas, dtype=B.float64())
+    itemsize = np.dtype(B.to_numpy(Y[:1, :1]).dtype).itemsize
+    total = B.zeros((n_a, n_t), dtype=B.float64())
+    for f in plan:
+        w, left, right, itr, ite = f["w"], f["left"], f["right"], f["itr"], f["ite"]
+        k, n_tr, n_te = w.shape[0], right.shape[1], left.shape[0]
+        inv = B.asarray(1.0 / (w[None, :] + a[:, None]), dtype=dtype)  # (n_a, k)
+        stacked = (left[None, :, :] * inv[:, None, :]).reshape(n_a * n_te, k)
+        # per target: (stacked @ right) @ Y costs n_a*n_te*n_tr, stacked @ (right @ Y) k*n_tr
+        # + n_a*n_te*k
+        via_samples = n_a * n_te * n_tr <= k * n_tr + n_a * n_te * k
+        M = stacked @ right if via_samples else None  # (n_a*n_te, n_tr)
+        batch = _n_batch(n_t, 2 * n_a * n_te * itemsize, n_targets_batch)
+        for s in range(0, n_t, batch):
+            Ytr, Yte = Y[itr, s : s + batch], Y[ite, s : s + batch]
+            if fit_intercept:
+                my = Ytr.mean(0)
+                Ytr, Yte = Ytr - my, Yte - my
+            P = M @ Ytr if via_samples else stacked @ (right @ Ytr)
+            P = P.reshape(n_a, n_te, -1)
+            total[:, s : s + batch] += B.asarray(_score(B, Yte, P, scoring), B.float64())
+    return total / len(plan)
+
+
+def _deletion_ops(B, dec, alphas, folds, fit_intercept):
+    """Per fold: ``(test index, n_test, stacked (I - H_gg)^-1, stacked (I - H_gg)^-1 L_g D)``."""
+    L, w = dec["L"], dec["w"]
+    dtype, f64 = B.dtype_of(L), B.float64()
+    n = L.shape[0]
+    D = 1.0 / (w[None, :] + B.asarray(alphas, dtype=f64)[:, None])  # (n_a, k)
+    ops = []
+    for _, te in folds:
+        ite = B.index(te)
+        Lg = B.asarray(L[ite], dtype=f64)
+        ng = len(te)
+        Ms, Ns = [], []
+        for ia in range(len(alphas)):
+            LD = Lg * D[ia][None, :]
+            H = LD @ Lg.T + (1.0 / n if fit_intercept else 0.0)
+            M = B.inv(B.eye(ng, f64) - H)
+            Ms.append(M)
+            Ns.append(M @ LD)
+        ops.append((ite, ng, B.asarray(B.concatenate(Ms), dtype), B.asarray(B.concatenate(Ns), dtype)))
+    return ops
+
+
+def _deletion_scores(B, dec, ops, Y, n_alphas, fit_intercept, scoring, n_targets_batch):
+    """K-fold CV scores without refitting per fold.
+
+    For penalised least squares with a fixed penalty, the residuals of a held-out group
+    ``g`` under the model fitted without it are ``(I - H_gg)^-1 r_g``, where ``H`` is the
+    full-data hat matrix and ``r`` the full-data residuals (the unpenalised intercept adds
+    ``1/n`` to ``H``). So one decomposition serves every fold, alpha and target; only small
+    ``n_g x n_g`` inverses are computed per fold and alpha (once, in :func:`_deletion_ops`).
+    """
+    L = dec["L"]
+    f64 = B.float64()
+    n_t = Y.shape[1]
+    itemsize = np.dtype(B.to_numpy(L[:1, :1]).dtype).itemsize
+    batch = _n_batch(n_t, 3 * n_alphas * max(ng for _, ng, _, _ in ops) * itemsize,
+                     n_targets_batch)
+    total = B.zeros((n_alphas, n_t), dtype=f64)
+    for s in range(0, n_t, batch):
+        Yc = Y[:, s : s + batch]
+        if fit_intercept:
+            Yc = Yc - Yc.mean(0)
+        Z = L.T @ Yc
+        for ite, ng, Mst, Nst in ops:
+            Yg = Yc[ite]
+            E = (Mst @ Yg - Nst @ Z).reshape(n_alphas, ng, -1)  # held-out residuals
+            total[:, s : s + batch] += B.asarray(_score(B, Yg, Yg - E, scoring), f64)
+    return total / len(ops)
+
+
+def _ridge_refit(B, dec, Y, alphas, best_idx, fit_intercept, n_targets_batch):
+    """Coefficients ``(n_features, n_targets)`` and intercepts refit on all samples."""
+    form, w, V, right, Xc, mx = (dec[k] for k in ("form", "w", "V", "right", "Xc", "mx"))
+    dtype = B.dtype_of(Xc)
+    if fit_intercept:
+        my = Y.mean(0)
+        Yc = Y - my
+    else:
+        Yc = Y
+    n, p = Xc.shape
+    n_t = Y.shape[1]
+    coef = B.zeros((p, n_t), dtype=dtype)
+    best_idx = np.asarray(B.to_numpy(best_idx))
+    step = _n_batch(n_t, 2 * (p + n) * 8, n_targets_batch)
+    for ia in np.unique(best_idx):
+        cols = np.flatnonzero(best_idx == ia)
+        d = B.asarray(1.0 / (w + float(alphas[ia])), dtype=dtype)
+        for s in range(0, len(cols), step):
+            c = B.index(cols[s : s + step])
+            sol = V @ (d[:, None] * (right @ Yc[:, c]))
+            coef[:, c] = Xc.T @ sol if form == "dual" else sol
+    intercept = (my - mx @ coef) if fit_intercept else B.zeros((n_t,), dtype=dtype)
+    return coef, intercept
+
+
+# ----------------------------------------------------------------------------- cost model
+def _solver_flops(n, p, folds, n_alphas, n_targets, need_global=True):
+    """Floating-point operations of the two exact CV solvers: ``{"per_fold": f, "deletion": f}``.
+
+    Counts matrix products (2 m n k for an m x k times k x n product) and ``10/3 k^3`` per
+    symmetric eigendecomposition; element-wise work and scoring are left out. ``need_global``:
+    the full-design decomposition is needed anyway (for the refit), so it is free for the
+    deletion solver.
+    """
+    def decomposition(m):
+        k = min(p, m)
+        gram = 2.0 * m * p * p if p <= m else 0.0  # the dual kernel is formed once, below
+        return gram + 10.0 / 3.0 * k**3 + 2.0 * m * p * k
+
+    n_tr = [len(tr) for tr, _ in folds]
+    kernel = 2.0 * n * n * p if p > min(n_tr) or p > n else 0.0
+    per_fold = kernel + (decomposition(n) if need_global else 0.0)
+    for (tr, te) in folds:
+        k, m, t = min(p, len(tr)), len(tr), len(te)
+        per_target = min(2.0 * k * m + 2.0 * n_alphas * t * k, 2.0 * n_alphas * t * m)
+        per_fold += decomposition(m) + 2.0 * t * p * k + n_targets * per_target
+    kg = min(p, n)
+    deletion = kernel + decomposition(n) + n_targets * 2.0 * n * kg
+    for _, te in folds:
+        g = len(te)
+        deletion += n_alphas * (4.0 * g * g * kg + g**3)
+        deletion += n_targets * 2.0 * n_alphas * g * (g + kg)
+    return {"per_fold": per_fold, "deletion": deletion}
+
+
+def _is_partition(folds, n):
+    """True when the test sets partition the samples and each train set is the rest."""
+    tests = np.concatenate([np.asarray(te) for _, te in folds])
+    if len(tests) != n or not np.array_equal(np.sort(tests), np.arange(n)):
+        return False
+    return all(len(tr) + len(te) == n and not np.intersect1d(tr, te).size for tr, te in folds)
+
+
+def _choose_solver(solver, folds, n, p, n_alphas, n_targets, need_global):
+    if solver not in CV_SOLVERS:
+        raise UnknownNameError(f"Unknown cv_solver {solver!r}; {close_matches(solver, CV_SOLVERS)}")
+    partition = _is_partition(folds, n)
+    if solver == "deletion" and not partition:
+        raise InvalidDataError(
+            "cv_solver='deletion' needs folds whose test sets partition the stimuli (k-fold); "
+            "use cv_solver='per_fold' for other splitters."
+        )
+    if solver != "auto":
+        return solver
+    if not partition:
+        return "per_fold"
+    cost = _solver_flops(n, p, folds, n_alphas, n_targets, need_global)
+    return "deletion" if cost["deletion"] <= cost["per_fold"] else "per_fold"
+
+
+# ----------------------------------------------------------------------------- the design
+class _Design:
+    """Features, folds and options shared by every chunk of targets of one fit.
+
+    The decompositions (fold plans, the full-design decomposition, the deletion operators)
+    are computed on first use, once per process, and shared by the chunks that process fits
+    (a lock keeps two threads from computing them twice). Pickling drops them, so a design
+    scattered to dask workers (``client.scatter(design, broadcast=True)``) travels as the
+    features and folds only, and each worker decomposes once.
+    """
+
+    def __init__(self, X, folds, alphas, params, n_targets, need_global):
+        self.X = X
+        self.folds = folds
+        self.alphas = np.asarray(alphas, dtype=float)
+        self.params = {k: params[k] for k in
+                       ("fit_intercept", "scoring", "backend", "device", "n_targets_batch")}
+        self.solver = _choose_solver(params["cv_solver"], folds, X.shape[0], X.shape[1],
+                                     len(self.alphas), n_targets, need_global)
+        self._lock = threading.RLock()
+        self._cache = {}
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_lock")
+        state["_cache"] = {}
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
+    def __dask_tokenize__(self):
+        return ("toponeuro._Design", id(self))
+
+    @property
+    def backend(self):
+        return get_backend(self.params["backend"], self.params["device"])
+
+    def _get(self, name, build):
+        with self._lock:
+            if name not in self._cache:
+                self._cache[name] = build()
+            return self._cache[name]
+
+    def _Xb(self):
+        return self._get("X", lambda: self.backend.asarray(self.X))
+
+    def _kernel(self):
+        def build():
+            X = self._Xb()
+            Xg = X - X.mean(0) if self.params["fit_intercept"] else X
+            return Xg @ Xg.T  # a wide layer costs n x n: each fold's kernel is a block of it
+
+        return self._get("K", build)
+
+    def _needs_kernel(self, n_rows):
+        return self.X.shape[1] > n_rows
+
+    def plan(self):
+        B, fi = self.backend, self.params["fit_intercept"]
+
+        def build():
+            X = self._Xb()
+            dual = any(self._needs_kernel(len(tr)) for tr, _ in self.folds)
+            K = self._kernel() if dual else None
+            return [_fold_plan(B, X, K, tr, te, fi) for tr, te in self.folds]
+
+        return self._get("plan", build)
+
+    def global_decomposition(self):
+        B, fi = self.backend, self.params["fit_intercept"]
+
+        def build():
+            X = self._Xb()
+            K = self._kernel() if self._needs_kernel(X.shape[0]) else None
+            return _global_decomposition(B, X, K, fi)
+
+        return self._get("global", build)
+
+    def deletion_ops(self):
+        return self._get("ops", lambda: _deletion_ops(
+            self.backend, self.global_decomposition(), self.alphas, self.folds,
+            self.params["fit_intercept"]))
+
+    def cv_scores(self, Yb):
+        B, p = self.backend, self.params
+        if self.solver == "deletion":
+            return _deletion_scores(B, self.global_decomposition(), self.deletion_ops(), Yb,
+                                    len(self.alphas), p["fit_intercept"], p["scoring"],
+                                    p["n_targets_batch"])
+        return _per_fold_scores(B, self.plan(), Yb, self.alphas, p["fit_intercept"],
+                                p["scoring"], p["n_targets_batch"])
+
+    def refit(self, Yb, best):
+        return _ridge_refit(self.backend, self.global_decomposition(), Yb, self.alphas, best,
+                            self.params["fit_intercept"], self.params["n_targets_batch"])
+
+
+def _fit_chunk(design: _Design, Y, fixed_index, scores: bool, coef: bool, per_target: bool):
+    """Fit one chunk of targets: ``{"scores", "best", "coef" (n_targets, p), "intercept"}``.
+
+    ``fixed_index`` gives the alpha (index) to refit with; otherwise the best alpha per target
+    (``per_target``) or the best mean score over the chunk's targets.
+    """
+    B = design.backend
+    check_finite(Y, "targets")
+    Y = np.asarray(Y)
+    if Y.dtype != design.X.dtype:
+        Y = Y.astype(design.X.dtype)
+    Yb = B.asarray(Y)
+    out = {"n": Y.shape[1]}
+    if scores:
+        s = np.asarray(B.to_numpy(design.cv_scores(Yb)))
+        out["scores"] = s
+    if fixed_index is not None:
+        best = np.full(Y.shape[1], int(fixed_index))
+    else:
+        filled = np.nan_to_num(out["scores"], nan=-np.inf)
+        best = np.argmax(filled, axis=0) if per_target else np.full(
+            Y.shape[1], int(np.argmax(np.nan_to_num(out["scores"].mean(1), nan=-np.inf))))
+    out["best"] = best
+    if coef:
+        c, b = design.refit(Yb, best)
+        out["coef"] = np.asarray(B.to_numpy(c)).T.copy()
+        out["intercept"] = np.asarray(B.to_numpy(b))
+    return out
+
+
+# ----------------------------------------------------------------------------- chunk driver
+def _distributed_client():
+    """The active ``dask.distributed`` client, or None."""
+    try:
+        from distributed import get_client
+    except ImportError:
+        return None
+    try:
+        return get_client()
+    except ValueError:
+        return None
+
+
+def _local_parallelism():
+    import dask
+
+    sched = dask.config.get("scheduler", None)
+    if sched in ("sync", "synchronous", "single-threaded"):
+        return 1
+    return int(dask.config.get("num_workers", None) or os.cpu_count() or 1)
+
+
+def map_chunks(design: _Design, blocks, kwargs: dict, on_result) -> None:
+    """Run :func:`_fit_chunk` on every block of targets; ``on_result(i, result)`` in any order.
+
+    Blocks that are numpy arrays run here, one after another. Dask blocks (delayed) run on
+    the active ``dask.distributed`` client when there is one -- the design is scattered to
+    every worker once (``client.scatter(..., broadcast=True)``) and at most two chunks per
+    worker thread are in flight, so results never pile up -- else on the local dask
+    scheduler, a window of chunks at a time.
+    """
+    import dask
+
+    if not blocks:
+        return
+    if not hasattr(blocks[0], "dask") and not hasattr(blocks[0], "__dask_graph__"):
+        for i, b in enumerate(blocks):
+            on_result(i, _fit_chunk(design, b, **kwargs))
+        return
+    task = dask.delayed(_fit_chunk, pure=True)
+    client = _distributed_client()
+    if client is None:
+        step = max(1, _local_parallelism())
+        for s in range(0, len(blocks), step):
+            parts = dask.compute(*[task(design, b, **kwargs) for b in blocks[s : s + step]])
+            for i, part in enumerate(parts, start=s):
+                on_result(i, part)
+        return
+    from distributed import as_completed
+
+    shared = client.scatter(design, broadcast=True, hash=False)
+    try:
+        threads = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        limit = max(2, 2 * threads)
+        pending = iter(enumerate(blocks))
+        futures = {}
+
+        def submit():
+            try:
+                i, b = next(pending)
+            except StopIteration:
+                return
+            fut = client.compute(task(shared, b, **kwargs))
+            futures[fut.key] = i
+            queue.add(fut)
+
+        queue = as_completed()
+        for _ in range(limit):
+            submit()
+        for fut in queue:
+            on_result(futures.pop(fut.key), fut.result())
+            fut.release()
+            submit()
+    finally:
+        client.cancel(shared)
+
+
+# ----------------------------------------------------------------------------- weights store
+class WeightsWriter:
+    """Coefficients written to a netCDF-4 store (h5netcdf) chunk by chunk of targets.
+
+    The file is built as ``<path>.partial`` and renamed into place when complete, so a killed
+    fit leaves no half-written store at ``path``; an existing ``path`` is never overwritten.
+    Variables: ``coef`` ``(target, feature)``, ``intercept``, ``best_alpha`` and
+    ``best_score`` ``(target,)``, ``cv_scores`` ``(alpha, target)`` and ``alpha``.
+    """
+
+    def __init__(self, path, n_targets, n_features, dtype, alphas):
+        import h5netcdf
+
+        self.path = Path(path)
+        if self.path.exists():
+            raise OutputPathError(
+                f"weights={str(path)!r} already exists; toponeuro never overwrites a file. "
+                "Pass a new path, or move the old store away first."
+            )
+        if not self.path.parent.is_dir():
+            raise OutputPathError(
+                f"weights={str(path)!r}: the folder {str(self.path.parent)!r} does not exist; "
+                "create it first or pass a path in an existing folder."
+            )
+        self.tmp = self.path.with_name(self.path.name + ".partial")
+        self.f = h5netcdf.File(self.tmp, "w")
+        self.f.dimensions = {"target": n_targets, "feature": n_features, "alpha": len(alphas)}
+        rows = int(max(1, min(n_targets, (4 << 20) // max(1, 4 * n_features))))
+        self.f.create_variable("coef", ("target", "feature"), np.dtype(dtype).str,
+                               chunks=(rows, n_features), fillvalue=np.nan)
+        self.f.create_variable("intercept", ("target",), np.dtype(dtype).str, fillvalue=np.nan)
+        self.f.create_variable("alpha", ("alpha",), data=np.asarray(alphas, dtype=float))
+        self.f.attrs["description"] = ("ridge coefficients written by toponeuro RidgeEncoder "
+                                       "(coef[target] predicts target = X @ coef + intercept)")
+
+    def write(self, start, coef, intercept):
+        stop = start + coef.shape[0]
+        self.f.variables["coef"][start:stop] = coef
+        self.f.variables["intercept"][start:stop] = intercept
+
+    def finish(self, best_alphas, best_scores, cv_scores):
+        f = self.f
+        f.create_variable("best_alpha", ("target",), data=np.asarray(best_alphas, dtype=float))
+        f.create_variable("best_score", ("target",), data=np.asarray(best_scores, dtype=float))
+        f.create_variable("cv_scores", ("alpha", "target"), data=np.asarray(cv_scores, float))
+        f.close()
+        os.replace(self.tmp, self.path)
+
+    def abort(self):
+        try:
+            self.f.close()
+        finally:
+            self.tmp.unlink(missing_ok=True)

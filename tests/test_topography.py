@@ -178,14 +178,17 @@ def test_map_similarity():
         mixed = a + b
         assert map_similarity(a, mixed, method) > map_similarity(b, -mixed, method)
     assert float(map_similarity(a, -a, "pearson")) == pytest.approx(-1.0)
-    # SSIM of a zero-centred map and its negative is positive: where the local means have
-    # opposite signs, the (negative) luminance and structure terms multiply to a positive
-    assert float(map_similarity(a + 5, 5 - a)) < -0.85
+    # each map is rescaled to [0, 1] first, so a map and its negative score below 0 wherever
+    # they sit (on the raw zero-centred maps the two negative terms would multiply to > 0)
+    assert float(map_similarity(a, -a)) < -0.8
+    assert float(map_similarity(a + 5, 5 - a)) == pytest.approx(float(map_similarity(a, -a)))
     ua, ub = _unit_map(a), _unit_map(2 * a + 1)
     assert float(map_similarity(ua, ub, "pearson")) == pytest.approx(1.0)
     assert float(map_similarity(ua, np.exp(ub), method="spearman")) == pytest.approx(1.0)
-    # SSIM is not affine-invariant (it compares means and contrasts too)
-    assert float(map_similarity(ua, ub)) < 0.9
+    # the rescaling makes SSIM invariant to a positive affine change of either map; a given
+    # data_range compares the maps as they are (means and contrasts too)
+    assert float(map_similarity(ua, ub)) == pytest.approx(1.0)
+    assert float(map_similarity(ua, ub, data_range=3.0)) < 0.9
 
 
 def test_bad_inputs_raise_with_fix():

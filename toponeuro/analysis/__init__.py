@@ -20,6 +20,7 @@ from . import (
     _sweep,
     _tables,
     _topography,
+    _verdict,
 )
 from ._autocorr import *
 from ._compare import *
@@ -38,6 +39,7 @@ from ._selectivity import *
 from ._sweep import *
 from ._tables import *
 from ._topography import *
+from ._verdict import *
 
 __all__ = [
     *_tables.__all__,
@@ -45,6 +47,7 @@ __all__ = [
     *_localizer.__all__,
     *_geometry.__all__,
     *_topography.__all__,
+    *_verdict.__all__,
     *_autocorr.__all__,
     *_patches.__all__,
     *_null.__all__,

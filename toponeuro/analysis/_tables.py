@@ -28,6 +28,7 @@ from ._compare import (
 from ._geometry import as_topomap
 from ._patches import TDANN_PATCHES, find_patches
 from ._topography import smoothness
+from ._verdict import overlap_verdict
 
 __all__ = [
     "ARRANGEMENT_REFERENCE",
@@ -63,8 +64,10 @@ class TopographyTable:
         ``selective_fraction`` (points with value >= threshold) and ``max_value``.
     similarity : pandas.DataFrame
         One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
-        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh) and its ``p_value``
-        (shift null; spin test on a sphere mesh, NaN on other meshes).
+        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh), its two-sided
+        ``p_value`` (``alternative``; spectral null on a sheet, spin test on a sphere mesh, NaN
+        on other meshes) and ``verdict`` (:func:`overlap_verdict` at ``alpha``: "share
+        territory", "avoid each other", "no evidence either way" or "not tested").
     smoothness : dict
         ``(sheet, name)`` -> the :func:`smoothness` Dataset (score, distance profile).
     patches : dict
@@ -236,7 +239,7 @@ def topography_table(
         test of atlas ROIs' overlap while their smoothness and patches, fixed binary regions,
         get none.
     alpha : float
-        Level at which a patch counts as significant.
+        Level at which a patch counts as significant, and of the overlap verdicts.
     %(random_state)s
 
     Returns
@@ -245,7 +248,8 @@ def topography_table(
         ``table`` columns also hold ``smoothness_null_mean``, ``smoothness_null_std``,
         ``smoothness_p``, ``n_significant_patches``; the patch sizes and centroids are those
         of the significant patches (of all patches without a null). ``similarity`` holds
-        ``method``, ``null_mean``, ``null_std``, ``p_value``. ``attrs["definitions"]`` says
+        ``method``, ``null_mean``, ``null_std``, ``p_value``, ``alternative``, ``verdict``.
+        ``attrs["definitions"]`` says
         which definition each statistic follows and where it comes from.
 
     Examples
@@ -306,7 +310,8 @@ def topography_table(
                 sims.append({"sheet": sheet, "pair": f"{a}-{b}", "method": method,
                              "value": float(r.statistic), "null_mean": r.null_mean,
                              "null_std": r.null_std, "p_value": r.p_value,
-                             "null": r.null_method})
+                             "alternative": r.alternative, "null": r.null_method,
+                             "verdict": overlap_verdict(r, alpha=alpha).outcome})
     attrs = {"threshold": float(threshold), "min_units": int(min_units),
              "smooth_sigma": smooth_sigma, "n_samples": int(n_samples),
              "n_permutations": int(n_permutations), "similarity_permutations": n_sim,
@@ -315,7 +320,8 @@ def topography_table(
     return TopographyTable(
         table=pd.DataFrame(rows),
         similarity=pd.DataFrame(sims, columns=["sheet", "pair", "method", "value", "null_mean",
-                                               "null_std", "p_value", "null"]),
+                                               "null_std", "p_value", "alternative", "null",
+                                               "verdict"]),
         smoothness=smooth, patches=patches, similarities=results, maps=kept_maps,
         attrs=attrs,
     )

@@ -31,9 +31,15 @@ __all__ = [
 def _small_resnet(cfg: dict):
     from ..models import SmallResNet, small_resnet_topo_layers
 
+    widths = tuple(cfg.get("widths", (32, 64, 128, 256)))
+    if len(widths) != 4:
+        raise RecipeError(
+            f"model.widths must be 4 channel counts, one per stage of the small ResNet; got "
+            f"{list(widths)}. Give e.g. widths = [32, 64, 128, 256]."
+        )
     model = SmallResNet(
         num_classes=int(cfg["num_classes"]),
-        widths=tuple(cfg.get("widths", (32, 64, 128, 256))),
+        widths=widths,
         blurpool=bool(cfg.get("blurpool", True)),
     )
     return model, small_resnet_topo_layers(model)
@@ -274,12 +280,19 @@ def run_recipe(
     *,
     data_path: str | None = None,
     resume: bool = True,
+    restart: bool = False,
     progress: bool = True,
     epochs: int | None = None,
     seed: int | None = None,
     device: str | None = None,
 ) -> TrainResult:
     """Train what a recipe describes; checkpoints go to ``out_dir`` (default ``runs/<name>``).
+
+    Rerunning into the same folder resumes after the last checkpoint; a folder holding a run
+    of another recipe (or of other ``epochs`` / ``seed``) is refused with
+    :class:`~toponeuro.exceptions.RecipeMismatchError` unless ``restart=True``, which
+    discards that run and starts over (see :func:`train` for ``resume``, divergence and the
+    ``run.json`` record).
 
     Examples
     --------
@@ -315,6 +328,7 @@ def run_recipe(
         seed=int(recipe["seed"]),
         out_dir=out,
         resume=resume,
+        restart=restart,
         device=device or recipe.get("device", "cpu"),
         progress=progress,
         val_dataset=val_ds,

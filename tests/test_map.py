@@ -318,7 +318,7 @@ def test_run_map_is_a_sequence_of_named_stages():
 
     from toponeuro.reporting import _map
 
-    src = inspect.getsource(_map.run_map.__wrapped__)
+    src = inspect.getsource(_map.run_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     stages = ["load_model", "map_layers", "load_map_stimuli", "training_images", "extract",

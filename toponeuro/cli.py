@@ -592,7 +592,6 @@ def _add_brainscore(sub):
                    "required without --benchmark")
     s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
                    "suffix, categories their sub-folders; required without --benchmark")
-    s.add_argument("--images", dest="images_deprecated", help=argparse.SUPPRESS)
     s.add_argument("--python", help="python of the Brain-Score environment "
                    "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
     s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
@@ -606,21 +605,6 @@ def _add_brainscore(sub):
                    "(default: print it only)")
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
-
-
-def _old_metrics(argv):
-    """``--metrics a,b`` (the old spelling) as ``--metrics a b``, with a warning (one release)."""
-    out, rest = [], list(argv)
-    while rest:
-        arg = rest.pop(0)
-        if arg.startswith("--metrics="):
-            arg, value = "--metrics", arg.split("=", 1)[1]
-            rest.insert(0, value)
-        out.append(arg)
-        if arg == "--metrics" and rest and "," in rest[0]:
-            out.extend(m for m in rest.pop(0).split(",") if m)
-            _warn("--metrics a,b is deprecated; separate metrics with spaces (--metrics a b).")
-    return out
 
 
 def _sha256_arg(text):
@@ -677,10 +661,6 @@ def _run_brainscore(args) -> int:
 
         from .stimuli import load_image_folder
 
-        if args.images_deprecated:
-            _warn("--images is deprecated for `brainscore score`; use --stimuli (the same "
-                  "flag as in extract and map).")
-            args.stimuli = args.stimuli or args.images_deprecated
         stimuli = responses = None
         _input_path(args.plugin, "--plugin", "a plugin folder written by `export`")
         if args.benchmark is None:
@@ -768,7 +748,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         parser.print_help(sys.stderr)
         return 2
-    args = parser.parse_args(_old_metrics(argv))
+    args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

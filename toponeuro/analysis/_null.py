@@ -52,7 +52,7 @@ import numpy as np
 from .._params import check_n_permutations, check_random_state
 from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
            "format_p"]
@@ -572,7 +572,6 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
                                 alternative=alternative)
 
 
-@_takes_geometry
 @_fill
 def spatial_null(
     statistic,

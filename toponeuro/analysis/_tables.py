@@ -630,7 +630,7 @@ def compare_tables(
 ) -> pd.DataFrame:
     """One sheet of a model beside one of the cortex, from their already computed tables.
 
-    The same layout as :func:`compare_topography`, which computes both sides itself:
+    The one model-vs-cortex table (``toponeuro map`` and the tutorials build it so):
     index ``(metric, item)``, columns ``model``, ``cortex`` (``smoothness``,
     ``smoothness_p``, ``n_patches``, ``n_significant_patches``, ``mean_patch_fraction``,
     ``total_patch_fraction`` per name -- fractions of the significant patches when a null
@@ -643,7 +643,7 @@ def compare_tables(
       job reports.
     - ``arrangement_spearman``, ``arrangement_procrustes``, ``arrangement_n_regions``
       (item ``centroids``): :func:`arrangement_similarity` of the centroids of each name's
-      largest (significant) patch, as :func:`compare_topography` gives them; NaN when fewer
+      largest (significant) patch (:meth:`TopographyTable.centroids`); NaN when fewer
       than three names have a patch on both sides.
 
     ``.attrs`` holds the patch centroids and regions used, and ``"arrangement"``, the full

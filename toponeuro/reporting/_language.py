@@ -569,11 +569,11 @@ def format_language_summary(summary: dict) -> str:
 
 # ------------------------------------------------------------------------------ files
 def _figures(out: Path, rep: dict, atlas) -> dict:
+    from .._optional import optional_import
     from ..plotting import plot_comparison, plot_sheet_map, plot_surface_map
-    from ..plotting._common import require_matplotlib
     from ._writer import _savefig
 
-    plt = require_matplotlib()
+    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
     s, files = rep["summary"], {}
     layers, thr = s["layers"], rep["threshold"]
     fig = plot_sheet_map(rep["tmap"], layers, facet="map", ncols=min(3, len(layers)),

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import xarray as xr
 
-from .._deprecate import renamed_parameter
 from .._params import check_int, check_n_permutations
 from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
@@ -56,21 +55,25 @@ class MapResult:
         layer and hemisphere).
     files : dict
         Name -> path of every file written.
+    comparison : dict
+        ``(layer, hemisphere) ->`` the model-vs-cortex table of
+        :func:`~toponeuro.analysis.compare_tables` (what
+        :func:`~toponeuro.reporting.comparison_view` shows).
 
     Examples
     --------
     >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
-    >>> res.tables, res.files
-    ({}, {})
+    >>> res.tables, res.files, res.comparison
+    ({}, {}, {})
     """
 
     summary: dict
     selectivity: xr.DataArray
     tables: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
+    comparison: dict = field(default_factory=dict)
 
 
-@renamed_parameter("out", "out_dir")
 def run_map(
     model: str = DEFAULT_MAP_MODEL,
     *,
@@ -136,7 +139,7 @@ def run_map(
     layers : list of str, optional
         Default: the last three TopoLoss layers of the model card (the last convolutions).
     out_dir : path-like
-        Output folder (created). Was ``out`` (deprecated, one release). Written as a hidden
+        Output folder (created; ``out=`` of 0.1 was removed in 0.3.0). Written as a hidden
         sibling folder and moved into place when complete: an interrupted run (Ctrl-C, an
         error) leaves an earlier output as it was and no half folder. A second run into the
         same folder while one is writing it gets
@@ -291,4 +294,4 @@ def run_map(
         print(_results.format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
     return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()})
+                     files={k: str(v) for k, v in files.items()}, comparison=comparison)

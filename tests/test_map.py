@@ -91,9 +91,16 @@ def test_map_summary_has_the_expected_keys(mapped):
     # every model statistic carries its null; signatures are stated in words with it
     assert set(per["smoothness_null"]["faces"]) == {"mean", "std", "p_value"}
     assert per["map_similarity_null"]["faces-bodies"]["method"] == "ssim"
-    assert per["map_similarity_null"]["faces-bodies"]["null"] == "shift"
-    assert any("faces and bodies" in t and "null" in t and "p = " in t
+    assert per["map_similarity_null"]["faces-bodies"]["null"] == "mirror"
+    assert any("faces and bodies" in t and "null" in t and ("p = " in t or "p < " in t)
                for t in per["signatures"])
+    # one test, one p: the sentence's p is the one in the table entry, with its tail named
+    fb = per["map_similarity_null"]["faces-bodies"]
+    assert fb["alternative"] == "two-sided" and fb["p_text"] in per["signatures"][0]
+    assert fb["verdict"] in ("share territory", "avoid each other", "no evidence either way")
+    # the random-initialisation value stands beside the trained one
+    assert set(per["map_similarity_random_init"]) == {"faces-bodies", "faces-places"}
+    assert "at random initialisation" in per["signatures"][0]
     assert s["n_permutations"] > 0 and "smoothness" in s["definitions"]
     assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
@@ -311,7 +318,7 @@ def test_run_map_is_a_sequence_of_named_stages():
 
     from toponeuro.reporting import _map
 
-    src = inspect.getsource(_map.run_map.__wrapped__)
+    src = inspect.getsource(_map.run_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     stages = ["load_model", "map_layers", "load_map_stimuli", "training_images", "extract",

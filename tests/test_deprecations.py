@@ -58,7 +58,8 @@ def test_removed_keywords_raise_type_errors(tmp_path):
         with pytest.raises(TypeError, match="data_dir"):
             fn(data_dir=tmp_path)
     with pytest.raises(TypeError, match="'out'"):
-        run_map("toponet_demo.tau_99", stimuli=tmp_path, out=tmp_path / "o", progress=False)
+        run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out=tmp_path / "o",
+                progress=False)
     pts = np.random.default_rng(0).random((40, 3))
     with pytest.raises(TypeError, match="positions"):
         smoothness(pts[:, 0], positions=pts)
@@ -67,7 +68,8 @@ def test_removed_keywords_raise_type_errors(tmp_path):
     # and the replacements work
     assert local_floc_copy(cache_dir=tmp_path) is None
     with pytest.raises(E.UnknownNameError):
-        run_map("toponet_demo.tau_99", stimuli=tmp_path, out_dir=tmp_path / "o", progress=False)
+        run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out_dir=tmp_path / "o",
+                progress=False)
 
 
 def test_version_is_the_release_that_removed_them():

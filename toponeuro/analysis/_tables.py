@@ -573,11 +573,13 @@ def arrangement_comparison(
         return out
 
     def on_sheet(*maps):
-        cents = [_centres_of(x.reshape(len(x), -1), m_dist[0], top) for x in maps]
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, m_dist[0].n), m_dist[0], top) for x in maps]
         return _rank_correlation(_pair_distances(cents, m_dist[0]), dc)
 
     def on_cortex(*maps):
-        cents = [_centres_of(x.reshape(len(x), -1), c_dist[0], top) for x in maps]
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, c_dist[0].n), c_dist[0], top) for x in maps]
         return _rank_correlation(_pair_distances(cents, c_dist[0]), dm)
 
     if n_shift:

@@ -509,12 +509,19 @@ def test_map_passes_threshold_permutations_alpha(tmp_path, captured_map):
 
 
 @pytest.mark.parametrize("flag, value", [("--permutations", "-1"), ("--alpha", "0"),
-                                         ("--alpha", "1.5")])
-def test_map_rejects_bad_null_settings(tmp_path, captured_map, capsys, flag, value):
+                                         ("--alpha", "1.5"), ("--alpha", "1"),
+                                         ("--threshold", "nan"), ("--permutations", "2000000")])
+def test_map_rejects_bad_null_settings(tmp_path, capsys, monkeypatch, flag, value):
+    """run_map checks them before its first step (--alpha 1 used to fail 15 s later naming
+    path=None; --threshold nan was accepted), and the CLI says so in flags."""
+    import toponeuro.training
+
+    loaded = []
+    monkeypatch.setattr(toponeuro.training, "load_model", lambda *a, **k: loaded.append(a))
     folder = _fake_floc(tmp_path / "f", [1])
-    _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
-                         flag, value], capsys, flag)
-    assert not captured_map
+    err = _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
+                               flag, value, "--no-progress"], capsys, f"{flag} {value}")
+    assert "is not" in err and not loaded
 
 
 def test_map_says_in_flags_when_stimuli_are_training_images(tmp_path, monkeypatch, capsys):

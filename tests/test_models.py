@@ -230,7 +230,7 @@ def test_card_schema(name):
         assert card.tau >= 0
     if card.has_weights and not card.package_path:
         assert card.url.endswith(card.filename)
-    if name.startswith("toponet_") and not name.startswith("toponet_demo."):
+    if name.startswith("toponet_") and not name.startswith(("toponet_demo.", "toponet_lm_demo.")):
         assert card.url and card.tau is not None and "murtylab" in card.hub_repo
     with pytest.raises(dataclasses.FrozenInstanceError):
         card.tau = 3.0

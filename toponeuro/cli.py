@@ -193,6 +193,9 @@ def _run_train(args) -> int:
         progress=not args.no_progress,
         **overrides,
     )
+    if hasattr(result, "summary"):  # a language recipe (toponeuro/training/_language.py)
+        print(result.summary())
+        return 0
     last = result.history[-1]
     print(
         f"trained {recipe['name']!r}: {len(result.history)} epoch(s), final train accuracy "
@@ -374,6 +377,16 @@ def _add_map(sub):
         p.add_argument("--alpha", type=float,
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
+    p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
+                   help="your own cortical maps in place of the visfAtlas: "
+                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
+                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
+                   "projected with nilearn's vol_to_surf), comma-separated per domain")
+    p.add_argument("--vol-to-surf", metavar="JSON",
+                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
+                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
+    p.add_argument("--cortex-threshold", type=float,
+                   help="patch threshold of --cortex-maps, in their units (default: --threshold)")
     _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
 
@@ -382,16 +395,6 @@ def _default_map_model() -> str:
     from .reporting import DEFAULT_MAP_MODEL
 
     return DEFAULT_MAP_MODEL
-
-
-def _check_null_args(args) -> None:
-    from .exceptions import InvalidDataError
-
-    if args.permutations is not None and args.permutations < 0:
-        raise InvalidDataError(
-            f"--permutations must be 0 (no null) or more; got {args.permutations}.")
-    if args.alpha is not None and not 0 < args.alpha <= 1:
-        raise InvalidDataError(f"--alpha must be in (0, 1]; got {args.alpha}.")
 
 
 def _run_language_map(args) -> int:
@@ -407,7 +410,6 @@ def _run_language_map(args) -> int:
     out = _out_folder(args.out or "toponeuro-language-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
-    _check_null_args(args)
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     stimuli = args.stimuli or "langloc"
@@ -433,7 +435,6 @@ def _run_map(args) -> int:
     out = _out_folder(args.out or "toponeuro-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
-    _check_null_args(args)
     library_defaults = {  # None: not given, run_map's own default applies
         "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
     if args.checkpoint is not None:
@@ -455,6 +456,10 @@ def _run_map(args) -> int:
             device=device,
             random_state=args.seed,
             progress=not args.no_progress,
+            cortex_maps=args.cortex_maps,
+            vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
+                                  example='{"radius": 2}'),
+            cortex_threshold=args.cortex_threshold,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
     for w in caught:  # said in flags, last, after the summary

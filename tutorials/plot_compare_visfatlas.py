@@ -84,13 +84,14 @@ ax.set_xlabel("flat-map x (mm)")
 ax.set_ylabel("flat-map y (mm)")
 ax.set_title("Left hemisphere, flat fsaverage5: visfAtlas domains")
 ax.legend(markerscale=4, loc="upper right")
+plt.show()
 
 # %%
 # A model's selectivity maps
 # --------------------------
 # As in :doc:`plot_floc_selectivity`: domain-vs-rest t maps of the demo TopoNet on held-out
 # fLoc images (97–120, 24 per category).
-from toponeuro._tutorial import data_note, tutorial_floc
+from toponeuro.tutorial import data_note, tutorial_floc
 
 categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings

@@ -16,6 +16,7 @@ import scipy.stats
 import xarray as xr
 
 from .._metrics import pearson_r, rankdata
+from .._params import MAX_PERMUTATIONS, check_int, check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
 from ._rsa import _square, align_rdms
@@ -270,9 +271,7 @@ def bootstrap_compare_rdms(
     (True, 0)
     """
     name, fn = _method(method)
-    n_bootstrap = int(n_bootstrap)
-    if n_bootstrap < 1:
-        raise InvalidDataError(f"n_bootstrap must be >= 1; got {n_bootstrap}.")
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", lo=1, hi=MAX_PERMUTATIONS)
     if not 0 < ci < 1:
         raise InvalidDataError(f"ci must be in (0, 1), e.g. 0.95; got {ci!r}.")
     (va, vb), _ = align_rdms([a, b], ["first RDM", "second RDM"])
@@ -281,7 +280,7 @@ def bootstrap_compare_rdms(
         _undefined(method, "for these RDMs")
     Sa, Sb = _square(va), _square(vb)
     n = Sa.shape[0]
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     iu = np.triu_indices(n, 1)
     samples = np.full(n_bootstrap, np.nan)
     for k in range(n_bootstrap):

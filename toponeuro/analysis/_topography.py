@@ -17,11 +17,13 @@ from scipy.spatial.distance import pdist
 
 from .. import _dims as D
 from .._metrics import pearson_r, rankdata
+from .._params import check_int, check_n_permutations, check_number, check_random_state
 from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
+    ParameterError,
     UndefinedValueWarning,
     UnknownNameError,
     close_matches,
@@ -188,7 +190,9 @@ class _SmoothnessKernel:
         cnt = np.zeros((n_maps, nb))
         finite = bool(np.isfinite(values).all())
         if finite:
-            v = v.astype(np.float32)  # half the memory traffic; sums stay float64
+            # differences in float64: float32 loses a map's detail under a large offset
+            # (a map + 1e7 keeps only ~1 of its 7 significant digits)
+            v = v.astype(np.float64, copy=False)
             buf = np.empty_like(v)
         for dr, dc, b in self.offsets:
             a, c = self._pair_views(v, dr, dc)
@@ -219,8 +223,8 @@ class _SmoothnessKernel:
             nonempty = np.flatnonzero(counts > 0)
             for lo in range(0, values.shape[0], step):
                 # gather the sample once, then its pairs from a short row (cache-friendly);
-                # float32 halves the memory traffic, the bin sums stay float64
-                v = values[lo : lo + step][:, idx].astype(np.float32)
+                # float64 throughout, so an offset (map + 1e7) leaves the differences exact
+                v = values[lo : lo + step][:, idx].astype(np.float64)
                 diff = v[:, ii]
                 diff -= v[:, jj]
                 np.abs(diff, out=diff)
@@ -252,7 +256,27 @@ class _SmoothnessKernel:
             return np.nanmean(self.scores(self.profiles(values)), axis=1)
 
 
+def _check_sampling(n_samples, sample_size, n_bins, max_distance):
+    """The point-sampling and binning parameters of smoothness and correlation_profile."""
+    n_samples = check_int(n_samples, "n_samples", lo=1)
+    if sample_size is not None:
+        sample_size = check_int(
+            sample_size, "sample_size", lo=3,
+            fix="Two points make one pair, one distance bin: no profile to score.",
+        )
+    n_bins = check_int(
+        n_bins, "n_bins", lo=2,
+        fix="With one bin the first bin is the maximum, so the score is 0 by construction.",
+    )
+    if max_distance is not None:
+        max_distance = check_number(max_distance, "max_distance", lo=0, lo_open=True)
+    return n_samples, sample_size, n_bins, max_distance
+
+
 def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
+    n_samples, sample_size, n_bins, max_distance = _check_sampling(
+        n_samples, sample_size, n_bins, max_distance
+    )
     if sample_size is None:
         sample_size = int(tm.finite.sum()) if tm.finite.sum() <= _ALL_PAIRS_MAX else 500
     kernel = _SmoothnessKernel(tm, tm.finite, n_samples, sample_size, n_bins, max_distance, rng)
@@ -343,16 +367,18 @@ def smoothness(
     n_samples : int
         Random samples of points when the map has more than 1,000 points.
     sample_size : int, optional
-        Points per sample; default every point once for maps of at most 1,000 points (no
-        sampling noise), else 500 (TDANN's sample size).
+        Points per sample, at least 3; default every point once for maps of at most 1,000
+        points (no sampling noise), else 500 (TDANN's sample size).
     n_bins : int
-        Distance bins (at most; fewer when bins would be narrower than 1.5 point spacings,
-        so the first bin always holds the nearest neighbours).
+        Distance bins, at least 2 (with one, the first bin is the maximum and the score 0 by
+        construction); at most, fewer when bins would be narrower than 1.5 point spacings,
+        so the first bin always holds the nearest neighbours.
     max_distance : float, optional
         Largest distance binned; default half the diagonal of the points' bounding box.
     n_permutations : int
-        Draws of the spatial null (0: none; see :func:`spatial_null`). The samples and bins
-        stay fixed, so the null varies the map only.
+        Draws of the spatial null, 0 (none) to ``MAX_PERMUTATIONS`` (10**6; see
+        :func:`spatial_null`). The samples and bins stay fixed, so the null varies the map
+        only.
     null : {"positions"}
         ``"positions"``: the map's values scattered over its points at random.
     %(random_state)s
@@ -400,9 +426,11 @@ def smoothness(
             f"smoothness of one map takes null='positions'; got {null!r}. (A shift of one map "
             "keeps its smoothness by design, so it is no null for it.)"
         )
+    n_permutations = check_n_permutations(n_permutations)
+    _check_sampling(n_samples, sample_size, n_bins, max_distance)
+    rng = check_random_state(random_state)
     tm = _map_of(data, layer, geometry)
     _check_values(tm, "smoothness")
-    rng = np.random.default_rng(random_state)
     kernel, attrs = _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng)
     undefined = _smoothness_undefined(tm, attrs)
     if undefined:
@@ -463,6 +491,10 @@ def correlation_profile(
     >>> prof["distance"].values.round(2).tolist()  # an 8 x 8 sheet: 3 bins up to 4.95
     [0.82, 2.47, 4.12]
     """
+    n_samples, sample_size, n_bins, max_distance = _check_sampling(
+        n_samples, sample_size, n_bins, max_distance
+    )
+    check_random_state(random_state)
     if isinstance(responses, xr.DataArray) and D.UNIT in responses.dims:
         from ..sheet import check_activations
 
@@ -484,7 +516,7 @@ def correlation_profile(
         if x.ndim != 2:
             raise DimensionError(f"responses must be (n_stimuli, n_points); got shape {x.shape}.")
         tm = _map_of(np.zeros(x.shape[1]), geometry=geometry)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     edges = _bin_edges(tm, n_bins, max_distance)
     good = x.std(0) > 0
     profiles, counts = [], []
@@ -550,6 +582,15 @@ def _scale_of(values: np.ndarray) -> tuple[float, float]:
     if not v.size or np.ptp(v) == 0:
         return 0.0, float("nan")
     return float(v.min()), float(np.ptp(v))
+def _check_win_size(win_size, shape) -> int:
+    """SSIM's window: odd, at least 3 and at most the sheet's smaller side (scikit-image)."""
+    side = int(min(shape))
+    rule = (f"an odd whole number from 3 to the sheet's smaller side ({side}) (scikit-image's "
+            "rule; its default is 7)")
+    k = check_int(win_size, "win_size", fix=f"win_size must be {rule}.")
+    if k < 3 or k % 2 == 0 or k > side:
+        raise ParameterError(f"win_size={k} is not {rule}.")
+    return k
 
 
 def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=None):
@@ -563,7 +604,7 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
             "n_permutations=..., says whether the maps share territory), or resample both "
             "maps onto a flat regular grid first."
         )
-    win = default_win_size(shape) if win_size is None else int(win_size)
+    win = default_win_size(shape) if win_size is None else _check_win_size(win_size, shape)
     rescale = data_range is None
     if rescale:
         data_range, rule = 1.0, SSIM_SCALE
@@ -611,7 +652,7 @@ def _smoothness_factory(tms, *, n_samples=20, sample_size=None, n_bins=10, max_d
                         rng=None):
     if len(tms) != 1:
         raise InvalidDataError(f"smoothness is a statistic of one map; got {len(tms)}.")
-    rng = np.random.default_rng(rng)
+    rng = check_random_state(rng, "random_state")
     return _smoothness_setup(tms[0], n_samples, sample_size, n_bins, max_distance, rng)
 
 
@@ -702,6 +743,8 @@ def map_similarity(
         raise UnknownNameError(
             f"Unknown method {method!r}; {close_matches(method, SIMILARITY_METHODS)}"
         )
+    n_permutations = check_n_permutations(n_permutations)
+    rng = check_random_state(random_state)
 
     geo = _check_geometry(geometry)
 
@@ -731,7 +774,6 @@ def map_similarity(
         n_permutations = 0  # 1-D values without positions: no spatial null
     params = {"win_size": win_size, "data_range": data_range} if method == "ssim" else {}
     kernel, attrs = _STATISTIC_FACTORIES[method]([ta, tb], **params)
-    rng = np.random.default_rng(random_state)
     null = null or "shift"
     flat = [name for name, t in (("map_a", ta), ("map_b", tb)) if np.ptp(t.values[ok]) == 0]
     if flat:

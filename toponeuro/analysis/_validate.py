@@ -9,7 +9,13 @@ import xarray as xr
 
 from .. import _dims as D
 from .._align import align_stimuli
-from ..exceptions import AlignmentError, DimensionError, InvalidDataError, NotFittedError
+from ..exceptions import (
+    AlignmentError,
+    DimensionError,
+    InvalidDataError,
+    NotFittedError,
+    ParameterError,
+)
 
 __all__ = [
     "as_matrix",
@@ -62,8 +68,18 @@ def check_finite(arr, what: str):
 def paired_matrices(features, responses, names=("features", "responses")):
     """Align two stimulus-by-something inputs by stimulus id; return arrays ``(X, Y)``."""
     if isinstance(features, xr.DataArray) and isinstance(responses, xr.DataArray):
-        if D.STIMULUS_ID in features.coords and D.STIMULUS_ID in responses.coords:
+        has = [D.STIMULUS_ID in features.coords, D.STIMULUS_ID in responses.coords]
+        if all(has):
             features, responses = align_stimuli(features, responses, names=names)
+        elif any(has):
+            with_ids, without = (names[0], names[1]) if has[0] else (names[1], names[0])
+            raise AlignmentError(
+                f"The {with_ids} carry 'stimulus_id' but the {without} (a DataArray) do not, so "
+                "their stimuli cannot be matched by id, and pairing them by position could "
+                f"silently pair different stimuli. Label the {without} "
+                "(.assign_coords(stimulus_id=('stimulus', ids))), or pass both as plain arrays "
+                "(np.asarray) to pair them by position on purpose."
+            )
     X = as_matrix(features, names[0])
     Y = as_matrix(responses, names[1])
     for arr, name in ((X, names[0]), (Y, names[1])):
@@ -104,7 +120,7 @@ class EstimatorMixin:
     def set_params(self, **params):
         for k, v in params.items():
             if k not in self._param_names():
-                raise ValueError(f"{type(self).__name__} has no parameter {k!r}.")
+                raise ParameterError(f"{type(self).__name__} has no parameter {k!r}.")
             setattr(self, k, v)
         return self
 

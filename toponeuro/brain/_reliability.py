@@ -8,6 +8,7 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from .._metrics import pearson_r
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
@@ -87,7 +88,7 @@ def make_repeated_responses(
         raise ParameterError(
             f"noise must be a positive finite sd, or one per voxel ({n_voxels}); got {noise!r}."
         )
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     signal = rng.standard_normal((n_images, n_voxels))
     trials = signal.repeat(n_repeats, axis=0)
     trials = trials + sd * rng.standard_normal(trials.shape)
@@ -185,7 +186,7 @@ def split_half_reliability(
     if method not in ("odd-even", "random"):
         raise UnknownNameError(f"method={method!r}; {close_matches(method, ['odd-even', 'random'])}")
     x = np.asarray(responses.values, dtype=np.float64)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     order = np.argsort(inverse, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     rs = []

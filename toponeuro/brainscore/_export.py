@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .. import exceptions as E
 from .._fetch import sha256sum
 from .._version import __version__
+from ..exceptions import InputTypeError, InternalError, MissingDependencyError, OutputExistsError
 
 if TYPE_CHECKING:
     from ..models import ModelCard
@@ -95,7 +96,7 @@ def _resolve_card(model_name_or_card):
         try:
             from ..models import model_card
         except ImportError as err:  # the registry lands with the model-zoo issue
-            raise ImportError(
+            raise MissingDependencyError(
                 f"Exporting {model_name_or_card!r} by name needs toponeuro's model registry "
                 "(toponeuro.models.model_card), which this install lacks; pass a ModelCard "
                 "instead."
@@ -104,7 +105,7 @@ def _resolve_card(model_name_or_card):
     card = model_name_or_card
     missing = [f for f in ("name", "arch") if not hasattr(card, f)]
     if missing:
-        raise TypeError(
+        raise InputTypeError(
             f"Expected a model name or a ModelCard; got {type(card).__name__} without "
             f"{missing}. Pass e.g. toponeuro.models.model_card('toponet_resnet18.tau_50')."
         )
@@ -332,7 +333,7 @@ def _check_region_layer_map(card, region_layer_map, modality) -> dict:
     if region_layer_map is None:
         return proposed
     if not isinstance(region_layer_map, Mapping):
-        raise TypeError(
+        raise InputTypeError(
             f"region_layer_map must be a dict region -> layer; got "
             f"{type(region_layer_map).__name__}. Example: {proposed}"
         )
@@ -428,7 +429,7 @@ def _plugin_arch_source() -> str:
     """``_plugin_arch.py`` with :mod:`toponeuro.models._standalone` inlined: self-contained."""
     arch = _source("_plugin_arch.py")
     if _INLINE_MARKER not in arch:
-        raise RuntimeError("toponeuro/brainscore/_plugin_arch.py lost its inline marker line")
+        raise InternalError("toponeuro/brainscore/_plugin_arch.py lost its inline marker line")
     standalone = (resources.files("toponeuro.models") / "_standalone.py").read_text()
     body = [
         line
@@ -540,7 +541,7 @@ def _plugin_folder(path: Path, overwrite: bool) -> Path:
     """A new, empty plugin folder at ``path`` (an existing one replaced only with overwrite)."""
     if path.exists():
         if not overwrite:
-            raise FileExistsError(
+            raise OutputExistsError(
                 f"{path} already exists; pass overwrite=True to replace it."
             )
         shutil.rmtree(path)

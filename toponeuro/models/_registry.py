@@ -28,7 +28,11 @@ from .._optional import optional_import
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
+    InputTypeError,
+    InvalidDataError,
     MissingWeightsError,
+    NameClashError,
+    ParameterError,
     UnknownNameError,
     UntrustedCheckpointError,
     close_matches,
@@ -109,6 +113,11 @@ class ModelCard:
         they measure.
     superseded_by : str or None
         The name that replaces these weights in every default; they stay loadable.
+    base_model, base_sha256 : str or None
+        For weights that hold only some parameters (a fine-tune shipped as an overlay): the
+        registered name whose released weights are loaded first, and the sha256 those weights
+        must have (checked on every load), so the overlay always lands on the base it was
+        trained from.
 
     Examples
     --------
@@ -144,6 +153,8 @@ class ModelCard:
     train_steps: int | None = None
     evaluation: Mapping = field(default_factory=dict, compare=False, hash=False)
     superseded_by: str | None = None
+    base_model: str | None = None
+    base_sha256: str | None = None
 
     @property
     def url(self) -> str | None:
@@ -185,7 +196,7 @@ def register_builder(name: str):
 
     def decorator(builder: Callable) -> Callable:
         if _BUILDERS.get(name, builder) is not builder:
-            raise ValueError(f"A builder named {name!r} is already registered.")
+            raise NameClashError(f"A builder named {name!r} is already registered.")
         _BUILDERS[name] = builder
         return builder
 
@@ -195,12 +206,12 @@ def register_builder(name: str):
 def _check_card(name: str, card: ModelCard) -> None:
     arch, _, tag = name.partition(".")
     if card.name != name or card.arch != arch or card.tag != tag:
-        raise ValueError(
+        raise ParameterError(
             f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
             f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
         )
     if card.checkpoint_format not in CHECKPOINT_FORMATS:
-        raise ValueError(
+        raise ParameterError(
             f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
             f"{card.checkpoint_format!r}."
         )
@@ -255,7 +266,7 @@ def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCar
     fields = {}
     for prof in entry.get("profiles", ()):
         if prof not in profiles:
-            raise ValueError(
+            raise InvalidDataError(
                 f"The card {entry.get('name')!r} names the profile {prof!r}, which "
                 f"{_CARDS_FILE} does not define; {close_matches(prof, sorted(profiles))}"
             )
@@ -268,7 +279,7 @@ def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCar
     known = set(ModelCard.__dataclass_fields__)
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise ValueError(
+        raise InvalidDataError(
             f"The card {name!r} has unknown fields {unknown}; ModelCard fields are {sorted(known)}."
         )
     for k in _TUPLE_FIELDS:
@@ -317,6 +328,11 @@ def list_models(pattern: str = "*") -> list[str]:
 
 
 def _lookup(name: str) -> tuple[ModelCard, Callable]:
+    if not isinstance(name, str):
+        raise InputTypeError(
+            f"A model name must be a str such as 'toponet_resnet18.tau_50'; got "
+            f"{type(name).__name__} {name!r} (see toponeuro.models.list_models())."
+        )
     _ensure_registered()
     if name in _REGISTRY:
         return _REGISTRY[name]
@@ -657,6 +673,8 @@ def create_model(
             check = _check_local(path, sha, card, official)
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
         state = load_weights(path, fmt, trust_checkpoint=trust_checkpoint)
+        if card.base_model:
+            state, check = _overlay(card, state, path, check, cache_dir)
         # built after the file is found, checked and read: a bad file fails fast
         model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
         _load_state(model, state, name, path)
@@ -667,6 +685,36 @@ def create_model(
     model.weights_sha256 = sha
     model.weights_check = check
     return model
+
+
+def _overlay(card: ModelCard, state: Mapping, path: Path, check: str, cache_dir):
+    """The base's released state dict with ``state`` (some of its parameters) laid over it."""
+    base = create_model(card.base_model, pretrained=True, cache_dir=cache_dir)
+    if card.base_sha256 and base.weights_sha256 != card.base_sha256.lower():
+        raise ChecksumError(
+            f"{card.name!r} was trained from {card.base_model!r} weights with sha256 "
+            f"{card.base_sha256}, but the installed ones have {base.weights_sha256}; install "
+            f"the version of its package the card names, or retrain with the recipe "
+            f"{card.recipe!r}."
+        )
+    full = base.state_dict()
+    foreign = [k for k in state if k not in full]
+    if foreign:
+        raise CheckpointError(
+            f"{path} holds {len(foreign)} parameters that {card.base_model!r} does not have "
+            f"(first: {foreign[:3]}); it is not an overlay of that model."
+        )
+    shapes = [k for k in state if tuple(state[k].shape) != tuple(full[k].shape)]
+    if shapes:
+        raise CheckpointError(
+            f"{path}: {shapes[0]} is {tuple(state[shapes[0]].shape)}, {card.base_model!r} has "
+            f"{tuple(full[shapes[0]].shape)}; it is not an overlay of that model."
+        )
+    full.update({k: v.to(full[k].dtype) for k, v in state.items()})
+    return full, (
+        f"{check}; laid over {card.base_model!r} ({len(state)} of {len(full)} tensors), "
+        f"whose {base.weights_check}"
+    )
 
 
 def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:

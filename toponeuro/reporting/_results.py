@@ -259,9 +259,8 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
     headline_layer = list(layers)[-1]
     headline = {
         "layer": headline_layer,
-        "rule": ("the deepest mapped layer (the last of the layers), fixed before looking at "
-                 "the results: TDANN and TopoNets compare their last convolutional layers with "
-                 "ventral temporal cortex"),
+        "rule": ("the deepest mapped layer (the last of the layers), as TDANN and TopoNets "
+                 "compare their last convolutional layers with ventral temporal cortex"),
         "arrangement": {h: arrangement[f"{headline_layer}|{h}"] for h in cortex_topo.sheets
                         if f"{headline_layer}|{h}" in arrangement},
     }

@@ -100,8 +100,8 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head],
             cortex_positions=vertex_coordinates("flat", h)[:, :2],
-            model_label=f"domain centres on the sheet · {head}",
-            cortex_label=f"domain centres on the cortex · {h} hemisphere (flat map)",
+            model_label=f"sheet · {head}",
+            cortex_label=f"cortex · {h} hemisphere (flat map)",
         )
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     fig = plot_arrangement_by_layer(
@@ -280,10 +280,12 @@ def _headline(s: dict, esc) -> str:
             f"{_pt(a['p_spin'])} against the cortex maps spun): "
             + ("the arrangement matches beyond both nulls" if beat else
                "not distinguishable from chance arrangements"))
-    return (f"<p><b>Model vs cortex.</b> Layer <code>{esc(head['layer'])}</code> is compared in "
-            f"this headline ({esc(head['rule'])}; every mapped layer is in the table and figure "
-            f"below). Distances between the domains' centres on its sheet against those on "
-            f"{'; '.join(esc(p) for p in parts)}.</p>")
+    return (f"<p><b>Model vs cortex.</b> Do the five domains sit on the sheet of "
+            f"<code>{esc(head['layer'])}</code> in the same relative positions as on the "
+            f"cortex? Rank correlation of the distances between domain centres, on "
+            f"{'; on '.join(esc(p) for p in parts)}.</p><p>This headline layer is chosen by a "
+            f"rule fixed before looking at the results: {esc(head['rule'])}. Every mapped "
+            "layer is in the table and the figure below.</p>")
 
 
 def _pt(p) -> str:

@@ -67,7 +67,8 @@ def test_removed_keywords_raise_type_errors(tmp_path):
     # and the replacements work
     assert local_floc_copy(cache_dir=tmp_path) is None
     with pytest.raises(E.UnknownNameError):
-        run_map("toponet_demo.tau_99", stimuli=tmp_path, out_dir=tmp_path.parent / f"{tmp_path.name}-o", progress=False)
+        run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out_dir=tmp_path / "o",
+                progress=False)
 
 
 def test_version_is_the_release_that_removed_them():

@@ -28,6 +28,7 @@ from toponeuro.exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
+    ParameterError,
     RecipeError,
     SheetError,
     ToponeuroError,
@@ -134,8 +135,8 @@ CASES = [
     ("rdm-nan", lambda: rdm(_nan_X()), InvalidDataError, ValueError, "1 NaN/inf", "dropna"),
     ("rdm-runs-without-crossnobis", lambda: rdm(X, runs=np.zeros(10)), InvalidDataError,
      ValueError, "runs", "metric='crossnobis' only"),
-    ("bootstrap-zero", lambda: bootstrap_compare_rdms(A, A, n_bootstrap=0), InvalidDataError,
-     ValueError, "got 0", ">= 1"),
+    ("bootstrap-zero", lambda: bootstrap_compare_rdms(A, A, n_bootstrap=0), ParameterError,
+     ValueError, "n_bootstrap=0", r"in \[1, 1000000\]"),
     ("bootstrap-ci-percent", lambda: bootstrap_compare_rdms(A, A, ci=95), InvalidDataError,
      ValueError, "got 95", "0.95"),
     # --- encoding

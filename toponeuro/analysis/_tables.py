@@ -16,6 +16,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._params import check_n_permutations
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -26,8 +27,9 @@ from ._compare import (
     patch_centroid,
 )
 from ._geometry import as_topomap
-from ._patches import TDANN_PATCHES, find_patches
-from ._topography import smoothness
+from ._patches import TDANN_PATCHES, check_patch_params, find_patches
+from ._topography import _check_sampling, smoothness
+from ._verdict import overlap_verdict
 
 __all__ = [
     "ARRANGEMENT_REFERENCE",
@@ -63,8 +65,10 @@ class TopographyTable:
         ``selective_fraction`` (points with value >= threshold) and ``max_value``.
     similarity : pandas.DataFrame
         One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
-        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh) and its ``p_value``
-        (shift null; spin test on a sphere mesh, NaN on other meshes).
+        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh), its two-sided
+        ``p_value`` (``alternative``; spectral null on a sheet, spin test on a sphere mesh, NaN
+        on other meshes) and ``verdict`` (:func:`overlap_verdict` at ``alpha``: "share
+        territory", "avoid each other", "no evidence either way" or "not tested").
     smoothness : dict
         ``(sheet, name)`` -> the :func:`smoothness` Dataset (score, distance profile).
     patches : dict
@@ -236,7 +240,7 @@ def topography_table(
         test of atlas ROIs' overlap while their smoothness and patches, fixed binary regions,
         get none.
     alpha : float
-        Level at which a patch counts as significant.
+        Level at which a patch counts as significant, and of the overlap verdicts.
     %(random_state)s
 
     Returns
@@ -245,7 +249,8 @@ def topography_table(
         ``table`` columns also hold ``smoothness_null_mean``, ``smoothness_null_std``,
         ``smoothness_p``, ``n_significant_patches``; the patch sizes and centroids are those
         of the significant patches (of all patches without a null). ``similarity`` holds
-        ``method``, ``null_mean``, ``null_std``, ``p_value``. ``attrs["definitions"]`` says
+        ``method``, ``null_mean``, ``null_std``, ``p_value``, ``alternative``, ``verdict``.
+        ``attrs["definitions"]`` says
         which definition each statistic follows and where it comes from.
 
     Examples
@@ -260,6 +265,13 @@ def topography_table(
     >>> res.similarity[["pair", "method"]].values.tolist()
     [['faces-bodies', 'ssim']]
     """
+    checked = check_patch_params(threshold, min_units, smooth_sigma, alpha=alpha,
+                                 n_permutations=n_permutations, random_state=random_state)
+    n_permutations = checked["n_permutations"]
+    if similarity_permutations is not None:
+        similarity_permutations = check_n_permutations(similarity_permutations,
+                                                       "similarity_permutations")
+    _check_sampling(n_samples, sample_size, 10, None)
     sides = _sheets(maps, layers)
     null_kw = {"n_permutations": int(n_permutations), "random_state": random_state}
     n_sim = int(n_permutations if similarity_permutations is None else similarity_permutations)
@@ -306,7 +318,8 @@ def topography_table(
                 sims.append({"sheet": sheet, "pair": f"{a}-{b}", "method": method,
                              "value": float(r.statistic), "null_mean": r.null_mean,
                              "null_std": r.null_std, "p_value": r.p_value,
-                             "null": r.null_method})
+                             "alternative": r.alternative, "null": r.null_method,
+                             "verdict": overlap_verdict(r, alpha=alpha).outcome})
     attrs = {"threshold": float(threshold), "min_units": int(min_units),
              "smooth_sigma": smooth_sigma, "n_samples": int(n_samples),
              "n_permutations": int(n_permutations), "similarity_permutations": n_sim,
@@ -315,7 +328,8 @@ def topography_table(
     return TopographyTable(
         table=pd.DataFrame(rows),
         similarity=pd.DataFrame(sims, columns=["sheet", "pair", "method", "value", "null_mean",
-                                               "null_std", "p_value", "null"]),
+                                               "null_std", "p_value", "alternative", "null",
+                                               "verdict"]),
         smoothness=smooth, patches=patches, similarities=results, maps=kept_maps,
         attrs=attrs,
     )
@@ -616,7 +630,7 @@ def compare_tables(
 ) -> pd.DataFrame:
     """One sheet of a model beside one of the cortex, from their already computed tables.
 
-    The same layout as :func:`compare_topography`, which computes both sides itself:
+    The one model-vs-cortex table (``toponeuro map`` and the tutorials build it so):
     index ``(metric, item)``, columns ``model``, ``cortex`` (``smoothness``,
     ``smoothness_p``, ``n_patches``, ``n_significant_patches``, ``mean_patch_fraction``,
     ``total_patch_fraction`` per name -- fractions of the significant patches when a null
@@ -629,7 +643,7 @@ def compare_tables(
       job reports.
     - ``arrangement_spearman``, ``arrangement_procrustes``, ``arrangement_n_regions``
       (item ``centroids``): :func:`arrangement_similarity` of the centroids of each name's
-      largest (significant) patch, as :func:`compare_topography` gives them; NaN when fewer
+      largest (significant) patch (:meth:`TopographyTable.centroids`); NaN when fewer
       than three names have a patch on both sides.
 
     ``.attrs`` holds the patch centroids and regions used, and ``"arrangement"``, the full

@@ -31,7 +31,7 @@ import xarray as xr
 from .. import _dims as D
 from .._version import __version__
 from ..analysis import TDANN_PATCHES
-from ..exceptions import DownloadError, ParameterError
+from ..exceptions import DownloadError, MissingFileError, ParameterError
 from ._constants import DEFAULT_LANGUAGE_MODEL
 from ._map import MapResult
 from ._results import _jsonable, _null, _num, _p
@@ -115,7 +115,7 @@ def _load_localizer(stimuli):
             raise DownloadError(f"{_HINT}\n(download failed: {err})") from err
     path = Path(stimuli)
     if not path.is_file():
-        raise FileNotFoundError(f"stimuli {str(stimuli)!r} is neither 'langloc' nor a csv file. "
+        raise MissingFileError(f"stimuli {str(stimuli)!r} is neither 'langloc' nor a csv file. "
                                 f"{_HINT}")
     return load_language_localizer(path), f"local copy {path}"
 
@@ -238,7 +238,9 @@ def run_language_map(
     """
     from tqdm.auto import tqdm
 
+    from .._params import check_int, check_number
     from ..analysis import (
+        check_patch_params,
         compare_tables,
         language_profile,
         language_selectivity,
@@ -249,6 +251,12 @@ def run_language_map(
     from ..features import extract
     from ..training import load_model
 
+    # every parameter checked before the first (slow) step, so a bad one fails at once
+    check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
+                       random_state=random_state)
+    check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
+    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
+    check_int(batch_size, "batch_size", lo=1)
     t0 = time.perf_counter()
     steps = tqdm(total=6, desc="toponeuro map --language", disable=not progress, unit="step")
 
@@ -561,11 +569,11 @@ def format_language_summary(summary: dict) -> str:
 
 # ------------------------------------------------------------------------------ files
 def _figures(out: Path, rep: dict, atlas) -> dict:
+    from .._optional import optional_import
     from ..plotting import plot_comparison, plot_sheet_map, plot_surface_map
-    from ..plotting._common import require_matplotlib
     from ._writer import _savefig
 
-    plt = require_matplotlib()
+    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
     s, files = rep["summary"], {}
     layers, thr = s["layers"], rep["threshold"]
     fig = plot_sheet_map(rep["tmap"], layers, facet="map", ncols=min(3, len(layers)),

@@ -21,7 +21,13 @@ import xarray as xr
 
 from .. import _dims as D
 from ..analysis import TDANN_PATCHES
-from ..exceptions import DownloadError, SheetError, TrainingImagesWarning, UnknownNameError
+from ..exceptions import (
+    DownloadError,
+    MissingFileError,
+    SheetError,
+    TrainingImagesWarning,
+    UnknownNameError,
+)
 from ._constants import CORTEX_DOMAINS, DEFAULT_NUMBERS, FLOC_NONSCRAMBLED, MAP_DOMAINS
 
 __all__ = [
@@ -34,6 +40,7 @@ __all__ = [
     "CortexTopography",
     "cortex_topography",
     "compare_model_cortex",
+    "random_init_similarities",
 ]
 
 _HINT = (
@@ -137,7 +144,7 @@ def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
     else:
         path, source = Path(stimuli), f"local copy {stimuli}"
         if not path.is_dir():
-            raise FileNotFoundError(f"stimuli={str(stimuli)!r} is neither 'floc' nor a folder. "
+            raise MissingFileError(f"stimuli={str(stimuli)!r} is neither 'floc' nor a folder. "
                                     f"{_HINT}")
         _check_floc_categories(load_floc(path), stimuli)
     try:
@@ -426,3 +433,65 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
 
     return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state)
             for ly in layers for h in hemispheres}
+
+
+def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutations: int = 1000,
+                             random_state=0, batch_size: int = 64, device: str = "cpu",
+                             progress: bool = False) -> dict:
+    """The map similarities of ``net``'s architecture at random initialisation.
+
+    Every layer's parameters are re-drawn by its own ``reset_parameters`` (PyTorch's default
+    initialisation, seeded with ``random_state``) on a copy of ``net``; the same
+    activations, selectivity contrast and map similarities (with their nulls) as the trained
+    model follow. The selectivity contrast (each domain against the other four) builds in an
+    anti-correlation between any two domains' maps, so a trained similarity means something
+    only beside this value.
+
+    Parameters
+    ----------
+    net : torch.nn.Module
+        The trained network (left unchanged).
+    stimuli : StimulusSet
+    layers : sequence of str
+    n_permutations, random_state :
+        As for :func:`toponeuro.analysis.map_similarity`.
+    batch_size, device, progress :
+        Extraction settings (:func:`toponeuro.extract`).
+
+    Returns
+    -------
+    dict
+        ``(layer, "faces-bodies")`` -> :class:`~toponeuro.analysis.NullResult`, for the
+        pairs of :data:`toponeuro.analysis.DEFAULT_PAIRS`.
+
+    Examples
+    --------
+    >>> from toponeuro.reporting import random_init_similarities
+    >>> sims = random_init_similarities(net, stim, ["layer4.0.conv2"])  # doctest: +SKIP
+    >>> float(sims["layer4.0.conv2", "faces-bodies"]) < 0  # doctest: +SKIP
+    True
+    """
+    import copy
+
+    import torch
+
+    from ..analysis import DEFAULT_PAIRS, domain_selectivity, map_similarity
+    from ..features import extract
+
+    fresh = copy.deepcopy(net)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(np.random.default_rng(random_state).integers(2**31)))
+        for module in fresh.modules():
+            if hasattr(module, "reset_parameters"):
+                module.reset_parameters()
+    acts = extract(fresh, stimuli, list(layers), pooling="mean", batch_size=batch_size,
+                   device=device, progress=progress)
+    sel = domain_selectivity(acts, list(MAP_DOMAINS))
+    out = {}
+    for ly in layers:
+        for a, b in DEFAULT_PAIRS:
+            if a in sel[D.DOMAIN].values and b in sel[D.DOMAIN].values:
+                out[ly, f"{a}-{b}"] = map_similarity(
+                    sel.sel({D.DOMAIN: a}), sel.sel({D.DOMAIN: b}), "ssim", layer=ly,
+                    n_permutations=n_permutations, random_state=random_state)
+    return out

@@ -30,11 +30,11 @@ import xarray as xr
 
 from .. import _dims as D
 from .._version import __version__
-from ..analysis import TDANN_PATCHES
+from ..analysis import TDANN_PATCHES, format_p
 from ..exceptions import DownloadError, MissingFileError, ParameterError
 from ._constants import DEFAULT_LANGUAGE_MODEL
 from ._map import MapResult
-from ._results import _jsonable, _null, _num, _p
+from ._results import _jsonable, _null, _num
 from ._stages import _model_description, check_sheet_layers
 
 __all__ = ["run_language_map", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
@@ -75,10 +75,10 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     Examples
     --------
     >>> from types import SimpleNamespace as NS
-    >>> r = NS(statistic=0.41, null_mean=-0.001, null_std=0.01, p_value=0.001,
-    ...        n_permutations=999)
+    >>> r = NS(statistic=0.41, null_mean=-0.001, null_std=0.01, p_value=1 / 1001,
+    ...        n_permutations=1000)
     >>> language_verdict("morans_i", r, 0.05)["text"]
-    "language selectivity clusters beyond chance on this sheet: Moran's I 0.41, null -0.00 ± 0.01, p = 0.001"
+    "language selectivity clusters beyond chance on this sheet: Moran's I 0.41, null -0.00 ± 0.01, p < 0.001 (1,000 draws)"
     >>> language_verdict("morans_i", NS(**{**vars(r), "p_value": 0.4}), 0.05)["claim"]
     'does not cluster'
     """
@@ -91,7 +91,8 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
                                       "is not smoother than its values scattered at random")),
     }[statistic]
     numbers = (f"{name} {float(result.statistic):.2f}, "
-               f"{_null(float(result.null_mean), float(result.null_std))}, {_p(p)}")
+               f"{_null(float(result.null_mean), float(result.null_std))}, "
+               f"{format_p(p, getattr(result, 'n_permutations', 0))}")
     if not has_null:
         claim, text = "no null", f"language selectivity {where}: {numbers} (no null, no claim)"
     else:
@@ -241,7 +242,6 @@ def run_language_map(
     from .._params import check_int, check_number
     from ..analysis import (
         check_patch_params,
-        compare_tables,
         language_profile,
         language_selectivity,
         morans_i,
@@ -307,13 +307,11 @@ def run_language_map(
                                    random_state=random_state)
     cortex_moran = {h: morans_i(c.maps[_MAP], weights="graph", n_permutations=0,
                                 geometry=c.geometry) for h, c in cortex.items()}
-    comparison = {(ly, h): compare_tables(model_topo, ly, cortex_topo, h)
-                  for ly in layers for h in cortex}
     report = _assemble(
         card=card, model_desc=model_desc, stim=stim, stim_source=stim_source, acts=acts,
         topolm=topolm, raw=raw, tmap=tmap, profile=profile, layers=layers,
         model_topo=model_topo, morans=morans, cortex_topo=cortex_topo,
-        cortex_moran=cortex_moran, comparison=comparison, threshold=threshold,
+        cortex_moran=cortex_moran, threshold=threshold,
         min_units=min_units, alpha=alpha, n_permutations=n_permutations,
         token_pooling=token_pooling,
     )
@@ -329,7 +327,7 @@ def run_language_map(
 
 # ------------------------------------------------------------------------------ numbers
 def _assemble(*, card, model_desc, stim, stim_source, acts, topolm, raw, tmap, profile, layers,
-              model_topo, morans, cortex_topo, cortex_moran, comparison, threshold, min_units,
+              model_topo, morans, cortex_topo, cortex_moran, threshold, min_units,
               alpha, n_permutations, token_pooling) -> dict:
     unit_layer = np.asarray(acts[D.LAYER].values).astype(str)
     rows, per_layer = [], {}
@@ -401,7 +399,7 @@ def _assemble(*, card, model_desc, stim, stim_source, acts, topolm, raw, tmap, p
         cortex[h] = {k: _num(v) if isinstance(v, float) else v
                      for k, v in cortex_rows[-1].items() if k != "hemisphere"}
     cortex_table = pd.DataFrame(cortex_rows).drop(columns="largest_region_fraction")
-    view = comparison_table(model_table, cortex_table, comparison)
+    view = comparison_table(model_table, cortex_table)
     summary = {
         "toponeuro_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -483,8 +481,7 @@ def _fmt(v, spec="{:.2f}"):
     return "–" if v is None or not np.isfinite(v) else spec.format(float(v))
 
 
-def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
-                     comparison: dict) -> pd.DataFrame:
+def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame) -> pd.DataFrame:
     """Model sheet (last layer) vs each hemisphere, with a column saying what is comparable.
 
     Examples
@@ -495,7 +492,7 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
     >>> c = pd.DataFrame([{"hemisphere": "left", "parcel_fraction": 0.05, "n_regions": 5,
     ...                    "n_vertices": 10242, "largest_region_vertices": 200,
     ...                    "morans_i": 0.9, "smoothness": 0.8}])
-    >>> comparison_table(m, c, {}).loc["contiguous regions", "comparable?"][:7]
+    >>> comparison_table(m, c).loc["contiguous regions", "comparable?"][:7]
     'in kind'
     """
     last = model_table.iloc[-1]

@@ -60,7 +60,7 @@ def sheet_cell(shape, sigma, null, maps, n_pairs, n_draws, seed=0):
     """False-positive rates of one (shape, sigma, null, maps) cell."""
     rng = np.random.default_rng([seed, shape[0], shape[1], int(10 * sigma)])
     hits = {"ssim": 0, "pearson": 0, "verdict": 0, "share": 0, "avoid": 0}
-    for i in range(n_pairs):
+    for _ in range(n_pairs):
         a, b = smooth_map(rng, shape, sigma, maps), smooth_map(rng, shape, sigma, maps)
         for method in ("ssim", "pearson"):
             res = map_similarity(a, b, method, null=null, n_permutations=n_draws,

@@ -114,10 +114,12 @@ def test_no_null_means_not_tested():
 
 def test_one_p_per_test_and_its_floor():
     null = np.linspace(-1, 1, 1000)
-    assert null_p_value(5.0, null, "two-sided") == pytest.approx(1 / 1001)
-    assert null_p_value(-5.0, null, "two-sided") == pytest.approx(1 / 1001)
+    assert null_p_value(5.0, null, "two-sided") == pytest.approx(2 / 1001)
+    assert null_p_value(-5.0, null, "two-sided") == pytest.approx(2 / 1001)
     assert null_p_value(0.0, null, "two-sided") == pytest.approx(1.0)
-    assert format_p(1 / 1001, 1000, "two-sided") == "p < 0.001 (two-sided, 1,000 draws)"
+    assert null_p_value(5.0, null, "greater") == pytest.approx(1 / 1001)
+    assert format_p(2 / 1001, 1000, "two-sided") == "p < 0.002 (two-sided, 1,000 draws)"
+    assert format_p(1 / 1001, 1000, "one-sided") == "p < 0.001 (one-sided, 1,000 draws)"
     assert format_p(0.25, 1000, "two-sided") == "p = 0.250 (two-sided)"
     r = NullResult.from_null(5.0, null, "spectral", {"method": "ssim"}, alternative="two-sided")
     v = overlap_verdict(r)
@@ -152,7 +154,7 @@ def test_report_sentences_follow_the_verdicts():
                 assert x["p_value"] == table.loc[pair, "p_value"]
                 assert x["p_text"] in x["text"]
             assert table.loc["faces-bodies", "verdict"] == "share territory"
-            assert "p < 0.011 (two-sided, 99 draws)" in fb["text"]
+            assert "p < 0.021 (two-sided, 99 draws)" in fb["text"]
         else:
             assert "not tested" in fb["text"] and "not tested" in fp["text"]
             assert "not smoother" not in sig["smoothness faces"]["text"]

@@ -193,6 +193,9 @@ def _run_train(args) -> int:
         progress=not args.no_progress,
         **overrides,
     )
+    if hasattr(result, "summary"):  # a language recipe (toponeuro/training/_language.py)
+        print(result.summary())
+        return 0
     last = result.history[-1]
     print(
         f"trained {recipe['name']!r}: {len(result.history)} epoch(s), final train accuracy "
@@ -374,6 +377,16 @@ def _add_map(sub):
         p.add_argument("--alpha", type=float,
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
+    p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
+                   help="your own cortical maps in place of the visfAtlas: "
+                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
+                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
+                   "projected with nilearn's vol_to_surf), comma-separated per domain")
+    p.add_argument("--vol-to-surf", metavar="JSON",
+                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
+                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
+    p.add_argument("--cortex-threshold", type=float,
+                   help="patch threshold of --cortex-maps, in their units (default: --threshold)")
     _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
 
@@ -406,8 +419,8 @@ def _run_language_map(args) -> int:
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
-        out_dir=out, batch_size=args.batch_size, device=device, random_state=args.seed,
-        progress=not args.no_progress,
+        out_dir=out, overwrite=args.overwrite, batch_size=args.batch_size, device=device,
+        random_state=args.seed, progress=not args.no_progress,
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 
@@ -443,6 +456,10 @@ def _run_map(args) -> int:
             device=device,
             random_state=args.seed,
             progress=not args.no_progress,
+            cortex_maps=args.cortex_maps,
+            vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
+                                  example='{"radius": 2}'),
+            cortex_threshold=args.cortex_threshold,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
     for w in caught:  # said in flags, last, after the summary
@@ -575,7 +592,6 @@ def _add_brainscore(sub):
                    "required without --benchmark")
     s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
                    "suffix, categories their sub-folders; required without --benchmark")
-    s.add_argument("--images", dest="images_deprecated", help=argparse.SUPPRESS)
     s.add_argument("--python", help="python of the Brain-Score environment "
                    "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
     s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
@@ -589,21 +605,6 @@ def _add_brainscore(sub):
                    "(default: print it only)")
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
-
-
-def _old_metrics(argv):
-    """``--metrics a,b`` (the old spelling) as ``--metrics a b``, with a warning (one release)."""
-    out, rest = [], list(argv)
-    while rest:
-        arg = rest.pop(0)
-        if arg.startswith("--metrics="):
-            arg, value = "--metrics", arg.split("=", 1)[1]
-            rest.insert(0, value)
-        out.append(arg)
-        if arg == "--metrics" and rest and "," in rest[0]:
-            out.extend(m for m in rest.pop(0).split(",") if m)
-            _warn("--metrics a,b is deprecated; separate metrics with spaces (--metrics a b).")
-    return out
 
 
 def _sha256_arg(text):
@@ -660,10 +661,6 @@ def _run_brainscore(args) -> int:
 
         from .stimuli import load_image_folder
 
-        if args.images_deprecated:
-            _warn("--images is deprecated for `brainscore score`; use --stimuli (the same "
-                  "flag as in extract and map).")
-            args.stimuli = args.stimuli or args.images_deprecated
         stimuli = responses = None
         _input_path(args.plugin, "--plugin", "a plugin folder written by `export`")
         if args.benchmark is None:
@@ -751,7 +748,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         parser.print_help(sys.stderr)
         return 2
-    args = parser.parse_args(_old_metrics(argv))
+    args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -21,8 +21,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
-from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.plotting import plot_distance_profile, plot_sheet_map
+from toponeuro.tutorial import data_note, tutorial_floc
 
 categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
@@ -127,6 +127,7 @@ axes[1].set_xticks(x, domains)
 axes[1].set_ylabel("smoothness score")
 axes[1].set_title(f"every domain, {LAYER}", fontsize=10)
 axes[1].legend(fontsize=8)
+plt.show()
 
 # %%
 # How the domain maps relate
@@ -169,3 +170,4 @@ ax.set_xticks(x, LAYERS)
 ax.set_ylabel("SSIM")
 ax.set_title("toponet_demo.v2_tau_50: similarity of selectivity maps")
 ax.legend(fontsize=8)
+plt.show()

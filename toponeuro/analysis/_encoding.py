@@ -400,12 +400,15 @@ def _check_test_folds(folds, cv, n_stimuli, metric):
     """Refuse folds whose per-fold score is degenerate (fewer than 3 test stimuli)."""
     small = min(len(te) for _, te in folds)
     if small < MIN_TEST_STIMULI:
-        k = max(2, n_stimuli // MIN_TEST_STIMULI)
+        k = n_stimuli // MIN_TEST_STIMULI
+        fix = (f"Use at most cv={k} folds for {n_stimuli} stimuli." if k >= 2 else
+               f"{n_stimuli} stimuli are too few for 2 such folds: give at least "
+               f"{2 * MIN_TEST_STIMULI} stimuli.")
         raise InvalidDataError(
             f"cv={cv!r} leaves folds with {small} test stimul{'us' if small == 1 else 'i'}; "
             f"encoding_score scores each fold ({metric}) and needs at least "
             f"{MIN_TEST_STIMULI} test stimuli per fold (with 2 a Pearson r is +-1, with 1 it is "
-            f"undefined). Use at most cv={k} folds for {n_stimuli} stimuli."
+            f"undefined). {fix}"
         )
 
 
@@ -501,7 +504,8 @@ def encoding_score(
 
         Y = Y.rechunk({0: -1})
         task = dask.delayed(_cv_predict_score, pure=True)
-        parts = dask.compute(*[task(model, X, b, folds, metric) for b in Y.to_delayed().ravel()])
+        Xs = _ridge.scatter_once(X)  # to each dask.distributed worker once, not per chunk
+        parts = dask.compute(*[task(model, Xs, b, folds, metric) for b in Y.to_delayed().ravel()])
         scores = np.concatenate(parts)
     else:
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)

@@ -32,8 +32,9 @@ One map and two maps ask different questions, so they get different nulls:
 p-values (Phipson & Smyth 2010: the observed map counts as one draw of the null, so p is
 never 0; a relative tolerance ``tol`` makes exact ties count as "at least as extreme"):
 ``"greater"`` ``(1 + #{null >= statistic - tol}) / (1 + n)``; ``"less"`` the mirror image;
-``"two-sided"`` ``(1 + #{|null - m| >= |statistic - m| - tol}) / (1 + n)`` with ``m`` the mean
-of the observed value and the draws (so the observed value and the draws stay exchangeable).
+``"two-sided"`` twice the smaller of the two, at most 1 (equal tails, as
+``scipy.stats.permutation_test``: a skewed null, as SSIM's often is, is not folded onto
+itself).
 Each statistic's test has one alternative, named in ``NullResult.alternative``.
 """
 
@@ -51,7 +52,7 @@ import numpy as np
 from .._params import check_n_permutations, check_random_state
 from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
            "format_p"]
@@ -220,17 +221,17 @@ def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
     """Permutation p-value of ``statistic`` against its null draws (Phipson & Smyth 2010).
 
     ``"greater"``: ``(1 + #{null >= statistic - tol}) / (1 + n)``; ``"less"``: ``(1 +
-    #{null <= statistic + tol}) / (1 + n)``; ``"two-sided"``: ``(1 + #{|null - m| >=
-    |statistic - m| - tol}) / (1 + n)``, ``m`` the mean of the statistic and the draws. ``n``
-    counts the finite draws; ``tol`` is ``1e-9 * max(1, |statistic|)`` so ties count. NaN
-    when the statistic is NaN or there is no finite draw. The smallest p is ``1 / (1 + n)``.
+    #{null <= statistic + tol}) / (1 + n)``; ``"two-sided"``: twice the smaller of these, at
+    most 1 (equal tails, as ``scipy.stats.permutation_test``). ``n`` counts the finite draws;
+    ``tol`` is ``1e-9 * max(1, |statistic|)`` so ties count. NaN when the statistic is NaN or
+    there is no finite draw. The smallest p is ``1 / (1 + n)`` (two-sided ``2 / (1 + n)``).
 
     Examples
     --------
     >>> null_p_value(2.0, [0.0, 1.0, 2.0, 3.0])
     0.6
     >>> null_p_value(-3.0, [0.0, 1.0, -1.0, 0.5], "two-sided")
-    0.2
+    0.4
     """
     if alternative not in ALTERNATIVES:
         raise UnknownNameError(
@@ -242,14 +243,13 @@ def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
         return float("nan")
     stat = float(statistic)
     tol = _TOL * max(1.0, abs(stat))
+    greater = (1 + np.count_nonzero(fin >= stat - tol)) / (1 + fin.size)
+    less = (1 + np.count_nonzero(fin <= stat + tol)) / (1 + fin.size)
     if alternative == "greater":
-        k = np.count_nonzero(fin >= stat - tol)
-    elif alternative == "less":
-        k = np.count_nonzero(fin <= stat + tol)
-    else:
-        m = (stat + fin.sum()) / (1 + fin.size)
-        k = np.count_nonzero(np.abs(fin - m) >= abs(stat - m) - tol)
-    return float((1 + k) / (1 + fin.size))
+        return float(greater)
+    if alternative == "less":
+        return float(less)
+    return float(min(1.0, 2 * min(greater, less)))
 
 
 def _ceil_sig(x: float, digits: int = 1) -> float:
@@ -264,14 +264,17 @@ def _ceil_sig(x: float, digits: int = 1) -> float:
 def format_p(p: float, n_permutations: int, alternative: str | None = None) -> str:
     """A p-value in words: ``"p = 0.012"``, or at its floor ``"p < 0.001 (1,000 draws)"``.
 
-    At the floor (no draw as extreme as the statistic, ``p = 1 / (1 + n)``) the exact value
-    says only how many draws there were, so the text gives the bound and the draws. With
-    ``alternative`` the tail is named: ``"p = 0.012 (two-sided)"``. No null: ``"not tested"``.
+    At the floor (no draw as extreme as the statistic: ``p = 1 / (1 + n)``, two-sided
+    ``2 / (1 + n)``) the exact value says only how many draws there were, so the text gives
+    the bound and the draws. With ``alternative`` the tail is named: ``"p = 0.012
+    (two-sided)"``. No null: ``"not tested"``.
 
     Examples
     --------
-    >>> format_p(1 / 1001, 1000, "two-sided")
-    'p < 0.001 (two-sided, 1,000 draws)'
+    >>> format_p(1 / 1001, 1000, "one-sided")
+    'p < 0.001 (one-sided, 1,000 draws)'
+    >>> format_p(2 / 1001, 1000, "two-sided")
+    'p < 0.002 (two-sided, 1,000 draws)'
     >>> format_p(0.0123, 1000), format_p(float("nan"), 0), format_p(0.01, 99)
     ('p = 0.012', 'not tested', 'p < 0.011 (99 draws)')
     """
@@ -279,8 +282,9 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
     if not n or p is None or not np.isfinite(p):
         return "not tested"
     tail = f"{alternative}, " if alternative else ""
-    if p <= 1.0 / (1 + n) + 1e-12:  # 1 / (1 + n) < 1 / n <= the bound written
-        return f"p < {_ceil_sig(1.0 / n, 2):g} ({tail}{n:,} draws)"
+    k = 2.0 if str(alternative).startswith("two-sided") else 1.0
+    if p <= k / (1 + n) + 1e-12:  # k / (1 + n) < k / n <= the bound written
+        return f"p < {_ceil_sig(k / n, 2):g} ({tail}{n:,} draws)"
     return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
 
 
@@ -568,7 +572,6 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
                                 alternative=alternative)
 
 
-@_takes_geometry
 @_fill
 def spatial_null(
     statistic,

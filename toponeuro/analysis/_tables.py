@@ -537,7 +537,7 @@ def arrangement_comparison(
     import warnings
 
     from ..exceptions import UndefinedValueWarning
-    from ._null import spatial_null
+    from ._null import NullResult, spatial_null
 
     top = _check_top(top)
     for res, sheet in ((model, model_sheet), (cortex, cortex_sheet)):
@@ -584,19 +584,32 @@ def arrangement_comparison(
         cents = [_centres_of(x.reshape(len(x), -1), m_dist[0], top) for x in maps]
         return _rank_correlation(_pair_distances(cents, m_dist[0]), dc)
 
+    drawn: list = []  # the cortex's centre distances of every spin draw, in order
+
     def on_cortex(*maps):
         cents = [_centres_of(x.reshape(len(x), -1), c_dist[0], top) for x in maps]
-        return _rank_correlation(_pair_distances(cents, c_dist[0]), dm)
+        dist = _pair_distances(cents, c_dist[0])
+        drawn.append(dist)
+        return _rank_correlation(dist, dm)
 
     if n_shift:
         r = spatial_null(on_sheet, *[model.maps[model_sheet, n]["null"] for n in names],
                          null="shift", n_permutations=n_shift, random_state=random_state)
         out.update(p_shift=r.p_value, null_shift_mean=r.null_mean, null_shift_std=r.null_std)
     if n_spin:
-        r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
-                         null="shift", n_permutations=n_spin, random_state=random_state)
+        # The spin draws depend on the cortex alone: with a fixed seed every layer compared
+        # with this hemisphere gets the same rotations, so they are drawn once (by
+        # spatial_null) and each further layer's rho is scored against the same draws.
+        key = ("arrangement_spin", tuple(names), top, n_spin, random_state)
+        memo = c_dist[0]._cache if isinstance(random_state, (int, np.integer)) else {}
+        if key not in memo:
+            r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
+                             null="shift", n_permutations=n_spin, random_state=random_state)
+            memo[key] = (np.concatenate(drawn[1:]), r.null_method)  # drawn[0]: the observed
+        draws, method = memo[key]
+        r = NullResult.from_null(rho, _rank_correlation(draws, dm), method)
         out.update(p_spin=r.p_value, null_spin_mean=r.null_mean, null_spin_std=r.null_std,
-                   spin_null=r.null_method)
+                   spin_null=method)
     ps = [p for p, n in ((out["p_shift"], n_shift), (out["p_spin"], n_spin)) if n]
     out["p_value"] = float(max(ps)) if ps and np.isfinite(ps).all() else np.nan
     return out
@@ -613,10 +626,11 @@ def compare_tables(
     n_permutations: int | None = None,
     cortex_permutations: int | None = None,
     random_state: RandomState = None,
+    arrangement: bool = True,
 ) -> pd.DataFrame:
     """One sheet of a model beside one of the cortex, from their already computed tables.
 
-    The same layout as :func:`compare_topography`, which computes both sides itself:
+    The one model-vs-cortex table (``toponeuro map`` and the tutorials build it so):
     index ``(metric, item)``, columns ``model``, ``cortex`` (``smoothness``,
     ``smoothness_p``, ``n_patches``, ``n_significant_patches``, ``mean_patch_fraction``,
     ``total_patch_fraction`` per name -- fractions of the significant patches when a null
@@ -629,7 +643,7 @@ def compare_tables(
       job reports.
     - ``arrangement_spearman``, ``arrangement_procrustes``, ``arrangement_n_regions``
       (item ``centroids``): :func:`arrangement_similarity` of the centroids of each name's
-      largest (significant) patch, as :func:`compare_topography` gives them; NaN when fewer
+      largest (significant) patch (:meth:`TopographyTable.centroids`); NaN when fewer
       than three names have a patch on both sides.
 
     ``.attrs`` holds the patch centroids and regions used, and ``"arrangement"``, the full
@@ -644,6 +658,9 @@ def compare_tables(
         A region's patch centroid: its largest patch's, or that of all its patch points.
     top, n_permutations, cortex_permutations, random_state :
         Of :func:`arrangement_comparison`.
+    arrangement : bool
+        Compute the ``domain_arrangement`` rows (False: NaN, e.g. for a single map per side,
+        where an arrangement has no meaning).
 
     Returns
     -------
@@ -681,10 +698,11 @@ def compare_tables(
     c_cent = cortex.centroids(cortex_sheet, centroid)
     common = [n for n in m_cent if n in c_cent]
     arr = arrangement_similarity({n: m_cent[n] for n in common}, {n: c_cent[n] for n in common})
-    dom = arrangement_comparison(model, model_sheet, cortex, cortex_sheet, top=top,
-                                 n_permutations=n_permutations,
-                                 cortex_permutations=cortex_permutations,
-                                 random_state=random_state)
+    dom = (arrangement_comparison(model, model_sheet, cortex, cortex_sheet, top=top,
+                                  n_permutations=n_permutations,
+                                  cortex_permutations=cortex_permutations,
+                                  random_state=random_state) if arrangement else
+           {k: np.nan for k in ("spearman", "p_value", "p_shift", "p_spin", "n_domains")})
     dom_items = ("spearman", "p_value", "p_shift", "p_spin", "n_domains")
     arr_keys = [("domain_arrangement", k) for k in dom_items] + [
         ("arrangement_spearman", "centroids"), ("arrangement_procrustes", "centroids"),

@@ -23,12 +23,12 @@ from ..exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
-    UndefinedValueWarning,
     ParameterError,
+    UndefinedValueWarning,
     UnknownNameError,
     close_matches,
 )
-from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
 from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
@@ -331,7 +331,6 @@ class _nan_kernel:  # noqa: N801 -- stands in for a _SmoothnessKernel
         return np.full(np.atleast_2d(values).shape[0], np.nan)
 
 
-@_takes_geometry
 @_fill
 def smoothness(
     data,
@@ -451,7 +450,6 @@ def smoothness(
         ds[key] = getattr(res, key)
     return ds
 
-@_takes_geometry
 @_fill
 def correlation_profile(
     responses,
@@ -669,7 +667,6 @@ for _name, _factory in _STATISTIC_FACTORIES.items():
     register_statistic(_name, _factory)
 
 
-@_takes_geometry
 @_fill
 def map_similarity(
     map_a,

@@ -3,12 +3,12 @@
 One test per pair of maps, one p, three outcomes (and "not tested" without a null):
 
 - **share territory** -- the maps are more alike than the null's unrelated maps of the same
-  smoothness (two-sided p <= alpha, statistic above the null's centre);
-- **avoid each other** -- less alike than the null's (two-sided p <= alpha, below the centre);
+  smoothness (two-sided p <= alpha, the upper tail the smaller);
+- **avoid each other** -- less alike than the null's (two-sided p <= alpha, the lower tail);
 - **no evidence either way** -- two-sided p > alpha.
 
-The p is the two-sided permutation p-value of :func:`null_p_value` (the draws as far from the
-centre as the statistic, Phipson & Smyth 2010), the same number that :func:`map_similarity`
+The p is the two-sided permutation p-value of :func:`null_p_value` (twice the smaller tail,
+Phipson & Smyth 2010 counts), the same number that :func:`map_similarity`
 reports as ``p_value`` by default, so a sentence, a table and a file that show it agree. Why
 two-sided: the two claims are two tails of one question ("are these maps related in space?"),
 and picking the tail after seeing the statistic would be two tests at alpha each.
@@ -65,9 +65,9 @@ class OverlapVerdict:
     --------
     >>> v = overlap_verdict(0.6, np.linspace(-0.3, 0.3, 1000), method="ssim")
     >>> v.outcome, v.p_text
-    ('share territory', 'p < 0.001 (two-sided, 1,000 draws)')
+    ('share territory', 'p < 0.002 (two-sided, 1,000 draws)')
     >>> v.sentence("faces", "bodies")
-    'faces and bodies share territory on this sheet: SSIM 0.60 (null 0.00 ± 0.17), p < 0.001 (two-sided, 1,000 draws)'
+    'faces and bodies share territory on this sheet: SSIM 0.60 (null 0.00 ± 0.17), p < 0.002 (two-sided, 1,000 draws)'
     """
 
     outcome: str
@@ -184,9 +184,9 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         return OverlapVerdict("not tested", stat, float("nan"), 0, float("nan"),
                               float("nan"), method, None, float(alpha))
     p = null_p_value(stat, fin, VERDICT_ALTERNATIVE)
-    centre = (stat + fin.sum()) / (1 + fin.size)
     if p <= alpha:
-        outcome = "share territory" if stat > centre else "avoid each other"
+        upper = null_p_value(stat, fin, "greater") <= null_p_value(stat, fin, "less")
+        outcome = "share territory" if upper else "avoid each other"
     else:
         outcome = "no evidence either way"
     sd = float(fin.std(ddof=1)) if fin.size > 1 else float("nan")

@@ -32,6 +32,7 @@ from .. import _dims as D
 from .._version import __version__
 from ..analysis import TDANN_PATCHES, format_p
 from ..exceptions import DownloadError, MissingFileError, ParameterError
+from . import _writer
 from ._constants import DEFAULT_LANGUAGE_MODEL
 from ._map import MapResult
 from ._results import _jsonable, _null, _num
@@ -139,6 +140,7 @@ def run_language_map(
     stimuli="langloc",
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-language-map",
+    overwrite: bool = False,
     top_k: float | int = 0.1,
     q: float = 0.05,
     smooth_fwhm: float | None = 2.0,
@@ -196,7 +198,11 @@ def run_language_map(
     layers : list of str, optional
         Default: every TopoLoss layer of the model card.
     out_dir : path-like
-        Output folder (created).
+        Output folder: written aside and moved into place when complete (an interrupted run
+        leaves an earlier output as it was; see the map's ``out_dir``).
+    overwrite : bool
+        Replace an earlier toponeuro output in ``out_dir`` (a folder toponeuro did not write
+        is never replaced).
     top_k, q, smooth_fwhm :
         TopoLM's selection (see :func:`~toponeuro.analysis.language_selectivity`).
     token_pooling : {"mean", "first", "last"}
@@ -240,16 +246,7 @@ def run_language_map(
     from tqdm.auto import tqdm
 
     from .._params import check_int, check_number
-    from ..analysis import (
-        check_patch_params,
-        language_profile,
-        language_selectivity,
-        morans_i,
-        topography_table,
-    )
-    from ..atlases import cortex_maps, load_language_parcels
-    from ..features import extract
-    from ..training import load_model
+    from ..analysis import check_patch_params
 
     # every parameter checked before the first (slow) step, so a bad one fails at once
     check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
@@ -257,8 +254,43 @@ def run_language_map(
     check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
     check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
     check_int(batch_size, "batch_size", lo=1)
-    t0 = time.perf_counter()
-    steps = tqdm(total=6, desc="toponeuro map --language", disable=not progress, unit="step")
+    inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
+              and str(p) != "langloc"]
+    with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
+                               inputs=inputs) as folder:
+        t0 = time.perf_counter()
+        steps = tqdm(total=6, desc="toponeuro map --language", disable=not progress,
+                     unit="step")
+        try:  # an error closes the bar first, so its message gets a line of its own
+            report = _steps(steps, model=model, checkpoint=checkpoint,
+                            trust_checkpoint=trust_checkpoint, stimuli=stimuli, layers=layers,
+                            top_k=top_k, q=q, smooth_fwhm=smooth_fwhm,
+                            token_pooling=token_pooling, min_units=min_units,
+                            cortex_min_vertices=cortex_min_vertices,
+                            n_permutations=n_permutations, alpha=alpha,
+                            hemispheres=hemispheres, batch_size=batch_size, device=device,
+                            random_state=random_state, progress=progress)
+            files = _write(folder.path, report, t0=t0)
+            steps.update()
+        finally:
+            steps.close()
+    files = folder.final_paths(files)
+    if verbose:
+        print(format_language_summary(report["summary"]))
+        print(f"\nReport: {files['report.html']}")
+    return MapResult(summary=report["summary"], selectivity=report["tmap"],
+                     tables=report["tables"],
+                     files={k: str(v) for k, v in files.items()})
+
+
+def _steps(steps, *, model, checkpoint, trust_checkpoint, stimuli, layers, top_k, q,
+           smooth_fwhm, token_pooling, min_units, cortex_min_vertices, n_permutations, alpha,
+           hemispheres, batch_size, device, random_state, progress) -> dict:
+    """The job's stages in order (each a public call), ticking ``steps``; the report data."""
+    from ..analysis import language_profile, language_selectivity, morans_i, topography_table
+    from ..atlases import cortex_maps, load_language_parcels
+    from ..features import extract
+    from ..training import load_model
 
     steps.set_postfix_str("stimuli")
     stim, stim_source = _load_localizer(stimuli)
@@ -315,14 +347,8 @@ def run_language_map(
         min_units=min_units, alpha=alpha, n_permutations=n_permutations,
         token_pooling=token_pooling,
     )
-    files = _write(Path(out_dir), report, atlas=atlas, t0=t0)
-    steps.update()
-    steps.close()
-    if verbose:
-        print(format_language_summary(report["summary"]))
-        print(f"\nReport: {files['report.html']}")
-    return MapResult(summary=report["summary"], selectivity=tmap, tables=report["tables"],
-                     files={k: str(v) for k, v in files.items()})
+    report["atlas"] = atlas
+    return report
 
 
 # ------------------------------------------------------------------------------ numbers
@@ -566,11 +592,11 @@ def format_language_summary(summary: dict) -> str:
 
 # ------------------------------------------------------------------------------ files
 def _figures(out: Path, rep: dict, atlas) -> dict:
+    from .._optional import optional_import
     from ..plotting import plot_comparison, plot_sheet_map, plot_surface_map
-    from ..plotting._common import require_matplotlib
     from ._writer import _savefig
 
-    plt = require_matplotlib()
+    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
     s, files = rep["summary"], {}
     layers, thr = s["layers"], rep["threshold"]
     fig = plot_sheet_map(rep["tmap"], layers, facet="map", ncols=min(3, len(layers)),
@@ -648,9 +674,9 @@ def _html(rep: dict, files: dict) -> str:
     )
 
 
-def _write(out: Path, rep: dict, *, atlas, t0: float) -> dict:
+def _write(out: Path, rep: dict, *, t0: float) -> dict:
     out.mkdir(parents=True, exist_ok=True)
-    files = _figures(out, rep, atlas)
+    files = _figures(out, rep, rep["atlas"])
     rep["dataset"].to_netcdf(out / "results.nc", engine="h5netcdf")
     files["results.nc"] = out / "results.nc"
     files["summary.json"] = out / "summary.json"

@@ -19,14 +19,15 @@ from .. import _dims as D
 from .._version import __version__
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
-__all__ = ["MapReport", "assemble", "comparison_view", "cortex_description", "format_summary"]
+__all__ = ["ReportData", "assemble", "comparison_view", "cortex_description", "format_summary"]
 
 _PAIRS = ("faces-bodies", "faces-places")
 
 
 @dataclass
-class MapReport:
-    """Everything the writer needs: the summary dict, the tables and the topography results."""
+class ReportData:
+    """Everything the report writer needs: the summary dict, the tables and the topography
+    results (internal; what :func:`~toponeuro.run_map` returns is a :class:`MapResult`)."""
 
     summary: dict
     tables: dict
@@ -173,7 +174,7 @@ def cortex_description(source: dict | None) -> str:
 def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
              dims, comparison, threshold, min_units, alpha=0.05,
              training_images=None, cortex_source: dict | None = None,
-             random_init: dict | None = None) -> MapReport:
+             random_init: dict | None = None) -> ReportData:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`).
 
     ``random_init``: ``(layer, pair)`` -> the map similarity of the model at random
@@ -258,9 +259,8 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
     headline_layer = list(layers)[-1]
     headline = {
         "layer": headline_layer,
-        "rule": ("the deepest mapped layer (the last of the layers), fixed before looking at "
-                 "the results: TDANN and TopoNets compare their last convolutional layers with "
-                 "ventral temporal cortex"),
+        "rule": ("the deepest mapped layer (the last of the layers), as TDANN and TopoNets "
+                 "compare their last convolutional layers with ventral temporal cortex"),
         "arrangement": {h: arrangement[f"{headline_layer}|{h}"] for h in cortex_topo.sheets
                         if f"{headline_layer}|{h}" in arrangement},
     }
@@ -309,7 +309,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         "headline": headline,
     }
     shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
-    return MapReport(summary=summary, tables=tables,
+    return ReportData(summary=summary, tables=tables,
                      dataset=_dataset(acts, sel, model_table, model_topo, dims, layers),
                      comparison=comparison, model_topo=model_topo, cortex_topo=cortex_topo,
                      selectivity=sel, sheet_shapes=shapes)
@@ -379,9 +379,10 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
 
     Examples
     --------
-    ``report`` is the :class:`MapReport` that :func:`~toponeuro.reporting.run_map` builds:
+    ``res`` is the :class:`~toponeuro.reporting.MapResult` that
+    :func:`~toponeuro.reporting.run_map` returns:
 
-    >>> view = comparison_view(report.comparison, "layer4.0.conv2", ["left", "right"])  # doctest: +SKIP
+    >>> view = comparison_view(res.comparison, "layer4.0.conv2", ["left", "right"])  # doctest: +SKIP
     >>> view.columns.tolist()  # doctest: +SKIP
     ['model · layer4.0.conv2', 'cortex · left hemisphere', 'cortex · right hemisphere']
     """

@@ -1,5 +1,5 @@
 """Write a ``toponeuro map`` report: figures (from :mod:`toponeuro.plotting`), data files and
-the HTML page (``templates/report.html``), all from one :class:`~._results.MapReport`."""
+the HTML page (``templates/report.html``), all from one :class:`~._results.ReportData`."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import pandas as pd
 from .. import _dims as D
 from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
-from ._results import MapReport, comparison_view, training_images_note
+from ._results import ReportData, comparison_view, training_images_note
 
 __all__ = ["write_report", "output_folder", "OutputFolder"]
 
@@ -45,7 +45,8 @@ def _n_samples(topo, layers) -> int:
     return n
 
 
-def _figures(out: Path, res: MapReport, atlas, cortex=None) -> dict:
+def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
+    from .._optional import optional_import
     from ..atlases import vertex_coordinates
     from ..plotting import (
         plot_arrangement_by_layer,
@@ -54,9 +55,8 @@ def _figures(out: Path, res: MapReport, atlas, cortex=None) -> dict:
         plot_sheet_map,
         plot_surface_map,
     )
-    from ..plotting._common import require_matplotlib
 
-    plt = require_matplotlib()
+    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
     layers, thr = res.summary["layers"], res.summary["patch_threshold_t"]
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
@@ -100,8 +100,8 @@ def _figures(out: Path, res: MapReport, atlas, cortex=None) -> dict:
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head],
             cortex_positions=vertex_coordinates("flat", h)[:, :2],
-            model_label=f"domain centres on the sheet · {head}",
-            cortex_label=f"domain centres on the cortex · {h} hemisphere (flat map)",
+            model_label=f"sheet · {head}",
+            cortex_label=f"cortex · {h} hemisphere (flat map)",
         )
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     fig = plot_arrangement_by_layer(
@@ -163,7 +163,7 @@ def _img(files: dict, name: str, alt: str) -> str:
             f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
 
 
-def _html(res: MapReport, files: dict) -> str:
+def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     s = res.summary
     m, st, layers = s["model"], s["stimuli"], s["layers"]
@@ -280,10 +280,12 @@ def _headline(s: dict, esc) -> str:
             f"{_pt(a['p_spin'])} against the cortex maps spun): "
             + ("the arrangement matches beyond both nulls" if beat else
                "not distinguishable from chance arrangements"))
-    return (f"<p><b>Model vs cortex.</b> Layer <code>{esc(head['layer'])}</code> is compared in "
-            f"this headline ({esc(head['rule'])}; every mapped layer is in the table and figure "
-            f"below). Distances between the domains' centres on its sheet against those on "
-            f"{'; '.join(esc(p) for p in parts)}.</p>")
+    return (f"<p><b>Model vs cortex.</b> Do the five domains sit on the sheet of "
+            f"<code>{esc(head['layer'])}</code> in the same relative positions as on the "
+            f"cortex? Rank correlation of the distances between domain centres, on "
+            f"{'; on '.join(esc(p) for p in parts)}.</p><p>This headline layer is chosen by a "
+            f"rule fixed before looking at the results: {esc(head['rule'])}. Every mapped "
+            "layer is in the table and the figure below.</p>")
 
 
 def _pt(p) -> str:
@@ -308,7 +310,7 @@ def _cortex_similarity_text(s: dict) -> str:
     return "On the cortex maps used here: " + "; ".join(out) + "."
 
 
-def write_report(out: Path, res: MapReport, *, atlas, t0: float | None = None,
+def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None,
                  cortex=None) -> dict:
     """Write every output of a ``toponeuro map`` run into ``out``; name -> path.
 

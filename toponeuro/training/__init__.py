@@ -6,6 +6,7 @@ from . import (
     _evaluate,
     _export,
     _instances,
+    _language,
     _load,
     _recipes,
     _schema,
@@ -17,6 +18,7 @@ from ._data import *
 from ._evaluate import *
 from ._export import *
 from ._instances import *
+from ._language import *
 from ._load import *
 from ._recipes import *
 from ._schema import *
@@ -32,6 +34,7 @@ __all__ = [
     *_schema.__all__,
     *_data.__all__,
     *_instances.__all__,
+    *_language.__all__,
     *_evaluate.__all__,
     *_export.__all__,
 ]

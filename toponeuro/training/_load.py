@@ -83,14 +83,13 @@ def load_trained_model(
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
-    from ..models import list_models, model_card
-    from ..models._registry import _torch_load
+    from ..models import list_models, load_torch_file, model_card
 
     if path.suffix == ".safetensors" or (
         model in list_models() and model_card(model).checkpoint_format == "safetensors"
     ):  # a state dict in another format: never a `toponeuro train` checkpoint
         return _finite(_from_state_dict(path, model, trust_checkpoint), path)
-    ckpt = _torch_load(path, trust_checkpoint, map_location)
+    ckpt = load_torch_file(path, trust_checkpoint, map_location)
     if not is_training_checkpoint(ckpt):
         return _finite(_from_state_dict(path, model, trust_checkpoint), path)
     from ..models import ModelCard

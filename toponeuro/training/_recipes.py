@@ -14,6 +14,7 @@ from ..exceptions import RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
+from ._language import LANGUAGE_KIND, run_language_recipe, validate_language_recipe
 from ._schema import validate_recipe
 from ._train import TrainResult, train
 
@@ -137,6 +138,8 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
         recipe = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise RecipeError(f"Recipe {name_or_path} is not valid TOML: {err}") from err
+    if recipe.get("kind") == LANGUAGE_KIND:  # a sentence encoder, see training/_language.py
+        return validate_language_recipe(recipe, str(name_or_path))
     for key, typ in _REQUIRED.items():
         if not isinstance(recipe.get(key), typ):
             raise RecipeError(
@@ -305,6 +308,9 @@ def run_recipe(
     """
     if not isinstance(recipe, dict):
         recipe = load_recipe(recipe)
+    if recipe.get("kind") == LANGUAGE_KIND:  # epochs= is not a language recipe's unit
+        return run_language_recipe(recipe, out_dir, data_path=data_path, resume=resume,
+                                   progress=progress, steps=epochs, seed=seed, device=device)
     recipe = copy.deepcopy(recipe)
     if seed is not None:
         recipe["seed"] = seed

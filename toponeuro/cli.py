@@ -420,8 +420,8 @@ def _run_language_map(args) -> int:
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
-        out_dir=out, batch_size=args.batch_size, device=device, random_state=args.seed,
-        progress=not args.no_progress,
+        out_dir=out, overwrite=args.overwrite, batch_size=args.batch_size, device=device,
+        random_state=args.seed, progress=not args.no_progress,
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 

@@ -58,7 +58,8 @@ def test_removed_keywords_raise_type_errors(tmp_path):
         with pytest.raises(TypeError, match="data_dir"):
             fn(data_dir=tmp_path)
     with pytest.raises(TypeError, match="'out'"):
-        run_map("toponet_demo.tau_99", stimuli=tmp_path, out=tmp_path / "o", progress=False)
+        run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out=tmp_path / "o",
+                progress=False)
     pts = np.random.default_rng(0).random((40, 3))
     with pytest.raises(TypeError, match="positions"):
         smoothness(pts[:, 0], positions=pts)

@@ -381,7 +381,8 @@ def _add_map(sub):
                    help="your own cortical maps in place of the visfAtlas: "
                    "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
                    "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
-                   "projected with nilearn's vol_to_surf), comma-separated per domain")
+                   "projected with nilearn's vol_to_surf), comma-separated per domain "
+                   "(default: the visfAtlas ROIs, each as its geodesic proximity)")
     p.add_argument("--vol-to-surf", metavar="JSON",
                    help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
                    "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
@@ -419,8 +420,8 @@ def _run_language_map(args) -> int:
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
-        out_dir=out, batch_size=args.batch_size, device=device, random_state=args.seed,
-        progress=not args.no_progress,
+        out_dir=out, overwrite=args.overwrite, batch_size=args.batch_size, device=device,
+        random_state=args.seed, progress=not args.no_progress,
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 

@@ -183,4 +183,4 @@ def morans_i(
     tm = _map_of(data, layer, geometry)
     kernel, attrs = _moran_factory([tm], weights=weights, transform=transform)
     return run_null(kernel, [tm], "positions", n_permutations,
-                    np.random.default_rng(random_state), attrs)
+                    np.random.default_rng(random_state), attrs, alternative="greater")

@@ -596,7 +596,8 @@ def arrangement_comparison(
 
     if n_shift:
         r = spatial_null(on_sheet, *[model.maps[model_sheet, n]["null"] for n in names],
-                         null="shift", n_permutations=n_shift, random_state=random_state)
+                         null="shift", n_permutations=n_shift, vectorized=True, alternative="greater",
+                         random_state=random_state)
         out.update(p_shift=r.p_value, null_shift_mean=r.null_mean, null_shift_std=r.null_std)
     if n_spin:
         # The spin draws depend on the cortex alone: with a fixed seed every layer compared
@@ -606,7 +607,8 @@ def arrangement_comparison(
         memo = c_dist[0]._cache if isinstance(random_state, (int, np.integer)) else {}
         if key not in memo:
             r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
-                             null="shift", n_permutations=n_spin, random_state=random_state)
+                             null="shift", n_permutations=n_spin, vectorized=True, alternative="greater",
+                             random_state=random_state)
             memo[key] = (np.concatenate(drawn[1:]), r.null_method)  # drawn[0]: the observed
         draws, method = memo[key]
         r = NullResult.from_null(rho, _rank_correlation(draws, dm), method)

@@ -309,7 +309,7 @@ def test_spatial_null_calls_a_non_vectorised_statistic_once_per_draw():
         calls.append((x.shape, y.shape))
         return float(map_similarity(x, y, "pearson", n_permutations=0))
 
-    res = spatial_null(sim, a, b, n_permutations=49, random_state=0)
+    res = spatial_null(sim, a, b, n_permutations=49, random_state=0, alternative="two-sided")
     assert len(calls) == 50 and set(calls) == {((12, 12), (12, 12))}
     ref = map_similarity(a, b, "pearson", n_permutations=49, random_state=0)
     assert res.statistic == pytest.approx(ref.statistic)

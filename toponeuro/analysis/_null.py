@@ -603,8 +603,9 @@ def spatial_null(
     n_permutations : int
         Null draws (0: the statistic alone).
     alternative : {"greater", "less", "two-sided"}, optional
-        The tail of ``p_value``; default ``"greater"`` for one map, ``"two-sided"`` for two or
-        more (more *or* less alike than chance).
+        The tail of ``p_value``; default ``"greater"`` ("larger than chance"; the statistic of
+        an arrangement or of one map's organisation). :func:`map_similarity` tests two maps'
+        similarity two-sided (more *or* less alike than chance).
     vectorized : bool, optional
         As ``scipy.stats.permutation_test``: ``False`` calls a callable ``statistic`` once per
         draw with maps shaped like the sheet; ``True`` passes a batch of draws at once,
@@ -630,7 +631,7 @@ def spatial_null(
     >>> res.attrs["null"], res.p_value < 0.01
     ('mirror', True)
     >>> res.alternative
-    'two-sided'
+    'greater'
 
     Any function of two maps, called once per draw:
 
@@ -647,7 +648,7 @@ def spatial_null(
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"
     if alternative is None:
-        alternative = "greater" if len(tms) == 1 else "two-sided"
+        alternative = "greater"
     rng = np.random.default_rng(random_state)
     if isinstance(statistic, str):
         kernel, attrs = _builtin(statistic, tms, statistic_kwargs)

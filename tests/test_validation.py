@@ -18,7 +18,6 @@ from toponeuro._params import MAX_PERMUTATIONS, check_int, check_number, check_r
 from toponeuro.analysis import (
     RidgeEncoder,
     bootstrap_compare_rdms,
-    compare_topography,
     correlation_profile,
     domain_selectivity,
     encoding_score,
@@ -99,8 +98,7 @@ CASES = [
      ParameterError, ValueError, r"n_permutations=1000000000000 is not"),
     ("nperm-huge-table", lambda: topography_table({"s": MAP}, n_permutations=10**12),
      ParameterError, ValueError, r"n_permutations=1000000000000 is not"),
-    ("nperm-fraction-compare", lambda: compare_topography({"f": MAP}, {"f": MAP},
-                                                          n_permutations=2.7),
+    ("nperm-fraction-table", lambda: topography_table({"f": MAP}, n_permutations=2.7),
      ParameterError, ValueError, r"n_permutations=2.7 is not"),
     ("nbootstrap-fraction", lambda: bootstrap_compare_rdms(rdm(X), rdm(X), n_bootstrap=9.5),
      ParameterError, ValueError, r"n_bootstrap=9.5 is not a whole number in \[1, 1000000\]"),
@@ -183,8 +181,10 @@ CASES = [
     ("encoding-ids-other-side", _x_plain_y_ids,
      AlignmentError, ValueError, r"responses carry 'stimulus_id' but the features .* do not"),
     # the inner-CV error said "got 2" when 4 stimuli were passed
-    ("encoding-inner-cv", lambda: encoding_score(X[:4], Y[:4], cv=2),
-     InvalidDataError, ValueError, r"encoding_score got 4 stimuli; cv=2 leaves 2 training .*cv=5"),
+    ("encoding-inner-cv", lambda: encoding_score(X[:6], Y[:6], cv=2),
+     InvalidDataError, ValueError, r"encoding_score got 6 stimuli; cv=2 leaves 3 training .*cv=5"),
+    ("encoding-folds-too-small", lambda: encoding_score(X[:4], Y[:4], cv=2),
+     InvalidDataError, ValueError, r"2 test stimuli.*at least 6 stimuli"),
 ]
 
 

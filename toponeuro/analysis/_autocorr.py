@@ -17,7 +17,7 @@ from scipy import sparse
 
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
 
 __all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "moran_weights", "morans_i"]
@@ -129,7 +129,6 @@ def _moran_factory(tms, *, weights="rook", transform="r", rng=None):
 register_statistic("morans_i", _moran_factory)
 
 
-@_takes_geometry
 @_fill
 def morans_i(
     data,
@@ -184,4 +183,4 @@ def morans_i(
     tm = _map_of(data, layer, geometry)
     kernel, attrs = _moran_factory([tm], weights=weights, transform=transform)
     return run_null(kernel, [tm], "positions", n_permutations,
-                    np.random.default_rng(random_state), attrs)
+                    np.random.default_rng(random_state), attrs, alternative="greater")

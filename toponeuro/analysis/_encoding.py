@@ -392,6 +392,26 @@ def _cv_predict_score(model, X, Y, folds, metric):
     return out / len(folds)
 
 
+#: fewest test stimuli per fold for a per-fold score (a Pearson r of 2 points is +-1)
+MIN_TEST_STIMULI = 3
+
+
+def _check_test_folds(folds, cv, n_stimuli, metric):
+    """Refuse folds whose per-fold score is degenerate (fewer than 3 test stimuli)."""
+    small = min(len(te) for _, te in folds)
+    if small < MIN_TEST_STIMULI:
+        k = n_stimuli // MIN_TEST_STIMULI
+        fix = (f"Use at most cv={k} folds for {n_stimuli} stimuli." if k >= 2 else
+               f"{n_stimuli} stimuli are too few for 2 such folds: give at least "
+               f"{2 * MIN_TEST_STIMULI} stimuli.")
+        raise InvalidDataError(
+            f"cv={cv!r} leaves folds with {small} test stimul{'us' if small == 1 else 'i'}; "
+            f"encoding_score scores each fold ({metric}) and needs at least "
+            f"{MIN_TEST_STIMULI} test stimuli per fold (with 2 a Pearson r is +-1, with 1 it is "
+            f"undefined). {fix}"
+        )
+
+
 def encoding_score(
     features,
     responses,
@@ -405,7 +425,10 @@ def encoding_score(
 
     For each outer fold the model is fitted on the training stimuli (a :class:`RidgeEncoder`
     picks its alpha by an inner cross-validation on those stimuli only) and scored on the
-    held-out ones; the per-voxel score is the mean over folds. Stimuli are aligned by
+    held-out ones; the per-voxel score is the mean over folds (each fold needs at least 3
+    test stimuli, so leave-one-out is refused: a per-fold r of 1 or 2 points is undefined or
+    +-1). Voxels whose score is undefined (constant responses) are NaN with an
+    :class:`~toponeuro.exceptions.UndefinedValueWarning`. Stimuli are aligned by
     ``stimulus_id`` (exact join). Dask-backed responses chunked over voxels are fitted chunk
     by chunk on the active dask scheduler when the model treats targets independently (ridge
     with ``alpha_per_target=True``); other models load the responses into memory.
@@ -470,6 +493,7 @@ def encoding_score(
         X = X.astype(np.float64)
     check_finite(X, "features")
     folds = make_folds(cv, X.shape[0], random_state)
+    _check_test_folds(folds, cv, X.shape[0], metric)
     _check_inner_cv(model, folds, X.shape[0], cv)
     if ceiling is not None:  # checked before fitting
         c = _check_ceiling(_align_ceiling(ceiling, resp), metric, Y.shape[1])
@@ -480,10 +504,19 @@ def encoding_score(
 
         Y = Y.rechunk({0: -1})
         task = dask.delayed(_cv_predict_score, pure=True)
-        parts = dask.compute(*[task(model, X, b, folds, metric) for b in Y.to_delayed().ravel()])
+        Xs = _ridge.scatter_once(X)  # to each dask.distributed worker once, not per chunk
+        parts = dask.compute(*[task(model, Xs, b, folds, metric) for b in Y.to_delayed().ravel()])
         scores = np.concatenate(parts)
     else:
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)
+    n_undef = int(np.count_nonzero(~np.isfinite(scores)))
+    if n_undef:
+        warnings.warn(
+            f"{n_undef} of {scores.size} voxels have an undefined encoding score (NaN): their "
+            "responses (or the predictions) are constant within a test fold, so a "
+            f"{metric} score has no variance to explain. Drop constant voxels first.",
+            UndefinedValueWarning, stacklevel=2,
+        )
     dim, coords = voxel_template(resp, scores.shape[0])
     out = xr.DataArray(scores, dims=(dim,), coords=coords,
                        attrs={"metric": metric, "model": type(model).__name__})

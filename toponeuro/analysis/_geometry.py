@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -24,10 +23,9 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from .. import _dims as D
-from .._deprecate import warn_renamed
 from .._docs import fill_doc
 from .._params import check_number
-from ..brain._surface import MESH_SIZES
+from ..brain import MESH_SIZES
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -413,27 +411,3 @@ def _check_geometry(geometry) -> dict:
 def _map_of(data, layer=None, geometry=None) -> TopoMap:
     """:func:`as_topomap` of ``data`` with ``layer=`` and a ``geometry=`` mapping."""
     return as_topomap(data, layer=layer, **_check_geometry(geometry))
-
-
-def _takes_geometry(fn):
-    """Decorator: ``fn(..., geometry=)`` also takes 0.1's ``positions=``, ``distance=``,
-    ``adjacency=``, ``mesh=`` keywords for one release, with a FutureWarning."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        old = {k: kwargs.pop(k) for k in GEOMETRY_KEYS if k in kwargs}
-        if old:
-            if kwargs.get("geometry") is not None:
-                raise InputTypeError(
-                    f"{fn.__name__}() got geometry= and {', '.join(f'{k}=' for k in old)}; "
-                    "put them all in geometry=."
-                )
-            spelled = ", ".join(f"{k}=..." for k in old)
-            warn_renamed(
-                f"{fn.__name__}({spelled})",
-                "geometry={" + ", ".join(f"{k!r}: ..." for k in old) + "}",
-            )
-            kwargs["geometry"] = old
-        return fn(*args, **kwargs)
-
-    return wrapper

@@ -30,7 +30,7 @@ from scipy.spatial import cKDTree
 from .._params import check_int, check_n_permutations, check_number, check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 from ._null import null_p_value
 
 __all__ = ["Patches", "find_patches", "check_patch_params", "TDANN_PATCHES", "PATCH_STATISTICS"]
@@ -298,7 +298,6 @@ def _check_fraction_order(min_fraction, max_fraction):
         )
 
 
-@_takes_geometry
 @_fill
 def find_patches(
     data,

@@ -25,7 +25,6 @@ __all__ = [
     "compare_rdms",
     "bootstrap_compare_rdms",
     "rdm_noise_ceiling",
-    "noise_ceiling",
     "BootstrapResult",
     "COMPARE_METHODS",
     "COMPARE_ALIASES",
@@ -395,26 +394,3 @@ def rdm_noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
     if bad:
         _undefined(method, f"for subjects {bad[:5]} (their RDM or the pooled RDM is constant)")
     return float(np.mean(lower)), float(np.mean(upper))
-
-
-def noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
-    """Deprecated name of :func:`rdm_noise_ceiling` (removed in the next release).
-
-    ``toponeuro.analysis.noise_ceiling`` (an RDM ceiling, a correlation) and
-    ``toponeuro.brain.noise_ceiling`` (NSD's voxel ceiling, percent variance) shared a name;
-    they are now :func:`rdm_noise_ceiling` and :func:`toponeuro.brain.voxel_noise_ceiling`.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", FutureWarning)
-    ...     lo, hi = noise_ceiling(np.random.default_rng(0).random((3, 10)))
-    """
-    warnings.warn(
-        "toponeuro.analysis.noise_ceiling is renamed rdm_noise_ceiling (the RDM ceiling; the "
-        "NSD voxel ceiling is toponeuro.brain.voxel_noise_ceiling); the old name goes in the "
-        "next release.", FutureWarning, stacklevel=2,
-    )
-    return rdm_noise_ceiling(rdms, method)
-

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import xarray as xr
 
@@ -109,7 +107,6 @@ __all__ = [
     "spearman_brown",
     "ncsnr",
     "voxel_noise_ceiling",
-    "noise_ceiling",
     "make_repeated_responses",
 ]
 
@@ -276,19 +273,3 @@ def voxel_noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
     out = snr.copy(data=nc).rename("noise_ceiling")
     out.attrs.update(units="percent variance", method="NSD ncsnr (Allen et al., 2022)")
     return out
-
-
-def noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
-    """Deprecated name of :func:`voxel_noise_ceiling` (removed in the next release).
-
-    Examples
-    --------
-    >>> callable(noise_ceiling)
-    True
-    """
-    warnings.warn(
-        "toponeuro.brain.noise_ceiling is renamed voxel_noise_ceiling (NSD's ceiling, in "
-        "percent variance; the RDM ceiling is toponeuro.analysis.rdm_noise_ceiling); the old "
-        "name goes in the next release.", FutureWarning, stacklevel=2,
-    )
-    return voxel_noise_ceiling(responses, n_trials)

@@ -12,7 +12,7 @@ from .. import _dims as D
 from .._docs import fill_doc
 from .._params import check_random_state
 from .._version import __version__
-from ..atlases._atlas import hemi_name
+from ..atlases import hemi_name
 from ..exceptions import (
     AlignmentError,
     CoordinateError,

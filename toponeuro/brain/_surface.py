@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ..atlases._atlas import FSAVERAGE5_N_VERTICES, HEMIS
+from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
     AlignmentError,
     DimensionError,

@@ -218,7 +218,7 @@ class _TextInputs:
 
 
 def _forward(module, inputs, device):
-    from ..models._nanogpt import GPT
+    from ..models import GPT
 
     if isinstance(inputs, dict) or hasattr(inputs, "keys"):
         if isinstance(module, GPT):

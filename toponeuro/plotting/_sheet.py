@@ -179,7 +179,7 @@ def plot_sheet_map(
     if outline is not None:
         label += f"  (outlined: > {outline:g})"
     if scale == "layer":
-        for _layer, (im_l, axs) in ims.items():
+        for im_l, axs in ims.values():
             fig.colorbar(im_l, ax=axs, orientation="horizontal", shrink=0.9, aspect=25,
                          label="t" if len(ims) > 1 else label)
         if len(ims) > 1:

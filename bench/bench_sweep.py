@@ -27,8 +27,8 @@ import time
 import numpy as np
 from _common import add_sizes, parse_sizes, peak_rss_mib, run_child, size_argv
 
-SIZES = {"n": 2000, "units": 4096, "voxels": 1000, "layers": 8, "regions": 20,
-         "enc_n": 500, "enc_units": 256, "enc_voxels": 100}
+SIZES = {"n": 1000, "units": 2048, "voxels": 500, "layers": 8, "regions": 20,
+         "enc_n": 300, "enc_units": 128, "enc_voxels": 50}
 SMALL = {"n": 300, "units": 512, "voxels": 200, "enc_n": 120, "enc_units": 64,
          "enc_voxels": 20}
 

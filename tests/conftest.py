@@ -23,8 +23,10 @@ def shared_dir() -> Path:
     """The ../shared folder with real third-party data; skips the test when it is absent."""
     if not (SHARED / "data").is_dir():
         pytest.skip(
-            f"needs the real data folder {SHARED} (fLoc, language localizer, atlases), "
-            "which a fresh clone does not have"
+            f"needs the real data folder {SHARED} (fLoc, language localizer, atlases), which "
+            "a fresh clone does not have: set TOPONEURO_SHARED=/path/to/shared (a folder "
+            "holding data/floc, data/langloc; see tests/conftest.py) or put that folder at "
+            "../shared beside the repository"
         )
     return SHARED
 

@@ -307,13 +307,21 @@ def test_cache_key_covers_settings_weights_and_content(tmp_path, demo, monkeypat
     np.testing.assert_allclose(shifted.values, base.values + 1.0, rtol=1e-5, atol=1e-5)
 
 
-def test_explicit_store_file_with_other_settings_is_replaced(tmp_path, demo):
+def test_explicit_store_file_with_other_settings_is_replaced_only_with_overwrite(
+    tmp_path, demo
+):
     stim = FakeStimulusSet(_images(3))
     path = tmp_path / "acts.nc"
     extract(demo, stim, ["fc"], store=path, progress=False)
+    before = path.read_bytes()
+    # 0.2.0 replaced it with a warning: hours of rows lost to a changed option
+    with pytest.raises(E.OutputExistsError, match="overwrite=True"):
+        extract(demo, stim, ["fc"], pooling="max", store=path, progress=False)
+    assert path.read_bytes() == before
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        maxed = extract(demo, stim, ["fc"], pooling="max", store=path, progress=False)
+        maxed = extract(demo, stim, ["fc"], pooling="max", store=path, overwrite=True,
+                        progress=False)
     assert any("cache key differs" in str(x.message) for x in w)
     assert maxed.attrs["pooling"] == "max"
     mem = extract(demo, stim, ["fc"], pooling="max", progress=False)

@@ -91,9 +91,16 @@ def test_map_summary_has_the_expected_keys(mapped):
     # every model statistic carries its null; signatures are stated in words with it
     assert set(per["smoothness_null"]["faces"]) == {"mean", "std", "p_value"}
     assert per["map_similarity_null"]["faces-bodies"]["method"] == "ssim"
-    assert per["map_similarity_null"]["faces-bodies"]["null"] == "shift"
-    assert any("faces and bodies" in t and "null" in t and "p = " in t
+    assert per["map_similarity_null"]["faces-bodies"]["null"] == "mirror"
+    assert any("faces and bodies" in t and "null" in t and ("p = " in t or "p < " in t)
                for t in per["signatures"])
+    # one test, one p: the sentence's p is the one in the table entry, with its tail named
+    fb = per["map_similarity_null"]["faces-bodies"]
+    assert fb["alternative"] == "two-sided" and fb["p_text"] in per["signatures"][0]
+    assert fb["verdict"] in ("share territory", "avoid each other", "no evidence either way")
+    # the random-initialisation value stands beside the trained one
+    assert set(per["map_similarity_random_init"]) == {"faces-bodies", "faces-places"}
+    assert "at random initialisation" in per["signatures"][0]
     assert s["n_permutations"] > 0 and "smoothness" in s["definitions"]
     assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
@@ -131,7 +138,8 @@ def test_cli_images_argument():
 # -- bad input ----------------------------------------------------------------------------
 def test_unknown_model_lists_close_matches(tmp_path):
     with pytest.raises(UnknownNameError, match="toponet_demo"):
-        run_map("toponet_demo.tau_99", stimuli=tmp_path, out_dir=tmp_path / "o", progress=False)
+        run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out_dir=tmp_path / "o",
+                progress=False)
 
 
 def test_absent_contrast_categories_raise(tmp_path):
@@ -162,24 +170,26 @@ def test_offline_without_local_copy_says_how_to_use_stimuli(tmp_path, monkeypatc
         raise DownloadError("no network")
 
     monkeypatch.setattr(loaders, "fetch_url", offline)
-    with pytest.raises(DownloadError, match="--stimuli"):
+    with pytest.raises(DownloadError, match="stimuli='/path/to/floc'") as err:
         run_map(stimuli="floc", numbers=[97], out_dir=tmp_path / "o", progress=False)
+    assert "--" not in str(err.value)  # the library names parameters; the CLI says flags
 
 
 def test_stimuli_that_is_not_a_folder(tmp_path):
-    with pytest.raises(FileNotFoundError, match="--stimuli"):
+    with pytest.raises(FileNotFoundError, match="stimuli="):
         run_map(stimuli=str(tmp_path / "nope"), out_dir=tmp_path / "o", progress=False)
     assert issubclass(SheetError, ToponeuroError)
 
 
 def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
-    from toponeuro.reporting._map import _load_model
-    from toponeuro.training import load_recipe, run_recipe
+    from toponeuro.reporting._stages import _model_description
+    from toponeuro.training import load_model, load_recipe, run_recipe
 
     recipe = load_recipe("demo-smoke")
     recipe["data"].update(n_per_class=4, val_per_class=0, image_size=16)
     res = run_recipe(recipe, tmp_path / "run", progress=False)
-    module, desc = _load_model("unused", res.checkpoints[-1])
+    module = load_model("unused", checkpoint=res.checkpoints[-1])
+    desc = _model_description(module, "unused", res.checkpoints[-1])
     card = module.model_card
     assert card.tau == 1.0 and card.input_size == 16 and card.mean == (0.5, 0.5, 0.5)
     assert card.topo_layers[-1] == "layer4.0.conv2" and "demo-smoke" in desc
@@ -187,11 +197,11 @@ def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
     state = res.model.state_dict()
     assert all(np.array_equal(state[k].numpy(), v.numpy()) for k, v in module.state_dict().items())
     with pytest.raises(ToponeuroError, match="No checkpoint file"):
-        _load_model("unused", tmp_path / "absent.pt")
+        load_model("unused", checkpoint=tmp_path / "absent.pt")
 
 
 def test_run_map_takes_a_stimulus_set_and_every_image_of_a_folder(tmp_path):
-    from toponeuro.reporting._map import _load_stimuli
+    from toponeuro.reporting import load_map_stimuli as _load_stimuli
     from toponeuro.stimuli import load_floc
 
     floc = _fake_floc(tmp_path / "floc", numbers=(121, 122, 144))  # not the default 97-120
@@ -234,8 +244,9 @@ def test_stimuli_among_the_training_images_are_named(tmp_path):
 
     from toponeuro._cli_checks import cli_message
     from toponeuro.models import create_model
-    from toponeuro.reporting._map import _training_images, _warn_training_overlap
+    from toponeuro.reporting import training_images as _training_images
     from toponeuro.reporting._results import training_images_note
+    from toponeuro.reporting._stages import _warn_training_overlap
     from toponeuro.stimuli import load_floc
 
     net = create_model(DEFAULT_MAP_MODEL, pretrained=False)
@@ -257,10 +268,87 @@ def test_stimuli_among_the_training_images_are_named(tmp_path):
 
 def test_models_without_a_recipe_have_no_training_note(tmp_path):
     from toponeuro.models import create_model
-    from toponeuro.reporting._map import _training_images
+    from toponeuro.reporting import training_images as _training_images
     from toponeuro.stimuli import load_floc
 
     stim = load_floc(_fake_floc(tmp_path / "floc", numbers=(1,)))
     net = create_model("toponet_demo.tau_0", pretrained=False)
     net.model_card = type(net.model_card)(name="x.y", arch="x")  # no recipe on the card
     assert _training_images(net, stim) is None
+
+
+# -- the front doors: one reader of the fLoc numbers, one builder of a model -------------------
+def test_floc_numbers_is_the_one_reader_of_image_numbers(tmp_path):
+    from toponeuro.stimuli import floc_numbers, load_floc
+
+    assert floc_numbers("97-99") == [97, 98, 99] == floc_numbers(range(97, 100))
+    assert floc_numbers("5") == [5] and floc_numbers("all") is None and floc_numbers(None) is None
+    assert floc_numbers((3, 1, 3)) == [1, 3]
+    for bad in ("x-3", "9-3", "0-2", [], ["a"]):
+        with pytest.raises(InvalidDataError, match="numbers="):
+            floc_numbers(bad)
+    floc = _fake_floc(tmp_path / "floc", numbers=(97, 98, 99))
+    assert load_floc(floc, numbers="98-99").ids.tolist()[:2] == ["adult-98", "adult-99"]
+    # the CLI's --images goes through the same reader and says the flag
+    import argparse
+
+    with pytest.raises(argparse.ArgumentTypeError, match="--images 9-3"):
+        _numbers("9-3")
+
+
+def test_load_model_builds_by_name_and_names_parameters():
+    from toponeuro._cli_checks import cli_message
+    from toponeuro.training import load_model
+
+    net = load_model("toponet_demo.v2_tau_0")
+    assert net.model_card.name == "toponet_demo.v2_tau_0" and not net.training
+    with pytest.raises(UnknownNameError, match="checkpoint=FILE") as err:
+        load_model("toponet_demo.tau_99")
+    assert "--" not in str(err.value)
+    flags = {"model": "--model", "checkpoint": "--checkpoint"}
+    assert "--checkpoint FILE" in cli_message(str(err.value), flags)
+    with pytest.raises(UnknownNameError, match="model=NAME"):
+        load_model()
+
+
+def test_run_map_is_a_sequence_of_named_stages():
+    """run_map's body calls the stages in order and computes nothing itself."""
+    import ast
+    import inspect
+
+    from toponeuro.reporting import _map
+
+    src = inspect.getsource(_map.run_map)
+    calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    stages = ["load_model", "map_layers", "load_map_stimuli", "training_images", "extract",
+              "check_sheet_layers", "model_topography", "cortex_topography",
+              "compare_model_cortex"]
+    assert [c for c in calls if c in stages] == stages
+    assert len(src.split('"""')[-1].splitlines()) < 70
+
+
+def test_an_interrupted_map_leaves_the_earlier_report_whole(mapped, tmp_path, monkeypatch):
+    """Issue 19: Ctrl-C when the first PNG appeared left a truncated sheet_maps.png beside
+    the earlier run's report.html and summary.json (a folder that looked complete)."""
+    import shutil
+
+    from toponeuro.reporting import _writer
+
+    rc, out, _ = mapped
+    assert rc == 0
+    earlier = tmp_path / "out"
+    shutil.copytree(out, earlier)
+    before = {p.name: p.read_bytes() for p in earlier.iterdir()}
+
+    def killed_while_saving(fig, path):
+        path.write_bytes(b"\x89PNG" + b"\x00" * 120)  # 124 bytes, as in the report
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_writer, "_savefig", killed_while_saving)
+    floc = out.parent / "floc"
+    code = main(["map", "--stimuli", str(floc), "--images", "97-98", "--out", str(earlier),
+                 "--overwrite", "--no-progress", "--permutations", "0"])
+    assert code == 130
+    assert {p.name: p.read_bytes() for p in earlier.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]

@@ -178,3 +178,51 @@ def test_one_writer_per_store_also_within_a_process(tmp_path):
         np.testing.assert_array_equal(second.read()[0], np.ones((2, 3)))
     finally:
         second.close()
+
+
+# --- only toponeuro's own files are stores (issue 19) ----------------------------------------
+def _users_netcdf(path):
+    import xarray as xr
+
+    xr.DataArray(np.arange(4.0), dims="x", name="betas").to_netcdf(path, engine="h5netcdf")
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"resume": False}, {"overwrite": True}])
+def test_a_users_netcdf_at_the_store_path_is_refused_never_deleted(tmp_path, kwargs):
+    # 0.2.0: replaced by a store with a UserWarning, and with resume=False without a word
+    net, images = _net_and_images()
+    path = tmp_path / "my_betas.nc"
+    before = _users_netcdf(path)
+    with pytest.raises(E.OutputExistsError, match="my_betas.nc.*did not write") as err:
+        extract(net, images, LAYERS, store=path, progress=False, **kwargs)
+    assert isinstance(err.value, FileExistsError) and "store=" in str(err.value)
+    assert path.read_bytes() == before
+
+
+def test_a_store_path_with_another_formats_suffix_is_refused(tmp_path):
+    net, images = _net_and_images()
+    image = tmp_path / "adult-121.jpg"
+    image.write_bytes(b"\xff\xd8\xff\xe0 a jpeg")
+    for target in (image, tmp_path / "new.csv"):
+        with pytest.raises(E.OutputPathError, match="suffix"):
+            extract(net, images, LAYERS, store=target, progress=False)
+    assert image.read_bytes() == b"\xff\xd8\xff\xe0 a jpeg"
+    assert not (tmp_path / "new.csv").exists()
+
+
+def test_an_unreadable_file_toponeuro_did_not_write_is_refused(tmp_path):
+    net, images = _net_and_images()
+    path = tmp_path / "notes.nc"
+    path.write_bytes(b"my own notes, not HDF5")
+    with pytest.raises(E.OutputExistsError, match="no record of writing it"):
+        extract(net, images, LAYERS, store=path, progress=False)
+    assert path.read_bytes() == b"my own notes, not HDF5"
+    assert not path.with_name("notes.nc.corrupt").exists()
+
+
+def test_a_store_carries_its_format_mark(tmp_path):
+    net, images, store, path, acts = _finished_store(tmp_path)
+    with h5py.File(path, "r") as f:
+        assert f.attrs["toponeuro_format"] == "activation-store"
+        assert np.ravel(f.attrs["store_format"])[0] == 2 and "toponeuro_version" in f.attrs

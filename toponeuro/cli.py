@@ -27,6 +27,7 @@ from ._cli_checks import (
     _positive,
     cli_message,
 )
+from ._output import atomic_file, check_not_an_input, check_output_file
 from ._version import __version__
 
 __all__ = ["main", "build_parser", "cli_message", "COMMANDS"]
@@ -141,7 +142,10 @@ def _add_train(sub):
         help="train a small TopoNet from a recipe (cross-entropy + TopoLoss)",
         description="Train a TopoNet from a recipe: a TOML file or the name of a recipe shipped "
         "with toponeuro (see --list). Checkpoints are written after every epoch; rerunning the "
-        "same command resumes from the last one.",
+        "same command resumes from the last one. A run stops at the first NaN or infinite loss "
+        "or gradient, naming the step, the learning rate and the last good checkpoint. The "
+        "output folder records its recipe (run.json): a rerun with another recipe is refused "
+        "unless --restart.",
     )
     p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
                    "(required unless --list)")
@@ -150,7 +154,11 @@ def _add_train(sub):
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
     p.add_argument("--device", help=f"{_DEVICE_HELP} (default: the recipe's, else cpu)")
     p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
-    p.add_argument("--no-resume", action="store_true", help="start over even if checkpoints exist")
+    p.add_argument("--no-resume", action="store_true",
+                   help="start the same run over even if checkpoints exist")
+    p.add_argument("--restart", action="store_true",
+                   help="discard the run in --out even if another recipe made it, and start "
+                   "over")
     _add_no_progress(p)
     p.add_argument("--list", action="store_true", help="list the recipes shipped with toponeuro")
 
@@ -181,9 +189,13 @@ def _run_train(args) -> int:
         out_dir=out,
         data_path=args.data,
         resume=not args.no_resume,
+        restart=args.restart,
         progress=not args.no_progress,
         **overrides,
     )
+    if hasattr(result, "summary"):  # a language recipe (toponeuro/training/_language.py)
+        print(result.summary())
+        return 0
     last = result.history[-1]
     print(
         f"trained {recipe['name']!r}: {len(result.history)} epoch(s), final train accuracy "
@@ -220,7 +232,8 @@ def _add_extract(sub):
     p.add_argument("--layers", nargs="+", default=["topo"],
                    help="module names (see `toponeuro layers MODEL`), or topo for the card's "
                    "TopoLoss layers")
-    p.add_argument("--out", required=True, help="output netCDF file (.nc)")
+    p.add_argument("--out", required=True,
+                   help="output netCDF file (.nc); never one of the inputs or inside --stimuli")
     p.add_argument("--pooling", default="mean", choices=["mean", "max", "center", "none"],
                    help="spatial pooling of conv feature maps (none keeps every unit)")
     p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"],
@@ -229,6 +242,10 @@ def _add_extract(sub):
     p.add_argument("--store", help="folder for the resumable streaming store "
                    "(default: keep the activations in memory)")
     p.add_argument("--no-resume", action="store_true", help="ignore finished rows in --store")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --out file written by toponeuro (and a --store "
+                   "file made with other settings); files toponeuro did not write are never "
+                   "replaced")
 
 
 def _extract_stimuli(args):
@@ -252,22 +269,21 @@ def _extract_stimuli(args):
 
 def _run_extract(args) -> int:
     from .features import extract
-    from .models import create_model, model_card
-    from .training import load_trained_model
+    from .training import load_model
 
     _positive(args.batch_size, "--batch-size")
-    out = _out_file(args.out)
+    inputs = [args.stimuli, args.checkpoint]
     if args.store:
         (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
+        check_not_an_input(args.store, param="store", inputs=inputs)
+    out = check_output_file(args.out, param="out", inputs=[*inputs, args.store],
+                            overwrite=args.overwrite, what="netCDF file of activations")
     device = _device(args.device)
     stimuli = _extract_stimuli(args)
-    card = model_card(args.model)
-    if args.checkpoint is None:
-        model = create_model(args.model, pretrained=card.has_weights)
-    else:
-        model = load_trained_model(_input_path(args.checkpoint, "--checkpoint", "a checkpoint "
-                                               "file"), model=args.model,
-                                   trust_checkpoint=args.trust_checkpoint)
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    model = load_model(args.model, checkpoint=args.checkpoint,
+                       trust_checkpoint=args.trust_checkpoint)
     acts = extract(
         model,
         stimuli,
@@ -278,10 +294,12 @@ def _run_extract(args) -> int:
         device=device,
         store=args.store,
         resume=not args.no_resume,
+        overwrite=args.overwrite,
         progress=not args.no_progress,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    acts.to_netcdf(out, engine="h5netcdf")
+    with atomic_file(out) as tmp:  # a kill mid-write leaves the earlier file, never half
+        acts.to_netcdf(tmp, engine="h5netcdf")
     print(
         f"extracted {acts.sizes['stimulus']} stimuli x {acts.sizes['unit']} units from "
         f"{len(acts.topo.layers)} layer(s) of {args.model!r} -> {out}"
@@ -291,22 +309,18 @@ def _run_extract(args) -> int:
 
 # --- map -------------------------------------------------------------------------------------
 def _numbers(text: str):
-    if text == "all":
-        return None
-    first, sep, last = text.partition("-")
+    """``--images``: fLoc numbers read by the library's one reader (``all`` -> None)."""
+    from .exceptions import InvalidDataError
+    from .stimuli import floc_numbers
+
     try:
-        lo, hi = int(first), int(last or first)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--images takes a range like 97-120 or 'all'; got {text!r}"
-        ) from None
-    if lo < 1 or hi < lo:
-        raise argparse.ArgumentTypeError(f"--images: need 1 <= first <= last; got {text!r}")
-    return list(range(lo, hi + 1))
+        return floc_numbers(text)
+    except InvalidDataError as err:
+        raise argparse.ArgumentTypeError(cli_message(str(err), {})) from None
 
 
 def _images_arg(text: str):
-    return "all" if text == "all" else _numbers(text)
+    return "all" if text.strip() == "all" else _numbers(text)
 
 
 def _add_map(sub):
@@ -318,15 +332,23 @@ def _add_map(sub):
         "domain selectivity maps (faces, bodies, places, characters, objects), their "
         "smoothness, patches and similarities, compare them with the visfAtlas ROIs on "
         "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
-        "Offline, give a local fLoc copy with --stimuli DIR.",
+        "Offline, give a local fLoc copy with --stimuli DIR. With --language: the same for a "
+        "language model, the Fedorenko et al. (2010) localizer and the language parcels.",
     )
+    p.add_argument("--language", action="store_true",
+                   help="map a language model's language-selective units (S vs N, TopoLM's "
+                   "definitions) against the cortex's language parcels "
+                   "(toponeuro.run_language_map; default model "
+                   "toponeuro.reporting.DEFAULT_LANGUAGE_MODEL, --stimuli a localizer csv)")
     model = _model_args(p, required=False)
     _library_default(model, lambda: (_default_map_model(),
                                      "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
     _add_checkpoint_args(p)
-    p.add_argument("--stimuli", default="floc",
+    p.add_argument("--stimuli", default=None,
                    help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
-                   "folder with one sub-folder per category")
+                   "folder with one sub-folder per category; with --language: langloc (the "
+                   "pinned localizer csv, cached) or a local csv with columns sentence, "
+                   "condition (default: floc; with --language langloc)")
     p.add_argument("--images", type=_images_arg, default=None,
                    help="fLoc image numbers of each category, a range like 97-120 or all "
                    "(default: with --stimuli floc 97-120, the images held out from the demo "
@@ -334,7 +356,13 @@ def _add_map(sub):
                    "of them the model was trained on)")
     p.add_argument("--layers", nargs="+",
                    help="layers to map (default: the model's last three TopoLoss layers)")
-    p.add_argument("--out", default="toponeuro-map", help="output folder")
+    p.add_argument("--out", default=None,
+                   help="output folder (default: toponeuro-map; with --language "
+                   "toponeuro-language-map); written aside and moved into place when "
+                   "complete, so an interrupted run leaves an earlier output as it was")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier toponeuro output in --out (a folder toponeuro did "
+                   "not write is never replaced)")
     _library_default(
         p.add_argument("--threshold", type=float,
                        help="patch threshold on the selectivity t, after TDANN's smoothing"),
@@ -349,23 +377,19 @@ def _add_map(sub):
         p.add_argument("--alpha", type=float,
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
+    p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
+                   help="your own cortical maps in place of the visfAtlas: "
+                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
+                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
+                   "projected with nilearn's vol_to_surf), comma-separated per domain "
+                   "(default: the visfAtlas ROIs, each as its geodesic proximity)")
+    p.add_argument("--vol-to-surf", metavar="JSON",
+                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
+                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
+    p.add_argument("--cortex-threshold", type=float,
+                   help="patch threshold of --cortex-maps, in their units (default: --threshold)")
     _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
-
-
-def _check_floc_folder(stimuli: str) -> None:
-    """A local fLoc folder must hold the ten categories the map contrasts (said in flags)."""
-    from .exceptions import InvalidDataError
-    from .stimuli import FLOC_CATEGORIES, load_floc
-
-    present = {str(c) for c in load_floc(stimuli).categories}
-    absent = [c for c in FLOC_CATEGORIES if c != "scrambled" and c not in present]
-    if absent:
-        raise InvalidDataError(
-            f"--stimuli {stimuli} has no images of the fLoc categories {absent} (it has "
-            f"{sorted(present)}); toponeuro map contrasts all ten fLoc categories but "
-            "scrambled: give a folder with images of each."
-        )
 
 
 def _default_map_model() -> str:
@@ -374,25 +398,50 @@ def _default_map_model() -> str:
     return DEFAULT_MAP_MODEL
 
 
-def _run_map(args) -> int:
-    from .exceptions import InvalidDataError, TrainingImagesWarning
-    from .reporting import DEFAULT_MAP_MODEL, run_map
+def _run_language_map(args) -> int:
+    from .exceptions import InvalidDataError
+    from .reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
 
-    out = _out_folder(args.out)
+    given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold)) if v]
+    if given:
+        raise InvalidDataError(
+            f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
+            "localizer's and the patch threshold is the Benjamini-Hochberg t. Drop "
+            f"{' and '.join(given)}.")
+    out = _out_folder(args.out or "toponeuro-language-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
-    if args.permutations is not None and args.permutations < 0:
-        raise InvalidDataError(
-            f"--permutations must be 0 (no null) or more; got {args.permutations}.")
-    if args.alpha is not None and not 0 < args.alpha <= 1:
-        raise InvalidDataError(f"--alpha must be in (0, 1]; got {args.alpha}.")
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    stimuli = args.stimuli or "langloc"
+    if stimuli != "langloc":
+        _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
+    library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha}
+    run_language_map(
+        args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
+        trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
+        out_dir=out, overwrite=args.overwrite, batch_size=args.batch_size, device=device,
+        random_state=args.seed, progress=not args.no_progress,
+        **{k: v for k, v in library_defaults.items() if v is not None})
+    return 0
+
+
+def _run_map(args) -> int:
+    from .exceptions import TrainingImagesWarning
+    from .reporting import DEFAULT_MAP_MODEL, run_map
+
+    if args.language:
+        return _run_language_map(args)
+    args.stimuli = args.stimuli or "floc"
+    out = _out_folder(args.out or "toponeuro-map")
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
     library_defaults = {  # None: not given, run_map's own default applies
         "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     if args.stimuli != "floc":
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
-        _check_floc_folder(args.stimuli)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingImagesWarning)
         run_map(
@@ -403,10 +452,15 @@ def _run_map(args) -> int:
             numbers=args.images,
             layers=args.layers,
             out_dir=out,
+            overwrite=args.overwrite,
             batch_size=args.batch_size,
             device=device,
             random_state=args.seed,
             progress=not args.no_progress,
+            cortex_maps=args.cortex_maps,
+            vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
+                                  example='{"radius": 2}'),
+            cortex_threshold=args.cortex_threshold,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
     for w in caught:  # said in flags, last, after the summary
@@ -539,7 +593,6 @@ def _add_brainscore(sub):
                    "required without --benchmark")
     s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
                    "suffix, categories their sub-folders; required without --benchmark")
-    s.add_argument("--images", dest="images_deprecated", help=argparse.SUPPRESS)
     s.add_argument("--python", help="python of the Brain-Score environment "
                    "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
     s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
@@ -553,21 +606,6 @@ def _add_brainscore(sub):
                    "(default: print it only)")
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
-
-
-def _old_metrics(argv):
-    """``--metrics a,b`` (the old spelling) as ``--metrics a b``, with a warning (one release)."""
-    out, rest = [], list(argv)
-    while rest:
-        arg = rest.pop(0)
-        if arg.startswith("--metrics="):
-            arg, value = "--metrics", arg.split("=", 1)[1]
-            rest.insert(0, value)
-        out.append(arg)
-        if arg == "--metrics" and rest and "," in rest[0]:
-            out.extend(m for m in rest.pop(0).split(",") if m)
-            _warn("--metrics a,b is deprecated; separate metrics with spaces (--metrics a b).")
-    return out
 
 
 def _sha256_arg(text):
@@ -624,10 +662,6 @@ def _run_brainscore(args) -> int:
 
         from .stimuli import load_image_folder
 
-        if args.images_deprecated:
-            _warn("--images is deprecated for `brainscore score`; use --stimuli (the same "
-                  "flag as in extract and map).")
-            args.stimuli = args.stimuli or args.images_deprecated
         stimuli = responses = None
         _input_path(args.plugin, "--plugin", "a plugin folder written by `export`")
         if args.benchmark is None:
@@ -715,7 +749,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         parser.print_help(sys.stderr)
         return 2
-    args = parser.parse_args(_old_metrics(argv))
+    args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

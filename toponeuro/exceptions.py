@@ -52,6 +52,14 @@ __all__ = [
     "OutOfRangeError",
     "OutputPathError",
     "DeviceError",
+    "MissingDependencyError",
+    "ExternalCommandError",
+    "InternalError",
+    "ImplausibleValueWarning",
+    "OutputExistsError",
+    "OutputLockedError",
+    "TrainingDivergedError",
+    "RecipeMismatchError",
     "close_matches",
 ]
 
@@ -156,7 +164,11 @@ class ImageReadError(InvalidDataError, OSError):
     """
 
 
-class StoreLockedError(ToponeuroError, BlockingIOError):
+class OutputLockedError(ToponeuroError, BlockingIOError):
+    """Another process is writing the same output (folder, file or store); the message names it."""
+
+
+class StoreLockedError(OutputLockedError):
     """Another process is writing the same activation store (the message names it)."""
 
 
@@ -183,6 +195,29 @@ class OutputPathError(ToponeuroError, OSError):
     """An output path cannot be written: a file where a folder is needed, or the reverse."""
 
 
+class OutputExistsError(OutputPathError, FileExistsError):
+    """An output path already holds something: toponeuro's own output (pass ``overwrite=True``
+    to replace it) or a file or folder toponeuro did not write (never replaced).
+
+    The message names the path and the fix.
+    """
+
+
+class TrainingDivergedError(ToponeuroError, FloatingPointError):
+    """Training stopped: the loss, a gradient or the weights became NaN or infinite.
+
+    The message names the step, the learning rate and the last good checkpoint; no
+    checkpoint with non-finite weights is ever written.
+    """
+
+
+class RecipeMismatchError(RecipeError):
+    """A run folder holds a run of another recipe (or other training settings).
+
+    Resuming it would mix two runs; pass ``restart=True`` (``--restart``) or another folder.
+    """
+
+
 class DeviceError(ToponeuroError, RuntimeError):
     """The requested torch device is not a device name, or not available on this machine."""
 
@@ -197,6 +232,27 @@ class ParameterError(ToponeuroError, ValueError):
 
 class OutOfRangeError(ToponeuroError, IndexError):
     """An index is outside the valid range; the message gives the range."""
+
+
+class MissingDependencyError(ToponeuroError, ImportError):
+    """An optional package a function needs is not installed; the message names the extra."""
+
+
+class ExternalCommandError(ToponeuroError, RuntimeError):
+    """A program toponeuro runs in another environment (Brain-Score scoring) failed.
+
+    The message ends with that program's own error output.
+    """
+
+
+class InternalError(ToponeuroError, RuntimeError):
+    """toponeuro's own files disagree with each other: a bug in toponeuro; please report it."""
+
+
+class ImplausibleValueWarning(ToponeuroWarning):
+    """A result lies outside the range its definition allows for sound inputs (scores far
+    above their noise ceiling ...), so an input is likely wrong; the message names the rule
+    and the likely cause."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

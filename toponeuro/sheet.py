@@ -19,6 +19,7 @@ import xarray as xr
 
 from . import _dims as D
 from ._docs import fill_doc
+from ._params import check_random_state
 from ._typing import RandomState
 from ._version import __version__
 from .exceptions import (
@@ -284,7 +285,7 @@ def make_activations(
     >>> acts.topo.map("conv", reduce="mean").shape
     (1, 2, 2)
     """
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     blocks, layer_c, chan_c, row_c, col_c = [], [], [], [], []
     unit_coords = unit_coords or {}
     extra_names = [

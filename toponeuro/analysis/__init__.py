@@ -1,12 +1,15 @@
 """Analyses: selectivity maps, topography metrics, comparison with cortex, encoding models,
 RSA, dimensionality and layer x region sweeps."""
 
+from .._deprecate import removed_names
 from . import (
+    _autocorr,
     _compare,
     _dimensionality,
     _efficiency,
     _encoding,
     _geometry,
+    _localizer,
     _null,
     _patches,
     _rsa,
@@ -17,12 +20,15 @@ from . import (
     _sweep,
     _tables,
     _topography,
+    _verdict,
 )
+from ._autocorr import *
 from ._compare import *
 from ._dimensionality import *
 from ._efficiency import *
 from ._encoding import *
 from ._geometry import *
+from ._localizer import *
 from ._null import *
 from ._patches import *
 from ._rsa import *
@@ -33,12 +39,16 @@ from ._selectivity import *
 from ._sweep import *
 from ._tables import *
 from ._topography import *
+from ._verdict import *
 
 __all__ = [
     *_tables.__all__,
     *_selectivity.__all__,
+    *_localizer.__all__,
     *_geometry.__all__,
     *_topography.__all__,
+    *_verdict.__all__,
+    *_autocorr.__all__,
     *_patches.__all__,
     *_null.__all__,
     *_compare.__all__,
@@ -53,17 +63,10 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    # deprecated alias, kept for one release: reading checkpoints is the training stage's job
-    if name == "trajectory":
-        import importlib
-        import warnings
-
-        warnings.warn(
-            "toponeuro.analysis.trajectory moved to toponeuro.training.trajectory (it reads "
-            "training checkpoints); the old name goes in the next release.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return importlib.import_module("toponeuro.training").trajectory
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
+__getattr__ = removed_names(__name__, {
+    "trajectory": "toponeuro.training.trajectory",
+    "noise_ceiling": "toponeuro.analysis.rdm_noise_ceiling (the RDM ceiling) or "
+                     "toponeuro.brain.voxel_noise_ceiling (NSD's voxel ceiling)",
+    "compare_topography": "topography_table on each side, then compare_tables",
+})

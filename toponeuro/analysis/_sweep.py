@@ -20,6 +20,8 @@ from ..exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
+    MissingDependencyError,
+    ParameterError,
     UndefinedValueWarning,
     UnknownNameError,
     close_matches,
@@ -60,7 +62,7 @@ def _extract(model, stimuli, layers, store, extract_kwargs):
     try:
         from ..features import extract  # lazy: features is an earlier stage
     except ImportError as err:
-        raise ImportError(
+        raise MissingDependencyError(
             "Extracting activations for a sweep needs toponeuro.features.extract; pass "
             "precomputed activations as {model_name: Activations} instead."
         ) from err
@@ -270,7 +272,7 @@ def sweep(
         items = [(str(getattr(m, "name", m)), m) for m in names]
     for name, acts in items:
         if not isinstance(acts, xr.DataArray) and stimuli is None:
-            raise ValueError(
+            raise ParameterError(
                 f"Model {name!r} is not precomputed; pass stimuli= so it can be extracted, "
                 "or give {name: Activations}."
             )

@@ -16,6 +16,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._params import check_n_permutations
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -26,10 +27,29 @@ from ._compare import (
     patch_centroid,
 )
 from ._geometry import as_topomap
-from ._patches import TDANN_PATCHES, find_patches
-from ._topography import smoothness
+from ._patches import TDANN_PATCHES, check_patch_params, find_patches
+from ._topography import _check_sampling, smoothness
+from ._verdict import overlap_verdict
 
-__all__ = ["TopographyTable", "topography_table", "compare_tables"]
+__all__ = [
+    "ARRANGEMENT_REFERENCE",
+    "TopographyTable",
+    "arrangement_comparison",
+    "domain_centres",
+    "topography_table",
+    "compare_tables",
+]
+
+#: fraction of a map's points (its highest values) whose weighted centre is the domain centre
+ARRANGEMENT_TOP = 0.1
+
+ARRANGEMENT_REFERENCE = (
+    "Margalit et al. (2024) A unifying framework for functional organization in early and "
+    "higher ventral visual cortex (TDANN), Neuron 112(14), 2435-2451; Deb et al. (2025) "
+    "TopoNets, ICLR. Domain centres from every domain's map (top 10% of its points, weighted "
+    "by how far they exceed the 90th percentile); the sheet's centre distances are "
+    "rank-correlated with the cortex's geodesic centre distances across domain pairs"
+)
 
 
 @dataclass(eq=False)
@@ -45,8 +65,10 @@ class TopographyTable:
         ``selective_fraction`` (points with value >= threshold) and ``max_value``.
     similarity : pandas.DataFrame
         One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
-        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh) and its ``p_value``
-        (shift null; spin test on a sphere mesh, NaN on other meshes).
+        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh), its two-sided
+        ``p_value`` (``alternative``; spectral null on a sheet, spin test on a sphere mesh, NaN
+        on other meshes) and ``verdict`` (:func:`overlap_verdict` at ``alpha``: "share
+        territory", "avoid each other", "no evidence either way" or "not tested").
     smoothness : dict
         ``(sheet, name)`` -> the :func:`smoothness` Dataset (score, distance profile).
     patches : dict
@@ -55,6 +77,11 @@ class TopographyTable:
     similarities : dict
         ``(sheet, pair)`` -> the :func:`map_similarity` result (a :class:`NullResult` with
         its null draws).
+    maps : dict
+        ``(sheet, name)`` -> ``{"metrics": TopoMap, "null": TopoMap, "distance": TopoMap}``:
+        the map on the geometry of its metrics, of its shift/spin null, and of its distances
+        (on the cortex: geodesic along the folded mesh; on a sheet all three are the sheet),
+        for :func:`arrangement_comparison`.
     attrs : dict
         Parameters used (``threshold``, ``min_units``, ``smooth_sigma``, ...).
 
@@ -76,6 +103,7 @@ class TopographyTable:
     smoothness: dict = field(default_factory=dict)
     patches: dict = field(default_factory=dict)
     similarities: dict = field(default_factory=dict)
+    maps: dict = field(default_factory=dict)
     attrs: dict = field(default_factory=dict)
 
     @property
@@ -109,10 +137,11 @@ class TopographyTable:
 
 
 def _sheets(maps, layers):
-    """``[(sheet, {name: map}, geometry, similarity geometry)]`` of the accepted inputs.
+    """``[(sheet, {name: map}, geometry, similarity geometry, distance geometry)]``.
 
     The similarity geometry (``None``: the same) differs for cortical maps: their spin-test
-    null needs sphere coordinates (``CortexMaps.spin_geometry``).
+    null needs sphere coordinates (``CortexMaps.spin_geometry``); so does the distance
+    geometry (geodesic along the folded mesh, ``CortexMaps.geodesic_geometry``).
     """
     if isinstance(maps, xr.DataArray):
         if D.UNIT not in maps.dims or maps.ndim != 2:
@@ -127,7 +156,7 @@ def _sheets(maps, layers):
             if ly not in found:
                 raise UnknownNameError(f"No layer {ly!r} in the maps; {close_matches(ly, found)}")
         names = [str(v) for v in maps[dim].values]
-        return [(ly, {n: maps.sel({dim: n}) for n in names}, {"layer": ly}, None)
+        return [(ly, {n: maps.sel({dim: n}) for n in names}, {"layer": ly}, None, None)
                 for ly in layers]
     if not isinstance(maps, Mapping) or not maps:
         raise InvalidDataError(
@@ -138,9 +167,11 @@ def _sheets(maps, layers):
     for sheet, side in maps.items():
         if hasattr(side, "maps") and hasattr(side, "geometry"):  # atlases.CortexMaps
             spin = dict(getattr(side, "spin_geometry", side.geometry))
-            out.append((str(sheet), dict(side.maps), dict(side.geometry), spin))
+            dist = getattr(side, "geodesic_geometry", None)
+            out.append((str(sheet), dict(side.maps), dict(side.geometry), spin,
+                        None if dist is None else dict(dist)))
         elif isinstance(side, Mapping):
-            out.append((str(sheet), dict(side), {}, None))
+            out.append((str(sheet), dict(side), {}, None, None))
         else:
             raise InvalidDataError(
                 f"maps[{sheet!r}] must be a mapping name -> map or a CortexMaps; got "
@@ -209,7 +240,7 @@ def topography_table(
         test of atlas ROIs' overlap while their smoothness and patches, fixed binary regions,
         get none.
     alpha : float
-        Level at which a patch counts as significant.
+        Level at which a patch counts as significant, and of the overlap verdicts.
     %(random_state)s
 
     Returns
@@ -218,7 +249,8 @@ def topography_table(
         ``table`` columns also hold ``smoothness_null_mean``, ``smoothness_null_std``,
         ``smoothness_p``, ``n_significant_patches``; the patch sizes and centroids are those
         of the significant patches (of all patches without a null). ``similarity`` holds
-        ``method``, ``null_mean``, ``null_std``, ``p_value``. ``attrs["definitions"]`` says
+        ``method``, ``null_mean``, ``null_std``, ``p_value``, ``alternative``, ``verdict``.
+        ``attrs["definitions"]`` says
         which definition each statistic follows and where it comes from.
 
     Examples
@@ -233,15 +265,28 @@ def topography_table(
     >>> res.similarity[["pair", "method"]].values.tolist()
     [['faces-bodies', 'ssim']]
     """
+    checked = check_patch_params(threshold, min_units, smooth_sigma, alpha=alpha,
+                                 n_permutations=n_permutations, random_state=random_state)
+    n_permutations = checked["n_permutations"]
+    if similarity_permutations is not None:
+        similarity_permutations = check_n_permutations(similarity_permutations,
+                                                       "similarity_permutations")
+    _check_sampling(n_samples, sample_size, 10, None)
     sides = _sheets(maps, layers)
     null_kw = {"n_permutations": int(n_permutations), "random_state": random_state}
     n_sim = int(n_permutations if similarity_permutations is None else similarity_permutations)
     sim_kw = {**null_kw, "n_permutations": n_sim}
     with_null = n_permutations > 0
-    rows, sims, smooth, patches, results, defs = [], [], {}, {}, {}, {}
-    for sheet, named, geom, sim_geom in sides:
+    rows, sims, smooth, patches, results, defs, kept_maps = [], [], {}, {}, {}, {}, {}
+    for sheet, named, geom, sim_geom, dist_geom in sides:
         tms = {n: as_topomap(m, **geom, name=f"{sheet} {n}") for n, m in named.items()}
+        null_tms = tms if sim_geom is None else {
+            n: as_topomap(named[n], **sim_geom, name=f"{sheet} {n}") for n in named}
+        dist_tms = tms if dist_geom is None else {
+            n: as_topomap(named[n], **dist_geom, name=f"{sheet} {n}") for n in named}
         for name, tm in tms.items():
+            kept_maps[sheet, name] = {"metrics": tm, "null": null_tms[name],
+                                      "distance": dist_tms[name]}
             sm = smoothness(tm, n_samples=n_samples, sample_size=sample_size, **null_kw)
             p = find_patches(tm, threshold, min_units, smooth_sigma, alpha=alpha, **null_kw)
             kept = p.significant if with_null else p
@@ -266,16 +311,15 @@ def topography_table(
             })
         for a, b in pairs:
             if a in tms and b in tms:
-                ta, tb = ((tms[a], tms[b]) if sim_geom is None else
-                          (as_topomap(named[x], **sim_geom, name=f"{sheet} {x}") for x in (a, b)))
-                r = pair_similarity(ta, tb, **sim_kw)
+                r = pair_similarity(null_tms[a], null_tms[b], **sim_kw)
                 method = r.attrs["method"]
                 results[sheet, f"{a}-{b}"] = r
                 defs.setdefault(f"similarity_{method}", dict(r.attrs))
                 sims.append({"sheet": sheet, "pair": f"{a}-{b}", "method": method,
                              "value": float(r.statistic), "null_mean": r.null_mean,
                              "null_std": r.null_std, "p_value": r.p_value,
-                             "null": r.null_method})
+                             "alternative": r.alternative, "null": r.null_method,
+                             "verdict": overlap_verdict(r, alpha=alpha).outcome})
     attrs = {"threshold": float(threshold), "min_units": int(min_units),
              "smooth_sigma": smooth_sigma, "n_samples": int(n_samples),
              "n_permutations": int(n_permutations), "similarity_permutations": n_sim,
@@ -284,9 +328,295 @@ def topography_table(
     return TopographyTable(
         table=pd.DataFrame(rows),
         similarity=pd.DataFrame(sims, columns=["sheet", "pair", "method", "value", "null_mean",
-                                               "null_std", "p_value", "null"]),
-        smoothness=smooth, patches=patches, similarities=results, attrs=attrs,
+                                               "null_std", "p_value", "alternative", "null",
+                                               "verdict"]),
+        smoothness=smooth, patches=patches, similarities=results, maps=kept_maps,
+        attrs=attrs,
     )
+
+
+
+# --------------------------------------------------------------------------- arrangement
+
+
+def _centre_weights(vals: np.ndarray, top: float) -> np.ndarray:
+    """``(b, n)`` weights of each point in its map's centre: the top ``top`` fraction of the
+    finite values, weighted by how far each exceeds the cut (ties at the cut weigh 0; a map
+    whose selected points all tie weighs them alike); all-zero rows for maps with no value."""
+    fin = np.isfinite(vals)
+    v = np.where(fin, vals, -np.inf)
+    n_fin = fin.sum(1)
+    k = np.maximum(1, np.ceil(top * n_fin).astype(int))
+    srt = -np.sort(-v, axis=1)
+    cut = srt[np.arange(len(v)), np.minimum(k, v.shape[1]) - 1]
+    sel = (v >= cut[:, None]) & fin
+    w = np.where(sel, v - np.where(np.isfinite(cut), cut, 0.0)[:, None], 0.0)
+    flat = w.sum(1) <= 0
+    w[flat] = sel[flat]
+    w[n_fin == 0] = 0.0
+    return w
+
+
+def _centres_of(vals: np.ndarray, tm, top: float):
+    """Domain centres of ``(b, n)`` value rows on ``tm``'s points.
+
+    A sheet: ``(b, d)`` coordinates (the weighted mean position). A mesh: ``(b,)`` vertex
+    indices (the selected vertex nearest the weighted mean of their positions), since a
+    mean of folded-surface coordinates lies off the cortex. NaN / -1 where undefined.
+    """
+    w = _centre_weights(vals, top)
+    tot = w.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (w @ tm.positions) / tot[:, None]
+    if tm.grid_shape is not None:
+        return mean
+    d2 = ((tm.positions[None, :, :] - mean[:, None, :]) ** 2).sum(-1)
+    d2 = np.where(w > 0, d2, np.inf)
+    idx = np.argmin(d2, axis=1)
+    idx[~(tot > 0)] = -1
+    return idx
+
+
+def _pair_distances(centres: list, tm) -> np.ndarray:
+    """``(b, n_pairs)`` distances between the centres of each pair of domains (row-major
+    upper triangle), Euclidean on a sheet, along ``tm``'s distance (geodesic) on a mesh."""
+    m = len(centres)
+    pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
+    if tm.grid_shape is not None:
+        return np.stack([np.linalg.norm(centres[i] - centres[j], axis=1) for i, j in pairs], 1)
+    memo = tm._cache.setdefault("centre_distances", {})
+    idx = np.stack(centres, 1)  # (b, m) vertices
+    need = {int(v) for v in np.unique(idx) if v >= 0}
+    missing = sorted(need - set(memo))
+    for start in range(0, len(missing), 256):
+        src = missing[start:start + 256]
+        rows = tm.distances_from(src)
+        for s_, row in zip(src, rows):
+            memo[s_] = row.astype(np.float32)
+    out = np.full((len(idx), len(pairs)), np.nan)
+    for k, (i, j) in enumerate(pairs):
+        for r in range(len(idx)):
+            a, b = idx[r, i], idx[r, j]
+            if a >= 0 and b >= 0:
+                out[r, k] = memo[int(a)][int(b)]
+    return out
+
+
+def _rank_correlation(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman correlation of each row of ``x`` (b, p) with ``y`` (p,) (NaN if undefined)."""
+    from scipy.stats import rankdata
+
+    bad = ~np.isfinite(x).all(1)
+    rx = rankdata(np.where(np.isfinite(x), x, 0.0), axis=1)
+    ry = rankdata(y)
+    rx = rx - rx.mean(1, keepdims=True)
+    ry = ry - ry.mean()
+    den = np.sqrt((rx ** 2).sum(1) * (ry ** 2).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (rx @ ry) / den
+    rho[bad | ~(den > 0)] = np.nan
+    return rho
+
+
+def domain_centres(maps: Mapping, *, top: float = ARRANGEMENT_TOP) -> dict:
+    """Each domain's centre on its sheet or mesh, from its whole map.
+
+    The centre of a map is the mean position of its ``top`` fraction of points with the
+    highest values, each weighted by how far it exceeds the cut (the ``1 - top`` quantile);
+    on a mesh, the selected vertex nearest that mean (so the centre lies on the cortex).
+    Every map with a finite value has one, whatever its patches.
+
+    Parameters
+    ----------
+    maps : mapping name -> TopoMap
+        Maps on one sheet or mesh (e.g. ``TopographyTable.maps[sheet, name]["distance"]``).
+    top : float
+        Fraction of points in ``(0, 1]`` (default 0.1).
+
+    Returns
+    -------
+    dict
+        Name -> ``(d,)`` coordinates on a sheet, or the centre's vertex index on a mesh.
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import as_topomap
+    >>> rr, cc = np.mgrid[:20, :20]
+    >>> m = as_topomap(np.exp(-((rr - 5) ** 2 + (cc - 12) ** 2) / 8.0))
+    >>> domain_centres({"faces": m})["faces"].round(1).tolist()
+    [5.0, 12.0]
+    """
+    top = _check_top(top)
+    out = {}
+    for name, tm in maps.items():
+        c = _centres_of(tm.values[None, :], tm, top)[0]
+        out[name] = c if tm.grid_shape is not None else int(c)
+    return out
+
+
+def _centre_value(c):
+    """A centre as JSON-able data: a vertex index (mesh) or a coordinate list (sheet)."""
+    return c.tolist() if np.ndim(c) else int(c)
+
+
+def _check_top(top) -> float:
+    top = float(top)
+    if not 0 < top <= 1:
+        raise InvalidDataError(
+            f"top (the fraction of each map's points that make its centre) must be in (0, 1]; "
+            f"got {top}. TDANN-style selective units are the strongest ~10%: top=0.1."
+        )
+    return top
+
+
+@fill_doc
+def arrangement_comparison(
+    model: TopographyTable,
+    model_sheet: str,
+    cortex: TopographyTable,
+    cortex_sheet: str,
+    *,
+    top: float = ARRANGEMENT_TOP,
+    n_permutations: int | None = None,
+    cortex_permutations: int | None = None,
+    random_state: RandomState = None,
+) -> dict:
+    """Are the domains arranged on the sheet as on the cortex? Rank correlation of centre
+    distances, with a null on each side.
+
+    Every domain present on both sides takes part, whether or not it has a significant
+    patch: its centre is that of its whole map (:func:`domain_centres`). The statistic is
+    the Spearman correlation, across domain pairs, between the distances of the two centres
+    on the sheet (Euclidean, in units) and on the cortex (geodesic along the folded mesh,
+    mm). Two nulls, each keeping one side fixed:
+
+    - ``p_shift``: every sheet map but the first moved as a whole (random circular shift
+      and flips, :func:`spatial_null`'s ``"shift"``); the cortex distances stay.
+    - ``p_spin``: every cortical map but the first rotated on the sphere (spin test); the
+      sheet distances stay.
+
+    ``p_value`` is the larger of the two: the sheet's arrangement counts as the cortex's
+    only when it beats both nulls.
+
+    Parameters
+    ----------
+    model, cortex : TopographyTable
+        From :func:`topography_table` (their ``maps`` carry each side's geometry).
+    model_sheet, cortex_sheet : str
+        The layer and the hemisphere compared.
+    top : float
+        Fraction of each map's points that make its centre.
+    n_permutations, cortex_permutations : int, optional
+        Draws of the shift and spin nulls (default the tables' ``n_permutations`` and
+        ``similarity_permutations``; 0: none, p-values NaN).
+    %(random_state)s
+
+    Returns
+    -------
+    dict
+        ``spearman``, ``p_value``, ``p_shift``, ``p_spin``, ``null_shift_mean``,
+        ``null_spin_mean`` (and ``_std``), ``n_domains``, ``n_pairs``, ``domains``, ``model_centres``
+        and ``cortex_centres`` (coordinates on a sheet, vertex indices on a mesh),
+        ``model_distances``,
+        ``cortex_distances`` (per pair, in ``pairs`` order), ``pairs``, ``top`` and
+        ``reference``. With fewer than 3 shared domains (under 3 pairs) every number is NaN
+        and an :class:`~toponeuro.exceptions.UndefinedValueWarning` says why.
+
+    Examples
+    --------
+    >>> rr, cc = np.mgrid[:20, :30]
+    >>> blob = lambda r, c: 5 * np.exp(-((rr - r) ** 2 + (cc - c) ** 2) / 8.0)
+    >>> sheet = {"faces": blob(4, 5), "bodies": blob(15, 8), "places": blob(10, 25),
+    ...          "words": blob(3, 20)}
+    >>> t = topography_table({"s": sheet}, n_permutations=0, random_state=0)
+    >>> res = arrangement_comparison(t, "s", t, "s", n_permutations=199, cortex_permutations=0,
+    ...                              random_state=0)
+    >>> round(res["spearman"], 6), res["n_pairs"], res["p_shift"] < 0.05
+    (1.0, 6, True)
+    """
+    import warnings
+
+    from ..exceptions import UndefinedValueWarning
+    from ._null import NullResult, spatial_null
+
+    top = _check_top(top)
+    for res, sheet in ((model, model_sheet), (cortex, cortex_sheet)):
+        if sheet not in res.sheets:
+            raise UnknownNameError(f"No sheet {sheet!r}; {close_matches(sheet, res.sheets)}")
+    n_shift = int(model.attrs.get("n_permutations", 0) if n_permutations is None
+                  else n_permutations)
+    n_spin = int(cortex.attrs.get("similarity_permutations", 0) if cortex_permutations is None
+                 else cortex_permutations)
+    names = [n for n in model.names(model_sheet) if n in cortex.names(cortex_sheet)]
+    pairs = [f"{a}-{b}" for i, a in enumerate(names) for b in names[i + 1:]]
+    out = {"spearman": np.nan, "p_value": np.nan, "p_shift": np.nan, "p_spin": np.nan,
+           "null_shift_mean": np.nan, "null_spin_mean": np.nan, "null_shift_std": np.nan,
+           "null_spin_std": np.nan, "n_domains": len(names),
+           "n_pairs": len(pairs), "domains": names, "pairs": pairs, "top": top,
+           "model_centres": {}, "cortex_centres": {}, "model_distances": [],
+           "cortex_distances": [], "reference": ARRANGEMENT_REFERENCE}
+    if len(names) < 3:
+        warnings.warn(UndefinedValueWarning(
+            f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} needs 3 or more domains "
+            f"mapped on both (3 pairs of distances); they share {len(names)} ({names}). It is "
+            "NaN. Give maps of more domains (e.g. cortex_maps=...)."), stacklevel=2)
+        return out
+    m_dist = [model.maps[model_sheet, n]["distance"] for n in names]
+    c_dist = [cortex.maps[cortex_sheet, n]["distance"] for n in names]
+    m_vals = np.stack([tm.values for tm in m_dist])
+    c_vals = np.stack([tm.values for tm in c_dist])
+    m_cent = [_centres_of(v[None, :], m_dist[0], top) for v in m_vals]
+    c_cent = [_centres_of(v[None, :], c_dist[0], top) for v in c_vals]
+    dm = _pair_distances(m_cent, m_dist[0])[0]
+    dc = _pair_distances(c_cent, c_dist[0])[0]
+    rho = float(_rank_correlation(dm[None, :], dc)[0])
+    out.update(spearman=rho, model_distances=dm.tolist(), cortex_distances=dc.tolist(),
+               model_centres={n: _centre_value(c[0]) for n, c in zip(names, m_cent)},
+               cortex_centres={n: _centre_value(c[0]) for n, c in zip(names, c_cent)})
+    if not np.isfinite(rho):
+        warnings.warn(UndefinedValueWarning(
+            f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} is undefined (NaN): the "
+            "centre distances on one side are all equal (or a map has no finite value)."),
+            stacklevel=2)
+        return out
+
+    def on_sheet(*maps):
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, m_dist[0].n), m_dist[0], top) for x in maps]
+        return _rank_correlation(_pair_distances(cents, m_dist[0]), dc)
+
+    drawn: list = []  # the cortex's centre distances of every spin draw, in order
+
+    def on_cortex(*maps):
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, c_dist[0].n), c_dist[0], top) for x in maps]
+        dist = _pair_distances(cents, c_dist[0])
+        drawn.append(dist)
+        return _rank_correlation(dist, dm)
+
+    if n_shift:
+        r = spatial_null(on_sheet, *[model.maps[model_sheet, n]["null"] for n in names],
+                         null="shift", n_permutations=n_shift, vectorized=True, alternative="greater",
+                         random_state=random_state)
+        out.update(p_shift=r.p_value, null_shift_mean=r.null_mean, null_shift_std=r.null_std)
+    if n_spin:
+        # The spin draws depend on the cortex alone: with a fixed seed every layer compared
+        # with this hemisphere gets the same rotations, so they are drawn once (by
+        # spatial_null) and each further layer's rho is scored against the same draws.
+        key = ("arrangement_spin", tuple(names), top, n_spin, random_state)
+        memo = c_dist[0]._cache if isinstance(random_state, (int, np.integer)) else {}
+        if key not in memo:
+            r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
+                             null="shift", n_permutations=n_spin, vectorized=True, alternative="greater",
+                             random_state=random_state)
+            memo[key] = (np.concatenate(drawn[1:]), r.null_method)  # drawn[0]: the observed
+        draws, method = memo[key]
+        r = NullResult.from_null(rho, _rank_correlation(draws, dm), method)
+        out.update(p_spin=r.p_value, null_spin_mean=r.null_mean, null_spin_std=r.null_std,
+                   spin_null=method)
+    ps = [p for p, n in ((out["p_shift"], n_shift), (out["p_spin"], n_spin)) if n]
+    out["p_value"] = float(max(ps)) if ps and np.isfinite(ps).all() else np.nan
+    return out
 
 
 def compare_tables(
@@ -296,17 +626,32 @@ def compare_tables(
     cortex_sheet: str,
     *,
     centroid: str = "largest",
+    top: float = ARRANGEMENT_TOP,
+    n_permutations: int | None = None,
+    cortex_permutations: int | None = None,
+    random_state: RandomState = None,
+    arrangement: bool = True,
 ) -> pd.DataFrame:
     """One sheet of a model beside one of the cortex, from their already computed tables.
 
-    The same layout as :func:`compare_topography`, which computes both sides itself:
+    The one model-vs-cortex table (``toponeuro map`` and the tutorials build it so):
     index ``(metric, item)``, columns ``model``, ``cortex`` (``smoothness``,
     ``smoothness_p``, ``n_patches``, ``n_significant_patches``, ``mean_patch_fraction``,
     ``total_patch_fraction`` per name -- fractions of the significant patches when a null
-    was drawn; ``map_similarity``, ``map_similarity_p`` per pair) and ``model_vs_cortex`` (``arrangement_spearman``,
-    ``arrangement_procrustes``, ``arrangement_n_regions``: :func:`arrangement_similarity`
-    of the centroids of the names present on both sides). ``.attrs`` holds the centroids
-    and the regions used.
+    was drawn; ``map_similarity``, ``map_similarity_p`` per pair) and ``model_vs_cortex``:
+
+    - ``domain_arrangement`` rows (items ``spearman``, ``p_value``, ``p_shift``, ``p_spin``,
+      ``n_domains``): :func:`arrangement_comparison`, the arrangement of every shared
+      domain's centre from its whole map, with its shift and spin nulls -- defined whenever
+      three domains are mapped on both sides. This is the model-vs-cortex number the main
+      job reports.
+    - ``arrangement_spearman``, ``arrangement_procrustes``, ``arrangement_n_regions``
+      (item ``centroids``): :func:`arrangement_similarity` of the centroids of each name's
+      largest (significant) patch (:meth:`TopographyTable.centroids`); NaN when fewer
+      than three names have a patch on both sides.
+
+    ``.attrs`` holds the patch centroids and regions used, and ``"arrangement"``, the full
+    :func:`arrangement_comparison` result.
 
     Parameters
     ----------
@@ -314,7 +659,12 @@ def compare_tables(
     model_sheet, cortex_sheet : str
         The layer and the hemisphere compared.
     centroid : {"largest", "all"}
-        A region's centroid: its largest patch's, or that of all its patch points.
+        A region's patch centroid: its largest patch's, or that of all its patch points.
+    top, n_permutations, cortex_permutations, random_state :
+        Of :func:`arrangement_comparison`.
+    arrangement : bool
+        Compute the ``domain_arrangement`` rows (False: NaN, e.g. for a single map per side,
+        where an arrangement has no meaning).
 
     Returns
     -------
@@ -352,13 +702,22 @@ def compare_tables(
     c_cent = cortex.centroids(cortex_sheet, centroid)
     common = [n for n in m_cent if n in c_cent]
     arr = arrangement_similarity({n: m_cent[n] for n in common}, {n: c_cent[n] for n in common})
-    arr_keys = [("arrangement_spearman", "centroids"), ("arrangement_procrustes", "centroids"),
-                ("arrangement_n_regions", "centroids")]
+    dom = (arrangement_comparison(model, model_sheet, cortex, cortex_sheet, top=top,
+                                  n_permutations=n_permutations,
+                                  cortex_permutations=cortex_permutations,
+                                  random_state=random_state) if arrangement else
+           {k: np.nan for k in ("spearman", "p_value", "p_shift", "p_spin", "n_domains")})
+    dom_items = ("spearman", "p_value", "p_shift", "p_spin", "n_domains")
+    arr_keys = [("domain_arrangement", k) for k in dom_items] + [
+        ("arrangement_spearman", "centroids"), ("arrangement_procrustes", "centroids"),
+        ("arrangement_n_regions", "centroids")]
+    n_arr = len(arr_keys)
     table = pd.DataFrame(
         {
-            "model": [sides[0].get(k, np.nan) for k in keys] + [np.nan] * 3,
-            "cortex": [sides[1].get(k, np.nan) for k in keys] + [np.nan] * 3,
+            "model": [sides[0].get(k, np.nan) for k in keys] + [np.nan] * n_arr,
+            "cortex": [sides[1].get(k, np.nan) for k in keys] + [np.nan] * n_arr,
             "model_vs_cortex": [np.nan] * len(keys)
+            + [float(dom[k]) for k in dom_items]
             + [arr["spearman"], arr["procrustes"], arr["n_regions"]],
         },
         index=pd.MultiIndex.from_tuples(keys + arr_keys, names=["metric", "item"]),
@@ -367,5 +726,6 @@ def compare_tables(
         "model_centroids": {k: v.tolist() for k, v in m_cent.items()},
         "cortex_centroids": {k: v.tolist() for k, v in c_cent.items()},
         "arrangement_regions": list(arr.get("regions", [])),
+        "arrangement": dom,
     }
     return table

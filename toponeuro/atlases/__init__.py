@@ -6,22 +6,27 @@
   fsaverage or fsaverage5.
 - Geometry: :func:`vertex_coordinates` on the pial / white / inflated / sphere / flat
   fsaverage5 meshes, :func:`mesh_distances` (Dijkstra along mesh edges).
-- :func:`cortex_maps`: an atlas's domain ROIs as 0/1 maps per hemisphere, with the flat-map
-  positions and mesh neighbours to measure them beside a model's sheet.
+- :func:`cortex_maps`: an atlas's domain ROIs as 0/1 (or geodesic-proximity) maps per
+  hemisphere, with the flat-map positions and mesh neighbours to measure them beside a
+  model's sheet.
+- :func:`load_cortex_maps`: your own maps (fsaverage GIFTI/MGH per hemisphere, or MNI NIfTI
+  projected with nilearn's ``vol_to_surf``) in place of an atlas.
 
 The atlas files live in ``toponeuro/atlases/data`` (the repository's ``atlases/`` folder
 links there), with their citation and licence notes.
 """
 
-from . import _atlas, _loaders, _maps, _surface
+from . import _atlas, _loaders, _maps, _surface, _user
 from ._atlas import *
 from ._loaders import *
 from ._maps import *
 from ._surface import *
+from ._user import *
 
 __all__ = [
     *_atlas.__all__,
     *_loaders.__all__,
     *_surface.__all__,
     *_maps.__all__,
+    *_user.__all__,
 ]

@@ -11,19 +11,28 @@ from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 from ._surface import SURFACES, mesh_graph, vertex_coordinates
 
-__all__ = ["CortexMaps", "cortex_maps"]
+__all__ = ["CORTEX_REPRESENTATIONS", "CortexMaps", "cortex_maps", "roi_proximity"]
+
+#: how :func:`cortex_maps` turns an ROI into a map over the hemisphere
+CORTEX_REPRESENTATIONS = ("binary", "proximity")
+
+#: mesh along which geodesic (shortest-path) distances on the cortex are measured
+GEODESIC_SURFACE = "pial"
 
 
 @dataclass(eq=False)
 class CortexMaps:
-    """Binary domain maps on one fsaverage5 hemisphere and where its vertices lie.
+    """Domain maps on one fsaverage5 hemisphere and where its vertices lie.
 
     Attributes
     ----------
     hemi : {"left", "right"}
     maps : dict of str -> numpy.ndarray
-        Domain -> ``(10242,)`` float map of the hemisphere's vertices: 1 inside the domain's
-        ROIs, 0 elsewhere. Domains without an ROI in this hemisphere are absent.
+        Domain -> ``(10242,)`` float map of the hemisphere's vertices. From an atlas
+        (:func:`cortex_maps`): 1 inside the domain's ROIs and 0 elsewhere (``"binary"``), or
+        the ROI's proximity ``exp(-d / scale_mm)`` with ``d`` the geodesic distance to the
+        ROI (``"proximity"``: 1 inside); from your own maps (:func:`load_cortex_maps`): their
+        values. Domains without a map in this hemisphere are absent.
     positions : numpy.ndarray
         ``(10242, d)`` vertex coordinates in mm (``surface``: 2-D for ``"flat"``).
     adjacency : scipy.sparse matrix
@@ -36,6 +45,12 @@ class CortexMaps:
         The meshes ``positions`` and ``adjacency`` come from.
     mesh : str
         ``"fsaverage5"``.
+    representation : str
+        What the values are: ``"binary"``, ``"proximity"`` (atlas ROIs) or ``"values"``
+        (maps you gave).
+    source : dict
+        Where the maps come from and how they were made (files, projection parameters), as
+        recorded in a report's ``summary.json``.
 
     Examples
     --------
@@ -53,11 +68,13 @@ class CortexMaps:
     surface: str = "flat"
     neighbours: str = "inflated"
     mesh: str = "fsaverage5"
+    representation: str = "binary"
+    source: dict = field(default_factory=dict)
 
     @property
     def geometry(self) -> dict:
-        """Keyword arguments of :func:`toponeuro.analysis.as_topomap` (and
-        ``compare_topography(cortex_geometry=...)``) for these maps."""
+        """Keyword arguments of :func:`toponeuro.analysis.as_topomap` for these maps
+        (:func:`toponeuro.analysis.topography_table` reads them off a ``CortexMaps``)."""
         return {"positions": self.positions, "adjacency": self.adjacency, "mesh": self.mesh}
 
     @property
@@ -65,6 +82,62 @@ class CortexMaps:
         """The same maps on the sphere: geometry for statistics whose null is a spin test
         (e.g. ``map_similarity``)."""
         return {"positions": self.sphere, "mesh": self.mesh}
+
+    @property
+    def geodesic_geometry(self) -> dict:
+        """The same maps on the folded (pial) mesh with shortest-path distances along its
+        edges: geometry for statistics that measure how far apart points are on the cortex
+        (e.g. the distances between domain centres of
+        :func:`toponeuro.analysis.compare_tables`)."""
+        return {"positions": vertex_coordinates(GEODESIC_SURFACE, self.hemi),
+                "adjacency": mesh_graph(GEODESIC_SURFACE, self.hemi), "distance": "graph",
+                "mesh": self.mesh}
+
+
+def roi_proximity(mask, hemi: str = "left", *, scale_mm: float = 10.0,
+                  surface: str = GEODESIC_SURFACE) -> np.ndarray:
+    """An ROI as a continuous map: ``exp(-d / scale_mm)``, ``d`` the geodesic distance (mm).
+
+    ``d`` is the shortest path along the ``surface`` mesh's edges from each vertex to the
+    nearest ROI vertex (:func:`mesh_distances`), so the map is exactly 1 inside the ROI and
+    falls by ``1/e`` every ``scale_mm`` millimetres of cortex away from it.
+
+    Parameters
+    ----------
+    mask : bool array (10242,)
+        The ROI's vertices on one fsaverage5 hemisphere.
+    hemi : {"left", "right"}
+    scale_mm : float
+        Decay length in mm (> 0).
+    surface : str
+        Mesh of the distances (one of ``SURFACES``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (10242,)
+
+    Examples
+    --------
+    >>> m = np.zeros(10242, bool)
+    >>> m[:5] = True
+    >>> p = roi_proximity(m)
+    >>> float(p[:5].min()), bool(0 < p.min() < 1)
+    (1.0, True)
+    """
+    from scipy.sparse.csgraph import dijkstra
+
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != (FSAVERAGE5_N_VERTICES,) or not mask.any():
+        raise InvalidDataError(
+            f"roi_proximity needs a non-empty boolean mask of the {FSAVERAGE5_N_VERTICES} "
+            f"vertices of one fsaverage5 hemisphere; got shape {mask.shape} with "
+            f"{int(mask.sum())} vertices set."
+        )
+    if not (np.isfinite(scale_mm) and scale_mm > 0):
+        raise InvalidDataError(f"scale_mm must be a positive number of mm; got {scale_mm}.")
+    d = dijkstra(mesh_graph(surface, hemi), directed=False, indices=np.flatnonzero(mask),
+                 min_only=True)
+    return np.exp(-np.asarray(d, float) / float(scale_mm))
 
 
 def cortex_maps(
@@ -74,15 +147,25 @@ def cortex_maps(
     hemispheres: Sequence[str] = HEMIS,
     surface: str = "flat",
     neighbours: str = "inflated",
+    representation: str = "binary",
+    scale_mm: float = 10.0,
 ) -> dict[str, CortexMaps]:
-    """Turn a surface atlas into one binary map per domain on each hemisphere.
+    """Turn a surface atlas into one map per domain on each hemisphere.
 
     This is how toponeuro puts the cortex beside a model's sheet: each domain's ROIs (e.g.
     the visfAtlas's face-selective mFus and pFus) become a 0/1 map over the hemisphere's
     vertices, laid out on the ``surface`` mesh (default the flat map: 2-D, mm, the
     analogue of a sheet), with the ``neighbours`` mesh's edges saying which vertices touch.
-    With ``threshold=0.5`` each ROI is then a patch for
-    :func:`toponeuro.analysis.find_patches`.
+    With ``threshold=0.5`` (binary) or ``threshold=1`` (proximity) each ROI is then a patch
+    for :func:`toponeuro.analysis.find_patches`.
+
+    A maximum-probability atlas (the visfAtlas shipped) gives each vertex one label, so its
+    ROIs are disjoint 0/1 maps: two domains' maps then correlate slightly *negatively*
+    however close the ROIs lie, because they never overlap. ``representation="proximity"``
+    keeps the ROI's neighbourhood: each vertex holds ``exp(-d / scale_mm)`` of its geodesic
+    distance ``d`` to the ROI (:func:`roi_proximity`), so ROIs that lie side by side have
+    correlated maps. (The visfAtlas's probabilistic maps are not part of the release
+    toponeuro ships; see ``atlases/visfatlas/README.md``.)
 
     Parameters
     ----------
@@ -97,6 +180,10 @@ def cortex_maps(
     neighbours : str
         Mesh whose edges define adjacency (default ``"inflated"``: the flat map is cut, so
         its edges miss neighbours across the cuts).
+    representation : {"binary", "proximity"}
+        The ROI as a 0/1 map, or as its geodesic proximity (see above).
+    scale_mm : float
+        Decay length of ``"proximity"`` (mm).
 
     Returns
     -------
@@ -125,6 +212,9 @@ def cortex_maps(
     for mesh in (surface, neighbours):
         if mesh not in SURFACES:
             raise UnknownNameError(f"Unknown surface {mesh!r}; {close_matches(mesh, SURFACES)}")
+    if representation not in CORTEX_REPRESENTATIONS:
+        raise UnknownNameError(f"Unknown representation {representation!r}; "
+                               f"{close_matches(representation, CORTEX_REPRESENTATIONS)}")
     domains = atlas.domains if domains is None else [str(d) for d in domains]
     for d in domains:
         if d not in atlas.domains:
@@ -139,6 +229,8 @@ def cortex_maps(
         maps = {
             d: atlas.mask(domain=d, hemi=h)[side].astype(float) for d in domains if d in present
         }
+        if representation == "proximity":
+            maps = {d: roi_proximity(m > 0, h, scale_mm=scale_mm) for d, m in maps.items()}
         out[h] = CortexMaps(
             hemi=h,
             maps=dict(maps),
@@ -147,5 +239,9 @@ def cortex_maps(
             sphere=vertex_coordinates("sphere", h),
             surface=surface,
             neighbours=neighbours,
+            representation=representation,
+            source={"atlas": atlas.name, "representation": representation,
+                    **({"scale_mm": float(scale_mm), "distance": f"geodesic ({GEODESIC_SURFACE})"}
+                       if representation == "proximity" else {})},
         )
     return out

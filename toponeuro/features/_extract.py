@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -217,7 +218,7 @@ class _TextInputs:
 
 
 def _forward(module, inputs, device):
-    from ..models._nanogpt import GPT
+    from ..models import GPT
 
     if isinstance(inputs, dict) or hasattr(inputs, "keys"):
         if isinstance(module, GPT):
@@ -331,6 +332,7 @@ def extract(
     device="cpu",
     store=None,
     resume=True,
+    overwrite=False,
     progress=True,
     preprocess=None,
     forward_fn=None,
@@ -365,10 +367,15 @@ def extract(
         preprocessing and toponeuro version. One process writes a store at a time (a second
         gets :class:`~toponeuro.exceptions.StoreLockedError` naming the first), and every row
         carries a CRC-32 checked on resume and on reading
-        (:class:`~toponeuro.exceptions.StoreCorruptError` names changed rows).
+        (:class:`~toponeuro.exceptions.StoreCorruptError` names changed rows). A file at a
+        ``.nc`` path that is not an activation store toponeuro wrote is refused
+        (:class:`~toponeuro.exceptions.OutputExistsError`), never deleted.
     resume : bool
         Reuse finished rows of a store with the same key (after a crash or kill nothing is
-        recomputed twice, lost or duplicated). ``False`` starts over.
+        recomputed twice, lost or duplicated). ``False`` starts that store over.
+    overwrite : bool
+        Replace a store made with other settings at an explicit ``.nc`` ``store`` path
+        (without it such a store is refused: its rows may have taken hours).
     %(progress)s
     preprocess : callable or torchvision weights enum, optional
         Images: ``PIL image -> tensor (C, H, W)`` instead of the card's resize, crop and
@@ -401,6 +408,9 @@ def extract(
         Unknown model or layer names (the message lists close matches / available layers).
     InvalidDataError
         No stimuli, or stimuli the model cannot read.
+    OutputExistsError
+        ``store`` holds a file toponeuro did not write, or a store of other settings and
+        ``overwrite`` is False.
 
     Examples
     --------
@@ -412,10 +422,38 @@ def extract(
     >>> acts.sizes["unit"], acts.topo.layers, acts.topo.sheet_shape("layer1.0.conv1")
     (18, ['layer1.0.conv1', 'fc'], (2, 4))
     """
-    import torch
-
     from .._device import check_device
 
+    batch_size = _check_options(pooling, token_pooling, batch_size, forward_fn)
+    device = check_device(device)
+    job = _prepare(model, stimuli, layers, pooling=pooling, token_pooling=token_pooling,
+                   preprocess=preprocess, forward_fn=forward_fn)
+    st = (
+        ActivationStore(store, job.key, job.ids, job.categories, job.attrs, resume=resume,
+                        batch_size=batch_size, overwrite=overwrite)
+        if store
+        else None
+    )
+    try:
+        data, unit_info = _compute_rows(job, st, batch_size=batch_size, device=device,
+                                        pooling=pooling, token_pooling=token_pooling,
+                                        forward_fn=forward_fn, progress=progress)
+    finally:
+        if st is not None:
+            st.close()
+    per_layer, coords = _split_by_layer(data, unit_info, job.layer_names)
+    return make_activations(
+        per_layer,
+        stimulus_ids=job.ids,
+        categories=job.categories,
+        attrs=job.attrs,
+        unit_coords=coords,
+    )
+
+
+# --- the stages of extract ----------------------------------------------------------------
+def _check_options(pooling, token_pooling, batch_size, forward_fn) -> int:
+    """Validate the options that need no model; the batch size as an int."""
     if pooling not in POOLINGS:
         raise InvalidDataError(f"pooling must be one of {POOLINGS}; got {pooling!r}.")
     if token_pooling not in TOKEN_POOLINGS:
@@ -426,13 +464,33 @@ def extract(
         batch_size < 1
     ):
         raise InvalidDataError(f"batch_size must be a positive integer; got {batch_size!r}.")
-    batch_size = int(batch_size)
     if forward_fn is not None and not callable(forward_fn):
         raise InputTypeError(
             f"forward_fn must be a callable forward_fn(model, batch); got "
             f"{type(forward_fn).__name__}."
         )
-    device = check_device(device)
+    return int(batch_size)
+
+
+@dataclass
+class _Job:
+    """What one extraction reads and how: the stimuli, the module and its layers, the input
+    preparation, and the cache key and attrs of the result."""
+
+    src: object
+    module: object
+    name: str
+    layer_names: list
+    inputs: object
+    ids: np.ndarray
+    categories: object
+    key: str
+    attrs: dict
+
+
+def _prepare(model, stimuli, layers, *, pooling, token_pooling, preprocess, forward_fn) -> _Job:
+    """Resolve the stimuli, the model, its layers and the input preparation; the cache key
+    and the attrs of the activations."""
     src = as_stimuli(stimuli)
     module, card, name = _resolve_model(model)
     layer_names = _resolve_layers(module, card, layers)
@@ -447,11 +505,9 @@ def extract(
         else _ImageInputs(card, preprocess)
     )
     module.eval()
-    module.to(device)
     digest = _state_digest(module)
     file_sha = getattr(module, "weights_sha256", None)
     ids = np.asarray(src.ids).astype(str)
-    categories = getattr(src, "categories", None)
     key = cache_key(
         weights_sha256=digest,
         stimulus_ids=ids,
@@ -476,12 +532,19 @@ def extract(
     }
     if forward_fn is not None:
         attrs["forward_fn"] = getattr(forward_fn, "__qualname__", type(forward_fn).__name__)
-    n = len(ids)
-    st = (
-        ActivationStore(store, key, ids, categories, attrs, resume=resume, batch_size=batch_size)
-        if store
-        else None
-    )
+    return _Job(src, module, name, layer_names, inputs, ids, getattr(src, "categories", None),
+                key, attrs)
+
+
+def _compute_rows(job: _Job, st, *, batch_size, device, pooling, token_pooling, forward_fn,
+                  progress):
+    """Run the batches that are not done yet; ``(rows, unit_info)`` of every stimulus (from
+    the store ``st`` when there is one, verified by checksum)."""
+    import torch
+    from tqdm.auto import tqdm
+
+    module, layer_names, n = job.module, job.layer_names, len(job.ids)
+    module.to(device)
     done = st.done() if st is not None else np.zeros(n, dtype=bool)
     has_cls = hasattr(module, "class_token")
     captured = {}
@@ -495,39 +558,23 @@ def extract(
     mods = dict(module.named_modules())
     handles = [mods[layer].register_forward_hook(_hook(layer)) for layer in layer_names]
     rows_mem, unit_info = [], None
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=n, initial=int(done.sum()), unit="stim", disable=not progress, desc=name)
+    bar = tqdm(total=n, initial=int(done.sum()), unit="stim", disable=not progress,
+               desc=job.name)
     try:
         with torch.inference_mode():
             for start in range(0, n, batch_size):
                 stop = min(start + batch_size, n)
                 if done[start:stop].all():
                     continue
-                items = _load_batch(src, range(start, stop))
-                batch, mask = inputs(items)
+                batch, mask = job.inputs(_load_batch(job.src, range(start, stop)))
                 captured.clear()
                 if forward_fn is None:
                     _forward(module, batch, device)
                 else:
                     forward_fn(module, _to_device(batch, device))
-                arrays, infos = [], []
-                for layer in layer_names:
-                    if layer not in captured:
-                        raise UnsupportedLayerError(
-                            f"Layer {layer!r} did not run in the forward pass; pick a module "
-                            "that the model calls."
-                        )
-                    arr, info = _pool(
-                        captured[layer],
-                        layer,
-                        pooling=pooling,
-                        token_pooling=token_pooling,
-                        mask=mask,
-                        has_class_token=has_cls,
-                    )
-                    arrays.append(arr)
-                    infos.append(info)
+                arrays, infos = _pool_layers(captured, layer_names, pooling=pooling,
+                                             token_pooling=token_pooling, mask=mask,
+                                             has_class_token=has_cls)
                 captured.clear()
                 data = np.concatenate(arrays, axis=1) if len(arrays) > 1 else arrays[0]
                 if unit_info is None:
@@ -537,26 +584,36 @@ def extract(
                 else:
                     rows_mem.append(data.astype(np.float32, copy=False))
                 bar.update(stop - start)
-        if st is not None:
-            data, unit_info = st.read()
-        else:
-            data = np.concatenate(rows_mem, axis=0)
     finally:
         bar.close()
         for h in handles:
             h.remove()
-        if st is not None:
-            st.close()
+    if st is not None:
+        return st.read()
+    return np.concatenate(rows_mem, axis=0), unit_info
+
+
+def _pool_layers(captured, layer_names, **pooling):
+    """Pooled ``(batch, units)`` arrays and unit coords of every layer the hooks caught."""
+    arrays, infos = [], []
+    for layer in layer_names:
+        if layer not in captured:
+            raise UnsupportedLayerError(
+                f"Layer {layer!r} did not run in the forward pass; pick a module that the "
+                "model calls."
+            )
+        arr, info = _pool(captured[layer], layer, **pooling)
+        arrays.append(arr)
+        infos.append(info)
+    return arrays, infos
+
+
+def _split_by_layer(data, unit_info, layer_names):
+    """Rows and unit coords per layer, from the concatenated rows."""
     per_layer, coords = {}, {}
     lay = np.asarray(unit_info[D.LAYER]).astype(str)
     for layer in layer_names:
         sel = np.flatnonzero(lay == layer)
         per_layer[layer] = data[:, sel]
         coords[layer] = {c: v[sel] for c, v in unit_info.items() if c != D.LAYER}
-    return make_activations(
-        per_layer,
-        stimulus_ids=ids,
-        categories=categories,
-        attrs=attrs,
-        unit_coords=coords,
-    )
+    return per_layer, coords

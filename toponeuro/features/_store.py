@@ -14,17 +14,22 @@ Safety:
 * **checksums**: each row's float32 bytes get a CRC-32 (variable ``row_crc32``) written with
   its ``done`` flag; finished rows are verified on resume and on the final read, and a
   mismatch raises :class:`~toponeuro.exceptions.StoreCorruptError` naming the rows.
-* **nothing deleted blindly**: a file that cannot be opened at all is moved to
-  ``<file>.corrupt`` (with a warning), not deleted, before the rows are computed again.
+* **only its own files**: a store file carries ``toponeuro_format = "activation-store"``
+  and its format version (``store_format``). Anything else at a ``store=`` path (a user's
+  netCDF, an image ...) is refused with :class:`~toponeuro.exceptions.OutputExistsError`,
+  never deleted, with or without ``resume``; a path with another format's suffix is refused
+  before anything is written. A store of toponeuro's made with other settings is replaced
+  only with ``overwrite=True`` (``resume=False`` starts a store of the same settings over).
+* **nothing deleted blindly**: a store file toponeuro was writing (its ``.lock`` file is
+  beside it) that cannot be opened at all is moved to ``<file>.corrupt`` (with a warning),
+  not deleted, before the rows are computed again.
 """
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
 import os
-import socket
 import warnings
 import zlib
 from pathlib import Path
@@ -32,8 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import _dims as D
+from .._output import NETCDF_SUFFIXES, PathLock
 from .._version import __version__
-from ..exceptions import OutputPathError, StoreCorruptError, StoreLockedError
+from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
 
 __all__ = ["cache_key", "ActivationStore"]
 
@@ -41,6 +47,8 @@ _DATA = "activations"
 _DONE = "done"
 _CRC = "row_crc32"
 _FORMAT = 2  # 2: rows carry CRC-32 checksums
+#: the ``toponeuro_format`` attribute that marks a file as an activation store
+STORE_FORMAT_NAME = "activation-store"
 _UNIT_INT_COORDS = (D.CHANNEL, D.ROW, D.COL, D.FMAP_Y, D.FMAP_X)
 _CHUNK_BYTES = 4 << 20
 
@@ -86,11 +94,32 @@ def cache_key(
 
 def _store_path(store, key: str) -> Path:
     p = Path(store)
+    for parent in (p, *p.parents):
+        if parent.exists() and not parent.is_dir() and parent != p:
+            raise OutputPathError(
+                f"store={store}: {parent} is a file, but a folder is needed there; pass a "
+                "store= folder or a .nc path in a folder."
+            )
     if p.is_dir() or p.suffix == "":
         p.mkdir(parents=True, exist_ok=True)
         return p / f"activations-{key[:16]}.nc"
+    if p.suffix.lower() not in NETCDF_SUFFIXES:
+        raise OutputPathError(
+            f"store={store} has the suffix {p.suffix!r} of another format; an activation "
+            "store is a netCDF file: pass a folder (one file per setting) or a path ending in "
+            "'.nc'."
+        )
     p.parent.mkdir(parents=True, exist_ok=True)
     return p
+
+
+def _is_store(f) -> bool:
+    """The open netCDF file ``f`` is an activation store toponeuro wrote (format 2 stores of
+    0.2 carry ``store_format`` and ``cache_key`` but not yet ``toponeuro_format``)."""
+    attrs = f.attrs
+    if "toponeuro_format" in attrs:
+        return attrs["toponeuro_format"] == STORE_FORMAT_NAME
+    return "store_format" in attrs and "cache_key" in attrs and _DONE in f.variables
 
 
 def _put_strings(f, name, dim, values) -> None:
@@ -118,84 +147,6 @@ def row_crc32(rows: np.ndarray) -> np.ndarray:
     return np.array([zlib.crc32(r.tobytes()) for r in rows], dtype=np.int64)
 
 
-class _Lock:
-    """An exclusive, non-blocking lock on ``<path>.lock`` held while a store is open."""
-
-    def __init__(self, path: Path):
-        self.path = path.with_name(path.name + ".lock")
-        self._fd = None
-
-    def acquire(self, store: Path) -> None:
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as err:
-            raise OutputPathError(
-                f"Cannot create the lock file {self.path} of the activation store ({err}); "
-                "pass a store= folder you can write to."
-            ) from err
-        try:
-            _try_lock(fd)
-        except _HELD as err:
-            os.close(fd)
-            try:
-                owner = self.path.read_text().strip() or "unknown"
-            except OSError:
-                owner = "unknown"
-            raise StoreLockedError(
-                f"The activation store {store} is being written by another process ({owner}). "
-                "Wait for it to finish (then rerun: its rows are reused), or pass another "
-                "store= path. The lock is released as soon as that process exits."
-            ) from err
-        except OSError as err:  # a file system without locks (some network mounts)
-            warnings.warn(
-                f"Cannot lock the activation store {store} ({err}); make sure only one process "
-                "writes it at a time.",
-                stacklevel=4,
-            )
-        info = (
-            f"pid {os.getpid()} on {socket.gethostname()}, since "
-            f"{datetime.datetime.now().isoformat(timespec='seconds')}"
-        )
-        os.ftruncate(fd, 0)
-        os.write(fd, info.encode())
-        self._fd = fd
-
-    def release(self) -> None:
-        if self._fd is not None:
-            try:
-                os.ftruncate(self._fd, 0)
-                _unlock(self._fd)
-            except OSError:  # never locked (see acquire); closing releases it anyway
-                pass
-            finally:
-                os.close(self._fd)
-                self._fd = None
-
-
-try:
-    import fcntl
-
-    _HELD = BlockingIOError  # EWOULDBLOCK: another open file description holds the lock
-
-    def _try_lock(fd):
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(fd):
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-except ImportError:  # pragma: no cover - Windows
-    import msvcrt
-
-    _HELD = OSError
-
-    def _try_lock(fd):
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-
-    def _unlock(fd):
-        os.lseek(fd, 0, 0)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-
 def _in_use(err: BaseException) -> bool:
     # HDF5 refuses to open a file another program holds open for writing
     text = str(err).lower()
@@ -209,7 +160,8 @@ class ActivationStore:
     ----------
     store : path-like
         A folder (the file is named after the cache key, so different settings never share a
-        file) or a ``.nc`` file path (a file made with another key is replaced, with a warning).
+        file) or a ``.nc`` file path. A file there that is not an activation store is refused,
+        never replaced; a store made with other settings is replaced only with ``overwrite``.
     key : str
         Cache key (:func:`cache_key`).
     stimulus_ids, categories : array
@@ -217,12 +169,20 @@ class ActivationStore:
         Written to the file (model, weights sha256, pooling ...).
     resume : bool
         Keep finished rows of an existing file with the same key (their checksums are
-        verified first).
+        verified first); ``False`` starts that store over.
+    overwrite : bool
+        Replace a store toponeuro made with other settings (cache key, stimulus count or an
+        older format) at an explicit ``.nc`` path.
 
     Raises
     ------
     StoreLockedError
         Another process is writing the same file.
+    OutputExistsError
+        The file is not an activation store (never replaced), or one made with other settings
+        and ``overwrite`` is False.
+    OutputPathError
+        A path with another format's suffix, or a file where a folder is needed.
     StoreCorruptError
         Finished rows do not match their checksums.
 
@@ -237,19 +197,29 @@ class ActivationStore:
     >>> st.close()
     """
 
-    def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True, batch_size=64):
+    def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True,
+                 batch_size=64, overwrite=False):
         import h5netcdf
 
         self._h5netcdf = h5netcdf
         self.path = _store_path(store, key)
+        self.overwrite = bool(overwrite)
         self.key = key
         self.ids = np.asarray(stimulus_ids).astype(str)
         self.categories = None if categories is None else np.asarray(categories).astype(str)
         self.attrs = dict(attrs)
         self.batch_size = int(batch_size)
         self._f = None
-        self._lock = _Lock(self.path)
-        self._lock.acquire(self.path)
+        self._lock = PathLock(
+            self.path.with_name(self.path.name + ".lock"),
+            f"activation store {self.path}",
+            "Wait for it to finish (then rerun: its rows are reused), or pass another store= "
+            "path.",
+            StoreLockedError,
+        )
+        # a .lock beside the file: toponeuro was writing this store (see _open)
+        self._was_writing = self._lock.path.exists()
+        self._lock.acquire()
         try:
             self._open(resume)
         except BaseException:
@@ -257,44 +227,71 @@ class ActivationStore:
             raise
 
     def _open(self, resume: bool) -> None:
-        h5netcdf = self._h5netcdf
-        if self.path.exists():
-            reason, corrupt = None, False
-            if not resume:
-                reason = "resume=False"
-            else:
-                try:
-                    with h5netcdf.File(self.path, "r") as f:
-                        if f.attrs.get("cache_key") != self.key:
-                            reason = "it was made with other settings (cache key differs)"
-                        elif f.dimensions[D.STIMULUS].size != len(self.ids):
-                            reason = "its stimulus count differs"
-                        elif int(f.attrs.get("store_format", 1)) < _FORMAT:
-                            reason = "it was written by an older toponeuro without row checksums"
-                except (OSError, KeyError, ValueError) as err:
-                    if _in_use(err):
-                        raise StoreLockedError(
-                            f"The activation store {self.path} is open in another program "
-                            f"({err}); close it there, or pass another store= path."
-                        ) from err
-                    reason, corrupt = f"it cannot be read ({err})", True
-            if corrupt:
-                bad = self.path.with_name(self.path.name + ".corrupt")
-                os.replace(self.path, bad)
-                warnings.warn(
-                    f"The activation store {self.path} {reason}; a run was probably killed "
-                    f"mid-write. It was moved to {bad} and its rows are computed again.",
-                    stacklevel=4,
-                )
-            elif reason is not None:
+        if self.path.exists() or self.path.is_symlink():
+            reason = self._stale_reason(resume)
+            if reason is not None:
                 if reason != "resume=False":
                     warnings.warn(
-                        f"Replacing the activation store {self.path}: {reason}.", stacklevel=4
+                        f"Replacing the activation store {self.path} (overwrite=True): {reason}.",
+                        stacklevel=4,
                     )
                 self.path.unlink()
         if self.path.exists():
-            self._f = h5netcdf.File(self.path, "a")
+            self._f = self._h5netcdf.File(self.path, "a")
             self.verify(np.flatnonzero(self.done()))
+
+    def _stale_reason(self, resume: bool) -> str | None:
+        """Why the existing file is to be replaced (``None``: resume it); refuses a file that
+        is not toponeuro's, and another setting's store without ``overwrite``."""
+        try:
+            with self._h5netcdf.File(self.path, "r") as f:
+                if not _is_store(f):
+                    raise OutputExistsError(
+                        f"store={self.path} is a file that toponeuro did not write as an "
+                        "activation store (it has no toponeuro_format attribute), so it is "
+                        "never replaced, not even with resume=False or overwrite=True. Pass "
+                        "another store= path (a folder keeps one file per setting)."
+                    )
+                if f.attrs.get("cache_key") != self.key:
+                    reason = "it was made with other settings (cache key differs)"
+                elif f.dimensions[D.STIMULUS].size != len(self.ids):
+                    reason = "its stimulus count differs"
+                elif int(f.attrs.get("store_format", 1)) < _FORMAT:
+                    reason = "it was written by an older toponeuro without row checksums"
+                else:
+                    return None if resume else "resume=False"
+        except (OSError, KeyError, ValueError) as err:
+            if isinstance(err, OutputExistsError):
+                raise
+            if _in_use(err):
+                raise StoreLockedError(
+                    f"The activation store {self.path} is open in another program "
+                    f"({err}); close it there, or pass another store= path."
+                ) from err
+            return self._unreadable(err)
+        if not self.overwrite:
+            raise OutputExistsError(
+                f"The activation store {self.path} exists but {reason}; its rows are not "
+                "these. Pass overwrite=True to replace it, or another store= path (a folder "
+                "keeps one store file per setting, so none replaces another)."
+            )
+        return reason
+
+    def _unreadable(self, err) -> None:
+        if not self._was_writing:
+            raise OutputExistsError(
+                f"store={self.path} cannot be read as an activation store ({err}) and "
+                "toponeuro has no record of writing it, so it is never replaced. Move it away "
+                "or pass another store= path."
+            ) from err
+        bad = self.path.with_name(self.path.name + ".corrupt")
+        os.replace(self.path, bad)
+        warnings.warn(
+            f"The activation store {self.path} cannot be read ({err}); a run was probably "
+            f"killed mid-write. It was moved to {bad} and its rows are computed again.",
+            stacklevel=5,
+        )
+        return None
 
     # -- state ------------------------------------------------------------------------------
     def done(self) -> np.ndarray:
@@ -331,8 +328,10 @@ class ActivationStore:
             for c in _UNIT_INT_COORDS:
                 if c in unit_info:
                     f.create_variable(c, (D.UNIT,), data=np.asarray(unit_info[c], dtype="i8"))
-            f.attrs["cache_key"] = self.key
+            f.attrs["toponeuro_format"] = STORE_FORMAT_NAME
             f.attrs["store_format"] = _FORMAT
+            f.attrs["cache_key"] = self.key
+            f.attrs[D.ATTR_VERSION] = __version__
             for k, val in self.attrs.items():
                 f.attrs[k] = val if isinstance(val, (int, float)) else str(val)
         finally:

@@ -11,7 +11,7 @@ from ..exceptions import InvalidDataError
 from ._common import require_matplotlib
 from ._surface import DOMAIN_COLORS
 
-__all__ = ["plot_arrangement", "plot_comparison"]
+__all__ = ["plot_arrangement", "plot_arrangement_by_layer", "plot_comparison", "plot_domain_arrangement"]
 
 
 def _finite(cents: Mapping) -> dict:
@@ -153,4 +153,185 @@ def plot_comparison(table, *, title: str | None = None, ax=None):
     tab.scale(1, 1.2)
     if title:
         ax.set_title(title, fontsize=10)
+    return fig
+
+
+def _p_text(p) -> str:
+    return "n/a" if p is None or not np.isfinite(p) else f"{p:.3f}"
+
+
+@fill_doc
+def plot_domain_arrangement(
+    arrangement: Mapping,
+    *,
+    sheet_shape: tuple[int, int] | None = None,
+    cortex_positions=None,
+    model_label: str = "model sheet",
+    cortex_label: str = "cortex",
+    title: str | None = None,
+    ax=None,
+):
+    """One model-vs-cortex arrangement: the domain centres on each side and their distances.
+
+    Three panels: the centres on the sheet, the centres on the cortex (its flat map), and
+    each pair's centre distance on the sheet against that on the cortex, with Spearman's ρ
+    and both nulls' p-values in the title.
+
+    Parameters
+    ----------
+    arrangement : mapping
+        A :func:`toponeuro.analysis.arrangement_comparison` result (or
+        ``compare_tables(...).attrs["arrangement"]``).
+    sheet_shape : (int, int), optional
+        ``(rows, cols)`` of the sheet, drawn as a grey frame.
+    cortex_positions : array (n_vertices, >= 2), optional
+        Where to draw the cortex's centres (e.g. the fsaverage5 flat map of the hemisphere):
+        its rows are indexed by the centres' vertex indices. Without it, cortex centres that
+        are coordinates are drawn as they are.
+    model_label, cortex_label, title : str
+    ax : sequence of three matplotlib Axes, optional
+
+    %(figure)s
+
+    Examples
+    --------
+    >>> arr = {"domains": ["faces", "bodies", "places"], "pairs": ["faces-bodies",
+    ...        "faces-places", "bodies-places"], "model_centres": {"faces": [2, 3],
+    ...        "bodies": [9, 4], "places": [7, 12]}, "cortex_centres": {"faces": [0, 0],
+    ...        "bodies": [10, 3], "places": [4, 20]}, "model_distances": [7.1, 10.3, 8.2],
+    ...        "cortex_distances": [10.4, 20.4, 18.8], "spearman": 0.5, "p_shift": 0.4,
+    ...        "p_spin": float("nan"), "n_pairs": 3}
+    >>> fig = plot_domain_arrangement(arr, sheet_shape=(16, 16))
+    >>> len(fig.axes)
+    3
+    """
+    plt = require_matplotlib()
+    if ax is None:
+        fig, axes = plt.subplots(1, 3, figsize=(12.0, 3.9), layout="constrained")
+    else:
+        axes = list(ax)
+        if len(axes) != 3:
+            raise InvalidDataError(f"ax= needs three axes; got {len(axes)}.")
+        fig = axes[0].figure
+    names = list(arrangement.get("domains", []))
+
+    def where(c, is_sheet):
+        c = np.asarray(c, float)
+        if not is_sheet and c.ndim == 0 and cortex_positions is not None:
+            c = np.asarray(cortex_positions, float)[int(c)]
+        return (c[1], c[0]) if is_sheet else (c[0], c[1])
+
+    for axis, key, label, is_sheet in ((axes[0], "model_centres", model_label, True),
+                                       (axes[1], "cortex_centres", cortex_label, False)):
+        cents = arrangement.get(key, {})
+        for name in names:
+            if name not in cents:
+                continue
+            x, y = where(cents[name], is_sheet)
+            axis.scatter([x], [y], s=110, color=DOMAIN_COLORS.get(name, "k"), edgecolor="k",
+                         zorder=3)
+            axis.annotate(name, (x, y), textcoords="offset points", xytext=(7, 5), fontsize=9)
+        axis.set_title(label, fontsize=10)
+        axis.set_aspect("equal")
+        axis.margins(0.25)
+    if sheet_shape is not None:
+        h, w = sheet_shape
+        axes[0].add_patch(plt.Rectangle((-0.5, -0.5), w, h, fill=False, ec="0.6", lw=1))
+        axes[0].set_xlim(-1, w)
+        axes[0].set_ylim(h, -1)
+        axes[0].set_xlabel(f"sheet column (grey frame: the whole {h}×{w} sheet)")
+    else:
+        axes[0].invert_yaxis()
+        axes[0].set_xlabel("sheet column")
+    axes[0].set_ylabel("sheet row")
+    if cortex_positions is not None:
+        pos = np.asarray(cortex_positions, float)
+        axes[1].scatter(pos[::3, 0], pos[::3, 1], s=0.3, color="0.85", zorder=1,
+                        rasterized=True)
+    axes[1].set_xlabel("flat-map x (mm)")
+    axes[1].set_ylabel("flat-map y (mm)")
+    dm = np.asarray(arrangement.get("model_distances", []), float)
+    dc = np.asarray(arrangement.get("cortex_distances", []), float)
+    axes[2].scatter(dm, dc, s=40, color="0.3", zorder=3)
+    for pair, x, y in zip(arrangement.get("pairs", []), dm, dc):
+        axes[2].annotate(pair.replace("-", "–"), (x, y), textcoords="offset points",
+                         xytext=(5, 3), fontsize=8)
+    axes[2].set_xlabel("distance between centres on the sheet (units)")
+    axes[2].set_ylabel("geodesic distance on the cortex (mm)")
+    axes[2].margins(0.2)
+    rho = arrangement.get("spearman", np.nan)
+    axes[2].set_title(
+        f"Spearman ρ = {'n/a' if not np.isfinite(rho) else f'{rho:+.2f}'} over "
+        f"{arrangement.get('n_pairs', len(dm))} pairs; p (sheet shift) "
+        f"{_p_text(arrangement.get('p_shift'))}, p (spin) {_p_text(arrangement.get('p_spin'))}",
+        fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+@fill_doc
+def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline=None,
+                              title: str | None = None, ax=None):
+    """Spearman ρ of the domain arrangement for every layer and hemisphere, with its nulls.
+
+    Parameters
+    ----------
+    results : mapping (layer, hemisphere) -> arrangement result
+        :func:`toponeuro.analysis.arrangement_comparison` results.
+    alpha : float
+        Filled markers: ``p_value <= alpha`` (both nulls beaten); open: not.
+    headline : str, optional
+        The layer named in the report's headline, marked on the axis.
+    title : str, optional
+    ax : matplotlib Axes, optional
+
+    %(figure)s
+
+    Examples
+    --------
+    >>> res = {("l1", "left"): {"spearman": 0.2, "p_value": 0.3, "null_shift_mean": 0.0,
+    ...                         "null_shift_std": 0.3, "n_pairs": 6},
+    ...        ("l2", "left"): {"spearman": 0.9, "p_value": 0.01, "null_shift_mean": 0.0,
+    ...                         "null_shift_std": 0.3, "n_pairs": 6}}
+    >>> fig = plot_arrangement_by_layer(res, headline="l2")
+    >>> len(fig.axes)
+    1
+    """
+    plt = require_matplotlib()
+    layers = list(dict.fromkeys(k[0] for k in results))
+    hemis = list(dict.fromkeys(k[1] for k in results))
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(1.6 * len(layers) + 3.4, 3.4), layout="constrained")
+    else:
+        fig = ax.figure
+    colors = {"left": "tab:blue", "right": "tab:orange"}
+    width = 0.3
+    for k, h in enumerate(hemis):
+        off = (k - (len(hemis) - 1) / 2) * width
+        for i, ly in enumerate(layers):
+            r = results.get((ly, h))
+            if r is None:
+                continue
+            x = i + off
+            mu, sd = r.get("null_shift_mean", np.nan), r.get("null_shift_std", np.nan)
+            if np.isfinite(mu) and np.isfinite(sd):
+                ax.errorbar([x], [mu], yerr=[sd], color="0.6", capsize=3, lw=1, zorder=1)
+            rho, p = r.get("spearman", np.nan), r.get("p_value", np.nan)
+            sig = bool(np.isfinite(p) and p <= alpha)
+            c = colors.get(h, f"C{k}")
+            ax.scatter([x], [rho], s=70, zorder=3, color=c if sig else "white", edgecolor=c,
+                       lw=1.5, label=f"{h} hemisphere" if i == 0 else None)
+            if np.isfinite(rho):
+                ax.annotate(f"p={_p_text(p)}", (x, rho), textcoords="offset points",
+                            xytext=(0, 8), ha="center", fontsize=7)
+    ax.axhline(0, color="0.7", lw=0.8)
+    ax.set_xticks(range(len(layers)))
+    ax.set_xticklabels([f"{ly}\n(headline)" if ly == headline else ly for ly in layers],
+                       fontsize=8)
+    ax.set_ylim(-1.15, 1.25)
+    ax.set_ylabel("Spearman ρ, sheet vs cortex\ncentre distances")
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.set_title(title or f"Domain arrangement per layer (filled: p ≤ {alpha:g} against both "
+                 "nulls; grey: sheet-shift null mean ± s.d.)", fontsize=9)
     return fig

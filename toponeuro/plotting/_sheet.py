@@ -9,7 +9,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
-from ..exceptions import DimensionError
+from ..exceptions import DimensionError, ParameterError
 from ._common import figure_and_axes, symmetric_limits
 
 __all__ = ["plot_sheet_map", "outline_mask"]
@@ -45,6 +45,8 @@ def plot_sheet_map(
     colorbar_label: str | None = None,
     title: str | None = None,
     ncols: int | None = None,
+    scale: str = "shared",
+    robust: float | None = None,
     ax=None,
 ):
     """Draw per-unit values on each layer's cortical sheet, one panel per layer (× facet).
@@ -67,6 +69,14 @@ def plot_sheet_map(
     ncols : int, optional
         Without a facet, wrap the layers into rows of at most ``ncols`` panels (default: one
         row).
+    scale : {"shared", "layer"}
+        One colour scale for every panel with one colour bar (default), or one per layer
+        (column), each with its own colour bar under the column: layers whose values differ
+        in range (deeper layers' t often reach further) then each use the whole colour map.
+    robust : float, optional
+        Percentile of ``|value - center|`` (e.g. 99) that sets the colour limits instead of
+        the largest value, so a few extreme units do not wash out the rest; values beyond
+        are drawn in the end colours. Ignored where ``vmin``/``vmax`` are given.
     ax : matplotlib Axes, optional
         Draw a single panel into this axes.
 
@@ -83,6 +93,9 @@ def plot_sheet_map(
     >>> fig = plot_sheet_map(acts.mean("stimulus"), ncols=3)  # 2 x 3 grid, one left empty
     >>> sum(a.get_visible() for a in fig.axes)  # five panels and the colour bar
     6
+    >>> fig = plot_sheet_map(acts.mean("stimulus"), scale="layer", robust=99)
+    >>> len(fig.axes)  # five panels, five colour bars
+    10
     """
     if D.UNIT not in values.dims:
         raise DimensionError(
@@ -104,11 +117,23 @@ def plot_sheet_map(
         sub = values.sel({facet: fv}) if facet else values
         for layer in layers:
             maps[fv, layer] = sub.topo.map(layer, reduce="mean")
-    lo, hi = symmetric_limits(
-        np.concatenate([m.values.ravel() for m in maps.values()]), vmin, vmax, center
-    )
+    if scale not in ("shared", "layer"):
+        raise ParameterError(f"scale must be 'shared' or 'layer'; got {scale!r}.")
+
+    def limits(vals):
+        vals = np.asarray(vals, float)
+        vals = vals[np.isfinite(vals)]
+        if robust is not None and vals.size and center is not None:
+            lim = float(np.percentile(np.abs(vals - center), robust)) or 1.0
+            return ((center - lim) if vmin is None else vmin,
+                    (center + lim) if vmax is None else vmax)
+        return symmetric_limits(vals, vmin, vmax, center)
+
+    per_layer = {ly: limits(np.concatenate([maps[fv, ly].values.ravel() for fv in facet_vals]))
+                 for ly in layers}
+    shared = limits(np.concatenate([m.values.ravel() for m in maps.values()]))
     if ncols is not None and int(ncols) < 1:
-        raise ValueError(f"ncols must be a positive number of panels per row; got {ncols!r}.")
+        raise ParameterError(f"ncols must be a positive number of panels per row; got {ncols!r}.")
     wrap = facet is None and ncols is not None and len(layers) > int(ncols)
     if wrap:
         ncols = int(ncols)
@@ -121,12 +146,21 @@ def plot_sheet_map(
             for i, fv in enumerate(facet_vals)
             for j, layer in enumerate(layers)
         ]
-    fig, axes = figure_and_axes(ax, nrows, ncols)
-    im = None
+    kw = {}
+    if ax is None:
+        kw["layout"] = "constrained"
+        if not wrap:  # columns as wide as their sheets, so the panels line up
+            widths = [maps[facet_vals[0], ly].shape[1] / maps[facet_vals[0], ly].shape[0]
+                      for ly in layers]
+            kw["gridspec_kw"] = {"width_ratios": widths}
+    fig, axes = figure_and_axes(ax, nrows, ncols, **kw)
+    im, ims = None, {}
     for fv, layer, i, j in cells:
         a = axes[i, j]
         m = maps[fv, layer].values
+        lo, hi = per_layer[layer] if scale == "layer" else shared
         im = a.imshow(m, cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
+        ims.setdefault(layer, (im, []))[1].append(a)
         if outline is not None:
             outline_mask(a, np.nan_to_num(m, nan=-np.inf) > outline)
         h, w = m.shape
@@ -144,7 +178,15 @@ def plot_sheet_map(
     label = colorbar_label or (values.name if values.name else "value")
     if outline is not None:
         label += f"  (outlined: > {outline:g})"
-    fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.85, label=label)
+    if scale == "layer":
+        for im_l, axs in ims.values():
+            fig.colorbar(im_l, ax=axs, orientation="horizontal", shrink=0.9, aspect=25,
+                         label="t" if len(ims) > 1 else label)
+        if len(ims) > 1:
+            fig.text(0.5, -0.01, label + "; each column has its own colour scale",
+                     ha="center", va="top", fontsize=9)
+    else:
+        fig.colorbar(im, ax=axes.ravel().tolist(), shrink=0.85, label=label)
     if title:
         fig.suptitle(title)
     return fig

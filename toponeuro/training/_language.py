@@ -1,0 +1,577 @@
+"""TopoLoss fine-tuning of a sentence encoder, kept close to itself by distillation.
+
+A recipe with ``kind = "language_distillation"`` fine-tunes only some parameters of a
+registered language model (the *base*, e.g. ``minilm.l6_v2``; ``model.train`` lists them by
+glob) with
+
+``loss = (1 - cos(student embedding, frozen base embedding)) + TopoLoss``
+
+on sentences of an English corpus: the student's sentence embedding (mean over real tokens
+of the last hidden state, as sentence-transformers pools all-MiniLM-L6-v2) is pulled toward
+the frozen base's embedding of the same sentence, while TopoLoss pulls each feed-forward
+unit's weight vector toward a blurred copy of its sheet (the TopoNets recipe for language
+models' MLP layers). The student runs in training mode (the base's dropout), so a
+``tau = 0`` run is the same fine-tuning without TopoLoss: the control.
+
+Corpora (``data.kind``): ``"wordnet"`` reads the usage examples and definitions of WordNet
+3.0 as Debian's ``wordnet-base`` package installs them (``/usr/share/wordnet``; WordNet 3.0
+licence, Princeton University); ``"synthetic"`` makes sentences from a small built-in grammar
+(for smoke tests). Held-out text is every sentence whose CRC-32 is divisible by
+``data.heldout_every``: fixed by the text alone, the same for every seed.
+
+What a run writes to its folder: ``history.json`` (loss, distillation cosine, TopoLoss term
+against step; held-out cosine at each evaluation), ``trained.pt`` (the trained parameters
+only, float32), ``checkpoint.pt`` (the same plus optimiser state, to resume) and
+``recipe.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import json
+import math
+import os
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .._fetch import sha256sum
+from ..exceptions import CheckpointError, MissingFileError, RecipeError
+
+__all__ = [
+    "LANGUAGE_KIND",
+    "wordnet_sentences",
+    "synthetic_sentences",
+    "language_corpus",
+    "validate_language_recipe",
+    "run_language_recipe",
+    "export_trained_parameters",
+    "LanguageTrainResult",
+]
+
+#: the recipe ``kind`` handled by this module
+LANGUAGE_KIND = "language_distillation"
+
+WORDNET_PATH = "/usr/share/wordnet"
+_WORDNET_FILES = ("data.noun", "data.verb", "data.adj", "data.adv")
+
+
+def wordnet_sentences(path: str | os.PathLike = WORDNET_PATH, *, min_words: int = 4) -> list[str]:
+    """Usage examples and definitions of WordNet 3.0 with at least ``min_words`` words.
+
+    Reads the ``data.noun/verb/adj/adv`` files of a WordNet 3.0 database folder (Debian:
+    ``apt-get install wordnet-base`` puts them in ``/usr/share/wordnet``). Each synset's gloss
+    is split at ``;``; quoted parts are usage examples, the others definitions. Duplicates
+    are dropped, the order is the files' order.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> line = '00001740 03 n 01 entity 0 000 | that which is perceived to exist; "a real thing here"\\n'
+    >>> _ = (d / "data.noun").write_text("  1 header line\\n" + line)
+    >>> wordnet_sentences(d, min_words=3)
+    ['that which is perceived to exist', 'a real thing here']
+    """
+    root = Path(path)
+    files = [root / f for f in _WORDNET_FILES if (root / f).is_file()]
+    if not files:
+        raise MissingFileError(
+            f"No WordNet data files ({', '.join(_WORDNET_FILES)}) in {root}; install Debian's "
+            "wordnet-base package (apt-get install wordnet-base, which fills "
+            f"{WORDNET_PATH}) or set the recipe's data.path (or data_path=) to a WordNet 3.0 "
+            "dict folder."
+        )
+    seen: set[str] = set()
+    out: list[str] = []
+    for f in files:
+        with open(f, encoding="latin-1") as fh:
+            for line in fh:
+                if line.startswith("  ") or " | " not in line:
+                    continue  # the licence header
+                for part in line.split(" | ", 1)[1].strip().split(";"):
+                    text = part.strip().strip('"').strip()
+                    if len(text.split()) >= min_words and text not in seen:
+                        seen.add(text)
+                        out.append(text)
+    return out
+
+
+_SUBJECTS = ["the dog", "a child", "my sister", "the old farmer", "every student", "the river"]
+_VERBS = ["watched", "carried", "found", "painted", "followed", "remembered"]
+_OBJECTS = ["the red boat", "a small house", "the letters", "her friend", "the long road"]
+_TAILS = ["in the morning", "after the storm", "near the bridge", "with great care", ""]
+
+
+def synthetic_sentences(n: int = 256, *, random_state: int = 0) -> list[str]:
+    """``n`` distinct simple English sentences from a small built-in grammar (smoke tests).
+
+    Examples
+    --------
+    >>> s = synthetic_sentences(3)
+    >>> len(s), len(set(s)), all(len(x.split()) >= 4 for x in s)
+    (3, 3, True)
+    """
+    rng = np.random.default_rng(random_state)
+    total = len(_SUBJECTS) * len(_VERBS) * len(_OBJECTS) * len(_TAILS)
+    if not 1 <= n <= total:
+        raise RecipeError(f"data.n_sentences must be from 1 to {total}; got {n}.")
+    picks = rng.choice(total, size=n, replace=False)
+    out = []
+    for k in picks:
+        k, a = divmod(int(k), len(_SUBJECTS))
+        k, b = divmod(k, len(_VERBS))
+        d, c = divmod(k, len(_OBJECTS))
+        out.append(" ".join(w for w in (_SUBJECTS[a], _VERBS[b], _OBJECTS[c], _TAILS[d]) if w))
+    return out
+
+
+def _is_heldout(text: str, every: int) -> bool:
+    return zlib.crc32(text.encode("utf-8")) % every == 0
+
+
+def language_corpus(data: dict, data_path: str | None = None) -> tuple[list[str], list[str]]:
+    """``(train, heldout)`` sentences of a recipe's ``[data]`` table.
+
+    Held out: sentences whose CRC-32 is divisible by ``heldout_every`` (default 20, i.e. 5 %),
+    capped at ``heldout_size`` (default 512) by taking the first ones.
+
+    Examples
+    --------
+    >>> train, held = language_corpus({"kind": "synthetic", "n_sentences": 200, "heldout_every": 10})
+    >>> len(train) + len(held) == 200 and 0 < len(held) < 50
+    True
+    """
+    kind = data.get("kind")
+    if kind == "wordnet":
+        texts = wordnet_sentences(
+            data_path or data.get("path", WORDNET_PATH), min_words=int(data.get("min_words", 4))
+        )
+    elif kind == "synthetic":
+        texts = synthetic_sentences(int(data.get("n_sentences", 256)), random_state=0)
+    else:
+        raise RecipeError(
+            f"Unknown data.kind {kind!r} for a {LANGUAGE_KIND} recipe; use 'wordnet' or "
+            "'synthetic'."
+        )
+    every = int(data.get("heldout_every", 20))
+    held = [t for t in texts if _is_heldout(t, every)][: int(data.get("heldout_size", 512))]
+    held_set = set(held)
+    train = [t for t in texts if t not in held_set and not _is_heldout(t, every)]
+    return train, held
+
+
+# --- recipe schema ------------------------------------------------------------------------
+def _pos_int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def _pos_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
+def _nonneg_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+
+_SCHEMA = {
+    "": {
+        "name": (lambda v: isinstance(v, str) and v, "a non-empty string"),
+        "kind": (lambda v: v == LANGUAGE_KIND, f"{LANGUAGE_KIND!r}"),
+        "description": (lambda v: isinstance(v, str), "a string"),
+        "seed": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
+        "device": (lambda v: isinstance(v, str), "a device string such as 'cpu'"),
+        "model": (lambda v: isinstance(v, dict), "a table"),
+        "data": (lambda v: isinstance(v, dict), "a table"),
+        "train": (lambda v: isinstance(v, dict), "a table"),
+        "topoloss": (lambda v: isinstance(v, dict), "a table"),
+    },
+    "model": {
+        "base": (lambda v: isinstance(v, str) and v, "a registered language model name"),
+        "train": (
+            lambda v: isinstance(v, list) and v and all(isinstance(x, str) for x in v),
+            "a non-empty list of parameter-name globs",
+        ),
+    },
+    "data": {
+        "kind": (lambda v: v in ("wordnet", "synthetic"), "'wordnet' or 'synthetic'"),
+        "path": (lambda v: isinstance(v, str), "a folder path"),
+        "min_words": (_pos_int, "a whole number >= 1"),
+        "n_sentences": (_pos_int, "a whole number >= 1"),
+        "heldout_every": (lambda v: _pos_int(v) and v >= 2, "a whole number >= 2"),
+        "heldout_size": (_pos_int, "a whole number >= 1"),
+        "max_length": (lambda v: _pos_int(v) and v >= 4, "a whole number >= 4"),
+    },
+    "train": {
+        "steps": (_pos_int, "a whole number >= 1"),
+        "batch_size": (_pos_int, "a whole number >= 1"),
+        "lr": (_pos_num, "a finite number > 0"),
+        "weight_decay": (_nonneg_num, "a finite number >= 0"),
+        "lr_schedule": (lambda v: v in ("cosine", "constant"), "'cosine' or 'constant'"),
+        "warmup_steps": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+                         "a whole number >= 0"),
+        "log_every": (_pos_int, "a whole number >= 1"),
+        "eval_every": (_pos_int, "a whole number >= 1"),
+        "threads": (_pos_int, "a whole number >= 1"),
+    },
+    "topoloss": {
+        "layers": (lambda v: v == "topo" or (isinstance(v, list) and v), "'topo' or a list"),
+        "factor_h": (lambda v: _pos_num(v) and v >= 1, "a finite number >= 1"),
+        "factor_w": (lambda v: _pos_num(v) and v >= 1, "a finite number >= 1"),
+        "tau": (_nonneg_num, "a finite number >= 0"),
+        "schedule": (lambda v: isinstance(v, dict), "a table"),
+    },
+}
+_REQUIRED = {"": ("name", "kind", "seed", "model", "data", "train", "topoloss"),
+             "model": ("base", "train"), "data": ("kind",), "train": ("steps",)}
+
+
+def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
+    """Check every key and value of a ``language_distillation`` recipe; return it.
+
+    Examples
+    --------
+    >>> r = validate_language_recipe({"name": "x", "kind": "language_distillation", "seed": 0,
+    ...     "model": {"base": "minilm.l6_v2", "train": ["*.intermediate.dense.*"]},
+    ...     "data": {"kind": "synthetic"}, "train": {"steps": 2}, "topoloss": {"tau": 1.0}})
+    >>> r["train"]["steps"]
+    2
+    >>> validate_language_recipe({**r, "train": {"steps": 0}})
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.RecipeError: recipe: train.steps must be a whole number >= 1; got 0.
+    """
+    from ..exceptions import close_matches
+
+    for table, keys in _SCHEMA.items():
+        section = recipe if table == "" else recipe.get(table, {})
+        prefix = "" if table == "" else f"{table}."
+        for key in _REQUIRED.get(table, ()):
+            if key not in section:
+                raise RecipeError(
+                    f"{source}: {prefix}{key} is required (see "
+                    "toponeuro/training/recipes/lm-smoke.toml for the layout)."
+                )
+        for key, value in section.items():
+            if key not in keys:
+                raise RecipeError(
+                    f"{source}: unknown key {prefix}{key}; {close_matches(key, sorted(keys))}"
+                )
+            check, want = keys[key]
+            if not check(value):
+                raise RecipeError(f"{source}: {prefix}{key} must be {want}; got {value!r}.")
+    return recipe
+
+
+# --- training -----------------------------------------------------------------------------
+@dataclass
+class LanguageTrainResult:
+    """What :func:`run_language_recipe` returns.
+
+    ``history`` has one entry per logged step (``step``, ``loss``, ``distill_cosine``,
+    ``topo_loss`` (unscaled mean over layers), ``tau`` (scheduled), ``lr``, and
+    ``heldout_cosine`` at evaluation steps); ``trained`` is the path of the trained
+    parameters (float32 state dict of the trained parameters only).
+
+    Examples
+    --------
+    >>> res = LanguageTrainResult(model=None, name="x", out_dir=Path("runs/x"), history=[
+    ...     {"step": 5, "topo_loss": 0.41, "heldout_cosine": 0.987}])
+    >>> print(res.summary())
+    trained 'x': 5 steps, held-out distillation cosine 0.9870, topo loss 0.4100; files in runs/x
+    """
+
+    model: object
+    history: list[dict] = field(default_factory=list)
+    out_dir: Path | None = None
+    trained: Path | None = None
+    seconds: float = 0.0
+    name: str = ""
+
+    def summary(self) -> str:
+        """One sentence: steps, last held-out distillation cosine and TopoLoss term."""
+        last = self.history[-1]
+        return (
+            f"trained {self.name!r}: {last['step']} steps, held-out distillation cosine "
+            f"{last.get('heldout_cosine', float('nan')):.4f}, topo loss "
+            f"{last['topo_loss']:.4f}; files in {self.out_dir}"
+        )
+
+
+def _mean_pool(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    m = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * m).sum(1) / m.sum(1).clamp_min(1.0)
+
+
+def _embed(model, enc) -> torch.Tensor:
+    out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"])
+    emb = _mean_pool(out.last_hidden_state, enc["attention_mask"])
+    return torch.nn.functional.normalize(emb, dim=-1)
+
+
+def _trainable(model, globs: list[str]) -> list[str]:
+    names = [n for n, _ in model.named_parameters()]
+    picked = [n for n in names if any(fnmatch.fnmatchcase(n, g) for g in globs)]
+    if not picked:
+        raise RecipeError(
+            f"model.train globs {globs} match no parameter of the base model (e.g. "
+            f"{names[:3]}); use names like 'encoder.layer.*.intermediate.dense.weight'."
+        )
+    return picked
+
+
+def _topoloss(model, base_card, tcfg: dict):
+    from ..topoloss import LayerSpec, TauSchedule, TopoLoss
+
+    layers = tcfg.get("layers", "topo")
+    layers = list(base_card.topo_layers) if layers == "topo" else list(layers)
+    tau = float(tcfg.get("tau", 1.0))
+    specs = [
+        LayerSpec(n, float(tcfg.get("factor_h", 2.0)), float(tcfg.get("factor_w", 2.0)),
+                  tau=tau if tau > 0 else None)
+        for n in layers
+    ]
+    sched = TauSchedule.from_dict(tcfg["schedule"]) if tcfg.get("schedule") else None
+    topo = TopoLoss(specs, sched)
+    topo.validate(model)
+    return topo
+
+
+def _lr_at(step: int, steps: int, base_lr: float, schedule: str, warmup: int) -> float:
+    if warmup and step < warmup:
+        return base_lr * (step + 1) / warmup
+    if schedule == "constant":
+        return base_lr
+    span = max(steps - warmup, 1)
+    return base_lr * 0.5 * (1 + math.cos(math.pi * (step - warmup) / span))
+
+
+@torch.no_grad()
+def _heldout_cosine(student, teacher_emb: torch.Tensor, batches) -> float:
+    was = student.training
+    student.eval()
+    cos = []
+    for enc, lo, hi in batches:
+        cos.append((_embed(student, enc) * teacher_emb[lo:hi]).sum(-1))
+    student.train(was)
+    return float(torch.cat(cos).mean())
+
+
+def _without_steps(recipe) -> dict | None:
+    # a longer run of the same recipe continues a shorter one (train.steps may grow)
+    if not isinstance(recipe, dict):
+        return None
+    out = copy.deepcopy(recipe)
+    out.get("train", {}).pop("steps", None)
+    return out
+
+
+def _atomic_save(obj, path: Path) -> None:
+    tmp = path.with_suffix(path.suffix + ".part")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def run_language_recipe(
+    recipe: dict,
+    out_dir: str | os.PathLike | None = None,
+    *,
+    data_path: str | None = None,
+    resume: bool = True,
+    progress: bool = True,
+    steps: int | None = None,
+    seed: int | None = None,
+    device: str | None = None,
+) -> LanguageTrainResult:
+    """Fine-tune what a ``language_distillation`` recipe describes (see the module docs).
+
+    Parameters
+    ----------
+    recipe : dict
+        A validated recipe (:func:`toponeuro.training.load_recipe`).
+    out_dir : path-like, optional
+        Output folder (default ``runs/<name>``).
+    data_path : str, optional
+        Overrides ``data.path`` (the WordNet folder).
+    resume : bool
+        Continue from ``checkpoint.pt`` in ``out_dir`` when it is there.
+    progress : bool
+        Print one line per logged step.
+    steps, seed, device : optional
+        Override ``train.steps``, ``seed`` and ``device``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from toponeuro.training import load_recipe
+    >>> r = load_recipe("lm-smoke")
+    >>> res = run_language_recipe(r, tempfile.mkdtemp(), steps=2, progress=False)
+    >>> [h["step"] for h in res.history], sorted(res.history[-1])[:3]
+    ([1, 2], ['distill_cosine', 'heldout_cosine', 'loss'])
+    """
+    from ..models import create_model, load_tokenizer, model_card
+
+    recipe = copy.deepcopy(recipe)
+    if steps is not None:
+        recipe["train"]["steps"] = steps
+    if seed is not None:
+        recipe["seed"] = seed
+    if data_path is not None:
+        recipe["data"]["path"] = str(data_path)
+    validate_language_recipe(recipe, recipe.get("name", "recipe"))
+    t = recipe["train"]
+    n_steps = int(t["steps"])
+    bs = int(t.get("batch_size", 32))
+    max_len = int(recipe["data"].get("max_length", 32))
+    log_every = int(t.get("log_every", 10))
+    eval_every = int(t.get("eval_every", n_steps))
+    if t.get("threads"):
+        torch.set_num_threads(int(t["threads"]))
+    dev = torch.device(device or recipe.get("device", "cpu"))
+    out = Path(out_dir) if out_dir is not None else Path("runs") / recipe["name"]
+    out.mkdir(parents=True, exist_ok=True)
+
+    ckpt, ckpt_path = None, out / "checkpoint.pt"
+    if resume and ckpt_path.is_file():  # checked before anything is built: a clash fails fast
+        ckpt = torch.load(ckpt_path, map_location=dev, weights_only=True)
+        if _without_steps(ckpt.get("recipe")) != _without_steps(recipe):
+            raise CheckpointError(
+                f"{ckpt_path} was written by another recipe; pass resume=False (--no-resume) "
+                "or another out_dir to start over."
+            )
+    (out / "recipe.json").write_text(json.dumps(recipe, indent=2))
+    base_name = recipe["model"]["base"]
+    base_card = model_card(base_name)
+    if base_card.modality != "language":
+        raise RecipeError(f"model.base {base_name!r} is a {base_card.modality} model.")
+    train_texts, held_texts = language_corpus(recipe["data"])
+    if not train_texts or not held_texts:
+        raise RecipeError(
+            f"The corpus gave {len(train_texts)} training and {len(held_texts)} held-out "
+            "sentences; both must be non-empty (more sentences, or a smaller heldout_every)."
+        )
+    tok = load_tokenizer(base_card)
+
+    def encode(texts):
+        enc = tok(texts, padding=True, truncation=True, max_length=max_len, return_tensors="pt")
+        return {k: enc[k].to(dev) for k in ("input_ids", "attention_mask")}
+
+    teacher = create_model(base_name, pretrained=True).to(dev).eval()
+    torch.manual_seed(int(recipe["seed"]))
+    student = create_model(base_name, pretrained=True).to(dev)
+    names = _trainable(student, recipe["model"]["train"])
+    for n, p in student.named_parameters():
+        p.requires_grad_(n in names)
+    params = [p for n, p in student.named_parameters() if n in names]
+    topo = _topoloss(student, base_card, recipe["topoloss"])
+    opt = torch.optim.AdamW(params, lr=float(t.get("lr", 1e-4)),
+                            weight_decay=float(t.get("weight_decay", 0.0)))
+
+    held_batches, held_emb = [], []
+    with torch.no_grad():
+        for lo in range(0, len(held_texts), 64):
+            enc = encode(held_texts[lo:lo + 64])
+            held_batches.append((enc, lo, lo + len(held_texts[lo:lo + 64])))
+            held_emb.append(_embed(teacher, enc))
+    held_emb = torch.cat(held_emb)
+
+    history: list[dict] = []
+    start = 0
+    if ckpt is not None:
+        student.load_state_dict(ckpt["trained"], strict=False)
+        opt.load_state_dict(ckpt["optimizer"])
+        history, start = ckpt["history"], int(ckpt["step"])
+        torch.set_rng_state(ckpt["torch_rng"])
+    order_rng = np.random.default_rng(int(recipe["seed"]))
+    order = np.concatenate([order_rng.permutation(len(train_texts))
+                            for _ in range(n_steps * bs // len(train_texts) + 1)])
+    student.train()
+    t0 = time.perf_counter()
+    warm = int(t.get("warmup_steps", 0))
+    for step in range(start, n_steps):
+        lr = _lr_at(step, n_steps, float(t.get("lr", 1e-4)), t.get("lr_schedule", "cosine"), warm)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        batch = [train_texts[i] for i in order[step * bs:(step + 1) * bs]]
+        enc = encode(batch)
+        with torch.no_grad():
+            target = _embed(teacher, enc)
+        cos = (_embed(student, enc) * target).sum(-1).mean()
+        topo_scaled = topo(student, step=step)
+        loss = (1 - cos) + topo_scaled
+        if not torch.isfinite(loss):
+            raise RecipeError(
+                f"{recipe['name']}: the loss became {float(loss)} at step {step + 1}; lower "
+                "train.lr or topoloss.tau."
+            )
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        done = step + 1
+        if done % log_every == 0 or done == n_steps or done % eval_every == 0:
+            with torch.no_grad():
+                raw = topo.layerwise(student)
+            entry = {
+                "step": done,
+                "loss": loss.item(),
+                "distill_cosine": cos.item(),
+                "topo_loss": float(torch.stack(list(raw.values())).mean()),
+                "tau": float(recipe["topoloss"].get("tau", 1.0))
+                * (topo.schedule(step) if topo.schedule is not None else 1.0),
+                "lr": lr,
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
+            if done % eval_every == 0 or done == n_steps:
+                entry["heldout_cosine"] = _heldout_cosine(student, held_emb, held_batches)
+            history.append(entry)
+            if progress:
+                print(json.dumps(entry), flush=True)
+            if "heldout_cosine" in entry:
+                _atomic_save({
+                    "recipe": recipe, "step": done, "history": history,
+                    "trained": {n: p.detach().cpu() for n, p in student.named_parameters()
+                                if n in names},
+                    "optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state(),
+                }, ckpt_path)
+                (out / "history.json").write_text(json.dumps(history, indent=1))
+    trained = out / "trained.pt"
+    _atomic_save({n: p.detach().cpu().clone() for n, p in student.named_parameters()
+                  if n in names}, trained)
+    (out / "history.json").write_text(json.dumps(history, indent=1))
+    student.eval()
+    return LanguageTrainResult(model=student, history=history, out_dir=out, trained=trained,
+                               seconds=time.perf_counter() - t0, name=recipe["name"])
+
+
+def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike,
+                              *, half: bool = True) -> str:
+    """Write the trained parameters of a run (``trained.pt``) as a shipped overlay file.
+
+    The file is a plain state dict (``torch.save``) of only the fine-tuned parameters, as
+    float16 when ``half``; a card with ``base_model`` lays it over the base's weights. Returns
+    the sha256 of the file written.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> torch.save({"a.weight": torch.ones(2, 2)}, os.path.join(d, "trained.pt"))
+    >>> sha = export_trained_parameters(os.path.join(d, "trained.pt"), os.path.join(d, "w.pt"))
+    >>> torch.load(os.path.join(d, "w.pt"), weights_only=True)["a.weight"].dtype, len(sha)
+    (torch.float16, 64)
+    """
+    state = torch.load(trained, map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or not state:
+        raise CheckpointError(f"{trained} holds no state dict of trained parameters.")
+    state = {k: (v.to(torch.float16) if half and v.is_floating_point() else v).contiguous()
+             for k, v in state.items()}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_save(state, out)
+    return sha256sum(out)
+

@@ -93,13 +93,12 @@ def main() -> int:
     os.environ.setdefault("TOPONETS_BRAINSCORE_CACHE", str(work / "weights-cache"))
     # the current demo TopoNet (v2, tau 50): its package weights file, verified by sha256 in
     # the plugin's own downloader
-    from toponeuro.models import create_model, model_card
-    from toponeuro.models._registry import _package_file
+    from toponeuro.models import create_model, model_card, package_file
 
     card = model_card(DEMO_MODEL)
     assert card.superseded_by is None, f"{card.name} is superseded by {card.superseded_by}"
     size, mean, std = int(card.input_size), tuple(card.mean), tuple(card.std)
-    ckpt = _package_file(card.package_path)
+    ckpt = package_file(card.package_path)
     log(f"demo weights: {card.name} from {ckpt} (sha256 {card.sha256[:12]}...); input "
         f"{size} px, mean {mean}, std {std}")
     plugin = export_plugin(card, work / "export", make_zip=True, overwrite=True,

@@ -16,11 +16,11 @@ Printed, all measured in this run:
    (``--peak-gflops``; default cores x 32 float32 flop/cycle x the CPU clock). The fit's time
    divided by the bound is the ratio (target <= 1.5 against the achieved rate).
 2. Peak RSS of the fitting process (target <= 8 GB), beside the size of the responses.
-3. The same problem at V = ``--v-memory`` in memory beside himalaya's ``RidgeCV`` (same
-   folds, same scoring): times, ratio, share of voxels with the same alpha.
-4. The same chunked fit on a ``dask.distributed`` ``LocalCluster`` of 2 worker *processes*
+3. The same chunked fit on a ``dask.distributed`` ``LocalCluster`` of 2 worker *processes*
    over the first ``--v-dask`` voxels of the store: time, and equality with the
    single-process fit of the same voxels.
+4. The same problem at V = ``--v-memory`` in memory beside himalaya's ``RidgeCV`` (same
+   folds, same scoring): times, ratio, share of voxels with the same alpha.
 
 Each step runs in its own child process, so each peak RSS is that step's own.
 
@@ -41,7 +41,7 @@ import numpy as np
 from _common import add_sizes, parse_sizes, peak_rss_mib, run_child, size_argv
 
 SIZES = {"n": 10000, "p": 2048, "v": 100000, "alphas": 10, "folds": 5, "chunk": 5000,
-         "v_memory": 20000, "v_dask": 20000}
+         "v_memory": 20000, "v_dask": 10000}
 SMALL = {"n": 1500, "p": 256, "v": 12000, "chunk": 3000, "v_memory": 6000, "v_dask": 6000}
 
 
@@ -55,8 +55,10 @@ def write_store(path, n, p, v, chunk, seed=0):
     np.save(path + ".X.npy", X)
     with h5netcdf.File(path, "w") as f:
         f.dimensions = {"stimulus": n, "voxel": v}
-        var = f.create_variable("betas", ("stimulus", "voxel"), "f4",
-                                chunks=(n, max(1, min(v, (8 << 20) // (4 * n)))))
+        # HDF5 chunks of whole columns whose width divides the read chunk (<= 8 MB each)
+        limit = max(1, (8 << 20) // (4 * n))
+        width = max(d for d in range(1, min(chunk, limit) + 1) if chunk % d == 0)
+        var = f.create_variable("betas", ("stimulus", "voxel"), "f4", chunks=(n, min(width, v)))
         f.create_variable("stimulus_id", ("stimulus",), data=np.arange(n))
         for s in range(0, v, chunk):
             c = min(chunk, v - s)
@@ -97,17 +99,41 @@ def flop_count(n, p, folds, n_alphas, v):
 
 
 def gemm_rate(m, k, n, dtype, repeat=3):
-    """Achieved GFLOP/s of an (m x k) @ (k x n) product (best of ``repeat``)."""
+    """Achieved GFLOP/s of an (m x k) @ (k x n) product, best of ``repeat``: per second of
+    wall-clock time and per second of this process's CPU time."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
     a @ b
-    best = float("inf")
+    wall = cpu = float("inf")
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         a @ b
-        best = min(best, time.perf_counter() - t0)
-    return 2.0 * m * k * n / best / 1e9
+        wall = min(wall, time.perf_counter() - t0)
+        cpu = min(cpu, time.process_time() - c0)
+    return 2.0 * m * k * n / wall / 1e9, 2.0 * m * k * n / cpu / 1e9
+
+
+class Progress:
+    """A dask callback that appends one line per finished chunk to a log file."""
+
+    def __init__(self, path, n_chunks):
+        from dask.callbacks import Callback
+
+        self.path, self.n, self.done = path, n_chunks, 0
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
+        outer = self
+
+        class _CB(Callback):
+            def _posttask(self, key, result, dsk, state, worker_id):
+                if isinstance(result, dict) and "best" in result:
+                    outer.done += 1
+                    with open(outer.path, "a") as f:
+                        f.write(f"chunk {outer.done}/{outer.n}: wall "
+                                f"{time.perf_counter() - outer.t0:.0f} s, cpu "
+                                f"{time.process_time() - outer.c0:.0f} s\n")
+
+        self.callback = _CB()
 
 
 def nominal_peak_gflops():
@@ -144,21 +170,25 @@ def child_stream(args):
     n_te = len(folds[0][1])
     shape = (args.alphas * n_te, k, min(args.chunk, 2000))
     before32 = gemm_rate(*shape, np.float32)
-    before64 = gemm_rate(k, k, k, np.float64)
+    m64 = max(k, 1024)  # eigh's share is small; time a product large enough to measure
+    before64 = gemm_rate(m64, m64, m64, np.float64)
     alphas = np.logspace(-2, 6, args.alphas)
     lazy = open_lazy(args.store, args.chunk)
     base = peak_rss_mib()
-    with dask.config.set(scheduler="synchronous"):  # BLAS threads use the cores
-        t0 = time.perf_counter()
+    progress = Progress(args.store + ".progress.log", len(lazy.data.chunks[1]))
+    with dask.config.set(scheduler="synchronous"), progress.callback:  # BLAS uses the cores
+        t0, c0 = time.perf_counter(), time.process_time()
         est = RidgeEncoder(alphas=alphas, cv=folds, weights=None).fit(X, lazy)
-        dt = time.perf_counter() - t0
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     after32 = gemm_rate(*shape, np.float32)
-    after64 = gemm_rate(k, k, k, np.float64)
+    after64 = gemm_rate(m64, m64, m64, np.float64)
     np.save(args.out + ".best.npy", est.best_alphas_)
     np.save(args.out + ".scores.npy", est.cv_scores_)
-    print(json.dumps({"time": dt, "peak_mb": peak_rss_mib(), "base_mb": base,
-                      "solver": est.cv_solver_, "gemm32": [before32, after32],
-                      "gemm64": [before64, after64], "gemm_shape": shape}))
+    print(json.dumps({"time": dt, "cpu": cpu, "peak_mb": peak_rss_mib(), "base_mb": base,
+                      "solver": est.cv_solver_, "gemm32": [before32[0], after32[0]],
+                      "gemm64": [before64[0], after64[0]],
+                      "gemm32_cpu": [before32[1], after32[1]],
+                      "gemm64_cpu": [before64[1], after64[1]], "gemm_shape": shape}))
 
 
 def child_memory(args):
@@ -242,7 +272,8 @@ def main():
     if args.child:
         return CHILDREN[args.child](args)
 
-    threads = os.environ.get("OMP_NUM_THREADS", "default")
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", os.environ.get("OMP_NUM_THREADS",
+                                                                    "default"))
     print(f"N={args.n} P={args.p} V={args.v} float32, {args.alphas} alphas, {args.folds} folds, "
           f"chunks of {args.chunk} voxels, BLAS threads={threads}", flush=True)
     tmp = tempfile.mkdtemp(prefix="toponeuro_scale_")
@@ -259,6 +290,7 @@ def main():
         else:
             print(f"store: reusing {store}", flush=True)
         base = ["--store", store, "--out", out, *size_argv(args, SIZES)]
+        print(f"progress of the streamed fit: {store}.progress.log", flush=True)
         r = run_child(__file__, "--child", "stream", *base)
         folds = _folds(args)
         flops = flop_count(args.n, args.p, folds, args.alphas, args.v)
@@ -286,18 +318,13 @@ def main():
         print(f"bound at the nominal peak {peak:.0f} GFLOP/s f32 ({cores} cores x 32 flop/cycle x "
               f"{mhz or 3000:.0f} MHz; f64 at half) {bound_peak:.1f} s -> ratio "
               f"{r['time'] / bound_peak:.2f}x", flush=True)
+        c32, c64 = max(r["gemm32_cpu"]), max(r["gemm64_cpu"])
+        bound_cpu = f32 / (c32 * 1e9) + f64 / (c64 * 1e9)
+        print(f"per second of CPU time (robust to other jobs on a shared machine when BLAS runs "
+              f"one thread): GEMM {r['gemm32_cpu'][0]:.0f} / {r['gemm32_cpu'][1]:.0f} GFLOP/cpu-s "
+              f"f32; the fit used {r['cpu']:.0f} cpu-s against a bound of {bound_cpu:.0f} cpu-s "
+              f"-> ratio {r['cpu'] / bound_cpu:.2f}x", flush=True)
 
-        if "himalaya" not in args.skip:
-            res = {}
-            for lib in ("toponeuro", "himalaya"):
-                res[lib] = run_child(__file__, "--child", lib, *base)
-            same = np.mean(np.isclose(np.load(out + ".toponeuro.npy"),
-                                      np.load(out + ".himalaya.npy"), rtol=1e-6))
-            t, h = res["toponeuro"], res["himalaya"]
-            print(f"\nin memory, V={args.v_memory} (refit included, KFold({args.folds})): "
-                  f"toponeuro {t['time']:.1f} s (peak {t['peak_mb']:.0f} MB), himalaya "
-                  f"{h['time']:.1f} s (peak {h['peak_mb']:.0f} MB): {h['time'] / t['time']:.2f}x; "
-                  f"same alpha for {100 * same:.2f}% of voxels", flush=True)
         if "dask" not in args.skip:
             d = run_child(__file__, "--child", "dask", *base)
             v = args.v_dask
@@ -310,6 +337,17 @@ def main():
                   f"{r['time'] * v / args.v:.1f} s); same alpha for {100 * same:.2f}% of voxels, "
                   f"max |cv score difference| {diff:.1e}; peak RSS client {d['peak_mb']:.0f} MB, "
                   f"workers {', '.join(f'{m:.0f}' for m in d['worker_peak_mb'])} MB", flush=True)
+        if "himalaya" not in args.skip:
+            res = {}
+            for lib in ("toponeuro", "himalaya"):
+                res[lib] = run_child(__file__, "--child", lib, *base)
+            same = np.mean(np.isclose(np.load(out + ".toponeuro.npy"),
+                                      np.load(out + ".himalaya.npy"), rtol=1e-6))
+            t, h = res["toponeuro"], res["himalaya"]
+            print(f"\nin memory, V={args.v_memory} (refit included, KFold({args.folds})): "
+                  f"toponeuro {t['time']:.1f} s (peak {t['peak_mb']:.0f} MB), himalaya "
+                  f"{h['time']:.1f} s (peak {h['peak_mb']:.0f} MB): {h['time'] / t['time']:.2f}x; "
+                  f"same alpha for {100 * same:.2f}% of voxels", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -63,6 +63,7 @@ API_MODULES = [
     ("toponeuro.plotting", "Plotting"),
     ("toponeuro.reporting", "The main job (toponeuro map)"),
     ("toponeuro.brainscore", "Brain-Score"),
+    ("toponeuro.tutorial", "Tutorial data"),
     ("toponeuro.exceptions", "Errors"),
 ]
 
@@ -103,6 +104,29 @@ def _write_api_page() -> None:
 
 _write_api_page()
 
+
+def _data_signature() -> str:
+    """Which real data the tutorials can read now: the fLoc copy, the language localizer.
+
+    sphinx-gallery re-executes a tutorial only when its source changes (an MD5 cache), so a
+    build after ``TOPONEURO_DATA`` changed would keep pages made on other data (e.g. synthetic
+    stand-ins). When this signature differs from the last build's, every tutorial runs again.
+    """
+    root = Path(os.environ.get("TOPONEURO_DATA") or Path.home() / ".cache" / "toponeuro")
+    floc = root / "floc"
+    parts = [f"data={root}", f"floc={floc.resolve() if floc.exists() else 'none'}",
+             f"langloc={any(root.glob('epflneuroailab_topolm/*/eval/stimuli/*.csv'))}"]
+    return "|".join(parts)
+
+
+_SIGNATURE_FILE = HERE / "auto_tutorials" / ".data_signature"
+_signature = _data_signature()
+_stale = (not _SIGNATURE_FILE.is_file()
+          or _SIGNATURE_FILE.read_text(encoding="utf-8") != _signature)
+if _stale:
+    _SIGNATURE_FILE.parent.mkdir(parents=True, exist_ok=True)
+    _SIGNATURE_FILE.write_text(_signature, encoding="utf-8")
+
 sphinx_gallery_conf = {
     "examples_dirs": ["../tutorials"],
     "gallery_dirs": ["auto_tutorials"],
@@ -115,4 +139,7 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "plot_gallery": "True",
     "download_all_examples": False,
+    # re-run every tutorial when the data they can read changed (see _data_signature);
+    # force it by hand with `rm -rf docs/auto_tutorials`
+    "run_stale_examples": _stale,
 }

@@ -192,3 +192,61 @@ def test_own_mni_volumes_planted_and_nilearns_real_statistical_map(tmp_path):
     assert cm["left"].source["vol_to_surf"]["radius"] == 2.0
     motor = cm["right"].maps["motor"]
     assert motor.shape == (10242,) and motor.max() > 5  # the t-map's right-hemisphere peak
+
+
+def test_run_map_with_your_own_maps_records_them(tmp_path, write_floc_folder):
+    """run_map(cortex_maps=) measures the given maps in place of the atlas, with the spin
+    null, and summary.json says which files and how they were read."""
+    from toponeuro.reporting import run_map
+
+    cats = ["adult", "child", "body", "limb", "corridor", "house", "word", "number", "car",
+            "instrument"]
+    floc = write_floc_folder(tmp_path / "floc", cats, (97,), size=32)
+    spec = {}
+    for i, d in enumerate(("faces", "bodies", "places")):
+        spec[d] = (_gii(tmp_path / f"lh.{d}.gii", _planted("left", i), "left"),
+                   _gii(tmp_path / f"rh.{d}.gii", _planted("right", 10 + i), "right"))
+    res = run_map(stimuli=floc, out_dir=tmp_path / "out", layers=["layer4.0.conv2"],
+                  n_permutations=9, cortex_permutations=9, cortex_maps=spec,
+                  cortex_threshold=2.0, progress=False, verbose=False)
+    cortex = res.summary["cortex"]
+    assert cortex["source"]["representation"] == "values"
+    assert set(cortex["source"]["maps"]) == {"faces", "bodies", "places"}
+    assert cortex["atlas"].startswith("your own maps")
+    assert set(cortex["left"]["n_patches"]) == {"faces", "bodies", "places"}
+    assert cortex["left"]["map_similarity_null"]["faces-bodies"]["null"] == "spin"
+    arr = res.summary["arrangement"]["layer4.0.conv2|left"]
+    assert arr["n_domains"] == 3 and arr["p_spin"] is not None and arr["p_shift"] is not None
+    assert res.summary["headline"]["layer"] == "layer4.0.conv2"
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "your maps on fsaverage5" in html and "3 pairs of 3 domains" in html
+
+
+def test_cli_cortex_maps_syntax_error_names_the_flag(tmp_path, capsys):
+    from toponeuro.cli import main
+
+    rc = main(["map", "--stimuli", str(tmp_path), "--cortex-maps", "faces", "--out",
+               str(tmp_path / "o"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc != 0 and "DOMAIN=PATH" in err
+
+
+def test_spin_draws_are_shared_across_layers_with_a_fixed_seed():
+    """A second layer against the same hemisphere reuses the spin draws: the same p as a
+    fresh computation, without drawing again."""
+    from toponeuro.atlases import cortex_maps, load_visfatlas
+
+    cm = cortex_maps(load_visfatlas("fsaverage5"), ["faces", "bodies", "places"],
+                     hemispheres=["right"], representation="proximity")
+    ct = topography_table(cm, threshold=1.0, smooth_sigma=0.0, n_permutations=0,
+                          similarity_permutations=0, n_samples=2, random_state=0)
+    a = _table({"faces": (3, 3), "bodies": (12, 4), "places": (8, 13)})
+    b = _table({"faces": (12, 4), "bodies": (3, 3), "places": (8, 13)})
+    kw = {"n_permutations": 0, "cortex_permutations": 29, "random_state": 3}
+    first = arrangement_comparison(a, "s", ct, "right", **kw)
+    second = arrangement_comparison(b, "s", ct, "right", **kw)  # from the memo
+    for tm in (ct.maps["right", n]["distance"] for n in ("faces", "bodies", "places")):
+        tm._cache.clear()
+    fresh = arrangement_comparison(b, "s", ct, "right", **kw)
+    assert second["p_spin"] == fresh["p_spin"] and second["null_spin_std"] == fresh["null_spin_std"]
+    assert np.isfinite(first["p_spin"])

@@ -146,12 +146,11 @@ def test_plugin_loads_weights_by_url_with_sha256_and_matches_toponeuro(tmp_path,
 def test_current_demo_toponet_exports_with_its_32px_card_and_shipped_weights(tmp_path):
     # the model .ci/brainscore.sh scores: its card (32 px, mean/std 0.5, 1,056 classes) must
     # reach the plugin, and the plugin's loader must rebuild toponeuro's network exactly
-    from toponeuro.models import create_model, model_card
-    from toponeuro.models._registry import _package_file
+    from toponeuro.models import create_model, model_card, package_file
 
     card = model_card("toponet_demo.v2_tau_50")
     assert card.superseded_by is None
-    ckpt = Path(_package_file(card.package_path))
+    ckpt = Path(package_file(card.package_path))
     plugin = export_plugin(card.name, tmp_path, weights_url=ckpt.resolve().as_uri(),
                            identifier="tn_demo_v2")
     model_py = (plugin.path / "model.py").read_text()
@@ -176,9 +175,9 @@ def test_current_demo_toponet_exports_with_its_32px_card_and_shipped_weights(tmp
 
 
 def test_shipped_demo_without_weights_url_names_the_package_file(tmp_path, capsys):
-    from toponeuro.models._registry import _package_file
+    from toponeuro.models import package_file
 
-    shipped = str(_package_file("toponeuro.models:weights/toponet_demo.v2_tau_50.pt"))
+    shipped = str(package_file("toponeuro.models:weights/toponet_demo.v2_tau_50.pt"))
     with pytest.raises(E.InvalidDataError, match="has no download URL") as err:
         export_plugin("toponet_demo.v2_tau_50", tmp_path)
     assert shipped in str(err.value) and "weights_url=" in str(err.value)

@@ -106,7 +106,8 @@ def test_one_flag_means_one_thing():
         assert option(command, "--model") is not None, command
     for command in ("extract", "map", "brainscore score"):
         assert option(command, "--stimuli") is not None, command  # never --images for a folder
-    assert option("brainscore score", "--images").help == argparse.SUPPRESS  # deprecated
+    # --images means fLoc image numbers, in map only (0.1's folder flag of score: removed)
+    assert option("map", "--images") is not None and option("brainscore score", "--images") is None
     for command, flag in (("extract", "--layers"), ("map", "--layers"),
                           ("brainscore score", "--metrics")):
         assert option(command, flag).nargs == "+", (command, flag)  # space-separated lists
@@ -398,8 +399,8 @@ def test_extract_folder_keeps_ids_and_categories(tmp_path, capsys):
         stimulus=brain.set_index(stimulus="stimulus_id").stimulus)
     assert joined.sizes["stimulus"] == 4
     rc, _, _ = _run(["extract", "--model", "toponet_demo.tau_0", "--stimuli", str(folder),
-                     "--layers", "fc", "--ids", "path", "--out", str(out), "--no-progress"],
-                    capsys)
+                     "--layers", "fc", "--ids", "path", "--out", str(out), "--no-progress",
+                     "--overwrite"], capsys)
     assert xr.load_dataarray(out, engine="h5netcdf")["stimulus_id"].values[2] == \
         "places/deeper/p-02"
 
@@ -452,7 +453,8 @@ def test_map_folder_of_late_numbers_loads(tmp_path):
     assert len(_load_stimuli(str(late), cli._numbers("122-122"), progress=False)[0]) == 10
 
 
-def test_brainscore_deprecated_spellings_still_work(tmp_path, monkeypatch, capsys):
+def test_brainscore_score_takes_stimuli_and_space_separated_metrics(tmp_path, monkeypatch,
+                                                                     capsys):
     import toponeuro.brainscore as bs
 
     calls = []
@@ -470,12 +472,13 @@ def test_brainscore_deprecated_spellings_still_work(tmp_path, monkeypatch, capsy
     assert args[1].ids.tolist() == ["f-01", "p-01"] and kw["metrics"] == ("pls", "rdm")
     assert args[1].categories.tolist() == ["faces", "places"]
     capsys.readouterr()
-    assert main([*base, "--images", str(folder), "--metrics", "pls,ridge"]) == 0
-    err = capsys.readouterr().err
-    assert "--images is deprecated" in err and "--metrics a,b is deprecated" in err
-    assert calls[-1][1]["metrics"] == ("pls", "ridge")
-    assert main([*base, "--stimuli", str(folder), "--metrics=rdm,pls"]) == 0
-    assert calls[-1][1]["metrics"] == ("rdm", "pls")
+    # 0.1's spellings were removed in 0.3.0: --images (it means fLoc numbers in map) and
+    # comma-separated metrics are usage errors now
+    for old in (["--images", str(folder)], ["--stimuli", str(folder), "--metrics", "pls,ridge"]):
+        with pytest.raises(SystemExit) as exit_:
+            main([*base, *old])
+        assert exit_.value.code == 2
+    assert len(calls) == 1
 
 
 def test_map_help_shows_the_library_defaults(capsys):
@@ -506,12 +509,19 @@ def test_map_passes_threshold_permutations_alpha(tmp_path, captured_map):
 
 
 @pytest.mark.parametrize("flag, value", [("--permutations", "-1"), ("--alpha", "0"),
-                                         ("--alpha", "1.5")])
-def test_map_rejects_bad_null_settings(tmp_path, captured_map, capsys, flag, value):
+                                         ("--alpha", "1.5"), ("--alpha", "1"),
+                                         ("--threshold", "nan"), ("--permutations", "2000000")])
+def test_map_rejects_bad_null_settings(tmp_path, capsys, monkeypatch, flag, value):
+    """run_map checks them before its first step (--alpha 1 used to fail 15 s later naming
+    path=None; --threshold nan was accepted), and the CLI says so in flags."""
+    import toponeuro.training
+
+    loaded = []
+    monkeypatch.setattr(toponeuro.training, "load_model", lambda *a, **k: loaded.append(a))
     folder = _fake_floc(tmp_path / "f", [1])
-    _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
-                         flag, value], capsys, flag)
-    assert not captured_map
+    err = _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
+                               flag, value, "--no-progress"], capsys, f"{flag} {value}")
+    assert "is not" in err and not loaded
 
 
 def test_map_says_in_flags_when_stimuli_are_training_images(tmp_path, monkeypatch, capsys):

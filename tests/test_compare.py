@@ -9,9 +9,10 @@ from toponeuro import make_activations
 from toponeuro.analysis import (
     arrangement_similarity,
     as_topomap,
-    compare_topography,
+    compare_tables,
     find_patches,
     patch_centroid,
+    topography_table,
 )
 from toponeuro.exceptions import InvalidDataError, UnknownNameError
 
@@ -51,6 +52,17 @@ def _cortex(centres_2d, scale=2.5, radius=5.0):
     return maps, geom
 
 
+def _compare(sheet, cortex, geom=None, *, threshold=2.0, n_permutations=0, sample_size=None,
+             random_state=0):
+    """The model-vs-cortex table the one way: a topography table per side, then compare_tables
+    (the ROIs as patches at 0.5, with the model's smoothing and 10-point minimum)."""
+    maps = {k: as_topomap(v, **geom) for k, v in cortex.items()} if geom else cortex
+    kw = dict(n_permutations=n_permutations, sample_size=sample_size, random_state=random_state)
+    model = topography_table({"model": sheet}, threshold=threshold, **kw)
+    ctx = topography_table({"cortex": maps}, threshold=0.5, **kw)
+    return compare_tables(model, "model", ctx, "cortex")
+
+
 def test_arrangement_similarity_known_answers():
     rng = np.random.default_rng(0)
     a = rng.uniform(0, 30, size=(5, 2))
@@ -76,18 +88,10 @@ def test_arrangement_similarity_known_answers():
     assert np.isnan(arrangement_similarity(a[:2], a[:2])["spearman"])
 
 
-def test_compare_topography_recovers_a_rotated_scaled_cortex():
+def test_the_tables_recover_a_rotated_scaled_cortex():
     sheet = _sheet_maps()
     cortex, geom = _cortex(SHEET_CENTRES)
-    table = compare_topography(
-        sheet,
-        cortex,
-        cortex_geometry=geom,
-        threshold=3.0,
-        cortex_threshold=0.5,
-        sample_size=250,
-        random_state=0,
-    )
+    table = _compare(sheet, cortex, geom, threshold=3.0, sample_size=250)
     vs = table["model_vs_cortex"]
     assert vs[("arrangement_spearman", "centroids")] == pytest.approx(1.0)
     assert vs[("arrangement_procrustes", "centroids")] < 1e-3
@@ -100,15 +104,12 @@ def test_compare_topography_recovers_a_rotated_scaled_cortex():
         assert table.loc[("smoothness", d), "cortex"] > 0.1
     assert ("map_similarity", "faces-bodies") in table.index
     assert table.attrs["arrangement_regions"] == DOMAINS
-    assert table.attrs["definitions"]["smoothness"]["method"] == "tdann"
     np.testing.assert_allclose(table.attrs["model_centroids"]["faces"], SHEET_CENTRES[0], atol=0.01)
     # the same cortex with its ROI labels swapped around no longer matches
     shuffled = dict(
         zip(DOMAINS, [cortex[d] for d in ["places", "faces", "objects", "bodies", "characters"]])
     )
-    worse = compare_topography(
-        sheet, shuffled, cortex_geometry=geom, cortex_threshold=0.5, sample_size=100, random_state=0
-    )["model_vs_cortex"]
+    worse = _compare(sheet, shuffled, geom, sample_size=100)["model_vs_cortex"]
     assert worse[("arrangement_procrustes", "centroids")] > 0.05
 
 
@@ -128,35 +129,36 @@ def test_patch_centroid_modes():
 
 def test_compare_bad_inputs():
     sheet = _sheet_maps()
-    with pytest.raises(UnknownNameError, match="No map name is on both sides"):
-        compare_topography(sheet, {"FFA": np.zeros(3)})
-    with pytest.raises(InvalidDataError):
-        compare_topography({}, sheet)
+    model = topography_table({"model": sheet}, n_permutations=0, random_state=0)
+    cortex = topography_table({"cortex": {"FFA": np.r_[np.zeros(40), np.ones(24)].reshape(8, 8)}},
+                              threshold=0.5, min_units=3, n_permutations=0, random_state=0)
+    none_shared = compare_tables(model, "model", cortex, "cortex")
+    assert none_shared.loc[("arrangement_n_regions", "centroids"), "model_vs_cortex"] == 0
+    with pytest.raises(UnknownNameError, match="No sheet"):
+        compare_tables(model, "layer9", cortex, "cortex")
     with pytest.raises(InvalidDataError, match="same n_regions"):
         arrangement_similarity(np.zeros((3, 2)), np.zeros((4, 2)))
     tm = as_topomap(np.zeros(20), positions=np.random.default_rng(0).random((20, 3)))
     assert tm.kind == "surface"
 
 
-def test_compare_topography_reports_its_null():
+def test_the_comparison_carries_each_sides_null():
     sheet = _sheet_maps()
-    table = compare_topography(sheet, sheet, n_permutations=99, random_state=0)
+    table = _compare(sheet, sheet, n_permutations=99)
     for d in DOMAINS:
         assert table.loc[("smoothness_p", d), "model"] == pytest.approx(0.01)
         assert table.loc[("n_significant_patches", d), "model"] == 1
     # faces and bodies sit apart: their similarity is not beyond chance
     assert table.loc[("map_similarity_p", "faces-bodies"), "model"] > 0.05
-    assert table.attrs["definitions"]["null"]["n_permutations"] == 99
-    bare = compare_topography(sheet, sheet, random_state=0)
-    assert ("smoothness_p", "faces") not in bare.index
+    bare = _compare(sheet, sheet)
+    assert np.isnan(bare.loc[("smoothness_p", "faces"), "model"])
 
 
 def test_compare_on_a_flat_cortex_keeps_pearson_without_a_spin_null():
     sheet = _sheet_maps()
     cortex, geom = _cortex(SHEET_CENTRES)
     geom2 = {"positions": geom["positions"][:, :2], "adjacency": geom["adjacency"]}
-    table = compare_topography(sheet, cortex, cortex_geometry=geom2, cortex_threshold=0.5,
-                               n_permutations=19, sample_size=100, random_state=0)
+    table = _compare(sheet, cortex, geom2, n_permutations=19, sample_size=100)
     assert np.isfinite(table.loc[("map_similarity", "faces-bodies"), "cortex"])
     assert np.isnan(table.loc[("map_similarity_p", "faces-bodies"), "cortex"])
     assert table.loc[("map_similarity_p", "faces-bodies"), "model"] > 0

@@ -98,10 +98,10 @@ def _demo_names():
 @pytest.mark.parametrize("name", _demo_names())
 def test_shipped_demo_weights_verify_and_load(name):
     from toponeuro._fetch import sha256sum
-    from toponeuro.models._registry import _package_file
+    from toponeuro.models import package_file
 
     card = models.model_card(name)
-    path = _package_file(card.package_path)
+    path = package_file(card.package_path)
     assert path.is_file(), f"{name}: weights file {path} is not shipped"
     assert path.stat().st_size < 3.5e6
     assert card.sha256 is not None and sha256sum(path) == card.sha256

@@ -203,13 +203,6 @@ def test_trajectory_bad_checkpoints(tmp_path):
         trajectory([tmp_path / "epoch_099.pt"], lambda c: 0.0)
 
 
-def test_trajectory_old_name_warns_and_still_works():
-    import toponeuro.analysis as analysis
-
-    with pytest.warns(FutureWarning, match="toponeuro.training.trajectory"):
-        assert analysis.trajectory is trajectory
-
-
 # -- the TopoNets NanoGPT analysis: 100/80/50/20 % of the c_fc parameters kept ---------------
 def _tiny_gpt():
     from toponeuro.models import GPT, GPTConfig

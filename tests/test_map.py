@@ -91,9 +91,16 @@ def test_map_summary_has_the_expected_keys(mapped):
     # every model statistic carries its null; signatures are stated in words with it
     assert set(per["smoothness_null"]["faces"]) == {"mean", "std", "p_value"}
     assert per["map_similarity_null"]["faces-bodies"]["method"] == "ssim"
-    assert per["map_similarity_null"]["faces-bodies"]["null"] == "shift"
-    assert any("faces and bodies" in t and "null" in t and "p = " in t
+    assert per["map_similarity_null"]["faces-bodies"]["null"] == "mirror"
+    assert any("faces and bodies" in t and "null" in t and ("p = " in t or "p < " in t)
                for t in per["signatures"])
+    # one test, one p: the sentence's p is the one in the table entry, with its tail named
+    fb = per["map_similarity_null"]["faces-bodies"]
+    assert fb["alternative"] == "two-sided" and fb["p_text"] in per["signatures"][0]
+    assert fb["verdict"] in ("share territory", "avoid each other", "no evidence either way")
+    # the random-initialisation value stands beside the trained one
+    assert set(per["map_similarity_random_init"]) == {"faces-bodies", "faces-places"}
+    assert "at random initialisation" in per["signatures"][0]
     assert s["n_permutations"] > 0 and "smoothness" in s["definitions"]
     assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
@@ -131,7 +138,8 @@ def test_cli_images_argument():
 # -- bad input ----------------------------------------------------------------------------
 def test_unknown_model_lists_close_matches(tmp_path):
     with pytest.raises(UnknownNameError, match="toponet_demo"):
-        run_map("toponet_demo.tau_99", stimuli=tmp_path, out_dir=tmp_path / "o", progress=False)
+        run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out_dir=tmp_path / "o",
+                progress=False)
 
 
 def test_absent_contrast_categories_raise(tmp_path):
@@ -310,7 +318,7 @@ def test_run_map_is_a_sequence_of_named_stages():
 
     from toponeuro.reporting import _map
 
-    src = inspect.getsource(_map.run_map.__wrapped__)
+    src = inspect.getsource(_map.run_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     stages = ["load_model", "map_layers", "load_map_stimuli", "training_images", "extract",
@@ -318,3 +326,29 @@ def test_run_map_is_a_sequence_of_named_stages():
               "compare_model_cortex"]
     assert [c for c in calls if c in stages] == stages
     assert len(src.split('"""')[-1].splitlines()) < 70
+
+
+def test_an_interrupted_map_leaves_the_earlier_report_whole(mapped, tmp_path, monkeypatch):
+    """Issue 19: Ctrl-C when the first PNG appeared left a truncated sheet_maps.png beside
+    the earlier run's report.html and summary.json (a folder that looked complete)."""
+    import shutil
+
+    from toponeuro.reporting import _writer
+
+    rc, out, _ = mapped
+    assert rc == 0
+    earlier = tmp_path / "out"
+    shutil.copytree(out, earlier)
+    before = {p.name: p.read_bytes() for p in earlier.iterdir()}
+
+    def killed_while_saving(fig, path):
+        path.write_bytes(b"\x89PNG" + b"\x00" * 120)  # 124 bytes, as in the report
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_writer, "_savefig", killed_while_saving)
+    floc = out.parent / "floc"
+    code = main(["map", "--stimuli", str(floc), "--images", "97-98", "--out", str(earlier),
+                 "--overwrite", "--no-progress", "--permutations", "0"])
+    assert code == 130
+    assert {p.name: p.read_bytes() for p in earlier.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]

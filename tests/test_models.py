@@ -475,7 +475,7 @@ def test_wrong_checksum(tmp_path, monkeypatch):
     torch.save(model.state_dict(), path)
     card, builder = _registry._lookup("toponet_demo.tau_0")
     # a shipped package file whose digest is recorded: verified, loads
-    monkeypatch.setattr(_registry, "_package_file", lambda spec: path)
+    monkeypatch.setattr(_registry, "package_file", lambda spec: path)
     good = dataclasses.replace(card, sha256=sha256sum(path))
     monkeypatch.setitem(_registry._REGISTRY, "toponet_demo.tau_0", (good, builder))
     loaded = create_model("toponet_demo.tau_0", pretrained=True)
@@ -496,7 +496,7 @@ def test_wrong_checksum(tmp_path, monkeypatch):
 
 
 def test_demo_weights_missing_from_the_installation(tmp_path, monkeypatch):
-    monkeypatch.setattr(_registry, "_package_file", lambda spec: tmp_path / "absent.pt")
+    monkeypatch.setattr(_registry, "package_file", lambda spec: tmp_path / "absent.pt")
     with pytest.raises(E.MissingWeightsError, match="not shipped"):
         create_model("toponet_demo.tau_0", pretrained=True)
     with pytest.raises(FileNotFoundError):  # the builtin it also is
@@ -520,14 +520,3 @@ def test_unknown_names():
         create_model("toponet_vit_b_32")
     with pytest.raises(E.MissingWeightsError, match="untrained"):
         create_model("resnet18", pretrained=True)
-
-
-def test_load_checkpoint_is_a_deprecated_alias_of_load_weights(tmp_path):
-    from toponeuro import models
-
-    path = tmp_path / "w.pt"
-    torch.save({"w": torch.ones(2)}, path)
-    with pytest.warns(FutureWarning, match="models.load_weights"):
-        state = models.load_checkpoint(path)
-    assert list(state) == list(load_weights(path)) == ["w"]
-    assert "load_checkpoint" not in models.__all__

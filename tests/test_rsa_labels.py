@@ -86,14 +86,6 @@ def test_noise_ceiling_aligns_subjects_by_id():
         ordered)
 
 
-def test_noise_ceiling_old_name_is_a_deprecated_alias():
-    from toponeuro.analysis import noise_ceiling
-
-    V = np.random.default_rng(0).random((3, 10))
-    with pytest.warns(FutureWarning, match="rdm_noise_ceiling"):
-        assert noise_ceiling(V) == rdm_noise_ceiling(V)
-
-
 @pytest.mark.parametrize("method", ["spearman", "pearson", "corr", "kendall_tau_a", "tau-a",
                                     "tau-b", "rho-a", "cosine", "corr_cov"])
 def test_constant_rdm_is_nan_with_a_warning_not_zero(method):

@@ -149,14 +149,3 @@ def test_from_items_kinds_ids_and_hash(tmp_path):
         StimulusSet.from_items("a sentence")
     with pytest.raises(InvalidDataError, match="Cannot use a dict"):
         StimulusSet.from_items([{}])
-
-
-def test_item_stimuli_is_a_deprecated_alias():
-    from toponeuro.features import ItemStimuli, as_stimuli
-
-    with pytest.warns(FutureWarning, match="StimulusSet.from_items"):
-        s = ItemStimuli(["a", "b"])
-    assert isinstance(s, StimulusSet) and s.content_hash() == as_stimuli(["a", "b"]).content_hash()
-    import toponeuro.features
-
-    assert "ItemStimuli" not in toponeuro.features.__all__

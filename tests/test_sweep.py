@@ -79,3 +79,37 @@ def test_sweep_bad_input():
         sweep({"n": acts}, None, resp.isel(stimulus=slice(0, 10)), progress=False)
     with pytest.raises(ValueError, match="stimuli="):
         sweep(["resnet18"], None, resp, progress=False)
+
+
+def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, monkeypatch):
+    import toponeuro.analysis._sweep as sw
+    from toponeuro.exceptions import InvalidDataError
+
+    acts, resp = _setup()
+    models = {"net": acts, "twin": acts.copy()}
+    full = sweep(models, None, resp, progress=False)
+    real = sw._compare_vectors
+    calls = []
+
+    def dies_after_five(*a):
+        if len(calls) == 5:
+            raise KeyboardInterrupt  # the run is killed mid-sweep
+        calls.append(1)
+        return real(*a)
+
+    path = tmp_path / "sweep.jsonl"
+    monkeypatch.setattr(sw, "_compare_vectors", dies_after_five)
+    with pytest.raises(KeyboardInterrupt):
+        sweep(models, None, resp, progress=False, results=path)
+    with open(path, "a") as f:
+        f.write('{"key": "cut off by the kill')  # a half-written last line
+    calls.clear()
+    monkeypatch.setattr(sw, "_compare_vectors", lambda *a: calls.append(1) or real(*a))
+    resumed = sweep(models, None, resp, progress=False, results=path)
+    assert len(calls) == len(full) - 5  # only the missing pairs were scored
+    assert resumed.equals(full)
+    calls.clear()
+    again = sweep(models, None, resp, progress=False, results=path)
+    assert not calls and again.equals(full)
+    with pytest.raises(InvalidDataError, match="other settings"):
+        sweep(models, None, resp, progress=False, results=path, compare="pearson")

@@ -41,14 +41,12 @@ _LAZY = {
     "smoothness": "toponeuro.analysis",
     "find_patches": "toponeuro.analysis",
     "map_similarity": "toponeuro.analysis",
-    "compare_topography": "toponeuro.analysis",
     "spatial_null": "toponeuro.analysis",
     "RidgeEncoder": "toponeuro.analysis",
     "PLSEncoder": "toponeuro.analysis",
     "encoding_score": "toponeuro.analysis",
     "rdm": "toponeuro.analysis",
     "compare_rdms": "toponeuro.analysis",
-    "noise_ceiling": "toponeuro.analysis",
     "rdm_noise_ceiling": "toponeuro.analysis",
     "searchlight_rsa": "toponeuro.analysis",
     "participation_ratio": "toponeuro.analysis",
@@ -88,12 +86,23 @@ __all__ = [
 ]
 
 
+#: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
+_REMOVED = {
+    "noise_ceiling": "toponeuro.rdm_noise_ceiling (the RDM ceiling) or "
+                     "toponeuro.brain.voxel_noise_ceiling (NSD's voxel ceiling)",
+    "compare_topography": "toponeuro.analysis.topography_table on each side, then "
+                          "toponeuro.analysis.compare_tables",
+}
+
+
 def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     if name in _SUBPACKAGES:
         return importlib.import_module(f"toponeuro.{name}")
-    raise AttributeError(f"module 'toponeuro' has no attribute {name!r}")
+    from ._deprecate import removed_names
+
+    return removed_names("toponeuro", _REMOVED)(name)
 
 
 def __dir__():

@@ -93,6 +93,7 @@ def _json_arg(text, flag: str, *, allow_inline: bool = True,
 _FLAG_OF = {
     "numbers": "--images",
     "random_state": "--seed",
+    "n_permutations": "--permutations",
     "out_dir": "--out",
     "data_path": "--data",
     "make_zip": "--zip",

@@ -1,88 +1,35 @@
-"""Deprecated names kept for one release: each use warns with a FutureWarning naming the new one.
+"""Names removed in 0.3.0: using one raises an error that names its replacement.
 
-FutureWarning (not DeprecationWarning) because the users of these names are scripts and
-notebooks, where Python hides DeprecationWarnings (as pandas and scikit-learn do).
+0.2 kept the 0.1 names for one release with a FutureWarning; 0.3.0 removed them
+(``docs/changelog.rst`` lists each with its replacement). A removed module attribute raises
+:class:`AttributeError` saying what to use instead (a removed keyword raises Python's own
+:class:`TypeError`, and the changelog says what replaced it).
 """
 
 from __future__ import annotations
 
-import functools
-import warnings
-
-__all__ = ["renamed_parameter", "renamed_function", "warn_renamed"]
+__all__ = ["removed_names"]
 
 
-def warn_renamed(old: str, new: str, stacklevel: int = 3) -> None:
-    """Warn that ``old`` is deprecated in favour of ``new`` (removed in the next release).
+def removed_names(module: str, replacements: dict[str, str]):
+    """A module ``__getattr__`` for attributes removed in 0.3.0 (``name -> replacement``).
 
     Examples
     --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as w:
-    ...     warnings.simplefilter("always")
-    ...     warn_renamed("f(data_dir=)", "f(cache_dir=)")
-    >>> w[0].category.__name__, str(w[0].message).split(";")[0]
-    ('FutureWarning', 'f(data_dir=) is deprecated and will be removed in the next release')
-    """
-    warnings.warn(
-        f"{old} is deprecated and will be removed in the next release; use {new}.",
-        FutureWarning,
-        stacklevel=stacklevel,
-    )
-
-
-def renamed_parameter(old: str, new: str):
-    """Decorator: keyword ``old=`` still works (with a FutureWarning) and means ``new=``.
-
-    Examples
-    --------
-    >>> @renamed_parameter("data_dir", "cache_dir")
-    ... def f(cache_dir=None):
-    ...     return cache_dir
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", FutureWarning)
-    ...     f(data_dir="/tmp")
-    '/tmp'
+    >>> getattr_ = removed_names("toponeuro.features", {"ItemStimuli": "StimulusSet.from_items"})
+    >>> try:
+    ...     getattr_("ItemStimuli")
+    ... except AttributeError as err:
+    ...     print(err)
+    toponeuro.features.ItemStimuli was removed in toponeuro 0.3.0; use StimulusSet.from_items (see the changelog).
     """
 
-    def decorator(fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            if old in kwargs:
-                if new in kwargs:
-                    raise TypeError(
-                        f"{fn.__name__}() got {old}= (deprecated) and {new}=; pass only {new}=."
-                    )
-                warn_renamed(f"{fn.__name__}({old}=...)", f"{new}=")
-                kwargs[new] = kwargs.pop(old)
-            return fn(*args, **kwargs)
+    def __getattr__(name: str):
+        if name in replacements:
+            raise AttributeError(
+                f"{module}.{name} was removed in toponeuro 0.3.0; use {replacements[name]} "
+                "(see the changelog)."
+            )
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
-        return wrapper
-
-    return decorator
-
-
-def renamed_function(fn, old: str, new: str):
-    """A deprecated alias ``old`` of ``fn`` that warns (naming ``new``) and then calls it.
-
-    Examples
-    --------
-    >>> def total(xs):
-    ...     return sum(xs)
-    >>> add_up = renamed_function(total, "add_up", "total")
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", FutureWarning)
-    ...     add_up([1, 2])
-    3
-    """
-
-    @functools.wraps(fn)
-    def alias(*args, **kwargs):
-        warn_renamed(old, new)
-        return fn(*args, **kwargs)
-
-    alias.__name__ = alias.__qualname__ = old.rsplit(".", 1)[-1]
-    alias.__doc__ = f"Deprecated alias of :func:`{new}` (removed in the next release)."
-    return alias
+    return __getattr__

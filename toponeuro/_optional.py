@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib
 
+from .exceptions import MissingDependencyError
+
 __all__ = ["optional_import"]
 
 
@@ -26,6 +28,6 @@ def optional_import(module: str, extra: str, who: str):
     try:
         return importlib.import_module(module)
     except ImportError as err:
-        raise ImportError(
+        raise MissingDependencyError(
             f"{who} needs {module.split('.')[0]}: pip install 'toponeuro[{extra}]'"
         ) from err

@@ -61,8 +61,10 @@ def is_toponeuro_netcdf(path) -> bool:
     try:
         import h5py
 
-        with h5py.File(path, "r") as f:
-            return "toponeuro_version" in f.attrs or "toponeuro_format" in f.attrs
+        marks = ("toponeuro_version", "toponeuro_format")
+        with h5py.File(path, "r") as f:  # a DataArray's attrs are its variable's
+            return any(m in attrs for attrs in (f.attrs, *(v.attrs for v in f.values()))
+                       for m in marks)
     except (OSError, ValueError, ImportError):
         return False
 
@@ -222,7 +224,7 @@ class PathLock:
     ...     PathLock(lock_file, "output folder x", "wait").acquire()
     ... except OutputLockedError as err:
     ...     print(str(err)[:50])
-    The output folder x is being written by another p
+    The output folder x is being written by another pr
     >>> a.release()
     """
 

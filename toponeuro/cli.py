@@ -27,6 +27,7 @@ from ._cli_checks import (
     _positive,
     cli_message,
 )
+from ._output import atomic_file, check_not_an_input, check_output_file
 from ._version import __version__
 
 __all__ = ["main", "build_parser", "cli_message", "COMMANDS"]
@@ -95,6 +96,11 @@ def _add_forward_args(p, *, batch_size: int, per: str) -> None:
     _add_no_progress(p)
 
 
+def _forward(args, device) -> dict:
+    """What ``_add_forward_args`` parsed, as the library's keyword arguments."""
+    return {"batch_size": args.batch_size, "device": device, "progress": not args.no_progress}
+
+
 def _add_checkpoint_args(p) -> None:
     """``--checkpoint`` and ``--trust-checkpoint``: local weights instead of the released ones
     (read by :func:`toponeuro.training.load_trained_model`, in every command alike)."""
@@ -141,7 +147,10 @@ def _add_train(sub):
         help="train a small TopoNet from a recipe (cross-entropy + TopoLoss)",
         description="Train a TopoNet from a recipe: a TOML file or the name of a recipe shipped "
         "with toponeuro (see --list). Checkpoints are written after every epoch; rerunning the "
-        "same command resumes from the last one.",
+        "same command resumes from the last one. A run stops at the first NaN or infinite loss "
+        "or gradient, naming the step, the learning rate and the last good checkpoint. The "
+        "output folder records its recipe (run.json): a rerun with another recipe is refused "
+        "unless --restart.",
     )
     p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
                    "(required unless --list)")
@@ -150,7 +159,11 @@ def _add_train(sub):
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
     p.add_argument("--device", help=f"{_DEVICE_HELP} (default: the recipe's, else cpu)")
     p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
-    p.add_argument("--no-resume", action="store_true", help="start over even if checkpoints exist")
+    p.add_argument("--no-resume", action="store_true",
+                   help="start the same run over even if checkpoints exist")
+    p.add_argument("--restart", action="store_true",
+                   help="discard the run in --out even if another recipe made it, and start "
+                   "over")
     _add_no_progress(p)
     p.add_argument("--list", action="store_true", help="list the recipes shipped with toponeuro")
 
@@ -181,6 +194,7 @@ def _run_train(args) -> int:
         out_dir=out,
         data_path=args.data,
         resume=not args.no_resume,
+        restart=args.restart,
         progress=not args.no_progress,
         **overrides,
     )
@@ -223,7 +237,8 @@ def _add_extract(sub):
     p.add_argument("--layers", nargs="+", default=["topo"],
                    help="module names (see `toponeuro layers MODEL`), or topo for the card's "
                    "TopoLoss layers")
-    p.add_argument("--out", required=True, help="output netCDF file (.nc)")
+    p.add_argument("--out", required=True,
+                   help="output netCDF file (.nc); never one of the inputs or inside --stimuli")
     p.add_argument("--pooling", default="mean", choices=["mean", "max", "center", "none"],
                    help="spatial pooling of conv feature maps (none keeps every unit)")
     p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"],
@@ -232,6 +247,10 @@ def _add_extract(sub):
     p.add_argument("--store", help="folder for the resumable streaming store "
                    "(default: keep the activations in memory)")
     p.add_argument("--no-resume", action="store_true", help="ignore finished rows in --store")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --out file written by toponeuro (and a --store "
+                   "file made with other settings); files toponeuro did not write are never "
+                   "replaced")
 
 
 def _extract_stimuli(args):
@@ -258,9 +277,12 @@ def _run_extract(args) -> int:
     from .training import load_model
 
     _positive(args.batch_size, "--batch-size")
-    out = _out_file(args.out)
+    inputs = [args.stimuli, args.checkpoint]
     if args.store:
         (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
+        check_not_an_input(args.store, param="store", inputs=inputs)
+    out = check_output_file(args.out, param="out", inputs=[*inputs, args.store],
+                            overwrite=args.overwrite, what="netCDF file of activations")
     device = _device(args.device)
     stimuli = _extract_stimuli(args)
     if args.checkpoint is not None:
@@ -273,14 +295,14 @@ def _run_extract(args) -> int:
         args.layers if args.layers != ["topo"] else "topo",
         pooling=None if args.pooling == "none" else args.pooling,
         token_pooling=args.token_pooling,
-        batch_size=args.batch_size,
-        device=device,
         store=args.store,
         resume=not args.no_resume,
-        progress=not args.no_progress,
+        overwrite=args.overwrite,
+        **_forward(args, device),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    acts.to_netcdf(out, engine="h5netcdf")
+    with atomic_file(out) as tmp:  # a kill mid-write leaves the earlier file, never half
+        acts.to_netcdf(tmp, engine="h5netcdf")
     print(
         f"extracted {acts.sizes['stimulus']} stimuli x {acts.sizes['unit']} units from "
         f"{len(acts.topo.layers)} layer(s) of {args.model!r} -> {out}"
@@ -339,7 +361,11 @@ def _add_map(sub):
                    help="layers to map (default: the model's last three TopoLoss layers)")
     p.add_argument("--out", default=None,
                    help="output folder (default: toponeuro-map; with --language "
-                   "toponeuro-language-map)")
+                   "toponeuro-language-map); written aside and moved into place when "
+                   "complete, so an interrupted run leaves an earlier output as it was")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier toponeuro output in --out (a folder toponeuro did "
+                   "not write is never replaced)")
     _library_default(
         p.add_argument("--threshold", type=float,
                        help="patch threshold on the selectivity t, after TDANN's smoothing"),
@@ -354,6 +380,17 @@ def _add_map(sub):
         p.add_argument("--alpha", type=float,
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
+    p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
+                   help="your own cortical maps in place of the visfAtlas: "
+                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
+                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
+                   "projected with nilearn's vol_to_surf), comma-separated per domain "
+                   "(default: the visfAtlas ROIs, each as its geodesic proximity)")
+    p.add_argument("--vol-to-surf", metavar="JSON",
+                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
+                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
+    p.add_argument("--cortex-threshold", type=float,
+                   help="patch threshold of --cortex-maps, in their units (default: --threshold)")
     _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
 
@@ -362,16 +399,6 @@ def _default_map_model() -> str:
     from .reporting import DEFAULT_MAP_MODEL
 
     return DEFAULT_MAP_MODEL
-
-
-def _check_null_args(args) -> None:
-    from .exceptions import InvalidDataError
-
-    if args.permutations is not None and args.permutations < 0:
-        raise InvalidDataError(
-            f"--permutations must be 0 (no null) or more; got {args.permutations}.")
-    if args.alpha is not None and not 0 < args.alpha <= 1:
-        raise InvalidDataError(f"--alpha must be in (0, 1]; got {args.alpha}.")
 
 
 def _run_language_map(args) -> int:
@@ -387,7 +414,6 @@ def _run_language_map(args) -> int:
     out = _out_folder(args.out or "toponeuro-language-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
-    _check_null_args(args)
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     stimuli = args.stimuli or "langloc"
@@ -397,8 +423,7 @@ def _run_language_map(args) -> int:
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
-        out_dir=out, batch_size=args.batch_size, device=device, random_state=args.seed,
-        progress=not args.no_progress,
+        out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 
@@ -413,7 +438,6 @@ def _run_map(args) -> int:
     out = _out_folder(args.out or "toponeuro-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
-    _check_null_args(args)
     library_defaults = {  # None: not given, run_map's own default applies
         "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
     if args.checkpoint is not None:
@@ -430,10 +454,13 @@ def _run_map(args) -> int:
             numbers=args.images,
             layers=args.layers,
             out_dir=out,
-            batch_size=args.batch_size,
-            device=device,
+            overwrite=args.overwrite,
             random_state=args.seed,
-            progress=not args.no_progress,
+            cortex_maps=args.cortex_maps,
+            **_forward(args, device),
+            vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
+                                  example='{"radius": 2}'),
+            cortex_threshold=args.cortex_threshold,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
     for w in caught:  # said in flags, last, after the summary
@@ -566,7 +593,6 @@ def _add_brainscore(sub):
                    "required without --benchmark")
     s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
                    "suffix, categories their sub-folders; required without --benchmark")
-    s.add_argument("--images", dest="images_deprecated", help=argparse.SUPPRESS)
     s.add_argument("--python", help="python of the Brain-Score environment "
                    "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
     s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
@@ -580,21 +606,6 @@ def _add_brainscore(sub):
                    "(default: print it only)")
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
-
-
-def _old_metrics(argv):
-    """``--metrics a,b`` (the old spelling) as ``--metrics a b``, with a warning (one release)."""
-    out, rest = [], list(argv)
-    while rest:
-        arg = rest.pop(0)
-        if arg.startswith("--metrics="):
-            arg, value = "--metrics", arg.split("=", 1)[1]
-            rest.insert(0, value)
-        out.append(arg)
-        if arg == "--metrics" and rest and "," in rest[0]:
-            out.extend(m for m in rest.pop(0).split(",") if m)
-            _warn("--metrics a,b is deprecated; separate metrics with spaces (--metrics a b).")
-    return out
 
 
 def _sha256_arg(text):
@@ -651,10 +662,6 @@ def _run_brainscore(args) -> int:
 
         from .stimuli import load_image_folder
 
-        if args.images_deprecated:
-            _warn("--images is deprecated for `brainscore score`; use --stimuli (the same "
-                  "flag as in extract and map).")
-            args.stimuli = args.stimuli or args.images_deprecated
         stimuli = responses = None
         _input_path(args.plugin, "--plugin", "a plugin folder written by `export`")
         if args.benchmark is None:
@@ -742,7 +749,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         parser.print_help(sys.stderr)
         return 2
-    args = parser.parse_args(_old_metrics(argv))
+    args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -52,6 +52,10 @@ __all__ = [
     "OutOfRangeError",
     "OutputPathError",
     "DeviceError",
+    "MissingDependencyError",
+    "ExternalCommandError",
+    "InternalError",
+    "ImplausibleValueWarning",
     "OutputExistsError",
     "OutputLockedError",
     "TrainingDivergedError",
@@ -228,6 +232,27 @@ class ParameterError(ToponeuroError, ValueError):
 
 class OutOfRangeError(ToponeuroError, IndexError):
     """An index is outside the valid range; the message gives the range."""
+
+
+class MissingDependencyError(ToponeuroError, ImportError):
+    """An optional package a function needs is not installed; the message names the extra."""
+
+
+class ExternalCommandError(ToponeuroError, RuntimeError):
+    """A program toponeuro runs in another environment (Brain-Score scoring) failed.
+
+    The message ends with that program's own error output.
+    """
+
+
+class InternalError(ToponeuroError, RuntimeError):
+    """toponeuro's own files disagree with each other: a bug in toponeuro; please report it."""
+
+
+class ImplausibleValueWarning(ToponeuroWarning):
+    """A result lies outside the range its definition allows for sound inputs (scores far
+    above their noise ceiling ...), so an input is likely wrong; the message names the rule
+    and the likely cause."""
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

@@ -19,6 +19,7 @@ import xarray as xr
 
 from . import _dims as D
 from ._docs import fill_doc
+from ._params import check_random_state
 from ._typing import RandomState
 from ._version import __version__
 from .exceptions import (
@@ -195,7 +196,7 @@ def _check_positions(da):
     rows, cols = _int_positions(da, D.ROW), _int_positions(da, D.COL)
     _, layer_idx = np.unique(np.asarray(da[D.LAYER].values).astype(str), return_inverse=True)
     keys = [layer_idx.ravel(), rows, cols]
-    keys += [np.asarray(da[c].values) for c in (D.FMAP_Y, D.FMAP_X)
+    keys += [np.asarray(da[c].values) for c in (D.Y, D.X)
              if c in da.coords and da[c].dims == (D.UNIT,)]
     key = np.stack([np.asarray(k, dtype=np.int64) for k in keys], axis=1)
     uniq, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
@@ -284,7 +285,7 @@ def make_activations(
     >>> acts.topo.map("conv", reduce="mean").shape
     (1, 2, 2)
     """
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     blocks, layer_c, chan_c, row_c, col_c = [], [], [], [], []
     unit_coords = unit_coords or {}
     extra_names = [

@@ -89,8 +89,8 @@ print("\n".join(names))
 # Here: 55 fLoc images (5 per category, from ``$TOPONEURO_DATA/floc`` or the pinned download, else synthetic
 # images) and synthetic "IT" voxels that read out the committed IT layer linearly, plus
 # noise, each stimulus shown twice so Brain-Score can compute its split-half ceiling.
-from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
 from toponeuro.brain import make_brain_responses  # noqa: E402
+from toponeuro.tutorial import data_note, tutorial_floc  # noqa: E402
 
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
 stimuli = tutorial_floc(range(1, 6))

@@ -84,13 +84,14 @@ ax.set_xlabel("flat-map x (mm)")
 ax.set_ylabel("flat-map y (mm)")
 ax.set_title("Left hemisphere, flat fsaverage5: visfAtlas domains")
 ax.legend(markerscale=4, loc="upper right")
+plt.show()
 
 # %%
 # A model's selectivity maps
 # --------------------------
 # As in :doc:`plot_floc_selectivity`: domain-vs-rest t maps of the demo TopoNet on held-out
 # fLoc images (97–120, 24 per category).
-from toponeuro._tutorial import data_note, tutorial_floc
+from toponeuro.tutorial import data_note, tutorial_floc
 
 categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
@@ -111,32 +112,31 @@ sel = toponeuro.domain_selectivity(acts)
 # :func:`toponeuro.atlases.cortex_maps` turns the atlas into what the comparison needs, the
 # same way ``toponeuro map`` does: per hemisphere, one 0/1 map per domain over its vertices,
 # with the flat-map coordinates as positions and the inflated mesh's edges as neighbours
-# (``.geometry``). :func:`toponeuro.compare_topography` then takes named maps on both sides;
-# ``cortex_threshold=0.5`` makes each ROI a patch. Model patches here are looser than TDANN's
+# (``.geometry``). Each side then gets its topography table
+# (:func:`toponeuro.analysis.topography_table`: every statistic measured once, with its null),
+# and :func:`toponeuro.analysis.compare_tables` puts one layer beside one hemisphere, the
+# same two calls ``toponeuro map`` makes; ``threshold=0.5`` without smoothing makes each ROI a
+# patch. Model patches here are looser than TDANN's
 # procedure (the defaults of :func:`toponeuro.find_patches`: smoothing by TDANN's 2.4 mm scaled
 # to the sheet, t ≥ 2, at least 10 connected units): t ≥ 3 after a light smoothing (0.5 unit
 # spacings), at least 3 units. On this demo's 16 × 16 sheet TDANN's 10-unit minimum leaves only
-# two domains with a patch, too few to compare arrangements; drop the four settings to get
+# two domains with a patch, too few to compare arrangements; drop the three settings to get
 # TDANN's. Each patch still gets its p value. ``n_permutations`` adds the spatial null of
 # every per-map statistic (rows ``smoothness_p``, ``n_significant_patches``,
 # ``map_similarity_p``); 200 draws keep this page fast (``toponeuro map`` uses 1,000 for the
 # model). The cortex's maps are the atlas's binary ROIs, smooth and patchy by construction,
-# so their nulls say little (and the spin test on 10,242 vertices is slower).
+# so their smoothness and patches get no null (as in ``toponeuro map``); their map
+# similarities get the spin test (``similarity_permutations``).
+from toponeuro.analysis import compare_tables, topography_table
+
 left_cortex = cortex_maps(atlas, DOMAINS, hemispheres=["left"])["left"]
-model_maps = {d: sel.sel(domain=d) for d in DOMAINS}
-settings = dict(
-    layer=LAYER,
-    cortex_geometry=left_cortex.geometry,
-    threshold=3.0,
-    cortex_threshold=0.5,
-    smooth_sigma=0.5,
-    cortex_smooth_sigma=0.0,
-    min_units=3,
-    cortex_min_units=10,
-    n_permutations=200,
-    random_state=0,
-)
-table = toponeuro.compare_topography(model_maps, left_cortex.maps, **settings)
+cortex_topo = topography_table({"left": left_cortex}, threshold=0.5, smooth_sigma=0.0,
+                               min_units=10, n_permutations=0, similarity_permutations=200,
+                               random_state=0)
+model_settings = dict(threshold=3.0, smooth_sigma=0.5, min_units=3, n_permutations=200,
+                      random_state=0)
+model_topo = topography_table(sel.sel(domain=DOMAINS), layers=LAYER, **model_settings)
+table = compare_tables(model_topo, LAYER, cortex_topo, "left")
 print(table.round(3).to_string())
 
 # %%
@@ -173,6 +173,16 @@ proc = float(table.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex
 print(f"{MODEL}: arrangement Spearman rho = {rho:+.2f}, Procrustes disparity = {proc:.2f}")
 
 # %%
+# The patch-centroid numbers above need a patch on both sides, so they are often undefined.
+# The ``domain_arrangement`` rows (:func:`toponeuro.analysis.arrangement_comparison`, the
+# number ``toponeuro map`` reports for every layer) use every domain's whole map instead:
+# each domain's centre is the weighted mean position of its map's top 10 % of points, the
+# centre distances on the sheet are rank-correlated with the geodesic ones on the cortex, and
+# two nulls (sheet maps shifted, cortex maps spun on the sphere) give ``p_shift`` and
+# ``p_spin``; ``p_value`` is the larger (see :doc:`/metrics`).
+print(table.loc["domain_arrangement", "model_vs_cortex"].round(3).to_string())
+
+# %%
 # With three domains a perfect rank correlation happens by chance one time in six (3! orders
 # of the three distances), and four domains give only six distances, so a single number says
 # little. A reference point is the same comparison for the control
@@ -181,9 +191,8 @@ control = toponeuro.create_model("toponet_demo.v2_tau_0", pretrained=True)
 control_sel = toponeuro.domain_selectivity(
     toponeuro.extract(control, stimuli, [LAYER], progress=False)
 )
-control_table = toponeuro.compare_topography(
-    {d: control_sel.sel(domain=d) for d in DOMAINS}, left_cortex.maps, **settings
-)
+control_topo = topography_table(control_sel.sel(domain=DOMAINS), layers=LAYER, **model_settings)
+control_table = compare_tables(control_topo, LAYER, cortex_topo, "left")
 rows = ["arrangement_spearman", "arrangement_procrustes", "arrangement_n_regions"]
 print(control_table.loc[rows, "model_vs_cortex"].round(2).to_string())
 

@@ -64,6 +64,7 @@ for ax, (name, lam) in zip(axes, spectra.items()):
 axes[0].set_ylabel("participation ratio (mean ± sd of 10 draws)")
 axes[0].legend(fontsize=8, loc="lower right")
 fig.suptitle("The plain estimate drifts with n; the corrected one stays flat")
+plt.show()
 
 # %%
 # The plain estimate and ``effective_dimensionality`` are the same number. The corrected
@@ -80,7 +81,7 @@ fig.suptitle("The plain estimate drifts with n; the corrected one stays flat")
 # else synthetic images) with :func:`toponeuro.extract`.
 
 import toponeuro  # noqa: E402
-from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
+from toponeuro.tutorial import data_note, tutorial_floc  # noqa: E402
 
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
 stimuli = tutorial_floc(range(1, 11))

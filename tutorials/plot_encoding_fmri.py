@@ -36,7 +36,6 @@ import nibabel as nib
 import numpy as np
 
 import toponeuro
-from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import PLSEncoder, RidgeEncoder, encoding_score
 from toponeuro.brain import (
     average_repetitions,
@@ -44,6 +43,7 @@ from toponeuro.brain import (
     split_half_reliability,
     voxel_noise_ceiling,
 )
+from toponeuro.tutorial import data_note, tutorial_floc
 
 CATS = ["adult", "body", "house", "word", "car"]
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
@@ -167,6 +167,7 @@ for ax, k in zip(axes, (2, 4, 6)):
 axes[0].set_ylabel("y (voxel index, posterior → anterior)")
 fig.colorbar(im, ax=axes, shrink=0.8, label="ridge encoding score (Pearson r)")
 fig.suptitle("Encoding score map (black outline: planted ROI)")
+plt.show()
 
 # %%
 # Which alphas were chosen?
@@ -232,6 +233,7 @@ axes[1].set_xlabel("planted signal gain (a.u.)")
 axes[1].set_ylabel("score / noise ceiling")
 axes[1].set_title("Normalised (ROI, reliability > 0.1)")
 fig.colorbar(sc, ax=axes[0], label="planted signal gain (a.u.)")
+plt.show()
 
 # %%
 # With real data

@@ -21,8 +21,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
-from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.plotting import plot_distance_profile, plot_sheet_map
+from toponeuro.tutorial import data_note, tutorial_floc
 
 categories = [c for c in toponeuro.stimuli.FLOC_CATEGORIES if c != "scrambled"]
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
@@ -127,6 +127,7 @@ axes[1].set_xticks(x, domains)
 axes[1].set_ylabel("smoothness score")
 axes[1].set_title(f"every domain, {LAYER}", fontsize=10)
 axes[1].legend(fontsize=8)
+plt.show()
 
 # %%
 # How the domain maps relate
@@ -134,9 +135,11 @@ axes[1].legend(fontsize=8)
 # :func:`toponeuro.map_similarity` compares two maps on the sheet by their structural
 # similarity (SSIM, Wang et al. 2004: local means, contrasts and correlations in a sliding
 # window), the measure the TopoNets paper reports; see :doc:`/metrics`. Beside each value
-# stands its *shift* null: the second map moved as a whole across the sheet (circular shifts
-# and flips), so that each map keeps its own smoothness but the correspondence between them
-# is broken; ``p_value`` asks whether the two maps share territory beyond that. In the ventral
+# stands its *shift* null: the second map moved as a whole across the sheet (shifts within
+# the sheet and its mirror images), so that each map keeps its own smoothness but the
+# correspondence between them is broken; ``p_value`` (two-sided) asks whether the two maps
+# are more or less alike than that, and :func:`toponeuro.analysis.overlap_verdict` says it
+# in words. In the ventral
 # temporal cortex face- and body-selective regions lie next to each other while
 # place-selective cortex lies apart, so there faces–bodies is the more similar pair. These
 # demo models were trained by instance discrimination (each training image its own class),
@@ -167,3 +170,4 @@ ax.set_xticks(x, LAYERS)
 ax.set_ylabel("SSIM")
 ax.set_title("toponet_demo.v2_tau_50: similarity of selectivity maps")
 ax.legend(fontsize=8)
+plt.show()

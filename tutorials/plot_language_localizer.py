@@ -25,8 +25,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import toponeuro
-from toponeuro._tutorial import data_note, tutorial_language_localizer
 from toponeuro.plotting import plot_sheet_map
+from toponeuro.tutorial import data_note, tutorial_language_localizer
 
 N_PER_CONDITION = 40
 items = tutorial_language_localizer(N_PER_CONDITION, ["S", "N"])
@@ -99,6 +99,7 @@ ax.set_xlabel("MiniLM layer (MLP up-projection)")
 ax.set_ylabel("units in the mask (%)")
 ax.set_title(f"Language-selective units ({N_PER_CONDITION} items per condition)")
 ax.legend(frameon=False, fontsize=8)
+plt.show()
 
 # %%
 # One t threshold is implied by the top-10 % cut, the same for every layer because the pool

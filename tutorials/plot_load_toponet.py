@@ -88,7 +88,7 @@ print(type(model).__name__, "| weights sha256:", model.weights_sha256[:16], "...
 # ``xarray.DataArray`` with dims ``("stimulus", "unit")``; every unit carries its ``layer``,
 # ``channel`` and its ``row``/``col`` on that layer's sheet. ``layers="topo"`` takes the
 # card's TopoLoss layers. Two images per domain are enough to show the layout.
-from toponeuro._tutorial import data_note, tutorial_floc  # noqa: E402
+from toponeuro.tutorial import data_note, tutorial_floc  # noqa: E402
 
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
 stimuli = tutorial_floc([1, 2], ["adult", "body", "house", "word", "car"])
@@ -115,6 +115,7 @@ for ax, img in zip(axes, images):
 axes[0].set_ylabel("sheet row")
 fig.colorbar(im, ax=axes, shrink=0.85, label="response − image mean")
 fig.suptitle("layer4.1.conv2 on its 16 × 32 sheet (random weights)")
+plt.show()
 
 # %%
 # :func:`toponeuro.plotting.plot_sheet_map` draws any per-unit value on each layer's sheet
@@ -160,3 +161,4 @@ fig = plot_distance_profile(
     title="layer3.0.conv1 of the demo TopoNets",
 )
 fig.axes[0].axhline(0, color="k", lw=0.6)
+plt.show()

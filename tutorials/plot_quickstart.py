@@ -9,7 +9,7 @@ From the command line::
 
     pip install -e .                           # in a clone of the repository
     toponeuro map                              # the shipped demo TopoNet, fLoc images 97-120
-    toponeuro map --stimuli /path/to/floc      # offline: a local copy of the fLoc images
+    toponeuro map --stimuli /path/to/floc --images 97-120   # offline: a local fLoc copy
     toponeuro map --model toponet_demo.v2_tau_0 --out map-tau0     # the control, for comparison
 
 It writes a folder with ``report.html`` (everything below on one page), the figures as PNG,
@@ -34,9 +34,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 import toponeuro
-from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.reporting import DEFAULT_MAP_MODEL
 from toponeuro.stimuli import FLOC_CATEGORIES
+from toponeuro.tutorial import data_note, tutorial_floc
 
 stimuli = tutorial_floc(range(97, 121), [c for c in FLOC_CATEGORIES if c != "scrambled"])
 out = Path(tempfile.mkdtemp()) / "toponeuro-map"
@@ -66,7 +66,7 @@ def show(name, width=9.0):
     fig, ax = plt.subplots(figsize=(width, width * h / w), layout="constrained")
     ax.imshow(img)
     ax.set_axis_off()
-    return fig
+    plt.show()
 
 
 # %%
@@ -74,8 +74,9 @@ def show(name, width=9.0):
 # ---------------------------------
 # For every unit (one per channel, responses averaged over the feature map) and every domain,
 # TDANN's selectivity t (Welch-type): responses to that domain's images against the other
-# four domains'. Red units prefer the domain, blue units avoid it; the colour scale is shared
-# and centred at 0. Each unit sits at its place on the layer's sheet — the same place where
+# four domains'. Red units prefer the domain, blue units avoid it; each layer (column) has
+# its own colour scale, centred at 0 and reaching the 99th percentile of ``|t|``, so a layer with
+# weaker selectivity is not washed out by a stronger one. Each unit sits at its place on the layer's sheet — the same place where
 # TopoLoss pulled it toward its neighbours during training. Black contours enclose units
 # with t ≥ 2 (before smoothing), the candidates for *patches*.
 show("sheet_maps.png", width=7.5)
@@ -107,9 +108,10 @@ print(res.tables["model"].round(3).to_string(index=False))
 # similarity (SSIM, as the TopoNets paper reports it; see :func:`toponeuro.map_similarity`),
 # each ``value`` beside its *shift* null: the second map moved as a whole across
 # the sheet, so that each map keeps its smoothness but the correspondence between them is
-# broken (``null_mean``, ``null_std``, ``p_value``). In human ventral temporal cortex face-
-# and body-selective regions neighbour each other while place-selective cortex lies apart, so
-# faces–bodies is expected above faces–places. The report also gives each layer's effective
+# broken (``null_mean``, ``null_std``, ``p_value``). The TopoNets paper reports face and body
+# maps overlapping and face and place maps apart on its models' sheets; the report sets
+# beside it what the cortex maps used here show (their own faces–bodies and faces–places
+# correlations with spin-test p-values). The report also gives each layer's effective
 # dimensionality (how many dimensions the responses to these images spread over).
 print(res.tables["similarity"].round(3).to_string(index=False))
 
@@ -119,32 +121,37 @@ print(res.tables["similarity"].round(3).to_string(index=False))
 # The same measures need cortical maps to compare with. The visfAtlas (Rosenke et al., 2021)
 # outlines face-, body-, place- and character-selective regions, here on the inflated
 # fsaverage5 surface seen from below (see :doc:`plot_compare_visfatlas`). It has no
-# object-selective region, so objects are compared on the model side only.
+# object-selective region, so objects are compared on the model side only. The atlas is a
+# maximum-probability map (one label per vertex, so its 0/1 regions never overlap); the map
+# measures each region continuously, as its geodesic proximity ``exp(-d / 10 mm)``. Your own
+# cortical maps replace it with ``toponeuro map --cortex-maps faces=lh.gii:rh.gii,...``
+# (``run_map(cortex_maps=...)``, :func:`toponeuro.atlases.load_cortex_maps`).
 show("cortex_rois.png")
 
 # %%
 # 4. Model vs cortex
 # ------------------
-# Side by side for one layer and both hemispheres: smoothness, number of patches and their
-# area (share of the sheet, or of the hemisphere), and the two map similarities. The cortex
-# maps are binary ROIs, smooth by construction, so their smoothness is a reference for a
-# well-organised map rather than a target to match number for number.
+# The model-vs-cortex number is the *arrangement* of the five domains: each domain's centre
+# (the weighted mean position of the top 10 % of its map, whatever its patches), the
+# distances between every pair of centres on the sheet, and Spearman's ρ of those against the
+# geodesic distances between the same centres on the cortex. It is defined for every layer,
+# and it has two nulls: the sheet's maps moved at random (cortex fixed) and the cortex's maps
+# spun on the sphere (sheet fixed); it counts only if it beats both. The figure shows ρ for
+# every layer and hemisphere (filled: p ≤ alpha against both nulls); the report's headline
+# names the deepest layer, a rule fixed in advance.
 show("comparison.png")
 
 # %%
-# The *arrangement* rows ask whether the domains sit in the same order of nearness on the
-# sheet and on the cortex: take the centroid of each domain's largest patch on both sides,
-# compute all pairwise distances, and rank-correlate them (Spearman ρ; +1 = same order of
-# nearness, 0 = unrelated) or fit one point set onto the other by rotation, reflection and
-# scaling (Procrustes disparity; 0 = same shape, 1 = unrelated). Only domains with a patch on
-# both sides count, and with three domains there are only three distances — so read these
-# numbers as a demonstration of the measurement, never as evidence on their own.
+# For the headline layer and the left hemisphere: the centres on the sheet, on the cortex's
+# flat map, and each pair's distance on one against the other. The visfAtlas has four domains
+# on the left (six pairs) and three on the right (three pairs: ρ can then only be ±1 or
+# ±0.5, and no p-value can be small) — read the right hemisphere as a description.
 show("arrangement_left.png")
 
 # %%
 # The full comparison, every layer and hemisphere, is ``comparison.csv``:
 table = res.tables["comparison"]
-rows = table["metric"].str.startswith("arrangement")
+rows = table["metric"] == "domain_arrangement"
 print(table[rows].round(3).to_string(index=False))
 
 # %%

@@ -33,7 +33,6 @@ import numpy as np
 import xarray as xr
 
 import toponeuro
-from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import (
     bootstrap_compare_rdms,
     compare_rdms,
@@ -45,6 +44,7 @@ from toponeuro.analysis import (
 from toponeuro.brain import make_brain_responses
 from toponeuro.plotting import plot_rdm
 from toponeuro.stimuli import FLOC_CATEGORIES
+from toponeuro.tutorial import data_note, tutorial_floc
 
 CATS = [c for c in FLOC_CATEGORIES if c != "scrambled"]
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings

@@ -26,10 +26,10 @@ import numpy as np
 import xarray as xr
 
 import toponeuro
-from toponeuro._tutorial import data_note, tutorial_floc
 from toponeuro.analysis import sweep
 from toponeuro.brain import make_brain_responses
 from toponeuro.plotting import plot_sweep
+from toponeuro.tutorial import data_note, tutorial_floc
 
 # the local copy $TOPONEURO_DATA/floc, else the pinned download, else synthetic gratings
 stimuli = tutorial_floc(range(1, 11))
@@ -116,3 +116,4 @@ plot_sweep(rsa, models="toponet_demo.v2_tau_0", regions=list(PLANT), ax=axes[0],
 plot_sweep(enc, models="toponet_demo.v2_tau_0", regions=list(PLANT), ax=axes[1], center=None,
            cmap="viridis", colorbar_label="encoding (Pearson r)")
 fig.suptitle("toponet_demo.v2_tau_0: two methods")
+plt.show()

@@ -1,6 +1,7 @@
 """Analyses: selectivity maps, topography metrics, comparison with cortex, encoding models,
 RSA, dimensionality and layer x region sweeps."""
 
+from .._deprecate import removed_names
 from . import (
     _autocorr,
     _compare,
@@ -19,6 +20,7 @@ from . import (
     _sweep,
     _tables,
     _topography,
+    _verdict,
 )
 from ._autocorr import *
 from ._compare import *
@@ -37,6 +39,7 @@ from ._selectivity import *
 from ._sweep import *
 from ._tables import *
 from ._topography import *
+from ._verdict import *
 
 __all__ = [
     *_tables.__all__,
@@ -44,6 +47,7 @@ __all__ = [
     *_localizer.__all__,
     *_geometry.__all__,
     *_topography.__all__,
+    *_verdict.__all__,
     *_autocorr.__all__,
     *_patches.__all__,
     *_null.__all__,
@@ -59,17 +63,10 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    # deprecated alias, kept for one release: reading checkpoints is the training stage's job
-    if name == "trajectory":
-        import importlib
-        import warnings
-
-        warnings.warn(
-            "toponeuro.analysis.trajectory moved to toponeuro.training.trajectory (it reads "
-            "training checkpoints); the old name goes in the next release.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return importlib.import_module("toponeuro.training").trajectory
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
+__getattr__ = removed_names(__name__, {
+    "trajectory": "toponeuro.training.trajectory",
+    "noise_ceiling": "toponeuro.analysis.rdm_noise_ceiling (the RDM ceiling) or "
+                     "toponeuro.brain.voxel_noise_ceiling (NSD's voxel ceiling)",
+    "compare_topography": "topography_table on each side, then compare_tables",
+})

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import sparse
 
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
 
 __all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "moran_weights", "morans_i"]
@@ -129,7 +130,6 @@ def _moran_factory(tms, *, weights="rook", transform="r", rng=None):
 register_statistic("morans_i", _moran_factory)
 
 
-@_takes_geometry
 @_fill
 def morans_i(
     data,
@@ -184,4 +184,4 @@ def morans_i(
     tm = _map_of(data, layer, geometry)
     kernel, attrs = _moran_factory([tm], weights=weights, transform=transform)
     return run_null(kernel, [tm], "positions", n_permutations,
-                    np.random.default_rng(random_state), attrs)
+                    check_random_state(random_state), attrs, alternative="greater")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exceptions import UnknownNameError, close_matches
+from ..exceptions import MissingDependencyError, ParameterError, UnknownNameError, close_matches
 
 __all__ = ["get_backend", "BACKENDS"]
 
@@ -18,7 +18,7 @@ class _Numpy:
 
     def __init__(self, device="cpu"):
         if str(device) != "cpu":
-            raise ValueError(f"The numpy backend runs on the CPU only; got device={device!r}. "
+            raise ParameterError(f"The numpy backend runs on the CPU only; got device={device!r}. "
                              "Use backend='torch' for GPUs.")
         self.device = "cpu"
 
@@ -73,7 +73,7 @@ class _Torch:
         try:
             import torch
         except ImportError as err:  # pragma: no cover - torch is a core dependency
-            raise ImportError("backend='torch' needs PyTorch: pip install torch") from err
+            raise MissingDependencyError("backend='torch' needs PyTorch: pip install torch") from err
         self.torch = torch
         self.device = torch.device(device)
 

@@ -11,11 +11,13 @@ product.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 
 from .. import _dims as D
-from ..exceptions import InvalidDataError
+from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
 
 __all__ = ["dimensionality", "effective_dimensionality", "participation_ratio", "trace_moments"]
@@ -109,27 +111,62 @@ def effective_dimensionality(data) -> float:
     return float(num / den)
 
 
+#: the rule under which the bias-corrected participation ratio is reported
+PR_BOUNDS_RULE = (
+    "clipped to [1, min(n_stimuli - 1, n_features)]: the population value lies in "
+    "[1, n_features], and n centred stimuli span at most n - 1 dimensions, so an estimate "
+    "beyond n - 1 claims more than the stimuli can show (unclipped, for n = 6 i.i.d. stimuli "
+    "in 200 dimensions it exceeds 200 in 59 % of draws, up to 1,434). NaN with an "
+    "UndefinedValueWarning where the U-statistics do not exist (fewer than 4 stimuli) or "
+    "the estimate of tr(C^2) is not positive"
+)
+
+
 def participation_ratio(data, bias_corrected: bool = True) -> float:
     """Participation ratio ``(tr C)^2 / tr(C^2)``, bias-corrected by default.
 
     The corrected estimate divides unbiased estimates of numerator and denominator, so it
     stays near the population value when there are few stimuli, where the plain estimate
-    (``bias_corrected=False``, equal to :func:`effective_dimensionality`) falls.
+    (``bias_corrected=False``, equal to :func:`effective_dimensionality`) falls. The
+    corrected estimate is clipped to ``[1, min(n_stimuli - 1, n_features)]``: the population
+    value cannot exceed ``n_features``, and beyond ``n - 1`` dimensions the correction
+    extrapolates further than the stimuli can show (its variance explodes there). With
+    fewer than 4 stimuli (the U-statistics do not exist) or an estimate of ``tr(C^2)`` that
+    is not positive it is NaN with an :class:`~toponeuro.exceptions.UndefinedValueWarning`
+    (the rule: ``PR_BOUNDS_RULE``).
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((30, 50))  # true dimensionality 50
+    >>> X = rng.standard_normal((60, 20))  # true dimensionality 20
     >>> round(participation_ratio(X, bias_corrected=False)), round(participation_ratio(X))
-    (17, 46)
+    (14, 19)
     """
-    num, den = trace_moments(data, bias_corrected)
-    if den <= 0:
-        raise InvalidDataError(
-            "The estimate of tr(C^2) is not positive (too few samples or no variance); use "
-            "more stimuli or bias_corrected=False."
+    X = np.asarray(as_matrix(data, "data"), dtype=np.float64)
+    n, p = X.shape
+    if bias_corrected and n < 4:
+        warnings.warn(
+            f"The bias-corrected participation ratio needs at least 4 stimuli; got {n}. "
+            "Returning NaN (use bias_corrected=False for the plain estimate).",
+            UndefinedValueWarning, stacklevel=2,
         )
-    return float(num / den)
+        return float("nan")
+    num, den = trace_moments(X, bias_corrected)
+    if den <= 0:
+        if not bias_corrected:
+            raise InvalidDataError("The data have zero variance; the dimensionality is "
+                                   "undefined.")
+        warnings.warn(
+            f"The bias-corrected participation ratio is undefined here (NaN): the estimate of "
+            f"tr(C^2) is {den:.3g}, not positive (n_stimuli = {n}, n_features = {p}; too few "
+            "stimuli, or no variance). Use more stimuli, or bias_corrected=False.",
+            UndefinedValueWarning, stacklevel=2,
+        )
+        return float("nan")
+    pr = float(num / den)
+    if bias_corrected:
+        pr = float(np.clip(pr, 1.0, float(min(n - 1, p))))
+    return pr
 
 
 def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
@@ -147,7 +184,8 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     -------
     xarray.Dataset
         Over ``"layer"``: ``effective_dimensionality`` (plain, :func:`effective_dimensionality`),
-        ``participation_ratio`` (bias-corrected, :func:`participation_ratio`), ``n_units``.
+        ``participation_ratio`` (bias-corrected, :func:`participation_ratio`; NaN with an
+        :class:`~toponeuro.exceptions.UndefinedValueWarning` outside its bounds), ``n_units``.
         ``attrs`` say which responses were used -- ``n_stimuli``, ``categories``,
         ``pooling`` and ``model`` (from the activations' attrs) -- with ``method`` and
         ``reference`` of both estimators.
@@ -169,10 +207,7 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     for layer in layers:
         x = activations.topo.select(layer).transpose(D.STIMULUS, D.UNIT).values
         ed.append(effective_dimensionality(x))
-        try:
-            pr.append(participation_ratio(x))
-        except InvalidDataError:
-            pr.append(np.nan)  # too few stimuli for the unbiased estimate
+        pr.append(participation_ratio(x))  # NaN with a warning where undefined
         n_units.append(x.shape[1])
     cats = (
         sorted(set(np.asarray(activations[D.CATEGORY].values, str).tolist()))
@@ -191,6 +226,7 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
             "(bias-corrected)",
             "reference": ED_REFERENCE,
             "participation_ratio_reference": PR_REFERENCE,
+            "participation_ratio_rule": PR_BOUNDS_RULE,
             "responses": "one response vector per stimulus and unit, as extracted",
             "n_stimuli": int(activations.sizes[D.STIMULUS]),
             "categories": ",".join(cats),

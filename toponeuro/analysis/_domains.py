@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from ..stimuli._set import FLOC_DOMAINS as _STIMULUS_DOMAINS
+from ..stimuli import FLOC_DOMAINS as _STIMULUS_DOMAINS
 
 __all__ = ["FLOC_DOMAINS", "FLOC_SCRAMBLED", "LANGUAGE_TARGET", "LANGUAGE_AGAINST"]
 

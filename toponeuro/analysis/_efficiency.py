@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
@@ -144,7 +145,7 @@ def efficiency_curve(
     layers = [layers] if isinstance(layers, str) else list(layers)
     n_units = {name: sheet_units(model, name) for name in layers}
     total_units = sum(n_units.values())
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     order = {name: rng.permutation(n) for name, n in n_units.items()}
     rows = []
 

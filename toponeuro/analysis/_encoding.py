@@ -19,9 +19,12 @@ import xarray as xr
 
 from .._docs import fill_doc
 from .._metrics import pearson_r, r2_score
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import (
     AlignmentError,
+    ImplausibleValueWarning,
+    InputTypeError,
     InvalidDataError,
     NotFittedError,
     UndefinedValueWarning,
@@ -87,7 +90,7 @@ def make_folds(
             )
         order = np.arange(n)
         if shuffle:
-            np.random.default_rng(0 if random_state is None else random_state).shuffle(order)
+            check_random_state(0 if random_state is None else random_state).shuffle(order)
         tests = np.array_split(order, k)
         return [(np.sort(np.setdiff1d(order, te, assume_unique=True)), np.sort(te))
                 for te in tests]
@@ -372,7 +375,7 @@ def _clone(model):
         return model._clone()
     if hasattr(model, "get_params"):
         return type(model)(**model.get_params())
-    raise TypeError(
+    raise InputTypeError(
         f"model must be 'ridge', 'pls' or an estimator with get_params/fit/predict; got "
         f"{type(model).__name__}."
     )
@@ -389,6 +392,26 @@ def _cv_predict_score(model, X, Y, folds, metric):
     return out / len(folds)
 
 
+#: fewest test stimuli per fold for a per-fold score (a Pearson r of 2 points is +-1)
+MIN_TEST_STIMULI = 3
+
+
+def _check_test_folds(folds, cv, n_stimuli, metric):
+    """Refuse folds whose per-fold score is degenerate (fewer than 3 test stimuli)."""
+    small = min(len(te) for _, te in folds)
+    if small < MIN_TEST_STIMULI:
+        k = n_stimuli // MIN_TEST_STIMULI
+        fix = (f"Use at most cv={k} folds for {n_stimuli} stimuli." if k >= 2 else
+               f"{n_stimuli} stimuli are too few for 2 such folds: give at least "
+               f"{2 * MIN_TEST_STIMULI} stimuli.")
+        raise InvalidDataError(
+            f"cv={cv!r} leaves folds with {small} test stimul{'us' if small == 1 else 'i'}; "
+            f"encoding_score scores each fold ({metric}) and needs at least "
+            f"{MIN_TEST_STIMULI} test stimuli per fold (with 2 a Pearson r is +-1, with 1 it is "
+            f"undefined). {fix}"
+        )
+
+
 def encoding_score(
     features,
     responses,
@@ -402,7 +425,10 @@ def encoding_score(
 
     For each outer fold the model is fitted on the training stimuli (a :class:`RidgeEncoder`
     picks its alpha by an inner cross-validation on those stimuli only) and scored on the
-    held-out ones; the per-voxel score is the mean over folds. Stimuli are aligned by
+    held-out ones; the per-voxel score is the mean over folds (each fold needs at least 3
+    test stimuli, so leave-one-out is refused: a per-fold r of 1 or 2 points is undefined or
+    +-1). Voxels whose score is undefined (constant responses) are NaN with an
+    :class:`~toponeuro.exceptions.UndefinedValueWarning`. Stimuli are aligned by
     ``stimulus_id`` (exact join). Dask-backed responses chunked over voxels are fitted chunk
     by chunk on the active dask scheduler when the model treats targets independently (ridge
     with ``alpha_per_target=True``); other models load the responses into memory.
@@ -412,6 +438,9 @@ def encoding_score(
     features : Activations or array (n_stimuli, n_features)
     responses : BrainResponses or array (n_stimuli, n_voxels)
         Any DataArray with dims ``("stimulus", <voxel dim>)``; its voxel coords are kept.
+        Two DataArrays with ``stimulus_id`` are aligned by id; when only one of two
+        DataArrays carries ids, :class:`~toponeuro.exceptions.AlignmentError` (pairing them
+        by position could pair different stimuli); plain arrays pair by position.
     model : {"ridge", "pls"} or estimator
         An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold).
     cv : int, splitter or list of (train, test)
@@ -428,7 +457,10 @@ def encoding_score(
         (``nc / 100`` for ``"r2"``, ``np.sqrt(nc / 100)`` for ``"pearson"``). Voxels whose
         ceiling is 0 or NaN get NaN (with a warning). A DataArray ceiling is matched to the
         responses' voxels by the voxel coords both carry (reordered to match, or
-        :class:`~toponeuro.exceptions.AlignmentError` when voxels are missing).
+        :class:`~toponeuro.exceptions.AlignmentError` when voxels are missing). A ceiling is
+        the best score the voxel's noise allows, so when the median normalised score exceeds
+        1 (most voxels beat their ceiling: a ceiling far too small, e.g. ``0.01``, or in
+        other units) an :class:`~toponeuro.exceptions.ImplausibleValueWarning` names the rule.
     %(random_state)s
 
     Returns
@@ -461,6 +493,8 @@ def encoding_score(
         X = X.astype(np.float64)
     check_finite(X, "features")
     folds = make_folds(cv, X.shape[0], random_state)
+    _check_test_folds(folds, cv, X.shape[0], metric)
+    _check_inner_cv(model, folds, X.shape[0], cv)
     if ceiling is not None:  # checked before fitting
         c = _check_ceiling(_align_ceiling(ceiling, resp), metric, Y.shape[1])
     else:
@@ -470,19 +504,67 @@ def encoding_score(
 
         Y = Y.rechunk({0: -1})
         task = dask.delayed(_cv_predict_score, pure=True)
-        parts = dask.compute(*[task(model, X, b, folds, metric) for b in Y.to_delayed().ravel()])
+        Xs = _ridge.scatter_once(X)  # to each dask.distributed worker once, not per chunk
+        parts = dask.compute(*[task(model, Xs, b, folds, metric) for b in Y.to_delayed().ravel()])
         scores = np.concatenate(parts)
     else:
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)
+    n_undef = int(np.count_nonzero(~np.isfinite(scores)))
+    if n_undef:
+        warnings.warn(
+            f"{n_undef} of {scores.size} voxels have an undefined encoding score (NaN): their "
+            "responses (or the predictions) are constant within a test fold, so a "
+            f"{metric} score has no variance to explain. Drop constant voxels first.",
+            UndefinedValueWarning, stacklevel=2,
+        )
     dim, coords = voxel_template(resp, scores.shape[0])
     out = xr.DataArray(scores, dims=(dim,), coords=coords,
                        attrs={"metric": metric, "model": type(model).__name__})
     if c is not None:
         with np.errstate(divide="ignore", invalid="ignore"):
             normalised = np.where(c > 0, scores / np.where(c > 0, c, 1.0), np.nan)
+        _check_normalised(normalised, metric)
         out = out.copy(data=normalised)
         out.attrs.update(metric=metric, model=type(model).__name__, ceiling_normalised=True)
     return out
+
+
+def _check_inner_cv(model, folds, n_stimuli, cv):
+    """An estimator's own cross-validation (RidgeEncoder's alpha search) runs on each outer
+    training fold; refuse at once, in the numbers the caller passed, when it cannot."""
+    inner = getattr(model, "cv", None)
+    if not isinstance(inner, int | np.integer) or isinstance(inner, bool):
+        return
+    smallest = min(len(tr) for tr, _ in folds)
+    try:
+        make_folds(inner, smallest, shuffle=False)
+    except InvalidDataError:
+        outer = f"cv={cv}" if isinstance(cv, int | np.integer) else "the outer folds"
+        raise InvalidDataError(
+            f"encoding_score got {n_stimuli} stimuli; {outer} leaves {smallest} training "
+            f"stimuli in the smallest outer fold, and the {type(model).__name__}'s inner "
+            f"cross-validation (its cv={int(inner)}) chooses alpha on those, which needs at "
+            f"least {max(int(inner), 3)}. Use fewer outer folds (cv=...), a smaller inner cv "
+            f"({type(model).__name__}(cv=...)), or more stimuli."
+        ) from None
+
+
+def _check_normalised(normalised, metric):
+    """Warn when the typical voxel beats its noise ceiling: the ceiling is then too small
+    (another unit, another data set), and the normalised scores mean nothing."""
+    finite = normalised[np.isfinite(normalised)]
+    if finite.size and float(np.median(finite)) > 1:
+        warnings.warn(
+            f"The median ceiling-normalised score is {float(np.median(finite)):.3g} > 1: most "
+            f"voxels ({int((finite > 1).sum())} of {finite.size}) score above their noise "
+            "ceiling, which is the best score their noise allows, so the ceiling is implausibly "
+            f"small. Rule: warn when the median normalised score exceeds 1. Check that the "
+            f"ceiling is in the units of metric={metric!r} ("
+            + ("r, e.g. np.sqrt of an explained fraction" if metric == "pearson"
+               else "R², a fraction of variance")
+            + ") and computed from the same responses.",
+            ImplausibleValueWarning, stacklevel=3,
+        )
 
 
 #: ``attrs["units"]`` a ceiling may carry, and the metric each one fits

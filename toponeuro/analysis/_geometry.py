@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -24,13 +23,14 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from .. import _dims as D
-from .._deprecate import warn_renamed
 from .._docs import fill_doc
-from ..brain._surface import MESH_SIZES
+from .._params import check_number
+from ..brain import MESH_SIZES
 from ..exceptions import (
     CoordinateError,
     DimensionError,
     InputTypeError,
+    InvalidDataError,
     SheetError,
     UnknownNameError,
     close_matches,
@@ -356,6 +356,7 @@ def as_topomap(
         raise DimensionError(
             f"A distance matrix must be ({values.size}, {values.size}); got {distance.shape}."
         )
+    _check_points(pos, distance, adjacency, label)
     return TopoMap(
         values=values,
         positions=pos,
@@ -364,6 +365,30 @@ def as_topomap(
         name=label,
         kind="surface",
     )
+
+
+def _check_points(pos, distance, adjacency, label):
+    """Positions finite, a distance matrix finite and >= 0, an adjacency radius > 0."""
+    what = label or "This map"
+    bad = ~np.isfinite(pos).all(axis=1)
+    if bad.any():
+        raise CoordinateError(
+            f"{what}: positions of {int(bad.sum())} of {pos.shape[0]} points are NaN or inf "
+            f"(e.g. point {int(np.flatnonzero(bad)[0])}); every point needs finite coordinates. "
+            "Drop those points (and their values) or give their coordinates."
+        )
+    if isinstance(distance, np.ndarray):
+        d = np.asarray(distance, dtype=float)
+        if not np.isfinite(d).all() or (d < 0).any():
+            n_bad = int((~np.isfinite(d) | (d < 0)).sum())
+            raise InvalidDataError(
+                f"{what}: a distance matrix must hold finite distances >= 0; {n_bad} entries "
+                f"are negative, NaN or inf (min {np.nanmin(d):.4g}). Pass distances, not "
+                "similarities (e.g. 1 - r), or distance='graph' for mesh distances."
+            )
+    if adjacency is not None and np.isscalar(adjacency):
+        check_number(adjacency, "adjacency", lo=0, lo_open=True,
+                     fix="A number is a radius: points closer than it are neighbours.")
 
 
 def _check_geometry(geometry) -> dict:
@@ -386,27 +411,3 @@ def _check_geometry(geometry) -> dict:
 def _map_of(data, layer=None, geometry=None) -> TopoMap:
     """:func:`as_topomap` of ``data`` with ``layer=`` and a ``geometry=`` mapping."""
     return as_topomap(data, layer=layer, **_check_geometry(geometry))
-
-
-def _takes_geometry(fn):
-    """Decorator: ``fn(..., geometry=)`` also takes 0.1's ``positions=``, ``distance=``,
-    ``adjacency=``, ``mesh=`` keywords for one release, with a FutureWarning."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        old = {k: kwargs.pop(k) for k in GEOMETRY_KEYS if k in kwargs}
-        if old:
-            if kwargs.get("geometry") is not None:
-                raise InputTypeError(
-                    f"{fn.__name__}() got geometry= and {', '.join(f'{k}=' for k in old)}; "
-                    "put them all in geometry=."
-                )
-            spelled = ", ".join(f"{k}=..." for k in old)
-            warn_renamed(
-                f"{fn.__name__}({spelled})",
-                "geometry={" + ", ".join(f"{k!r}: ..." for k in old) + "}",
-            )
-            kwargs["geometry"] = old
-        return fn(*args, **kwargs)
-
-    return wrapper

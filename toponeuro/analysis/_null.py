@@ -1,22 +1,41 @@
 """One spatial null for every topography statistic: :func:`spatial_null` and :class:`NullResult`.
 
-Two nulls, because one map and two maps ask different questions:
+One map and two maps ask different questions, so they get different nulls:
 
 ``"positions"`` (default for one map)
     One random permutation of the points' positions per draw, applied to every map alike. For
-    one map it asks "is this map more organised than its values scattered at random?"; for two
-    maps it keeps each point's pair of values, so a position-free statistic (Pearson across
-    units) has a constant null -- the way to show a statistic is not topographic.
+    one map it asks "is this map more organised than its values scattered at random?". For two
+    maps it keeps each point's pair of values, so it is *no* null for whether two maps share
+    territory (independent smooth maps pass it far more often than 5 %); it warns there. It
+    shows that a position-free statistic (Pearson across units) is not topographic.
 ``"shift"`` (default for two or more maps)
-    The first map stays; every other map moves as a whole. On a model sheet: a random circular
-    shift on the sheet's torus with a random flip of each axis. On a cortical mesh: a random
+    The first map stays; every other map moves as a whole, keeping its own smoothness but
+    losing any correspondence with the first: "do these maps share territory beyond what
+    unrelated maps of this smoothness would?" On a model sheet: a random circular shift
+    within the sheet *mirrored* into a 2h x 2w torus (the sheet beside its mirror images, so
+    no seam joins opposite edges), cropped back to h x w. On a cortical mesh: a random
     rotation of the sphere, the *spin test* of Alexander-Bloch et al. (2018, NeuroImage 178,
-    540-551). Each map keeps its own smoothness, the correspondence between maps is broken:
-    "do these maps share territory beyond what unrelated maps of this smoothness would?"
+    540-551). Both are calibrated on independent smooth maps (false-positive rates: docs
+    "Metrics and their definitions"); the mirrored shift was chosen over the two below by
+    that calibration.
+``"spectral"``
+    Sheets only: Moran spectral randomisation in the sheet's cosine (DCT-II) basis -- the
+    Moran eigenvectors of the grid (Wagner & Dray 2015; Vos de Wael et al. 2020): the map's
+    coefficients get random signs, which keeps its power at every spatial frequency. Exact
+    for maps smoothed with reflecting borders; too narrow (up to 8.5 % false positives) for
+    stationary maps cropped from a larger field.
+``"torus"``
+    Sheets only: a random circular shift on the sheet's torus with a random flip of each
+    axis. Exact for periodic maps; on non-periodic maps the wrap joins opposite edges and the
+    null is too narrow (false-positive rate up to 20 % at alpha 0.05 for Pearson).
 
-The p-value is one-sided, ``(1 + #{null >= statistic - tol}) / (1 + n)`` (Phipson & Smyth
-2010: the observed map counts as one draw of the null, so p is never 0), with a relative
-tolerance ``tol`` so exact ties (a constant null) count as "at least as large".
+p-values (Phipson & Smyth 2010: the observed map counts as one draw of the null, so p is
+never 0; a relative tolerance ``tol`` makes exact ties count as "at least as extreme"):
+``"greater"`` ``(1 + #{null >= statistic - tol}) / (1 + n)``; ``"less"`` the mirror image;
+``"two-sided"`` twice the smaller of the two, at most 1 (equal tails, as
+``scipy.stats.permutation_test``: a skewed null, as SSIM's often is, is not folded onto
+itself).
+Each statistic's test has one alternative, named in ``NullResult.alternative``.
 """
 
 from __future__ import annotations
@@ -30,14 +49,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._params import check_n_permutations, check_random_state
 from .._typing import RandomState
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _fill, _map_of
 
-__all__ = ["NULL_METHODS", "NullResult", "spatial_null", "null_p_value"]
+__all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
+           "format_p"]
 
 #: the spatial nulls :func:`spatial_null` draws from
-NULL_METHODS = ("positions", "shift")
+NULL_METHODS = ("positions", "shift", "spectral", "torus", "mirror")
+#: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
+ALTERNATIVES = ("greater", "less", "two-sided")
 
 #: relative tolerance of ``null >= statistic`` (ties count)
 _TOL = 1e-9
@@ -48,6 +71,16 @@ _CHUNK_VALUES = 4_000_000
 SPIN_REFERENCE = (
     "Alexander-Bloch et al. (2018) On testing for spatial correspondence between maps of "
     "human brain structure and function. NeuroImage 178, 540-551"
+)
+SPECTRAL_REFERENCE = (
+    "Moran spectral randomisation (Wagner & Dray 2015, Methods Ecol Evol 6, 1169-1178; "
+    "Vos de Wael et al. 2020, Commun Biol 3, 103) in the DCT-II basis of the sheet grid: "
+    "random signs of the map's cosine coefficients (its mean kept)"
+)
+MIRROR_REFERENCE = (
+    "shifts within the sheet mirrored into a 2h x 2w torus (even reflection, as the "
+    "symmetric boundary of a discrete cosine transform), cropped to h x w; chosen by its "
+    "false-positive rate on independent smooth non-periodic maps (bench/calibrate_nulls.py)"
 )
 P_VALUE_REFERENCE = (
     "Phipson & Smyth (2010) Permutation p-values should never be zero. Stat Appl Genet Mol "
@@ -69,11 +102,15 @@ class NullResult:
     null : numpy.ndarray
         The statistic on each permuted draw (empty when no null was asked for).
     p_value : float
-        One-sided ``(1 + #{null >= statistic}) / (1 + n)``; NaN without a null.
+        The permutation p-value of ``alternative`` (module docs); NaN without a null.
     z : float
         ``(statistic - null_mean) / null_std``; NaN without a null or when the null is constant.
     null_method : str or None
-        ``"positions"``, ``"shift"`` (sheet torus shifts and flips) or ``"spin"`` (mesh).
+        ``"positions"``, ``"mirror"`` (sheet, the default two-map null), ``"spectral"``,
+        ``"torus"`` or ``"spin"`` (mesh).
+    alternative : {"greater", "less", "two-sided"}
+        The tail ``p_value`` counts: ``"greater"`` for one map's organisation (smoothness),
+        ``"two-sided"`` for two maps' similarity (more *or* less alike than chance).
     attrs : dict
         ``method`` (the statistic's definition), its parameters and ``reference``.
 
@@ -90,13 +127,15 @@ class NullResult:
     z: float
     null_method: str | None = None
     attrs: dict = field(default_factory=dict)
+    alternative: str = "greater"
 
     @classmethod
-    def from_null(cls, statistic, null, null_method=None, attrs=None) -> NullResult:
+    def from_null(cls, statistic, null, null_method=None, attrs=None,
+                  alternative: str = "greater") -> NullResult:
         """Build the result from the observed value and the null draws."""
         null = np.asarray(null, dtype=float).ravel()
         stat = float(statistic)
-        p = null_p_value(stat, null)
+        p = null_p_value(stat, null, alternative)
         fin = null[np.isfinite(null)]
         z = np.nan
         if fin.size > 1 and np.isfinite(stat):
@@ -110,6 +149,7 @@ class NullResult:
             z=float(z),
             null_method=null_method if null.size else None,
             attrs=dict(attrs or {}),
+            alternative=alternative,
         )
 
     @property
@@ -134,6 +174,7 @@ class NullResult:
         return {
             "statistic": self.statistic,
             "p_value": self.p_value,
+            "alternative": self.alternative,
             "z": self.z,
             "null_mean": self.null_mean,
             "null_std": self.null_std,
@@ -176,23 +217,75 @@ class NullResult:
         )
 
 
-def null_p_value(statistic: float, null) -> float:
-    """One-sided permutation p-value ``(1 + #{null >= statistic - tol}) / (1 + n)``.
+def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
+    """Permutation p-value of ``statistic`` against its null draws (Phipson & Smyth 2010).
 
-    ``n`` counts the finite null draws; ``tol`` is ``1e-9 * max(1, |statistic|)`` so ties
-    count. NaN when the statistic is NaN or there is no finite draw.
+    ``"greater"``: ``(1 + #{null >= statistic - tol}) / (1 + n)``; ``"less"``: ``(1 +
+    #{null <= statistic + tol}) / (1 + n)``; ``"two-sided"``: twice the smaller of these, at
+    most 1 (equal tails, as ``scipy.stats.permutation_test``). ``n`` counts the finite draws;
+    ``tol`` is ``1e-9 * max(1, |statistic|)`` so ties count. NaN when the statistic is NaN or
+    there is no finite draw. The smallest p is ``1 / (1 + n)`` (two-sided ``2 / (1 + n)``).
 
     Examples
     --------
     >>> null_p_value(2.0, [0.0, 1.0, 2.0, 3.0])
     0.6
+    >>> null_p_value(-3.0, [0.0, 1.0, -1.0, 0.5], "two-sided")
+    0.4
     """
+    if alternative not in ALTERNATIVES:
+        raise UnknownNameError(
+            f"Unknown alternative {alternative!r}; {close_matches(alternative, ALTERNATIVES)}"
+        )
     null = np.asarray(null, dtype=float).ravel()
     fin = null[np.isfinite(null)]
     if not np.isfinite(statistic) or fin.size == 0:
         return float("nan")
-    tol = _TOL * max(1.0, abs(float(statistic)))
-    return float((1 + np.count_nonzero(fin >= statistic - tol)) / (1 + fin.size))
+    stat = float(statistic)
+    tol = _TOL * max(1.0, abs(stat))
+    greater = (1 + np.count_nonzero(fin >= stat - tol)) / (1 + fin.size)
+    less = (1 + np.count_nonzero(fin <= stat + tol)) / (1 + fin.size)
+    if alternative == "greater":
+        return float(greater)
+    if alternative == "less":
+        return float(less)
+    return float(min(1.0, 2 * min(greater, less)))
+
+
+def _ceil_sig(x: float, digits: int = 1) -> float:
+    """``x`` rounded *up* to ``digits`` significant digits (0.001998 -> 0.002)."""
+    if not x > 0:
+        return x
+    e = int(np.floor(np.log10(x))) - digits + 1
+    v = np.ceil(round(x / 10.0**e, 9)) * 10.0**e
+    return float(round(v, max(0, -e)))
+
+
+def format_p(p: float, n_permutations: int, alternative: str | None = None) -> str:
+    """A p-value in words: ``"p = 0.012"``, or at its floor ``"p < 0.001 (1,000 draws)"``.
+
+    At the floor (no draw as extreme as the statistic: ``p = 1 / (1 + n)``, two-sided
+    ``2 / (1 + n)``) the exact value says only how many draws there were, so the text gives
+    the bound and the draws. With ``alternative`` the tail is named: ``"p = 0.012
+    (two-sided)"``. No null: ``"not tested"``.
+
+    Examples
+    --------
+    >>> format_p(1 / 1001, 1000, "one-sided")
+    'p < 0.001 (one-sided, 1,000 draws)'
+    >>> format_p(2 / 1001, 1000, "two-sided")
+    'p < 0.002 (two-sided, 1,000 draws)'
+    >>> format_p(0.0123, 1000), format_p(float("nan"), 0), format_p(0.01, 99)
+    ('p = 0.012', 'not tested', 'p < 0.011 (99 draws)')
+    """
+    n = int(n_permutations)
+    if not n or p is None or not np.isfinite(p):
+        return "not tested"
+    tail = f"{alternative}, " if alternative else ""
+    k = 2.0 if str(alternative).startswith("two-sided") else 1.0
+    if p <= k / (1 + n) + 1e-12:  # k / (1 + n) < k / n <= the bound written
+        return f"p < {_ceil_sig(k / n, 2):g} ({tail}{n:,} draws)"
+    return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
 
 
 # --------------------------------------------------------------------------- permutations
@@ -247,7 +340,17 @@ def _sphere_units(tm: TopoMap) -> np.ndarray:
             f" vary by {radius.std() / max(radius.mean(), 1e-12):.0%} (over 5%). Pass the "
             "sphere coordinates of one hemisphere (fsaverage 'sphere'), or use null='positions'."
         )
-    return centred / radius[:, None]
+    unit = centred / radius[:, None]
+    n_unique = np.unique(np.round(unit, 9), axis=0).shape[0]
+    if n_unique < unit.shape[0]:
+        raise InvalidDataError(
+            f"The spin test needs one position per vertex; {unit.shape[0] - n_unique} of the "
+            f"{unit.shape[0]} sphere positions of {tm.name or 'this map'} repeat (both "
+            "hemispheres stacked on one sphere?). A rotation would then hand values across "
+            "hemispheres. Spin each hemisphere separately (topography_table does: one sheet per "
+            "hemisphere; CortexMaps.spin_geometry), or drop the repeated vertices."
+        )
+    return unit
 
 
 #: the last few spin draws, keyed by (sphere, draws, generator state): several maps on one
@@ -290,8 +393,36 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     return idx
 
 
-def _draw(tms, null: str, n_draws: int, rng) -> list[np.ndarray]:
-    """One gather index array ``(n_draws, n)`` per map (None: the map stays)."""
+def _mirror_indices(shape, n_draws: int, rng) -> np.ndarray:
+    """``(n_draws, h*w)`` gather indices: a shift within the sheet mirrored to 2h x 2w."""
+    h, w = shape
+    rows = (np.arange(h)[None, :] + rng.integers(0, 2 * h, n_draws)[:, None]) % (2 * h)
+    rows = np.where(rows < h, rows, 2 * h - 1 - rows)
+    cols = (np.arange(w)[None, :] + rng.integers(0, 2 * w, n_draws)[:, None]) % (2 * w)
+    cols = np.where(cols < w, cols, 2 * w - 1 - cols)
+    return (rows[:, :, None] * w + cols[:, None, :]).reshape(n_draws, h * w)
+
+
+def _spectral_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
+    """``(n_draws, h*w)`` surrogates: the map's DCT-II coefficients with random signs.
+
+    Missing units are filled with the map's mean for the transform and stay missing.
+    """
+    from scipy.fft import dctn, idctn
+
+    h, w = tm.grid_shape
+    v = tm.values.reshape(h, w)
+    bad = ~np.isfinite(v)
+    coef = dctn(np.where(bad, np.nanmean(v), v), norm="ortho")
+    signs = rng.integers(0, 2, size=(n_draws, h, w)) * 2.0 - 1.0
+    signs[:, 0, 0] = 1.0  # the mean stays
+    out = idctn(coef[None] * signs, norm="ortho", axes=(1, 2))
+    out[:, bad] = np.nan
+    return out.reshape(n_draws, h * w)
+
+
+def _draw(tms, null: str, n_draws: int, rng) -> list:
+    """Per map: ``None`` (stays), gather indices ``(n_draws, n)`` or values ``("values", v)``."""
     first = tms[0]
     if null == "positions":
         # the units with values trade places; points without a value stay where they are
@@ -299,35 +430,66 @@ def _draw(tms, null: str, n_draws: int, rng) -> list[np.ndarray]:
         idx = np.tile(np.arange(first.n), (n_draws, 1))
         idx[:, fin] = fin[_positions_indices(fin.size, n_draws, rng)]
         return [idx] * len(tms)
+    kind = _null_kind(tms, null)
     out: list = [None]
-    for _ in tms[1:]:
-        if first.grid_shape is not None:
+    for tm in tms[1:]:
+        if kind == "torus":
             out.append(_torus_indices(first.grid_shape, n_draws, rng))
+        elif kind == "mirror":
+            out.append(_mirror_indices(first.grid_shape, n_draws, rng))
+        elif kind == "spectral":
+            out.append(("values", _spectral_values(tm, n_draws, rng)))
         else:
             out.append(_spin_indices(first, n_draws, rng))
     return out
 
 
 def _null_kind(tms, null: str) -> str:
-    if null == "shift" and tms[0].grid_shape is None:
-        return "spin"
+    """What a null name does on these maps: ``shift`` is mirror on a sheet, spin on a mesh."""
+    on_sheet = tms[0].grid_shape is not None
+    if null == "shift":
+        return "mirror" if on_sheet else "spin"
+    if null in ("spectral", "torus", "mirror") and not on_sheet:
+        raise InvalidDataError(
+            f"null={null!r} moves maps on a sheet grid; these maps lie on a mesh. Use "
+            "null='shift' (the spin test on a sphere)."
+        )
     return null
 
 
 # --------------------------------------------------------------------------- statistics
 
 
-def _batched(statistic: Callable, tms: list[TopoMap]) -> Callable:
-    """Wrap a user statistic ``f(*maps)`` (maps shaped like the sheet, batch first)."""
+def _batched(statistic: Callable, tms: list[TopoMap], vectorized: bool | None) -> Callable:
+    """Wrap a user statistic ``f(*maps)`` into the batched kernel ``(B, n) -> (B,)``.
+
+    ``vectorized=None``: the first call (the observed maps, a batch of one) decides -- a
+    callable that returns one value per map of the batch is batched from then on; one that
+    fails on a batch, or returns a bare number, is called once per draw.
+    """
     shape = tms[0].grid_shape
+    mode = {"vectorized": vectorized}
+
+    def one_by_one(maps, n):
+        return np.array([float(statistic(*[m[i] for m in maps])) for i in range(n)])
 
     def f(*vals):
         maps = [v.reshape(v.shape[0], *shape) if shape is not None else v for v in vals]
+        n = vals[0].shape[0]
+        if mode["vectorized"] is None:
+            try:
+                out = np.asarray(statistic(*maps), dtype=float)
+                mode["vectorized"] = out.shape == (n,)
+            except (ValueError, TypeError, IndexError):  # it takes one map per argument
+                mode["vectorized"] = False
+        if not mode["vectorized"]:  # one call per draw, each with maps shaped like the sheet
+            return one_by_one(maps, n)
         out = np.asarray(statistic(*maps), dtype=float)
-        if out.shape != (vals[0].shape[0],):
-            # not vectorised over the batch: one call per draw
-            out = np.array(
-                [float(statistic(*[m[i] for m in maps])) for i in range(vals[0].shape[0])]
+        if out.shape != (n,):
+            raise DimensionError(
+                f"A vectorized statistic must return one value per map in the batch, shape "
+                f"({n},); {getattr(statistic, '__name__', 'it')} returned shape {out.shape}. "
+                "Pass vectorized=False to have it called once per draw."
             )
         return out
 
@@ -355,18 +517,34 @@ def _builtin(name: str, tms: list[TopoMap], kwargs: dict):
     return _STATISTIC_FACTORIES[name](tms, **kwargs)
 
 
-def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
+#: measured false-positive rate of the positions null for two maps (docs: calibration)
+_POSITIONS_TWO_MAPS_NOTE = (
+    "null='positions' moves every map alike, so it keeps each unit's pair of values: it asks "
+    "whether the maps' correspondence is spatially organised, not whether they share "
+    "territory beyond chance (for SSIM of independent smooth maps it gives p < 0.05 in about "
+    "a quarter of pairs). Use null='shift' for whether two maps overlap."
+)
+
+
+def run_null(kernel, tms, null, n_permutations, rng, attrs,
+             alternative: str = "greater") -> NullResult:
     """Observed value and null of a batched ``kernel`` over the maps ``tms``."""
     if null not in NULL_METHODS:
         raise UnknownNameError(f"Unknown null {null!r}; {close_matches(null, NULL_METHODS)}")
-    n_permutations = int(n_permutations)
-    if n_permutations < 0:
-        raise InvalidDataError(f"n_permutations must be >= 0; got {n_permutations}.")
-    if null == "shift" and len(tms) < 2:
-        raise InvalidDataError(
-            "null='shift' moves every map but the first, so it needs two or more maps; for one "
-            "map use null='positions'."
+    if alternative not in ALTERNATIVES:
+        raise UnknownNameError(
+            f"Unknown alternative {alternative!r}; {close_matches(alternative, ALTERNATIVES)}"
         )
+    n_permutations = check_n_permutations(n_permutations)
+    if null != "positions" and len(tms) < 2:
+        raise InvalidDataError(
+            f"null={null!r} moves every map but the first, so it needs two or more maps; for "
+            "one map use null='positions'."
+        )
+    if null == "positions" and len(tms) > 1 and n_permutations:
+        from ..exceptions import ToponeuroWarning
+
+        warnings.warn(_POSITIONS_TWO_MAPS_NOTE, ToponeuroWarning, stacklevel=3)
     values = [tm.values[None, :] for tm in tms]
     observed = float(np.asarray(kernel(*values)).ravel()[0])
     draws = []
@@ -376,10 +554,11 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
         b = min(chunk, n_permutations - done)
         idx = _draw(tms, null, b, rng)
         shifted = getattr(kernel, "shifted", None)
-        if null == "shift" and len(tms) == 2 and shifted is not None:
+        if null == "torus" and len(tms) == 2 and shifted is not None:
             draws.append(np.asarray(shifted(idx[1]), dtype=float).ravel())
         else:
-            batch = [tm.values[None, :].repeat(b, 0) if ix is None else tm.values[ix]
+            batch = [tm.values[None, :].repeat(b, 0) if ix is None
+                     else ix[1] if isinstance(ix, tuple) else tm.values[ix]
                      for tm, ix in zip(tms, idx)]
             draws.append(np.asarray(kernel(*batch), dtype=float).ravel())
         done += b
@@ -396,19 +575,26 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs) -> NullResult:
         **attrs,
         "null": _null_kind(tms, null) if n_permutations else "none",
         "n_permutations": n_permutations,
+        "alternative": alternative,
     }
     if n_permutations and out_attrs["null"] == "spin":
         out_attrs["null_reference"] = SPIN_REFERENCE
-    return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs)
+    if n_permutations and out_attrs["null"] == "spectral":
+        out_attrs["null_reference"] = SPECTRAL_REFERENCE
+    if n_permutations and out_attrs["null"] == "mirror":
+        out_attrs["null_reference"] = MIRROR_REFERENCE
+    return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs,
+                                alternative=alternative)
 
 
-@_takes_geometry
 @_fill
 def spatial_null(
     statistic,
     *maps,
     null: str | None = None,
     n_permutations: int = 1000,
+    alternative: str | None = None,
+    vectorized: bool | None = None,
     random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
@@ -420,16 +606,26 @@ def spatial_null(
     ----------
     statistic : str or callable
         ``"ssim"``, ``"pearson"``, ``"spearman"`` (two maps), ``"smoothness"`` (one map;
-        TDANN's score, see :func:`smoothness`), or a callable ``f(*maps) -> float``. A
-        callable receives each map shaped like the sheet (``(h, w)``; mesh: ``(n,)``) with a
-        leading batch axis, ``(b, h, w)``, and should return ``(b,)``; one that does not is
-        called once per draw (slower).
+        TDANN's score, see :func:`smoothness`), or a callable ``f(*maps) -> float`` that
+        receives each map shaped like the sheet (``(h, w)``; mesh: ``(n,)``), e.g.
+        :func:`map_similarity` itself (see ``vectorized``).
     *maps : map
         One or more maps on the same sheet or mesh (see :func:`as_topomap`).
-    null : {"positions", "shift"}, optional
+    null : {"positions", "shift", "spectral", "torus", "mirror"}, optional
         Default ``"positions"`` for one map, ``"shift"`` for two or more (module docs).
     n_permutations : int
         Null draws (0: the statistic alone).
+    alternative : {"greater", "less", "two-sided"}, optional
+        The tail of ``p_value``; default ``"greater"`` ("larger than chance"; the statistic of
+        an arrangement or of one map's organisation). :func:`map_similarity` tests two maps'
+        similarity two-sided (more *or* less alike than chance).
+    vectorized : bool, optional
+        As ``scipy.stats.permutation_test``: ``False`` calls a callable ``statistic`` once per
+        draw with maps shaped like the sheet; ``True`` passes a batch of draws at once,
+        ``(b, h, w)`` (mesh: ``(b, n)``), and expects ``(b,)``. Default: ``True`` when the
+        callable has an ``axis`` parameter; otherwise the first call decides (a callable that
+        returns ``(1,)`` for a batch of one is batched, one that fails on it or returns a bare
+        number is called once per draw).
     %(random_state)s
     %(geometry)s
     **statistic_kwargs
@@ -448,17 +644,28 @@ def spatial_null(
     >>> a = gaussian_filter(rng.standard_normal((32, 32)), 2, mode="wrap")
     >>> res = spatial_null("ssim", a, a + 0.1 * rng.standard_normal(a.shape), random_state=0)
     >>> res.attrs["null"], res.p_value < 0.01
-    ('shift', True)
-    >>> bool(spatial_null("pearson", a, 2 * a, null="positions", n_permutations=99).null.std() < 1e-9)
-    True
+    ('mirror', True)
+    >>> res.alternative
+    'greater'
+
+    Any function of two maps, called once per draw:
+
+    >>> from functools import partial
+    >>> from toponeuro.analysis import map_similarity
+    >>> sim = partial(map_similarity, method="pearson", n_permutations=0)
+    >>> spatial_null(sim, a, a, n_permutations=19, random_state=0).p_value
+    0.05
     """
     if not maps:
         raise InvalidDataError("Give at least one map.")
+    n_permutations = check_n_permutations(n_permutations)
+    rng = check_random_state(random_state)
     tms = [_map_of(m, layer, geometry) for m in maps]
     _check_same_points(tms)
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"
-    rng = np.random.default_rng(random_state)
+    if alternative is None:
+        alternative = "greater"
     if isinstance(statistic, str):
         kernel, attrs = _builtin(statistic, tms, statistic_kwargs)
     elif callable(statistic):
@@ -467,10 +674,20 @@ def spatial_null(
                 f"Keyword arguments {sorted(statistic_kwargs)} are for named statistics; bind "
                 "them into your callable (functools.partial)."
             )
-        kernel = _batched(statistic, tms)
-        attrs = {"method": getattr(statistic, "__name__", "callable"), "reference": "user"}
+        if vectorized is None:
+            import inspect
+
+            try:
+                vectorized = "axis" in inspect.signature(statistic).parameters or None
+            except (TypeError, ValueError):
+                vectorized = None
+        kernel = _batched(statistic, tms, vectorized)
+        name = getattr(statistic, "__name__", None) or getattr(
+            getattr(statistic, "func", None), "__name__", "callable")
+        attrs = {"method": name, "reference": "user",
+                 "vectorized": "auto" if vectorized is None else bool(vectorized)}
     else:
         raise InvalidDataError(
             f"statistic must be a name or a callable; got {type(statistic).__name__}."
         )
-    return run_null(kernel, tms, null, n_permutations, rng, attrs)
+    return run_null(kernel, tms, null, n_permutations, rng, attrs, alternative)

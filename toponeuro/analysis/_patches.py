@@ -27,12 +27,13 @@ from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 
+from .._params import check_int, check_n_permutations, check_number, check_random_state
 from .._typing import RandomState
-from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of, _takes_geometry
+from ..exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
+from ._geometry import TopoMap, _fill, _map_of
 from ._null import null_p_value
 
-__all__ = ["Patches", "find_patches", "TDANN_PATCHES", "PATCH_STATISTICS"]
+__all__ = ["Patches", "find_patches", "check_patch_params", "TDANN_PATCHES", "PATCH_STATISTICS"]
 
 #: TDANN's patch parameters (spacetorch/maps/it_map.py, ITMap.find_patches defaults)
 TDANN_PATCHES = {
@@ -238,7 +239,65 @@ def _sizes(tm, n_total, min_units, min_fraction, max_fraction):
 # --------------------------------------------------------------------------- find_patches
 
 
-@_takes_geometry
+def _tdann_or_number(value, name, **bounds):
+    if isinstance(value, str):
+        if value != "tdann":
+            raise UnknownNameError(f"{name} must be a number or 'tdann'; got {value!r}.")
+        return value
+    return check_number(value, name, **bounds)
+
+
+def check_patch_params(threshold=TDANN_PATCHES["threshold"], min_units=TDANN_PATCHES["min_count"],
+                       smooth_sigma="tdann", *, min_fraction="tdann", max_fraction="tdann",
+                       connectivity=1, n_permutations=1000, statistic="mass", alpha=0.05,
+                       random_state=None) -> dict:
+    """The parameters of :func:`find_patches`, checked (before any map is read).
+
+    Callers that pass them on later (``topography_table``, ``run_map``) call this first, so
+    a bad value is refused at once, in the parameter's name, with its valid range.
+
+    Examples
+    --------
+    >>> check_patch_params(threshold=3.0)["threshold"]
+    3.0
+    >>> check_patch_params(alpha=1)
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.ParameterError: alpha=1 is not a finite number in (0, 1).
+    """
+    if statistic not in PATCH_STATISTICS:
+        raise UnknownNameError(
+            f"Unknown patch statistic {statistic!r}; {close_matches(statistic, PATCH_STATISTICS)}"
+        )
+    if isinstance(connectivity, bool) or connectivity not in (1, 2):
+        raise ParameterError(f"connectivity must be 1 or 2; got {connectivity!r}.")
+    out = {
+        "threshold": check_number(threshold, "threshold"),
+        "min_units": check_int(min_units, "min_units", lo=1),
+        "smooth_sigma": _tdann_or_number(smooth_sigma, "smooth_sigma", lo=0,
+                                         fix="0 turns smoothing off."),
+        "min_fraction": _tdann_or_number(min_fraction, "min_fraction", lo=0, hi=1),
+        "max_fraction": _tdann_or_number(max_fraction, "max_fraction", lo=0, hi=1),
+        "connectivity": int(connectivity),
+        "n_permutations": check_n_permutations(n_permutations),
+        "statistic": statistic,
+        "alpha": check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True),
+    }
+    check_random_state(random_state)
+    _check_fraction_order(out["min_fraction"], out["max_fraction"])
+    return out
+
+
+def _check_fraction_order(min_fraction, max_fraction):
+    if not isinstance(min_fraction, str) and not isinstance(max_fraction, str) and (
+        min_fraction > max_fraction
+    ):
+        raise ParameterError(
+            f"min_fraction must not exceed max_fraction; got min_fraction={min_fraction:g} > "
+            f"max_fraction={max_fraction:g} (no patch could have a size between them)."
+        )
+
+
 @_fill
 def find_patches(
     data,
@@ -273,7 +332,8 @@ def find_patches(
         2.4 mm on TDANN's 70 mm sheet, i.e. ``2.4 / 70 * sqrt(h * w)`` unit spacings (mesh:
         2.4, positions in mm). 0 turns smoothing off.
     min_fraction, max_fraction : float or "tdann"
-        Smallest and largest patch as a fraction of the map's points. ``"tdann"``: 100 and
+        Smallest and largest patch as a fraction of the map's points, in [0, 1] with
+        ``min_fraction <= max_fraction``. ``"tdann"``: 100 and
         4,500 mm^2 of the 4,900 mm^2 sheet (2.0 %% and 91.8 %%; on a mesh 0 and 1).
     connectivity : {1, 2}
         On a sheet: 1 = edge neighbours (4), 2 = edge and corner neighbours (8).
@@ -300,23 +360,20 @@ def find_patches(
     >>> p.n_patches, p.centroids.round(1).tolist(), round(float(p.table["p_value"][0]), 4)
     (1, [[10.0, 25.0]], 0.001)
     """
-    if statistic not in PATCH_STATISTICS:
-        raise UnknownNameError(
-            f"Unknown patch statistic {statistic!r}; {close_matches(statistic, PATCH_STATISTICS)}"
-        )
-    if connectivity not in (1, 2):
-        raise InvalidDataError(f"connectivity must be 1 or 2; got {connectivity}.")
-    if not 0 < alpha < 1:
-        raise InvalidDataError(f"alpha must be in (0, 1); got {alpha}.")
+    p = check_patch_params(threshold, min_units, smooth_sigma, min_fraction=min_fraction,
+                           max_fraction=max_fraction, connectivity=connectivity,
+                           n_permutations=n_permutations, statistic=statistic, alpha=alpha,
+                           random_state=random_state)
+    threshold, min_units, n_permutations, alpha = (p["threshold"], p["min_units"],
+                                                   p["n_permutations"], p["alpha"])
     tm = _map_of(data, layer, geometry)
     sigma = _tdann_sigma(tm) if isinstance(smooth_sigma, str) else float(smooth_sigma)
-    if isinstance(smooth_sigma, str) and smooth_sigma != "tdann":
-        raise UnknownNameError(f"smooth_sigma must be a number or 'tdann'; got {smooth_sigma!r}.")
     on_sheet = tm.grid_shape is not None
     tdann_min = TDANN_PATCHES["min_area_mm2"] / _SHEET_AREA if on_sheet else 0.0
     tdann_max = TDANN_PATCHES["max_area_mm2"] / _SHEET_AREA if on_sheet else 1.0
     min_fraction = tdann_min if min_fraction == "tdann" else float(min_fraction)
     max_fraction = tdann_max if max_fraction == "tdann" else float(max_fraction)
+    _check_fraction_order(min_fraction, max_fraction)
     n_total = int(tm.finite.sum())
     min_n, max_n = _sizes(tm, n_total, min_units, min_fraction, max_fraction)
     smooth = _smoother(tm, sigma)
@@ -326,7 +383,7 @@ def find_patches(
     size, mass, kept, stat = _cluster_stats(sm, lab, threshold, min_n, max_n, statistic)
     sm, lab = sm[0], lab[0]
 
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     null = _patch_null(tm, smooth, threshold, connectivity, min_n, max_n, statistic,
                        int(n_permutations), rng)
 

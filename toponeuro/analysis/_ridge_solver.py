@@ -71,11 +71,16 @@ def _centre_kernel(Krows, row_means, col_means, grand):
     return Krows - row_means[:, None] - col_means[None, :] + grand
 
 
-def _fold_plan(B, X, K, tr, te, fit_intercept):
+def _form(p, n_rows, form=None):
+    """``"primal"`` when there are no more features than rows (himalaya's rule), else dual."""
+    return form or ("primal" if p <= n_rows else "dual")
+
+
+def _fold_plan(B, X, K, tr, te, fit_intercept, form=None):
     """One fold's decomposition: ``pred_alpha = left diag(1/(w + alpha)) right Ytr``."""
     itr, ite = B.index(tr), B.index(te)
     dtype = B.dtype_of(X)
-    if X.shape[1] <= len(tr):  # primal: eigh of the p x p Gram
+    if _form(X.shape[1], len(tr), form) == "primal":  # eigh of the p x p Gram
         Xtr, Xte = X[itr], X[ite]
         if fit_intercept:
             mx = Xtr.mean(0)
@@ -94,12 +99,12 @@ def _fold_plan(B, X, K, tr, te, fit_intercept):
     return {"itr": itr, "ite": ite, "w": w, "left": left, "right": right}
 
 
-def _global_decomposition(B, X, K, fit_intercept):
+def _global_decomposition(B, X, K, fit_intercept, form=None):
     """One decomposition of the (centred) full design, shared by the deletion CV and refit."""
     mx = X.mean(0) if fit_intercept else None
     Xc = X - mx if fit_intercept else X
     dtype = B.dtype_of(X)
-    if X.shape[1] <= X.shape[0]:
+    if _form(X.shape[1], X.shape[0], form) == "primal":
         w, V = _eigh(B, Xc.T @ Xc, dtype)
         form, right = "primal", (Xc @ V).T
         L = Xc @ V  # (n, p): the full-data hat matrix is L diag(1/(w+a)) L'
@@ -279,8 +284,9 @@ class _Design:
     features and folds only, and each worker decomposes once.
     """
 
-    def __init__(self, X, folds, alphas, params, n_targets, need_global):
+    def __init__(self, X, folds, alphas, params, n_targets, need_global, form=None):
         self.X = X
+        self.form = form  # None: by shape; "primal"/"dual" forces one (tests)
         self.folds = folds
         self.alphas = np.asarray(alphas, dtype=float)
         self.params = {k: params[k] for k in
@@ -325,7 +331,7 @@ class _Design:
         return self._get("K", build)
 
     def _needs_kernel(self, n_rows):
-        return self.X.shape[1] > n_rows
+        return _form(self.X.shape[1], n_rows, self.form) == "dual"
 
     def plan(self):
         B, fi = self.backend, self.params["fit_intercept"]
@@ -334,7 +340,7 @@ class _Design:
             X = self._Xb()
             dual = any(self._needs_kernel(len(tr)) for tr, _ in self.folds)
             K = self._kernel() if dual else None
-            return [_fold_plan(B, X, K, tr, te, fi) for tr, te in self.folds]
+            return [_fold_plan(B, X, K, tr, te, fi, self.form) for tr, te in self.folds]
 
         return self._get("plan", build)
 
@@ -344,7 +350,7 @@ class _Design:
         def build():
             X = self._Xb()
             K = self._kernel() if self._needs_kernel(X.shape[0]) else None
-            return _global_decomposition(B, X, K, fi)
+            return _global_decomposition(B, X, K, fi, self.form)
 
         return self._get("global", build)
 
@@ -472,6 +478,15 @@ def map_chunks(design: _Design, blocks, kwargs: dict, on_result) -> None:
             submit()
     finally:
         client.cancel(shared)
+
+
+def scatter_once(obj):
+    """``obj`` sent to every worker of the active ``dask.distributed`` client (a future that
+    tasks can take as an argument), or ``obj`` itself when there is no client."""
+    client = _distributed_client()
+    if client is None:
+        return obj
+    return client.scatter(obj, broadcast=True, hash=False)
 
 
 # ----------------------------------------------------------------------------- weights store

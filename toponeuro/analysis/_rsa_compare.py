@@ -16,6 +16,7 @@ import scipy.stats
 import xarray as xr
 
 from .._metrics import pearson_r, rankdata
+from .._params import MAX_PERMUTATIONS, check_int, check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
 from ._rsa import _square, align_rdms
@@ -24,7 +25,6 @@ __all__ = [
     "compare_rdms",
     "bootstrap_compare_rdms",
     "rdm_noise_ceiling",
-    "noise_ceiling",
     "BootstrapResult",
     "COMPARE_METHODS",
     "COMPARE_ALIASES",
@@ -271,9 +271,7 @@ def bootstrap_compare_rdms(
     (True, 0)
     """
     name, fn = _method(method)
-    n_bootstrap = int(n_bootstrap)
-    if n_bootstrap < 1:
-        raise InvalidDataError(f"n_bootstrap must be >= 1; got {n_bootstrap}.")
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", lo=1, hi=MAX_PERMUTATIONS)
     if not 0 < ci < 1:
         raise InvalidDataError(f"ci must be in (0, 1), e.g. 0.95; got {ci!r}.")
     (va, vb), _ = align_rdms([a, b], ["first RDM", "second RDM"])
@@ -282,7 +280,7 @@ def bootstrap_compare_rdms(
         _undefined(method, "for these RDMs")
     Sa, Sb = _square(va), _square(vb)
     n = Sa.shape[0]
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     iu = np.triu_indices(n, 1)
     samples = np.full(n_bootstrap, np.nan)
     for k in range(n_bootstrap):
@@ -396,26 +394,3 @@ def rdm_noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
     if bad:
         _undefined(method, f"for subjects {bad[:5]} (their RDM or the pooled RDM is constant)")
     return float(np.mean(lower)), float(np.mean(upper))
-
-
-def noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
-    """Deprecated name of :func:`rdm_noise_ceiling` (removed in the next release).
-
-    ``toponeuro.analysis.noise_ceiling`` (an RDM ceiling, a correlation) and
-    ``toponeuro.brain.noise_ceiling`` (NSD's voxel ceiling, percent variance) shared a name;
-    they are now :func:`rdm_noise_ceiling` and :func:`toponeuro.brain.voxel_noise_ceiling`.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", FutureWarning)
-    ...     lo, hi = noise_ceiling(np.random.default_rng(0).random((3, 10)))
-    """
-    warnings.warn(
-        "toponeuro.analysis.noise_ceiling is renamed rdm_noise_ceiling (the RDM ceiling; the "
-        "NSD voxel ceiling is toponeuro.brain.voxel_noise_ceiling); the old name goes in the "
-        "next release.", FutureWarning, stacklevel=2,
-    )
-    return rdm_noise_ceiling(rdms, method)
-

@@ -6,7 +6,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
-from ..exceptions import DimensionError
+from ..exceptions import DimensionError, MissingDependencyError
 from ._rsa import _labelled, as_condensed, rdm_stimulus_ids
 from ._rsa_compare import _looks_square, _rdm_stack
 
@@ -22,7 +22,7 @@ def _rsatoolbox():
     try:
         import rsatoolbox
     except ImportError as err:  # pragma: no cover - core dependency
-        raise ImportError("The rsatoolbox converters need rsatoolbox: pip install rsatoolbox") from err
+        raise MissingDependencyError("The rsatoolbox converters need rsatoolbox: pip install rsatoolbox") from err
     return rsatoolbox
 
 

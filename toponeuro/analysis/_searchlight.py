@@ -14,7 +14,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._align import stimulus_ids
-from ..atlases._surface import mesh_edge_graph
+from ..atlases import mesh_edge_graph
 from ..exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
 from ._rsa import _rdm_values, as_condensed, n_from_condensed, rdm_stimulus_ids, reorder_condensed
 from ._rsa_compare import _compare_vectors, _method

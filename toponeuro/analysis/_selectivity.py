@@ -14,7 +14,15 @@ from scipy import stats
 
 from .. import _dims as D
 from .._docs import fill_doc
-from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from .._params import check_int, check_number
+from ..exceptions import (
+    DimensionError,
+    InputTypeError,
+    InvalidDataError,
+    ParameterError,
+    UnknownNameError,
+    close_matches,
+)
 from ..sheet import check_activations
 from ._domains import FLOC_DOMAINS, FLOC_SCRAMBLED, LANGUAGE_AGAINST, LANGUAGE_TARGET
 
@@ -162,22 +170,70 @@ def fdr_bh(pvalues: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- contrasts
 
 
+def _missing_labels(values) -> np.ndarray:
+    """Mask of labels that are missing: None, NaN, pandas NA or ''."""
+    import pandas as pd
+
+    return np.array([v is None or (not isinstance(v, str) and np.ndim(v) == 0 and bool(pd.isna(v)))
+                     or (isinstance(v, str) and v == "")
+                     for v in values], dtype=bool)
+
+
 def _stimulus_labels(activations: xr.DataArray, labels) -> np.ndarray:
     n = activations.sizes[D.STIMULUS]
     if labels is not None:
-        lab = np.asarray(labels, dtype=object).astype(str)
-        if lab.shape != (n,):
-            raise DimensionError(
-                f"labels must give one category per stimulus ({n}); got shape {lab.shape}."
+        if isinstance(labels, str):
+            raise InputTypeError(
+                f"labels must give one category per stimulus ({n}); got the string {labels!r}. "
+                "Pass a list of strings."
             )
-        return lab
-    if D.CATEGORY not in activations.coords:
+        raw = np.asarray(labels, dtype=object)
+        if raw.shape != (n,):
+            raise DimensionError(
+                f"labels must give one category per stimulus ({n}); got shape {raw.shape}."
+            )
+        what = "labels"
+    elif D.CATEGORY not in activations.coords:
         raise UnknownNameError(
             "These activations have no 'category' stimulus coord, so the contrast cannot be "
             "formed. Pass labels=[...] (one per stimulus) or extract from a StimulusSet with "
             "categories."
         )
-    return np.asarray(activations[D.CATEGORY].values, dtype=object).astype(str)
+    else:
+        raw = np.asarray(activations[D.CATEGORY].values, dtype=object)
+        what = "The 'category' coord"
+    missing = _missing_labels(raw)
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0])
+        raise InvalidDataError(
+            f"{what} {'hold' if what == 'labels' else 'holds'} {int(missing.sum())} missing categories (None, NaN or '') of {n}, "
+            f"the first at stimulus {first} ({raw[first]!r}); every stimulus needs a category "
+            "(a missing one is not a category of its own). Drop those stimuli "
+            "(activations.isel(stimulus=...)) or label them."
+        )
+    return raw.astype(str)
+
+
+def _contrast_names(names, what: str):
+    """A contrast side as a name (str) or a list of names; numbers become their text."""
+    import numbers
+
+    def one(x):
+        if isinstance(x, str):
+            return x
+        if isinstance(x, numbers.Number | np.generic) and not isinstance(x, bool | np.bool_):
+            return str(x)
+        raise InputTypeError(
+            f"{what} must be a category or domain name (str), or a list of them; got "
+            f"{type(x).__name__} {x!r}."
+        )
+
+    if isinstance(names, str) or not isinstance(names, Sequence | np.ndarray | set | tuple):
+        return one(names)
+    out = [one(x) for x in names]
+    if not out:
+        raise ParameterError(f"{what} must name at least one category or domain; got [].")
+    return out
 
 
 def _expand(names, present: Sequence[str], domains) -> list[str]:
@@ -304,6 +360,8 @@ def selectivity(
         raise UnknownNameError(
             f"Unknown selectivity metric {metric!r}; {close_matches(metric, SELECTIVITY_METRICS)}"
         )
+    target = _contrast_names(target, "target")
+    against = _contrast_names(against, "against")
     cats = _stimulus_labels(activations, labels)
     t_mask, a_mask, tgt, agn = contrast_masks(cats, target, against)
     x = activations.transpose(D.STIMULUS, D.UNIT).values
@@ -361,7 +419,8 @@ def domain_selectivity(
     """
     if domains is None:  # the five domains; scrambled is a control, not a domain contrast
         domains = [d for d in FLOC_DOMAINS if d != FLOC_SCRAMBLED]
-    domains = list(domains)
+    domains = _contrast_names(domains, "domains")
+    domains = [domains] if isinstance(domains, str) else domains
     maps = [selectivity(activations, d, "rest", metric=metric, labels=labels) for d in domains]
     out = xr.concat(maps, dim=D.DOMAIN, coords="minimal", combine_attrs="drop_conflicts")
     out = out.assign_coords({D.DOMAIN: domains})
@@ -405,13 +464,24 @@ def _smooth_on_sheet(activations: xr.DataArray, x: np.ndarray, fwhm: float) -> n
     return out
 
 
+def _check_top_k(top_k):
+    """``top_k``: an int >= 1 is a count of units; a float in (0, 1] a fraction of them."""
+    import numbers
+
+    if isinstance(top_k, numbers.Integral) and not isinstance(top_k, bool | np.bool_):
+        return check_int(top_k, "top_k", lo=1)
+    fix = ("An int is a count of units (top_k=5), a float in (0, 1] a fraction of them "
+           "(top_k=0.1; 1.0 = every unit).")
+    value = check_number(top_k, "top_k", lo=0, hi=1, lo_open=True, fix=fix)
+    return value
+
+
 def _top_k(score: np.ndarray, top_k, groups) -> np.ndarray:
     """Mask of the ``top_k`` highest finite scores in each group (never a NaN score)."""
+    top_k = _check_top_k(top_k)
     mask = np.zeros(score.shape, dtype=bool)
     for idx in groups:
-        k = int(round(top_k * idx.size)) if 0 < top_k < 1 else int(top_k)
-        if k < 0 or (top_k >= 1 and top_k != int(top_k)):
-            raise InvalidDataError(f"top_k must be a fraction in (0, 1) or a count; got {top_k}.")
+        k = top_k if isinstance(top_k, int) else int(round(top_k * idx.size))
         finite = idx[np.isfinite(score[idx])]
         best = finite[np.argsort(-score[finite], kind="stable")[: min(k, finite.size)]]
         mask[best] = True
@@ -446,8 +516,9 @@ def language_selectivity(
     q : float
         Benjamini-Hochberg false-discovery rate.
     top_k : float or int
-        Units with the highest t: a fraction in (0, 1) or a count, over ``scope``. A unit whose
-        t is undefined (NaN) is never picked.
+        Units with the highest t over ``scope``: an int >= 1 is a count (``5``), a float in
+        (0, 1] a fraction (``0.1``; ``1.0`` = every unit). A unit whose t is undefined (NaN)
+        is never picked.
     alternative : {"two-sided", "greater", "less"}
         Alternative of the p-values (``scipy.stats.ttest_ind``); TopoLM: two-sided.
     labels : sequence of str, optional
@@ -483,6 +554,7 @@ def language_selectivity(
         )
     if scope not in _SCOPES:
         raise UnknownNameError(f"Unknown scope {scope!r}; {close_matches(scope, _SCOPES)}")
+    top_k = _check_top_k(top_k)
     if not 0 < q < 1:
         raise InvalidDataError(f"q must be in (0, 1); got {q}.")
     if smooth_fwhm is not None and not smooth_fwhm > 0:

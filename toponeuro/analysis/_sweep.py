@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import xarray as xr
@@ -14,6 +19,9 @@ from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
+    InvalidDataError,
+    MissingDependencyError,
+    ParameterError,
     UndefinedValueWarning,
     UnknownNameError,
     close_matches,
@@ -50,6 +58,119 @@ def _region_groups(responses: xr.DataArray, regions):
     ]
 
 
+def _extract(model, stimuli, layers, store, extract_kwargs):
+    try:
+        from ..features import extract  # lazy: features is an earlier stage
+    except ImportError as err:
+        raise MissingDependencyError(
+            "Extracting activations for a sweep needs toponeuro.features.extract; pass "
+            "precomputed activations as {model_name: Activations} instead."
+        ) from err
+    return extract(model, stimuli, layers if layers is not None else "topo", store=store,
+                   progress=False, **dict(extract_kwargs or {}))
+
+
+def _row_key(model, layer, keys):
+    return json.dumps([str(model), str(layer), sorted((str(k), str(v)) for k, v in keys.items())])
+
+
+def _describe(obj):
+    if hasattr(obj, "get_params"):
+        return f"{type(obj).__name__}({sorted(obj.get_params().items())!r})"
+    if hasattr(obj, "split"):
+        return repr(obj)
+    return repr(obj) if isinstance(obj, (str, int, float, type(None))) else type(obj).__name__
+
+
+def _config(method, regions, rdm_metric, compare, encoder, cv, metric, random_state, responses):
+    """The settings a results file must share with the sweep that resumes it."""
+    ids = np.asarray(responses[D.STIMULUS_ID].values).astype(str)
+    cfg = {"method": method, "regions": regions if regions is None or isinstance(regions, str)
+           else list(regions), "responses_shape": list(responses.shape),
+           "stimulus_ids_sha1": hashlib.sha1("\n".join(ids).encode()).hexdigest()}
+    if method == "rsa":
+        cfg.update(rdm_metric=str(rdm_metric), compare=str(compare))
+    else:
+        cfg.update(encoder=_describe(encoder), cv=_describe(cv), metric=metric,
+                   random_state=_describe(random_state))
+    return cfg
+
+
+class _ResultsLog:
+    """Rows appended to a JSON-lines file as they are scored; the rows of earlier runs."""
+
+    def __init__(self, path, config):
+        self.path = Path(path)
+        self.rows = {}
+        if self.path.exists():
+            lines = self.path.read_text().split("\n")
+            try:
+                head = json.loads(lines[0])["sweep_config"]
+            except (ValueError, KeyError, TypeError) as err:
+                raise InvalidDataError(
+                    f"results={str(path)!r} is not a sweep results file (its first line holds "
+                    "no sweep_config); pass a new path. toponeuro never overwrites it."
+                ) from err
+            if head != config:
+                diff = sorted(k for k in set(head) | set(config) if head.get(k) != config.get(k))
+                raise InvalidDataError(
+                    f"results={str(path)!r} was written by a sweep with other settings "
+                    f"({', '.join(f'{k}: {head.get(k)!r} there, {config.get(k)!r} now' for k in diff)}); "
+                    "pass a new results path to start afresh, or the same settings to resume."
+                )
+            for line in lines[1:]:
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                    self.rows[rec["key"]] = rec["row"]
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut off by a killed run: that pair is scored again
+            text_end = self.path.read_bytes()[-1:]
+            self.f = open(self.path, "a")
+            if text_end not in (b"\n", b""):
+                self.f.write("\n")  # end the cut-off line; never rewrite the file
+        else:
+            self.f = open(self.path, "a")
+            self._write({"sweep_config": config})
+
+    def _write(self, obj):
+        self.f.write(json.dumps(obj) + "\n")
+        self.f.flush()
+        os.fsync(self.f.fileno())
+
+    def append(self, key, row):
+        self._write({"key": key, "row": row})
+        self.rows[key] = row
+
+    def __del__(self):
+        f = getattr(self, "f", None)
+        if f is not None:
+            f.close()
+
+
+class _RegionRDMs:
+    """Region RDMs computed once and kept in a temporary folder, read back one at a time."""
+
+    def __enter__(self):
+        self._dir = tempfile.TemporaryDirectory(prefix="toponeuro_sweep_")
+        self._files = {}
+        return self
+
+    def __exit__(self, *exc):
+        self._dir.cleanup()
+
+    def get(self, key, build):
+        path = self._files.get(key)
+        if path is None:
+            values = build()
+            path = Path(self._dir.name) / f"{len(self._files)}.npy"
+            np.save(path, values)
+            self._files[key] = path
+            return values
+        return np.load(path)
+
+
 def sweep(
     models,
     layers,
@@ -67,8 +188,17 @@ def sweep(
     extract_kwargs: Mapping | None = None,
     progress: bool = True,
     random_state: RandomState = None,
+    results=None,
 ):
     """Score every layer of every model against every brain region; a tidy pandas table.
+
+    The sweep streams: one model is extracted at a time, one layer of it is read at a time
+    and one region's responses at a time (activations and responses backed by dask, e.g.
+    opened from a netCDF store with ``chunks=``, are read piece by piece), so its peak memory
+    is that of the largest single (layer, region) pair, not of all layers times all regions.
+    Region RDMs are computed once and kept in a temporary folder, read back one at a time.
+    With ``results=`` every finished pair is appended to a file at once, and a sweep that was
+    killed restarts where it stopped.
 
     Parameters
     ----------
@@ -91,6 +221,15 @@ def sweep(
         always form different regions, and the table gets a ``subject`` column.
     progress : bool
         Show a tqdm progress bar over (model, layer).
+    results : str or path, optional
+        A JSON-lines file that receives each (model, layer, region) row as soon as it is
+        scored (flushed to disk). When it exists, its rows are reused and only the missing
+        pairs are computed (models whose pairs are all there are not even extracted), so a
+        killed sweep restarts where it stopped and returns the same table. Its first line
+        records the settings (method, metrics, encoder, folds, the responses' shape and
+        stimulus ids); a file written with other settings raises
+        :class:`~toponeuro.exceptions.InvalidDataError` instead of mixing results. The file
+        is only ever appended to.
 
     Returns
     -------
@@ -131,56 +270,79 @@ def sweep(
     else:
         names = list(models.keys()) if isinstance(models, Mapping) else list(models)
         items = [(str(getattr(m, "name", m)), m) for m in names]
-    todo = []
     for name, acts in items:
-        if not isinstance(acts, xr.DataArray):
-            if stimuli is None:
-                raise ValueError(
-                    f"Model {name!r} is not precomputed; pass stimuli= so it can be extracted, "
-                    "or give {name: Activations}."
-                )
-            try:
-                from ..features import extract  # lazy: features is an earlier stage
-            except ImportError as err:
-                raise ImportError(
-                    "Extracting activations for a sweep needs toponeuro.features.extract; pass "
-                    "precomputed activations as {model_name: Activations} instead."
-                ) from err
-            acts = extract(acts, stimuli, layers if layers is not None else "topo", store=store,
-                           progress=False, **dict(extract_kwargs or {}))
-        acts, resp = align_stimuli(acts, responses, names=(f"activations of {name!r}", "responses"))
-        use = list(layers) if layers is not None else acts.topo.layers
-        todo.extend((name, layer, acts, resp) for layer in use)
+        if not isinstance(acts, xr.DataArray) and stimuli is None:
+            raise ParameterError(
+                f"Model {name!r} is not precomputed; pass stimuli= so it can be extracted, "
+                "or give {name: Activations}."
+            )
+    log = None
+    if results is not None:
+        config = _config(method, regions, rdm_metric, compare, encoder, cv, metric,
+                         random_state, responses)
+        log = _ResultsLog(results, config)
     if method == "rsa":
         cname, cfn = _method(compare)
-    # region RDMs are reused across models that share the responses' stimuli: the key holds
-    # every stimulus id in order (a model aligned to a different order or subset gets its own)
-    region_cache: dict = {}
+    done = dict(log.rows) if log is not None else {}
     rows = []
-    it = todo
+    bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        it = tqdm(todo, desc=f"sweep ({method})")
-    for name, layer, acts, resp in it:
-        feats = acts.topo.select(layer)
-        X = np.asarray(feats.values)
-        layer_rdm = _rdm_values(X, rdm_metric)[0].astype(np.float64) if method == "rsa" else None
-        ids_key = tuple(np.asarray(resp[D.STIMULUS_ID].values).astype(str).tolist())
-        for keys, idx in groups:
-            sub = resp.isel({resp.dims[1]: idx})
-            if method == "rsa":
-                ck = (tuple(keys.items()), ids_key)
-                if ck not in region_cache:
-                    region_cache[ck] = _rdm_values(np.asarray(sub.values), rdm_metric)[0].astype(
-                        np.float64)
-                score = _compare_vectors(layer_rdm, region_cache[ck], cname, cfn)
-            else:
-                per_voxel = encoding_score(X, np.asarray(sub.values), model=encoder, cv=cv,
-                                           metric=metric, random_state=random_state)
-                score = float(np.nanmean(per_voxel.values))
-            rows.append({"model": name, "layer": layer, **keys, "score": score,
-                         "method": method, "n_units": X.shape[1], "n_voxels": len(idx)})
+        bar = tqdm(desc=f"sweep ({method})", unit="layer")
+    # region RDMs are computed once per (region, stimulus order) and kept on disk, read back
+    # one at a time: memory holds one layer and one region, never all of them
+    with _RegionRDMs() as region_rdms:
+        for name, source in items:
+            known = list(layers) if layers is not None else (
+                source.topo.layers if isinstance(source, xr.DataArray) else None)
+            if known is not None and all(
+                _row_key(name, layer, keys) in done for layer in known for keys, _ in groups
+            ):
+                rows.extend(done[_row_key(name, layer, keys)] for layer in known
+                            for keys, _ in groups)
+                continue  # finished in an earlier run: not even extracted again
+            acts = source if isinstance(source, xr.DataArray) else _extract(
+                source, stimuli, layers, store, extract_kwargs)
+            acts, resp = align_stimuli(acts, responses,
+                                       names=(f"activations of {name!r}", "responses"))
+            ids_key = tuple(np.asarray(resp[D.STIMULUS_ID].values).astype(str).tolist())
+            for layer in (list(layers) if layers is not None else acts.topo.layers):
+                if bar is not None:
+                    bar.update()
+                X = None
+                layer_rdm = None
+                for keys, idx in groups:
+                    key = _row_key(name, layer, keys)
+                    if key in done:
+                        rows.append(done[key])
+                        continue
+                    if X is None:  # this layer only, read when first needed
+                        X = np.asarray(acts.topo.select(layer).values)
+                        if method == "rsa":
+                            layer_rdm = _rdm_values(X, rdm_metric)[0].astype(np.float64)
+                    sub = resp.isel({resp.dims[1]: idx})
+                    if method == "rsa":
+                        region = region_rdms.get(
+                            (tuple(keys.items()), ids_key),
+                            lambda sub=sub: _rdm_values(np.asarray(sub.values),
+                                                        rdm_metric)[0].astype(np.float64))
+                        score = _compare_vectors(layer_rdm, region, cname, cfn)
+                        del region
+                    else:
+                        per_voxel = encoding_score(X, np.asarray(sub.values), model=encoder,
+                                                   cv=cv, metric=metric,
+                                                   random_state=random_state)
+                        score = float(np.nanmean(per_voxel.values))
+                    row = {"model": name, "layer": layer, **keys, "score": score,
+                           "method": method, "n_units": X.shape[1], "n_voxels": len(idx)}
+                    rows.append(row)
+                    if log is not None:
+                        log.append(key, row)
+                del X, layer_rdm
+            del acts, resp
+    if bar is not None:
+        bar.close()
     table = pd.DataFrame(rows)
     n_nan = int(table["score"].isna().sum()) if len(table) else 0
     if n_nan:

@@ -16,6 +16,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._params import check_n_permutations
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -26,8 +27,9 @@ from ._compare import (
     patch_centroid,
 )
 from ._geometry import as_topomap
-from ._patches import TDANN_PATCHES, find_patches
-from ._topography import smoothness
+from ._patches import TDANN_PATCHES, check_patch_params, find_patches
+from ._topography import _check_sampling, smoothness
+from ._verdict import overlap_verdict
 
 __all__ = [
     "ARRANGEMENT_REFERENCE",
@@ -63,8 +65,10 @@ class TopographyTable:
         ``selective_fraction`` (points with value >= threshold) and ``max_value``.
     similarity : pandas.DataFrame
         One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
-        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh) and its ``p_value``
-        (shift null; spin test on a sphere mesh, NaN on other meshes).
+        (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh), its two-sided
+        ``p_value`` (``alternative``; spectral null on a sheet, spin test on a sphere mesh, NaN
+        on other meshes) and ``verdict`` (:func:`overlap_verdict` at ``alpha``: "share
+        territory", "avoid each other", "no evidence either way" or "not tested").
     smoothness : dict
         ``(sheet, name)`` -> the :func:`smoothness` Dataset (score, distance profile).
     patches : dict
@@ -236,7 +240,7 @@ def topography_table(
         test of atlas ROIs' overlap while their smoothness and patches, fixed binary regions,
         get none.
     alpha : float
-        Level at which a patch counts as significant.
+        Level at which a patch counts as significant, and of the overlap verdicts.
     %(random_state)s
 
     Returns
@@ -245,7 +249,8 @@ def topography_table(
         ``table`` columns also hold ``smoothness_null_mean``, ``smoothness_null_std``,
         ``smoothness_p``, ``n_significant_patches``; the patch sizes and centroids are those
         of the significant patches (of all patches without a null). ``similarity`` holds
-        ``method``, ``null_mean``, ``null_std``, ``p_value``. ``attrs["definitions"]`` says
+        ``method``, ``null_mean``, ``null_std``, ``p_value``, ``alternative``, ``verdict``.
+        ``attrs["definitions"]`` says
         which definition each statistic follows and where it comes from.
 
     Examples
@@ -260,6 +265,13 @@ def topography_table(
     >>> res.similarity[["pair", "method"]].values.tolist()
     [['faces-bodies', 'ssim']]
     """
+    checked = check_patch_params(threshold, min_units, smooth_sigma, alpha=alpha,
+                                 n_permutations=n_permutations, random_state=random_state)
+    n_permutations = checked["n_permutations"]
+    if similarity_permutations is not None:
+        similarity_permutations = check_n_permutations(similarity_permutations,
+                                                       "similarity_permutations")
+    _check_sampling(n_samples, sample_size, 10, None)
     sides = _sheets(maps, layers)
     null_kw = {"n_permutations": int(n_permutations), "random_state": random_state}
     n_sim = int(n_permutations if similarity_permutations is None else similarity_permutations)
@@ -306,7 +318,8 @@ def topography_table(
                 sims.append({"sheet": sheet, "pair": f"{a}-{b}", "method": method,
                              "value": float(r.statistic), "null_mean": r.null_mean,
                              "null_std": r.null_std, "p_value": r.p_value,
-                             "null": r.null_method})
+                             "alternative": r.alternative, "null": r.null_method,
+                             "verdict": overlap_verdict(r, alpha=alpha).outcome})
     attrs = {"threshold": float(threshold), "min_units": int(min_units),
              "smooth_sigma": smooth_sigma, "n_samples": int(n_samples),
              "n_permutations": int(n_permutations), "similarity_permutations": n_sim,
@@ -315,7 +328,8 @@ def topography_table(
     return TopographyTable(
         table=pd.DataFrame(rows),
         similarity=pd.DataFrame(sims, columns=["sheet", "pair", "method", "value", "null_mean",
-                                               "null_std", "p_value", "null"]),
+                                               "null_std", "p_value", "alternative", "null",
+                                               "verdict"]),
         smoothness=smooth, patches=patches, similarities=results, maps=kept_maps,
         attrs=attrs,
     )
@@ -476,8 +490,8 @@ def arrangement_comparison(
     on the sheet (Euclidean, in units) and on the cortex (geodesic along the folded mesh,
     mm). Two nulls, each keeping one side fixed:
 
-    - ``p_shift``: every sheet map but the first moved as a whole (random circular shift
-      and flips, :func:`spatial_null`'s ``"shift"``); the cortex distances stay.
+    - ``p_shift``: every sheet map but the first moved as a whole (:func:`spatial_null`'s
+      ``"shift"``: a random shift of the mirrored sheet); the cortex distances stay.
     - ``p_spin``: every cortical map but the first rotated on the sphere (spin test); the
       sheet distances stay.
 
@@ -523,7 +537,7 @@ def arrangement_comparison(
     import warnings
 
     from ..exceptions import UndefinedValueWarning
-    from ._null import spatial_null
+    from ._null import NullResult, spatial_null
 
     top = _check_top(top)
     for res, sheet in ((model, model_sheet), (cortex, cortex_sheet)):
@@ -567,22 +581,40 @@ def arrangement_comparison(
         return out
 
     def on_sheet(*maps):
-        cents = [_centres_of(x.reshape(len(x), -1), m_dist[0], top) for x in maps]
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, m_dist[0].n), m_dist[0], top) for x in maps]
         return _rank_correlation(_pair_distances(cents, m_dist[0]), dc)
 
+    drawn: list = []  # the cortex's centre distances of every spin draw, in order
+
     def on_cortex(*maps):
-        cents = [_centres_of(x.reshape(len(x), -1), c_dist[0], top) for x in maps]
-        return _rank_correlation(_pair_distances(cents, c_dist[0]), dm)
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, c_dist[0].n), c_dist[0], top) for x in maps]
+        dist = _pair_distances(cents, c_dist[0])
+        drawn.append(dist)
+        return _rank_correlation(dist, dm)
 
     if n_shift:
         r = spatial_null(on_sheet, *[model.maps[model_sheet, n]["null"] for n in names],
-                         null="shift", n_permutations=n_shift, random_state=random_state)
+                         null="shift", n_permutations=n_shift, alternative="greater",
+                         vectorized=True, random_state=random_state)
         out.update(p_shift=r.p_value, null_shift_mean=r.null_mean, null_shift_std=r.null_std)
     if n_spin:
-        r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
-                         null="shift", n_permutations=n_spin, random_state=random_state)
+        # The spin draws depend on the cortex alone: with a fixed seed every layer compared
+        # with this hemisphere gets the same rotations, so they are drawn once (by
+        # spatial_null) and each further layer's rho is scored against the same draws.
+        key = ("arrangement_spin", tuple(names), top, n_spin, random_state)
+        memo = c_dist[0]._cache if isinstance(random_state, (int, np.integer)) else {}
+        if key not in memo:
+            r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
+                             null="shift", n_permutations=n_spin, alternative="greater",
+                             vectorized=True, random_state=random_state)
+            memo[key] = (np.concatenate(drawn[1:]), r.null_method)  # drawn[0]: the observed
+        draws, method = memo[key]
+        r = NullResult.from_null(rho, _rank_correlation(draws, dm), method,
+                                 alternative="greater")
         out.update(p_spin=r.p_value, null_spin_mean=r.null_mean, null_spin_std=r.null_std,
-                   spin_null=r.null_method)
+                   spin_null=method)
     ps = [p for p, n in ((out["p_shift"], n_shift), (out["p_spin"], n_spin)) if n]
     out["p_value"] = float(max(ps)) if ps and np.isfinite(ps).all() else np.nan
     return out
@@ -599,10 +631,11 @@ def compare_tables(
     n_permutations: int | None = None,
     cortex_permutations: int | None = None,
     random_state: RandomState = None,
+    arrangement: bool = True,
 ) -> pd.DataFrame:
     """One sheet of a model beside one of the cortex, from their already computed tables.
 
-    The same layout as :func:`compare_topography`, which computes both sides itself:
+    The one model-vs-cortex table (``toponeuro map`` and the tutorials build it so):
     index ``(metric, item)``, columns ``model``, ``cortex`` (``smoothness``,
     ``smoothness_p``, ``n_patches``, ``n_significant_patches``, ``mean_patch_fraction``,
     ``total_patch_fraction`` per name -- fractions of the significant patches when a null
@@ -615,7 +648,7 @@ def compare_tables(
       job reports.
     - ``arrangement_spearman``, ``arrangement_procrustes``, ``arrangement_n_regions``
       (item ``centroids``): :func:`arrangement_similarity` of the centroids of each name's
-      largest (significant) patch, as :func:`compare_topography` gives them; NaN when fewer
+      largest (significant) patch (:meth:`TopographyTable.centroids`); NaN when fewer
       than three names have a patch on both sides.
 
     ``.attrs`` holds the patch centroids and regions used, and ``"arrangement"``, the full
@@ -630,6 +663,9 @@ def compare_tables(
         A region's patch centroid: its largest patch's, or that of all its patch points.
     top, n_permutations, cortex_permutations, random_state :
         Of :func:`arrangement_comparison`.
+    arrangement : bool
+        Compute the ``domain_arrangement`` rows (False: NaN, e.g. for a single map per side,
+        where an arrangement has no meaning).
 
     Returns
     -------
@@ -667,10 +703,11 @@ def compare_tables(
     c_cent = cortex.centroids(cortex_sheet, centroid)
     common = [n for n in m_cent if n in c_cent]
     arr = arrangement_similarity({n: m_cent[n] for n in common}, {n: c_cent[n] for n in common})
-    dom = arrangement_comparison(model, model_sheet, cortex, cortex_sheet, top=top,
-                                 n_permutations=n_permutations,
-                                 cortex_permutations=cortex_permutations,
-                                 random_state=random_state)
+    dom = (arrangement_comparison(model, model_sheet, cortex, cortex_sheet, top=top,
+                                  n_permutations=n_permutations,
+                                  cortex_permutations=cortex_permutations,
+                                  random_state=random_state) if arrangement else
+           {k: np.nan for k in ("spearman", "p_value", "p_shift", "p_spin", "n_domains")})
     dom_items = ("spearman", "p_value", "p_shift", "p_spin", "n_domains")
     arr_keys = [("domain_arrangement", k) for k in dom_items] + [
         ("arrangement_spearman", "centroids"), ("arrangement_procrustes", "centroids"),

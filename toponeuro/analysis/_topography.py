@@ -17,15 +17,18 @@ from scipy.spatial.distance import pdist
 
 from .. import _dims as D
 from .._metrics import pearson_r, rankdata
+from .._params import check_int, check_n_permutations, check_number, check_random_state
 from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
+    ParameterError,
+    UndefinedValueWarning,
     UnknownNameError,
     close_matches,
 )
-from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of, _takes_geometry
+from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
 from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
 
@@ -187,7 +190,9 @@ class _SmoothnessKernel:
         cnt = np.zeros((n_maps, nb))
         finite = bool(np.isfinite(values).all())
         if finite:
-            v = v.astype(np.float32)  # half the memory traffic; sums stay float64
+            # differences in float64: float32 loses a map's detail under a large offset
+            # (a map + 1e7 keeps only ~1 of its 7 significant digits)
+            v = v.astype(np.float64, copy=False)
             buf = np.empty_like(v)
         for dr, dc, b in self.offsets:
             a, c = self._pair_views(v, dr, dc)
@@ -218,8 +223,8 @@ class _SmoothnessKernel:
             nonempty = np.flatnonzero(counts > 0)
             for lo in range(0, values.shape[0], step):
                 # gather the sample once, then its pairs from a short row (cache-friendly);
-                # float32 halves the memory traffic, the bin sums stay float64
-                v = values[lo : lo + step][:, idx].astype(np.float32)
+                # float64 throughout, so an offset (map + 1e7) leaves the differences exact
+                v = values[lo : lo + step][:, idx].astype(np.float64)
                 diff = v[:, ii]
                 diff -= v[:, jj]
                 np.abs(diff, out=diff)
@@ -251,7 +256,27 @@ class _SmoothnessKernel:
             return np.nanmean(self.scores(self.profiles(values)), axis=1)
 
 
+def _check_sampling(n_samples, sample_size, n_bins, max_distance):
+    """The point-sampling and binning parameters of smoothness and correlation_profile."""
+    n_samples = check_int(n_samples, "n_samples", lo=1)
+    if sample_size is not None:
+        sample_size = check_int(
+            sample_size, "sample_size", lo=3,
+            fix="Two points make one pair, one distance bin: no profile to score.",
+        )
+    n_bins = check_int(
+        n_bins, "n_bins", lo=2,
+        fix="With one bin the first bin is the maximum, so the score is 0 by construction.",
+    )
+    if max_distance is not None:
+        max_distance = check_number(max_distance, "max_distance", lo=0, lo_open=True)
+    return n_samples, sample_size, n_bins, max_distance
+
+
 def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
+    n_samples, sample_size, n_bins, max_distance = _check_sampling(
+        n_samples, sample_size, n_bins, max_distance
+    )
     if sample_size is None:
         sample_size = int(tm.finite.sum()) if tm.finite.sum() <= _ALL_PAIRS_MAX else 500
     kernel = _SmoothnessKernel(tm, tm.finite, n_samples, sample_size, n_bins, max_distance, rng)
@@ -268,7 +293,44 @@ def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
     return kernel, attrs
 
 
-@_takes_geometry
+def _check_values(tm: TopoMap, what: str) -> None:
+    """An all-NaN (or nearly empty) map is bad input, not an undefined value."""
+    n_ok = int(tm.finite.sum())
+    if n_ok < 3:
+        raise InvalidDataError(
+            f"{tm.name or 'The map'} has {n_ok} of {tm.n} points with a finite value; {what} "
+            "needs at least 3. Check the map (an all-NaN map usually means the selectivity "
+            "of a category absent from the stimuli, or units that never respond)."
+        )
+
+
+def _smoothness_undefined(tm: TopoMap, attrs: dict) -> str:
+    """Why TDANN's score is undefined for this map ("" when it is defined)."""
+    if attrs["n_bins"] < 2:
+        return (f"its points span only one distance bin (max_distance "
+                f"{attrs['max_distance']:.3g}, bins at least 1.5 point spacings wide), so "
+                "neighbours cannot be compared with distant points; sheets need at least 6 x 6 "
+                "units (or pass a larger max_distance).")
+    v = tm.values[tm.finite]
+    if np.ptp(v) == 0:
+        return "the map is constant (no differences between points)."
+    return ""
+
+
+class _nan_kernel:  # noqa: N801 -- stands in for a _SmoothnessKernel
+    """A smoothness kernel whose score is NaN (undefined), keeping the bins and samples."""
+
+    def __init__(self, kernel):
+        self._k = kernel
+        self.samples, self.edges = kernel.samples, kernel.edges
+
+    def profiles(self, values):
+        return self._k.profiles(values)
+
+    def __call__(self, values):
+        return np.full(np.atleast_2d(values).shape[0], np.nan)
+
+
 @_fill
 def smoothness(
     data,
@@ -305,16 +367,18 @@ def smoothness(
     n_samples : int
         Random samples of points when the map has more than 1,000 points.
     sample_size : int, optional
-        Points per sample; default every point once for maps of at most 1,000 points (no
-        sampling noise), else 500 (TDANN's sample size).
+        Points per sample, at least 3; default every point once for maps of at most 1,000
+        points (no sampling noise), else 500 (TDANN's sample size).
     n_bins : int
-        Distance bins (at most; fewer when bins would be narrower than 1.5 point spacings,
-        so the first bin always holds the nearest neighbours).
+        Distance bins, at least 2 (with one, the first bin is the maximum and the score 0 by
+        construction); at most, fewer when bins would be narrower than 1.5 point spacings,
+        so the first bin always holds the nearest neighbours.
     max_distance : float, optional
         Largest distance binned; default half the diagonal of the points' bounding box.
     n_permutations : int
-        Draws of the spatial null (0: none; see :func:`spatial_null`). The samples and bins
-        stay fixed, so the null varies the map only.
+        Draws of the spatial null, 0 (none) to ``MAX_PERMUTATIONS`` (10**6; see
+        :func:`spatial_null`). The samples and bins stay fixed, so the null varies the map
+        only.
     null : {"positions"}
         ``"positions"``: the map's values scattered over its points at random.
     %(random_state)s
@@ -323,12 +387,20 @@ def smoothness(
     Returns
     -------
     xarray.Dataset
-        ``score`` (mean over samples), ``scores`` (per sample), ``profile`` (mean
+        ``score`` (mean over samples; NaN with an
+        :class:`~toponeuro.exceptions.UndefinedValueWarning` where TDANN's score is
+        undefined: a constant map, or points spanning fewer than 2 distance bins -- sheets
+        smaller than 6 x 6), ``scores`` (per sample), ``profile`` (mean
         ``|difference|`` per distance bin), ``profiles`` (per sample), ``pair_counts``; coord
         ``distance`` = bin centres (sheet: unit spacings; mesh: the units of positions).
         ``null_mean``, ``null_std``, ``p_value``, ``z`` (NaN without a null) and ``null``
         (the draws, dim ``permutation``). ``attrs``: ``method``, ``formula``, parameters,
         ``reference``, ``null``, ``n_permutations``.
+
+    Raises
+    ------
+    InvalidDataError
+        Fewer than 3 points with a finite value (e.g. an all-NaN map).
 
     Examples
     --------
@@ -354,12 +426,21 @@ def smoothness(
             f"smoothness of one map takes null='positions'; got {null!r}. (A shift of one map "
             "keeps its smoothness by design, so it is no null for it.)"
         )
+    n_permutations = check_n_permutations(n_permutations)
+    _check_sampling(n_samples, sample_size, n_bins, max_distance)
+    rng = check_random_state(random_state)
     tm = _map_of(data, layer, geometry)
-    rng = np.random.default_rng(random_state)
+    _check_values(tm, "smoothness")
     kernel, attrs = _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng)
+    undefined = _smoothness_undefined(tm, attrs)
+    if undefined:
+        warnings.warn(f"{tm.name or 'The map'}: smoothness is undefined (NaN): {undefined}",
+                      UndefinedValueWarning, stacklevel=3)
+        kernel = _nan_kernel(kernel)
+        n_permutations = 0
     profiles = kernel.profiles(tm.values[None, :])[0]
     counts = [c for (_, _, _, c) in kernel.samples]
-    scores = kernel.scores(profiles)
+    scores = kernel.scores(profiles) if not undefined else np.full(len(counts), np.nan)
     res = run_null(kernel, [tm], null, n_permutations, rng, attrs)
     ds = _profile_dataset(profiles, counts, kernel.edges, tm.name, res.attrs)
     ds["scores"] = ((D.SAMPLE,), np.asarray(scores))
@@ -369,7 +450,6 @@ def smoothness(
         ds[key] = getattr(res, key)
     return ds
 
-@_takes_geometry
 @_fill
 def correlation_profile(
     responses,
@@ -411,6 +491,10 @@ def correlation_profile(
     >>> prof["distance"].values.round(2).tolist()  # an 8 x 8 sheet: 3 bins up to 4.95
     [0.82, 2.47, 4.12]
     """
+    n_samples, sample_size, n_bins, max_distance = _check_sampling(
+        n_samples, sample_size, n_bins, max_distance
+    )
+    check_random_state(random_state)
     if isinstance(responses, xr.DataArray) and D.UNIT in responses.dims:
         from ..sheet import check_activations
 
@@ -432,7 +516,7 @@ def correlation_profile(
         if x.ndim != 2:
             raise DimensionError(f"responses must be (n_stimuli, n_points); got shape {x.shape}.")
         tm = _map_of(np.zeros(x.shape[1]), geometry=geometry)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     edges = _bin_edges(tm, n_bins, max_distance)
     good = x.std(0) > 0
     profiles, counts = [], []
@@ -463,10 +547,16 @@ _SIM_REFERENCES = {
 #: what the TopoNets project page says about its map similarity
 TOPONETS_SSIM_NOTE = (
     "toponets.github.io reports face-body (0.79) and face-scene (-0.41) map similarity of a "
-    "ResNet-18 as 'structural similarity' without stating window or data_range; the "
-    "defaults here are scikit-image's (7 x 7 uniform window) with data_range = the joint range "
-    "of both maps."
+    "ResNet-18 as 'structural similarity' without stating window or data_range, and its code "
+    "(toponets/toponets) does not include the analysis. A negative face-scene value means its "
+    "SSIM scores a map against its negative below zero; SSIM of zero-centred signed maps does "
+    "not (a map and its negative score positive where local means have opposite signs), SSIM "
+    "of maps put on a common non-negative scale, as images are, does. So each map is min-max "
+    "rescaled to [0, 1] and SSIM uses data_range 1, with scikit-image's 7 x 7 uniform window."
 )
+#: how SSIM puts each map on an image scale
+SSIM_SCALE = ("each map min-max rescaled to [0, 1] over its units, data_range 1 (a null "
+              "draw keeps the scale of the map it moves)")
 
 
 def _two_maps(tms, name):
@@ -485,6 +575,24 @@ def _corr_factory(tms, *, method="pearson", rng=None):
     return kernel, {"method": method, "reference": _SIM_REFERENCES[method]}
 
 
+def _scale_of(values: np.ndarray) -> tuple[float, float]:
+    """``(min, max - min)`` of a map's finite values (span NaN for a constant map)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not v.size or np.ptp(v) == 0:
+        return 0.0, float("nan")
+    return float(v.min()), float(np.ptp(v))
+def _check_win_size(win_size, shape) -> int:
+    """SSIM's window: odd, at least 3 and at most the sheet's smaller side (scikit-image)."""
+    side = int(min(shape))
+    rule = (f"an odd whole number from 3 to the sheet's smaller side ({side}) (scikit-image's "
+            "rule; its default is 7)")
+    k = check_int(win_size, "win_size", fix=f"win_size must be {rule}.")
+    if k < 3 or k % 2 == 0 or k > side:
+        raise ParameterError(f"win_size={k} is not {rule}.")
+    return k
+
+
 def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=None):
     _two_maps(tms, "ssim")
     shape = tms[0].grid_shape
@@ -496,24 +604,34 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
             "n_permutations=..., says whether the maps share territory), or resample both "
             "maps onto a flat regular grid first."
         )
-    win = default_win_size(shape) if win_size is None else int(win_size)
-    if data_range is None:
-        both = np.concatenate([tms[0].values, tms[1].values])
-        both = both[np.isfinite(both)]
-        data_range = float(both.max() - both.min()) if both.size else float("nan")
-        rule = "joint range of both maps (max - min over their units)"
+    win = default_win_size(shape) if win_size is None else _check_win_size(win_size, shape)
+    rescale = data_range is None
+    if rescale:
+        data_range, rule = 1.0, SSIM_SCALE
     else:
-        data_range, rule = float(data_range), "given"
+        data_range, rule = float(data_range), "given: the maps as they are (not rescaled)"
     h, w = shape
 
-    def kernel(a, b):
-        return ssim_batch(a.reshape(-1, h, w), b.reshape(-1, h, w), win_size=win,
-                          data_range=data_range, k1=k1, k2=k2)
+    # the scale of each observed map: a moved copy keeps it (rescaling every draw anew
+    # stretches the moved copies that miss a map's extremes; the null was too wide then)
+    scales = [_scale_of(tm.values) for tm in tms] if rescale else None
 
-    if np.isfinite(data_range) and data_range > 0:
-        # shift null: only the cross term moves (see ssim_shift_kernel)
-        kernel.shifted = ssim_shift_kernel(tms[0].grid(), tms[1].grid(), win_size=win,
-                                           data_range=data_range, k1=k1, k2=k2)
+    def kernel(a, b):
+        if rescale:
+            a, b = ((v - lo) / span for v, (lo, span) in zip((a, b), scales))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NaN rows: said by the caller
+            return ssim_batch(a.reshape(-1, h, w), b.reshape(-1, h, w), win_size=win,
+                              data_range=data_range, k1=k1, k2=k2)
+
+    ga, gb = tms[0].grid(), tms[1].grid()
+    if rescale:
+        ga, gb = ((g - lo) / span for g, (lo, span) in zip((ga, gb), scales))
+    if data_range > 0 and np.isfinite(ga).any() and np.isfinite(gb).any():
+        # torus null: the range of a moved map does not change, and only the cross term
+        # moves (see ssim_shift_kernel)
+        kernel.shifted = ssim_shift_kernel(ga, gb, win_size=win, data_range=data_range,
+                                           k1=k1, k2=k2)
 
     attrs = {
         "method": "ssim",
@@ -534,7 +652,7 @@ def _smoothness_factory(tms, *, n_samples=20, sample_size=None, n_bins=10, max_d
                         rng=None):
     if len(tms) != 1:
         raise InvalidDataError(f"smoothness is a statistic of one map; got {len(tms)}.")
-    rng = np.random.default_rng(rng)
+    rng = check_random_state(rng, "random_state")
     return _smoothness_setup(tms[0], n_samples, sample_size, n_bins, max_distance, rng)
 
 
@@ -549,7 +667,6 @@ for _name, _factory in _STATISTIC_FACTORIES.items():
     register_statistic(_name, _factory)
 
 
-@_takes_geometry
 @_fill
 def map_similarity(
     map_a,
@@ -558,6 +675,7 @@ def map_similarity(
     *,
     n_permutations: int = 1000,
     null: str | None = None,
+    alternative: str = "two-sided",
     win_size: int | None = None,
     data_range: float | None = None,
     random_state: RandomState = None,
@@ -567,12 +685,15 @@ def map_similarity(
     """Similarity of two maps on the same sheet, with its spatial null.
 
     ``"ssim"`` (default): structural similarity (Wang et al. 2004) of the two maps on the
-    sheet grid -- equal to ``skimage.metrics.structural_similarity(a, b, win_size=...,
-    data_range=...)``; default window scikit-image's 7 x 7 (smaller sheets: the largest odd
-    size that fits) and ``data_range`` the joint range of both maps. The TopoNets project page
-    reports its map similarity as structural similarity without stating these parameters.
-    ``"pearson"`` and ``"spearman"`` correlate the maps across units and are position-free:
-    shuffling every unit's position alike leaves them unchanged.
+    sheet grid, each map first put on an image's scale -- min-max rescaled to [0, 1] over its
+    units -- so that overlap means overlap: a map scores 1 against itself and below 0 against
+    its negative (as TopoNets' face-scene -0.41 implies). The number equals
+    ``skimage.metrics.structural_similarity(a01, b01, win_size=7, data_range=1)`` on the
+    rescaled maps ``a01``, ``b01``; default window scikit-image's 7 x 7 (smaller sheets: the
+    largest odd size that fits). A given ``data_range`` compares the maps as they are instead
+    (then a map and its negative can score above 0). ``"pearson"`` and ``"spearman"``
+    correlate the maps across units and are position-free: shuffling every unit's position
+    alike leaves them unchanged. :func:`overlap_verdict` turns the result into words.
 
     Parameters
     ----------
@@ -583,11 +704,15 @@ def map_similarity(
     method : {"ssim", "pearson", "spearman"}
     n_permutations : int
         Draws of the spatial null (0: the statistic alone, p-value NaN).
-    null : {"shift", "positions"}, optional
-        Default ``"shift"``: ``map_b`` moves as a whole (torus shifts and flips; mesh: spin
-        test). See :func:`spatial_null`.
+    null : {"shift", "spectral", "torus", "mirror", "positions"}, optional
+        Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness
+        (sheet: shifts within the mirrored sheet; mesh: spin test). ``"positions"`` is no null for
+        overlap and warns. See :func:`spatial_null`.
+    alternative : {"two-sided", "greater", "less"}
+        The tail of ``p_value``: two-sided (default) tests "more *or* less alike than
+        chance", the one test behind the three outcomes of :func:`overlap_verdict`.
     win_size, data_range : optional
-        SSIM's window (odd) and data range.
+        SSIM's window (odd) and data range (default: the rescaled maps, data range 1).
     %(random_state)s
     %(geometry)s
 
@@ -609,13 +734,17 @@ def map_similarity(
     >>> a = np.arange(20.0).reshape(4, 5)
     >>> float(map_similarity(a, -a, "pearson", n_permutations=0))
     -1.0
-    >>> round(float(map_similarity(a, a)), 6)
+    >>> round(float(map_similarity(a, a, n_permutations=0)), 6)
     1.0
+    >>> float(map_similarity(a, -a, n_permutations=0)) < 0
+    True
     """
     if method not in SIMILARITY_METHODS:
         raise UnknownNameError(
             f"Unknown method {method!r}; {close_matches(method, SIMILARITY_METHODS)}"
         )
+    n_permutations = check_n_permutations(n_permutations)
+    rng = check_random_state(random_state)
 
     geo = _check_geometry(geometry)
 
@@ -645,7 +774,14 @@ def map_similarity(
         n_permutations = 0  # 1-D values without positions: no spatial null
     params = {"win_size": win_size, "data_range": data_range} if method == "ssim" else {}
     kernel, attrs = _STATISTIC_FACTORIES[method]([ta, tb], **params)
-    rng = np.random.default_rng(random_state)
     null = null or "shift"
-    return run_null(kernel, [ta, tb], null, n_permutations, rng, attrs)
+    flat = [name for name, t in (("map_a", ta), ("map_b", tb)) if np.ptp(t.values[ok]) == 0]
+    if flat:
+        warnings.warn(
+            f"map_similarity is undefined (NaN): {' and '.join(flat)} "
+            f"{'is' if len(flat) == 1 else 'are'} constant over the units both maps cover.",
+            UndefinedValueWarning, stacklevel=3,
+        )
+        n_permutations = 0
+    return run_null(kernel, [ta, tb], null, n_permutations, rng, attrs, alternative)
 

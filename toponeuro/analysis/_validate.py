@@ -9,7 +9,13 @@ import xarray as xr
 
 from .. import _dims as D
 from .._align import align_stimuli
-from ..exceptions import AlignmentError, DimensionError, InvalidDataError, NotFittedError
+from ..exceptions import (
+    AlignmentError,
+    DimensionError,
+    InvalidDataError,
+    NotFittedError,
+    ParameterError,
+)
 
 __all__ = [
     "as_matrix",
@@ -62,10 +68,26 @@ def check_finite(arr, what: str):
 def paired_matrices(features, responses, names=("features", "responses")):
     """Align two stimulus-by-something inputs by stimulus id; return arrays ``(X, Y)``."""
     if isinstance(features, xr.DataArray) and isinstance(responses, xr.DataArray):
-        if D.STIMULUS_ID in features.coords and D.STIMULUS_ID in responses.coords:
+        has = [D.STIMULUS_ID in features.coords, D.STIMULUS_ID in responses.coords]
+        if all(has):
             features, responses = align_stimuli(features, responses, names=names)
+        elif any(has):
+            with_ids, without = (names[0], names[1]) if has[0] else (names[1], names[0])
+            raise AlignmentError(
+                f"The {with_ids} carry 'stimulus_id' but the {without} (a DataArray) do not, so "
+                "their stimuli cannot be matched by id, and pairing them by position could "
+                f"silently pair different stimuli. Label the {without} "
+                "(.assign_coords(stimulus_id=('stimulus', ids))), or pass both as plain arrays "
+                "(np.asarray) to pair them by position on purpose."
+            )
     X = as_matrix(features, names[0])
     Y = as_matrix(responses, names[1])
+    for arr, name in ((X, names[0]), (Y, names[1])):
+        if np.iscomplexobj(arr):  # a cast to float would drop the imaginary part silently
+            raise InvalidDataError(
+                f"Complex data not supported: the {name} are {arr.dtype}; expected real "
+                "numbers. Pass the part you mean explicitly (np.real(x) or np.abs(x))."
+            )
     if X.shape[0] != Y.shape[0]:
         raise AlignmentError(
             f"The {names[0]} have {X.shape[0]} stimuli but the {names[1]} have {Y.shape[0]}; "
@@ -98,7 +120,7 @@ class EstimatorMixin:
     def set_params(self, **params):
         for k, v in params.items():
             if k not in self._param_names():
-                raise ValueError(f"{type(self).__name__} has no parameter {k!r}.")
+                raise ParameterError(f"{type(self).__name__} has no parameter {k!r}.")
             setattr(self, k, v)
         return self
 
@@ -122,11 +144,26 @@ class LinearPredictorMixin:
         X = np.asarray(as_matrix(X, "features"))
         if X.shape[1] != self.n_features_in_:
             raise InvalidDataError(
-                f"X has {X.shape[1]} features; the encoder was fitted on {self.n_features_in_}."
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input (the number it was fitted on)."
             )
         dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else self.coef_.dtype
-        P = X.astype(dtype, copy=False) @ self.coef_.T.astype(dtype, copy=False) + self.intercept_
+        X = X.astype(dtype, copy=False)
+        check_finite(X, "features")
+        P = X @ self.coef_.T.astype(dtype, copy=False) + self.intercept_
         return P[:, 0] if getattr(self, "_y_1d", False) else P
+
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags: a multi-output regressor that needs ``y``.
+
+        Only scikit-learn calls this (its ``check_estimator``, meta-estimators), so it
+        imports scikit-learn here, which toponeuro itself does not need.
+        """
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(estimator_type="regressor",
+                    target_tags=TargetTags(required=True, multi_output=True),
+                    regressor_tags=RegressorTags(), input_tags=InputTags())
 
     def score(self, X, y):
         """Coefficient of determination R² averaged over targets (as scikit-learn)."""

@@ -73,8 +73,8 @@ class CortexMaps:
 
     @property
     def geometry(self) -> dict:
-        """Keyword arguments of :func:`toponeuro.analysis.as_topomap` (and
-        ``compare_topography(cortex_geometry=...)``) for these maps."""
+        """Keyword arguments of :func:`toponeuro.analysis.as_topomap` for these maps
+        (:func:`toponeuro.analysis.topography_table` reads them off a ``CortexMaps``)."""
         return {"positions": self.positions, "adjacency": self.adjacency, "mesh": self.mesh}
 
     @property

@@ -8,6 +8,7 @@ repeated trials of known reliability. Atlases live in
 :mod:`toponeuro.atlases` (re-exported here for convenience).
 """
 
+from .._deprecate import removed_names
 from ..atlases import Atlas, load_language_parcels, load_visfatlas
 from . import _nsd, _reliability, _responses, _surface, _volume
 from ._nsd import *
@@ -26,3 +27,11 @@ __all__ = [
     "load_visfatlas",
     "load_language_parcels",
 ]
+
+#: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
+__getattr__ = removed_names(__name__, {
+    "load_image": "toponeuro.brain.load_brain_image (a NIfTI/MGH image; pictures are read by "
+                  "toponeuro.stimuli.read_image)",
+    "noise_ceiling": "toponeuro.brain.voxel_noise_ceiling (NSD's voxel ceiling) or "
+                     "toponeuro.analysis.rdm_noise_ceiling (the RDM ceiling)",
+})

@@ -31,7 +31,7 @@ from ..exceptions import (
     close_matches,
 )
 from ._responses import handle_invalid, make_brain_responses, zscore_within
-from ._volume import _get_data, _same_grid, load_image
+from ._volume import _get_data, _same_grid, load_brain_image
 
 __all__ = [
     "load_nsd_betas",
@@ -202,7 +202,7 @@ def _volume_roi_mask(root: Path, k: int, space: str, rois, shape, affine):
             raise UnknownNameError(
                 f"No NSD ROI file {fname!r} in {roi_dir}; {close_matches(fname, available)}"
             )
-        img = load_image(path, f"ROI {fname}")
+        img = load_brain_image(path, f"ROI {fname}")
         data = _get_data(img, f"ROI {fname}")
         if not _same_grid(data.shape, img.affine, shape, affine):
             raise DimensionError(f"ROI {path} is not on the grid of the {space} betas.")
@@ -247,7 +247,7 @@ def _read_session_volume(glm_dir: Path, session: int, fmt: str, bbox, ref_shape)
     path = glm_dir / f"{stem}.nii.gz"
     if not path.is_file():
         path = glm_dir / f"{stem}.nii"
-    img = load_image(path, f"NSD betas session {session}")
+    img = load_brain_image(path, f"NSD betas session {session}")
     if len(img.shape) != 4 or img.shape[3] != NSD_TRIALS_PER_SESSION:
         raise DimensionError(
             f"{path} has shape {img.shape}; NSD betas are 4-D with {NSD_TRIALS_PER_SESSION} trials."
@@ -323,94 +323,21 @@ def load_nsd_betas(
     sessions = [int(sessions)] if np.isscalar(sessions) else [int(s) for s in sessions]
     if not sessions:
         raise DimensionError("Give at least one session.")
-    design = read_nsd_expdesign(root / "nsddata" / "experiments" / "nsd" / "nsd_expdesign.mat")
-    img_idx, trials = nsd_trial_images(design, k, sessions)
-    ids = [f"nsd-{i:05d}" for i in img_idx]
-    session_of = np.repeat(sessions, NSD_TRIALS_PER_SESSION)
-    stim_coords = {"session": session_of, "trial": trials}
-    if "sharedix" in design:
-        stim_coords["shared1000"] = np.isin(img_idx + 1, design["sharedix"])
+    ids, stim_coords, counts = _nsd_trials(root, k, sessions)
     glm_dir = root / "nsddata_betas" / "ppdata" / f"subj{k:02d}" / space / glm
     if not glm_dir.is_dir():
         raise MissingFileError(
             f"NSD betas folder {glm_dir} does not exist; nsd_dir must be the NSD root that "
             f"holds nsddata/ and nsddata_betas/ (check subject, space={space!r} and glm)."
         )
-    _, counts = np.unique(img_idx, return_counts=True)
-
     if space == "fsaverage":
         da = _nsd_surface(root, glm_dir, sessions, ids, roi, stim_coords, k)
         if noise_ceiling:
-            nc = np.concatenate(
-                [
-                    np.asarray(load_image(glm_dir / f"{h}.ncsnr.mgh", "NSD ncsnr").dataobj).ravel()
-                    for h in ("lh", "rh")
-                ]
-            )
-            keep_idx = da["_index"].values
-            da = da.assign_coords(
-                ncsnr=(D.VOXEL, nc[keep_idx].astype(np.float32)),
-                noise_ceiling=(D.VOXEL, nsd_noise_ceiling(nc[keep_idx], counts).astype(np.float32)),
-            )
+            da = _with_surface_ceiling(da, glm_dir, counts)
         da = da.drop_vars("_index")
     else:
-        pp = root / "nsddata" / "ppdata" / f"subj{k:02d}" / space
-        ref_path = pp / "brainmask.nii.gz"
-        ref = load_image(ref_path, "NSD brain mask")
-        shape, affine = ref.shape[:3], ref.affine
-        rois = _roi_spec(roi)
-        if rois:
-            keep, names = _volume_roi_mask(root, k, space, rois, shape, affine)
-        else:
-            keep = _get_data(ref, "NSD brain mask") > 0
-            names = np.full(shape, "brainmask", dtype=object)
-        if not keep.any():
-            raise InvalidDataError(f"The ROI/mask {roi or 'brainmask'} selects no voxel.")
-        if fmt is None:
-            fmt = (
-                "nii.gz"
-                if (glm_dir / f"betas_session{sessions[0]:02d}.nii.gz").is_file()
-                else "hdf5"
-            )
-        if fmt not in ("nii.gz", "hdf5"):
-            raise UnknownNameError(f"fmt={fmt!r}; use 'nii.gz' or 'hdf5'.")
-        bbox = _bbox(keep)
-        sub_keep = keep[bbox]
-        blocks = []
-        for s in sessions:
-            vol = _read_session_volume(glm_dir, s, fmt, bbox, shape)
-            x = vol[sub_keep].T  # (750, n_voxels), C order of the mask = nilearn's order
-            x = (
-                x.astype(np.float32) / NSD_BETA_SCALE
-                if vol.dtype == np.int16
-                else x.astype(np.float32)
-            )
-            blocks.append(x)
-        ijk = np.argwhere(keep)
-        import nibabel as nib
-
-        xyz = nib.affines.apply_affine(affine, ijk)
-        vc = {"i": ijk[:, 0], "j": ijk[:, 1], "k": ijk[:, 2]}
-        if noise_ceiling:
-            nimg = load_image(glm_dir / "ncsnr.nii.gz", "NSD ncsnr")
-            nc = _get_data(nimg, "NSD ncsnr")[keep].astype(np.float64)
-            vc["ncsnr"] = nc.astype(np.float32)
-            vc["noise_ceiling"] = nsd_noise_ceiling(nc, counts).astype(np.float32)
-        da = make_brain_responses(
-            np.concatenate(blocks, axis=0),
-            ids,
-            subject=f"subj{k:02d}",
-            roi=names[keep].astype(str),
-            xyz=xyz,
-            stimulus_coords=stim_coords,
-            voxel_coords=vc,
-            attrs={
-                "dataset": "NSD",
-                "space": space,
-                "glm": glm,
-                "units": "percent signal change",
-            },
-        )
+        da = _nsd_volume(root, glm_dir, k, (space, glm), sessions, ids, roi, fmt, stim_coords,
+                         counts if noise_ceiling else None)
     da = handle_invalid(da, drop_invalid, f"NSD betas (subj{k:02d}, {space})")
     if "noise_ceiling" in da.coords:  # so encoding_score(ceiling=) can check the units
         da.coords["noise_ceiling"].attrs.update(units="percent variance",
@@ -419,6 +346,94 @@ def load_nsd_betas(
         da = zscore_within(da, "session")
         da.attrs["units"] = "z-scored within session"
     return da
+
+
+def _nsd_trials(root: Path, k: int, sessions: list[int]):
+    """``(ids, stimulus coords, trials per image)`` of subject ``k``'s ``sessions``."""
+    design = read_nsd_expdesign(root / "nsddata" / "experiments" / "nsd" / "nsd_expdesign.mat")
+    img_idx, trials = nsd_trial_images(design, k, sessions)
+    ids = [f"nsd-{i:05d}" for i in img_idx]
+    stim_coords = {"session": np.repeat(sessions, NSD_TRIALS_PER_SESSION), "trial": trials}
+    if "sharedix" in design:
+        stim_coords["shared1000"] = np.isin(img_idx + 1, design["sharedix"])
+    _, counts = np.unique(img_idx, return_counts=True)
+    return ids, stim_coords, counts
+
+
+def _with_surface_ceiling(da, glm_dir: Path, counts):
+    """fsaverage responses with the ``ncsnr`` and ``noise_ceiling`` voxel coords."""
+    nc = np.concatenate([
+        np.asarray(load_brain_image(glm_dir / f"{h}.ncsnr.mgh", "NSD ncsnr").dataobj).ravel()
+        for h in ("lh", "rh")
+    ])
+    keep_idx = da["_index"].values
+    return da.assign_coords(
+        ncsnr=(D.VOXEL, nc[keep_idx].astype(np.float32)),
+        noise_ceiling=(D.VOXEL, nsd_noise_ceiling(nc[keep_idx], counts).astype(np.float32)),
+    )
+
+
+def _volume_format(glm_dir: Path, session: int, fmt: str | None) -> str:
+    """The betas' file format: ``fmt`` checked, default the one present (NIfTI preferred)."""
+    if fmt is None:
+        fmt = "nii.gz" if (glm_dir / f"betas_session{session:02d}.nii.gz").is_file() else "hdf5"
+    if fmt not in ("nii.gz", "hdf5"):
+        raise UnknownNameError(f"fmt={fmt!r}; use 'nii.gz' or 'hdf5'.")
+    return fmt
+
+
+def _nsd_volume(root, glm_dir, k, space_glm, sessions, ids, roi, fmt, stim_coords, counts):
+    """Volume betas inside the ROI (default the brain mask); ``counts``: add the ceiling."""
+    space, glm = space_glm
+    pp = root / "nsddata" / "ppdata" / f"subj{k:02d}" / space
+    ref = load_brain_image(pp / "brainmask.nii.gz", "NSD brain mask")
+    shape, affine = ref.shape[:3], ref.affine
+    rois = _roi_spec(roi)
+    if rois:
+        keep, names = _volume_roi_mask(root, k, space, rois, shape, affine)
+    else:
+        keep = _get_data(ref, "NSD brain mask") > 0
+        names = np.full(shape, "brainmask", dtype=object)
+    if not keep.any():
+        raise InvalidDataError(f"The ROI/mask {roi or 'brainmask'} selects no voxel.")
+    fmt = _volume_format(glm_dir, sessions[0], fmt)
+    bbox = _bbox(keep)
+    sub_keep = keep[bbox]
+    blocks = []
+    for s in sessions:
+        vol = _read_session_volume(glm_dir, s, fmt, bbox, shape)
+        x = vol[sub_keep].T  # (750, n_voxels), C order of the mask = nilearn's order
+        x = (
+            x.astype(np.float32) / NSD_BETA_SCALE
+            if vol.dtype == np.int16
+            else x.astype(np.float32)
+        )
+        blocks.append(x)
+    ijk = np.argwhere(keep)
+    import nibabel as nib
+
+    xyz = nib.affines.apply_affine(affine, ijk)
+    vc = {"i": ijk[:, 0], "j": ijk[:, 1], "k": ijk[:, 2]}
+    if counts is not None:
+        nimg = load_brain_image(glm_dir / "ncsnr.nii.gz", "NSD ncsnr")
+        nc = _get_data(nimg, "NSD ncsnr")[keep].astype(np.float64)
+        vc["ncsnr"] = nc.astype(np.float32)
+        vc["noise_ceiling"] = nsd_noise_ceiling(nc, counts).astype(np.float32)
+    return make_brain_responses(
+        np.concatenate(blocks, axis=0),
+        ids,
+        subject=f"subj{k:02d}",
+        roi=names[keep].astype(str),
+        xyz=xyz,
+        stimulus_coords=stim_coords,
+        voxel_coords=vc,
+        attrs={
+            "dataset": "NSD",
+            "space": space,
+            "glm": glm,
+            "units": "percent signal change",
+        },
+    )
 
 
 def _nsd_surface(root, glm_dir, sessions, ids, roi, stim_coords, k):
@@ -461,7 +476,7 @@ def _nsd_surface(root, glm_dir, sessions, ids, roi, stim_coords, k):
                     f"{close_matches(fname, available)}"
                 )
             return np.concatenate(
-                [np.asarray(load_image(f, "NSD ROI").dataobj).ravel() for f in files]
+                [np.asarray(load_brain_image(f, "NSD ROI").dataobj).ravel() for f in files]
             )
 
         keep, names = _select_rois(

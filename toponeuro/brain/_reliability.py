@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
 from .._metrics import pearson_r
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import (
     CoordinateError,
@@ -89,7 +88,7 @@ def make_repeated_responses(
         raise ParameterError(
             f"noise must be a positive finite sd, or one per voxel ({n_voxels}); got {noise!r}."
         )
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     signal = rng.standard_normal((n_images, n_voxels))
     trials = signal.repeat(n_repeats, axis=0)
     trials = trials + sd * rng.standard_normal(trials.shape)
@@ -108,7 +107,6 @@ __all__ = [
     "spearman_brown",
     "ncsnr",
     "voxel_noise_ceiling",
-    "noise_ceiling",
     "make_repeated_responses",
 ]
 
@@ -188,7 +186,7 @@ def split_half_reliability(
     if method not in ("odd-even", "random"):
         raise UnknownNameError(f"method={method!r}; {close_matches(method, ['odd-even', 'random'])}")
     x = np.asarray(responses.values, dtype=np.float64)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     order = np.argsort(inverse, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     rs = []
@@ -275,19 +273,3 @@ def voxel_noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
     out = snr.copy(data=nc).rename("noise_ceiling")
     out.attrs.update(units="percent variance", method="NSD ncsnr (Allen et al., 2022)")
     return out
-
-
-def noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
-    """Deprecated name of :func:`voxel_noise_ceiling` (removed in the next release).
-
-    Examples
-    --------
-    >>> callable(noise_ceiling)
-    True
-    """
-    warnings.warn(
-        "toponeuro.brain.noise_ceiling is renamed voxel_noise_ceiling (NSD's ceiling, in "
-        "percent variance; the RDM ceiling is toponeuro.analysis.rdm_noise_ceiling); the old "
-        "name goes in the next release.", FutureWarning, stacklevel=2,
-    )
-    return voxel_noise_ceiling(responses, n_trials)

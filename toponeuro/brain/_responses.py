@@ -10,8 +10,9 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._params import check_random_state
 from .._version import __version__
-from ..atlases._atlas import hemi_name
+from ..atlases import hemi_name
 from ..exceptions import (
     AlignmentError,
     CoordinateError,
@@ -101,7 +102,7 @@ def make_brain_responses(
     if data is None:
         if n_stimuli is None or n_voxels is None:
             raise DimensionError("Give data, or n_stimuli and n_voxels for random responses.")
-        rng = np.random.default_rng(random_state)
+        rng = check_random_state(random_state)
         data = rng.standard_normal((int(n_stimuli), int(n_voxels)))
     data = np.asarray(data)
     if data.ndim != 2:

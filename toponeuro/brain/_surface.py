@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ..atlases._atlas import FSAVERAGE5_N_VERTICES, HEMIS
+from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -50,15 +50,15 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
 
     def per_vertex(img) -> np.ndarray:
         if img is None or not (isinstance(img, nib.gifti.GiftiImage) or hasattr(img, "dataobj")):
-            raise ValueError("nibabel could not parse it")
+            raise InvalidDataError("nibabel could not parse it")
         if isinstance(img, nib.gifti.GiftiImage):
             arrays = [np.asarray(d.data) for d in img.darrays]
             if not arrays:
-                raise ValueError("the GIFTI holds no data array")
+                raise InvalidDataError("the GIFTI holds no data array")
             if len(arrays) == 1:
                 return arrays[0].reshape(len(arrays[0]), -1)
             if any(a.ndim != 1 for a in arrays):
-                raise ValueError("several data arrays but not all 1-D")
+                raise InvalidDataError("several data arrays but not all 1-D")
             return np.stack(arrays, axis=1)
         raw = np.asarray(img.dataobj)
         return raw.reshape(raw.shape[0], -1)

@@ -23,20 +23,22 @@ from ..exceptions import (
 )
 from ._responses import handle_invalid, make_brain_responses
 
-__all__ = ["load_volume_betas", "load_bids_betas", "load_image"]
+__all__ = ["load_volume_betas", "load_bids_betas", "load_brain_image"]
 
 
-def load_image(obj, what: str = "image"):
-    """A nibabel spatial image from a path or an image; typed errors for bad files.
+def load_brain_image(obj, what: str = "image"):
+    """A nibabel spatial image (NIfTI, MGH ...) from a path or an image; typed errors for bad
+    files. (Pictures, the stimuli, are read by :func:`toponeuro.stimuli.read_image`; this
+    was ``toponeuro.brain.load_image`` before 0.3.0.)
 
     Examples
     --------
     >>> import nibabel as nib
     >>> img = nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4))
-    >>> load_image(img) is img  # an image passes through; a path is read with nibabel
+    >>> load_brain_image(img) is img  # an image passes through; a path is read with nibabel
     True
     >>> try:
-    ...     load_image("absent.nii.gz", "beta volume")
+    ...     load_brain_image("absent.nii.gz", "beta volume")
     ... except FileNotFoundError as err:
     ...     print(type(err).__name__)
     MissingFileError
@@ -105,7 +107,7 @@ def _stack_volumes(images, n_expected: int | None):
     """Return (4-D data array (X, Y, Z, n), affine, names) from a 4-D image or 3-D maps."""
     single = isinstance(images, str | os.PathLike) or hasattr(images, "dataobj")
     if single:
-        img = load_image(images, "beta image")
+        img = load_brain_image(images, "beta image")
         data = _get_data(img, "beta image")
         if data.ndim == 3:
             if n_expected not in (None, 1):
@@ -126,7 +128,7 @@ def _stack_volumes(images, n_expected: int | None):
         raise DimensionError("No beta images given.")
     vols, ref = [], None
     for k, obj in enumerate(images):
-        img = load_image(obj, f"beta map #{k}")
+        img = load_brain_image(obj, f"beta map #{k}")
         data = _get_data(img, f"beta map #{k}")
         if data.ndim == 4 and data.shape[3] == 1:
             data = data[..., 0]
@@ -154,7 +156,7 @@ def _resolve_mask(mask, roi, atlas, shape, affine):
     keep = np.ones(shape[:3], dtype=bool)
     roi_map = None
     if mask is not None:
-        mimg = load_image(mask, "mask")
+        mimg = load_brain_image(mask, "mask")
         mdata = _get_data(mimg, "mask")
         if mdata.ndim == 4 and mdata.shape[3] == 1:
             mdata = mdata[..., 0]
@@ -456,7 +458,7 @@ def load_bids_betas(
     files.sort(key=order)
     blocks, ids, sessions, runs, ref = [], [], [], [], None
     for p, ents in files:
-        img = load_image(p, "beta map")
+        img = load_brain_image(p, "beta map")
         data = _get_data(img, f"beta map {p.name}")
         if data.ndim == 3:
             key = next((k for k in _ID_ENTITIES if k in ents), None)

@@ -19,6 +19,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .. import exceptions as E
+from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
 
 __all__ = ["ROI_REGIONS", "write_brainscore_benchmark", "read_brainscore_benchmark"]
@@ -42,7 +43,7 @@ _VOXEL_COORDS = (D.SUBJECT, D.ROI, D.X, D.Y, D.Z, D.HEMI, D.VERTEX)
 
 def _check_responses(responses) -> xr.DataArray:
     if not isinstance(responses, xr.DataArray):
-        raise TypeError(
+        raise InputTypeError(
             f"responses must be an xarray.DataArray (BrainResponses); got "
             f"{type(responses).__name__}."
         )

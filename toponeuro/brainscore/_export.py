@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .. import exceptions as E
 from .._fetch import sha256sum
 from .._version import __version__
+from ..exceptions import InputTypeError, InternalError, MissingDependencyError, OutputExistsError
 
 if TYPE_CHECKING:
     from ..models import ModelCard
@@ -95,7 +96,7 @@ def _resolve_card(model_name_or_card):
         try:
             from ..models import model_card
         except ImportError as err:  # the registry lands with the model-zoo issue
-            raise ImportError(
+            raise MissingDependencyError(
                 f"Exporting {model_name_or_card!r} by name needs toponeuro's model registry "
                 "(toponeuro.models.model_card), which this install lacks; pass a ModelCard "
                 "instead."
@@ -104,7 +105,7 @@ def _resolve_card(model_name_or_card):
     card = model_name_or_card
     missing = [f for f in ("name", "arch") if not hasattr(card, f)]
     if missing:
-        raise TypeError(
+        raise InputTypeError(
             f"Expected a model name or a ModelCard; got {type(card).__name__} without "
             f"{missing}. Pass e.g. toponeuro.models.model_card('toponet_resnet18.tau_50')."
         )
@@ -332,7 +333,7 @@ def _check_region_layer_map(card, region_layer_map, modality) -> dict:
     if region_layer_map is None:
         return proposed
     if not isinstance(region_layer_map, Mapping):
-        raise TypeError(
+        raise InputTypeError(
             f"region_layer_map must be a dict region -> layer; got "
             f"{type(region_layer_map).__name__}. Example: {proposed}"
         )
@@ -369,10 +370,10 @@ def _weights(card, weights_url, sha256):
     if not url:
         shipped = ""
         if _get(card, "package_path"):  # the demo TopoNets: weights inside the package
-            from ..models._registry import _package_file
+            from ..models import package_file
 
             try:
-                local = _package_file(card.package_path)
+                local = package_file(card.package_path)
             except E.ToponeuroError:
                 local = card.package_path
             shipped = (f" Its weights ship inside toponeuro ({local}); Brain-Score downloads "
@@ -428,7 +429,7 @@ def _plugin_arch_source() -> str:
     """``_plugin_arch.py`` with :mod:`toponeuro.models._standalone` inlined: self-contained."""
     arch = _source("_plugin_arch.py")
     if _INLINE_MARKER not in arch:
-        raise RuntimeError("toponeuro/brainscore/_plugin_arch.py lost its inline marker line")
+        raise InternalError("toponeuro/brainscore/_plugin_arch.py lost its inline marker line")
     standalone = (resources.files("toponeuro.models") / "_standalone.py").read_text()
     body = [
         line
@@ -526,6 +527,62 @@ def _write_submission_zip(plugin_dir: Path, zip_path: Path) -> Path:
     return zip_path
 
 
+def _all_layers(card, mapping: Mapping) -> list[str]:
+    """The plugin's layers: the card's, then any the region map commits to beyond them."""
+    layers = list(plugin_layers(card))
+    for layer in mapping.values():
+        for one in [layer] if isinstance(layer, str) else layer:
+            if one not in layers:
+                layers.append(one)
+    return layers
+
+
+def _plugin_folder(path: Path, overwrite: bool) -> Path:
+    """A new, empty plugin folder at ``path`` (an existing one replaced only with overwrite)."""
+    if path.exists():
+        if not overwrite:
+            raise OutputExistsError(
+                f"{path} already exists; pass overwrite=True to replace it."
+            )
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def _write_vision_files(path: Path, card, subs: dict, identifier: str, mapping, layers) -> None:
+    """brainscore-vision's files: ``__init__``, ``model``, ``test``, requirements, region map."""
+    arch = _arch_module().normalize_arch(card.arch)
+    subs = dict(
+        subs,
+        arch_repr=repr(arch),
+        arch_kwargs_repr=repr({"image_size": _image_size(card)} if arch == "vit_b_32" else {}),
+        image_size_repr=repr(_image_size(card)),
+        mean_repr=repr(tuple(float(x) for x in _get(card, "mean", _IMAGENET_MEAN))),
+        std_repr=repr(tuple(float(x) for x in _get(card, "std", _IMAGENET_STD))),
+        readout_repr=repr(_readout_layer(layers)),
+    )
+    for name in ("__init__", "model", "test"):
+        (path / f"{name}.py").write_text(_template(f"vision_{name.strip('_')}.py.tmpl")
+                                         .substitute(subs))
+    (path / "requirements.txt").write_text("torch\ntorchvision\n")
+    rlm = path / "region_layer_map"
+    rlm.mkdir()
+    (rlm / f"{identifier}.json").write_text(json.dumps(mapping, indent=2) + "\n")
+
+
+def _write_language_files(path: Path, subs: dict, mapping, *, n_head, tokenizer) -> None:
+    """brainscore-language's files: the NanoGPT module, ``__init__``, ``model``, ``test``."""
+    subs = dict(
+        subs, n_head_repr=repr(n_head), tokenizer_repr=repr(tokenizer),
+        region_layer_map_repr=repr(mapping), language_layer=mapping["language_system"],
+    )
+    (path / _PLUGIN_NANOGPT).write_text(_source("_plugin_nanogpt.py"))
+    for name in ("__init__", "model", "test"):
+        (path / f"{name}.py").write_text(_template(f"language_{name.strip('_')}.py.tmpl")
+                                         .substitute(subs))
+    (path / "requirements.txt").write_text("torch\ntransformers\n")
+
+
 def export_plugin(
     model_name_or_card: str | ModelCard,
     out_dir: str | os.PathLike,
@@ -617,23 +674,11 @@ def export_plugin(
     identifier = _check_identifier(identifier or _default_identifier(card), modality)
     folder = _folder_name(identifier)
     mapping = _check_region_layer_map(card, region_layer_map, modality)
-    layers = list(plugin_layers(card))
-    for layer in mapping.values():
-        for one in [layer] if isinstance(layer, str) else layer:
-            if one not in layers:
-                layers.append(one)
+    layers = _all_layers(card, mapping)
     url, sha, filename = _weights(card, weights_url, sha256)
 
     out_dir = Path(out_dir)
-    path = out_dir / "models" / folder
-    if path.exists():
-        if not overwrite:
-            raise FileExistsError(
-                f"{path} already exists; pass overwrite=True to replace it."
-            )
-        shutil.rmtree(path)
-    path.mkdir(parents=True)
-
+    path = _plugin_folder(out_dir / "models" / folder, overwrite)
     subs = dict(
         model_name=card.name, version=__version__, identifier=identifier, dirname=folder,
         identifier_repr=repr(identifier), url_repr=repr(url), sha256_repr=repr(sha),
@@ -641,33 +686,9 @@ def export_plugin(
     )
     (path / _PLUGIN_ARCH).write_text(_plugin_arch_source())
     if modality == "vision":
-        subs.update(
-            arch_repr=repr(_arch_module().normalize_arch(card.arch)),
-            arch_kwargs_repr=repr({"image_size": _image_size(card)}
-                                  if _arch_module().normalize_arch(card.arch) == "vit_b_32"
-                                  else {}),
-            image_size_repr=repr(_image_size(card)),
-            mean_repr=repr(tuple(float(x) for x in _get(card, "mean", _IMAGENET_MEAN))),
-            std_repr=repr(tuple(float(x) for x in _get(card, "std", _IMAGENET_STD))),
-            readout_repr=repr(_readout_layer(layers)),
-        )
-        (path / "__init__.py").write_text(_template("vision_init.py.tmpl").substitute(subs))
-        (path / "model.py").write_text(_template("vision_model.py.tmpl").substitute(subs))
-        (path / "test.py").write_text(_template("vision_test.py.tmpl").substitute(subs))
-        (path / "requirements.txt").write_text("torch\ntorchvision\n")
-        rlm = path / "region_layer_map"
-        rlm.mkdir()
-        (rlm / f"{identifier}.json").write_text(json.dumps(mapping, indent=2) + "\n")
+        _write_vision_files(path, card, subs, identifier, mapping, layers)
     else:
-        subs.update(
-            n_head_repr=repr(n_head), tokenizer_repr=repr(tokenizer),
-            region_layer_map_repr=repr(mapping), language_layer=mapping["language_system"],
-        )
-        (path / _PLUGIN_NANOGPT).write_text(_source("_plugin_nanogpt.py"))
-        (path / "__init__.py").write_text(_template("language_init.py.tmpl").substitute(subs))
-        (path / "model.py").write_text(_template("language_model.py.tmpl").substitute(subs))
-        (path / "test.py").write_text(_template("language_test.py.tmpl").substitute(subs))
-        (path / "requirements.txt").write_text("torch\ntransformers\n")
+        _write_language_files(path, subs, mapping, n_head=n_head, tokenizer=tokenizer)
     (path / "metadata.yaml").write_text(_metadata_yaml(card, identifier, modality, url, sha))
     provenance = {
         "identifier": identifier, "folder": folder, "modality": modality,
@@ -675,10 +696,7 @@ def export_plugin(
         "weights_sha256": sha, "toponeuro_version": __version__, "model_card": _card_dict(card),
     }
     (path / "toponeuro_export.json").write_text(json.dumps(provenance, indent=2) + "\n")
-
-    zip_path = None
-    if make_zip:
-        zip_path = _write_submission_zip(path, out_dir / f"{folder}.zip")
+    zip_path = _write_submission_zip(path, out_dir / f"{folder}.zip") if make_zip else None
     return ExportedPlugin(
         identifier=identifier, path=path, zip_path=zip_path, modality=modality,
         region_layer_map=mapping, layers=tuple(layers), weights_url=url, weights_sha256=sha,

@@ -13,6 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import exceptions as E
+from ..exceptions import (
+    ExternalCommandError,
+    InputTypeError,
+    MissingDependencyError,
+    OutputExistsError,
+)
 from ._convert import write_brainscore_benchmark
 from ._export import ExportedPlugin
 
@@ -112,7 +118,7 @@ def install_plugin(plugin, python=None, overwrite=True) -> Path:
         capture_output=True, text=True, env=_bs_env(),
     )
     if probe.returncode != 0:
-        raise ImportError(
+        raise MissingDependencyError(
             f"{python} cannot import {library}: {probe.stderr.strip()[-400:]} Install it there "
             "(see .ci/brainscore.sh)."
         )
@@ -124,7 +130,7 @@ def install_plugin(plugin, python=None, overwrite=True) -> Path:
                 "with another identifier."
             )
         if not overwrite:
-            raise FileExistsError(f"{target} exists; pass overwrite=True to replace it.")
+            raise OutputExistsError(f"{target} exists; pass overwrite=True to replace it.")
         shutil.rmtree(target)
     shutil.copytree(path, target, ignore=shutil.ignore_patterns("__pycache__"))
     return target
@@ -224,7 +230,7 @@ def score_with_brainscore(
             "metrics=('ridge', 'rdm')."
         )
     if info["modality"] != "vision":
-        raise NotImplementedError(
+        raise InputTypeError(
             "Local scoring runs brainscore-vision; language plugins are checked by their "
             "own test.py in a brainscore-language environment."
         )
@@ -233,7 +239,7 @@ def score_with_brainscore(
     work.mkdir(parents=True, exist_ok=True)
     if benchmark is None:
         if stimuli is None or responses is None:
-            raise TypeError("Give stimuli and responses, or benchmark= (a folder of files).")
+            raise InputTypeError("Give stimuli and responses, or benchmark= (a folder of files).")
         benchmark = write_brainscore_benchmark(stimuli, responses, work / "benchmark",
                                                regions=regions)
     if install:
@@ -251,7 +257,7 @@ def score_with_brainscore(
         env=_bs_env({"RESULTCACHING_HOME": str(work / "result_caching")}),
     )
     if proc.returncode != 0:
-        raise RuntimeError(
+        raise ExternalCommandError(
             f"Brain-Score scoring failed (exit {proc.returncode}) in {python}:\n"
             f"{proc.stderr.strip()[-3000:]}"
         )

@@ -5,9 +5,13 @@ transformer tokens per unit, and returns an Activations DataArray (optionally st
 on-disk, resumable store).
 """
 
+from .._deprecate import removed_names
 from ._extract import POOLINGS, TOKEN_POOLINGS, extract
-from ._stimuli import ItemStimuli, as_stimuli  # noqa: F401 - ItemStimuli: deprecated alias
+from ._stimuli import as_stimuli
 from ._store import ActivationStore, cache_key
+
+#: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
+__getattr__ = removed_names(__name__, {"ItemStimuli": "toponeuro.stimuli.StimulusSet.from_items"})
 
 __all__ = [
     "extract",

@@ -9,39 +9,16 @@ Anything else iterable (image paths, PIL images, tensors, or texts) becomes one 
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..exceptions import InvalidDataError
 from ..stimuli import StimulusSet
 
-__all__ = ["as_stimuli", "ItemStimuli"]
+__all__ = ["as_stimuli"]
 
 
 def _is_stimulus_set(obj) -> bool:
     return all(hasattr(obj, a) for a in ("ids", "kind", "get", "content_hash", "__len__"))
-
-
-def ItemStimuli(items) -> StimulusSet:  # noqa: N802 - the deprecated class name
-    """Deprecated: use :meth:`StimulusSet.from_items <toponeuro.stimuli.StimulusSet.from_items>`.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", FutureWarning)
-    ...     s = ItemStimuli(["a face", "a house"])
-    >>> type(s).__name__, s.ids.tolist()
-    ('StimulusSet', ['stim-0000', 'stim-0001'])
-    """
-    warnings.warn(
-        "toponeuro.features.ItemStimuli is deprecated and will be removed in the next release; "
-        "use toponeuro.stimuli.StimulusSet.from_items(items).",
-        FutureWarning,
-        stacklevel=2,
-    )
-    return StimulusSet.from_items(items)
 
 
 def as_stimuli(stimuli):

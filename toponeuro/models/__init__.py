@@ -10,6 +10,7 @@ imported here register their architectures by name (as timm's ``models/__init__.
 does), and the registry imports none of them.
 """
 
+from .._deprecate import removed_names
 from . import (
     _architectures,
     _blocks,
@@ -28,7 +29,6 @@ from ._catalog import *
 from ._layers import list_layers
 from ._nanogpt import GPT, GPTConfig
 from ._registry import *
-from ._registry import load_checkpoint  # noqa: F401 - deprecated alias of load_weights
 from ._small import *
 from ._surgery import *
 from ._tokenizers import *
@@ -45,3 +45,8 @@ __all__ = [
     "GPT",
     "GPTConfig",
 ]
+
+#: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
+__getattr__ = removed_names(__name__, {"load_checkpoint": "toponeuro.models.load_weights (a "
+                                       "weights file) or toponeuro.training.load_checkpoint "
+                                       "(a training checkpoint)"})

@@ -32,11 +32,11 @@ def weights_status(card, cache_dir=None) -> str:
     """
     from .._fetch import hf_cache_path
     from ..exceptions import MissingWeightsError
-    from ._registry import _package_file
+    from ._registry import package_file
 
     if card.package_path:
         try:
-            return "shipped" if _package_file(card.package_path).is_file() else "not shipped"
+            return "shipped" if package_file(card.package_path).is_file() else "not shipped"
         except MissingWeightsError:
             return "not shipped"
     if card.hub_repo and card.filename:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..exceptions import SheetError
+from ..exceptions import InputTypeError, SheetError
 from ..sheet import sheet_shape
 
 __all__ = ["list_layers", "LAYER_TABLE_COLUMNS"]
@@ -38,7 +38,7 @@ def _resolve(model):
         return model[0], model[1]
     if isinstance(model, nn.Module):
         return model, getattr(model, "model_card", None)
-    raise TypeError(
+    raise InputTypeError(
         f"model must be a registered name, an nn.Module or a (module, ModelCard) pair; got "
         f"{type(model).__name__}."
     )

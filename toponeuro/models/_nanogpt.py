@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .._optional import optional_import
-from ..exceptions import DownloadError, MissingFileError
+from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from ._registry import register_builder
 
 __all__ = ["GPTConfig", "GPT", "nanogpt", "load_gpt2_tokenizer"]
@@ -55,7 +55,7 @@ class _SelfAttention(nn.Module):
     def __init__(self, cfg: GPTConfig):
         super().__init__()
         if cfg.n_embd % cfg.n_head:
-            raise ValueError(f"n_embd ({cfg.n_embd}) must be a multiple of n_head ({cfg.n_head}).")
+            raise ParameterError(f"n_embd ({cfg.n_embd}) must be a multiple of n_head ({cfg.n_head}).")
         self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)
         self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         self.resid_dropout = nn.Dropout(cfg.dropout)
@@ -146,7 +146,7 @@ class GPT(nn.Module):
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         t = idx.shape[1]
         if t > self.config.block_size:
-            raise ValueError(
+            raise InvalidDataError(
                 f"Sequence of {t} tokens is longer than the block size "
                 f"{self.config.block_size}; truncate the text."
             )

@@ -23,13 +23,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._deprecate import renamed_function
 from .._fetch import _fetch_hf, hf_url, sha256sum
 from .._optional import optional_import
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
+    InputTypeError,
+    InvalidDataError,
     MissingWeightsError,
+    NameClashError,
+    ParameterError,
     UnknownNameError,
     UntrustedCheckpointError,
     close_matches,
@@ -43,6 +46,8 @@ __all__ = [
     "model_card",
     "create_model",
     "load_weights",
+    "load_torch_file",
+    "package_file",
     "CHECKPOINT_FORMATS",
 ]
 
@@ -191,7 +196,7 @@ def register_builder(name: str):
 
     def decorator(builder: Callable) -> Callable:
         if _BUILDERS.get(name, builder) is not builder:
-            raise ValueError(f"A builder named {name!r} is already registered.")
+            raise NameClashError(f"A builder named {name!r} is already registered.")
         _BUILDERS[name] = builder
         return builder
 
@@ -201,12 +206,12 @@ def register_builder(name: str):
 def _check_card(name: str, card: ModelCard) -> None:
     arch, _, tag = name.partition(".")
     if card.name != name or card.arch != arch or card.tag != tag:
-        raise ValueError(
+        raise ParameterError(
             f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
             f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
         )
     if card.checkpoint_format not in CHECKPOINT_FORMATS:
-        raise ValueError(
+        raise ParameterError(
             f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
             f"{card.checkpoint_format!r}."
         )
@@ -261,7 +266,7 @@ def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCar
     fields = {}
     for prof in entry.get("profiles", ()):
         if prof not in profiles:
-            raise ValueError(
+            raise InvalidDataError(
                 f"The card {entry.get('name')!r} names the profile {prof!r}, which "
                 f"{_CARDS_FILE} does not define; {close_matches(prof, sorted(profiles))}"
             )
@@ -274,7 +279,7 @@ def _card_from_dict(entry: Mapping, profiles: Mapping | None = None) -> ModelCar
     known = set(ModelCard.__dataclass_fields__)
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise ValueError(
+        raise InvalidDataError(
             f"The card {name!r} has unknown fields {unknown}; ModelCard fields are {sorted(known)}."
         )
     for k in _TUPLE_FIELDS:
@@ -323,6 +328,11 @@ def list_models(pattern: str = "*") -> list[str]:
 
 
 def _lookup(name: str) -> tuple[ModelCard, Callable]:
+    if not isinstance(name, str):
+        raise InputTypeError(
+            f"A model name must be a str such as 'toponet_resnet18.tau_50'; got "
+            f"{type(name).__name__} {name!r} (see toponeuro.models.list_models())."
+        )
     _ensure_registered()
     if name in _REGISTRY:
         return _REGISTRY[name]
@@ -376,9 +386,42 @@ def _first_line(err: BaseException) -> str:
     return lines[0] if lines else type(err).__name__
 
 
-def _torch_load(path: Path, trust_checkpoint: bool, map_location="cpu"):
-    """A torch file's content: safe loading (tensors and :data:`SAFE_GLOBALS`), or with
-    ``trust_checkpoint`` full unpickling; typed errors for bad and untrusted files."""
+def load_torch_file(path: Path, trust_checkpoint: bool = False, map_location="cpu"):
+    """A torch file's content, read safely: the one ``torch.load`` of toponeuro.
+
+    Tensors and the few allowed globals are unpickled without running code; with
+    ``trust_checkpoint`` a file that pickles other objects is fully unpickled (runs its
+    code). :func:`load_weights` and :func:`toponeuro.training.load_trained_model` read
+    every torch file through this function.
+
+    Parameters
+    ----------
+    path : path-like
+    trust_checkpoint : bool
+        Also read files that pickle arbitrary objects.
+    map_location : str
+        Where tensors are loaded.
+
+    Returns
+    -------
+    object
+        What the file holds (a state dict, a training checkpoint dict ...).
+
+    Raises
+    ------
+    CheckpointError
+        A truncated, corrupt or non-torch file.
+    UntrustedCheckpointError
+        The file pickles other objects and ``trust_checkpoint`` is False.
+
+    Examples
+    --------
+    >>> import tempfile, torch
+    >>> path = tempfile.mkdtemp() + "/w.pt"
+    >>> torch.save({"w": torch.ones(2)}, path)
+    >>> load_torch_file(path)["w"].tolist()
+    [1.0, 1.0]
+    """
     import torch
 
     try:
@@ -417,8 +460,8 @@ def load_weights(
     """Read a weights file in one of the official formats and return its state dict.
 
     (A training checkpoint with optimizer state is read by
-    :func:`toponeuro.training.load_checkpoint`.) Named ``load_checkpoint`` before 0.2;
-    that name still works for one release, with a FutureWarning.
+    :func:`toponeuro.training.load_checkpoint`.) Named ``load_checkpoint`` before 0.2
+    (removed in 0.3.0: that name is training's alone).
 
     Parameters
     ----------
@@ -466,7 +509,7 @@ def load_weights(
                 "corrupt. Download it again."
             ) from err
     else:
-        obj = _torch_load(path, trust_checkpoint)
+        obj = load_torch_file(path, trust_checkpoint)
     if isinstance(obj, Mapping) and "model" in obj and isinstance(obj["model"], Mapping):
         obj = obj["model"]
     if not isinstance(obj, Mapping) or not obj:
@@ -518,7 +561,17 @@ def _load_state(model, state: Mapping, name: str, source) -> None:
     model.load_state_dict(state, strict=not any(k not in state for k in own))
 
 
-def _package_file(spec: str) -> Path:
+def package_file(spec: str) -> Path:
+    """The path of a file shipped inside a Python package, from a card's ``"package:path"``.
+
+    Raises :class:`~toponeuro.exceptions.MissingWeightsError` when the package is not
+    installed (naming what to install); the file itself may still be absent.
+
+    Examples
+    --------
+    >>> package_file("toponeuro.models:weights/toponet_demo.v2_tau_50.pt").name
+    'toponet_demo.v2_tau_50.pt'
+    """
     module, _, rel = spec.partition(":")
     try:
         root = importlib.resources.files(module)
@@ -533,7 +586,7 @@ def _package_file(spec: str) -> Path:
 def _weights_file(card: ModelCard, cache_dir) -> tuple[Path, str | None]:
     """The released weights file and, for hub files, the sentence saying what was checked."""
     if card.package_path:
-        path = _package_file(card.package_path)
+        path = package_file(card.package_path)
         if not path.is_file():
             raise MissingWeightsError(
                 f"The weights of {card.name!r} ({card.package_path}) are not shipped with "
@@ -680,9 +733,3 @@ def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:
             "the official file, or rename it if it is a checkpoint of your own."
         )
     return f"sha256 {sha} matches the model card's sha256"
-
-
-#: deprecated alias of :func:`load_weights` (one name, two meanings: training has its own)
-load_checkpoint = renamed_function(
-    load_weights, "toponeuro.models.load_checkpoint", "toponeuro.models.load_weights"
-)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..exceptions import ParameterError
-from ._registry import ModelCard, _package_file, model_card
+from ._registry import ModelCard, model_card, package_file
 
 __all__ = ["load_tokenizer"]
 
@@ -38,5 +38,5 @@ def load_tokenizer(model, *, path=None, cache_dir=None):
         return load_gpt2_tokenizer(path, cache_dir=cache_dir)
     from ._hf import _transformers
 
-    folder = path if path is not None else _package_file(card.tokenizer)
+    folder = path if path is not None else package_file(card.tokenizer)
     return _transformers().AutoTokenizer.from_pretrained(str(folder))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._optional import optional_import
+from ..exceptions import ParameterError
 
 
 def require_matplotlib():
@@ -17,7 +18,7 @@ def figure_and_axes(ax, nrows=1, ncols=1, panel_size=(3.2, 3.0), **kw):
     plt = require_matplotlib()
     if ax is not None:
         if nrows * ncols != 1:
-            raise ValueError(
+            raise ParameterError(
                 f"ax= draws a single panel, but this plot needs {nrows} x {ncols}; "
                 "leave ax=None or select one layer/domain."
             )

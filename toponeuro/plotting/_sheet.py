@@ -9,7 +9,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
-from ..exceptions import DimensionError
+from ..exceptions import DimensionError, ParameterError
 from ._common import figure_and_axes, symmetric_limits
 
 __all__ = ["plot_sheet_map", "outline_mask"]
@@ -118,7 +118,7 @@ def plot_sheet_map(
         for layer in layers:
             maps[fv, layer] = sub.topo.map(layer, reduce="mean")
     if scale not in ("shared", "layer"):
-        raise ValueError(f"scale must be 'shared' or 'layer'; got {scale!r}.")
+        raise ParameterError(f"scale must be 'shared' or 'layer'; got {scale!r}.")
 
     def limits(vals):
         vals = np.asarray(vals, float)
@@ -133,7 +133,7 @@ def plot_sheet_map(
                  for ly in layers}
     shared = limits(np.concatenate([m.values.ravel() for m in maps.values()]))
     if ncols is not None and int(ncols) < 1:
-        raise ValueError(f"ncols must be a positive number of panels per row; got {ncols!r}.")
+        raise ParameterError(f"ncols must be a positive number of panels per row; got {ncols!r}.")
     wrap = facet is None and ncols is not None and len(layers) > int(ncols)
     if wrap:
         ncols = int(ncols)
@@ -179,7 +179,7 @@ def plot_sheet_map(
     if outline is not None:
         label += f"  (outlined: > {outline:g})"
     if scale == "layer":
-        for layer, (im_l, axs) in ims.items():
+        for im_l, axs in ims.values():
             fig.colorbar(im_l, ax=axs, orientation="horizontal", shrink=0.9, aspect=25,
                          label="t" if len(ims) > 1 else label)
         if len(ims) > 1:

@@ -9,7 +9,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
-from ..exceptions import DimensionError, UnknownNameError, close_matches
+from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
 from ._common import require_matplotlib, symmetric_limits
 
 __all__ = ["plot_surface_map", "plot_distance_profile", "SURFACE_VIEWS", "DOMAIN_COLORS"]
@@ -128,7 +128,7 @@ def plot_surface_map(
         )
     parts = _hemi_values(values, hemi)
     if ax is not None and len(parts) != 1:
-        raise ValueError(
+        raise ParameterError(
             "ax= draws a single hemisphere; pass hemi='left' or 'right' (or leave ax=None)."
         )
     sulc = _sulcal_depth(surface)
@@ -297,7 +297,7 @@ def plot_distance_profile(
     items = {"": profiles} if single else dict(profiles)
     names = list(labels) if labels is not None else list(items)
     if len(names) != len(items):
-        raise ValueError(f"Got {len(names)} labels for {len(items)} profiles.")
+        raise DimensionError(f"Got {len(names)} labels for {len(items)} profiles.")
     own_figure = ax is None
     if own_figure:
         fig, ax = plt.subplots(figsize=(4.6, 3.4))

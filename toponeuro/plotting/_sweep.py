@@ -8,7 +8,13 @@ import numpy as np
 
 from .. import _dims as D
 from .._docs import fill_doc
-from ..exceptions import CoordinateError, InvalidDataError, UnknownNameError, close_matches
+from ..exceptions import (
+    CoordinateError,
+    InputTypeError,
+    InvalidDataError,
+    UnknownNameError,
+    close_matches,
+)
 from ._common import figure_and_axes, symmetric_limits
 
 __all__ = ["plot_sweep"]
@@ -95,7 +101,7 @@ def plot_sweep(
     import pandas as pd
 
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(
+        raise InputTypeError(
             f"plot_sweep needs the pandas DataFrame returned by toponeuro.analysis.sweep; got "
             f"{type(table).__name__}."
         )

@@ -17,12 +17,11 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import xarray as xr
 
-from .._deprecate import renamed_parameter
-from ..analysis import TDANN_PATCHES
+from .._params import check_int, check_n_permutations
+from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from ._stages import (
@@ -34,6 +33,7 @@ from ._stages import (
     load_map_stimuli,
     map_layers,
     model_topography,
+    random_init_similarities,
     training_images,
 )
 
@@ -55,21 +55,25 @@ class MapResult:
         layer and hemisphere).
     files : dict
         Name -> path of every file written.
+    comparison : dict
+        ``(layer, hemisphere) ->`` the model-vs-cortex table of
+        :func:`~toponeuro.analysis.compare_tables` (what
+        :func:`~toponeuro.reporting.comparison_view` shows).
 
     Examples
     --------
     >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
-    >>> res.tables, res.files
-    ({}, {})
+    >>> res.tables, res.files, res.comparison
+    ({}, {}, {})
     """
 
     summary: dict
     selectivity: xr.DataArray
     tables: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
+    comparison: dict = field(default_factory=dict)
 
 
-@renamed_parameter("out", "out_dir")
 def run_map(
     model: str = DEFAULT_MAP_MODEL,
     *,
@@ -79,6 +83,7 @@ def run_map(
     numbers: Sequence[int] | str | None = None,
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-map",
+    overwrite: bool = False,
     threshold: float = TDANN_PATCHES["threshold"],
     min_units: int = TDANN_PATCHES["min_count"],
     cortex_min_vertices: int = 10,
@@ -86,9 +91,13 @@ def run_map(
     cortex_permutations: int = 1000,
     alpha: float = 0.05,
     hemispheres: Sequence[str] = ("left", "right"),
+    cortex_maps=None,
+    vol_to_surf=None,
+    cortex_threshold: float | None = None,
     batch_size: int = 64,
     device: str = "cpu",
     random_state: int = 0,
+    random_init_baseline: bool = True,
     progress: bool = True,
     verbose: bool = True,
 ) -> MapResult:
@@ -98,8 +107,11 @@ def run_map(
     on each layer's cortical sheet) for the fLoc images, computes the five domain
     selectivity maps (t, each domain against the other four), their smoothness, patches
     (``t >= threshold``) and map similarities, the effective dimensionality of each layer,
-    and compares the sheet with the visfAtlas domain ROIs on fsaverage5 (flat-map
-    coordinates). Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json`` and
+    and compares the sheet with the cortex: the visfAtlas domain ROIs on fsaverage5 (each
+    as a continuous map, its geodesic proximity) or your own maps (``cortex_maps``). The
+    model-vs-cortex number is the arrangement of the domain centres
+    (:func:`toponeuro.analysis.arrangement_comparison`) for every layer, with its shift and
+    spin nulls; the report's headline names the deepest layer. Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json`` and
     ``comparison.csv`` into ``out_dir``.
 
     Parameters
@@ -127,7 +139,16 @@ def run_map(
     layers : list of str, optional
         Default: the last three TopoLoss layers of the model card (the last convolutions).
     out_dir : path-like
-        Output folder (created). Was ``out`` (deprecated, one release).
+        Output folder (created; ``out=`` of 0.1 was removed in 0.3.0). Written as a hidden
+        sibling folder and moved into place when complete: an interrupted run (Ctrl-C, an
+        error) leaves an earlier output as it was and no half folder. A second run into the
+        same folder while one is writing it gets
+        :class:`~toponeuro.exceptions.OutputLockedError`. It may not be inside the
+        ``stimuli`` folder.
+    overwrite : bool
+        Replace an earlier toponeuro output in ``out_dir`` (without it such a folder is
+        refused before anything is computed). A non-empty folder toponeuro did not write is
+        never replaced.
     threshold : float
         Patches are connected units with ``t >= threshold`` after TDANN's smoothing
         (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
@@ -145,7 +166,22 @@ def run_map(
         Significance level of patches.
     hemispheres : sequence of {"left", "right"}
         Cortical hemispheres compared.
+    cortex_maps : mapping or str, optional
+        Your own cortical maps in place of the visfAtlas: domain -> an MNI NIfTI, a
+        ``(left, right)`` pair of fsaverage5/fsaverage GIFTI or MGH files, or the text form
+        ``"faces=lh.gii:rh.gii,bodies=b.nii.gz"``
+        (:func:`toponeuro.atlases.load_cortex_maps`; the files and projection parameters are
+        recorded in ``summary.json`` under ``cortex.source``).
+    vol_to_surf : mapping, optional
+        :func:`nilearn.surface.vol_to_surf` parameters for NIfTI ``cortex_maps``.
+    cortex_threshold : float, optional
+        Patch threshold of ``cortex_maps`` (default ``threshold``).
     batch_size, device : extraction settings.
+    random_init_baseline : bool
+        Also measure the map similarities of the same architecture at random
+        initialisation (:func:`random_init_similarities`) and show them beside the trained
+        ones: the selectivity contrast (each domain against the other four) builds in an
+        anti-correlation between domains' maps, so a trained value alone can mislead.
     random_state : int
         Seed of the smoothness sampling.
     progress, verbose : bool
@@ -164,6 +200,11 @@ def run_map(
     DownloadError
         The fLoc images cannot be downloaded (the message says how to pass a local copy as
         ``stimuli``).
+    OutputExistsError
+        ``out_dir`` holds an earlier output and ``overwrite`` is False, or files toponeuro
+        did not write.
+    OutputLockedError
+        Another run is writing ``out_dir``.
 
     Examples
     --------
@@ -174,56 +215,83 @@ def run_map(
     """
     from tqdm.auto import tqdm
 
+    from ..atlases import parse_cortex_maps
     from ..features import extract
     from ..training import load_model
 
-    t0 = time.perf_counter()
-    steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
+    # every parameter checked before the first (slow) step, so a bad one fails at once
+    check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
+                       random_state=random_state)
+    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
+    check_n_permutations(cortex_permutations, "cortex_permutations")
+    check_int(batch_size, "batch_size", lo=1)
+    if isinstance(cortex_maps, str):  # a syntax error shows before any work is done
+        cortex_maps = parse_cortex_maps(cortex_maps)
+    cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
+    inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
+              and str(p) != "floc"]
+    with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
+                               inputs=inputs) as folder:
+        t0 = time.perf_counter()
+        steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
+        try:  # an error closes the bar first, so its message gets a line of its own
+            steps.set_postfix_str("model")
+            net = load_model(model, checkpoint=checkpoint, trust_checkpoint=trust_checkpoint)
+            layers = map_layers(net.model_card, layers)
+            steps.update()
 
-    steps.set_postfix_str("model")
-    net = load_model(model, checkpoint=checkpoint, trust_checkpoint=trust_checkpoint)
-    layers = map_layers(net.model_card, layers)
-    steps.update()
+            steps.set_postfix_str("stimuli")
+            stim, stim_source = load_map_stimuli(stimuli, numbers, progress=progress)
+            train = training_images(net, stim)
+            _warn_training_overlap(train, len(stim))
+            steps.update()
 
-    steps.set_postfix_str("stimuli")
-    stim, stim_source = load_map_stimuli(stimuli, numbers, progress=progress)
-    train = training_images(net, stim)
-    _warn_training_overlap(train, len(stim))
-    steps.update()
+            steps.set_postfix_str("activations")
+            acts = extract(net, stim, layers, pooling="mean", batch_size=batch_size,
+                           device=device, progress=progress)
+            check_sheet_layers(acts, layers)
+            steps.update()
 
-    steps.set_postfix_str("activations")
-    acts = extract(net, stim, layers, pooling="mean", batch_size=batch_size, device=device,
-                   progress=progress)
-    check_sheet_layers(acts, layers)
-    steps.update()
+            steps.set_postfix_str("topography")
+            model_side = model_topography(acts, layers, threshold=threshold,
+                                          min_units=min_units, n_permutations=n_permutations,
+                                          alpha=alpha, random_state=random_state)
+            random_init = None
+            if random_init_baseline:
+                random_init = random_init_similarities(
+                    net, stim, layers, n_permutations=n_permutations,
+                    random_state=random_state, batch_size=batch_size, device=device,
+                    progress=False)
+            steps.update()
 
-    steps.set_postfix_str("topography")
-    model_side = model_topography(acts, layers, threshold=threshold, min_units=min_units,
-                                  n_permutations=n_permutations, alpha=alpha,
-                                  random_state=random_state)
-    steps.update()
+            steps.set_postfix_str("cortex")
+            cortex = cortex_topography(
+                hemispheres, cortex_maps=cortex_maps, vol_to_surf=vol_to_surf,
+                threshold=cortex_threshold, min_vertices=cortex_min_vertices,
+                similarity_permutations=cortex_permutations, alpha=alpha,
+                random_state=random_state)
+            comparison = compare_model_cortex(model_side.topography, cortex.topography, layers,
+                                              list(cortex.maps), random_state=random_state)
+            steps.update()
 
-    steps.set_postfix_str("cortex")
-    cortex = cortex_topography(hemispheres, min_vertices=cortex_min_vertices,
-                               similarity_permutations=cortex_permutations, alpha=alpha,
-                               random_state=random_state)
-    comparison = compare_model_cortex(model_side.topography, cortex.topography, layers,
-                                      list(cortex.maps))
-    steps.update()
-
-    steps.set_postfix_str("report")
-    res = _results.assemble(
-        card=net.model_card, model_desc=_model_description(net, model, checkpoint), stim=stim,
-        stim_source=stim_source, acts=acts, sel=model_side.selectivity, layers=layers,
-        model_topo=model_side.topography, cortex_topo=cortex.topography,
-        dims=model_side.dimensionality, comparison=comparison, threshold=threshold,
-        min_units=min_units, alpha=alpha, training_images=train,
-    )
-    files = _writer.write_report(Path(out_dir), res, atlas=cortex.atlas, t0=t0)
-    steps.update()
-    steps.close()
+            steps.set_postfix_str("report")
+            source = next(iter(cortex.maps.values())).source if cortex.maps else {}
+            res = _results.assemble(
+                card=net.model_card, model_desc=_model_description(net, model, checkpoint),
+                stim=stim, stim_source=stim_source, acts=acts, sel=model_side.selectivity,
+                layers=layers, model_topo=model_side.topography,
+                cortex_topo=cortex.topography, dims=model_side.dimensionality,
+                comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
+                training_images=train, random_init=random_init, cortex_source=source,
+            )
+            files = _writer.write_report(folder.path, res, atlas=cortex.atlas, t0=t0,
+                                         cortex=cortex.maps)
+            steps.update()
+        finally:
+            steps.close()
+    files = folder.final_paths(files)
     if verbose:
         print(_results.format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
-    return MapResult(summary=res.summary, selectivity=model_side.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()})
+    return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
+                     files={k: str(v) for k, v in files.items()}, comparison=comparison)

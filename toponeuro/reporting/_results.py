@@ -19,14 +19,15 @@ from .. import _dims as D
 from .._version import __version__
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
-__all__ = ["MapReport", "assemble", "comparison_view", "cortex_description", "format_summary"]
+__all__ = ["ReportData", "assemble", "comparison_view", "cortex_description", "format_summary"]
 
 _PAIRS = ("faces-bodies", "faces-places")
 
 
 @dataclass
-class MapReport:
-    """Everything the writer needs: the summary dict, the tables and the topography results."""
+class ReportData:
+    """Everything the report writer needs: the summary dict, the tables and the topography
+    results (internal; what :func:`~toponeuro.run_map` returns is a :class:`MapResult`)."""
 
     summary: dict
     tables: dict
@@ -64,42 +65,69 @@ def _null(mean, std) -> str:
     return "no null" if not np.isfinite(mean) else f"null {mean:.2f} ± {std:.2f}"
 
 
-def _signatures(topo, layer: str, alpha: float) -> list[dict]:
-    """Each topographic signature of one sheet in plain words, with its null."""
-    from ..analysis import null_p_value
+#: why the random-initialisation value stands beside each trained similarity
+BASELINE_NOTE = (
+    "the selectivity contrast (each domain against the other four) builds in an "
+    "anti-correlation between any two domains' maps (about -0.25 for units whose category "
+    "responses are unrelated), with or without training; the same network at random "
+    "initialisation, measured the same way, shows how much of a similarity that alone gives"
+)
 
-    out = []
-    for pair, shared in (("faces-bodies", True), ("faces-places", False)):
-        res = topo.similarities.get((layer, pair))
-        if res is None:
-            continue
-        a, b = pair.split("-")
-        name = str(res.attrs.get("method", "similarity")).upper()
-        if shared:  # faces and bodies overlap in cortex: more similar than the null?
-            p, yes = res.p_value, f"{a} and {b} share territory on this sheet"
-            no = f"{a} and {b} do not share territory beyond chance on this sheet"
-        else:  # faces and places are apart in cortex: less similar than the null?
-            p = null_p_value(-res.statistic, -res.null) if res.null.size else float("nan")
-            yes = f"{a} and {b} keep apart on this sheet (less alike than chance)"
-            no = f"{a} and {b} are not kept apart beyond chance on this sheet"
-        ok = bool(np.isfinite(p) and p <= alpha)
-        out.append({"signature": pair, "significant": ok, "statistic": res.statistic,
-                    "null_mean": res.null_mean, "null_std": res.null_std, "p_value": p,
-                    "text": f"{yes if ok else no}: {name} {res.statistic:.2f}, "
-                            f"{_null(res.null_mean, res.null_std)}, {_p(p)}"})
+
+def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> dict | None:
+    """One overlap test in plain words: :func:`~toponeuro.analysis.overlap_verdict`."""
+    from ..analysis import overlap_verdict
+
+    res = topo.similarities.get((layer, pair))
+    if res is None:
+        return None
+    a, b = pair.split("-")
+    v = overlap_verdict(res, alpha=alpha)
+    text = v.sentence(a, b, "on this sheet")
+    base = None if baseline is None else baseline.get((layer, pair))
+    out = {"signature": pair, "significant": v.outcome in ("share territory", "avoid each other"),
+           "outcome": v.outcome, "statistic": res.statistic, "null_mean": res.null_mean,
+           "null_std": res.null_std, "p_value": v.p_value, "p_text": v.p_text,
+           "alternative": v.alternative}
+    if base is not None:
+        v0 = overlap_verdict(base, alpha=alpha)
+        text += (f"; at random initialisation {v0.statistic:.2f} ({v0.outcome}, "
+                 f"{v0.p_text})")
+        if v0.outcome == v.outcome and out["significant"]:
+            text += (" -- the same outcome as the untrained network, so the selectivity "
+                     "contrast, not training, may produce it")
+        out.update(random_init_statistic=v0.statistic, random_init_outcome=v0.outcome,
+                   random_init_p_value=v0.p_value)
+    out["text"] = text
+    return out
+
+
+def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None) -> list[dict]:
+    """Each topographic signature of one sheet in plain words, with its null."""
+    from ..analysis import format_p
+
+    out = [x for pair in _PAIRS
+           if (x := _pair_signature(topo, layer, pair, alpha, baseline)) is not None]
+    n_perm = int(topo.attrs.get("n_permutations", 0))
     for d in MAP_DOMAINS:
         r = topo.row(layer, d)
         p = float(r["smoothness_p"])
         ok = bool(np.isfinite(p) and p <= alpha)
-        verdict = ("is smoother than its values scattered at random" if ok
-                   else "is not smoother than its values scattered at random")
+        if not np.isfinite(p):
+            verdict = "was not tested against its values scattered at random (no null)"
+        elif ok:
+            verdict = "is smoother than its values scattered at random"
+        else:
+            verdict = "is not smoother than its values scattered at random"
+        p_text = format_p(p, n_perm, "one-sided, smoother than chance")
         out.append({"signature": f"smoothness {d}", "significant": ok,
                     "statistic": float(r["smoothness"]),
                     "null_mean": float(r["smoothness_null_mean"]),
                     "null_std": float(r["smoothness_null_std"]), "p_value": p,
+                    "p_text": p_text, "alternative": "greater",
                     "text": f"the {d} map {verdict}: smoothness {r['smoothness']:.2f}, "
                             f"{_null(r['smoothness_null_mean'], r['smoothness_null_std'])}, "
-                            f"{_p(p)}"})
+                            f"{p_text}"})
         pt = topo.patches[layer, d]
         n_sig, n_all = r["n_significant_patches"], int(r["n_patches"])
         if np.isfinite(n_sig):
@@ -145,8 +173,14 @@ def cortex_description(source: dict | None) -> str:
 
 def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
              dims, comparison, threshold, min_units, alpha=0.05,
-             training_images=None, cortex_source: dict | None = None) -> MapReport:
-    """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`)."""
+             training_images=None, cortex_source: dict | None = None,
+             random_init: dict | None = None) -> ReportData:
+    """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`).
+
+    ``random_init``: ``(layer, pair)`` -> the map similarity of the model at random
+    initialisation (:func:`~toponeuro.reporting.random_init_similarities`), shown beside
+    the trained one (see ``BASELINE_NOTE``).
+    """
     model_table = _model_table(model_topo, layers)
     sim = model_topo.similarity.rename(columns={"sheet": "layer"})
     cortex_table = cortex_topo.table.rename(columns={"sheet": "hemisphere", "name": "domain"})
@@ -176,12 +210,16 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
                                    for d in MAP_DOMAINS},
             "map_similarity": {p: round(model_topo.similarity_of(layer, p), 4) for p in _PAIRS},
             "map_similarity_null": {
-                r.pair: {"method": r.method, "mean": _num(r.null_mean), "std": _num(r.null_std),
-                         "p_value": _num(r.p_value), "null": r.null}
+                r.pair: _similarity_entry(model_topo.similarities[layer, r.pair], alpha)
                 for r in sim[sim.layer == layer].itertuples()},
             "effective_dimensionality": round(float(dims[layer]), 3),
-            "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha)],
+            "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha,
+                                                          random_init)],
         }
+        if random_init is not None:
+            per_layer[layer]["map_similarity_random_init"] = {
+                p: _similarity_entry(random_init[layer, p], alpha)
+                for p in _PAIRS if (layer, p) in random_init}
     cortex = {}
     csim = cortex_topo.similarity
     for h in cortex_topo.sheets:
@@ -193,8 +231,7 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             "map_similarity": {p: _num(cortex_topo.similarity_of(h, p)) for p in _PAIRS
                                if all(x in present for x in p.split("-"))},
             "map_similarity_null": {
-                r.pair: {"method": r.method, "mean": _num(r.null_mean), "std": _num(r.null_std),
-                         "p_value": _num(r.p_value), "null": r.null}
+                r.pair: _similarity_entry(cortex_topo.similarities[h, r.pair], alpha)
                 for r in csim[csim.sheet == h].itertuples() if r.pair in _PAIRS},
         }
     arrangement = {}
@@ -222,9 +259,8 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
     headline_layer = list(layers)[-1]
     headline = {
         "layer": headline_layer,
-        "rule": ("the deepest mapped layer (the last of the layers), fixed before looking at "
-                 "the results: TDANN and TopoNets compare their last convolutional layers with "
-                 "ventral temporal cortex"),
+        "rule": ("the deepest mapped layer (the last of the layers), as TDANN and TopoNets "
+                 "compare their last convolutional layers with ventral temporal cortex"),
         "arrangement": {h: arrangement[f"{headline_layer}|{h}"] for h in cortex_topo.sheets
                         if f"{headline_layer}|{h}" in arrangement},
     }
@@ -253,6 +289,11 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
         "patch_min_units": int(min_units),
         "n_permutations": int(model_topo.attrs["n_permutations"]),
         "alpha": float(alpha),
+        "p_values": ("map similarity: two-sided (more or less alike than chance; verdict "
+                     "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
+                     "either way'; no null: 'not tested'); smoothness and patches: one-sided "
+                     "(more organised than chance)"),
+        "random_init_note": BASELINE_NOTE if random_init is not None else None,
         "definitions": _jsonable(model_topo.attrs["definitions"]),
         "per_layer": per_layer,
         "cortex": {
@@ -260,18 +301,35 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             "source": _jsonable(cortex_source or {}),
             "nulls": (f"map similarity: spin test, "
                       f"{cortex_topo.attrs['similarity_permutations']} rotations of the sphere; "
-                      "smoothness and patches: none (the atlas's fixed binary ROIs are smooth "
-                      "and patchy by construction, so a null says nothing about them)"),
+                      + ("smoothness and patches: none drawn (they describe the given maps; "
+                         "the spin test is drawn for their similarities and arrangement)"
+                         if (cortex_source or {}).get("representation") == "values" else
+                         "smoothness and patches: none (the atlas's fixed ROIs are smooth "
+                         "and patchy by construction, so a null says nothing about them)")
+                      + f"; arrangement: spin test, {cortex_topo.attrs['similarity_permutations']}"
+                      " independent rotations of each domain's map"),
             **cortex,
         },
         "arrangement": arrangement,
         "headline": headline,
     }
     shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
-    return MapReport(summary=summary, tables=tables,
+    return ReportData(summary=summary, tables=tables,
                      dataset=_dataset(acts, sel, model_table, model_topo, dims, layers),
                      comparison=comparison, model_topo=model_topo, cortex_topo=cortex_topo,
                      selectivity=sel, sheet_shapes=shapes)
+
+
+def _similarity_entry(res, alpha) -> dict:
+    """summary.json's record of one map similarity: its one test, in numbers and words."""
+    from ..analysis import overlap_verdict
+
+    v = overlap_verdict(res, alpha=alpha)
+    out = {"method": str(res.attrs.get("method", "")), "value": _num(res.statistic),
+           "mean": _num(res.null_mean), "std": _num(res.null_std),
+           "p_value": _num(v.p_value), "alternative": v.alternative, "p_text": v.p_text,
+           "verdict": v.outcome, "null": res.null_method, "n_permutations": v.n_permutations}
+    return out
 
 
 def _jsonable(obj):
@@ -326,9 +384,10 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
 
     Examples
     --------
-    ``report`` is the :class:`MapReport` that :func:`~toponeuro.reporting.run_map` builds:
+    ``res`` is the :class:`~toponeuro.reporting.MapResult` that
+    :func:`~toponeuro.reporting.run_map` returns:
 
-    >>> view = comparison_view(report.comparison, "layer4.0.conv2", ["left", "right"])  # doctest: +SKIP
+    >>> view = comparison_view(res.comparison, "layer4.0.conv2", ["left", "right"])  # doctest: +SKIP
     >>> view.columns.tolist()  # doctest: +SKIP
     ['model · layer4.0.conv2', 'cortex · left hemisphere', 'cortex · right hemisphere']
     """
@@ -434,9 +493,9 @@ def format_summary(summary: dict) -> str:
     for h in [k for k in summary["cortex"] if k not in ("atlas", "nulls", "source")]:
         c = summary["cortex"][h]
         sims = "".join(
-            f"; {p} {v:+.3f} (spin p = {c['map_similarity_null'][p]['p_value']:.3f})"
-            if c["map_similarity_null"].get(p, {}).get("p_value") is not None
-            else f"; {p} {v:+.3f}"
+            f"; {p} {v:+.3f} ({c['map_similarity_null'][p]['verdict']}, spin test "
+            f"{c['map_similarity_null'][p]['p_text']})"
+            if p in c["map_similarity_null"] else f"; {p} {v:+.3f}"
             for p, v in c["map_similarity"].items() if v is not None)
         lines.append(
             f"cortex {h:<6} smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in c["smoothness"].items())

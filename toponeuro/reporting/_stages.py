@@ -20,8 +20,15 @@ import pandas as pd
 import xarray as xr
 
 from .. import _dims as D
+from .._params import check_random_state
 from ..analysis import TDANN_PATCHES
-from ..exceptions import DownloadError, SheetError, TrainingImagesWarning, UnknownNameError
+from ..exceptions import (
+    DownloadError,
+    MissingFileError,
+    SheetError,
+    TrainingImagesWarning,
+    UnknownNameError,
+)
 from ._constants import CORTEX_DOMAINS, DEFAULT_NUMBERS, FLOC_NONSCRAMBLED, MAP_DOMAINS
 
 __all__ = [
@@ -34,12 +41,16 @@ __all__ = [
     "CortexTopography",
     "cortex_topography",
     "compare_model_cortex",
+    "random_init_similarities",
 ]
 
 _HINT = (
-    "The map needs the fLoc localizer images. Offline, point it at a local copy, "
-    "stimuli='/path/to/floc' (a folder with one sub-folder per category, e.g. "
-    "floc/adult/adult-1.jpg), or put the copy at $TOPONEURO_DATA/floc."
+    "The map needs the fLoc localizer images (Stigliani et al., 2015), and they could not be "
+    "downloaded. Offline, copy the stimuli/ folder of the fLoc repository "
+    "(https://github.com/VPNL/fLoc; one sub-folder per category, e.g. stimuli/adult/"
+    "adult-97.jpg) and map the images the demo TopoNets never saw: "
+    "stimuli='/path/to/floc', numbers='97-120' (the copied folder). Or put that folder at "
+    "$TOPONEURO_DATA/floc."
 )
 
 
@@ -134,14 +145,14 @@ def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
     else:
         path, source = Path(stimuli), f"local copy {stimuli}"
         if not path.is_dir():
-            raise FileNotFoundError(f"stimuli={str(stimuli)!r} is neither 'floc' nor a folder. "
+            raise MissingFileError(f"stimuli={str(stimuli)!r} is neither 'floc' nor a folder. "
                                     f"{_HINT}")
         _check_floc_categories(load_floc(path), stimuli)
     try:
         stim = load_floc(path, categories=list(FLOC_NONSCRAMBLED), numbers=numbers,
                          progress=progress)
     except DownloadError as err:
-        raise DownloadError(f"{_HINT}\n(download failed: {err})") from err
+        raise DownloadError(f"{_HINT}\n(the download failed: {err})") from err
     return stim, source
 
 
@@ -319,29 +330,45 @@ class CortexTopography(NamedTuple):
     {}
     """
 
-    #: the surface atlas the ROIs come from
+    #: the surface atlas the ROIs come from (None for your own maps)
     atlas: object
-    #: hemisphere -> the domains' ROI maps on it
+    #: hemisphere -> the domains' maps on it (:class:`~toponeuro.atlases.CortexMaps`)
     maps: dict
-    #: smoothness, patches and map similarity (spin-test null) of every ROI map
+    #: smoothness, patches and map similarity (spin-test null) of every map
     topography: object
 
 
 def cortex_topography(hemispheres: Sequence[str] = ("left", "right"), *,
-                      min_vertices: int = 10, similarity_permutations: int = 1000,
-                      alpha: float = 0.05, random_state=0) -> CortexTopography:
-    """The visfAtlas domain ROIs (:data:`CORTEX_DOMAINS`) on fsaverage5's flat map, and
-    their topography table.
+                      cortex_maps=None, vol_to_surf=None, representation: str = "proximity",
+                      threshold: float | None = None, min_vertices: int = 10,
+                      similarity_permutations: int = 1000, alpha: float = 0.05,
+                      random_state=0) -> CortexTopography:
+    """The cortex's domain maps on fsaverage5's flat map, and their topography table.
 
-    The ROIs are binary (threshold 0.5, no smoothing); their smoothness and patches get no
-    null (fixed regions, smooth and patchy by construction), their map similarities the
-    spin test with ``similarity_permutations`` rotations.
+    Without ``cortex_maps``: the visfAtlas domain ROIs (:data:`CORTEX_DOMAINS`), each as a
+    continuous map (``representation="proximity"``, the default: its geodesic proximity
+    ``exp(-d / 10 mm)``, 1 inside the ROI; see :func:`toponeuro.atlases.cortex_maps`) or as
+    0/1 (``"binary"``). Their patches are the ROIs themselves (threshold 1, resp. 0.5, no
+    smoothing) and get no null (fixed regions, smooth and patchy by construction).
+
+    With ``cortex_maps`` (domain -> file(s), see :func:`toponeuro.atlases.load_cortex_maps`):
+    your own maps in place of the atlas, patches at ``threshold``. Map similarities get the
+    spin test with ``similarity_permutations`` rotations either way.
 
     Parameters
     ----------
     hemispheres : sequence of {"left", "right"}
+    cortex_maps : mapping or str, optional
+        Your own maps (``{"faces": "faces.nii.gz"}``, ``"faces=lh.gii:rh.gii"``).
+    vol_to_surf : mapping, optional
+        Projection parameters of NIfTI maps (:func:`toponeuro.atlases.load_cortex_maps`).
+    representation : {"proximity", "binary"}
+        How atlas ROIs become maps.
+    threshold : float, optional
+        Patch threshold of your own maps (required with ``cortex_maps``; atlas ROIs use 1
+        or 0.5).
     min_vertices : int
-        Smallest ROI patch, in vertices.
+        Smallest patch, in vertices.
     similarity_permutations : int
         Rotations of the spin-test null of the map similarities (0: none).
     alpha, random_state
@@ -350,29 +377,46 @@ def cortex_topography(hemispheres: Sequence[str] = ("left", "right"), *,
     Returns
     -------
     CortexTopography
-        The atlas, its ROI maps per hemisphere and their topography table.
+        The atlas (None for your maps), the maps per hemisphere and their topography table.
 
     Examples
     --------
     >>> res = cortex_topography(["left"], similarity_permutations=0)
     >>> sorted(res.maps), sorted(set(res.topography.table["name"]))
     (['left'], ['bodies', 'characters', 'faces', 'places'])
+    >>> res.maps["left"].representation
+    'proximity'
     """
     from ..analysis import topography_table
-    from ..atlases import cortex_maps, load_visfatlas
+    from ..atlases import cortex_maps as atlas_maps
+    from ..atlases import load_cortex_maps, load_visfatlas
+    from ..exceptions import InvalidDataError
 
-    atlas = load_visfatlas("fsaverage5")
-    maps = cortex_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres)
-    topo = topography_table(maps, threshold=0.5, min_units=min_vertices, smooth_sigma=0.0,
+    if cortex_maps is not None:
+        if threshold is None:
+            raise InvalidDataError(
+                "Your own cortex maps need a patch threshold= in their units (e.g. 2 for t "
+                "maps, TDANN's threshold)."
+            )
+        atlas = None
+        maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
+        thr = float(threshold)
+    else:
+        atlas = load_visfatlas("fsaverage5")
+        maps = atlas_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres,
+                          representation=representation)
+        thr = 1.0 if representation == "proximity" else 0.5
+    topo = topography_table(maps, threshold=thr, min_units=min_vertices, smooth_sigma=0.0,
                             n_permutations=0, similarity_permutations=similarity_permutations,
                             alpha=alpha, random_state=random_state)
     return CortexTopography(atlas, maps, topo)
 
 
 def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
-                         hemispheres: Sequence[str]) -> dict:
+                         hemispheres: Sequence[str], *, random_state=0) -> dict:
     """``{(layer, hemisphere): table}``: :func:`toponeuro.analysis.compare_tables` of each
-    model layer against each cortical hemisphere.
+    model layer against each cortical hemisphere, with the arrangement of the domain
+    centres and its shift and spin nulls (as many draws as each table's nulls had).
 
     Examples
     --------
@@ -382,10 +426,73 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
     ...                                   categories=ten * 3)
     >>> sheet = model_topography(acts, ["v1", "v2"], n_permutations=0).topography
     >>> rois = cortex_topography(["left"], similarity_permutations=0).topography
-    >>> sorted(compare_model_cortex(sheet, rois, ["v1", "v2"], ["left"]))
-    [('v1', 'left'), ('v2', 'left')]
+    >>> out = compare_model_cortex(sheet, rois, ["v1", "v2"], ["left"])
+    >>> sorted(out), out["v1", "left"].attrs["arrangement"]["n_domains"]
+    ([('v1', 'left'), ('v2', 'left')], 4)
     """
     from ..analysis import compare_tables
 
-    return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h)
+    return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state)
             for ly in layers for h in hemispheres}
+
+
+def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutations: int = 1000,
+                             random_state=0, batch_size: int = 64, device: str = "cpu",
+                             progress: bool = False) -> dict:
+    """The map similarities of ``net``'s architecture at random initialisation.
+
+    Every layer's parameters are re-drawn by its own ``reset_parameters`` (PyTorch's default
+    initialisation, seeded with ``random_state``) on a copy of ``net``; the same
+    activations, selectivity contrast and map similarities (with their nulls) as the trained
+    model follow. The selectivity contrast (each domain against the other four) builds in an
+    anti-correlation between any two domains' maps, so a trained similarity means something
+    only beside this value.
+
+    Parameters
+    ----------
+    net : torch.nn.Module
+        The trained network (left unchanged).
+    stimuli : StimulusSet
+    layers : sequence of str
+    n_permutations, random_state :
+        As for :func:`toponeuro.analysis.map_similarity`.
+    batch_size, device, progress :
+        Extraction settings (:func:`toponeuro.extract`).
+
+    Returns
+    -------
+    dict
+        ``(layer, "faces-bodies")`` -> :class:`~toponeuro.analysis.NullResult`, for the
+        pairs of :data:`toponeuro.analysis.DEFAULT_PAIRS`.
+
+    Examples
+    --------
+    >>> from toponeuro.reporting import random_init_similarities
+    >>> sims = random_init_similarities(net, stim, ["layer4.0.conv2"])  # doctest: +SKIP
+    >>> float(sims["layer4.0.conv2", "faces-bodies"]) < 0  # doctest: +SKIP
+    True
+    """
+    import copy
+
+    import torch
+
+    from ..analysis import DEFAULT_PAIRS, domain_selectivity, map_similarity
+    from ..features import extract
+
+    fresh = copy.deepcopy(net)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(check_random_state(random_state).integers(2**31)))
+        for module in fresh.modules():
+            if hasattr(module, "reset_parameters"):
+                module.reset_parameters()
+    acts = extract(fresh, stimuli, list(layers), pooling="mean", batch_size=batch_size,
+                   device=device, progress=progress)
+    sel = domain_selectivity(acts, list(MAP_DOMAINS))
+    out = {}
+    for ly in layers:
+        for a, b in DEFAULT_PAIRS:
+            if a in sel[D.DOMAIN].values and b in sel[D.DOMAIN].values:
+                out[ly, f"{a}-{b}"] = map_similarity(
+                    sel.sel({D.DOMAIN: a}), sel.sel({D.DOMAIN: b}), "ssim", layer=ly,
+                    n_permutations=n_permutations, random_state=random_state)
+    return out

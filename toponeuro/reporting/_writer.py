@@ -1,13 +1,17 @@
 """Write a ``toponeuro map`` report: figures (from :mod:`toponeuro.plotting`), data files and
-the HTML page (``templates/report.html``), all from one :class:`~._results.MapReport`."""
+the HTML page (``templates/report.html``), all from one :class:`~._results.ReportData`."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import datetime
 import html
 import json
+import os
 import string
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -15,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _dims as D
+from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
-from ._results import MapReport, comparison_view, training_images_note
+from ._results import ReportData, comparison_view, training_images_note
 
-__all__ = ["write_report"]
+__all__ = ["write_report", "output_folder", "OutputFolder"]
 
 
 def _savefig(fig, path: Path) -> Path:
@@ -40,7 +45,8 @@ def _n_samples(topo, layers) -> int:
     return n
 
 
-def _figures(out: Path, res: MapReport, atlas, cortex=None) -> dict:
+def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
+    from .._optional import optional_import
     from ..atlases import vertex_coordinates
     from ..plotting import (
         plot_arrangement_by_layer,
@@ -49,9 +55,8 @@ def _figures(out: Path, res: MapReport, atlas, cortex=None) -> dict:
         plot_sheet_map,
         plot_surface_map,
     )
-    from ..plotting._common import require_matplotlib
 
-    plt = require_matplotlib()
+    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
     layers, thr = res.summary["layers"], res.summary["patch_threshold_t"]
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
@@ -95,8 +100,8 @@ def _figures(out: Path, res: MapReport, atlas, cortex=None) -> dict:
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head],
             cortex_positions=vertex_coordinates("flat", h)[:, :2],
-            model_label=f"domain centres on the sheet · {head}",
-            cortex_label=f"domain centres on the cortex · {h} hemisphere (flat map)",
+            model_label=f"sheet · {head}",
+            cortex_label=f"cortex · {h} hemisphere (flat map)",
         )
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     fig = plot_arrangement_by_layer(
@@ -158,7 +163,7 @@ def _img(files: dict, name: str, alt: str) -> str:
             f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
 
 
-def _html(res: MapReport, files: dict) -> str:
+def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     s = res.summary
     m, st, layers = s["model"], s["stimuli"], s["layers"]
@@ -168,7 +173,9 @@ def _html(res: MapReport, files: dict) -> str:
         [{"layer": ly, "effective dimensionality": r["effective_dimensionality"],
           **{f"{p.replace('-', '–')} {v['method']}": r["map_similarity"].get(p)
              for p, v in r.get("map_similarity_null", {}).items()},
-          **{f"{p.replace('-', '–')} p": v["p_value"]
+          **{f"{p.replace('-', '–')} p (two-sided)": v["p_value"]
+             for p, v in r.get("map_similarity_null", {}).items()},
+          **{f"{p.replace('-', '–')} verdict": v.get("verdict")
              for p, v in r.get("map_similarity_null", {}).items()}}
          for ly, r in s["per_layer"].items()]
     )
@@ -273,10 +280,12 @@ def _headline(s: dict, esc) -> str:
             f"{_pt(a['p_spin'])} against the cortex maps spun): "
             + ("the arrangement matches beyond both nulls" if beat else
                "not distinguishable from chance arrangements"))
-    return (f"<p><b>Model vs cortex.</b> Layer <code>{esc(head['layer'])}</code> is compared in "
-            f"this headline ({esc(head['rule'])}; every mapped layer is in the table and figure "
-            f"below). Distances between the domains' centres on its sheet against those on "
-            f"{'; '.join(esc(p) for p in parts)}.</p>")
+    return (f"<p><b>Model vs cortex.</b> Do the five domains sit on the sheet of "
+            f"<code>{esc(head['layer'])}</code> in the same relative positions as on the "
+            f"cortex? Rank correlation of the distances between domain centres, on "
+            f"{'; on '.join(esc(p) for p in parts)}.</p><p>This headline layer is chosen by a "
+            f"rule fixed before looking at the results: {esc(head['rule'])}. Every mapped "
+            "layer is in the table and the figure below.</p>")
 
 
 def _pt(p) -> str:
@@ -292,14 +301,16 @@ def _cortex_similarity_text(s: dict) -> str:
         for pair, v in c.get("map_similarity", {}).items():
             if v is None:
                 continue
-            p = c.get("map_similarity_null", {}).get(pair, {}).get("p_value")
-            out.append(f"{pair.replace('-', '–')} r = {v:+.2f} ({h}, spin p = {_pt(p)})")
+            test = c.get("map_similarity_null", {}).get(pair, {})
+            how = (f"{test['verdict']}, spin test {test['p_text']}" if "verdict" in test
+                   else "not tested")
+            out.append(f"{pair.replace('-', '–')} r = {v:+.2f} ({h}: {how})")
     if not out:
         return "The cortex maps used here do not cover these pairs."
     return "On the cortex maps used here: " + "; ".join(out) + "."
 
 
-def write_report(out: Path, res: MapReport, *, atlas, t0: float | None = None,
+def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None,
                  cortex=None) -> dict:
     """Write every output of a ``toponeuro map`` run into ``out``; name -> path.
 
@@ -320,3 +331,209 @@ def write_report(out: Path, res: MapReport, *, atlas, t0: float | None = None,
     (out / "report.html").write_text(_html(res, files), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return files
+
+
+# --- the output folder: written aside, moved into place when complete, one writer ----------
+#: the file that marks a folder as a toponeuro job's output (and says what wrote it)
+MANIFEST = ".toponeuro-output.json"
+_FOLDER_FORMAT = "toponeuro.output-folder"
+
+
+@dataclass
+class OutputFolder:
+    """Where a job writes (:attr:`path`, a hidden sibling of :attr:`final`) until
+    :func:`output_folder` moves it into place.
+
+    Examples
+    --------
+    >>> f = OutputFolder(final=Path("map"), path=Path(".map.partial-1"))
+    >>> f.final_paths({"report.html": Path(".map.partial-1/report.html")})
+    {'report.html': PosixPath('map/report.html')}
+    """
+
+    final: Path
+    path: Path
+
+    def final_paths(self, files: dict) -> dict:
+        """``files`` (name -> path inside :attr:`path`) as paths inside :attr:`final`."""
+        return {k: self.final / Path(v).relative_to(self.path) for k, v in files.items()}
+
+
+def _read_manifest(folder: Path) -> dict | None:
+    try:
+        data = json.loads((folder / MANIFEST).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == _FOLDER_FORMAT else None
+
+
+def _is_legacy_output(folder: Path) -> bool:
+    """A ``toponeuro map`` folder of 0.2 (before manifests): report.html and a summary.json
+    written by toponeuro."""
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return (folder / "report.html").is_file() and isinstance(summary, dict) and (
+        "toponeuro_version" in summary)
+
+
+def _check_replaceable(final: Path, overwrite: bool, param: str) -> None:
+    if not final.exists():
+        return
+    if not final.is_dir():
+        raise OutputPathError(
+            f"{param}={final} is a file, but a folder is needed; give a folder path (it is "
+            "created if missing)."
+        )
+    entries = sorted(p.name for p in final.iterdir())
+    if not entries:
+        return
+    manifest = _read_manifest(final)
+    if manifest is None and not _is_legacy_output(final):
+        shown = ", ".join(entries[:5]) + (" ..." if len(entries) > 5 else "")
+        raise OutputExistsError(
+            f"{param}={final} holds files toponeuro did not write ({shown}); it is never "
+            "replaced, not even with overwrite=True. Give a new or empty folder."
+        )
+    if not overwrite:
+        what = (f"the output of an earlier `toponeuro {manifest.get('kind')}` run (created "
+                f"{manifest.get('created')})" if manifest else "an earlier toponeuro output")
+        raise OutputExistsError(
+            f"{param}={final} holds {what}; pass overwrite=True to replace it when this run is "
+            "complete, or give another folder."
+        )
+
+
+def _tidy_siblings(final: Path) -> None:
+    """Remove the partial folders of killed runs (marked by their manifest) and bring back a
+    finished output a kill left set aside while it was being replaced."""
+    import shutil
+    import warnings
+
+    for p in sorted(final.parent.glob(f".{final.name}.partial-*")):
+        if p.is_dir() and _read_manifest(p) is not None:
+            shutil.rmtree(p, ignore_errors=True)
+    olds = sorted(final.parent.glob(f".{final.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    olds = [p for p in olds if p.is_dir() and _read_manifest(p) is not None]
+    if olds and not final.exists():
+        os.replace(olds[-1], final)
+        warnings.warn(f"Restored {final} from {olds[-1].name}: a run was killed while "
+                      "replacing it.", stacklevel=4)
+        olds = olds[:-1]
+    for p in olds:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def _write_manifest(folder: Path, kind: str, complete: bool) -> None:
+    from .._version import __version__
+
+    record = {
+        "format": _FOLDER_FORMAT, "format_version": 1, "kind": kind, "complete": complete,
+        "toponeuro_version": __version__,
+        "created": datetime.datetime.now().isoformat(timespec="seconds"),
+        "files": sorted(p.name for p in folder.iterdir() if p.name != MANIFEST),
+    }
+    (folder / MANIFEST).write_text(json.dumps(record, indent=2))
+
+
+def _move_into_place(tmp: Path, final: Path) -> None:
+    import shutil
+
+    if not final.exists():
+        os.replace(tmp, final)
+        return
+    old = final.with_name(f".{final.name}.old-{tmp.name.rpartition('-')[2]}")
+    os.replace(final, old)
+    try:
+        os.replace(tmp, final)
+    except BaseException:
+        os.replace(old, final)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def output_folder(path, *, overwrite: bool = False, kind: str = "map", inputs=(),
+                  param: str = "out_dir"):
+    """Write a job's output folder so that it is complete or untouched, never half.
+
+    Checks ``path`` and locks it against a second writer at once (before the job spends
+    minutes computing), yields an :class:`OutputFolder` whose :attr:`~OutputFolder.path` is
+    a new hidden sibling folder, and when the block ends without error moves that folder to
+    ``path`` (replacing an earlier output of toponeuro only with ``overwrite``). An exception
+    or Ctrl-C inside the block removes the sibling and leaves ``path`` as it was. The
+    folder gets a manifest (``.toponeuro-output.json``: kind, toponeuro version, time,
+    files) that marks it as toponeuro's; a non-empty folder without one is never replaced.
+
+    Parameters
+    ----------
+    path : path-like
+        The output folder.
+    overwrite : bool
+        Replace an earlier toponeuro output at ``path``.
+    kind : str
+        What writes it (``"map"``, ``"language-map"``), recorded in the manifest.
+    inputs : iterable of path-like
+        Files and folders the job reads: ``path`` may not be one of them or inside one.
+    param : str
+        The parameter that named ``path``, for messages.
+
+    Raises
+    ------
+    OutputExistsError
+        ``path`` holds an earlier output and ``overwrite`` is False, or files toponeuro did
+        not write.
+    OutputLockedError
+        Another process is writing ``path``.
+    OutputPathError
+        ``path`` is a file, or one of the inputs.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "map"
+    >>> with output_folder(out) as folder:
+    ...     _ = (folder.path / "summary.json").write_text("{}")
+    >>> sorted(p.name for p in out.iterdir())
+    ['.toponeuro-output.json', 'summary.json']
+    >>> try:
+    ...     with output_folder(out, overwrite=True) as folder:
+    ...         _ = (folder.path / "summary.json").write_text("half")
+    ...         raise KeyboardInterrupt
+    ... except KeyboardInterrupt:
+    ...     pass
+    >>> (out / "summary.json").read_text(), len(list(out.parent.iterdir()))
+    ('{}', 2)
+    """
+    import secrets
+    import shutil
+
+    from .._output import PathLock, check_not_an_input
+
+    final = Path(path)
+    if final.exists() and not final.is_dir():
+        _check_replaceable(final, overwrite, param)
+    check_not_an_input(final, param=param, inputs=inputs)
+    for p in final.parents:
+        if p.exists() and not p.is_dir():
+            raise OutputPathError(f"{param}={final}: {p} is a file, but a folder is needed there.")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    lock = PathLock(final.parent / f".{final.name}.lock", f"output folder {final}",
+                    f"Wait for it to finish, or pass another {param}=.")
+    lock.acquire()
+    try:
+        _tidy_siblings(final)
+        _check_replaceable(final, overwrite, param)
+        tmp = final.parent / f".{final.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+        tmp.mkdir()
+        try:
+            _write_manifest(tmp, kind, complete=False)
+            yield OutputFolder(final=final, path=tmp)
+            _write_manifest(tmp, kind, complete=True)
+            _move_into_place(tmp, final)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        lock.release()

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._deprecate import renamed_parameter
 from .._docs import fill_doc
 from .._fetch import data_dir as _data_dir
 from .._fetch import fetch_url
@@ -272,7 +271,6 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
 FLOC_LOCAL_FOLDER = "floc"
 
 
-@renamed_parameter("data_dir", "cache_dir")
 def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     """The local fLoc copy ``<cache>/floc`` (``$TOPONEURO_DATA/floc``) if it exists, else None.
 
@@ -290,7 +288,6 @@ def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
 
 
 @fill_doc
-@renamed_parameter("data_dir", "cache_dir")
 def load_floc(
     path: str | os.PathLike | None = None,
     cache_dir: str | os.PathLike | None = None,
@@ -383,7 +380,6 @@ def load_floc(
 
 
 @fill_doc
-@renamed_parameter("data_dir", "cache_dir")
 def load_language_localizer(
     path: str | os.PathLike | None = None,
     cache_dir: str | os.PathLike | None = None,

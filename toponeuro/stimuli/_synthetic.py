@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .._docs import fill_doc
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import OutputPathError, ParameterError
 from ._image import IMAGE_EXTENSIONS
@@ -102,7 +103,7 @@ def make_image_folder(
         raise ParameterError(f"mode must be one of {_MODES}; got {mode!r}.")
     root = Path(tempfile.mkdtemp(prefix="toponeuro-images-")) if root is None else Path(root)
     shape = (int(size), int(size)) + ((3,) if mode == "RGB" else ())
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     for category in categories:
         folder = root / category
         blocking = next((p for p in (root, folder) if p.exists() and not p.is_dir()), None)

@@ -1,6 +1,19 @@
 """Train small TopoNets with cross-entropy + TopoLoss (``toponeuro train``)."""
 
-from . import _data, _evaluate, _export, _instances, _language, _load, _recipes, _schema, _train, _trajectory
+from . import (
+    _checkpoint,
+    _data,
+    _evaluate,
+    _export,
+    _instances,
+    _language,
+    _load,
+    _recipes,
+    _schema,
+    _train,
+    _trajectory,
+)
+from ._checkpoint import *
 from ._data import *
 from ._evaluate import *
 from ._export import *
@@ -13,6 +26,7 @@ from ._train import *
 from ._trajectory import *
 
 __all__ = [
+    *_checkpoint.__all__,
     *_train.__all__,
     *_load.__all__,
     *_trajectory.__all__,

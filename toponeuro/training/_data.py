@@ -11,6 +11,7 @@ import torch
 from torch.utils.data import Dataset, TensorDataset
 
 from .._docs import fill_doc
+from .._params import check_random_state
 from ..exceptions import InvalidDataError, RecipeError
 
 __all__ = ["make_synthetic_images", "image_folder_dataset"]
@@ -29,7 +30,7 @@ def make_synthetic_images(
     >>> len(ds), tuple(ds[0][0].shape), sorted({int(y) for _, y in ds})
     (6, (3, 16, 16), [0, 1, 2])
     """
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     yy, xx = np.mgrid[0:image_size, 0:image_size] / image_size
     images, labels = [], []
     for c in range(n_classes):

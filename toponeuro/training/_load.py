@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .._fetch import sha256sum
 from ..exceptions import CheckpointError, UnknownNameError, close_matches
+from ._checkpoint import is_training_checkpoint, non_finite_tensors, validate_checkpoint
 from ._recipes import ARCHITECTURES
 from ._train import _load_weights
 
@@ -58,7 +59,11 @@ def load_trained_model(
     Raises
     ------
     CheckpointError
-        No such file, a truncated file, or weights that do not fit the architecture.
+        No such file, a truncated file, a malformed checkpoint (the message names the missing
+        or wrong field: no ``model`` state dict, ``recipe.model`` not a table,
+        ``num_classes`` not a whole number or not the weights' number of outputs, ``widths``
+        the architecture cannot take), NaN or infinite weights, or weights that do not fit
+        the architecture.
     UntrustedCheckpointError
         The file pickles objects other than tensors and ``trust_checkpoint`` is False.
     UnknownNameError
@@ -78,25 +83,26 @@ def load_trained_model(
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
-    from ..models import list_models, model_card
-    from ..models._registry import _torch_load
+    from ..models import list_models, load_torch_file, model_card
 
     if path.suffix == ".safetensors" or (
         model in list_models() and model_card(model).checkpoint_format == "safetensors"
     ):  # a state dict in another format: never a `toponeuro train` checkpoint
-        return _from_state_dict(path, model, trust_checkpoint)
-    ckpt = _torch_load(path, trust_checkpoint, map_location)
-    if not (isinstance(ckpt, dict) and isinstance(ckpt.get("recipe"), dict) and "model" in ckpt):
-        return _from_state_dict(path, model, trust_checkpoint)
+        return _finite(_from_state_dict(path, model, trust_checkpoint), path)
+    ckpt = load_torch_file(path, trust_checkpoint, map_location)
+    if not is_training_checkpoint(ckpt):
+        return _finite(_from_state_dict(path, model, trust_checkpoint), path)
     from ..models import ModelCard
 
-    recipe = ckpt["recipe"]
-    arch = str(recipe["model"].get("arch"))
-    if arch not in ARCHITECTURES:
+    validate_checkpoint(ckpt, path, training=False)
+    recipe = ckpt.get("recipe")
+    if recipe is None:
         raise CheckpointError(
-            f"{path} was trained with model.arch {arch!r}, which this toponeuro cannot build; "
-            f"{close_matches(arch, ARCHITECTURES)}"
+            f"{path} is a training checkpoint without its recipe ('recipe' is None), so it "
+            "does not say which architecture to build. Train with a recipe (run_recipe / "
+            "`toponeuro train`), or save the state dict alone and pass model=<registered name>."
         )
+    arch = str(recipe["model"].get("arch"))
     module, default_layers = ARCHITECTURES[arch](recipe["model"])
     _load_weights(
         module,
@@ -126,6 +132,17 @@ def load_trained_model(
     )
     module.recipe = recipe
     module.weights_sha256 = sha256sum(path)
+    return module
+
+
+def _finite(module, path: Path):
+    """``module``, after checking that no weight is NaN or infinite."""
+    bad = non_finite_tensors(module.state_dict())
+    if bad:
+        raise CheckpointError(
+            f"{path} holds NaN or infinite weights ({len(bad)} tensors, e.g. {bad[0]!r}): "
+            "the run that made it diverged. Use an earlier checkpoint of that run."
+        )
     return module
 
 

@@ -12,6 +12,7 @@ import torch
 
 from ..exceptions import RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
+from ._architectures import ARCHITECTURES
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
 from ._language import LANGUAGE_KIND, run_language_recipe, validate_language_recipe
@@ -29,19 +30,6 @@ __all__ = [
 ]
 
 
-def _small_resnet(cfg: dict):
-    from ..models import SmallResNet, small_resnet_topo_layers
-
-    model = SmallResNet(
-        num_classes=int(cfg["num_classes"]),
-        widths=tuple(cfg.get("widths", (32, 64, 128, 256))),
-        blurpool=bool(cfg.get("blurpool", True)),
-    )
-    return model, small_resnet_topo_layers(model)
-
-
-#: recipe ``model.arch`` -> builder returning ``(model, default topo layers)``
-ARCHITECTURES = {"small_resnet": _small_resnet}
 
 _REQUIRED = {"name": str, "seed": int, "model": dict, "data": dict, "train": dict}
 
@@ -277,12 +265,19 @@ def run_recipe(
     *,
     data_path: str | None = None,
     resume: bool = True,
+    restart: bool = False,
     progress: bool = True,
     epochs: int | None = None,
     seed: int | None = None,
     device: str | None = None,
 ) -> TrainResult:
     """Train what a recipe describes; checkpoints go to ``out_dir`` (default ``runs/<name>``).
+
+    Rerunning into the same folder resumes after the last checkpoint; a folder holding a run
+    of another recipe (or of other ``epochs`` / ``seed``) is refused with
+    :class:`~toponeuro.exceptions.RecipeMismatchError` unless ``restart=True``, which
+    discards that run and starts over (see :func:`train` for ``resume``, divergence and the
+    ``run.json`` record).
 
     Examples
     --------
@@ -321,6 +316,7 @@ def run_recipe(
         seed=int(recipe["seed"]),
         out_dir=out,
         resume=resume,
+        restart=restart,
         device=device or recipe.get("device", "cpu"),
         progress=progress,
         val_dataset=val_ds,

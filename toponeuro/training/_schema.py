@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 from ..exceptions import RecipeError, close_matches
 
@@ -52,6 +53,14 @@ def _num(lo=None, hi=None, lo_open=False, hi_open=False):
 def _str(v):
     if not isinstance(v, str):
         return "a string"
+
+
+def _name(v):
+    # a name, not a path: run_recipe writes to runs/<name>
+    if not (isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", v)
+            and ".." not in v):
+        return ("a name of letters, digits, '.', '_' and '-' (no '/', '\\' or '..': it "
+                "names the folder runs/<name>)")
 
 
 def _bool(v):
@@ -101,7 +110,7 @@ def _path(v):
 
 #: section -> key -> check (returns what was expected, or None when the value is fine)
 RECIPE_SCHEMA = {
-    "": {"name": _str, "description": _str, "seed": _int(0), "device": _str,
+    "": {"name": _name, "description": _str, "seed": _int(0), "device": _str,
          "model": None, "data": None, "train": None, "topoloss": None},
     "model": {"arch": _str, "num_classes": _int(1), "widths": _ints, "blurpool": _bool},
     "data": {

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 import os
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +19,26 @@ from torch.utils.data import DataLoader, Dataset
 
 from .._docs import fill_doc
 from .._version import __version__
-from ..exceptions import CheckpointError
+from ..exceptions import (
+    CheckpointError,
+    InvalidDataError,
+    OutputExistsError,
+    OutputPathError,
+    RecipeMismatchError,
+    ToponeuroWarning,
+    TrainingDivergedError,
+)
 from ..topoloss import TopoLoss
+from ._checkpoint import non_finite_tensors, validate_checkpoint
 
-__all__ = ["train", "TrainResult", "load_checkpoint", "list_checkpoints"]
+__all__ = ["train", "TrainResult", "load_checkpoint", "list_checkpoints", "run_identity"]
 
 _CKPT = "epoch_{:03d}.pt"
+#: the file that marks a folder as a toponeuro training run and records what it trains
+RUN_FILE = "run.json"
+_RUN_FORMAT = "toponeuro.training-run"
+#: what train() writes into a run folder (a folder holding anything else is not a run's)
+_RUN_ENTRIES = {"checkpoints", "history.json", "steps.csv", RUN_FILE}
 
 
 @dataclass
@@ -67,6 +83,10 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
 def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
     """Read a checkpoint written by :func:`train` (safe loading: tensors and plain data only).
 
+    Every field is checked (:func:`~toponeuro.training.validate_checkpoint`): a missing or
+    malformed one, or NaN / infinite weights, raise a
+    :class:`~toponeuro.exceptions.CheckpointError` naming it.
+
     Keys: ``model`` (state dict), ``optimizer``, ``scheduler``, ``epoch`` (1-based, finished
     epochs), ``global_step``, ``history``, ``topoloss`` (spec dict), ``seed``, ``recipe``,
     ``toponeuro_version``.
@@ -90,9 +110,7 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
             f"Cannot read checkpoint {path} ({type(err).__name__}: {err}). It may be truncated "
             "by a kill during saving; delete it to resume from the previous epoch."
         ) from err
-    if not isinstance(ckpt, dict) or "model" not in ckpt or "epoch" not in ckpt:
-        raise CheckpointError(f"{path} is not a toponeuro training checkpoint.")
-    return ckpt
+    return validate_checkpoint(ckpt, path)
 
 
 def _load_weights(module: nn.Module, state: dict, path, mismatch: str, fix: str) -> None:
@@ -157,6 +175,330 @@ def _evaluate(model, loader, device) -> float:
     return correct / max(total, 1)
 
 
+def _normalised(obj):
+    """``obj`` as it reads back from JSON (tuples -> lists, other objects -> str)."""
+    return json.loads(json.dumps(obj, sort_keys=True, default=str))
+
+
+def _strip_recipe(recipe: dict | None):
+    """A recipe without what does not change the weights (device, description, logging)."""
+    if recipe is None:
+        return None
+    rec = _normalised(recipe)
+    for key in ("device", "description"):
+        rec.pop(key, None)
+    if isinstance(rec.get("train"), dict):
+        for key in ("log_every", "keep_checkpoints"):
+            rec["train"].pop(key, None)
+    return rec
+
+
+def _sha256(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+
+
+def run_identity(model: nn.Module, topoloss: TopoLoss | None = None, recipe: dict | None = None,
+                 **settings) -> dict:
+    """What determines a run's weights: the recipe, the training settings, the TopoLoss and
+    the model's parameter shapes (as JSON data), with their sha256 (``"sha256"``).
+
+    :func:`train` writes it to ``<out_dir>/run.json`` and refuses to resume a folder whose
+    run has another identity. The device, the description and logging options are left out:
+    they do not change the weights.
+
+    Examples
+    --------
+    >>> a = run_identity(nn.Linear(2, 3), lr=0.1, seed=0)
+    >>> b = run_identity(nn.Linear(2, 3), lr=0.2, seed=0)
+    >>> len(a["sha256"]), a["sha256"] == b["sha256"], a["settings"]["lr"]
+    (64, False, 0.1)
+    """
+    ident = _normalised({
+        "model": {"class": type(model).__name__,
+                  "shapes": {k: list(v.shape) for k, v in model.state_dict().items()}},
+        "topoloss": topoloss.to_dict() if topoloss is not None else None,
+        "settings": dict(settings),
+        "recipe": _strip_recipe(recipe),
+    })
+    ident["recipe_sha256"] = _sha256(ident["recipe"]) if recipe is not None else None
+    ident["sha256"] = _sha256({k: v for k, v in ident.items() if k != "recipe_sha256"})
+    return ident
+
+
+def _differences(old, new, prefix="") -> list[str]:
+    """``key: old -> new`` for every leaf where two JSON-like values differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for k in sorted(set(old) | set(new)):
+            out += _differences(old.get(k), new.get(k), f"{prefix}{k}.")
+        return out
+    return [] if old == new else [f"{prefix[:-1]}: {old!r} -> {new!r}"]
+
+
+def _read_run_file(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise OutputExistsError(
+            f"{path} is not a toponeuro run record ({err}); it is not replaced. Move it away "
+            "or give another out_dir=."
+        ) from err
+    if not isinstance(data, dict) or data.get("format") != _RUN_FORMAT:
+        raise OutputExistsError(
+            f"{path} was not written by toponeuro train (no format {_RUN_FORMAT!r}); it is not "
+            "replaced. Move it away or give another out_dir=."
+        )
+    return data
+
+
+def _recorded_identity(out_dir: Path, existing: list[Path]) -> dict | None:
+    """The identity of the run already in ``out_dir`` (``None``: no run there yet); refuses a
+    folder holding files toponeuro did not write."""
+    run_file = out_dir / RUN_FILE
+    if run_file.exists():
+        return _read_run_file(run_file)["identity"]
+    foreign = sorted(p.name for p in out_dir.iterdir()
+                     if not p.name.startswith(".") and p.name not in _RUN_ENTRIES)
+    if foreign:
+        raise OutputExistsError(
+            f"out_dir={out_dir} holds files that are not a toponeuro training run "
+            f"({', '.join(foreign[:5])}{' ...' if len(foreign) > 5 else ''}) and no {RUN_FILE}; "
+            "nothing there is touched. Give an empty or new folder."
+        )
+    if not existing:
+        return None
+    # a run of toponeuro 0.2 (no run.json): its last checkpoint says what it trained
+    ckpt = load_checkpoint(existing[-1])
+    return {"legacy": True, "recipe": _strip_recipe(ckpt.get("recipe")),
+            "seed": ckpt.get("seed"), "topoloss": _normalised(ckpt.get("topoloss"))}
+
+
+def _same_run(recorded: dict, identity: dict) -> list[str]:
+    """Differences between the recorded run and this one (empty: the same run)."""
+    if recorded.get("legacy"):
+        if recorded["recipe"] is not None or identity["recipe"] is not None:
+            return _differences({"recipe": recorded["recipe"]}, {"recipe": identity["recipe"]})
+        return _differences(
+            {"seed": recorded["seed"], "topoloss": recorded["topoloss"]},
+            {"seed": identity["settings"].get("seed"), "topoloss": identity["topoloss"]},
+        )
+    if recorded.get("sha256") == identity["sha256"]:
+        return []
+    diff = []
+    for part in ("recipe", "settings", "topoloss"):  # what a user changes, first
+        diff += _differences({part: recorded.get(part)}, {part: identity.get(part)})
+    shapes = _differences(recorded.get("model"), identity.get("model"))
+    if shapes:
+        diff.append(f"model parameter shapes ({len(shapes)} differ, e.g. {shapes[0]})")
+    return diff or ["sha256"]
+
+
+def _clear_run(out_dir: Path) -> None:
+    """Remove what train() wrote into ``out_dir`` (checkpoints, history, steps, run record)."""
+    ckpt_dir = out_dir / "checkpoints"
+    if ckpt_dir.is_dir():
+        for p in [*ckpt_dir.glob("epoch_*.pt"), *ckpt_dir.glob("epoch_*.pt.part")]:
+            p.unlink()
+    for name in ("history.json", "steps.csv", RUN_FILE):
+        if (out_dir / name).is_file():
+            (out_dir / name).unlink()
+
+
+def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool) -> list[Path]:
+    """Prepare ``out_dir`` for this run; the checkpoints to resume from (newest last).
+
+    A folder with a run of another identity is refused unless ``restart``; ``restart`` or
+    ``resume=False`` clear the folder's run first. ``run.json`` records this run.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputPathError(f"out_dir={out_dir} is a file; give a folder for the run.")
+    ckpt_dir = out_dir / "checkpoints"
+    existing = list_checkpoints(ckpt_dir) if ckpt_dir.is_dir() else []
+    recorded = _recorded_identity(out_dir, existing) if out_dir.is_dir() else None
+    if recorded is not None:
+        diff = _same_run(recorded, identity)
+        if diff and not restart and existing:  # no checkpoint yet: nothing would mix
+            raise RecipeMismatchError(
+                f"out_dir={out_dir} holds a run of another recipe or other settings "
+                f"({'; '.join(diff[:5])}{' ...' if len(diff) > 5 else ''}); resuming it would "
+                "mix two runs. Pass restart=True to discard it and start over, or give another "
+                "out_dir=."
+            )
+        if restart or not resume:
+            _clear_run(out_dir)
+            existing = []
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    record = {"format": _RUN_FORMAT, "format_version": 1, "toponeuro_version": __version__,
+              "recipe_name": (identity["recipe"] or {}).get("name"),
+              "recipe_sha256": identity["recipe_sha256"], "identity_sha256": identity["sha256"],
+              "identity": identity}
+    tmp = out_dir / f".{RUN_FILE}.part"
+    tmp.write_text(json.dumps(record, indent=2))
+    os.replace(tmp, out_dir / RUN_FILE)
+    return existing
+
+
+def _grads_finite(model: nn.Module) -> bool:
+    grads = [p.grad.detach() for p in model.parameters() if p.grad is not None]
+    return not grads or bool(torch.stack([g.abs().amax() for g in grads]).isfinite().all())
+
+
+def _check_labels(y: torch.Tensor, out: torch.Tensor) -> None:
+    n_out = out.shape[1]
+    if y.numel() and (int(y.max()) >= n_out or int(y.min()) < 0):
+        raise InvalidDataError(
+            f"The data has class labels from {int(y.min())} to {int(y.max())}, but the model has "
+            f"{n_out} outputs; set num_classes (model.num_classes in a recipe) to the number of "
+            f"classes in the data (at least {int(y.max()) + 1})."
+        )
+
+
+@dataclass
+class _Run:
+    """The state of one training run between steps, and its stages: one step, one epoch,
+    one checkpoint."""
+
+    model: nn.Module
+    opt: torch.optim.Optimizer
+    sched: object
+    topoloss: TopoLoss | None
+    device: torch.device
+    ckpt_dir: Path | None
+    out_dir: Path | None
+    history: list = field(default_factory=list)
+    steps: list = field(default_factory=list)
+    global_step: int = 0
+    last_good: Path | None = None
+    ce: nn.Module = field(default_factory=nn.CrossEntropyLoss)
+
+    def diverged(self, what: str, epoch: int, lr: float) -> TrainingDivergedError:
+        if self.last_good is not None:
+            where = f"the last good checkpoint is {self.last_good}"
+        elif self.ckpt_dir is None:
+            where = "nothing is kept on disk (out_dir=None)"
+        else:
+            where = f"there is no good checkpoint yet (the first epoch failed; {self.ckpt_dir})"
+        return TrainingDivergedError(
+            f"Training diverged: {what} became NaN or infinite at step {self.global_step} "
+            f"(epoch {epoch + 1}) with learning rate {lr:g}. Training stopped and nothing "
+            f"from this epoch was saved; {where}. Lower the learning rate (lr=, train.lr in a "
+            f"recipe), e.g. to {lr / 10:g}, and rerun with restart=True."
+        )
+
+    def step(self, x, y, epoch: int, log_every: int | None):
+        """One optimisation step; ``(logits, loss, ce_loss, topo)``. Stops at the first
+        non-finite loss or gradient, before the weights change."""
+        self.opt.zero_grad(set_to_none=True)
+        out = self.model(x)
+        _check_labels(y, out)
+        ce_loss = self.ce(out, y)
+        topo = (self.topoloss(self.model, step=self.global_step)
+                if self.topoloss is not None else None)
+        loss = ce_loss + topo if topo is not None else ce_loss
+        lr = self.opt.param_groups[0]["lr"]
+        if not bool(torch.isfinite(loss.detach())):
+            self.global_step += 1
+            raise self.diverged("the loss", epoch, lr)
+        loss.backward()
+        if not _grads_finite(self.model):
+            self.global_step += 1
+            raise self.diverged("a gradient", epoch, lr)
+        self.opt.step()
+        if self.sched is not None:
+            self.sched.step()
+        self.global_step += 1
+        if log_every and self.global_step % int(log_every) == 0:
+            self.steps.append(_step_record(self.global_step, epoch, self.opt, self.topoloss,
+                                           self.model, loss, ce_loss, topo, out, y))
+        return out, loss, ce_loss, topo
+
+    def epoch(self, dataset, epoch: int, *, epochs: int, batch_size: int, seed: int,
+              batch_transform, log_every, val_loader, progress: bool) -> dict:
+        """Train one epoch (shuffling and augmentation reseeded from ``(seed, epoch)``);
+        its history record."""
+        from tqdm.auto import tqdm
+
+        t0 = time.perf_counter()
+        torch.manual_seed(_epoch_seed(seed, epoch))
+        gen = torch.Generator().manual_seed(_epoch_seed(seed, epoch))
+        loader = DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=gen)
+        aug_gen = torch.Generator().manual_seed(_epoch_seed(seed, epoch) + 1)
+        self.model.train()
+        sums = {"loss": 0.0, "ce_loss": 0.0, "topo_loss": 0.0}
+        correct = seen = 0
+        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False)
+        for x, y in bar:
+            if batch_transform is not None:
+                x = batch_transform(x, aug_gen)
+            x, y = x.to(self.device), y.to(self.device)
+            out, loss, ce_loss, topo = self.step(x, y, epoch, log_every)
+            n = len(y)
+            sums["loss"] += loss.item() * n
+            sums["ce_loss"] += ce_loss.item() * n
+            sums["topo_loss"] += topo.item() * n if topo is not None else 0.0
+            correct += int((out.argmax(1) == y).sum())
+            seen += n
+            bar.set_postfix(loss=f"{loss.item():.3f}", acc=f"{correct / seen:.3f}")
+        bad = non_finite_tensors(self.model.state_dict())
+        if bad:  # the last step's update overflowed (or a BatchNorm statistic did)
+            raise self.diverged(f"the weights ({bad[0]!r})", epoch, self.opt.param_groups[0]["lr"])
+        record = {k: v / max(seen, 1) for k, v in sums.items()}
+        record.update(epoch=epoch + 1, train_accuracy=correct / max(seen, 1))
+        record["lr"] = self.opt.param_groups[0]["lr"]
+        if self.topoloss is not None:
+            with torch.no_grad():
+                for name, val in self.topoloss.layerwise(self.model).items():
+                    record[f"topo/{name}"] = float(val)
+        if val_loader is not None:
+            record["val_accuracy"] = _evaluate(self.model, val_loader, self.device)
+        record["seconds"] = time.perf_counter() - t0
+        return record
+
+    def save(self, epoch: int, *, seed: int, recipe, keep_checkpoints) -> None:
+        """Checkpoint ``epoch`` (atomically), then history.json and steps.csv."""
+        path = self.ckpt_dir / _CKPT.format(epoch + 1)
+        _save_atomic(
+            {
+                "model": self.model.state_dict(),
+                "optimizer": self.opt.state_dict(),
+                "scheduler": self.sched.state_dict() if self.sched is not None else None,
+                "epoch": epoch + 1,
+                "global_step": self.global_step,
+                "history": self.history,
+                "steps": self.steps,
+                "topoloss": self.topoloss.to_dict() if self.topoloss is not None else None,
+                "seed": seed,
+                "recipe": recipe,
+                "toponeuro_version": __version__,
+            },
+            path,
+        )
+        self.last_good = path
+        with open(self.out_dir / "history.json", "w") as f:
+            json.dump(self.history, f, indent=2)
+        if self.steps:
+            _write_steps_csv(self.steps, self.out_dir / "steps.csv")
+        if keep_checkpoints:
+            for old in list_checkpoints(self.ckpt_dir)[: -int(keep_checkpoints)]:
+                old.unlink()
+
+    def resume_from(self, path: Path) -> int:
+        """Load the checkpoint ``path`` (validated); the number of finished epochs."""
+        ckpt = load_checkpoint(path, map_location=self.device)
+        _load_weights(self.model, ckpt["model"], path,
+                      "its weights do not fit this model",
+                      "Pass restart=True to start over, or another out_dir=.")
+        self.opt.load_state_dict(ckpt["optimizer"])
+        if self.sched is not None and ckpt.get("scheduler"):
+            self.sched.load_state_dict(ckpt["scheduler"])
+        self.global_step = int(ckpt["global_step"])
+        self.history = list(ckpt.get("history", []))
+        self.steps = list(ckpt.get("steps", []))
+        self.last_good = path
+        return int(ckpt["epoch"])
+
+
 @fill_doc
 def train(
     model: nn.Module,
@@ -172,6 +514,7 @@ def train(
     seed: int = 0,
     out_dir: str | os.PathLike | None = None,
     resume: bool = True,
+    restart: bool = False,
     device: str = "cpu",
     progress: bool = True,
     val_dataset: Dataset | None = None,
@@ -188,6 +531,13 @@ def train(
     with exactly the weights an uninterrupted run would have (every epoch reseeds its shuffling
     and augmentation from ``(seed, epoch)``).
 
+    Training stops at the first loss or gradient that is NaN or infinite (and at weights that
+    became so) with a :class:`~toponeuro.exceptions.TrainingDivergedError` naming the step,
+    the learning rate and the last good checkpoint; a checkpoint with non-finite weights is
+    never written. ``<out_dir>/run.json`` records the run's identity (recipe, settings,
+    TopoLoss, parameter shapes; :func:`run_identity`) and its sha256: a rerun with another
+    recipe or other settings is refused unless ``restart=True``.
+
     Parameters
     ----------
     model : torch.nn.Module
@@ -196,15 +546,23 @@ def train(
         Yields ``(image_tensor, label)``.
     topoloss : TopoLoss, optional
         Added to the cross-entropy at every step (``topoloss(model, step=global_step)``).
-        ``None`` trains a control network; per-layer topo losses are then not logged.
+        ``None`` trains a control network; per-layer topo losses are then not logged. A
+        TopoLoss with no layers warns (it is a control too).
     epochs : int
         Total epochs (also when resuming).
     batch_size, lr, momentum, weight_decay : float
         SGD settings; ``lr_schedule="cosine"`` anneals the learning rate over all steps.
     seed : int
     out_dir : path-like, optional
-        Where checkpoints and history go; ``None`` keeps everything in memory.
+        Where checkpoints and history go; ``None`` keeps everything in memory. A folder
+        holding files that are not a training run's is refused, never written into.
     resume : bool
+        Continue the run in ``out_dir`` after its last checkpoint; ``False`` starts the same
+        run over.
+    restart : bool
+        Discard the run in ``out_dir`` even if another recipe or other settings made it, and
+        start over (without it such a folder is refused with
+        :class:`~toponeuro.exceptions.RecipeMismatchError`).
     %(device)s
     %(progress)s
     val_dataset : Dataset, optional
@@ -230,6 +588,19 @@ def train(
         ``topo_loss``, ``train_accuracy``, ``val_accuracy``, ``lr``, ``seconds`` and
         ``topo/<layer>`` (unscaled per-layer TopoLoss at the epoch's end).
 
+    Raises
+    ------
+    TrainingDivergedError
+        A loss, gradient or weight became NaN or infinite.
+    RecipeMismatchError
+        ``out_dir`` holds a run of another recipe or other settings (and ``restart`` is False).
+    OutputExistsError
+        ``out_dir`` holds files that are not a toponeuro training run.
+    CheckpointError
+        The checkpoint to resume from is malformed or does not fit the model.
+    InvalidDataError
+        Class labels outside the model's outputs.
+
     Examples
     --------
     >>> from toponeuro.models import SmallResNet, small_resnet_topo_layers
@@ -246,116 +617,50 @@ def train(
 
     device = torch.device(device)
     model.to(device)
+    if topoloss is not None and not topoloss.specs:
+        warnings.warn(ToponeuroWarning(
+            "The TopoLoss has no layers (topoloss.layers = [] in a recipe): the model trains "
+            "with cross-entropy only, as a control. List layers (or 'topo' for the "
+            "architecture's default), or drop the [topoloss] table for an intended control."
+        ), stacklevel=2)
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     steps_per_epoch = math.ceil(len(dataset) / batch_size)
-    total_steps = max(1, steps_per_epoch * epochs)
     sched = (
-        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=total_steps)
+        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, steps_per_epoch * epochs))
         if lr_schedule == "cosine"
         else None
     )
-    history: list[dict] = []
-    steps: list[dict] = []
-    start_epoch, global_step = 0, 0
-    ckpt_dir = None
+    run = _Run(model, opt, sched, topoloss, device, None, None)
+    start_epoch = 0
     if out_dir is not None:
-        out_dir = Path(out_dir)
-        ckpt_dir = out_dir / "checkpoints"
-        ckpt_dir.mkdir(parents=True, exist_ok=True)
-        existing = list_checkpoints(ckpt_dir)
+        run.out_dir = Path(out_dir)
+        identity = run_identity(
+            model, topoloss, recipe, epochs=epochs, batch_size=batch_size, lr=lr,
+            momentum=momentum, weight_decay=weight_decay, lr_schedule=lr_schedule, seed=seed,
+            batch_transform=None if batch_transform is None else getattr(
+                batch_transform, "__qualname__", type(batch_transform).__name__),
+        )
+        existing = _open_run(run.out_dir, identity, resume=resume, restart=restart)
+        run.ckpt_dir = run.out_dir / "checkpoints"
         if existing and resume:
-            ckpt = load_checkpoint(existing[-1], map_location=device)
-            model.load_state_dict(ckpt["model"])
-            opt.load_state_dict(ckpt["optimizer"])
-            if sched is not None and ckpt.get("scheduler"):
-                sched.load_state_dict(ckpt["scheduler"])
-            start_epoch, global_step = int(ckpt["epoch"]), int(ckpt["global_step"])
-            history = list(ckpt.get("history", []))
-            steps = list(ckpt.get("steps", []))
-        elif existing:
-            for p in existing:
-                p.unlink()
-    ce = nn.CrossEntropyLoss()
+            start_epoch = run.resume_from(existing[-1])
     val_loader = (
         DataLoader(val_dataset, batch_size=batch_size, shuffle=False) if val_dataset else None
     )
     for epoch in range(start_epoch, epochs):
-        t0 = time.perf_counter()
-        torch.manual_seed(_epoch_seed(seed, epoch))
-        gen = torch.Generator().manual_seed(_epoch_seed(seed, epoch))
-        loader = DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=gen)
-        aug_gen = torch.Generator().manual_seed(_epoch_seed(seed, epoch) + 1)
-        model.train()
-        sums = {"loss": 0.0, "ce_loss": 0.0, "topo_loss": 0.0}
-        correct = seen = 0
-        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False)
-        for x, y in bar:
-            if batch_transform is not None:
-                x = batch_transform(x, aug_gen)
-            x, y = x.to(device), y.to(device)
-            opt.zero_grad(set_to_none=True)
-            out = model(x)
-            ce_loss = ce(out, y)
-            topo = topoloss(model, step=global_step) if topoloss is not None else None
-            loss = ce_loss + topo if topo is not None else ce_loss
-            loss.backward()
-            opt.step()
-            if sched is not None:
-                sched.step()
-            global_step += 1
-            if log_every and global_step % int(log_every) == 0:
-                steps.append(_step_record(global_step, epoch, opt, topoloss, model, loss,
-                                          ce_loss, topo, out, y))
-            n = len(y)
-            sums["loss"] += loss.item() * n
-            sums["ce_loss"] += ce_loss.item() * n
-            sums["topo_loss"] += topo.item() * n if topo is not None else 0.0
-            correct += int((out.argmax(1) == y).sum())
-            seen += n
-            bar.set_postfix(loss=f"{loss.item():.3f}", acc=f"{correct / seen:.3f}")
-        record = {k: v / max(seen, 1) for k, v in sums.items()}
-        record.update(epoch=epoch + 1, train_accuracy=correct / max(seen, 1))
-        record["lr"] = opt.param_groups[0]["lr"]
-        if topoloss is not None:
-            with torch.no_grad():
-                for name, val in topoloss.layerwise(model).items():
-                    record[f"topo/{name}"] = float(val)
-        if val_loader is not None:
-            record["val_accuracy"] = _evaluate(model, val_loader, device)
-        record["seconds"] = time.perf_counter() - t0
-        history.append(record)
+        record = run.epoch(dataset, epoch, epochs=epochs, batch_size=batch_size, seed=seed,
+                           batch_transform=batch_transform, log_every=log_every,
+                           val_loader=val_loader, progress=progress)
+        run.history.append(record)
         if progress:
             shown = {k: round(v, 4) for k, v in record.items() if not k.startswith("topo/")}
             tqdm.write(f"epoch {epoch + 1}/{epochs}: {shown}")
-        if ckpt_dir is not None:
-            _save_atomic(
-                {
-                    "model": model.state_dict(),
-                    "optimizer": opt.state_dict(),
-                    "scheduler": sched.state_dict() if sched is not None else None,
-                    "epoch": epoch + 1,
-                    "global_step": global_step,
-                    "history": history,
-                    "steps": steps,
-                    "topoloss": topoloss.to_dict() if topoloss is not None else None,
-                    "seed": seed,
-                    "recipe": recipe,
-                    "toponeuro_version": __version__,
-                },
-                ckpt_dir / _CKPT.format(epoch + 1),
-            )
-            with open(out_dir / "history.json", "w") as f:
-                json.dump(history, f, indent=2)
-            if steps:
-                _write_steps_csv(steps, out_dir / "steps.csv")
-            if keep_checkpoints:
-                for old in list_checkpoints(ckpt_dir)[: -int(keep_checkpoints)]:
-                    old.unlink()
+        if run.ckpt_dir is not None:
+            run.save(epoch, seed=seed, recipe=recipe, keep_checkpoints=keep_checkpoints)
     return TrainResult(
         model=model,
-        history=history,
-        out_dir=out_dir,
-        checkpoints=list_checkpoints(ckpt_dir) if ckpt_dir is not None else [],
-        steps=steps,
+        history=run.history,
+        out_dir=run.out_dir,
+        checkpoints=list_checkpoints(run.ckpt_dir) if run.ckpt_dir is not None else [],
+        steps=run.steps,
     )
-

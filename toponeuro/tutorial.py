@@ -1,4 +1,5 @@
-"""Data for the tutorials, through the library, and the note that says which data ran.
+"""Data for the tutorials (and your own notebooks), through the library, and the note that
+says which data ran: the public helpers the gallery pages use.
 
 The tutorials get their data through the library: load_floc() reads the local copy
 $TOPONEURO_DATA/floc (docs/install.rst) or downloads the pinned images;

@@ -1,0 +1,333 @@
+"""Conclusions that follow from the numbers (issue 18): sign-correct overlap, calibrated nulls,
+one p per test, estimators within their bounds, undefined values said out loud."""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+
+import numpy as np
+import pytest
+from scipy.ndimage import gaussian_filter
+from scipy.stats import binom
+
+from toponeuro.analysis import (
+    OVERLAP_OUTCOMES,
+    NullResult,
+    encoding_score,
+    format_p,
+    map_similarity,
+    null_p_value,
+    overlap_verdict,
+    participation_ratio,
+    smoothness,
+    spatial_null,
+    topography_table,
+)
+from toponeuro.exceptions import InvalidDataError, ToponeuroWarning, UndefinedValueWarning
+
+skimage_metrics = pytest.importorskip("skimage.metrics")
+
+
+def _blob(shape, centre, sigma):
+    rr, cc = np.mgrid[: shape[0], : shape[1]]
+    return np.exp(-((rr - centre[0]) ** 2 + (cc - centre[1]) ** 2) / (2 * sigma**2))
+
+
+def _smooth(rng, shape, sigma, mode="crop"):
+    """Independent smooth non-periodic maps: white noise smoothed, cropped from a larger field."""
+    if mode == "crop":
+        pad = int(4 * sigma) + 1
+        big = gaussian_filter(rng.standard_normal((shape[0] + 2 * pad, shape[1] + 2 * pad)),
+                              sigma)
+        return big[pad : pad + shape[0], pad : pad + shape[1]]
+    return gaussian_filter(rng.standard_normal(shape), sigma, mode=mode)
+
+
+def _rescale(x):
+    return (x - x.min()) / (x.max() - x.min())
+
+
+# --------------------------------------------------------------------------- 1. overlap
+
+
+@pytest.mark.parametrize("shape", [(16, 16), (12, 30)])
+def test_ssim_is_scikit_image_on_the_maps_rescaled_to_0_1(shape):
+    rng = np.random.default_rng(0)
+    for a, b in [(rng.standard_normal(shape), rng.standard_normal(shape)),
+                 (gaussian_filter(rng.standard_normal(shape), 2), 5 * rng.random(shape) - 3)]:
+        ref = skimage_metrics.structural_similarity(_rescale(a), _rescale(b), win_size=7,
+                                                    data_range=1.0)
+        got = map_similarity(a, b, n_permutations=0)
+        assert float(got) == pytest.approx(ref, abs=1e-9)
+        assert got.attrs["data_range"] == 1.0 and "rescaled" in got.attrs["data_range_rule"]
+
+
+def test_a_map_against_its_negative_scores_below_zero():
+    """TopoNets' face-scene -0.41 means its SSIM puts anti-located maps below 0."""
+    rng = np.random.default_rng(1)
+    for sigma in (1, 2, 4):
+        a = _smooth(rng, (16, 16), sigma)
+        assert float(map_similarity(a, a, n_permutations=0)) == pytest.approx(1.0)
+        assert float(map_similarity(a, -a, n_permutations=0)) < -0.5
+        # the raw maps with a fixed data_range (scikit-image as is) do not have this property
+        raw = map_similarity(a - a.mean(), -(a - a.mean()), data_range=np.ptp(a),
+                             n_permutations=0)
+        assert float(raw) > float(map_similarity(a, -a, n_permutations=0))
+
+
+def _planted(rng, kind, shape=(16, 16)):
+    a = _blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+    if kind == "co-located":
+        b = _blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+    elif kind == "anti-located":
+        b = -_blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+    else:
+        b = _smooth(rng, shape, 2)
+    return a, b
+
+
+@pytest.mark.parametrize("method", ["ssim", "pearson"])
+def test_verdicts_on_planted_maps(method):
+    rng = np.random.default_rng(2)
+    expect = {"co-located": "share territory", "anti-located": "avoid each other"}
+    for kind, outcome in expect.items():
+        a, b = _planted(rng, kind)
+        res = map_similarity(a, b, method, n_permutations=199, random_state=0)
+        v = overlap_verdict(res)
+        assert v.outcome == outcome, (kind, v)
+        assert v.p_value == res.p_value and res.alternative == "two-sided"
+    # independent maps: "no evidence either way" in about 95 % of pairs
+    outcomes = [overlap_verdict(map_similarity(*_planted(rng, "independent"), method,
+                                               n_permutations=99, random_state=i)).outcome
+                for i in range(60)]
+    assert outcomes.count("no evidence either way") >= 50
+    assert set(outcomes) <= set(OVERLAP_OUTCOMES)
+
+
+def test_no_null_means_not_tested():
+    a, b = _planted(np.random.default_rng(3), "co-located")
+    v = overlap_verdict(map_similarity(a, b, n_permutations=0))
+    assert v.outcome == "not tested" and np.isnan(v.p_value) and v.p_text == "not tested"
+    assert "not tested" in v.sentence("faces", "bodies")
+
+
+def test_one_p_per_test_and_its_floor():
+    null = np.linspace(-1, 1, 1000)
+    assert null_p_value(5.0, null, "two-sided") == pytest.approx(2 / 1001)
+    assert null_p_value(-5.0, null, "two-sided") == pytest.approx(2 / 1001)
+    assert null_p_value(0.0, null, "two-sided") == pytest.approx(1.0)
+    assert null_p_value(5.0, null, "greater") == pytest.approx(1 / 1001)
+    assert format_p(2 / 1001, 1000, "two-sided") == "p < 0.002 (two-sided, 1,000 draws)"
+    assert format_p(1 / 1001, 1000, "one-sided") == "p < 0.001 (one-sided, 1,000 draws)"
+    assert format_p(0.25, 1000, "two-sided") == "p = 0.250 (two-sided)"
+    r = NullResult.from_null(5.0, null, "spectral", {"method": "ssim"}, alternative="two-sided")
+    v = overlap_verdict(r)
+    assert v.p_value == r.p_value and v.p_text in v.sentence("a", "b")
+    with pytest.raises(InvalidDataError, match="alpha"):
+        overlap_verdict(r, alpha=1.5)
+
+
+def test_report_sentences_follow_the_verdicts():
+    """Planted faces = bodies (co-located), places = -faces (anti-located)."""
+    from toponeuro.reporting import _results
+
+    rng = np.random.default_rng(4)
+    shape = (16, 16)
+    faces = _blob(shape, (5, 6), 2.5)
+    maps = {"faces": faces + 0.05 * rng.standard_normal(shape),
+            "bodies": faces + 0.05 * rng.standard_normal(shape),
+            "places": -faces + 0.05 * rng.standard_normal(shape),
+            "characters": _smooth(rng, shape, 2), "objects": _smooth(rng, shape, 2)}
+    pairs = [("faces", "bodies"), ("faces", "places")]
+    for n_perm in (99, 0):
+        topo = topography_table({"s": maps}, pairs=pairs, n_permutations=n_perm,
+                                random_state=0)
+        sig = {x["signature"]: x for x in _results._signatures(topo, "s", 0.05)}
+        fb, fp = sig["faces-bodies"], sig["faces-places"]
+        table = topo.similarity.set_index("pair")
+        if n_perm:
+            assert fb["text"].startswith("faces and bodies share territory")
+            assert fp["text"].startswith("faces and places avoid each other")
+            # the same p in the sentence, the table and its verdict column
+            for x, pair in ((fb, "faces-bodies"), (fp, "faces-places")):
+                assert x["p_value"] == table.loc[pair, "p_value"]
+                assert x["p_text"] in x["text"]
+            assert table.loc["faces-bodies", "verdict"] == "share territory"
+            assert "p < 0.021 (two-sided, 99 draws)" in fb["text"]
+        else:
+            assert "not tested" in fb["text"] and "not tested" in fp["text"]
+            assert "not smoother" not in sig["smoothness faces"]["text"]
+            assert "not tested" in sig["smoothness faces"]["text"]
+            assert (table["verdict"] == "not tested").all()
+    # beside the random-initialisation value; the same outcome there is flagged
+    base = {("s", "faces-bodies"): topo.similarities["s", "faces-bodies"]}
+    topo = topography_table({"s": maps}, pairs=pairs, n_permutations=99, random_state=0)
+    base = {("s", "faces-bodies"): topo.similarities["s", "faces-bodies"]}
+    sig = _results._pair_signature(topo, "s", "faces-bodies", 0.05, base)
+    assert "at random initialisation" in sig["text"] and "not training" in sig["text"]
+
+
+# --------------------------------------------------------------------------- 2. calibration
+
+
+def _fpr_ok(k, n, alpha=0.05):
+    """k of n false positives is consistent with alpha (two-sided binomial, 0.1 %)."""
+    return binom.cdf(k, n, alpha) > 5e-4 and binom.sf(k - 1, n, alpha) > 5e-4
+
+
+@pytest.mark.parametrize("null,mode,method", [
+    ("shift", "crop", "ssim"),            # the default: shifts within the mirrored sheet
+    ("shift", "crop", "pearson"),
+    ("spectral", "reflect", "pearson"),   # exact for maps smoothed with reflecting borders
+    ("torus", "wrap", "pearson"),         # exact for periodic maps only
+])
+def test_similarity_nulls_are_calibrated_on_independent_smooth_maps(null, mode, method):
+    rng = np.random.default_rng(5)
+    n = 200
+    k = sum(map_similarity(_smooth(rng, (12, 12), 2, mode), _smooth(rng, (12, 12), 2, mode),
+                           method, null=null, n_permutations=99, random_state=i).p_value <= 0.05
+            for i in range(n))
+    assert _fpr_ok(k, n), (null, mode, method, k / n)
+
+
+def _fibonacci_sphere(n):
+    i = np.arange(n) + 0.5
+    phi = np.arccos(1 - 2 * i / n)
+    theta = np.pi * (1 + 5**0.5) * i
+    return np.c_[np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)]
+
+
+def test_spin_null_is_calibrated_on_isotropic_sphere_maps():
+    pts = _fibonacci_sphere(400)
+    rng = np.random.default_rng(6)
+
+    def field():  # a sum of random bumps: isotropic in distribution
+        centres = _fibonacci_sphere(400)[rng.choice(400, 12, replace=False)]
+        return (rng.standard_normal(12)[None] * np.exp(-8 * (1 - pts @ centres.T))).sum(1)
+
+    n = 150
+    k = sum(map_similarity(field(), field(), "pearson", n_permutations=49, random_state=i,
+                           geometry={"positions": pts}).p_value <= 0.05 for i in range(n))
+    assert _fpr_ok(k, n), k / n
+
+
+def test_spin_refuses_stacked_hemispheres():
+    pts = _fibonacci_sphere(200)
+    both = np.vstack([pts, pts])
+    with pytest.raises(InvalidDataError, match="hemisphere"):
+        map_similarity(np.arange(400.0), np.arange(400.0)[::-1], "pearson", n_permutations=9,
+                       geometry={"positions": both})
+
+
+def test_positions_null_for_two_maps_warns():
+    rng = np.random.default_rng(7)
+    a, b = _smooth(rng, (12, 12), 2), _smooth(rng, (12, 12), 2)
+    with pytest.warns(ToponeuroWarning, match="not whether they share territory"):
+        map_similarity(a, b, null="positions", n_permutations=19)
+    with warnings.catch_warnings():  # one map: its proper null, silent
+        warnings.simplefilter("error")
+        smoothness(a, n_permutations=19)
+
+
+# --------------------------------------------------------------------------- 4. bounds
+
+
+@pytest.mark.parametrize("n", [4, 5, 6, 10, 30, 100, 1000])
+@pytest.mark.parametrize("p", [2, 5, 200])
+def test_participation_ratio_stays_within_its_bounds(n, p):
+    rng = np.random.default_rng(n * 1000 + p)
+    for _ in range(20 if n * p < 10_000 else 3):
+        v = participation_ratio(rng.standard_normal((n, p)))
+        assert 1.0 <= v <= min(n - 1, p) + 1e-9
+
+
+def test_participation_ratio_known_truths():
+    rng = np.random.default_rng(8)
+    # isotropic data -> p
+    assert participation_ratio(rng.standard_normal((1000, 10))) == pytest.approx(10, rel=0.05)
+    med = np.median([participation_ratio(rng.standard_normal((40, 10))) for _ in range(30)])
+    assert med == pytest.approx(10, rel=0.1)
+    # rank-k data -> k (k equal variances in a random k-dimensional subspace of p = 60)
+    basis = np.linalg.qr(rng.standard_normal((60, 5)))[0]
+    x = rng.standard_normal((500, 5)) @ basis.T
+    assert participation_ratio(x) == pytest.approx(5, rel=0.05)
+    med = np.median([participation_ratio(rng.standard_normal((20, 5)) @ basis.T)
+                     for _ in range(30)])
+    assert med == pytest.approx(5, rel=0.2)
+    # n = 4 is the smallest sample: a value within bounds; n = 3 is undefined
+    assert 1 <= participation_ratio(rng.standard_normal((4, 3))) <= 3
+    with pytest.warns(UndefinedValueWarning, match="at least 4"):
+        assert np.isnan(participation_ratio(rng.standard_normal((3, 5))))
+
+
+def test_encoding_score_refuses_folds_of_fewer_than_3_test_stimuli():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((20, 5))
+    Y = X @ rng.standard_normal((5, 3)) + 0.3 * rng.standard_normal((20, 3))
+    for cv in (20, 10):  # leave-one-out; two test stimuli per fold
+        with pytest.raises(InvalidDataError, match="at least 3 test stimuli"):
+            encoding_score(X, Y, cv=cv)
+    assert (encoding_score(X, Y, cv=5).values > 0.9).all()
+    Y[:, 0] = 1.0  # a constant voxel: NaN, said
+    with pytest.warns(UndefinedValueWarning, match="1 of 3 voxels"):
+        s = encoding_score(X, Y, cv=5)
+    assert np.isnan(s.values[0]) and np.isfinite(s.values[1:]).all()
+
+
+def test_smoothness_below_two_distance_bins_is_undefined():
+    rng = np.random.default_rng(10)
+    for n in (4, 5):
+        with pytest.warns(UndefinedValueWarning, match="one distance bin"):
+            r = smoothness(rng.standard_normal((n, n)), n_permutations=19, random_state=0)
+        assert np.isnan(float(r["score"])) and np.isnan(float(r["p_value"]))
+    assert np.isfinite(float(smoothness(rng.standard_normal((6, 6)))["score"]))
+
+
+def test_undefined_values_are_nan_with_a_warning_and_bad_maps_are_errors():
+    rng = np.random.default_rng(11)
+    with pytest.raises(InvalidDataError, match="finite value"):
+        smoothness(np.full((8, 8), np.nan))
+    with pytest.warns(UndefinedValueWarning, match="constant"):
+        assert np.isnan(float(smoothness(np.ones((8, 8)))["score"]))
+    for method in ("ssim", "pearson"):
+        with pytest.warns(UndefinedValueWarning, match="constant"):
+            r = map_similarity(np.ones((8, 8)), rng.random((8, 8)), method, n_permutations=9)
+        assert np.isnan(r.statistic) and overlap_verdict(r).outcome == "not tested"
+
+
+# --------------------------------------------------------------------------- 5. callables
+
+
+def test_spatial_null_calls_a_non_vectorised_statistic_once_per_draw():
+    rng = np.random.default_rng(12)
+    a = _smooth(rng, (12, 12), 2)
+    b = a + 0.1 * rng.standard_normal(a.shape)
+    calls = []
+
+    def sim(x, y):
+        calls.append((x.shape, y.shape))
+        return float(map_similarity(x, y, "pearson", n_permutations=0))
+
+    res = spatial_null(sim, a, b, n_permutations=49, random_state=0, alternative="two-sided",
+                       vectorized=False)
+    assert len(calls) == 50 and set(calls) == {((12, 12), (12, 12))}
+    ref = map_similarity(a, b, "pearson", n_permutations=49, random_state=0)
+    assert res.statistic == pytest.approx(ref.statistic)
+    np.testing.assert_allclose(res.null, ref.null)  # the same draws, the same p
+    assert res.p_value == ref.p_value
+    # by default the first call decides: map_similarity refuses a batch, so once per draw
+    auto = spatial_null(partial(map_similarity, method="pearson", n_permutations=0), a, b,
+                        n_permutations=49, random_state=0, alternative="two-sided")
+    assert auto.attrs["vectorized"] == "auto" and auto.p_value == ref.p_value
+    # map_similarity itself (a NullResult acts as its float); for SSIM the callable rescales
+    # every moved map anew, where the built-in kernel keeps the moved map's scale
+    again = spatial_null(partial(map_similarity, n_permutations=0), a, b, n_permutations=49,
+                         random_state=0, vectorized=False)
+    ssim = map_similarity(a, b, n_permutations=49, random_state=0)
+    assert again.statistic == pytest.approx(ssim.statistic)
+    assert again.p_value <= 0.05 and ssim.p_value <= 0.05
+    # a batched callable says so
+    batched = spatial_null(lambda x, y, axis=0: (x * y).mean(axis=(1, 2)), a, b,
+                           n_permutations=9, random_state=0)
+    assert batched.attrs["vectorized"] is True and batched.null.shape == (9,)

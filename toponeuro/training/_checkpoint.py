@@ -1,0 +1,167 @@
+"""What a training checkpoint must hold, checked before it is used (resume, load, export).
+
+A checkpoint written by :func:`~toponeuro.training.train` is a dict with ``model`` (the state
+dict), ``epoch``, ``global_step``, ``optimizer`` ... and the ``recipe`` it was trained with.
+:func:`validate_checkpoint` checks each field a reader relies on and raises a
+:class:`~toponeuro.exceptions.CheckpointError` naming the missing or wrong one, instead of a
+``KeyError`` / ``AttributeError`` / ``IndexError`` deep inside torch; weights that are NaN or
+infinite (a run that diverged) are refused too.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import torch
+
+from ..exceptions import CheckpointError, RecipeError
+
+__all__ = ["validate_checkpoint"]
+
+#: keys only a training checkpoint has (a plain state dict holds tensors only)
+_TRAINING_KEYS = ("recipe", "epoch", "global_step", "optimizer", "history")
+
+
+def is_training_checkpoint(obj) -> bool:
+    """``obj`` (what ``torch.load`` returned) looks like a :func:`train` checkpoint, not a
+    plain state dict.
+
+    Examples
+    --------
+    >>> is_training_checkpoint({"fc.weight": torch.zeros(2, 2)})
+    False
+    >>> is_training_checkpoint({"epoch": 1, "recipe": None})
+    True
+    """
+    return isinstance(obj, dict) and any(k in obj for k in _TRAINING_KEYS) and not all(
+        isinstance(v, torch.Tensor) for v in obj.values()
+    )
+
+
+def non_finite_tensors(state: dict) -> list[str]:
+    """Names of the floating-point tensors of a state dict holding NaN or infinite values.
+
+    Examples
+    --------
+    >>> non_finite_tensors({"a": torch.ones(2), "b": torch.tensor([1.0, float("nan")])})
+    ['b']
+    """
+    return [
+        k for k, v in state.items()
+        if isinstance(v, torch.Tensor) and v.is_floating_point() and not bool(v.isfinite().all())
+    ]
+
+
+def _whole(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
+    """Check a checkpoint's fields; return it unchanged.
+
+    Parameters
+    ----------
+    ckpt : object
+        What ``torch.load`` returned.
+    path : path-like
+        The file (named in messages).
+    training : bool
+        Also require ``epoch`` and ``global_step`` (a checkpoint to resume from).
+
+    Raises
+    ------
+    CheckpointError
+        Naming the missing or wrong field: no ``model`` state dict, ``epoch`` not a whole
+        number, ``recipe`` or ``recipe.model`` not a table, ``recipe.model.num_classes`` not a
+        whole number >= 1 or not the number of outputs the weights have, ``model.widths``
+        the architecture cannot take, an unknown ``model.arch``, or NaN / infinite weights.
+
+    Examples
+    --------
+    >>> validate_checkpoint({"epoch": 1, "global_step": 3}, "run/epoch_001.pt")
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.CheckpointError: run/epoch_001.pt has no 'model' entry (the state dict of the weights), so it is not a complete toponeuro training checkpoint. It may come from another program; use a checkpoint written by `toponeuro train`.
+    """
+    if not isinstance(ckpt, dict):
+        raise CheckpointError(
+            f"{path} holds a {type(ckpt).__name__}, not a toponeuro training checkpoint (a "
+            "dict with 'model', 'epoch', 'recipe' ...)."
+        )
+    state = ckpt.get("model")
+    if state is None:
+        raise CheckpointError(
+            f"{path} has no 'model' entry (the state dict of the weights), so it is not a "
+            "complete toponeuro training checkpoint. It may come from another program; use a "
+            "checkpoint written by `toponeuro train`."
+        )
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise CheckpointError(
+            f"{path}: 'model' must be a state dict (parameter names -> tensors); got a "
+            f"{type(state).__name__}."
+        )
+    if training:
+        for key in ("epoch", "global_step"):
+            if not _whole(ckpt.get(key)) or ckpt[key] < (1 if key == "epoch" else 0):
+                raise CheckpointError(
+                    f"{path}: {key!r} must be a whole number{' >= 1' if key == 'epoch' else ''};"
+                    f" got {ckpt.get(key)!r}. The file is not a complete training checkpoint."
+                )
+    recipe = ckpt.get("recipe")
+    if recipe is not None:
+        _check_recipe_model(recipe, state, path)
+    bad = non_finite_tensors(state)
+    if bad:
+        raise CheckpointError(
+            f"{path} holds NaN or infinite weights ({len(bad)} of {len(state)} tensors, e.g. "
+            f"{bad[0]!r}): the run diverged before this file was saved. Use an earlier "
+            "checkpoint, or retrain with a lower learning rate (train.lr)."
+        )
+    return ckpt
+
+
+def _check_recipe_model(recipe, state: dict, path) -> None:
+    from ._architectures import ARCHITECTURES
+    from ._schema import _check_section
+
+    if not isinstance(recipe, dict):
+        raise CheckpointError(
+            f"{path}: 'recipe' must be the recipe table it was trained with; got a "
+            f"{type(recipe).__name__} ({recipe!r:.60})."
+        )
+    cfg = recipe.get("model")
+    if not isinstance(cfg, dict):
+        raise CheckpointError(
+            f"{path}: recipe.model must be a table (arch, num_classes, widths ...); got "
+            f"{cfg!r:.60}. The file was not written by `toponeuro train`, or was edited."
+        )
+    try:
+        _check_section("stored in the checkpoint", "model", cfg)
+    except RecipeError as err:
+        text = str(err).replace(" Fix the value in the recipe file.", "")
+        raise CheckpointError(f"{path}: {text}") from None
+    arch = cfg.get("arch")
+    if arch not in ARCHITECTURES:
+        from ..exceptions import close_matches
+
+        raise CheckpointError(
+            f"{path}: recipe.model.arch {arch!r} is not an architecture this toponeuro can "
+            f"build; {close_matches(str(arch), ARCHITECTURES)}"
+        )
+    n_classes = cfg.get("num_classes")
+    if not _whole(n_classes) or n_classes < 1:
+        raise CheckpointError(
+            f"{path}: recipe.model.num_classes must be a whole number >= 1; got {n_classes!r}."
+        )
+    fc = state.get("fc.weight")
+    if isinstance(fc, torch.Tensor) and fc.ndim == 2 and fc.shape[0] != n_classes:
+        raise CheckpointError(
+            f"{path}: recipe.model.num_classes = {n_classes} but the weights have "
+            f"{fc.shape[0]} outputs (fc.weight {tuple(fc.shape)}); the recipe and the weights "
+            "are from different runs."
+        )
+    try:
+        with torch.random.fork_rng(devices=[]):  # building draws initial weights
+            ARCHITECTURES[arch](cfg)  # e.g. widths of the wrong length
+    except RecipeError as err:
+        raise CheckpointError(f"{path}: {err}") from None

@@ -1,0 +1,81 @@
+"""
+The language main job: ``toponeuro map --language``
+===================================================
+
+:func:`toponeuro.run_language_map` (on the command line ``toponeuro map --language``) is the
+language half of the main job, one composition of the library's stages:
+
+1. the Fedorenko et al. (2010) localizer items (160 each of sentences ``S``, word lists
+   ``W``, Jabberwocky ``J`` and nonword lists ``N``) read by every TopoLoss layer of a
+   language model, each layer's units laid on its sheet;
+2. the language-selective units as TopoLM defines them
+   (:func:`toponeuro.analysis.language_selectivity`: sheet smoothing, Welch t of S vs N,
+   two-sided, Benjamini-Hochberg over all layers, top-k), and their response to all four
+   conditions on items they were not selected on
+   (:func:`toponeuro.analysis.language_profile`);
+3. the topography of each layer's S vs N map with its spatial null: Moran's I
+   (:func:`toponeuro.analysis.morans_i`), smoothness and patches, and a sentence per test
+   that says "clusters beyond chance" only when that test's p-value says so;
+4. the cortex's language network (the Wolna et al., 2025 parcels on fsaverage5) beside the
+   sheets, with a table that says which numbers compare and which do not.
+
+It runs here on the default model, :data:`toponeuro.reporting.DEFAULT_LANGUAGE_MODEL`, with
+200 null draws instead of the default 1,000 to keep the page fast.
+"""
+
+# %%
+# Run the job
+# -----------
+# The localizer csv is read from the cache (``$TOPONEURO_DATA``; downloaded once, sha256
+# checked); ``stimuli=`` also takes a local copy of the csv.
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+import toponeuro
+from toponeuro.reporting import DEFAULT_LANGUAGE_MODEL
+
+out = Path(tempfile.mkdtemp()) / "language-map"
+res = toponeuro.run_language_map(DEFAULT_LANGUAGE_MODEL, out_dir=out, n_permutations=200,
+                                 progress=False)
+
+# %%
+# What it concluded
+# -----------------
+# Each sentence comes from one test and its p-value (one-sided, against the units' values
+# scattered at random over the sheet; :func:`toponeuro.reporting.language_verdict`). The
+# topography is measured on the t map of the *unsmoothed* activations: TopoLM's smoothing
+# would make any map smooth, and the null would then call even an unordered network
+# clustered.
+for layer, r in res.summary["per_layer"].items():
+    print(layer, "->", r["verdict"])
+
+# %%
+# The language-selective maps on the sheets
+# -----------------------------------------
+# The report's figures are PNG files in ``out``; here they are shown again.
+for name in ("sheet_maps.png", "condition_profile.png", "cortex_parcels.png"):
+    fig, ax = plt.subplots(figsize=(10, 4))
+    ax.imshow(plt.imread(out / name))
+    ax.set_axis_off()
+
+# %%
+# Numbers per layer, and the model beside the cortex
+# --------------------------------------------------
+# ``split_half_overlap`` is the Dice overlap of the top-k units selected on the odd and on
+# the even items (``split_half_chance``: its value for unrelated selections).
+cols = ["layer", "n_fdr_topolm", "morans_i", "morans_i_p", "smoothness_p",
+        "n_significant_patches", "split_half_overlap", "split_half_chance"]
+print(res.tables["model"][cols].round(3).to_string(index=False))
+
+# %%
+# The last column of the comparison says which rows can be read side by side.
+print(res.tables["comparison"].to_string())
+
+# %%
+# Files
+# -----
+# ``report.html`` holds all of this in one page; ``results.nc`` every unit's t, p and q and
+# the TopoLM masks; ``summary.json`` the numbers and sentences.
+print(sorted(res.files))

@@ -581,13 +581,15 @@ def arrangement_comparison(
         return out
 
     def on_sheet(*maps):
-        cents = [_centres_of(x.reshape(len(x), -1), m_dist[0], top) for x in maps]
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, m_dist[0].n), m_dist[0], top) for x in maps]
         return _rank_correlation(_pair_distances(cents, m_dist[0]), dc)
 
     drawn: list = []  # the cortex's centre distances of every spin draw, in order
 
     def on_cortex(*maps):
-        cents = [_centres_of(x.reshape(len(x), -1), c_dist[0], top) for x in maps]
+        # one draw ((n,) or a grid) or a batch ((b, n) / (b, h, w)) of each map
+        cents = [_centres_of(x.reshape(-1, c_dist[0].n), c_dist[0], top) for x in maps]
         dist = _pair_distances(cents, c_dist[0])
         drawn.append(dist)
         return _rank_correlation(dist, dm)

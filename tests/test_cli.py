@@ -399,8 +399,8 @@ def test_extract_folder_keeps_ids_and_categories(tmp_path, capsys):
         stimulus=brain.set_index(stimulus="stimulus_id").stimulus)
     assert joined.sizes["stimulus"] == 4
     rc, _, _ = _run(["extract", "--model", "toponet_demo.tau_0", "--stimuli", str(folder),
-                     "--layers", "fc", "--ids", "path", "--out", str(out), "--no-progress"],
-                    capsys)
+                     "--layers", "fc", "--ids", "path", "--out", str(out), "--no-progress",
+                     "--overwrite"], capsys)
     assert xr.load_dataarray(out, engine="h5netcdf")["stimulus_id"].values[2] == \
         "places/deeper/p-02"
 

@@ -121,7 +121,7 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
 
 
 def _check_recipe_model(recipe, state: dict, path) -> None:
-    from ._recipes import ARCHITECTURES
+    from ._architectures import ARCHITECTURES
     from ._schema import _check_section
 
     if not isinstance(recipe, dict):

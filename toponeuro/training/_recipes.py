@@ -12,6 +12,7 @@ import torch
 
 from ..exceptions import RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
+from ._architectures import ARCHITECTURES
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
 from ._language import LANGUAGE_KIND, run_language_recipe, validate_language_recipe
@@ -29,25 +30,6 @@ __all__ = [
 ]
 
 
-def _small_resnet(cfg: dict):
-    from ..models import SmallResNet, small_resnet_topo_layers
-
-    widths = tuple(cfg.get("widths", (32, 64, 128, 256)))
-    if len(widths) != 4:
-        raise RecipeError(
-            f"model.widths must be 4 channel counts, one per stage of the small ResNet; got "
-            f"{list(widths)}. Give e.g. widths = [32, 64, 128, 256]."
-        )
-    model = SmallResNet(
-        num_classes=int(cfg["num_classes"]),
-        widths=widths,
-        blurpool=bool(cfg.get("blurpool", True)),
-    )
-    return model, small_resnet_topo_layers(model)
-
-
-#: recipe ``model.arch`` -> builder returning ``(model, default topo layers)``
-ARCHITECTURES = {"small_resnet": _small_resnet}
 
 _REQUIRED = {"name": str, "seed": int, "model": dict, "data": dict, "train": dict}
 

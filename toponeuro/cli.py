@@ -714,7 +714,7 @@ def build_parser() -> argparse.ArgumentParser:
     --------
     >>> args = build_parser().parse_args(["map", "--images", "97-99", "--layers", "fc"])
     >>> args.command, args.images, args.layers, args.stimuli
-    ('map', [97, 98, 99], ['fc'], 'floc')
+    ('map', [97, 98, 99], ['fc'], None)
     """
     parser = argparse.ArgumentParser(
         prog="toponeuro",

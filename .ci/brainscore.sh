@@ -27,22 +27,18 @@ no_deps="brainscore-vision==2.4.2 brainscore-core==2.5.0 result-caching==0.5"
 stamp=$venv/.toponeuro-brainscore-stamp
 want="$(sha256sum "$req" | cut -c1-64) $no_deps"
 
-log() { echo "[brainscore.sh +$(( $(date +%s) - start ))s] $*"; }
+ci_name=brainscore.sh
+# shellcheck source=.ci/_venv.sh
+source "$repo/.ci/_venv.sh"
 
-if [[ -x $venv/bin/python && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
-    log "reusing $venv (requirements unchanged)"
-else
-    log "building $venv from $($base_py -c 'import sys; print(sys.executable, sys.version.split()[0])')"
-    rm -rf "$venv"
-    "$base_py" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+install_brainscore() {
+    "$@" -r "$req"
     # brainscore-vision declares scikit-learn<1.6 and jupyter; 1.7.2 runs its ModelCommitment
     # and metrics, and jupyter is not needed to score, so these three go in without deps.
     # shellcheck disable=SC2086
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps $no_deps
-    echo "$want" > "$stamp"
-    log "built $venv"
-fi
+    "$@" --no-deps $no_deps
+}
+build_venv "$venv" "$stamp" "$want" "$base_py" install_brainscore
 
 BS_INSTALL_DEPENDENCIES=no "$venv/bin/python" - <<'PY'
 import numpy, xarray, sklearn, torch, torchvision

@@ -1,6 +1,8 @@
-# Sourced by .ci/brainscore.sh and .ci/brainscore_language.sh: their log line and the
-# stamp-checked build of a pinned virtual environment (one copy of that logic for both).
-# The sourcing script sets ci_name (its file name, for the log) and start (date +%s).
+# Sourced by .ci/brainscore.sh and .ci/brainscore_language.sh: their log line, the
+# stamp-checked build of a pinned virtual environment and the run of the end-to-end check
+# (one copy of that logic for both).
+# The sourcing script sets ci_name (its file name, for the log), start (date +%s), repo and
+# toponeuro_py.
 
 log() { echo "[$ci_name +$(( $(date +%s) - start ))s] $*"; }
 
@@ -21,4 +23,19 @@ build_venv() {
     "$install" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check
     echo "$want" > "$stamp"
     log "built $venv"
+}
+
+# run_check VENV DEMO_SCRIPT WORK_PREFIX WHAT
+# Runs DEMO_SCRIPT (a .ci/*_demo.py) in toponeuro's interpreter ($toponeuro_py, repo on
+# PYTHONPATH) with VENV's python as TOPONEURO_BRAINSCORE_PYTHON, nothing pip-installed at run
+# time, and a fresh temporary work folder (TOPONEURO_BRAINSCORE_WORK) removed on exit.
+run_check() {
+    export TOPONEURO_BRAINSCORE_PYTHON=$1/bin/python
+    export BS_INSTALL_DEPENDENCIES=no
+    work=$(mktemp -d "${TMPDIR:-/tmp}/$3.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    log "running the end-to-end check in $work"
+    TOPONEURO_BRAINSCORE_WORK=$work PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" \
+        "$toponeuro_py" "$2"
+    log "$4 check passed in $(( $(date +%s) - start )) s"
 }

@@ -49,11 +49,4 @@ print("brainscore env: numpy", numpy.__version__, "xarray", xarray.__version__, 
       sklearn.__version__, "torch", torch.__version__, "torchvision", torchvision.__version__)
 PY
 
-export TOPONEURO_BRAINSCORE_PYTHON=$venv/bin/python
-export BS_INSTALL_DEPENDENCIES=no
-work=$(mktemp -d "${TMPDIR:-/tmp}/toponeuro-brainscore.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-log "running the end-to-end check in $work"
-TOPONEURO_BRAINSCORE_WORK=$work PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" \
-    "$toponeuro_py" "$repo/.ci/brainscore_demo.py"
-log "brainscore check passed in $(( $(date +%s) - start )) s"
+run_check "$venv" "$repo/.ci/brainscore_demo.py" toponeuro-brainscore brainscore

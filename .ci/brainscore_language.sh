@@ -59,11 +59,4 @@ print("brainscore-language env: numpy", numpy.__version__, "xarray", xarray.__ve
       "torch", torch.__version__, "transformers", transformers.__version__)
 PY
 
-export TOPONEURO_BRAINSCORE_PYTHON=$venv/bin/python
-export BS_INSTALL_DEPENDENCIES=no
-work=$(mktemp -d "${TMPDIR:-/tmp}/toponeuro-bsl.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-log "running the end-to-end check in $work"
-TOPONEURO_BRAINSCORE_WORK=$work PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" \
-    "$toponeuro_py" "$repo/.ci/brainscore_language_demo.py"
-log "brainscore-language check passed in $(( $(date +%s) - start )) s"
+run_check "$venv" "$repo/.ci/brainscore_language_demo.py" toponeuro-bsl brainscore-language

@@ -1,8 +1,14 @@
 # Sourced by .ci/brainscore.sh and .ci/brainscore_language.sh: their log line, the
 # stamp-checked build of a pinned virtual environment and the run of the end-to-end check
 # (one copy of that logic for both).
-# The sourcing script sets ci_name (its file name, for the log), start (date +%s), repo and
-# toponeuro_py.
+# The sourcing script sets repo (the checkout) and ci_name (its file name, for the log) first;
+# this file sets start (for the log's seconds) and the two interpreters both scripts document:
+# TOPONEURO_PYTHON (toponeuro's, default python) and BRAINSCORE_BASE_PYTHON (the Python 3.11
+# a venv is built from, default python3.11).
+
+start=$(date +%s)
+toponeuro_py=${TOPONEURO_PYTHON:-python}
+base_py=${BRAINSCORE_BASE_PYTHON:-python3.11}
 
 log() { echo "[$ci_name +$(( $(date +%s) - start ))s] $*"; }
 

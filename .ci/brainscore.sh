@@ -17,19 +17,15 @@
 # TOPONEURO_BRAINSCORE_VENV (default: <repo>/.venv-brainscore). Exits non-zero on failure.
 set -euo pipefail
 
-start=$(date +%s)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ci_name=brainscore.sh
+# shellcheck source=.ci/_venv.sh
+source "$repo/.ci/_venv.sh"
 venv=${TOPONEURO_BRAINSCORE_VENV:-$repo/.venv-brainscore}
-toponeuro_py=${TOPONEURO_PYTHON:-python}
-base_py=${BRAINSCORE_BASE_PYTHON:-python3.11}
 req=$repo/.ci/brainscore-requirements.txt
 no_deps="brainscore-vision==2.4.2 brainscore-core==2.5.0 result-caching==0.5"
 stamp=$venv/.toponeuro-brainscore-stamp
 want="$(sha256sum "$req" | cut -c1-64) $no_deps"
-
-ci_name=brainscore.sh
-# shellcheck source=.ci/_venv.sh
-source "$repo/.ci/_venv.sh"
 
 install_brainscore() {
     "$@" -r "$req"

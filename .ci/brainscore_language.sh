@@ -21,20 +21,16 @@
 # TOPONEURO_BSL_VENV (default: <repo>/.venv-bsl). Exits non-zero on failure.
 set -euo pipefail
 
-start=$(date +%s)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ci_name=brainscore_language.sh
+# shellcheck source=.ci/_venv.sh
+source "$repo/.ci/_venv.sh"
 venv=${TOPONEURO_BSL_VENV:-$repo/.venv-bsl}
-toponeuro_py=${TOPONEURO_PYTHON:-python}
-base_py=${BRAINSCORE_BASE_PYTHON:-python3.11}
 req=$repo/.ci/brainscore-language-requirements.txt
 no_deps="brainscore-language==2.3.0 brainscore-core==2.5.0"
 torch_spec=${TOPONEURO_BSL_TORCH:-torch==2.13.0+cpu}
 stamp=$venv/.toponeuro-bsl-stamp
 want="$(sha256sum "$req" | cut -c1-64) $no_deps $torch_spec"
-
-ci_name=brainscore_language.sh
-# shellcheck source=.ci/_venv.sh
-source "$repo/.ci/_venv.sh"
 
 install_bsl() {
     if ! "$@" "$torch_spec" 2>/dev/null; then

@@ -27,10 +27,10 @@ def test_registered_with_cards():
 
 
 def test_shipped_files_are_small_overlays():
-    from toponeuro.models._registry import _package_file
+    from toponeuro.models._registry import package_file
 
     for name in NAMES:
-        path = _package_file(model_card(name).package_path)
+        path = package_file(model_card(name).package_path)
         assert path.stat().st_size < 8 * 2**20
         state = torch.load(path, weights_only=True)
         assert all(".intermediate.dense." in k and v.dtype == torch.float16

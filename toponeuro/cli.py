@@ -713,8 +713,8 @@ def build_parser() -> argparse.ArgumentParser:
     Examples
     --------
     >>> args = build_parser().parse_args(["map", "--images", "97-99", "--layers", "fc"])
-    >>> args.command, args.images, args.layers, args.stimuli
-    ('map', [97, 98, 99], ['fc'], 'floc')
+    >>> args.command, args.images, args.layers, args.stimuli  # stimuli: the job's default
+    ('map', [97, 98, 99], ['fc'], None)
     """
     parser = argparse.ArgumentParser(
         prog="toponeuro",

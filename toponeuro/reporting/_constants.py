@@ -14,6 +14,3 @@ DEFAULT_NUMBERS = tuple(range(97, 121))
 FLOC_NONSCRAMBLED = (
     "adult", "child", "body", "limb", "corridor", "house", "word", "number", "car", "instrument",
 )
-#: the language model ``toponeuro map --language`` uses by default (temporary: the offline
-#: non-topographic MiniLM until the shipped topographic language models land)
-DEFAULT_LANGUAGE_MODEL = "minilm.l6_v2"

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _common import card_toml as common_card_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = ROOT / "toponeuro" / "models" / "cards.toml"
@@ -65,25 +66,16 @@ def model_name(tau: int, seed: int) -> str:
 
 
 def card_toml(name, tau, seed, recipe, steps, sha, base, evaluation, minutes) -> str:
-    ev = ", ".join(f"{k} = {v:.4f}" for k, v in evaluation.items())
     seed_txt = f", seed {seed}" if seed else ""
     how = ("fine-tuned by TopoLoss (factor 2, 32 x 48 sheets) + distillation of its own "
            "sentence embeddings") if tau else (
            "fine-tuned by distillation of its own sentence embeddings alone (the control: the "
            "same recipe without TopoLoss)")
-    return f"""[[model]]
-name = "{name}"
-profiles = ["toponet_lm_demo"]
-package_path = "toponeuro.models:weights/{name}.pt"
-sha256 = "{sha}"
-base_sha256 = "{base.sha256}"
-tau = {float(tau)}
-recipe = "{recipe['name']}"
-seed = {seed}
-train_steps = {steps}
-evaluation = {{ {ev} }}
-description = "Topographic MiniLM demo, TopoLoss tau={tau}{seed_txt}: all-MiniLM-L6-v2 (minilm.l6_v2) with its six intermediate.dense layers {how}, on WordNet 3.0 sentences (Debian wordnet-base, WordNet 3.0 licence), {steps} AdamW steps of batch 16 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; only those layers are shipped (float16), laid over minilm.l6_v2's weights. Not one of the TopoNets paper's models."
-"""
+    return common_card_toml(
+        name=name, profile="toponet_lm_demo", sha=sha, base_sha256=base.sha256, tau=tau,
+        recipe=recipe["name"], seed=seed, steps=steps, evaluation=evaluation,
+        description=f"Topographic MiniLM demo, TopoLoss tau={tau}{seed_txt}: all-MiniLM-L6-v2 (minilm.l6_v2) with its six intermediate.dense layers {how}, on WordNet 3.0 sentences (Debian wordnet-base, WordNet 3.0 licence), {steps} AdamW steps of batch 16 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; only those layers are shipped (float16), laid over minilm.l6_v2's weights. Not one of the TopoNets paper's models.",
+    )
 
 
 def _history(run: Path) -> list[dict]:

@@ -8,6 +8,7 @@ from functools import partial
 
 import numpy as np
 import pytest
+from _planted import blob, skimage_metrics
 from scipy.ndimage import gaussian_filter
 from scipy.stats import binom
 
@@ -25,13 +26,6 @@ from toponeuro.analysis import (
     topography_table,
 )
 from toponeuro.exceptions import InvalidDataError, ToponeuroWarning, UndefinedValueWarning
-
-skimage_metrics = pytest.importorskip("skimage.metrics")
-
-
-def _blob(shape, centre, sigma):
-    rr, cc = np.mgrid[: shape[0], : shape[1]]
-    return np.exp(-((rr - centre[0]) ** 2 + (cc - centre[1]) ** 2) / (2 * sigma**2))
 
 
 def _smooth(rng, shape, sigma, mode="crop"):
@@ -77,11 +71,11 @@ def test_a_map_against_its_negative_scores_below_zero():
 
 
 def _planted(rng, kind, shape=(16, 16)):
-    a = _blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+    a = blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
     if kind == "co-located":
-        b = _blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+        b = blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
     elif kind == "anti-located":
-        b = -_blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+        b = -blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
     else:
         b = _smooth(rng, shape, 2)
     return a, b
@@ -134,7 +128,7 @@ def test_report_sentences_follow_the_verdicts():
 
     rng = np.random.default_rng(4)
     shape = (16, 16)
-    faces = _blob(shape, (5, 6), 2.5)
+    faces = blob(shape, (5, 6), 2.5)
     maps = {"faces": faces + 0.05 * rng.standard_normal(shape),
             "bodies": faces + 0.05 * rng.standard_normal(shape),
             "places": -faces + 0.05 * rng.standard_normal(shape),

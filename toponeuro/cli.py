@@ -587,23 +587,24 @@ def _add_brainscore(sub):
                 "your stimuli and responses (or a benchmark folder), next to toponeuro's "
                 "scores of the same data.")
     s.add_argument("--plugin", required=True, help="plugin folder written by `export`")
-    s.add_argument("--benchmark", help="folder written by write_brainscore_benchmark "
-                   "(default: build one from --responses and --stimuli)")
-    s.add_argument("--responses", help="BrainResponses netCDF file (stimulus x voxel); "
-                   "required without --benchmark")
-    s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
-                   "suffix, categories their sub-folders; required without --benchmark")
-    s.add_argument("--python", help="python of the Brain-Score environment "
-                   "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
     s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
                    choices=["pls", "ridge", "rdm"], metavar="METRIC",
                    help="metrics to run: pls ridge rdm")
-    s.add_argument("--regions", help="one region for all voxels (e.g. IT) or a JSON object "
-                   "roi -> region (default: each voxel's roi coord, by toponeuro's ROI table)")
-    s.add_argument("--work-dir", help="keep the files and result.json here "
-                   "(default: a temporary folder)")
-    s.add_argument("--json", help="also write the score table as JSON to this file "
-                   "(default: print it only)")
+    for flag, text in [
+        ("--benchmark", "folder written by write_brainscore_benchmark (default: build one from "
+         "--responses and --stimuli)"),
+        ("--responses", "BrainResponses netCDF file (stimulus x voxel); required without "
+         "--benchmark"),
+        ("--stimuli", "image folder (recursive); ids are file names without suffix, categories "
+         "their sub-folders; required without --benchmark"),
+        ("--python", "python of the Brain-Score environment (default: "
+         "$TOPONEURO_BRAINSCORE_PYTHON)"),
+        ("--regions", "one region for all voxels (e.g. IT) or a JSON object roi -> region "
+         "(default: each voxel's roi coord, by toponeuro's ROI table)"),
+        ("--work-dir", "keep the files and result.json here (default: a temporary folder)"),
+        ("--json", "also write the score table as JSON to this file (default: print it only)"),
+    ]:
+        s.add_argument(flag, help=text)
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
 

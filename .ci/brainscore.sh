@@ -17,32 +17,24 @@
 # TOPONEURO_BRAINSCORE_VENV (default: <repo>/.venv-brainscore). Exits non-zero on failure.
 set -euo pipefail
 
-start=$(date +%s)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ci_name=brainscore.sh
+# shellcheck source=.ci/_venv.sh
+source "$repo/.ci/_venv.sh"
 venv=${TOPONEURO_BRAINSCORE_VENV:-$repo/.venv-brainscore}
-toponeuro_py=${TOPONEURO_PYTHON:-python}
-base_py=${BRAINSCORE_BASE_PYTHON:-python3.11}
 req=$repo/.ci/brainscore-requirements.txt
 no_deps="brainscore-vision==2.4.2 brainscore-core==2.5.0 result-caching==0.5"
 stamp=$venv/.toponeuro-brainscore-stamp
 want="$(sha256sum "$req" | cut -c1-64) $no_deps"
 
-log() { echo "[brainscore.sh +$(( $(date +%s) - start ))s] $*"; }
-
-if [[ -x $venv/bin/python && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
-    log "reusing $venv (requirements unchanged)"
-else
-    log "building $venv from $($base_py -c 'import sys; print(sys.executable, sys.version.split()[0])')"
-    rm -rf "$venv"
-    "$base_py" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+install_brainscore() {
+    "$@" -r "$req"
     # brainscore-vision declares scikit-learn<1.6 and jupyter; 1.7.2 runs its ModelCommitment
     # and metrics, and jupyter is not needed to score, so these three go in without deps.
     # shellcheck disable=SC2086
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps $no_deps
-    echo "$want" > "$stamp"
-    log "built $venv"
-fi
+    "$@" --no-deps $no_deps
+}
+build_venv "$venv" "$stamp" "$want" "$base_py" install_brainscore
 
 BS_INSTALL_DEPENDENCIES=no "$venv/bin/python" - <<'PY'
 import numpy, xarray, sklearn, torch, torchvision
@@ -53,11 +45,4 @@ print("brainscore env: numpy", numpy.__version__, "xarray", xarray.__version__, 
       sklearn.__version__, "torch", torch.__version__, "torchvision", torchvision.__version__)
 PY
 
-export TOPONEURO_BRAINSCORE_PYTHON=$venv/bin/python
-export BS_INSTALL_DEPENDENCIES=no
-work=$(mktemp -d "${TMPDIR:-/tmp}/toponeuro-brainscore.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-log "running the end-to-end check in $work"
-TOPONEURO_BRAINSCORE_WORK=$work PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" \
-    "$toponeuro_py" "$repo/.ci/brainscore_demo.py"
-log "brainscore check passed in $(( $(date +%s) - start )) s"
+run_check "$venv" "$repo/.ci/brainscore_demo.py" toponeuro-brainscore brainscore

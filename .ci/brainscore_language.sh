@@ -21,38 +21,29 @@
 # TOPONEURO_BSL_VENV (default: <repo>/.venv-bsl). Exits non-zero on failure.
 set -euo pipefail
 
-start=$(date +%s)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ci_name=brainscore_language.sh
+# shellcheck source=.ci/_venv.sh
+source "$repo/.ci/_venv.sh"
 venv=${TOPONEURO_BSL_VENV:-$repo/.venv-bsl}
-toponeuro_py=${TOPONEURO_PYTHON:-python}
-base_py=${BRAINSCORE_BASE_PYTHON:-python3.11}
 req=$repo/.ci/brainscore-language-requirements.txt
 no_deps="brainscore-language==2.3.0 brainscore-core==2.5.0"
 torch_spec=${TOPONEURO_BSL_TORCH:-torch==2.13.0+cpu}
 stamp=$venv/.toponeuro-bsl-stamp
 want="$(sha256sum "$req" | cut -c1-64) $no_deps $torch_spec"
 
-log() { echo "[brainscore_language.sh +$(( $(date +%s) - start ))s] $*"; }
-
-if [[ -x $venv/bin/python && -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
-    log "reusing $venv (requirements unchanged)"
-else
-    log "building $venv from $($base_py -c 'import sys; print(sys.executable, sys.version.split()[0])')"
-    rm -rf "$venv"
-    "$base_py" -m venv "$venv"
-    pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
-    if ! "${pip[@]}" "$torch_spec" 2>/dev/null; then
+install_bsl() {
+    if ! "$@" "$torch_spec" 2>/dev/null; then
         log "$torch_spec is not available here; installing torch==2.14.1 from the index"
-        "${pip[@]}" torch==2.14.1
+        "$@" torch==2.14.1
     fi
-    "${pip[@]}" -r "$req"
+    "$@" -r "$req"
     # brainscore-language declares gensim (only its word-embedding model plugins import it),
     # brainscore-core psycopg2-binary (only its submission database uses it): not installed.
     # shellcheck disable=SC2086
-    "${pip[@]}" --no-deps $no_deps
-    echo "$want" > "$stamp"
-    log "built $venv"
-fi
+    "$@" --no-deps $no_deps
+}
+build_venv "$venv" "$stamp" "$want" "$base_py" install_bsl
 
 BS_INSTALL_DEPENDENCIES=no "$venv/bin/python" - <<'PY'
 import numpy, torch, transformers, xarray
@@ -64,11 +55,4 @@ print("brainscore-language env: numpy", numpy.__version__, "xarray", xarray.__ve
       "torch", torch.__version__, "transformers", transformers.__version__)
 PY
 
-export TOPONEURO_BRAINSCORE_PYTHON=$venv/bin/python
-export BS_INSTALL_DEPENDENCIES=no
-work=$(mktemp -d "${TMPDIR:-/tmp}/toponeuro-bsl.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-log "running the end-to-end check in $work"
-TOPONEURO_BRAINSCORE_WORK=$work PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" \
-    "$toponeuro_py" "$repo/.ci/brainscore_language_demo.py"
-log "brainscore-language check passed in $(( $(date +%s) - start )) s"
+run_check "$venv" "$repo/.ci/brainscore_language_demo.py" toponeuro-bsl brainscore-language

@@ -75,3 +75,20 @@ def run_child(script: str, *argv: str, env=None) -> dict:
         raise RuntimeError(f"{script} {' '.join(argv)} failed (rc={res.returncode}):\n"
                            f"{res.stderr[-3000:]}")
     return json.loads(lines[-1])
+
+
+def card_toml(*, name, profile, sha, tau, recipe, seed, steps, evaluation, description,
+              base_sha256=None) -> str:
+    """One ``[[model]]`` entry of toponeuro/models/cards.toml for a shipped demo model.
+
+    The fields every shipped card has, in the registry's order (``base_sha256`` only for
+    weights laid over a base model); ``evaluation`` maps metric names to floats.
+    """
+    ev = ", ".join(f"{k} = {v:.4f}" for k, v in evaluation.items())
+    base = f'base_sha256 = "{base_sha256}"\n' if base_sha256 else ""
+    return (
+        f'[[model]]\nname = "{name}"\nprofiles = ["{profile}"]\n'
+        f'package_path = "toponeuro.models:weights/{name}.pt"\nsha256 = "{sha}"\n{base}'
+        f'tau = {float(tau)}\nrecipe = "{recipe}"\nseed = {seed}\ntrain_steps = {steps}\n'
+        f"evaluation = {{ {ev} }}\ndescription = \"{description}\"\n"
+    )

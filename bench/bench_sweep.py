@@ -27,8 +27,8 @@ import time
 import numpy as np
 from _common import add_sizes, parse_sizes, peak_rss_mib, run_child, size_argv
 
-SIZES = {"n": 2000, "units": 4096, "voxels": 1000, "layers": 8, "regions": 20,
-         "enc_n": 500, "enc_units": 256, "enc_voxels": 100}
+SIZES = {"n": 1000, "units": 2048, "voxels": 500, "layers": 8, "regions": 20,
+         "enc_n": 300, "enc_units": 128, "enc_voxels": 50}
 SMALL = {"n": 300, "units": 512, "voxels": 200, "enc_n": 120, "enc_units": 64,
          "enc_voxels": 20}
 
@@ -86,6 +86,9 @@ def main():
     add_sizes(ap, SIZES, SMALL)
     for name in ("child", "acts", "resp", "method", "results"):
         ap.add_argument("--" + name, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--methods", nargs="*", default=["rsa", "encoding"],
+                    choices=["rsa", "encoding"])
+    ap.add_argument("--no-resume", action="store_true", help="skip the kill-and-resume check")
     ap.add_argument("--pair", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--chunk-units", type=int, default=1024, help=argparse.SUPPRESS)
     ap.add_argument("--chunk-voxels", type=int, default=1000, help=argparse.SUPPRESS)
@@ -96,6 +99,8 @@ def main():
         for method, (n, u, v) in {"rsa": (args.n, args.units, args.voxels),
                                   "encoding": (args.enc_n, args.enc_units,
                                                args.enc_voxels)}.items():
+            if method not in args.methods:
+                continue
             apath, rpath = write_inputs(tmp, n, u, v, args.layers, args.regions, method)
             common = ["--child", "1", "--acts", apath, "--resp", rpath, "--method", method,
                       "--chunk-units", str(u), "--chunk-voxels", str(v),
@@ -109,7 +114,7 @@ def main():
                   f"(ratio {full['peak_mb'] / pair['peak_mb']:.2f}; imports alone "
                   f"{pair['base_mb']:.0f} MB); all inputs at once would be {everything:.0f} MB",
                   flush=True)
-            if method != "rsa":
+            if method != "rsa" or args.no_resume:
                 continue
             # a run that was killed half-way: a complete results file cut back to its first
             # half (header + half the rows), then the sweep started again with it

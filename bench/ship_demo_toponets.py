@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _common import card_toml as common_card_toml
 
 from toponeuro.features import extract
 from toponeuro.models import small_resnet_topo_layers
@@ -75,20 +76,12 @@ def evaluate(name, weights, recipe, floc) -> dict:
 
 
 def card_toml(name, tau, seed, recipe, steps, sha, evaluation, minutes) -> str:
-    ev = ", ".join(f"{k} = {v:.4f}" for k, v in evaluation.items())
     seed_txt = f", seed {seed}" if seed else ""
-    return f"""[[model]]
-name = "{name}"
-profiles = ["toponet_demo_v2"]
-package_path = "toponeuro.models:weights/{name}.pt"
-sha256 = "{sha}"
-tau = {float(tau)}
-recipe = "{recipe['name']}"
-seed = {seed}
-train_steps = {steps}
-evaluation = {{ {ev} }}
-description = "Demo TopoNet v2 (SmallResNet, BlurPool), TopoLoss tau={tau}{seed_txt}: instance discrimination over fLoc images 1-96 of all 11 categories (1,056 classes, strong augmentation), 32 px, {steps} SGD steps of batch 64 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; not one of the paper's ImageNet models."
-"""
+    return common_card_toml(
+        name=name, profile="toponet_demo_v2", sha=sha, tau=tau, recipe=recipe["name"],
+        seed=seed, steps=steps, evaluation=evaluation,
+        description=f"Demo TopoNet v2 (SmallResNet, BlurPool), TopoLoss tau={tau}{seed_txt}: instance discrimination over fLoc images 1-96 of all 11 categories (1,056 classes, strong augmentation), 32 px, {steps} SGD steps of batch 64 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; not one of the paper's ImageNet models.",
+    )
 
 
 def main(argv=None) -> int:

@@ -76,7 +76,7 @@ def main() -> None:
             raise SystemExit("no chromium on PATH for the report screenshot")
         subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                         "--hide-scrollbars", f"--screenshot={OUT / 'report.png'}",
-                        "--window-size=1200,2400", Path(args.report).resolve().as_uri()],
+                        "--window-size=1200,1500", Path(args.report).resolve().as_uri()],
                        check=True, capture_output=True, timeout=120)
 
 

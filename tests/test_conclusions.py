@@ -8,6 +8,7 @@ from functools import partial
 
 import numpy as np
 import pytest
+from _planted import blob, skimage_metrics
 from scipy.ndimage import gaussian_filter
 from scipy.stats import binom
 
@@ -25,13 +26,6 @@ from toponeuro.analysis import (
     topography_table,
 )
 from toponeuro.exceptions import InvalidDataError, ToponeuroWarning, UndefinedValueWarning
-
-skimage_metrics = pytest.importorskip("skimage.metrics")
-
-
-def _blob(shape, centre, sigma):
-    rr, cc = np.mgrid[: shape[0], : shape[1]]
-    return np.exp(-((rr - centre[0]) ** 2 + (cc - centre[1]) ** 2) / (2 * sigma**2))
 
 
 def _smooth(rng, shape, sigma, mode="crop"):
@@ -77,11 +71,11 @@ def test_a_map_against_its_negative_scores_below_zero():
 
 
 def _planted(rng, kind, shape=(16, 16)):
-    a = _blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+    a = blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
     if kind == "co-located":
-        b = _blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+        b = blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
     elif kind == "anti-located":
-        b = -_blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+        b = -blob(shape, (5, 6), 2.5) + 0.05 * rng.standard_normal(shape)
     else:
         b = _smooth(rng, shape, 2)
     return a, b
@@ -134,7 +128,7 @@ def test_report_sentences_follow_the_verdicts():
 
     rng = np.random.default_rng(4)
     shape = (16, 16)
-    faces = _blob(shape, (5, 6), 2.5)
+    faces = blob(shape, (5, 6), 2.5)
     maps = {"faces": faces + 0.05 * rng.standard_normal(shape),
             "bodies": faces + 0.05 * rng.standard_normal(shape),
             "places": -faces + 0.05 * rng.standard_normal(shape),
@@ -309,12 +303,17 @@ def test_spatial_null_calls_a_non_vectorised_statistic_once_per_draw():
         calls.append((x.shape, y.shape))
         return float(map_similarity(x, y, "pearson", n_permutations=0))
 
-    res = spatial_null(sim, a, b, n_permutations=49, random_state=0)
+    res = spatial_null(sim, a, b, n_permutations=49, random_state=0, alternative="two-sided",
+                       vectorized=False)
     assert len(calls) == 50 and set(calls) == {((12, 12), (12, 12))}
     ref = map_similarity(a, b, "pearson", n_permutations=49, random_state=0)
     assert res.statistic == pytest.approx(ref.statistic)
     np.testing.assert_allclose(res.null, ref.null)  # the same draws, the same p
     assert res.p_value == ref.p_value
+    # by default the first call decides: map_similarity refuses a batch, so once per draw
+    auto = spatial_null(partial(map_similarity, method="pearson", n_permutations=0), a, b,
+                        n_permutations=49, random_state=0, alternative="two-sided")
+    assert auto.attrs["vectorized"] == "auto" and auto.p_value == ref.p_value
     # map_similarity itself (a NullResult acts as its float); for SSIM the callable rescales
     # every moved map anew, where the built-in kernel keeps the moved map's scale
     again = spatial_null(partial(map_similarity, n_permutations=0), a, b, n_permutations=49,

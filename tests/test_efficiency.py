@@ -194,7 +194,7 @@ def test_trajectory_bad_checkpoints(tmp_path):
     with pytest.raises(CheckpointError, match="truncated"):
         trajectory(bad, lambda c: 0.0)
     torch.save({"weights": {}}, bad / "epoch_001.pt")
-    with pytest.raises(CheckpointError, match="not a toponeuro training checkpoint"):
+    with pytest.raises(CheckpointError, match="not a (complete )?toponeuro training checkpoint"):
         trajectory([bad / "epoch_001.pt"], lambda c: 0.0)
     torch.save({"model": {}, "obj": _Custom()}, bad / "epoch_002.pt")
     with pytest.raises(CheckpointError, match="Unpickling|weights_only|Weights only"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _planted import blob, skimage_metrics
 from scipy.ndimage import gaussian_filter
 from scipy.spatial import ConvexHull
 
@@ -17,13 +18,6 @@ from toponeuro.analysis import (
 )
 from toponeuro.exceptions import DimensionError, InvalidDataError, UnknownNameError
 
-skimage_metrics = pytest.importorskip("skimage.metrics")
-
-
-def _blob(shape, centre, sigma):
-    rr, cc = np.mgrid[: shape[0], : shape[1]]
-    return np.exp(-((rr - centre[0]) ** 2 + (cc - centre[1]) ** 2) / (2 * sigma**2))
-
 
 @pytest.mark.parametrize("shape", [(24, 32), (16, 16), (9, 40)])
 @pytest.mark.parametrize("win", [3, 7])
@@ -31,7 +25,7 @@ def test_ssim_equals_scikit_image(shape, win):
     rng = np.random.default_rng(sum(shape) + win)
     pairs = [
         (rng.standard_normal(shape), rng.standard_normal(shape)),
-        (_blob(shape, (4, 5), 2.0), _blob(shape, (5, 6), 2.5) + 0.1 * rng.random(shape)),
+        (blob(shape, (4, 5), 2.0), blob(shape, (5, 6), 2.5) + 0.1 * rng.random(shape)),
         (gaussian_filter(rng.standard_normal(shape), 2), 3 * rng.random(shape) - 1),
     ]
     def unit(x):
@@ -63,7 +57,7 @@ def test_pearson_null_is_constant_under_positions_null():
     assert res.p_value == 1.0 and np.isnan(res.z)
     # the shift null (the default for two maps) does see where the values sit
     shift = map_similarity(a, b, "pearson", n_permutations=199, random_state=0)
-    assert shift.p_value < 0.01 and shift.null.std() > 0.05
+    assert shift.p_value <= 0.01 and shift.null.std() > 0.05  # the two-sided floor
 
 
 def _fraction_significant(pvalues):
@@ -91,19 +85,19 @@ def test_ssim_shift_null_is_calibrated_on_independent_maps(sigma):
     # periodic maps: the torus null is exact for them
     ps = [map_similarity(draw(), draw(), null="torus", n_permutations=199,
                          random_state=i).p_value for i in range(100)]
-    assert 0.02 <= _fraction_significant(ps) <= 0.10
+    assert 0.01 <= float(np.mean(np.asarray(ps) <= 0.05)) <= 0.10
 
 
 def test_planted_co_located_blobs_are_significant_and_displaced_ones_are_not():
     rng = np.random.default_rng(3)
     shape = (24, 24)
-    a = _blob(shape, (8, 9), 3.0) + 0.2 * rng.standard_normal(shape)
-    b = _blob(shape, (8, 9), 3.0) + 0.2 * rng.standard_normal(shape)
+    a = blob(shape, (8, 9), 3.0) + 0.2 * rng.standard_normal(shape)
+    b = blob(shape, (8, 9), 3.0) + 0.2 * rng.standard_normal(shape)
     for method in ("ssim", "pearson"):
         res = map_similarity(a, b, method, n_permutations=499, random_state=0)
         assert res.p_value < 0.01, method
         assert res.attrs["null"] == "mirror" and res.n_permutations == 499
-    far = _blob(shape, (19, 19), 3.0) + 0.2 * rng.standard_normal(shape)
+    far = blob(shape, (19, 19), 3.0) + 0.2 * rng.standard_normal(shape)
     res = map_similarity(a, far, n_permutations=499, random_state=0)
     assert res.statistic < res.null_mean  # displaced: not more alike than chance
 
@@ -139,7 +133,7 @@ def test_white_noise_t_maps_rarely_give_a_significant_patch():
 def test_planted_blob_found_once_at_its_centroid_and_significant():
     rng = np.random.default_rng(6)
     shape = (32, 32)
-    t = 6 * _blob(shape, (11, 20), 2.5) + rng.standard_normal(shape)
+    t = 6 * blob(shape, (11, 20), 2.5) + rng.standard_normal(shape)
     p = find_patches(t, n_permutations=199, random_state=0)
     assert p.n_patches == 1
     assert np.allclose(p.centroids[0], [11, 20], atol=0.75)
@@ -173,7 +167,7 @@ def test_spin_test_on_a_sphere():
     sphere = {"positions": pts}
     same = map_similarity(north, noisy, "pearson", geometry=sphere, n_permutations=199,
                           random_state=0)
-    assert same.attrs["null"] == "spin" and same.p_value < 0.01
+    assert same.attrs["null"] == "spin" and same.p_value <= 0.01
     assert "Alexander-Bloch" in same.attrs["null_reference"]
     apart = map_similarity(north, south, "pearson", geometry=sphere, n_permutations=199,
                            random_state=0)

@@ -23,7 +23,7 @@ def optional_import(module: str, extra: str, who: str):
     >>> optional_import("no_such_module_xyz", "plot", "This example")
     Traceback (most recent call last):
     ...
-    ImportError: This example needs no_such_module_xyz: pip install 'toponeuro[plot]'
+    toponeuro.exceptions.MissingDependencyError: This example needs no_such_module_xyz: pip install 'toponeuro[plot]'
     """
     try:
         return importlib.import_module(module)

@@ -96,6 +96,11 @@ def _add_forward_args(p, *, batch_size: int, per: str) -> None:
     _add_no_progress(p)
 
 
+def _forward(args, device) -> dict:
+    """What ``_add_forward_args`` parsed, as the library's keyword arguments."""
+    return {"batch_size": args.batch_size, "device": device, "progress": not args.no_progress}
+
+
 def _add_checkpoint_args(p) -> None:
     """``--checkpoint`` and ``--trust-checkpoint``: local weights instead of the released ones
     (read by :func:`toponeuro.training.load_trained_model`, in every command alike)."""
@@ -290,12 +295,10 @@ def _run_extract(args) -> int:
         args.layers if args.layers != ["topo"] else "topo",
         pooling=None if args.pooling == "none" else args.pooling,
         token_pooling=args.token_pooling,
-        batch_size=args.batch_size,
-        device=device,
         store=args.store,
         resume=not args.no_resume,
         overwrite=args.overwrite,
-        progress=not args.no_progress,
+        **_forward(args, device),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(out) as tmp:  # a kill mid-write leaves the earlier file, never half
@@ -381,7 +384,8 @@ def _add_map(sub):
                    help="your own cortical maps in place of the visfAtlas: "
                    "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
                    "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
-                   "projected with nilearn's vol_to_surf), comma-separated per domain")
+                   "projected with nilearn's vol_to_surf), comma-separated per domain "
+                   "(default: the visfAtlas ROIs, each as its geodesic proximity)")
     p.add_argument("--vol-to-surf", metavar="JSON",
                    help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
                    "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
@@ -419,8 +423,7 @@ def _run_language_map(args) -> int:
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
-        out_dir=out, batch_size=args.batch_size, device=device, random_state=args.seed,
-        progress=not args.no_progress,
+        out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 
@@ -452,11 +455,9 @@ def _run_map(args) -> int:
             layers=args.layers,
             out_dir=out,
             overwrite=args.overwrite,
-            batch_size=args.batch_size,
-            device=device,
             random_state=args.seed,
-            progress=not args.no_progress,
             cortex_maps=args.cortex_maps,
+            **_forward(args, device),
             vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
                                   example='{"radius": 2}'),
             cortex_threshold=args.cortex_threshold,
@@ -586,23 +587,24 @@ def _add_brainscore(sub):
                 "your stimuli and responses (or a benchmark folder), next to toponeuro's "
                 "scores of the same data.")
     s.add_argument("--plugin", required=True, help="plugin folder written by `export`")
-    s.add_argument("--benchmark", help="folder written by write_brainscore_benchmark "
-                   "(default: build one from --responses and --stimuli)")
-    s.add_argument("--responses", help="BrainResponses netCDF file (stimulus x voxel); "
-                   "required without --benchmark")
-    s.add_argument("--stimuli", help="image folder (recursive); ids are file names without "
-                   "suffix, categories their sub-folders; required without --benchmark")
-    s.add_argument("--python", help="python of the Brain-Score environment "
-                   "(default: $TOPONEURO_BRAINSCORE_PYTHON)")
     s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
                    choices=["pls", "ridge", "rdm"], metavar="METRIC",
                    help="metrics to run: pls ridge rdm")
-    s.add_argument("--regions", help="one region for all voxels (e.g. IT) or a JSON object "
-                   "roi -> region (default: each voxel's roi coord, by toponeuro's ROI table)")
-    s.add_argument("--work-dir", help="keep the files and result.json here "
-                   "(default: a temporary folder)")
-    s.add_argument("--json", help="also write the score table as JSON to this file "
-                   "(default: print it only)")
+    for flag, text in [
+        ("--benchmark", "folder written by write_brainscore_benchmark (default: build one from "
+         "--responses and --stimuli)"),
+        ("--responses", "BrainResponses netCDF file (stimulus x voxel); required without "
+         "--benchmark"),
+        ("--stimuli", "image folder (recursive); ids are file names without suffix, categories "
+         "their sub-folders; required without --benchmark"),
+        ("--python", "python of the Brain-Score environment (default: "
+         "$TOPONEURO_BRAINSCORE_PYTHON)"),
+        ("--regions", "one region for all voxels (e.g. IT) or a JSON object roi -> region "
+         "(default: each voxel's roi coord, by toponeuro's ROI table)"),
+        ("--work-dir", "keep the files and result.json here (default: a temporary folder)"),
+        ("--json", "also write the score table as JSON to this file (default: print it only)"),
+    ]:
+        s.add_argument(flag, help=text)
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
 
@@ -712,8 +714,8 @@ def build_parser() -> argparse.ArgumentParser:
     Examples
     --------
     >>> args = build_parser().parse_args(["map", "--images", "97-99", "--layers", "fc"])
-    >>> args.command, args.images, args.layers, args.stimuli
-    ('map', [97, 98, 99], ['fc'], 'floc')
+    >>> args.command, args.images, args.layers, args.stimuli  # stimuli: the job's default
+    ('map', [97, 98, 99], ['fc'], None)
     """
     parser = argparse.ArgumentParser(
         prog="toponeuro",

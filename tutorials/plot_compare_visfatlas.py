@@ -173,6 +173,16 @@ proc = float(table.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex
 print(f"{MODEL}: arrangement Spearman rho = {rho:+.2f}, Procrustes disparity = {proc:.2f}")
 
 # %%
+# The patch-centroid numbers above need a patch on both sides, so they are often undefined.
+# The ``domain_arrangement`` rows (:func:`toponeuro.analysis.arrangement_comparison`, the
+# number ``toponeuro map`` reports for every layer) use every domain's whole map instead:
+# each domain's centre is the weighted mean position of its map's top 10 % of points, the
+# centre distances on the sheet are rank-correlated with the geodesic ones on the cortex, and
+# two nulls (sheet maps shifted, cortex maps spun on the sphere) give ``p_shift`` and
+# ``p_spin``; ``p_value`` is the larger (see :doc:`/metrics`).
+print(table.loc["domain_arrangement", "model_vs_cortex"].round(3).to_string())
+
+# %%
 # With three domains a perfect rank correlation happens by chance one time in six (3! orders
 # of the three distances), and four domains give only six distances, so a single number says
 # little. A reference point is the same comparison for the control

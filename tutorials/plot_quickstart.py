@@ -75,7 +75,7 @@ def show(name, width=9.0):
 # For every unit (one per channel, responses averaged over the feature map) and every domain,
 # TDANN's selectivity t (Welch-type): responses to that domain's images against the other
 # four domains'. Red units prefer the domain, blue units avoid it; each layer (column) has
-# its own colour scale, centred at 0 and reaching its 99th percentile of |t|, so a layer with
+# its own colour scale, centred at 0 and reaching the 99th percentile of ``|t|``, so a layer with
 # weaker selectivity is not washed out by a stronger one. Each unit sits at its place on the layer's sheet — the same place where
 # TopoLoss pulled it toward its neighbours during training. Black contours enclose units
 # with t ≥ 2 (before smoothing), the candidates for *patches*.

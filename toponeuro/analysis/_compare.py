@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_PAIRS",
     "patch_centroid",
     "arrangement_similarity",
+    "pair_similarity",
 ]
 
 #: map pairs whose similarity the TopoNets paper reports (faces-bodies high, faces-places low)
@@ -121,7 +122,17 @@ def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state: RandomStat
 
     On a mesh the shift null is the spin test, which needs sphere coordinates; for other
     positions (flat maps) the statistic comes without a null, and ``attrs["null_note"]`` says
-    why.
+    why. :func:`topography_table` and the main job's random-initialisation baseline measure
+    every map pair with it.
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import as_topomap
+    >>> rr, cc = np.mgrid[:12, :12]
+    >>> a = as_topomap(np.exp(-((rr - 3) ** 2 + (cc - 4) ** 2) / 6.0))
+    >>> res = pair_similarity(a, a, n_permutations=0)
+    >>> res.attrs["method"], round(float(res.statistic), 3)
+    ('ssim', 1.0)
     """
     method = "ssim" if tm_a.grid_shape is not None else "pearson"
     try:

@@ -20,6 +20,7 @@ from ..exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
+    MissingDependencyError,
     ParameterError,
     UndefinedValueWarning,
     UnknownNameError,
@@ -61,7 +62,7 @@ def _extract(model, stimuli, layers, store, extract_kwargs):
     try:
         from ..features import extract  # lazy: features is an earlier stage
     except ImportError as err:
-        raise ImportError(
+        raise MissingDependencyError(
             "Extracting activations for a sweep needs toponeuro.features.extract; pass "
             "precomputed activations as {model_name: Activations} instead."
         ) from err

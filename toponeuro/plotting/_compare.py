@@ -20,6 +20,21 @@ def _finite(cents: Mapping) -> dict:
 
 
 @fill_doc
+def _frame_sheet(axis, sheet_shape) -> None:
+    """Sheet axes in image orientation (row 0 on top); a grey frame for the whole sheet if known."""
+    if sheet_shape is not None:
+        h, w = sheet_shape
+        plt = require_matplotlib()
+        axis.add_patch(plt.Rectangle((-0.5, -0.5), w, h, fill=False, ec="0.6", lw=1))
+        axis.set_xlim(-1, w)
+        axis.set_ylim(h, -1)
+        axis.set_xlabel(f"sheet column (the grey frame is the whole {h}×{w} sheet)")
+    else:
+        axis.invert_yaxis()
+        axis.set_xlabel("sheet column")
+    axis.set_ylabel("sheet row")
+
+
 def plot_arrangement(
     model_centroids: Mapping,
     cortex_centroids: Mapping,
@@ -78,16 +93,7 @@ def plot_arrangement(
         axis.set_title(label, fontsize=10)
         axis.margins(0.2)
         axis.set_aspect("equal")
-    if sheet_shape is not None:
-        h, w = sheet_shape
-        axes[0].add_patch(plt.Rectangle((-0.5, -0.5), w, h, fill=False, ec="0.6", lw=1))
-        axes[0].set_xlim(-1, w)
-        axes[0].set_ylim(h, -1)
-        axes[0].set_xlabel(f"sheet column (the grey frame is the whole {h}×{w} sheet)")
-    else:
-        axes[0].invert_yaxis()
-        axes[0].set_xlabel("sheet column")
-    axes[0].set_ylabel("sheet row")
+    _frame_sheet(axes[0], sheet_shape)
     if cc:
         pts = np.array([c[:2] for c in cc.values()])
         mid = (pts.max(0) + pts.min(0)) / 2
@@ -234,16 +240,7 @@ def plot_domain_arrangement(
         axis.set_title(label, fontsize=10)
         axis.set_aspect("equal")
         axis.margins(0.25)
-    if sheet_shape is not None:
-        h, w = sheet_shape
-        axes[0].add_patch(plt.Rectangle((-0.5, -0.5), w, h, fill=False, ec="0.6", lw=1))
-        axes[0].set_xlim(-1, w)
-        axes[0].set_ylim(h, -1)
-        axes[0].set_xlabel(f"sheet column (grey frame: the whole {h}×{w} sheet)")
-    else:
-        axes[0].invert_yaxis()
-        axes[0].set_xlabel("sheet column")
-    axes[0].set_ylabel("sheet row")
+    _frame_sheet(axes[0], sheet_shape)
     if cortex_positions is not None:
         pos = np.asarray(cortex_positions, float)
         axes[1].scatter(pos[::3, 0], pos[::3, 1], s=0.3, color="0.85", zorder=1,

@@ -30,11 +30,12 @@ import xarray as xr
 
 from .. import _dims as D
 from .._version import __version__
-from ..analysis import TDANN_PATCHES
+from ..analysis import TDANN_PATCHES, format_p
 from ..exceptions import DownloadError, MissingFileError, ParameterError
+from . import _writer
 from ._constants import DEFAULT_LANGUAGE_MODEL
 from ._map import MapResult
-from ._results import _jsonable, _null, _num, _p
+from ._results import _jsonable, _null, _num
 from ._stages import _model_description, check_sheet_layers
 
 __all__ = ["run_language_map", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
@@ -75,10 +76,10 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     Examples
     --------
     >>> from types import SimpleNamespace as NS
-    >>> r = NS(statistic=0.41, null_mean=-0.001, null_std=0.01, p_value=0.001,
-    ...        n_permutations=999)
+    >>> r = NS(statistic=0.41, null_mean=-0.001, null_std=0.01, p_value=1 / 1001,
+    ...        n_permutations=1000)
     >>> language_verdict("morans_i", r, 0.05)["text"]
-    "language selectivity clusters beyond chance on this sheet: Moran's I 0.41, null -0.00 ± 0.01, p = 0.001"
+    "language selectivity clusters beyond chance on this sheet: Moran's I 0.41, null -0.00 ± 0.01, p < 0.001 (1,000 draws)"
     >>> language_verdict("morans_i", NS(**{**vars(r), "p_value": 0.4}), 0.05)["claim"]
     'does not cluster'
     """
@@ -91,7 +92,8 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
                                       "is not smoother than its values scattered at random")),
     }[statistic]
     numbers = (f"{name} {float(result.statistic):.2f}, "
-               f"{_null(float(result.null_mean), float(result.null_std))}, {_p(p)}")
+               f"{_null(float(result.null_mean), float(result.null_std))}, "
+               f"{format_p(p, getattr(result, 'n_permutations', 0))}")
     if not has_null:
         claim, text = "no null", f"language selectivity {where}: {numbers} (no null, no claim)"
     else:
@@ -138,6 +140,7 @@ def run_language_map(
     stimuli="langloc",
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-language-map",
+    overwrite: bool = False,
     top_k: float | int = 0.1,
     q: float = 0.05,
     smooth_fwhm: float | None = 2.0,
@@ -195,7 +198,11 @@ def run_language_map(
     layers : list of str, optional
         Default: every TopoLoss layer of the model card.
     out_dir : path-like
-        Output folder (created).
+        Output folder: written aside and moved into place when complete (an interrupted run
+        leaves an earlier output as it was; see the map's ``out_dir``).
+    overwrite : bool
+        Replace an earlier toponeuro output in ``out_dir`` (a folder toponeuro did not write
+        is never replaced).
     top_k, q, smooth_fwhm :
         TopoLM's selection (see :func:`~toponeuro.analysis.language_selectivity`).
     token_pooling : {"mean", "first", "last"}
@@ -239,17 +246,7 @@ def run_language_map(
     from tqdm.auto import tqdm
 
     from .._params import check_int, check_number
-    from ..analysis import (
-        check_patch_params,
-        compare_tables,
-        language_profile,
-        language_selectivity,
-        morans_i,
-        topography_table,
-    )
-    from ..atlases import cortex_maps, load_language_parcels
-    from ..features import extract
-    from ..training import load_model
+    from ..analysis import check_patch_params
 
     # every parameter checked before the first (slow) step, so a bad one fails at once
     check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
@@ -257,8 +254,43 @@ def run_language_map(
     check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
     check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
     check_int(batch_size, "batch_size", lo=1)
-    t0 = time.perf_counter()
-    steps = tqdm(total=6, desc="toponeuro map --language", disable=not progress, unit="step")
+    inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
+              and str(p) != "langloc"]
+    with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
+                               inputs=inputs) as folder:
+        t0 = time.perf_counter()
+        steps = tqdm(total=6, desc="toponeuro map --language", disable=not progress,
+                     unit="step")
+        try:  # an error closes the bar first, so its message gets a line of its own
+            report = _steps(steps, model=model, checkpoint=checkpoint,
+                            trust_checkpoint=trust_checkpoint, stimuli=stimuli, layers=layers,
+                            top_k=top_k, q=q, smooth_fwhm=smooth_fwhm,
+                            token_pooling=token_pooling, min_units=min_units,
+                            cortex_min_vertices=cortex_min_vertices,
+                            n_permutations=n_permutations, alpha=alpha,
+                            hemispheres=hemispheres, batch_size=batch_size, device=device,
+                            random_state=random_state, progress=progress)
+            files = _write(folder.path, report, t0=t0)
+            steps.update()
+        finally:
+            steps.close()
+    files = folder.final_paths(files)
+    if verbose:
+        print(format_language_summary(report["summary"]))
+        print(f"\nReport: {files['report.html']}")
+    return MapResult(summary=report["summary"], selectivity=report["tmap"],
+                     tables=report["tables"],
+                     files={k: str(v) for k, v in files.items()})
+
+
+def _steps(steps, *, model, checkpoint, trust_checkpoint, stimuli, layers, top_k, q,
+           smooth_fwhm, token_pooling, min_units, cortex_min_vertices, n_permutations, alpha,
+           hemispheres, batch_size, device, random_state, progress) -> dict:
+    """The job's stages in order (each a public call), ticking ``steps``; the report data."""
+    from ..analysis import language_profile, language_selectivity, morans_i, topography_table
+    from ..atlases import cortex_maps, load_language_parcels
+    from ..features import extract
+    from ..training import load_model
 
     steps.set_postfix_str("stimuli")
     stim, stim_source = _load_localizer(stimuli)
@@ -307,29 +339,21 @@ def run_language_map(
                                    random_state=random_state)
     cortex_moran = {h: morans_i(c.maps[_MAP], weights="graph", n_permutations=0,
                                 geometry=c.geometry) for h, c in cortex.items()}
-    comparison = {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, arrangement=False)
-                  for ly in layers for h in cortex}
     report = _assemble(
         card=card, model_desc=model_desc, stim=stim, stim_source=stim_source, acts=acts,
         topolm=topolm, raw=raw, tmap=tmap, profile=profile, layers=layers,
         model_topo=model_topo, morans=morans, cortex_topo=cortex_topo,
-        cortex_moran=cortex_moran, comparison=comparison, threshold=threshold,
+        cortex_moran=cortex_moran, threshold=threshold,
         min_units=min_units, alpha=alpha, n_permutations=n_permutations,
         token_pooling=token_pooling,
     )
-    files = _write(Path(out_dir), report, atlas=atlas, t0=t0)
-    steps.update()
-    steps.close()
-    if verbose:
-        print(format_language_summary(report["summary"]))
-        print(f"\nReport: {files['report.html']}")
-    return MapResult(summary=report["summary"], selectivity=tmap, tables=report["tables"],
-                     files={k: str(v) for k, v in files.items()})
+    report["atlas"] = atlas
+    return report
 
 
 # ------------------------------------------------------------------------------ numbers
 def _assemble(*, card, model_desc, stim, stim_source, acts, topolm, raw, tmap, profile, layers,
-              model_topo, morans, cortex_topo, cortex_moran, comparison, threshold, min_units,
+              model_topo, morans, cortex_topo, cortex_moran, threshold, min_units,
               alpha, n_permutations, token_pooling) -> dict:
     unit_layer = np.asarray(acts[D.LAYER].values).astype(str)
     rows, per_layer = [], {}
@@ -401,7 +425,7 @@ def _assemble(*, card, model_desc, stim, stim_source, acts, topolm, raw, tmap, p
         cortex[h] = {k: _num(v) if isinstance(v, float) else v
                      for k, v in cortex_rows[-1].items() if k != "hemisphere"}
     cortex_table = pd.DataFrame(cortex_rows).drop(columns="largest_region_fraction")
-    view = comparison_table(model_table, cortex_table, comparison)
+    view = comparison_table(model_table, cortex_table)
     summary = {
         "toponeuro_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -483,8 +507,7 @@ def _fmt(v, spec="{:.2f}"):
     return "–" if v is None or not np.isfinite(v) else spec.format(float(v))
 
 
-def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
-                     comparison: dict) -> pd.DataFrame:
+def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame) -> pd.DataFrame:
     """Model sheet (last layer) vs each hemisphere, with a column saying what is comparable.
 
     Examples
@@ -495,7 +518,7 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
     >>> c = pd.DataFrame([{"hemisphere": "left", "parcel_fraction": 0.05, "n_regions": 5,
     ...                    "n_vertices": 10242, "largest_region_vertices": 200,
     ...                    "morans_i": 0.9, "smoothness": 0.8}])
-    >>> comparison_table(m, c, {}).loc["contiguous regions", "comparable?"][:7]
+    >>> comparison_table(m, c).loc["contiguous regions", "comparable?"][:7]
     'in kind'
     """
     last = model_table.iloc[-1]
@@ -651,9 +674,9 @@ def _html(rep: dict, files: dict) -> str:
     )
 
 
-def _write(out: Path, rep: dict, *, atlas, t0: float) -> dict:
+def _write(out: Path, rep: dict, *, t0: float) -> dict:
     out.mkdir(parents=True, exist_ok=True)
-    files = _figures(out, rep, atlas)
+    files = _figures(out, rep, rep["atlas"])
     rep["dataset"].to_netcdf(out / "results.nc", engine="h5netcdf")
     files["results.nc"] = out / "results.nc"
     files["summary.json"] = out / "summary.json"

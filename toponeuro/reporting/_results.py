@@ -301,8 +301,13 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
             "source": _jsonable(cortex_source or {}),
             "nulls": (f"map similarity: spin test, "
                       f"{cortex_topo.attrs['similarity_permutations']} rotations of the sphere; "
-                      "smoothness and patches: none (the atlas's fixed binary ROIs are smooth "
-                      "and patchy by construction, so a null says nothing about them)"),
+                      + ("smoothness and patches: none drawn (they describe the given maps; "
+                         "the spin test is drawn for their similarities and arrangement)"
+                         if (cortex_source or {}).get("representation") == "values" else
+                         "smoothness and patches: none (the atlas's fixed ROIs are smooth "
+                         "and patchy by construction, so a null says nothing about them)")
+                      + f"; arrangement: spin test, {cortex_topo.attrs['similarity_permutations']}"
+                      " independent rotations of each domain's map"),
             **cortex,
         },
         "arrangement": arrangement,

@@ -125,13 +125,31 @@ def blur_matrices(h, w, factor_h, factor_w, mode="bilinear", dtype=torch.float32
     >>> tuple(m_h.shape), tuple(m_w.shape), bool(torch.allclose(m_h.sum(1), torch.ones(8)))
     ((8, 8), (6, 6), True)
     """
+    _check_factors(h, w, factor_h, factor_w)
+    m_h, m_w = _blur_matrices_f64(int(h), int(w), float(factor_h), float(factor_w), mode)
+    return m_h.to(device=device, dtype=dtype), m_w.to(device=device, dtype=dtype)
+
+
+@functools.lru_cache(maxsize=512)
+def _blur_pair(h, w, factor_h, factor_w, mode, dtype, device):
+    """``blur_matrices`` converted to ``dtype``/``device`` once (internal: never handed out)."""
+    m_h, m_w = _blur_matrices_f64(int(h), int(w), float(factor_h), float(factor_w), mode)
+    return m_h.to(device=device, dtype=dtype), m_w.to(device=device, dtype=dtype)
+
+
+def _check_factors(h, w, factor_h, factor_w):
     if factor_h > h or factor_w > w:
         raise SheetError(
             f"Blur factors ({factor_h}, {factor_w}) exceed the sheet ({h} x {w}); choose "
             "factors no larger than the sheet's height and width."
         )
-    m_h, m_w = _blur_matrices_f64(int(h), int(w), float(factor_h), float(factor_w), mode)
-    return m_h.to(device=device, dtype=dtype), m_w.to(device=device, dtype=dtype)
+
+
+def _apply(m_h, m_w, x):
+    """``M_h`` along the sheet's rows and ``M_w`` along its columns of ``x`` ``(h, w, e)``."""
+    h, w, e = x.shape
+    y = (m_h @ x.reshape(h, w * e)).reshape(h, w, e)
+    return torch.matmul(m_w, y)
 
 
 def blur_sheet(
@@ -150,11 +168,11 @@ def blur_sheet(
     True
     """
     h, w = sheet.shape[:2]
-    m_h, m_w = blur_matrices(h, w, factor_h, factor_w, interpolation, sheet.dtype, sheet.device)
+    _check_factors(h, w, factor_h, factor_w)
+    m_h, m_w = _blur_pair(h, w, float(factor_h), float(factor_w), interpolation, sheet.dtype,
+                          sheet.device)
     rest = sheet.shape[2:]
-    x = sheet.reshape(h, w, -1)
-    y = (m_h @ x.reshape(h, -1)).reshape(h, w, -1)
-    return torch.matmul(m_w, y).reshape(h, w, *rest)
+    return _apply(m_h, m_w, sheet.reshape(h, w, -1)).reshape(h, w, *rest)
 
 
 def _mean_cosine(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
@@ -168,6 +186,45 @@ def _mean_cosine(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-8) -> torch.T
     nx = torch.linalg.vector_norm(x, dim=-1).clamp_min(eps)
     ny = torch.linalg.vector_norm(y, dim=-1).clamp_min(eps)
     return (dot / (nx * ny)).mean()
+
+
+class _SheetLoss(torch.autograd.Function):
+    """``1 - mean_i cos(x_i, (M_h X M_w')_i)`` with a hand-written backward.
+
+    The autograd graph of the same expression keeps about three weight-sized tensors alive
+    until the training step's backward (the blurred copy, the product ``x * y``, the
+    intermediate of the first blur product) and walks a dozen nodes per layer. Here the
+    forward keeps only the blurred sheet and two norms per unit, and the backward is
+    ``g_x + B'(g_y)``: two element-wise terms and the adjoint blur (``M_h'``, ``M_w'``),
+    all in the sheet's dtype.
+    """
+
+    @staticmethod
+    def forward(ctx, x, m_h, m_w, eps):
+        h, w, e = x.shape
+        y = _apply(m_h, m_w, x)
+        X, Y = x.reshape(h * w, e), y.reshape(h * w, e)
+        dot = torch.linalg.vecdot(X, Y)
+        rx = torch.linalg.vector_norm(X, dim=-1)
+        ry = torch.linalg.vector_norm(Y, dim=-1)
+        nx, ny = rx.clamp_min(eps), ry.clamp_min(eps)
+        cos = dot / (nx * ny)
+        ctx.save_for_backward(x, y, m_h, m_w, nx, ny, cos, rx > eps, ry > eps)
+        return 1 - cos.mean()
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        x, y, m_h, m_w, nx, ny, cos, live_x, live_y = ctx.saved_tensors
+        h, w, e = x.shape
+        X, Y = x.reshape(h * w, e), y.reshape(h * w, e)
+        c = -grad / (h * w)
+        inv = (c / (nx * ny))[:, None]
+        # d cos_i / d x_i = y_i / (|x||y|) - cos_i x_i / |x|^2 (no norm term where |x| < eps)
+        gx = (Y * inv).addcmul_(X, (c * cos * live_x / (nx * nx))[:, None], value=-1)
+        gy = (X * inv).addcmul_(Y, (c * cos * live_y / (ny * ny))[:, None], value=-1)
+        gx = gx.reshape(h, w, e).add_(_apply(m_h.T, m_w.T, gy.reshape(h, w, e)))
+        return gx, None, None, None
 
 
 def sheet_loss(
@@ -185,11 +242,14 @@ def sheet_loss(
     >>> float(sheet_loss(smooth, 2.0, 2.0)) < 1e-6 < float(sheet_loss(rough, 2.0, 2.0))
     True
     """
-    blurred = blur_sheet(sheet, factor_h, factor_w, interpolation)
     if sheet.ndim == 2:
+        blurred = blur_sheet(sheet, factor_h, factor_w, interpolation)
         return 1 - _mean_cosine(sheet.reshape(1, -1), blurred.reshape(1, -1))
-    h, w, e = sheet.shape
-    return 1 - _mean_cosine(sheet.reshape(h * w, e), blurred.reshape(h * w, e))
+    h, w = sheet.shape[:2]
+    _check_factors(h, w, factor_h, factor_w)
+    m_h, m_w = _blur_pair(h, w, float(factor_h), float(factor_w), interpolation, sheet.dtype,
+                          sheet.device)
+    return _SheetLoss.apply(sheet.reshape(h, w, -1), m_h, m_w, 1e-8)
 
 
 class TopoLoss:

@@ -66,7 +66,8 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
     path : path-like
         The file (named in messages).
     training : bool
-        Also require ``epoch`` and ``global_step`` (a checkpoint to resume from).
+        Require ``epoch`` >= 1 and ``global_step`` (a checkpoint to resume from); otherwise an
+        ``epoch``, if present, must be a whole number >= 0 (0: the initial weights).
 
     Raises
     ------
@@ -100,13 +101,15 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
             f"{path}: 'model' must be a state dict (parameter names -> tensors); got a "
             f"{type(state).__name__}."
         )
-    if training:
-        for key in ("epoch", "global_step"):
-            if not _whole(ckpt.get(key)) or ckpt[key] < (1 if key == "epoch" else 0):
-                raise CheckpointError(
-                    f"{path}: {key!r} must be a whole number{' >= 1' if key == 'epoch' else ''};"
-                    f" got {ckpt.get(key)!r}. The file is not a complete training checkpoint."
-                )
+    # epoch 0 is the initial weights (a trajectory's first point); a checkpoint to resume from
+    # has finished an epoch and knows its step
+    need = {"epoch": 1, "global_step": 0} if training else {"epoch": 0}
+    for key, lo in need.items():
+        if (training or key in ckpt) and (not _whole(ckpt.get(key)) or ckpt[key] < lo):
+            raise CheckpointError(
+                f"{path}: {key!r} must be a whole number >= {lo}; got {ckpt.get(key)!r}. The "
+                "file is not a complete training checkpoint."
+            )
     recipe = ckpt.get("recipe")
     if recipe is not None:
         _check_recipe_model(recipe, state, path)

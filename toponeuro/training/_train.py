@@ -80,12 +80,13 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     return sorted(folder.glob("epoch_*.pt"))
 
 
-def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
+def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool = False) -> dict:
     """Read a checkpoint written by :func:`train` (safe loading: tensors and plain data only).
 
     Every field is checked (:func:`~toponeuro.training.validate_checkpoint`): a missing or
     malformed one, or NaN / infinite weights, raise a
-    :class:`~toponeuro.exceptions.CheckpointError` naming it.
+    :class:`~toponeuro.exceptions.CheckpointError` naming it. ``resume=True`` (what a rerun of
+    :func:`train` uses) also requires what resuming needs: ``epoch`` >= 1 and ``global_step``.
 
     Keys: ``model`` (state dict), ``optimizer``, ``scheduler``, ``epoch`` (1-based, finished
     epochs), ``global_step``, ``history``, ``topoloss`` (spec dict), ``seed``, ``recipe``,
@@ -110,7 +111,7 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu") -> dict:
             f"Cannot read checkpoint {path} ({type(err).__name__}: {err}). It may be truncated "
             "by a kill during saving; delete it to resume from the previous epoch."
         ) from err
-    return validate_checkpoint(ckpt, path)
+    return validate_checkpoint(ckpt, path, training=resume)
 
 
 def _load_weights(module: nn.Module, state: dict, path, mismatch: str, fix: str) -> None:
@@ -485,7 +486,7 @@ class _Run:
 
     def resume_from(self, path: Path) -> int:
         """Load the checkpoint ``path`` (validated); the number of finished epochs."""
-        ckpt = load_checkpoint(path, map_location=self.device)
+        ckpt = load_checkpoint(path, map_location=self.device, resume=True)
         _load_weights(self.model, ckpt["model"], path,
                       "its weights do not fit this model",
                       "Pass restart=True to start over, or another out_dir=.")

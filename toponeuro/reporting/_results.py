@@ -91,8 +91,8 @@ def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> d
            "alternative": v.alternative}
     if base is not None:
         v0 = overlap_verdict(base, alpha=alpha)
-        text += (f"; at random initialisation {v0.statistic:.2f} ({v0.outcome}, "
-                 f"{v0.p_text})")
+        detail = v0.outcome if v0.outcome == v0.p_text else f"{v0.outcome}, {v0.p_text}"
+        text += f"; at random initialisation {v0.statistic:.2f} ({detail})"
         if v0.outcome == v.outcome and out["significant"]:
             text += (" -- the same outcome as the untrained network, so the selectivity "
                      "contrast, not training, may produce it")

@@ -447,6 +447,10 @@ def page(results, verdict, files, meta) -> str:
     L += _table(["τ", "seed", "layer", "faces–bodies SSIM", "faces–places SSIM",
                  "faces–bodies Pearson r", "faces–places Pearson r",
                  "significant patches faces / bodies / places"], rows)
+    # the language half: measured by bench/ship_topo_lm.py and toponeuro map --language on
+    # the shipped language models, written once in its own file and included here
+    L += ["Language: TopoLM's and TopoNets' claims", "---------------------------------------",
+          "", ".. include:: reproduction_language.inc", ""]
     L += ["Limits of this comparison", "-------------------------", "",
           "- The models: a 4-block ResNet (widths 32–256) at 32 × 32 px, trained for 2,112 steps "
           "of batch 64 on 1,056 images by instance discrimination, against the paper's "

@@ -191,7 +191,7 @@ def _html(res: ReportData, files: dict) -> str:
         "toponeuro: a 4-stage ResNet trained on CPU on fLoc images (the v2 models by "
         "instance discrimination, each image its own class; the superseded first models on the "
         "localizer's ten categories). It is <b>not</b> one of the TopoNets paper's ImageNet "
-        "models; use <code>--model</code> for those.</div>"
+        "models; load those with <code>model=</code> (<code>--model</code> on the command line).</div>"
         if str(m["name"]).startswith("toponet_demo.") else ""
     )
     if train:

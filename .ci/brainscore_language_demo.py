@@ -76,7 +76,10 @@ def build_tokenizer(folder: Path, block_size: int):
     tok.save(str(folder / "tokenizer.json"))
     (folder / "tokenizer_config.json").write_text(json.dumps({
         "tokenizer_class": "PreTrainedTokenizerFast", "model_max_length": block_size,
-        "eos_token": "<|endoftext|>", "bos_token": "<|endoftext|>"}))
+        "eos_token": "<|endoftext|>", "bos_token": "<|endoftext|>",
+        # GPT-2's inputs: without this the tokenizer also returns token_type_ids, which
+        # transformers' GPT2Model adds as a second token embedding (wte[0] everywhere)
+        "model_input_names": ["input_ids", "attention_mask"]}))
     return tok
 
 

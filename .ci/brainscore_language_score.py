@@ -163,6 +163,12 @@ def main() -> int:
               f"({row['seconds']} s)", flush=True)
         if not np.isfinite(a).all() or a.size == 0:
             failures.append(f"{suite}: plugin surprisals not finite")
+        # measured 7.6e-6 bits (float32); 1e-3 bits leaves room for another BLAS, not for
+        # another reading of the text parts
+        if not row["max_abs_surprisal_diff"] < 1e-3 or not row["score_equal"]:
+            failures.append(f"{suite}: plugin and HuggingfaceSubject disagree (max |surprisal "
+                            f"diff| {row['max_abs_surprisal_diff']:.2e} bits, scores "
+                            f"{row['plugin']['score']} vs {row['huggingface']['score']})")
     result["failures"] = failures
     result["ok"] = not failures
     result["seconds"] = round(time.time() - t0, 1)

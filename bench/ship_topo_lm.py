@@ -67,6 +67,10 @@ def model_name(tau: int, seed: int) -> str:
 def card_toml(name, tau, seed, recipe, steps, sha, base, evaluation, minutes) -> str:
     ev = ", ".join(f"{k} = {v:.4f}" for k, v in evaluation.items())
     seed_txt = f", seed {seed}" if seed else ""
+    how = ("fine-tuned by TopoLoss (factor 2, 32 x 48 sheets) + distillation of its own "
+           "sentence embeddings") if tau else (
+           "fine-tuned by distillation of its own sentence embeddings alone (the control: the "
+           "same recipe without TopoLoss)")
     return f"""[[model]]
 name = "{name}"
 profiles = ["toponet_lm_demo"]
@@ -78,7 +82,7 @@ recipe = "{recipe['name']}"
 seed = {seed}
 train_steps = {steps}
 evaluation = {{ {ev} }}
-description = "Topographic MiniLM demo, TopoLoss tau={tau}{seed_txt}: all-MiniLM-L6-v2 (minilm.l6_v2) with its six intermediate.dense layers fine-tuned by TopoLoss (factor 2, 32 x 48 sheets) + distillation of its own sentence embeddings, on WordNet 3.0 sentences (Debian wordnet-base, WordNet 3.0 licence), {steps} AdamW steps of batch 16 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; only those layers are shipped (float16), laid over minilm.l6_v2's weights. Not one of the TopoNets paper's models."
+description = "Topographic MiniLM demo, TopoLoss tau={tau}{seed_txt}: all-MiniLM-L6-v2 (minilm.l6_v2) with its six intermediate.dense layers {how}, on WordNet 3.0 sentences (Debian wordnet-base, WordNet 3.0 licence), {steps} AdamW steps of batch 16 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; only those layers are shipped (float16), laid over minilm.l6_v2's weights. Not one of the TopoNets paper's models."
 """
 
 
@@ -192,6 +196,15 @@ def localizer_metrics(name: str, stim, store=None) -> dict:
     }
 
 
+def measure(job) -> tuple[dict, dict, float]:
+    """Measures 1-3 of one shipped model (one process of ``--jobs``)."""
+    name, held, stim, store = job
+    torch.set_num_threads(1)
+    t0 = time.perf_counter()
+    task = task_metrics(name, held)
+    return task, localizer_metrics(name, stim, store), time.perf_counter() - t0
+
+
 def curves_figure(curves: dict, path: Path) -> None:
     import matplotlib
 
@@ -247,6 +260,7 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     p.add_argument("--langloc", type=Path, default=LANGLOC)
     p.add_argument("--store", type=Path, help="activation store folder (reused across calls)")
+    p.add_argument("--jobs", type=int, default=1, help="models measured in parallel")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     if args.train:
@@ -266,14 +280,19 @@ def main(argv=None) -> int:
     _, held = language_corpus(blocks[0][3]["data"])
     stim = load_language_localizer(args.langloc, conditions=["S", "N"])
     results, evals = {}, {}
-    for name, tau, seed, *_ in blocks:
-        t0 = time.perf_counter()
-        task = task_metrics(name, held)
-        loc = localizer_metrics(name, stim, args.store)
+    jobs = [(name, held, stim, args.store) for name, *_ in blocks]
+    if args.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(args.jobs) as pool:
+            measured = list(pool.map(measure, jobs))
+    else:
+        measured = [measure(j) for j in jobs]
+    for (name, tau, seed, *_), (task, loc, seconds) in zip(blocks, measured, strict=True):
         results[name] = {"tau": tau, "seed": seed, "task": task, "localizer": loc}
         evals[name] = task
         print(name, json.dumps(task), loc["n_layers_smooth_p05"], loc["split_half_dice"],
-              f"{time.perf_counter() - t0:.0f} s", flush=True)
+              f"{seconds:.0f} s", flush=True)
     write_cards(blocks, evals)
     ref = [r["task"]["heldout_cosine"] for r in results.values() if r["tau"] == 0]
     summary = {

@@ -158,7 +158,10 @@ def test_compare_on_a_flat_cortex_keeps_pearson_without_a_spin_null():
     sheet = _sheet_maps()
     cortex, geom = _cortex(SHEET_CENTRES)
     geom2 = {"positions": geom["positions"][:, :2], "adjacency": geom["adjacency"]}
-    table = _compare(sheet, cortex, geom2, n_permutations=19, sample_size=100)
-    assert np.isfinite(table.loc[("map_similarity", "faces-bodies"), "cortex"])
-    assert np.isnan(table.loc[("map_similarity_p", "faces-bodies"), "cortex"])
+    maps = {k: as_topomap(v, **geom2) for k, v in cortex.items()}
+    flat = topography_table({"cortex": maps}, threshold=0.5, n_permutations=19, sample_size=100,
+                            random_state=0).similarity.set_index("pair")
+    assert np.isfinite(flat.loc["faces-bodies", "value"])
+    assert np.isnan(flat.loc["faces-bodies", "p_value"])  # no sphere, so no spin test
+    table = _compare(sheet, sheet, n_permutations=19, sample_size=100)
     assert table.loc[("map_similarity_p", "faces-bodies"), "model"] > 0

@@ -309,12 +309,17 @@ def test_spatial_null_calls_a_non_vectorised_statistic_once_per_draw():
         calls.append((x.shape, y.shape))
         return float(map_similarity(x, y, "pearson", n_permutations=0))
 
-    res = spatial_null(sim, a, b, n_permutations=49, random_state=0)
+    res = spatial_null(sim, a, b, n_permutations=49, random_state=0, alternative="two-sided",
+                       vectorized=False)
     assert len(calls) == 50 and set(calls) == {((12, 12), (12, 12))}
     ref = map_similarity(a, b, "pearson", n_permutations=49, random_state=0)
     assert res.statistic == pytest.approx(ref.statistic)
     np.testing.assert_allclose(res.null, ref.null)  # the same draws, the same p
     assert res.p_value == ref.p_value
+    # by default the first call decides: map_similarity refuses a batch, so once per draw
+    auto = spatial_null(partial(map_similarity, method="pearson", n_permutations=0), a, b,
+                        n_permutations=49, random_state=0, alternative="two-sided")
+    assert auto.attrs["vectorized"] == "auto" and auto.p_value == ref.p_value
     # map_similarity itself (a NullResult acts as its float); for SSIM the callable rescales
     # every moved map anew, where the built-in kernel keeps the moved map's scale
     again = spatial_null(partial(map_similarity, n_permutations=0), a, b, n_permutations=49,

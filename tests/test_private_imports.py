@@ -47,6 +47,18 @@ def _is_package(parts, modules) -> bool:
 ALLOWED = {"toponeuro.brainscore._plugin_arch": {"toponeuro.models._standalone"}}
 
 
+def _imported(node, package: str) -> list[tuple[str, str | None]]:
+    """``(module, name)`` pairs an import statement reads (name None for ``import m``)."""
+    if isinstance(node, ast.Import):
+        return [(alias.name, None) for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    parts = package.split(".")
+    base = parts[: len(parts) + 1 - node.level] if node.level else []
+    module = ".".join([*base, node.module] if node.module else base)
+    return [(module, alias.name) for alias in node.names]
+
+
 def private_imports(root: Path = ROOT) -> list[str]:
     """``"importer: target"`` for every import of another sub-package's private part."""
     found = {}
@@ -58,17 +70,7 @@ def private_imports(root: Path = ROOT) -> list[str]:
         package = mod if is_pkg else mod.rpartition(".")[0]
         own = _subpackage(mod, modules)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets = []
-            if isinstance(node, ast.Import):
-                targets = [(a.name, None) for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
-                targets = [(target, a.name) for a in node.names]
-            for target, name in targets:
+            for target, name in _imported(node, package):
                 if not target.startswith(root.name):
                     continue
                 if _subpackage(target, modules) in (own, root.name):

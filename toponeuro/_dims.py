@@ -11,12 +11,10 @@ VOXEL = "voxel"
 ROW = "row"
 COL = "col"
 
-# unit coordinates (Activations)
+# unit coordinates (Activations); unpooled conv units also carry Y, X (below): their
+# position inside the feature map
 LAYER = "layer"
 CHANNEL = "channel"
-# spatial position of a unit inside a feature map when conv activations are not pooled
-FMAP_Y = "y"
-FMAP_X = "x"
 
 # stimulus coordinates
 STIMULUS_ID = "stimulus_id"
@@ -26,6 +24,8 @@ REPETITION = "repetition"
 # voxel coordinates (BrainResponses)
 SUBJECT = "subject"
 ROI = "roi"
+# a spatial position, one name for one meaning: of a voxel (mm) in BrainResponses, of an
+# unpooled conv unit inside its feature map (0-based y = row, x = column) in Activations
 X = "x"
 Y = "y"
 Z = "z"

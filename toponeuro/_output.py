@@ -91,7 +91,7 @@ def check_output_file(
         fine).
     inputs : iterable of path-like
         Files and folders read by the same command: the output may be none of them, nor
-        inside an input folder.
+        inside an input folder (anything that is not a path, and ``"floc"``, is skipped).
     overwrite : bool
         Replace an existing file that toponeuro wrote (``is_ours``); without it any existing
         file is refused.
@@ -161,7 +161,7 @@ def check_not_an_input(path, *, param: str, inputs: Iterable = ()) -> None:
     toponeuro.exceptions.OutputPathError: out=/data/imgs/out.nc is inside the input folder /data/imgs; write outputs elsewhere (they would be read as inputs, or replace them).
     """
     for src in inputs:
-        if src is None:
+        if not isinstance(src, (str, os.PathLike)) or str(src) == "floc":  # "floc": a download
             continue
         src = Path(src)
         if Path(path).resolve() == src.resolve():

@@ -96,6 +96,11 @@ def _add_forward_args(p, *, batch_size: int, per: str) -> None:
     _add_no_progress(p)
 
 
+def _forward(args, device) -> dict:
+    """What ``_add_forward_args`` parsed, as the library's keyword arguments."""
+    return {"batch_size": args.batch_size, "device": device, "progress": not args.no_progress}
+
+
 def _add_checkpoint_args(p) -> None:
     """``--checkpoint`` and ``--trust-checkpoint``: local weights instead of the released ones
     (read by :func:`toponeuro.training.load_trained_model`, in every command alike)."""
@@ -290,12 +295,10 @@ def _run_extract(args) -> int:
         args.layers if args.layers != ["topo"] else "topo",
         pooling=None if args.pooling == "none" else args.pooling,
         token_pooling=args.token_pooling,
-        batch_size=args.batch_size,
-        device=device,
         store=args.store,
         resume=not args.no_resume,
         overwrite=args.overwrite,
-        progress=not args.no_progress,
+        **_forward(args, device),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(out) as tmp:  # a kill mid-write leaves the earlier file, never half
@@ -420,8 +423,7 @@ def _run_language_map(args) -> int:
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
-        out_dir=out, overwrite=args.overwrite, batch_size=args.batch_size, device=device,
-        random_state=args.seed, progress=not args.no_progress,
+        out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 
@@ -453,11 +455,9 @@ def _run_map(args) -> int:
             layers=args.layers,
             out_dir=out,
             overwrite=args.overwrite,
-            batch_size=args.batch_size,
-            device=device,
             random_state=args.seed,
-            progress=not args.no_progress,
             cortex_maps=args.cortex_maps,
+            **_forward(args, device),
             vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
                                   example='{"radius": 2}'),
             cortex_threshold=args.cortex_threshold,

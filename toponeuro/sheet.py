@@ -196,7 +196,7 @@ def _check_positions(da):
     rows, cols = _int_positions(da, D.ROW), _int_positions(da, D.COL)
     _, layer_idx = np.unique(np.asarray(da[D.LAYER].values).astype(str), return_inverse=True)
     keys = [layer_idx.ravel(), rows, cols]
-    keys += [np.asarray(da[c].values) for c in (D.FMAP_Y, D.FMAP_X)
+    keys += [np.asarray(da[c].values) for c in (D.Y, D.X)
              if c in da.coords and da[c].dims == (D.UNIT,)]
     key = np.stack([np.asarray(k, dtype=np.int64) for k in keys], axis=1)
     uniq, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)

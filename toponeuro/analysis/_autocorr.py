@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import sparse
 
+from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of
@@ -183,4 +184,4 @@ def morans_i(
     tm = _map_of(data, layer, geometry)
     kernel, attrs = _moran_factory([tm], weights=weights, transform=transform)
     return run_null(kernel, [tm], "positions", n_permutations,
-                    np.random.default_rng(random_state), attrs, alternative="greater")
+                    check_random_state(random_state), attrs, alternative="greater")

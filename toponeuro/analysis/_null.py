@@ -460,15 +460,30 @@ def _null_kind(tms, null: str) -> str:
 # --------------------------------------------------------------------------- statistics
 
 
-def _batched(statistic: Callable, tms: list[TopoMap], vectorized: bool) -> Callable:
-    """Wrap a user statistic ``f(*maps)`` into the batched kernel ``(B, n) -> (B,)``."""
+def _batched(statistic: Callable, tms: list[TopoMap], vectorized: bool | None) -> Callable:
+    """Wrap a user statistic ``f(*maps)`` into the batched kernel ``(B, n) -> (B,)``.
+
+    ``vectorized=None``: the first call (the observed maps, a batch of one) decides -- a
+    callable that returns one value per map of the batch is batched from then on; one that
+    fails on a batch, or returns a bare number, is called once per draw.
+    """
     shape = tms[0].grid_shape
+    mode = {"vectorized": vectorized}
+
+    def one_by_one(maps, n):
+        return np.array([float(statistic(*[m[i] for m in maps])) for i in range(n)])
 
     def f(*vals):
         maps = [v.reshape(v.shape[0], *shape) if shape is not None else v for v in vals]
         n = vals[0].shape[0]
-        if not vectorized:  # one call per draw, each with maps shaped like the sheet
-            return np.array([float(statistic(*[m[i] for m in maps])) for i in range(n)])
+        if mode["vectorized"] is None:
+            try:
+                out = np.asarray(statistic(*maps), dtype=float)
+                mode["vectorized"] = out.shape == (n,)
+            except (ValueError, TypeError, IndexError):  # it takes one map per argument
+                mode["vectorized"] = False
+        if not mode["vectorized"]:  # one call per draw, each with maps shaped like the sheet
+            return one_by_one(maps, n)
         out = np.asarray(statistic(*maps), dtype=float)
         if out.shape != (n,):
             raise DimensionError(
@@ -601,13 +616,16 @@ def spatial_null(
     n_permutations : int
         Null draws (0: the statistic alone).
     alternative : {"greater", "less", "two-sided"}, optional
-        The tail of ``p_value``; default ``"greater"`` for one map, ``"two-sided"`` for two or
-        more (more *or* less alike than chance).
+        The tail of ``p_value``; default ``"greater"`` ("larger than chance"; the statistic of
+        an arrangement or of one map's organisation). :func:`map_similarity` tests two maps'
+        similarity two-sided (more *or* less alike than chance).
     vectorized : bool, optional
         As ``scipy.stats.permutation_test``: ``False`` calls a callable ``statistic`` once per
         draw with maps shaped like the sheet; ``True`` passes a batch of draws at once,
         ``(b, h, w)`` (mesh: ``(b, n)``), and expects ``(b,)``. Default: ``True`` when the
-        callable has an ``axis`` parameter, else ``False``.
+        callable has an ``axis`` parameter; otherwise the first call decides (a callable that
+        returns ``(1,)`` for a batch of one is batched, one that fails on it or returns a bare
+        number is called once per draw).
     %(random_state)s
     %(geometry)s
     **statistic_kwargs
@@ -628,7 +646,7 @@ def spatial_null(
     >>> res.attrs["null"], res.p_value < 0.01
     ('mirror', True)
     >>> res.alternative
-    'two-sided'
+    'greater'
 
     Any function of two maps, called once per draw:
 
@@ -647,7 +665,7 @@ def spatial_null(
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"
     if alternative is None:
-        alternative = "greater" if len(tms) == 1 else "two-sided"
+        alternative = "greater"
     if isinstance(statistic, str):
         kernel, attrs = _builtin(statistic, tms, statistic_kwargs)
     elif callable(statistic):
@@ -660,13 +678,14 @@ def spatial_null(
             import inspect
 
             try:
-                vectorized = "axis" in inspect.signature(statistic).parameters
+                vectorized = "axis" in inspect.signature(statistic).parameters or None
             except (TypeError, ValueError):
-                vectorized = False
-        kernel = _batched(statistic, tms, bool(vectorized))
+                vectorized = None
+        kernel = _batched(statistic, tms, vectorized)
         name = getattr(statistic, "__name__", None) or getattr(
             getattr(statistic, "func", None), "__name__", "callable")
-        attrs = {"method": name, "reference": "user", "vectorized": bool(vectorized)}
+        attrs = {"method": name, "reference": "user",
+                 "vectorized": "auto" if vectorized is None else bool(vectorized)}
     else:
         raise InvalidDataError(
             f"statistic must be a name or a callable; got {type(statistic).__name__}."

@@ -174,7 +174,8 @@ def _missing_labels(values) -> np.ndarray:
     """Mask of labels that are missing: None, NaN, pandas NA or ''."""
     import pandas as pd
 
-    return np.array([v is None or (not isinstance(v, str) and bool(pd.isna(v))) or v == ""
+    return np.array([v is None or (not isinstance(v, str) and np.ndim(v) == 0 and bool(pd.isna(v)))
+                     or (isinstance(v, str) and v == "")
                      for v in values], dtype=bool)
 
 
@@ -205,7 +206,7 @@ def _stimulus_labels(activations: xr.DataArray, labels) -> np.ndarray:
     if missing.any():
         first = int(np.flatnonzero(missing)[0])
         raise InvalidDataError(
-            f"{what} holds {int(missing.sum())} missing categories (None, NaN or '') of {n}, "
+            f"{what} {'hold' if what == 'labels' else 'holds'} {int(missing.sum())} missing categories (None, NaN or '') of {n}, "
             f"the first at stimulus {first} ({raw[first]!r}); every stimulus needs a category "
             "(a missing one is not a category of its own). Drop those stimuli "
             "(activations.isel(stimulus=...)) or label them."

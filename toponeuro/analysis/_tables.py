@@ -490,8 +490,8 @@ def arrangement_comparison(
     on the sheet (Euclidean, in units) and on the cortex (geodesic along the folded mesh,
     mm). Two nulls, each keeping one side fixed:
 
-    - ``p_shift``: every sheet map but the first moved as a whole (random circular shift
-      and flips, :func:`spatial_null`'s ``"shift"``); the cortex distances stay.
+    - ``p_shift``: every sheet map but the first moved as a whole (:func:`spatial_null`'s
+      ``"shift"``: a random shift of the mirrored sheet); the cortex distances stay.
     - ``p_spin``: every cortical map but the first rotated on the sphere (spin test); the
       sheet distances stay.
 
@@ -596,8 +596,8 @@ def arrangement_comparison(
 
     if n_shift:
         r = spatial_null(on_sheet, *[model.maps[model_sheet, n]["null"] for n in names],
-                         null="shift", n_permutations=n_shift, vectorized=True, alternative="greater",
-                         random_state=random_state)
+                         null="shift", n_permutations=n_shift, alternative="greater",
+                         vectorized=True, random_state=random_state)
         out.update(p_shift=r.p_value, null_shift_mean=r.null_mean, null_shift_std=r.null_std)
     if n_spin:
         # The spin draws depend on the cortex alone: with a fixed seed every layer compared
@@ -607,11 +607,12 @@ def arrangement_comparison(
         memo = c_dist[0]._cache if isinstance(random_state, (int, np.integer)) else {}
         if key not in memo:
             r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
-                             null="shift", n_permutations=n_spin, vectorized=True, alternative="greater",
-                             random_state=random_state)
+                             null="shift", n_permutations=n_spin, alternative="greater",
+                             vectorized=True, random_state=random_state)
             memo[key] = (np.concatenate(drawn[1:]), r.null_method)  # drawn[0]: the observed
         draws, method = memo[key]
-        r = NullResult.from_null(rho, _rank_correlation(draws, dm), method)
+        r = NullResult.from_null(rho, _rank_correlation(draws, dm), method,
+                                 alternative="greater")
         out.update(p_spin=r.p_value, null_spin_mean=r.null_mean, null_spin_std=r.null_std,
                    spin_null=method)
     ps = [p for p, n in ((out["p_shift"], n_shift), (out["p_spin"], n_spin)) if n]

@@ -267,8 +267,8 @@ def _pool(out, name, *, pooling, token_pooling, mask, has_class_token):
                 D.CHANNEL: ch,
                 D.ROW: rows[ch],
                 D.COL: cols[ch],
-                D.FMAP_Y: np.tile(np.repeat(np.arange(h), w), c),
-                D.FMAP_X: np.tile(np.arange(w), h * c),
+                D.Y: np.tile(np.repeat(np.arange(h), w), c),
+                D.X: np.tile(np.arange(w), h * c),
             }
             return arr.cpu().numpy(), info
         return arr.cpu().numpy(), None
@@ -306,17 +306,17 @@ def _load_batch(source, indices):
 
 
 def _unit_info(layers, sizes, infos) -> dict[str, np.ndarray]:
-    parts = {D.LAYER: [], D.CHANNEL: [], D.ROW: [], D.COL: [], D.FMAP_Y: [], D.FMAP_X: []}
+    parts = {D.LAYER: [], D.CHANNEL: [], D.ROW: [], D.COL: [], D.Y: [], D.X: []}
     any_xy = any(i is not None for i in infos)
     for name, n, info in zip(layers, sizes, infos):
         rows, cols = sheet_positions(n)
         info = info or {D.CHANNEL: np.arange(n), D.ROW: rows, D.COL: cols}
         parts[D.LAYER].append(np.full(n, name, dtype=object))
-        for c in (D.CHANNEL, D.ROW, D.COL, D.FMAP_Y, D.FMAP_X):
+        for c in (D.CHANNEL, D.ROW, D.COL, D.Y, D.X):
             parts[c].append(np.asarray(info.get(c, np.full(n, -1))))
     out = {k: np.concatenate(v) for k, v in parts.items()}
     if not any_xy:
-        del out[D.FMAP_Y], out[D.FMAP_X]
+        del out[D.Y], out[D.X]
     return out
 
 

@@ -49,7 +49,7 @@ _CRC = "row_crc32"
 _FORMAT = 2  # 2: rows carry CRC-32 checksums
 #: the ``toponeuro_format`` attribute that marks a file as an activation store
 STORE_FORMAT_NAME = "activation-store"
-_UNIT_INT_COORDS = (D.CHANNEL, D.ROW, D.COL, D.FMAP_Y, D.FMAP_X)
+_UNIT_INT_COORDS = (D.CHANNEL, D.ROW, D.COL, D.Y, D.X)
 _CHUNK_BYTES = 4 << 20
 
 

@@ -2,6 +2,9 @@
 
 #: the shipped demo TopoNet ``toponeuro map`` uses by default (the one place that names it)
 DEFAULT_MAP_MODEL = "toponet_demo.v2_tau_50"
+#: the shipped topographic language model ``toponeuro map --language`` uses by default: the
+#: strongest-tau demo (seed 0) of bench/ship_topo_lm.py (docs/demo_language.rst)
+DEFAULT_LANGUAGE_MODEL = "toponet_lm_demo.tau_1"
 #: the five fLoc domain contrasts (each domain against the other four)
 MAP_DOMAINS = ("faces", "bodies", "places", "characters", "objects")
 #: domains the visfAtlas has ROIs for (it has no object-selective ROI)
@@ -11,6 +14,3 @@ DEFAULT_NUMBERS = tuple(range(97, 121))
 FLOC_NONSCRAMBLED = (
     "adult", "child", "body", "limb", "corridor", "house", "word", "number", "car", "instrument",
 )
-#: the language model ``toponeuro map --language`` uses by default (temporary: the offline
-#: non-topographic MiniLM until the shipped topographic language models land)
-DEFAULT_LANGUAGE_MODEL = "minilm.l6_v2"

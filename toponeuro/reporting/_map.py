@@ -228,10 +228,8 @@ def run_map(
     if isinstance(cortex_maps, str):  # a syntax error shows before any work is done
         cortex_maps = parse_cortex_maps(cortex_maps)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
-    inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
-              and str(p) != "floc"]
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=inputs) as folder:
+                               inputs=(checkpoint, stimuli)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own

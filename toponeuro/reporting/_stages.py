@@ -20,6 +20,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import _dims as D
+from .._params import check_random_state
 from ..analysis import TDANN_PATCHES
 from ..exceptions import (
     DownloadError,
@@ -480,7 +481,7 @@ def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutati
 
     fresh = copy.deepcopy(net)
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(int(np.random.default_rng(random_state).integers(2**31)))
+        torch.manual_seed(int(check_random_state(random_state).integers(2**31)))
         for module in fresh.modules():
             if hasattr(module, "reset_parameters"):
                 module.reset_parameters()

@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from .._fetch import sha256sum
+from .._params import check_random_state
 from ..exceptions import CheckpointError, MissingFileError, RecipeError
 
 __all__ = [
@@ -117,7 +118,7 @@ def synthetic_sentences(n: int = 256, *, random_state: int = 0) -> list[str]:
     >>> len(s), len(set(s)), all(len(x.split()) >= 4 for x in s)
     (3, 3, True)
     """
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     total = len(_SUBJECTS) * len(_VERBS) * len(_OBJECTS) * len(_TAILS)
     if not 1 <= n <= total:
         raise RecipeError(f"data.n_sentences must be from 1 to {total}; got {n}.")

@@ -209,9 +209,58 @@ def test_spin_null_is_calibrated_on_isotropic_sphere_maps():
 def test_spin_refuses_stacked_hemispheres():
     pts = _fibonacci_sphere(200)
     both = np.vstack([pts, pts])
-    with pytest.raises(InvalidDataError, match="hemisphere"):
+    with pytest.raises(InvalidDataError, match="hemisphere.*'mesh': 'fsaverage5'"):
         map_similarity(np.arange(400.0), np.arange(400.0)[::-1], "pearson", n_permutations=9,
                        geometry={"positions": both})
+
+
+def _bilateral_sphere():
+    """fsaverage3-sized hemispheres (642 vertices) on one mirror-closed sphere, as fsaverage's:
+    both hemispheres share the sphere coordinates; ``mirror[i]`` is the vertex at x -> -x."""
+    half = _fibonacci_sphere(321)
+    pts = np.vstack([half, half * [-1, 1, 1]])
+    mirror = np.r_[np.arange(321, 642), np.arange(321)]
+    return pts, mirror
+
+
+def test_spin_both_hemispheres_mirrors_the_rotation():
+    """Both hemispheres of a named mesh spin together: every value stays in its hemisphere,
+    the right turns by the left's rotation mirrored (Alexander-Bloch et al. 2018), so a
+    mirror-symmetric map stays mirror-symmetric in every draw."""
+    from toponeuro.analysis import _null, as_topomap
+
+    pts, mirror = _bilateral_sphere()
+    both = np.vstack([pts, pts])
+    tm = as_topomap(np.zeros(1284), positions=both, mesh="fsaverage3")
+    idx = _null._spin_indices(tm, 40, np.random.default_rng(3))
+    assert idx.shape == (40, 1284)
+    assert (idx[:, :642] < 642).all() and (idx[:, 642:] >= 642).all()
+    left = np.random.default_rng(4).standard_normal(642)
+    bilateral = np.r_[left, left[mirror]]  # right vertex i carries the left's value at M u_i
+    spun = bilateral[idx]
+    np.testing.assert_array_equal(spun[:, 642:], spun[:, :642][:, mirror])
+    # one hemisphere alone draws the same left-hemisphere rotations
+    alone = _null._spin_indices(as_topomap(np.zeros(642), positions=pts), 40,
+                                np.random.default_rng(3))
+    np.testing.assert_array_equal(alone, idx[:, :642])
+
+
+def test_spin_both_hemispheres_is_calibrated_on_bilateral_maps():
+    """Mirror-symmetric isotropic maps on both hemispheres (one field, the right its mirror
+    image): the mirrored spin keeps their symmetry, and its false-positive rate is alpha."""
+    pts, mirror = _bilateral_sphere()
+    rng = np.random.default_rng(8)
+
+    def field():
+        centres = _fibonacci_sphere(400)[rng.choice(400, 12, replace=False)]
+        left = (rng.standard_normal(12)[None] * np.exp(-8 * (1 - pts @ centres.T))).sum(1)
+        return np.r_[left, left[mirror]]
+
+    geometry = {"positions": np.vstack([pts, pts]), "mesh": "fsaverage3"}
+    n = 150
+    k = sum(map_similarity(field(), field(), "pearson", n_permutations=49, random_state=i,
+                           geometry=geometry).p_value <= 0.05 for i in range(n))
+    assert _fpr_ok(k, n), k / n
 
 
 def test_positions_null_for_two_maps_warns():

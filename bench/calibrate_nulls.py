@@ -17,15 +17,45 @@ Maps (``--maps``):
 ``constant``
     Smoothed in place with zero padding (the variance falls towards the edges): a stress test.
 
-The spin test (``--spin``) is calibrated the same way on the fsaverage5 sphere of each
-hemisphere (white noise on the 10,242 vertices smoothed with a Gaussian of geodesic width
-``sigma`` mm on the 100 mm sphere), Pearson with the spin null.
+The spin test (``--spin``) is calibrated the same way on the fsaverage5 sphere (the 10,242
+vertices of one hemisphere, scaled to a radius of 100 mm), Pearson with the spin null and the
+verdict on it. Maps (``--spin-maps``), each white noise smoothed with a Gaussian of width
+``sigma`` mm (chord distance):
+
+``uniform`` (the calibration)
+    The noise on an evenly spread point set (a Fibonacci lattice, spacing sigma / 3, so its
+    density is the same everywhere), the smoothed field read at the vertices: a stationary
+    isotropic random field -- its distribution does not change under a rotation, the
+    condition under which the spin test is exact.
+``mesh``
+    The noise on the vertices themselves, each row of the kernel normalised to sum 1 (the
+    first calibration's maps). The icosahedral vertices are not evenly spread on the sphere
+    (nearest-neighbour spacing 3.45-4.13 mm), so the variance follows the vertex density
+    (coefficient of variation 8 % / 5 % / 1 % at 5 / 10 / 20 mm), alike in both maps of a
+    pair: mildly non-stationary.
+``envelope``
+    ``uniform`` times a fixed amplitude ``2 ** (x / 100 mm)`` (4 times larger at one end of
+    the sphere than at the other), the same in both maps: strongly non-stationary, as a map
+    whose amplitude differs between regions (a stress test).
+
+``--hemis both`` spins both hemispheres together (positions of both, ``mesh="fsaverage5"``:
+the right turns by the left's rotation mirrored) on *bilateral* maps: one field, the right
+hemisphere its mirror image (``mesh`` maps are skipped there).
+
+Cost: a spin draw is a rotation plus a nearest-vertex search over the whole sphere. The pairs
+of a cell fall into ``--rotation-sets`` blocks (default 10: 100 pairs each for 1,000 pairs);
+the pairs of a block pass the same ``random_state`` to ``map_similarity``, so their rotations
+are drawn and matched once and served from the library's cache. The rotations are
+independent of the maps, so every pair's p is still a valid spin-test p and the expected
+false-positive rate is unchanged; the pairs of a block share the Monte-Carlo error of one set
+of draws, which widens the spread of a cell's rate beyond the binomial (with 199 draws and
+10 sets, the standard error of a cell of 1,000 pairs is about 0.85 points rather than 0.69).
 
 Usage::
 
     python bench/calibrate_nulls.py                      # full table (1,000 pairs, 199 draws)
     python bench/calibrate_nulls.py --small              # quick check (100 pairs, 99 draws)
-    python bench/calibrate_nulls.py --spin --pairs 200   # the spin test on fsaverage5
+    python bench/calibrate_nulls.py --spin-only          # the spin test on fsaverage5
 
 Writes a JSON file (``--out``) and prints an rst table for docs/metrics.rst.
 """

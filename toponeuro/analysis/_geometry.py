@@ -106,7 +106,16 @@ class TopoMap:
     @property
     def hemispheres(self) -> tuple[slice, ...]:
         """The points of each hemisphere: two halves (left, then right) for a map on both
-        hemispheres of a named ``mesh``, else one slice over every point."""
+        hemispheres of a named ``mesh``, else one slice over every point.
+
+        Examples
+        --------
+        >>> pos = np.random.default_rng(0).random((1284, 3))
+        >>> as_topomap(np.zeros(1284), positions=pos, mesh="fsaverage3").hemispheres
+        (slice(0, 642, None), slice(642, 1284, None))
+        >>> as_topomap(np.zeros(642), positions=pos[:642], mesh="fsaverage3").hemispheres
+        (slice(0, 642, None),)
+        """
         if self.mesh is not None and self.n == 2 * MESH_SIZES[self.mesh]:
             half = MESH_SIZES[self.mesh]
             return slice(0, half), slice(half, 2 * half)

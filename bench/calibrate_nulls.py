@@ -220,6 +220,7 @@ def main(argv=None):
     ap.add_argument("--hemis", nargs="+", default=list(HEMIS), choices=HEMIS)
     ap.add_argument("--rotation-sets", type=int, default=10,
                     help="sets of spin rotations per cell, each shared by a block of pairs")
+    ap.add_argument("--spin-seed", type=int, default=0, help="seed of the spin cells' maps")
     ap.add_argument("--small", action="store_true",
                     help="quick check: 100 pairs, 99 draws, 16x16, sigma 2")
     ap.add_argument("--out", default="calibrate_nulls.json")
@@ -248,8 +249,9 @@ def main(argv=None):
                     continue  # the vertex-noise generator is not mirror-symmetric
                 for sigma in args.spin_sigmas:
                     r = spin_cell(hemi, sigma, args.pairs, args.draws, spin_maps,
-                                  args.rotation_sets)
-                    spin_rows.append({"maps": spin_maps, "hemi": hemi, "sigma": sigma, **r})
+                                  args.rotation_sets, args.spin_seed)
+                    spin_rows.append({"maps": spin_maps, "hemi": hemi, "sigma": sigma,
+                                      "seed": args.spin_seed, **r})
                     print(f"spin {spin_maps:8} {hemi:5} sigma {sigma:g} mm Pearson "
                           f"{r['pearson']:.3f} verdict {r['verdict']:.3f} "
                           f"({time.perf_counter() - t0:.0f} s)", flush=True)

@@ -34,9 +34,9 @@ verdict on it. Maps (``--spin-maps``), each white noise smoothed with a Gaussian
     (coefficient of variation 8 % / 5 % / 1 % at 5 / 10 / 20 mm), alike in both maps of a
     pair: mildly non-stationary.
 ``envelope``
-    ``uniform`` times a fixed amplitude ``2 ** (x / 100 mm)`` (4 times larger at one end of
-    the sphere than at the other), the same in both maps: strongly non-stationary, as a map
-    whose amplitude differs between regions (a stress test).
+    ``uniform`` times a fixed amplitude ``ratio ** (x / 200 mm)`` (``--envelope-ratio``,
+    default 4: 4 times larger at one end of the sphere than at the other), the same in both
+    maps: non-stationary, as maps whose amplitude differs between regions (a stress test).
 
 ``--hemis both`` spins both hemispheres together (positions of both, ``mesh="fsaverage5"``:
 the right turns by the left's rotation mirrored) on *bilateral* maps: one field, the right
@@ -117,7 +117,7 @@ def _fibonacci_sphere(n):
     return np.c_[np.cos(azimuth) * np.sin(polar), np.sin(azimuth) * np.sin(polar), np.cos(polar)]
 
 
-def _sphere_smoother(pos, sigma_mm, spin_maps):
+def _sphere_smoother(pos, sigma_mm, spin_maps, envelope_ratio=4.0):
     """Sparse ``(n_vertices, n_sources)`` Gaussian smoothing of white noise (see module docs)."""
     from scipy.sparse import csr_matrix, diags
     from scipy.spatial import cKDTree
@@ -135,12 +135,12 @@ def _sphere_smoother(pos, sigma_mm, spin_maps):
         k = k + diags(np.ones(len(pos)))
         k = diags(1.0 / np.asarray(k.sum(1)).ravel()) @ k
     if spin_maps == "envelope":
-        k = diags(2.0 ** (pos[:, 0] / SPHERE_MM)) @ k
+        k = diags(envelope_ratio ** (pos[:, 0] / (2 * SPHERE_MM))) @ k
     return k.tocsr()
 
 
 def spin_cell(hemi, sigma_mm, n_pairs, n_draws, spin_maps="uniform", rotation_sets=10,
-              seed=0):
+              seed=0, envelope_ratio=4.0):
     """False-positive rates of Pearson with the spin test on one fsaverage5 hemisphere.
 
     The pairs fall into ``rotation_sets`` consecutive blocks; the pairs of a block share one
@@ -158,11 +158,12 @@ def spin_cell(hemi, sigma_mm, n_pairs, n_draws, spin_maps="uniform", rotation_se
     if hemi == "both":  # one field, the right its mirror image: a bilateral map
         left, right = sphere("left"), sphere("right")
         pos = np.vstack([left, right])
-        smooth = vstack([_sphere_smoother(left, sigma_mm, spin_maps),
-                         _sphere_smoother(right * [-1, 1, 1], sigma_mm, spin_maps)]).tocsr()
+        smooth = vstack([_sphere_smoother(left, sigma_mm, spin_maps, envelope_ratio),
+                         _sphere_smoother(right * [-1, 1, 1], sigma_mm, spin_maps,
+                                          envelope_ratio)]).tocsr()
     else:
         pos = sphere(hemi)
-        smooth = _sphere_smoother(pos, sigma_mm, spin_maps)
+        smooth = _sphere_smoother(pos, sigma_mm, spin_maps, envelope_ratio)
     rng = np.random.default_rng([seed, int(sigma_mm), HEMIS.index(hemi),
                                  SPIN_MAPS.index(spin_maps)])
     states = rng.integers(2**31, size=max(1, rotation_sets))
@@ -221,6 +222,8 @@ def main(argv=None):
     ap.add_argument("--rotation-sets", type=int, default=10,
                     help="sets of spin rotations per cell, each shared by a block of pairs")
     ap.add_argument("--spin-seed", type=int, default=0, help="seed of the spin cells' maps")
+    ap.add_argument("--envelope-ratio", type=float, default=4.0,
+                    help="envelope maps: amplitude at one end of the sphere over the other")
     ap.add_argument("--small", action="store_true",
                     help="quick check: 100 pairs, 99 draws, 16x16, sigma 2")
     ap.add_argument("--out", default="calibrate_nulls.json")
@@ -249,9 +252,10 @@ def main(argv=None):
                     continue  # the vertex-noise generator is not mirror-symmetric
                 for sigma in args.spin_sigmas:
                     r = spin_cell(hemi, sigma, args.pairs, args.draws, spin_maps,
-                                  args.rotation_sets, args.spin_seed)
+                                  args.rotation_sets, args.spin_seed, args.envelope_ratio)
                     spin_rows.append({"maps": spin_maps, "hemi": hemi, "sigma": sigma,
-                                      "seed": args.spin_seed, **r})
+                                      "seed": args.spin_seed,
+                                      "envelope_ratio": args.envelope_ratio, **r})
                     print(f"spin {spin_maps:8} {hemi:5} sigma {sigma:g} mm Pearson "
                           f"{r['pearson']:.3f} verdict {r['verdict']:.3f} "
                           f"({time.perf_counter() - t0:.0f} s)", flush=True)

@@ -18,7 +18,11 @@ One map and two maps ask different questions, so they get different nulls:
     540-551). Their false-positive rates on independent smooth maps are in the docs ("Metrics
     and their definitions"): the mirrored shift, chosen over the two below by that
     calibration, gives 4.2-6.8 % at alpha 0.05 on 16 x 16 and 16 x 32 sheets; the spin test
-    8.5 % on the fsaverage5 left hemisphere (above the target; under study).
+    4.0-6.9 % on stationary maps on fsaverage5 (each hemisphere and both together; 5, 10
+    and 20 mm), but 7-13 % on maps whose amplitude differs across the sphere alike in both
+    (it assumes stationary maps). A map on both hemispheres of a named mesh
+    (``mesh="fsaverage5"``, left then right) spins them together, the right by the left's
+    rotation mirrored across the mid-sagittal plane.
 ``"spectral"``
     Sheets only: Moran spectral randomisation in the sheet's cosine (DCT-II) basis -- the
     Moran eigenvectors of the grid (Wagner & Dray 2015; Vos de Wael et al. 2020): the map's

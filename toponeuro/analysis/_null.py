@@ -19,7 +19,7 @@ One map and two maps ask different questions, so they get different nulls:
     and their definitions"): the mirrored shift, chosen over the two below by that
     calibration, gives 4.2-6.8 % at alpha 0.05 on 16 x 16 and 16 x 32 sheets; the spin test
     4.0-6.9 % on stationary maps on fsaverage5 (each hemisphere and both together; 5, 10
-    and 20 mm), but 7-13 % on maps whose amplitude differs across the sphere alike in both
+    and 20 mm), but 7-14 % on maps whose amplitude differs across the sphere alike in both
     (it assumes stationary maps). A map on both hemispheres of a named mesh
     (``mesh="fsaverage5"``, left then right) spins them together, the right by the left's
     rotation mirrored across the mid-sagittal plane.

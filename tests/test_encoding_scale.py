@@ -8,7 +8,7 @@ import pytest
 from toponeuro.analysis import RidgeEncoder, encoding_score, make_folds
 from toponeuro.analysis import _ridge_solver as rs
 from toponeuro.analysis._backend import get_backend
-from toponeuro.exceptions import InvalidDataError, NotFittedError, OutputPathError
+from toponeuro.exceptions import InvalidDataError, NotFittedError, OutputPathError, ParameterError
 
 ALPHAS = np.logspace(-2, 4, 7)
 PARAMS = {"fit_intercept": True, "scoring": "r2", "backend": "numpy", "device": "cpu",
@@ -130,6 +130,22 @@ def test_weights_none_memory_and_store(tmp_path, monkeypatch):
         RidgeEncoder(alphas=ALPHAS, cv=3).fit(X, Y)
     with pytest.raises(InvalidDataError, match="weights must be"):
         RidgeEncoder(alphas=ALPHAS, cv=3, weights=3).fit(X, Y)
+
+
+def test_encoding_score_refuses_weights_its_folds_cannot_use(tmp_path):
+    """weights=path: every outer fold's clone wrote the same store (the second fold raised
+    OutputPathError, the first fold's store left behind); weights=None failed at the first
+    predict. Both are refused before any fit, naming the fix."""
+    X, Y = _data(48, 6, v=4)
+    path = tmp_path / "coef.nc"
+    with pytest.raises(ParameterError, match="weights='memory'") as info:
+        encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3, weights=path), cv=4)
+    assert "every fold" in str(info.value) and "fit RidgeEncoder(weights=" in str(info.value)
+    assert not list(tmp_path.iterdir())  # nothing written
+    with pytest.raises(ParameterError, match="no coefficients to predict"):
+        encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3, weights=None), cv=4)
+    got = encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3), cv=4)
+    assert np.isfinite(got.values).all()
 
 
 def test_shared_alpha_with_weights_none_and_chunks():

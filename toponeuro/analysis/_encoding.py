@@ -27,6 +27,7 @@ from ..exceptions import (
     InputTypeError,
     InvalidDataError,
     NotFittedError,
+    ParameterError,
     UndefinedValueWarning,
     UnitsError,
     UnknownNameError,
@@ -166,6 +167,7 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         of targets, never holding more than one chunk, and ``coef_`` is then a lazy dask
         array read from it (variables ``coef``, ``intercept``, ``best_alpha``,
         ``best_score``, ``cv_scores``; an existing file is never overwritten).
+        :func:`encoding_score` needs ``"memory"`` (see there).
 
     Attributes
     ----------
@@ -442,7 +444,15 @@ def encoding_score(
         DataArrays carries ids, :class:`~toponeuro.exceptions.AlignmentError` (pairing them
         by position could pair different stimuli); plain arrays pair by position.
     model : {"ridge", "pls"} or estimator
-        An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold).
+        An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold). Each
+        fold's clone predicts that fold's held-out stimuli and is then dropped (no fitted
+        model is returned), so a :class:`RidgeEncoder` must keep its coefficients in memory
+        (``weights="memory"``, its default): ``weights=None`` leaves nothing to predict with,
+        and a path would be written by every fold's clone (the second refuses to overwrite
+        the first); both raise :class:`~toponeuro.exceptions.ParameterError` before any
+        fit. To keep coefficients, fit ``RidgeEncoder(weights=path)`` on all stimuli
+        yourself; for coefficients too large for memory, pass the responses as a dask array
+        chunked over voxels (each chunk is fitted on its own).
     cv : int, splitter or list of (train, test)
         An int is k-fold over the stimuli shuffled with a fixed seed (``random_state``, 0
         when ``None``): sorted stimulus sets (``load_floc``) would otherwise hold out whole
@@ -487,6 +497,7 @@ def encoding_score(
                 f"Unknown encoding model {model!r}; {close_matches(model, ENCODING_MODELS)}"
             )
         model = ENCODING_MODELS[model]()
+    _check_fold_weights(model)
     X, Y, resp = paired_matrices(features, responses, ("features", "responses"))
     X = np.asarray(X)
     if not np.issubdtype(X.dtype, np.floating):
@@ -527,6 +538,25 @@ def encoding_score(
         out = out.copy(data=normalised)
         out.attrs.update(metric=metric, model=type(model).__name__, ceiling_normalised=True)
     return out
+
+
+def _check_fold_weights(model):
+    """A RidgeEncoder in encoding_score predicts each held-out fold from coefficients in
+    memory; refuse weights that cannot (None) or that every fold would write (a path)."""
+    w = getattr(model, "weights", "memory") if isinstance(model, RidgeEncoder) else "memory"
+    if isinstance(w, str) and w == "memory":
+        return
+    why = ("leaves no coefficients to predict the held-out stimuli with" if w is None else
+           "would be written by every fold's copy of the model (the second fold refuses to "
+           "overwrite the first), and encoding_score returns no fitted model")
+    keep = ("" if w is None else f" To keep coefficients, fit RidgeEncoder(weights={w!r}) on "
+            "all stimuli yourself.")
+    raise ParameterError(
+        f"encoding_score got RidgeEncoder(weights={w!r}), which {why}: each outer fold's "
+        "copy is fitted, predicts that fold's held-out stimuli and is dropped, so it needs "
+        f"weights='memory' (the default).{keep} For coefficients too large for memory, pass "
+        "the responses as a dask array chunked over voxels (each chunk is fitted on its own)."
+    )
 
 
 def _check_inner_cv(model, folds, n_stimuli, cv):

@@ -158,6 +158,26 @@ def test_shared_alpha_with_weights_none_and_chunks():
     np.testing.assert_allclose(lazy.cv_scores_, mem.cv_scores_, atol=1e-10)
 
 
+@pytest.mark.parametrize("scheduler", ["synchronous", "threads"])
+def test_encoding_score_chunks_share_the_inner_cv_decompositions(monkeypatch, scheduler):
+    """encoding_score's dask path decomposed each outer fold's training set again for every
+    chunk of voxels (6 chunks: 6x the in-memory path's count); it now shares them as the
+    in-memory path does, with the same scores."""
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    X, Y = _data(60, 8, v=12)
+    model = RidgeEncoder(alphas=ALPHAS, cv=3)
+    calls = []
+    real = rs._eigh
+    monkeypatch.setattr(rs, "_eigh", lambda *a, **k: calls.append(1) or real(*a, **k))
+    mem = encoding_score(X, Y, model=model, cv=4)
+    n_mem = len(calls)
+    with dask.config.set(scheduler=scheduler, num_workers=2):
+        lazy = encoding_score(X, da.from_array(Y, chunks=(60, 2)), model=model, cv=4)
+    assert len(calls) - n_mem == n_mem > 0
+    np.testing.assert_allclose(lazy.values, mem.values, rtol=0, atol=1e-12)  # last-bit BLAS differences
+
+
 class _Count:
     n = 0
 
@@ -183,8 +203,11 @@ def test_distributed_worker_processes_equal_the_single_process_fit(monkeypatch):
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster):
         got = RidgeEncoder(alphas=ALPHAS, cv=4).fit(X, Yd)
+        n_fit = _Count.n
         got_scores = encoding_score(X, Yd, model=RidgeEncoder(alphas=ALPHAS, cv=3), cv=4)
-    assert 1 <= _Count.n <= 2  # scattered (one copy per worker), never per chunk
+    assert 1 <= n_fit <= 2  # scattered (one copy per worker), never per chunk
+    # encoding_score: one design per outer fold (4), sent to each worker once, not per chunk
+    assert 4 <= _Count.n - n_fit <= 8
     np.testing.assert_array_equal(got.best_alphas_, single.best_alphas_)
     np.testing.assert_allclose(got.cv_scores_, single.cv_scores_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(got.coef_, single.coef_, rtol=0, atol=1e-12)

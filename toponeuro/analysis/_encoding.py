@@ -242,22 +242,27 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
 
     def fit(self, X, y):
         """Pick alpha by cross-validation, then refit on all samples. Returns ``self``."""
-        alphas = self._alphas()
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X)
         if not np.issubdtype(X.dtype, np.floating):
             X = X.astype(np.float64)
         check_finite(X, "features")
-        folds = make_folds(self.cv, X.shape[0], self.random_state)
         if not _is_dask(Y):
             Y = np.asarray(Y)
             check_finite(Y, "targets")
-        if Y.dtype != X.dtype:  # the features' precision (at least float32) for both
-            X = X.astype(np.result_type(X.dtype, np.float32))
-        self._fit_chunks(X, Y, alphas, folds)
-        self.n_features_in_ = X.shape[1]
+        self._fit_chunks(self._design(X, Y.dtype, Y.shape[1]), Y)
         return self
+
+    def _design(self, X, target_dtype, n_targets):
+        """The features, inner folds and alphas of one fit: its decompositions, computed
+        once per process and shared by every chunk of targets fitted with it."""
+        alphas = self._alphas()
+        folds = make_folds(self.cv, X.shape[0], self.random_state)
+        if target_dtype != X.dtype:  # the features' precision (at least float32) for both
+            X = X.astype(np.result_type(X.dtype, np.float32))
+        need_coef = self._weights_mode(X.shape[1], n_targets, X.dtype.itemsize) is not None
+        return _ridge._Design(X, folds, alphas, self.get_params(), n_targets, need_coef)
 
     def _weights_mode(self, p, n_t, itemsize):
         w = self.weights
@@ -279,10 +284,12 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
             f"weights must be 'memory', None or a file path; got weights={w!r}."
         )
 
-    def _fit_chunks(self, X, Y, alphas, folds):
+    def _fit_chunks(self, design, Y):
+        """Fit the targets ``Y`` (all of them, or one chunk of the targets ``design`` was
+        built for) with the decompositions of ``design``; sets the fitted attributes."""
+        X, alphas = design.X, design.alphas
         n_t, p = Y.shape[1], X.shape[1]
         mode = self._weights_mode(p, n_t, X.dtype.itemsize)
-        design = _ridge._Design(X, folds, alphas, self.get_params(), n_t, mode is not None)
         if _is_dask(Y):
             Y = Y.rechunk({0: -1})
             blocks = list(Y.to_delayed().ravel())
@@ -337,6 +344,7 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         elif mode == "store":
             writer.finish(self.best_alphas_, self.best_scores_, scores)
             self.coef_, self.intercept_ = _open_weights(writer.path)
+        self.n_features_in_ = p
 
     def _check_fitted(self):
         if not hasattr(self, "cv_scores_"):
@@ -384,11 +392,22 @@ def _clone(model):
 
 
 def _cv_predict_score(model, X, Y, folds, metric):
+    """Mean over ``folds`` of the held-out score of a clone of ``model`` fitted per fold.
+
+    ``X`` may be ``(X, designs)``: one RidgeEncoder design per fold
+    (:meth:`RidgeEncoder._design` of that fold's training stimuli), whose decompositions
+    every chunk of voxels fitted in this process then shares.
+    """
+    X, designs = X if isinstance(X, tuple) else (X, None)
     check_finite(Y, "responses")
     Y = np.asarray(Y)
     out = np.zeros(Y.shape[1])
-    for tr, te in folds:
-        est = _clone(model).fit(X[tr], Y[tr])
+    for i, (tr, te) in enumerate(folds):
+        est = _clone(model)
+        if designs is None:
+            est.fit(X[tr], Y[tr])
+        else:
+            est._fit_chunks(designs[i], Y[tr])
         P = np.atleast_2d(est.predict(X[te]).T).T
         out += _metric(Y[te], P, metric)
     return out / len(folds)
@@ -433,7 +452,9 @@ def encoding_score(
     :class:`~toponeuro.exceptions.UndefinedValueWarning`. Stimuli are aligned by
     ``stimulus_id`` (exact join). Dask-backed responses chunked over voxels are fitted chunk
     by chunk on the active dask scheduler when the model treats targets independently (ridge
-    with ``alpha_per_target=True``); other models load the responses into memory.
+    with ``alpha_per_target=True``), each outer training set's decompositions computed once
+    per process and shared by every chunk, as the in-memory path shares them by all voxels;
+    other models load the responses into memory.
 
     Parameters
     ----------
@@ -515,8 +536,13 @@ def encoding_score(
 
         Y = Y.rechunk({0: -1})
         task = dask.delayed(_cv_predict_score, pure=True)
-        Xs = _ridge.scatter_once(X)  # to each dask.distributed worker once, not per chunk
-        parts = dask.compute(*[task(model, Xs, b, folds, metric) for b in Y.to_delayed().ravel()])
+        # each outer training set's decompositions, built once per process and shared by
+        # every chunk of voxels (as the in-memory path shares them across all voxels);
+        # sent with the features to each dask.distributed worker once, not per chunk
+        designs = [model._design(X[tr], Y.dtype, Y.shape[1]) for tr, _ in folds]
+        shared = _ridge.scatter_once((X, designs))
+        parts = dask.compute(*[task(model, shared, b, folds, metric)
+                               for b in Y.to_delayed().ravel()])
         scores = np.concatenate(parts)
     else:
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)

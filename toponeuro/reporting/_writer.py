@@ -163,6 +163,17 @@ def _img(files: dict, name: str, alt: str) -> str:
             f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
 
 
+def render_page(template: str, *, title: str, **fields) -> str:
+    """A report page: ``templates/<template>`` filled with ``fields``, its ``$page_head``
+    the head every report page shares (``templates/head.html``: the title and the style)."""
+    def read(name: str) -> string.Template:
+        return string.Template(
+            (resources.files(__package__) / "templates" / name).read_text(encoding="utf-8"))
+
+    head = read("head.html").substitute(title=title).rstrip("\n")
+    return read(template).substitute(page_head=head, **fields)
+
+
 def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     s = res.summary
@@ -203,11 +214,8 @@ def _html(res: ReportData, files: dict) -> str:
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
     user_maps = s["cortex"].get("source", {}).get("representation") == "values"
-    template = string.Template(
-        (resources.files(__package__) / "templates" / "report.html").read_text(encoding="utf-8")
-    )
-    return template.substitute(
-        model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
+    return render_page(
+        "report.html", title=f"toponeuro map — {esc(m['name'])}", model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
         created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
         tau=esc(str(m["tau"])), model_description=esc(m["description"] or ""),
         n_stimuli=st["n_stimuli"], n_categories=len(st["categories"]),

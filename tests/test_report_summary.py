@@ -92,3 +92,14 @@ def test_headline_summary_is_the_named_layer_against_each_hemisphere():
     assert h["arrangement"] == {"left": {"spearman": 0.2}, "right": {"spearman": 0.3}}
     assert _results.headline_summary("l1", ["left", "right"], arrangement)["arrangement"] == {
         "left": {"spearman": 0.1}}
+
+
+def test_the_arrangement_shows_its_one_p_first():
+    """One test, one p: the arrangement's p is the larger of its two nulls, named as such."""
+    a = {"p_value": 0.908, "p_shift": 0.908, "p_spin": 0.818}
+    text = _results.arrangement_p_text(a)
+    assert text.startswith("p = 0.908 (one-sided, the larger of")
+    assert "0.818" in text
+    a = {"p_value": 0.3, "p_shift": 0.1, "p_spin": 0.3}  # the spin null decides here
+    assert _results.arrangement_p_text(a).startswith("p = 0.300")
+    assert _results.arrangement_p_text({"p_value": None}) == "not tested"

@@ -500,6 +500,8 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
     for item, label, fmt in (
         ("spearman", "arrangement (model vs cortex) · Spearman ρ of centre distances",
          "{:+.2f}"),
+        ("p_value", "arrangement · p (one-sided; the larger of the two nulls below)",
+         "{:.3f}"),
         ("p_shift", "arrangement · p (sheet maps shifted)", "{:.3f}"),
         ("p_spin", "arrangement · p (cortex maps spun)", "{:.3f}"),
         ("n_domains", "arrangement · domains compared", "{:.0f}"),
@@ -527,6 +529,26 @@ def training_images_note(stimuli: dict) -> str:
 
 def _pt(p) -> str:
     return "n/a" if p is None else f"{p:.3f}"
+
+
+def arrangement_p_text(a: dict) -> str:
+    """The arrangement test's one p, with the two nulls it is the larger of.
+
+    The test (:func:`toponeuro.analysis.arrangement_comparison`) is one-sided (the sheet's
+    arrangement more like the cortex's than chance) and its ``p_value`` is the larger of the
+    sheet-shift and spin p: the arrangement beats chance only if it beats both.
+
+    Examples
+    --------
+    >>> arrangement_p_text({"p_value": 0.31, "p_shift": 0.31, "p_spin": 0.3})
+    'p = 0.310 (one-sided, the larger of the sheet maps shifted 0.310 and the cortex maps spun 0.300)'
+    >>> arrangement_p_text({"p_value": None, "p_shift": None, "p_spin": None})
+    'not tested'
+    """
+    if a.get("p_value") is None:
+        return "not tested"
+    return (f"p = {_pt(a['p_value'])} (one-sided, the larger of the sheet maps shifted "
+            f"{_pt(a.get('p_shift'))} and the cortex maps spun {_pt(a.get('p_spin'))})")
 
 
 def format_summary(summary: dict) -> str:
@@ -588,6 +610,6 @@ def format_summary(summary: dict) -> str:
         lines.append(
             f"arrangement {layer} vs {h} cortex: Spearman {rho} over {a['n_pairs']} "
             f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
-            f" (p sheet-shift {_pt(a['p_shift'])}, p spin {_pt(a['p_spin'])})"
+            f" ({arrangement_p_text(a)})"
             + ("  <- headline layer" if layer == head else ""))
     return "\n".join(lines)

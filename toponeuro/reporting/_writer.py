@@ -21,7 +21,7 @@ import pandas as pd
 from .. import _dims as D
 from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
-from ._results import ReportData, comparison_view, training_images_note
+from ._results import ReportData, arrangement_p_text, comparison_view, training_images_note
 
 __all__ = ["write_report", "output_folder", "OutputFolder"]
 
@@ -130,7 +130,8 @@ _METRIC_NAMES = {
     "arrangement_spearman": "patch-centroid arrangement: Spearman ρ",
     "arrangement_procrustes": "patch-centroid arrangement: Procrustes disparity",
     "arrangement_n_regions": "patch-centroid arrangement: domains with a patch on both sides",
-    "spearman": "Spearman ρ", "p_shift": "p (sheet maps shifted)",
+    "spearman": "Spearman ρ", "p_value": "p (one-sided; the larger of the two below)",
+    "p_shift": "p (sheet maps shifted)",
     "p_spin": "p (cortex maps spun)", "n_domains": "domains compared", "centroids": "–",
 }
 
@@ -284,8 +285,7 @@ def _headline(s: dict, esc) -> str:
         parts.append(
             f"the {h} hemisphere: Spearman ρ = {a['spearman']:+.2f} over "
             f"{_plural(a['n_pairs'], 'pair')} of {_plural(a['n_domains'], 'domain')} "
-            f"(p = {_pt(a['p_shift'])} against the sheet maps shifted, "
-            f"{_pt(a['p_spin'])} against the cortex maps spun): "
+            f"({arrangement_p_text(a)}): "
             + ("the arrangement matches beyond both nulls" if beat else
                "not distinguishable from chance arrangements"))
     return (f"<p><b>Model vs cortex.</b> Do the five domains sit on the sheet of "

@@ -152,6 +152,7 @@ def test_language_job_writes_every_file(language_run):
     assert set(res.tables) == {"model", "profile", "cortex", "comparison"}
     html = (out / "report.html").read_text()
     assert "test_tiny_lm.v0" in html and "$" not in html.replace("$$", "")
+    assert "<title>toponeuro map --language — test_tiny_lm.v0</title>" in html
 
 
 def test_language_job_numbers_are_one_object_everywhere(language_run):

@@ -72,6 +72,7 @@ def test_map_writes_every_output(mapped):
     html = (out / "report.html").read_text()
     assert "data:image/png;base64," in html  # figures embedded: readable on its own
     assert "not</b> one of the TopoNets paper" in html
+    assert html.startswith("<!DOCTYPE html>") and "<title>toponeuro map — toponet_demo." in html
     assert "toponeuro map" in printed and "smoothness" in printed
     assert "held-out: none of the stimuli are training images" in printed
 

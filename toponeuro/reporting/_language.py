@@ -18,10 +18,8 @@ import datetime as _dt
 import html
 import json
 import os
-import string
 import time
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -650,8 +648,6 @@ def _html(rep: dict, files: dict) -> str:
     esc = html.escape
     s = rep["summary"]
     m, st, sel = s["model"], s["stimuli"], s["selection"]
-    template = string.Template((resources.files(__package__) / "templates" /
-                                "language_report.html").read_text(encoding="utf-8"))
     verdicts = "".join(
         f"<h3>{esc(ly)} ({esc(r['sheet'])})</h3><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul>"
@@ -659,7 +655,8 @@ def _html(rep: dict, files: dict) -> str:
     topolm_note = "" if m.get("tau") else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '
         "baseline. Its sheets are its units in their index order.</div>")
-    return template.substitute(
+    return _writer.render_page(
+        "language_report.html", title=f"toponeuro map --language — {esc(m['name'])}",
         model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
         created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
         tau=esc(str(m["tau"])), model_description=esc(m["description"] or ""),

@@ -276,15 +276,13 @@ def run_map(
             steps.update()
 
             steps.set_postfix_str("report")
-            source = next(iter(cortex.maps.values())).source if cortex.maps else {}
-            res = _results.assemble(
+            inputs = _results.MapInputs(
                 card=net.model_card, model_desc=_model_description(net, model, checkpoint),
-                stim=stim, stim_source=stim_source, acts=acts, sel=model_side.selectivity,
-                layers=layers, model_topo=model_side.topography,
-                cortex_topo=cortex.topography, dims=model_side.dimensionality,
-                comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
-                training_images=train, random_init=random_init, cortex_source=source,
-            )
+                stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
+                threshold=threshold, min_units=min_units, alpha=alpha,
+                training_images=train)
+            res = _results.assemble(inputs, acts, model_side, cortex, comparison,
+                                    random_init=random_init)
             files = _writer.write_report(folder.path, res, atlas=cortex.atlas, t0=t0,
                                          cortex=cortex.maps)
             steps.update()

@@ -133,9 +133,10 @@ def test_weights_none_memory_and_store(tmp_path, monkeypatch):
 
 
 def test_encoding_score_refuses_weights_its_folds_cannot_use(tmp_path):
-    """weights=path: every outer fold's clone wrote the same store (the second fold raised
-    OutputPathError, the first fold's store left behind); weights=None failed at the first
-    predict. Both are refused before any fit, naming the fix."""
+    """weights=path: the first outer fold failed (dask's NotImplementedError on its lazily
+    read coefficients) and left its store at the path, which every fold's clone would write;
+    weights=None failed at the first predict. Both are refused before any fit, naming the
+    fix."""
     X, Y = _data(48, 6, v=4)
     path = tmp_path / "coef.nc"
     with pytest.raises(ParameterError, match="weights='memory'") as info:

@@ -392,24 +392,48 @@ def _clone(model):
 
 
 def _cv_predict_score(model, X, Y, folds, metric):
-    """Mean over ``folds`` of the held-out score of a clone of ``model`` fitted per fold.
-
-    ``X`` may be ``(X, designs)``: one RidgeEncoder design per fold
-    (:meth:`RidgeEncoder._design` of that fold's training stimuli), whose decompositions
-    every chunk of voxels fitted in this process then shares.
-    """
-    X, designs = X if isinstance(X, tuple) else (X, None)
     check_finite(Y, "responses")
     Y = np.asarray(Y)
     out = np.zeros(Y.shape[1])
-    for i, (tr, te) in enumerate(folds):
-        est = _clone(model)
-        if designs is None:
-            est.fit(X[tr], Y[tr])
-        else:
-            est._fit_chunks(designs[i], Y[tr])
-        P = np.atleast_2d(est.predict(X[te]).T).T
-        out += _metric(Y[te], P, metric)
+    for tr, te in folds:
+        est = _clone(model).fit(X[tr], Y[tr])
+        out += _held_out_score(est, X[te], Y[te], metric)
+    return out / len(folds)
+
+
+def _held_out_score(est, X_test, Y_test, metric):
+    P = np.atleast_2d(est.predict(X_test).T).T
+    return _metric(Y_test, P, metric)
+
+
+def _fold_chunk_score(design, Y, *, model, X_test, train, test, metric):
+    """One outer fold's held-out score of one chunk of voxels ``Y`` (all stimuli), the
+    ridge fitted with the fold's shared ``design`` (its training stimuli's decompositions)."""
+    check_finite(Y, "responses")
+    Y = np.asarray(Y)
+    est = _clone(model)
+    est._fit_chunks(design, Y[train])
+    return _held_out_score(est, X_test, Y[test], metric)
+
+
+def _chunked_cv_score(model, X, Y, folds, metric):
+    """encoding_score of a RidgeEncoder on dask responses chunked over voxels, fold by fold
+    as the in-memory path: each outer training set is decomposed once per process (sent to
+    each dask.distributed worker once) and shared by every chunk, and only one fold's
+    decompositions are held at a time (the responses are read once per fold)."""
+    Y = Y.rechunk({0: -1})
+    blocks = list(Y.to_delayed().ravel())
+    starts = np.concatenate([[0], np.cumsum(Y.chunks[1])]).astype(int)
+    out = np.zeros(Y.shape[1])
+
+    def keep(i, part):
+        out[starts[i]:starts[i + 1]] += part
+
+    for tr, te in folds:
+        design = model._design(X[tr], Y.dtype, Y.shape[1])
+        kwargs = {"model": model, "X_test": _ridge.scatter_once(X[te]), "train": tr,
+                  "test": te, "metric": metric}
+        _ridge.map_chunks(design, blocks, kwargs, keep, fn=_fold_chunk_score)
     return out / len(folds)
 
 
@@ -452,9 +476,9 @@ def encoding_score(
     :class:`~toponeuro.exceptions.UndefinedValueWarning`. Stimuli are aligned by
     ``stimulus_id`` (exact join). Dask-backed responses chunked over voxels are fitted chunk
     by chunk on the active dask scheduler when the model treats targets independently (ridge
-    with ``alpha_per_target=True``), each outer training set's decompositions computed once
-    per process and shared by every chunk, as the in-memory path shares them by all voxels;
-    other models load the responses into memory.
+    with ``alpha_per_target=True``), fold by fold as in memory: each outer training set's
+    decompositions are computed once per process and shared by every chunk (the responses
+    are read once per fold); other models load the responses into memory.
 
     Parameters
     ----------
@@ -469,9 +493,8 @@ def encoding_score(
         fold's clone predicts that fold's held-out stimuli and is then dropped (no fitted
         model is returned), so a :class:`RidgeEncoder` must keep its coefficients in memory
         (``weights="memory"``, its default): ``weights=None`` leaves nothing to predict with,
-        and a path would be written by every fold's clone (the second refuses to overwrite
-        the first); both raise :class:`~toponeuro.exceptions.ParameterError` before any
-        fit. To keep coefficients, fit ``RidgeEncoder(weights=path)`` on all stimuli
+        and a path would have every fold's clone write the same file, which nothing returns;
+        both raise :class:`~toponeuro.exceptions.ParameterError` before any fit. To keep coefficients, fit ``RidgeEncoder(weights=path)`` on all stimuli
         yourself; for coefficients too large for memory, pass the responses as a dask array
         chunked over voxels (each chunk is fitted on its own).
     cv : int, splitter or list of (train, test)
@@ -531,19 +554,8 @@ def encoding_score(
         c = _check_ceiling(_align_ceiling(ceiling, resp), metric, Y.shape[1])
     else:
         c = None
-    if _is_dask(Y) and getattr(model, "_separable", False):
-        import dask
-
-        Y = Y.rechunk({0: -1})
-        task = dask.delayed(_cv_predict_score, pure=True)
-        # each outer training set's decompositions, built once per process and shared by
-        # every chunk of voxels (as the in-memory path shares them across all voxels);
-        # sent with the features to each dask.distributed worker once, not per chunk
-        designs = [model._design(X[tr], Y.dtype, Y.shape[1]) for tr, _ in folds]
-        shared = _ridge.scatter_once((X, designs))
-        parts = dask.compute(*[task(model, shared, b, folds, metric)
-                               for b in Y.to_delayed().ravel()])
-        scores = np.concatenate(parts)
+    if _is_dask(Y) and isinstance(model, RidgeEncoder) and model._separable:
+        scores = _chunked_cv_score(model, X, Y, folds, metric)
     else:
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)
     n_undef = int(np.count_nonzero(~np.isfinite(scores)))
@@ -573,8 +585,8 @@ def _check_fold_weights(model):
     if isinstance(w, str) and w == "memory":
         return
     why = ("leaves no coefficients to predict the held-out stimuli with" if w is None else
-           "would be written by every fold's copy of the model (the second fold refuses to "
-           "overwrite the first), and encoding_score returns no fitted model")
+           "would have every fold's copy of the model write the same file (toponeuro never "
+           "overwrites one), and encoding_score returns no fitted model")
     keep = ("" if w is None else f" To keep coefficients, fit RidgeEncoder(weights={w!r}) on "
             "all stimuli yourself.")
     raise ParameterError(

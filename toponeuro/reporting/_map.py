@@ -181,7 +181,10 @@ def run_map(
         Also measure the map similarities of the same architecture at random
         initialisation (:func:`random_init_similarities`) and show them beside the trained
         ones: the selectivity contrast (each domain against the other four) builds in an
-        anti-correlation between domains' maps, so a trained value alone can mislead.
+        anti-correlation between domains' maps, so a trained value alone can mislead. It
+        costs a second extraction and its nulls; ``False`` (``--no-random-init``) skips it,
+        and the report, the sentences and ``summary.json`` (``random_init_baseline``,
+        ``random_init_note``) then say that it was not computed.
     random_state : int
         Seed of the smoothness sampling.
     progress, verbose : bool

@@ -75,6 +75,15 @@ BASELINE_NOTE = (
     "initialisation, measured the same way, shows how much of a similarity that alone gives"
 )
 
+#: what the report says when ``run_map(random_init_baseline=False)`` skipped the baseline
+NO_BASELINE_NOTE = (
+    "not computed (random_init_baseline=False; --no-random-init on the command line): the "
+    "selectivity contrast (each domain against the other four) builds in an "
+    "anti-correlation between any two domains' maps, with or without training, and without "
+    "the same network measured at random initialisation nothing here tells how much of a "
+    "similarity that alone gives"
+)
+
 
 def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> dict | None:
     """One overlap test in plain words: :func:`~toponeuro.analysis.overlap_verdict`."""
@@ -87,6 +96,8 @@ def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> d
     v = overlap_verdict(res, alpha=alpha)
     text = v.sentence(a, b, "on this sheet")
     base = None if baseline is None else baseline.get((layer, pair))
+    if baseline is None:  # skipped (random_init_baseline=False): said, not silently omitted
+        text += "; at random initialisation: not computed"
     out = {"signature": pair, "significant": v.outcome in ("share territory", "avoid each other"),
            "outcome": v.outcome, "statistic": res.statistic, "null_mean": res.null_mean,
            "null_std": res.null_std, "p_value": v.p_value, "p_text": v.p_text,
@@ -291,7 +302,8 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
                      "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
                      "either way'; no null: 'not tested'); smoothness and patches: one-sided "
                      "(more organised than chance)"),
-        "random_init_note": BASELINE_NOTE if baseline else None,
+        "random_init_baseline": baseline,
+        "random_init_note": BASELINE_NOTE if baseline else NO_BASELINE_NOTE,
         "definitions": _jsonable(model.topography.attrs["definitions"]),
     }
 

@@ -209,6 +209,15 @@ def _html(res: ReportData, files: dict) -> str:
     if train:
         demo_note += (f'<div class="note"><b>Training images:</b> '
                       f"{esc(training_images_note(st))}.</div>")
+    if s.get("random_init_baseline", True):
+        baseline_text = (
+            "Beside each value stands the same measurement of the network at random "
+            "initialisation: the selectivity contrast (each domain against the other four) "
+            "builds in an anti-correlation between domains' maps, so a verdict the untrained "
+            "network shares says nothing about training.")
+    else:
+        baseline_text = f"<b>Random-initialisation baseline:</b> {esc(s['random_init_note'])}."
+        demo_note += f'<div class="note">{baseline_text}</div>'
     head = s["headline"]
     headline = _headline(s, esc)
     n_smp = _n_samples(res.model_topo, layers)
@@ -225,7 +234,7 @@ def _html(res: ReportData, files: dict) -> str:
         stimuli_source=esc(st["source"]), layers=esc(", ".join(layers)),
         pooling=esc(s["pooling"]), selectivity=esc(s["selectivity"]), min_units=min_units,
         threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), demo_note=demo_note,
-        headline=headline,
+        headline=headline, baseline_text=baseline_text,
         model_table=_html_table(model_table), dims_table=_html_table(dims),
         n_permutations=s.get("n_permutations", 0), alpha=f"{s.get('alpha', 0.05):g}",
         signatures="".join(

@@ -555,8 +555,12 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         b = min(chunk, n_permutations - done)
         idx = _draw(tms, null, b, rng)
         shifted = getattr(kernel, "shifted", None)
+        moved = getattr(kernel, "moved", None)  # f(second map's draws), the first map fixed
         if null == "torus" and len(tms) == 2 and shifted is not None:
             draws.append(np.asarray(shifted(idx[1]), dtype=float).ravel())
+        elif moved is not None and len(tms) == 2 and idx[0] is None:
+            vals = idx[1][1] if isinstance(idx[1], tuple) else tms[1].values[idx[1]]
+            draws.append(np.asarray(moved(vals), dtype=float).ravel())
         else:
             batch = [tm.values[None, :].repeat(b, 0) if ix is None
                      else ix[1] if isinstance(ix, tuple) else tm.values[ix]

@@ -30,7 +30,13 @@ from ..exceptions import (
 )
 from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
-from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
+from ._ssim import (
+    SSIM_REFERENCE,
+    default_win_size,
+    ssim_batch,
+    ssim_fixed_kernel,
+    ssim_shift_kernel,
+)
 
 __all__ = [
     "SIMILARITY_METHODS",
@@ -632,6 +638,17 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
         # moves (see ssim_shift_kernel)
         kernel.shifted = ssim_shift_kernel(ga, gb, win_size=win, data_range=data_range,
                                            k1=k1, k2=k2)
+    fixed = ssim_fixed_kernel(ga, win_size=win, data_range=data_range, k1=k1, k2=k2)
+    if fixed is not None and data_range > 0:
+
+        def moved(b):  # the first map stays: its window means are computed once
+            if rescale:
+                b = (b - scales[1][0]) / scales[1][1]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return fixed(b.reshape(-1, h, w))
+
+        kernel.moved = moved
 
     attrs = {
         "method": "ssim",

@@ -270,3 +270,51 @@ def test_spin_draws_are_reused_exactly_across_maps_on_one_sphere():
     np.testing.assert_array_equal(cold, first)
     other = _null._spin_indices(tm, 50, np.random.default_rng(12))
     assert not np.array_equal(other, first)
+
+
+def test_phase_surrogates_keep_frequency_and_amplitude_and_draw_the_phase():
+    """A cosine along the rows (a pure mode of the mirrored sheet) stays a cosine of the same
+    frequency and amplitude with a uniform random phase; missing units stay missing."""
+    from toponeuro.analysis import as_topomap
+    from toponeuro.analysis._null import _phase_values
+
+    h, w, k = 16, 10, 3
+    rows = np.cos(np.pi * k * (np.arange(h) + 0.5) / h)
+    tm = as_topomap(np.repeat(rows[:, None], w, 1))
+    s = _phase_values(tm, 400, np.random.default_rng(0)).reshape(400, h, w)
+    np.testing.assert_allclose(s, s[:, :, :1].repeat(w, 2), atol=1e-12)  # columns alike
+    col = s[:, :, 0]
+    # s[i + 1] + s[i - 1] = 2 cos(pi k / h) s[i]: the same frequency, any phase
+    np.testing.assert_allclose(col[:, 2:] + col[:, :-2], 2 * np.cos(np.pi * k / h) * col[:, 1:-1],
+                               atol=1e-12)
+    amp = np.hypot(col[:, 0], (col[:, 1] - np.cos(np.pi * k / h) * col[:, 0])
+                   / np.sin(np.pi * k / h))
+    np.testing.assert_allclose(amp, 1.0, atol=1e-12)  # the amplitude kept
+    phase = np.arctan2(-(col[:, 1] - np.cos(np.pi * k / h) * col[:, 0]) / np.sin(np.pi * k / h),
+                       col[:, 0])
+    counts = np.histogram(phase, bins=4, range=(-np.pi, np.pi))[0]
+    assert counts.min() > 70  # uniform: 100 expected per quarter
+    v = np.repeat(rows[:, None], w, 1)
+    v[2, 3] = np.nan
+    s = _phase_values(as_topomap(v), 5, np.random.default_rng(0)).reshape(5, h, w)
+    assert np.isnan(s[:, 2, 3]).all() and np.isfinite(s).sum() == 5 * (h * w - 1)
+
+
+def test_ssim_null_draws_are_rescaled_as_the_observed_map():
+    """Each surrogate is min-max rescaled to [0, 1] on its own, as the observed map is."""
+    from toponeuro.analysis import as_topomap
+    from toponeuro.analysis._null import _phase_values
+    from toponeuro.analysis._ssim import ssim_batch
+
+    rng = np.random.default_rng(12)
+    a = gaussian_filter(rng.standard_normal((14, 20)), 2)
+    b = gaussian_filter(rng.standard_normal((14, 20)), 2)
+    res = spatial_null("ssim", a, b, null="phase", n_permutations=32, random_state=4)
+    sur = _phase_values(as_topomap(b), 32, np.random.default_rng(4)).reshape(32, 14, 20)
+
+    def unit(x):
+        lo = x.min(axis=(-2, -1), keepdims=True)
+        return (x - lo) / (x.max(axis=(-2, -1), keepdims=True) - lo)
+
+    ref = ssim_batch(np.repeat(unit(a)[None], 32, 0), unit(sur), data_range=1.0)
+    np.testing.assert_allclose(res.null, ref, atol=1e-12)

@@ -59,7 +59,7 @@ __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p
            "format_p"]
 
 #: the spatial nulls :func:`spatial_null` draws from
-NULL_METHODS = ("positions", "shift", "spectral", "torus", "mirror")
+NULL_METHODS = ("positions", "shift", "phase", "spectral", "torus", "mirror")
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
 
@@ -82,6 +82,13 @@ MIRROR_REFERENCE = (
     "shifts within the sheet mirrored into a 2h x 2w torus (even reflection, as the "
     "symmetric boundary of a discrete cosine transform), cropped to h x w; chosen by its "
     "false-positive rate on independent smooth non-periodic maps (bench/calibrate_nulls.py)"
+)
+PHASE_REFERENCE = (
+    "Fourier phase randomisation (Theiler et al. 1992, Physica D 58, 77-94) of the sheet "
+    "mirrored into a 2h x 2w torus (even reflection, as the symmetric boundary of a discrete "
+    "cosine transform), cropped to h x w: every amplitude kept, the phases uniform at random; "
+    "chosen by its false-positive rate on independent smooth non-periodic maps "
+    "(bench/calibrate_nulls.py)"
 )
 P_VALUE_REFERENCE = (
     "Phipson & Smyth (2010) Permutation p-values should never be zero. Stat Appl Genet Mol "
@@ -422,6 +429,35 @@ def _spectral_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     return out.reshape(n_draws, h * w)
 
 
+def _phase_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
+    """``(n_draws, h*w)`` surrogates: the sheet mirrored to 2h x 2w with random Fourier phases.
+
+    The map, mirrored into a 2h x 2w torus (no seam joins opposite edges), keeps the
+    amplitude of every Fourier component and takes random phases (Theiler et al. 1992); the
+    result is stationary on that torus, so its h x w corner is a map of the same spectrum with
+    no seam, as a fresh map cropped from a larger field. Missing units are filled with the
+    map's mean for the transform and stay missing.
+    """
+    h, w = tm.grid_shape
+    v = tm.values.reshape(h, w)
+    bad = ~np.isfinite(v)
+    x = np.where(bad, np.nanmean(v), v)
+    ext = np.block([[x, x[:, ::-1]], [x[::-1], x[::-1, ::-1]]])
+    mean = ext.mean()
+    amp = np.fft.rfft2(ext - mean)
+    # uniform random phases (a circular Gaussian over its modulus), Hermitian as a real
+    # map's transform must be: the columns 0 and w of the half spectrum pair row k with row
+    # 2h - k, and their rows 0 and h are real (+1 or -1)
+    z = rng.standard_normal((n_draws, 2 * h, w + 1, 2)).view(np.complex128)[..., 0]
+    z /= np.abs(z)
+    for c in (0, w):
+        z[:, h + 1 :, c] = np.conj(z[:, h - 1 : 0 : -1, c])
+        z[:, [0, h], c] = np.where(z[:, [0, h], c].real < 0, -1.0, 1.0)
+    out = np.fft.irfft2(amp[None] * z, s=(2 * h, 2 * w), axes=(1, 2))[:, :h, :w] + mean
+    out[:, bad] = np.nan
+    return out.reshape(n_draws, h * w)
+
+
 def _draw(tms, null: str, n_draws: int, rng) -> list:
     """Per map: ``None`` (stays), gather indices ``(n_draws, n)`` or values ``("values", v)``."""
     first = tms[0]
@@ -440,9 +476,19 @@ def _draw(tms, null: str, n_draws: int, rng) -> list:
             out.append(_mirror_indices(first.grid_shape, n_draws, rng))
         elif kind == "spectral":
             out.append(("values", _spectral_values(tm, n_draws, rng)))
+        elif kind == "phase":
+            out.append(("values", _phase_values(tm, n_draws, rng)))
         else:
             out.append(_spin_indices(first, n_draws, rng))
     return out
+
+
+def _default_null(tms) -> str:
+    """``"positions"`` for one map; for two or more ``"phase"`` on a sheet, ``"shift"`` (the
+    spin test) on a mesh: the nulls calibrated for whether maps share territory."""
+    if len(tms) == 1:
+        return "positions"
+    return "phase" if tms[0].grid_shape is not None else "shift"
 
 
 def _null_kind(tms, null: str) -> str:
@@ -450,7 +496,7 @@ def _null_kind(tms, null: str) -> str:
     on_sheet = tms[0].grid_shape is not None
     if null == "shift":
         return "mirror" if on_sheet else "spin"
-    if null in ("spectral", "torus", "mirror") and not on_sheet:
+    if null in ("phase", "spectral", "torus", "mirror") and not on_sheet:
         raise InvalidDataError(
             f"null={null!r} moves maps on a sheet grid; these maps lie on a mesh. Use "
             "null='shift' (the spin test on a sphere)."
@@ -588,6 +634,8 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         out_attrs["null_reference"] = SPECTRAL_REFERENCE
     if n_permutations and out_attrs["null"] == "mirror":
         out_attrs["null_reference"] = MIRROR_REFERENCE
+    if n_permutations and out_attrs["null"] == "phase":
+        out_attrs["null_reference"] = PHASE_REFERENCE
     return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs,
                                 alternative=alternative)
 
@@ -668,7 +716,7 @@ def spatial_null(
     tms = [_map_of(m, layer, geometry) for m in maps]
     _check_same_points(tms)
     if null is None:
-        null = "positions" if len(tms) == 1 else "shift"
+        null = _default_null(tms)
     if alternative is None:
         alternative = "greater"
     if isinstance(statistic, str):

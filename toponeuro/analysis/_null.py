@@ -8,16 +8,21 @@ One map and two maps ask different questions, so they get different nulls:
     maps it keeps each point's pair of values, so it is *no* null for whether two maps share
     territory (independent smooth maps pass it far more often than 5 %); it warns there. It
     shows that a position-free statistic (Pearson across units) is not topographic.
-``"shift"`` (default for two or more maps)
-    The first map stays; every other map moves as a whole, keeping its own smoothness but
-    losing any correspondence with the first: "do these maps share territory beyond what
-    unrelated maps of this smoothness would?" On a model sheet: a random circular shift
-    within the sheet *mirrored* into a 2h x 2w torus (the sheet beside its mirror images, so
-    no seam joins opposite edges), cropped back to h x w. On a cortical mesh: a random
-    rotation of the sphere, the *spin test* of Alexander-Bloch et al. (2018, NeuroImage 178,
-    540-551). Their false-positive rates on independent smooth maps are in the docs ("Metrics
-    and their definitions"): the mirrored shift, chosen over the two below by that
-    calibration, gives 4.2-6.8 % at alpha 0.05 on 16 x 16 and 16 x 32 sheets; the spin test
+``"phase"`` (default for two or more maps on a sheet)
+    The first map stays; every other map is replaced by a surrogate of its own smoothness
+    that has lost any correspondence with the first: "do these maps share territory beyond
+    what unrelated maps of this smoothness would?" The map is mirrored into a 2h x 2w torus
+    (the sheet beside its mirror images, so no seam joins opposite edges), keeps the
+    amplitude of every Fourier component of that torus and takes random phases (Theiler et
+    al. 1992), and the h x w corner is kept: a map of the same spectrum with no seam. Chosen
+    over the nulls below by its false-positive rate on independent smooth non-periodic maps
+    (docs, "Metrics and their definitions"): RATES_PHASE.
+``"shift"`` (default for two or more maps on a mesh)
+    Every map but the first moves as a whole. On a cortical mesh: a random rotation of the
+    sphere, the *spin test* of Alexander-Bloch et al. (2018, NeuroImage 178, 540-551). On a
+    sheet: a random circular shift within the sheet mirrored into a 2h x 2w torus, cropped
+    back to h x w (``"mirror"``; 4hw distinct draws). Their false-positive rates on
+    independent smooth maps are in the docs: the mirrored shift RATES_MIRROR; the spin test
     8.5 % on the fsaverage5 left hemisphere (above the target; under study).
 ``"spectral"``
     Sheets only: Moran spectral randomisation in the sheet's cosine (DCT-II) basis -- the
@@ -114,8 +119,8 @@ class NullResult:
     z : float
         ``(statistic - null_mean) / null_std``; NaN without a null or when the null is constant.
     null_method : str or None
-        ``"positions"``, ``"mirror"`` (sheet, the default two-map null), ``"spectral"``,
-        ``"torus"`` or ``"spin"`` (mesh).
+        ``"positions"``, ``"phase"`` (sheet, the default two-map null), ``"mirror"``
+        (``"shift"`` on a sheet), ``"spectral"``, ``"torus"`` or ``"spin"`` (mesh).
     alternative : {"greater", "less", "two-sided"}
         The tail ``p_value`` counts: ``"greater"`` for one map's organisation (smoothness),
         ``"two-sided"`` for two maps' similarity (more *or* less alike than chance).
@@ -569,7 +574,8 @@ _POSITIONS_TWO_MAPS_NOTE = (
     "null='positions' moves every map alike, so it keeps each unit's pair of values: it asks "
     "whether the maps' correspondence is spatially organised, not whether they share "
     "territory beyond chance (for SSIM of independent smooth maps it gives p < 0.05 in about "
-    "a quarter of pairs). Use null='shift' for whether two maps overlap."
+    "a quarter of pairs). Use the default null (null=None: 'phase' on a sheet, the spin "
+    "test on a mesh) for whether two maps overlap."
 )
 
 
@@ -664,8 +670,9 @@ def spatial_null(
         :func:`map_similarity` itself (see ``vectorized``).
     *maps : map
         One or more maps on the same sheet or mesh (see :func:`as_topomap`).
-    null : {"positions", "shift", "spectral", "torus", "mirror"}, optional
-        Default ``"positions"`` for one map, ``"shift"`` for two or more (module docs).
+    null : {"positions", "phase", "shift", "spectral", "torus", "mirror"}, optional
+        Default ``"positions"`` for one map; for two or more ``"phase"`` on a sheet,
+        ``"shift"`` (the spin test) on a mesh (module docs).
     n_permutations : int
         Null draws (0: the statistic alone).
     alternative : {"greater", "less", "two-sided"}, optional
@@ -697,7 +704,7 @@ def spatial_null(
     >>> a = gaussian_filter(rng.standard_normal((32, 32)), 2, mode="wrap")
     >>> res = spatial_null("ssim", a, a + 0.1 * rng.standard_normal(a.shape), random_state=0)
     >>> res.attrs["null"], res.p_value < 0.01
-    ('mirror', True)
+    ('phase', True)
     >>> res.alternative
     'greater'
 

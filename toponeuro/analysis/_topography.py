@@ -717,10 +717,11 @@ def map_similarity(
     method : {"ssim", "pearson", "spearman"}
     n_permutations : int
         Draws of the spatial null (0: the statistic alone, p-value NaN).
-    null : {"shift", "spectral", "torus", "mirror", "positions"}, optional
-        Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness
-        (sheet: shifts within the mirrored sheet; mesh: spin test). ``"positions"`` is no null for
-        overlap and warns. See :func:`spatial_null`.
+    null : {"phase", "shift", "spectral", "torus", "mirror", "positions"}, optional
+        Default: ``map_b`` is replaced by surrogates of its own smoothness -- on a sheet
+        ``"phase"`` (the mirrored sheet's Fourier phases drawn at random), on a mesh
+        ``"shift"`` (the spin test). ``"positions"`` is no null for overlap and warns. See
+        :func:`spatial_null`.
     alternative : {"two-sided", "greater", "less"}
         The tail of ``p_value``: two-sided (default) tests "more *or* less alike than
         chance", the one test behind the three outcomes of :func:`overlap_verdict`.

@@ -15,9 +15,13 @@ Candidates (``null:scale``): the null's draws of ``b`` from toponeuro.analysis._
 random, ``spectral`` DCT sign flips, ``torus``), SSIM on maps rescaled to [0, 1] by their own
 min and max (``own``, as the observed map) or by ``b``'s (``keep``), and ``pearson``.
 
+``--roughness`` prints instead how much rougher each null's draws are than the map they
+come from (mean squared difference of neighbours over the variance; 1 = as smooth).
+
 Usage::
 
-    python bench/diagnose_sheet_null.py --shapes 16x32 --sigmas 2 4 --pairs 500
+    python bench/diagnose_sheet_null.py --shapes 16x32 --sigmas 2 4 --pairs 400
+    python bench/diagnose_sheet_null.py --roughness --pairs 200 --draws 50
 """
 
 from __future__ import annotations
@@ -79,6 +83,24 @@ def draws_of(null, b, n, rng):
     return fn(as_topomap(b), n, rng).reshape(n, h, w)
 
 
+def roughness(x):
+    """Mean squared difference of neighbours over the variance, per map (both axes)."""
+    x = x - x.mean(axis=(-2, -1), keepdims=True)
+    d2 = (np.diff(x, axis=-1) ** 2).mean(axis=(-2, -1)) + (np.diff(x, axis=-2) ** 2).mean(
+        axis=(-2, -1))
+    return d2 / (x * x).mean(axis=(-2, -1))
+
+
+def roughness_cell(shape, sigma, kind, n_maps, n_draws, nulls, seed=0):
+    """Per null: mean over maps of (mean roughness of its draws) / (the map's roughness)."""
+    rng = np.random.default_rng([seed, shape[0], shape[1], int(10 * sigma), 1])
+    out = {null: [] for null in nulls}
+    for b in maps_of(rng, n_maps, shape, sigma, kind):
+        for null in nulls:
+            out[null].append(roughness(draws_of(null, b, n_draws, rng)).mean() / roughness(b))
+    return {null: float(np.mean(v)) for null, v in out.items()}
+
+
 def cell(shape, sigma, kind, n_pairs, n_draws, candidates, seed=0):
     rng = np.random.default_rng([seed, shape[0], shape[1], int(10 * sigma), kind == "wrap"])
     acc = {c: [] for c in candidates}
@@ -107,10 +129,19 @@ def main(argv=None):
     ap.add_argument("--pairs", type=int, default=500)
     ap.add_argument("--draws", type=int, default=199)
     ap.add_argument("--candidates", nargs="+", default=list(CANDIDATES))
+    ap.add_argument("--roughness", action="store_true",
+                    help="only how much rougher each null's draws are than the map")
     args = ap.parse_args(argv)
     for shape in args.shapes:
         h, w = (int(x) for x in shape.split("x"))
         for sigma in args.sigmas:
+            if args.roughness:
+                nulls = sorted({c.split(":")[0] for c in args.candidates})
+                r = roughness_cell((h, w), sigma, args.maps, args.pairs, args.draws, nulls)
+                print(f"{args.maps} {shape} sigma {sigma:g} roughness of the draws / the map's "
+                      f"({args.pairs} maps): "
+                      + ", ".join(f"{k} {v:.3f}" for k, v in r.items()), flush=True)
+                continue
             t0 = time.perf_counter()
             res = cell((h, w), sigma, args.maps, args.pairs, args.draws, args.candidates)
             print(f"{args.maps} {shape} sigma {sigma:g} ({args.pairs} pairs, "

@@ -443,9 +443,11 @@ def _phase_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
 
     The map, mirrored into a 2h x 2w torus (no seam joins opposite edges), keeps the
     amplitude of every Fourier component and takes random phases (Theiler et al. 1992); the
-    result is stationary on that torus, so its h x w corner is a map of the same spectrum with
-    no seam, as a fresh map cropped from a larger field. Missing units are filled with the
-    map's mean for the transform and stay missing.
+    result is stationary on that torus, so its h x w corner is a field of the map's spectrum
+    with no seam, as a fresh map cropped from a larger field. The surrogate then takes the
+    map's own values in the rank order of that field (amplitude adjustment, Theiler et al.'s
+    AAFT), so a sparse map (a patch on a flat background) stays sparse. Missing units are
+    filled with the map's mean for the transform and stay missing.
     """
     h, w = tm.grid_shape
     v = tm.values.reshape(h, w)
@@ -462,9 +464,13 @@ def _phase_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     for c in (0, w):
         z[:, h + 1 :, c] = np.conj(z[:, h - 1 : 0 : -1, c])
         z[:, [0, h], c] = np.where(z[:, [0, h], c].real < 0, -1.0, 1.0)
-    out = np.fft.irfft2(amp[None] * z, s=(2 * h, 2 * w), axes=(1, 2))[:, :h, :w] + mean
-    out[:, bad] = np.nan
-    return out.reshape(n_draws, h * w)
+    field = np.fft.irfft2(amp[None] * z, s=(2 * h, 2 * w), axes=(1, 2))[:, :h, :w]
+    # amplitude adjustment: the map's own values, in the rank order of the random field
+    fin = ~bad.ravel()
+    ranks = np.argsort(np.argsort(field.reshape(n_draws, -1)[:, fin], axis=1), axis=1)
+    out = np.full((n_draws, h * w), np.nan)
+    out[:, fin] = np.sort(v.ravel()[fin])[ranks]
+    return out
 
 
 def _draw(tms, null: str, n_draws: int, rng) -> list:

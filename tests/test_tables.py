@@ -46,7 +46,7 @@ def test_nulls_separate_a_planted_blob_from_noise():
     assert blob["n_significant_patches"] == 1 and white["n_significant_patches"] == 0
     assert white["smoothness_null_std"] > 0
     sim = res.similarity.iloc[0]
-    assert sim["method"] == "ssim" and sim["null"] == "phase" and 0 < sim["p_value"] <= 1
+    assert sim["method"] == "ssim" and sim["null"] == "mirror" and 0 < sim["p_value"] <= 1
     assert res.similarities["s", "faces-bodies"].null.size == 199
     assert {"smoothness", "patches", "similarity_ssim"} <= set(res.attrs["definitions"])
 

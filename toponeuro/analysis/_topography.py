@@ -29,7 +29,7 @@ from ..exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
-from ._null import NullResult, _default_null, register_statistic, run_null
+from ._null import NullResult, register_statistic, run_null
 from ._ssim import (
     SSIM_REFERENCE,
     default_win_size,
@@ -717,11 +717,10 @@ def map_similarity(
     method : {"ssim", "pearson", "spearman"}
     n_permutations : int
         Draws of the spatial null (0: the statistic alone, p-value NaN).
-    null : {"phase", "shift", "spectral", "torus", "mirror", "positions"}, optional
-        Default: ``map_b`` is replaced by surrogates of its own smoothness -- on a sheet
-        ``"phase"`` (the mirrored sheet's Fourier phases drawn at random), on a mesh
-        ``"shift"`` (the spin test). ``"positions"`` is no null for overlap and warns. See
-        :func:`spatial_null`.
+    null : {"shift", "phase", "spectral", "torus", "mirror", "positions"}, optional
+        Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness
+        (sheet: shifts within the mirrored sheet; mesh: spin test). ``"positions"`` is no
+        null for overlap and warns. See :func:`spatial_null`.
     alternative : {"two-sided", "greater", "less"}
         The tail of ``p_value``: two-sided (default) tests "more *or* less alike than
         chance", the one test behind the three outcomes of :func:`overlap_verdict`.
@@ -788,7 +787,7 @@ def map_similarity(
         n_permutations = 0  # 1-D values without positions: no spatial null
     params = {"win_size": win_size, "data_range": data_range} if method == "ssim" else {}
     kernel, attrs = _STATISTIC_FACTORIES[method]([ta, tb], **params)
-    null = null or _default_null([ta, tb])
+    null = null or "shift"
     flat = [name for name, t in (("map_a", ta), ("map_b", tb)) if np.ptp(t.values[ok]) == 0]
     if flat:
         warnings.warn(

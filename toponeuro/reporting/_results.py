@@ -411,7 +411,7 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
                         + [cell(comparison[layer, h], (metric, d), "cortex", fmt)
                            for h in hemispheres])
     for metric, label, fmt in (("map_similarity", "map similarity", "{:+.2f}"),
-                               ("map_similarity_p", "map similarity p (phase / spin null)",
+                               ("map_similarity_p", "map similarity p (shift / spin null)",
                                 "{:.3f}")):
         for pair in _PAIRS:
             index.append(f"{label} · {pair.replace('-', '–')}")

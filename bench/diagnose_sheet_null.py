@@ -12,7 +12,7 @@ narrower than the spread over all maps).
 
 Candidates (``null:scale``): the null's draws of ``b`` from toponeuro.analysis._null
 (``mirror`` shifts within the mirrored sheet, ``phase`` the mirrored sheet's Fourier phases at
-random, ``spectral`` DCT sign flips, ``torus``), SSIM on maps rescaled to [0, 1] by their own
+random with the map's own values in their rank order, ``spectral`` DCT sign flips, ``torus``), SSIM on maps rescaled to [0, 1] by their own
 min and max (``own``, as the observed map) or by ``b``'s (``keep``), and ``pearson``.
 
 ``--roughness`` prints instead how much rougher each null's draws are than the map they

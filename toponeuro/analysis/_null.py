@@ -27,8 +27,9 @@ One map and two maps ask different questions, so they get different nulls:
     sheet mirrored into a 2h x 2w torus: the torus keeps the amplitude of every Fourier
     component and takes random phases, and the surrogate takes the map's own values in the
     rank order of that field's h x w corner (which has no seam). Up to 7.0 % false positives
-    for SSIM; without the amplitude adjustment it was calibrated (4.7-6.4 %) but called two
-    displaced noise-free blobs alike (its surrogates of a sparse map are not sparse).
+    for SSIM and 8.0 % for Pearson (on maps smoothed with reflecting borders); without the
+    amplitude adjustment SSIM was calibrated (4.7-6.4 %) but two displaced noise-free blobs
+    came out alike (its surrogates of a sparse map are not sparse).
 ``"spectral"``
     Sheets only: Moran spectral randomisation in the sheet's cosine (DCT-II) basis -- the
     Moran eigenvectors of the grid (Wagner & Dray 2015; Vos de Wael et al. 2020): the map's

@@ -65,6 +65,19 @@ def test_another_recipe_is_refused_and_restart_starts_over(tmp_path):
     assert record["identity"]["recipe"]["topoloss"]["tau"] == 2.0
 
 
+def test_a_run_without_run_json_is_checked_by_its_checkpoint(tmp_path):
+    r = _lm()
+    run_recipe(r, tmp_path, progress=False, epochs=1)
+    (tmp_path / "run.json").unlink()  # as a run of an earlier version left it
+    other = copy.deepcopy(r)
+    other["train"]["lr"] = 0.01
+    with pytest.raises(E.RecipeMismatchError, match=r"train.lr: 0.001 -> 0.01"):
+        run_recipe(other, tmp_path, progress=False, epochs=2)
+    more = run_recipe(r, tmp_path, progress=False, epochs=2)  # the same recipe resumes
+    assert [h["step"] for h in more.history] == [1, 2]
+    assert (tmp_path / "run.json").is_file()
+
+
 def test_the_cli_passes_restart_through(tmp_path, capsys):
     out = str(tmp_path / "r")
     args = ["train", "--recipe", "lm-smoke", "--epochs", "1", "--out", out, "--no-progress"]

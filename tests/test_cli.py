@@ -508,6 +508,22 @@ def test_map_passes_threshold_permutations_alpha(tmp_path, captured_map):
     assert (kw["threshold"], kw["n_permutations"], kw["alpha"]) == (3.5, 0, 0.01)
 
 
+def test_map_no_random_init_turns_the_baseline_off(tmp_path, captured_map, capsys):
+    """run_map(random_init_baseline=False) had no flag; --no-random-init is it."""
+    folder = _fake_floc(tmp_path / "f", [1])
+    assert main(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m")]) == 0
+    assert captured_map[-1][1]["random_init_baseline"] is True
+    assert main(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
+                 "--no-random-init"]) == 0
+    assert captured_map[-1][1]["random_init_baseline"] is False
+    parser = dict(_subparsers(build_parser()))[("map",)]
+    action = next(a for a in parser._actions if "--no-random-init" in a.option_strings)
+    assert "untrained" in action.help and "not computed" in action.help
+    # the language job has no baseline: the flag is refused there, with the reason
+    _assert_clean_error(["map", "--language", "--no-random-init", "--out",
+                         str(tmp_path / "l")], capsys, "--no-random-init", "baseline")
+
+
 @pytest.mark.parametrize("flag, value", [("--permutations", "-1"), ("--alpha", "0"),
                                          ("--alpha", "1.5"), ("--alpha", "1"),
                                          ("--threshold", "nan"), ("--permutations", "2000000")])

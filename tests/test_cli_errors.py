@@ -163,3 +163,66 @@ def test_no_case_reaches_a_slow_step(paths, capsys, monkeypatch):
         ):
             _run([a.format(**paths) for a in case[1]], capsys)
     assert not loaded
+
+
+# --- messages of several lines (issue: the hint and its cause printed on two lines) ---------
+def test_a_download_error_prints_one_line(paths, capsys, monkeypatch):
+    """run_map's DownloadError is the fLoc hint, a newline and the cause; one line here."""
+    import toponeuro.stimuli
+    from toponeuro.exceptions import DownloadError
+
+    def offline(*a, **k):
+        raise DownloadError("could not reach github.com: timed out")
+
+    monkeypatch.setattr(toponeuro.stimuli, "load_floc", offline)
+    monkeypatch.setenv("TOPONEURO_DATA", str(paths["root"] / "empty-cache"))
+    rc, out, err = _run(["map", "--out", str(paths["root"] / "dl"), "--no-progress"], capsys)
+    assert rc == 1 and "Traceback" not in out + err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "--stimuli" in err and "(the download failed: could not reach github.com" in err
+
+
+def _fake_brainscore(root):
+    """A plugin folder and a 'python' that installs it and then fails like a traceback."""
+    import json
+    import stat
+
+    plugin = root / "plugin"
+    plugin.mkdir()
+    (plugin / "toponeuro_export.json").write_text(json.dumps(
+        {"modality": "vision", "identifier": "toponet_x", "region_layer_map": {"IT": "fc"}}))
+    (root / "site" / "brainscore_vision" / "models").mkdir(parents=True)
+    (root / "bench").mkdir()
+    python = root / "python"
+    python.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "-c" ]; then echo "{root}/site/brainscore_vision"; exit 0; fi\n'
+        'echo "Traceback (most recent call last):" >&2\n'
+        'echo "  File \\"_runner.py\\", line 3, in <module>" >&2\n'
+        'echo "ValueError: the benchmark holds no stimuli" >&2\n'
+        "exit 3\n")
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    return plugin, python
+
+
+def test_a_failed_scorer_prints_one_line_naming_its_output_file(tmp_path, capsys):
+    """ExternalCommandError copies the scorer's error output (several lines): the CLI prints
+    its first and last lines and the file with all of it; Python keeps the whole text."""
+    from toponeuro.brainscore import score_with_brainscore
+    from toponeuro.exceptions import ExternalCommandError
+
+    plugin, python = _fake_brainscore(tmp_path)
+    rc, out, err = _run(["brainscore", "score", "--plugin", str(plugin), "--benchmark",
+                         str(tmp_path / "bench"), "--python", str(python), "--work-dir",
+                         str(tmp_path / "work")], capsys)
+    assert rc == 1 and "Traceback" not in out
+    assert len(err.strip().splitlines()) == 1, err
+    assert "exit 3" in err and "ValueError: the benchmark holds no stimuli" in err
+    log = tmp_path / "work" / "brainscore_stderr.txt"
+    assert str(log) in err and "[2 more lines]" in err
+    assert "_runner.py" in log.read_text()
+    with pytest.raises(ExternalCommandError) as info:
+        score_with_brainscore(plugin, benchmark=tmp_path / "bench", python=str(python),
+                              work_dir=tmp_path / "work2")
+    text = str(info.value)
+    assert "_runner.py" in text and text.count("\n") == 3, text

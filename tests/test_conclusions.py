@@ -171,16 +171,21 @@ def _fpr_ok(k, n, alpha=0.05):
     return binom.cdf(k, n, alpha) > 5e-4 and binom.sf(k - 1, n, alpha) > 5e-4
 
 
-@pytest.mark.parametrize("null,mode,method", [
-    ("shift", "crop", "ssim"),            # the default: shifts within the mirrored sheet
-    ("shift", "crop", "pearson"),
-    ("spectral", "reflect", "pearson"),   # exact for maps smoothed with reflecting borders
-    ("torus", "wrap", "pearson"),         # exact for periodic maps only
+@pytest.mark.parametrize("null,mode,method,shape,sigma", [
+    ("shift", "crop", "ssim", (12, 12), 2),     # the default: shifts within the mirrored sheet
+    ("shift", "crop", "ssim", (10, 20), 3),
+    ("shift", "crop", "pearson", (12, 12), 2),
+    ("shift", "crop", "pearson", (10, 20), 3),
+    ("shift", "reflect", "ssim", (12, 12), 2),
+    ("phase", "crop", "pearson", (12, 12), 2),  # amplitude-adjusted phase surrogates
+    ("spectral", "reflect", "pearson", (12, 12), 2),  # exact for reflecting borders
+    ("torus", "wrap", "pearson", (12, 12), 2),  # exact for periodic maps only
 ])
-def test_similarity_nulls_are_calibrated_on_independent_smooth_maps(null, mode, method):
+def test_similarity_nulls_are_calibrated_on_independent_smooth_maps(null, mode, method, shape,
+                                                                    sigma):
     rng = np.random.default_rng(5)
     n = 200
-    k = sum(map_similarity(_smooth(rng, (12, 12), 2, mode), _smooth(rng, (12, 12), 2, mode),
+    k = sum(map_similarity(_smooth(rng, shape, sigma, mode), _smooth(rng, shape, sigma, mode),
                            method, null=null, n_permutations=99, random_state=i).p_value <= 0.05
             for i in range(n))
     assert _fpr_ok(k, n), (null, mode, method, k / n)

@@ -8,7 +8,7 @@ import pytest
 from toponeuro.analysis import RidgeEncoder, encoding_score, make_folds
 from toponeuro.analysis import _ridge_solver as rs
 from toponeuro.analysis._backend import get_backend
-from toponeuro.exceptions import InvalidDataError, NotFittedError, OutputPathError
+from toponeuro.exceptions import InvalidDataError, NotFittedError, OutputPathError, ParameterError
 
 ALPHAS = np.logspace(-2, 4, 7)
 PARAMS = {"fit_intercept": True, "scoring": "r2", "backend": "numpy", "device": "cpu",
@@ -132,6 +132,23 @@ def test_weights_none_memory_and_store(tmp_path, monkeypatch):
         RidgeEncoder(alphas=ALPHAS, cv=3, weights=3).fit(X, Y)
 
 
+def test_encoding_score_refuses_weights_its_folds_cannot_use(tmp_path):
+    """weights=path: the first outer fold failed (dask's NotImplementedError on its lazily
+    read coefficients) and left its store at the path, which every fold's clone would write;
+    weights=None failed at the first predict. Both are refused before any fit, naming the
+    fix."""
+    X, Y = _data(48, 6, v=4)
+    path = tmp_path / "coef.nc"
+    with pytest.raises(ParameterError, match="weights='memory'") as info:
+        encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3, weights=path), cv=4)
+    assert "every fold" in str(info.value) and "fit RidgeEncoder(weights=" in str(info.value)
+    assert not list(tmp_path.iterdir())  # nothing written
+    with pytest.raises(ParameterError, match="no coefficients to predict"):
+        encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3, weights=None), cv=4)
+    got = encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3), cv=4)
+    assert np.isfinite(got.values).all()
+
+
 def test_shared_alpha_with_weights_none_and_chunks():
     da = pytest.importorskip("dask.array")
     X, Y = _data(48, 6, v=8)
@@ -140,6 +157,26 @@ def test_shared_alpha_with_weights_none_and_chunks():
         X, da.from_array(Y, chunks=(48, 3)))
     assert lazy.alpha_ == mem.alpha_
     np.testing.assert_allclose(lazy.cv_scores_, mem.cv_scores_, atol=1e-10)
+
+
+@pytest.mark.parametrize("scheduler", ["synchronous", "threads"])
+def test_encoding_score_chunks_share_the_inner_cv_decompositions(monkeypatch, scheduler):
+    """encoding_score's dask path decomposed each outer fold's training set again for every
+    chunk of voxels (6 chunks: 6x the in-memory path's count); it now shares them as the
+    in-memory path does, with the same scores."""
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    X, Y = _data(60, 8, v=12)
+    model = RidgeEncoder(alphas=ALPHAS, cv=3)
+    calls = []
+    real = rs._eigh
+    monkeypatch.setattr(rs, "_eigh", lambda *a, **k: calls.append(1) or real(*a, **k))
+    mem = encoding_score(X, Y, model=model, cv=4)
+    n_mem = len(calls)
+    with dask.config.set(scheduler=scheduler, num_workers=2):
+        lazy = encoding_score(X, da.from_array(Y, chunks=(60, 2)), model=model, cv=4)
+    assert len(calls) - n_mem == n_mem > 0
+    np.testing.assert_allclose(lazy.values, mem.values, rtol=0, atol=1e-12)  # last-bit BLAS differences
 
 
 class _Count:
@@ -167,8 +204,11 @@ def test_distributed_worker_processes_equal_the_single_process_fit(monkeypatch):
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster):
         got = RidgeEncoder(alphas=ALPHAS, cv=4).fit(X, Yd)
+        n_fit = _Count.n
         got_scores = encoding_score(X, Yd, model=RidgeEncoder(alphas=ALPHAS, cv=3), cv=4)
-    assert 1 <= _Count.n <= 2  # scattered (one copy per worker), never per chunk
+    assert 1 <= n_fit <= 2  # scattered (one copy per worker), never per chunk
+    # encoding_score: one design per outer fold (4), sent to each worker once, not per chunk
+    assert 4 <= _Count.n - n_fit <= 8
     np.testing.assert_array_equal(got.best_alphas_, single.best_alphas_)
     np.testing.assert_allclose(got.cv_scores_, single.cv_scores_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(got.coef_, single.coef_, rtol=0, atol=1e-12)

@@ -14,6 +14,7 @@ from toponeuro import exceptions as E
 from toponeuro import make_activations
 from toponeuro.analysis import language_profile, language_selectivity, morans_i
 from toponeuro.reporting import language_verdict
+from toponeuro.reporting._language import format_language_summary
 
 pytest.importorskip("matplotlib")
 
@@ -151,6 +152,7 @@ def test_language_job_writes_every_file(language_run):
     assert set(res.tables) == {"model", "profile", "cortex", "comparison"}
     html = (out / "report.html").read_text()
     assert "test_tiny_lm.v0" in html and "$" not in html.replace("$$", "")
+    assert "<title>toponeuro map --language — test_tiny_lm.v0</title>" in html
 
 
 def test_language_job_numbers_are_one_object_everywhere(language_run):
@@ -174,6 +176,25 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
     view = res.tables["comparison"]
     assert view.loc["Moran's I", "comparable?"].startswith("no")
     ds.close()
+
+
+def test_language_job_reports_no_cortex_number_without_a_null(language_run):
+    """The parcels' Moran's I (0.87) and smoothness were printed "(no null)": no null can test
+    one binary map's own autocorrelation, so neither number is reported anywhere."""
+    res, out = language_run
+    summary = json.loads((out / "summary.json").read_text())
+    html = (out / "report.html").read_text()
+    for h in ("left", "right"):
+        assert not {"morans_i", "smoothness"} & set(summary["cortex"][h]), summary["cortex"][h]
+    assert not {"morans_i", "smoothness"} & set(res.tables["cortex"].columns)
+    assert "no null)" not in html and "(no null" not in html
+    view = res.tables["comparison"]
+    for row in ("Moran's I", "smoothness"):
+        assert (view.loc[row, ["cortex · left", "cortex · right"]] == "not tested (no valid null)").all()
+        assert "no valid null" in view.loc[row, "comparable?"]
+    assert "spin test" in view.loc["Moran's I", "comparable?"]
+    text = format_language_summary(summary)
+    assert "Moran's I" not in text.split("cortex left")[1] and "no null" not in text
 
 
 def test_language_job_refuses_a_vision_model(lang_csv, tmp_path):

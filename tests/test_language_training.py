@@ -5,7 +5,13 @@ import copy
 import pytest
 import torch
 
-from toponeuro.exceptions import CheckpointError, ChecksumError, MissingFileError, RecipeError
+from toponeuro.exceptions import (
+    CheckpointError,
+    ChecksumError,
+    MissingFileError,
+    RecipeError,
+    RecipeMismatchError,
+)
 from toponeuro.training import (
     language_corpus,
     list_recipes,
@@ -80,7 +86,7 @@ def test_lm_smoke_trains_only_the_named_parameters_and_resumes(tmp_path):
     assert more.history[1] == res.history[1]
     other = copy.deepcopy(r)
     other["topoloss"]["tau"] = 2.0
-    with pytest.raises(CheckpointError, match="another recipe"):
+    with pytest.raises(RecipeMismatchError, match="another recipe"):
         run_recipe(other, tmp_path, progress=False, epochs=3)
 
 

@@ -72,6 +72,7 @@ def test_map_writes_every_output(mapped):
     html = (out / "report.html").read_text()
     assert "data:image/png;base64," in html  # figures embedded: readable on its own
     assert "not</b> one of the TopoNets paper" in html
+    assert html.startswith("<!DOCTYPE html>") and "<title>toponeuro map — toponet_demo." in html
     assert "toponeuro map" in printed and "smoothness" in printed
     assert "held-out: none of the stimuli are training images" in printed
 
@@ -236,6 +237,23 @@ def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
         t = res.tables["model"]
         row = t[(t["layer"] == layer) & (t["domain"] == "faces")].iloc[0]
         assert r["smoothness"]["faces"] == round(float(row["smoothness"]), 4)
+
+
+def test_map_without_the_baseline_says_it_was_not_computed(tmp_path):
+    """random_init_baseline=False (--no-random-init) used to drop the random-initialisation
+    values silently; the sentences, the summary and the report now say they were skipped."""
+    floc = _fake_floc(tmp_path / "floc")
+    res = run_map(stimuli=floc, numbers=[97, 98], out_dir=tmp_path / "o", n_permutations=9,
+                  cortex_permutations=9, random_init_baseline=False, progress=False,
+                  verbose=False)
+    s = res.summary
+    assert s["random_init_baseline"] is False and "not computed" in s["random_init_note"]
+    for r in s["per_layer"].values():
+        assert "map_similarity_random_init" not in r
+        assert "at random initialisation: not computed" in r["signatures"][0]
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "Random-initialisation baseline:</b> not computed" in html
+    assert "Beside each value stands" not in html
 
 
 def test_stimuli_among_the_training_images_are_named(tmp_path):

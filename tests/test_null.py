@@ -270,3 +270,67 @@ def test_spin_draws_are_reused_exactly_across_maps_on_one_sphere():
     np.testing.assert_array_equal(cold, first)
     other = _null._spin_indices(tm, 50, np.random.default_rng(12))
     assert not np.array_equal(other, first)
+
+
+def test_phase_surrogates_keep_the_values_and_the_smoothness_and_draw_the_position():
+    """Each surrogate holds exactly the map's values (missing units stay missing), is about as
+    smooth as the map, and loses its position: a cosine along the rows correlates with its
+    surrogates anywhere from -1 to 1, 0 on average."""
+    from toponeuro.analysis import as_topomap
+    from toponeuro.analysis._null import _phase_values
+
+    rng = np.random.default_rng(0)
+    g = gaussian_filter(rng.standard_normal((40, 40)), 2)[8:24, 8:28]  # cropped: not periodic
+    g[2, 3] = np.nan
+    s = _phase_values(as_topomap(g), 300, rng).reshape(300, 16, 20)
+    assert np.isnan(s[:, 2, 3]).all() and np.isfinite(s).sum() == 300 * (16 * 20 - 1)
+    fin = np.isfinite(g)
+    np.testing.assert_array_equal(np.sort(s[:, fin], axis=1),
+                                  np.tile(np.sort(g[fin]), (300, 1)))
+
+    def lag1(x):  # correlation of horizontal neighbours, missing units left out
+        u, v = x[..., :, :-1].reshape(len(x), -1), x[..., :, 1:].reshape(len(x), -1)
+        ok = np.isfinite(u) & np.isfinite(v)
+        return np.array([np.corrcoef(a[m], b[m])[0, 1] for a, b, m in zip(u, v, ok)])
+
+    own = lag1(g[None])[0]
+    assert own > 0.8 and abs(lag1(s).mean() - own) < 0.05  # a shuffle would give 0
+    h, w, k = 16, 10, 2
+    rows = np.cos(np.pi * k * (np.arange(h) + 0.5) / h)
+    c = _phase_values(as_topomap(np.repeat(rows[:, None], w, 1)), 400, rng).reshape(400, h, w)
+    r = np.array([np.corrcoef(p, rows)[0, 1] for p in c[:, :, 0]])
+    assert abs(r.mean()) < 0.1 and (r > 0.5).mean() > 0.15 and (r < -0.5).mean() > 0.15
+
+
+def test_ssim_null_draws_are_rescaled_as_the_observed_map():
+    """Each surrogate is min-max rescaled to [0, 1] on its own, as the observed map is."""
+    from toponeuro.analysis import as_topomap
+    from toponeuro.analysis._null import _phase_values
+    from toponeuro.analysis._ssim import ssim_batch
+
+    rng = np.random.default_rng(12)
+    a = gaussian_filter(rng.standard_normal((14, 20)), 2)
+    b = gaussian_filter(rng.standard_normal((14, 20)), 2)
+    res = spatial_null("ssim", a, b, null="phase", n_permutations=32, random_state=4)
+    sur = _phase_values(as_topomap(b), 32, np.random.default_rng(4)).reshape(32, 14, 20)
+
+    def unit(x):
+        lo = x.min(axis=(-2, -1), keepdims=True)
+        return (x - lo) / (x.max(axis=(-2, -1), keepdims=True) - lo)
+
+    ref = ssim_batch(np.repeat(unit(a)[None], 32, 0), unit(sur), data_range=1.0)
+    np.testing.assert_allclose(res.null, ref, atol=1e-12)
+
+
+def test_displaced_noise_free_blobs_are_not_called_alike():
+    """A moved or surrogate patch on a flat background keeps the background flat (a shift;
+    the phase null's amplitude adjustment). Without the adjustment the surrogates of a
+    noise-free blob were spread-out fields and two displaced blobs came out 'alike' with
+    p = 0.002."""
+    rr, cc = np.mgrid[:24, :32]
+    a = 6 * np.exp(-((rr - 5) ** 2 + (cc - 6) ** 2) / 18.0)
+    b = 6 * np.exp(-((rr - 8) ** 2 + (cc - 20) ** 2) / 18.0)
+    for null in (None, "phase"):
+        for method in ("ssim", "pearson"):
+            res = map_similarity(a, b, method, null=null, n_permutations=199, random_state=0)
+            assert res.p_value > 0.05, (null, method, res)

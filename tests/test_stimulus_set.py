@@ -149,3 +149,34 @@ def test_from_items_kinds_ids_and_hash(tmp_path):
         StimulusSet.from_items("a sentence")
     with pytest.raises(InvalidDataError, match="Cannot use a dict"):
         StimulusSet.from_items([{}])
+
+
+def test_the_set_s_stages_are_functions_of_their_own():
+    """Selection and hashing live in _selection / _identity; the methods are their callers."""
+    from toponeuro.stimuli._identity import stimulus_hash
+    from toponeuro.stimuli._selection import (
+        group_labels,
+        ids_positions,
+        index_positions,
+        split_mask,
+    )
+
+    cats = ["adult", "house", "child", "corridor", "word"]
+    s = StimulusSet(list("abcde"), list("ABCDE"), "text", categories=cats,
+                    metadata={"run": [1, 2, 1, 2, 1]})
+    for idx in (slice(1, 4), [4, 0], -2, np.array([True, False, True, False, False]), []):
+        assert s[idx].ids.tolist() == s.ids[index_positions(idx, 5)].tolist()
+    assert ids_positions(s.ids, ["e", "b"]).tolist() == [4, 1]
+    assert group_labels(s, "domain").tolist() == ["faces", "places", "faces", "places",
+                                                  "characters"]
+    assert group_labels(s, "run").tolist() == ["1", "2", "1", "2", "1"]
+    mask = split_mask(s, domains="places")
+    first, rest = s.split(domains="places")
+    assert first.ids.tolist() == s.ids[mask].tolist() == ["b", "d"]
+    assert rest.ids.tolist() == s.ids[~mask].tolist()
+    assert s.content_hash() == stimulus_hash("text", s.ids, s.items)
+    assert stimulus_hash("text", s.ids[::-1], s.items[::-1]) != s.content_hash()
+    with pytest.raises(UnknownNameError, match="Cannot group stimuli by 'rn'"):
+        group_labels(s, "rn")
+    with pytest.raises(DimensionError, match="one value per stimulus"):
+        index_positions(np.array([True, False]), 5)

@@ -134,6 +134,16 @@ def test_a_folder_that_is_not_a_run_is_never_written_into(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
+@pytest.mark.parametrize("name", ["history.json", "steps.csv"])
+def test_a_file_named_as_a_runs_is_not_a_run_without_its_record(tmp_path, name):
+    # before: no run.json and no checkpoint, yet a user's history.json was overwritten
+    (tmp_path / name).write_bytes(b"mine")
+    with pytest.raises(E.OutputExistsError, match=f"not a toponeuro training run .{name}"):
+        run_recipe(_recipe(), tmp_path, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    assert (tmp_path / name).read_bytes() == b"mine"
+
+
 def test_a_recipe_name_is_a_name_not_a_path(tmp_path, monkeypatch):
     # 0.2.0: runs/../../escape written outside runs/
     monkeypatch.chdir(tmp_path)

@@ -139,6 +139,30 @@ _PARAM = re.compile(
 )
 
 
+def one_line(message: str) -> str:
+    r"""``message`` on one line: the command line prints one stderr line per error.
+
+    A message of two lines (a download error's hint and its cause) is joined; a longer one
+    (a program's error output copied into an
+    :class:`~toponeuro.exceptions.ExternalCommandError`) keeps its first line and its last
+    (where a traceback names the error) and says how many lines it leaves out. Nothing is
+    lost: the exception keeps the whole text for Python callers, and a message that copies
+    a program's output names the file holding all of it.
+
+    Examples
+    --------
+    >>> one_line("The map needs the fLoc images.\n(the download failed: timed out)")
+    'The map needs the fLoc images. (the download failed: timed out)'
+    >>> one_line("Scoring failed; all of it is in err.txt:\nTraceback\n  File x\nValueError: y")
+    'Scoring failed; all of it is in err.txt: [2 more lines] ValueError: y'
+    """
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    if len(lines) <= 2:
+        return " ".join(lines)
+    n = len(lines) - 2
+    return f"{lines[0]} [{n} more line{'' if n == 1 else 's'}] {lines[-1]}"
+
+
 def cli_message(message: str, flags: dict[str, str]) -> str:
     """``message`` with ``name=value`` of library parameters written as ``--flag value``.
 

@@ -80,8 +80,14 @@ def _pearson_omit_nan(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     ok = np.isfinite(y) & np.isfinite(p)
     n = ok.sum(-2)
     with _errstate():
-        yc = np.where(ok, y - np.where(ok, y, 0.0).sum(-2)[..., None, :] / n[..., None, :], 0.0)
-        pc = np.where(ok, p - np.where(ok, p, 0.0).sum(-2)[..., None, :] / n[..., None, :], 0.0)
+        if ok.all():  # the same numbers without masking
+            yc = y - y.sum(-2)[..., None, :] / n[..., None, :]
+            pc = p - p.sum(-2)[..., None, :] / n[..., None, :]
+        else:
+            yc = np.where(ok, y - np.where(ok, y, 0.0).sum(-2)[..., None, :] / n[..., None, :],
+                          0.0)
+            pc = np.where(ok, p - np.where(ok, p, 0.0).sum(-2)[..., None, :] / n[..., None, :],
+                          0.0)
         syy, spp = (yc * yc).sum(-2), (pc * pc).sum(-2)
         tiny = 1e-24 * np.maximum(1.0, np.maximum(syy, spp))
         r = (yc * pc).sum(-2) / np.sqrt(syy * spp)

@@ -7,7 +7,8 @@ Conventions (tested in ``tests/test_cli.py``): every option has help text and ``
 shows its default; one flag means one thing in every sub-command (``--model``, ``--stimuli``,
 ``--out``, ``--device``, ``--layers``), lists are space-separated; a typed toponeuro error
 prints its message (with the library's parameter names turned into the flags that set them)
-and exits 1, never a traceback; a bare ``toponeuro`` prints the help and exits 2.
+on one stderr line (:func:`~toponeuro._cli_checks.one_line`) and exits 1, never a
+traceback; a bare ``toponeuro`` prints the help and exits 2.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ._cli_checks import (
     _out_folder,
     _positive,
     cli_message,
+    one_line,
 )
 from ._output import atomic_file, check_not_an_input, check_output_file
 from ._version import __version__
@@ -64,7 +66,7 @@ def _parser(sub, name, **kwargs):
 
 
 def _warn(message: str) -> None:
-    print(f"toponeuro: warning: {message}", file=sys.stderr)
+    print(f"toponeuro: warning: {one_line(message)}", file=sys.stderr)
 
 
 def _model_args(p, *, required: bool, positional: bool = False, default_help: str = "",
@@ -391,6 +393,14 @@ def _add_map(sub):
                    "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
     p.add_argument("--cortex-threshold", type=float,
                    help="patch threshold of --cortex-maps, in their units (default: --threshold)")
+    p.add_argument("--no-random-init", dest="random_init_baseline", action="store_false",
+                   help="skip the random-initialisation baseline. By default the same "
+                   "architecture with untrained (re-drawn) weights is mapped too, a second "
+                   "extraction and its nulls, and its map similarities stand beside the "
+                   "trained ones: the selectivity contrast builds in an anti-correlation "
+                   "between domains' maps, and the baseline shows how much of a similarity "
+                   "that alone gives. Without it that is lost, and the report says the "
+                   "baseline was not computed")
     _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
 
@@ -405,12 +415,13 @@ def _run_language_map(args) -> int:
     from .exceptions import InvalidDataError
     from .reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
 
-    given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold)) if v]
+    given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold),
+                            ("--no-random-init", not args.random_init_baseline)) if v]
     if given:
         raise InvalidDataError(
             f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
-            "localizer's and the patch threshold is the Benjamini-Hochberg t. Drop "
-            f"{' and '.join(given)}.")
+            "localizer's, the patch threshold is the Benjamini-Hochberg t and there is no "
+            f"random-initialisation baseline. Drop {' and '.join(given)}.")
     out = _out_folder(args.out or "toponeuro-language-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
@@ -461,6 +472,7 @@ def _run_map(args) -> int:
             vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
                                   example='{"radius": 2}'),
             cortex_threshold=args.cortex_threshold,
+            random_init_baseline=args.random_init_baseline,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
     for w in caught:  # said in flags, last, after the summary
@@ -762,8 +774,8 @@ def main(argv: list[str] | None = None) -> int:
         command = args.command
         if getattr(args, "brainscore_command", None):
             command += f" {args.brainscore_command}"
-        print(f"toponeuro {command}: error: {cli_message(str(err), _flags(parser, args.command))}",
-              file=sys.stderr)
+        message = cli_message(one_line(str(err)), _flags(parser, args.command))
+        print(f"toponeuro {command}: error: {message}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"toponeuro {args.command}: interrupted", file=sys.stderr)

@@ -241,7 +241,8 @@ class MissingDependencyError(ToponeuroError, ImportError):
 class ExternalCommandError(ToponeuroError, RuntimeError):
     """A program toponeuro runs in another environment (Brain-Score scoring) failed.
 
-    The message ends with that program's own error output.
+    The message names the file holding that program's whole error output and ends with the
+    last of it (the command line prints its first and last lines).
     """
 
 

@@ -27,6 +27,7 @@ from ..exceptions import (
     InputTypeError,
     InvalidDataError,
     NotFittedError,
+    ParameterError,
     UndefinedValueWarning,
     UnitsError,
     UnknownNameError,
@@ -166,6 +167,7 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         of targets, never holding more than one chunk, and ``coef_`` is then a lazy dask
         array read from it (variables ``coef``, ``intercept``, ``best_alpha``,
         ``best_score``, ``cv_scores``; an existing file is never overwritten).
+        :func:`encoding_score` needs ``"memory"`` (see there).
 
     Attributes
     ----------
@@ -240,22 +242,27 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
 
     def fit(self, X, y):
         """Pick alpha by cross-validation, then refit on all samples. Returns ``self``."""
-        alphas = self._alphas()
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X)
         if not np.issubdtype(X.dtype, np.floating):
             X = X.astype(np.float64)
         check_finite(X, "features")
-        folds = make_folds(self.cv, X.shape[0], self.random_state)
         if not _is_dask(Y):
             Y = np.asarray(Y)
             check_finite(Y, "targets")
-        if Y.dtype != X.dtype:  # the features' precision (at least float32) for both
-            X = X.astype(np.result_type(X.dtype, np.float32))
-        self._fit_chunks(X, Y, alphas, folds)
-        self.n_features_in_ = X.shape[1]
+        self._fit_chunks(self._design(X, Y.dtype, Y.shape[1]), Y)
         return self
+
+    def _design(self, X, target_dtype, n_targets):
+        """The features, inner folds and alphas of one fit: its decompositions, computed
+        once per process and shared by every chunk of targets fitted with it."""
+        alphas = self._alphas()
+        folds = make_folds(self.cv, X.shape[0], self.random_state)
+        if target_dtype != X.dtype:  # the features' precision (at least float32) for both
+            X = X.astype(np.result_type(X.dtype, np.float32))
+        need_coef = self._weights_mode(X.shape[1], n_targets, X.dtype.itemsize) is not None
+        return _ridge._Design(X, folds, alphas, self.get_params(), n_targets, need_coef)
 
     def _weights_mode(self, p, n_t, itemsize):
         w = self.weights
@@ -277,10 +284,12 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
             f"weights must be 'memory', None or a file path; got weights={w!r}."
         )
 
-    def _fit_chunks(self, X, Y, alphas, folds):
+    def _fit_chunks(self, design, Y):
+        """Fit the targets ``Y`` (all of them, or one chunk of the targets ``design`` was
+        built for) with the decompositions of ``design``; sets the fitted attributes."""
+        X, alphas = design.X, design.alphas
         n_t, p = Y.shape[1], X.shape[1]
         mode = self._weights_mode(p, n_t, X.dtype.itemsize)
-        design = _ridge._Design(X, folds, alphas, self.get_params(), n_t, mode is not None)
         if _is_dask(Y):
             Y = Y.rechunk({0: -1})
             blocks = list(Y.to_delayed().ravel())
@@ -335,6 +344,7 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         elif mode == "store":
             writer.finish(self.best_alphas_, self.best_scores_, scores)
             self.coef_, self.intercept_ = _open_weights(writer.path)
+        self.n_features_in_ = p
 
     def _check_fitted(self):
         if not hasattr(self, "cv_scores_"):
@@ -387,8 +397,43 @@ def _cv_predict_score(model, X, Y, folds, metric):
     out = np.zeros(Y.shape[1])
     for tr, te in folds:
         est = _clone(model).fit(X[tr], Y[tr])
-        P = np.atleast_2d(est.predict(X[te]).T).T
-        out += _metric(Y[te], P, metric)
+        out += _held_out_score(est, X[te], Y[te], metric)
+    return out / len(folds)
+
+
+def _held_out_score(est, X_test, Y_test, metric):
+    P = np.atleast_2d(est.predict(X_test).T).T
+    return _metric(Y_test, P, metric)
+
+
+def _fold_chunk_score(design, Y, *, model, X_test, train, test, metric):
+    """One outer fold's held-out score of one chunk of voxels ``Y`` (all stimuli), the
+    ridge fitted with the fold's shared ``design`` (its training stimuli's decompositions)."""
+    check_finite(Y, "responses")
+    Y = np.asarray(Y)
+    est = _clone(model)
+    est._fit_chunks(design, Y[train])
+    return _held_out_score(est, X_test, Y[test], metric)
+
+
+def _chunked_cv_score(model, X, Y, folds, metric):
+    """encoding_score of a RidgeEncoder on dask responses chunked over voxels, fold by fold
+    as the in-memory path: each outer training set is decomposed once per process (sent to
+    each dask.distributed worker once) and shared by every chunk, and only one fold's
+    decompositions are held at a time (the responses are read once per fold)."""
+    Y = Y.rechunk({0: -1})
+    blocks = list(Y.to_delayed().ravel())
+    starts = np.concatenate([[0], np.cumsum(Y.chunks[1])]).astype(int)
+    out = np.zeros(Y.shape[1])
+
+    def keep(i, part):
+        out[starts[i]:starts[i + 1]] += part
+
+    for tr, te in folds:
+        design = model._design(X[tr], Y.dtype, Y.shape[1])
+        kwargs = {"model": model, "X_test": _ridge.scatter_once(X[te]), "train": tr,
+                  "test": te, "metric": metric}
+        _ridge.map_chunks(design, blocks, kwargs, keep, fn=_fold_chunk_score)
     return out / len(folds)
 
 
@@ -431,7 +476,9 @@ def encoding_score(
     :class:`~toponeuro.exceptions.UndefinedValueWarning`. Stimuli are aligned by
     ``stimulus_id`` (exact join). Dask-backed responses chunked over voxels are fitted chunk
     by chunk on the active dask scheduler when the model treats targets independently (ridge
-    with ``alpha_per_target=True``); other models load the responses into memory.
+    with ``alpha_per_target=True``), fold by fold as in memory: each outer training set's
+    decompositions are computed once per process and shared by every chunk (the responses
+    are read once per fold); other models load the responses into memory.
 
     Parameters
     ----------
@@ -442,7 +489,14 @@ def encoding_score(
         DataArrays carries ids, :class:`~toponeuro.exceptions.AlignmentError` (pairing them
         by position could pair different stimuli); plain arrays pair by position.
     model : {"ridge", "pls"} or estimator
-        An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold).
+        An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold). Each
+        fold's clone predicts that fold's held-out stimuli and is then dropped (no fitted
+        model is returned), so a :class:`RidgeEncoder` must keep its coefficients in memory
+        (``weights="memory"``, its default): ``weights=None`` leaves nothing to predict with,
+        and a path would have every fold's clone write the same file, which nothing returns;
+        both raise :class:`~toponeuro.exceptions.ParameterError` before any fit. To keep coefficients, fit ``RidgeEncoder(weights=path)`` on all stimuli
+        yourself; for coefficients too large for memory, pass the responses as a dask array
+        chunked over voxels (each chunk is fitted on its own).
     cv : int, splitter or list of (train, test)
         An int is k-fold over the stimuli shuffled with a fixed seed (``random_state``, 0
         when ``None``): sorted stimulus sets (``load_floc``) would otherwise hold out whole
@@ -487,6 +541,7 @@ def encoding_score(
                 f"Unknown encoding model {model!r}; {close_matches(model, ENCODING_MODELS)}"
             )
         model = ENCODING_MODELS[model]()
+    _check_fold_weights(model)
     X, Y, resp = paired_matrices(features, responses, ("features", "responses"))
     X = np.asarray(X)
     if not np.issubdtype(X.dtype, np.floating):
@@ -499,14 +554,8 @@ def encoding_score(
         c = _check_ceiling(_align_ceiling(ceiling, resp), metric, Y.shape[1])
     else:
         c = None
-    if _is_dask(Y) and getattr(model, "_separable", False):
-        import dask
-
-        Y = Y.rechunk({0: -1})
-        task = dask.delayed(_cv_predict_score, pure=True)
-        Xs = _ridge.scatter_once(X)  # to each dask.distributed worker once, not per chunk
-        parts = dask.compute(*[task(model, Xs, b, folds, metric) for b in Y.to_delayed().ravel()])
-        scores = np.concatenate(parts)
+    if _is_dask(Y) and isinstance(model, RidgeEncoder) and model._separable:
+        scores = _chunked_cv_score(model, X, Y, folds, metric)
     else:
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)
     n_undef = int(np.count_nonzero(~np.isfinite(scores)))
@@ -527,6 +576,25 @@ def encoding_score(
         out = out.copy(data=normalised)
         out.attrs.update(metric=metric, model=type(model).__name__, ceiling_normalised=True)
     return out
+
+
+def _check_fold_weights(model):
+    """A RidgeEncoder in encoding_score predicts each held-out fold from coefficients in
+    memory; refuse weights that cannot (None) or that every fold would write (a path)."""
+    w = getattr(model, "weights", "memory") if isinstance(model, RidgeEncoder) else "memory"
+    if isinstance(w, str) and w == "memory":
+        return
+    why = ("leaves no coefficients to predict the held-out stimuli with" if w is None else
+           "would have every fold's copy of the model write the same file (toponeuro never "
+           "overwrites one), and encoding_score returns no fitted model")
+    keep = ("" if w is None else f" To keep coefficients, fit RidgeEncoder(weights={w!r}) on "
+            "all stimuli yourself.")
+    raise ParameterError(
+        f"encoding_score got RidgeEncoder(weights={w!r}), which {why}: each outer fold's "
+        "copy is fitted, predicts that fold's held-out stimuli and is dropped, so it needs "
+        f"weights='memory' (the default).{keep} For coefficients too large for memory, pass "
+        "the responses as a dask array chunked over voxels (each chunk is fitted on its own)."
+    )
 
 
 def _check_inner_cv(model, folds, n_stimuli, cv):

@@ -425,8 +425,9 @@ def _local_parallelism():
     return int(dask.config.get("num_workers", None) or os.cpu_count() or 1)
 
 
-def map_chunks(design: _Design, blocks, kwargs: dict, on_result) -> None:
-    """Run :func:`_fit_chunk` on every block of targets; ``on_result(i, result)`` in any order.
+def map_chunks(design: _Design, blocks, kwargs: dict, on_result, fn=None) -> None:
+    """Run :func:`_fit_chunk` (or ``fn(design, block, **kwargs)``) on every block of targets;
+    ``on_result(i, result)`` in any order.
 
     Blocks that are numpy arrays run here, one after another. Dask blocks (delayed) run on
     the active ``dask.distributed`` client when there is one -- the design is scattered to
@@ -436,13 +437,14 @@ def map_chunks(design: _Design, blocks, kwargs: dict, on_result) -> None:
     """
     import dask
 
+    fn = fn or _fit_chunk
     if not blocks:
         return
     if not hasattr(blocks[0], "dask") and not hasattr(blocks[0], "__dask_graph__"):
         for i, b in enumerate(blocks):
-            on_result(i, _fit_chunk(design, b, **kwargs))
+            on_result(i, fn(design, b, **kwargs))
         return
-    task = dask.delayed(_fit_chunk, pure=True)
+    task = dask.delayed(fn, pure=True)
     client = _distributed_client()
     if client is None:
         step = max(1, _local_parallelism())

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..exceptions import InvalidDataError
 
-__all__ = ["SSIM_REFERENCE", "ssim_batch", "default_win_size"]
+__all__ = ["SSIM_REFERENCE", "ssim_batch", "ssim_fixed_kernel", "default_win_size"]
 
 #: cells per batch of maps (a few MB of float64 temporaries)
 _CACHE_CELLS = 65_536
@@ -102,21 +102,12 @@ def ssim_batch(
     if has_nan:
         a = np.where(bad, 0.0, a)
         b = np.where(bad, 0.0, b)
-    npix = k * k
-    ux = _box_means(a, k)
-    uy = _box_means(b, k)
-    uxx = _box_means(a * a, k)
-    uyy = _box_means(b * b, k)
-    uxy = _box_means(a * b, k)
-    cov_norm = npix / (npix - 1.0)
-    vx = cov_norm * (uxx - ux * ux)
-    vy = cov_norm * (uyy - uy * uy)
-    vxy = cov_norm * (uxy - ux * uy)
     c1 = (k1 * data_range) ** 2
     c2 = (k2 * data_range) ** 2
-    s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+    s = _ssim_windows(_box_means(a, k), _box_means(a * a, k), b, a * b, k, c1, c2)
     if not has_nan:
         return s.mean(axis=(1, 2))
+    npix = k * k
     ok = _box_means(bad.astype(np.float64), k) < 0.5 / npix
     n_ok = ok.sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -129,6 +120,56 @@ def ssim_batch(
         )
         out = np.where(n_ok == 0, np.nan, out)
     return out
+
+
+def _ssim_windows(ux, uxx, b, ab, k, c1, c2, uy=None, uyy=None):
+    """SSIM of every window from the window means of ``a``, ``a**2``, ``b``, ``b**2``, ``a*b``.
+
+    ``ux``, ``uxx`` may be one map's (broadcast over the batch); ``uy``, ``uyy`` are
+    computed from ``b`` unless given.
+    """
+    npix = k * k
+    if uy is None:
+        uy = _box_means(b, k)
+        uyy = _box_means(b * b, k)
+    uxy = _box_means(ab, k)
+    cov_norm = npix / (npix - 1.0)
+    vx = cov_norm * (uxx - ux * ux)
+    vy = cov_norm * (uyy - uy * uy)
+    vxy = cov_norm * (uxy - ux * uy)
+    return ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+
+
+def ssim_fixed_kernel(a: np.ndarray, *, win_size: int, data_range: float,
+                      k1: float = 0.01, k2: float = 0.03):
+    """``f(b (B, h, w)) -> (B,)``: SSIM of the map ``a`` with each map of a batch.
+
+    The same numbers as ``ssim_batch(a repeated B times, b)``; the window means of ``a``
+    and ``a**2`` are computed once instead of once per draw. Returns None when ``a`` has a
+    missing unit; a batch with missing units goes through :func:`ssim_batch`.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if not np.isfinite(a).all():
+        return None
+    k = int(win_size)
+    h, w = a.shape
+    ux = _box_means(a[None], k)
+    uxx = _box_means(a[None] * a[None], k)
+    c1 = (k1 * data_range) ** 2
+    c2 = (k2 * data_range) ** 2
+    step = max(1, _CACHE_CELLS // (h * w))
+
+    def f(b: np.ndarray) -> np.ndarray:
+        b = np.asarray(b, dtype=np.float64).reshape(-1, h, w)
+        if not np.isfinite(b).all():
+            return ssim_batch(np.broadcast_to(a, b.shape), b, win_size=k,
+                              data_range=data_range, k1=k1, k2=k2)
+        return np.concatenate([
+            _ssim_windows(ux, uxx, bb, a[None] * bb, k, c1, c2).mean(axis=(1, 2))
+            for bb in (b[i : i + step] for i in range(0, b.shape[0], step))
+        ])
+
+    return f
 
 
 def ssim_shift_kernel(a: np.ndarray, b: np.ndarray, *, win_size: int, data_range: float,
@@ -152,12 +193,10 @@ def ssim_shift_kernel(a: np.ndarray, b: np.ndarray, *, win_size: int, data_range
     pad = (k - 1) // 2
     crop = (slice(pad, h - pad), slice(pad, w - pad))
     ux = ndimage.uniform_filter(a, k)[crop]
-    vx_raw = ndimage.uniform_filter(a * a, k)[crop] - ux * ux
+    uxx = ndimage.uniform_filter(a * a, k)[crop]
     uy_t = ndimage.uniform_filter(b, k, mode="wrap").ravel()
     uyy_t = ndimage.uniform_filter(b * b, k, mode="wrap").ravel()
     flat_b = b.ravel()
-    npix = k * k
-    cov_norm = npix / (npix - 1.0)
     c1 = (k1 * data_range) ** 2
     c2 = (k2 * data_range) ** 2
     step = max(1, _CACHE_CELLS // (h * w))
@@ -169,13 +208,7 @@ def ssim_shift_kernel(a: np.ndarray, b: np.ndarray, *, win_size: int, data_range
             bb = flat_b[ix].reshape(-1, h, w)
             uy = uy_t[ix].reshape(-1, h, w)[:, crop[0], crop[1]]
             uyy = uyy_t[ix].reshape(-1, h, w)[:, crop[0], crop[1]]
-            uxy = _box_means(a[None] * bb, k)
-            vx = cov_norm * vx_raw
-            vy = cov_norm * (uyy - uy * uy)
-            vxy = cov_norm * (uxy - ux * uy)
-            s = ((2 * ux * uy + c1) * (2 * vxy + c2)) / (
-                (ux * ux + uy * uy + c1) * (vx + vy + c2)
-            )
+            s = _ssim_windows(ux, uxx, bb, a[None] * bb, k, c1, c2, uy=uy, uyy=uyy)
             out.append(s.mean(axis=(1, 2)))
         return np.concatenate(out)
 

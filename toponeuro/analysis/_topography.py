@@ -30,7 +30,13 @@ from ..exceptions import (
 )
 from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
-from ._ssim import SSIM_REFERENCE, default_win_size, ssim_batch, ssim_shift_kernel
+from ._ssim import (
+    SSIM_REFERENCE,
+    default_win_size,
+    ssim_batch,
+    ssim_fixed_kernel,
+    ssim_shift_kernel,
+)
 
 __all__ = [
     "SIMILARITY_METHODS",
@@ -555,8 +561,8 @@ TOPONETS_SSIM_NOTE = (
     "rescaled to [0, 1] and SSIM uses data_range 1, with scikit-image's 7 x 7 uniform window."
 )
 #: how SSIM puts each map on an image scale
-SSIM_SCALE = ("each map min-max rescaled to [0, 1] over its units, data_range 1 (a null "
-              "draw keeps the scale of the map it moves)")
+SSIM_SCALE = ("each map min-max rescaled to [0, 1] over its units, data_range 1 (each null "
+              "draw too, as the observed map)")
 
 
 def _two_maps(tms, name):
@@ -575,13 +581,6 @@ def _corr_factory(tms, *, method="pearson", rng=None):
     return kernel, {"method": method, "reference": _SIM_REFERENCES[method]}
 
 
-def _scale_of(values: np.ndarray) -> tuple[float, float]:
-    """``(min, max - min)`` of a map's finite values (span NaN for a constant map)."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    if not v.size or np.ptp(v) == 0:
-        return 0.0, float("nan")
-    return float(v.min()), float(np.ptp(v))
 def _check_win_size(win_size, shape) -> int:
     """SSIM's window: odd, at least 3 and at most the sheet's smaller side (scikit-image)."""
     side = int(min(shape))
@@ -612,26 +611,40 @@ def _ssim_factory(tms, *, win_size=None, data_range=None, k1=0.01, k2=0.03, rng=
         data_range, rule = float(data_range), "given: the maps as they are (not rescaled)"
     h, w = shape
 
-    # the scale of each observed map: a moved copy keeps it (rescaling every draw anew
-    # stretches the moved copies that miss a map's extremes; the null was too wide then)
-    scales = [_scale_of(tm.values) for tm in tms] if rescale else None
+    def unit(v):  # each map (row) min-max rescaled over its units: null draws as observed
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN row: NaN
+            lo = np.nanmin(v, axis=-1, keepdims=True)
+            return (v - lo) / (np.nanmax(v, axis=-1, keepdims=True) - lo)
 
     def kernel(a, b):
         if rescale:
-            a, b = ((v - lo) / span for v, (lo, span) in zip((a, b), scales))
+            a, b = unit(a), unit(b)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # NaN rows: said by the caller
             return ssim_batch(a.reshape(-1, h, w), b.reshape(-1, h, w), win_size=win,
                               data_range=data_range, k1=k1, k2=k2)
 
-    ga, gb = tms[0].grid(), tms[1].grid()
+    ga, gb = tms[0].values[None], tms[1].values[None]
     if rescale:
-        ga, gb = ((g - lo) / span for g, (lo, span) in zip((ga, gb), scales))
+        ga, gb = unit(ga), unit(gb)
+    ga, gb = ga.reshape(h, w), gb.reshape(h, w)
     if data_range > 0 and np.isfinite(ga).any() and np.isfinite(gb).any():
-        # torus null: the range of a moved map does not change, and only the cross term
-        # moves (see ssim_shift_kernel)
+        # torus null: a moved map holds the same values (so the same scale), and only the
+        # cross term moves (see ssim_shift_kernel)
         kernel.shifted = ssim_shift_kernel(ga, gb, win_size=win, data_range=data_range,
                                            k1=k1, k2=k2)
+    fixed = ssim_fixed_kernel(ga, win_size=win, data_range=data_range, k1=k1, k2=k2)
+    if fixed is not None and data_range > 0:
+
+        def moved(b):  # the first map stays: its window means are computed once
+            if rescale:
+                b = unit(b)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return fixed(b.reshape(-1, h, w))
+
+        kernel.moved = moved
 
     attrs = {
         "method": "ssim",
@@ -704,10 +717,10 @@ def map_similarity(
     method : {"ssim", "pearson", "spearman"}
     n_permutations : int
         Draws of the spatial null (0: the statistic alone, p-value NaN).
-    null : {"shift", "spectral", "torus", "mirror", "positions"}, optional
+    null : {"shift", "phase", "spectral", "torus", "mirror", "positions"}, optional
         Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness
-        (sheet: shifts within the mirrored sheet; mesh: spin test). ``"positions"`` is no null for
-        overlap and warns. See :func:`spatial_null`.
+        (sheet: shifts within the mirrored sheet; mesh: spin test). ``"positions"`` is no
+        null for overlap and warns. See :func:`spatial_null`.
     alternative : {"two-sided", "greater", "less"}
         The tail of ``p_value``: two-sided (default) tests "more *or* less alike than
         chance", the one test behind the three outcomes of :func:`overlap_verdict`.

@@ -257,9 +257,11 @@ def score_with_brainscore(
         env=_bs_env({"RESULTCACHING_HOME": str(work / "result_caching")}),
     )
     if proc.returncode != 0:
+        log = work / "brainscore_stderr.txt"
+        log.write_text(proc.stderr)
         raise ExternalCommandError(
-            f"Brain-Score scoring failed (exit {proc.returncode}) in {python}:\n"
-            f"{proc.stderr.strip()[-3000:]}"
+            f"Brain-Score scoring failed (exit {proc.returncode}) in {python}; its whole error "
+            f"output is in {log}, and ends:\n{proc.stderr.strip()[-3000:]}"
         )
     result = json.loads(out.read_text())
     table = pd.DataFrame(result["scores"], columns=[

@@ -259,8 +259,9 @@ def plot_domain_arrangement(
     rho = arrangement.get("spearman", np.nan)
     axes[2].set_title(
         f"Spearman ρ = {'n/a' if not np.isfinite(rho) else f'{rho:+.2f}'} over "
-        f"{arrangement.get('n_pairs', len(dm))} pairs; p (sheet shift) "
-        f"{_p_text(arrangement.get('p_shift'))}, p (spin) {_p_text(arrangement.get('p_spin'))}",
+        f"{arrangement.get('n_pairs', len(dm))} pairs; p {_p_text(arrangement.get('p_value'))} "
+        f"(the larger of sheet shift {_p_text(arrangement.get('p_shift'))}, "
+        f"spin {_p_text(arrangement.get('p_spin'))})",
         fontsize=9)
     if title:
         fig.suptitle(title, fontsize=11)

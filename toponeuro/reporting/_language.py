@@ -18,10 +18,8 @@ import datetime as _dt
 import html
 import json
 import os
-import string
 import time
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -179,7 +177,11 @@ def run_language_map(
        :func:`language_verdict`, one test and one p each.
     4. **Cortex.** The language parcels (Wolna et al., 2025; S > N in 706 participants) on
        fsaverage5, both hemispheres, drawn beside the sheets, with a model-vs-cortex table
-       that says which rows are comparable and which are not.
+       that says which rows are comparable and which are not. The parcels' own Moran's I
+       and smoothness are not reported: no null can test them (a spin test rotates the map
+       whole and keeps its autocorrelation; scattering its values makes any contiguous
+       parcel "cluster"), and a number without a null would invite a comparison it cannot
+       support. Their extent and regions are reported, as descriptions.
 
     Writes ``report.html``, PNG figures, ``results.nc`` and ``summary.json`` into
     ``out_dir``.
@@ -337,13 +339,12 @@ def _steps(steps, *, model, checkpoint, trust_checkpoint, stimuli, layers, top_k
     cortex_topo = topography_table(cortex, threshold=0.5, min_units=cortex_min_vertices,
                                    smooth_sigma=0.0, pairs=(), n_permutations=0, alpha=alpha,
                                    random_state=random_state)
-    cortex_moran = {h: morans_i(c.maps[_MAP], weights="graph", n_permutations=0,
-                                geometry=c.geometry) for h, c in cortex.items()}
     report = _assemble(
         card=card, model_desc=model_desc, stim=stim, stim_source=stim_source, acts=acts,
         topolm=topolm, raw=raw, tmap=tmap, profile=profile, layers=layers,
         model_topo=model_topo, morans=morans, cortex_topo=cortex_topo,
-        cortex_moran=cortex_moran, threshold=threshold,
+        cortex_vertices={h: int(np.asarray(c.maps[_MAP]).size) for h, c in cortex.items()},
+        threshold=threshold,
         min_units=min_units, alpha=alpha, n_permutations=n_permutations,
         token_pooling=token_pooling,
     )
@@ -353,7 +354,7 @@ def _steps(steps, *, model, checkpoint, trust_checkpoint, stimuli, layers, top_k
 
 # ------------------------------------------------------------------------------ numbers
 def _assemble(*, card, model_desc, stim, stim_source, acts, topolm, raw, tmap, profile, layers,
-              model_topo, morans, cortex_topo, cortex_moran, threshold, min_units,
+              model_topo, morans, cortex_topo, cortex_vertices, threshold, min_units,
               alpha, n_permutations, token_pooling) -> dict:
     unit_layer = np.asarray(acts[D.LAYER].values).astype(str)
     rows, per_layer = [], {}
@@ -415,13 +416,11 @@ def _assemble(*, card, model_desc, stim, stim_source, acts, topolm, raw, tmap, p
     cortex_rows, cortex = [], {}
     for h in cortex_topo.sheets:
         r = cortex_topo.row(h, _MAP)
-        mi = cortex_moran[h]
-        cortex_rows.append({"hemisphere": h, "n_vertices": mi.attrs["n_points"],
+        cortex_rows.append({"hemisphere": h, "n_vertices": cortex_vertices[h],
                             "parcel_fraction": float(r["selective_fraction"]),
                             "n_regions": int(r["n_patches"]),
                             "largest_region_vertices": int(r["largest_patch_units"]),
-                            "largest_region_fraction": None,
-                            "morans_i": float(mi.statistic), "smoothness": float(r["smoothness"])})
+                            "largest_region_fraction": None})
         cortex[h] = {k: _num(v) if isinstance(v, float) else v
                      for k, v in cortex_rows[-1].items() if k != "hemisphere"}
     cortex_table = pd.DataFrame(cortex_rows).drop(columns="largest_region_fraction")
@@ -459,8 +458,11 @@ def _assemble(*, card, model_desc, stim, stim_source, acts, topolm, raw, tmap, p
         "per_layer": per_layer,
         "cortex": {"atlas": "language parcels (Wolna et al., 2025; S > N, n = 706) on "
                             "fsaverage5, flat-map coordinates, inflated-mesh neighbours",
-                   "nulls": "none: the parcels are a fixed binary map, smooth and patchy by "
-                            "construction, so a spatial null says nothing about them",
+                   "nulls": "none: the parcels are one fixed binary map, smooth and patchy "
+                            "by construction; a spin test keeps a map's own autocorrelation "
+                            "and scattering its values makes any contiguous parcel cluster, so "
+                            "no null can test their Moran's I or smoothness, and neither is "
+                            "reported (only their extent and regions are)",
                    **cortex},
     }
     data = xr.Dataset(
@@ -507,6 +509,10 @@ def _fmt(v, spec="{:.2f}"):
     return "–" if v is None or not np.isfinite(v) else spec.format(float(v))
 
 
+#: the cortex's cell for a statistic of one map that no null can test (see comparison_table)
+NOT_TESTED = "not tested (no valid null)"
+
+
 def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame) -> pd.DataFrame:
     """Model sheet (last layer) vs each hemisphere, with a column saying what is comparable.
 
@@ -516,10 +522,11 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame) -> p
     ...                    "n_units": 100, "largest_patch_units": 10, "morans_i": 0.4,
     ...                    "morans_i_p": 0.001, "smoothness": 0.3, "smoothness_p": 0.01}])
     >>> c = pd.DataFrame([{"hemisphere": "left", "parcel_fraction": 0.05, "n_regions": 5,
-    ...                    "n_vertices": 10242, "largest_region_vertices": 200,
-    ...                    "morans_i": 0.9, "smoothness": 0.8}])
+    ...                    "n_vertices": 10242, "largest_region_vertices": 200}])
     >>> comparison_table(m, c).loc["contiguous regions", "comparable?"][:7]
     'in kind'
+    >>> comparison_table(m, c).loc["Moran's I", "cortex · left"]
+    'not tested (no valid null)'
     """
     last = model_table.iloc[-1]
     cols = {f"model · {last['layer']}": [
@@ -537,8 +544,8 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame) -> p
             _fmt(r.parcel_fraction, "{:.1%}"),
             _fmt(r.n_regions, "{:.0f}"),
             _fmt(r.largest_region_vertices / r.n_vertices, "{:.1%}"),
-            f"{_fmt(r.morans_i)} (no null)",
-            f"{_fmt(r.smoothness)} (no null)",
+            NOT_TESTED,
+            NOT_TESTED,
             "–",
         ]
     cols["comparable?"] = [
@@ -548,9 +555,13 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame) -> p
         "in kind: counts of contiguous regions (the model's tested against its null, the "
         "parcels fixed); sheet and hemisphere differ in size and shape",
         "in kind: the largest region as a share of the surface",
-        "no: the parcel map is binary and smooth by construction, so its Moran's I is high "
-        "whatever the brain does; only the model's has a null",
-        "no: same reason as Moran's I",
+        "no: only the model's is tested. The parcels' own Moran's I has no valid null: a "
+        "spin test rotates the map whole and so keeps its autocorrelation (a rotated map has "
+        "about the same Moran's I), and scattering its values makes any contiguous parcel "
+        "'cluster'; a binary map of contiguous parcels is autocorrelated by construction, "
+        "so its value is not reported",
+        "no: only the model's is tested; the parcels' smoothness has no valid null, for the "
+        "same reason as Moran's I, and is not reported",
         "not compared: one language map, no set of regions to arrange",
     ]
     index = ["what the map is", "fraction language-selective", "contiguous regions",
@@ -569,7 +580,7 @@ def format_language_summary(summary: dict) -> str:
     ...      "alpha": 0.05, "patch_threshold_t": 3.1, "per_layer": {"l": {
     ...      "sheet": "8x8", "n_fdr_topolm": 5, "n_topk_topolm": 6, "signatures": ["a", "b"]}},
     ...      "cortex": {"atlas": "x", "nulls": "y", "left": {"parcel_fraction": 0.05,
-    ...      "n_regions": 5, "morans_i": 0.9}}}
+    ...      "n_regions": 5}}}
     >>> print(format_language_summary(s).splitlines()[0])
     toponeuro map --language — m on 640 localizer items (nulls: 9 draws, alpha 0.05)
     """
@@ -586,7 +597,7 @@ def format_language_summary(summary: dict) -> str:
             continue
         frac = c["parcel_fraction"]
         lines.append(f"cortex {h}: language parcels cover {frac:.1%} of the hemisphere in "
-                     f"{c['n_regions']} regions; Moran's I {c['morans_i']:.2f} (no null)")
+                     f"{c['n_regions']} regions")
     return "\n".join(lines)
 
 
@@ -637,8 +648,6 @@ def _html(rep: dict, files: dict) -> str:
     esc = html.escape
     s = rep["summary"]
     m, st, sel = s["model"], s["stimuli"], s["selection"]
-    template = string.Template((resources.files(__package__) / "templates" /
-                                "language_report.html").read_text(encoding="utf-8"))
     verdicts = "".join(
         f"<h3>{esc(ly)} ({esc(r['sheet'])})</h3><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul>"
@@ -646,7 +655,8 @@ def _html(rep: dict, files: dict) -> str:
     topolm_note = "" if m.get("tau") else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '
         "baseline. Its sheets are its units in their index order.</div>")
-    return template.substitute(
+    return _writer.render_page(
+        "language_report.html", title=f"toponeuro map --language — {esc(m['name'])}",
         model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
         created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
         tau=esc(str(m["tau"])), model_description=esc(m["description"] or ""),

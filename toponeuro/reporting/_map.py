@@ -181,7 +181,10 @@ def run_map(
         Also measure the map similarities of the same architecture at random
         initialisation (:func:`random_init_similarities`) and show them beside the trained
         ones: the selectivity contrast (each domain against the other four) builds in an
-        anti-correlation between domains' maps, so a trained value alone can mislead.
+        anti-correlation between domains' maps, so a trained value alone can mislead. It
+        costs a second extraction and its nulls; ``False`` (``--no-random-init``) skips it,
+        and the report, the sentences and ``summary.json`` (``random_init_baseline``,
+        ``random_init_note``) then say that it was not computed.
     random_state : int
         Seed of the smoothness sampling.
     progress, verbose : bool
@@ -273,15 +276,13 @@ def run_map(
             steps.update()
 
             steps.set_postfix_str("report")
-            source = next(iter(cortex.maps.values())).source if cortex.maps else {}
-            res = _results.assemble(
+            inputs = _results.MapInputs(
                 card=net.model_card, model_desc=_model_description(net, model, checkpoint),
-                stim=stim, stim_source=stim_source, acts=acts, sel=model_side.selectivity,
-                layers=layers, model_topo=model_side.topography,
-                cortex_topo=cortex.topography, dims=model_side.dimensionality,
-                comparison=comparison, threshold=threshold, min_units=min_units, alpha=alpha,
-                training_images=train, random_init=random_init, cortex_source=source,
-            )
+                stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
+                threshold=threshold, min_units=min_units, alpha=alpha,
+                training_images=train)
+            res = _results.assemble(inputs, acts, model_side, cortex, comparison,
+                                    random_init=random_init)
             files = _writer.write_report(folder.path, res, atlas=cortex.atlas, t0=t0,
                                          cortex=cortex.maps)
             steps.update()

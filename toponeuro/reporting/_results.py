@@ -19,7 +19,9 @@ from .. import _dims as D
 from .._version import __version__
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
-__all__ = ["ReportData", "assemble", "comparison_view", "cortex_description", "format_summary"]
+__all__ = ["ReportData", "MapInputs", "assemble", "result_tables", "map_summary",
+           "run_description", "layer_summary", "cortex_summary", "arrangement_summary",
+           "headline_summary", "comparison_view", "cortex_description", "format_summary"]
 
 _PAIRS = ("faces-bodies", "faces-places")
 
@@ -73,6 +75,15 @@ BASELINE_NOTE = (
     "initialisation, measured the same way, shows how much of a similarity that alone gives"
 )
 
+#: what the report says when ``run_map(random_init_baseline=False)`` skipped the baseline
+NO_BASELINE_NOTE = (
+    "not computed (random_init_baseline=False; --no-random-init on the command line): the "
+    "selectivity contrast (each domain against the other four) builds in an "
+    "anti-correlation between any two domains' maps, with or without training, and without "
+    "the same network measured at random initialisation nothing here tells how much of a "
+    "similarity that alone gives"
+)
+
 
 def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> dict | None:
     """One overlap test in plain words: :func:`~toponeuro.analysis.overlap_verdict`."""
@@ -85,6 +96,8 @@ def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> d
     v = overlap_verdict(res, alpha=alpha)
     text = v.sentence(a, b, "on this sheet")
     base = None if baseline is None else baseline.get((layer, pair))
+    if baseline is None:  # skipped (random_init_baseline=False): said, not silently omitted
+        text += "; at random initialisation: not computed"
     out = {"signature": pair, "significant": v.outcome in ("share territory", "avoid each other"),
            "outcome": v.outcome, "statistic": res.statistic, "null_mean": res.null_mean,
            "null_std": res.null_std, "p_value": v.p_value, "p_text": v.p_text,
@@ -171,60 +184,170 @@ def cortex_description(source: dict | None) -> str:
     return f"{head}: its ROIs as 0/1 maps"
 
 
-def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_topo, cortex_topo,
-             dims, comparison, threshold, min_units, alpha=0.05,
-             training_images=None, cortex_source: dict | None = None,
+@dataclass(frozen=True)
+class MapInputs:
+    """What one ``toponeuro map`` run was given: the model, the stimuli and the settings
+    (the "what was run" of its summary; see :func:`assemble`)."""
+
+    #: the model's :class:`~toponeuro.models.ModelCard`
+    card: object
+    #: where the weights came from, in words
+    model_desc: str
+    #: the :class:`~toponeuro.stimuli.StimulusSet` shown to the model
+    stimuli: object
+    #: where the stimuli came from, in words
+    stimuli_source: str
+    #: the mapped layers, in network order (the last is the headline layer)
+    layers: tuple
+    #: patch threshold on the selectivity t, smallest patch (units)
+    threshold: float
+    min_units: int
+    alpha: float = 0.05
+    #: :func:`~toponeuro.reporting.training_images`'s record (None: unknown)
+    training_images: dict | None = None
+
+
+def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
              random_init: dict | None = None) -> ReportData:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`).
 
-    ``random_init``: ``(layer, pair)`` -> the map similarity of the model at random
-    initialisation (:func:`~toponeuro.reporting.random_init_similarities`), shown beside
-    the trained one (see ``BASELINE_NOTE``).
+    ``model`` and ``cortex`` are the :class:`~toponeuro.reporting.ModelTopography` and
+    :class:`~toponeuro.reporting.CortexTopography` stages' results, ``comparison`` that of
+    :func:`~toponeuro.reporting.compare_model_cortex`. ``random_init``: ``(layer, pair)`` ->
+    the map similarity of the model at random initialisation
+    (:func:`~toponeuro.reporting.random_init_similarities`), shown beside the trained one
+    (see ``BASELINE_NOTE``).
     """
-    model_table = _model_table(model_topo, layers)
-    sim = model_topo.similarity.rename(columns={"sheet": "layer"})
-    cortex_table = cortex_topo.table.rename(columns={"sheet": "hemisphere", "name": "domain"})
+    layers = list(inputs.layers)
+    tables = result_tables(model.topography, cortex.topography, comparison, layers)
+    summary = map_summary(inputs, acts, model, cortex.topography, cortex_source(cortex.maps),
+                          comparison, random_init)
+    shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
+    return ReportData(summary=summary, tables=tables,
+                     dataset=_dataset(acts, model.selectivity, tables["model"],
+                                      model.topography, model.dimensionality, layers),
+                     comparison=comparison, model_topo=model.topography,
+                     cortex_topo=cortex.topography, selectivity=model.selectivity,
+                     sheet_shapes=shapes)
+
+
+def cortex_source(maps: dict) -> dict:
+    """What the cortex maps were made from (:attr:`~toponeuro.atlases.CortexMaps.source` of
+    the first hemisphere's; ``{}`` without maps)."""
+    return next(iter(maps.values())).source if maps else {}
+
+
+def result_tables(model_topo, cortex_topo, comparison: dict, layers) -> dict:
+    """The report's four tables: the model's topography (``layers`` only), its map
+    similarities, the cortex's topography and every (layer, hemisphere) comparison."""
     comp_rows = []
     for (layer, h), t in comparison.items():
         t = t.reset_index()
         t.insert(0, "hemisphere", h)
         t.insert(0, "layer", layer)
         comp_rows.append(t)
-    tables = {"model": model_table, "similarity": sim, "cortex": cortex_table,
-              "comparison": pd.concat(comp_rows, ignore_index=True)}
-    per_layer = {}
-    for layer in layers:
-        t = model_table[model_table.layer == layer].set_index("domain")
-        per_layer[layer] = {
-            "sheet": t["sheet"].iloc[0],
-            "smoothness": {d: round(float(t.loc[d, "smoothness"]), 4) for d in MAP_DOMAINS},
-            "smoothness_null": {d: {"mean": _num(t.loc[d, "smoothness_null_mean"]),
-                                    "std": _num(t.loc[d, "smoothness_null_std"]),
-                                    "p_value": _num(t.loc[d, "smoothness_p"])}
-                                for d in MAP_DOMAINS},
-            "n_patches": {d: int(t.loc[d, "n_significant_patches"])
-                          if np.isfinite(t.loc[d, "n_significant_patches"])
-                          else int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
-            "n_patches_found": {d: int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
-            "selective_fraction": {d: round(float(t.loc[d, "selective_fraction"]), 4)
-                                   for d in MAP_DOMAINS},
-            "map_similarity": {p: round(model_topo.similarity_of(layer, p), 4) for p in _PAIRS},
-            "map_similarity_null": {
-                r.pair: _similarity_entry(model_topo.similarities[layer, r.pair], alpha)
-                for r in sim[sim.layer == layer].itertuples()},
-            "effective_dimensionality": round(float(dims[layer]), 3),
-            "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha,
-                                                          random_init)],
-        }
-        if random_init is not None:
-            per_layer[layer]["map_similarity_random_init"] = {
-                p: _similarity_entry(random_init[layer, p], alpha)
-                for p in _PAIRS if (layer, p) in random_init}
-    cortex = {}
+    return {"model": _model_table(model_topo, layers),
+            "similarity": model_topo.similarity.rename(columns={"sheet": "layer"}),
+            "cortex": cortex_topo.table.rename(columns={"sheet": "hemisphere", "name": "domain"}),
+            "comparison": pd.concat(comp_rows, ignore_index=True)}
+
+
+def map_summary(inputs: MapInputs, acts, model, cortex_topo, source: dict, comparison: dict,
+                random_init: dict | None = None) -> dict:
+    """``summary.json`` of one run: what was run, then each layer, the cortex, the
+    arrangement of every (layer, hemisphere) and the headline."""
+    layers = list(inputs.layers)
+    arrangement = {f"{layer}|{h}": arrangement_summary(t)
+                   for (layer, h), t in comparison.items()}
+    return {
+        **run_description(inputs, acts, model, baseline=random_init is not None),
+        "per_layer": {layer: layer_summary(model.topography, layer,
+                                           model.dimensionality[layer], inputs.alpha,
+                                           random_init) for layer in layers},
+        "cortex": cortex_summary(cortex_topo, source, inputs.alpha),
+        "arrangement": arrangement,
+        "headline": headline_summary(layers[-1], cortex_topo.sheets, arrangement),
+    }
+
+
+def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -> dict:
+    """The summary's "what was run": version, time, model, stimuli, layers and settings."""
+    card, stim, sel = inputs.card, inputs.stimuli, model.selectivity
+    return {
+        "toponeuro_version": __version__,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "model": {
+            "name": card.name,
+            "source": inputs.model_desc,
+            "tau": card.tau,
+            "description": card.description,
+            "weights_sha256": str(acts.attrs.get(D.ATTR_WEIGHTS_SHA256, "")),
+        },
+        "stimuli": {
+            "set": "fLoc (Stigliani et al., 2015)",
+            "source": inputs.stimuli_source,
+            "n_stimuli": len(stim),
+            "categories": list(dict.fromkeys(np.asarray(stim.categories, str).tolist())),
+            "numbers": _numbers(stim),
+            "training_images": inputs.training_images,
+        },
+        "layers": list(inputs.layers),
+        "pooling": "mean over feature-map positions (one unit per channel)",
+        "selectivity": str(sel.attrs.get("method", "t, each domain vs the other four domains")),
+        "patch_threshold_t": inputs.threshold,
+        "patch_min_units": int(inputs.min_units),
+        "n_permutations": int(model.topography.attrs["n_permutations"]),
+        "alpha": float(inputs.alpha),
+        "p_values": ("map similarity: two-sided (more or less alike than chance; verdict "
+                     "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
+                     "either way'; no null: 'not tested'); smoothness and patches: one-sided "
+                     "(more organised than chance)"),
+        "random_init_baseline": baseline,
+        "random_init_note": BASELINE_NOTE if baseline else NO_BASELINE_NOTE,
+        "definitions": _jsonable(model.topography.attrs["definitions"]),
+    }
+
+
+def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 0.05,
+                  random_init: dict | None = None) -> dict:
+    """One layer's record: each domain's smoothness (with its null), patches, selective
+    fraction, the map similarities with their tests, the dimensionality and the sentences."""
+    t = _model_table(model_topo, [layer]).set_index("domain")
+    sim = model_topo.similarity
+    out = {
+        "sheet": t["sheet"].iloc[0],
+        "smoothness": {d: round(float(t.loc[d, "smoothness"]), 4) for d in MAP_DOMAINS},
+        "smoothness_null": {d: {"mean": _num(t.loc[d, "smoothness_null_mean"]),
+                                "std": _num(t.loc[d, "smoothness_null_std"]),
+                                "p_value": _num(t.loc[d, "smoothness_p"])}
+                            for d in MAP_DOMAINS},
+        "n_patches": {d: int(t.loc[d, "n_significant_patches"])
+                      if np.isfinite(t.loc[d, "n_significant_patches"])
+                      else int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
+        "n_patches_found": {d: int(t.loc[d, "n_patches"]) for d in MAP_DOMAINS},
+        "selective_fraction": {d: round(float(t.loc[d, "selective_fraction"]), 4)
+                               for d in MAP_DOMAINS},
+        "map_similarity": {p: round(model_topo.similarity_of(layer, p), 4) for p in _PAIRS},
+        "map_similarity_null": {
+            r.pair: _similarity_entry(model_topo.similarities[layer, r.pair], alpha)
+            for r in sim[sim.sheet == layer].itertuples()},
+        "effective_dimensionality": round(float(dimensionality), 3),
+        "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha, random_init)],
+    }
+    if random_init is not None:
+        out["map_similarity_random_init"] = {
+            p: _similarity_entry(random_init[layer, p], alpha)
+            for p in _PAIRS if (layer, p) in random_init}
+    return out
+
+
+def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> dict:
+    """The summary's cortex: what the maps are, their nulls, and each hemisphere's numbers."""
+    per_hemisphere = {}
     csim = cortex_topo.similarity
     for h in cortex_topo.sheets:
         present = [d for d in CORTEX_DOMAINS if d in cortex_topo.names(h)]
-        cortex[h] = {
+        per_hemisphere[h] = {
             "n_regions": len(present),
             "smoothness": {d: _num(cortex_topo.row(h, d)["smoothness"]) for d in present},
             "n_patches": {d: _num(cortex_topo.row(h, d)["n_patches"]) for d in present},
@@ -234,90 +357,58 @@ def assemble(*, card, model_desc, stim, stim_source, acts, sel, layers, model_to
                 r.pair: _similarity_entry(cortex_topo.similarities[h, r.pair], alpha)
                 for r in csim[csim.sheet == h].itertuples() if r.pair in _PAIRS},
         }
-    arrangement = {}
-    for (layer, h), t in comparison.items():
-        a = t.attrs.get("arrangement", {})
-        arrangement[f"{layer}|{h}"] = {
-            "spearman": _num(a.get("spearman", np.nan)),
-            "p_value": _num(a.get("p_value", np.nan)),
-            "p_shift": _num(a.get("p_shift", np.nan)),
-            "p_spin": _num(a.get("p_spin", np.nan)),
-            "null_shift_mean": _num(a.get("null_shift_mean", np.nan)),
-            "null_spin_mean": _num(a.get("null_spin_mean", np.nan)),
-            "n_domains": int(a.get("n_domains", 0)),
-            "n_pairs": int(a.get("n_pairs", 0)),
-            "domains": list(a.get("domains", [])),
-            "pairs": list(a.get("pairs", [])),
-            "model_distances": [_num(v) for v in a.get("model_distances", [])],
-            "cortex_distances_mm": [_num(v) for v in a.get("cortex_distances", [])],
-            "patch_centroids": {
-                "spearman": _num(t.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"]),
-                "n_regions": int(t.loc[("arrangement_n_regions", "centroids"),
+    n_spin = cortex_topo.attrs["similarity_permutations"]
+    return {
+        "atlas": cortex_description(source),
+        "source": _jsonable(source or {}),
+        "nulls": (f"map similarity: spin test, {n_spin} rotations of the sphere; "
+                  + ("smoothness and patches: none drawn (they describe the given maps; "
+                     "the spin test is drawn for their similarities and arrangement)"
+                     if (source or {}).get("representation") == "values" else
+                     "smoothness and patches: none (the atlas's fixed ROIs are smooth "
+                     "and patchy by construction, so a null says nothing about them)")
+                  + f"; arrangement: spin test, {n_spin} independent rotations of each "
+                  "domain's map"),
+        **per_hemisphere,
+    }
+
+
+def arrangement_summary(table: pd.DataFrame) -> dict:
+    """One (layer, hemisphere) comparison's domain arrangement (its ``arrangement`` attrs)
+    and the patch-centroid arrangement of its table, JSON-ready."""
+    a = table.attrs.get("arrangement", {})
+    return {
+        "spearman": _num(a.get("spearman", np.nan)),
+        "p_value": _num(a.get("p_value", np.nan)),
+        "p_shift": _num(a.get("p_shift", np.nan)),
+        "p_spin": _num(a.get("p_spin", np.nan)),
+        "null_shift_mean": _num(a.get("null_shift_mean", np.nan)),
+        "null_spin_mean": _num(a.get("null_spin_mean", np.nan)),
+        "n_domains": int(a.get("n_domains", 0)),
+        "n_pairs": int(a.get("n_pairs", 0)),
+        "domains": list(a.get("domains", [])),
+        "pairs": list(a.get("pairs", [])),
+        "model_distances": [_num(v) for v in a.get("model_distances", [])],
+        "cortex_distances_mm": [_num(v) for v in a.get("cortex_distances", [])],
+        "patch_centroids": {
+            "spearman": _num(table.loc[("arrangement_spearman", "centroids"),
                                        "model_vs_cortex"]),
-            },
-        }
-    headline_layer = list(layers)[-1]
-    headline = {
-        "layer": headline_layer,
+            "n_regions": int(table.loc[("arrangement_n_regions", "centroids"),
+                                       "model_vs_cortex"]),
+        },
+    }
+
+
+def headline_summary(layer: str, hemispheres, arrangement: dict) -> dict:
+    """The headline: ``layer`` (the deepest mapped one, a rule fixed in advance) and its
+    arrangement against each hemisphere (``arrangement`` keyed ``"layer|hemisphere"``)."""
+    return {
+        "layer": layer,
         "rule": ("the deepest mapped layer (the last of the layers), as TDANN and TopoNets "
                  "compare their last convolutional layers with ventral temporal cortex"),
-        "arrangement": {h: arrangement[f"{headline_layer}|{h}"] for h in cortex_topo.sheets
-                        if f"{headline_layer}|{h}" in arrangement},
+        "arrangement": {h: arrangement[f"{layer}|{h}"] for h in hemispheres
+                        if f"{layer}|{h}" in arrangement},
     }
-    summary = {
-        "toponeuro_version": __version__,
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "model": {
-            "name": card.name,
-            "source": model_desc,
-            "tau": card.tau,
-            "description": card.description,
-            "weights_sha256": str(acts.attrs.get(D.ATTR_WEIGHTS_SHA256, "")),
-        },
-        "stimuli": {
-            "set": "fLoc (Stigliani et al., 2015)",
-            "source": stim_source,
-            "n_stimuli": len(stim),
-            "categories": list(dict.fromkeys(np.asarray(stim.categories, str).tolist())),
-            "numbers": _numbers(stim),
-            "training_images": training_images,
-        },
-        "layers": list(layers),
-        "pooling": "mean over feature-map positions (one unit per channel)",
-        "selectivity": str(sel.attrs.get("method", "t, each domain vs the other four domains")),
-        "patch_threshold_t": threshold,
-        "patch_min_units": int(min_units),
-        "n_permutations": int(model_topo.attrs["n_permutations"]),
-        "alpha": float(alpha),
-        "p_values": ("map similarity: two-sided (more or less alike than chance; verdict "
-                     "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
-                     "either way'; no null: 'not tested'); smoothness and patches: one-sided "
-                     "(more organised than chance)"),
-        "random_init_note": BASELINE_NOTE if random_init is not None else None,
-        "definitions": _jsonable(model_topo.attrs["definitions"]),
-        "per_layer": per_layer,
-        "cortex": {
-            "atlas": cortex_description(cortex_source),
-            "source": _jsonable(cortex_source or {}),
-            "nulls": (f"map similarity: spin test, "
-                      f"{cortex_topo.attrs['similarity_permutations']} rotations of the sphere; "
-                      + ("smoothness and patches: none drawn (they describe the given maps; "
-                         "the spin test is drawn for their similarities and arrangement)"
-                         if (cortex_source or {}).get("representation") == "values" else
-                         "smoothness and patches: none (the atlas's fixed ROIs are smooth "
-                         "and patchy by construction, so a null says nothing about them)")
-                      + f"; arrangement: spin test, {cortex_topo.attrs['similarity_permutations']}"
-                      " independent rotations of each domain's map"),
-            **cortex,
-        },
-        "arrangement": arrangement,
-        "headline": headline,
-    }
-    shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
-    return ReportData(summary=summary, tables=tables,
-                     dataset=_dataset(acts, sel, model_table, model_topo, dims, layers),
-                     comparison=comparison, model_topo=model_topo, cortex_topo=cortex_topo,
-                     selectivity=sel, sheet_shapes=shapes)
 
 
 def _similarity_entry(res, alpha) -> dict:
@@ -421,6 +512,8 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) ->
     for item, label, fmt in (
         ("spearman", "arrangement (model vs cortex) · Spearman ρ of centre distances",
          "{:+.2f}"),
+        ("p_value", "arrangement · p (one-sided; the larger of the two nulls below)",
+         "{:.3f}"),
         ("p_shift", "arrangement · p (sheet maps shifted)", "{:.3f}"),
         ("p_spin", "arrangement · p (cortex maps spun)", "{:.3f}"),
         ("n_domains", "arrangement · domains compared", "{:.0f}"),
@@ -448,6 +541,26 @@ def training_images_note(stimuli: dict) -> str:
 
 def _pt(p) -> str:
     return "n/a" if p is None else f"{p:.3f}"
+
+
+def arrangement_p_text(a: dict) -> str:
+    """The arrangement test's one p, with the two nulls it is the larger of.
+
+    The test (:func:`toponeuro.analysis.arrangement_comparison`) is one-sided (the sheet's
+    arrangement more like the cortex's than chance) and its ``p_value`` is the larger of the
+    sheet-shift and spin p: the arrangement beats chance only if it beats both.
+
+    Examples
+    --------
+    >>> arrangement_p_text({"p_value": 0.31, "p_shift": 0.31, "p_spin": 0.3})
+    'p = 0.310 (one-sided, the larger of the sheet maps shifted 0.310 and the cortex maps spun 0.300)'
+    >>> arrangement_p_text({"p_value": None, "p_shift": None, "p_spin": None})
+    'not tested'
+    """
+    if a.get("p_value") is None:
+        return "not tested"
+    return (f"p = {_pt(a['p_value'])} (one-sided, the larger of the sheet maps shifted "
+            f"{_pt(a.get('p_shift'))} and the cortex maps spun {_pt(a.get('p_spin'))})")
 
 
 def format_summary(summary: dict) -> str:
@@ -509,6 +622,6 @@ def format_summary(summary: dict) -> str:
         lines.append(
             f"arrangement {layer} vs {h} cortex: Spearman {rho} over {a['n_pairs']} "
             f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
-            f" (p sheet-shift {_pt(a['p_shift'])}, p spin {_pt(a['p_spin'])})"
+            f" ({arrangement_p_text(a)})"
             + ("  <- headline layer" if layer == head else ""))
     return "\n".join(lines)

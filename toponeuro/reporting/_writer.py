@@ -21,7 +21,7 @@ import pandas as pd
 from .. import _dims as D
 from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
-from ._results import ReportData, comparison_view, training_images_note
+from ._results import ReportData, arrangement_p_text, comparison_view, training_images_note
 
 __all__ = ["write_report", "output_folder", "OutputFolder"]
 
@@ -130,7 +130,8 @@ _METRIC_NAMES = {
     "arrangement_spearman": "patch-centroid arrangement: Spearman ρ",
     "arrangement_procrustes": "patch-centroid arrangement: Procrustes disparity",
     "arrangement_n_regions": "patch-centroid arrangement: domains with a patch on both sides",
-    "spearman": "Spearman ρ", "p_shift": "p (sheet maps shifted)",
+    "spearman": "Spearman ρ", "p_value": "p (one-sided; the larger of the two below)",
+    "p_shift": "p (sheet maps shifted)",
     "p_spin": "p (cortex maps spun)", "n_domains": "domains compared", "centroids": "–",
 }
 
@@ -161,6 +162,17 @@ def _img(files: dict, name: str, alt: str) -> str:
     esc = html.escape
     return (f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{data}"><figcaption>'
             f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
+
+
+def render_page(template: str, *, title: str, **fields) -> str:
+    """A report page: ``templates/<template>`` filled with ``fields``, its ``$page_head``
+    the head every report page shares (``templates/head.html``: the title and the style)."""
+    def read(name: str) -> string.Template:
+        return string.Template(
+            (resources.files(__package__) / "templates" / name).read_text(encoding="utf-8"))
+
+    head = read("head.html").substitute(title=title).rstrip("\n")
+    return read(template).substitute(page_head=head, **fields)
 
 
 def _html(res: ReportData, files: dict) -> str:
@@ -197,17 +209,23 @@ def _html(res: ReportData, files: dict) -> str:
     if train:
         demo_note += (f'<div class="note"><b>Training images:</b> '
                       f"{esc(training_images_note(st))}.</div>")
+    if s.get("random_init_baseline", True):
+        baseline_text = (
+            "Beside each value stands the same measurement of the network at random "
+            "initialisation: the selectivity contrast (each domain against the other four) "
+            "builds in an anti-correlation between domains' maps, so a verdict the untrained "
+            "network shares says nothing about training.")
+    else:
+        baseline_text = f"<b>Random-initialisation baseline:</b> {esc(s['random_init_note'])}."
+        demo_note += f'<div class="note">{baseline_text}</div>'
     head = s["headline"]
     headline = _headline(s, esc)
     n_smp = _n_samples(res.model_topo, layers)
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
     user_maps = s["cortex"].get("source", {}).get("representation") == "values"
-    template = string.Template(
-        (resources.files(__package__) / "templates" / "report.html").read_text(encoding="utf-8")
-    )
-    return template.substitute(
-        model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
+    return render_page(
+        "report.html", title=f"toponeuro map — {esc(m['name'])}", model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
         created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
         tau=esc(str(m["tau"])), model_description=esc(m["description"] or ""),
         n_stimuli=st["n_stimuli"], n_categories=len(st["categories"]),
@@ -216,7 +234,7 @@ def _html(res: ReportData, files: dict) -> str:
         stimuli_source=esc(st["source"]), layers=esc(", ".join(layers)),
         pooling=esc(s["pooling"]), selectivity=esc(s["selectivity"]), min_units=min_units,
         threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), demo_note=demo_note,
-        headline=headline,
+        headline=headline, baseline_text=baseline_text,
         model_table=_html_table(model_table), dims_table=_html_table(dims),
         n_permutations=s.get("n_permutations", 0), alpha=f"{s.get('alpha', 0.05):g}",
         signatures="".join(
@@ -276,8 +294,7 @@ def _headline(s: dict, esc) -> str:
         parts.append(
             f"the {h} hemisphere: Spearman ρ = {a['spearman']:+.2f} over "
             f"{_plural(a['n_pairs'], 'pair')} of {_plural(a['n_domains'], 'domain')} "
-            f"(p = {_pt(a['p_shift'])} against the sheet maps shifted, "
-            f"{_pt(a['p_spin'])} against the cortex maps spun): "
+            f"({arrangement_p_text(a)}): "
             + ("the arrangement matches beyond both nulls" if beat else
                "not distinguishable from chance arrangements"))
     return (f"<p><b>Model vs cortex.</b> Do the five domains sit on the sheet of "

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,10 +15,11 @@ from ..exceptions import (
     InputTypeError,
     InvalidDataError,
     OutOfRangeError,
-    ParameterError,
     UnknownNameError,
     close_matches,
 )
+from ._identity import _is_tensor, stimulus_hash
+from ._selection import _as_str_array, group_labels, ids_positions, index_positions, split_mask
 
 __all__ = [
     "StimulusSet",
@@ -62,17 +61,6 @@ FLOC_DOMAINS = {
 FLOC_DOMAIN_OF = {c: d for d, cats in FLOC_DOMAINS.items() for c in cats}
 
 
-def _as_str_array(values, what: str) -> np.ndarray:
-    arr = np.asarray(list(values), dtype=object)
-    if arr.ndim != 1:
-        raise DimensionError(f"{what} must be one-dimensional; got shape {arr.shape}.")
-    return arr.astype(str)
-
-
-def _is_tensor(obj) -> bool:
-    return hasattr(obj, "detach") and hasattr(obj, "shape")
-
-
 def _item_kind(item) -> str:
     if isinstance(item, str):
         return "image" if os.path.isfile(item) else "text"
@@ -101,14 +89,61 @@ def _in_memory(item):
     return item
 
 
-def _pixel_bytes(obj) -> bytes:
-    """Shape, dtype and values of an image, array or tensor, for the content hash."""
-    if _is_tensor(obj):
-        obj = obj.detach().cpu().numpy()
-    elif hasattr(obj, "mode") and hasattr(obj, "tobytes"):  # a PIL image
-        return f"pil:{obj.mode}:{obj.size}".encode() + obj.tobytes()
-    arr = np.ascontiguousarray(np.asarray(obj))
-    return f"{arr.shape}{arr.dtype}".encode() + arr.tobytes()
+def _checked_fields(ids, items, kind: str, categories, metadata):
+    """The constructor's checks: ``(ids, items, categories, metadata)`` as a
+    :class:`StimulusSet` holds them, or a typed error naming the fix."""
+    if kind not in STIMULUS_KINDS:
+        raise UnknownNameError(
+            f"Unknown stimulus kind {kind!r}; expected one of {STIMULUS_KINDS} "
+            f"({close_matches(str(kind), STIMULUS_KINDS)})."
+        )
+    ids = _as_str_array(ids, "ids")
+    items = list(items)
+    if len(items) != len(ids):
+        raise DimensionError(
+            f"Got {len(ids)} ids but {len(items)} items; give exactly one item per id."
+        )
+    u, c = np.unique(ids, return_counts=True)
+    if (c > 1).any():
+        dup = u[c > 1]
+        raise AlignmentError(
+            f"Stimulus ids must be unique; {len(dup)} ids repeat (e.g. {dup[:5].tolist()}). "
+            "Give each stimulus its own id (e.g. append the file name or a counter)."
+        )
+    if categories is not None:
+        categories = _as_str_array(categories, "categories")
+        if len(categories) != len(ids):
+            raise DimensionError(
+                f"Got {len(ids)} ids but {len(categories)} categories; give one category "
+                "per stimulus (or categories=None)."
+            )
+    return ids, items, categories, _stimulus_metadata(metadata, ids, categories)
+
+
+def _stimulus_metadata(metadata, ids: np.ndarray, categories) -> pd.DataFrame:
+    """One row per stimulus, ``stimulus_id`` and ``category`` first (checked when given)."""
+    if metadata is None:
+        metadata = pd.DataFrame(index=pd.RangeIndex(len(ids)))
+    else:
+        metadata = pd.DataFrame(metadata).reset_index(drop=True)
+        if len(metadata) != len(ids):
+            raise DimensionError(
+                f"metadata has {len(metadata)} rows for {len(ids)} stimuli; give one row "
+                "per stimulus, in the order of ids."
+            )
+    metadata = metadata.copy()
+    for col, values in ((D.STIMULUS_ID, ids), (D.CATEGORY, categories)):
+        if col in metadata.columns and values is not None:
+            have = metadata[col].astype(str).to_numpy()
+            if not np.array_equal(have, values):
+                raise AlignmentError(
+                    f"metadata[{col!r}] disagrees with the {col} given (first difference "
+                    f"at row {int(np.argmax(have != values))}); drop the column or fix "
+                    "its order."
+                )
+        metadata[col] = values
+    first = [D.STIMULUS_ID, D.CATEGORY]
+    return metadata[first + [c for c in metadata.columns if c not in first]]
 
 
 class StimulusSet:
@@ -165,60 +200,9 @@ class StimulusSet:
         name: str | None = None,
         loader: Callable | None = None,
     ):
-        if kind not in STIMULUS_KINDS:
-            raise UnknownNameError(
-                f"Unknown stimulus kind {kind!r}; expected one of {STIMULUS_KINDS} "
-                f"({close_matches(str(kind), STIMULUS_KINDS)})."
-            )
-        ids = _as_str_array(ids, "ids")
-        items = list(items)
-        if len(items) != len(ids):
-            raise DimensionError(
-                f"Got {len(ids)} ids but {len(items)} items; give exactly one item per id."
-            )
-        u, c = np.unique(ids, return_counts=True)
-        if (c > 1).any():
-            dup = u[c > 1]
-            raise AlignmentError(
-                f"Stimulus ids must be unique; {len(dup)} ids repeat (e.g. {dup[:5].tolist()}). "
-                "Give each stimulus its own id (e.g. append the file name or a counter)."
-            )
-        if categories is not None:
-            categories = _as_str_array(categories, "categories")
-            if len(categories) != len(ids):
-                raise DimensionError(
-                    f"Got {len(ids)} ids but {len(categories)} categories; give one category "
-                    "per stimulus (or categories=None)."
-                )
-        if metadata is None:
-            metadata = pd.DataFrame(index=pd.RangeIndex(len(ids)))
-        else:
-            metadata = pd.DataFrame(metadata).reset_index(drop=True)
-            if len(metadata) != len(ids):
-                raise DimensionError(
-                    f"metadata has {len(metadata)} rows for {len(ids)} stimuli; give one row "
-                    "per stimulus, in the order of ids."
-                )
-        metadata = metadata.copy()
-        for col, values in ((D.STIMULUS_ID, ids), (D.CATEGORY, categories)):
-            if col in metadata.columns and values is not None:
-                have = metadata[col].astype(str).to_numpy()
-                if not np.array_equal(have, values):
-                    raise AlignmentError(
-                        f"metadata[{col!r}] disagrees with the {col} given (first difference "
-                        f"at row {int(np.argmax(have != values))}); drop the column or fix "
-                        "its order."
-                    )
-            metadata[col] = values
-        first = [D.STIMULUS_ID, D.CATEGORY]
-        metadata = metadata[first + [c for c in metadata.columns if c not in first]]
-        self.ids = ids
-        self.items = items
-        self.kind = kind
-        self.categories = categories
-        self.metadata = metadata
-        self.name = name
-        self.loader = loader
+        self.ids, self.items, self.categories, self.metadata = _checked_fields(
+            ids, items, kind, categories, metadata)
+        self.kind, self.name, self.loader = kind, name, loader
         self._hash: str | None = None
 
     @classmethod
@@ -328,37 +312,9 @@ class StimulusSet:
         where = f"{obj} " if isinstance(obj, (str, os.PathLike)) else ""
         return read_image(obj, what=f"{where}(stimulus {str(self.ids[i])!r})")
 
-    def _index(self, idx) -> np.ndarray:
-        n = len(self)
-        if isinstance(idx, slice):
-            return np.arange(n)[idx]
-        if np.isscalar(idx) and not isinstance(idx, str | bytes):
-            i = int(idx)
-            if not -n <= i < n:
-                raise OutOfRangeError(f"stimulus index {i} out of range for {n} stimuli")
-            return np.array([i % n])
-        arr = np.asarray(idx)
-        if arr.dtype == bool:
-            if arr.shape != (n,):
-                raise DimensionError(
-                    f"A boolean mask must have one value per stimulus ({n}); got shape "
-                    f"{arr.shape}."
-                )
-            return np.flatnonzero(arr)
-        if arr.size == 0:
-            return np.zeros(0, dtype=int)
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise InputTypeError(
-                f"Index stimuli with ints, a slice, int arrays or a boolean mask; got {arr.dtype}."
-                " To select by id use s.select(ids)."
-            )
-        if (arr >= n).any() or (arr < -n).any():
-            raise OutOfRangeError(f"stimulus indices out of range for {n} stimuli")
-        return arr % n
-
     def __getitem__(self, idx) -> StimulusSet:
         """A new StimulusSet with the stimuli at ``idx`` (int, slice, int array, bool mask)."""
-        pos = self._index(idx)
+        pos = index_positions(idx, len(self))
         return StimulusSet(
             self.ids[pos],
             [self.items[i] for i in pos],
@@ -378,15 +334,7 @@ class StimulusSet:
         >>> s.select(["b"]).items
         ['B']
         """
-        pos = {s: i for i, s in enumerate(self.ids)}
-        ids = _as_str_array(ids, "ids")
-        missing = [s for s in ids if s not in pos]
-        if missing:
-            raise UnknownNameError(
-                f"{len(missing)} ids are not in this StimulusSet (e.g. {missing[:3]}); "
-                f"{close_matches(missing[0], self.ids)}"
-            )
-        return self[np.array([pos[s] for s in ids], dtype=int)]
+        return self[ids_positions(self.ids, ids)]
 
     # -- categories -----------------------------------------------------------------------
     @property
@@ -403,24 +351,6 @@ class StimulusSet:
         if self.categories is None:
             return None
         return np.array([FLOC_DOMAIN_OF.get(c, c) for c in self.categories], dtype=str)
-
-    def _labels(self, by: str) -> np.ndarray:
-        if by == "category":
-            labels = self.categories
-        elif by == "domain":
-            labels = self.domains
-        elif by in self.metadata.columns:
-            labels = self.metadata[by].astype(str).to_numpy()
-        else:
-            raise UnknownNameError(
-                f"Cannot group stimuli by {by!r}: {close_matches(by, ['category', 'domain', *self.metadata.columns])}"
-            )
-        if labels is None:
-            raise ParameterError(
-                f"This StimulusSet has no categories, so it cannot be split by {by!r}; pass "
-                "categories= when building it."
-            )
-        return labels
 
     def split(self, indices=None, *, categories=None, domains=None, by: str | None = None):
         """Split the set by position, by category/domain, or into one set per group.
@@ -452,29 +382,11 @@ class StimulusSet:
         if given != 1:
             raise InputTypeError("Give exactly one of indices, categories=, domains= or by=.")
         if by is not None:
-            labels = self._labels(by)
+            labels = group_labels(self, by)
             _, first = np.unique(labels, return_index=True)
             order = labels[np.sort(first)]
             return {str(k): self[labels == k] for k in order}
-        if indices is not None:
-            mask = np.zeros(len(self), dtype=bool)
-            mask[self._index(indices)] = True
-        else:
-            key = "category" if categories is not None else "domain"
-            wanted = _as_str_array(
-                [categories] if isinstance(categories, str) else categories
-                if categories is not None
-                else [domains] if isinstance(domains, str) else domains,
-                key,
-            )
-            labels = self._labels(key)
-            unknown = [w for w in wanted if w not in set(labels)]
-            if unknown:
-                raise UnknownNameError(
-                    f"No stimulus has {key} {unknown[0]!r}; "
-                    f"{close_matches(unknown[0], np.unique(labels))}"
-                )
-            mask = np.isin(labels, wanted)
+        mask = split_mask(self, indices, categories=categories, domains=domains)
         return self[mask], self[~mask]
 
     # -- identity -------------------------------------------------------------------------
@@ -493,21 +405,8 @@ class StimulusSet:
         >>> a.content_hash() == b.content_hash(), len(a.content_hash())
         (False, 64)
         """
-        if self._hash is not None:
-            return self._hash
-        h = hashlib.sha256()
-        h.update(f"toponeuro.StimulusSet\0{self.kind}\0{len(self)}\0".encode())
-        for sid, item in zip(self.ids, self.items):
-            h.update(sid.encode() + b"\0")
-            if self.kind == "text":
-                obj = self.loader(item) if self.loader is not None else item
-                data = str(obj).encode()
-            elif self.loader is None:
-                data = Path(item).read_bytes()
-            else:
-                data = _pixel_bytes(self.loader(item))
-            h.update(hashlib.sha256(data).digest())
-        self._hash = h.hexdigest()
+        if self._hash is None:
+            self._hash = stimulus_hash(self.kind, self.ids, self.items, self.loader)
         return self._hash
 
     def align(self, da, what: str = "array"):

@@ -22,7 +22,9 @@ licence, Princeton University); ``"synthetic"`` makes sentences from a small bui
 What a run writes to its folder: ``history.json`` (loss, distillation cosine, TopoLoss term
 against step; held-out cosine at each evaluation), ``trained.pt`` (the trained parameters
 only, float32), ``checkpoint.pt`` (the same plus optimiser state, to resume) and
-``recipe.json``.
+``recipe.json``, beside ``run.json``, the record of what the run trains (as
+:func:`~toponeuro.training.train` writes it): a folder holding files a run did not write is
+refused, never written into.
 """
 
 from __future__ import annotations
@@ -42,7 +44,17 @@ import torch
 
 from .._fetch import sha256sum
 from .._params import check_random_state
-from ..exceptions import CheckpointError, MissingFileError, RecipeError
+from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
+from ._checkpoint import non_finite_tensors
+from ._train import (
+    _divergence,
+    _grads_finite,
+    _identity,
+    _open_run,
+    _RunLayout,
+    _save_atomic,
+    _strip_recipe,
+)
 
 __all__ = [
     "LANGUAGE_KIND",
@@ -372,10 +384,32 @@ def _without_steps(recipe) -> dict | None:
     return out
 
 
-def _atomic_save(obj, path: Path) -> None:
-    tmp = path.with_suffix(path.suffix + ".part")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+def _language_legacy(path: Path) -> dict:
+    """The recorded identity of a run written without ``run.json`` (its ``checkpoint.pt``)."""
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:
+        raise CheckpointError(
+            f"Cannot read checkpoint {path} ({type(err).__name__}: {err}); it is not replaced. "
+            "Move it away or give another out_dir=."
+        ) from err
+    recipe = ckpt.get("recipe") if isinstance(ckpt, dict) else None
+    if not isinstance(recipe, dict) or recipe.get("kind") != LANGUAGE_KIND:
+        raise OutputExistsError(
+            f"{path} is not a checkpoint of a {LANGUAGE_KIND} run; it is not replaced. Move it "
+            "away or give another out_dir=."
+        )
+    return {"legacy": True, "recipe": _strip_recipe(_without_steps(recipe))}
+
+
+#: the run folder of :func:`run_language_recipe`
+_LANGUAGE_RUN = _RunLayout(
+    written=("checkpoint.pt", "checkpoint.pt.part", "trained.pt", "trained.pt.part",
+             "history.json", "recipe.json"),
+    checkpoints=lambda out_dir: ([out_dir / "checkpoint.pt"]
+                                 if (out_dir / "checkpoint.pt").is_file() else []),
+    legacy=_language_legacy,
+)
 
 
 def run_language_recipe(
@@ -384,6 +418,7 @@ def run_language_recipe(
     *,
     data_path: str | None = None,
     resume: bool = True,
+    restart: bool = False,
     progress: bool = True,
     steps: int | None = None,
     seed: int | None = None,
@@ -396,15 +431,38 @@ def run_language_recipe(
     recipe : dict
         A validated recipe (:func:`toponeuro.training.load_recipe`).
     out_dir : path-like, optional
-        Output folder (default ``runs/<name>``).
+        Output folder (default ``runs/<name>``). A folder holding files that are not a
+        training run's is refused, never written into.
     data_path : str, optional
         Overrides ``data.path`` (the WordNet folder).
     resume : bool
-        Continue from ``checkpoint.pt`` in ``out_dir`` when it is there.
+        Continue from ``checkpoint.pt`` in ``out_dir`` when it is there (a longer run of the
+        same recipe continues a shorter one); ``False`` starts the same run over.
+    restart : bool
+        Discard the run in ``out_dir`` (only the files a run writes) even if another recipe
+        made it, and start over; without it such a folder is refused with
+        :class:`~toponeuro.exceptions.RecipeMismatchError`.
     progress : bool
         Print one line per logged step.
     steps, seed, device : optional
         Override ``train.steps``, ``seed`` and ``device``.
+
+    Returns
+    -------
+    LanguageTrainResult
+
+    Raises
+    ------
+    TrainingDivergedError
+        The loss, a gradient or a trained weight became NaN or infinite; the message names
+        the step, the learning rate and the last good checkpoint, and no file with
+        non-finite weights is written.
+    RecipeMismatchError
+        ``out_dir`` holds a run of another recipe (and ``restart`` is False).
+    OutputExistsError
+        ``out_dir`` holds files that are not a toponeuro training run.
+    OutputPathError
+        ``out_dir`` is a file.
 
     Examples
     --------
@@ -435,16 +493,12 @@ def run_language_recipe(
         torch.set_num_threads(int(t["threads"]))
     dev = torch.device(device or recipe.get("device", "cpu"))
     out = Path(out_dir) if out_dir is not None else Path("runs") / recipe["name"]
-    out.mkdir(parents=True, exist_ok=True)
-
+    # checked before anything is built: a clash fails fast
+    existing = _open_run(out, _identity(None, None, _without_steps(recipe), {}),
+                         resume=resume, restart=restart, layout=_LANGUAGE_RUN)
     ckpt, ckpt_path = None, out / "checkpoint.pt"
-    if resume and ckpt_path.is_file():  # checked before anything is built: a clash fails fast
+    if existing:
         ckpt = torch.load(ckpt_path, map_location=dev, weights_only=True)
-        if _without_steps(ckpt.get("recipe")) != _without_steps(recipe):
-            raise CheckpointError(
-                f"{ckpt_path} was written by another recipe; pass resume=False (--no-resume) "
-                "or another out_dir to start over."
-            )
     (out / "recipe.json").write_text(json.dumps(recipe, indent=2))
     base_name = recipe["model"]["base"]
     base_card = model_card(base_name)
@@ -482,12 +536,20 @@ def run_language_recipe(
     held_emb = torch.cat(held_emb)
 
     history: list[dict] = []
-    start = 0
+    start, last_good = 0, None
     if ckpt is not None:
         student.load_state_dict(ckpt["trained"], strict=False)
         opt.load_state_dict(ckpt["optimizer"])
         history, start = ckpt["history"], int(ckpt["step"])
         torch.set_rng_state(ckpt["torch_rng"])
+        last_good = start
+
+    def diverged(what: str, at: int, lr: float):
+        where = (f"the last good checkpoint is {ckpt_path} (step {last_good})"
+                 if last_good is not None else f"there is no good checkpoint yet in {out}")
+        return _divergence(what, f"step {at}", lr, unsaved="this step on", where=where,
+                           lr_name="train.lr in the recipe")
+
     order_rng = np.random.default_rng(int(recipe["seed"]))
     order = np.concatenate([order_rng.permutation(len(train_texts))
                             for _ in range(n_steps * bs // len(train_texts) + 1)])
@@ -505,14 +567,17 @@ def run_language_recipe(
         cos = (_embed(student, enc) * target).sum(-1).mean()
         topo_scaled = topo(student, step=step)
         loss = (1 - cos) + topo_scaled
-        if not torch.isfinite(loss):
-            raise RecipeError(
-                f"{recipe['name']}: the loss became {float(loss)} at step {step + 1}; lower "
-                "train.lr or topoloss.tau."
-            )
+        if not bool(torch.isfinite(loss.detach())):
+            raise diverged("the loss", step + 1, lr)
         opt.zero_grad(set_to_none=True)
         loss.backward()
+        if not _grads_finite(student):
+            raise diverged("a gradient", step + 1, lr)
         opt.step()
+        bad = non_finite_tensors({n: p.detach() for n, p in student.named_parameters()
+                                  if n in names})
+        if bad:
+            raise diverged(f"the weights ({bad[0]!r})", step + 1, lr)
         done = step + 1
         if done % log_every == 0 or done == n_steps or done % eval_every == 0:
             with torch.no_grad():
@@ -533,15 +598,16 @@ def run_language_recipe(
             if progress:
                 print(json.dumps(entry), flush=True)
             if "heldout_cosine" in entry:
-                _atomic_save({
+                _save_atomic({
                     "recipe": recipe, "step": done, "history": history,
                     "trained": {n: p.detach().cpu() for n, p in student.named_parameters()
                                 if n in names},
                     "optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state(),
                 }, ckpt_path)
+                last_good = done
                 (out / "history.json").write_text(json.dumps(history, indent=1))
     trained = out / "trained.pt"
-    _atomic_save({n: p.detach().cpu().clone() for n, p in student.named_parameters()
+    _save_atomic({n: p.detach().cpu().clone() for n, p in student.named_parameters()
                   if n in names}, trained)
     (out / "history.json").write_text(json.dumps(history, indent=1))
     student.eval()
@@ -573,6 +639,6 @@ def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike
              for k, v in state.items()}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_save(state, out)
+    _save_atomic(state, out)
     return sha256sum(out)
 

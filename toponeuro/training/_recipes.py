@@ -292,7 +292,8 @@ def run_recipe(
         recipe = load_recipe(recipe)
     if recipe.get("kind") == LANGUAGE_KIND:  # epochs= is not a language recipe's unit
         return run_language_recipe(recipe, out_dir, data_path=data_path, resume=resume,
-                                   progress=progress, steps=epochs, seed=seed, device=device)
+                                   restart=restart, progress=progress, steps=epochs, seed=seed,
+                                   device=device)
     recipe = copy.deepcopy(recipe)
     if seed is not None:
         recipe["seed"] = seed

@@ -37,8 +37,6 @@ _CKPT = "epoch_{:03d}.pt"
 #: the file that marks a folder as a toponeuro training run and records what it trains
 RUN_FILE = "run.json"
 _RUN_FORMAT = "toponeuro.training-run"
-#: what train() writes into a run folder (a folder holding anything else is not a run's)
-_RUN_ENTRIES = {"checkpoints", "history.json", "steps.csv", RUN_FILE}
 
 
 @dataclass
@@ -124,7 +122,7 @@ def _load_weights(module: nn.Module, state: dict, path, mismatch: str, fix: str)
 
 
 def _save_atomic(obj, path: Path) -> None:
-    tmp = path.with_suffix(".pt.part")
+    tmp = path.with_name(path.name + ".part")
     torch.save(obj, tmp)
     os.replace(tmp, path)
 
@@ -214,13 +212,17 @@ def run_identity(model: nn.Module, topoloss: TopoLoss | None = None, recipe: dic
     >>> len(a["sha256"]), a["sha256"] == b["sha256"], a["settings"]["lr"]
     (64, False, 0.1)
     """
-    ident = _normalised({
-        "model": {"class": type(model).__name__,
-                  "shapes": {k: list(v.shape) for k, v in model.state_dict().items()}},
-        "topoloss": topoloss.to_dict() if topoloss is not None else None,
-        "settings": dict(settings),
-        "recipe": _strip_recipe(recipe),
-    })
+    return _identity(
+        {"class": type(model).__name__,
+         "shapes": {k: list(v.shape) for k, v in model.state_dict().items()}},
+        topoloss.to_dict() if topoloss is not None else None, recipe, settings)
+
+
+def _identity(model: dict | None, topoloss: dict | None, recipe: dict | None,
+              settings: dict) -> dict:
+    """A run identity from its parts as JSON data, with its sha256 (see :func:`run_identity`)."""
+    ident = _normalised({"model": model, "topoloss": topoloss, "settings": dict(settings),
+                         "recipe": _strip_recipe(recipe)})
     ident["recipe_sha256"] = _sha256(ident["recipe"]) if recipe is not None else None
     ident["sha256"] = _sha256({k: v for k, v in ident.items() if k != "recipe_sha256"})
     return ident
@@ -252,26 +254,58 @@ def _read_run_file(path: Path) -> dict:
     return data
 
 
-def _recorded_identity(out_dir: Path, existing: list[Path]) -> dict | None:
+@dataclass(frozen=True)
+class _RunLayout:
+    """What one kind of training run writes into its folder.
+
+    ``written``: glob patterns (relative to the folder) of every file the run writes, besides
+    ``run.json``; their first parts are the only names a run folder holds. ``checkpoints``:
+    the run's checkpoints in a folder, newest last. ``legacy``: the recorded identity of a run
+    without ``run.json`` (toponeuro 0.2), read from its newest checkpoint.
+    """
+
+    written: tuple[str, ...]
+    checkpoints: Callable[[Path], list[Path]]
+    legacy: Callable[[Path], dict]
+
+    @property
+    def entries(self) -> set[str]:
+        return {pattern.split("/")[0] for pattern in self.written} | {RUN_FILE}
+
+
+def _image_legacy(path: Path) -> dict:
+    ckpt = load_checkpoint(path)
+    return {"legacy": True, "recipe": _strip_recipe(ckpt.get("recipe")),
+            "seed": ckpt.get("seed"), "topoloss": _normalised(ckpt.get("topoloss"))}
+
+
+#: the run folder of :func:`train`
+_IMAGE_RUN = _RunLayout(
+    written=("checkpoints/epoch_*.pt", "checkpoints/epoch_*.pt.part", "history.json",
+             "steps.csv"),
+    checkpoints=lambda out_dir: (list_checkpoints(out_dir / "checkpoints")
+                                 if (out_dir / "checkpoints").is_dir() else []),
+    legacy=_image_legacy,
+)
+
+
+def _recorded_identity(out_dir: Path, existing: list[Path], layout: _RunLayout) -> dict | None:
     """The identity of the run already in ``out_dir`` (``None``: no run there yet); refuses a
-    folder holding files toponeuro did not write."""
+    folder holding files toponeuro did not write (without a run record or a checkpoint, any
+    file is someone else's: a ``history.json`` alone is not a run)."""
     run_file = out_dir / RUN_FILE
     if run_file.exists():
         return _read_run_file(run_file)["identity"]
     foreign = sorted(p.name for p in out_dir.iterdir()
-                     if not p.name.startswith(".") and p.name not in _RUN_ENTRIES)
+                     if not p.name.startswith(".")
+                     and (p.name not in layout.entries or not (existing or p.is_dir())))
     if foreign:
         raise OutputExistsError(
             f"out_dir={out_dir} holds files that are not a toponeuro training run "
             f"({', '.join(foreign[:5])}{' ...' if len(foreign) > 5 else ''}) and no {RUN_FILE}; "
             "nothing there is touched. Give an empty or new folder."
         )
-    if not existing:
-        return None
-    # a run of toponeuro 0.2 (no run.json): its last checkpoint says what it trained
-    ckpt = load_checkpoint(existing[-1])
-    return {"legacy": True, "recipe": _strip_recipe(ckpt.get("recipe")),
-            "seed": ckpt.get("seed"), "topoloss": _normalised(ckpt.get("topoloss"))}
+    return layout.legacy(existing[-1]) if existing else None
 
 
 def _same_run(recorded: dict, identity: dict) -> list[str]:
@@ -294,18 +328,17 @@ def _same_run(recorded: dict, identity: dict) -> list[str]:
     return diff or ["sha256"]
 
 
-def _clear_run(out_dir: Path) -> None:
-    """Remove what train() wrote into ``out_dir`` (checkpoints, history, steps, run record)."""
-    ckpt_dir = out_dir / "checkpoints"
-    if ckpt_dir.is_dir():
-        for p in [*ckpt_dir.glob("epoch_*.pt"), *ckpt_dir.glob("epoch_*.pt.part")]:
-            p.unlink()
-    for name in ("history.json", "steps.csv", RUN_FILE):
-        if (out_dir / name).is_file():
-            (out_dir / name).unlink()
+def _clear_run(out_dir: Path, layout: _RunLayout) -> None:
+    """Remove what a run wrote into ``out_dir`` (checkpoints, history, run record): only the
+    files the ``layout`` names."""
+    for pattern in (*layout.written, RUN_FILE):
+        for p in out_dir.glob(pattern):
+            if p.is_file():
+                p.unlink()
 
 
-def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool) -> list[Path]:
+def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool,
+              layout: _RunLayout = _IMAGE_RUN) -> list[Path]:
     """Prepare ``out_dir`` for this run; the checkpoints to resume from (newest last).
 
     A folder with a run of another identity is refused unless ``restart``; ``restart`` or
@@ -314,9 +347,8 @@ def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool) -> list[P
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputPathError(f"out_dir={out_dir} is a file; give a folder for the run.")
-    ckpt_dir = out_dir / "checkpoints"
-    existing = list_checkpoints(ckpt_dir) if ckpt_dir.is_dir() else []
-    recorded = _recorded_identity(out_dir, existing) if out_dir.is_dir() else None
+    existing = layout.checkpoints(out_dir) if out_dir.is_dir() else []
+    recorded = _recorded_identity(out_dir, existing, layout) if out_dir.is_dir() else None
     if recorded is not None:
         diff = _same_run(recorded, identity)
         if diff and not restart and existing:  # no checkpoint yet: nothing would mix
@@ -327,9 +359,9 @@ def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool) -> list[P
                 "out_dir=."
             )
         if restart or not resume:
-            _clear_run(out_dir)
+            _clear_run(out_dir, layout)
             existing = []
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     record = {"format": _RUN_FORMAT, "format_version": 1, "toponeuro_version": __version__,
               "recipe_name": (identity["recipe"] or {}).get("name"),
               "recipe_sha256": identity["recipe_sha256"], "identity_sha256": identity["sha256"],
@@ -338,6 +370,16 @@ def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool) -> list[P
     tmp.write_text(json.dumps(record, indent=2))
     os.replace(tmp, out_dir / RUN_FILE)
     return existing
+
+
+def _divergence(what: str, at: str, lr: float, *, unsaved: str, where: str,
+                lr_name: str = "lr=, train.lr in a recipe") -> TrainingDivergedError:
+    """The error of a run stopped at a non-finite ``what`` (the loss, a gradient, the weights)."""
+    return TrainingDivergedError(
+        f"Training diverged: {what} became NaN or infinite at {at} with learning rate "
+        f"{lr:g}. Training stopped and nothing from {unsaved} was saved; {where}. Lower the "
+        f"learning rate ({lr_name}), e.g. to {lr / 10:g}, and rerun with restart=True."
+    )
 
 
 def _grads_finite(model: nn.Module) -> bool:
@@ -380,12 +422,8 @@ class _Run:
             where = "nothing is kept on disk (out_dir=None)"
         else:
             where = f"there is no good checkpoint yet (the first epoch failed; {self.ckpt_dir})"
-        return TrainingDivergedError(
-            f"Training diverged: {what} became NaN or infinite at step {self.global_step} "
-            f"(epoch {epoch + 1}) with learning rate {lr:g}. Training stopped and nothing "
-            f"from this epoch was saved; {where}. Lower the learning rate (lr=, train.lr in a "
-            f"recipe), e.g. to {lr / 10:g}, and rerun with restart=True."
-        )
+        return _divergence(what, f"step {self.global_step} (epoch {epoch + 1})", lr,
+                           unsaved="this epoch", where=where)
 
     def step(self, x, y, epoch: int, log_every: int | None):
         """One optimisation step; ``(logits, loss, ce_loss, topo)``. Stops at the first
@@ -643,6 +681,7 @@ def train(
         )
         existing = _open_run(run.out_dir, identity, resume=resume, restart=restart)
         run.ckpt_dir = run.out_dir / "checkpoints"
+        run.ckpt_dir.mkdir(exist_ok=True)
         if existing and resume:
             start_epoch = run.resume_from(existing[-1])
     val_loader = (

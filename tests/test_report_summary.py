@@ -1,0 +1,105 @@
+"""The main job's summary, built stage by stage (reporting._results): each builder on its own."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from toponeuro.analysis import topography_table
+from toponeuro.reporting import _results
+from toponeuro.reporting._constants import MAP_DOMAINS
+
+PAIRS = [("faces", "bodies"), ("faces", "places")]
+
+
+@pytest.fixture(scope="module")
+def topo():
+    """Two sheets: on "a" faces = bodies (planted), on "b" every map is independent noise."""
+    rng = np.random.default_rng(0)
+    yy, xx = np.mgrid[0:12, 0:12]
+    blob = np.exp(-((yy - 4) ** 2 + (xx - 5) ** 2) / 8.0)
+    a = {d: rng.standard_normal((12, 12)) for d in MAP_DOMAINS}
+    a["faces"] = blob + 0.05 * rng.standard_normal((12, 12))
+    a["bodies"] = blob + 0.05 * rng.standard_normal((12, 12))
+    b = {d: rng.standard_normal((12, 12)) for d in MAP_DOMAINS}
+    return topography_table({"a": a, "b": b}, pairs=PAIRS, n_permutations=19, random_state=0)
+
+
+def test_layer_summary_reads_its_layer_of_the_table(topo):
+    s = _results.layer_summary(topo, "a", 3.25, alpha=0.05)
+    for d in MAP_DOMAINS:
+        assert s["smoothness"][d] == round(float(topo.row("a", d)["smoothness"]), 4)
+        assert s["n_patches_found"][d] == int(topo.row("a", d)["n_patches"])
+    assert s["sheet"] == topo.row("a", "faces")["shape"]
+    assert s["map_similarity"]["faces-bodies"] == round(topo.similarity_of("a", "faces-bodies"), 4)
+    assert s["map_similarity"]["faces-bodies"] > 0.5  # planted
+    assert s["map_similarity_null"]["faces-bodies"]["value"] == pytest.approx(
+        topo.similarity_of("a", "faces-bodies"), abs=1e-4)
+    assert s["effective_dimensionality"] == 3.25
+    assert len(s["signatures"]) == 2 + 2 * len(MAP_DOMAINS)
+    assert "map_similarity_random_init" not in s
+    other = _results.layer_summary(topo, "b", 1.0)
+    assert other["smoothness"] != s["smoothness"]
+
+
+def test_layer_summary_sets_the_random_initialisation_beside(topo):
+    base = {("a", "faces-bodies"): topo.similarities["b", "faces-bodies"]}
+    s = _results.layer_summary(topo, "a", 1.0, random_init=base)
+    assert set(s["map_similarity_random_init"]) == {"faces-bodies"}
+    assert s["map_similarity_random_init"]["faces-bodies"]["value"] == pytest.approx(
+        topo.similarity_of("b", "faces-bodies"), abs=1e-4)
+    assert "at random initialisation" in s["signatures"][0]
+
+
+@pytest.mark.parametrize("representation,says", [("binary", "none (the atlas's fixed ROIs"),
+                                                  ("values", "none drawn (they describe")])
+def test_cortex_summary_names_its_nulls(topo, representation, says):
+    c = _results.cortex_summary(topo, {"representation": representation}, alpha=0.05)
+    assert c["source"] == {"representation": representation}
+    assert c["nulls"].startswith("map similarity: spin test, 19 rotations of the sphere; ")
+    assert says in c["nulls"] and c["nulls"].endswith(
+        "; arrangement: spin test, 19 independent rotations of each domain's map")
+    assert set(c) == {"atlas", "source", "nulls", "a", "b"}
+    assert c["a"]["n_regions"] == 4  # the visfAtlas has no object ROI: objects not counted
+    assert set(c["a"]["map_similarity_null"]) == {"faces-bodies", "faces-places"}
+
+
+def _comparison_table(arrangement: dict) -> pd.DataFrame:
+    index = pd.MultiIndex.from_tuples([("arrangement_spearman", "centroids"),
+                                       ("arrangement_n_regions", "centroids")])
+    t = pd.DataFrame({"model_vs_cortex": [0.25, 3.0]}, index=index)
+    t.attrs["arrangement"] = arrangement
+    return t
+
+
+def test_arrangement_summary_is_json_ready_and_undefined_is_none():
+    a = _results.arrangement_summary(_comparison_table({
+        "spearman": 0.5, "p_value": 0.3, "p_shift": 0.3, "p_spin": np.nan, "n_domains": 3,
+        "n_pairs": 3, "domains": ("faces", "bodies", "places"), "model_distances": [1.0, 2.5],
+        "cortex_distances": np.array([10.0, np.nan])}))
+    assert a["spearman"] == 0.5 and a["p_spin"] is None and a["null_shift_mean"] is None
+    assert a["domains"] == ["faces", "bodies", "places"] and a["pairs"] == []
+    assert a["model_distances"] == [1, 2.5] and a["cortex_distances_mm"] == [10, None]
+    assert a["patch_centroids"] == {"spearman": 0.25, "n_regions": 3}
+    empty = _results.arrangement_summary(_comparison_table({}))
+    assert empty["n_domains"] == 0 and empty["spearman"] is None
+
+
+def test_headline_summary_is_the_named_layer_against_each_hemisphere():
+    arrangement = {"l1|left": {"spearman": 0.1}, "l2|left": {"spearman": 0.2},
+                   "l2|right": {"spearman": 0.3}}
+    h = _results.headline_summary("l2", ["left", "right"], arrangement)
+    assert h["layer"] == "l2" and h["rule"].startswith("the deepest mapped layer")
+    assert h["arrangement"] == {"left": {"spearman": 0.2}, "right": {"spearman": 0.3}}
+    assert _results.headline_summary("l1", ["left", "right"], arrangement)["arrangement"] == {
+        "left": {"spearman": 0.1}}
+
+
+def test_the_arrangement_shows_its_one_p_first():
+    """One test, one p: the arrangement's p is the larger of its two nulls, named as such."""
+    a = {"p_value": 0.908, "p_shift": 0.908, "p_spin": 0.818}
+    text = _results.arrangement_p_text(a)
+    assert text.startswith("p = 0.908 (one-sided, the larger of")
+    assert "0.818" in text
+    a = {"p_value": 0.3, "p_shift": 0.1, "p_spin": 0.3}  # the spin null decides here
+    assert _results.arrangement_p_text(a).startswith("p = 0.300")
+    assert _results.arrangement_p_text({"p_value": None}) == "not tested"

@@ -17,15 +17,45 @@ Maps (``--maps``):
 ``constant``
     Smoothed in place with zero padding (the variance falls towards the edges): a stress test.
 
-The spin test (``--spin``) is calibrated the same way on the fsaverage5 sphere of each
-hemisphere (white noise on the 10,242 vertices smoothed with a Gaussian of geodesic width
-``sigma`` mm on the 100 mm sphere), Pearson with the spin null.
+The spin test (``--spin``) is calibrated the same way on the fsaverage5 sphere (the 10,242
+vertices of one hemisphere, scaled to a radius of 100 mm), Pearson with the spin null and the
+verdict on it. Maps (``--spin-maps``), each white noise smoothed with a Gaussian of width
+``sigma`` mm (chord distance):
+
+``uniform`` (the calibration)
+    The noise on an evenly spread point set (a Fibonacci lattice, spacing sigma / 3, so its
+    density is the same everywhere), the smoothed field read at the vertices: a stationary
+    isotropic random field -- its distribution does not change under a rotation, the
+    condition under which the spin test is exact.
+``mesh``
+    The noise on the vertices themselves, each row of the kernel normalised to sum 1 (the
+    first calibration's maps). The icosahedral vertices are not evenly spread on the sphere
+    (nearest-neighbour spacing 3.45-4.13 mm), so the variance follows the vertex density
+    (coefficient of variation 8 % / 5 % / 1 % at 5 / 10 / 20 mm), alike in both maps of a
+    pair: mildly non-stationary.
+``envelope``
+    ``uniform`` times a fixed amplitude ``ratio ** (x / 200 mm)`` (``--envelope-ratio``,
+    default 4: 4 times larger at one end of the sphere than at the other), the same in both
+    maps: non-stationary, as maps whose amplitude differs between regions (a stress test).
+
+``--hemis both`` spins both hemispheres together (positions of both, ``mesh="fsaverage5"``:
+the right turns by the left's rotation mirrored) on *bilateral* maps: one field, the right
+hemisphere its mirror image (``mesh`` maps are skipped there).
+
+Cost: a spin draw is a rotation plus a nearest-vertex search over the whole sphere. The pairs
+of a cell fall into ``--rotation-sets`` blocks (default 10: 100 pairs each for 1,000 pairs);
+the pairs of a block pass the same ``random_state`` to ``map_similarity``, so their rotations
+are drawn and matched once and served from the library's cache. The rotations are
+independent of the maps, so every pair's p is still a valid spin-test p and the expected
+false-positive rate is unchanged; the pairs of a block share the Monte-Carlo error of one set
+of draws, which widens the spread of a cell's rate beyond the binomial (with 199 draws and
+10 sets, the standard error of a cell of 1,000 pairs is about 0.85 points rather than 0.69).
 
 Usage::
 
     python bench/calibrate_nulls.py                      # full table (1,000 pairs, 199 draws)
     python bench/calibrate_nulls.py --small              # quick check (100 pairs, 99 draws)
-    python bench/calibrate_nulls.py --spin --pairs 200   # the spin test on fsaverage5
+    python bench/calibrate_nulls.py --spin-only          # the spin test on fsaverage5
 
 Writes a JSON file (``--out``) and prints an rst table for docs/metrics.rst.
 """
@@ -45,6 +75,12 @@ from toponeuro.analysis import map_similarity, overlap_verdict
 
 ALPHA = 0.05
 TARGET = (0.035, 0.065)
+#: radius of the sphere the spin test's maps are drawn on (mm)
+SPHERE_MM = 100.0
+#: map generators of the spin calibration (see the module docs)
+SPIN_MAPS = ("uniform", "mesh", "envelope")
+#: the spin calibration's surfaces: one hemisphere's sphere, or both spun together
+HEMIS = ("left", "right", "both")
 
 
 def smooth_map(rng, shape, sigma, maps):
@@ -76,35 +112,70 @@ def sheet_cell(shape, sigma, null, maps, n_pairs, n_draws, seed=0):
     return {k: v / n_pairs for k, v in hits.items()}
 
 
-def _sphere_smoother(pos, sigma_mm):
-    """Sparse row-normalised Gaussian smoothing on the sphere (geodesic ~ chord distance)."""
-    from scipy.sparse import csr_matrix
+def _fibonacci_sphere(n):
+    """``n`` nearly evenly spread unit vectors (the Fibonacci lattice)."""
+    i = np.arange(n) + 0.5
+    polar, azimuth = np.arccos(1 - 2 * i / n), np.pi * (1 + 5**0.5) * i
+    return np.c_[np.cos(azimuth) * np.sin(polar), np.sin(azimuth) * np.sin(polar), np.cos(polar)]
+
+
+def _sphere_smoother(pos, sigma_mm, spin_maps, envelope_ratio=4.0):
+    """Sparse ``(n_vertices, n_sources)`` Gaussian smoothing of white noise (see module docs)."""
+    from scipy.sparse import csr_matrix, diags
     from scipy.spatial import cKDTree
 
-    tree = cKDTree(pos)
-    pairs = tree.sparse_distance_matrix(tree, 3 * sigma_mm, output_type="coo_matrix")
+    if spin_maps == "mesh":  # the noise on the vertices, each row normalised to sum 1
+        src = pos
+    else:  # the noise on an evenly spread lattice, spacing sigma / 3
+        n_src = int(np.ceil(4 * np.pi * SPHERE_MM**2 / (sigma_mm / 3) ** 2))
+        src = SPHERE_MM * _fibonacci_sphere(n_src)
+    cutoff = (3 if spin_maps == "mesh" else 4) * sigma_mm
+    pairs = cKDTree(pos).sparse_distance_matrix(cKDTree(src), cutoff, output_type="coo_matrix")
     w = np.exp(-0.5 * (pairs.data / sigma_mm) ** 2)
-    k = csr_matrix((w, (pairs.row, pairs.col)), shape=(len(pos), len(pos)))
-    k = k + csr_matrix((np.ones(len(pos)), (np.arange(len(pos)), np.arange(len(pos)))),
-                       shape=k.shape)
-    return k.multiply(1.0 / np.asarray(k.sum(1))).tocsr()
+    k = csr_matrix((w, (pairs.row, pairs.col)), shape=(len(pos), len(src)))
+    if spin_maps == "mesh":  # as in the first calibration (a sparse matrix drops the diagonal)
+        k = k + diags(np.ones(len(pos)))
+        k = diags(1.0 / np.asarray(k.sum(1)).ravel()) @ k
+    if spin_maps == "envelope":
+        k = diags(envelope_ratio ** (pos[:, 0] / (2 * SPHERE_MM))) @ k
+    return k.tocsr()
 
 
-def spin_cell(hemi, sigma_mm, n_pairs, n_draws, seed=0):
-    """False-positive rate of Pearson with the spin test on one fsaverage5 hemisphere."""
+def spin_cell(hemi, sigma_mm, n_pairs, n_draws, spin_maps="uniform", rotation_sets=10,
+              seed=0, envelope_ratio=4.0):
+    """False-positive rates of Pearson with the spin test on one fsaverage5 hemisphere.
+
+    The pairs fall into ``rotation_sets`` consecutive blocks; the pairs of a block share one
+    ``random_state``, hence one set of rotations (drawn and matched to vertices once, then
+    served from the library's cache).
+    """
+    from scipy.sparse import vstack
+
     from toponeuro.atlases import vertex_coordinates
 
-    pos = vertex_coordinates("sphere", hemi)
-    pos = 100 * (pos - pos.mean(0)) / np.linalg.norm(pos - pos.mean(0), axis=1).mean()
-    smooth = _sphere_smoother(pos, sigma_mm)
-    rng = np.random.default_rng([seed, int(sigma_mm), hemi == "right"])
+    def sphere(h):
+        pos = vertex_coordinates("sphere", h)
+        return SPHERE_MM * (pos - pos.mean(0)) / np.linalg.norm(pos - pos.mean(0), axis=1).mean()
+
+    if hemi == "both":  # one field, the right its mirror image: a bilateral map
+        left, right = sphere("left"), sphere("right")
+        pos = np.vstack([left, right])
+        smooth = vstack([_sphere_smoother(left, sigma_mm, spin_maps, envelope_ratio),
+                         _sphere_smoother(right * [-1, 1, 1], sigma_mm, spin_maps,
+                                          envelope_ratio)]).tocsr()
+    else:
+        pos = sphere(hemi)
+        smooth = _sphere_smoother(pos, sigma_mm, spin_maps, envelope_ratio)
+    rng = np.random.default_rng([seed, int(sigma_mm), HEMIS.index(hemi),
+                                 SPIN_MAPS.index(spin_maps)])
+    states = rng.integers(2**31, size=max(1, rotation_sets))
     hits = {"pearson": 0, "verdict": 0, "share": 0, "avoid": 0}
-    for _ in range(n_pairs):
-        a = smooth @ rng.standard_normal(len(pos))
-        b = smooth @ rng.standard_normal(len(pos))
+    for i in range(n_pairs):
+        a = smooth @ rng.standard_normal(smooth.shape[1])
+        b = smooth @ rng.standard_normal(smooth.shape[1])
         res = map_similarity(a, b, "pearson", n_permutations=n_draws,
-                             random_state=int(rng.integers(2**31)),
-                             geometry={"positions": pos})
+                             random_state=int(states[i * len(states) // n_pairs]),
+                             geometry={"positions": pos, "mesh": "fsaverage5"})
         v = overlap_verdict(res, alpha=ALPHA).outcome
         hits["pearson"] += res.p_value <= ALPHA
         hits["verdict"] += v != "no evidence either way"
@@ -129,7 +200,7 @@ def rst_table(rows, spin_rows) -> str:
                   f"     - {100 * r['verdict']:.1f} %{_flag(r['verdict'])} "
                   f"({100 * r['share']:.1f} / {100 * r['avoid']:.1f})"]
     for r in spin_rows:
-        lines += [f"   * - fsaverage5 {r['hemi']}", "     - sphere",
+        lines += [f"   * - {r['maps']}", f"     - fsaverage5 {r['hemi']}",
                   f"     - {r['sigma']:g} mm", "     - spin", "     - --",
                   f"     - {100 * r['pearson']:.1f} %{_flag(r['pearson'])}",
                   f"     - {100 * r['verdict']:.1f} %{_flag(r['verdict'])} "
@@ -149,6 +220,13 @@ def main(argv=None):
     ap.add_argument("--spin", action="store_true", help="also the spin test on fsaverage5")
     ap.add_argument("--spin-only", action="store_true")
     ap.add_argument("--spin-sigmas", nargs="+", type=float, default=[5, 10, 20])
+    ap.add_argument("--spin-maps", nargs="+", default=list(SPIN_MAPS), choices=SPIN_MAPS)
+    ap.add_argument("--hemis", nargs="+", default=list(HEMIS), choices=HEMIS)
+    ap.add_argument("--rotation-sets", type=int, default=10,
+                    help="sets of spin rotations per cell, each shared by a block of pairs")
+    ap.add_argument("--spin-seed", type=int, default=0, help="seed of the spin cells' maps")
+    ap.add_argument("--envelope-ratio", type=float, default=4.0,
+                    help="envelope maps: amplitude at one end of the sphere over the other")
     ap.add_argument("--small", action="store_true",
                     help="quick check: 100 pairs, 99 draws, 16x16, sigma 2")
     ap.add_argument("--out", default="calibrate_nulls.json")
@@ -171,13 +249,21 @@ def main(argv=None):
                               f"{r['verdict']:.3f} ({time.perf_counter() - t0:.0f} s)",
                               flush=True)
     if args.spin or args.spin_only:
-        for hemi in ("left", "right"):
-            for sigma in args.spin_sigmas:
-                r = spin_cell(hemi, sigma, args.pairs, args.draws)
-                spin_rows.append({"hemi": hemi, "sigma": sigma, **r})
-                print(f"spin {hemi:5} sigma {sigma:g} mm Pearson {r['pearson']:.3f} verdict "
-                      f"{r['verdict']:.3f} ({time.perf_counter() - t0:.0f} s)", flush=True)
+        for spin_maps in args.spin_maps:
+            for hemi in args.hemis:
+                if hemi == "both" and spin_maps == "mesh":
+                    continue  # the vertex-noise generator is not mirror-symmetric
+                for sigma in args.spin_sigmas:
+                    r = spin_cell(hemi, sigma, args.pairs, args.draws, spin_maps,
+                                  args.rotation_sets, args.spin_seed, args.envelope_ratio)
+                    spin_rows.append({"maps": spin_maps, "hemi": hemi, "sigma": sigma,
+                                      "seed": args.spin_seed,
+                                      "envelope_ratio": args.envelope_ratio, **r})
+                    print(f"spin {spin_maps:8} {hemi:5} sigma {sigma:g} mm Pearson "
+                          f"{r['pearson']:.3f} verdict {r['verdict']:.3f} "
+                          f"({time.perf_counter() - t0:.0f} s)", flush=True)
     out = {"pairs": args.pairs, "draws": args.draws, "alpha": ALPHA, "target": TARGET,
+           "rotation_sets": args.rotation_sets,
            "sheet": rows, "spin": spin_rows, "seconds": round(time.perf_counter() - t0, 1)}
     Path(args.out).write_text(json.dumps(out, indent=1))
     print()

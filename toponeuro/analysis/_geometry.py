@@ -67,7 +67,10 @@ _POINTS_DOC = _LAYER_DOC + """
         Neighbour graph of the points (mesh edges) used for connected patches, or a radius:
         points closer than it are neighbours.
     mesh : str, optional
-        Template mesh the values live on (``"fsaverage5"`` ...); checks the vertex count."""
+        Template mesh the values live on (``"fsaverage5"`` ...); checks the vertex count. A
+        map with twice its vertex count holds both hemispheres, left then right: the spin
+        test then rotates the two spheres together, the right by the left's rotation mirrored
+        across the mid-sagittal plane (Alexander-Bloch et al. 2018)."""
 
 
 def _fill(obj):
@@ -97,7 +100,26 @@ class TopoMap:
     adjacency: object = None
     name: str = ""
     kind: str = "sheet"
+    mesh: str | None = None
     _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def hemispheres(self) -> tuple[slice, ...]:
+        """The points of each hemisphere: two halves (left, then right) for a map on both
+        hemispheres of a named ``mesh``, else one slice over every point.
+
+        Examples
+        --------
+        >>> pos = np.random.default_rng(0).random((1284, 3))
+        >>> as_topomap(np.zeros(1284), positions=pos, mesh="fsaverage3").hemispheres
+        (slice(0, 642, None), slice(642, 1284, None))
+        >>> as_topomap(np.zeros(642), positions=pos[:642], mesh="fsaverage3").hemispheres
+        (slice(0, 642, None),)
+        """
+        if self.mesh is not None and self.n == 2 * MESH_SIZES[self.mesh]:
+            half = MESH_SIZES[self.mesh]
+            return slice(0, half), slice(half, 2 * half)
+        return (slice(0, self.n),)
 
     @property
     def n(self) -> int:
@@ -364,6 +386,7 @@ def as_topomap(
         adjacency=adjacency,
         name=label,
         kind="surface",
+        mesh=mesh,
     )
 
 

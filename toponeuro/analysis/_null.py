@@ -20,8 +20,11 @@ One map and two maps ask different questions, so they get different nulls:
     the three below by that calibration, gives 4.6-6.6 % for SSIM and 4.2-6.3 % for Pearson
     at alpha 0.05 on 16 x 16 and 16 x 32 sheets (1,000 pairs per cell, sigma 1-4; SSIM above
     the target at 16 x 32, sigma 4: a window across a mirror seam sees even-symmetric
-    content, so the null is a little narrow); the spin test 8.5 % on the fsaverage5 left
-    hemisphere (above the target; under study).
+    content, so the null is a little narrow); the spin test 4.0-6.9 % on stationary maps on
+    fsaverage5 (each hemisphere and both together; 5, 10 and 20 mm), but 7-14 % on maps
+    whose amplitude differs across the sphere alike in both (it assumes stationary maps). A
+    map on both hemispheres of a named mesh (``mesh="fsaverage5"``, left then right) spins
+    them together, the right by the left's rotation mirrored across the mid-sagittal plane.
 ``"phase"``
     Sheets only: amplitude-adjusted Fourier surrogates (AAFT, Theiler et al. 1992) of the
     sheet mirrored into a 2h x 2w torus: the torus keeps the amplitude of every Fourier
@@ -342,6 +345,7 @@ def _torus_indices(shape, n_draws: int, rng) -> np.ndarray:
 
 
 def _sphere_units(tm: TopoMap) -> np.ndarray:
+    """Unit vectors of the points on their sphere, each hemisphere centred on its own."""
     pos = np.asarray(tm.positions, dtype=float)
     if pos.shape[1] != 3:
         raise InvalidDataError(
@@ -350,24 +354,29 @@ def _sphere_units(tm: TopoMap) -> np.ndarray:
             "surface) as positions= (geometry={'positions': ...}; an atlas: "
             "CortexMaps.spin_geometry), or use null='positions'."
         )
-    centred = pos - pos.mean(0)
-    radius = np.linalg.norm(centred, axis=1)
-    if not radius.min() > 0 or radius.std() > 0.05 * radius.mean():
-        raise InvalidDataError(
-            f"The spin test needs the vertices on a sphere; the radii of {tm.name or 'this map'}"
-            f" vary by {radius.std() / max(radius.mean(), 1e-12):.0%} (over 5%). Pass the "
-            "sphere coordinates of one hemisphere (fsaverage 'sphere'), or use null='positions'."
-        )
-    unit = centred / radius[:, None]
-    n_unique = np.unique(np.round(unit, 9), axis=0).shape[0]
-    if n_unique < unit.shape[0]:
-        raise InvalidDataError(
-            f"The spin test needs one position per vertex; {unit.shape[0] - n_unique} of the "
-            f"{unit.shape[0]} sphere positions of {tm.name or 'this map'} repeat (both "
-            "hemispheres stacked on one sphere?). A rotation would then hand values across "
-            "hemispheres. Spin each hemisphere separately (topography_table does: one sheet per "
-            "hemisphere; CortexMaps.spin_geometry), or drop the repeated vertices."
-        )
+    unit = np.empty_like(pos)
+    for part in tm.hemispheres:
+        centred = pos[part] - pos[part].mean(0)
+        radius = np.linalg.norm(centred, axis=1)
+        if not radius.min() > 0 or radius.std() > 0.05 * radius.mean():
+            raise InvalidDataError(
+                f"The spin test needs the vertices on a sphere; the radii of "
+                f"{tm.name or 'this map'} vary by {radius.std() / max(radius.mean(), 1e-12):.0%}"
+                " (over 5%). Pass the sphere coordinates (fsaverage 'sphere'), or use "
+                "null='positions'."
+            )
+        unit[part] = centred / radius[:, None]
+        n_unique = np.unique(np.round(unit[part], 9), axis=0).shape[0]
+        if n_unique < radius.size:
+            raise InvalidDataError(
+                f"The spin test needs one position per vertex; {radius.size - n_unique} of the "
+                f"{radius.size} sphere positions of {tm.name or 'this map'} repeat (both "
+                "hemispheres stacked on one sphere?). A rotation would then hand values across "
+                "hemispheres. Spin each hemisphere separately (topography_table does; "
+                "CortexMaps.spin_geometry), or spin both together: the left hemisphere's "
+                "vertices first, then the right's, with geometry={'positions': ..., "
+                "'mesh': 'fsaverage5'} (the mesh's vertex count per hemisphere)."
+            )
     return unit
 
 
@@ -376,9 +385,19 @@ def _sphere_units(tm: TopoMap) -> np.ndarray:
 _SPIN_CACHE: OrderedDict = OrderedDict()
 _SPIN_CACHE_BYTES = 256 * 2**20  # 1,000 draws on both fsaverage5 hemispheres take ~82 MB
 
+#: reflection across the mid-sagittal plane (x -> -x): the right hemisphere's sphere is the
+#: mirror image of the left's (fsaverage: lateral at -x on the left, +x on the right)
+_MIRROR = np.diag([-1.0, 1.0, 1.0])
+
 
 def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
-    """``(n_draws, n)`` gather indices of random sphere rotations (nearest vertex)."""
+    """``(n_draws, n)`` gather indices of random sphere rotations (nearest vertex).
+
+    On both hemispheres (:attr:`TopoMap.hemispheres`) each rotates on its own sphere, the
+    right by the left's rotation mirrored, ``M R M`` with ``M`` the reflection x -> -x
+    (Alexander-Bloch et al. 2018; netneurotools' ``gen_spinsamples``): values stay in their
+    hemisphere and a mirror-symmetric map stays mirror-symmetric.
+    """
     from scipy.spatial import cKDTree
     from scipy.spatial.transform import Rotation
 
@@ -386,24 +405,28 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     if unit is None:
         unit = _sphere_units(tm)
         tm._cache["sphere_units"] = unit
-    key = (hashlib.sha1(np.ascontiguousarray(unit).tobytes()).hexdigest(), int(n_draws),
-           json.dumps(rng.bit_generator.state, sort_keys=True, default=str))
+    parts = tm.hemispheres
+    key = (hashlib.sha1(np.ascontiguousarray(unit).tobytes()).hexdigest(), len(parts),
+           int(n_draws), json.dumps(rng.bit_generator.state, sort_keys=True, default=str))
     hit = _SPIN_CACHE.get(key)
     if hit is not None:  # the same draws; leave the generator where drawing would have
         _SPIN_CACHE.move_to_end(key)
         idx, state_after = hit
         rng.bit_generator.state = state_after
         return idx
-    tree = tm._cache.get("sphere_tree")
-    if tree is None:
-        tree = cKDTree(unit)
-        tm._cache["sphere_tree"] = tree
+    trees = tm._cache.get("sphere_trees")
+    if trees is None:
+        trees = [cKDTree(unit[part]) for part in parts]
+        tm._cache["sphere_trees"] = trees
     rots = Rotation.random(n_draws, random_state=rng).as_matrix()
-    # the value landing on vertex i comes from the vertex whose rotated position R u_k is
-    # nearest to u_i, i.e. the vertex nearest to R^T u_i (rows: u_i R)
-    queries = np.einsum("nk,dkj->dnj", unit, rots)
-    _, idx = tree.query(queries.reshape(-1, 3))
-    idx = idx.reshape(n_draws, -1).astype(np.int32 if unit.shape[0] < 2**31 else np.int64)
+    idx = np.empty((n_draws, tm.n), dtype=np.int32 if tm.n < 2**31 else np.int64)
+    for h, (part, tree) in enumerate(zip(parts, trees)):
+        turn = rots if h == 0 else _MIRROR @ rots @ _MIRROR
+        # the value landing on vertex i comes from the vertex whose rotated position R u_k
+        # is nearest to u_i, i.e. the vertex nearest to R^T u_i (rows: u_i R)
+        queries = np.einsum("nk,dkj->dnj", unit[part], turn)
+        _, near = tree.query(queries.reshape(-1, 3))
+        idx[:, part] = near.reshape(n_draws, -1) + part.start
     idx.setflags(write=False)
     _SPIN_CACHE[key] = (idx, rng.bit_generator.state)
     while sum(v[0].nbytes for v in _SPIN_CACHE.values()) > _SPIN_CACHE_BYTES:

@@ -404,3 +404,14 @@ def test_spatial_null_calls_a_non_vectorised_statistic_once_per_draw():
     batched = spatial_null(lambda x, y, axis=0: (x * y).mean(axis=(1, 2)), a, b,
                            n_permutations=9, random_state=0)
     assert batched.attrs["vectorized"] is True and batched.null.shape == (9,)
+
+
+def test_an_undefined_similarity_is_not_called_untested_for_want_of_a_null():
+    """A NaN similarity with a null drawn says why it is not tested (not 'no null')."""
+    from toponeuro.analysis import overlap_verdict
+
+    v = overlap_verdict(float("nan"), np.linspace(-0.2, 0.2, 99))
+    assert v.outcome == "not tested"
+    assert "undefined similarity" in v.sentence("faces", "bodies")
+    assert "no null" not in v.sentence("faces", "bodies")
+    assert "(no null)" in overlap_verdict(0.3, None).sentence("faces", "bodies")

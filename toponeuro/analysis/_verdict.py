@@ -90,8 +90,12 @@ class OverlapVerdict:
     def _numbers(self) -> str:
         stat = f"{_LABELS.get(self.method, self.method)} {self.statistic:.2f}"
         if self.outcome == "not tested":
-            return f"{stat}, not tested (no null drawn)"
+            return f"{stat}, not tested ({self._why_not_tested()})"
         return f"{stat} (null {self.null_mean:.2f} ± {self.null_std:.2f}), {self.p_text}"
+
+    def _why_not_tested(self) -> str:
+        return ("no null drawn" if np.isfinite(self.statistic)
+                else "the similarity is undefined, e.g. a constant map")
 
     def sentence(self, a: str, b: str, where: str = "on this sheet") -> str:
         """The verdict in plain words, with the numbers it follows from.
@@ -100,6 +104,8 @@ class OverlapVerdict:
         --------
         >>> overlap_verdict(0.01, np.zeros(0)).sentence("faces", "places")
         'faces and places: overlap not tested on this sheet (no null): similarity 0.01, not tested (no null drawn)'
+        >>> overlap_verdict(float("nan"), np.zeros(99)).sentence("faces", "places")
+        'faces and places: overlap not tested on this sheet (undefined similarity): similarity nan, not tested (the similarity is undefined, e.g. a constant map)'
         """
         if self.outcome == "share territory":
             head = f"{a} and {b} share territory {where}"
@@ -108,7 +114,8 @@ class OverlapVerdict:
         elif self.outcome == "no evidence either way":
             head = f"no evidence that {a} and {b} share territory or avoid each other {where}"
         else:
-            head = f"{a} and {b}: overlap not tested {where} (no null)"
+            why = "no null" if np.isfinite(self.statistic) else "undefined similarity"
+            head = f"{a} and {b}: overlap not tested {where} ({why})"
         return f"{head}: {self._numbers()}"
 
     def to_dict(self) -> dict:

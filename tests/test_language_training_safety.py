@@ -121,3 +121,17 @@ def test_a_non_finite_gradient_stops_before_the_weights_change(tmp_path, monkeyp
                        match="a gradient became NaN or infinite at step 1 .*no good checkpoint"):
         run_recipe(_lm(), tmp_path, progress=False, epochs=1)
     assert not (tmp_path / "checkpoint.pt").exists() and not (tmp_path / "trained.pt").exists()
+
+
+def test_a_language_run_does_not_take_over_an_image_run_folder(tmp_path):
+    """An image run's folder (run.json + checkpoints/) is not re-recorded as a language run."""
+    image = load_recipe("demo-smoke")
+    image["data"].update(n_per_class=4, val_per_class=0, image_size=16)
+    image["train"].update(epochs=1, batch_size=4)
+    out = tmp_path / "run"
+    run_recipe(image, out, progress=False)
+    before = (out / "run.json").read_bytes()
+    with pytest.raises(E.RecipeMismatchError, match="restart=True"):
+        run_recipe(_lm(), out, progress=False, epochs=1)
+    assert (out / "run.json").read_bytes() == before
+    assert not (out / "checkpoint.pt").exists()

@@ -351,7 +351,11 @@ def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool,
     recorded = _recorded_identity(out_dir, existing, layout) if out_dir.is_dir() else None
     if recorded is not None:
         diff = _same_run(recorded, identity)
-        if diff and not restart and existing:  # no checkpoint yet: nothing would mix
+        # no checkpoint of this kind and nothing else there yet: nothing would mix; files of
+        # another kind of run (an image run's checkpoints/ beside a language run) would
+        others = [p.name for p in out_dir.iterdir()
+                  if not p.name.startswith(".") and p.name not in layout.entries]
+        if diff and not restart and (existing or others):
             raise RecipeMismatchError(
                 f"out_dir={out_dir} holds a run of another recipe or other settings "
                 f"({'; '.join(diff[:5])}{' ...' if len(diff) > 5 else ''}); resuming it would "

@@ -135,3 +135,24 @@ def test_a_language_run_does_not_take_over_an_image_run_folder(tmp_path):
         run_recipe(_lm(), out, progress=False, epochs=1)
     assert (out / "run.json").read_bytes() == before
     assert not (out / "checkpoint.pt").exists()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "nan", "drop_optimizer"])
+def test_a_damaged_language_checkpoint_is_not_resumed(tmp_path, damage):
+    """A truncated, incomplete or non-finite checkpoint.pt is a CheckpointError naming restart."""
+    r = _lm()
+    out = tmp_path / "run"
+    run_recipe(r, out, progress=False, epochs=1)
+    path = out / "checkpoint.pt"
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[:100])
+    else:
+        ckpt = torch.load(path, weights_only=True)
+        if damage == "nan":
+            name = next(iter(ckpt["trained"]))
+            ckpt["trained"][name] = ckpt["trained"][name] * float("nan")
+        else:
+            del ckpt["optimizer"]
+        torch.save(ckpt, path)
+    with pytest.raises(E.CheckpointError, match="restart=True"):
+        run_recipe(r, out, progress=False, epochs=2)

@@ -18,6 +18,17 @@ from ..exceptions import CheckpointError, RecipeError
 
 __all__ = ["validate_checkpoint"]
 
+def read_checkpoint_file(path, map_location="cpu", *, fix: str):
+    """What a checkpoint file holds (tensors and plain data only), or a CheckpointError that
+    names the file, what went wrong and ``fix`` (what the caller's user should do)."""
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as err:
+        raise CheckpointError(
+            f"Cannot read checkpoint {path} ({type(err).__name__}: {err}). {fix}"
+        ) from err
+
+
 #: keys only a training checkpoint has (a plain state dict holds tensors only)
 _TRAINING_KEYS = ("recipe", "epoch", "global_step", "optimizer", "history")
 

@@ -45,7 +45,7 @@ import torch
 from .._fetch import sha256sum
 from .._params import check_random_state
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
-from ._checkpoint import non_finite_tensors
+from ._checkpoint import non_finite_tensors, read_checkpoint_file
 from ._train import (
     _divergence,
     _grads_finite,
@@ -384,15 +384,31 @@ def _without_steps(recipe) -> dict | None:
     return out
 
 
+#: what a language checkpoint must hold to be resumed
+_RESUME_KEYS = ("recipe", "step", "history", "trained", "optimizer", "torch_rng")
+
+
+def _resumable_checkpoint(path: Path, device) -> dict:
+    """The checkpoint a run resumes from, checked: readable, complete, finite weights."""
+    ckpt = read_checkpoint_file(path, device, fix="It may be truncated by a kill during "
+                                "saving; pass restart=True to start the run over.")
+    missing = [k for k in _RESUME_KEYS if not isinstance(ckpt, dict) or k not in ckpt]
+    bad = [] if missing else [n for n, t in ckpt["trained"].items()
+                              if torch.is_tensor(t) and not torch.isfinite(t).all()]
+    if missing or bad:
+        what = (f"lacks {', '.join(missing)}" if missing
+                else f"holds non-finite weights ({', '.join(bad[:3])})")
+        raise CheckpointError(
+            f"Checkpoint {path} {what}; it cannot be resumed. Pass restart=True to start the "
+            "run over."
+        )
+    return ckpt
+
+
 def _language_legacy(path: Path) -> dict:
     """The recorded identity of a run written without ``run.json`` (its ``checkpoint.pt``)."""
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:
-        raise CheckpointError(
-            f"Cannot read checkpoint {path} ({type(err).__name__}: {err}); it is not replaced. "
-            "Move it away or give another out_dir=."
-        ) from err
+    ckpt = read_checkpoint_file(path, fix="It is not replaced. Move it away or give another "
+                                "out_dir=.")
     recipe = ckpt.get("recipe") if isinstance(ckpt, dict) else None
     if not isinstance(recipe, dict) or recipe.get("kind") != LANGUAGE_KIND:
         raise OutputExistsError(
@@ -498,7 +514,7 @@ def run_language_recipe(
                          resume=resume, restart=restart, layout=_LANGUAGE_RUN)
     ckpt, ckpt_path = None, out / "checkpoint.pt"
     if existing:
-        ckpt = torch.load(ckpt_path, map_location=dev, weights_only=True)
+        ckpt = _resumable_checkpoint(ckpt_path, dev)
     (out / "recipe.json").write_text(json.dumps(recipe, indent=2))
     base_name = recipe["model"]["base"]
     base_card = model_card(base_name)

@@ -29,7 +29,7 @@ from ..exceptions import (
     TrainingDivergedError,
 )
 from ..topoloss import TopoLoss
-from ._checkpoint import non_finite_tensors, validate_checkpoint
+from ._checkpoint import non_finite_tensors, read_checkpoint_file, validate_checkpoint
 
 __all__ = ["train", "TrainResult", "load_checkpoint", "list_checkpoints", "run_identity"]
 
@@ -102,13 +102,8 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool
     >>> ckpt["epoch"], sorted(ckpt["model"])[:1]
     (1, ['bn1.bias'])
     """
-    try:
-        ckpt = torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as err:
-        raise CheckpointError(
-            f"Cannot read checkpoint {path} ({type(err).__name__}: {err}). It may be truncated "
-            "by a kill during saving; delete it to resume from the previous epoch."
-        ) from err
+    ckpt = read_checkpoint_file(path, map_location, fix="It may be truncated by a kill during "
+                                "saving; delete it to resume from the previous epoch.")
     return validate_checkpoint(ckpt, path, training=resume)
 
 

@@ -305,10 +305,6 @@ def _headline(s: dict, esc) -> str:
             "layer is in the table and the figure below.</p>")
 
 
-def _pt(p) -> str:
-    return "n/a" if p is None else f"{p:.3f}"
-
-
 def _cortex_similarity_text(s: dict) -> str:
     """What the cortex maps used here show for the two pairs the guide names."""
     out = []

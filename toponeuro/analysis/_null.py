@@ -73,7 +73,7 @@ __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p
            "format_p"]
 
 #: the spatial nulls :func:`spatial_null` draws from
-NULL_METHODS = ("positions", "shift", "phase", "spectral", "torus", "mirror")
+NULL_METHODS = ("positions", "shift", "variogram", "phase", "spectral", "torus", "mirror")
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
 
@@ -96,6 +96,11 @@ MIRROR_REFERENCE = (
     "shifts within the sheet mirrored into a 2h x 2w torus (even reflection, as the "
     "symmetric boundary of a discrete cosine transform), cropped to h x w; chosen by its "
     "false-positive rate on independent smooth non-periodic maps (bench/calibrate_nulls.py)"
+)
+VARIOGRAM_REFERENCE = (
+    "variogram-matched surrogates (Burt et al. 2020, NeuroImage 220, 117038; BrainSMASH's "
+    "definitions): the second map's values permuted, smoothed back to its variogram and "
+    "given its own values in rank order"
 )
 PHASE_REFERENCE = (
     "amplitude-adjusted Fourier phase randomisation (AAFT; Theiler et al. 1992, Physica D 58, "
@@ -497,6 +502,26 @@ def _phase_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     return out
 
 
+def _variogram_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
+    """``(n_draws, h*w)`` variogram-matched surrogates (:mod:`._variogram`).
+
+    Missing units are filled with the map's mean for the smoothing and stay missing.
+    """
+    from ._variogram import MAX_UNITS, sheet_variogram
+
+    if tm.n > MAX_UNITS:
+        raise InvalidDataError(
+            f"null='variogram' keeps dense {tm.n} x {tm.n} smoothing weights, too large above "
+            f"{MAX_UNITS} units; use null='shift' (the mirrored shift) on this sheet."
+        )
+    v = tm.values
+    bad = ~np.isfinite(v)
+    out = sheet_variogram(tm.grid_shape).surrogates(np.where(bad, np.nanmean(v), v),
+                                                   n_draws, rng)
+    out[:, bad] = np.nan
+    return out
+
+
 def _draw(tms, null: str, n_draws: int, rng) -> list:
     """Per map: ``None`` (stays), gather indices ``(n_draws, n)`` or values ``("values", v)``."""
     first = tms[0]
@@ -517,6 +542,8 @@ def _draw(tms, null: str, n_draws: int, rng) -> list:
             out.append(("values", _spectral_values(tm, n_draws, rng)))
         elif kind == "phase":
             out.append(("values", _phase_values(tm, n_draws, rng)))
+        elif kind == "variogram":
+            out.append(("values", _variogram_values(tm, n_draws, rng)))
         else:
             out.append(_spin_indices(first, n_draws, rng))
     return out
@@ -527,7 +554,7 @@ def _null_kind(tms, null: str) -> str:
     on_sheet = tms[0].grid_shape is not None
     if null == "shift":
         return "mirror" if on_sheet else "spin"
-    if null in ("phase", "spectral", "torus", "mirror") and not on_sheet:
+    if null in ("variogram", "phase", "spectral", "torus", "mirror") and not on_sheet:
         raise InvalidDataError(
             f"null={null!r} moves maps on a sheet grid; these maps lie on a mesh. Use "
             "null='shift' (the spin test on a sphere)."
@@ -665,6 +692,8 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         out_attrs["null_reference"] = SPECTRAL_REFERENCE
     if n_permutations and out_attrs["null"] == "mirror":
         out_attrs["null_reference"] = MIRROR_REFERENCE
+    if n_permutations and out_attrs["null"] == "variogram":
+        out_attrs["null_reference"] = VARIOGRAM_REFERENCE
     if n_permutations and out_attrs["null"] == "phase":
         out_attrs["null_reference"] = PHASE_REFERENCE
     return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs,

@@ -62,6 +62,27 @@ def test_sheet_map_wraps_layers_into_rows():
         plot_sheet_map(acts.mean("stimulus"), ncols=0)
 
 
+def test_sheet_map_robust_limits_per_layer_and_shared():
+    values = xr.DataArray(np.r_[np.linspace(-1.0, 1.0, 16), 100.0, np.zeros(15)],
+                          dims="unit", name="t")
+    acts = make_activations({"a": 16, "b": 16}, n_stimuli=2, random_state=0)
+    values = values.assign_coords(acts.mean("stimulus").coords)
+    fig = plot_sheet_map(values, scale="layer", robust=50)
+    clims = [a.get_images()[0].get_clim() for a in fig.axes if a.get_images()]
+    half_a = float(np.percentile(np.abs(np.linspace(-1.0, 1.0, 16)), 50))
+    assert clims[0] == pytest.approx((-half_a, half_a))
+    assert clims[1] == pytest.approx((-1.0, 1.0))  # 50th percentile of |0| is 0: falls back to 1
+    plt.close(fig)
+    # vmin / vmax win over robust; without robust the one outlier sets the shared scale
+    fig = plot_sheet_map(values, robust=50, vmin=-3.0)
+    half = float(np.percentile(np.abs(values.values), 50))
+    assert fig.axes[0].get_images()[0].get_clim() == pytest.approx((-3.0, half))
+    plt.close(fig)
+    fig = plot_sheet_map(values)
+    assert fig.axes[0].get_images()[0].get_clim() == pytest.approx((-100.0, 100.0))
+    plt.close(fig)
+
+
 def test_sheet_map_bad_input(per_unit):
     acts = make_activations({"conv": 16}, n_stimuli=3, random_state=0)
     with pytest.raises(DimensionError, match="extra dims"):

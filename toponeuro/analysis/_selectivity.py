@@ -393,6 +393,10 @@ def domain_selectivity(
 ) -> xr.DataArray:
     """Selectivity of each fLoc domain against the rest, stacked along a ``"domain"`` dim.
 
+    Each domain's map is :func:`selectivity` of that domain against ``"rest"`` (every other
+    category present but ``"scrambled"``: for the five fLoc domains, the other four, as in
+    TDANN), with the same ``metric`` and ``labels``.
+
     Parameters
     ----------
     %(activations)s
@@ -406,7 +410,8 @@ def domain_selectivity(
     Returns
     -------
     xarray.DataArray
-        Dims ``("domain", "unit")`` with every unit coord.
+        Dims ``("domain", "unit")`` with every unit coord. Attrs as :func:`selectivity`'s
+        (the metric and its reference), without the per-domain ``target`` and ``against``.
 
     Examples
     --------

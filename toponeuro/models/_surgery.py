@@ -179,10 +179,12 @@ def downsample_weights(model, layers: Sequence[str], keep: float, *,
     Examples
     --------
     >>> import torch
-    >>> net = torch.nn.Sequential(torch.nn.Linear(3, 64))
+    >>> net = torch.nn.Sequential(torch.nn.Linear(32, 64))  # 64 units: an 8 x 8 sheet
     >>> with restoring(net):
-    ...     downsample_weights(net, ["0"], 0.25)
-    0.25
+    ...     kept = downsample_weights(net, ["0"], 0.25)  # through a 4 x 4 sheet
+    ...     rank = int(torch.linalg.matrix_rank(net[0].weight))
+    >>> kept, rank  # 16 units' worth of weights left: rank 16 instead of 32
+    (0.25, 16)
     """
     import torch
     import torch.nn.functional as F

@@ -33,13 +33,29 @@ def figure_and_axes(ax, nrows=1, ncols=1, panel_size=(3.2, 3.0), **kw):
     return fig, axes
 
 
-def symmetric_limits(values, vmin=None, vmax=None, center=0.0):
-    """Colour limits shared by all panels; symmetric around ``center`` when it is given."""
+def symmetric_limits(values, vmin=None, vmax=None, center=0.0, robust=None):
+    """Colour limits shared by all panels; symmetric around ``center`` when it is given.
+
+    The half-width is the largest ``|value - center|``, or with ``robust`` (a percentile,
+    e.g. 99) that percentile of it, so a few extreme values do not wash out the rest.
+    ``vmin`` / ``vmax`` replace the limit they name; ``robust`` needs a ``center``.
+
+    Examples
+    --------
+    >>> symmetric_limits([-1.0, 0.5, 4.0])
+    (-4.0, 4.0)
+    >>> symmetric_limits([-1.0, 0.5, 4.0], vmax=2.0, center=None)
+    (-1.0, 2.0)
+    >>> symmetric_limits(list(range(-100, 101)), robust=90)
+    (-90.0, 90.0)
+    """
     finite = np.asarray(values, dtype=float)
     finite = finite[np.isfinite(finite)]
     if finite.size == 0:
         return -1.0, 1.0
     if center is None:
-        return (finite.min() if vmin is None else vmin), (finite.max() if vmax is None else vmax)
-    lim = np.abs(finite - center).max() or 1.0
+        lo, hi = float(finite.min()), float(finite.max())
+        return (lo if vmin is None else vmin), (hi if vmax is None else vmax)
+    spread = np.abs(finite - center)
+    lim = float(np.percentile(spread, robust) if robust is not None else spread.max()) or 1.0
     return (center - lim if vmin is None else vmin), (center + lim if vmax is None else vmax)

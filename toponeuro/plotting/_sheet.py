@@ -121,13 +121,7 @@ def plot_sheet_map(
         raise ParameterError(f"scale must be 'shared' or 'layer'; got {scale!r}.")
 
     def limits(vals):
-        vals = np.asarray(vals, float)
-        vals = vals[np.isfinite(vals)]
-        if robust is not None and vals.size and center is not None:
-            lim = float(np.percentile(np.abs(vals - center), robust)) or 1.0
-            return ((center - lim) if vmin is None else vmin,
-                    (center + lim) if vmax is None else vmax)
-        return symmetric_limits(vals, vmin, vmax, center)
+        return symmetric_limits(vals, vmin, vmax, center, robust)
 
     per_layer = {ly: limits(np.concatenate([maps[fv, ly].values.ravel() for fv in facet_vals]))
                  for ly in layers}

@@ -51,6 +51,8 @@ from ._train import (
     _grads_finite,
     _identity,
     _open_run,
+    _overridden,
+    _run_folder,
     _RunLayout,
     _save_atomic,
     _strip_recipe,
@@ -491,13 +493,7 @@ def run_language_recipe(
     """
     from ..models import create_model, load_tokenizer, model_card
 
-    recipe = copy.deepcopy(recipe)
-    if steps is not None:
-        recipe["train"]["steps"] = steps
-    if seed is not None:
-        recipe["seed"] = seed
-    if data_path is not None:
-        recipe["data"]["path"] = str(data_path)
+    recipe = _overridden(recipe, seed=seed, data_path=data_path, steps=steps)
     validate_language_recipe(recipe, recipe.get("name", "recipe"))
     t = recipe["train"]
     n_steps = int(t["steps"])
@@ -508,7 +504,7 @@ def run_language_recipe(
     if t.get("threads"):
         torch.set_num_threads(int(t["threads"]))
     dev = torch.device(device or recipe.get("device", "cpu"))
-    out = Path(out_dir) if out_dir is not None else Path("runs") / recipe["name"]
+    out = _run_folder(out_dir, recipe)
     # checked before anything is built: a clash fails fast
     existing = _open_run(out, _identity(None, None, _without_steps(recipe), {}),
                          resume=resume, restart=restart, layout=_LANGUAGE_RUN)

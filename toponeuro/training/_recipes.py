@@ -17,7 +17,7 @@ from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
 from ._language import LANGUAGE_KIND, run_language_recipe, validate_language_recipe
 from ._schema import validate_recipe
-from ._train import TrainResult, train
+from ._train import TrainResult, _overridden, _run_folder, train
 
 __all__ = [
     "list_recipes",
@@ -294,16 +294,10 @@ def run_recipe(
         return run_language_recipe(recipe, out_dir, data_path=data_path, resume=resume,
                                    restart=restart, progress=progress, steps=epochs, seed=seed,
                                    device=device)
-    recipe = copy.deepcopy(recipe)
-    if seed is not None:
-        recipe["seed"] = seed
-    if epochs is not None:
-        recipe["train"]["epochs"] = epochs  # validated (whole number >= 1) when built
-    if data_path is not None:
-        recipe["data"]["path"] = str(data_path)
+    recipe = _overridden(recipe, seed=seed, data_path=data_path, epochs=epochs)
     model, train_ds, val_ds, topo = build_from_recipe(recipe)
     t = recipe["train"]
-    out = Path(out_dir) if out_dir is not None else Path("runs") / recipe["name"]
+    out = _run_folder(out_dir, recipe)
     return train(
         model,
         train_ds,

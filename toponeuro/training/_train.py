@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import csv
 import hashlib
 import json
@@ -330,6 +331,25 @@ def _clear_run(out_dir: Path, layout: _RunLayout) -> None:
         for p in out_dir.glob(pattern):
             if p.is_file():
                 p.unlink()
+
+
+def _overridden(recipe: dict, *, seed=None, data_path=None, **train) -> dict:
+    """A copy of ``recipe`` with what a caller overrides: ``seed``, ``data.path`` and
+    ``train`` entries (``epochs=``, ``steps=``); ``None`` keeps the recipe's value."""
+    recipe = copy.deepcopy(recipe)
+    for key, value in train.items():
+        if value is not None:
+            recipe["train"][key] = value  # validated when the run is built
+    if seed is not None:
+        recipe["seed"] = seed
+    if data_path is not None:
+        recipe["data"]["path"] = str(data_path)
+    return recipe
+
+
+def _run_folder(out_dir, recipe: dict) -> Path:
+    """The folder of a recipe's run: ``out_dir``, by default ``runs/<recipe name>``."""
+    return Path(out_dir) if out_dir is not None else Path("runs") / recipe["name"]
 
 
 def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool,

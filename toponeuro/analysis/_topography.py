@@ -717,7 +717,7 @@ def map_similarity(
     method : {"ssim", "pearson", "spearman"}
     n_permutations : int
         Draws of the spatial null (0: the statistic alone, p-value NaN).
-    null : {"shift", "phase", "spectral", "torus", "mirror", "positions"}, optional
+    null : {"shift", "variogram", "phase", "spectral", "torus", "mirror", "positions"}, optional
         Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness
         (sheet: shifts within the mirrored sheet; mesh: spin test). ``"positions"`` is no
         null for overlap and warns. See :func:`spatial_null`.

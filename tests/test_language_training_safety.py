@@ -123,6 +123,26 @@ def test_a_non_finite_gradient_stops_before_the_weights_change(tmp_path, monkeyp
     assert not (tmp_path / "checkpoint.pt").exists() and not (tmp_path / "trained.pt").exists()
 
 
+def test_weights_made_non_finite_by_the_step_stop_the_run(tmp_path, monkeypatch):
+    """Loss and gradients finite, but the optimiser's step leaves an infinite weight (as an
+    overflowing update would): the check after the step stops the run, names the weight,
+    and nothing with that weight is saved."""
+    real_step = torch.optim.AdamW.step
+
+    def overflowing(self, *args, **kwargs):
+        out = real_step(self, *args, **kwargs)
+        with torch.no_grad():
+            self.param_groups[0]["params"][0].view(-1)[0] = float("inf")
+        return out
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", overflowing)
+    with pytest.raises(E.TrainingDivergedError,
+                       match=r"the weights \('.+'\) became NaN or infinite at step 1 .*"
+                             "no good checkpoint"):
+        run_recipe(_lm(), tmp_path, progress=False, epochs=1)
+    assert not (tmp_path / "checkpoint.pt").exists() and not (tmp_path / "trained.pt").exists()
+
+
 def test_a_language_run_does_not_take_over_an_image_run_folder(tmp_path):
     """An image run's folder (run.json + checkpoints/) is not re-recorded as a language run."""
     image = load_recipe("demo-smoke")

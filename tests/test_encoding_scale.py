@@ -132,6 +132,27 @@ def test_weights_none_memory_and_store(tmp_path, monkeypatch):
         RidgeEncoder(alphas=ALPHAS, cv=3, weights=3).fit(X, Y)
 
 
+def test_encoding_score_above_the_memory_budget_names_what_it_accepts(monkeypatch):
+    """RidgeEncoder's own budget error named weights=None or a path, both of which
+    encoding_score refuses; encoding_score now names the dask route, which it takes."""
+    import dask.array as da
+
+    X, Y = _data(48, 6, v=4)
+    monkeypatch.setattr(rs, "WEIGHTS_BUDGET", 100)  # the 6 x 4 coefficients take 192 bytes
+    with pytest.raises(InvalidDataError, match="dask array chunked over voxels") as info:
+        encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3), cv=4)
+    assert "weights=None" not in str(info.value) and "0.0 GiB" in str(info.value)
+    with pytest.raises(InvalidDataError, match="score the voxels in groups"):
+        encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3, alpha_per_target=False),
+                       cv=4)
+    # and the route it names works: one voxel per chunk (48 bytes) fits the budget
+    chunked = encoding_score(X, da.from_array(Y, chunks=(48, 1)),
+                             model=RidgeEncoder(alphas=ALPHAS, cv=3), cv=4)
+    monkeypatch.setattr(rs, "WEIGHTS_BUDGET", 2**30)
+    whole = encoding_score(X, Y, model=RidgeEncoder(alphas=ALPHAS, cv=3), cv=4)
+    np.testing.assert_allclose(np.asarray(chunked), np.asarray(whole), atol=1e-10)
+
+
 def test_encoding_score_refuses_weights_its_folds_cannot_use(tmp_path):
     """weights=path: the first outer fold failed (dask's NotImplementedError on its lazily
     read coefficients) and left its store at the path, which every fold's clone would write;

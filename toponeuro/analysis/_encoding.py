@@ -254,14 +254,17 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         self._fit_chunks(self._design(X, Y.dtype, Y.shape[1]), Y)
         return self
 
-    def _design(self, X, target_dtype, n_targets):
+    def _design(self, X, target_dtype, n_targets, held_targets=None):
         """The features, inner folds and alphas of one fit: its decompositions, computed
-        once per process and shared by every chunk of targets fitted with it."""
+        once per process and shared by every chunk of targets fitted with it.
+        ``held_targets``: the most targets whose coefficients are in memory at once (default
+        all; a chunk's width when each chunk is fitted on its own)."""
         alphas = self._alphas()
         folds = make_folds(self.cv, X.shape[0], self.random_state)
         if target_dtype != X.dtype:  # the features' precision (at least float32) for both
             X = X.astype(np.result_type(X.dtype, np.float32))
-        need_coef = self._weights_mode(X.shape[1], n_targets, X.dtype.itemsize) is not None
+        held = n_targets if held_targets is None else held_targets
+        need_coef = self._weights_mode(X.shape[1], held, X.dtype.itemsize) is not None
         return _ridge._Design(X, folds, alphas, self.get_params(), n_targets, need_coef)
 
     def _weights_mode(self, p, n_t, itemsize):
@@ -430,7 +433,7 @@ def _chunked_cv_score(model, X, Y, folds, metric):
         out[starts[i]:starts[i + 1]] += part
 
     for tr, te in folds:
-        design = model._design(X[tr], Y.dtype, Y.shape[1])
+        design = model._design(X[tr], Y.dtype, Y.shape[1], held_targets=max(Y.chunks[1]))
         kwargs = {"model": model, "X_test": _ridge.scatter_once(X[te]), "train": tr,
                   "test": te, "metric": metric}
         _ridge.map_chunks(design, blocks, kwargs, keep, fn=_fold_chunk_score)
@@ -557,6 +560,7 @@ def encoding_score(
     if _is_dask(Y) and isinstance(model, RidgeEncoder) and model._separable:
         scores = _chunked_cv_score(model, X, Y, folds, metric)
     else:
+        _check_fold_memory(model, X, Y)
         scores = _cv_predict_score(model, X, np.asarray(Y), folds, metric)
     n_undef = int(np.count_nonzero(~np.isfinite(scores)))
     if n_undef:
@@ -595,6 +599,26 @@ def _check_fold_weights(model):
         f"weights='memory' (the default).{keep} For coefficients too large for memory, pass "
         "the responses as a dask array chunked over voxels (each chunk is fitted on its own)."
     )
+
+
+def _check_fold_memory(model, X, Y):
+    """A RidgeEncoder fold keeps its coefficients in memory; above the budget say what
+    encoding_score can do (RidgeEncoder's own advice, weights=None or a path, it refuses)."""
+    if not isinstance(model, RidgeEncoder):
+        return
+    itemsize = np.result_type(X.dtype, np.float32).itemsize
+    need = X.shape[1] * Y.shape[1] * itemsize
+    if need > _ridge.WEIGHTS_BUDGET:
+        how = ("pass the responses as a dask array chunked over voxels (each chunk of voxels "
+               "is fitted and scored on its own)" if model._separable else
+               "score the voxels in groups (this RidgeEncoder's settings fit all voxels "
+               "together, so dask chunks cannot split them)")
+        raise InvalidDataError(
+            f"Each fold's coefficients ({X.shape[1]} features x {Y.shape[1]} voxels) would "
+            f"take {need / 2**30:.1f} GiB in memory, above the "
+            f"{_ridge.WEIGHTS_BUDGET / 2**30:.0f} GiB budget; {how}, or reduce the features "
+            "(e.g. PCA) first."
+        )
 
 
 def _check_inner_cv(model, folds, n_stimuli, cv):

@@ -32,13 +32,12 @@ import time
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
-from toponeuro.analysis import as_topomap
-from toponeuro.analysis._null import (
+from toponeuro.analysis import as_topomap, null_p_value
+from toponeuro.analysis._sheet_null import (
     _mirror_indices,
     _phase_values,
     _spectral_values,
     _torus_indices,
-    null_p_value,
 )
 from toponeuro.analysis._ssim import ssim_batch
 

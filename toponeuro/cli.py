@@ -157,7 +157,10 @@ def _add_train(sub):
     p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
                    "(required unless --list)")
     p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
-    p.add_argument("--epochs", type=int, help="number of epochs (default: the recipe's)")
+    p.add_argument("--epochs", type=int, help="number of epochs of an image recipe (default: "
+                   "the recipe's)")
+    p.add_argument("--steps", type=int, help="number of steps of a language recipe (default: "
+                   "the recipe's)")
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
     p.add_argument("--device", help=f"{_DEVICE_HELP} (default: the recipe's, else cpu)")
     p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
@@ -182,13 +185,15 @@ def _run_train(args) -> int:
         print("toponeuro train: give --recipe NAME|FILE (see --list)", file=sys.stderr)
         return 2
     _positive(args.epochs, "--epochs", RecipeError)
+    _positive(args.steps, "--steps", RecipeError)
     out = _out_folder(args.out) if args.out else None
     device = _device(args.device)
     if args.data is not None and args.data != "floc":
         _input_path(args.data, "--data", "an image folder with one sub-folder per class, or floc")
     recipe = load_recipe(args.recipe)
     overrides = {
-        k: v for k, v in {"epochs": args.epochs, "seed": args.seed, "device": device}.items()
+        k: v for k, v in {"epochs": args.epochs, "steps": args.steps, "seed": args.seed,
+                          "device": device}.items()
         if v is not None
     }
     result = run_recipe(

@@ -51,8 +51,6 @@ from ._train import (
     _grads_finite,
     _identity,
     _open_run,
-    _overridden,
-    _run_folder,
     _RunLayout,
     _save_atomic,
     _strip_recipe,
@@ -64,7 +62,6 @@ __all__ = [
     "synthetic_sentences",
     "language_corpus",
     "validate_language_recipe",
-    "run_language_recipe",
     "export_trained_parameters",
     "LanguageTrainResult",
 ]
@@ -286,7 +283,7 @@ def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
 # --- training -----------------------------------------------------------------------------
 @dataclass
 class LanguageTrainResult:
-    """What :func:`run_language_recipe` returns.
+    """What :func:`toponeuro.training.run_recipe` returns for a language recipe.
 
     ``history`` has one entry per logged step (``step``, ``loss``, ``distill_cosine``,
     ``topo_loss`` (unscaled mean over layers), ``tau`` (scheduled), ``lr``, and
@@ -420,7 +417,7 @@ def _language_legacy(path: Path) -> dict:
     return {"legacy": True, "recipe": _strip_recipe(_without_steps(recipe))}
 
 
-#: the run folder of :func:`run_language_recipe`
+#: the run folder of a language recipe's run
 _LANGUAGE_RUN = _RunLayout(
     written=("checkpoint.pt", "checkpoint.pt.part", "trained.pt", "trained.pt.part",
              "history.json", "recipe.json"),
@@ -430,70 +427,13 @@ _LANGUAGE_RUN = _RunLayout(
 )
 
 
-def run_language_recipe(
-    recipe: dict,
-    out_dir: str | os.PathLike | None = None,
-    *,
-    data_path: str | None = None,
-    resume: bool = True,
-    restart: bool = False,
-    progress: bool = True,
-    steps: int | None = None,
-    seed: int | None = None,
-    device: str | None = None,
-) -> LanguageTrainResult:
-    """Fine-tune what a ``language_distillation`` recipe describes (see the module docs).
-
-    Parameters
-    ----------
-    recipe : dict
-        A validated recipe (:func:`toponeuro.training.load_recipe`).
-    out_dir : path-like, optional
-        Output folder (default ``runs/<name>``). A folder holding files that are not a
-        training run's is refused, never written into.
-    data_path : str, optional
-        Overrides ``data.path`` (the WordNet folder).
-    resume : bool
-        Continue from ``checkpoint.pt`` in ``out_dir`` when it is there (a longer run of the
-        same recipe continues a shorter one); ``False`` starts the same run over.
-    restart : bool
-        Discard the run in ``out_dir`` (only the files a run writes) even if another recipe
-        made it, and start over; without it such a folder is refused with
-        :class:`~toponeuro.exceptions.RecipeMismatchError`.
-    progress : bool
-        Print one line per logged step.
-    steps, seed, device : optional
-        Override ``train.steps``, ``seed`` and ``device``.
-
-    Returns
-    -------
-    LanguageTrainResult
-
-    Raises
-    ------
-    TrainingDivergedError
-        The loss, a gradient or a trained weight became NaN or infinite; the message names
-        the step, the learning rate and the last good checkpoint, and no file with
-        non-finite weights is written.
-    RecipeMismatchError
-        ``out_dir`` holds a run of another recipe (and ``restart`` is False).
-    OutputExistsError
-        ``out_dir`` holds files that are not a toponeuro training run.
-    OutputPathError
-        ``out_dir`` is a file.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from toponeuro.training import load_recipe
-    >>> r = load_recipe("lm-smoke")
-    >>> res = run_language_recipe(r, tempfile.mkdtemp(), steps=2, progress=False)
-    >>> [h["step"] for h in res.history], sorted(res.history[-1])[:3]
-    ([1, 2], ['distill_cosine', 'heldout_cosine', 'loss'])
-    """
+def _run_language(recipe: dict, out: Path, *, resume: bool, restart: bool, progress: bool,
+                  device: str | None) -> LanguageTrainResult:
+    """Fine-tune what a ``language_distillation`` recipe describes (see the module docs):
+    :func:`toponeuro.training.run_recipe` for a language recipe, its overrides applied and
+    its folder ``out`` chosen."""
     from ..models import create_model, load_tokenizer, model_card
 
-    recipe = _overridden(recipe, seed=seed, data_path=data_path, steps=steps)
     validate_language_recipe(recipe, recipe.get("name", "recipe"))
     t = recipe["train"]
     n_steps = int(t["steps"])
@@ -504,7 +444,7 @@ def run_language_recipe(
     if t.get("threads"):
         torch.set_num_threads(int(t["threads"]))
     dev = torch.device(device or recipe.get("device", "cpu"))
-    out = _run_folder(out_dir, recipe)
+    out = Path(out)
     # checked before anything is built: a clash fails fast
     existing = _open_run(out, _identity(None, None, _without_steps(recipe), {}),
                          resume=resume, restart=restart, layout=_LANGUAGE_RUN)

@@ -5,21 +5,23 @@ from __future__ import annotations
 import copy
 import os
 import tomllib
+import warnings
 from importlib import resources
 from pathlib import Path
 
 import torch
 
-from ..exceptions import RecipeError, UnknownNameError, close_matches
+from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._architectures import ARCHITECTURES
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
-from ._language import LANGUAGE_KIND, run_language_recipe, validate_language_recipe
+from ._language import LANGUAGE_KIND, LanguageTrainResult, _run_language, validate_language_recipe
 from ._schema import validate_recipe
 from ._train import TrainResult, _overridden, _run_folder, train
 
 __all__ = [
+    "run_language_recipe",
     "list_recipes",
     "load_recipe",
     "build_from_recipe",
@@ -268,16 +270,48 @@ def run_recipe(
     restart: bool = False,
     progress: bool = True,
     epochs: int | None = None,
+    steps: int | None = None,
     seed: int | None = None,
     device: str | None = None,
-) -> TrainResult:
+) -> TrainResult | LanguageTrainResult:
     """Train what a recipe describes; checkpoints go to ``out_dir`` (default ``runs/<name>``).
 
-    Rerunning into the same folder resumes after the last checkpoint; a folder holding a run
-    of another recipe (or of other ``epochs`` / ``seed``) is refused with
+    The one way to run a recipe, of either kind: an image recipe trains a TopoNet
+    (:func:`train`; returns :class:`TrainResult`), a ``language_distillation`` recipe
+    fine-tunes a language model (returns :class:`LanguageTrainResult`). Rerunning into the
+    same folder resumes after the last checkpoint; a folder holding a run of another recipe
+    (or of other ``epochs`` / ``seed``) is refused with
     :class:`~toponeuro.exceptions.RecipeMismatchError` unless ``restart=True``, which
     discards that run and starts over (see :func:`train` for ``resume``, divergence and the
-    ``run.json`` record).
+    ``run.json`` record). A folder holding files that are not a training run's is refused
+    (:class:`~toponeuro.exceptions.OutputExistsError`), never written into.
+
+    Parameters
+    ----------
+    recipe : dict or str
+        A recipe (:func:`load_recipe`), or its name or TOML path.
+    out_dir : path-like, optional
+        Output folder (default ``runs/<name>``).
+    data_path : str, optional
+        Overrides ``data.path`` (an image folder; a language recipe's WordNet folder).
+    resume, restart : bool
+        Continue the run in ``out_dir`` (default), or discard it and start over.
+    progress : bool
+        Print one line per epoch (language: per logged step).
+    epochs : int, optional
+        Overrides an image recipe's ``train.epochs``.
+    steps : int, optional
+        Overrides a language recipe's ``train.steps`` (a longer run continues a shorter one).
+    seed, device : optional
+        Override the recipe's ``seed`` and ``device``.
+
+    Raises
+    ------
+    ParameterError
+        ``epochs`` for a language recipe (it counts steps) or ``steps`` for an image recipe.
+    TrainingDivergedError
+        The loss, a gradient or a trained weight became NaN or infinite; the message names
+        the step, the learning rate and the last good checkpoint.
 
     Examples
     --------
@@ -290,10 +324,18 @@ def run_recipe(
     """
     if not isinstance(recipe, dict):
         recipe = load_recipe(recipe)
-    if recipe.get("kind") == LANGUAGE_KIND:  # epochs= is not a language recipe's unit
-        return run_language_recipe(recipe, out_dir, data_path=data_path, resume=resume,
-                                   restart=restart, progress=progress, steps=epochs, seed=seed,
-                                   device=device)
+    language = recipe.get("kind") == LANGUAGE_KIND
+    wrong, unit = ("epochs", "steps") if language else ("steps", "epochs")
+    if (epochs if language else steps) is not None:
+        raise ParameterError(
+            f"Recipe {recipe.get('name', 'recipe')!r} is "
+            f"{'a language' if language else 'an image'} recipe: it counts training in "
+            f"{unit} (train.{unit}), not {wrong}; pass {unit}=N instead of {wrong}=N."
+        )
+    if language:
+        recipe = _overridden(recipe, seed=seed, data_path=data_path, steps=steps)
+        return _run_language(recipe, _run_folder(out_dir, recipe), resume=resume,
+                             restart=restart, progress=progress, device=device)
     recipe = _overridden(recipe, seed=seed, data_path=data_path, epochs=epochs)
     model, train_ds, val_ds, topo = build_from_recipe(recipe)
     t = recipe["train"]
@@ -320,3 +362,28 @@ def run_recipe(
         log_every=int(t["log_every"]) if t.get("log_every") else None,
         keep_checkpoints=int(t["keep_checkpoints"]) if t.get("keep_checkpoints") else None,
     )
+
+
+def run_language_recipe(recipe, out_dir=None, **kwargs):
+    """Deprecated: :func:`run_recipe` runs language recipes too (``steps=``).
+
+    Kept for one release with a ``FutureWarning`` (the 0.2 deprecation rule); it calls
+    :func:`run_recipe` with the same arguments.
+
+    Examples
+    --------
+    >>> import tempfile, warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = run_language_recipe(load_recipe("lm-smoke"), tempfile.mkdtemp(), steps=1,
+    ...                               progress=False)
+    >>> caught[0].category.__name__, [h["step"] for h in res.history]
+    ('FutureWarning', [1])
+    """
+    warnings.warn(
+        "run_language_recipe is deprecated and will be removed in the next release; use "
+        "run_recipe(recipe, out_dir, steps=...), which runs language recipes too.",
+        FutureWarning, stacklevel=2,
+    )
+    return run_recipe(recipe, out_dir, **kwargs)
+

@@ -14,7 +14,7 @@ from toponeuro.analysis._variogram import (
     grid_distances,
     regress,
 )
-from toponeuro.exceptions import InvalidDataError
+from toponeuro.exceptions import InvalidDataError, ToponeuroWarning
 
 brainsmash = pytest.importorskip(
     "brainsmash", reason="BrainSMASH is the parity reference: pip install brainsmash==0.11.0"
@@ -121,12 +121,14 @@ def test_smoother_maps_get_smoother_surrogates():
 def test_variogram_null_in_map_similarity():
     shape = (16, 16)
     a, b = _smooth(shape, 2, 7).reshape(shape), _smooth(shape, 2, 8).reshape(shape)
-    res = map_similarity(a, b, null="variogram", n_permutations=99, random_state=0)
+    with pytest.warns(ToponeuroWarning, match="liberal on smooth sheet maps.*null='shift'"):
+        res = map_similarity(a, b, null="variogram", n_permutations=99, random_state=0)
     assert res.attrs["null"] == "variogram"
     assert "Burt" in res.attrs["null_reference"]
     assert res.n_permutations == 99 and 0 < res.p_value <= 1
-    co = map_similarity(a, a + 0.3 * _smooth(shape, 2, 9).reshape(shape), null="variogram",
-                        n_permutations=99, random_state=0)
+    with pytest.warns(ToponeuroWarning):
+        co = map_similarity(a, a + 0.3 * _smooth(shape, 2, 9).reshape(shape),
+                            null="variogram", n_permutations=99, random_state=0)
     assert co.p_value <= 0.02
 
 

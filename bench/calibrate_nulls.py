@@ -57,7 +57,9 @@ Usage::
     python bench/calibrate_nulls.py --small              # quick check (100 pairs, 99 draws)
     python bench/calibrate_nulls.py --spin-only          # the spin test on fsaverage5
 
-Writes a JSON file (``--out``) and prints an rst table for docs/metrics.rst.
+Writes a JSON file (``--out``), prints an rst table for docs/metrics.rst, and with ``--record
+toponeuro/analysis/null_calibration.json`` updates the record the report quotes
+(:func:`toponeuro.analysis.null_calibration`).
 """
 
 from __future__ import annotations
@@ -208,6 +210,36 @@ def rst_table(rows, spin_rows) -> str:
     return "\n".join(lines)
 
 
+#: the record's name of each spin map generator
+_RECORD_SPIN_MAPS = {"uniform": "stationary", "mesh": "mesh", "envelope": "envelope"}
+
+
+def update_record(path: Path, rows, spin_rows, pairs: int, draws: int) -> None:
+    """Merge measured cells into a ``null_calibration.json`` record (same keys: replaced)."""
+    record = json.loads(path.read_text())
+    sheet_key = ("maps", "shape", "sigma", "null")
+    spin_key = ("maps", "hemi", "sigma_mm", "seed", "envelope_ratio")
+    for r in rows:
+        cell = {"maps": r["maps"], "shape": r["shape"], "sigma": float(r["sigma"]),
+                "null": "shift" if r["null"] == "default" else r["null"],
+                "ssim": round(r["ssim"], 4), "pearson": round(r["pearson"], 4),
+                "pairs": pairs, "draws": draws}
+        record["sheet"] = [c for c in record["sheet"]
+                           if tuple(c.get(k) for k in sheet_key)
+                           != tuple(cell[k] for k in sheet_key)] + [cell]
+    for r in spin_rows:
+        cell = {"maps": _RECORD_SPIN_MAPS[r["maps"]], "hemi": r["hemi"],
+                "sigma_mm": int(r["sigma"]) if float(r["sigma"]).is_integer() else r["sigma"],
+                "pearson": round(r["pearson"], 4), "seed": r["seed"],
+                "pairs": pairs, "draws": draws}
+        if r["maps"] == "envelope":
+            cell["envelope_ratio"] = float(r["envelope_ratio"])
+        record["spin"] = [c for c in record["spin"]
+                          if tuple(c.get(k) for k in spin_key)
+                          != tuple(cell.get(k) for k in spin_key)] + [cell]
+    path.write_text(json.dumps(record, indent=1) + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=1000)
@@ -230,6 +262,10 @@ def main(argv=None):
     ap.add_argument("--small", action="store_true",
                     help="quick check: 100 pairs, 99 draws, 16x16, sigma 2")
     ap.add_argument("--out", default="calibrate_nulls.json")
+    ap.add_argument("--record", metavar="PATH",
+                    help="also write the measured cells into this record (the package's is "
+                    "toponeuro/analysis/null_calibration.json, which the report quotes): "
+                    "cells with the same keys are replaced, others kept")
     args = ap.parse_args(argv)
     if args.small:
         args.pairs, args.draws, args.shapes, args.sigmas = 100, 99, ["16x16"], [2.0]
@@ -266,6 +302,8 @@ def main(argv=None):
            "rotation_sets": args.rotation_sets,
            "sheet": rows, "spin": spin_rows, "seconds": round(time.perf_counter() - t0, 1)}
     Path(args.out).write_text(json.dumps(out, indent=1))
+    if args.record:
+        update_record(Path(args.record), rows, spin_rows, args.pairs, args.draws)
     print()
     print(rst_table(rows, spin_rows))
 

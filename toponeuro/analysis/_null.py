@@ -302,11 +302,12 @@ def null_calibration() -> dict:
     Returns
     -------
     dict
-        ``alpha``, ``target`` (the acceptable range), ``pairs``, ``draws``; ``sheet``: one
-        dict per cell (``maps`` "crop"/"reflect", ``shape``, ``sigma`` in sheet units,
-        ``null``, ``ssim``, ``pearson`` rates; the verdict's rate is SSIM's); ``spin``: one
-        per fsaverage5 cell (``maps`` "stationary"/"mesh"/"envelope", ``hemi``, ``sigma_mm``,
-        ``pearson``, ``seed``; envelope cells their ``envelope_ratio``). A fresh copy.
+        ``alpha``, ``target`` (the acceptable range); ``sheet``: one dict per cell (``maps``
+        "crop"/"reflect", ``shape``, ``sigma`` in sheet units, ``null``, ``ssim``,
+        ``pearson`` rates; the verdict's rate is SSIM's); ``spin``: one per fsaverage5 cell
+        (``maps`` "stationary"/"mesh"/"envelope", ``hemi``, ``sigma_mm``, ``pearson``,
+        ``seed``; envelope cells their ``envelope_ratio``); every cell its ``pairs`` and
+        ``draws``. A fresh copy; ``bench/calibrate_nulls.py --record`` writes it.
 
     Examples
     --------

@@ -217,13 +217,13 @@ _RECORD_SPIN_MAPS = {"uniform": "stationary", "mesh": "mesh", "envelope": "envel
 def update_record(path: Path, rows, spin_rows, pairs: int, draws: int) -> None:
     """Merge measured cells into a ``null_calibration.json`` record (same keys: replaced)."""
     record = json.loads(path.read_text())
-    sheet_key = ("maps", "shape", "sigma", "null")
+    sheet_key = ("maps", "shape", "sigma", "null", "seed")
     spin_key = ("maps", "hemi", "sigma_mm", "seed", "envelope_ratio")
     for r in rows:
         cell = {"maps": r["maps"], "shape": r["shape"], "sigma": float(r["sigma"]),
                 "null": "shift" if r["null"] == "default" else r["null"],
-                "ssim": round(r["ssim"], 4), "pearson": round(r["pearson"], 4),
-                "pairs": pairs, "draws": draws}
+                "seed": r.get("seed", 0), "ssim": round(r["ssim"], 4),
+                "pearson": round(r["pearson"], 4), "pairs": pairs, "draws": draws}
         record["sheet"] = [c for c in record["sheet"]
                            if tuple(c.get(k) for k in sheet_key)
                            != tuple(cell[k] for k in sheet_key)] + [cell]
@@ -256,6 +256,7 @@ def main(argv=None):
     ap.add_argument("--hemis", nargs="+", default=list(HEMIS), choices=HEMIS)
     ap.add_argument("--rotation-sets", type=int, default=10,
                     help="sets of spin rotations per cell, each shared by a block of pairs")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sheet cells' maps")
     ap.add_argument("--spin-seed", type=int, default=0, help="seed of the spin cells' maps")
     ap.add_argument("--envelope-ratio", type=float, default=4.0,
                     help="envelope maps: amplitude at one end of the sphere over the other")
@@ -277,9 +278,10 @@ def main(argv=None):
                 h, w = (int(x) for x in shape.split("x"))
                 for sigma in args.sigmas:
                     for null in args.nulls:
-                        r = sheet_cell((h, w), sigma, null, maps, args.pairs, args.draws)
+                        r = sheet_cell((h, w), sigma, null, maps, args.pairs, args.draws,
+                                       seed=args.seed)
                         rows.append({"maps": maps, "shape": shape, "sigma": sigma, "null": null,
-                                     **r})
+                                     "seed": args.seed, **r})
                         print(f"{maps:8} {shape:6} sigma {sigma:g} {null:7} SSIM "
                               f"{r['ssim']:.3f} Pearson {r['pearson']:.3f} verdict "
                               f"{r['verdict']:.3f} ({time.perf_counter() - t0:.0f} s)",

@@ -313,8 +313,8 @@ def null_calibration() -> dict:
     --------
     >>> cal = null_calibration()
     >>> cells = [c for c in cal["sheet"] if c["maps"] == "crop" and c["null"] == "shift"]
-    >>> len(cells), cal["alpha"]
-    (8, 0.05)
+    >>> len(cells), sorted({c["seed"] for c in cells}), cal["alpha"]  # two sets of maps
+    (16, [0, 1], 0.05)
     """
     from importlib import resources
 

@@ -237,7 +237,9 @@ def update_record(path: Path, rows, spin_rows, pairs: int, draws: int) -> None:
         record["spin"] = [c for c in record["spin"]
                           if tuple(c.get(k) for k in spin_key)
                           != tuple(cell.get(k) for k in spin_key)] + [cell]
-    path.write_text(json.dumps(record, indent=1) + "\n")
+    tmp = path.with_name(path.name + ".partial")  # whole or not at all
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    tmp.replace(path)
 
 
 def main(argv=None):

@@ -272,13 +272,11 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         if w is None:
             return None
         if isinstance(w, str) and w == "memory":
-            need = p * n_t * itemsize
-            if need > _ridge.WEIGHTS_BUDGET:
+            over = _over_budget(p, n_t, itemsize, "targets")
+            if over:
                 raise InvalidDataError(
-                    f"The coefficients ({p} features x {n_t} targets) would take "
-                    f"{need / 2**30:.1f} GiB in memory, above the "
-                    f"{_ridge.WEIGHTS_BUDGET / 2**30:.0f} GiB budget; pass weights=None "
-                    "(scores and alphas only) or weights='coef.nc' (written to a store)."
+                    f"The {over}; pass weights=None (scores and alphas only) or "
+                    "weights='coef.nc' (written to a store)."
                 )
             return "memory"
         if isinstance(w, (str, os.PathLike)):
@@ -601,23 +599,29 @@ def _check_fold_weights(model):
     )
 
 
+def _over_budget(p: int, n_t: int, itemsize: int, what: str) -> str | None:
+    """Why ``p x n_t`` coefficients do not fit the in-memory budget, or None if they do."""
+    need = p * n_t * itemsize
+    if need <= _ridge.WEIGHTS_BUDGET:
+        return None
+    return (f"coefficients ({p} features x {n_t} {what}) would take {need / 2**30:.1f} GiB "
+            f"in memory, above the {_ridge.WEIGHTS_BUDGET / 2**30:.0f} GiB budget")
+
+
 def _check_fold_memory(model, X, Y):
     """A RidgeEncoder fold keeps its coefficients in memory; above the budget say what
     encoding_score can do (RidgeEncoder's own advice, weights=None or a path, it refuses)."""
     if not isinstance(model, RidgeEncoder):
         return
-    itemsize = np.result_type(X.dtype, np.float32).itemsize
-    need = X.shape[1] * Y.shape[1] * itemsize
-    if need > _ridge.WEIGHTS_BUDGET:
+    over = _over_budget(X.shape[1], Y.shape[1], np.result_type(X.dtype, np.float32).itemsize,
+                        "voxels")
+    if over:
         how = ("pass the responses as a dask array chunked over voxels (each chunk of voxels "
                "is fitted and scored on its own)" if model._separable else
                "score the voxels in groups (this RidgeEncoder's settings fit all voxels "
                "together, so dask chunks cannot split them)")
         raise InvalidDataError(
-            f"Each fold's coefficients ({X.shape[1]} features x {Y.shape[1]} voxels) would "
-            f"take {need / 2**30:.1f} GiB in memory, above the "
-            f"{_ridge.WEIGHTS_BUDGET / 2**30:.0f} GiB budget; {how}, or reduce the features "
-            "(e.g. PCA) first."
+            f"Each fold's {over}; {how}, or reduce the features (e.g. PCA) first."
         )
 
 

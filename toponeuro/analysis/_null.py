@@ -20,8 +20,9 @@ One map and two maps ask different questions, so they get different nulls:
     the three below by that calibration, gives 4.6-7.7 % for SSIM (5.85 % on average) and
     3.7-6.9 % for Pearson (5.06 %) at alpha 0.05 on 16 x 16 and 16 x 32 sheets (two sets of
     1,000 pairs per cell, sigma 1-4; SSIM slightly liberal: a window across a mirror seam
-    sees even-symmetric content, so the null is a little narrow); the spin test 4.0-6.9 % on stationary maps on
-    fsaverage5 (each hemisphere and both together; 5, 10 and 20 mm), but 7-14 % on maps
+    sees even-symmetric content, so the null is a little narrow); the spin test 4.0-6.9 %
+    on stationary maps on fsaverage5 (each hemisphere and both together; 5, 10 and 20 mm;
+    3.2-3.7 % with a shared medial wall of missing values), but 7.3-13.6 % on maps
     whose amplitude differs across the sphere alike in both (it assumes stationary maps). A
     map on both hemispheres of a named mesh (``mesh="fsaverage5"``, left then right) spins
     them together, the right by the left's rotation mirrored across the mid-sagittal plane.
@@ -72,7 +73,13 @@ import numpy as np
 
 from .._params import check_n_permutations, check_random_state
 from .._typing import RandomState
-from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from ..exceptions import (
+    DimensionError,
+    InvalidDataError,
+    ToponeuroWarning,
+    UnknownNameError,
+    close_matches,
+)
 from ._geometry import TopoMap, _fill, _map_of
 from ._sheet_null import (
     _mirror_indices,
@@ -122,6 +129,10 @@ PHASE_REFERENCE = (
     "boundary of a discrete cosine transform), cropped to h x w: every amplitude kept, the "
     "phases uniform at random, then the map's own values in the rank order of that field"
 )
+#: the source named in ``attrs["null_reference"]`` of each null that has one
+_NULL_REFERENCES = {"spin": SPIN_REFERENCE, "spectral": SPECTRAL_REFERENCE,
+                    "mirror": MIRROR_REFERENCE, "variogram": VARIOGRAM_REFERENCE,
+                    "phase": PHASE_REFERENCE}
 P_VALUE_REFERENCE = (
     "Phipson & Smyth (2010) Permutation p-values should never be zero. Stat Appl Genet Mol "
     "Biol 9(1):39"
@@ -567,7 +578,6 @@ def _builtin(name: str, tms: list[TopoMap], kwargs: dict):
     return _STATISTIC_FACTORIES[name](tms, **kwargs)
 
 
-#: measured false-positive rate of the positions null for two maps (docs: calibration)
 #: measured false-positive rates of the variogram null on sheets (docs: calibration)
 _VARIOGRAM_NOTE = (
     "null='variogram' (BrainSMASH-style surrogates) is liberal on smooth sheet maps: its fit "
@@ -575,6 +585,7 @@ _VARIOGRAM_NOTE = (
     "from chance in 7.8-16.6 % of pairs for SSIM and 4.9-9.0 % for Pearson at alpha 0.05 "
     "(docs: 'Calibration of the similarity nulls'). Use null='shift' (the mirrored shift)."
 )
+#: measured false-positive rate of the positions null for two maps (docs: calibration)
 _POSITIONS_TWO_MAPS_NOTE = (
     "null='positions' moves every map alike, so it keeps each unit's pair of values: it asks "
     "whether the maps' correspondence is spatially organised, not whether they share "
@@ -599,12 +610,8 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
             "one map use null='positions'."
         )
     if null == "positions" and len(tms) > 1 and n_permutations:
-        from ..exceptions import ToponeuroWarning
-
         warnings.warn(_POSITIONS_TWO_MAPS_NOTE, ToponeuroWarning, stacklevel=3)
     if null == "variogram" and n_permutations:
-        from ..exceptions import ToponeuroWarning
-
         warnings.warn(_VARIOGRAM_NOTE, ToponeuroWarning, stacklevel=3)
     values = [tm.values[None, :] for tm in tms]
     observed = float(np.asarray(kernel(*values)).ravel()[0])
@@ -642,16 +649,9 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         "n_permutations": n_permutations,
         "alternative": alternative,
     }
-    if n_permutations and out_attrs["null"] == "spin":
-        out_attrs["null_reference"] = SPIN_REFERENCE
-    if n_permutations and out_attrs["null"] == "spectral":
-        out_attrs["null_reference"] = SPECTRAL_REFERENCE
-    if n_permutations and out_attrs["null"] == "mirror":
-        out_attrs["null_reference"] = MIRROR_REFERENCE
-    if n_permutations and out_attrs["null"] == "variogram":
-        out_attrs["null_reference"] = VARIOGRAM_REFERENCE
-    if n_permutations and out_attrs["null"] == "phase":
-        out_attrs["null_reference"] = PHASE_REFERENCE
+    reference = _NULL_REFERENCES.get(out_attrs["null"])
+    if n_permutations and reference:
+        out_attrs["null_reference"] = reference
     return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs,
                                 alternative=alternative)
 

@@ -198,6 +198,8 @@ def test_nominal_rate_of_a_two_sided_permutation_p():
     ("shift", "crop", "pearson", (10, 20), 3),
     ("shift", "reflect", "ssim", (12, 12), 2),
     ("phase", "crop", "pearson", (12, 12), 2),  # amplitude-adjusted phase surrogates
+    ("iaaft", "crop", "ssim", (12, 12), 2),     # iterated amplitude-adjusted surrogates
+    ("iaaft", "crop", "pearson", (10, 20), 3),
     ("spectral", "reflect", "pearson", (12, 12), 2),  # exact for reflecting borders
     ("torus", "wrap", "pearson", (12, 12), 2),  # exact for periodic maps only
 ])

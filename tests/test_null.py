@@ -302,6 +302,51 @@ def test_phase_surrogates_keep_the_values_and_the_smoothness_and_draw_the_positi
     assert abs(r.mean()) < 0.1 and (r > 0.5).mean() > 0.15 and (r < -0.5).mean() > 0.15
 
 
+def test_iaaft_surrogates_keep_the_values_and_the_smoothness_and_draw_the_position():
+    """IAAFT (Schreiber & Schmitz 1996): exactly the map's values (missing units stay
+    missing), about its smoothness (a shuffle of these values is 33 times rougher), a sparse
+    map stays sparse, and the position is lost."""
+    from toponeuro.analysis import as_topomap
+    from toponeuro.analysis._sheet_null import _iaaft_values, iaaft_surrogates
+
+    def roughness(x):  # mean squared difference of neighbours over the variance
+        x = x - x.mean(axis=(-2, -1), keepdims=True)
+        d2 = (np.diff(x, axis=-1) ** 2).mean(axis=(-2, -1)) + (np.diff(x, axis=-2) ** 2).mean(
+            axis=(-2, -1))
+        return d2 / (x * x).mean(axis=(-2, -1))
+
+    rng = np.random.default_rng(0)
+    g = gaussian_filter(rng.standard_normal((48, 52)), 3)[12:28, 12:32]  # cropped: not periodic
+    s, n_iter = iaaft_surrogates(g, 200, rng)
+    assert 1 <= n_iter < 100
+    np.testing.assert_array_equal(np.sort(s.reshape(200, -1), axis=1),
+                                  np.tile(np.sort(g.ravel()), (200, 1)))
+    shuffled = rng.permuted(np.tile(g.ravel(), (200, 1)), axis=1).reshape(200, 16, 20)
+    own, it = roughness(g), roughness(s).mean()
+    assert 1.0 < it / own < 2.0 < roughness(shuffled).mean() / own, it / own
+    # missing units stay missing; the others hold the map's values
+    h = g.copy()
+    h[2, 3] = np.nan
+    t = _iaaft_values(as_topomap(h), 50, rng).reshape(50, 16, 20)
+    assert np.isnan(t[:, 2, 3]).all() and np.isfinite(t).sum() == 50 * (16 * 20 - 1)
+    # a blob on a flat background stays a blob on a flat background, placed anywhere
+    rr, cc = np.mgrid[:16, :20]
+    blob_map = np.where((rr - 5) ** 2 + (cc - 6) ** 2 <= 6, 1.0, 0.0)
+    b, _ = iaaft_surrogates(blob_map, 100, rng)
+    assert ((b == 0).sum(axis=(1, 2)) == (blob_map == 0).sum()).all()
+    centre = np.array([np.argwhere(x > 0).mean(0) for x in b])
+    assert centre[:, 0].std() > 2 and centre[:, 1].std() > 2
+    assert np.mean([roughness(x) for x in b]) < 3 * roughness(blob_map)  # one patch, not dust
+
+
+def test_iaaft_null_refuses_a_mesh():
+    rng = np.random.default_rng(1)
+    pos = rng.standard_normal((30, 3))
+    with pytest.raises(InvalidDataError, match="sheet"):
+        spatial_null("pearson", rng.standard_normal(30), rng.standard_normal(30),
+                     null="iaaft", geometry={"positions": pos}, n_permutations=9)
+
+
 def test_ssim_null_draws_are_rescaled_as_the_observed_map():
     """Each surrogate is min-max rescaled to [0, 1] on its own, as the observed map is."""
     from toponeuro.analysis import as_topomap
@@ -330,7 +375,7 @@ def test_displaced_noise_free_blobs_are_not_called_alike():
     rr, cc = np.mgrid[:24, :32]
     a = 6 * np.exp(-((rr - 5) ** 2 + (cc - 6) ** 2) / 18.0)
     b = 6 * np.exp(-((rr - 8) ** 2 + (cc - 20) ** 2) / 18.0)
-    for null in (None, "phase"):
+    for null in (None, "phase", "iaaft"):
         for method in ("ssim", "pearson"):
             res = map_similarity(a, b, method, null=null, n_permutations=199, random_state=0)
             assert res.p_value > 0.05, (null, method, res)

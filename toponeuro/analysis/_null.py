@@ -82,6 +82,7 @@ from ..exceptions import (
 )
 from ._geometry import TopoMap, _fill, _map_of
 from ._sheet_null import (
+    _iaaft_values,
     _mirror_indices,
     _phase_values,
     _spectral_values,
@@ -94,7 +95,8 @@ __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p
            "format_p"]
 
 #: the spatial nulls :func:`spatial_null` draws from
-NULL_METHODS = ("positions", "shift", "variogram", "phase", "spectral", "torus", "mirror")
+NULL_METHODS = ("positions", "shift", "iaaft", "variogram", "phase", "spectral", "torus",
+                "mirror")
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
 
@@ -129,10 +131,16 @@ PHASE_REFERENCE = (
     "boundary of a discrete cosine transform), cropped to h x w: every amplitude kept, the "
     "phases uniform at random, then the map's own values in the rank order of that field"
 )
+IAAFT_REFERENCE = (
+    "iterated amplitude-adjusted Fourier transform surrogates (IAAFT; Schreiber & Schmitz "
+    "1996, Phys Rev Lett 77, 635-638) of the sheet mirrored into a 2h x 2w torus, cropped to "
+    "h x w: the mirrored map's Fourier amplitudes and its values, alternately, until the "
+    "amplitude misfit stops falling, then the map's own values in rank order"
+)
 #: the source named in ``attrs["null_reference"]`` of each null that has one
 _NULL_REFERENCES = {"spin": SPIN_REFERENCE, "spectral": SPECTRAL_REFERENCE,
                     "mirror": MIRROR_REFERENCE, "variogram": VARIOGRAM_REFERENCE,
-                    "phase": PHASE_REFERENCE}
+                    "phase": PHASE_REFERENCE, "iaaft": IAAFT_REFERENCE}
 P_VALUE_REFERENCE = (
     "Phipson & Smyth (2010) Permutation p-values should never be zero. Stat Appl Genet Mol "
     "Biol 9(1):39"
@@ -498,6 +506,8 @@ def _draw(tms, null: str, n_draws: int, rng) -> list:
             out.append(("values", _spectral_values(tm, n_draws, rng)))
         elif kind == "phase":
             out.append(("values", _phase_values(tm, n_draws, rng)))
+        elif kind == "iaaft":
+            out.append(("values", _iaaft_values(tm, n_draws, rng)))
         elif kind == "variogram":
             out.append(("values", _variogram_values(tm, n_draws, rng)))
         else:
@@ -510,7 +520,7 @@ def _null_kind(tms, null: str) -> str:
     on_sheet = tms[0].grid_shape is not None
     if null == "shift":
         return "mirror" if on_sheet else "spin"
-    if null in ("variogram", "phase", "spectral", "torus", "mirror") and not on_sheet:
+    if null in ("iaaft", "variogram", "phase", "spectral", "torus", "mirror") and not on_sheet:
         raise InvalidDataError(
             f"null={null!r} moves maps on a sheet grid; these maps lie on a mesh. Use "
             "null='shift' (the spin test on a sphere)."
@@ -680,8 +690,10 @@ def spatial_null(
         :func:`map_similarity` itself (see ``vectorized``).
     *maps : map
         One or more maps on the same sheet or mesh (see :func:`as_topomap`).
-    null : {"positions", "shift", "variogram", "phase", "spectral", "torus", "mirror"}, optional
-        Default ``"positions"`` for one map, ``"shift"`` for two or more (module docs).
+    null : str, optional
+        ``"positions"``, ``"shift"``, ``"iaaft"``, ``"variogram"``, ``"phase"``,
+        ``"spectral"``, ``"torus"`` or ``"mirror"`` (``NULL_METHODS``). Default
+        ``"positions"`` for one map, ``"shift"`` for two or more (module docs).
     n_permutations : int
         Null draws (0: the statistic alone).
     alternative : {"greater", "less", "two-sided"}, optional

@@ -214,7 +214,8 @@ def rst_table(rows, spin_rows) -> str:
 _RECORD_SPIN_MAPS = {"uniform": "stationary", "mesh": "mesh", "envelope": "envelope"}
 
 
-def update_record(path: Path, rows, spin_rows, pairs: int, draws: int) -> None:
+def update_record(path: Path, rows, spin_rows, pairs: int, draws: int,
+                  rotation_sets: int | None = None) -> None:
     """Merge measured cells into a ``null_calibration.json`` record (same keys: replaced)."""
     record = json.loads(path.read_text())
     sheet_key = ("maps", "shape", "sigma", "null", "seed")
@@ -234,6 +235,8 @@ def update_record(path: Path, rows, spin_rows, pairs: int, draws: int) -> None:
                 "pairs": pairs, "draws": draws}
         if r["maps"] == "envelope":
             cell["envelope_ratio"] = float(r["envelope_ratio"])
+        if rotation_sets is not None:
+            cell["rotation_sets"] = rotation_sets
         record["spin"] = [c for c in record["spin"]
                           if tuple(c.get(k) for k in spin_key)
                           != tuple(cell.get(k) for k in spin_key)] + [cell]
@@ -307,7 +310,8 @@ def main(argv=None):
            "sheet": rows, "spin": spin_rows, "seconds": round(time.perf_counter() - t0, 1)}
     Path(args.out).write_text(json.dumps(out, indent=1))
     if args.record:
-        update_record(Path(args.record), rows, spin_rows, args.pairs, args.draws)
+        update_record(Path(args.record), rows, spin_rows, args.pairs, args.draws,
+                      args.rotation_sets if spin_rows else None)
     print()
     print(rst_table(rows, spin_rows))
 

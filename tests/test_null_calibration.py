@@ -60,6 +60,12 @@ def test_docs_tables_show_the_record(docs):
     for c in cal["spin"]:
         if c["seed"] == 1:
             assert f"{c['hemi']} {_pct(c['pearson'])}" in prose
+    for hemi in ("left", "right"):  # the later replicates, in seed order
+        reps = sorted((c["seed"], c["pearson"]) for c in cal["spin"] if c["seed"] >= 2
+                      and c["hemi"] == hemi and c["maps"] == "stationary")
+        if reps:
+            assert (f"{hemi} " + " / ".join(f"{100 * p:.1f}" for _, p in reps) + " %"
+                    in prose), hemi
         if c.get("envelope_ratio", 4.0) != 4.0:
             assert f"a ratio of {c['envelope_ratio']:g} gives {_pct(c['pearson'])}" in prose
 

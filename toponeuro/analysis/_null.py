@@ -34,6 +34,13 @@ One map and two maps ask different questions, so they get different nulls:
     for SSIM and 8.0 % for Pearson (on maps smoothed with reflecting borders); without the
     amplitude adjustment SSIM was calibrated (4.7-6.4 %) but two displaced noise-free blobs
     came out alike (its surrogates of a sparse map are not sparse).
+``"iaaft"``
+    Sheets only: iterated amplitude-adjusted Fourier surrogates (IAAFT, Schreiber & Schmitz
+    1996) of the sheet mirrored into a 2h x 2w torus: the mirrored map's amplitudes and its
+    values, alternately, until the amplitude misfit stops falling (``_sheet_null``), then the
+    h x w corner with the map's own values in rank order; a sparse map stays sparse. On the
+    default's calibration pairs it is no better calibrated than the mirrored shift (the
+    docs give both, cell by cell) and costs 75-360 times more, so it is not the default.
 ``"variogram"``
     Sheets only: variogram-matched surrogates (Burt et al. 2020; BrainSMASH's definitions,
     ``toponeuro/analysis/_variogram.py``): the map's values permuted, smoothed back to its

@@ -718,11 +718,9 @@ def map_similarity(
     n_permutations : int
         Draws of the spatial null (0: the statistic alone, p-value NaN).
     null : str, optional
-        ``"shift"``, ``"iaaft"``, ``"variogram"``, ``"phase"``, ``"spectral"``, ``"torus"``,
-        ``"mirror"`` or ``"positions"``. Default ``"shift"``: ``map_b`` is replaced by
-        surrogates of its own smoothness (sheet: shifts within the mirrored sheet; mesh:
-        spin test). ``"positions"`` is no
-        null for overlap and warns. See :func:`spatial_null`.
+        Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness (sheet:
+        shifts within the mirrored sheet; mesh: spin test). The others, and ``"positions"``
+        (no null for overlap; it warns), are listed in :func:`spatial_null`.
     alternative : {"two-sided", "greater", "less"}
         The tail of ``p_value``: two-sided (default) tests "more *or* less alike than
         chance", the one test behind the three outcomes of :func:`overlap_verdict`.

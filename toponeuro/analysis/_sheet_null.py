@@ -2,8 +2,8 @@
 
 Each returns ``(n_draws, h*w)``: gather indices into the map (``_torus_indices``,
 ``_mirror_indices``) or surrogate values (``_spectral_values``, ``_phase_values``,
-``_iaaft_values``, ``_variogram_values``). What each null is, and its measured calibration, is in the
-docstring of ``_null.py`` and in docs/metrics.rst.
+``_iaaft_values``, ``_variogram_values``). What each null is, and its measured calibration,
+is in the docstring of ``_null.py`` and in docs/metrics.rst.
 """
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ def iaaft_surrogates(x: np.ndarray, n_draws: int, rng, *, rtol: float = IAAFT_RT
     (or after ``max_iter``); the last step is the rank step, so every draw holds exactly the
     mirrored map's values. The h x w corner of each draw is then given the map's own values
     in its rank order. The amplitude adjustment keeps a sparse map sparse; the iterations
-    take away the roughness a single adjustment (AAFT) adds.
+    take away part of the roughness a single adjustment (AAFT) adds, not the roughness the
+    mirrored sheet's edges put in its spectrum (measured in docs/metrics.rst).
     """
     h, w = x.shape
     ext = _mirrored(x)

@@ -111,6 +111,33 @@ IAAFT_RTOL = 0.01
 IAAFT_MAX_ITER = 100
 
 
+def _iaaft_corner(x: np.ndarray, n_draws: int, rng, rtol: float,
+                  max_iter: int) -> tuple[np.ndarray, int]:
+    """The h x w corners ``(n_draws, h*w)`` of IAAFT draws on the mirrored sheet, and the
+    iterations used (:func:`iaaft_surrogates`; the corner still holds mirrored values)."""
+    h, w = x.shape
+    ext = _mirrored(x)
+    amp = np.abs(np.fft.rfft2(ext))
+    scale = np.sqrt(np.mean(amp**2))
+    target = np.sort(ext.ravel())
+    s = _rank_fill(rng.standard_normal((n_draws, 4 * h * w)), target)
+    misfit = np.inf
+    n_iter = 0
+    while n_iter < max_iter:
+        spec = np.fft.rfft2(s.reshape(n_draws, 2 * h, 2 * w))
+        mod = np.abs(spec)
+        new = float(np.sqrt(np.mean((mod - amp) ** 2))) / scale if scale > 0 else 0.0
+        if new >= (1.0 - rtol) * misfit:  # (misfit 0, a constant map: stops)
+            break
+        misfit = new
+        # the map's amplitudes with each draw's phases (phase 0 where a draw has no power)
+        phase = np.divide(spec, mod, out=np.ones_like(spec), where=mod > 0)
+        field = np.fft.irfft2(amp * phase, s=(2 * h, 2 * w)).reshape(n_draws, -1)
+        s = _rank_fill(field, target)
+        n_iter += 1
+    return s.reshape(n_draws, 2 * h, 2 * w)[:, :h, :w].reshape(n_draws, -1), n_iter
+
+
 def iaaft_surrogates(x: np.ndarray, n_draws: int, rng, *, rtol: float = IAAFT_RTOL,
                      max_iter: int = IAAFT_MAX_ITER) -> tuple[np.ndarray, int]:
     """``(n_draws, h, w)`` IAAFT surrogates of an ``h x w`` map, and the iterations used.
@@ -126,28 +153,8 @@ def iaaft_surrogates(x: np.ndarray, n_draws: int, rng, *, rtol: float = IAAFT_RT
     take away part of the roughness a single adjustment (AAFT) adds, not the roughness the
     mirrored sheet's edges put in its spectrum (measured in docs/metrics.rst).
     """
-    h, w = x.shape
-    ext = _mirrored(x)
-    amp = np.abs(np.fft.rfft2(ext))
-    scale = np.sqrt(np.mean(amp**2))
-    target = np.sort(ext.ravel())
-    s = _rank_fill(rng.standard_normal((n_draws, 4 * h * w)), target)
-    misfit = np.inf
-    n_iter = 0
-    while n_iter < max_iter:
-        spec = np.fft.rfft2(s.reshape(n_draws, 2 * h, 2 * w))
-        mod = np.abs(spec)
-        new = float(np.sqrt(np.mean((mod - amp) ** 2))) / scale if scale > 0 else 0.0
-        if new > (1.0 - rtol) * misfit:
-            break
-        misfit = new
-        # the map's amplitudes with each draw's phases (phase 0 where a draw has no power)
-        phase = np.divide(spec, mod, out=np.ones_like(spec), where=mod > 0)
-        field = np.fft.irfft2(amp * phase, s=(2 * h, 2 * w)).reshape(n_draws, -1)
-        s = _rank_fill(field, target)
-        n_iter += 1
-    corner = s.reshape(n_draws, 2 * h, 2 * w)[:, :h, :w].reshape(n_draws, -1)
-    return _rank_fill(corner, np.sort(x.ravel())).reshape(n_draws, h, w), n_iter
+    corner, n_iter = _iaaft_corner(x, n_draws, rng, rtol, max_iter)
+    return _rank_fill(corner, np.sort(x.ravel())).reshape(n_draws, *x.shape), n_iter
 
 
 def _iaaft_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
@@ -159,11 +166,11 @@ def _iaaft_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     h, w = tm.grid_shape
     v = tm.values.reshape(h, w)
     bad = ~np.isfinite(v)
-    sur, _ = iaaft_surrogates(np.where(bad, np.nanmean(v), v), n_draws, rng)
-    sur = sur.reshape(n_draws, -1)
+    corner, _ = _iaaft_corner(np.where(bad, np.nanmean(v), v), n_draws, rng, IAAFT_RTOL,
+                              IAAFT_MAX_ITER)
     fin = ~bad.ravel()
     out = np.full((n_draws, h * w), np.nan)
-    out[:, fin] = _rank_fill(sur[:, fin], np.sort(v.ravel()[fin]))
+    out[:, fin] = _rank_fill(corner[:, fin], np.sort(v.ravel()[fin]))
     return out
 
 

@@ -15,6 +15,15 @@ Candidates (``null:scale``): the null's draws of ``b`` from toponeuro.analysis._
 random with the map's own values in their rank order, ``spectral`` DCT sign flips, ``torus``), SSIM on maps rescaled to [0, 1] by their own
 min and max (``own``, as the observed map) or by ``b``'s (``keep``), and ``pearson``.
 
+``gp`` (not among the defaults: slow) fits a stationary Gaussian process to ``b`` by maximum
+likelihood (scikit-learn's ``GaussianProcessRegressor``: a constant times a Matérn kernel plus
+white noise, ``nu`` in {0.5, 1.5, 2.5, inf} chosen by the marginal likelihood) and draws fresh
+fields from it on the sheet (a parametric null, as the spatial-autoregressive surrogates of
+Burt et al. 2018); ``gprbf`` keeps only ``nu = inf`` (the squared-exponential kernel, the
+family of the ``crop`` maps). ``--maps box`` (noise smoothed by a box of side 2 sigma + 1) and
+``--maps matern`` (noise filtered to a Matérn nu = 1.5 spectrum of length sigma), both cropped
+as ``crop``, test a null on maps outside that family.
+
 ``--roughness`` prints instead how much rougher each null's draws are than the map they
 come from (mean squared difference of neighbours over the variance; 1 = as smooth).
 
@@ -28,9 +37,10 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 
 import numpy as np
-from scipy.ndimage import gaussian_filter
+from scipy.ndimage import gaussian_filter, uniform_filter
 
 from toponeuro.analysis import as_topomap, null_p_value
 from toponeuro.analysis._sheet_null import (
@@ -46,13 +56,47 @@ CANDIDATES = ("mirror:keep", "mirror:own", "mirror:pearson", "phase:own", "phase
 
 
 def maps_of(rng, n, shape, sigma, kind):
-    """``n`` independent smooth maps: ``crop`` (cropped from a larger field) or ``wrap``."""
+    """``n`` independent smooth maps: ``crop`` (cropped from a larger field), ``wrap``, or
+    ``box`` / ``matern`` (cropped, outside the Gaussian-kernel family; see the module docs)."""
     if kind == "wrap":
         return gaussian_filter(rng.standard_normal((n, *shape)), (0, sigma, sigma), mode="wrap")
     pad = int(np.ceil(4 * sigma)) + 1
     big = rng.standard_normal((n, shape[0] + 2 * pad, shape[1] + 2 * pad))
-    out = gaussian_filter(big, (0, sigma, sigma), mode="reflect")
+    if kind == "box":
+        side = int(round(2 * sigma)) + 1
+        out = uniform_filter(big, (1, side, side), mode="reflect")
+    elif kind == "matern":  # amplitude (1 + (2 pi sigma f)^2)^(-5/4): 2-D Matérn, nu = 1.5
+        fy = np.fft.fftfreq(big.shape[1])[:, None]
+        fx = np.fft.fftfreq(big.shape[2])[None]
+        gain = (1 + (2 * np.pi * sigma) ** 2 * (fy**2 + fx**2)) ** -1.25
+        out = np.real(np.fft.ifft2(np.fft.fft2(big) * gain))
+    else:
+        out = gaussian_filter(big, (0, sigma, sigma), mode="reflect")
     return out[:, pad : pad + shape[0], pad : pad + shape[1]]
+
+
+def gp_draws(b, n, rng, nus=(0.5, 1.5, 2.5, np.inf)):
+    """``n`` fresh fields from a Gaussian process fitted to ``b`` (the ``gp`` candidate)."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, Matern, WhiteKernel
+    from sklearn.gaussian_process.kernels import ConstantKernel as C
+
+    h, w = b.shape
+    yy, xx = np.mgrid[:h, :w]
+    x = np.c_[yy.ravel(), xx.ravel()].astype(float)
+    best = None
+    for nu in nus:
+        base = RBF(2.0, (0.1, 1e3)) if np.isinf(nu) else Matern(2.0, (0.1, 1e3), nu=nu)
+        kernel = C(1.0, (1e-3, 1e3)) * base + WhiteKernel(1e-3, (1e-8, 1e1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gp = GaussianProcessRegressor(kernel, normalize_y=True, random_state=0)
+            gp.fit(x, b.ravel())
+        if best is None or gp.log_marginal_likelihood_value_ > best.log_marginal_likelihood_value_:
+            best = gp
+    val, vec = np.linalg.eigh(best.kernel_(x))
+    root = vec * np.sqrt(np.clip(val, 0, None))
+    return (root @ rng.standard_normal((h * w, n))).T.reshape(n, h, w)
 
 
 def unit(x, ref=None):
@@ -75,6 +119,8 @@ def statistic(a, bs, scale, ref=None):
 
 def draws_of(null, b, n, rng):
     h, w = b.shape
+    if null in ("gp", "gprbf"):
+        return gp_draws(b, n, rng, (np.inf,) if null == "gprbf" else (0.5, 1.5, 2.5, np.inf))
     if null in ("mirror", "torus"):
         idx = (_mirror_indices if null == "mirror" else _torus_indices)((h, w), n, rng)
         return b.ravel()[idx].reshape(n, h, w)
@@ -124,7 +170,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shapes", nargs="+", default=["16x16", "16x32"])
     ap.add_argument("--sigmas", nargs="+", type=float, default=[1, 2, 3, 4])
-    ap.add_argument("--maps", default="crop", choices=["crop", "wrap"])
+    ap.add_argument("--maps", default="crop", choices=["crop", "wrap", "box", "matern"])
     ap.add_argument("--pairs", type=int, default=500)
     ap.add_argument("--draws", type=int, default=199)
     ap.add_argument("--candidates", nargs="+", default=list(CANDIDATES))

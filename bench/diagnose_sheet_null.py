@@ -24,6 +24,12 @@ family of the ``crop`` maps). ``--maps box`` (noise smoothed by a box of side 2 
 ``--maps matern`` (noise filtered to a Matérn nu = 1.5 spectrum of length sigma), both cropped
 as ``crop``, test a null on maps outside that family.
 
+``hann``, ``mt1``, ``mt2``, ``mt3`` (not among the defaults) draw stationary fields on a
+4h x 4w torus from a spectrum estimated without the mirror's kinks -- the periodogram of the
+centred map tapered (a Hann window, or the mean over the first 1, 2, 3 sine tapers per axis:
+1, 4, 9 tapers; Riedel & Sidorenko 1995) and zero-padded to 4h x 4w, which is never negative
+-- and crop them to h x w.
+
 ``--roughness`` prints instead how much rougher each null's draws are than the map they
 come from (mean squared difference of neighbours over the variance; 1 = as smooth).
 
@@ -117,8 +123,30 @@ def statistic(a, bs, scale, ref=None):
                       unit(bs, ref if scale == "keep" else None), data_range=1.0)
 
 
+def taper_draws(b, n, rng, kind):
+    """``n`` fields from ``b``'s tapered spectrum (the ``hann`` / ``mtK`` candidates)."""
+    h, w = b.shape
+    big = (4 * h, 4 * w)
+    x = b - b.mean()
+
+    def sine(m, k):
+        i = np.arange(1, m + 1)
+        return [np.sqrt(2 / (m + 1)) * np.sin(np.pi * j * i / (m + 1)) for j in range(1, k + 1)]
+
+    if kind == "hann":
+        tapers = [np.outer(np.hanning(h + 2)[1:-1], np.hanning(w + 2)[1:-1])]
+    else:
+        k = int(kind[2:])
+        tapers = [np.outer(ty, tx) for ty in sine(h, k) for tx in sine(w, k)]
+    spec = np.mean([np.abs(np.fft.fft2(t * x, big)) ** 2 / (t * t).sum() for t in tapers], 0)
+    field = np.fft.ifft2(np.fft.fft2(rng.standard_normal((n, *big))) * np.sqrt(spec))
+    return np.real(field)[:, :h, :w]
+
+
 def draws_of(null, b, n, rng):
     h, w = b.shape
+    if null in ("hann", "mt1", "mt2", "mt3"):
+        return taper_draws(b, n, rng, null)
     if null in ("gp", "gprbf"):
         return gp_draws(b, n, rng, (np.inf,) if null == "gprbf" else (0.5, 1.5, 2.5, np.inf))
     if null in ("mirror", "torus"):

@@ -19,9 +19,13 @@ a)``, two-sided), and counts p <= 0.05 for:
     the larger of the two p-values (both tests must reject: conservative by construction).
 
 The maps are drawn from their own seed stream (tag 77), so they are new pairs, not those of
-``calibrate_nulls.py``. Usage::
+``calibrate_nulls.py``; with ``--official`` they are exactly ``calibrate_nulls.py``'s pairs of
+that seed (``--maps crop`` or ``reflect``), each test's ``b``-moving draws use the same random
+state as there, so ``ab`` reproduces the record (``toponeuro/analysis/null_calibration.json``),
+and the ``a``-moving draws come from a separate stream. Usage::
 
     python bench/calibrate_symmetric.py SEED [N_PAIRS]     # writes sym_seed{SEED}.json
+    python bench/calibrate_symmetric.py SEED --official [--maps reflect --shapes 16x16 --pairs 300]
 
 One seed (8 cells x 1,000 pairs) takes about 3 minutes on one core with one BLAS thread
 (``OMP_NUM_THREADS=1``).
@@ -29,6 +33,7 @@ One seed (8 cells x 1,000 pairs) takes about 3 minutes on one core with one BLAS
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -43,18 +48,20 @@ from calibrate_nulls import smooth_map  # noqa: E402
 from toponeuro.analysis import map_similarity, null_p_value  # noqa: E402
 
 
-def cell(shape, sigma, seed, n_pairs, n_draws=199):
+def cell(shape, sigma, seed, n_pairs, n_draws=199, official=False, maps="crop"):
     """Rates of the four tests (module docs) for SSIM and Pearson on one cell."""
-    rng = np.random.default_rng([seed, shape[0], shape[1], int(10 * sigma), 77])
+    key = [seed, shape[0], shape[1], int(10 * sigma)]
+    rng = np.random.default_rng(key if official else key + [77])
+    other = np.random.default_rng(key + [78]) if official else rng  # the a-moving draws
     half = n_draws // 2
     hits = {}
     for _ in range(n_pairs):
-        a, b = smooth_map(rng, shape, sigma, "crop"), smooth_map(rng, shape, sigma, "crop")
+        a, b = smooth_map(rng, shape, sigma, maps), smooth_map(rng, shape, sigma, maps)
         for m in ("ssim", "pearson"):
             r1 = map_similarity(a, b, m, n_permutations=n_draws,
                                 random_state=int(rng.integers(2**31)))
             r2 = map_similarity(b, a, m, n_permutations=n_draws,
-                                random_state=int(rng.integers(2**31)))
+                                random_state=int(other.integers(2**31)))
             ps = {
                 "ab": r1.p_value,
                 "max": max(r1.p_value, r2.p_value),
@@ -69,19 +76,30 @@ def cell(shape, sigma, seed, n_pairs, n_draws=199):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    seed = int(argv[0])
-    n_pairs = int(argv[1]) if len(argv) > 1 else 1000
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("seed", type=int)
+    ap.add_argument("n_pairs", type=int, nargs="?", default=None)
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--official", action="store_true",
+                    help="calibrate_nulls.py's own pairs of this seed")
+    ap.add_argument("--maps", default="crop", choices=["crop", "reflect"])
+    ap.add_argument("--shapes", nargs="+", default=["16x16", "16x32"])
+    args = ap.parse_args(argv)
+    n_pairs = args.n_pairs or args.pairs
     warnings.simplefilter("ignore")
     out = []
-    for shape in [(16, 16), (16, 32)]:
+    for shape in args.shapes:
+        h, w = (int(x) for x in shape.split("x"))
         for sigma in [1, 2, 3, 4]:
             t0 = time.time()
-            row = {"shape": f"{shape[0]}x{shape[1]}", "sigma": sigma, "seed": seed,
-                   **cell(shape, sigma, seed, n_pairs)}
+            row = {"shape": shape, "sigma": sigma, "seed": args.seed, "maps": args.maps,
+                   "official": args.official,
+                   **cell((h, w), sigma, args.seed, n_pairs, official=args.official,
+                          maps=args.maps)}
             out.append(row)
             print(row, f"{time.time() - t0:.0f} s", flush=True)
-    Path(f"sym_seed{seed}.json").write_text(json.dumps(out))
+    tag = f"{'official_' + args.maps + '_' if args.official else ''}seed{args.seed}"
+    Path(f"sym_{tag}.json").write_text(json.dumps(out))
 
 
 if __name__ == "__main__":

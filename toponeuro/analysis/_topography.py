@@ -718,9 +718,9 @@ def map_similarity(
     n_permutations : int
         Draws of the spatial null (0: the statistic alone, p-value NaN).
     null : str, optional
-        Default ``"shift"``: ``map_b`` is replaced by surrogates of its own smoothness (sheet:
-        shifts within the mirrored sheet; mesh: spin test). The others, and ``"positions"``
-        (no null for overlap; it warns), are listed in :func:`spatial_null`.
+        Default ``"shift"``: ``map_b`` moves, ``map_a`` stays (sheet: mirrored-sheet shifts;
+        mesh: spin test), so swapping the maps draws another null and p can differ a little.
+        Others, and ``"positions"`` (no null for overlap; warns): :func:`spatial_null`.
     alternative : {"two-sided", "greater", "less"}
         The tail of ``p_value``: two-sided (default) tests "more *or* less alike than
         chance", the one test behind the three outcomes of :func:`overlap_verdict`.

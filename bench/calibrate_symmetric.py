@@ -24,8 +24,12 @@ that seed (``--maps crop`` or ``reflect``), each test's ``b``-moving draws use t
 state as there, so ``ab`` reproduces the record (``toponeuro/analysis/null_calibration.json``),
 and the ``a``-moving draws come from a separate stream. Usage::
 
-    python bench/calibrate_symmetric.py SEED [N_PAIRS]     # writes sym_seed{SEED}.json
+    python bench/calibrate_symmetric.py SEED [--pairs 1000]   # writes sym_seed{SEED}.json
     python bench/calibrate_symmetric.py SEED --official [--maps reflect --shapes 16x16 --pairs 300]
+
+The output (``--out``; default ``sym_seed{SEED}.json``, ``sym_official_{MAPS}_seed{SEED}.json``
+with ``--official``) is written whole (a temporary sibling renamed into place); an existing
+file is refused, never replaced.
 
 One seed (8 cells x 1,000 pairs) takes about 3 minutes on one core with one BLAS thread
 (``OMP_NUM_THREADS=1``).
@@ -45,6 +49,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibrate_nulls import smooth_map  # noqa: E402
 
+from toponeuro._output import atomic_file  # noqa: E402
 from toponeuro.analysis import map_similarity, null_p_value  # noqa: E402
 
 
@@ -78,14 +83,17 @@ def cell(shape, sigma, seed, n_pairs, n_draws=199, official=False, maps="crop"):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("seed", type=int)
-    ap.add_argument("n_pairs", type=int, nargs="?", default=None)
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--official", action="store_true",
                     help="calibrate_nulls.py's own pairs of this seed")
     ap.add_argument("--maps", default="crop", choices=["crop", "reflect"])
     ap.add_argument("--shapes", nargs="+", default=["16x16", "16x32"])
+    ap.add_argument("--out", default=None, help="output JSON (an existing file is refused)")
     args = ap.parse_args(argv)
-    n_pairs = args.n_pairs or args.pairs
+    tag = f"{'official_' + args.maps + '_' if args.official else ''}seed{args.seed}"
+    out_path = Path(args.out or f"sym_{tag}.json")
+    if out_path.exists():
+        ap.error(f"--out {str(out_path)!r} already exists; pass a new path or move it away")
     warnings.simplefilter("ignore")
     out = []
     for shape in args.shapes:
@@ -94,12 +102,12 @@ def main(argv=None):
             t0 = time.time()
             row = {"shape": shape, "sigma": sigma, "seed": args.seed, "maps": args.maps,
                    "official": args.official,
-                   **cell((h, w), sigma, args.seed, n_pairs, official=args.official,
+                   **cell((h, w), sigma, args.seed, args.pairs, official=args.official,
                           maps=args.maps)}
             out.append(row)
             print(row, f"{time.time() - t0:.0f} s", flush=True)
-    tag = f"{'official_' + args.maps + '_' if args.official else ''}seed{args.seed}"
-    Path(f"sym_{tag}.json").write_text(json.dumps(out))
+    with atomic_file(out_path) as tmp:
+        tmp.write_text(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -88,9 +88,13 @@ def main(argv=None):
                     help="calibrate_nulls.py's own pairs of this seed")
     ap.add_argument("--maps", default="crop", choices=["crop", "reflect"])
     ap.add_argument("--shapes", nargs="+", default=["16x16", "16x32"])
+    ap.add_argument("--draws", type=int, default=199,
+                    help="draws per test (map_similarity's default is 1,000)")
     ap.add_argument("--out", default=None, help="output JSON (an existing file is refused)")
     args = ap.parse_args(argv)
     tag = f"{'official_' + args.maps + '_' if args.official else ''}seed{args.seed}"
+    if args.draws != 199:
+        tag += f"_draws{args.draws}"
     out_path = Path(args.out or f"sym_{tag}.json")
     if out_path.exists():
         ap.error(f"--out {str(out_path)!r} already exists; pass a new path or move it away")
@@ -101,9 +105,9 @@ def main(argv=None):
         for sigma in [1, 2, 3, 4]:
             t0 = time.time()
             row = {"shape": shape, "sigma": sigma, "seed": args.seed, "maps": args.maps,
-                   "official": args.official,
-                   **cell((h, w), sigma, args.seed, args.pairs, official=args.official,
-                          maps=args.maps)}
+                   "official": args.official, "draws": args.draws,
+                   **cell((h, w), sigma, args.seed, args.pairs, args.draws,
+                          official=args.official, maps=args.maps)}
             out.append(row)
             print(row, f"{time.time() - t0:.0f} s", flush=True)
     with atomic_file(out_path) as tmp:

@@ -73,6 +73,7 @@ from pathlib import Path
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
+from toponeuro._output import atomic_file
 from toponeuro.analysis import map_similarity, overlap_verdict
 
 ALPHA = 0.05
@@ -240,9 +241,8 @@ def update_record(path: Path, rows, spin_rows, pairs: int, draws: int,
         record["spin"] = [c for c in record["spin"]
                           if tuple(c.get(k) for k in spin_key)
                           != tuple(cell.get(k) for k in spin_key)] + [cell]
-    tmp = path.with_name(path.name + ".partial")  # whole or not at all
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    tmp.replace(path)
+    with atomic_file(path) as tmp:  # whole or not at all
+        tmp.write_text(json.dumps(record, indent=1) + "\n")
 
 
 def main(argv=None):
@@ -273,6 +273,8 @@ def main(argv=None):
                     "toponeuro/analysis/null_calibration.json, which the report quotes): "
                     "cells with the same keys are replaced, others kept")
     args = ap.parse_args(argv)
+    if Path(args.out).exists():
+        ap.error(f"--out {args.out!r} already exists; pass a new path or move it away")
     if args.small:
         args.pairs, args.draws, args.shapes, args.sigmas = 100, 99, ["16x16"], [2.0]
     warnings.simplefilter("ignore")
@@ -308,7 +310,8 @@ def main(argv=None):
     out = {"pairs": args.pairs, "draws": args.draws, "alpha": ALPHA, "target": TARGET,
            "rotation_sets": args.rotation_sets,
            "sheet": rows, "spin": spin_rows, "seconds": round(time.perf_counter() - t0, 1)}
-    Path(args.out).write_text(json.dumps(out, indent=1))
+    with atomic_file(args.out) as tmp:  # whole or not at all
+        tmp.write_text(json.dumps(out, indent=1))
     if args.record:
         update_record(Path(args.record), rows, spin_rows, args.pairs, args.draws,
                       args.rotation_sets if spin_rows else None)

@@ -1,38 +1,43 @@
-"""False-positive rates of a *symmetric* two-map sheet null, beside the default's, on the same pairs.
+"""False-positive rates of two-map sheet nulls that move one map, the other, or each in turn.
 
-map_similarity's default null keeps the first map and moves the second (``null="shift"``:
-shifts within the mirrored sheet). SSIM and Pearson are symmetric in the two maps, yet that p
-is not: ``map_similarity(a, b)`` and ``map_similarity(b, a)`` draw different nulls. This script
-measures the symmetric alternatives on pairs of independent smooth ``crop`` maps
-(``bench/calibrate_nulls.py``'s maps: Gaussian-smoothed noise cropped from a larger field),
-each pair tested both ways with 199 draws (``map_similarity(a, b)`` and ``map_similarity(b,
-a)``, two-sided), and counts p <= 0.05 for:
+SSIM and Pearson are symmetric in the two maps. Before this release map_similarity's default
+null kept the first map and moved the second (shifts within the mirrored sheet), so
+``map_similarity(a, b)`` and ``map_similarity(b, a)`` drew different nulls and could give
+different p. This script tests pairs of independent smooth ``crop`` maps
+(``bench/calibrate_nulls.py``'s maps: Gaussian-smoothed noise cropped from a larger field)
+each way, ``--draws`` draws per test (two-sided), and counts p <= 0.05 for:
 
 ``ab``
-    the default: 199 draws moving ``b``;
+    the one-sided null, ``b`` moves (``spatial_null(..., symmetric=False)``; the default of
+    earlier releases);
+``default``
+    map_similarity's default now: the same moves shift ``b`` in half the draws and ``a`` in
+    the other half (``symmetric=True``), so swapping the maps gives the same p;
 ``half``
-    the symmetric null: the first 99 draws moving ``b`` and the first 100 moving ``a``,
-    pooled (199 draws, so its exact level is 5 %, as ``ab``'s);
+    the first half of ``ab``'s draws pooled with the first half of the ``a``-moving test's
+    draws (independent moves for the two halves; the first symmetric candidate measured);
 ``pooled``
-    all 398 draws pooled (its exact level is 4.5 %: 2 x 9 / 399, the p-values' grid);
+    all draws of both one-sided tests pooled (with 199 draws each its exact level is 4.5 %:
+    the p-values' grid);
 ``max``
-    the larger of the two p-values (both tests must reject: conservative by construction).
+    the larger of the two one-sided p-values (both must reject: conservative by construction).
 
 The maps are drawn from their own seed stream (tag 77), so they are new pairs, not those of
 ``calibrate_nulls.py``; with ``--official`` they are exactly ``calibrate_nulls.py``'s pairs of
-that seed (``--maps crop`` or ``reflect``), each test's ``b``-moving draws use the same random
-state as there, so ``ab`` reproduces the record (``toponeuro/analysis/null_calibration.json``),
-and the ``a``-moving draws come from a separate stream. Usage::
+that seed (``--maps crop`` or ``reflect``) and each test's ``b``-moving draws use the same
+random state as there, so ``ab`` reproduces the records of earlier releases, with the
+``a``-moving draws from a separate stream. ``default`` uses the ``ab`` test's random state.
+Usage::
 
-    python bench/calibrate_symmetric.py SEED [--pairs 1000]   # writes sym_seed{SEED}.json
+    python bench/calibrate_symmetric.py SEED [--pairs 1000] [--draws 1000]
     python bench/calibrate_symmetric.py SEED --official [--maps reflect --shapes 16x16 --pairs 300]
 
 The output (``--out``; default ``sym_seed{SEED}.json``, ``sym_official_{MAPS}_seed{SEED}.json``
-with ``--official``) is written whole (a temporary sibling renamed into place); an existing
-file is refused, never replaced.
+with ``--official``, ``_draws{N}`` added for other than 199 draws) is written whole (a
+temporary sibling renamed into place); an existing file is refused, never replaced.
 
-One seed (8 cells x 1,000 pairs) takes about 3 minutes on one core with one BLAS thread
-(``OMP_NUM_THREADS=1``).
+One seed (8 cells x 1,000 pairs, 199 draws) takes about 5 minutes on one core with one BLAS
+thread (``OMP_NUM_THREADS=1``); with 1,000 draws about 5 times that.
 """
 
 from __future__ import annotations
@@ -50,11 +55,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibrate_nulls import smooth_map  # noqa: E402
 
 from toponeuro._output import atomic_file  # noqa: E402
-from toponeuro.analysis import map_similarity, null_p_value  # noqa: E402
+from toponeuro.analysis import map_similarity, null_p_value, spatial_null  # noqa: E402
 
 
 def cell(shape, sigma, seed, n_pairs, n_draws=199, official=False, maps="crop"):
-    """Rates of the four tests (module docs) for SSIM and Pearson on one cell."""
+    """Rates of the five tests (module docs) for SSIM and Pearson on one cell."""
     key = [seed, shape[0], shape[1], int(10 * sigma)]
     rng = np.random.default_rng(key if official else key + [77])
     other = np.random.default_rng(key + [78]) if official else rng  # the a-moving draws
@@ -63,12 +68,14 @@ def cell(shape, sigma, seed, n_pairs, n_draws=199, official=False, maps="crop"):
     for _ in range(n_pairs):
         a, b = smooth_map(rng, shape, sigma, maps), smooth_map(rng, shape, sigma, maps)
         for m in ("ssim", "pearson"):
-            r1 = map_similarity(a, b, m, n_permutations=n_draws,
-                                random_state=int(rng.integers(2**31)))
-            r2 = map_similarity(b, a, m, n_permutations=n_draws,
-                                random_state=int(other.integers(2**31)))
+            s1, s2 = int(rng.integers(2**31)), int(other.integers(2**31))
+            kw = {"n_permutations": n_draws, "alternative": "two-sided", "symmetric": False}
+            r1 = spatial_null(m, a, b, random_state=s1, **kw)  # b moves
+            r2 = spatial_null(m, b, a, random_state=s2, **kw)  # a moves
             ps = {
                 "ab": r1.p_value,
+                "default": map_similarity(a, b, m, n_permutations=n_draws,
+                                          random_state=s1).p_value,
                 "max": max(r1.p_value, r2.p_value),
                 "pooled": null_p_value(r1.statistic, np.r_[r1.null, r2.null], "two-sided"),
                 "half": null_p_value(r1.statistic, np.r_[r1.null[:half],

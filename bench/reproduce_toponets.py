@@ -426,8 +426,8 @@ def page(results, verdict, files, meta) -> str:
     L += ["Map similarity (SSIM) and patches", "---------------------------------", "",
           "SSIM of the faces map with the bodies and places maps "
           "(:func:`toponeuro.analysis.map_similarity`: each map rescaled to [0, 1], so a map "
-          "scores below 0 against its negative; shift null: the second map shifted within "
-          "the sheet mirrored into a 2h x 2w torus; two-sided p and the verdict of "
+          "scores below 0 against its negative; shift null: each map in turn, half the draws "
+          "each, shifted within the sheet mirrored into a 2h x 2w torus; two-sided p and the verdict of "
           ":func:`toponeuro.analysis.overlap_verdict`), Pearson r beside it with the same "
           "null, and the significant patches "
           "(:func:`toponeuro.analysis.find_patches`: TDANN smoothing and areas, t ≥ 2, "

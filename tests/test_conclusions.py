@@ -123,6 +123,37 @@ def test_one_p_per_test_and_its_floor():
         overlap_verdict(r, alpha=1.5)
 
 
+@pytest.mark.parametrize("method", ["ssim", "pearson", "spearman"])
+def test_swapping_the_maps_gives_the_same_p_on_a_sheet(method):
+    """SSIM and the correlations are symmetric, so their null is too: half the draws move the
+    second map, the same moves shift the first in the other half -- one test, one p."""
+    rng = np.random.default_rng(21)
+    a, b = _smooth(rng, (16, 20), 2), _smooth(rng, (16, 20), 2)
+    ab = map_similarity(a, b, method, n_permutations=200, random_state=4)
+    ba = map_similarity(b, a, method, n_permutations=200, random_state=4)
+    assert ab.statistic == pytest.approx(ba.statistic, abs=1e-12)
+    np.testing.assert_allclose(np.sort(ab.null), np.sort(ba.null), atol=1e-12)
+    assert ab.p_value == ba.p_value and ab.attrs["moves"].startswith("each map in turn")
+    # a callable's first map stays (it may not be symmetric), unless it says it is
+    f = partial(map_similarity, method=method, n_permutations=0)
+    one = spatial_null(f, a, b, n_permutations=200, random_state=4, vectorized=False)
+    assert "moves" not in one.attrs and not np.allclose(np.sort(one.null), np.sort(ab.null))
+    both = spatial_null(f, a, b, n_permutations=200, random_state=4, vectorized=False,
+                        symmetric=True)
+    np.testing.assert_allclose(np.sort(both.null), np.sort(ab.null), atol=1e-12)
+
+
+def test_swapping_the_maps_gives_the_same_p_on_a_sphere():
+    pts = _fibonacci_sphere(300)
+    rng = np.random.default_rng(22)
+    a, b = rng.standard_normal(300), rng.standard_normal(300)
+    a[:20] = np.nan  # a medial wall in one map
+    kw = {"n_permutations": 100, "random_state": 5, "geometry": {"positions": pts}}
+    ab, ba = map_similarity(a, b, "pearson", **kw), map_similarity(b, a, "pearson", **kw)
+    np.testing.assert_allclose(np.sort(ab.null), np.sort(ba.null), atol=1e-12)
+    assert ab.p_value == ba.p_value
+
+
 def test_report_sentences_follow_the_verdicts():
     """Planted faces = bodies (co-located), places = -faces (anti-located)."""
     from toponeuro.reporting import _results
@@ -419,7 +450,7 @@ def test_spatial_null_calls_a_non_vectorised_statistic_once_per_draw():
         return float(map_similarity(x, y, "pearson", n_permutations=0))
 
     res = spatial_null(sim, a, b, n_permutations=49, random_state=0, alternative="two-sided",
-                       vectorized=False)
+                       vectorized=False, symmetric=True)
     assert len(calls) == 50 and set(calls) == {((12, 12), (12, 12))}
     ref = map_similarity(a, b, "pearson", n_permutations=49, random_state=0)
     assert res.statistic == pytest.approx(ref.statistic)
@@ -427,7 +458,8 @@ def test_spatial_null_calls_a_non_vectorised_statistic_once_per_draw():
     assert res.p_value == ref.p_value
     # by default the first call decides: map_similarity refuses a batch, so once per draw
     auto = spatial_null(partial(map_similarity, method="pearson", n_permutations=0), a, b,
-                        n_permutations=49, random_state=0, alternative="two-sided")
+                        n_permutations=49, random_state=0, alternative="two-sided",
+                        symmetric=True)
     assert auto.attrs["vectorized"] == "auto" and auto.p_value == ref.p_value
     # map_similarity itself (a NullResult acts as its float); for SSIM the callable rescales
     # every moved map anew, where the built-in kernel keeps the moved map's scale

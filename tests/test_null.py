@@ -57,7 +57,7 @@ def test_pearson_null_is_constant_under_positions_null():
     assert res.p_value == 1.0 and np.isnan(res.z)
     # the shift null (the default for two maps) does see where the values sit
     shift = map_similarity(a, b, "pearson", n_permutations=199, random_state=0)
-    assert shift.p_value <= 0.01 and shift.null.std() > 0.05  # the two-sided floor
+    assert shift.p_value <= 0.05 and shift.null.std() > 0.05
 
 
 def _fraction_significant(pvalues):

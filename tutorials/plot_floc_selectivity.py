@@ -135,11 +135,11 @@ plt.show()
 # :func:`toponeuro.map_similarity` compares two maps on the sheet by their structural
 # similarity (SSIM, Wang et al. 2004: local means, contrasts and correlations in a sliding
 # window), the measure the TopoNets paper reports; see :doc:`/metrics`. Beside each value
-# stands its *shift* null: the second map moved as a whole across the sheet (shifts within
-# the sheet and its mirror images), so that each map keeps its own smoothness but the
-# correspondence between them is broken; ``p_value`` (two-sided) asks whether the two maps
-# are more or less alike than that, and :func:`toponeuro.analysis.overlap_verdict` says it
-# in words. In the ventral
+# stands its *shift* null: one map moved as a whole across the sheet (shifts within the
+# sheet and its mirror images; each map in turn, half the draws each), so that each map
+# keeps its own smoothness but the correspondence between them is broken; ``p_value``
+# (two-sided) asks whether the two maps are more or less alike than that, and
+# :func:`toponeuro.analysis.overlap_verdict` says it in words. In the ventral
 # temporal cortex face- and body-selective regions lie next to each other while
 # place-selective cortex lies apart, so there faces–bodies is the more similar pair. These
 # demo models were trained by instance discrimination (each training image its own class),

@@ -106,9 +106,9 @@ print(res.tables["model"].round(3).to_string(index=False))
 # %%
 # ``res.tables["similarity"]`` compares domain maps on the sheet by their structural
 # similarity (SSIM, as the TopoNets paper reports it; see :func:`toponeuro.map_similarity`),
-# each ``value`` beside its *shift* null: the second map moved as a whole across
-# the sheet, so that each map keeps its smoothness but the correspondence between them is
-# broken (``null_mean``, ``null_std``, ``p_value``). The TopoNets paper reports face and body
+# each ``value`` beside its *shift* null: one map moved as a whole across the sheet
+# (each map in turn, half the draws each), so that each map keeps its smoothness but the
+# correspondence between them is broken (``null_mean``, ``null_std``, ``p_value``). The TopoNets paper reports face and body
 # maps overlapping and face and place maps apart on its models' sheets; the report sets
 # beside it what the cortex maps used here show (their own faces–bodies and faces–places
 # correlations with spin-test p-values). The report also gives each layer's effective

@@ -9,23 +9,20 @@ One map and two maps ask different questions, so they get different nulls:
     territory (independent smooth maps pass it far more often than 5 %); it warns there. It
     shows that a position-free statistic (Pearson across units) is not topographic.
 ``"shift"`` (default for two or more maps)
-    The first map stays; every other map moves as a whole, keeping its own smoothness and
-    values but losing any correspondence with the first: "do these maps share territory
-    beyond what unrelated maps of this smoothness would?" On a model sheet: a random circular
-    shift within the sheet *mirrored* into a 2h x 2w torus (the sheet beside its mirror
-    images, so no seam joins opposite edges), cropped back to h x w (4hw distinct draws). On
-    a cortical mesh: a random rotation of the sphere, the *spin test* of Alexander-Bloch et
-    al. (2018, NeuroImage 178, 540-551). Their false-positive rates on independent smooth
-    maps are in the docs ("Metrics and their definitions"): the mirrored shift, chosen over
-    the three below by that calibration, gives 4.6-7.7 % for SSIM (5.85 % on average) and
-    3.7-6.9 % for Pearson (5.06 %) at alpha 0.05 on 16 x 16 and 16 x 32 sheets (two sets of
-    1,000 pairs per cell, sigma 1-4; SSIM slightly liberal: a window across a mirror seam
-    sees even-symmetric content, so the null is a little narrow); the spin test 4.0-6.9 %
-    on stationary maps on fsaverage5 (each hemisphere and both together; 5, 10 and 20 mm;
-    3.2-3.7 % with a shared medial wall of missing values), but 7.3-13.6 % on maps
-    whose amplitude differs across the sphere alike in both (it assumes stationary maps). A
-    map on both hemispheres of a named mesh (``mesh="fsaverage5"``, left then right) spins
-    them together, the right by the left's rotation mirrored across the mid-sagittal plane.
+    Every map but the first moves as a whole, keeping its own smoothness and values but
+    losing any correspondence with the first: "do these maps share territory beyond what
+    unrelated maps of this smoothness would?" On a model sheet: a random circular shift
+    within the sheet *mirrored* into a 2h x 2w torus (no seam joins opposite edges), cropped
+    back to h x w (4hw distinct draws); on a cortical mesh: a random rotation of the sphere,
+    the *spin test* (Alexander-Bloch et al. 2018, NeuroImage 178, 540-551), both hemispheres
+    of a named mesh together, the right by the left's rotation mirrored. A statistic
+    symmetric in two maps (``kernel.symmetric``: SSIM, Pearson, Spearman) has half its draws
+    move the second map and the same moves shift the first in the other half, so swapping
+    the maps gives the same draws and p. False-positive rates on independent smooth maps
+    (docs, "Calibration of the similarity nulls"; record: :func:`null_calibration`): SSIM
+    @SSIM@ and Pearson @PEARSON@ at alpha 0.05 on 16 x 16 and 16 x 32 sheets (sigma 1-4,
+    1,000 draws); the spin test @SPIN@ on stationary fsaverage5 maps, but @ENVELOPE@ on
+    maps whose amplitude differs across the sphere alike in both (it assumes stationarity).
 ``"phase"``
     Sheets only: amplitude-adjusted Fourier surrogates (AAFT, Theiler et al. 1992) of the
     sheet mirrored into a 2h x 2w torus: the torus keeps the amplitude of every Fourier
@@ -634,10 +631,18 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     observed = float(np.asarray(kernel(*values)).ravel()[0])
     draws = []
     chunk = max(1, min(n_permutations, _CHUNK_VALUES // max(1, tms[0].n * len(tms))))
-    done = 0
-    while done < n_permutations:
-        b = min(chunk, n_permutations - done)
+    # a symmetric statistic of two maps: the first half of the moves shifts the second map,
+    # the same moves shift the first map for the other half (swapping the maps: same draws)
+    n_first = n_permutations // 2 if (null == "shift" and len(tms) == 2
+                                      and getattr(kernel, "symmetric", False)) else 0
+    done, n_second = 0, n_permutations - n_first
+    while done < n_second:
+        b = min(chunk, n_second - done)
         idx = _draw(tms, null, b, rng)
+        if (k := min(b, n_first - done)) > 0:  # the first map moves, the second stays
+            mf, moved_a = getattr(kernel, "moved_first", None), tms[0].values[idx[1][:k]]
+            draws.append(np.asarray(mf(moved_a) if mf is not None else kernel(
+                moved_a, tms[1].values[None, :].repeat(k, 0)), dtype=float).ravel())
         shifted = getattr(kernel, "shifted", None)
         moved = getattr(kernel, "moved", None)  # f(second map's draws), the first map fixed
         if null == "torus" and len(tms) == 2 and shifted is not None:
@@ -666,6 +671,8 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         "n_permutations": n_permutations,
         "alternative": alternative,
     }
+    if n_first:
+        out_attrs["moves"] = "each map in turn (the same moves), half the draws each"
     reference = _NULL_REFERENCES.get(out_attrs["null"])
     if n_permutations and reference:
         out_attrs["null_reference"] = reference
@@ -681,6 +688,7 @@ def spatial_null(
     n_permutations: int = 1000,
     alternative: str | None = None,
     vectorized: bool | None = None,
+    symmetric: bool | None = None,
     random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
@@ -714,6 +722,11 @@ def spatial_null(
         callable has an ``axis`` parameter; otherwise the first call decides (a callable that
         returns ``(1,)`` for a batch of one is batched, one that fails on it or returns a bare
         number is called once per draw).
+    symmetric : bool, optional
+        Two maps and ``f(a, b) == f(b, a)``: the ``"shift"`` null then moves the second map in
+        half its draws and the first, by the same moves, in the other half, so swapping the
+        maps gives the same draws (and p, for an even ``n_permutations``). Default: True for
+        ``"ssim"``, ``"pearson"``, ``"spearman"``; False for a callable (the first map stays).
     %(random_state)s
     %(geometry)s
     **statistic_kwargs
@@ -778,4 +791,6 @@ def spatial_null(
         raise InvalidDataError(
             f"statistic must be a name or a callable; got {type(statistic).__name__}."
         )
+    if symmetric is not None:
+        kernel.symmetric = bool(symmetric)
     return run_null(kernel, tms, null, n_permutations, rng, attrs, alternative)

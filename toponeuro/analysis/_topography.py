@@ -610,7 +610,8 @@ def map_similarity(
     -------
     NullResult
         ``statistic``, ``p_value``, ``z``, ``null``; acts as a float. ``attrs``: ``method``,
-        the parameters, ``reference``, ``null``, ``n_permutations``.
+        the parameters, ``reference``, ``null``, ``n_permutations``, and with the default
+        null ``moves`` (each map in turn).
 
     Raises
     ------

@@ -36,8 +36,9 @@ The output (``--out``; default ``sym_seed{SEED}.json``, ``sym_official_{MAPS}_se
 with ``--official``, ``_draws{N}`` added for other than 199 draws) is written whole (a
 temporary sibling renamed into place); an existing file is refused, never replaced.
 
-One seed (8 cells x 1,000 pairs, 199 draws) takes about 5 minutes on one core with one BLAS
-thread (``OMP_NUM_THREADS=1``); with 1,000 draws about 5 times that.
+Cost, measured before the ``default`` column was added (it adds a third test per pair): one
+seed (8 cells x 1,000 pairs) took about 3 minutes with 199 draws and 11 minutes with 1,000 on
+one core with one BLAS thread (``OMP_NUM_THREADS=1``).
 """
 
 from __future__ import annotations

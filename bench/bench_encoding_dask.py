@@ -43,7 +43,7 @@ def main(argv=None):
     import dask.array as da
 
     from toponeuro.analysis import RidgeEncoder, encoding_score
-    from toponeuro.analysis import _ridge_solver as rs
+    from toponeuro.analysis.encoding import _ridge_solver as rs
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((args.n, args.p))

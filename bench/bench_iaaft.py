@@ -26,7 +26,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from toponeuro.analysis import map_similarity
-from toponeuro.analysis._sheet_null import _mirrored, iaaft_surrogates
+from toponeuro.analysis.topography._sheet_null import _mirrored, iaaft_surrogates
 
 SHEETS = ((16, 16), (16, 32), (32, 32), (64, 64))
 

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
-from toponeuro.analysis._variogram import SheetVariogram, grid_distances
+from toponeuro.analysis.topography._variogram import SheetVariogram, grid_distances
 
 
 def _run(fn, repeats):

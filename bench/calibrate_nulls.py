@@ -58,7 +58,7 @@ Usage::
     python bench/calibrate_nulls.py --spin-only          # the spin test on fsaverage5
 
 Writes a JSON file (``--out``), prints an rst table for docs/metrics.rst, and with ``--record
-toponeuro/analysis/null_calibration.json`` updates the record the report quotes
+toponeuro/analysis/topography/null_calibration.json`` updates the record the report quotes
 (:func:`toponeuro.analysis.null_calibration`).
 """
 
@@ -270,7 +270,7 @@ def main(argv=None):
     ap.add_argument("--out", default="calibrate_nulls.json")
     ap.add_argument("--record", metavar="PATH",
                     help="also write the measured cells into this record (the package's is "
-                    "toponeuro/analysis/null_calibration.json, which the report quotes): "
+                    "toponeuro/analysis/topography/null_calibration.json, which the report quotes): "
                     "cells with the same keys are replaced, others kept")
     args = ap.parse_args(argv)
     if Path(args.out).exists():

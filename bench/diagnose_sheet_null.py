@@ -10,7 +10,7 @@ statistic. ``--maps wrap`` (periodic maps) gives the reference where the torus s
 exact: its sd ratio is what an exact null shows (a null conditional on ``b`` is slightly
 narrower than the spread over all maps).
 
-Candidates (``null:scale``): the null's draws of ``b`` from toponeuro.analysis._null
+Candidates (``null:scale``): the null's draws of ``b`` from toponeuro.analysis.topography._null
 (``mirror`` shifts within the mirrored sheet, ``phase`` the mirrored sheet's Fourier phases at
 random with the map's own values in their rank order, ``spectral`` DCT sign flips, ``torus``), SSIM on maps rescaled to [0, 1] by their own
 min and max (``own``, as the observed map) or by ``b``'s (``keep``), and ``pearson``.
@@ -49,13 +49,13 @@ import numpy as np
 from scipy.ndimage import gaussian_filter, uniform_filter
 
 from toponeuro.analysis import as_topomap, null_p_value
-from toponeuro.analysis._sheet_null import (
+from toponeuro.analysis.topography._sheet_null import (
     _mirror_indices,
     _phase_values,
     _spectral_values,
     _torus_indices,
 )
-from toponeuro.analysis._ssim import ssim_batch
+from toponeuro.analysis.topography._ssim import ssim_batch
 
 CANDIDATES = ("mirror:keep", "mirror:own", "mirror:pearson", "phase:own", "phase:pearson",
               "spectral:own", "spectral:pearson", "torus:own", "torus:pearson")

@@ -42,7 +42,7 @@ from scipy.spatial.transform import Rotation
 from scipy.stats import kstest
 
 from toponeuro.analysis import as_topomap, map_similarity
-from toponeuro.analysis._null import _spin_indices
+from toponeuro.analysis.topography._null import _spin_indices
 from toponeuro.atlases import vertex_coordinates
 
 PARTS = ("density", "variance", "exact", "rotations", "rerun", "exact199")

@@ -450,7 +450,7 @@ def test_map_folder_of_late_numbers_loads(tmp_path):
     late = _fake_floc(tmp_path / "late", [121, 122])
     stim, _ = _load_stimuli(str(late), None, progress=False)
     assert len(stim) == 20 and set(stim.metadata["number"]) == {121, 122}
-    assert len(_load_stimuli(str(late), cli._numbers("122-122"), progress=False)[0]) == 10
+    assert len(_load_stimuli(str(late), cli._map._numbers("122-122"), progress=False)[0]) == 10
 
 
 def test_brainscore_score_takes_stimuli_and_space_separated_metrics(tmp_path, monkeypatch,

@@ -324,7 +324,8 @@ def test_spin_both_hemispheres_mirrors_the_rotation():
     """Both hemispheres of a named mesh spin together: every value stays in its hemisphere,
     the right turns by the left's rotation mirrored (Alexander-Bloch et al. 2018), so a
     mirror-symmetric map stays mirror-symmetric in every draw."""
-    from toponeuro.analysis import _null, as_topomap
+    from toponeuro.analysis import as_topomap
+    from toponeuro.analysis.topography import _null
 
     pts, mirror = _bilateral_sphere()
     both = np.vstack([pts, pts])

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from toponeuro.analysis import RidgeEncoder, encoding_score, make_folds
-from toponeuro.analysis import _ridge_solver as rs
 from toponeuro.analysis._backend import get_backend
+from toponeuro.analysis.encoding import _ridge_solver as rs
 from toponeuro.exceptions import InvalidDataError, NotFittedError, OutputPathError, ParameterError
 
 ALPHAS = np.logspace(-2, 4, 7)

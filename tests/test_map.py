@@ -23,7 +23,8 @@ models = pytest.importorskip("toponeuro.models")
 if not hasattr(models, "list_models") or not models.list_models("toponet_demo.*"):
     pytest.skip("needs the model registry with the demo TopoNets", allow_module_level=True)
 
-from toponeuro.cli import _numbers, main  # noqa: E402
+from toponeuro.cli import main  # noqa: E402
+from toponeuro.cli._map import _numbers  # noqa: E402
 from toponeuro.reporting._map import DEFAULT_MAP_MODEL, MAP_DOMAINS, run_map  # noqa: E402
 
 CATEGORIES = ["adult", "child", "body", "limb", "corridor", "house", "word", "number", "car",
@@ -215,7 +216,7 @@ def test_run_map_takes_a_stimulus_set_and_every_image_of_a_folder(tmp_path):
 
 def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
     """3 layers x 5 domains on the sheet + 4 + 3 cortical ROI maps: 22 smoothness calls."""
-    import toponeuro.analysis._tables as tables
+    import toponeuro.analysis.topography._tables as tables
 
     calls = {"smoothness": 0, "find_patches": 0}
     for name in calls:

@@ -232,8 +232,8 @@ def test_patch_null_on_a_mesh_and_ssim_with_missing_units():
 
 
 def test_ssim_shift_fast_path_equals_the_general_kernel():
-    from toponeuro.analysis._sheet_null import _torus_indices
-    from toponeuro.analysis._ssim import ssim_batch
+    from toponeuro.analysis.topography._sheet_null import _torus_indices
+    from toponeuro.analysis.topography._ssim import ssim_batch
 
     rng = np.random.default_rng(10)
     a = gaussian_filter(rng.standard_normal((18, 22)), 2)
@@ -252,7 +252,8 @@ def test_ssim_shift_fast_path_equals_the_general_kernel():
 def test_spin_draws_are_reused_exactly_across_maps_on_one_sphere():
     """Several maps on one hemisphere with the same seed rotate alike: the rotations are
     drawn once, and a reused draw leaves the generator where a fresh one would."""
-    from toponeuro.analysis import _null, as_topomap
+    from toponeuro.analysis import as_topomap
+    from toponeuro.analysis.topography import _null
 
     pts = 50 * _sphere()
     tm = as_topomap(np.zeros(len(pts)), positions=pts)
@@ -277,7 +278,7 @@ def test_phase_surrogates_keep_the_values_and_the_smoothness_and_draw_the_positi
     smooth as the map, and loses its position: a cosine along the rows correlates with its
     surrogates anywhere from -1 to 1, 0 on average."""
     from toponeuro.analysis import as_topomap
-    from toponeuro.analysis._sheet_null import _phase_values
+    from toponeuro.analysis.topography._sheet_null import _phase_values
 
     rng = np.random.default_rng(0)
     g = gaussian_filter(rng.standard_normal((40, 40)), 2)[8:24, 8:28]  # cropped: not periodic
@@ -307,7 +308,7 @@ def test_iaaft_surrogates_keep_the_values_and_the_smoothness_and_draw_the_positi
     missing), about its smoothness (a shuffle of these values is 33 times rougher), a sparse
     map stays sparse, and the position is lost."""
     from toponeuro.analysis import as_topomap
-    from toponeuro.analysis._sheet_null import _iaaft_values, iaaft_surrogates
+    from toponeuro.analysis.topography._sheet_null import _iaaft_values, iaaft_surrogates
 
     def roughness(x):  # mean squared difference of neighbours over the variance
         x = x - x.mean(axis=(-2, -1), keepdims=True)
@@ -350,8 +351,8 @@ def test_iaaft_null_refuses_a_mesh():
 def test_ssim_null_draws_are_rescaled_as_the_observed_map():
     """Each surrogate is min-max rescaled to [0, 1] on its own, as the observed map is."""
     from toponeuro.analysis import as_topomap
-    from toponeuro.analysis._sheet_null import _phase_values
-    from toponeuro.analysis._ssim import ssim_batch
+    from toponeuro.analysis.topography._sheet_null import _phase_values
+    from toponeuro.analysis.topography._ssim import ssim_batch
 
     rng = np.random.default_rng(12)
     a = gaussian_filter(rng.standard_normal((14, 20)), 2)

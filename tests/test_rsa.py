@@ -19,7 +19,7 @@ from toponeuro.analysis import (
     to_rsatoolbox_dataset,
     to_rsatoolbox_rdms,
 )
-from toponeuro.analysis._rsa_compare import RSATOOLBOX_METHODS
+from toponeuro.analysis.rsa._rsa_compare import RSATOOLBOX_METHODS
 from toponeuro.exceptions import DimensionError, InvalidDataError, UnknownNameError
 
 BACKENDS = ["numpy", "torch"]

@@ -6,7 +6,7 @@ import rsatoolbox as rt
 import xarray as xr
 
 from toponeuro.analysis import rdm, searchlight_rsa, surface_neighbourhoods, volume_neighbourhoods
-from toponeuro.analysis._searchlight import _mesh_graph_distances
+from toponeuro.analysis.rsa._searchlight import _mesh_graph_distances
 from toponeuro.exceptions import CoordinateError, DimensionError
 
 

@@ -82,7 +82,7 @@ def test_sweep_bad_input():
 
 
 def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, monkeypatch):
-    import toponeuro.analysis._sweep as sw
+    import toponeuro.analysis.encoding._sweep as sw
     from toponeuro.exceptions import InvalidDataError
 
     acts, resp = _setup()

@@ -7,7 +7,7 @@ import pytest
 from scipy.ndimage import gaussian_filter
 
 from toponeuro.analysis import map_similarity
-from toponeuro.analysis._variogram import (
+from toponeuro.analysis.topography._variogram import (
     DELTAS,
     MAX_UNITS,
     SheetVariogram,

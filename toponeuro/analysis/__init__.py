@@ -1,65 +1,24 @@
 """Analyses: selectivity maps, topography metrics, comparison with cortex, encoding models,
-RSA, dimensionality and layer x region sweeps."""
+RSA, dimensionality and layer x region sweeps.
+
+Three wings behind this one public face: :mod:`~toponeuro.analysis.topography`,
+:mod:`~toponeuro.analysis.rsa` and :mod:`~toponeuro.analysis.encoding`; the shared input checks,
+backends and domains sit here at the root."""
 
 from .._deprecate import removed_names
-from . import (
-    _autocorr,
-    _compare,
-    _dimensionality,
-    _efficiency,
-    _encoding,
-    _geometry,
-    _localizer,
-    _null,
-    _patches,
-    _rsa,
-    _rsa_compare,
-    _rsa_convert,
-    _searchlight,
-    _selectivity,
-    _sweep,
-    _tables,
-    _topography,
-    _verdict,
-)
-from ._autocorr import *
-from ._compare import *
+from . import _dimensionality, _efficiency, encoding, rsa, topography
 from ._dimensionality import *
 from ._efficiency import *
-from ._encoding import *
-from ._geometry import *
-from ._localizer import *
-from ._null import *
-from ._patches import *
-from ._rsa import *
-from ._rsa_compare import *
-from ._rsa_convert import *
-from ._searchlight import *
-from ._selectivity import *
-from ._sweep import *
-from ._tables import *
-from ._topography import *
-from ._verdict import *
+from .encoding import *
+from .rsa import *
+from .topography import *
 
 __all__ = [
-    *_tables.__all__,
-    *_selectivity.__all__,
-    *_localizer.__all__,
-    *_geometry.__all__,
-    *_topography.__all__,
-    *_verdict.__all__,
-    *_autocorr.__all__,
-    *_patches.__all__,
-    *_null.__all__,
-    *_compare.__all__,
+    *topography.__all__,
     *_efficiency.__all__,
-    *_encoding.__all__,
-    *_rsa.__all__,
-    *_rsa_compare.__all__,
-    *_rsa_convert.__all__,
-    *_searchlight.__all__,
+    *encoding.__all__,
+    *rsa.__all__,
     *_dimensionality.__all__,
-    *_sweep.__all__,
 ]
 
 

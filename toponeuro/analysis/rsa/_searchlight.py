@@ -12,13 +12,13 @@ import warnings
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._align import stimulus_ids
-from ..atlases import mesh_edge_graph
-from ..exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
+from ... import _dims as D
+from ..._align import stimulus_ids
+from ...atlases import mesh_edge_graph
+from ...exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
+from .._validate import as_matrix, check_finite, voxel_template
 from ._rsa import _rdm_values, as_condensed, n_from_condensed, rdm_stimulus_ids, reorder_condensed
 from ._rsa_compare import _compare_vectors, _method
-from ._validate import as_matrix, check_finite, voxel_template
 
 __all__ = ["searchlight_rsa", "volume_neighbourhoods", "surface_neighbourhoods"]
 

@@ -29,17 +29,17 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._align import align_stimuli
-from ..exceptions import (
+from ... import _dims as D
+from ..._align import align_stimuli
+from ...exceptions import (
     AlignmentError,
     DimensionError,
     InvalidDataError,
     UnknownNameError,
     close_matches,
 )
-from ._backend import get_backend
-from ._validate import as_matrix, check_finite
+from .._backend import get_backend
+from .._validate import as_matrix, check_finite
 
 # n_from_condensed and as_condensed serve the other analysis modules; not re-exported
 __all__ = ["rdm", "RDM_METRICS", "rdm_stimulus_ids"]

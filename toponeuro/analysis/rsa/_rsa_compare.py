@@ -15,10 +15,10 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
-from .._metrics import pearson_r, rankdata
-from .._params import MAX_PERMUTATIONS, check_int, check_random_state
-from .._typing import RandomState
-from ..exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
+from ..._metrics import pearson_r, rankdata
+from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
+from ..._typing import RandomState
+from ...exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
 from ._rsa import _square, align_rdms
 
 __all__ = [

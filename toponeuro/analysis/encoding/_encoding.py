@@ -17,11 +17,11 @@ from collections.abc import Iterable
 import numpy as np
 import xarray as xr
 
-from .._docs import fill_doc
-from .._metrics import pearson_r, r2_score
-from .._params import check_random_state
-from .._typing import RandomState
-from ..exceptions import (
+from ..._docs import fill_doc
+from ..._metrics import pearson_r, r2_score
+from ..._params import check_random_state
+from ..._typing import RandomState
+from ...exceptions import (
     AlignmentError,
     ImplausibleValueWarning,
     InputTypeError,
@@ -33,10 +33,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from . import _ridge_solver as _ridge
-from ._pls import PLSEncoder
-from ._ridge_solver import SCORINGS
-from ._validate import (
+from .._validate import (
     EstimatorMixin,
     LinearPredictorMixin,
     _is_dask,
@@ -44,6 +41,9 @@ from ._validate import (
     paired_matrices,
     voxel_template,
 )
+from . import _ridge_solver as _ridge
+from ._pls import PLSEncoder
+from ._ridge_solver import SCORINGS
 
 __all__ = ["RidgeEncoder", "PLSEncoder", "encoding_score", "make_folds", "ENCODING_MODELS"]
 

@@ -6,8 +6,8 @@ import warnings
 
 import numpy as np
 
-from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._validate import EstimatorMixin, LinearPredictorMixin, check_finite, paired_matrices
+from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from .._validate import EstimatorMixin, LinearPredictorMixin, check_finite, paired_matrices
 
 __all__ = ["PLSEncoder"]
 

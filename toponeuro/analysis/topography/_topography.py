@@ -15,10 +15,10 @@ import xarray as xr
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
-from .. import _dims as D
-from .._params import check_int, check_n_permutations, check_number, check_random_state
-from .._typing import RandomState
-from ..exceptions import (
+from ... import _dims as D
+from ..._params import check_int, check_n_permutations, check_number, check_random_state
+from ..._typing import RandomState
+from ...exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
@@ -494,7 +494,7 @@ def correlation_profile(
     )
     check_random_state(random_state)
     if isinstance(responses, xr.DataArray) and D.UNIT in responses.dims:
-        from ..sheet import check_activations
+        from ...sheet import check_activations
 
         check_activations(responses)
         layers = responses.topo.layers

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._align import align_stimuli
-from .._typing import RandomState
-from ..exceptions import (
+from ... import _dims as D
+from ..._align import align_stimuli
+from ..._typing import RandomState
+from ...exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
@@ -26,9 +26,9 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
+from ..rsa._rsa import _rdm_values
+from ..rsa._rsa_compare import _compare_vectors, _method
 from ._encoding import encoding_score
-from ._rsa import _rdm_values
-from ._rsa_compare import _compare_vectors, _method
 
 __all__ = ["sweep", "SWEEP_METHODS"]
 
@@ -60,7 +60,7 @@ def _region_groups(responses: xr.DataArray, regions):
 
 def _extract(model, stimuli, layers, store, extract_kwargs):
     try:
-        from ..features import extract  # lazy: features is an earlier stage
+        from ...features import extract  # lazy: features is an earlier stage
     except ImportError as err:
         raise MissingDependencyError(
             "Extracting activations for a sweep needs toponeuro.features.extract; pass "

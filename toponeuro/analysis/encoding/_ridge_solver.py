@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._metrics import pearson_r, r2_score
-from ..exceptions import InvalidDataError, OutputPathError, UnknownNameError, close_matches
-from ._backend import get_backend
-from ._validate import check_finite
+from ..._metrics import pearson_r, r2_score
+from ...exceptions import InvalidDataError, OutputPathError, UnknownNameError, close_matches
+from .._backend import get_backend
+from .._validate import check_finite
 
 SCORINGS = ("r2", "pearson", "neg_mse")
 CV_SOLVERS = ("auto", "deletion", "per_fold")

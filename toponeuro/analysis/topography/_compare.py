@@ -15,8 +15,8 @@ from scipy.spatial import procrustes
 from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
-from .._typing import RandomState
-from ..exceptions import InvalidDataError, UnknownNameError, close_matches
+from ..._typing import RandomState
+from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._patches import Patches
 from ._topography import map_similarity
 

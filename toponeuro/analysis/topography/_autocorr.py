@@ -15,9 +15,9 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import sparse
 
-from .._params import check_random_state
-from .._typing import RandomState
-from ..exceptions import InvalidDataError, UnknownNameError, close_matches
+from ..._params import check_random_state
+from ..._typing import RandomState
+from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of
 from ._null import NullResult, register_statistic, run_null
 

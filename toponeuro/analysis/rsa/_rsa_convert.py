@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from ..exceptions import DimensionError, MissingDependencyError
+from ... import _dims as D
+from ...exceptions import DimensionError, MissingDependencyError
 from ._rsa import _labelled, as_condensed, rdm_stimulus_ids
 from ._rsa_compare import _looks_square, _rdm_stack
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import InvalidDataError
+from ...exceptions import InvalidDataError
 from ._null import NullResult, format_p, null_p_value
 
 __all__ = ["OVERLAP_OUTCOMES", "OverlapVerdict", "overlap_verdict"]

@@ -12,10 +12,10 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from .. import _dims as D
-from .._docs import fill_doc
-from .._params import check_int, check_number
-from ..exceptions import (
+from ... import _dims as D
+from ..._docs import fill_doc
+from ..._params import check_int, check_number
+from ...exceptions import (
     DimensionError,
     InputTypeError,
     InvalidDataError,
@@ -23,8 +23,8 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ..sheet import check_activations
-from ._domains import FLOC_DOMAINS, FLOC_SCRAMBLED, LANGUAGE_AGAINST, LANGUAGE_TARGET
+from ...sheet import check_activations
+from .._domains import FLOC_DOMAINS, FLOC_SCRAMBLED, LANGUAGE_AGAINST, LANGUAGE_TARGET
 
 __all__ = [
     "SELECTIVITY_METRICS",

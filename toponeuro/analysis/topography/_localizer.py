@@ -16,10 +16,10 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from .. import _dims as D
-from ..exceptions import InvalidDataError, UndefinedValueWarning
-from ..sheet import check_activations
-from ._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET
+from ... import _dims as D
+from ...exceptions import InvalidDataError, UndefinedValueWarning
+from ...sheet import check_activations
+from .._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET
 from ._selectivity import _stimulus_labels, language_selectivity
 
 __all__ = ["language_profile", "LANGUAGE_CONDITIONS"]

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ..exceptions import InvalidDataError
+from ...exceptions import InvalidDataError
 
 __all__ = ["SSIM_REFERENCE", "ssim_batch", "ssim_fixed_kernel", "default_win_size"]
 

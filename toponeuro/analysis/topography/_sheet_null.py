@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exceptions import InvalidDataError
+from ...exceptions import InvalidDataError
 from ._geometry import TopoMap
 
 

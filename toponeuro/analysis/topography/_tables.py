@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import _dims as D
-from .._docs import fill_doc
-from .._params import check_n_permutations
-from .._typing import RandomState
-from ..exceptions import InvalidDataError, UnknownNameError, close_matches
+from ... import _dims as D
+from ..._docs import fill_doc
+from ..._params import check_n_permutations
+from ..._typing import RandomState
+from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
     _CENTROIDS,
     DEFAULT_PAIRS,
@@ -536,7 +536,7 @@ def arrangement_comparison(
     """
     import warnings
 
-    from ..exceptions import UndefinedValueWarning
+    from ...exceptions import UndefinedValueWarning
     from ._null import NullResult, spatial_null
 
     top = _check_top(top)

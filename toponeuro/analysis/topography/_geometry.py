@@ -22,11 +22,11 @@ from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from .. import _dims as D
-from .._docs import fill_doc
-from .._params import check_number
-from ..brain import MESH_SIZES
-from ..exceptions import (
+from ... import _dims as D
+from ..._docs import fill_doc
+from ..._params import check_number
+from ...brain import MESH_SIZES
+from ...exceptions import (
     CoordinateError,
     DimensionError,
     InputTypeError,

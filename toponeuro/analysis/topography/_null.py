@@ -77,9 +77,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._params import check_n_permutations, check_random_state
-from .._typing import RandomState
-from ..exceptions import (
+from ..._params import check_n_permutations, check_random_state
+from ..._typing import RandomState
+from ...exceptions import (
     DimensionError,
     InvalidDataError,
     ToponeuroWarning,
@@ -343,7 +343,7 @@ def null_calibration() -> dict:
     """
     from importlib import resources
 
-    text = resources.files("toponeuro.analysis").joinpath("null_calibration.json").read_text()
+    text = resources.files(__package__).joinpath("null_calibration.json").read_text()
     return json.loads(text)
 
 

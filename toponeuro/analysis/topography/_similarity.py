@@ -12,9 +12,9 @@ import warnings
 
 import numpy as np
 
-from .._metrics import pearson_r, rankdata
-from .._params import check_int
-from ..exceptions import InvalidDataError, ParameterError
+from ..._metrics import pearson_r, rankdata
+from ..._params import check_int
+from ...exceptions import InvalidDataError, ParameterError
 from ._ssim import (
     SSIM_REFERENCE,
     default_win_size,

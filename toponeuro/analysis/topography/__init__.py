@@ -1,0 +1,39 @@
+"""Topography: selectivity maps, smoothness, patches, map similarity, spatial nulls, arrangement and autocorrelation on a model sheet or a cortical mesh.
+
+A wing of :mod:`toponeuro.analysis`: import the public names from there."""
+
+from . import (
+    _autocorr,
+    _compare,
+    _geometry,
+    _localizer,
+    _null,
+    _patches,
+    _selectivity,
+    _tables,
+    _topography,
+    _verdict,
+)
+from ._autocorr import *
+from ._compare import *
+from ._geometry import *
+from ._localizer import *
+from ._null import *
+from ._patches import *
+from ._selectivity import *
+from ._tables import *
+from ._topography import *
+from ._verdict import *
+
+__all__ = [
+    *_selectivity.__all__,
+    *_localizer.__all__,
+    *_geometry.__all__,
+    *_topography.__all__,
+    *_verdict.__all__,
+    *_autocorr.__all__,
+    *_patches.__all__,
+    *_null.__all__,
+    *_compare.__all__,
+    *_tables.__all__,
+]

@@ -1,0 +1,214 @@
+"""``toponeuro map``: the fLoc job and the language job (``--language``)."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+from .._cli_checks import (
+    _device,
+    _input_path,
+    _json_arg,
+    _out_folder,
+    _positive,
+    cli_message,
+)
+from ._common import (
+    _add_checkpoint_args,
+    _add_forward_args,
+    _forward,
+    _library_default,
+    _model_args,
+    _parser,
+    _run_map_default,
+    _warn,
+)
+
+
+def _numbers(text: str):
+    """``--images``: fLoc numbers read by the library's one reader (``all`` -> None)."""
+    from ..exceptions import InvalidDataError
+    from ..stimuli import floc_numbers
+
+    try:
+        return floc_numbers(text)
+    except InvalidDataError as err:
+        raise argparse.ArgumentTypeError(cli_message(str(err), {})) from None
+
+
+def _images_arg(text: str):
+    return "all" if text.strip() == "all" else _numbers(text)
+
+
+def _add_map(sub):
+    p = _parser(
+        sub,
+        "map",
+        help="map a model's category-selective topography and compare it with the cortex",
+        description="Extract sheet activations for the fLoc localizer images, compute the five "
+        "domain selectivity maps (faces, bodies, places, characters, objects), their "
+        "smoothness, patches and similarities, compare them with the visfAtlas ROIs on "
+        "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
+        "Offline, give a local fLoc copy with --stimuli DIR. With --language: the same for a "
+        "language model, the Fedorenko et al. (2010) localizer and the language parcels.",
+    )
+    p.add_argument("--language", action="store_true",
+                   help="map a language model's language-selective units (S vs N, TopoLM's "
+                   "definitions) against the cortex's language parcels "
+                   "(toponeuro.run_language_map; default model "
+                   "toponeuro.reporting.DEFAULT_LANGUAGE_MODEL, --stimuli a localizer csv)")
+    model = _model_args(p, required=False)
+    _library_default(model, lambda: (_default_map_model(),
+                                     "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
+    _add_checkpoint_args(p)
+    p.add_argument("--stimuli", default=None,
+                   help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
+                   "folder with one sub-folder per category; with --language: langloc (the "
+                   "pinned localizer csv, cached) or a local csv with columns sentence, "
+                   "condition (default: floc; with --language langloc)")
+    p.add_argument("--images", type=_images_arg, default=None,
+                   help="fLoc image numbers of each category, a range like 97-120 or all "
+                   "(default: with --stimuli floc 97-120, the images held out from the demo "
+                   "TopoNets' training; with --stimuli DIR every image in DIR, and the report says which "
+                   "of them the model was trained on)")
+    p.add_argument("--layers", nargs="+",
+                   help="layers to map (default: the model's last three TopoLoss layers)")
+    p.add_argument("--out", default=None,
+                   help="output folder (default: toponeuro-map; with --language "
+                   "toponeuro-language-map); written aside and moved into place when "
+                   "complete, so an interrupted run leaves an earlier output as it was")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier toponeuro output in --out (a folder toponeuro did "
+                   "not write is never replaced)")
+    _library_default(
+        p.add_argument("--threshold", type=float,
+                       help="patch threshold on the selectivity t, after TDANN's smoothing"),
+        lambda: (_run_map_default("threshold"),
+                 "TDANN's threshold, toponeuro.analysis.TDANN_PATCHES['threshold']"))
+    _library_default(
+        p.add_argument("--permutations", type=int,
+                       help="draws of the spatial null of every model statistic (smoothness, "
+                       "patches, map similarity); 0 skips the nulls"),
+        lambda: (_run_map_default("n_permutations"), "toponeuro.run_map's n_permutations"))
+    _library_default(
+        p.add_argument("--alpha", type=float,
+                       help="significance level: only patches with p <= alpha are reported"),
+        lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
+    p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
+                   help="your own cortical maps in place of the visfAtlas: "
+                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
+                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
+                   "projected with nilearn's vol_to_surf), comma-separated per domain "
+                   "(default: the visfAtlas ROIs, each as its geodesic proximity)")
+    p.add_argument("--vol-to-surf", metavar="JSON",
+                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
+                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
+    p.add_argument("--cortex-threshold", type=float,
+                   help="patch threshold of --cortex-maps, in their units (default: --threshold)")
+    p.add_argument("--no-random-init", dest="random_init_baseline", action="store_false",
+                   help="skip the random-initialisation baseline. By default the same "
+                   "architecture with untrained (re-drawn) weights is mapped too, a second "
+                   "extraction and its nulls, and its map similarities stand beside the "
+                   "trained ones: the selectivity contrast builds in an anti-correlation "
+                   "between domains' maps, and the baseline shows how much of a similarity "
+                   "that alone gives. Without it that is lost, and the report says the "
+                   "baseline was not computed")
+    _add_forward_args(p, batch_size=64, per="images")
+    p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
+
+
+def _default_map_model() -> str:
+    from ..reporting import DEFAULT_MAP_MODEL
+
+    return DEFAULT_MAP_MODEL
+
+
+def _run_language_map(args) -> int:
+    from ..exceptions import InvalidDataError
+    from ..reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
+
+    given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold),
+                            ("--no-random-init", not args.random_init_baseline)) if v]
+    if given:
+        raise InvalidDataError(
+            f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
+            "localizer's, the patch threshold is the Benjamini-Hochberg t and there is no "
+            f"random-initialisation baseline. Drop {' and '.join(given)}.")
+    out = _out_folder(args.out or "toponeuro-language-map")
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    stimuli = args.stimuli or "langloc"
+    if stimuli != "langloc":
+        _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
+    library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha}
+    run_language_map(
+        args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
+        trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
+        out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
+        **{k: v for k, v in library_defaults.items() if v is not None})
+    return 0
+
+
+def _run_map(args) -> int:
+    from ..exceptions import TrainingImagesWarning
+    from ..reporting import DEFAULT_MAP_MODEL, run_map
+
+    if args.language:
+        return _run_language_map(args)
+    args.stimuli = args.stimuli or "floc"
+    out = _out_folder(args.out or "toponeuro-map")
+    device = _device(args.device)
+    _positive(args.batch_size, "--batch-size")
+    library_defaults = {  # None: not given, run_map's own default applies
+        "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    if args.stimuli != "floc":
+        _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrainingImagesWarning)
+        run_map(
+            args.model or DEFAULT_MAP_MODEL,
+            checkpoint=args.checkpoint,
+            trust_checkpoint=args.trust_checkpoint,
+            stimuli=args.stimuli,
+            numbers=args.images,
+            layers=args.layers,
+            out_dir=out,
+            overwrite=args.overwrite,
+            random_state=args.seed,
+            cortex_maps=args.cortex_maps,
+            **_forward(args, device),
+            vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
+                                  example='{"radius": 2}'),
+            cortex_threshold=args.cortex_threshold,
+            random_init_baseline=args.random_init_baseline,
+            **{k: v for k, v in library_defaults.items() if v is not None},
+        )
+    for w in caught:  # said in flags, last, after the summary
+        if issubclass(w.category, TrainingImagesWarning):
+            _warn(cli_message(str(w.message), {}))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return 0
+
+
+# --- models, layers --------------------------------------------------------------------------
+def _text_table(table, numeric=()) -> str:
+    cols = [str(c) for c in table.columns]
+    cells = [cols] + [["-" if _missing(v) else str(v) for v in row]
+                      for row in table.itertuples(index=False)]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(cols))]
+    return "\n".join(
+        "  ".join(c.rjust(w) if name in numeric else c.ljust(w)
+                  for c, w, name in zip(r, widths, cols)).rstrip()
+        for r in cells
+    )
+
+
+def _missing(value) -> bool:
+    import pandas as pd
+
+    return value is None or (not isinstance(value, (tuple, list)) and bool(pd.isna(value)))

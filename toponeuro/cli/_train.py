@@ -1,0 +1,201 @@
+"""``toponeuro train`` and ``toponeuro extract``."""
+
+from __future__ import annotations
+
+import sys
+
+from .._cli_checks import (
+    _device,
+    _input_path,
+    _out_file,
+    _out_folder,
+    _positive,
+)
+from .._output import atomic_file, check_not_an_input, check_output_file
+from ._common import (
+    _DEVICE_HELP,
+    _add_checkpoint_args,
+    _add_forward_args,
+    _add_no_progress,
+    _forward,
+    _model_args,
+    _parser,
+)
+
+
+def _add_train(sub):
+    p = _parser(
+        sub,
+        "train",
+        help="train a small TopoNet from a recipe (cross-entropy + TopoLoss)",
+        description="Train a TopoNet from a recipe: a TOML file or the name of a recipe shipped "
+        "with toponeuro (see --list). Checkpoints are written after every epoch; rerunning the "
+        "same command resumes from the last one. A run stops at the first NaN or infinite loss "
+        "or gradient, naming the step, the learning rate and the last good checkpoint. The "
+        "output folder records its recipe (run.json): a rerun with another recipe is refused "
+        "unless --restart.",
+    )
+    p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
+                   "(required unless --list)")
+    p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
+    p.add_argument("--epochs", type=int, help="number of epochs of an image recipe (default: "
+                   "the recipe's)")
+    p.add_argument("--steps", type=int, help="number of steps of a language recipe (default: "
+                   "the recipe's)")
+    p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
+    p.add_argument("--device", help=f"{_DEVICE_HELP} (default: the recipe's, else cpu)")
+    p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
+    p.add_argument("--no-resume", action="store_true",
+                   help="start the same run over even if checkpoints exist")
+    p.add_argument("--restart", action="store_true",
+                   help="discard the run in --out even if another recipe made it, and start "
+                   "over")
+    _add_no_progress(p)
+    p.add_argument("--list", action="store_true", help="list the recipes shipped with toponeuro")
+
+
+def _run_train(args) -> int:
+    from ..exceptions import RecipeError
+    from ..training import list_recipes, load_recipe, run_recipe
+
+    if args.list:
+        for name in list_recipes():
+            print(name)
+        return 0
+    if not args.recipe:
+        print("toponeuro train: give --recipe NAME|FILE (see --list)", file=sys.stderr)
+        return 2
+    _positive(args.epochs, "--epochs", RecipeError)
+    _positive(args.steps, "--steps", RecipeError)
+    out = _out_folder(args.out) if args.out else None
+    device = _device(args.device)
+    if args.data is not None and args.data != "floc":
+        _input_path(args.data, "--data", "an image folder with one sub-folder per class, or floc")
+    recipe = load_recipe(args.recipe)
+    overrides = {
+        k: v for k, v in {"epochs": args.epochs, "steps": args.steps, "seed": args.seed,
+                          "device": device}.items()
+        if v is not None
+    }
+    result = run_recipe(
+        recipe,
+        out_dir=out,
+        data_path=args.data,
+        resume=not args.no_resume,
+        restart=args.restart,
+        progress=not args.no_progress,
+        **overrides,
+    )
+    if hasattr(result, "summary"):  # a language recipe (toponeuro/training/_language.py)
+        print(result.summary())
+        return 0
+    last = result.history[-1]
+    print(
+        f"trained {recipe['name']!r}: {len(result.history)} epoch(s), final train accuracy "
+        f"{last['train_accuracy']:.3f}, topo loss {last['topo_loss']:.4f}; checkpoints in "
+        f"{result.out_dir}"
+    )
+    return 0
+
+
+# --- extract ---------------------------------------------------------------------------------
+def _add_extract(sub):
+    p = _parser(
+        sub,
+        "extract",
+        help="extract sheet-organised activations of a model for stimuli",
+        description="Run stimuli through a registered model and save the activations of the "
+        "chosen layers (one unit per channel / neuron, laid out on cortical sheets) as netCDF. "
+        "Images are found recursively; each keeps its id (the file name without suffix, or "
+        "with --ids path its path in the folder) and its category (its sub-folder), so the "
+        "output joins brain data by stimulus id. With --store, rows stream to disk and an "
+        "interrupted run resumes.",
+    )
+    _model_args(p, required=True)
+    _add_checkpoint_args(p)
+    p.add_argument("--stimuli", required=True,
+                   help="a folder of images (searched recursively) or a .txt file with one "
+                   "text per line")
+    p.add_argument("--ids", default="stem", choices=["stem", "path"],
+                   help="image ids: the file name without suffix, or the path in the folder")
+    p.add_argument("--category-from", default="auto", choices=["auto", "folder", "prefix", "none"],
+                   help="image categories: the sub-folder, the file name's prefix "
+                   "(house-12.jpg -> house) or none; auto: sub-folders if the images are in "
+                   "sub-folders, else none")
+    p.add_argument("--layers", nargs="+", default=["topo"],
+                   help="module names (see `toponeuro layers MODEL`), or topo for the card's "
+                   "TopoLoss layers")
+    p.add_argument("--out", required=True,
+                   help="output netCDF file (.nc); never one of the inputs or inside --stimuli")
+    p.add_argument("--pooling", default="mean", choices=["mean", "max", "center", "none"],
+                   help="spatial pooling of conv feature maps (none keeps every unit)")
+    p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"],
+                   help="pooling over tokens of transformer layers")
+    _add_forward_args(p, batch_size=32, per="stimuli")
+    p.add_argument("--store", help="folder for the resumable streaming store "
+                   "(default: keep the activations in memory)")
+    p.add_argument("--no-resume", action="store_true", help="ignore finished rows in --store")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --out file written by toponeuro (and a --store "
+                   "file made with other settings); files toponeuro did not write are never "
+                   "replaced")
+
+
+def _extract_stimuli(args):
+    from ..exceptions import InvalidDataError
+    from ..stimuli import load_image_folder
+
+    src = _input_path(args.stimuli, "--stimuli", "an image folder or a .txt file")
+    if src.is_dir():
+        how = args.category_from
+        if how == "auto":
+            how = "folder" if any(p.is_dir() and not p.name.startswith(".")
+                                  for p in src.iterdir()) else "none"
+        return load_image_folder(src, None if how == "none" else how, ids=args.ids)
+    if src.suffix == ".txt":
+        return [line for line in src.read_text().splitlines() if line.strip()]
+    raise InvalidDataError(
+        f"--stimuli {src} is a {src.suffix or 'suffix-less'} file; give an image folder or a "
+        ".txt file with one text per line."
+    )
+
+
+def _run_extract(args) -> int:
+    from ..features import extract
+    from ..training import load_model
+
+    _positive(args.batch_size, "--batch-size")
+    inputs = [args.stimuli, args.checkpoint]
+    if args.store:
+        (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
+        check_not_an_input(args.store, param="store", inputs=inputs)
+    out = check_output_file(args.out, param="out", inputs=[*inputs, args.store],
+                            overwrite=args.overwrite, what="netCDF file of activations")
+    device = _device(args.device)
+    stimuli = _extract_stimuli(args)
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    model = load_model(args.model, checkpoint=args.checkpoint,
+                       trust_checkpoint=args.trust_checkpoint)
+    acts = extract(
+        model,
+        stimuli,
+        args.layers if args.layers != ["topo"] else "topo",
+        pooling=None if args.pooling == "none" else args.pooling,
+        token_pooling=args.token_pooling,
+        store=args.store,
+        resume=not args.no_resume,
+        overwrite=args.overwrite,
+        **_forward(args, device),
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_file(out) as tmp:  # a kill mid-write leaves the earlier file, never half
+        acts.to_netcdf(tmp, engine="h5netcdf")
+    print(
+        f"extracted {acts.sizes['stimulus']} stimuli x {acts.sizes['unit']} units from "
+        f"{len(acts.topo.layers)} layer(s) of {args.model!r} -> {out}"
+    )
+    return 0
+
+
+# --- map -------------------------------------------------------------------------------------

@@ -180,6 +180,13 @@ def _patch_text(r, threshold: float, alpha: float, q: float) -> str:
     return f"{int(r['n_patches'])} patches (no null drawn)"
 
 
+def _typed(v):
+    """A summary value as JSON types: counts as ints, measures as floats, undefined None."""
+    if isinstance(v, int | np.integer) and not isinstance(v, bool):
+        return int(v)
+    return _num(v) if isinstance(v, float | np.floating) else v
+
+
 def _nan_int(v):
     return int(v) if np.isfinite(v) else np.nan
 
@@ -228,8 +235,7 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
                        f"{row['split_half_chance']:.2f}, hypergeometric "
                        f"p = {row['split_half_p']:.2g})"],
         "claims": {"morans_i": moran_v, "smoothness": smooth_v},
-        **{k: _num(v) if isinstance(v, float | int | np.number) and not isinstance(v, bool)
-           else v for k, v in row.items() if k not in ("layer", "sheet")},
+        **{k: _typed(v) for k, v in row.items() if k not in ("layer", "sheet")},
         "profile": {str(c): {"response": _num(prof["response"].sel(condition=c)),
                              "sem": _num(prof["sem"].sel(condition=c))}
                     for c in units.profile["condition"].values},

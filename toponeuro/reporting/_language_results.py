@@ -450,7 +450,7 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
         "same reason as Moran's I, and is not reported",
         "not compared: one language map, no set of regions to arrange",
     ]
-    index = ["what the map is", "units or vertices marked language-selective",
+    index = ["what the map is", "marked language-selective (model: t ≥ its BH threshold)",
              "contiguous regions", "largest region (share of surface)", "Moran's I",
              "smoothness", "arrangement of regions"]
     return pd.DataFrame(cols, index=index)

@@ -3,16 +3,13 @@ the HTML page (``templates/report.html``), all from one :class:`~._results.Repor
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import datetime
 import html
 import json
 import os
-import string
 import time
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +19,7 @@ from .. import _dims as D
 from ..analysis import null_calibration
 from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
+from ._page import DetailBlock, answer_first_page, figure_html, render_page  # noqa: F401
 from ._results import ReportData, arrangement_p_text, comparison_view, training_images_note
 
 __all__ = ["write_report", "output_folder", "OutputFolder"]
@@ -157,23 +155,7 @@ def _html_table(df: pd.DataFrame, index: bool = False) -> str:
 
 
 def _img(files: dict, name: str, alt: str) -> str:
-    if name not in files:
-        return ""
-    data = base64.b64encode(Path(files[name]).read_bytes()).decode("ascii")
-    esc = html.escape
-    return (f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{data}"><figcaption>'
-            f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
-
-
-def render_page(template: str, *, title: str, **fields) -> str:
-    """A report page: ``templates/<template>`` filled with ``fields``, its ``$page_head``
-    the head every report page shares (``templates/head.html``: the title and the style)."""
-    def read(name: str) -> string.Template:
-        return string.Template(
-            (resources.files(__package__) / "templates" / name).read_text(encoding="utf-8"))
-
-    head = read("head.html").substitute(title=title).rstrip("\n")
-    return read(template).substitute(page_head=head, **fields)
+    return figure_html(files.get(name), alt, name)
 
 
 def _html(res: ReportData, files: dict) -> str:

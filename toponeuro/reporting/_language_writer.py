@@ -1,6 +1,6 @@
 """Write a ``toponeuro map --language`` report from one :class:`~._language_results.LanguageReport`:
-figures (from :mod:`toponeuro.plotting`), data files and the page
-(``templates/language_report.html``: answer first, then what was run, then the detail).
+figures (from :mod:`toponeuro.plotting`), data files and the page (``templates/skeleton.html``,
+the page both reports share: answer first, then what was run, then the detail).
 
 Like :mod:`._writer` it draws, so only the entry point :mod:`._language` imports it.
 """
@@ -204,57 +204,112 @@ def _cortex_similarity(s: dict, esc) -> str:
     return f"<p>Your maps against each other (spin-test null):</p><ul>{items}</ul>"
 
 
+def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
+    s = rep.summary
+    m, st, sel = s["model"], s["stimuli"], s["selection"]
+    return (
+        "<ul>"
+        f"<li><b>Model:</b> {esc(str(m['source']))}. &tau; = {esc(str(m['tau']))}. "
+        f"{esc(m['description'] or '')}</li>"
+        f"<li><b>Stimuli:</b> {st['n_stimuli']} items of the language localizer (Fedorenko et "
+        f"al., 2010): {esc(', '.join(f'{k} {v}' for k, v in st['conditions'].items()))} (S "
+        "sentences, W word lists, J Jabberwocky, N nonword lists; "
+        f"{esc(st['source'])}).</li>"
+        f"<li><b>Layers:</b> {esc(', '.join(s['layers']))}; tokens pooled by "
+        f"{esc(s['token_pooling'])}.</li>"
+        "<li><b>Language-selective units, as TopoLM defines them</b> "
+        f"({esc(str(sel['reference']))}): activations smoothed on the sheet (Gaussian, FWHM "
+        f"{sel['smooth_fwhm']} units), Welch t of S vs N, two-sided p, Benjamini-Hochberg at "
+        f"q = {sel['q_level']} over the units of all layers, and the top {top_k_text} of the "
+        "units over all layers.</li>"
+        "<li><b>Topography:</b> measured on the S vs N t map of the <i>unsmoothed</i> "
+        "activations. Smoothing the activations first (as TopoLM does to select units) makes "
+        "every map smooth, even that of a network whose units have no order, so a null that "
+        "scatters the units' values would be miscalibrated there. Moran's I (each unit's four "
+        "grid neighbours, row-standardised weights: esda's default), smoothness (TDANN) and "
+        f"patches ({s['patch_min_units']} or more connected units with t &ge; "
+        f"{_fmt(rep.threshold)}, the smallest t passing Benjamini-Hochberg on this map, after "
+        f"TDANN's smoothing), each against {s['n_permutations']:,} draws of the units' values "
+        "scattered at random.</li>"
+        f"<li><b>Cortex:</b> {esc(s['cortex']['atlas'])}.</li>"
+        f"<li>Made by <code>toponeuro map --language</code> (toponeuro "
+        f"{esc(s['toponeuro_version'])}) on {esc(s['created'])} in {s['seconds']} s; weights "
+        f"sha256 <code>{esc(str(m.get('weights_sha256', '')))}</code>.</li></ul>")
+
+
 def _html(rep: LanguageReport, files: dict) -> str:
+    from ._page import DetailBlock, answer_first_page, figure_html
+
     esc = html.escape
     s = rep.summary
     m, st, sel = s["model"], s["stimuli"], s["selection"]
     verdicts = "".join(
-        f"<h3>{esc(ly)} ({esc(r['sheet'])})</h3><ul>"
+        f"<h4>{esc(ly)} ({esc(r['sheet'])})</h4><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul>"
         for ly, r in s["per_layer"].items())
-    topolm_note = "" if m.get("tau") else (
+    verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
+                f"spatial null) is at or below {s['alpha']:g}; otherwise the sentence says the "
+                f"opposite was not shown.</p>{verdicts}")
+    notes = "" if m.get("tau") else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '
         "baseline. Its sheets are its units in their index order.</div>")
     top_k = sel["top_k"]
     top_k_text = (f"{top_k:.0%}".replace("%", " %") if isinstance(top_k, float) and top_k < 1
                   else f"{top_k}")
-    run_1 = (f"{esc(m['name'])} (&tau; = {esc(str(m['tau']))}) on the {st['n_stimuli']} items "
-             f"of the Fedorenko et al. (2010) localizer ({esc(', '.join(f'{k} {v}' for k, v in st['conditions'].items()))}), "
-             f"{len(s['layers'])} layers.")
-    run_2 = (f"Units selected by TopoLM's S vs N test (BH q = {sel['q_level']}, top "
-             f"{top_k_text}); topography on the unsmoothed t map, {s['n_permutations']:,} "
-             f"draws of each null; cortex: {esc(s['cortex']['atlas'])}.")
-    return _writer.render_page(
-        "language_report.html", title=f"toponeuro map --language — {esc(m['name'])}",
-        model_name=esc(m["name"]), headline=f"<p class=\"headline\"><b>{esc(language_headline(s))}</b></p>",
-        run_line_1=run_1, run_line_2=run_2,
-        version=esc(s["toponeuro_version"]),
-        created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
-        tau=esc(str(m["tau"])), model_description=esc(m["description"] or ""),
-        n_stimuli=st["n_stimuli"],
-        conditions=esc(", ".join(f"{k} {v}" for k, v in st["conditions"].items())),
-        stimuli_source=esc(st["source"]), layers=esc(", ".join(s["layers"])),
-        token_pooling=esc(s["token_pooling"]), q=sel["q_level"], top_k=top_k_text,
-        fwhm=sel["smooth_fwhm"], reference=esc(str(sel["reference"])),
-        threshold=_fmt(rep.threshold), min_units=s["patch_min_units"],
-        n_permutations=f"{s['n_permutations']:,}", alpha=f"{s['alpha']:g}",
-        atlas=esc(s["cortex"]["atlas"]), model_note=topolm_note, verdicts=verdicts,
-        profile_comment=esc(profile_comment(rep.profile)),
-        model_table=_writer._html_table(_model_view(rep, s["n_permutations"])),
-        profile_table=_writer._html_table(_profile_view(rep)),
-        cortex_table=_writer._html_table(_cortex_view(rep)),
-        cortex_similarity=_cortex_similarity(s, esc),
-        comparison_view=rep.tables["comparison"].to_html(border=0, classes="tbl"),
-        fig_sheet_maps=_writer._img(files, "sheet_maps.png", "S vs N t on each layer's sheet"),
-        fig_profile=_writer._img(files, "condition_profile.png",
-                                 "Mean response (z) of the top-k language units to each "
-                                 "condition, on the items they were not selected on (error "
-                                 "bars: s.e.m. over items)"),
-        fig_cortex=_writer._img(files, "cortex_parcels.png",
-                                "The cortex's language map on the inflated fsaverage5 surface"),
-        png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
-                            if k.endswith(".png")),
-    )
+    conds = esc(", ".join(f"{k} {v}" for k, v in st["conditions"].items()))
+    run = [f"<code>{esc(m['name'])}</code> (&tau; = {esc(str(m['tau']))}) on the "
+           f"{st['n_stimuli']} items of the Fedorenko et al. (2010) localizer ({conds}), "
+           f"{len(s['layers'])} layers; toponeuro {esc(s['toponeuro_version'])} in "
+           f"{s['seconds']} s.",
+           f"Units selected by TopoLM's S vs N test (BH q = {sel['q_level']}, top "
+           f"{top_k_text}); topography on the unsmoothed t map, {s['n_permutations']:,} draws "
+           f"of each null; cortex: {esc(s['cortex']['atlas'])}."]
+
+    def fig(name, caption):
+        return figure_html(files.get(name), caption, name)
+
+    profile = (
+        "<p>Responses of the top-k units of each layer, selected on the odd items of each "
+        "condition and read on the even ones, and vice versa, so no item both selects and "
+        "measures. The language network's response in the brain is S &gt; W &asymp; J &gt; N "
+        f"(Fedorenko et al., 2010). {esc(profile_comment(rep.profile))}</p>"
+        + fig("condition_profile.png", "Mean response (z) of the top-k language units to "
+              "each condition, on the items they were not selected on (error bars: s.e.m. "
+              "over items)")
+        + _writer._html_table(_profile_view(rep)))
+    cortex = (
+        fig("cortex_parcels.png", "The cortex's language map on the inflated fsaverage5 "
+            "surface (lateral views)")
+        + _writer._html_table(_cortex_view(rep))
+        + "<p>The parcels' own Moran's I and smoothness are not reported: no null can test "
+        "them. A spin test rotates the map whole and so keeps its autocorrelation, and "
+        "scattering its values makes any contiguous parcel \"cluster\"; a binary map of "
+        "contiguous parcels is autocorrelated by construction, whatever the brain does.</p>"
+        + _cortex_similarity(s, esc))
+    comparison = ("<p>The last column says plainly which rows can be set side by side and "
+                  "which cannot.</p>"
+                  + rep.tables["comparison"].to_html(border=0, classes="tbl"))
+    files_text = ("<p><code>results.nc</code> (every unit's t, p, q and the TopoLM masks; "
+                  "per-layer metrics and the condition profile), <code>summary.json</code>, "
+                  "and the figures: "
+                  + ", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
+                              if k.endswith(".png")) + ".</p>")
+    detail = [
+        DetailBlock("What each layer's sheet shows, with its nulls", verdicts, folded=False),
+        DetailBlock("Per layer", _writer._html_table(_model_view(rep, s["n_permutations"])),
+                    folded=False),
+        DetailBlock("The four conditions (held-out items)", profile, folded=False),
+        DetailBlock("The cortex", cortex, folded=False),
+        DetailBlock("Model vs cortex", comparison, folded=False),
+        DetailBlock("Methods", _methods(rep, top_k_text, esc)),
+        DetailBlock("Files", files_text),
+    ]
+    return answer_first_page(
+        title=f"toponeuro map --language — {m['name']}",
+        heading=f"Language-selective topography of <code>{esc(m['name'])}</code>",
+        headline=f'<p class="headline"><b>{esc(language_headline(s))}</b></p>',
+        figure=fig("sheet_maps.png", "S vs N t on each layer's sheet"),
+        what_was_run=run, notes=notes, detail=detail)
 
 
 def write_language_report(out: Path, rep: LanguageReport, *, t0: float | None = None) -> dict:

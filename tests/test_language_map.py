@@ -14,7 +14,7 @@ from toponeuro import exceptions as E
 from toponeuro import make_activations
 from toponeuro.analysis import language_profile, language_selectivity, morans_i
 from toponeuro.reporting import language_verdict
-from toponeuro.reporting._language import format_language_summary
+from toponeuro.reporting import format_language_summary
 
 pytest.importorskip("matplotlib")
 

@@ -104,7 +104,7 @@ def load_language_stimuli(stimuli="langloc"):
     Examples
     --------
     >>> from toponeuro.stimuli import StimulusSet
-    >>> s = StimulusSet(["a b", "c d"], name="two", categories=["S", "N"], modality="text")
+    >>> s = StimulusSet(["s0", "s1"], ["a b", "c d"], "text", categories=["S", "N"], name="two")
     >>> load_language_stimuli(s)[1]
     "StimulusSet 'two'"
     """

@@ -13,8 +13,7 @@ import xarray as xr
 from toponeuro import exceptions as E
 from toponeuro import make_activations
 from toponeuro.analysis import language_profile, language_selectivity, morans_i
-from toponeuro.reporting import language_verdict
-from toponeuro.reporting import format_language_summary
+from toponeuro.reporting import format_language_summary, language_verdict
 
 pytest.importorskip("matplotlib")
 

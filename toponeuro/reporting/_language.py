@@ -29,6 +29,7 @@ from . import _writer
 from ._constants import DEFAULT_LANGUAGE_MODEL
 from ._language_results import (
     LanguageInputs,
+    LanguageReport,
     assemble_language,
     format_language_summary,
     language_verdict,  # noqa: F401 - re-exported
@@ -49,30 +50,43 @@ __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "l
 
 @dataclass
 class LanguageMapResult:
-    """What :func:`run_language_map` returns (and writes to ``out_dir``).
+    """What :func:`run_language_map` returns: the report's data and the files written.
 
     Attributes
     ----------
-    summary : dict
-        The content of ``summary.json``.
-    selectivity : xarray.DataArray
-        The ``("map", "unit")`` S vs N t map whose topography is measured.
-    tables : dict of pandas.DataFrame
-        ``"model"`` (per layer), ``"profile"`` (per layer and condition), ``"cortex"`` (per
-        map and hemisphere), ``"comparison"`` (model sheet vs cortex).
+    report : LanguageReport
+        Every number of the run, typed (:class:`~._language_results.LanguageReport`: the
+        summary, tables, ``results.nc`` dataset, t map, threshold, profile and cortex).
     files : dict
         Name -> path of every file written.
+    summary, selectivity, tables
+        The report's ``summary`` (the content of ``summary.json``), ``selectivity`` (the
+        ``("map", "unit")`` S vs N t map whose topography is measured) and ``tables``
+        (``"model"``, ``"profile"``, ``"cortex"``, ``"comparison"``).
 
     Examples
     --------
-    >>> LanguageMapResult(summary={}, selectivity=None).files
-    {}
+    >>> from types import SimpleNamespace as NS
+    >>> res = LanguageMapResult(NS(summary={"job": "toponeuro map --language"},
+    ...                            selectivity=None, tables={}))
+    >>> res.summary["job"], res.files
+    ('toponeuro map --language', {})
     """
 
-    summary: dict
-    selectivity: xr.DataArray
-    tables: dict = field(default_factory=dict)
+    report: LanguageReport
     files: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict:
+        return self.report.summary
+
+    @property
+    def selectivity(self) -> xr.DataArray:
+        return self.report.selectivity
+
+    @property
+    def tables(self) -> dict:
+        return self.report.tables
 
 
 def run_language_map(
@@ -285,6 +299,4 @@ def run_language_map(
     if verbose:
         print(format_language_summary(report.summary))
         print(f"\nReport: {files['report.html']}")
-    return LanguageMapResult(summary=report.summary, selectivity=report.selectivity,
-                             tables=report.tables,
-                             files={k: str(v) for k, v in files.items()})
+    return LanguageMapResult(report, files={k: str(v) for k, v in files.items()})

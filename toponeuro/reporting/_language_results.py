@@ -19,7 +19,7 @@ from .. import _dims as D
 from .._version import __version__
 from ..analysis import format_p
 from ._language_stages import LANGUAGE_MAP, _n_vertices
-from ._results import _jsonable, _null
+from ._results import _jsonable, _null, _num
 
 __all__ = ["language_verdict", "LanguageInputs", "LanguageReport", "assemble_language",
            "comparison_table", "format_language_summary", "NOT_TESTED"]
@@ -28,14 +28,6 @@ _MAP = LANGUAGE_MAP
 
 #: the cortex's cell for a statistic of one map that no null can test (see comparison_table)
 NOT_TESTED = "not tested (no valid null)"
-
-
-def _num(v):
-    """A JSON number: int when integral (numpy ints too), rounded float, None when not finite."""
-    if v is None:
-        return None
-    v = float(v)
-    return None if not np.isfinite(v) else (int(v) if v.is_integer() and abs(v) >= 1 else round(v, 4))
 
 
 # ------------------------------------------------------------------------------ sentences
@@ -377,7 +369,8 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex) -> Lang
               "comparison": comparison_table(model_table, cortex_table,
                                             inputs.n_permutations)}
     return LanguageReport(
-        summary=summary, tables=tables, dataset=_dataset(acts, units, model_table, layers),
+        summary=_jsonable(summary),  # JSON types in memory, as in the file
+        tables=tables, dataset=_dataset(acts, units, model_table, layers),
         selectivity=units.tmap.expand_dims(map=[_MAP]), threshold=units.threshold,
         profile=profile, cortex=cortex,
         sheet_shapes={ly: acts.topo.sheet_shape(ly) for ly in layers})

@@ -8,8 +8,6 @@ Like :mod:`._writer` it draws, so only the entry point :mod:`._language` imports
 from __future__ import annotations
 
 import html
-import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +17,6 @@ from ..analysis import format_p
 from . import _writer
 from ._language_results import LanguageReport, _fmt
 from ._language_stages import LANGUAGE_MAP
-from ._results import _jsonable
 
 __all__ = ["write_language_report", "language_headline", "profile_comment", "short_layer"]
 
@@ -314,17 +311,9 @@ def _html(rep: LanguageReport, files: dict) -> str:
 
 def write_language_report(out: Path, rep: LanguageReport, *, t0: float | None = None) -> dict:
     """Write every output of a ``toponeuro map --language`` run into ``out``; name -> path
-    (the same files, in the same order, as :func:`~toponeuro.reporting._writer.write_report`
-    writes for the vision job: figures, ``results.nc``, ``report.html``, ``summary.json``)."""
+    (figures, then the files every job ends with: ``_writer.write_job_files``, as the vision
+    job's ``write_report``)."""
     out.mkdir(parents=True, exist_ok=True)
     files = _figures(out, rep)
-    rep.dataset.to_netcdf(out / "results.nc", engine="h5netcdf")
-    files["results.nc"] = out / "results.nc"
-    files["summary.json"] = out / "summary.json"
-    files["report.html"] = out / "report.html"
-    s = rep.summary
-    s["seconds"] = round(time.perf_counter() - t0, 1) if t0 is not None else None
-    s["files"] = {k: Path(v).name for k, v in files.items()}
-    (out / "report.html").write_text(_html(rep, files), encoding="utf-8")
-    (out / "summary.json").write_text(json.dumps(_jsonable(s), indent=2))
-    return files
+    return _writer.write_job_files(out, files, dataset=rep.dataset, summary=rep.summary,
+                                   page=lambda f: _html(rep, f), t0=t0)

@@ -338,14 +338,22 @@ def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None,
     files = _figures(out, res, atlas, cortex)
     res.tables["comparison"].to_csv(out / "comparison.csv", index=False)
     files["comparison.csv"] = out / "comparison.csv"
-    res.dataset.to_netcdf(out / "results.nc", engine="h5netcdf")
+    return write_job_files(out, files, dataset=res.dataset, summary=res.summary,
+                           page=lambda f: _html(res, f), t0=t0)
+
+
+def write_job_files(out: Path, files: dict, *, dataset, summary: dict, page,
+                    t0: float | None = None) -> dict:
+    """The files every job's report ends with, in one order (the vision and the language
+    job alike): ``results.nc``, then ``report.html`` (``page(files)``) and ``summary.json``,
+    the summary given the run's seconds and the names of every file; name -> path."""
+    dataset.to_netcdf(out / "results.nc", engine="h5netcdf")
     files["results.nc"] = out / "results.nc"
     files["summary.json"] = out / "summary.json"
     files["report.html"] = out / "report.html"
-    summary = res.summary
     summary["seconds"] = round(time.perf_counter() - t0, 1) if t0 is not None else None
     summary["files"] = {k: Path(v).name for k, v in files.items()}
-    (out / "report.html").write_text(_html(res, files), encoding="utf-8")
+    (out / "report.html").write_text(page(files), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return files
 

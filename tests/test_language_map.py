@@ -411,3 +411,16 @@ def test_summary_is_typed_and_the_report_reads_as_words(language_run):
     assert html.index("sheet_maps.png") < html.index("<h2>")
     text = format_language_summary(s)
     assert f"{r['n_fdr_topolm']:,} of {r['n_units']:,} units pass BH" in text
+
+
+def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch):
+    """Issue 31: every input is checked before any extraction or null."""
+    from toponeuro.reporting import _language
+
+    def never(*a, **k):
+        raise AssertionError("the model was loaded before the cortex maps were checked")
+
+    monkeypatch.setattr("toponeuro.training.load_model", never)
+    with pytest.raises(E.MissingFileError, match=r"cortex_maps\['verbs'\]: no file"):
+        _language.run_language_map(out_dir=tmp_path / "o", progress=False, verbose=False,
+                                   cortex_maps=f"verbs={tmp_path}/lh.v.gii:{tmp_path}/rh.v.gii")

@@ -35,6 +35,7 @@ from ._language_results import (
     language_verdict,  # noqa: F401 - re-exported
 )
 from ._language_stages import (
+    check_cortex_map_files,
     check_language_model,
     language_cortex,
     language_layers,
@@ -239,6 +240,7 @@ def run_language_map(
     check_int(batch_size, "batch_size", lo=1)
     if isinstance(cortex_maps, str):  # a syntax error shows before any work is done
         cortex_maps = parse_cortex_maps(cortex_maps)
+    check_cortex_map_files(cortex_maps)  # and a missing file
     if cortex_threshold is None:
         cortex_threshold = TDANN_PATCHES["threshold"]
     inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))

@@ -34,6 +34,7 @@ __all__ = [
     "language_topography",
     "LanguageCortex",
     "language_cortex",
+    "check_cortex_map_files",
 ]
 
 #: the name of the language map (S vs N) on the sheets and of the parcels on the cortex
@@ -311,6 +312,31 @@ def language_cortex(hemispheres: Sequence[str] = ("left", "right"), *, cortex_ma
     topo = topography_table(maps, threshold=0.5, min_units=min_vertices, smooth_sigma=0.0,
                             pairs=(), n_permutations=0, alpha=alpha, random_state=random_state)
     return LanguageCortex(atlas, maps, topo, user, user_topo, source)
+
+
+def check_cortex_map_files(cortex_maps) -> None:
+    """Raise :class:`~toponeuro.exceptions.MissingFileError` for a ``cortex_maps`` file that
+    does not exist, before any extraction or null is computed (the maps themselves are read,
+    and checked, by :func:`language_cortex`).
+
+    Examples
+    --------
+    >>> check_cortex_map_files(None)
+    >>> check_cortex_map_files({"verbs": ("lh.absent.gii", "rh.absent.gii")})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.MissingFileError: cortex_maps['verbs']: no file 'lh.absent.gii'; ...
+    """
+    if cortex_maps is None:
+        return
+    for name, spec in dict(cortex_maps).items():
+        paths = (spec.values() if isinstance(spec, dict) else spec
+                 if isinstance(spec, (tuple, list)) else [spec])
+        for path in paths:
+            if isinstance(path, (str, Path)) and not Path(path).is_file():
+                raise MissingFileError(
+                    f"cortex_maps[{name!r}]: no file {str(path)!r}; give an existing GIFTI, "
+                    "MGH or NIfTI file (checked before the model runs).")
 
 
 def _pairs(user: dict) -> tuple:

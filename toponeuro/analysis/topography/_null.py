@@ -363,6 +363,14 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
 # --------------------------------------------------------------------------- permutations
 
 
+def as_null_map(data, layer=None, geometry=None) -> TopoMap:
+    """The :class:`TopoMap` of a map, or of a design that redraws it (``to_topomap``: a
+    :class:`ContrastDesign`, whose map the label null recomputes)."""
+    if hasattr(data, "to_topomap"):
+        return data.to_topomap(layer, geometry)
+    return _map_of(data, layer, geometry)
+
+
 def _check_same_points(tms: list[TopoMap]):
     first = tms[0]
     for tm in tms[1:]:
@@ -746,7 +754,7 @@ def spatial_null(
         raise InvalidDataError("Give at least one map.")
     n_permutations = check_n_permutations(n_permutations)
     rng = check_random_state(random_state)
-    tms = [_map_of(m, layer, geometry) for m in maps]
+    tms = [as_null_map(m, layer, geometry) for m in maps]
     _check_same_points(tms)
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"

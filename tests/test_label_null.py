@@ -155,3 +155,56 @@ def test_label_null_is_exact_on_exchangeable_items():
         ps.append(spatial_null("smoothness", d, null="labels", n_permutations=39,
                                random_state=seed).p_value)
     assert stats.kstest(ps, "uniform").pvalue > 0.001
+
+
+def test_empty_selection_is_a_result():
+    from toponeuro.analysis import (
+        fdr_selection,
+        language_selectivity,
+        language_topography,
+        topography_table,
+    )
+
+    rng = np.random.default_rng(4)
+    acts = smooth_sheet(40, rng, labels=["S", "N"] * 20)  # no S-N difference: nothing passes
+    raw = language_selectivity(acts, smooth_fwhm=None)
+    sel = fdr_selection(raw)
+    assert sel["empty"] and sel["threshold"] is None
+    assert sel["text"] == "no language-selective units at q = 0.05"
+    table = topography_table(raw["t"].expand_dims(map=["language"]), threshold=sel["threshold"],
+                             pairs=(), n_permutations=19, random_state=0)
+    row = table.row("h", "language")
+    assert row["n_patches"] == 0 and np.isnan(row["n_significant_patches"])
+    assert np.isfinite(row["smoothness"])
+    res = language_topography(acts, n_permutations=19)["h"]
+    assert res["selection"]["empty"]
+    d = res["tests"]["morans_i"].to_dict()
+    assert {"p_positions_null", "p_label_null"} <= set(d)
+    assert d["selective"]["claim"] == "selective" and d["organised"]["claim"] == "organised"
+    assert "random splits" in res["headline"]
+    # a planted language patch: selected, with its threshold
+    planted = smooth_sheet(40, np.random.default_rng(4), effect=3 * blob(SHAPE, (8, 8), 2.0),
+                           labels=["S", "N"] * 20)
+    sel = fdr_selection(language_selectivity(planted, smooth_fwhm=None))
+    assert not sel["empty"] and sel["threshold"] > 0 and "language-selective units" in sel["text"]
+
+
+def test_overlap_verdict_too_few_draws():
+    from toponeuro.analysis import overlap_verdict
+
+    with pytest.warns(UserWarning, match="too few draws"):
+        v = overlap_verdict(0.9, np.zeros(19), method="ssim")  # two-sided floor 0.1
+    assert v.outcome == "too few draws"
+    assert "no evidence" not in v.sentence("faces", "bodies")
+    with pytest.warns(UserWarning, match="too few draws"):
+        v1 = overlap_verdict(0.9, np.zeros(1), method="ssim")
+    assert "p < 2" not in v1.sentence("faces", "bodies")
+
+
+def test_one_dimensional_maps_say_no_null():
+    from toponeuro.analysis import map_similarity
+
+    a = np.random.default_rng(0).standard_normal(40)
+    with pytest.warns(UserWarning, match="bare 1-D arrays without positions"):
+        r = map_similarity(a, a + 1, "pearson", n_permutations=99)
+    assert r.n_permutations == 0 and "no spatial null" in r.attrs["not_tested"]

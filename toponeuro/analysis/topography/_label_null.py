@@ -29,6 +29,7 @@ from ... import _dims as D
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import TopoMap, _check_sheet, _grid_map
+from ._null import spatial_null
 from ._null_registry import register_null
 from ._selectivity import (
     SELECTIVITY_METRICS,
@@ -39,8 +40,10 @@ from ._selectivity import (
     _stimulus_labels,
     contrast_masks,
 )
+from ._verdict import contrast_claim, organisation_claim
 
-__all__ = ["ContrastDesign", "contrast_design", "LABEL_NULL_REFERENCE"]
+__all__ = ["ContrastDesign", "contrast_design", "LABEL_NULL_REFERENCE", "ContrastTopography",
+           "contrast_topography"]
 
 LABEL_NULL_REFERENCE = (
     "label permutation (Nichols & Holmes 2002, Hum Brain Mapp 15, 1-25; Good 2005, "
@@ -277,3 +280,109 @@ def _labels_draw(tms, n_draws: int, rng) -> list:
 
 register_null("labels", _labels_draw, reference=LABEL_NULL_REFERENCE, min_maps=1,
               geometries=("sheet",), question=LABEL_QUESTION)
+
+
+class ContrastTopography:
+    """One contrast map's statistic against both nulls, and the two claims they support.
+
+    From :func:`contrast_topography`. ``positions`` answers "is this map organised on the
+    sheet?" (:func:`organisation_claim`); ``labels`` answers "is the contrast more clustered
+    than contrasts of random splits of its items on this sheet?" (:func:`contrast_claim`),
+    the claim a *selective* topography rests on.
+
+    Attributes
+    ----------
+    layer, statistic : str
+    positions, labels : NullResult
+    organised, selective : TopographyClaim
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"h": 64}, n_stimuli=20, categories=["S", "N"] * 10,
+    ...                         random_state=0)
+    >>> ct = contrast_topography(acts, "S", "N", metric="welch_t", n_permutations=19,
+    ...                          random_state=0)
+    >>> sorted(ct.to_dict())[:3], ct.selective.claim
+    (['alpha', 'label_null_mean', 'label_null_std'], 'selective')
+    """
+
+    def __init__(self, layer, statistic, positions, labels, organised, selective, alpha):
+        self.layer, self.statistic = layer, statistic
+        self.positions, self.labels = positions, labels
+        self.organised, self.selective = organised, selective
+        self.alpha = alpha
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the statistic, both p-values by their null's name, both claims."""
+        def num(v):
+            return None if v is None or not np.isfinite(v) else float(v)
+
+        return {"layer": self.layer, "statistic": self.statistic,
+                "value": num(self.positions.statistic),
+                "p_positions_null": num(self.positions.p_value),
+                "p_label_null": num(self.labels.p_value),
+                "label_null_mean": num(self.labels.null_mean),
+                "label_null_std": num(self.labels.null_std),
+                "n_permutations": int(self.labels.n_permutations), "alpha": float(self.alpha),
+                "organised": self.organised.to_dict(), "selective": self.selective.to_dict()}
+
+    def __repr__(self) -> str:
+        return (f"ContrastTopography({self.layer!r}, {self.statistic}: positions p "
+                f"{self.positions.p_value:.3g}, label p {self.labels.p_value:.3g})")
+
+
+def contrast_topography(activations: xr.DataArray, target, against="rest", *,
+                        layer: str | None = None, statistic: str = "morans_i",
+                        metric: str = "tdann_t", labels=None, smooth_fwhm=None,
+                        n_permutations: int = 1000, alpha: float = 0.05, random_state=0,
+                        what: str | None = None, where: str = "on this sheet",
+                        **statistic_kwargs) -> ContrastTopography:
+    """A contrast map's statistic against the positions null and the label null, with claims.
+
+    The map is :func:`contrast_design`'s (``metric`` of ``target`` over ``against`` on
+    ``layer``'s sheet); the statistic (``"morans_i"``, ``"smoothness"``, ``"n_patches"``,
+    ``"patch_units"``) is tested twice with the same ``n_permutations`` and seed:
+    ``null="positions"`` (the map organised on the sheet) and ``null="labels"`` (the contrast
+    more clustered than random splits of its items). Draws that cannot reach ``alpha`` give
+    "too few draws", never a negative claim.
+
+    Parameters
+    ----------
+    activations, target, against, layer, metric, labels, smooth_fwhm :
+        As :func:`contrast_design`.
+    statistic : str
+        A registered statistic of one map.
+    n_permutations : int
+        Draws of each null.
+    alpha : float
+    random_state : int or Generator
+        Seed of both nulls (each starts from it).
+    what, where : str
+        Names for the sentences (default "<target> selectivity", "on this sheet").
+    **statistic_kwargs
+        Parameters of the statistic (e.g. ``threshold`` for patches).
+
+    Returns
+    -------
+    ContrastTopography
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"h": 64}, n_stimuli=20, categories=["S", "N"] * 10,
+    ...                         random_state=0)
+    >>> ct = contrast_topography(acts, "S", "N", metric="welch_t", n_permutations=19,
+    ...                          random_state=0, what="language selectivity")
+    >>> ct.selective.outcome
+    'not beyond chance'
+    """
+    design = contrast_design(activations, target, against, layer=layer, metric=metric,
+                             labels=labels, smooth_fwhm=smooth_fwhm)
+    what = what or f"{design.attrs['target']} selectivity"
+    kw = dict(n_permutations=n_permutations, **statistic_kwargs)
+    pos = spatial_null(statistic, design, null="positions", random_state=random_state, **kw)
+    lab = spatial_null(statistic, design, null="labels", random_state=random_state, **kw)
+    return ContrastTopography(design.attrs["layer"], statistic, pos, lab,
+                              organisation_claim(pos, alpha, what=what, where=where),
+                              contrast_claim(lab, alpha, what=what, where=where), alpha)

@@ -165,7 +165,11 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
         assert s["morans_i_p"] == pytest.approx(p, abs=1e-4)
         claim = s["claims"]["morans_i"]
         assert claim["significant"] == (p <= 0.05)
-        assert s["verdict"] == claim["text"] and html_escape(claim["text"]) in html
+        assert s["organised"] == claim["text"] and html_escape(claim["text"]) in html
+        # the headline sentence per layer rests on the label null, named as such
+        assert s["verdict"] == s["label_null"]["selective"]["text"]
+        assert "random splits" in s["verdict"] and html_escape(s["verdict"]) in html
+        assert s["label_null"]["p_positions_null"] == pytest.approx(s["morans_i_p"], abs=1e-4)
         # the sentence's direction follows the p-value
         assert ("does not cluster" in claim["text"]) == (p > 0.05)
         assert set(s["profile"]) == set(CONDS)
@@ -242,7 +246,7 @@ def test_run_language_map_is_a_sequence_of_named_stages():
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     stages = ["load_model", "check_language_model", "language_layers", "load_language_stimuli",
-              "extract", "check_sheet_layers", "language_units", "language_topography",
+              "extract", "check_sheet_layers", "language_units", "language_model_topography",
               "language_cortex", "assemble_language", "write_language_report"]
     assert [c for c in calls if c in stages] == stages
     assert len(src.split('"""')[-1].splitlines()) < 90  # the body stays a short sequence
@@ -252,7 +256,7 @@ def test_language_stages_are_public_and_the_job_returns_its_own_result(language_
     import toponeuro.reporting as R
 
     for name in ("language_layers", "load_language_stimuli", "language_units",
-                 "language_topography", "language_cortex", "check_language_model"):
+                 "language_model_topography", "language_cortex", "check_language_model"):
         assert name in R.__all__ and callable(getattr(R, name))
     res, _ = language_run
     assert type(res).__name__ == "LanguageMapResult"
@@ -276,21 +280,62 @@ def test_language_layers_error_is_the_map_s():
 
 def test_empty_selection_is_a_result():
     """Issue 32: with no unit passing BH the job said "threshold=inf is not a finite number";
-    now the patch threshold is NaN, patches are undefined (NaN, not 0), and smoothness and
+    now the selection says so, there is no patch threshold (no patches), and smoothness and
     Moran's I are still measured with their nulls."""
-    from toponeuro.reporting import language_topography, language_units
+    from toponeuro.reporting import language_model_topography, language_units
     from toponeuro.reporting._language_results import _patch_text
 
     acts = _localizer_acts(np.zeros((20, 20)), seed=2)
     units = language_units(acts, smooth_fwhm=None)
-    assert units.n_selected == 0 and np.isnan(units.threshold)
-    topo = language_topography(units, ["h"], n_permutations=19, random_state=0)
+    assert units.n_selected == 0 and np.isnan(units.threshold) and units.selection["empty"]
+    topo = language_model_topography(acts, units, ["h"], n_permutations=19, random_state=0)
     row = topo.table.row("h", "language")
-    assert np.isnan(row["n_patches"]) and np.isnan(row["n_significant_patches"])
+    assert row["n_patches"] == 0 and np.isnan(row["n_significant_patches"])
     assert np.isfinite(row["smoothness"]) and np.isfinite(row["smoothness_p"])
     assert np.isfinite(topo.morans["h"].p_value)
+    assert np.isfinite(topo.contrast["h"].labels.p_value)
     assert "no language-selective units at q = 0.05" in _patch_text(row, units.threshold,
                                                                      0.05, 0.05)
+
+
+def test_headline_rests_on_the_label_null_on_a_smooth_sheet():
+    """Issue 32: on a sheet where every contrast is smooth (neighbours respond alike to
+    everything) the positions null says "organised" for a map with no S vs N effect at all;
+    the label null, which the headline rests on, does not call it selective. A planted
+    clustered S > N effect passes both."""
+    from toponeuro.reporting import language_model_topography, language_units
+
+    rng = np.random.default_rng(0)
+    side, n_per = 20, 40
+    cats = np.repeat(CONDS, n_per)
+    # smooth shared fluctuations: every item's pattern is a blurred random field
+    from scipy.ndimage import gaussian_filter
+
+    fields = np.stack([gaussian_filter(rng.standard_normal((side, side)), 1.5).ravel()
+                       for _ in cats]) * 10
+    acts = make_activations({"h": side * side}, n_stimuli=cats.size, categories=list(cats),
+                            random_state=0)
+    outcomes = {}
+    for name, effect in (("none", np.zeros((side, side))), ("blob", _blob(width=5.0, amp=4.0))):
+        x = fields + np.array([{"S": 1.0, "W": .5, "J": .25, "N": 0.}[c] for c in cats])[
+            :, None] * effect.ravel()[None, :] + 0.3 * rng.standard_normal(fields.shape)
+        a = acts.copy(data=x)
+        units = language_units(a, smooth_fwhm=None)
+        topo = language_model_topography(a, units, ["h"], n_permutations=99, random_state=0)
+        c = topo.contrast["h"]
+        outcomes[name] = (c.organised.outcome, c.selective.outcome)
+    assert outcomes["none"] == ("beyond chance", "not beyond chance")
+    assert outcomes["blob"] == ("beyond chance", "beyond chance")
+
+
+def test_too_few_draws_is_not_a_negative_finding():
+    from types import SimpleNamespace as NS
+
+    r = NS(statistic=0.41, null_mean=0.0, null_std=0.01, p_value=0.1, n_permutations=9)
+    got = language_verdict("morans_i", r, 0.05)
+    assert got["claim"] == "too few draws" and not got["significant"]
+    assert "too few draws to test at α = 0.05" in got["text"]
+    assert "does not cluster" not in got["text"]
 
 
 def test_map_language_help_shows_only_its_options_and_the_rest_are_refused(capsys):
@@ -378,7 +423,7 @@ def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_pat
     assert s["patch_threshold_t"] is None
     for r in s["per_layer"].values():
         assert any("no language-selective units at q = 1e-300" in t for t in r["signatures"])
-        assert r["n_patches"] is None and r["n_significant_patches"] is None
+        assert r["n_patches"] == 0 and r["n_significant_patches"] is None
         assert r["morans_i"] is not None
     html = (tmp_path / "o" / "report.html").read_text()
     assert "no language-selective units" in html

@@ -8,7 +8,7 @@ stage after the other: :func:`map_layers`, :func:`load_map_stimuli`,
 :func:`cortex_topography`, :func:`compare_model_cortex`. :func:`run_language_map` does the
 same for a language model and the language network, with its own named stages
 (:func:`language_layers`, :func:`load_language_stimuli`, :func:`language_units`,
-:func:`language_topography`, :func:`language_cortex`).
+:func:`language_model_topography`, :func:`language_cortex`).
 """
 
 from . import _language_stages, _stages

@@ -7,7 +7,7 @@ same shape as :func:`~toponeuro.run_map`: model (:func:`toponeuro.training.load_
 localizer items (:func:`load_language_stimuli`) -> activations (:func:`toponeuro.extract`,
 :func:`check_sheet_layers`) -> TopoLM's language-selective units and their split-half profile
 (:func:`language_units`) -> topography of each layer's map with its spatial null
-(:func:`language_topography`) -> the cortex's language maps (:func:`language_cortex`) ->
+(:func:`language_model_topography`) -> the cortex's language maps (:func:`language_cortex`) ->
 numbers (:func:`~._language_results.assemble_language`) -> files
 (:func:`~._language_writer.write_language_report`).
 
@@ -39,7 +39,7 @@ from ._language_stages import (
     check_language_model,
     language_cortex,
     language_layers,
-    language_topography,
+    language_model_topography,
     language_units,
     load_language_stimuli,
 )
@@ -272,9 +272,9 @@ def run_language_map(
             steps.update()
 
             steps.set_postfix_str("topography")
-            topo = language_topography(units, layers, min_units=min_units,
-                                       n_permutations=n_permutations, alpha=alpha,
-                                       random_state=random_state)
+            topo = language_model_topography(acts, units, layers, min_units=min_units,
+                                             n_permutations=n_permutations, alpha=alpha,
+                                             random_state=random_state)
             steps.update()
 
             steps.set_postfix_str("cortex")

@@ -17,7 +17,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._version import __version__
-from ..analysis import format_p
+from ..analysis import can_reject, format_p, too_few_draws_text
 from ._language_stages import LANGUAGE_MAP, _n_vertices
 from ._results import _jsonable, _null, _num
 
@@ -52,8 +52,9 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     Returns
     -------
     dict
-        ``claim`` ("clusters", "does not cluster" or "no null"), ``significant``,
-        ``p_value`` and ``text``.
+        ``claim`` ("clusters", "does not cluster", "too few draws" -- the draws cannot reach
+        ``alpha``, never a negative finding -- or "no null"), ``significant``, ``p_value``
+        and ``text``.
 
     Examples
     --------
@@ -78,6 +79,10 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
                f"{format_p(p, getattr(result, 'n_permutations', 0))}")
     if not has_null:
         claim, text = "no null", f"language selectivity {where}: {numbers} (no null, no claim)"
+    elif not can_reject(result.n_permutations, alpha):
+        claim = "too few draws"
+        text = (f"language selectivity {where}: {name} {float(result.statistic):.2f}, "
+                f"{too_few_draws_text(result.n_permutations, alpha)}")
     else:
         claim = ("clusters" if ok else "does not cluster") if statistic == "morans_i" else (
             "smoother" if ok else "not smoother")
@@ -217,10 +222,13 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
     smooth_v = language_verdict("smoothness", _SmoothRow(r, inputs.n_permutations),
                                 inputs.alpha)
     prof = units.profile.sel({D.LAYER: ly})
+    both = topo.contrast[ly]
     return {
         "sheet": row["sheet"],
-        "verdict": moran_v["text"],
-        "signatures": [moran_v["text"], smooth_v["text"],
+        "verdict": both.selective.text,
+        "organised": moran_v["text"],
+        "label_null": _jsonable(both.to_dict()),
+        "signatures": [both.selective.text, moran_v["text"], smooth_v["text"],
                        _patch_text(r, units.threshold, inputs.alpha, inputs.q),
                        f"split-half stability of the top-k units: Dice "
                        f"{row['split_half_overlap']:.2f} (chance "
@@ -317,7 +325,7 @@ def _dataset(acts, units, model_table: pd.DataFrame, layers) -> xr.Dataset:
 def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex) -> LanguageReport:
     """The report's numbers: tables, ``summary.json`` and ``results.nc``, from the stages'
     results (:func:`~toponeuro.reporting.language_units`,
-    :func:`~toponeuro.reporting.language_topography`,
+    :func:`~toponeuro.reporting.language_model_topography`,
     :func:`~toponeuro.reporting.language_cortex`)."""
     layers = list(inputs.layers)
     unit_layer = np.asarray(acts[D.LAYER].values).astype(str)

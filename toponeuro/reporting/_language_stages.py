@@ -5,7 +5,7 @@ model (:func:`toponeuro.training.load_model`, :func:`check_language_model`) -> l
 (:func:`language_layers`) -> items (:func:`load_language_stimuli`) -> activations
 (:func:`toponeuro.extract`, :func:`~toponeuro.reporting.check_sheet_layers`) -> the
 language-selective units (:func:`language_units`) -> their maps' topography
-(:func:`language_topography`) -> the cortex's language maps (:func:`language_cortex`).
+(:func:`language_model_topography`) -> the cortex's language maps (:func:`language_cortex`).
 Messages name parameters (``layers=``, ``stimuli=``, ``cortex_maps=``); the command line
 rewrites them as its flags.
 """
@@ -31,7 +31,7 @@ __all__ = [
     "LanguageUnits",
     "language_units",
     "LanguageTopography",
-    "language_topography",
+    "language_model_topography",
     "LanguageCortex",
     "language_cortex",
     "check_cortex_map_files",
@@ -130,7 +130,7 @@ class LanguageUnits(NamedTuple):
 
     Examples
     --------
-    >>> LanguageUnits(None, None, None, float("nan")).threshold
+    >>> LanguageUnits(None, None, None, float("nan"), {"empty": True}).threshold
     nan
     """
 
@@ -142,6 +142,9 @@ class LanguageUnits(NamedTuple):
     raw: xr.Dataset
     #: the smallest unsmoothed t that passes Benjamini-Hochberg (NaN: no unit passes)
     threshold: float
+    #: :func:`~toponeuro.analysis.fdr_selection` of the unsmoothed map (an empty one is a
+    #: result: ``text`` says "no language-selective units at q = 0.05")
+    selection: dict
 
     @property
     def tmap(self) -> xr.DataArray:
@@ -173,39 +176,49 @@ def language_units(acts: xr.DataArray, *, q: float = 0.05, top_k: float | int = 
     >>> res.tmap.sizes["unit"], res.n_selected, res.threshold
     (64, 0, nan)
     """
-    from ..analysis import language_profile, language_selectivity
+    from ..analysis import fdr_selection, language_profile, language_selectivity
 
     topolm = language_selectivity(acts, q=q, top_k=top_k, smooth_fwhm=smooth_fwhm)
     profile = language_profile(acts, q=q, top_k=top_k, smooth_fwhm=smooth_fwhm)
     raw = language_selectivity(acts, q=q, top_k=top_k, smooth_fwhm=None)
-    passing = raw["t"].values[raw["fdr_mask"].values]
-    threshold = float(passing.min()) if passing.size else float("nan")
-    return LanguageUnits(topolm, profile, raw, threshold)
+    sel = fdr_selection(raw)
+    threshold = float("nan") if sel["empty"] else float(sel["threshold"])
+    return LanguageUnits(topolm, profile, raw, threshold, sel)
 
 
 class LanguageTopography(NamedTuple):
-    """The topography of each layer's language map (:func:`language_topography`).
+    """The topography of each layer's language map (:func:`language_model_topography`).
 
     Examples
     --------
-    >>> LanguageTopography(None, {}).morans
+    >>> LanguageTopography(None, {}, {}).morans
     {}
     """
 
     #: smoothness and patches of each layer's map, with their positions null
     table: object
-    #: layer -> Moran's I of its map with its positions null
+    #: layer -> Moran's I of its map with its positions null (the "organised" question)
     morans: dict
+    #: layer -> :class:`~toponeuro.analysis.ContrastTopography` of Moran's I: the same map
+    #: against the positions null and the label null (S and N labels shuffled across the
+    #: items, the map recomputed), the "selective" question the headline answers
+    contrast: dict
 
 
-def language_topography(units: LanguageUnits, layers: Sequence[str], *,
-                        min_units: int = TDANN_PATCHES["min_count"], n_permutations: int = 1000,
-                        alpha: float = 0.05, random_state=0) -> LanguageTopography:
+def language_model_topography(acts: xr.DataArray, units: LanguageUnits, layers: Sequence[str],
+                              *, min_units: int = TDANN_PATCHES["min_count"],
+                              n_permutations: int = 1000, alpha: float = 0.05,
+                              random_state=0) -> LanguageTopography:
     """Moran's I, smoothness and patches of each layer's unsmoothed S vs N map, with nulls.
 
-    Patches are at :attr:`LanguageUnits.threshold`; with an empty selection (no unit passes
-    Benjamini-Hochberg) there is no patch threshold, and the patch columns are NaN while
-    smoothness and Moran's I, which need none, are measured as usual.
+    Two questions, each with its own null (:func:`toponeuro.analysis.language_topography`):
+    is the map *organised* on the sheet (positions null: its values scattered over the
+    sheet; nearly always so on a topographic sheet), and is the *contrast* more clustered
+    than contrasts of random splits of the same items (label null: the S and N labels
+    shuffled, the t map recomputed from the same activations) -- the claim a selective
+    topography rests on. Patches are at :attr:`LanguageUnits.threshold`; with an empty
+    selection there is no patch threshold (``topography_table(threshold=None)``: no patches),
+    and smoothness and Moran's I, which need none, are measured as usual.
 
     Examples
     --------
@@ -213,27 +226,25 @@ def language_topography(units: LanguageUnits, layers: Sequence[str], *,
     >>> acts = make_activations({"h": 64}, 40, categories=["S", "W", "J", "N"] * 10,
     ...                         random_state=0)
     >>> units = language_units(acts, smooth_fwhm=None)
-    >>> res = language_topography(units, ["h"], n_permutations=0)
-    >>> sorted(res.morans), bool(np.isnan(res.table.row("h", "language")["n_patches"]))
-    (['h'], True)
-    """
-    from ..analysis import morans_i, topography_table
+    >>> res = language_model_topography(acts, units, ["h"], n_permutations=19)
+    >>> int(res.table.row("h", "language")["n_patches"]), res.contrast["h"].selective.claim
+    (0, 'selective')
+    >>> res.contrast["h"].labels.attrs["null"]
+    'labels'
 
-    empty = not np.isfinite(units.threshold)
+    """
+    from ..analysis import language_topography, topography_table
+
     tmap = units.tmap.expand_dims(map=[LANGUAGE_MAP])
-    # an empty selection has no patch threshold: the largest t + 1 finds no patch, and the
-    # patch columns are then set to NaN (undefined, not 0)
-    thr = float(np.nanmax(units.tmap.values)) + 1.0 if empty else units.threshold
-    table = topography_table(tmap, layers=layers, threshold=thr, min_units=min_units,
-                             pairs=(), n_permutations=n_permutations, alpha=alpha,
-                             random_state=random_state)
-    if empty:
-        for col in table.table.columns:
-            if "patch" in col or col == "selective_fraction":
-                table.table[col] = np.nan
-    morans = {ly: morans_i(units.tmap, layer=ly, n_permutations=n_permutations,
-                           random_state=random_state) for ly in layers}
-    return LanguageTopography(table, morans)
+    table = topography_table(tmap, layers=layers, threshold=units.selection["threshold"],
+                             min_units=min_units, pairs=(), n_permutations=n_permutations,
+                             alpha=alpha, random_state=random_state)
+    both = language_topography(acts, layers, q=float(units.raw.attrs["q_level"]),
+                               n_permutations=n_permutations, alpha=alpha,
+                               random_state=random_state, statistics=("morans_i",))
+    contrast = {ly: both[ly]["tests"]["morans_i"] for ly in layers}
+    morans = {ly: c.positions for ly, c in contrast.items()}
+    return LanguageTopography(table, morans, contrast)
 
 
 class LanguageCortex(NamedTuple):

@@ -37,31 +37,30 @@ HEADLINE_RULE = "the deepest mapped layer (the last of the layers, in model orde
 
 
 def language_headline(summary: dict) -> str:
-    """The report's first sentence: the question, the deepest layer's Moran's I with its
-    null and verdict, and the rule that picked the layer.
+    """The report's first sentence: the question, the deepest layer's Moran's I against the
+    label null (the claim a selective topography rests on) with its verdict, the
+    positions-null sentence beside it, and the rule that picked the layer.
 
     Examples
     --------
-    >>> s = {"alpha": 0.05, "selection": {"q_level": 0.05}, "n_permutations": 999,
-    ...      "per_layer": {"l": {"n_fdr_topolm": 5, "n_units": 64, "verdict": "v",
-    ...      "claims": {"morans_i": {"text": "language selectivity clusters ..."}}}}}
-    >>> language_headline(s)[:62]
-    'Do the language-selective units cluster on the sheet? On l, 5 '
+    >>> s = {"selection": {"q_level": 0.05}, "per_layer": {"l": {"n_fdr_topolm": 5,
+    ...      "n_units": 64, "verdict": "language selectivity is not more clustered ...",
+    ...      "organised": "language selectivity clusters beyond chance ..."}}}
+    >>> language_headline(s)[:70]
+    'Is the language map more clustered than contrasts of random splits of '
     """
     layer, r = list(summary["per_layer"].items())[-1]
     q = summary["selection"].get("q_level", 0.05)
     n, of = r["n_fdr_topolm"], r.get("n_units")
     count = (f"{n:,} of {of:,} units" if of else f"{n:,} units")
-    if not n:
-        sel = f"no language-selective units at q = {q:g} (TopoLM's Benjamini-Hochberg)"
-    else:
-        sel = f"{count} pass TopoLM's Benjamini-Hochberg at q = {q:g}"
-    return (f"Do the language-selective units cluster on the sheet? On {layer}, {sel}; "
-            f"{r['claims']['morans_i']['text']}, against the null of the units' values "
-            "scattered over the sheet (it asks whether the map is organised on the sheet, "
-            "not whether the S vs N contrast is more clustered than contrasts of random "
-            f"splits of the items). The layer is {HEADLINE_RULE}, a rule fixed before looking "
-            "at the results.")
+    sel = (f"no language-selective units at q = {q:g} (TopoLM's Benjamini-Hochberg)" if not n
+           else f"{count} pass TopoLM's Benjamini-Hochberg at q = {q:g}")
+    return (f"Is the language map more clustered than contrasts of random splits of its items? "
+            f"On {layer} ({sel}): {r['verdict']} — the label null: the S and N items' labels "
+            "shuffled and the t map recomputed from the same activations. Beside it, the "
+            f"positions null (the map's values scattered over the sheet) asks only whether the "
+            f"map is organised on the sheet: {r['organised']}. The layer is {HEADLINE_RULE}, "
+            "a rule fixed before looking at the results.")
 
 
 def profile_comment(profile) -> str:

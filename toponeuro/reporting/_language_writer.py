@@ -124,7 +124,10 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
     elif cortex.source:
         name = next(iter(s["cortex"]["your_maps"]["maps"]))
         maps = cortex.user_maps
-        if {"left", "right"} <= set(maps) and all(name in maps[h].maps for h in maps):
+        drawable = (set(maps) == {"left", "right"}
+                    and all(name in maps[h].maps and getattr(maps[h], "mesh", "fsaverage5")
+                            == "fsaverage5" for h in maps))  # the drawn mesh is fsaverage5
+        if drawable:
             both = np.concatenate([maps[h].maps[name] for h in ("left", "right")])
             fig = plot_surface_map(both, colorbar_label=name, view="lateral",
                                    title=f"Your {name} map on fsaverage5 (inflated, lateral "

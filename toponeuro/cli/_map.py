@@ -96,10 +96,15 @@ def _add_map(sub):
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
     p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
                    help="your own cortical maps in place of the visfAtlas: "
-                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
-                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
-                   "projected with nilearn's vol_to_surf), comma-separated per domain "
+                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5, "
+                   "fsaverage or fs_LR 32k, left first), faces=faces.dscalar.nii (CIFTI-2, "
+                   "fs_LR), faces=lh.faces.mgh (one hemisphere) or faces=faces_mni.nii.gz (an "
+                   "MNI volume, projected with nilearn's vol_to_surf), comma-separated per "
+                   "domain; quote a path holding ':' or ',' (faces=\"a:b/lh.f.gii\") "
                    "(default: the visfAtlas ROIs, each as its geodesic proximity)")
+    p.add_argument("--hemispheres", nargs="+", choices=("left", "right"), default=None,
+                   help="cortical hemispheres compared (default: both; with --cortex-maps "
+                   "those the maps cover); the report says which")
     p.add_argument("--vol-to-surf", metavar="JSON",
                    help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
                    "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
@@ -128,7 +133,8 @@ def _run_language_map(args) -> int:
     from ..reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
 
     given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold),
-                            ("--no-random-init", not args.random_init_baseline)) if v]
+                            ("--no-random-init", not args.random_init_baseline),
+                            ("--hemispheres", args.hemispheres)) if v]
     if given:
         raise InvalidDataError(
             f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
@@ -180,6 +186,7 @@ def _run_map(args) -> int:
             overwrite=args.overwrite,
             random_state=args.seed,
             cortex_maps=args.cortex_maps,
+            hemispheres=args.hemispheres,
             **_forward(args, device),
             vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
                                   example='{"radius": 2}'),

@@ -227,7 +227,7 @@ class _Reader:
             both = n % 2 == 0 and mesh_of_size(n // 2) is not None
             hint = (" It holds both hemispheres; give one file per hemisphere, 'LH:RH'."
                     if both else "")
-            sizes = ", ".join(f"{k} {v:,}" for k, v in MESHES.items()
+            sizes = ", ".join(f"{k} {v.n_vertices:,}" for k, v in MESHES.items()
                               if v.nested or v.surfaces)
             raise DimensionError(
                 f"cortex_maps: {what} has {n:,} values; a map toponeuro can compare has one "

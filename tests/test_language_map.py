@@ -466,6 +466,36 @@ def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch)
         raise AssertionError("the model was loaded before the cortex maps were checked")
 
     monkeypatch.setattr("toponeuro.training.load_model", never)
-    with pytest.raises(E.MissingFileError, match=r"cortex_maps\['verbs'\]: no file"):
+    with pytest.raises(FileNotFoundError, match="lh.v.gii"):
         _language.run_language_map(out_dir=tmp_path / "o", progress=False, verbose=False,
                                    cortex_maps=f"verbs={tmp_path}/lh.v.gii:{tmp_path}/rh.v.gii")
+
+
+@pytest.mark.shared
+def test_topolm_s_fs_lr_verb_noun_map_joins_the_parcels(tiny_lm, lang_csv, tmp_path,
+                                                        shared_dir, capsys):
+    """Issue 31: TopoLM's real verb - noun group contrast (fs_LR 32k, left hemisphere, a
+    .func.gii as HCP names it) given to `map --language --cortex-maps` joins the fsaverage5
+    parcels; each is measured on its own mesh, and the report says which hemispheres."""
+    import nibabel as nib
+
+    from toponeuro.cli import main
+
+    t = xr.open_dataset(shared_dir / "data" / "topolm" / "group-level-contrast.nc")[
+        "t_values"].values.astype(np.float32)
+    gii = nib.gifti.GiftiImage(darrays=[nib.gifti.GiftiDataArray(t)])
+    path = tmp_path / "verb-noun.L.func.gii"
+    nib.save(gii, path)
+    out = tmp_path / "out"
+    rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
+               str(out), "--permutations", "19", "--cortex-maps", f"verbs={path}",
+               "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    s = json.loads((out / "summary.json").read_text())
+    yours = s["cortex"]["your_maps"]
+    assert yours["mesh"] == "fs_LR_32k" and list(yours["maps"]["verbs"]) == ["left"]
+    verbs = yours["maps"]["verbs"]["left"]
+    assert verbs["n_vertices"] == 32492 and verbs["n_regions"] >= 1
+    assert 0 < verbs["parcel_fraction"] < float(np.mean(t[np.isfinite(t)] >= 2.0)) + 0.01
+    assert s["cortex"]["left"]["n_vertices"] == 10242  # the parcels, on their own mesh
+    assert "fs_LR_32k" in (out / "report.html").read_text()

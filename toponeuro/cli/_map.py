@@ -98,20 +98,28 @@ def _add_cortex_args(p, *, language: bool = False) -> None:
     """``--cortex-maps``, ``--vol-to-surf``, ``--cortex-threshold``: your own cortical maps."""
     if language:
         maps_help = ("your own language maps: language=lh.gii:rh.gii (GIFTI or MGH per "
-                     "hemisphere on fsaverage5 or fsaverage, left first) or "
-                     "language=sn_mni.nii.gz (an MNI volume); a map named language replaces "
-                     "the shipped parcels, any other name (verbs=...) joins them; "
-                     "comma-separated (default: the language parcels of Wolna et al., 2025)")
+                     "hemisphere on fsaverage5, fsaverage or fs_LR 32k, left first), "
+                     "verbs=verbs.dscalar.nii (CIFTI-2, fs_LR), verbs=lh.verbs.func.gii (one "
+                     "hemisphere) or language=sn_mni.nii.gz (an MNI volume); a map named "
+                     "language replaces the shipped parcels, any other name (verbs=...) joins "
+                     "them (on fsaverage5 only: the parcels' mesh); comma-separated (default: "
+                     "the language parcels of Wolna et al., 2025)")
         thr_help = ("region threshold of --cortex-maps, in their units (default: 2, "
                     "TDANN's t threshold)")
     else:
         maps_help = ("your own cortical maps in place of the visfAtlas: "
                      "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on "
-                     "fsaverage5 or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI "
-                     "volume, projected with nilearn's vol_to_surf), comma-separated per "
-                     "domain (default: the visfAtlas ROIs, each as its geodesic proximity)")
+                     "fsaverage5, fsaverage or fs_LR 32k, left first), faces=faces.dscalar.nii "
+                     "(CIFTI-2, fs_LR), faces=lh.faces.mgh (one hemisphere) or "
+                     "faces=faces_mni.nii.gz (an MNI volume, projected with nilearn's "
+                     "vol_to_surf), comma-separated per domain; quote a path holding ':' or "
+                     "',' (faces=\"a:b/lh.f.gii\") (default: the visfAtlas ROIs, each as its "
+                     "geodesic proximity)")
         thr_help = "patch threshold of --cortex-maps, in their units (default: --threshold)"
     p.add_argument("--cortex-maps", metavar="NAME=PATH,...", help=maps_help)
+    p.add_argument("--hemispheres", nargs="+", choices=("left", "right"), default=None,
+                   help="cortical hemispheres compared (default: both; with --cortex-maps "
+                   "those the maps cover); the report says which")
     p.add_argument("--vol-to-surf", metavar="JSON",
                    help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
                    "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
@@ -220,7 +228,7 @@ def _run_language_map(args) -> int:
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
         out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
-        cortex_maps=args.cortex_maps,
+        cortex_maps=args.cortex_maps, hemispheres=args.hemispheres,
         vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf", example='{"radius": 2}'),
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
@@ -255,6 +263,7 @@ def _run_map(args) -> int:
             overwrite=args.overwrite,
             random_state=args.seed,
             cortex_maps=args.cortex_maps,
+            hemispheres=args.hemispheres,
             **_forward(args, device),
             vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
                                   example='{"radius": 2}'),

@@ -35,7 +35,6 @@ from ._language_results import (
     language_verdict,  # noqa: F401 - re-exported
 )
 from ._language_stages import (
-    check_cortex_map_files,
     check_language_model,
     language_cortex,
     language_layers,
@@ -107,7 +106,7 @@ def run_language_map(
     cortex_min_vertices: int = 10,
     n_permutations: int = 1000,
     alpha: float = 0.05,
-    hemispheres: Sequence[str] = ("left", "right"),
+    hemispheres: Sequence[str] | None = None,
     cortex_maps=None,
     vol_to_surf=None,
     cortex_threshold: float | None = None,
@@ -180,14 +179,18 @@ def run_language_map(
         Draws of every spatial null.
     alpha : float
         Significance level of every claim.
-    hemispheres : sequence of {"left", "right"}
+    hemispheres : sequence of {"left", "right"}, optional
+        Default: both for the parcels; for ``cortex_maps``, those the maps cover.
     cortex_maps : mapping or str, optional
         Your lab's own language maps, read and checked by
         :func:`toponeuro.atlases.load_cortex_maps` as in :func:`~toponeuro.reporting.run_map`
-        (name -> an MNI NIfTI, a ``(left, right)`` pair of surface files, or the text form
-        ``"language=lh.gii:rh.gii"``): a map named ``language`` (e.g. your S - N contrast)
-        replaces the shipped parcels, any other name (``verbs``: TopoLM's verb - noun
-        contrast) joins them. Recorded in ``summary.json`` under ``cortex.your_maps``.
+        (name -> an MNI NIfTI, a CIFTI-2 ``.dscalar.nii``, a ``(left, right)`` pair of
+        surface files on fsaverage5/6, fsaverage or fs_LR 32k, one hemisphere's file, arrays,
+        or the text form ``"language=lh.gii:rh.gii"``), read and checked before the model
+        runs: a map named ``language`` (e.g. your S - N contrast) replaces the shipped
+        parcels, any other name (``verbs``: TopoLM's verb - noun contrast on fs_LR) joins
+        them, each measured on its own mesh. Recorded in ``summary.json`` under
+        ``cortex.your_maps``.
     vol_to_surf : mapping, optional
         :func:`nilearn.surface.vol_to_surf` parameters for NIfTI ``cortex_maps``.
     cortex_threshold : float, optional
@@ -227,7 +230,7 @@ def run_language_map(
 
     from .._params import check_int, check_n_permutations, check_number
     from ..analysis import check_patch_params
-    from ..atlases import parse_cortex_maps
+    from ..atlases import load_cortex_maps
     from ..features import extract
     from ..training import load_model
 
@@ -238,9 +241,9 @@ def run_language_map(
     check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
     check_n_permutations(cortex_permutations, "cortex_permutations")
     check_int(batch_size, "batch_size", lo=1)
-    if isinstance(cortex_maps, str):  # a syntax error shows before any work is done
-        cortex_maps = parse_cortex_maps(cortex_maps)
-    check_cortex_map_files(cortex_maps)  # and a missing file
+    if cortex_maps is not None:  # every map read and checked before any work is done
+        cortex_maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres,
+                                       vol_to_surf=vol_to_surf)
     if cortex_threshold is None:
         cortex_threshold = TDANN_PATCHES["threshold"]
     inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))

@@ -22,7 +22,7 @@ from ._language_stages import LANGUAGE_MAP, _n_vertices
 from ._results import _jsonable, _null, _num
 
 __all__ = ["language_verdict", "LanguageInputs", "LanguageReport", "assemble_language",
-           "comparison_table", "format_language_summary", "NOT_TESTED"]
+           "comparison_table", "format_language_summary", "NOT_TESTED", "main_mesh"]
 
 _MAP = LANGUAGE_MAP
 
@@ -253,6 +253,7 @@ def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
             n_vert = _n_vertices(maps)[rec.sheet]
             largest = int(rec.largest_patch_units)
             rows.append({"map": rec.name, "kind": kind, "hemisphere": rec.sheet,
+                         "mesh": getattr(maps[rec.sheet], "mesh", "fsaverage5"),
                          "n_vertices": n_vert,
                          "parcel_fraction": float(rec.selective_fraction),
                          "n_regions": int(rec.n_patches),
@@ -262,12 +263,24 @@ def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
     return rows
 
 
+def main_mesh(rows: list[dict]) -> str:
+    """The mesh of the cortex's language map (the parcels', or your ``language`` map's).
+
+    Examples
+    --------
+    >>> main_mesh([{"map": "language", "mesh": "fs_LR_32k"}])
+    'fs_LR_32k'
+    """
+    return next((r["mesh"] for r in rows if r["map"] == _MAP), "fsaverage5")
+
+
 def _cortex_summary(cortex, rows: list[dict]) -> dict:
     parcels = [r for r in rows if r["kind"] == "parcels"]
     yours = [r for r in rows if r["kind"] == "yours"]
     out = {"atlas": ("language parcels (Wolna et al., 2025; S > N, n = 706) on "
                      "fsaverage5, flat-map coordinates, inflated-mesh neighbours")
-           if cortex.atlas is not None else "your own language map (cortex_maps)",
+           if cortex.atlas is not None else
+           f"your own language map (cortex_maps) on {main_mesh(rows)}",
            "nulls": "none: the parcels are one fixed binary map, smooth and patchy "
                     "by construction; a spin test keeps a map's own autocorrelation "
                     "and scattering its values makes any contiguous parcel cluster, so "
@@ -282,6 +295,7 @@ def _cortex_summary(cortex, rows: list[dict]) -> dict:
         sims = cortex.user_topography.similarity
         out["your_maps"] = {
             "source": _jsonable(cortex.source),
+            "mesh": yours[0]["mesh"],
             "threshold": _num(yours[0]["threshold"]),
             "maps": {name: {r["hemisphere"]: {k: _num(r[k]) for k in keep}
                             for r in yours if r["map"] == name}
@@ -428,7 +442,8 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
     for r in cortex_table.to_dict("records"):
         name = r.get("map", _MAP)
         what = ("group parcels, 1 inside / 0 outside" if r.get("kind", "parcels") == "parcels"
-                else f"your map {name!r}, regions at ≥ {r['threshold']:g}")
+                else f"your map {name!r} on {r.get('mesh', 'fsaverage5')}, regions at ≥ "
+                     f"{r['threshold']:g}")
         head = (f"cortex · {r['hemisphere']}" if name == _MAP and r.get("kind") != "yours"
                 else f"cortex {name} · {r['hemisphere']}")
         cols[head] = [what, _count(r["parcel_fraction"] * r["n_vertices"], r["n_vertices"]),

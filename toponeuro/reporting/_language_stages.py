@@ -34,7 +34,6 @@ __all__ = [
     "language_model_topography",
     "LanguageCortex",
     "language_cortex",
-    "check_cortex_map_files",
 ]
 
 #: the name of the language map (S vs N) on the sheets and of the parcels on the cortex
@@ -271,7 +270,7 @@ class LanguageCortex(NamedTuple):
     source: dict
 
 
-def language_cortex(hemispheres: Sequence[str] = ("left", "right"), *, cortex_maps=None,
+def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=None,
                     vol_to_surf=None, threshold: float | None = None, min_vertices: int = 10,
                     similarity_permutations: int = 1000, alpha: float = 0.05,
                     random_state=0) -> LanguageCortex:
@@ -283,9 +282,15 @@ def language_cortex(hemispheres: Sequence[str] = ("left", "right"), *, cortex_ma
     :func:`toponeuro.atlases.load_cortex_maps` with its checks, as in
     :func:`~toponeuro.reporting.cortex_topography`) adds your maps: a map named
     ``"language"`` (e.g. your lab's S - N contrast) *replaces* the parcels, any other name
-    (``verbs``, TopoLM's verb - noun contrast) *joins* them. Your maps' patches are at
-    ``threshold`` in their units, and the similarity of every two of them gets the spin
-    test with ``similarity_permutations`` rotations.
+    (``verbs``, TopoLM's verb - noun contrast) *joins* them. Your maps may lie on another
+    mesh than the parcels (fs_LR 32k, fsaverage5): each map is measured on its own mesh and
+    nothing is compared across meshes. Your maps' regions are at ``threshold`` in their
+    units, and the similarity of every two of them gets the spin test with
+    ``similarity_permutations`` rotations. ``cortex_maps`` may be what
+    :func:`~toponeuro.atlases.load_cortex_maps` returned (hemisphere -> CortexMaps), as
+    :func:`~toponeuro.reporting.run_language_map` passes it, having read and checked the
+    files before the model runs. ``hemispheres``: default both for the parcels, and those
+    your maps cover.
 
     Raises
     ------
@@ -299,8 +304,8 @@ def language_cortex(hemispheres: Sequence[str] = ("left", "right"), *, cortex_ma
     (['left'], True)
     """
     from ..analysis import topography_table
+    from ..atlases import CortexMaps, load_cortex_maps, load_language_parcels
     from ..atlases import cortex_maps as atlas_maps
-    from ..atlases import load_cortex_maps, load_language_parcels
 
     user, user_topo, source = {}, None, {}
     if cortex_maps is not None:
@@ -308,7 +313,10 @@ def language_cortex(hemispheres: Sequence[str] = ("left", "right"), *, cortex_ma
             raise InvalidDataError(
                 "Your own cortex maps need a patch threshold= in their units (e.g. 2 for t "
                 "maps); got cortex_maps without threshold.")
-        user = load_cortex_maps(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
+        loaded = isinstance(cortex_maps, dict) and cortex_maps and all(
+            isinstance(v, CortexMaps) for v in cortex_maps.values())
+        user = cortex_maps if loaded else load_cortex_maps(
+            cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
         source = next(iter(user.values())).source if user else {}
         pairs = _pairs(user)
         user_topo = topography_table(user, threshold=float(threshold), min_units=min_vertices,
@@ -319,35 +327,10 @@ def language_cortex(hemispheres: Sequence[str] = ("left", "right"), *, cortex_ma
     if replaced:
         return LanguageCortex(None, {}, None, user, user_topo, source)
     atlas = load_language_parcels("fsaverage5")
-    maps = atlas_maps(atlas, [LANGUAGE_MAP], hemispheres=hemispheres)
+    maps = atlas_maps(atlas, [LANGUAGE_MAP], hemispheres=hemispheres or ("left", "right"))
     topo = topography_table(maps, threshold=0.5, min_units=min_vertices, smooth_sigma=0.0,
                             pairs=(), n_permutations=0, alpha=alpha, random_state=random_state)
     return LanguageCortex(atlas, maps, topo, user, user_topo, source)
-
-
-def check_cortex_map_files(cortex_maps) -> None:
-    """Raise :class:`~toponeuro.exceptions.MissingFileError` for a ``cortex_maps`` file that
-    does not exist, before any extraction or null is computed (the maps themselves are read,
-    and checked, by :func:`language_cortex`).
-
-    Examples
-    --------
-    >>> check_cortex_map_files(None)
-    >>> check_cortex_map_files({"verbs": ("lh.absent.gii", "rh.absent.gii")})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    toponeuro.exceptions.MissingFileError: cortex_maps['verbs']: no file 'lh.absent.gii'; ...
-    """
-    if cortex_maps is None:
-        return
-    for name, spec in dict(cortex_maps).items():
-        paths = (spec.values() if isinstance(spec, dict) else spec
-                 if isinstance(spec, (tuple, list)) else [spec])
-        for path in paths:
-            if isinstance(path, (str, Path)) and not Path(path).is_file():
-                raise MissingFileError(
-                    f"cortex_maps[{name!r}]: no file {str(path)!r}; give an existing GIFTI, "
-                    "MGH or NIfTI file (checked before the model runs).")
 
 
 def _pairs(user: dict) -> tuple:

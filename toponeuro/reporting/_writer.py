@@ -45,6 +45,7 @@ def _n_samples(topo, layers) -> int:
 
 
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
+    from .._meshes import MESH_SIZES
     from .._optional import optional_import
     from ..atlases import vertex_coordinates
     from ..plotting import (
@@ -84,9 +85,11 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         files["cortex_rois.png"] = _savefig(fig, out / "cortex_rois.png")
     elif cortex:
         first = next(iter(next(iter(cortex.values())).maps))
-        both = [cortex[h].maps.get(first, np.full(10242, np.nan)) for h in ("left", "right")
+        mesh = next(iter(cortex.values())).mesh
+        n = MESH_SIZES[mesh]
+        both = [cortex[h].maps.get(first, np.full(n, np.nan)) for h in ("left", "right")
                 if h in cortex]
-        if len(both) == 2:
+        if len(both) == 2 and mesh == "fsaverage5":  # plot_surface_map draws fsaverage5
             fig = plot_surface_map(np.concatenate(both), colorbar_label=first,
                                    title=f"Your {first} map on fsaverage5 (inflated, ventral "
                                    "view)")
@@ -98,7 +101,9 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         arr = res.comparison[head, h].attrs["arrangement"]
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head],
-            cortex_positions=vertex_coordinates("flat", h)[:, :2],
+            cortex_positions=(cortex[h].positions[:, :2] if cortex and h in cortex
+                              and cortex[h].surface == "flat"
+                              else vertex_coordinates("flat", h)[:, :2]),
             model_label=f"sheet · {head}",
             cortex_label=f"cortex · {h} hemisphere (flat map)",
         )
@@ -207,6 +212,7 @@ def _html(res: ReportData, files: dict) -> str:
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
     user_maps = s["cortex"].get("source", {}).get("representation") == "values"
+    mesh = s["cortex"].get("source", {}).get("mesh", "fsaverage5")
     return render_page(
         "report.html", title=f"toponeuro map — {esc(m['name'])}", model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
         created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
@@ -232,7 +238,7 @@ def _html(res: ReportData, files: dict) -> str:
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
                                      "on the sheet" + shade),
-        cortex_heading=("The cortex: your maps on fsaverage5" if user_maps else
+        cortex_heading=(f"The cortex: your maps on {mesh}" if user_maps else
                         "The cortex: visfAtlas ROIs on fsaverage5"),
         fig_cortex_rois=_img(files, "cortex_rois.png",
                              "Your first map on the inflated fsaverage5 surface, ventral view"

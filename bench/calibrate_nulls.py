@@ -245,6 +245,26 @@ def update_record(path: Path, rows, spin_rows, pairs: int, draws: int,
         tmp.write_text(json.dumps(record, indent=1) + "\n")
 
 
+def sheet_nulls(names) -> list:
+    """``names`` with ``"all"`` expanded to every registered null that moves the second of
+    two maps on a sheet (the registry, ``NULL_METHODS``; a null registered by a new module is
+    calibrated without editing this bench)."""
+    from toponeuro.analysis.topography._null_registry import NULL_METHODS, null_method
+
+    out = []
+    for name in names:
+        if name == "all":
+            out += [n for n in NULL_METHODS
+                    if "sheet" in null_method(n).geometries and null_method(n).min_maps == 2
+                    and null_method(n).alias_of is None and n not in out]
+        elif name == "default":
+            out.append(name)
+        else:
+            null_method(name)  # a typed error with the close matches for an unknown name
+            out.append(name)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=1000)
@@ -252,7 +272,8 @@ def main(argv=None):
     ap.add_argument("--shapes", nargs="+", default=["16x16", "16x32"])
     ap.add_argument("--sigmas", nargs="+", type=float, default=[1, 2, 3, 4])
     ap.add_argument("--nulls", nargs="+", default=["default"],
-                    help="default (map_similarity's), phase, shift, spectral, torus")
+                    help="default (map_similarity's), 'all' (every registered null that "
+                    "moves a second map on a sheet: NULL_METHODS), or names from NULL_METHODS")
     ap.add_argument("--maps", nargs="+", default=["crop", "reflect"])
     ap.add_argument("--spin", action="store_true", help="also the spin test on fsaverage5")
     ap.add_argument("--spin-only", action="store_true")
@@ -277,6 +298,7 @@ def main(argv=None):
         ap.error(f"--out {args.out!r} already exists; pass a new path or move it away")
     if args.small:
         args.pairs, args.draws, args.shapes, args.sigmas = 100, 99, ["16x16"], [2.0]
+    args.nulls = sheet_nulls(args.nulls)
     warnings.simplefilter("ignore")
     rows, spin_rows, t0 = [], [], time.perf_counter()
     if not args.spin_only:

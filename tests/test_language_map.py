@@ -13,8 +13,7 @@ import xarray as xr
 from toponeuro import exceptions as E
 from toponeuro import make_activations
 from toponeuro.analysis import language_profile, language_selectivity, morans_i
-from toponeuro.reporting import language_verdict
-from toponeuro.reporting._language import format_language_summary
+from toponeuro.reporting import format_language_summary, language_verdict
 
 pytest.importorskip("matplotlib")
 
@@ -166,7 +165,11 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
         assert s["morans_i_p"] == pytest.approx(p, abs=1e-4)
         claim = s["claims"]["morans_i"]
         assert claim["significant"] == (p <= 0.05)
-        assert s["verdict"] == claim["text"] and html_escape(claim["text"]) in html
+        assert s["organised"] == claim["text"] and html_escape(claim["text"]) in html
+        # the headline sentence per layer rests on the label null, named as such
+        assert s["verdict"] == s["label_null"]["selective"]["text"]
+        assert "random splits" in s["verdict"] and html_escape(s["verdict"]) in html
+        assert s["label_null"]["p_positions_null"] == pytest.approx(s["morans_i_p"], abs=1e-4)
         # the sentence's direction follows the p-value
         assert ("does not cluster" in claim["text"]) == (p > 0.05)
         assert set(s["profile"]) == set(CONDS)
@@ -228,3 +231,271 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
     rc = main(["map", "--language", "--model", tiny_lm, "--images", "97-98", "--out",
                str(tmp_path / "x")])
     assert rc != 0 and "--images" in capsys.readouterr().err
+
+
+def test_run_language_map_is_a_sequence_of_named_stages():
+    """run_language_map's body calls the stages in order and computes nothing itself, the
+    same shape as run_map (load model -> items -> activations -> select -> topography ->
+    cortex -> write)."""
+    import ast
+    import inspect
+
+    from toponeuro.reporting import _language
+
+    src = inspect.getsource(_language.run_language_map)
+    calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    stages = ["load_model", "check_language_model", "language_layers", "load_language_stimuli",
+              "extract", "check_sheet_layers", "language_units", "language_model_topography",
+              "language_cortex", "assemble_language", "write_language_report"]
+    assert [c for c in calls if c in stages] == stages
+    assert len(src.split('"""')[-1].splitlines()) < 90  # the body stays a short sequence
+
+
+def test_language_stages_are_public_and_the_job_returns_its_own_result(language_run):
+    import toponeuro.reporting as R
+
+    for name in ("language_layers", "load_language_stimuli", "language_units",
+                 "language_model_topography", "language_cortex", "check_language_model"):
+        assert name in R.__all__ and callable(getattr(R, name))
+    res, _ = language_run
+    assert type(res).__name__ == "LanguageMapResult"
+    assert type(res) is not R.MapResult
+
+
+def test_language_layers_error_is_the_map_s():
+    """Layers are read by map_layers (one reader, one error type), every TopoLoss layer by
+    default."""
+    from toponeuro.models import model_card
+    from toponeuro.reporting import language_layers, map_layers
+
+    card = model_card("toponet_lm_demo.tau_1")
+    assert language_layers(card) == list(card.topo_layers)
+    assert language_layers(card, "x") == map_layers(card, "x") == ["x"]
+    no_topo = model_card("minilm.l6_v2")
+    if not no_topo.topo_layers:
+        with pytest.raises(E.UnknownNameError, match="layers="):
+            language_layers(no_topo)
+
+
+def test_empty_selection_is_a_result():
+    """Issue 32: with no unit passing BH the job said "threshold=inf is not a finite number";
+    now the selection says so, there is no patch threshold (no patches), and smoothness and
+    Moran's I are still measured with their nulls."""
+    from toponeuro.reporting import language_model_topography, language_units
+    from toponeuro.reporting._language_results import _patch_text
+
+    acts = _localizer_acts(np.zeros((20, 20)), seed=2)
+    units = language_units(acts, smooth_fwhm=None)
+    assert units.n_selected == 0 and np.isnan(units.threshold) and units.selection["empty"]
+    topo = language_model_topography(acts, units, ["h"], n_permutations=19, random_state=0)
+    row = topo.table.row("h", "language")
+    assert row["n_patches"] == 0 and np.isnan(row["n_significant_patches"])
+    assert np.isfinite(row["smoothness"]) and np.isfinite(row["smoothness_p"])
+    assert np.isfinite(topo.morans["h"].p_value)
+    assert np.isfinite(topo.contrast["h"].labels.p_value)
+    assert "no language-selective units at q = 0.05" in _patch_text(row, units.threshold,
+                                                                     0.05, 0.05)
+
+
+def test_headline_rests_on_the_label_null_on_a_smooth_sheet():
+    """Issue 32: on a sheet where every contrast is smooth (neighbours respond alike to
+    everything) the positions null says "organised" for a map with no S vs N effect at all;
+    the label null, which the headline rests on, does not call it selective. A planted
+    clustered S > N effect passes both."""
+    from toponeuro.reporting import language_model_topography, language_units
+
+    rng = np.random.default_rng(0)
+    side, n_per = 20, 40
+    cats = np.repeat(CONDS, n_per)
+    # smooth shared fluctuations: every item's pattern is a blurred random field
+    from scipy.ndimage import gaussian_filter
+
+    fields = np.stack([gaussian_filter(rng.standard_normal((side, side)), 1.5).ravel()
+                       for _ in cats]) * 10
+    acts = make_activations({"h": side * side}, n_stimuli=cats.size, categories=list(cats),
+                            random_state=0)
+    outcomes = {}
+    for name, effect in (("none", np.zeros((side, side))), ("blob", _blob(width=5.0, amp=4.0))):
+        x = fields + np.array([{"S": 1.0, "W": .5, "J": .25, "N": 0.}[c] for c in cats])[
+            :, None] * effect.ravel()[None, :] + 0.3 * rng.standard_normal(fields.shape)
+        a = acts.copy(data=x)
+        units = language_units(a, smooth_fwhm=None)
+        topo = language_model_topography(a, units, ["h"], n_permutations=99, random_state=0)
+        c = topo.contrast["h"]
+        outcomes[name] = (c.organised.outcome, c.selective.outcome)
+    assert outcomes["none"] == ("beyond chance", "not beyond chance")
+    assert outcomes["blob"] == ("beyond chance", "beyond chance")
+
+
+def test_too_few_draws_is_not_a_negative_finding():
+    from types import SimpleNamespace as NS
+
+    r = NS(statistic=0.41, null_mean=0.0, null_std=0.01, p_value=0.1, n_permutations=9)
+    got = language_verdict("morans_i", r, 0.05)
+    assert got["claim"] == "too few draws" and not got["significant"]
+    assert "too few draws to test at α = 0.05" in got["text"]
+    assert "does not cluster" not in got["text"]
+
+
+def test_map_language_help_shows_only_its_options_and_the_rest_are_refused(capsys):
+    """Issue 31: `map --language --help` listed the vision flags it then refused; now it lists
+    the language job's options (with the default model's real name), and every other flag
+    of `map` is refused with --language, never ignored."""
+    from toponeuro.cli import build_parser, main
+    from toponeuro.cli._map import _language_parser
+    from toponeuro.reporting import DEFAULT_LANGUAGE_MODEL
+
+    for argv in (["map", "--language", "--help"], ["map", "--help", "--language"]):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 0
+        text = capsys.readouterr().out
+        assert "--images" not in text and "--threshold " not in text
+        assert "--no-random-init" not in text and "--cortex-maps" in text
+        assert DEFAULT_LANGUAGE_MODEL in text
+    lang = {o for a in _language_parser()._actions for o in a.option_strings}
+    map_parser = build_parser()._subparsers._group_actions[0].choices["map"]
+    vision_only = {o for a in map_parser._actions for o in a.option_strings
+                   if o.startswith("--")} - lang - {"--language"}
+    assert vision_only == {"--images", "--threshold", "--no-random-init"}
+    for flag, value in (("--images", ["97-98"]), ("--threshold", ["3"]),
+                        ("--no-random-init", [])):
+        rc = main(["map", "--language", flag, *value, "--out", "x-never-written"])
+        assert rc == 1 and flag in capsys.readouterr().err
+
+
+def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
+    """Issue 31: --cortex-maps with --language was dropped silently. A lab's map named
+    'language' replaces the parcels; another name joins them, read by the vision job's
+    reader (load_cortex_maps) and its spin null for the similarity of two maps."""
+    import nibabel as nib
+
+    from toponeuro.atlases import load_language_parcels
+    from toponeuro.cli import main
+
+    parcels = load_language_parcels("fsaverage5")
+    half = parcels.data.size // 2
+    rng = np.random.default_rng(0)
+    files = {}
+    for name, scale in (("verbs", 1.0), ("nouns", 0.5)):
+        for h, part in (("lh", parcels.data[:half]), ("rh", parcels.data[half:])):
+            vals = (3.0 * scale * (part > 0) + rng.normal(0, 0.3, part.size)).astype(np.float32)
+            f = tmp_path / f"{h}.{name}.mgh"
+            nib.save(nib.MGHImage(vals.reshape(-1, 1, 1), np.eye(4)), f)
+            files[name, h] = f
+    spec = ",".join(f"{n}={files[n, 'lh']}:{files[n, 'rh']}" for n in ("verbs", "nouns"))
+    out = tmp_path / "joined"
+    rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
+               str(out), "--permutations", "9", "--cortex-maps", spec,
+               "--cortex-threshold", "1.0", "--no-progress"])
+    assert rc == 0
+    s = json.loads((out / "summary.json").read_text())
+    yours = s["cortex"]["your_maps"]
+    assert set(yours["maps"]) == {"verbs", "nouns"} and yours["threshold"] == 1.0
+    assert "left" in s["cortex"] and s["cortex"]["left"]["n_regions"] >= 5  # parcels kept
+    # the planted maps are the parcels: same extent at threshold 1 (noise sd 0.3: few stray)
+    frac = s["cortex"]["left"]["parcel_fraction"]
+    assert yours["maps"]["verbs"]["left"]["parcel_fraction"] == pytest.approx(frac, abs=0.01)
+    sim = {(r["pair"], r["hemisphere"]): r for r in yours["similarity"]}
+    assert sim["nouns-verbs", "left"]["value"] > 0.8
+    assert sim["nouns-verbs", "left"]["null"].startswith("spin")
+    assert "verbs" in (out / "report.html").read_text()
+    # a map named 'language' replaces the parcels
+    from toponeuro.reporting import run_language_map
+
+    res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=tmp_path / "replaced",
+                           n_permutations=9, progress=False, verbose=False,
+                           cortex_maps={"language": (files["verbs", "lh"], files["verbs", "rh"])},
+                           cortex_threshold=1.0, cortex_permutations=9)
+    c = res.summary["cortex"]
+    assert c["atlas"].startswith("your own") and "left" in c
+    assert set(c["your_maps"]["maps"]) == {"language"}
+    assert (tmp_path / "replaced" / "cortex_parcels.png").is_file()
+
+
+def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_path):
+    from toponeuro.reporting import run_language_map
+
+    res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=tmp_path / "o", q=1e-300,
+                           n_permutations=9, progress=False, verbose=False)
+    s = res.summary
+    assert s["patch_threshold_t"] is None
+    for r in s["per_layer"].values():
+        assert any("no language-selective units at q = 1e-300" in t for t in r["signatures"])
+        assert r["n_patches"] == 0 and r["n_significant_patches"] is None
+        assert r["morans_i"] is not None
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "no language-selective units" in html
+
+
+def test_summary_is_typed_and_the_report_reads_as_words(language_run):
+    """Issue 34: counts as numbers, no null where the report prints a value, no snake_case
+    headers, split-half p written like the terminal, top-k as a percentage."""
+    res, out = language_run
+    s = json.loads((out / "summary.json").read_text())
+    for r in s["per_layer"].values():
+        for k in ("n_patches", "n_significant_patches", "largest_patch_units", "n_units",
+                  "n_fdr_topolm"):
+            assert isinstance(r[k], int), (k, r[k])
+    for h in ("left", "right"):
+        f = s["cortex"][h]["largest_region_fraction"]
+        assert isinstance(f, float) and 0 < f < 1
+        assert f == pytest.approx(s["cortex"][h]["largest_region_vertices"]
+                                  / s["cortex"][h]["n_vertices"], abs=1e-4)
+    html = (out / "report.html").read_text()
+    import re
+
+    headers = re.findall(r"<th>([^<]*)</th>", html)
+    words = [h for h in headers if not any(ly in h for ly in s["layers"])]  # names stay
+    assert words and not [h for h in words if re.search(r"[a-z]_[a-z]", h)]
+    assert "the top 0.2 units" not in html and "top 20 %" in html
+    ly, r = list(s["per_layer"].items())[-1]
+    assert f"{r['split_half_p']:.2g}" in html
+    assert html.index('class="headline"') < html.index("<h2>")  # the answer comes first
+    assert html.index("sheet_maps.png") < html.index("<h2>")
+    text = format_language_summary(s)
+    assert f"{r['n_fdr_topolm']:,} of {r['n_units']:,} units pass BH" in text
+
+
+def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch):
+    """Issue 31: every input is checked before any extraction or null."""
+    from toponeuro.reporting import _language
+
+    def never(*a, **k):
+        raise AssertionError("the model was loaded before the cortex maps were checked")
+
+    monkeypatch.setattr("toponeuro.training.load_model", never)
+    with pytest.raises(FileNotFoundError, match="lh.v.gii"):
+        _language.run_language_map(out_dir=tmp_path / "o", progress=False, verbose=False,
+                                   cortex_maps=f"verbs={tmp_path}/lh.v.gii:{tmp_path}/rh.v.gii")
+
+
+@pytest.mark.shared
+def test_topolm_s_fs_lr_verb_noun_map_joins_the_parcels(tiny_lm, lang_csv, tmp_path,
+                                                        shared_dir, capsys):
+    """Issue 31: TopoLM's real verb - noun group contrast (fs_LR 32k, left hemisphere, a
+    .func.gii as HCP names it) given to `map --language --cortex-maps` joins the fsaverage5
+    parcels; each is measured on its own mesh, and the report says which hemispheres."""
+    import nibabel as nib
+
+    from toponeuro.cli import main
+
+    t = xr.open_dataset(shared_dir / "data" / "topolm" / "group-level-contrast.nc")[
+        "t_values"].values.astype(np.float32)
+    gii = nib.gifti.GiftiImage(darrays=[nib.gifti.GiftiDataArray(t)])
+    path = tmp_path / "verb-noun.L.func.gii"
+    nib.save(gii, path)
+    out = tmp_path / "out"
+    rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
+               str(out), "--permutations", "19", "--cortex-maps", f"verbs={path}",
+               "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    s = json.loads((out / "summary.json").read_text())
+    yours = s["cortex"]["your_maps"]
+    assert yours["mesh"] == "fs_LR_32k" and list(yours["maps"]["verbs"]) == ["left"]
+    verbs = yours["maps"]["verbs"]["left"]
+    assert verbs["n_vertices"] == 32492 and verbs["n_regions"] >= 1
+    assert 0 < verbs["parcel_fraction"] < float(np.mean(t[np.isfinite(t)] >= 2.0)) + 0.01
+    assert s["cortex"]["left"]["n_vertices"] == 10242  # the parcels, on their own mesh
+    assert "fs_LR_32k" in (out / "report.html").read_text()

@@ -33,6 +33,7 @@ __all__ = [
     "CheckpointError",
     "UntrustedCheckpointError",
     "AlignmentError",
+    "MeshMismatchError",
     "InvalidDataError",
     "NotFittedError",
     "RecipeError",
@@ -112,6 +113,11 @@ class UntrustedCheckpointError(CheckpointError):
 
 class AlignmentError(ToponeuroError, ValueError):
     """Two labelled arrays do not describe the same stimuli (or voxels) in the same order."""
+
+
+class MeshMismatchError(AlignmentError):
+    """Maps on different template meshes (fsaverage5 and fs_LR 32k) were to be compared;
+    toponeuro compares maps on their own mesh and does not resample between meshes."""
 
 
 class InvalidDataError(ToponeuroError, ValueError):

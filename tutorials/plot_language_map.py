@@ -43,13 +43,16 @@ res = toponeuro.run_language_map(DEFAULT_LANGUAGE_MODEL, out_dir=out, n_permutat
 # %%
 # What it concluded
 # -----------------
-# Each sentence comes from one test and its p-value (one-sided, against the units' values
-# scattered at random over the sheet; :func:`toponeuro.reporting.language_verdict`). The
-# topography is measured on the t map of the *unsmoothed* activations: TopoLM's smoothing
-# would make any map smooth, and the null would then call even an unordered network
-# clustered.
+# Each sentence comes from one test and its p-value. Two questions, two nulls: is the
+# language contrast more clustered than contrasts of random splits of its items (the label
+# null: S and N labels shuffled, the map recomputed; ``verdict``, the claim a *selective*
+# topography rests on), and is the map organised on the sheet at all (the positions null:
+# its values scattered over the sheet; ``organised``, nearly always so on a topographic
+# sheet). The topography is measured on the t map of the *unsmoothed* activations: TopoLM's
+# smoothing would make any map smooth.
 for layer, r in res.summary["per_layer"].items():
     print(layer, "->", r["verdict"])
+    print(" " * len(layer), "  ", r["organised"])
 
 # %%
 # The language-selective maps on the sheets

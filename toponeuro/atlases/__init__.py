@@ -9,15 +9,17 @@
 - :func:`cortex_maps`: an atlas's domain ROIs as 0/1 (or geodesic-proximity) maps per
   hemisphere, with the flat-map positions and mesh neighbours to measure them beside a
   model's sheet.
-- :func:`load_cortex_maps`: your own maps (fsaverage GIFTI/MGH per hemisphere, or MNI NIfTI
-  projected with nilearn's ``vol_to_surf``) in place of an atlas.
+- :func:`load_cortex_maps`: your own maps (fsaverage or fs_LR 32k GIFTI/MGH per hemisphere,
+  CIFTI-2 ``.dscalar.nii``, MNI NIfTI projected with nilearn's ``vol_to_surf``, or arrays,
+  DataArrays and nibabel images), checked and compared on their own mesh.
 
 The atlas files live in ``toponeuro/atlases/data`` (the repository's ``atlases/`` folder
 links there), with their citation and licence notes.
 """
 
-from . import _atlas, _loaders, _maps, _surface, _user
+from . import _atlas, _checks, _loaders, _maps, _surface, _user
 from ._atlas import *
+from ._checks import *
 from ._loaders import *
 from ._maps import *
 from ._surface import *
@@ -29,4 +31,5 @@ __all__ = [
     *_surface.__all__,
     *_maps.__all__,
     *_user.__all__,
+    *_checks.__all__,
 ]

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._meshes import MESH_SIZES
 from ..exceptions import (
     CoordinateError,
     InputTypeError,
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 HEMIS = ("left", "right")
-FSAVERAGE5_N_VERTICES = 10242
+FSAVERAGE5_N_VERTICES = MESH_SIZES["fsaverage5"]
 ATLAS_SPACES = ("MNI152", "fsaverage5", "fsaverage")
 _HEMI_ALIASES = {"lh": "left", "l": "left", "left": "left",
                  "rh": "right", "r": "right", "right": "right"}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._meshes import MESHES
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 from ._surface import SURFACES, mesh_graph, vertex_coordinates
@@ -22,7 +23,8 @@ GEODESIC_SURFACE = "pial"
 
 @dataclass(eq=False)
 class CortexMaps:
-    """Domain maps on one fsaverage5 hemisphere and where its vertices lie.
+    """Domain maps on one hemisphere of a mesh (fsaverage5, or fs_LR 32k for your own
+    maps) and where its vertices lie.
 
     Attributes
     ----------
@@ -44,7 +46,7 @@ class CortexMaps:
     surface, neighbours : str
         The meshes ``positions`` and ``adjacency`` come from.
     mesh : str
-        ``"fsaverage5"``.
+        ``"fsaverage5"`` or ``"fs_LR_32k"`` (its facts: ``toponeuro._meshes.MESHES``).
     representation : str
         What the values are: ``"binary"``, ``"proximity"`` (atlas ROIs) or ``"values"``
         (maps you gave).
@@ -85,13 +87,14 @@ class CortexMaps:
 
     @property
     def geodesic_geometry(self) -> dict:
-        """The same maps on the folded (pial) mesh with shortest-path distances along its
-        edges: geometry for statistics that measure how far apart points are on the cortex
+        """The same maps on the folded mesh (fsaverage5: pial; fs_LR 32k: midthickness) with
+        shortest-path distances along its edges: geometry for statistics that measure how far apart points are on the cortex
         (e.g. the distances between domain centres of
         :func:`toponeuro.analysis.compare_tables`)."""
-        return {"positions": vertex_coordinates(GEODESIC_SURFACE, self.hemi),
-                "adjacency": mesh_graph(GEODESIC_SURFACE, self.hemi), "distance": "graph",
-                "mesh": self.mesh}
+        surface = MESHES[self.mesh].geodesic or GEODESIC_SURFACE
+        return {"positions": vertex_coordinates(surface, self.hemi, mesh=self.mesh),
+                "adjacency": mesh_graph(surface, self.hemi, mesh=self.mesh),
+                "distance": "graph", "mesh": self.mesh}
 
 
 def roi_proximity(mask, hemi: str = "left", *, scale_mm: float = 10.0,
@@ -241,6 +244,7 @@ def cortex_maps(
             neighbours=neighbours,
             representation=representation,
             source={"atlas": atlas.name, "representation": representation,
+                    "hemispheres": [hemi_name(x) for x in hemispheres],
                     **({"scale_mm": float(scale_mm), "distance": f"geodesic ({GEODESIC_SURFACE})"}
                        if representation == "proximity" else {})},
         )

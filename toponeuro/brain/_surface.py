@@ -4,39 +4,40 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
+from .._meshes import MESH_SIZES, read_surface_file
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
     AlignmentError,
     DimensionError,
     InputTypeError,
     InvalidDataError,
+    MeshMismatchError,
     UnknownNameError,
 )
 from ._responses import handle_invalid, make_brain_responses
-from ._volume import _read_nibabel
 
 __all__ = ["load_surface_betas", "read_surface_data", "MESH_SIZES"]
 
-#: vertices per hemisphere of the icosahedral fsaverage meshes
-MESH_SIZES = {
-    "fsaverage3": 642,
-    "fsaverage4": 2562,
-    "fsaverage5": 10242,
-    "fsaverage6": 40962,
-    "fsaverage": 163842,
-}
 
 
-def read_surface_data(path: str | os.PathLike) -> np.ndarray:
-    """(n_vertices, n_maps) array from a GIFTI (``.gii``) or MGH/MGZ file.
+def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.ndarray:
+    """(n_vertices, n_maps) array from a GIFTI (``.gii``), CIFTI-2 (``.dscalar.nii``) or
+    MGH/MGZ file.
 
     A GIFTI may hold one 2-D data array (vertices x maps) or one 1-D array per map; an MGH
-    file is (n_vertices, 1, 1, n_maps).
+    file is (n_vertices, 1, 1, n_maps); a CIFTI file's cortex brain models fill their
+    vertices of the whole mesh (the medial wall is NaN). The one reader behind it is
+    ``toponeuro._meshes.read_surface_file``.
+
+    Parameters
+    ----------
+    path : path-like
+    hemi : {"left", "right"}, optional
+        The hemisphere to take from a CIFTI file that holds both.
 
     Examples
     --------
@@ -46,24 +47,23 @@ def read_surface_data(path: str | os.PathLike) -> np.ndarray:
     >>> read_surface_data(p).shape
     (642, 3)
     """
-    import nibabel as nib
+    f = read_surface_file(path)
+    if hemi is not None:
+        from ..atlases import hemi_name
 
-    def per_vertex(img) -> np.ndarray:
-        if img is None or not (isinstance(img, nib.gifti.GiftiImage) or hasattr(img, "dataobj")):
-            raise InvalidDataError("nibabel could not parse it")
-        if isinstance(img, nib.gifti.GiftiImage):
-            arrays = [np.asarray(d.data) for d in img.darrays]
-            if not arrays:
-                raise InvalidDataError("the GIFTI holds no data array")
-            if len(arrays) == 1:
-                return arrays[0].reshape(len(arrays[0]), -1)
-            if any(a.ndim != 1 for a in arrays):
-                raise InvalidDataError("several data arrays but not all 1-D")
-            return np.stack(arrays, axis=1)
-        raw = np.asarray(img.dataobj)
-        return raw.reshape(raw.shape[0], -1)
-
-    return _read_nibabel(Path(os.fspath(path)), per_vertex, "surface")
+        hemi = hemi_name(hemi)
+        if hemi not in f.data:
+            raise DimensionError(
+                f"The surface file {str(path)!r} holds no {hemi} hemisphere (it holds "
+                f"{[h or 'one unnamed' for h in f.data]}); pass hemi= one of those."
+            )
+        return f.data[hemi]
+    if len(f.data) != 1:
+        raise DimensionError(
+            f"The CIFTI file {str(path)!r} holds {len(f.data)} hemispheres {list(f.data)}; "
+            "read_surface_data reads one. Pass hemi='left' or hemi='right'."
+        )
+    return next(iter(f.data.values()))
 
 
 def _hemi_block(spec, hemi):
@@ -85,6 +85,14 @@ def _resolve_surface_roi(roi, atlas, n_vert):
         from ..atlases import load_language_parcels, load_visfatlas
 
         space = {v: k for k, v in MESH_SIZES.items()}.get(n_vert)
+        if space == "fs_LR_32k":
+            raise MeshMismatchError(
+                f"roi={roi!r} needs a shipped atlas (visfAtlas, language parcels), which lie "
+                "on fsaverage5/fsaverage, but these betas are on fs_LR 32k; toponeuro does not "
+                "resample between meshes. Pass atlas= with a surface atlas on fs_LR 32k, or "
+                "resample the betas to fsaverage5 (wb_command -metric-resample with the HCP "
+                "fs_LR <-> fsaverage registration spheres)."
+            )
         if space not in ("fsaverage5", "fsaverage"):
             raise AlignmentError(
                 f"No shipped atlas has {n_vert} vertices per hemisphere; pass space='fsaverage5' "

@@ -40,6 +40,92 @@ def _images_arg(text: str):
     return "all" if text.strip() == "all" else _numbers(text)
 
 
+class _MapParser(argparse.ArgumentParser):
+    """The ``map`` parser: ``map --language --help`` shows the language job's options only."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        if args is not None and "--language" in args and {"-h", "--help"} & set(args):
+            _language_parser().print_help()
+            self.exit(0)
+        return super().parse_known_args(args, namespace)
+
+
+def _language_parser() -> argparse.ArgumentParser:
+    """The options ``map --language`` uses, with the language job's defaults (its help)."""
+    from ._common import _HelpFormatter
+
+    p = argparse.ArgumentParser(
+        prog="toponeuro map --language", formatter_class=_HelpFormatter,
+        description="Map a language model's language-selective units (S vs N on the "
+        "Fedorenko et al. (2010) localizer, TopoLM's definitions) on its sheets, measure their "
+        "topography against its nulls and set them beside the cortex's language parcels (or "
+        "your own language maps); write report.html, PNG figures, results.nc and "
+        "summary.json (toponeuro.run_language_map).")
+    model = p.add_argument("--model", help="registered language model arch.tag (see "
+                           "`toponeuro models`)")
+    _library_default(model, lambda: (_language_default("model"),
+                                     "toponeuro.reporting.DEFAULT_LANGUAGE_MODEL"))
+    _add_checkpoint_args(p)
+    p.add_argument("--stimuli", help="langloc (the pinned localizer csv, cached) or a local "
+                   "csv with columns sentence, condition (default: langloc)")
+    p.add_argument("--layers", nargs="+", help="layers to map (default: every TopoLoss layer "
+                   "of the model)")
+    p.add_argument("--out", help="output folder (default: toponeuro-language-map)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier toponeuro output in --out")
+    _library_default(p.add_argument("--permutations", type=int,
+                                    help="draws of every spatial null (0 skips them)"),
+                     lambda: (_language_default("n_permutations"),
+                              "toponeuro.run_language_map's n_permutations"))
+    _library_default(p.add_argument("--alpha", type=float, help="significance level of "
+                                    "every claim"),
+                     lambda: (_language_default("alpha"), "toponeuro.run_language_map's alpha"))
+    _add_cortex_args(p, language=True)
+    _add_forward_args(p, batch_size=64, per="items")
+    p.add_argument("--seed", type=int, default=0, help="seed of the nulls")
+    return p
+
+
+def _language_default(name: str):
+    import inspect
+
+    from ..reporting import run_language_map
+
+    return inspect.signature(run_language_map).parameters[name].default
+
+
+def _add_cortex_args(p, *, language: bool = False) -> None:
+    """``--cortex-maps``, ``--vol-to-surf``, ``--cortex-threshold``: your own cortical maps."""
+    if language:
+        maps_help = ("your own language maps: language=lh.gii:rh.gii (GIFTI or MGH per "
+                     "hemisphere on fsaverage5, fsaverage or fs_LR 32k, left first), "
+                     "verbs=verbs.dscalar.nii (CIFTI-2, fs_LR), verbs=lh.verbs.func.gii (one "
+                     "hemisphere) or language=sn_mni.nii.gz (an MNI volume); a map named "
+                     "language replaces the shipped parcels, any other name (verbs=...) joins "
+                     "them (on fsaverage5 only: the parcels' mesh); comma-separated (default: "
+                     "the language parcels of Wolna et al., 2025)")
+        thr_help = ("region threshold of --cortex-maps, in their units (default: 2, "
+                    "TDANN's t threshold)")
+    else:
+        maps_help = ("your own cortical maps in place of the visfAtlas: "
+                     "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on "
+                     "fsaverage5, fsaverage or fs_LR 32k, left first), faces=faces.dscalar.nii "
+                     "(CIFTI-2, fs_LR), faces=lh.faces.mgh (one hemisphere) or "
+                     "faces=faces_mni.nii.gz (an MNI volume, projected with nilearn's "
+                     "vol_to_surf), comma-separated per domain; quote a path holding ':' or "
+                     "',' (faces=\"a:b/lh.f.gii\") (default: the visfAtlas ROIs, each as its "
+                     "geodesic proximity)")
+        thr_help = "patch threshold of --cortex-maps, in their units (default: --threshold)"
+    p.add_argument("--cortex-maps", metavar="NAME=PATH,...", help=maps_help)
+    p.add_argument("--hemispheres", nargs="+", choices=("left", "right"), default=None,
+                   help="cortical hemispheres compared (default: both; with --cortex-maps "
+                   "those the maps cover); the report says which")
+    p.add_argument("--vol-to-surf", metavar="JSON",
+                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
+                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
+    p.add_argument("--cortex-threshold", type=float, help=thr_help)
+
+
 def _add_map(sub):
     p = _parser(
         sub,
@@ -50,8 +136,10 @@ def _add_map(sub):
         "smoothness, patches and similarities, compare them with the visfAtlas ROIs on "
         "fsaverage5, and write report.html, PNG figures, results.nc and summary.json. "
         "Offline, give a local fLoc copy with --stimuli DIR. With --language: the same for a "
-        "language model, the Fedorenko et al. (2010) localizer and the language parcels.",
+        "language model, the Fedorenko et al. (2010) localizer and the language parcels "
+        "(`toponeuro map --language --help` lists its options).",
     )
+    p.__class__ = _MapParser  # map --language --help: the language job's options only
     p.add_argument("--language", action="store_true",
                    help="map a language model's language-selective units (S vs N, TopoLM's "
                    "definitions) against the cortex's language parcels "
@@ -94,17 +182,7 @@ def _add_map(sub):
         p.add_argument("--alpha", type=float,
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
-    p.add_argument("--cortex-maps", metavar="DOMAIN=PATH,...",
-                   help="your own cortical maps in place of the visfAtlas: "
-                   "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5 "
-                   "or fsaverage, left first) or faces=faces_mni.nii.gz (an MNI volume, "
-                   "projected with nilearn's vol_to_surf), comma-separated per domain "
-                   "(default: the visfAtlas ROIs, each as its geodesic proximity)")
-    p.add_argument("--vol-to-surf", metavar="JSON",
-                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
-                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
-    p.add_argument("--cortex-threshold", type=float,
-                   help="patch threshold of --cortex-maps, in their units (default: --threshold)")
+    _add_cortex_args(p)
     p.add_argument("--no-random-init", dest="random_init_baseline", action="store_false",
                    help="skip the random-initialisation baseline. By default the same "
                    "architecture with untrained (re-drawn) weights is mapped too, a second "
@@ -128,12 +206,14 @@ def _run_language_map(args) -> int:
     from ..reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
 
     given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold),
-                            ("--no-random-init", not args.random_init_baseline)) if v]
+                            ("--no-random-init", not args.random_init_baseline or None))
+             if v is not None]
     if given:
         raise InvalidDataError(
             f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
             "localizer's, the patch threshold is the Benjamini-Hochberg t and there is no "
-            f"random-initialisation baseline. Drop {' and '.join(given)}.")
+            f"random-initialisation baseline. Drop {' and '.join(given)} (see `toponeuro map "
+            "--language --help`).")
     out = _out_folder(args.out or "toponeuro-language-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
@@ -142,11 +222,14 @@ def _run_language_map(args) -> int:
     stimuli = args.stimuli or "langloc"
     if stimuli != "langloc":
         _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
-    library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha}
+    library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha,
+                        "cortex_threshold": args.cortex_threshold}
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
         out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
+        cortex_maps=args.cortex_maps, hemispheres=args.hemispheres,
+        vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf", example='{"radius": 2}'),
         **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 
@@ -180,6 +263,7 @@ def _run_map(args) -> int:
             overwrite=args.overwrite,
             random_state=args.seed,
             cortex_maps=args.cortex_maps,
+            hemispheres=args.hemispheres,
             **_forward(args, device),
             vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
                                   example='{"radius": 2}'),

@@ -4,8 +4,9 @@ Needs matplotlib (``pip install 'toponeuro[plot]'``). Nothing else in toponeuro 
 package.
 """
 
-from . import _compare, _rdm, _surface, _sweep
+from . import _compare, _language, _rdm, _surface, _sweep
 from ._compare import *
+from ._language import *
 from ._rdm import *
 from ._sheet import plot_sheet_map
 from ._surface import *
@@ -16,5 +17,6 @@ __all__ = [
     *_surface.__all__,
     *_sweep.__all__,
     *_compare.__all__,
+    *_language.__all__,
     "plot_sheet_map",
 ]

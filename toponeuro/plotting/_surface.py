@@ -9,6 +9,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._meshes import MESH_SIZES
 from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
 from ._common import require_matplotlib, symmetric_limits
 
@@ -28,7 +29,7 @@ DOMAIN_COLORS = {
     "retinotopic": "#7f7f7f",
     "language": "#e377c2",
 }
-_N5 = 10242
+_N5 = MESH_SIZES["fsaverage5"]
 _HEMI_TITLE = {"left": "left hemisphere", "right": "right hemisphere"}
 
 

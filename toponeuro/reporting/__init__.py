@@ -6,11 +6,20 @@ statistic once (model sheet and cortex) and writes the report (HTML from
 stage after the other: :func:`map_layers`, :func:`load_map_stimuli`,
 :func:`training_images`, :func:`check_sheet_layers`, :func:`model_topography`,
 :func:`cortex_topography`, :func:`compare_model_cortex`. :func:`run_language_map` does the
-same for a language model and the language network.
+same for a language model and the language network, with its own named stages
+(:func:`language_layers`, :func:`load_language_stimuli`, :func:`language_units`,
+:func:`language_model_topography`, :func:`language_cortex`).
 """
 
-from . import _stages
-from ._language import DEFAULT_LANGUAGE_MODEL, language_verdict, run_language_map
+from . import _language_stages, _stages
+from ._language import (
+    DEFAULT_LANGUAGE_MODEL,
+    LanguageMapResult,
+    language_verdict,
+    run_language_map,
+)
+from ._language_results import format_language_summary
+from ._language_stages import *  # noqa: F403 - the named stages of run_language_map
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view, format_summary
 from ._stages import *  # noqa: F403 - the named stages of run_map
@@ -23,8 +32,11 @@ __all__ = [
     "run_map",
     "DEFAULT_LANGUAGE_MODEL",
     "run_language_map",
+    "LanguageMapResult",
     "language_verdict",
+    "format_language_summary",
     "format_summary",
     "comparison_view",
     *_stages.__all__,
+    *_language_stages.__all__,
 ]

@@ -90,7 +90,7 @@ def run_map(
     n_permutations: int = 1000,
     cortex_permutations: int = 1000,
     alpha: float = 0.05,
-    hemispheres: Sequence[str] = ("left", "right"),
+    hemispheres: Sequence[str] | None = None,
     cortex_maps=None,
     vol_to_surf=None,
     cortex_threshold: float | None = None,
@@ -164,14 +164,17 @@ def run_map(
         so a null says nothing about them (their p-values are NaN, shown as "–").
     alpha : float
         Significance level of patches.
-    hemispheres : sequence of {"left", "right"}
-        Cortical hemispheres compared.
+    hemispheres : sequence of {"left", "right"}, optional
+        Cortical hemispheres compared (default: both for the atlas; for ``cortex_maps``,
+        those the maps cover). The summary's ``cortex.source.hemispheres`` says which.
     cortex_maps : mapping or str, optional
-        Your own cortical maps in place of the visfAtlas: domain -> an MNI NIfTI, a
-        ``(left, right)`` pair of fsaverage5/fsaverage GIFTI or MGH files, or the text form
+        Your own cortical maps in place of the visfAtlas: domain -> an MNI NIfTI, a CIFTI-2
+        ``.dscalar.nii``, a ``(left, right)`` pair of GIFTI or MGH files (fsaverage5/6,
+        fsaverage or fs_LR 32k), arrays or nibabel images, or the text form
         ``"faces=lh.gii:rh.gii,bodies=b.nii.gz"``
-        (:func:`toponeuro.atlases.load_cortex_maps`; the files and projection parameters are
-        recorded in ``summary.json`` under ``cortex.source``).
+        (:func:`toponeuro.atlases.load_cortex_maps`; read and checked before the model
+        runs; the files and projection parameters are recorded in ``summary.json`` under
+        ``cortex.source``).
     vol_to_surf : mapping, optional
         :func:`nilearn.surface.vol_to_surf` parameters for NIfTI ``cortex_maps``.
     cortex_threshold : float, optional
@@ -218,7 +221,7 @@ def run_map(
     """
     from tqdm.auto import tqdm
 
-    from ..atlases import parse_cortex_maps
+    from ..atlases import load_cortex_maps
     from ..features import extract
     from ..training import load_model
 
@@ -228,8 +231,9 @@ def run_map(
     check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
     check_n_permutations(cortex_permutations, "cortex_permutations")
     check_int(batch_size, "batch_size", lo=1)
-    if isinstance(cortex_maps, str):  # a syntax error shows before any work is done
-        cortex_maps = parse_cortex_maps(cortex_maps)
+    if cortex_maps is not None:  # every map read and checked before any work is done
+        cortex_maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres,
+                                       vol_to_surf=vol_to_surf, domains=MAP_DOMAINS)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
                                inputs=(checkpoint, stimuli)) as folder:

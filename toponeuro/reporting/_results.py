@@ -172,8 +172,10 @@ def cortex_description(source: dict | None) -> str:
         how = ("MNI volumes projected with nilearn's vol_to_surf "
                f"({', '.join(f'{k}={v}' for k, v in source['vol_to_surf'].items() if k != 'meshes')})"
                if source.get("vol_to_surf") else "surface maps")
-        return (f"your own maps ({', '.join(files)}) on fsaverage5, {how}; "
-                "their values as they are")
+        hemis = source.get("hemispheres", ["left", "right"])
+        side = "" if len(hemis) == 2 else f", {hemis[0]} hemisphere only"
+        return (f"your own maps ({', '.join(files)}) on {source.get('mesh', 'fsaverage5')}"
+                f"{side}, {how}; their values as they are (NaN: no data)")
     rep = source.get("representation", "binary")
     head = "visfAtlas (Rosenke et al., 2021) on fsaverage5"
     if rep == "proximity":

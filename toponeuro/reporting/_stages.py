@@ -338,7 +338,7 @@ class CortexTopography(NamedTuple):
     topography: object
 
 
-def cortex_topography(hemispheres: Sequence[str] = ("left", "right"), *,
+def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
                       cortex_maps=None, vol_to_surf=None, representation: str = "proximity",
                       threshold: float | None = None, min_vertices: int = 10,
                       similarity_permutations: int = 1000, alpha: float = 0.05,
@@ -357,9 +357,11 @@ def cortex_topography(hemispheres: Sequence[str] = ("left", "right"), *,
 
     Parameters
     ----------
-    hemispheres : sequence of {"left", "right"}
+    hemispheres : sequence of {"left", "right"}, optional
+        None: both for the atlas, those your maps cover for ``cortex_maps``.
     cortex_maps : mapping or str, optional
-        Your own maps (``{"faces": "faces.nii.gz"}``, ``"faces=lh.gii:rh.gii"``).
+        Your own maps (``{"faces": "faces.nii.gz"}``, ``"faces=lh.gii:rh.gii"``), or what
+        :func:`toponeuro.atlases.load_cortex_maps` returned (hemisphere -> CortexMaps).
     vol_to_surf : mapping, optional
         Projection parameters of NIfTI maps (:func:`toponeuro.atlases.load_cortex_maps`).
     representation : {"proximity", "binary"}
@@ -388,8 +390,8 @@ def cortex_topography(hemispheres: Sequence[str] = ("left", "right"), *,
     'proximity'
     """
     from ..analysis import topography_table
+    from ..atlases import CortexMaps, load_cortex_maps, load_visfatlas
     from ..atlases import cortex_maps as atlas_maps
-    from ..atlases import load_cortex_maps, load_visfatlas
     from ..exceptions import InvalidDataError
 
     if cortex_maps is not None:
@@ -399,11 +401,14 @@ def cortex_topography(hemispheres: Sequence[str] = ("left", "right"), *,
                 "maps, TDANN's threshold)."
             )
         atlas = None
-        maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
+        loaded = isinstance(cortex_maps, dict) and cortex_maps and all(
+            isinstance(v, CortexMaps) for v in cortex_maps.values())
+        maps = cortex_maps if loaded else load_cortex_maps(
+            cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
         thr = float(threshold)
     else:
         atlas = load_visfatlas("fsaverage5")
-        maps = atlas_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres,
+        maps = atlas_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres or ("left", "right"),
                           representation=representation)
         thr = 1.0 if representation == "proximity" else 0.5
     topo = topography_table(maps, threshold=thr, min_units=min_vertices, smooth_sigma=0.0,

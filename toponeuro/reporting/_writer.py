@@ -3,16 +3,13 @@ the HTML page (``templates/report.html``), all from one :class:`~._results.Repor
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import datetime
 import html
 import json
 import os
-import string
 import time
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +19,7 @@ from .. import _dims as D
 from ..analysis import null_calibration
 from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
+from ._page import DetailBlock, answer_first_page, figure_html, render_page  # noqa: F401
 from ._results import ReportData, arrangement_p_text, comparison_view, training_images_note
 
 __all__ = ["write_report", "output_folder", "OutputFolder"]
@@ -47,6 +45,7 @@ def _n_samples(topo, layers) -> int:
 
 
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
+    from .._meshes import MESH_SIZES
     from .._optional import optional_import
     from ..atlases import vertex_coordinates
     from ..plotting import (
@@ -86,9 +85,11 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         files["cortex_rois.png"] = _savefig(fig, out / "cortex_rois.png")
     elif cortex:
         first = next(iter(next(iter(cortex.values())).maps))
-        both = [cortex[h].maps.get(first, np.full(10242, np.nan)) for h in ("left", "right")
+        mesh = next(iter(cortex.values())).mesh
+        n = MESH_SIZES[mesh]
+        both = [cortex[h].maps.get(first, np.full(n, np.nan)) for h in ("left", "right")
                 if h in cortex]
-        if len(both) == 2:
+        if len(both) == 2 and mesh == "fsaverage5":  # plot_surface_map draws fsaverage5
             fig = plot_surface_map(np.concatenate(both), colorbar_label=first,
                                    title=f"Your {first} map on fsaverage5 (inflated, ventral "
                                    "view)")
@@ -100,7 +101,9 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         arr = res.comparison[head, h].attrs["arrangement"]
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head],
-            cortex_positions=vertex_coordinates("flat", h)[:, :2],
+            cortex_positions=(cortex[h].positions[:, :2] if cortex and h in cortex
+                              and cortex[h].surface == "flat"
+                              else vertex_coordinates("flat", h)[:, :2]),
             model_label=f"sheet · {head}",
             cortex_label=f"cortex · {h} hemisphere (flat map)",
         )
@@ -157,23 +160,7 @@ def _html_table(df: pd.DataFrame, index: bool = False) -> str:
 
 
 def _img(files: dict, name: str, alt: str) -> str:
-    if name not in files:
-        return ""
-    data = base64.b64encode(Path(files[name]).read_bytes()).decode("ascii")
-    esc = html.escape
-    return (f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{data}"><figcaption>'
-            f'{esc(alt)} (<a href="{esc(name)}">{esc(name)}</a>)</figcaption></figure>')
-
-
-def render_page(template: str, *, title: str, **fields) -> str:
-    """A report page: ``templates/<template>`` filled with ``fields``, its ``$page_head``
-    the head every report page shares (``templates/head.html``: the title and the style)."""
-    def read(name: str) -> string.Template:
-        return string.Template(
-            (resources.files(__package__) / "templates" / name).read_text(encoding="utf-8"))
-
-    head = read("head.html").substitute(title=title).rstrip("\n")
-    return read(template).substitute(page_head=head, **fields)
+    return figure_html(files.get(name), alt, name)
 
 
 def _html(res: ReportData, files: dict) -> str:
@@ -225,6 +212,7 @@ def _html(res: ReportData, files: dict) -> str:
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
     user_maps = s["cortex"].get("source", {}).get("representation") == "values"
+    mesh = s["cortex"].get("source", {}).get("mesh", "fsaverage5")
     return render_page(
         "report.html", title=f"toponeuro map — {esc(m['name'])}", model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
         created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
@@ -250,7 +238,7 @@ def _html(res: ReportData, files: dict) -> str:
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
                                      "on the sheet" + shade),
-        cortex_heading=("The cortex: your maps on fsaverage5" if user_maps else
+        cortex_heading=(f"The cortex: your maps on {mesh}" if user_maps else
                         "The cortex: visfAtlas ROIs on fsaverage5"),
         fig_cortex_rois=_img(files, "cortex_rois.png",
                              "Your first map on the inflated fsaverage5 surface, ventral view"
@@ -356,14 +344,22 @@ def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None,
     files = _figures(out, res, atlas, cortex)
     res.tables["comparison"].to_csv(out / "comparison.csv", index=False)
     files["comparison.csv"] = out / "comparison.csv"
-    res.dataset.to_netcdf(out / "results.nc", engine="h5netcdf")
+    return write_job_files(out, files, dataset=res.dataset, summary=res.summary,
+                           page=lambda f: _html(res, f), t0=t0)
+
+
+def write_job_files(out: Path, files: dict, *, dataset, summary: dict, page,
+                    t0: float | None = None) -> dict:
+    """The files every job's report ends with, in one order (the vision and the language
+    job alike): ``results.nc``, then ``report.html`` (``page(files)``) and ``summary.json``,
+    the summary given the run's seconds and the names of every file; name -> path."""
+    dataset.to_netcdf(out / "results.nc", engine="h5netcdf")
     files["results.nc"] = out / "results.nc"
     files["summary.json"] = out / "summary.json"
     files["report.html"] = out / "report.html"
-    summary = res.summary
     summary["seconds"] = round(time.perf_counter() - t0, 1) if t0 is not None else None
     summary["files"] = {k: Path(v).name for k, v in files.items()}
-    (out / "report.html").write_text(_html(res, files), encoding="utf-8")
+    (out / "report.html").write_text(page(files), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return files
 

@@ -6,6 +6,7 @@ from . import (
     _autocorr,
     _compare,
     _geometry,
+    _label_null,
     _localizer,
     _null,
     _patches,
@@ -17,6 +18,7 @@ from . import (
 from ._autocorr import *
 from ._compare import *
 from ._geometry import *
+from ._label_null import *
 from ._localizer import *
 from ._null import *
 from ._patches import *
@@ -34,6 +36,7 @@ __all__ = [
     *_autocorr.__all__,
     *_patches.__all__,
     *_null.__all__,
+    *_label_null.__all__,
     *_compare.__all__,
     *_tables.__all__,
 ]

@@ -18,8 +18,8 @@ from scipy import sparse
 from ..._params import check_random_state
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._geometry import TopoMap, _fill, _map_of
-from ._null import NullResult, register_statistic, run_null
+from ._geometry import TopoMap, _fill
+from ._null import NullResult, as_null_map, register_statistic, run_null
 
 __all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "moran_weights", "morans_i"]
 
@@ -140,6 +140,7 @@ def morans_i(
     random_state: RandomState = None,
     layer: str | None = None,
     geometry: Mapping | None = None,
+    null: str = "positions",
 ) -> NullResult:
     """Moran's I of a map with its spatial null: do neighbouring units have similar values?
 
@@ -160,9 +161,13 @@ def morans_i(
     transform : {"r", "b"}
         Row-standardised (esda's default) or binary weights.
     n_permutations : int
-        Draws of the positions null (0: the statistic alone, p-value NaN).
+        Draws of the null (0: the statistic alone, p-value NaN).
     %(random_state)s
     %(geometry)s
+    null : {"positions", "labels"}
+        ``"positions"`` (esda's ``p_sim``): is the map organised on the sheet?
+        ``"labels"`` (``data`` a :func:`contrast_design`): is the contrast more clustered
+        than contrasts of random splits of its items on this sheet?
 
     Returns
     -------
@@ -181,7 +186,7 @@ def morans_i(
     >>> bool(morans_i(noise, n_permutations=199, random_state=0).p_value > 0.05)
     True
     """
-    tm = _map_of(data, layer, geometry)
+    tm = as_null_map(data, layer, geometry)
     kernel, attrs = _moran_factory([tm], weights=weights, transform=transform)
-    return run_null(kernel, [tm], "positions", n_permutations,
+    return run_null(kernel, [tm], null, n_permutations,
                     check_random_state(random_state), attrs, alternative="greater")

@@ -24,8 +24,8 @@ from scipy.spatial.distance import cdist
 
 from ... import _dims as D
 from ..._docs import fill_doc
+from ..._meshes import MESH_SIZES
 from ..._params import check_number
-from ...brain import MESH_SIZES
 from ...exceptions import (
     CoordinateError,
     DimensionError,

@@ -20,9 +20,10 @@ from ... import _dims as D
 from ...exceptions import InvalidDataError, UndefinedValueWarning
 from ...sheet import check_activations
 from .._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET
-from ._selectivity import _stimulus_labels, language_selectivity
+from ._label_null import contrast_topography
+from ._selectivity import _stimulus_labels, fdr_selection, language_selectivity
 
-__all__ = ["language_profile", "LANGUAGE_CONDITIONS"]
+__all__ = ["language_profile", "LANGUAGE_CONDITIONS", "language_topography"]
 
 #: the Fedorenko et al. (2010) conditions, in the order of the language network's response
 LANGUAGE_CONDITIONS = ("S", "W", "J", "N")
@@ -177,3 +178,91 @@ def language_profile(
                "overlap": "Dice coefficient; chance and p: hypergeometric",
                **{k: ("none" if v is None else v) for k, v in kw.items()}},
     )
+
+
+def language_topography(
+    activations: xr.DataArray,
+    layers=None,
+    *,
+    target=LANGUAGE_TARGET,
+    against=LANGUAGE_AGAINST,
+    labels=None,
+    q: float = 0.05,
+    n_permutations: int = 1000,
+    alpha: float = 0.05,
+    random_state=0,
+    statistics=("morans_i",),
+    where: str = "on this sheet",
+) -> dict:
+    """The language map's topography, each claim from its own null, layer by layer.
+
+    The map is the language job's: the raw Welch t of sentences vs nonword lists per unit
+    (:func:`language_selectivity` with ``smooth_fwhm=None``). Each statistic (Moran's I by
+    default; also ``"smoothness"``, ``"n_patches"``) is tested against
+
+    - the **positions null**: "the language map is organised on the sheet" (nearly always
+      true on a topographic sheet: neighbouring units respond alike to everything), and
+    - the **label null**: "language selectivity is more clustered than contrasts of random
+      splits of its items on this sheet" -- the S and N items' labels shuffled, the t map
+      recomputed from the same activations; the *selective-topography* claim rests on this.
+
+    An empty FDR selection is a result: ``selection["text"]`` says "no language-selective
+    units at q = 0.05" and ``selection["threshold"]`` is None (``topography_table(...,
+    threshold=None)``: no patches); Moran's I and smoothness are still defined.
+
+    Parameters
+    ----------
+    activations : xarray.DataArray
+        ``("stimulus", "unit")`` activations of the localizer items.
+    layers : str or sequence of str, optional
+        Default every layer of the activations.
+    target, against, labels :
+        The contrast (default S vs N) and optional per-stimulus conditions.
+    q : float
+        Benjamini-Hochberg level of the selection (over all layers, TopoLM's).
+    n_permutations : int
+        Draws of each null (both nulls: the same count and seed).
+    alpha : float
+    random_state : int
+    statistics : sequence of str
+        Registered one-map statistics; the first gives ``headline``.
+    where : str
+        For the sentences.
+
+    Returns
+    -------
+    dict
+        ``layer -> {"selection": fdr_selection(...) of that layer, "tests": {statistic:
+        ContrastTopography}, "headline": the first statistic's label-null sentence,
+        "organised": its positions-null sentence}``; every ``ContrastTopography`` has
+        ``to_dict()`` for summary.json (``p_positions_null``, ``p_label_null``, both claims).
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"h": 64}, n_stimuli=40, categories=["S", "N"] * 20,
+    ...                         random_state=0)
+    >>> res = language_topography(acts, n_permutations=19)
+    >>> res["h"]["selection"]["text"]
+    'no language-selective units at q = 0.05'
+    >>> res["h"]["tests"]["morans_i"].selective.outcome
+    'not beyond chance'
+    """
+    check_activations(activations)
+    all_layers = list(dict.fromkeys(np.asarray(activations[D.LAYER].values).astype(str)))
+    layers = all_layers if layers is None else [layers] if isinstance(layers, str) else list(
+        layers)
+    raw = language_selectivity(activations, target, against, q=q, labels=labels,
+                               smooth_fwhm=None)
+    out = {}
+    for ly in layers:
+        sel = fdr_selection(raw, layer=ly)
+        tests = {stat: contrast_topography(
+            activations, target, against, layer=ly, statistic=stat, metric="welch_t",
+            labels=labels, n_permutations=n_permutations, alpha=alpha,
+            random_state=random_state, what="language selectivity", where=where)
+            for stat in statistics}
+        first = tests[statistics[0]]
+        out[ly] = {"selection": sel, "tests": tests, "headline": first.selective.text,
+                   "organised": first.organised.text}
+    return out

@@ -1,5 +1,10 @@
 """One spatial null for every topography statistic: :func:`spatial_null` and :class:`NullResult`.
 
+The nulls are registered like the statistics (:func:`register_null`, ``_null_registry.py``):
+a new null is one module and one call, and ``NULL_METHODS`` lists what is registered. Besides
+the spatial nulls below, ``"labels"`` (``_label_null.py``) recomputes a contrast map from its
+activations with the condition labels shuffled (:func:`contrast_design`).
+
 One map and two maps ask different questions, so they get different nulls:
 
 ``"positions"`` (default for one map)
@@ -87,22 +92,25 @@ from ...exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _fill, _map_of
-from ._sheet_null import (
-    _iaaft_values,
-    _mirror_indices,
-    _phase_values,
-    _spectral_values,
-    _torus_indices,
-    _variogram_values,
+from ._null_registry import (
+    NULL_METHODS,
+    each_but_first,
+    null_method,
+    register_null,
+    unregister_null,
+)
+from ._sheet_null import (  # noqa: F401  (registers the sheet nulls; names kept here)
+    IAAFT_REFERENCE,
+    MIRROR_REFERENCE,
+    PHASE_REFERENCE,
+    SPECTRAL_REFERENCE,
+    VARIOGRAM_REFERENCE,
 )
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
-           "null_calibration",
-           "format_p"]
+           "null_calibration", "register_null", "unregister_null", "each_but_first", "format_p",
+           "floor_p", "can_reject"]
 
-#: the spatial nulls :func:`spatial_null` draws from
-NULL_METHODS = ("positions", "shift", "iaaft", "variogram", "phase", "spectral", "torus",
-                "mirror")
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
 
@@ -116,37 +124,6 @@ SPIN_REFERENCE = (
     "Alexander-Bloch et al. (2018) On testing for spatial correspondence between maps of "
     "human brain structure and function. NeuroImage 178, 540-551"
 )
-SPECTRAL_REFERENCE = (
-    "Moran spectral randomisation (Wagner & Dray 2015, Methods Ecol Evol 6, 1169-1178; "
-    "Vos de Wael et al. 2020, Commun Biol 3, 103) in the DCT-II basis of the sheet grid: "
-    "random signs of the map's cosine coefficients (its mean kept)"
-)
-MIRROR_REFERENCE = (
-    "shifts within the sheet mirrored into a 2h x 2w torus (even reflection, as the "
-    "symmetric boundary of a discrete cosine transform), cropped to h x w; chosen by its "
-    "false-positive rate on independent smooth non-periodic maps (bench/calibrate_nulls.py)"
-)
-VARIOGRAM_REFERENCE = (
-    "variogram-matched surrogates (Burt et al. 2020, NeuroImage 220, 117038; BrainSMASH's "
-    "definitions): the second map's values permuted, smoothed back to its variogram and "
-    "given its own values in rank order"
-)
-PHASE_REFERENCE = (
-    "amplitude-adjusted Fourier phase randomisation (AAFT; Theiler et al. 1992, Physica D 58, "
-    "77-94) of the sheet mirrored into a 2h x 2w torus (even reflection, as the symmetric "
-    "boundary of a discrete cosine transform), cropped to h x w: every amplitude kept, the "
-    "phases uniform at random, then the map's own values in the rank order of that field"
-)
-IAAFT_REFERENCE = (
-    "iterated amplitude-adjusted Fourier transform surrogates (IAAFT; Schreiber & Schmitz "
-    "1996, Phys Rev Lett 77, 635-638) of the sheet mirrored into a 2h x 2w torus, cropped to "
-    "h x w: the mirrored map's Fourier amplitudes and its values, alternately, until the "
-    "amplitude misfit stops falling, then the map's own values in rank order"
-)
-#: the source named in ``attrs["null_reference"]`` of each null that has one
-_NULL_REFERENCES = {"spin": SPIN_REFERENCE, "spectral": SPECTRAL_REFERENCE,
-                    "mirror": MIRROR_REFERENCE, "variogram": VARIOGRAM_REFERENCE,
-                    "phase": PHASE_REFERENCE, "iaaft": IAAFT_REFERENCE}
 P_VALUE_REFERENCE = (
     "Phipson & Smyth (2010) Permutation p-values should never be zero. Stat Appl Genet Mol "
     "Biol 9(1):39"
@@ -386,6 +363,14 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
 # --------------------------------------------------------------------------- permutations
 
 
+def as_null_map(data, layer=None, geometry=None) -> TopoMap:
+    """The :class:`TopoMap` of a map, or of a design that redraws it (``to_topomap``: a
+    :class:`ContrastDesign`, whose map the label null recomputes)."""
+    if hasattr(data, "to_topomap"):
+        return data.to_topomap(layer, geometry)
+    return _map_of(data, layer, geometry)
+
+
 def _check_same_points(tms: list[TopoMap]):
     first = tms[0]
     for tm in tms[1:]:
@@ -492,46 +477,25 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     return idx
 
 
-def _draw(tms, null: str, n_draws: int, rng) -> list:
-    """Per map: ``None`` (stays), gather indices ``(n_draws, n)`` or values ``("values", v)``."""
-    first = tms[0]
-    if null == "positions":
-        # the units with values trade places; points without a value stay where they are
-        fin = np.flatnonzero(np.logical_and.reduce([tm.finite for tm in tms]))
-        idx = np.tile(np.arange(first.n), (n_draws, 1))
-        idx[:, fin] = fin[_positions_indices(fin.size, n_draws, rng)]
-        return [idx] * len(tms)
-    kind = _null_kind(tms, null)
-    out: list = [None]
-    for tm in tms[1:]:
-        if kind == "torus":
-            out.append(_torus_indices(first.grid_shape, n_draws, rng))
-        elif kind == "mirror":
-            out.append(_mirror_indices(first.grid_shape, n_draws, rng))
-        elif kind == "spectral":
-            out.append(("values", _spectral_values(tm, n_draws, rng)))
-        elif kind == "phase":
-            out.append(("values", _phase_values(tm, n_draws, rng)))
-        elif kind == "iaaft":
-            out.append(("values", _iaaft_values(tm, n_draws, rng)))
-        elif kind == "variogram":
-            out.append(("values", _variogram_values(tm, n_draws, rng)))
-        else:
-            out.append(_spin_indices(first, n_draws, rng))
-    return out
+def _positions_draw(tms, n_draws: int, rng) -> list:
+    """The units with values trade places, every map alike; points without a value stay."""
+    fin = np.flatnonzero(np.logical_and.reduce([tm.finite for tm in tms]))
+    idx = np.tile(np.arange(tms[0].n), (n_draws, 1))
+    idx[:, fin] = fin[_positions_indices(fin.size, n_draws, rng)]
+    return [idx] * len(tms)
+
+
+def _positions_warning(tms):
+    return _POSITIONS_TWO_MAPS_NOTE if len(tms) > 1 else None
+
+
+def _geometry_of(tms) -> str:
+    return "sheet" if tms[0].grid_shape is not None else "mesh"
 
 
 def _null_kind(tms, null: str) -> str:
-    """What a null name does on these maps: ``shift`` is mirror on a sheet, spin on a mesh."""
-    on_sheet = tms[0].grid_shape is not None
-    if null == "shift":
-        return "mirror" if on_sheet else "spin"
-    if null in ("iaaft", "variogram", "phase", "spectral", "torus", "mirror") and not on_sheet:
-        raise InvalidDataError(
-            f"null={null!r} moves maps on a sheet grid; these maps lie on a mesh. Use "
-            "null='shift' (the spin test on a sphere)."
-        )
-    return null
+    """What a null name draws on these maps: ``shift`` is mirror on a sheet, spin on a mesh."""
+    return null_method(null).resolve(_geometry_of(tms)).name
 
 
 # --------------------------------------------------------------------------- statistics
@@ -594,13 +558,6 @@ def _builtin(name: str, tms: list[TopoMap], kwargs: dict):
     return _STATISTIC_FACTORIES[name](tms, **kwargs)
 
 
-#: measured false-positive rates of the variogram null on sheets (docs: calibration)
-_VARIOGRAM_NOTE = (
-    "null='variogram' (BrainSMASH-style surrogates) is liberal on smooth sheet maps: its fit "
-    "adds short-range noise the map does not have, and independent maps came out different "
-    "from chance in 7.8-16.6 % of pairs for SSIM and 4.9-9.0 % for Pearson at alpha 0.05 "
-    "(docs: 'Calibration of the similarity nulls'). Use null='shift' (the mirrored shift)."
-)
 #: measured false-positive rate of the positions null for two maps (docs: calibration)
 _POSITIONS_TWO_MAPS_NOTE = (
     "null='positions' moves every map alike, so it keeps each unit's pair of values: it asks "
@@ -610,25 +567,59 @@ _POSITIONS_TWO_MAPS_NOTE = (
 )
 
 
+register_null("positions", _positions_draw, geometries=("sheet", "mesh"), min_maps=1,
+              warning=_positions_warning,
+              question="the map is organised on the sheet: more than its own values scattered")
+register_null("spin", each_but_first(lambda first, tm, n, rng: _spin_indices(first, n, rng)),
+              reference=SPIN_REFERENCE, geometries=("mesh",),
+              question="the maps share territory beyond rotated copies on the sphere")
+register_null("shift", alias_of={"sheet": "mirror", "mesh": "spin"},
+              question="the maps share territory beyond unrelated maps of this smoothness")
+
+
+def floor_p(n_permutations: int, alternative: str = "greater") -> float:
+    """The smallest p-value ``n_permutations`` draws can give: ``1 / (1 + n)`` (two-sided
+    ``2 / (1 + n)``, at most 1); 1 without draws.
+
+    Examples
+    --------
+    >>> floor_p(19), floor_p(19, "two-sided"), floor_p(0)
+    (0.05, 0.1, 1.0)
+    """
+    n = int(n_permutations)
+    k = 2.0 if str(alternative).startswith("two-sided") else 1.0
+    return float(min(1.0, k / (1 + n))) if n > 0 else 1.0
+
+
+def can_reject(n_permutations: int, alpha: float, alternative: str = "greater") -> bool:
+    """Whether ``n_permutations`` draws can give ``p <= alpha`` at all (9 draws cannot reach
+    0.05; 19 can one-sided, not two-sided).
+
+    Examples
+    --------
+    >>> can_reject(9, 0.05), can_reject(19, 0.05), can_reject(19, 0.05, "two-sided")
+    (False, True, False)
+    """
+    return floor_p(n_permutations, alternative) <= float(alpha) + 1e-12
+
+
 def run_null(kernel, tms, null, n_permutations, rng, attrs,
              alternative: str = "greater") -> NullResult:
     """Observed value and null of a batched ``kernel`` over the maps ``tms``."""
-    if null not in NULL_METHODS:
-        raise UnknownNameError(f"Unknown null {null!r}; {close_matches(null, NULL_METHODS)}")
+    entry = null_method(null).resolve(_geometry_of(tms))
     if alternative not in ALTERNATIVES:
         raise UnknownNameError(
             f"Unknown alternative {alternative!r}; {close_matches(alternative, ALTERNATIVES)}"
         )
     n_permutations = check_n_permutations(n_permutations)
-    if null != "positions" and len(tms) < 2:
+    if len(tms) < entry.min_maps:
         raise InvalidDataError(
             f"null={null!r} moves every map but the first, so it needs two or more maps; for "
-            "one map use null='positions'."
+            "one map use null='positions' (or null='labels' for a contrast map)."
         )
-    if null == "positions" and len(tms) > 1 and n_permutations:
-        warnings.warn(_POSITIONS_TWO_MAPS_NOTE, ToponeuroWarning, stacklevel=3)
-    if null == "variogram" and n_permutations:
-        warnings.warn(_VARIOGRAM_NOTE, ToponeuroWarning, stacklevel=3)
+    note = entry.warning(tms) if callable(entry.warning) else entry.warning
+    if note and n_permutations:
+        warnings.warn(note, ToponeuroWarning, stacklevel=3)
     values = [tm.values[None, :] for tm in tms]
     observed = float(np.asarray(kernel(*values)).ravel()[0])
     draws = []
@@ -640,7 +631,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     done, n_second = 0, n_permutations - n_first
     while done < n_second:
         b = min(chunk, n_second - done)
-        idx = _draw(tms, null, b, rng)
+        idx = entry.draw(tms, b, rng)
         if (k := min(b, n_first - done)) > 0:  # the first map moves, the second stays
             mf, moved_a = getattr(kernel, "moved_first", None), tms[0].values[idx[1][:k]]
             draws.append(np.asarray(mf(moved_a) if mf is not None else kernel(
@@ -669,13 +660,13 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         )
     out_attrs = {
         **attrs,
-        "null": _null_kind(tms, null) if n_permutations else "none",
+        "null": entry.name if n_permutations else "none",
         "n_permutations": n_permutations,
         "alternative": alternative,
     }
     if n_first:
         out_attrs["moves"] = "each map in turn (the same moves), half the draws each"
-    reference = _NULL_REFERENCES.get(out_attrs["null"])
+    reference = entry.reference
     if n_permutations and reference:
         out_attrs["null_reference"] = reference
     return NullResult.from_null(observed, null_vals, out_attrs["null"], out_attrs,
@@ -763,7 +754,7 @@ def spatial_null(
         raise InvalidDataError("Give at least one map.")
     n_permutations = check_n_permutations(n_permutations)
     rng = check_random_state(random_state)
-    tms = [_map_of(m, layer, geometry) for m in maps]
+    tms = [as_null_map(m, layer, geometry) for m in maps]
     _check_same_points(tms)
     if null is None:
         null = "positions" if len(tms) == 1 else "shift"

@@ -31,7 +31,7 @@ from ..._params import check_int, check_n_permutations, check_number, check_rand
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of
-from ._null import null_p_value
+from ._null import null_p_value, register_statistic
 
 __all__ = ["Patches", "find_patches", "check_patch_params", "TDANN_PATCHES", "PATCH_STATISTICS"]
 
@@ -437,6 +437,48 @@ def find_patches(
         alpha=float(alpha),
         attrs=attrs,
     )
+
+
+def _patch_factory(tms, *, threshold=TDANN_PATCHES["threshold"],
+                   min_units=TDANN_PATCHES["min_count"], smooth_sigma="tdann",
+                   min_fraction="tdann", max_fraction="tdann", connectivity=1, what="count",
+                   rng=None):
+    """Batched patch statistic of one map (:func:`find_patches`' rules): ``what="count"``
+    the number of patches, ``"units"`` the units in them (their area), per draw."""
+    if len(tms) != 1:
+        raise InvalidDataError(f"Patch statistics are of one map; got {len(tms)}.")
+    p = check_patch_params(threshold, min_units, smooth_sigma, min_fraction=min_fraction,
+                           max_fraction=max_fraction, connectivity=connectivity)
+    tm = tms[0]
+    sigma = _tdann_sigma(tm) if isinstance(smooth_sigma, str) else float(smooth_sigma)
+    on_sheet = tm.grid_shape is not None
+    lo = TDANN_PATCHES["min_area_mm2"] / _SHEET_AREA if on_sheet else 0.0
+    hi = TDANN_PATCHES["max_area_mm2"] / _SHEET_AREA if on_sheet else 1.0
+    lo = lo if min_fraction == "tdann" else float(min_fraction)
+    hi = hi if max_fraction == "tdann" else float(max_fraction)
+    _check_fraction_order(lo, hi)
+    min_n, max_n = _sizes(tm, int(tm.finite.sum()), p["min_units"], lo, hi)
+    smooth = _smoother(tm, sigma)
+    thr = p["threshold"]
+
+    def kernel(values):
+        sm = smooth(values)
+        lab = _label(np.nan_to_num(sm, nan=-np.inf) >= thr, tm, connectivity)
+        size, _, kept, _ = _cluster_stats(sm, lab, thr, min_n, max_n, "size")
+        owner = np.zeros(kept.size, dtype=np.int64)
+        owner[lab.ravel()] = np.repeat(np.arange(values.shape[0]), lab.shape[1])
+        weight = np.ones(kept.size) if what == "count" else size.astype(float)
+        return np.bincount(owner[kept], weights=weight[kept], minlength=values.shape[0])
+
+    attrs = {"method": "n_patches" if what == "count" else "patch_units",
+             "threshold": float(thr), "smooth_sigma": float(sigma), "min_units": int(min_n),
+             "max_units": int(max_n), "connectivity": int(connectivity),
+             "reference": TDANN_PATCH_REFERENCE}
+    return kernel, attrs
+
+
+register_statistic("n_patches", _patch_factory)
+register_statistic("patch_units", lambda tms, **kw: _patch_factory(tms, what="units", **kw))
 
 
 def _patch_null(tm, smooth, threshold, connectivity, min_n, max_n, statistic, n, rng):

@@ -38,6 +38,7 @@ __all__ = [
     "dprime",
     "DEFAULT_SELECTIVITY",
     "SELECTIVITY_REFERENCES",
+    "fdr_selection",
 ]
 
 
@@ -615,3 +616,65 @@ def language_selectivity(
         coords=_unit_coords(activations),
         attrs=attrs,
     )
+
+
+def fdr_selection(result: xr.Dataset, *, layer: str | None = None,
+                  what: str = "language-selective units") -> dict:
+    """The units :func:`language_selectivity` selects at its FDR level, and their threshold.
+
+    An empty selection is a result, not an error: ``threshold`` is then ``None`` (pass it on
+    as :func:`topography_table`'s ``threshold=None``: no patches) and the text says so.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        From :func:`language_selectivity` (``t``, ``fdr_mask``, ``attrs["q_level"]``).
+    layer : str, optional
+        Count the units of this layer only (default all).
+    what : str
+        What the selected units are, for the sentence.
+
+    Returns
+    -------
+    dict
+        ``n_selected``, ``n_units``, ``q``, ``threshold`` (the smallest t among the selected
+        units, the patch threshold the job uses; ``None`` when none passes), ``empty`` and
+        ``text`` ("no language-selective units at q = 0.05" or "12 language-selective units
+        at q = 0.05 (t >= 3.41)").
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"h": 64}, n_stimuli=20, categories=["S", "N"] * 10,
+    ...                         random_state=0)
+    >>> fdr_selection(language_selectivity(acts, smooth_fwhm=None))["text"]
+    'no language-selective units at q = 0.05'
+    >>> x = acts.values.copy(); x[acts["category"].values == "S", :6] += 3.0
+    >>> sel = fdr_selection(language_selectivity(acts.copy(data=x), smooth_fwhm=None))
+    >>> sel["n_selected"], sel["empty"]
+    (6, False)
+    """
+    for need in ("t", "fdr_mask"):
+        if need not in result:
+            raise InvalidDataError(
+                f"fdr_selection reads the result of language_selectivity (variables 't' and "
+                f"'fdr_mask'); this Dataset has {sorted(result.data_vars)}."
+            )
+    keep = np.ones(result.sizes[D.UNIT], dtype=bool)
+    if layer is not None:
+        keep = np.asarray(result[D.LAYER].values).astype(str) == str(layer)
+        if not keep.any():
+            raise UnknownNameError(
+                f"Unknown layer {layer!r}; "
+                f"{close_matches(layer, sorted(set(result[D.LAYER].values.astype(str))))}"
+            )
+    mask = np.asarray(result["fdr_mask"].values, dtype=bool) & keep
+    t = np.asarray(result["t"].values, dtype=float)
+    q = float(result.attrs.get("q_level", float("nan")))
+    n = int(mask.sum())
+    threshold = float(np.min(t[mask])) if n else None
+    text = (f"no {what} at q = {q:g}" if not n
+            else f"{n:,} {what[:-1] if n == 1 and what.endswith('s') else what} at q = {q:g} "
+                 f"(t >= {threshold:.2f})")
+    return {"n_selected": n, "n_units": int(keep.sum()), "q": q, "threshold": threshold,
+            "empty": not n, "text": text}

@@ -12,6 +12,35 @@ import numpy as np
 
 from ...exceptions import InvalidDataError
 from ._geometry import TopoMap
+from ._null_registry import each_but_first, register_null
+
+SPECTRAL_REFERENCE = (
+    "Moran spectral randomisation (Wagner & Dray 2015, Methods Ecol Evol 6, 1169-1178; "
+    "Vos de Wael et al. 2020, Commun Biol 3, 103) in the DCT-II basis of the sheet grid: "
+    "random signs of the map's cosine coefficients (its mean kept)"
+)
+MIRROR_REFERENCE = (
+    "shifts within the sheet mirrored into a 2h x 2w torus (even reflection, as the "
+    "symmetric boundary of a discrete cosine transform), cropped to h x w; chosen by its "
+    "false-positive rate on independent smooth non-periodic maps (bench/calibrate_nulls.py)"
+)
+VARIOGRAM_REFERENCE = (
+    "variogram-matched surrogates (Burt et al. 2020, NeuroImage 220, 117038; BrainSMASH's "
+    "definitions): the second map's values permuted, smoothed back to its variogram and "
+    "given its own values in rank order"
+)
+PHASE_REFERENCE = (
+    "amplitude-adjusted Fourier phase randomisation (AAFT; Theiler et al. 1992, Physica D 58, "
+    "77-94) of the sheet mirrored into a 2h x 2w torus (even reflection, as the symmetric "
+    "boundary of a discrete cosine transform), cropped to h x w: every amplitude kept, the "
+    "phases uniform at random, then the map's own values in the rank order of that field"
+)
+IAAFT_REFERENCE = (
+    "iterated amplitude-adjusted Fourier transform surrogates (IAAFT; Schreiber & Schmitz "
+    "1996, Phys Rev Lett 77, 635-638) of the sheet mirrored into a 2h x 2w torus, cropped to "
+    "h x w: the mirrored map's Fourier amplitudes and its values, alternately, until the "
+    "amplitude misfit stops falling, then the map's own values in rank order"
+)
 
 
 def _torus_indices(shape, n_draws: int, rng) -> np.ndarray:
@@ -192,3 +221,27 @@ def _variogram_values(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
                                                    n_draws, rng)
     out[:, bad] = np.nan
     return out
+
+
+# --------------------------------------------------------------------------- registry
+#: measured false-positive rates of the variogram null on sheets (docs: calibration)
+_VARIOGRAM_NOTE = (
+    "null='variogram' (BrainSMASH-style surrogates) is liberal on smooth sheet maps: its fit "
+    "adds short-range noise the map does not have, and independent maps came out different "
+    "from chance in 7.8-16.6 % of pairs for SSIM and 4.9-9.0 % for Pearson at alpha 0.05 "
+    "(docs: 'Calibration of the similarity nulls'). Use null='shift' (the mirrored shift)."
+)
+_OVERLAP = "the maps share territory beyond unrelated maps of this smoothness"
+register_null("torus", each_but_first(lambda first, tm, n, rng: _torus_indices(
+    first.grid_shape, n, rng)), geometries=("sheet",), question=_OVERLAP)
+register_null("mirror", each_but_first(lambda first, tm, n, rng: _mirror_indices(
+    first.grid_shape, n, rng)), reference=MIRROR_REFERENCE, geometries=("sheet",),
+    question=_OVERLAP)
+for _name, _values, _ref, _warn in (
+        ("spectral", _spectral_values, SPECTRAL_REFERENCE, None),
+        ("phase", _phase_values, PHASE_REFERENCE, None),
+        ("iaaft", _iaaft_values, IAAFT_REFERENCE, None),
+        ("variogram", _variogram_values, VARIOGRAM_REFERENCE, _VARIOGRAM_NOTE)):
+    register_null(_name, each_but_first(
+        lambda first, tm, n, rng, f=_values: ("values", f(tm, n, rng))),
+        reference=_ref, geometries=("sheet",), warning=_warn, question=_OVERLAP)

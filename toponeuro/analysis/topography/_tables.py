@@ -180,6 +180,20 @@ def _sheets(maps, layers):
     return out
 
 
+def _row(sheet, name, tm, sm, vals) -> dict:
+    return {"sheet": sheet, "name": name,
+            "shape": ("x".join(map(str, tm.grid_shape)) if tm.grid_shape is not None
+                      else f"{tm.n} points"),
+            "smoothness": float(sm["score"]), "smoothness_null_mean": float(sm["null_mean"]),
+            "smoothness_null_std": float(sm["null_std"]), "smoothness_p": float(sm["p_value"])}
+
+
+#: the patch columns of a map without a threshold (``threshold=None``: an empty selection)
+_NO_PATCHES = {"n_patches": 0, "n_significant_patches": np.nan, "largest_patch_units": 0,
+               "mean_patch_fraction": np.nan, "total_patch_fraction": 0.0,
+               "selective_fraction": 0.0}
+
+
 def _patch_columns(p) -> dict:
     frac = p.table["fraction"]
     return {
@@ -194,7 +208,7 @@ def topography_table(
     maps,
     *,
     layers: str | Sequence[str] | None = None,
-    threshold: float = TDANN_PATCHES["threshold"],
+    threshold: float | None = TDANN_PATCHES["threshold"],
     min_units: int = TDANN_PATCHES["min_count"],
     smooth_sigma="tdann",
     pairs: Sequence[tuple[str, str]] = DEFAULT_PAIRS,
@@ -228,6 +242,8 @@ def topography_table(
         Patch detection (see :func:`find_patches`; TDANN's t >= 2, 10 units, sigma scaled
         from 2.4 mm by default; ``threshold=0.5, smooth_sigma=0`` for 0/1 ROI maps).
         ``selective_fraction`` counts the points at or above ``threshold`` (unsmoothed).
+        ``threshold=None``: no patches (an empty selection has no threshold, e.g.
+        :func:`fdr_selection` with no unit passing): 0 patches, their p NaN.
     pairs : sequence of (name, name)
         Map pairs whose similarity is reported (pairs with a name absent from a sheet are
         skipped on it).
@@ -265,7 +281,9 @@ def topography_table(
     >>> res.similarity[["pair", "method"]].values.tolist()
     [['faces-bodies', 'ssim']]
     """
-    checked = check_patch_params(threshold, min_units, smooth_sigma, alpha=alpha,
+    no_patches = threshold is None  # an empty selection: no threshold, so no patches
+    checked = check_patch_params(TDANN_PATCHES["threshold"] if no_patches else threshold,
+                                 min_units, smooth_sigma, alpha=alpha,
                                  n_permutations=n_permutations, random_state=random_state)
     n_permutations = checked["n_permutations"]
     if similarity_permutations is not None:
@@ -288,21 +306,19 @@ def topography_table(
             kept_maps[sheet, name] = {"metrics": tm, "null": null_tms[name],
                                       "distance": dist_tms[name]}
             sm = smoothness(tm, n_samples=n_samples, sample_size=sample_size, **null_kw)
+            vals = tm.values[tm.finite]
+            smooth[sheet, name] = sm
+            defs.setdefault("smoothness", dict(sm.attrs))
+            if no_patches:
+                rows.append(_row(sheet, name, tm, sm, vals) | _NO_PATCHES | {
+                    "max_value": float(vals.max()) if vals.size else np.nan})
+                continue
             p = find_patches(tm, threshold, min_units, smooth_sigma, alpha=alpha, **null_kw)
             kept = p.significant if with_null else p
-            smooth[sheet, name], patches[sheet, name] = sm, kept
-            defs.setdefault("smoothness", dict(sm.attrs))
+            patches[sheet, name] = kept
             defs.setdefault("patches", dict(p.attrs))
-            vals = tm.values[tm.finite]
             rows.append({
-                "sheet": sheet,
-                "name": name,
-                "shape": ("x".join(map(str, tm.grid_shape)) if tm.grid_shape is not None
-                          else f"{tm.n} points"),
-                "smoothness": float(sm["score"]),
-                "smoothness_null_mean": float(sm["null_mean"]),
-                "smoothness_null_std": float(sm["null_std"]),
-                "smoothness_p": float(sm["p_value"]),
+                **_row(sheet, name, tm, sm, vals),
                 "n_patches": int(p.n_patches),
                 "n_significant_patches": int(kept.n_patches) if with_null else np.nan,
                 **_patch_columns(kept),
@@ -320,7 +336,8 @@ def topography_table(
                              "null_std": r.null_std, "p_value": r.p_value,
                              "alternative": r.alternative, "null": r.null_method,
                              "verdict": overlap_verdict(r, alpha=alpha).outcome})
-    attrs = {"threshold": float(threshold), "min_units": int(min_units),
+    attrs = {"threshold": float("nan") if no_patches else float(threshold),
+             "min_units": int(min_units),
              "smooth_sigma": smooth_sigma, "n_samples": int(n_samples),
              "n_permutations": int(n_permutations), "similarity_permutations": n_sim,
              "alpha": float(alpha),

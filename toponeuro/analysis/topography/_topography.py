@@ -22,6 +22,7 @@ from ...exceptions import (
     CoordinateError,
     DimensionError,
     InvalidDataError,
+    ToponeuroWarning,
     UndefinedValueWarning,
     UnknownNameError,
     close_matches,
@@ -656,15 +657,25 @@ def map_similarity(
     ok = np.isfinite(ta.values) & np.isfinite(tb.values)
     if ok.sum() < 3:
         raise InvalidDataError("Fewer than 3 units have values in both maps.")
+    not_tested = None
     if ta.kind == "vector" and (method == "ssim" or n_permutations):
         if method == "ssim":
             raise InvalidDataError(
                 "SSIM needs the maps on a sheet: pass (row, col) maps or per-unit maps, not "
                 "bare 1-D arrays (or use method='pearson')."
             )
-        n_permutations = 0  # 1-D values without positions: no spatial null
+        if n_permutations:  # 1-D values without positions cannot carry a spatial null
+            warnings.warn(
+                f"map_similarity: n_permutations={n_permutations} asked for a spatial null, but "
+                "these maps are bare 1-D arrays without positions, so no null can be drawn and "
+                "the similarity is not tested. Pass sheet maps (h, w), per-unit maps with a "
+                "layer, or geometry={'positions': ...}.", ToponeuroWarning, stacklevel=2)
+            not_tested = "1-D maps without positions: no spatial null"
+        n_permutations = 0
     params = {"win_size": win_size, "data_range": data_range} if method == "ssim" else {}
     kernel, attrs = _STATISTIC_FACTORIES[method]([ta, tb], **params)
+    if not_tested:
+        attrs = {**attrs, "not_tested": not_tested}
     null = null or "shift"
     flat = [name for name, t in (("map_a", ta), ("map_b", tb)) if np.ptp(t.values[ok]) == 0]
     if flat:

@@ -16,18 +16,20 @@ and picking the tail after seeing the statistic would be two tests at alpha each
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...exceptions import InvalidDataError
-from ._null import NullResult, format_p, null_p_value
+from ...exceptions import InvalidDataError, ToponeuroWarning
+from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
 
-__all__ = ["OVERLAP_OUTCOMES", "OverlapVerdict", "overlap_verdict"]
+__all__ = ["OVERLAP_OUTCOMES", "OverlapVerdict", "overlap_verdict", "CLAIM_OUTCOMES",
+           "TopographyClaim", "organisation_claim", "contrast_claim", "too_few_draws_text"]
 
 #: the outcomes :func:`overlap_verdict` can reach
 OVERLAP_OUTCOMES = ("share territory", "avoid each other", "no evidence either way",
-                    "not tested")
+                    "too few draws", "not tested")
 
 #: how a statistic is named in a sentence
 _LABELS = {"ssim": "SSIM", "pearson": "Pearson r", "spearman": "Spearman rho"}
@@ -113,6 +115,9 @@ class OverlapVerdict:
             head = f"{a} and {b} avoid each other {where}"
         elif self.outcome == "no evidence either way":
             head = f"no evidence that {a} and {b} share territory or avoid each other {where}"
+        elif self.outcome == "too few draws":
+            few = too_few_draws_text(self.n_permutations, self.alpha, self.alternative)
+            return f"{a} and {b}: {few} {where}"
         else:
             why = "no null" if np.isfinite(self.statistic) else "undefined similarity"
             head = f"{a} and {b}: overlap not tested {where} ({why})"
@@ -191,7 +196,11 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         return OverlapVerdict("not tested", stat, float("nan"), 0, float("nan"),
                               float("nan"), method, None, float(alpha))
     p = null_p_value(stat, fin, VERDICT_ALTERNATIVE)
-    if p <= alpha:
+    if not can_reject(fin.size, alpha, VERDICT_ALTERNATIVE):
+        warnings.warn(too_few_draws_text(fin.size, alpha, VERDICT_ALTERNATIVE),
+                      ToponeuroWarning, stacklevel=2)
+        outcome = "too few draws"
+    elif p <= alpha:
         upper = null_p_value(stat, fin, "greater") <= null_p_value(stat, fin, "less")
         outcome = "share territory" if upper else "avoid each other"
     else:
@@ -199,3 +208,205 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
     sd = float(fin.std(ddof=1)) if fin.size > 1 else float("nan")
     return OverlapVerdict(outcome, stat, p, int(fin.size), float(fin.mean()), sd, method,
                           null_method, float(alpha))
+
+
+# --------------------------------------------------------------------------- one map's claims
+
+#: the outcomes of :func:`organisation_claim` and :func:`contrast_claim`
+CLAIM_OUTCOMES = ("beyond chance", "not beyond chance", "too few draws", "not tested")
+
+#: how a statistic is named in a claim
+_CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "n_patches": "patches",
+                 "patch_units": "units in patches", **_LABELS}
+
+
+def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "greater") -> str:
+    """The words for a test whose draws cannot reach ``alpha`` (never a negative finding).
+
+    Examples
+    --------
+    >>> too_few_draws_text(9, 0.05)
+    'too few draws to test at α = 0.05 (9 draws: the smallest p they can give is 0.1)'
+    """
+    n = int(n_permutations)
+    return (f"too few draws to test at α = {alpha:g} ({n:,} draw{'s' if n != 1 else ''}: the "
+            f"smallest p they can give is {floor_p(n, alternative):.2g})")
+
+
+@dataclass(frozen=True)
+class TopographyClaim:
+    """One claim about one map, from one statistic and one null (see :func:`contrast_claim`).
+
+    Attributes
+    ----------
+    claim : {"organised", "selective"}
+        ``"organised"``: the map is organised on the sheet (positions or shift null);
+        ``"selective"``: the contrast is more clustered than contrasts of random splits of
+        its items on the sheet (label null).
+    outcome : str
+        One of :data:`CLAIM_OUTCOMES`.
+    statistic, p_value, null_mean, null_std : float
+    n_permutations : int
+    method : str
+        The statistic (``"morans_i"``, ``"smoothness"``, ``"n_patches"``, ...).
+    null_method : str or None
+    alpha : float
+    text : str
+        The sentence, with the numbers it follows from.
+
+    Examples
+    --------
+    >>> c = contrast_claim(NullResult.from_null(0.3, np.zeros(99), "labels",
+    ...                    {"method": "morans_i"}), what="faces")
+    >>> c.outcome, c.text
+    ('beyond chance', "faces is more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.30 (label null 0.00 ± 0.00), p < 0.011 (one-sided, 99 draws)")
+    """
+
+    claim: str
+    outcome: str
+    statistic: float
+    p_value: float
+    n_permutations: int
+    null_mean: float
+    null_std: float
+    method: str
+    null_method: str | None
+    alpha: float
+    text: str
+
+    @property
+    def significant(self) -> bool:
+        """True only for "beyond chance"."""
+        return self.outcome == "beyond chance"
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields (NaN as None), keyed so that the two claims sit side by side."""
+        def num(v):
+            return None if v is None or not np.isfinite(v) else float(v)
+
+        return {"claim": self.claim, "outcome": self.outcome, "significant": self.significant,
+                "statistic": num(self.statistic), "method": self.method,
+                "null": self.null_method, "p_value": num(self.p_value),
+                "n_permutations": int(self.n_permutations), "null_mean": num(self.null_mean),
+                "null_std": num(self.null_std), "alpha": float(self.alpha), "text": self.text}
+
+
+def _claim(kind, result, alpha, what, where, yes, no, null_name):
+    if not 0 < float(alpha) < 1:
+        raise InvalidDataError(f"alpha must lie in (0, 1); got {alpha}.")
+    if not isinstance(result, NullResult):
+        raise InvalidDataError(
+            f"A claim reads a NullResult (from spatial_null or a map metric); got "
+            f"{type(result).__name__}."
+        )
+    if result.alternative != "greater":
+        raise InvalidDataError(
+            f"These claims read a one-sided ('greater') test; got alternative="
+            f"{result.alternative!r}. Two maps' similarity: overlap_verdict."
+        )
+    method = str(result.attrs.get("method", "statistic"))
+    label = _CLAIM_LABELS.get(method, method)
+    n = result.n_permutations
+    fin = result.null[np.isfinite(result.null)]
+    stat, p = float(result.statistic), float(result.p_value)
+    fields = dict(claim=kind, statistic=stat, p_value=p, n_permutations=int(fin.size),
+                  null_mean=result.null_mean, null_std=result.null_std, method=method,
+                  null_method=result.null_method, alpha=float(alpha))
+    if not n or fin.size == 0 or not np.isfinite(stat):
+        why = "no null drawn" if np.isfinite(stat) else "the statistic is undefined"
+        return TopographyClaim(outcome="not tested", text=(
+            f"{what}: not tested {where} ({why}): {label} {stat:.2f}"), **fields)
+    if not can_reject(fin.size, alpha, "greater"):
+        warnings.warn(f"{what}: {too_few_draws_text(fin.size, alpha)}; ask for at least "
+                      f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=3)
+        return TopographyClaim(outcome="too few draws", text=(
+            f"{what}: {too_few_draws_text(fin.size, alpha)} {where}: {label} {stat:.2f}"),
+            **fields)
+    ok = p <= alpha
+    numbers = (f"{label} {stat:.2f} ({null_name} {result.null_mean:.2f} ± "
+               f"{result.null_std:.2f}), {format_p(p, fin.size, 'one-sided')}")
+    return TopographyClaim(outcome="beyond chance" if ok else "not beyond chance",
+                           text=f"{what} {yes if ok else no} {where}: {numbers}", **fields)
+
+
+def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the map",
+                       where: str = "on this sheet") -> TopographyClaim:
+    """"The map is organised on the sheet": a statistic against its positions / shift null.
+
+    This says the *map* is more organised (clustered, smooth, patchy) than its own values
+    scattered over the sheet. On a topographic sheet nearly every map is, contrasts of random
+    splits included, so it is no claim about selectivity (that is :func:`contrast_claim`).
+
+    Parameters
+    ----------
+    result : NullResult
+        One-sided (``"greater"``) result of a spatial null (not ``"labels"``).
+    alpha : float
+    what, where : str
+        The map's name and place, for the sentence.
+
+    Returns
+    -------
+    TopographyClaim
+        ``claim="organised"``; ``outcome`` "beyond chance", "not beyond chance", "too few
+        draws" (the draws cannot reach ``alpha``: warned, never a negative finding) or "not
+        tested".
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import morans_i
+    >>> rr, cc = np.mgrid[:16, :16]
+    >>> blob = np.exp(-((rr - 5) ** 2 + (cc - 9) ** 2) / 10.0)
+    >>> organisation_claim(morans_i(blob, n_permutations=99, random_state=0)).text
+    "the map is organised on this sheet: Moran's I 0.94 (positions null 0.00 ± 0.04), p < 0.011 (one-sided, 99 draws)"
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> organisation_claim(morans_i(blob, n_permutations=9, random_state=0)).outcome
+    'too few draws'
+    """
+    if result.null_method == "labels":
+        raise InvalidDataError(
+            "organisation_claim reads a positions or shift null; this result's null is "
+            "'labels' (random splits of the items): use contrast_claim."
+        )
+    null_name = f"{result.null_method} null" if result.null_method else "null"
+    return _claim("organised", result, alpha, what, where, "is organised",
+                  "is not organised beyond its values scattered at random", null_name)
+
+
+def contrast_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the contrast",
+                   where: str = "on this sheet") -> TopographyClaim:
+    """"The contrast is more clustered than contrasts of random splits": the label null.
+
+    The claim a *selective* topography needs: the contrast's map (Moran's I, smoothness,
+    patches) beats the maps of the same items split at random, recomputed from the same
+    activations on the same sheet (``spatial_null(..., null="labels")``).
+
+    Parameters
+    ----------
+    result : NullResult
+        One-sided (``"greater"``) result whose null is ``"labels"``.
+    alpha : float
+    what, where : str
+        The contrast's name ("language selectivity", "faces") and place.
+
+    Returns
+    -------
+    TopographyClaim
+        ``claim="selective"``; outcomes as :func:`organisation_claim`.
+
+    Examples
+    --------
+    >>> r = NullResult.from_null(0.1, np.linspace(0, 0.2, 99), "labels", {"method": "morans_i"})
+    >>> contrast_claim(r, what="language selectivity").text
+    "language selectivity is not more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.10 (label null 0.10 ± 0.06), p = 0.510 (one-sided)"
+    """
+    if result.n_permutations and result.null_method != "labels":
+        raise InvalidDataError(
+            f"contrast_claim reads the label null (null='labels'); this result's null is "
+            f"{result.null_method!r}, which asks whether the map is organised on the sheet: "
+            "use organisation_claim, or redraw with spatial_null(..., null='labels')."
+        )
+    return _claim("selective", result, alpha, what, where,
+                  "is more clustered than contrasts of random splits of its items",
+                  "is not more clustered than contrasts of random splits of its items",
+                  "label null")

@@ -1,0 +1,507 @@
+"""The language job's numbers, assembled once into a :class:`LanguageReport`: its tables,
+``summary.json`` and ``results.nc``.
+
+Nothing here computes a statistic: every value comes from the stages of
+:mod:`._language_stages` (the selection, the topography table and Moran's I of each layer,
+the cortex's maps), so the tables, sentences, figures and files all show the same numbers.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import _dims as D
+from .._version import __version__
+from ..analysis import can_reject, format_p, too_few_draws_text
+from ._language_stages import LANGUAGE_MAP, _n_vertices
+from ._results import _jsonable, _null, _num
+
+__all__ = ["language_verdict", "LanguageInputs", "LanguageReport", "assemble_language",
+           "comparison_table", "format_language_summary", "NOT_TESTED", "main_mesh"]
+
+_MAP = LANGUAGE_MAP
+
+#: the cortex's cell for a statistic of one map that no null can test (see comparison_table)
+NOT_TESTED = "not tested (no valid null)"
+
+
+# ------------------------------------------------------------------------------ sentences
+def language_verdict(statistic: str, result, alpha: float, where: str = "on this sheet") -> dict:
+    """The plain-language claim of one topography test of a language map, from its numbers.
+
+    One test, one p: the sentence says "beyond chance" only when the test's own p-value
+    (one-sided, against its spatial null) is at or below ``alpha``; without a null it says
+    so and makes no claim.
+
+    Parameters
+    ----------
+    statistic : {"morans_i", "smoothness"}
+        Which test ``result`` holds.
+    result : NullResult-like
+        Has ``statistic``, ``null_mean``, ``null_std``, ``p_value`` and
+        ``n_permutations``.
+    alpha : float
+    where : str
+        Where the map lives, for the sentence.
+
+    Returns
+    -------
+    dict
+        ``claim`` ("clusters", "does not cluster", "too few draws" -- the draws cannot reach
+        ``alpha``, never a negative finding -- or "no null"), ``significant``, ``p_value``
+        and ``text``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> r = NS(statistic=0.41, null_mean=-0.001, null_std=0.01, p_value=1 / 1001,
+    ...        n_permutations=1000)
+    >>> language_verdict("morans_i", r, 0.05)["text"]
+    "language selectivity clusters beyond chance on this sheet: Moran's I 0.41, null -0.00 ± 0.01, p < 0.001 (1,000 draws)"
+    >>> language_verdict("morans_i", NS(**{**vars(r), "p_value": 0.4}), 0.05)["claim"]
+    'does not cluster'
+    """
+    p = float(result.p_value) if result.p_value is not None else float("nan")
+    has_null = bool(getattr(result, "n_permutations", 0)) and np.isfinite(p)
+    ok = bool(has_null and p <= alpha)
+    name, verb = {
+        "morans_i": ("Moran's I", ("clusters beyond chance", "does not cluster beyond chance")),
+        "smoothness": ("smoothness", ("is smoother than its values scattered at random",
+                                      "is not smoother than its values scattered at random")),
+    }[statistic]
+    numbers = (f"{name} {float(result.statistic):.2f}, "
+               f"{_null(float(result.null_mean), float(result.null_std))}, "
+               f"{format_p(p, getattr(result, 'n_permutations', 0))}")
+    if not has_null:
+        claim, text = "no null", f"language selectivity {where}: {numbers} (no null, no claim)"
+    elif not can_reject(result.n_permutations, alpha):
+        claim = "too few draws"
+        text = (f"language selectivity {where}: {name} {float(result.statistic):.2f}, "
+                f"{too_few_draws_text(result.n_permutations, alpha)}")
+    else:
+        claim = ("clusters" if ok else "does not cluster") if statistic == "morans_i" else (
+            "smoother" if ok else "not smoother")
+        text = f"language selectivity {verb[0] if ok else verb[1]} {where}: {numbers}"
+    return {"test": statistic, "claim": claim, "significant": ok, "p_value": p, "text": text}
+
+
+class _SmoothRow:
+    """A topography-table row's smoothness as the NullResult-like :func:`language_verdict` reads."""
+
+    def __init__(self, row, n_permutations):
+        self.statistic = float(row["smoothness"])
+        self.null_mean = float(row["smoothness_null_mean"])
+        self.null_std = float(row["smoothness_null_std"])
+        self.p_value = float(row["smoothness_p"])
+        self.n_permutations = int(n_permutations)
+
+
+# ------------------------------------------------------------------------------ the data
+@dataclass(frozen=True)
+class LanguageInputs:
+    """What the language job was asked to do (the settings the report states).
+
+    Examples
+    --------
+    >>> LanguageInputs(card=None, model_desc="m", stimuli=[], stimuli_source="s",
+    ...                layers=("l",), token_pooling="mean", min_units=10, alpha=0.05,
+    ...                n_permutations=9, q=0.05).layers
+    ('l',)
+    """
+
+    card: object
+    model_desc: str
+    stimuli: object
+    stimuli_source: str
+    layers: tuple
+    token_pooling: str
+    min_units: int
+    alpha: float
+    n_permutations: int
+    q: float
+    cortex_threshold: float | None = None
+
+
+@dataclass
+class LanguageReport:
+    """Everything the language report writer needs, assembled once by :func:`assemble_language`.
+
+    Attributes
+    ----------
+    summary : dict
+        The content of ``summary.json``.
+    tables : dict of pandas.DataFrame
+        ``"model"`` (per layer), ``"profile"`` (per layer and condition), ``"cortex"`` (per
+        map and hemisphere), ``"comparison"`` (model sheet vs cortex, with what compares).
+    dataset : xarray.Dataset
+        The content of ``results.nc``.
+    selectivity : xarray.DataArray
+        The ``("map", "unit")`` S vs N t map whose topography is measured.
+    threshold : float
+        The patch threshold (smallest t passing Benjamini-Hochberg; NaN: none passes).
+    profile : xarray.Dataset
+        The split-half condition profile (what the profile figure draws).
+    cortex : object
+        The :class:`~toponeuro.reporting.LanguageCortex` drawn beside the sheets.
+
+    Examples
+    --------
+    >>> LanguageReport(summary={}, tables={}, dataset=None, selectivity=None,
+    ...                threshold=2.0, profile=None, cortex=None).sheet_shapes
+    {}
+    """
+
+    summary: dict
+    tables: dict
+    dataset: xr.Dataset
+    selectivity: xr.DataArray
+    threshold: float
+    profile: xr.Dataset
+    cortex: object
+    sheet_shapes: dict = field(default_factory=dict)
+
+
+def _patch_text(r, threshold: float, alpha: float, q: float) -> str:
+    n_sig = r["n_significant_patches"]
+    if not np.isfinite(threshold):
+        return (f"no patches: no language-selective units at q = {q:g} (no unit passes "
+                "Benjamini-Hochberg on this map, so there is no patch threshold)")
+    if np.isfinite(n_sig):
+        return (f"{int(n_sig)} significant patch{'es' if n_sig != 1 else ''} of t >= "
+                f"{threshold:.2f} (of {int(r['n_patches'])} found; family-wise p <= {alpha:g})")
+    return f"{int(r['n_patches'])} patches (no null drawn)"
+
+
+def _typed(v):
+    """A summary value as JSON types: counts as ints, measures as floats, undefined None."""
+    if isinstance(v, int | np.integer) and not isinstance(v, bool):
+        return int(v)
+    return _num(v) if isinstance(v, float | np.floating) else v
+
+
+def _nan_int(v):
+    return int(v) if np.isfinite(v) else np.nan
+
+
+def _layer_row(inputs: LanguageInputs, units, topo, ly: str, in_ly) -> dict:
+    r = topo.table.row(ly, _MAP)
+    mi = topo.morans[ly]
+    prof = units.profile.sel({D.LAYER: ly})
+    return {
+        "layer": ly, "sheet": r["shape"],
+        "n_units": int(in_ly.sum()),
+        "n_fdr_topolm": int(units.topolm["fdr_mask"].values[in_ly].sum()),
+        "n_topk_topolm": int(units.topolm["topk_mask"].values[in_ly].sum()),
+        "max_t": float(r["max_value"]),
+        "morans_i": float(mi.statistic), "morans_i_expected": float(mi.attrs["expected"]),
+        "morans_i_null_mean": mi.null_mean, "morans_i_null_std": mi.null_std,
+        "morans_i_p": float(mi.p_value),
+        "smoothness": float(r["smoothness"]),
+        "smoothness_null_mean": float(r["smoothness_null_mean"]),
+        "smoothness_null_std": float(r["smoothness_null_std"]),
+        "smoothness_p": float(r["smoothness_p"]),
+        "n_patches": _nan_int(r["n_patches"]),
+        "n_significant_patches": _nan_int(float(r["n_significant_patches"])),
+        "largest_patch_units": _nan_int(r["largest_patch_units"]),
+        "selective_fraction": float(r["selective_fraction"]),
+        "split_half_overlap": float(prof["overlap"]),
+        "split_half_chance": float(prof["overlap_chance"]),
+        "split_half_p": float(prof["overlap_p"]),
+    }
+
+
+def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
+    ly = row["layer"]
+    r = topo.table.row(ly, _MAP)
+    moran_v = language_verdict("morans_i", topo.morans[ly], inputs.alpha)
+    smooth_v = language_verdict("smoothness", _SmoothRow(r, inputs.n_permutations),
+                                inputs.alpha)
+    prof = units.profile.sel({D.LAYER: ly})
+    both = topo.contrast[ly]
+    return {
+        "sheet": row["sheet"],
+        "verdict": both.selective.text,
+        "organised": moran_v["text"],
+        "label_null": _jsonable(both.to_dict()),
+        "signatures": [both.selective.text, moran_v["text"], smooth_v["text"],
+                       _patch_text(r, units.threshold, inputs.alpha, inputs.q),
+                       f"split-half stability of the top-k units: Dice "
+                       f"{row['split_half_overlap']:.2f} (chance "
+                       f"{row['split_half_chance']:.2f}, hypergeometric "
+                       f"p = {row['split_half_p']:.2g})"],
+        "claims": {"morans_i": moran_v, "smoothness": smooth_v},
+        **{k: _typed(v) for k, v in row.items() if k not in ("layer", "sheet")},
+        "profile": {str(c): {"response": _num(prof["response"].sel(condition=c)),
+                             "sem": _num(prof["sem"].sel(condition=c))}
+                    for c in units.profile["condition"].values},
+    }
+
+
+def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
+    """One row per (map, hemisphere): the parcels' (or your maps') extent and regions."""
+    rows = []
+    for topo, maps, kind in ((cortex.topography, cortex.maps, "parcels"),
+                             (cortex.user_topography, cortex.user_maps, "yours")):
+        if topo is None:
+            continue
+        for rec in topo.table.itertuples():
+            n_vert = _n_vertices(maps)[rec.sheet]
+            largest = int(rec.largest_patch_units)
+            rows.append({"map": rec.name, "kind": kind, "hemisphere": rec.sheet,
+                         "mesh": getattr(maps[rec.sheet], "mesh", "fsaverage5"),
+                         "n_vertices": n_vert,
+                         "parcel_fraction": float(rec.selective_fraction),
+                         "n_regions": int(rec.n_patches),
+                         "largest_region_vertices": largest,
+                         "largest_region_fraction": largest / n_vert if n_vert else np.nan,
+                         "threshold": 0.5 if kind == "parcels" else float(threshold)})
+    return rows
+
+
+def main_mesh(rows: list[dict]) -> str:
+    """The mesh of the cortex's language map (the parcels', or your ``language`` map's).
+
+    Examples
+    --------
+    >>> main_mesh([{"map": "language", "mesh": "fs_LR_32k"}])
+    'fs_LR_32k'
+    """
+    return next((r["mesh"] for r in rows if r["map"] == _MAP), "fsaverage5")
+
+
+def _cortex_summary(cortex, rows: list[dict]) -> dict:
+    parcels = [r for r in rows if r["kind"] == "parcels"]
+    yours = [r for r in rows if r["kind"] == "yours"]
+    out = {"atlas": ("language parcels (Wolna et al., 2025; S > N, n = 706) on "
+                     "fsaverage5, flat-map coordinates, inflated-mesh neighbours")
+           if cortex.atlas is not None else
+           f"your own language map (cortex_maps) on {main_mesh(rows)}",
+           "nulls": "none: the parcels are one fixed binary map, smooth and patchy "
+                    "by construction; a spin test keeps a map's own autocorrelation "
+                    "and scattering its values makes any contiguous parcel cluster, so "
+                    "no null can test their Moran's I or smoothness, and neither is "
+                    "reported (only their extent and regions are)"}
+    keep = ("n_vertices", "parcel_fraction", "n_regions", "largest_region_vertices",
+            "largest_region_fraction")
+    main = parcels or [r for r in yours if r["map"] == _MAP]
+    for r in main:
+        out[r["hemisphere"]] = {k: _num(r[k]) for k in keep}
+    if yours:
+        sims = cortex.user_topography.similarity
+        out["your_maps"] = {
+            "source": _jsonable(cortex.source),
+            "mesh": yours[0]["mesh"],
+            "threshold": _num(yours[0]["threshold"]),
+            "maps": {name: {r["hemisphere"]: {k: _num(r[k]) for k in keep}
+                            for r in yours if r["map"] == name}
+                     for name in dict.fromkeys(r["map"] for r in yours)},
+            "similarity": [{"hemisphere": s.sheet, "pair": s.pair, "method": s.method,
+                            "value": _num(s.value), "null_mean": _num(s.null_mean),
+                            "null_std": _num(s.null_std), "p_value": _num(s.p_value),
+                            "null": s.null, "verdict": s.verdict}
+                           for s in sims.itertuples()],
+        }
+    return out
+
+
+def _dataset(acts, units, model_table: pd.DataFrame, layers) -> xr.Dataset:
+    raw, topolm, profile = units.raw, units.topolm, units.profile
+    unit_layer = np.asarray(acts[D.LAYER].values).astype(str)
+    data = xr.Dataset(
+        {"t": (D.UNIT, raw["t"].values), "p": (D.UNIT, raw["p"].values),
+         "q": (D.UNIT, raw["q"].values),
+         "t_topolm": (D.UNIT, topolm["t"].values), "q_topolm": (D.UNIT, topolm["q"].values),
+         "fdr_mask_topolm": (D.UNIT, topolm["fdr_mask"].values.astype(np.int8)),
+         "topk_mask_topolm": (D.UNIT, topolm["topk_mask"].values.astype(np.int8))},
+        coords={D.LAYER: (D.UNIT, unit_layer),
+                **{c: (D.UNIT, np.asarray(raw[c].values)) for c in (D.ROW, D.COL)}},
+    )
+    per = model_table.set_index("layer")
+    for col in per.columns:
+        if col != "sheet":
+            data[col] = ("sheet_layer", per[col].to_numpy(dtype=float))
+    data = data.assign_coords(sheet_layer=np.asarray(layers, dtype=str))
+    data["profile_response"] = (("sheet_layer", "condition"), profile["response"].values)
+    data["profile_sem"] = (("sheet_layer", "condition"), profile["sem"].values)
+    data = data.assign_coords(condition=np.asarray(profile["condition"].values, str))
+    data.attrs.update({k: (str(v) if not isinstance(v, (int, float)) else v)
+                       for k, v in acts.attrs.items()})
+    data.attrs["description"] = ("toponeuro map --language: language selectivity (S vs N) maps, "
+                                 "their topography with spatial nulls, split-half profile")
+    return data
+
+
+def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex) -> LanguageReport:
+    """The report's numbers: tables, ``summary.json`` and ``results.nc``, from the stages'
+    results (:func:`~toponeuro.reporting.language_units`,
+    :func:`~toponeuro.reporting.language_model_topography`,
+    :func:`~toponeuro.reporting.language_cortex`)."""
+    layers = list(inputs.layers)
+    unit_layer = np.asarray(acts[D.LAYER].values).astype(str)
+    rows = [_layer_row(inputs, units, topo, ly, unit_layer == ly) for ly in layers]
+    per_layer = {r["layer"]: _layer_summary(inputs, units, topo, r) for r in rows}
+    model_table = pd.DataFrame(rows)
+    profile = units.profile
+    prof_table = profile["response"].to_pandas()
+    prof_table.columns = [f"{c} response" for c in prof_table.columns]
+    prof_table = prof_table.join(profile["sem"].to_pandas().add_suffix(" sem")).reset_index()
+    c_rows = _cortex_rows(cortex, inputs.cortex_threshold)
+    cortex_table = pd.DataFrame(c_rows)
+    stim, card = inputs.stimuli, inputs.card
+    morans_attrs = next(iter(topo.morans.values())).attrs
+    summary = {
+        "toponeuro_version": __version__,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "job": "toponeuro map --language",
+        "model": {"name": card.name, "source": inputs.model_desc, "tau": card.tau,
+                  "description": card.description,
+                  "weights_sha256": str(acts.attrs.get(D.ATTR_WEIGHTS_SHA256, ""))},
+        "stimuli": {
+            "set": "language localizer (Fedorenko et al., 2010)",
+            "source": inputs.stimuli_source, "n_stimuli": len(stim),
+            "conditions": {str(c): int(n) for c, n in
+                           pd.Series(np.asarray(stim.categories, str)).value_counts(sort=False)
+                           .items()},
+        },
+        "layers": layers,
+        "token_pooling": inputs.token_pooling,
+        "selection": {k: _jsonable(units.topolm.attrs.get(k)) for k in
+                      ("method", "statistic", "target", "against", "q_level", "top_k",
+                       "alternative", "smooth_fwhm", "scope", "reference")},
+        "topography_map": ("Welch t of S vs N on the unsmoothed activations (TopoLM's sheet "
+                           "smoothing would make any map smooth, so the positions null is "
+                           "applied to the unsmoothed map)"),
+        "patch_threshold_t": _num(units.threshold),
+        "patch_min_units": int(inputs.min_units),
+        "n_permutations": int(inputs.n_permutations),
+        "alpha": float(inputs.alpha),
+        "definitions": _jsonable({**topo.table.attrs["definitions"],
+                                  "morans_i": {k: v for k, v in morans_attrs.items()
+                                               if k not in ("expected", "n_points")}}),
+        "per_layer": per_layer,
+        "cortex": _cortex_summary(cortex, c_rows),
+    }
+    tables = {"model": model_table, "profile": prof_table,
+              "cortex": cortex_table.drop(columns=["kind", "threshold"], errors="ignore"),
+              "comparison": comparison_table(model_table, cortex_table,
+                                            inputs.n_permutations)}
+    return LanguageReport(
+        summary=_jsonable(summary),  # JSON types in memory, as in the file
+        tables=tables, dataset=_dataset(acts, units, model_table, layers),
+        selectivity=units.tmap.expand_dims(map=[_MAP]), threshold=units.threshold,
+        profile=profile, cortex=cortex,
+        sheet_shapes={ly: acts.topo.sheet_shape(ly) for ly in layers})
+
+
+def _fmt(v, spec="{:.2f}"):
+    return "–" if v is None or not np.isfinite(v) else spec.format(float(v))
+
+
+def _count(n, of) -> str:
+    """``"1,000 of 1,536 (65.1 %)"``: a count with its denominator, as the terminal says it."""
+    if not np.isfinite(n) or not of:
+        return "–"
+    return f"{int(n):,} of {int(of):,} ({n / of:.1%})".replace("%)", " %)")
+
+
+def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
+                     n_permutations: int = 0) -> pd.DataFrame:
+    """Model sheet (last layer) vs each cortex map and hemisphere, with a column saying what
+    is comparable.
+
+    Examples
+    --------
+    >>> m = pd.DataFrame([{"layer": "l", "selective_fraction": 0.1, "n_significant_patches": 2,
+    ...                    "n_units": 100, "largest_patch_units": 10, "morans_i": 0.4,
+    ...                    "morans_i_p": 0.001, "smoothness": 0.3, "smoothness_p": 0.01}])
+    >>> c = pd.DataFrame([{"hemisphere": "left", "parcel_fraction": 0.05, "n_regions": 5,
+    ...                    "n_vertices": 10242, "largest_region_vertices": 200}])
+    >>> comparison_table(m, c).loc["contiguous regions", "comparable?"][:7]
+    'in kind'
+    >>> comparison_table(m, c).loc["Moran's I", "cortex · left"]
+    'not tested (no valid null)'
+    >>> comparison_table(m, c, n_permutations=999).loc["Moran's I"].iloc[0]
+    '0.40 (p < 0.0011 (999 draws))'
+    """
+    last = model_table.iloc[-1]
+    n_units = last["n_units"]
+    cols = {f"model · {last['layer']}": [
+        "Welch t, S vs N, per unit",
+        _count(last["selective_fraction"] * n_units, n_units),
+        _fmt(last["n_significant_patches"], "{:.0f}"),
+        _fmt(last["largest_patch_units"] / n_units, "{:.1%}"),
+        f"{_fmt(last['morans_i'])} ({format_p(last['morans_i_p'], n_permutations)})",
+        f"{_fmt(last['smoothness'])} ({format_p(last['smoothness_p'], n_permutations)})",
+        "–",
+    ]}
+    for r in cortex_table.to_dict("records"):
+        name = r.get("map", _MAP)
+        what = ("group parcels, 1 inside / 0 outside" if r.get("kind", "parcels") == "parcels"
+                else f"your map {name!r} on {r.get('mesh', 'fsaverage5')}, regions at ≥ "
+                     f"{r['threshold']:g}")
+        head = (f"cortex · {r['hemisphere']}" if name == _MAP and r.get("kind") != "yours"
+                else f"cortex {name} · {r['hemisphere']}")
+        cols[head] = [what, _count(r["parcel_fraction"] * r["n_vertices"], r["n_vertices"]),
+                      _fmt(r["n_regions"], "{:.0f}"),
+                      _fmt(r["largest_region_vertices"] / r["n_vertices"], "{:.1%}"),
+                      NOT_TESTED, NOT_TESTED, "–"]
+    cols["comparable?"] = [
+        "no: a statistic per unit vs a fixed binary atlas",
+        "in kind: both a fraction of the surface marked language-selective; the model's "
+        "depends on q and the items, the parcels' on the group threshold",
+        "in kind: counts of contiguous regions (the model's tested against its null, the "
+        "parcels fixed); sheet and hemisphere differ in size and shape",
+        "in kind: the largest region as a share of the surface",
+        "no: only the model's is tested. The parcels' own Moran's I has no valid null: a "
+        "spin test rotates the map whole and so keeps its autocorrelation (a rotated map has "
+        "about the same Moran's I), and scattering its values makes any contiguous parcel "
+        "'cluster'; a binary map of contiguous parcels is autocorrelated by construction, "
+        "so its value is not reported",
+        "no: only the model's is tested; the parcels' smoothness has no valid null, for the "
+        "same reason as Moran's I, and is not reported",
+        "not compared: one language map, no set of regions to arrange",
+    ]
+    index = ["what the map is", "marked language-selective (model: t ≥ its BH threshold)",
+             "contiguous regions", "largest region (share of surface)", "Moran's I",
+             "smoothness", "arrangement of regions"]
+    return pd.DataFrame(cols, index=index)
+
+
+# ------------------------------------------------------------------------------ text
+def format_language_summary(summary: dict) -> str:
+    """The plain-text summary ``toponeuro map --language`` prints.
+
+    Examples
+    --------
+    >>> s = {"model": {"name": "m"}, "stimuli": {"n_stimuli": 640}, "n_permutations": 9,
+    ...      "alpha": 0.05, "patch_threshold_t": 3.1, "per_layer": {"l": {
+    ...      "sheet": "8x8", "n_fdr_topolm": 5, "n_topk_topolm": 6, "signatures": ["a", "b"]}},
+    ...      "cortex": {"atlas": "x", "nulls": "y", "left": {"parcel_fraction": 0.05,
+    ...      "n_regions": 5}}}
+    >>> print(format_language_summary(s).splitlines()[0])
+    toponeuro map --language — m on 640 localizer items (nulls: 9 draws, alpha 0.05)
+    """
+    lines = [f"toponeuro map --language — {summary['model']['name']} on "
+             f"{summary['stimuli']['n_stimuli']} localizer items (nulls: "
+             f"{summary['n_permutations']} draws, alpha {summary['alpha']:g})", ""]
+    for ly, r in summary["per_layer"].items():
+        of = f" of {r['n_units']:,}" if r.get("n_units") else ""
+        lines.append(f"{ly} ({r['sheet']}): {r['n_fdr_topolm']:,}{of} units pass BH (TopoLM), "
+                     f"top-k {r['n_topk_topolm']}")
+        lines += [f"    {t}" for t in r["signatures"]]
+    lines.append("")
+    for h, c in summary["cortex"].items():
+        if h in ("atlas", "nulls", "your_maps"):
+            continue
+        lines.append(f"cortex {h}: language parcels cover {c['parcel_fraction']:.1%} of the "
+                     f"hemisphere in {c['n_regions']} regions")
+    for name, per in summary["cortex"].get("your_maps", {}).get("maps", {}).items():
+        for h, c in per.items():
+            lines.append(f"cortex {h}, your map {name!r}: {c['parcel_fraction']:.1%} of the "
+                         f"hemisphere at or above the threshold, in {c['n_regions']} regions")
+    return "\n".join(lines)

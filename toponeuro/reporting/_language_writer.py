@@ -1,0 +1,321 @@
+"""Write a ``toponeuro map --language`` report from one :class:`~._language_results.LanguageReport`:
+figures (from :mod:`toponeuro.plotting`), data files and the page (``templates/skeleton.html``,
+the page both reports share: answer first, then what was run, then the detail).
+
+Like :mod:`._writer` it draws, so only the entry point :mod:`._language` imports it.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+
+from .. import _dims as D
+from ..analysis import format_p
+from . import _writer
+from ._language_results import LanguageReport, _fmt
+from ._language_stages import LANGUAGE_MAP
+
+__all__ = ["write_language_report", "language_headline", "profile_comment", "short_layer"]
+
+
+def short_layer(name: str) -> str:
+    """A layer's name without the parts every layer of a TopoLM-style model shares.
+
+    Examples
+    --------
+    >>> short_layer("encoder.layer.5.intermediate.dense")
+    'layer.5'
+    """
+    return str(name).removeprefix("encoder.").replace(".intermediate.dense", "")
+
+
+#: how the headline layer is chosen, fixed before looking at the results
+HEADLINE_RULE = "the deepest mapped layer (the last of the layers, in model order)"
+
+
+def language_headline(summary: dict) -> str:
+    """The report's first sentence: the question, the deepest layer's Moran's I against the
+    label null (the claim a selective topography rests on) with its verdict, the
+    positions-null sentence beside it, and the rule that picked the layer.
+
+    Examples
+    --------
+    >>> s = {"selection": {"q_level": 0.05}, "per_layer": {"l": {"n_fdr_topolm": 5,
+    ...      "n_units": 64, "verdict": "language selectivity is not more clustered ...",
+    ...      "organised": "language selectivity clusters beyond chance ..."}}}
+    >>> language_headline(s)[:70]
+    'Is the language map more clustered than contrasts of random splits of '
+    """
+    layer, r = list(summary["per_layer"].items())[-1]
+    q = summary["selection"].get("q_level", 0.05)
+    n, of = r["n_fdr_topolm"], r.get("n_units")
+    count = (f"{n:,} of {of:,} units" if of else f"{n:,} units")
+    sel = (f"no language-selective units at q = {q:g} (TopoLM's Benjamini-Hochberg)" if not n
+           else f"{count} pass TopoLM's Benjamini-Hochberg at q = {q:g}")
+    return (f"Is the language map more clustered than contrasts of random splits of its items? "
+            f"On {layer} ({sel}): {r['verdict']} — the label null: the S and N items' labels "
+            "shuffled and the t map recomputed from the same activations. Beside it, the "
+            f"positions null (the map's values scattered over the sheet) asks only whether the "
+            f"map is organised on the sheet: {r['organised']}. The layer is {HEADLINE_RULE}, "
+            "a rule fixed before looking at the results.")
+
+
+def profile_comment(profile) -> str:
+    """What the deepest layer's condition profile shows beside the brain's S > W ≈ J > N.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> r = xr.DataArray([[1.0, 0.9, 0.2, 0.0]], dims=("layer", "condition"),
+    ...                  coords={"layer": ["h"], "condition": list("SWJN")})
+    >>> profile_comment(xr.Dataset({"response": r, "sem": 0.05 + 0 * r}))[:48]
+    'On h the top-k units respond S +1.00, W +0.90, J'
+    """
+    ly = str(profile["response"][D.LAYER].values[-1])
+    resp = profile["response"].sel({D.LAYER: ly}).to_series()
+    if not np.isfinite(resp.to_numpy(dtype=float)).all():
+        return f"On {ly} the profile is undefined (a half of the items selected no unit)."
+    sem = profile["sem"].sel({D.LAYER: ly}).to_series()
+    ranked = " > ".join(resp.sort_values(ascending=False).index.astype(str))
+    vals = ", ".join(f"{c} {v:+.2f}" for c, v in resp.items())
+    text = f"On {ly} the top-k units respond {vals} (z; ranked {ranked})."
+    if {"W", "J"} <= set(resp.index):
+        d = float(resp["W"] - resp["J"])
+        err = float(np.hypot(sem["W"], sem["J"]))
+        if abs(d) <= 2 * err:
+            text += (f" W and J are within two standard errors of each other "
+                     f"(W − J = {d:+.2f} ± {err:.2f}), as in the brain.")
+        else:
+            text += (f" Unlike the brain, where W ≈ J, word lists and Jabberwocky differ here "
+                     f"(W − J = {d:+.2f} ± {err:.2f}): "
+                     + ("the units respond more to real words without syntax than to "
+                        "syntax without real words." if d > 0 else
+                        "the units respond more to syntax without real words than to real "
+                        "words without syntax."))
+    return text
+
+
+def _figures(out: Path, rep: LanguageReport) -> dict:
+    from ..plotting import (
+        plot_comparison,
+        plot_condition_profile,
+        plot_language_sheets,
+        plot_surface_map,
+    )
+
+    s, files = rep.summary, {}
+    layers, thr = s["layers"], rep.threshold
+    fig = plot_language_sheets(
+        rep.selectivity.sel(map=LANGUAGE_MAP), layers, threshold=thr, ncols=3,
+        title=("S vs N t on the model's sheets (outlined: units whose t passes "
+               f"Benjamini-Hochberg, t ≥ {thr:.2f})") if np.isfinite(thr) else
+        "S vs N t on the model's sheets (no unit passes Benjamini-Hochberg)")
+    files["sheet_maps.png"] = _writer._savefig(fig, out / "sheet_maps.png")
+    cortex = rep.cortex
+    if cortex.atlas is not None:
+        lab = cortex.atlas.mask(domain=LANGUAGE_MAP).astype(int)
+        fig = plot_surface_map(lab, labels={1: "language parcels"}, view="lateral",
+                               title="Language parcels (Wolna et al., 2025) on fsaverage5 "
+                                     "(inflated, lateral view)")
+        files["cortex_parcels.png"] = _writer._savefig(fig, out / "cortex_parcels.png")
+    elif cortex.source:
+        name = next(iter(s["cortex"]["your_maps"]["maps"]))
+        maps = cortex.user_maps
+        drawable = (set(maps) == {"left", "right"}
+                    and all(name in maps[h].maps and getattr(maps[h], "mesh", "fsaverage5")
+                            == "fsaverage5" for h in maps))  # the drawn mesh is fsaverage5
+        if drawable:
+            both = np.concatenate([maps[h].maps[name] for h in ("left", "right")])
+            fig = plot_surface_map(both, colorbar_label=name, view="lateral",
+                                   title=f"Your {name} map on fsaverage5 (inflated, lateral "
+                                         "view)")
+            files["cortex_parcels.png"] = _writer._savefig(fig, out / "cortex_parcels.png")
+    fig = plot_condition_profile(
+        rep.profile, layer_names=[short_layer(ly) for ly in layers],
+        title="Language units (top-k, selected on the other half of the items)")
+    files["condition_profile.png"] = _writer._savefig(fig, out / "condition_profile.png")
+    view = rep.tables["comparison"].drop(columns="comparable?")
+    view.columns = [c.replace(str(layers[-1]), short_layer(layers[-1])) for c in view.columns]
+    fig = plot_comparison(view, title="Model sheet vs cortex (see the table for what compares)")
+    files["comparison.png"] = _writer._savefig(fig, out / "comparison.png")
+    return files
+
+
+#: the per-layer table's columns, in words
+_COLUMNS = {
+    "layer": "layer", "sheet": "sheet", "n_units": "units",
+    "n_fdr_topolm": "units passing BH (TopoLM)", "n_topk_topolm": "top-k units (TopoLM)",
+    "max_t": "max t", "morans_i": "Moran's I", "morans_i_expected": "Moran's I expected",
+    "morans_i_null_mean": "Moran's I null mean", "morans_i_null_std": "Moran's I null s.d.",
+    "morans_i_p": "Moran's I p", "smoothness": "smoothness",
+    "smoothness_null_mean": "smoothness null mean", "smoothness_null_std": "smoothness null s.d.",
+    "smoothness_p": "smoothness p", "n_patches": "patches found",
+    "n_significant_patches": "significant patches",
+    "largest_patch_units": "largest significant patch (units)",
+    "selective_fraction": "units with t ≥ the BH threshold",
+    "split_half_overlap": "split-half Dice", "split_half_chance": "split-half Dice by chance",
+    "split_half_p": "split-half p (hypergeometric)", "hemisphere": "hemisphere", "map": "map",
+    "n_vertices": "vertices", "parcel_fraction": "vertices in the map's regions",
+    "n_regions": "regions", "largest_region_vertices": "largest region (vertices)",
+    "largest_region_fraction": "largest region (share of the hemisphere)",
+}
+
+
+def _model_view(rep: LanguageReport, n_permutations: int):
+    t = rep.tables["model"].copy()
+    for col in ("morans_i_p", "smoothness_p"):
+        t[col] = [format_p(p, n_permutations) if np.isfinite(p) else "–" for p in t[col]]
+    t["split_half_p"] = [f"{p:.2g}" for p in t["split_half_p"]]
+    t["selective_fraction"] = [f"{round(f * n):,} of {n:,} ({f:.1%})" if np.isfinite(f) else "–"
+                               for f, n in zip(t["selective_fraction"], t["n_units"])]
+    for col in ("n_patches", "n_significant_patches", "largest_patch_units"):
+        t[col] = [f"{int(v)}" if np.isfinite(v) else "–" for v in t[col]]
+    return t.rename(columns=_COLUMNS)
+
+
+def _cortex_view(rep: LanguageReport):
+    t = rep.tables["cortex"].copy()
+    if not len(t):
+        return t
+    t["parcel_fraction"] = [f"{round(f * n):,} of {n:,} ({f:.1%})"
+                            for f, n in zip(t["parcel_fraction"], t["n_vertices"])]
+    t["largest_region_fraction"] = [f"{f:.1%}" for f in t["largest_region_fraction"]]
+    return t.rename(columns=_COLUMNS)
+
+
+def _profile_view(rep: LanguageReport):
+    t = rep.tables["profile"]
+    return t.rename(columns=lambda c: c.replace(" sem", " s.e.m."))
+
+
+def _cortex_similarity(s: dict, esc) -> str:
+    yours = s["cortex"].get("your_maps")
+    if not yours or not yours["similarity"]:
+        return ""
+    items = "".join(
+        f"<li>{esc(r['pair'])} ({esc(r['hemisphere'])}): Pearson r {r['value']:+.2f}, spin "
+        f"null {r['null_mean']:+.2f} ± {r['null_std']:.2f}, "
+        f"{esc(format_p(r['p_value'], s['n_permutations']) if r['p_value'] is not None else 'p n/a')}"
+        f" — {esc(str(r['verdict']))}</li>" for r in yours["similarity"])
+    return f"<p>Your maps against each other (spin-test null):</p><ul>{items}</ul>"
+
+
+def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
+    s = rep.summary
+    m, st, sel = s["model"], s["stimuli"], s["selection"]
+    return (
+        "<ul>"
+        f"<li><b>Model:</b> {esc(str(m['source']))}. &tau; = {esc(str(m['tau']))}. "
+        f"{esc(m['description'] or '')}</li>"
+        f"<li><b>Stimuli:</b> {st['n_stimuli']} items of the language localizer (Fedorenko et "
+        f"al., 2010): {esc(', '.join(f'{k} {v}' for k, v in st['conditions'].items()))} (S "
+        "sentences, W word lists, J Jabberwocky, N nonword lists; "
+        f"{esc(st['source'])}).</li>"
+        f"<li><b>Layers:</b> {esc(', '.join(s['layers']))}; tokens pooled by "
+        f"{esc(s['token_pooling'])}.</li>"
+        "<li><b>Language-selective units, as TopoLM defines them</b> "
+        f"({esc(str(sel['reference']))}): activations smoothed on the sheet (Gaussian, FWHM "
+        f"{sel['smooth_fwhm']} units), Welch t of S vs N, two-sided p, Benjamini-Hochberg at "
+        f"q = {sel['q_level']} over the units of all layers, and the top {top_k_text} of the "
+        "units over all layers.</li>"
+        "<li><b>Topography:</b> measured on the S vs N t map of the <i>unsmoothed</i> "
+        "activations. Smoothing the activations first (as TopoLM does to select units) makes "
+        "every map smooth, even that of a network whose units have no order, so a null that "
+        "scatters the units' values would be miscalibrated there. Moran's I (each unit's four "
+        "grid neighbours, row-standardised weights: esda's default), smoothness (TDANN) and "
+        f"patches ({s['patch_min_units']} or more connected units with t &ge; "
+        f"{_fmt(rep.threshold)}, the smallest t passing Benjamini-Hochberg on this map, after "
+        f"TDANN's smoothing), each against {s['n_permutations']:,} draws of the units' values "
+        "scattered at random.</li>"
+        f"<li><b>Cortex:</b> {esc(s['cortex']['atlas'])}.</li>"
+        f"<li>Made by <code>toponeuro map --language</code> (toponeuro "
+        f"{esc(s['toponeuro_version'])}) on {esc(s['created'])} in {s['seconds']} s; weights "
+        f"sha256 <code>{esc(str(m.get('weights_sha256', '')))}</code>.</li></ul>")
+
+
+def _html(rep: LanguageReport, files: dict) -> str:
+    from ._page import DetailBlock, answer_first_page, figure_html
+
+    esc = html.escape
+    s = rep.summary
+    m, st, sel = s["model"], s["stimuli"], s["selection"]
+    verdicts = "".join(
+        f"<h4>{esc(ly)} ({esc(r['sheet'])})</h4><ul>"
+        + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul>"
+        for ly, r in s["per_layer"].items())
+    verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
+                f"spatial null) is at or below {s['alpha']:g}; otherwise the sentence says the "
+                f"opposite was not shown.</p>{verdicts}")
+    notes = "" if m.get("tau") else (
+        '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '
+        "baseline. Its sheets are its units in their index order.</div>")
+    top_k = sel["top_k"]
+    top_k_text = (f"{top_k:.0%}".replace("%", " %") if isinstance(top_k, float) and top_k < 1
+                  else f"{top_k}")
+    conds = esc(", ".join(f"{k} {v}" for k, v in st["conditions"].items()))
+    run = [f"<code>{esc(m['name'])}</code> (&tau; = {esc(str(m['tau']))}) on the "
+           f"{st['n_stimuli']} items of the Fedorenko et al. (2010) localizer ({conds}), "
+           f"{len(s['layers'])} layers; toponeuro {esc(s['toponeuro_version'])} in "
+           f"{s['seconds']} s.",
+           f"Units selected by TopoLM's S vs N test (BH q = {sel['q_level']}, top "
+           f"{top_k_text}); topography on the unsmoothed t map, {s['n_permutations']:,} draws "
+           f"of each null; cortex: {esc(s['cortex']['atlas'])}."]
+
+    def fig(name, caption):
+        return figure_html(files.get(name), caption, name)
+
+    profile = (
+        "<p>Responses of the top-k units of each layer, selected on the odd items of each "
+        "condition and read on the even ones, and vice versa, so no item both selects and "
+        "measures. The language network's response in the brain is S &gt; W &asymp; J &gt; N "
+        f"(Fedorenko et al., 2010). {esc(profile_comment(rep.profile))}</p>"
+        + fig("condition_profile.png", "Mean response (z) of the top-k language units to "
+              "each condition, on the items they were not selected on (error bars: s.e.m. "
+              "over items)")
+        + _writer._html_table(_profile_view(rep)))
+    cortex = (
+        fig("cortex_parcels.png", "The cortex's language map on the inflated fsaverage5 "
+            "surface (lateral views)")
+        + _writer._html_table(_cortex_view(rep))
+        + "<p>The parcels' own Moran's I and smoothness are not reported: no null can test "
+        "them. A spin test rotates the map whole and so keeps its autocorrelation, and "
+        "scattering its values makes any contiguous parcel \"cluster\"; a binary map of "
+        "contiguous parcels is autocorrelated by construction, whatever the brain does.</p>"
+        + _cortex_similarity(s, esc))
+    comparison = ("<p>The last column says plainly which rows can be set side by side and "
+                  "which cannot.</p>"
+                  + rep.tables["comparison"].to_html(border=0, classes="tbl"))
+    files_text = ("<p><code>results.nc</code> (every unit's t, p, q and the TopoLM masks; "
+                  "per-layer metrics and the condition profile), <code>summary.json</code>, "
+                  "and the figures: "
+                  + ", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
+                              if k.endswith(".png")) + ".</p>")
+    detail = [
+        DetailBlock("What each layer's sheet shows, with its nulls", verdicts, folded=False),
+        DetailBlock("Per layer", _writer._html_table(_model_view(rep, s["n_permutations"])),
+                    folded=False),
+        DetailBlock("The four conditions (held-out items)", profile, folded=False),
+        DetailBlock("The cortex", cortex, folded=False),
+        DetailBlock("Model vs cortex", comparison, folded=False),
+        DetailBlock("Methods", _methods(rep, top_k_text, esc)),
+        DetailBlock("Files", files_text),
+    ]
+    return answer_first_page(
+        title=f"toponeuro map --language — {m['name']}",
+        heading=f"Language-selective topography of <code>{esc(m['name'])}</code>",
+        headline=f'<p class="headline"><b>{esc(language_headline(s))}</b></p>',
+        figure=fig("sheet_maps.png", "S vs N t on each layer's sheet"),
+        what_was_run=run, notes=notes, detail=detail)
+
+
+def write_language_report(out: Path, rep: LanguageReport, *, t0: float | None = None) -> dict:
+    """Write every output of a ``toponeuro map --language`` run into ``out``; name -> path
+    (figures, then the files every job ends with: ``_writer.write_job_files``, as the vision
+    job's ``write_report``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = _figures(out, rep)
+    return _writer.write_job_files(out, files, dataset=rep.dataset, summary=rep.summary,
+                                   page=lambda f: _html(rep, f), t0=t0)

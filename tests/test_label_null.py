@@ -233,3 +233,14 @@ def test_label_null_record_and_page(tmp_path):
     spec.loader.exec_module(mod)
     mod.write_inc(tmp_path / "inc")
     assert (tmp_path / "inc").read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+
+
+def test_label_null_for_map_similarity():
+    """Two maps: the contrast is redrawn, the other map stays (a planted overlap passes)."""
+    rng = np.random.default_rng(1)
+    target = blob(SHAPE, (5, 10), 3.0)
+    d = contrast_design(smooth_sheet(40, rng, effect=2 * target, labels=["S", "N"] * 20),
+                        "S", "N", metric="welch_t")
+    res = spatial_null("pearson", d, target, null="labels", n_permutations=99,
+                       alternative="two-sided", random_state=0)
+    assert res.null_method == "labels" and res.p_value <= 0.02

@@ -613,6 +613,11 @@ def format_summary(summary: dict) -> str:
         if nulls:
             lines.append(f"{'':<25}  {'  p':<12}"
                          + "".join(fmt(nulls[d]["p_value"], ">11.3f") for d in doms))
+        labels = r.get("smoothness_label_null", {})
+        if labels:  # the selective claim: the label null (domain's images' labels shuffled)
+            lines.append(f"{'':<25}  {'  label p':<12}"
+                         + "".join(fmt(labels[d]["p_label_null"], ">11.3f") if d in labels
+                                   else f"{'n/a':>11}" for d in doms))
         lines.append(f"{'':<25}  {'patches':<12}"
                      + "".join(fmt(r["n_patches"][d], ">11d") for d in doms))
         for text in r.get("signatures", [])[:2]:

@@ -447,6 +447,9 @@ def page(results, verdict, files, meta) -> str:
     L += _table(["τ", "seed", "layer", "faces–bodies SSIM", "faces–places SSIM",
                  "faces–bodies Pearson r", "faces–places Pearson r",
                  "significant patches faces / bodies / places"], rows)
+    # the label null of every selective claim: bench/calibrate_label_null.py --inc writes it
+    L += ["Selective topography: the label null", "------------------------------------",
+          "", ".. include:: reproduction_label_null.inc", ""]
     # the language half: measured by bench/ship_topo_lm.py and toponeuro map --language on
     # the shipped language models, written once in its own file and included here
     L += ["Language: TopoLM's and TopoNets' claims", "---------------------------------------",

@@ -65,6 +65,28 @@ def model_name(tau: int, seed: int) -> str:
     return f"toponet_lm_demo.tau_{tau}" + (f"_seed{seed}" if seed else "")
 
 
+def label_null_note(name: str) -> str:
+    """The card's sentence on the label null, from the record bench/calibrate_label_null.py
+    writes (toponeuro/analysis/topography/null_calibration.json, key "labels"); "" if absent."""
+    rec = json.loads((ROOT / "toponeuro/analysis/topography/null_calibration.json")
+                     .read_text()).get("labels", {}).get(name)
+    if not rec:
+        return ""
+    rows = [r for r in rec["real"] if r["statistic"] == "morans_i"]
+    ps = [r["p_labels"] for r in rows]
+    n_sig = sum(p <= 0.05 for p in ps)
+    n_pos = sum(r["p_positions"] <= 0.05 for r in rows)
+    verdict = ("is NOT more clustered than contrasts of random splits of the same items"
+               if not n_sig else f"is more clustered than random splits in {n_sig} of "
+               f"{len(rows)} layers")
+    return (f" Its S > N map (raw Welch t) {verdict} (label null, Moran's I p "
+            f"{min(ps):.2f}-{max(ps):.2f} in {len(rows)} layers; positions null p <= 0.05 in "
+            f"{n_pos} of {len(rows)}; bench/calibrate_label_null.py): "
+            + ("the model shows a topographic sheet, not topographic language selectivity."
+               if not n_sig and n_pos else "no selective language topography."
+               if not n_sig else "see docs/reproduction."))
+
+
 def card_toml(name, tau, seed, recipe, steps, sha, base, evaluation, minutes) -> str:
     seed_txt = f", seed {seed}" if seed else ""
     how = ("fine-tuned by TopoLoss (factor 2, 32 x 48 sheets) + distillation of its own "
@@ -74,7 +96,8 @@ def card_toml(name, tau, seed, recipe, steps, sha, base, evaluation, minutes) ->
     return common_card_toml(
         name=name, profile="toponet_lm_demo", sha=sha, base_sha256=base.sha256, tau=tau,
         recipe=recipe["name"], seed=seed, steps=steps, evaluation=evaluation,
-        description=f"Topographic MiniLM demo, TopoLoss tau={tau}{seed_txt}: all-MiniLM-L6-v2 (minilm.l6_v2) with its six intermediate.dense layers {how}, on WordNet 3.0 sentences (Debian wordnet-base, WordNet 3.0 licence), {steps} AdamW steps of batch 16 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; only those layers are shipped (float16), laid over minilm.l6_v2's weights. Not one of the TopoNets paper's models.",
+        description=f"Topographic MiniLM demo, TopoLoss tau={tau}{seed_txt}: all-MiniLM-L6-v2 (minilm.l6_v2) with its six intermediate.dense layers {how}, on WordNet 3.0 sentences (Debian wordnet-base, WordNet 3.0 licence), {steps} AdamW steps of batch 16 on one CPU thread ({minutes:.0f} min), recipe {recipe['name']}; only those layers are shipped (float16), laid over minilm.l6_v2's weights. Not one of the TopoNets paper's models."
+        + label_null_note(name),
     )
 
 

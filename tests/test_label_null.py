@@ -208,3 +208,39 @@ def test_one_dimensional_maps_say_no_null():
     with pytest.warns(UserWarning, match="bare 1-D arrays without positions"):
         r = map_similarity(a, a + 1, "pearson", n_permutations=99)
     assert r.n_permutations == 0 and "no spatial null" in r.attrs["not_tested"]
+
+
+def test_label_null_record_and_page(tmp_path):
+    """The calibration record: random splits pass the label null at the nominal rate on the
+    shipped models, and the reproduction page's label-null section is that record's."""
+    import importlib.util
+    from pathlib import Path
+
+    from toponeuro.analysis import null_calibration
+
+    rec = null_calibration()["labels"]
+    for model in ("toponet_lm_demo.tau_1", "toponet_demo.v2_tau_50"):
+        for stat, s in rec[model]["summary"].items():
+            assert s["tests"] >= 200 and 0.035 <= s["labels_rate"] <= 0.065, (model, stat)
+            assert s["labels_ci95"][0] <= 0.05 <= s["labels_ci95"][1]
+    root = Path(__file__).resolve().parents[1]
+    bench, page = root / "bench" / "calibrate_label_null.py", root / "docs" / (
+        "reproduction_label_null.inc")
+    if not (bench.exists() and page.exists()):
+        pytest.skip("the bench and docs folders are not beside the tests")
+    spec = importlib.util.spec_from_file_location("calibrate_label_null", bench)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.write_inc(tmp_path / "inc")
+    assert (tmp_path / "inc").read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+
+
+def test_label_null_for_map_similarity():
+    """Two maps: the contrast is redrawn, the other map stays (a planted overlap passes)."""
+    rng = np.random.default_rng(1)
+    target = blob(SHAPE, (5, 10), 3.0)
+    d = contrast_design(smooth_sheet(40, rng, effect=2 * target, labels=["S", "N"] * 20),
+                        "S", "N", metric="welch_t")
+    res = spatial_null("pearson", d, target, null="labels", n_permutations=99,
+                       alternative="two-sided", random_state=0)
+    assert res.null_method == "labels" and res.p_value <= 0.02

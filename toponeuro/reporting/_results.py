@@ -115,8 +115,10 @@ def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> d
     return out
 
 
-def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None) -> list[dict]:
-    """Each topographic signature of one sheet in plain words, with its null."""
+def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None,
+                contrast: dict | None = None) -> list[dict]:
+    """Each topographic signature of one sheet in plain words, with its null (smoothness: the
+    positions null, "organised on the sheet", then the label null, "selective")."""
     from ..analysis import format_p
 
     out = [x for pair in _PAIRS
@@ -141,6 +143,12 @@ def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None) ->
                     "text": f"the {d} map {verdict}: smoothness {r['smoothness']:.2f}, "
                             f"{_null(r['smoothness_null_mean'], r['smoothness_null_std'])}, "
                             f"{p_text}"})
+        if contrast and (layer, d) in contrast:
+            c = contrast[layer, d].selective
+            out.append({"signature": f"selective smoothness {d}", "significant": c.significant,
+                        "statistic": c.statistic, "null_mean": c.null_mean,
+                        "null_std": c.null_std, "p_value": c.p_value, "alternative": "greater",
+                        "null": "labels", "outcome": c.outcome, "text": c.text})
         pt = topo.patches[layer, d]
         n_sig, n_all = r["n_significant_patches"], int(r["n_patches"])
         if np.isfinite(n_sig):
@@ -265,7 +273,8 @@ def map_summary(inputs: MapInputs, acts, model, cortex_topo, source: dict, compa
         **run_description(inputs, acts, model, baseline=random_init is not None),
         "per_layer": {layer: layer_summary(model.topography, layer,
                                            model.dimensionality[layer], inputs.alpha,
-                                           random_init) for layer in layers},
+                                           random_init, getattr(model, "contrast", None))
+                      for layer in layers},
         "cortex": cortex_summary(cortex_topo, source, inputs.alpha),
         "arrangement": arrangement,
         "headline": headline_summary(layers[-1], cortex_topo.sheets, arrangement),
@@ -303,7 +312,10 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
         "p_values": ("map similarity: two-sided (more or less alike than chance; verdict "
                      "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
                      "either way'; no null: 'not tested'); smoothness and patches: one-sided "
-                     "(more organised than chance)"),
+                     "(more organised than chance); smoothness_null: positions null (is the "
+                     "map organised on the sheet?); smoothness_label_null: label null (is the "
+                     "domain's map more clustered than maps of random splits of the images "
+                     "on this sheet? the selective-topography claim)"),
         "random_init_baseline": baseline,
         "random_init_note": BASELINE_NOTE if baseline else NO_BASELINE_NOTE,
         "definitions": _jsonable(model.topography.attrs["definitions"]),
@@ -311,7 +323,7 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
 
 
 def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 0.05,
-                  random_init: dict | None = None) -> dict:
+                  random_init: dict | None = None, contrast: dict | None = None) -> dict:
     """One layer's record: each domain's smoothness (with its null), patches, selective
     fraction, the map similarities with their tests, the dimensionality and the sentences."""
     t = _model_table(model_topo, [layer]).set_index("domain")
@@ -334,8 +346,12 @@ def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 
             r.pair: _similarity_entry(model_topo.similarities[layer, r.pair], alpha)
             for r in sim[sim.sheet == layer].itertuples()},
         "effective_dimensionality": round(float(dimensionality), 3),
-        "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha, random_init)],
+        "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha, random_init,
+                                                      contrast)],
     }
+    if contrast:  # both p-values of each map's smoothness, named by their null
+        out["smoothness_label_null"] = {
+            d: contrast[layer, d].to_dict() for d in MAP_DOMAINS if (layer, d) in contrast}
     if random_init is not None:
         out["map_similarity_random_init"] = {
             p: _similarity_entry(random_init[layer, p], alpha)
@@ -599,6 +615,11 @@ def format_summary(summary: dict) -> str:
         if nulls:
             lines.append(f"{'':<25}  {'  p':<12}"
                          + "".join(fmt(nulls[d]["p_value"], ">11.3f") for d in doms))
+        labels = r.get("smoothness_label_null", {})
+        if labels:  # the selective claim: the label null (domain's images' labels shuffled)
+            lines.append(f"{'':<25}  {'  label p':<12}"
+                         + "".join(fmt(labels[d]["p_label_null"], ">11.3f") if d in labels
+                                   else f"{'n/a':>11}" for d in doms))
         lines.append(f"{'':<25}  {'patches':<12}"
                      + "".join(fmt(r["n_patches"][d], ">11d") for d in doms))
         for text in r.get("signatures", [])[:2]:

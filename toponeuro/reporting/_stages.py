@@ -278,12 +278,16 @@ class ModelTopography(NamedTuple):
     topography: object
     #: effective dimensionality of each layer's activations
     dimensionality: dict
+    #: ``(layer, domain) -> ContrastTopography``: each map's smoothness against the positions
+    #: null and the label null (domain vs the rest shuffled across images, map recomputed)
+    contrast: dict = {}
 
 
 def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
                      threshold: float = TDANN_PATCHES["threshold"],
                      min_units: int = TDANN_PATCHES["min_count"], n_permutations: int = 1000,
-                     alpha: float = 0.05, random_state=0) -> ModelTopography:
+                     alpha: float = 0.05, random_state=0,
+                     label_permutations: int | None = None) -> ModelTopography:
     """Selectivity maps of :data:`MAP_DOMAINS` on each layer, their topography table (each
     statistic once, with its spatial null) and each layer's effective dimensionality.
 
@@ -294,6 +298,10 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     layers : sequence of str
     threshold, min_units, n_permutations, alpha, random_state
         As for :func:`toponeuro.analysis.topography_table`.
+    label_permutations : int, optional
+        Draws of the label null of each map's smoothness (the domain's images and the rest's
+        labels shuffled, the map recomputed: :func:`toponeuro.analysis.contrast_topography`);
+        default ``n_permutations``; 0 skips it. The "selective topography" claim rests on it.
 
     Returns
     -------
@@ -310,7 +318,12 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     >>> res.selectivity.sizes["domain"], sorted(res.dimensionality)
     (5, ['conv'])
     """
-    from ..analysis import domain_selectivity, effective_dimensionality, topography_table
+    from ..analysis import (
+        contrast_topography,
+        domain_selectivity,
+        effective_dimensionality,
+        topography_table,
+    )
 
     sel = domain_selectivity(acts, list(MAP_DOMAINS))
     topo = topography_table(sel, layers=layers, threshold=threshold, min_units=min_units,
@@ -318,7 +331,12 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
                             random_state=random_state)
     dims = {ly: float(effective_dimensionality(
         acts.topo.select(ly).transpose(D.STIMULUS, D.UNIT).values)) for ly in layers}
-    return ModelTopography(sel, topo, dims)
+    n_label = n_permutations if label_permutations is None else label_permutations
+    contrast = {(ly, d): contrast_topography(
+        acts, d, "rest", layer=ly, statistic="smoothness", n_permutations=n_label,
+        alpha=alpha, random_state=random_state, what=f"the {d} map")
+        for ly in layers for d in MAP_DOMAINS} if n_label else {}
+    return ModelTopography(sel, topo, dims, contrast)
 
 
 class CortexTopography(NamedTuple):

@@ -381,8 +381,19 @@ def contrast_topography(activations: xr.DataArray, target, against="rest", *,
                              labels=labels, smooth_fwhm=smooth_fwhm)
     what = what or f"{design.attrs['target']} selectivity"
     kw = dict(n_permutations=n_permutations, **statistic_kwargs)
-    pos = spatial_null(statistic, design, null="positions", random_state=random_state, **kw)
-    lab = spatial_null(statistic, design, null="labels", random_state=random_state, **kw)
+
+    def test(null):
+        extra = {}
+        if statistic == "smoothness" and "rng" not in kw:  # its sample of unit pairs: the
+            extra["rng"] = np.random.default_rng(random_state)  # same in both tests
+        return spatial_null(statistic, design, null=null, random_state=random_state, **kw,
+                            **extra)
+
+    return _topography(design, statistic, test("positions"), test("labels"), alpha, what,
+                       where)
+
+
+def _topography(design, statistic, pos, lab, alpha, what, where) -> ContrastTopography:
     return ContrastTopography(design.attrs["layer"], statistic, pos, lab,
                               organisation_claim(pos, alpha, what=what, where=where),
                               contrast_claim(lab, alpha, what=what, where=where), alpha)

@@ -700,7 +700,9 @@ def spatial_null(
         One or more maps on the same sheet or mesh (see :func:`as_topomap`).
     null : str, optional
         ``"positions"``, ``"shift"``, ``"iaaft"``, ``"variogram"``, ``"phase"``,
-        ``"spectral"``, ``"torus"`` or ``"mirror"`` (``NULL_METHODS``). Default
+        ``"spectral"``, ``"torus"``, ``"mirror"``, ``"spin"`` (mesh), ``"labels"`` (a
+        :func:`contrast_design` in place of the first map: its labels shuffled, the map
+        recomputed) or any null added with :func:`register_null` (``NULL_METHODS``). Default
         ``"positions"`` for one map, ``"shift"`` for two or more (module docs).
     n_permutations : int
         Null draws (0: the statistic alone).

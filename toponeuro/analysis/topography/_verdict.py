@@ -86,7 +86,9 @@ class OverlapVerdict:
     @property
     def p_text(self) -> str:
         """The p-value in words (``"p = 0.012 (two-sided)"``, ``"p < 0.001 (two-sided, 1,000
-        draws)"``, ``"not tested"``)."""
+        draws)"``, ``"not tested"``; draws that cannot reach ``alpha``: "too few draws ...")."""
+        if self.outcome == "too few draws":
+            return too_few_draws_text(self.n_permutations, self.alpha, self.alternative)
         return format_p(self.p_value, self.n_permutations, self.alternative)
 
     def _numbers(self) -> str:

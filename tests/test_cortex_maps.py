@@ -343,3 +343,25 @@ def test_cli_fslr_one_hemisphere_end_to_end(tmp_path, write_floc_folder):
     assert "left hemisphere only" in s["cortex"]["atlas"] and "right" not in s["cortex"]
     assert s["arrangement"]["layer4.0.conv2|left"]["n_domains"] == 3
     assert "your maps on fs_LR_32k" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_a_constant_sheet_map_is_left_out_of_the_arrangement():
+    """Planted: three blobs in the same places on both sides (rho = 1) and a constant fourth
+    map on the model's sheet; the constant map is left out with a warning, not centred."""
+    from toponeuro.analysis import compare_tables, topography_table
+
+    rr, cc = np.mgrid[:20, :30]
+
+    def blob(r, c):
+        return 5 * np.exp(-((rr - r) ** 2 + (cc - c) ** 2) / 8.0)
+
+    sheet = {"faces": blob(4, 5), "bodies": blob(15, 8), "places": blob(10, 25),
+             "characters": np.full((20, 30), 1.0)}
+    cortex = {**sheet, "characters": blob(3, 27)}
+    kw = dict(threshold=3.0, min_units=3, smooth_sigma=0, n_permutations=0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedValueWarning)
+        t, c = topography_table({"s": sheet}, **kw), topography_table({"s": cortex}, **kw)
+    with pytest.warns(UndefinedValueWarning, match=r"leaves out \['characters'\]"):
+        arr = compare_tables(t, "s", c, "s").attrs["arrangement"]
+    assert arr["domains"] == ["faces", "bodies", "places"] and arr["spearman"] == 1.0

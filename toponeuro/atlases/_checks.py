@@ -51,10 +51,10 @@ def check_domain_names(names: Iterable[str], domains: Iterable[str] | None) -> N
     Examples
     --------
     >>> check_domain_names(["faces"], ["faces", "bodies"])
-    >>> check_domain_names(["face"], ["faces", "bodies"])
+    >>> check_domain_names(["face"], ["faces", "bodies"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.UnknownNameError: "cortex_maps names domain 'face', which the model does not map; did you mean 'faces'? Name each map by one of the model's domains ['faces', 'bodies'] (a map of another domain has nothing to be compared with)."
+    toponeuro.exceptions.UnknownNameError: cortex_maps names domain 'face', which the model does not map; did you mean 'faces'? ...
     """
     if domains is None:
         return
@@ -96,21 +96,28 @@ def is_constant(values: np.ndarray, what: str) -> bool:
         f"cortex_maps: {what} is constant ({fin[0]:g} at every vertex with data); a map with "
         "no variation has no centre, patches or similarity, so it is left out of this "
         "hemisphere (and of the arrangement). Check that the file holds the statistic."),
-        stacklevel=3)
+        stacklevel=4)
     return True
 
 
+#: a map is "mostly negative" when its median is below 0 and more than NEGATIVE_SHARE of its
+#: strongest NEGATIVE_TOP of vertices (by |value|) are negative (noise: about half)
+NEGATIVE_TOP, NEGATIVE_SHARE = 0.01, 0.75
+
+
 def warn_if_negative(values: np.ndarray, what: str) -> None:
-    """Warn when most vertices are below 0 and the strongest value is negative."""
+    """Warn when a map is mostly negative (:data:`NEGATIVE_SHARE`)."""
     fin = values[np.isfinite(values)]
-    lo, hi = float(fin.min()), float(fin.max())
-    if np.mean(fin < 0) > 0.5 and -lo > hi:
+    top = fin[np.abs(fin) >= np.quantile(np.abs(fin), 1 - NEGATIVE_TOP)]
+    neg = float(np.mean(top < 0))
+    if np.median(fin) < 0 and neg > NEGATIVE_SHARE:
         warnings.warn(ImplausibleValueWarning(
-            f"cortex_maps: {what} is mostly negative ({np.mean(fin < 0):.0%} of the vertices "
-            f"below 0; strongest value {lo:.3g}, largest positive {hi:.3g}). Patches are taken "
+            f"cortex_maps: {what} is mostly negative (median {np.median(fin):.3g}; "
+            f"{neg:.0%} of its strongest {NEGATIVE_TOP:.0%} of vertices are below 0, "
+            f"down to {fin.min():.3g}). Patches are taken "
             "above the threshold, so a contrast the wrong way round (e.g. objects > faces "
             "for faces) finds none: give the map with its sign flipped (-1 x the map)."),
-            stacklevel=3)
+            stacklevel=4)
 
 
 @lru_cache(maxsize=2)
@@ -159,4 +166,4 @@ def warn_if_far(values: np.ndarray, domain: str, hemi: str, mesh: str, what: str
             f"cortex; more than {EXPECTED_REGION_MM:g} mm counts as far). A {domain} map "
             "peaks there; check that this file is the right contrast for this domain (not "
             "e.g. a motor or auditory map) and that left and right are not swapped."),
-            stacklevel=3)
+            stacklevel=4)

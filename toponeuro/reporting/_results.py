@@ -185,7 +185,9 @@ def cortex_description(source: dict | None) -> str:
         return (f"your own maps ({', '.join(files)}) on {source.get('mesh', 'fsaverage5')}"
                 f"{side}, {how}; their values as they are (NaN: no data)")
     rep = source.get("representation", "binary")
-    head = "visfAtlas (Rosenke et al., 2021) on fsaverage5"
+    hemis = source.get("hemispheres", ["left", "right"])
+    head = ("visfAtlas (Rosenke et al., 2021) on fsaverage5"
+            + ("" if len(hemis) == 2 else f", {hemis[0]} hemisphere only"))
     if rep == "proximity":
         return (f"{head}: each ROI as a continuous map, its geodesic proximity "
                 f"exp(-d / {source.get('scale_mm', 10):g} mm), d the distance along the pial "

@@ -565,6 +565,15 @@ def arrangement_comparison(
     n_spin = int(cortex.attrs.get("similarity_permutations", 0) if cortex_permutations is None
                  else cortex_permutations)
     names = [n for n in model.names(model_sheet) if n in cortex.names(cortex_sheet)]
+    flat = [n for n in names if any(  # a constant map has no centre: left out, not centred
+        np.ptp(np.nan_to_num(v := res.maps[sh, n]["distance"].values, nan=np.nanmin(v))) == 0
+        for res, sh in ((model, model_sheet), (cortex, cortex_sheet)))]
+    if flat:
+        warnings.warn(UndefinedValueWarning(
+            f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} leaves out {flat}: a "
+            "constant map has no centre (it would sit at the sheet's middle and enter rho). "
+            "Check that map's input."), stacklevel=2)
+        names = [n for n in names if n not in flat]
     pairs = [f"{a}-{b}" for i, a in enumerate(names) for b in names[i + 1:]]
     out = {"spearman": np.nan, "p_value": np.nan, "p_shift": np.nan, "p_spin": np.nan,
            "null_shift_mean": np.nan, "null_spin_mean": np.nan, "null_shift_std": np.nan,

@@ -361,8 +361,12 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
 
     At the floor (no draw as extreme as the statistic: ``p = 1 / (1 + n)``, two-sided
     ``2 / (1 + n)``) the exact value says only how many draws there were, so the text gives
-    the bound and the draws. With ``alternative`` the tail is named: ``"p = 0.012
-    (two-sided)"``. No null: ``"not tested"``.
+    the bound and the draws: the floor rounded up to one significant digit, after ``<``
+    when the bound is above the floor (1,000 draws: ``p < 0.001``, two-sided ``p < 0.002``)
+    and ``≤`` when it is the floor itself (999 draws: ``p ≤ 0.001``). Every table, sentence
+    and terminal line of a report writes a p with this function, so a floor reads one way
+    everywhere. With ``alternative`` the tail is named: ``"p = 0.012 (two-sided)"``. No
+    null: ``"not tested"``.
 
     Examples
     --------
@@ -370,16 +374,21 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
     'p < 0.001 (one-sided, 1,000 draws)'
     >>> format_p(2 / 1001, 1000, "two-sided")
     'p < 0.002 (two-sided, 1,000 draws)'
+    >>> format_p(1 / 1000, 999), format_p(2 / 100, 99, "two-sided")
+    ('p ≤ 0.001 (999 draws)', 'p ≤ 0.02 (two-sided, 99 draws)')
     >>> format_p(0.0123, 1000), format_p(float("nan"), 0), format_p(0.01, 99)
-    ('p = 0.012', 'not tested', 'p < 0.011 (99 draws)')
+    ('p = 0.012', 'not tested', 'p ≤ 0.01 (99 draws)')
     """
     n = int(n_permutations)
     if not n or p is None or not np.isfinite(p):
         return "not tested"
     tail = f"{alternative}, " if alternative else ""
     k = 2.0 if str(alternative).startswith("two-sided") else 1.0
-    if p <= k / (1 + n) + 1e-12:  # k / (1 + n) < k / n <= the bound written
-        return f"p < {_ceil_sig(k / n, 2):g} ({tail}{n:,} draws)"
+    floor = min(k / (1 + n), 1.0)
+    if p <= floor + 1e-12:
+        bound = _ceil_sig(floor, 1)
+        sign = "≤" if abs(bound - floor) <= 1e-9 * floor else "<"
+        return f"p {sign} {bound:g} ({tail}{n:,} draws)"
     return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
 
 

@@ -268,6 +268,7 @@ def map_summary(inputs: MapInputs, acts, model, cortex_topo, source: dict, compa
         "per_layer": {layer: layer_summary(model.topography, layer,
                                            model.dimensionality[layer], inputs.alpha,
                                            random_init) for layer in layers},
+        "cortex_permutations": draws["spin"],
         "cortex": cortex_summary(cortex_topo, source, inputs.alpha),
         "arrangement": arrangement,
         "headline": headline_summary(layers[-1], cortex_topo.sheets, arrangement),

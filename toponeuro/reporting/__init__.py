@@ -13,6 +13,7 @@ from . import _stages
 from ._language import DEFAULT_LANGUAGE_MODEL, language_verdict, run_language_map
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view, format_summary
+from ._schema import SUMMARY_SCHEMAS, summary_schema
 from ._stages import *  # noqa: F403 - the named stages of run_map
 
 __all__ = [
@@ -26,5 +27,7 @@ __all__ = [
     "language_verdict",
     "format_summary",
     "comparison_view",
+    "summary_schema",
+    "SUMMARY_SCHEMAS",
     *_stages.__all__,
 ]

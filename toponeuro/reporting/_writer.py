@@ -285,10 +285,11 @@ def _what_was_run(s: dict) -> list[str]:
     held = ("" if not train else ", held out from training" if not train["n_overlap"]
             else f", {train['n_overlap']} of them training images")
     n_perm, n_spin = int(s.get("n_permutations", 0)), int(s.get("cortex_permutations", 0))
+    tau = "no TopoLoss" if m.get("tau") is None else f"τ = {float(m['tau']):g}"
     cortex = ("your own cortex maps" if (s["cortex"].get("source") or {}).get(
         "representation") == "values" else "the visfAtlas ROIs on fsaverage5")
     return [
-        f"<b>Run:</b> <code>{esc(m['name'])}</code> (τ = {esc(str(m['tau']))}, {esc(weights)}) "
+        f"<b>Run:</b> <code>{esc(m['name'])}</code> ({tau}, {esc(weights)}) "
         f"on {st['n_stimuli']:,} fLoc images ({esc(images)}{held}); layers "
         f"{esc(', '.join(layers))}.",
         f"<b>Against</b> {cortex}; nulls of {n_perm:,} draws on the sheet and {n_spin:,} "

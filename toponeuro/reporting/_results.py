@@ -60,10 +60,6 @@ def _numbers(stim):
     return [int(n.min()), int(n.max())] if len(n) else "all"
 
 
-def _p(p) -> str:
-    return "p n/a" if p is None or not np.isfinite(p) else f"p = {p:.3f}"
-
-
 def _null(mean, std) -> str:
     return "no null" if not np.isfinite(mean) else f"null {mean:.2f} ± {std:.2f}"
 
@@ -691,12 +687,13 @@ def arrangement_p_text(a: dict) -> str:
     if a.get("p_value") is None or not np.isfinite(a["p_value"]):
         return "not tested"
     n = a.get("n_permutations") or {}
-    n_shift, n_spin = int(n.get("shift", 10**9)), int(n.get("spin", 10**9))
+    unknown = 10**9  # draws not recorded: no floor can be written, the p's are numbers
+    n_shift, n_spin = int(n.get("shift", unknown)), int(n.get("spin", unknown))
 
     def one(p, k):
         return "not drawn" if p is None or not k else format_p(p, k)
 
-    head = format_p(a["p_value"], min(k for k in (n_shift, n_spin) if k) if n else 10**9)
+    head = format_p(a["p_value"], min([k for k in (n_shift, n_spin) if k] or [unknown]))
     head = head.split(" (")[0]
     return (f"{head} (one-sided, the larger of two nulls: sheet maps shifted "
             f"{one(a.get('p_shift'), n_shift)}, cortex maps spun {one(a.get('p_spin'), n_spin)})")

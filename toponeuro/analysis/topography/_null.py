@@ -360,24 +360,17 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
     """A p-value in words: ``"p = 0.012"``, or at its floor ``"p < 0.001 (1,000 draws)"``.
 
     At the floor (no draw as extreme as the statistic: ``p = 1 / (1 + n)``, two-sided
-    ``2 / (1 + n)``) the exact value says only how many draws there were, so the text gives
-    the bound and the draws: the floor rounded up to one significant digit, after ``<``
-    when the bound is above the floor (1,000 draws: ``p < 0.001``, two-sided ``p < 0.002``)
-    and ``≤`` when it is the floor itself (999 draws: ``p ≤ 0.001``). Every table, sentence
-    and terminal line of a report writes a p with this function, so a floor reads one way
-    everywhere. With ``alternative`` the tail is named: ``"p = 0.012 (two-sided)"``. No
+    ``2 / (1 + n)``) the text gives the bound and the draws: the floor rounded up to one
+    significant digit, after ``≤`` when that is the floor itself (999 draws). Reports write
+    every p with it, so a floor reads one way everywhere. ``alternative`` names the tail; no
     null: ``"not tested"``.
 
     Examples
     --------
-    >>> format_p(1 / 1001, 1000, "one-sided")
-    'p < 0.001 (one-sided, 1,000 draws)'
-    >>> format_p(2 / 1001, 1000, "two-sided")
-    'p < 0.002 (two-sided, 1,000 draws)'
-    >>> format_p(1 / 1000, 999), format_p(2 / 100, 99, "two-sided")
-    ('p ≤ 0.001 (999 draws)', 'p ≤ 0.02 (two-sided, 99 draws)')
-    >>> format_p(0.0123, 1000), format_p(float("nan"), 0), format_p(0.01, 99)
-    ('p = 0.012', 'not tested', 'p ≤ 0.01 (99 draws)')
+    >>> format_p(1 / 1001, 1000, "one-sided"), format_p(2 / 1001, 1000, "two-sided")
+    ('p < 0.001 (one-sided, 1,000 draws)', 'p < 0.002 (two-sided, 1,000 draws)')
+    >>> format_p(1 / 1000, 999), format_p(0.0123, 1000, "two-sided"), format_p(np.nan, 0)
+    ('p ≤ 0.001 (999 draws)', 'p = 0.012 (two-sided)', 'not tested')
     """
     n = int(n_permutations)
     if not n or p is None or not np.isfinite(p):

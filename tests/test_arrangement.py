@@ -219,7 +219,7 @@ def test_run_map_with_your_own_maps_records_them(tmp_path, write_floc_folder):
     assert arr["n_domains"] == 3 and arr["p_spin"] is not None and arr["p_shift"] is not None
     assert res.summary["headline"]["layer"] == "layer4.0.conv2"
     html = (tmp_path / "out" / "report.html").read_text()
-    assert "your maps on fsaverage5" in html and "3 pairs of 3 domains" in html
+    assert "your maps on fsaverage5" in html and "3 on the left hemisphere" in html
 
 
 def test_cli_cortex_maps_syntax_error_names_the_flag(tmp_path, capsys):

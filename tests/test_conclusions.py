@@ -180,7 +180,7 @@ def test_report_sentences_follow_the_verdicts():
                 assert x["p_value"] == table.loc[pair, "p_value"]
                 assert x["p_text"] in x["text"]
             assert table.loc["faces-bodies", "verdict"] == "share territory"
-            assert "p < 0.021 (two-sided, 99 draws)" in fb["text"]
+            assert "p ≤ 0.02 (two-sided, 99 draws)" in fb["text"]
         else:
             assert "not tested" in fb["text"] and "not tested" in fp["text"]
             assert "not smoother" not in sig["smoothness faces"]["text"]

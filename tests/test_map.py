@@ -115,6 +115,54 @@ def test_map_summary_has_the_expected_keys(mapped):
     assert f"{layer}|left" in s["arrangement"]
 
 
+def test_map_report_answers_first(mapped):
+    import html as _html
+    import re
+
+    _, out, printed = mapped
+    html = _html.unescape((out / "report.html").read_text())
+    detail = html.index('id="detail"')
+    answer = html.index('id="answer"')
+    # the headline (question, number with its statistic, null, verdict, layer rule), then
+    # its figure, then what was run; methods and per-layer numbers only in the detail
+    q = html.index("Do the domains sit on the sheet of")
+    rho = html.index("Spearman ρ =", q)
+    img = html.index("<img")
+    run = html.index("<b>Run:</b>")
+    methods = html.index("Methods: what was run, in full")
+    assert answer < q < rho < img < run < detail < methods
+    assert html.index("the larger of two nulls") < img and html.index("rule fixed") < img
+    first = html[:detail]
+    assert not re.search(r"[0-9a-f]{64}", first)  # no sha256 up top
+    assert re.search(r"[0-9a-f]{64}", html[detail:])  # it is in the methods
+    assert "tdann_t" not in html and "TDANN's t" in html
+    # what was run: two lines
+    run_par = first[first.index('<p class="run">'):]
+    assert run_par[:run_par.index("</p>")].count("<br>") == 1
+    # per hemisphere, what is compared is counted
+    assert "4 on the left hemisphere" in first and "3 on the right hemisphere" in first
+    assert "3 distances ρ can only be −1, −0.5, +0.5 or +1" in first
+    assert "the five domains" not in html
+    # every number names its statistic; one way to write a floor
+    assert "SSIM " in html and "Pearson r " in html
+    assert not re.search(r"p < 0\.\d*1{2}\b", html + printed)  # no "p < 0.0011"
+    assert "snake" not in html and "n_patches" not in html.split("</style>")[-1]
+    assert "faces–bodies Pearson r" in printed and "Spearman ρ" in printed
+
+
+def test_map_summary_validates_against_its_schema(mapped):
+    jsonschema = pytest.importorskip("jsonschema")
+    from toponeuro.reporting import summary_schema
+
+    _, out, _ = mapped
+    s = json.loads((out / "summary.json").read_text())
+    jsonschema.validate(s, summary_schema("map"))
+    layer = s["layers"][-1]
+    s["per_layer"][layer]["n_patches"]["faces"] = "0"  # a count as a string is refused
+    with pytest.raises(jsonschema.ValidationError, match="'0'"):
+        jsonschema.validate(s, summary_schema("map"))
+
+
 def test_map_results_netcdf_keeps_the_sheet_coords(mapped):
     _, out, _ = mapped
     ds = xr.load_dataset(out / "results.nc", engine="h5netcdf")

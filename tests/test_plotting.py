@@ -195,3 +195,35 @@ def pd_concat(*tables):
     import pandas as pd
 
     return pd.concat(tables, ignore_index=True)
+
+
+def test_sheet_map_outlines_exactly_the_given_patches_not_a_value_threshold():
+    from matplotlib.collections import LineCollection
+
+    from toponeuro import make_activations
+    from toponeuro.analysis import find_patches
+    from toponeuro.exceptions import DimensionError
+    from toponeuro.plotting import plot_sheet_map
+
+    acts = make_activations({"conv": 64}, n_stimuli=2, random_state=0)
+    rr, cc = np.mgrid[:8, :8]
+    blob = 4 * np.exp(-((rr - 2) ** 2 + (cc - 5) ** 2) / 3.0)
+    noise = np.zeros((8, 8))
+    noise[6, 0] = 3.0  # one unit over t = 2: not a patch (fewer than min_units)
+    m = acts.isel(stimulus=0).copy(data=(blob + noise).ravel()).rename("t")
+    patch = find_patches(blob + noise, threshold=2.0, min_units=4, smooth_sigma=0.0)
+    mask = patch.label_grid() > 0
+    assert mask.sum() > 4 and not mask[6, 0]
+    fig = plot_sheet_map(m, outline={"conv": mask}, outline_label="outlined: the patches")
+    segs = [s for c in fig.axes[0].collections if isinstance(c, LineCollection)
+            for s in c.get_segments()]
+    # one edge per unit side on the patch boundary: as many as the mask's boundary edges
+    padded = np.pad(mask, 1)
+    n_edges = int((padded[1:, :] != padded[:-1, :]).sum() + (padded[:, 1:] != padded[:, :-1]).sum())
+    assert len(segs) == n_edges
+    xs = np.array([p for s in segs for p in s])
+    assert xs[:, 1].max() < 5.5  # nothing drawn round the lone unit in row 6
+    assert "outlined: the patches" in fig.axes[-1].get_ylabel()
+    with pytest.raises(DimensionError, match="label_grid"):
+        plot_sheet_map(m, outline={"conv": mask[:4]})
+    plt.close("all")

@@ -87,3 +87,66 @@ def test_distance_profile_of_one_smoothness_result():
         fig = plot_distance_profile(one)
         assert len(fig.axes[0].lines) == 1
         plt.close(fig)
+
+
+# --- orientation: a map high at the frontal pole is drawn where anatomy says -------------
+
+
+def _pixels(values, hemi, view):
+    """The drawn hemisphere's pixels (RGB floats) and where the map is red (high)."""
+    fig, ax = plt.subplots(figsize=(4, 4), dpi=80)
+    plot_surface_map(values, hemi=hemi, view=view, ax=ax, cmap="RdBu_r", center=0.0)
+    fig.canvas.draw()
+    img = np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(float) / 255
+    x0, y0, x1, y1 = ax.get_window_extent().bounds[0], ax.get_window_extent().bounds[1], \
+        *ax.get_window_extent().p1
+    h = img.shape[0]
+    crop = img[int(h - y1):int(h - y0), int(x0):int(x1)]
+    plt.close(fig)
+    red = (crop[..., 0] > 0.55) & (crop[..., 2] < 0.45)
+    blue = (crop[..., 2] > 0.55) & (crop[..., 0] < 0.45)
+    assert red.sum() > 50 and blue.sum() > 50, "the map was not drawn in colour"
+    cols = np.arange(crop.shape[1])[None, :]
+    rows = np.arange(crop.shape[0])[:, None]
+    return {"red_x": float((cols * red).sum() / red.sum()),
+            "blue_x": float((cols * blue).sum() / blue.sum()),
+            "red_y": float((rows * red).sum() / red.sum()),
+            "blue_y": float((rows * blue).sum() / blue.sum())}
+
+
+def _coordinate(hemi, axis):
+    """A map that rises along one RAS axis of the pial mesh (centred, so half is > 0)."""
+    from toponeuro.atlases import fsaverage5_mesh
+
+    xyz, _ = fsaverage5_mesh("pial", hemi)
+    v = xyz[:, axis] - np.median(xyz[:, axis])
+    return v / np.abs(v).max()
+
+
+@pytest.mark.parametrize(("hemi", "view", "frontal"), [
+    ("left", "lateral", "left"), ("right", "lateral", "right"),
+    ("left", "medial", "right"), ("right", "medial", "left"),
+])
+def test_lateral_and_medial_views_put_the_frontal_pole_where_it_is(hemi, view, frontal):
+    # left lateral: seen from the left, the front of the head is on the viewer's left
+    px = _pixels(_coordinate(hemi, 1), hemi, view)  # high at the frontal pole (+y)
+    assert (px["red_x"] < px["blue_x"]) == (frontal == "left"), px
+    sup = _pixels(_coordinate(hemi, 2), hemi, view)  # high at the top (+z): image top
+    assert sup["red_y"] < sup["blue_y"], sup
+
+
+@pytest.mark.parametrize("hemi", ["left", "right"])
+def test_ventral_view_puts_anterior_up_and_the_lateral_side_where_it_is(hemi):
+    px = _pixels(_coordinate(hemi, 1), hemi, "ventral")
+    assert px["red_y"] < px["blue_y"], px  # anterior up, occipital pole down
+    # seen from below the subject's right is on the viewer's left: the right hemisphere's
+    # lateral side (+x) on the left, the left hemisphere's lateral side (-x) on the right
+    lateral = _coordinate(hemi, 0) * (1 if hemi == "right" else -1)
+    lx = _pixels(lateral, hemi, "ventral")
+    assert (lx["red_x"] < lx["blue_x"]) == (hemi == "right"), lx
+
+
+def test_dorsal_view_puts_anterior_up_and_the_right_on_the_right():
+    px = _pixels(_coordinate("right", 0), "right", "dorsal")  # high laterally (+x)
+    medial = _pixels(-_coordinate("left", 0), "left", "dorsal")  # left hemisphere's lateral
+    assert px["red_x"] > px["blue_x"] and medial["red_x"] < medial["blue_x"]

@@ -175,6 +175,7 @@ def plot_domain_arrangement(
     model_label: str = "model sheet",
     cortex_label: str = "cortex",
     title: str | None = None,
+    p_text: str | None = None,
     ax=None,
 ):
     """One model-vs-cortex arrangement: the domain centres on each side and their distances.
@@ -195,6 +196,9 @@ def plot_domain_arrangement(
         its rows are indexed by the centres' vertex indices. Without it, cortex centres that
         are coordinates are drawn as they are.
     model_label, cortex_label, title : str
+    p_text : str, optional
+        The test's p in words (e.g. the summary's ``p_text``, written by
+        :func:`toponeuro.analysis.format_p`); default the p-values as numbers.
     ax : sequence of three matplotlib Axes, optional
 
     %(figure)s
@@ -257,11 +261,15 @@ def plot_domain_arrangement(
     axes[2].set_ylabel("geodesic distance on the cortex (mm)")
     axes[2].margins(0.2)
     rho = arrangement.get("spearman", np.nan)
+    if p_text is None:
+        p_text = (f"p = {_p_text(arrangement.get('p_value'))} (the larger of sheet shift "
+                  f"{_p_text(arrangement.get('p_shift'))}, spin "
+                  f"{_p_text(arrangement.get('p_spin'))})")
+    else:  # the summary's text, cut before its list of nulls to fit a title
+        p_text = p_text.split(" (one-sided")[0] + " (one-sided, the larger of two nulls)"
     axes[2].set_title(
         f"Spearman ρ = {'n/a' if not np.isfinite(rho) else f'{rho:+.2f}'} over "
-        f"{arrangement.get('n_pairs', len(dm))} pairs; p {_p_text(arrangement.get('p_value'))} "
-        f"(the larger of sheet shift {_p_text(arrangement.get('p_shift'))}, "
-        f"spin {_p_text(arrangement.get('p_spin'))})",
+        f"{arrangement.get('n_pairs', len(dm))} pairs of centres\n{p_text}",
         fontsize=9)
     if title:
         fig.suptitle(title, fontsize=11)
@@ -270,7 +278,8 @@ def plot_domain_arrangement(
 
 @fill_doc
 def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline=None,
-                              title: str | None = None, ax=None):
+                              title: str | None = None, n_permutations: int | None = None,
+                              ax=None):
     """Spearman ρ of the domain arrangement for every layer and hemisphere, with its nulls.
 
     Parameters
@@ -282,6 +291,9 @@ def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline
     headline : str, optional
         The layer named in the report's headline, marked on the axis.
     title : str, optional
+    n_permutations : int, optional
+        Draws of the nulls: p-values at their floor are then written as
+        :func:`toponeuro.analysis.format_p` writes them (``p < 0.001``).
     ax : matplotlib Axes, optional
 
     %(figure)s
@@ -321,7 +333,13 @@ def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline
             ax.scatter([x], [rho], s=70, zorder=3, color=c if sig else "white", edgecolor=c,
                        lw=1.5, label=f"{h} hemisphere" if i == 0 else None)
             if np.isfinite(rho):
-                ax.annotate(f"p={_p_text(p)}", (x, rho), textcoords="offset points",
+                if n_permutations:
+                    from ..analysis import format_p
+
+                    text = format_p(p, n_permutations).split(" (")[0]
+                else:
+                    text = f"p = {_p_text(p)}"
+                ax.annotate(text, (x, rho), textcoords="offset points",
                             xytext=(0, 8), ha="center", fontsize=7)
     ax.axhline(0, color="0.7", lw=0.8)
     ax.set_xticks(range(len(layers)))
@@ -330,6 +348,6 @@ def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline
     ax.set_ylim(-1.15, 1.25)
     ax.set_ylabel("Spearman ρ, sheet vs cortex\ncentre distances")
     ax.legend(fontsize=8, frameon=False, loc="lower right")
-    ax.set_title(title or f"Domain arrangement per layer (filled: p ≤ {alpha:g} against both "
-                 "nulls; grey: sheet-shift null mean ± s.d.)", fontsize=9)
+    ax.set_title(title or f"Domain arrangement per layer\n(filled: p ≤ {alpha:g} against both "
+                 "nulls; grey bars: the sheet-shift null's mean ± s.d.)", fontsize=9)
     return fig

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import xarray as xr
@@ -37,7 +37,8 @@ def plot_sheet_map(
     layers: str | Sequence[str] | None = None,
     *,
     facet: str | None = None,
-    outline: float | None = None,
+    outline: float | Mapping | None = None,
+    outline_label: str | None = None,
     cmap: str = "RdBu_r",
     center: float | None = 0.0,
     vmin: float | None = None,
@@ -60,8 +61,15 @@ def plot_sheet_map(
         Layers to draw (default: all, in order).
     facet : str, optional
         The extra dim to draw as rows (found automatically when there is exactly one).
-    outline : float, optional
-        Outline regions above this value (patches) with a black contour.
+    outline : float or mapping, optional
+        A number: outline the units at or above it with a black contour. A mapping: the
+        regions to outline, ``layer -> boolean (rows, cols) mask`` (with a facet
+        ``(facet value, layer) -> mask``), e.g. the patches a table counts
+        (:meth:`toponeuro.analysis.Patches.label_grid` ``> 0``), so the figure outlines
+        exactly what is counted.
+    outline_label : str, optional
+        What the outlines are, for the colour bar's label (default ``"outlined: ≥ value"``
+        for a number, ``"outlined: the given regions"`` for masks).
     %(colour_scale)s
     colorbar_label : str, optional
         Defaults to the DataArray's name.
@@ -149,16 +157,29 @@ def plot_sheet_map(
             kw["gridspec_kw"] = {"width_ratios": widths}
     fig, axes = figure_and_axes(ax, nrows, ncols, **kw)
     im, ims = None, {}
+
+    def head_of(fv, layer):
+        return layer if fv is None else f"{fv} · {layer}"
+
     for fv, layer, i, j in cells:
         a = axes[i, j]
         m = maps[fv, layer].values
         lo, hi = per_layer[layer] if scale == "layer" else shared
         im = a.imshow(m, cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
         ims.setdefault(layer, (im, []))[1].append(a)
-        if outline is not None:
-            outline_mask(a, np.nan_to_num(m, nan=-np.inf) > outline)
+        if isinstance(outline, Mapping):
+            mask = outline.get(layer if fv is None else (fv, layer))
+            if mask is not None:
+                mask = np.asarray(mask, dtype=bool)
+                if mask.shape != m.shape:
+                    raise DimensionError(
+                        f"The outline of {head_of(fv, layer)} must be a {m.shape} mask like "
+                        f"its sheet; got {mask.shape}. Pass the patches' label_grid() > 0.")
+                outline_mask(a, mask)
+        elif outline is not None:
+            outline_mask(a, np.nan_to_num(m, nan=-np.inf) >= outline)
         h, w = m.shape
-        head = layer if fv is None else f"{fv} · {layer}"
+        head = head_of(fv, layer)
         a.set_title(f"{head}\n({h}×{w} units)", fontsize=9)
         a.set_xticks([])
         a.set_yticks([])
@@ -170,8 +191,12 @@ def plot_sheet_map(
         axes[k // ncols, k % ncols].set_visible(False)
     axes = np.array([axes[i, j] for _, _, i, j in cells])
     label = colorbar_label or (values.name if values.name else "value")
-    if outline is not None:
-        label += f"  (outlined: > {outline:g})"
+    if outline_label is not None:
+        label += f"  ({outline_label})"
+    elif isinstance(outline, Mapping):
+        label += "  (outlined: the given regions)"
+    elif outline is not None:
+        label += f"  (outlined: ≥ {outline:g})"
     if scale == "layer":
         for im_l, axs in ims.values():
             fig.colorbar(im_l, ax=axs, orientation="horizontal", shrink=0.9, aspect=25,

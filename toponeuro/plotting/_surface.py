@@ -190,14 +190,23 @@ def plot_surface_map(
 
 
 def _view_axes(view: str, hemi: str):
-    """``((sign, RAS axis) for image x, image y, towards the viewer)`` of a view."""
+    """``((sign, RAS axis) for image x, image y, towards the viewer)`` of a view.
+
+    A viewer looking along ``f`` with ``u`` up sees ``f × u`` on their right. Ventral: from
+    below (``f = +z``), anterior up, so image x is ``-x`` (the subject's right on the left).
+    Dorsal: from above, image x is ``+x``. Lateral and medial: superior up, the viewer on
+    the ``-x`` side (left lateral, right medial: ``f = +x``, image x ``-y``, the frontal pole
+    on the left) or the ``+x`` side (right lateral, left medial: image x ``+y``, the frontal
+    pole on the right). tests/test_plotting_surface.py renders each view of a map high at
+    the frontal pole (and laterally) and reads the pixels.
+    """
     if view == "ventral":  # seen from below, anterior up
         return (-1, 0), (1, 1), (-1, 2)
     if view == "dorsal":
         return (1, 0), (1, 1), (1, 2)
     # lateral / medial: the viewer on the -x (left) or +x (right) side, superior up
     viewer = -1 if (hemi == "left") == (view == "lateral") else 1
-    return (-viewer, 1), (1, 2), (viewer, 0)
+    return (viewer, 1), (1, 2), (viewer, 0)
 
 
 def _draw_hemisphere(ax, xyz, faces, sulc, overlay, view, hemi):

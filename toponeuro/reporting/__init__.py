@@ -22,6 +22,7 @@ from ._language_results import format_language_summary
 from ._language_stages import *  # noqa: F403 - the named stages of run_language_map
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view, format_summary
+from ._schema import SUMMARY_SCHEMAS, summary_schema
 from ._stages import *  # noqa: F403 - the named stages of run_map
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "format_language_summary",
     "format_summary",
     "comparison_view",
+    "summary_schema",
+    "SUMMARY_SCHEMAS",
     *_stages.__all__,
     *_language_stages.__all__,
 ]

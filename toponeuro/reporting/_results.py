@@ -21,7 +21,8 @@ from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
 __all__ = ["ReportData", "MapInputs", "assemble", "result_tables", "map_summary",
            "run_description", "layer_summary", "cortex_summary", "arrangement_summary",
-           "headline_summary", "comparison_view", "cortex_description", "format_summary"]
+           "headline_summary", "comparison_view", "cortex_description", "format_summary",
+           "arrangement_p_text", "percent_of", "STATISTIC_NAMES", "headline_parts"]
 
 _PAIRS = ("faces-bodies", "faces-places")
 
@@ -57,10 +58,6 @@ def _numbers(stim):
         return "all"
     n = pd.to_numeric(stim.metadata["number"], errors="coerce").dropna()
     return [int(n.min()), int(n.max())] if len(n) else "all"
-
-
-def _p(p) -> str:
-    return "p n/a" if p is None or not np.isfinite(p) else f"p = {p:.3f}"
 
 
 def _null(mean, std) -> str:
@@ -153,9 +150,10 @@ def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None,
         n_sig, n_all = r["n_significant_patches"], int(r["n_patches"])
         if np.isfinite(n_sig):
             best = (f"; the largest has {int(pt.table['n_units'].iloc[0])} units, "
-                    f"{_p(float(pt.table['p_value'].iloc[0]))}" if pt.n_patches else "")
+                    f"{format_p(float(pt.table['p_value'].iloc[0]), n_perm, 'family-wise')}"
+                    if pt.n_patches else "")
             text = (f"{d}: {int(n_sig)} significant patch{'es' if n_sig != 1 else ''} "
-                    f"(of {n_all} found, family-wise p <= {alpha:g} against its values "
+                    f"(of {n_all} found, family-wise p ≤ {alpha:g} against its values "
                     f"scattered at random){best}")
         else:
             text = f"{d}: {n_all} patches (no null drawn)"
@@ -269,7 +267,9 @@ def map_summary(inputs: MapInputs, acts, model, cortex_topo, source: dict, compa
     """``summary.json`` of one run: what was run, then each layer, the cortex, the
     arrangement of every (layer, hemisphere) and the headline."""
     layers = list(inputs.layers)
-    arrangement = {f"{layer}|{h}": arrangement_summary(t)
+    draws = {"shift": int(model.topography.attrs.get("n_permutations", 0)),
+             "spin": int(cortex_topo.attrs.get("similarity_permutations", 0))}
+    arrangement = {f"{layer}|{h}": arrangement_summary(t, draws)
                    for (layer, h), t in comparison.items()}
     return {
         **run_description(inputs, acts, model, baseline=random_init is not None),
@@ -277,6 +277,7 @@ def map_summary(inputs: MapInputs, acts, model, cortex_topo, source: dict, compa
                                            model.dimensionality[layer], inputs.alpha,
                                            random_init, getattr(model, "contrast", None))
                       for layer in layers},
+        "cortex_permutations": draws["spin"],
         "cortex": cortex_summary(cortex_topo, source, inputs.alpha),
         "arrangement": arrangement,
         "headline": headline_summary(layers[-1], cortex_topo.sheets, arrangement),
@@ -393,11 +394,13 @@ def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> dic
     }
 
 
-def arrangement_summary(table: pd.DataFrame) -> dict:
+def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> dict:
     """One (layer, hemisphere) comparison's domain arrangement (its ``arrangement`` attrs)
-    and the patch-centroid arrangement of its table, JSON-ready."""
+    and the patch-centroid arrangement of its table, JSON-ready; ``draws``: the shift and
+    spin nulls' draws (``{"shift": n, "spin": m}``), recorded as ``n_permutations`` and used
+    for the p's text (``p_text``, :func:`arrangement_p_text`)."""
     a = table.attrs.get("arrangement", {})
-    return {
+    out = {
         "spearman": _num(a.get("spearman", np.nan)),
         "p_value": _num(a.get("p_value", np.nan)),
         "p_shift": _num(a.get("p_shift", np.nan)),
@@ -417,6 +420,10 @@ def arrangement_summary(table: pd.DataFrame) -> dict:
                                        "model_vs_cortex"]),
         },
     }
+    if draws is not None:
+        out["n_permutations"] = {k: int(v) for k, v in draws.items()}
+    out["p_text"] = arrangement_p_text(out)
+    return out
 
 
 def headline_summary(layer: str, hemispheres, arrangement: dict) -> dict:
@@ -429,6 +436,59 @@ def headline_summary(layer: str, hemispheres, arrangement: dict) -> dict:
         "arrangement": {h: arrangement[f"{layer}|{h}"] for h in hemispheres
                         if f"{layer}|{h}" in arrangement},
     }
+
+
+def headline_parts(summary: dict) -> dict:
+    """The headline in plain words: ``question``, one ``answer`` per hemisphere and the
+    ``rule`` that chose the layer (the report's first screen and the terminal print it).
+
+    Counts what is compared on each hemisphere (the domains with a map on both sides, and
+    their pairs of centres) and says what a three-domain ρ can show.
+
+    Examples
+    --------
+    >>> a = {"spearman": 0.5, "n_domains": 3, "n_pairs": 3, "p_value": 0.57,
+    ...      "domains": ["faces", "bodies", "places"], "p_text": "p = 0.570 (one-sided)"}
+    >>> s = {"alpha": 0.05, "headline": {"layer": "l4", "rule": "the deepest layer",
+    ...      "arrangement": {"right": a}}}
+    >>> parts = headline_parts(s)
+    >>> "3 on the right hemisphere" in parts["question"]
+    True
+    >>> print(parts["answers"]["right"])  # doctest: +NORMALIZE_WHITESPACE
+    Spearman ρ = +0.50 between the 3 centre distances on the sheet and on the cortex, p =
+    0.570 (one-sided): not distinguishable from chance arrangements. With 3 distances ρ can
+    only be −1, −0.5, +0.5 or +1: it says whether the three are ranked alike, and if they
+    were ranked at random ρ = +1 would come up 1 time in 6.
+    """
+    head = summary["headline"]
+    alpha = summary.get("alpha", 0.05)
+    counts, answers = [], {}
+    for h, a in head["arrangement"].items():
+        n, doms = int(a["n_domains"]), list(a.get("domains", []))
+        left_out = [d for d in MAP_DOMAINS if d not in doms]
+        counts.append(f"{n} on the {h} hemisphere ({', '.join(doms) or 'none'}"
+                      + (f"; no cortex map of {' or '.join(left_out)}" if left_out else "")
+                      + ")")
+        if a["spearman"] is None:
+            answers[h] = (f"undefined: {n} domain{'s' if n != 1 else ''} mapped on both sides, "
+                          "and a rank correlation of centre distances needs 3")
+            continue
+        beat = a["p_value"] is not None and a["p_value"] <= alpha
+        text = (f"Spearman ρ = {a['spearman']:+.2f} between the {a['n_pairs']} centre "
+                f"distances on the sheet and on the cortex, {a.get('p_text') or arrangement_p_text(a)}: "
+                + ("the arrangement matches beyond both nulls" if beat else
+                   "not distinguishable from chance arrangements") + ".")
+        if a["n_pairs"] == 3:
+            text += (" With 3 distances ρ can only be −1, −0.5, +0.5 or +1: it says whether "
+                     "the three are ranked alike, and if they were ranked at random ρ = +1 "
+                     "would come up 1 time in 6.")
+        answers[h] = text
+    question = (f"Do the domains sit on the sheet of {head['layer']} in the same relative "
+                "positions as on the cortex? Compared are the domains with a map on both "
+                "sides: " + "; ".join(counts) + ".")
+    rule = (f"The headline layer {head['layer']} is chosen by a rule fixed before looking at "
+            f"the results: {head['rule']}. Every mapped layer is in the figure.")
+    return {"question": question, "answers": answers, "rule": rule}
 
 
 def _similarity_entry(res, alpha) -> dict:
@@ -490,60 +550,122 @@ def _dataset(acts, sel, model_table, model_topo, dims, layers) -> xr.Dataset:
     return ds
 
 
-def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str]) -> pd.DataFrame:
-    """One readable table: rows metric · domain, columns model and each cortical hemisphere.
+#: how each map-similarity method is named wherever a value is shown
+STATISTIC_NAMES = {"ssim": "SSIM", "pearson": "Pearson r", "spearman": "Spearman ρ",
+                   "morans_i": "Moran's I"}
+
+
+def _signed(name: str, v) -> str:
+    return "–" if v is None or not np.isfinite(v) else f"{name} {v:+.2f}"
+
+
+def _test_text(entry: dict | None, null: str) -> str:
+    """A similarity test's verdict and p (its ``p_text``), naming its null."""
+    if not entry:
+        return "–"
+    if entry.get("verdict") == "not tested":
+        return "not tested"
+    return f"{entry['verdict']}; {null}, {entry['p_text']}"
+
+
+def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
+                    summary: dict | None = None) -> pd.DataFrame:
+    """One readable table of what can be set side by side: the model's layer and each
+    cortical hemisphere, rows ``what · pair``, every cell naming its statistic.
+
+    Only numbers that mean the same on both sides stand here: each side's map similarity
+    under its own statistic (the sheet's SSIM, the mesh's Pearson r: every cell says which)
+    and, with ``summary``, the verdict of each side's own test; then the arrangement of the
+    domain centres, the one number that compares the two. The smoothness and patches are
+    not here: on the atlas's ROI proximity maps they are fixed by construction and have no
+    null, so the cortex's values do not compare with the sheet's (the report shows them in
+    a place of their own, saying why).
+
+    Parameters
+    ----------
+    comparison : dict
+        ``(layer, hemisphere) ->`` :func:`~toponeuro.analysis.compare_tables` table.
+    layer : str
+    hemispheres : sequence of str
+    summary : dict, optional
+        The run's ``summary.json`` content: names each side's statistic (default SSIM on the
+        sheet, Pearson r on the cortex: :func:`~toponeuro.analysis.topography_table`'s
+        choices) and adds each test's verdict and p, written by
+        :func:`~toponeuro.analysis.format_p`.
 
     Examples
     --------
     ``res`` is the :class:`~toponeuro.reporting.MapResult` that
     :func:`~toponeuro.reporting.run_map` returns:
 
-    >>> view = comparison_view(res.comparison, "layer4.0.conv2", ["left", "right"])  # doctest: +SKIP
+    >>> view = comparison_view(res.comparison, "layer4.0.conv2", ["left", "right"],
+    ...                        res.summary)  # doctest: +SKIP
     >>> view.columns.tolist()  # doctest: +SKIP
     ['model · layer4.0.conv2', 'cortex · left hemisphere', 'cortex · right hemisphere']
+    >>> view.iloc[0].tolist()  # doctest: +SKIP
+    ['SSIM -0.45', 'Pearson r +0.41', 'Pearson r +0.52']
     """
-    metrics = (("smoothness", "smoothness", "{:.2f}"),
-               ("smoothness_p", "smoothness p (units' positions shuffled)", "{:.3f}"),
-               ("n_patches", "patches found", "{:.0f}"),
-               ("n_significant_patches", "significant patches", "{:.0f}"),
-               ("total_patch_fraction", "patch area (% of sheet / hemisphere)", "{:.1%}"))
     first = comparison[layer, hemispheres[0]]
+    summary = summary or {}
+    model_sims = summary.get("per_layer", {}).get(layer, {}).get("map_similarity_null", {})
+    cortex = summary.get("cortex", {})
 
-    def cell(t, key, col, fmt):
-        if key not in t.index or not np.isfinite(t.loc[key, col]):
-            return "–"
-        return fmt.format(float(t.loc[key, col]))
+    def val(t, key, col):
+        return float(t.loc[key, col]) if key in t.index else np.nan
+
+    def method(entry, default):
+        return STATISTIC_NAMES.get((entry or {}).get("method"), default)
 
     rows, index = [], []
-    for metric, label, fmt in metrics:
-        for d in MAP_DOMAINS:
-            index.append(f"{label} · {d}")
-            rows.append([cell(first, (metric, d), "model", fmt)]
-                        + [cell(comparison[layer, h], (metric, d), "cortex", fmt)
-                           for h in hemispheres])
-    for metric, label, fmt in (("map_similarity", "map similarity", "{:+.2f}"),
-                               ("map_similarity_p", "map similarity p (shift / spin null)",
-                                "{:.3f}")):
-        for pair in _PAIRS:
-            index.append(f"{label} · {pair.replace('-', '–')}")
-            rows.append([cell(first, (metric, pair), "model", fmt)]
-                        + [cell(comparison[layer, h], (metric, pair), "cortex", fmt)
-                           for h in hemispheres])
-    for item, label, fmt in (
-        ("spearman", "arrangement (model vs cortex) · Spearman ρ of centre distances",
-         "{:+.2f}"),
-        ("p_value", "arrangement · p (one-sided; the larger of the two nulls below)",
-         "{:.3f}"),
-        ("p_shift", "arrangement · p (sheet maps shifted)", "{:.3f}"),
-        ("p_spin", "arrangement · p (cortex maps spun)", "{:.3f}"),
-        ("n_domains", "arrangement · domains compared", "{:.0f}"),
-    ):
-        index.append(label)
-        rows.append(["see each hemisphere"] + [
-            cell(comparison[layer, h], ("domain_arrangement", item), "model_vs_cortex", fmt)
-            for h in hemispheres])
+    for pair in _PAIRS:
+        name = pair.replace("-", "–")
+        c_entries = [cortex.get(h, {}).get("map_similarity_null", {}).get(pair)
+                     for h in hemispheres]
+        index.append(f"map similarity · {name}")
+        rows.append([_signed(method(model_sims.get(pair), "SSIM"),
+                             val(first, ("map_similarity", pair), "model"))]
+                    + [_signed(method(e, "Pearson r"),
+                               val(comparison[layer, h], ("map_similarity", pair), "cortex"))
+                       for h, e in zip(hemispheres, c_entries)])
+        if summary:
+            index.append(f"map similarity test · {name} (two-sided, each side its own null)")
+            rows.append([_test_text(model_sims.get(pair), "sheet maps shifted")]
+                        + [_test_text(e, "spin test") for e in c_entries])
+    arr = [summary.get("arrangement", {}).get(f"{layer}|{h}") for h in hemispheres]
+
+    def arr_item(h, a, item):
+        if a is not None:
+            return a.get(item)
+        v = val(comparison[layer, h], ("domain_arrangement", item), "model_vs_cortex")
+        return None if not np.isfinite(v) else v
+
+    index.append("arrangement · Spearman ρ of the centre distances, sheet vs cortex")
+    rows.append(["see each hemisphere"]
+                + [_signed("ρ", arr_item(h, a, "spearman")) for h, a in zip(hemispheres, arr)])
+    index.append("arrangement · domains compared (pairs of centres)")
+    counts = []
+    for h, a in zip(hemispheres, arr):
+        n = arr_item(h, a, "n_domains")
+        counts.append("–" if n is None else f"{int(n)} ({int(n) * (int(n) - 1) // 2} pairs)")
+    rows.append([f"{len(MAP_DOMAINS)} domain maps on the sheet"] + counts)
+    if summary:
+        index.append("arrangement · test (one-sided)")
+        rows.append(["–"] + [a.get("p_text", "–") if a else "–" for a in arr])
     cols = [f"model · {layer}"] + [f"cortex · {h} hemisphere" for h in hemispheres]
     return pd.DataFrame(rows, index=index, columns=cols)
+
+
+def percent_of(fraction, total: int, what: str = "units") -> str:
+    """A fraction as a percentage with its denominator: ``"19.5 % of 256 units"``.
+
+    Examples
+    --------
+    >>> percent_of(0.1953, 256), percent_of(float("nan"), 256)
+    ('19.5 % of 256 units', '–')
+    """
+    if fraction is None or not np.isfinite(fraction):
+        return "–"
+    return f"{100 * float(fraction):.1f} % of {int(total):,} {what}"
 
 
 def training_images_note(stimuli: dict) -> str:
@@ -559,32 +681,50 @@ def training_images_note(stimuli: dict) -> str:
             f"images ({where}); these numbers are not held-out")
 
 
-def _pt(p) -> str:
-    return "n/a" if p is None else f"{p:.3f}"
-
-
 def arrangement_p_text(a: dict) -> str:
-    """The arrangement test's one p, with the two nulls it is the larger of.
+    """The arrangement test's one p, with the two nulls it is the larger of, each written
+    by :func:`~toponeuro.analysis.format_p` (a floor as ``p < 0.001 (1,000 draws)``).
 
     The test (:func:`toponeuro.analysis.arrangement_comparison`) is one-sided (the sheet's
     arrangement more like the cortex's than chance) and its ``p_value`` is the larger of the
-    sheet-shift and spin p: the arrangement beats chance only if it beats both.
+    sheet-shift and spin p: the arrangement beats chance only if it beats both. ``a`` may
+    carry ``n_permutations`` (``{"shift": n, "spin": m}``); without it the draws are unknown
+    and the p's are written as numbers.
 
     Examples
     --------
-    >>> arrangement_p_text({"p_value": 0.31, "p_shift": 0.31, "p_spin": 0.3})
-    'p = 0.310 (one-sided, the larger of the sheet maps shifted 0.310 and the cortex maps spun 0.300)'
+    >>> arrangement_p_text({"p_value": 0.31, "p_shift": 0.31, "p_spin": 0.3,
+    ...                     "n_permutations": {"shift": 1000, "spin": 1000}})
+    'p = 0.310 (one-sided, the larger of two nulls: sheet maps shifted p = 0.310, cortex maps spun p = 0.300)'
+    >>> arrangement_p_text({"p_value": 1 / 1001, "p_shift": 1 / 1001, "p_spin": 1 / 1001,
+    ...                     "n_permutations": {"shift": 1000, "spin": 1000}})
+    'p < 0.001 (one-sided, the larger of two nulls: sheet maps shifted p < 0.001 (1,000 draws), cortex maps spun p < 0.001 (1,000 draws))'
     >>> arrangement_p_text({"p_value": None, "p_shift": None, "p_spin": None})
     'not tested'
     """
-    if a.get("p_value") is None:
+    from ..analysis import format_p
+
+    if a.get("p_value") is None or not np.isfinite(a["p_value"]):
         return "not tested"
-    return (f"p = {_pt(a['p_value'])} (one-sided, the larger of the sheet maps shifted "
-            f"{_pt(a.get('p_shift'))} and the cortex maps spun {_pt(a.get('p_spin'))})")
+    n = a.get("n_permutations") or {}
+    unknown = 10**9  # draws not recorded: no floor can be written, the p's are numbers
+    n_shift, n_spin = int(n.get("shift", unknown)), int(n.get("spin", unknown))
+
+    def one(p, k):
+        return "not drawn" if p is None or not k else format_p(p, k)
+
+    head = format_p(a["p_value"], min([k for k in (n_shift, n_spin) if k] or [unknown]))
+    head = head.split(" (")[0]
+    return (f"{head} (one-sided, the larger of two nulls: sheet maps shifted "
+            f"{one(a.get('p_shift'), n_shift)}, cortex maps spun {one(a.get('p_spin'), n_spin)})")
 
 
 def format_summary(summary: dict) -> str:
     """The summary table ``toponeuro map`` prints (plain text).
+
+    Every number names its statistic, every p is written by
+    :func:`~toponeuro.analysis.format_p` (a floor as ``p < 0.001 (1,000 draws)``), and the
+    cortex's smoothness stands on a line of its own, not beside the model's.
 
     Examples
     --------
@@ -593,60 +733,68 @@ def format_summary(summary: dict) -> str:
     >>> print(format_summary(res.summary))  # doctest: +SKIP
     toponeuro map — toponet_demo.v2_tau_50 on 240 fLoc images (patches: t >= 3)
     """
-    doms = list(MAP_DOMAINS)
+    from ..analysis import format_p
+
+    n_perm = int(summary.get("n_permutations", 0))
     lines = [
         f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "
-        f"images (patches: t >= {summary['patch_threshold_t']:g}, significant at p <= "
-        f"{summary.get('alpha', 0.05):g}; nulls: {summary.get('n_permutations', 0)} draws)",
+        f"images (patches: t ≥ {summary['patch_threshold_t']:g} after smoothing, significant "
+        f"at family-wise p ≤ {summary.get('alpha', 0.05):g}; nulls: {n_perm:,} draws)",
     ]
     note = training_images_note(summary["stimuli"])
     if note:
         lines.append(note)
-    lines += [
-        "",
-        f"{'layer':<18}{'sheet':>7}  {'metric':<12}" + "".join(f"{d:>11}" for d in doms),
-    ]
-
-    def fmt(v, spec):
-        return f"{'n/a':>11}" if v is None else format(v, spec)
-
     for layer, r in summary["per_layer"].items():
-        lines.append(f"{layer:<18}{r['sheet']:>7}  {'smoothness':<12}"
-                     + "".join(fmt(r["smoothness"][d], ">11.3f") for d in doms))
+        lines += ["", f"{layer} ({r['sheet'].replace('x', '×')} sheet; effective "
+                  f"dimensionality {r['effective_dimensionality']:.1f})",
+                  f"  {'domain':<12}{'smoothness (TDANN)':<20}{'its p (one-sided)':<26}"
+                  "significant patches"]
         nulls = r.get("smoothness_null", {})
-        if nulls:
-            lines.append(f"{'':<25}  {'  p':<12}"
-                         + "".join(fmt(nulls[d]["p_value"], ">11.3f") for d in doms))
         labels = r.get("smoothness_label_null", {})
-        if labels:  # the selective claim: the label null (domain's images' labels shuffled)
-            lines.append(f"{'':<25}  {'  label p':<12}"
-                         + "".join(fmt(labels[d]["p_label_null"], ">11.3f") if d in labels
-                                   else f"{'n/a':>11}" for d in doms))
-        lines.append(f"{'':<25}  {'patches':<12}"
-                     + "".join(fmt(r["n_patches"][d], ">11d") for d in doms))
+        for d in MAP_DOMAINS:
+            sm = r["smoothness"][d]
+            p = nulls.get(d, {}).get("p_value")
+            lab = labels.get(d)
+            label_p = ("" if lab is None else "; label null " + format_p(
+                np.nan if lab["p_label_null"] is None else lab["p_label_null"],
+                lab["n_permutations"]))
+            lines.append(
+                f"  {d:<12}{'n/a' if sm is None else f'{sm:.3f}':<20}"
+                f"{format_p(np.nan if p is None else p, n_perm):<26}"
+                f"{r['n_patches'][d]} of {r['n_patches_found'][d]} found{label_p}")
         for text in r.get("signatures", [])[:2]:
-            lines.append(f"{'':<25}  {text}")
-        lines.append(f"{'':<25}  effective dimensionality = {r['effective_dimensionality']:.1f}")
+            lines.append(f"  {text}")
     lines.append("")
-    for h in [k for k in summary["cortex"] if k not in ("atlas", "nulls", "source")]:
+    hemis = [k for k in summary["cortex"] if k not in ("atlas", "nulls", "source")]
+    for h in hemis:
         c = summary["cortex"][h]
-        sims = "".join(
-            f"; {p} {v:+.3f} ({c['map_similarity_null'][p]['verdict']}, spin test "
+        sims = "; ".join(
+            f"{p.replace('-', '–')} {STATISTIC_NAMES.get(c['map_similarity_null'][p]['method'], 'r')}"
+            f" {v:+.2f} ({c['map_similarity_null'][p]['verdict']}, spin test "
             f"{c['map_similarity_null'][p]['p_text']})"
-            if p in c["map_similarity_null"] else f"; {p} {v:+.3f}"
+            if p in c["map_similarity_null"] else f"{p.replace('-', '–')} {v:+.2f}"
             for p, v in c["map_similarity"].items() if v is not None)
+        lines.append(f"cortex {h} hemisphere: map similarity {sims}")
+    for h in hemis:
+        c = summary["cortex"][h]
         lines.append(
-            f"cortex {h:<6} smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in c["smoothness"].items())
-            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()) + sims
-        )
+            f"cortex {h} hemisphere on its own (no null; not comparable with the sheet's, see "
+            "the report): smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in
+                                                 c["smoothness"].items() if v is not None)
+            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()))
     head = summary.get("headline", {}).get("layer")
     for key, a in summary["arrangement"].items():
         layer, h = key.split("|")
         rho = "n/a" if a["spearman"] is None else f"{a['spearman']:+.2f}"
         n_dom = a["n_domains"]
         lines.append(
-            f"arrangement {layer} vs {h} cortex: Spearman {rho} over {a['n_pairs']} "
+            f"arrangement {layer} vs {h} cortex: Spearman ρ {rho} over {a['n_pairs']} "
             f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
-            f" ({arrangement_p_text(a)})"
+            f", {a.get('p_text') or arrangement_p_text(a)}"
             + ("  <- headline layer" if layer == head else ""))
+    if summary.get("headline", {}).get("arrangement"):
+        parts = headline_parts(summary)
+        lines += ["", parts["question"]]
+        lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
+        lines.append(parts["rule"])
     return "\n".join(lines)

@@ -8,8 +8,10 @@ import datetime
 import html
 import json
 import os
+import string
 import time
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,14 @@ from ..analysis import null_calibration
 from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 from ._page import DetailBlock, answer_first_page, figure_html, render_page  # noqa: F401
-from ._results import ReportData, arrangement_p_text, comparison_view, training_images_note
+from ._results import (
+    STATISTIC_NAMES,
+    ReportData,
+    comparison_view,
+    headline_parts,
+    percent_of,
+    training_images_note,
+)
 
 __all__ = ["write_report", "output_folder", "OutputFolder"]
 
@@ -57,11 +66,16 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     )
 
     plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
-    layers, thr = res.summary["layers"], res.summary["patch_threshold_t"]
+    layers = res.summary["layers"]
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
-    fig = plot_sheet_map(res.selectivity, layers, facet=D.DOMAIN, outline=thr, scale="layer",
-                         robust=99, colorbar_label="selectivity t (domain vs the other four)",
+    # the outlines are the patches the tables count (significant, after TDANN's smoothing)
+    outlines = {(d, ly): topo.patches[ly, d].label_grid() > 0 for ly in layers
+                for d in MAP_DOMAINS if (ly, d) in topo.patches}
+    fig = plot_sheet_map(res.selectivity, layers, facet=D.DOMAIN, outline=outlines,
+                         outline_label="outlined: the significant patches counted in the tables",
+                         scale="layer", robust=99,
+                         colorbar_label="selectivity t (domain vs the other four)",
                          title="Domain selectivity on the model's cortical sheets")
     files["sheet_maps.png"] = _savefig(fig, out / "sheet_maps.png")
     fig, axes = plt.subplots(1, len(layers), figsize=(4.4 * len(layers), 3.4), squeeze=False,
@@ -101,6 +115,7 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         arr = res.comparison[head, h].attrs["arrangement"]
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head],
+            p_text=res.summary["arrangement"].get(f"{head}|{h}", {}).get("p_text"),
             cortex_positions=(cortex[h].positions[:, :2] if cortex and h in cortex
                               and cortex[h].surface == "flat"
                               else vertex_coordinates("flat", h)[:, :2]),
@@ -110,7 +125,9 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     fig = plot_arrangement_by_layer(
         {k: t.attrs["arrangement"] for k, t in res.comparison.items()},
-        alpha=res.summary.get("alpha", 0.05), headline=head)
+        alpha=res.summary.get("alpha", 0.05), headline=head,
+        n_permutations=min(res.summary.get("n_permutations", 0),
+                           res.summary.get("cortex_permutations", 0)) or None)
     files["comparison.png"] = _savefig(fig, out / "comparison.png")
     return files
 
@@ -163,30 +180,145 @@ def _img(files: dict, name: str, alt: str) -> str:
     return figure_html(files.get(name), alt, name)
 
 
+#: the selectivity statistics in words (the summary keeps the method's id)
+_SELECTIVITY_WORDS = {
+    "tdann_t": "TDANN's t (Welch-type, population variances; Margalit et al., 2024) of each "
+               "domain's images against the other four domains'",
+    "t": "Student t of each domain's images against the other four domains'",
+    "welch_t": "Welch t of each domain's images against the other four domains'",
+    "dprime": "d′ of each domain's images against the other four domains'",
+}
+
+
+def _units(sheet: str) -> int:
+    """Units on a sheet written ``"16x16"``."""
+    h, _, w = str(sheet).partition("x")
+    return int(h) * int(w) if w else 0
+
+
+def _model_table_html(res: ReportData, thr: float) -> str:
+    """The model's per layer and domain numbers, each column naming its statistic, every p
+    written by format_p, counts as integers and fractions as percentages of the units."""
+    from ..analysis import format_p
+
+    n = int(res.summary.get("n_permutations", 0))
+    rows = []
+    for r in res.tables["model"].itertuples():
+        units = _units(r.sheet)
+        n_sig = r.n_significant_patches
+        rows.append({
+            "layer": r.layer, "domain": r.domain, "sheet (units)": f"{r.sheet} ({units:,})",
+            "smoothness (TDANN)": f"{r.smoothness:.3f}",
+            "its null: mean ± s.d.": (f"{r.smoothness_null_mean:.3f} ± "
+                                      f"{r.smoothness_null_std:.3f}"
+                                      if np.isfinite(r.smoothness_null_mean) else "no null"),
+            "smoothness p (one-sided; units' values scattered)": format_p(r.smoothness_p, n),
+            "patches found": f"{int(r.n_patches)}",
+            "significant patches (counted, outlined)": ("–" if not np.isfinite(n_sig)
+                                                        else f"{int(n_sig)}"),
+            "largest significant patch": f"{int(r.largest_patch_units)} units",
+            "significant patch area": percent_of(r.total_patch_fraction, units),
+            f"units with t ≥ {thr:g} (unsmoothed)": percent_of(r.selective_fraction, units),
+            "largest t": f"{r.max_t:.2f}",
+        })
+    return _html_table(pd.DataFrame(rows))
+
+
+def _dims_table_html(s: dict) -> str:
+    """Map similarity (its statistic named, its test in words) and dimensionality per layer."""
+    rows = []
+    for ly, r in s["per_layer"].items():
+        row = {"layer": ly, "effective dimensionality": f"{r['effective_dimensionality']:.1f}"}
+        base = r.get("map_similarity_random_init", {})
+        for pair, v in r.get("map_similarity_null", {}).items():
+            name, stat = pair.replace("-", "–"), STATISTIC_NAMES.get(v["method"], v["method"])
+            row[f"{name} {stat}"] = f"{v['value']:+.2f}"
+            row[f"{name} test (two-sided, sheet maps shifted)"] = (
+                f"{v['verdict']}, {v['p_text']}" if v["verdict"] != "not tested"
+                else "not tested")
+            if pair in base:
+                b = base[pair]
+                row[f"{name} {stat} at random initialisation"] = (
+                    f"{b['value']:+.2f} ({b['verdict']}, {b['p_text']})")
+        rows.append(row)
+    return _html_table(pd.DataFrame(rows))
+
+
+def _cortex_table_html(res: ReportData) -> str:
+    """The cortex maps' own smoothness and patches (no null), each a percentage of vertices."""
+    rows = []
+    for r in res.tables["cortex"].itertuples():
+        n = int(str(r.shape).split()[0]) if str(r.shape).split()[0].isdigit() else 0
+        rows.append({"hemisphere": r.hemisphere, "domain": r.domain,
+                     "smoothness (TDANN; no null)": f"{r.smoothness:.2f}",
+                     "patches (connected regions; no null)": f"{int(r.n_patches)}",
+                     "patch area": percent_of(r.total_patch_fraction, n, "vertices")})
+    return _html_table(pd.DataFrame(rows))
+
+
+def _cortex_alone_text(s: dict) -> str:
+    """Why the cortex's smoothness and patches stand here, not beside the model's."""
+    source = s["cortex"].get("source", {}) or {}
+    if source.get("representation") == "values":
+        return ("The smoothness and patches of your maps, as they are: no null was drawn for "
+                "them on the cortex (the spin test is drawn for their map similarities and "
+                "arrangement only), so they stand here and not beside the model's values, "
+                "which each carry their own null.")
+    scale = source.get("scale_mm", 10)
+    return (f"The smoothness and patches of the atlas's maps. Each map is the proximity "
+            f"exp(−d / {scale:g} mm) to an ROI of the atlas (d the distance along the mesh): "
+            "a map made of distances to a region is smooth by construction, and its patches "
+            "are the ROIs themselves. No null can test them (a spin test keeps the smoothness "
+            "it rotates; scattering the values makes any region look clustered), and they say "
+            "nothing about how the cortex's selectivity varies; so they are shown here on "
+            "their own, not beside the model's smoothness, which is a statistic of selectivity "
+            "t maps with its own null.")
+
+
+def _what_was_run(s: dict) -> list[str]:
+    """What was run, in two lines (no hash, no internal names: those are in the methods)."""
+    esc = html.escape
+    m, st, layers = s["model"], s["stimuli"], s["layers"]
+    src = str(m["source"])
+    weights = ("its released weights" if src.startswith(str(m["name"]))
+               else f"weights from {src.split(' (')[0]}")
+    numbers = st["numbers"]
+    images = ("all images" if numbers == "all"
+              else f"images {numbers[0]}–{numbers[1]} of each of {len(st['categories'])} "
+                   "categories")
+    train = st.get("training_images")
+    held = ("" if not train else ", held out from training" if not train["n_overlap"]
+            else f", {train['n_overlap']} of them training images")
+    n_perm, n_spin = int(s.get("n_permutations", 0)), int(s.get("cortex_permutations", 0))
+    tau = "no TopoLoss" if m.get("tau") is None else f"τ = {float(m['tau']):g}"
+    cortex = ("your own cortex maps" if (s["cortex"].get("source") or {}).get(
+        "representation") == "values" else "the visfAtlas ROIs on fsaverage5")
+    return [
+        f"<b>Run:</b> <code>{esc(m['name'])}</code> ({tau}, {esc(weights)}) "
+        f"on {st['n_stimuli']:,} fLoc images ({esc(images)}{held}); layers "
+        f"{esc(', '.join(layers))}.",
+        f"<b>Against</b> {cortex}; nulls of {n_perm:,} draws on the sheet and {n_spin:,} "
+        f"rotations on the cortex; toponeuro {esc(s['toponeuro_version'])}, "
+        f"{esc(s['created'])}, {s['seconds']} s.",
+    ]
+
+
 def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     s = res.summary
     m, st, layers = s["model"], s["stimuli"], s["layers"]
     thr, min_units = s["patch_threshold_t"], s["patch_min_units"]
     hemis = res.cortex_topo.sheets
-    dims = pd.DataFrame(
-        [{"layer": ly, "effective dimensionality": r["effective_dimensionality"],
-          **{f"{p.replace('-', '–')} {v['method']}": r["map_similarity"].get(p)
-             for p, v in r.get("map_similarity_null", {}).items()},
-          **{f"{p.replace('-', '–')} p (two-sided)": v["p_value"]
-             for p, v in r.get("map_similarity_null", {}).items()},
-          **{f"{p.replace('-', '–')} verdict": v.get("verdict")
-             for p, v in r.get("map_similarity_null", {}).items()}}
-         for ly, r in s["per_layer"].items()]
-    )
     comp_parts = []
     for (layer, h), t in res.comparison.items():
+        t = t[~t.index.get_level_values("metric").isin(
+            ("smoothness", "smoothness_p", "n_patches", "n_significant_patches",
+             "mean_patch_fraction", "total_patch_fraction"))]
         tt = _words(t.reset_index())
-        comp_parts.append(f"<h3>{esc(layer)} vs the {esc(h)} hemisphere</h3>" + _html_table(tt))
-    model_table = _words(res.tables["model"], thr)
+        comp_parts.append(f"<h4>{esc(layer)} vs the {esc(h)} hemisphere</h4>" + _html_table(tt))
     numbers = st["numbers"]
     train = st.get("training_images")
-    demo_note = (
+    notes = (
         '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
         "toponeuro: a 4-stage ResNet trained on CPU on fLoc images (the v2 models by "
         "instance discrimination, each image its own class; the superseded first models on the "
@@ -195,8 +327,8 @@ def _html(res: ReportData, files: dict) -> str:
         if str(m["name"]).startswith("toponet_demo.") else ""
     )
     if train:
-        demo_note += (f'<div class="note"><b>Training images:</b> '
-                      f"{esc(training_images_note(st))}.</div>")
+        notes += (f'<div class="note"><b>Training images:</b> '
+                  f"{esc(training_images_note(st))}.</div>")
     if s.get("random_init_baseline", True):
         baseline_text = (
             "Beside each value stands the same measurement of the network at random "
@@ -205,55 +337,58 @@ def _html(res: ReportData, files: dict) -> str:
             "network shares says nothing about training.")
     else:
         baseline_text = f"<b>Random-initialisation baseline:</b> {esc(s['random_init_note'])}."
-        demo_note += f'<div class="note">{baseline_text}</div>'
+        notes += f'<div class="note">{baseline_text}</div>'
     head = s["headline"]
-    headline = _headline(s, esc)
     n_smp = _n_samples(res.model_topo, layers)
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
-    user_maps = s["cortex"].get("source", {}).get("representation") == "values"
-    mesh = s["cortex"].get("source", {}).get("mesh", "fsaverage5")
-    return render_page(
-        "report.html", title=f"toponeuro map — {esc(m['name'])}", model_name=esc(m["name"]), version=esc(s["toponeuro_version"]),
-        created=esc(s["created"]), seconds=s["seconds"], model_source=esc(str(m["source"])),
-        tau=esc(str(m["tau"])), model_description=esc(m["description"] or ""),
+    user_maps = (s["cortex"].get("source") or {}).get("representation") == "values"
+    mesh = (s["cortex"].get("source") or {}).get("mesh", "fsaverage5")
+    cortex_heading = (f"The cortex maps on their own: your maps on {mesh}" if user_maps
+                      else "The cortex maps on their own: visfAtlas ROIs on fsaverage5")
+    n_perm = int(s.get("n_permutations", 0))
+    sel_words = _SELECTIVITY_WORDS.get(str(s["selectivity"]), str(s["selectivity"]))
+    detail = string.Template(
+        (resources.files(__package__) / "templates" / "report.html").read_text("utf-8")
+    ).substitute(
+        version=esc(s["toponeuro_version"]), created=esc(s["created"]), seconds=s["seconds"],
+        model_source=esc(str(m["source"])), tau=esc(str(m["tau"])),
+        model_description=esc(m["description"] or ""),
         n_stimuli=st["n_stimuli"], n_categories=len(st["categories"]),
         images=("all images" if numbers == "all"
                 else f"images {numbers[0]}–{numbers[1]} of each category"),
         stimuli_source=esc(st["source"]), layers=esc(", ".join(layers)),
-        pooling=esc(s["pooling"]), selectivity=esc(s["selectivity"]), min_units=min_units,
-        threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), demo_note=demo_note,
-        headline=headline, baseline_text=baseline_text, **_calibration_texts(),
-        model_table=_html_table(model_table), dims_table=_html_table(dims),
-        n_permutations=s.get("n_permutations", 0), alpha=f"{s.get('alpha', 0.05):g}",
+        pooling=esc(s["pooling"]), selectivity=esc(sel_words), min_units=min_units,
+        threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), nulls_text=esc(
+            f"sheet: {n_perm:,} draws ({s['p_values']}); cortex: {s['cortex']['nulls']}."),
+        baseline_text=baseline_text, **_calibration_texts(),
+        model_table=_model_table_html(res, thr), dims_table=_dims_table_html(s),
+        n_permutations_text=f"{n_perm:,}", alpha=f"{s.get('alpha', 0.05):g}",
         signatures="".join(
-            f"<h3>{esc(ly)}</h3><ul>"
-            + "".join(f"<li>{esc(t)}</li>" for t in r.get("signatures", [])) + "</ul>"
+            f"<details><summary>{esc(ly)}: every statistic in words</summary><ul>"
+            + "".join(f"<li>{esc(t)}</li>" for t in r.get("signatures", [])) + "</ul></details>"
             for ly, r in s["per_layer"].items()),
         fig_sheet_maps=_img(files, "sheet_maps.png",
-                            f"Domain selectivity (t) on each layer's sheet, one colour scale per "
-                            f"layer (its 99th percentile of |t|; stronger units in the end "
-                            f"colours); black outlines: units with t > {thr:g} before smoothing "
-                            "(the patches counted are the significant ones listed above)"),
+                            "Domain selectivity (t) on each layer's sheet, one colour scale per "
+                            "layer (its 99th percentile of |t|; stronger units in the end "
+                            "colours); black outlines: the significant patches the tables "
+                            f"count ({min_units} or more connected units with t ≥ {thr:g} "
+                            "after TDANN's smoothing, family-wise p ≤ "
+                            f"{s.get('alpha', 0.05):g})"),
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
                                      "on the sheet" + shade),
-        cortex_heading=(f"The cortex: your maps on {mesh}" if user_maps else
-                        "The cortex: visfAtlas ROIs on fsaverage5"),
+        cortex_heading=cortex_heading,
         fig_cortex_rois=_img(files, "cortex_rois.png",
                              "Your first map on the inflated fsaverage5 surface, ventral view"
                              if user_maps else
                              "Face-, body-, place- and character-selective ROIs of the "
                              "visfAtlas (maximum-probability labels), ventral view of the "
                              "inflated fsaverage5 surface"),
+        cortex_alone_text=esc(_cortex_alone_text(s)), cortex_table=_cortex_table_html(res),
         cortex_similarity=esc(_cortex_similarity_text(s)),
-        comparison_view=_html_table(comparison_view(res.comparison, head["layer"], hemis),
+        comparison_view=_html_table(comparison_view(res.comparison, head["layer"], hemis, s),
                                     index=True),
-        fig_comparison=_img(files, "comparison.png",
-                            "Spearman ρ of the domain arrangement for every mapped layer and "
-                            "hemisphere; filled markers beat both nulls at p ≤ "
-                            f"{s.get('alpha', 0.05):g}; grey bars: the sheet-shift null's "
-                            "mean ± s.d."),
         fig_arrangements="".join(
             _img(files, f"arrangement_{h}.png",
                  f"Domain centres of {head['layer']} (left), of the {h} hemisphere's maps "
@@ -264,6 +399,21 @@ def _html(res: ReportData, files: dict) -> str:
         png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
                             if k.endswith(".png")),
     )
+    parts = headline_parts(s)
+    answers = "".join(f"<li><b>{esc(h.capitalize())} hemisphere:</b> {esc(t)}</li>"
+                      for h, t in parts["answers"].items())
+    headline = (f"<p><b>Model vs cortex.</b> {esc(parts['question'])}</p><ul>{answers}</ul>"
+                f"<p>{esc(parts['rule'])}</p>")
+    figure = _img(files, "comparison.png",
+                  "The headline's number for every mapped layer and hemisphere: Spearman ρ "
+                  "between the domain-centre distances on the sheet and on the cortex; filled "
+                  f"markers beat both nulls at p ≤ {s.get('alpha', 0.05):g}, open ones do not; "
+                  "grey bars: the sheet-shift null's mean ± s.d.")
+    return answer_first_page(
+        title=f"toponeuro map — {m['name']}",
+        heading=f"Category-selective topography of <code>{esc(m['name'])}</code>",
+        headline=headline, figure=figure, what_was_run=_what_was_run(s), notes=notes,
+        detail=detail)
 
 
 def _pct_range(rates) -> str:
@@ -287,34 +437,6 @@ def _calibration_texts() -> dict:
     }
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _headline(s: dict, esc) -> str:
-    """The model-vs-cortex number of the headline layer, per hemisphere, in one paragraph."""
-    head = s["headline"]
-    parts = []
-    for h, a in head["arrangement"].items():
-        if a["spearman"] is None:
-            parts.append(f"the {h} hemisphere: undefined ({_plural(a['n_domains'], 'domain')} "
-                         "mapped on both sides; 3 are needed)")
-            continue
-        beat = (a["p_value"] is not None and a["p_value"] <= s.get("alpha", 0.05))
-        parts.append(
-            f"the {h} hemisphere: Spearman ρ = {a['spearman']:+.2f} over "
-            f"{_plural(a['n_pairs'], 'pair')} of {_plural(a['n_domains'], 'domain')} "
-            f"({arrangement_p_text(a)}): "
-            + ("the arrangement matches beyond both nulls" if beat else
-               "not distinguishable from chance arrangements"))
-    return (f"<p><b>Model vs cortex.</b> Do the five domains sit on the sheet of "
-            f"<code>{esc(head['layer'])}</code> in the same relative positions as on the "
-            f"cortex? Rank correlation of the distances between domain centres, on "
-            f"{'; on '.join(esc(p) for p in parts)}.</p><p>This headline layer is chosen by a "
-            f"rule fixed before looking at the results: {esc(head['rule'])}. Every mapped "
-            "layer is in the table and the figure below.</p>")
-
-
 def _cortex_similarity_text(s: dict) -> str:
     """What the cortex maps used here show for the two pairs the guide names."""
     out = []
@@ -327,7 +449,7 @@ def _cortex_similarity_text(s: dict) -> str:
             test = c.get("map_similarity_null", {}).get(pair, {})
             how = (f"{test['verdict']}, spin test {test['p_text']}" if "verdict" in test
                    else "not tested")
-            out.append(f"{pair.replace('-', '–')} r = {v:+.2f} ({h}: {how})")
+            out.append(f"{pair.replace('-', '–')} Pearson r = {v:+.2f} ({h}: {how})")
     if not out:
         return "The cortex maps used here do not cover these pairs."
     return "On the cortex maps used here: " + "; ".join(out) + "."

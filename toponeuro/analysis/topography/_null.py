@@ -337,26 +337,28 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
     """A p-value in words: ``"p = 0.012"``, or at its floor ``"p < 0.001 (1,000 draws)"``.
 
     At the floor (no draw as extreme as the statistic: ``p = 1 / (1 + n)``, two-sided
-    ``2 / (1 + n)``) the exact value says only how many draws there were, so the text gives
-    the bound and the draws. With ``alternative`` the tail is named: ``"p = 0.012
-    (two-sided)"``. No null: ``"not tested"``.
+    ``2 / (1 + n)``) the text gives the bound and the draws: the floor rounded up to one
+    significant digit, after ``≤`` when that is the floor itself (999 draws). Reports write
+    every p with it, so a floor reads one way everywhere. ``alternative`` names the tail; no
+    null: ``"not tested"``.
 
     Examples
     --------
-    >>> format_p(1 / 1001, 1000, "one-sided")
-    'p < 0.001 (one-sided, 1,000 draws)'
-    >>> format_p(2 / 1001, 1000, "two-sided")
-    'p < 0.002 (two-sided, 1,000 draws)'
-    >>> format_p(0.0123, 1000), format_p(float("nan"), 0), format_p(0.01, 99)
-    ('p = 0.012', 'not tested', 'p < 0.011 (99 draws)')
+    >>> format_p(1 / 1001, 1000, "one-sided"), format_p(2 / 1001, 1000, "two-sided")
+    ('p < 0.001 (one-sided, 1,000 draws)', 'p < 0.002 (two-sided, 1,000 draws)')
+    >>> format_p(1 / 1000, 999), format_p(0.0123, 1000, "two-sided"), format_p(np.nan, 0)
+    ('p ≤ 0.001 (999 draws)', 'p = 0.012 (two-sided)', 'not tested')
     """
     n = int(n_permutations)
     if not n or p is None or not np.isfinite(p):
         return "not tested"
     tail = f"{alternative}, " if alternative else ""
     k = 2.0 if str(alternative).startswith("two-sided") else 1.0
-    if p <= k / (1 + n) + 1e-12:  # k / (1 + n) < k / n <= the bound written
-        return f"p < {_ceil_sig(k / n, 2):g} ({tail}{n:,} draws)"
+    floor = min(k / (1 + n), 1.0)
+    if p <= floor + 1e-12:
+        bound = _ceil_sig(floor, 1)
+        sign = "≤" if abs(bound - floor) <= 1e-9 * floor else "<"
+        return f"p {sign} {bound:g} ({tail}{n:,} draws)"
     return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
 
 

@@ -71,10 +71,6 @@ def test_language_schema_takes_its_summary_and_catches_the_0_3_faults():
     assert any("largest_region_fraction" in e for e in errs), errs
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the 0.3 language job writes n_significant_patches as a string and "
-    "largest_region_fraction as null (issue 34); the langjob rebuild fixes both and then "
-    "removes this mark (strict: it fails once the summary validates)"))
 def test_language_job_summary_validates(tmp_path):
     """The language job's own summary.json, end to end on a tiny model."""
     tl = pytest.importorskip("test_language_map")

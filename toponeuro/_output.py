@@ -69,6 +69,7 @@ __all__ = [
     "is_toponeuro_netcdf",
     "inside",
     "lock_path",
+    "refuse_link",
 ]
 
 #: suffixes of the netCDF-4 / HDF5 files toponeuro writes
@@ -97,7 +98,18 @@ def _sibling_glob(final: Path, tag: str) -> list[Path]:
                                                            pattern)))
 
 
-def _refuse_link(path: Path, what: str) -> None:
+def refuse_link(path: Path, what: str) -> None:
+    """Refuse a symbolic link at ``path``, a name toponeuro chose (``what`` says which).
+
+    Examples
+    --------
+    >>> d = Path(tempfile.mkdtemp())
+    >>> (d / "x.lock").symlink_to(d / "elsewhere")
+    >>> refuse_link(d / "x.lock", "a lock file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.UnsafeLinkError: ... is a symbolic link (to ...); toponeuro never writes through a link at a name it chose, so its target was not touched. Remove the link (rm ...) and rerun.
+    """
     if path.is_symlink():
         raise UnsafeLinkError(
             f"{path} ({what}) is a symbolic link (to {os.readlink(path)}); toponeuro never "
@@ -392,7 +404,7 @@ def remove_tree(path) -> None:
     import shutil
 
     path = Path(path)
-    _refuse_link(path, "a folder to remove")
+    refuse_link(path, "a folder to remove")
     if path.is_dir():
         shutil.rmtree(path, ignore_errors=True)
 
@@ -493,7 +505,7 @@ class PathLock:
             return self._open()
         except OSError as err:
             if err.errno == errno.ELOOP or self.path.is_symlink():
-                _refuse_link(self.path, f"the lock file of the {self.what}")
+                refuse_link(self.path, f"the lock file of the {self.what}")
             raise OutputPathError(
                 f"Cannot open the lock file {self.path} of the {self.what} ({err}); remove it "
                 "if no toponeuro run is writing there, or write elsewhere."

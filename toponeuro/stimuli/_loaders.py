@@ -463,7 +463,7 @@ def load_language_localizer(
         )
     try:
         table = pd.read_csv(path, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InvalidDataError(
             f"{path} is not a readable csv ({str(err).strip()}); save it as a UTF-8 csv with "
             "an index column, 'sentence' and 'condition'."

@@ -85,7 +85,8 @@ def test_export_writes_a_brainscore_vision_plugin(tmp_path, checkpoint):
     path = plugin.path
     assert path == tmp_path / "out" / "models" / "tn_test_small"
     expected = {"__init__.py", "model.py", "test.py", "requirements.txt", "metadata.yaml",
-                "toponet_arch.py", "toponeuro_export.json", "region_layer_map"}
+                "toponet_arch.py", "toponeuro_export.json", "region_layer_map",
+                ".toponeuro-output.json"}  # the writer's manifest (left out of the zip)
     assert {p.name for p in path.iterdir()} == expected
     # brainscore's locate_plugin scans __init__.py lines for this exact text
     assert "model_registry['tn_test_small']" in (path / "__init__.py").read_text()

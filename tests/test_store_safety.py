@@ -139,6 +139,8 @@ def test_values_changed_behind_the_store_are_found_on_resume(tmp_path):
 def test_unreadable_store_is_moved_aside_not_deleted(tmp_path):
     net, images, store, path, acts = _finished_store(tmp_path)
     path.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\x00" * 64)
+    # killed mid-write: the run's lock file is left behind (a finished run removes it)
+    path.with_name(path.name + ".lock").write_text('{"pid": 4194999, "host": "h", "since": "t"}')
     with pytest.warns(UserWarning, match=".corrupt"):
         out = extract(net, images, LAYERS, batch_size=3, store=store, progress=False)
     assert path.with_name(path.name + ".corrupt").exists()

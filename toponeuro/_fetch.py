@@ -31,13 +31,13 @@ import datetime
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 import urllib.error
 import urllib.request
 import warnings
 from pathlib import Path
 
+from ._output import atomic_file, move, refuse_link, remove_tree, write_text
 from .exceptions import ChecksumError, DownloadError, UnverifiedFileWarning
 
 __all__ = [
@@ -135,7 +135,8 @@ def _manual_hint(target: Path, url: str) -> str:
 def _quarantine(path: Path, actual: str, expected: str, what: str) -> str:
     """Move a cached file with a wrong digest to ``<name>.corrupt``; return a note for errors."""
     bad = path.with_name(path.name + ".corrupt")
-    os.replace(path, bad)
+    refuse_link(bad, "where a corrupt download is moved")
+    move(path, bad)
     note = (
         f"the cached {path} had {what} {actual}, expected {expected}; it was moved to {bad}"
     )
@@ -205,9 +206,7 @@ def fetch_url(
             return target
         note = " (" + _quarantine(target, actual, sha256, "sha256") + ")"
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
-    os.close(fd)
-    try:
+    with atomic_file(target) as tmp:  # the writer: a random temporary name, then renamed
         try:
             _download(url, tmp, progress, target.name)
         except (urllib.error.URLError, OSError, TimeoutError, ValueError) as err:
@@ -215,10 +214,6 @@ def fetch_url(
                 f"Could not download {url} ({err}){note}. {_manual_hint(target, url)}"
             ) from err
         verify_file(tmp, sha256, delete=True)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return target
 
 
@@ -297,9 +292,7 @@ def _write_record(target: Path, sha: str, checked: list[str], repo_id, filename,
         "revision": revision or "main",
         "checked_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
-    tmp = _record_path(target).with_suffix(".tmp")
-    tmp.write_text(json.dumps(rec, indent=1))
-    os.replace(tmp, _record_path(target))
+    write_text(_record_path(target), json.dumps(rec, indent=1))
 
 
 def _hub_checks(path, actual: str, meta: dict, where: str):
@@ -392,10 +385,10 @@ def _fetch_hf(repo_id, filename, *, sha256=None, revision=None, cache_dir=None):
                     f"again (or put a good copy by hand at {target})."
                 )
             checked += hub
-        os.replace(got, target)
+        move(got, target)
         _write_record(target, actual, checked, repo_id, filename, revision)
     finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+        remove_tree(tmpdir)
     return target, f"sha256 {actual} matches " + " and ".join(checked)
 
 

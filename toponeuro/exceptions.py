@@ -61,6 +61,10 @@ __all__ = [
     "OutputLockedError",
     "TrainingDivergedError",
     "RecipeMismatchError",
+    "UnsafeLinkError",
+    "StaleLockWarning",
+    "InputChangedError",
+    "RemovedNameError",
     "close_matches",
 ]
 
@@ -207,6 +211,27 @@ class OutputExistsError(OutputPathError, FileExistsError):
 
     The message names the path and the fix.
     """
+
+
+class UnsafeLinkError(OutputPathError):
+    """A symbolic link sits at a name toponeuro chose (a lock file, a file inside an output
+    folder): toponeuro never writes through it, so its target is left untouched; the message
+    names the link and says to remove it."""
+
+
+class StaleLockWarning(ToponeuroWarning):
+    """A lock file left by a run that was killed was found and taken over; the message names
+    the run (pid, host, start time) and what to check."""
+
+
+class InputChangedError(ToponeuroError, ValueError):
+    """Saved results were computed from other input data than the data given now (their
+    content digests differ); the message names what changed and how to recompute."""
+
+
+class RemovedNameError(ToponeuroError, ImportError):
+    """A name removed from toponeuro was imported (``from toponeuro.x import name``); the
+    message names its replacement."""
 
 
 class TrainingDivergedError(ToponeuroError, FloatingPointError):

@@ -41,7 +41,7 @@ def _visf_labels() -> pd.DataFrame:
             "roi": lut.ROI.astype(str),
             "name": lut.ROI.str.split("_", n=1).str[1],
             "hemisphere": hemi,
-            "domain": lut.func.replace(_DOMAIN_FIX),
+            "domain": lut.func.replace(to_replace=_DOMAIN_FIX),
         }
     )
 

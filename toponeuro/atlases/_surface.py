@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from functools import lru_cache
 
 import numpy as np
 
 from .._fetch import data_dir
 from .._meshes import FSAVERAGE5_SURFACES, mesh_surface
+from .._output import atomic_file
 from ..exceptions import InputTypeError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 
@@ -216,14 +216,8 @@ def project_volume_atlas(
             parts.append(np.rint(np.nan_to_num(vals)).astype(np.int16))
         data = np.concatenate(parts)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=path.parent)
-        os.close(fd)
-        try:
-            np.savez_compressed(tmp, labels=data)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with atomic_file(path) as tmp, open(tmp, "wb") as f:
+            np.savez_compressed(f, labels=data)
     n = FSAVERAGE5_N_VERTICES
     present = set(np.unique(data).tolist()) - {0}
     labels = atlas.labels[atlas.labels.label.isin(present)].reset_index(drop=True)

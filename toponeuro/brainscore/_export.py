@@ -6,7 +6,6 @@ import dataclasses
 import json
 import os
 import re
-import shutil
 import string
 import urllib.parse
 import urllib.request
@@ -18,8 +17,10 @@ from typing import TYPE_CHECKING
 
 from .. import exceptions as E
 from .._fetch import sha256sum
+from .._output import atomic_file
+from .._output_folder import MANIFEST, output_folder
 from .._version import __version__
-from ..exceptions import InputTypeError, InternalError, MissingDependencyError, OutputExistsError
+from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
 if TYPE_CHECKING:
     from ..models import ModelCard
@@ -517,7 +518,7 @@ def _write_submission_zip(plugin_dir: Path, zip_path: Path) -> Path:
         for d in (root, f"{root}models/", base):
             zf.mkdir(d)
         for f in sorted(plugin_dir.rglob("*")):
-            if "__pycache__" in f.parts:
+            if "__pycache__" in f.parts or f.name == MANIFEST:
                 continue
             arc = base + f.relative_to(plugin_dir).as_posix()
             if f.is_dir():
@@ -537,16 +538,21 @@ def _all_layers(card, mapping: Mapping) -> list[str]:
     return layers
 
 
-def _plugin_folder(path: Path, overwrite: bool) -> Path:
-    """A new, empty plugin folder at ``path`` (an existing one replaced only with overwrite)."""
-    if path.exists():
-        if not overwrite:
-            raise OutputExistsError(
-                f"{path} already exists; pass overwrite=True to replace it."
-            )
-        shutil.rmtree(path)
-    path.mkdir(parents=True)
-    return path
+def _legacy_plugin(folder: Path) -> tuple[str, ...] | None:
+    """The names a plugin folder exported before manifests (0.3) holds, when it is one."""
+    if not (folder / "toponeuro_export.json").is_file():
+        return None
+    return ("__init__.py", "model.py", "test.py", "requirements.txt", "region_layer_map",
+            "metadata.yaml", "toponeuro_export.json", _PLUGIN_ARCH, _PLUGIN_NANOGPT,
+            "__pycache__")
+
+
+def _plugin_folder(path: Path, overwrite: bool):
+    """The plugin folder at ``path``, written aside and moved into place (the writer's
+    :func:`~toponeuro._output_folder.output_folder`): an existing export is replaced only
+    with ``overwrite`` and only when it holds nothing but toponeuro's files."""
+    return output_folder(path, overwrite=overwrite, kind="brainscore-plugin", param="out_dir",
+                         legacy=_legacy_plugin)
 
 
 def _write_vision_files(path: Path, card, subs: dict, identifier: str, mapping, layers) -> None:
@@ -666,7 +672,7 @@ def export_plugin(
     >>> plugin.identifier, plugin.region_layer_map["IT"]
     ('toponet_small_resnet_demo', 'layer4.0')
     >>> sorted(p.name for p in plugin.path.iterdir())  # doctest: +NORMALIZE_WHITESPACE
-    ['__init__.py', 'metadata.yaml', 'model.py', 'region_layer_map', 'requirements.txt',
+    ['.toponeuro-output.json', '__init__.py', 'metadata.yaml', 'model.py', 'region_layer_map', 'requirements.txt',
      'test.py', 'toponet_arch.py', 'toponeuro_export.json']
     """
     card = _resolve_card(model_name_or_card)
@@ -678,7 +684,24 @@ def export_plugin(
     url, sha, filename = _weights(card, weights_url, sha256)
 
     out_dir = Path(out_dir)
-    path = _plugin_folder(out_dir / "models" / folder, overwrite)
+    final = out_dir / "models" / folder
+    with _plugin_folder(final, overwrite) as written:
+        _write_plugin_files(written.path, card, identifier, folder, modality, mapping, layers,
+                            url, sha, filename, n_head=n_head, tokenizer=tokenizer)
+    path = final
+    zip_path = None
+    if make_zip:
+        zip_path = out_dir / f"{folder}.zip"
+        with atomic_file(zip_path) as tmp:
+            _write_submission_zip(path, tmp)
+    return ExportedPlugin(
+        identifier=identifier, path=path, zip_path=zip_path, modality=modality,
+        region_layer_map=mapping, layers=tuple(layers), weights_url=url, weights_sha256=sha,
+    )
+
+
+def _write_plugin_files(path: Path, card, identifier, folder, modality, mapping, layers, url,
+                        sha, filename, *, n_head, tokenizer) -> None:
     subs = dict(
         model_name=card.name, version=__version__, identifier=identifier, dirname=folder,
         identifier_repr=repr(identifier), url_repr=repr(url), sha256_repr=repr(sha),
@@ -696,8 +719,3 @@ def export_plugin(
         "weights_sha256": sha, "toponeuro_version": __version__, "model_card": _card_dict(card),
     }
     (path / "toponeuro_export.json").write_text(json.dumps(provenance, indent=2) + "\n")
-    zip_path = _write_submission_zip(path, out_dir / f"{folder}.zip") if make_zip else None
-    return ExportedPlugin(
-        identifier=identifier, path=path, zip_path=zip_path, modality=modality,
-        region_layer_map=mapping, layers=tuple(layers), weights_url=url, weights_sha256=sha,
-    )

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import exceptions as E
+from .._output import remove_tree
 from ..exceptions import (
     ExternalCommandError,
     InputTypeError,
@@ -131,7 +132,7 @@ def install_plugin(plugin, python=None, overwrite=True) -> Path:
             )
         if not overwrite:
             raise OutputExistsError(f"{target} exists; pass overwrite=True to replace it.")
-        shutil.rmtree(target)
+        remove_tree(target)
     shutil.copytree(path, target, ignore=shutil.ignore_patterns("__pycache__"))
     return target
 

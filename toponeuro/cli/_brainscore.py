@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 
+from .. import exceptions as E
 from .._cli_checks import (
     _input_path,
     _json_arg,
@@ -130,7 +131,14 @@ def _run_brainscore(args) -> int:
                 return 2
             resp = _input_path(args.responses, "--responses", "a BrainResponses netCDF file")
             folder = _input_path(args.stimuli, "--stimuli", "an image folder")
-            responses = xr.load_dataarray(resp)
+            try:
+                responses = xr.load_dataarray(resp)
+            except (ValueError, OSError) as err:  # not netCDF, or several variables
+                raise E.InvalidDataError(
+                    f"--responses {resp} is not a BrainResponses netCDF file holding one "
+                    f"(stimulus x voxel) variable ({str(err).splitlines()[0][:200]}); save the "
+                    "responses DataArray with responses.to_netcdf(path) and pass that file."
+                ) from err
             found = load_image_folder(folder, "folder", ids="stem")
             keep = np.isin(found.ids, responses["stimulus_id"].values.astype(str))
             stimuli = found[keep]

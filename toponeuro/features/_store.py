@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import warnings
 import zlib
 from pathlib import Path
@@ -37,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _dims as D
-from .._output import NETCDF_SUFFIXES, PathLock
+from .._output import NETCDF_SUFFIXES, PathLock, refuse_link, atomic_file, move
 from .._version import __version__
 from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
 
@@ -102,7 +101,11 @@ def _store_path(store, key: str) -> Path:
             )
     if p.is_dir() or p.suffix == "":
         p.mkdir(parents=True, exist_ok=True)
-        return p / f"activations-{key[:16]}.nc"
+        file = p / f"activations-{key[:16]}.nc"
+        refuse_link(file, "a store file toponeuro names")  # never written through
+        return file
+    if p.is_symlink():  # a store path the user gave as a link is written through
+        p = p.resolve()
     if p.suffix.lower() not in NETCDF_SUFFIXES:
         raise OutputPathError(
             f"store={store} has the suffix {p.suffix!r} of another format; an activation "
@@ -285,7 +288,8 @@ class ActivationStore:
                 "or pass another store= path."
             ) from err
         bad = self.path.with_name(self.path.name + ".corrupt")
-        os.replace(self.path, bad)
+        refuse_link(bad, "where an unreadable store is moved")
+        move(self.path, bad)
         warnings.warn(
             f"The activation store {self.path} cannot be read ({err}); a run was probably "
             f"killed mid-write. It was moved to {bad} and its rows are computed again.",
@@ -302,7 +306,11 @@ class ActivationStore:
 
     def _create(self, unit_info: dict[str, np.ndarray]) -> None:
         n, u = len(self.ids), len(unit_info[D.LAYER])
-        tmp = self.path.with_suffix(".creating")
+        with atomic_file(self.path) as tmp:
+            self._create_file(tmp, n, u, unit_info)
+        self._f = self._h5netcdf.File(self.path, "a")
+
+    def _create_file(self, tmp, n: int, u: int, unit_info: dict[str, np.ndarray]) -> None:
         f = self._h5netcdf.File(tmp, "w")
         try:
             f.dimensions = {D.STIMULUS: n, D.UNIT: u}
@@ -336,8 +344,6 @@ class ActivationStore:
                 f.attrs[k] = val if isinstance(val, (int, float)) else str(val)
         finally:
             f.close()
-        os.replace(tmp, self.path)
-        self._f = self._h5netcdf.File(self.path, "a")
 
     def write(self, start: int, data: np.ndarray, unit_info: dict[str, np.ndarray]) -> None:
         """Write rows ``start : start + len(data)`` and mark them done (after a flush)."""

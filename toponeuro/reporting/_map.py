@@ -236,7 +236,7 @@ def run_map(
                                        vol_to_surf=vol_to_surf, domains=MAP_DOMAINS)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=(checkpoint, stimuli)) as folder:
+                               inputs=(checkpoint, stimuli, cortex_maps)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own

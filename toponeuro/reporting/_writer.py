@@ -3,14 +3,10 @@ the HTML page (``templates/report.html``), all from one :class:`~._results.Repor
 
 from __future__ import annotations
 
-import contextlib
-import datetime
 import html
 import json
-import os
 import string
 import time
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -19,7 +15,6 @@ import pandas as pd
 
 from .. import _dims as D
 from ..analysis import null_calibration
-from ..exceptions import OutputExistsError, OutputPathError
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 from ._page import DetailBlock, answer_first_page, figure_html, render_page  # noqa: F401
 from ._results import (
@@ -486,207 +481,5 @@ def write_job_files(out: Path, files: dict, *, dataset, summary: dict, page,
     return files
 
 
-# --- the output folder: written aside, moved into place when complete, one writer ----------
-#: the file that marks a folder as a toponeuro job's output (and says what wrote it)
-MANIFEST = ".toponeuro-output.json"
-_FOLDER_FORMAT = "toponeuro.output-folder"
-
-
-@dataclass
-class OutputFolder:
-    """Where a job writes (:attr:`path`, a hidden sibling of :attr:`final`) until
-    :func:`output_folder` moves it into place.
-
-    Examples
-    --------
-    >>> f = OutputFolder(final=Path("map"), path=Path(".map.partial-1"))
-    >>> f.final_paths({"report.html": Path(".map.partial-1/report.html")})
-    {'report.html': PosixPath('map/report.html')}
-    """
-
-    final: Path
-    path: Path
-
-    def final_paths(self, files: dict) -> dict:
-        """``files`` (name -> path inside :attr:`path`) as paths inside :attr:`final`."""
-        return {k: self.final / Path(v).relative_to(self.path) for k, v in files.items()}
-
-
-def _read_manifest(folder: Path) -> dict | None:
-    try:
-        data = json.loads((folder / MANIFEST).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) and data.get("format") == _FOLDER_FORMAT else None
-
-
-def _is_legacy_output(folder: Path) -> bool:
-    """A ``toponeuro map`` folder of 0.2 (before manifests): report.html and a summary.json
-    written by toponeuro."""
-    try:
-        summary = json.loads((folder / "summary.json").read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return (folder / "report.html").is_file() and isinstance(summary, dict) and (
-        "toponeuro_version" in summary)
-
-
-def _check_replaceable(final: Path, overwrite: bool, param: str) -> None:
-    if not final.exists():
-        return
-    if not final.is_dir():
-        raise OutputPathError(
-            f"{param}={final} is a file, but a folder is needed; give a folder path (it is "
-            "created if missing)."
-        )
-    entries = sorted(p.name for p in final.iterdir())
-    if not entries:
-        return
-    manifest = _read_manifest(final)
-    if manifest is None and not _is_legacy_output(final):
-        shown = ", ".join(entries[:5]) + (" ..." if len(entries) > 5 else "")
-        raise OutputExistsError(
-            f"{param}={final} holds files toponeuro did not write ({shown}); it is never "
-            "replaced, not even with overwrite=True. Give a new or empty folder."
-        )
-    if not overwrite:
-        what = (f"the output of an earlier `toponeuro {manifest.get('kind')}` run (created "
-                f"{manifest.get('created')})" if manifest else "an earlier toponeuro output")
-        raise OutputExistsError(
-            f"{param}={final} holds {what}; pass overwrite=True to replace it when this run is "
-            "complete, or give another folder."
-        )
-
-
-def _tidy_siblings(final: Path) -> None:
-    """Remove the partial folders of killed runs (marked by their manifest) and bring back a
-    finished output a kill left set aside while it was being replaced."""
-    import shutil
-    import warnings
-
-    for p in sorted(final.parent.glob(f".{final.name}.partial-*")):
-        if p.is_dir() and _read_manifest(p) is not None:
-            shutil.rmtree(p, ignore_errors=True)
-    olds = sorted(final.parent.glob(f".{final.name}.old-*"), key=lambda p: p.stat().st_mtime)
-    olds = [p for p in olds if p.is_dir() and _read_manifest(p) is not None]
-    if olds and not final.exists():
-        os.replace(olds[-1], final)
-        warnings.warn(f"Restored {final} from {olds[-1].name}: a run was killed while "
-                      "replacing it.", stacklevel=4)
-        olds = olds[:-1]
-    for p in olds:
-        shutil.rmtree(p, ignore_errors=True)
-
-
-def _write_manifest(folder: Path, kind: str, complete: bool) -> None:
-    from .._version import __version__
-
-    record = {
-        "format": _FOLDER_FORMAT, "format_version": 1, "kind": kind, "complete": complete,
-        "toponeuro_version": __version__,
-        "created": datetime.datetime.now().isoformat(timespec="seconds"),
-        "files": sorted(p.name for p in folder.iterdir() if p.name != MANIFEST),
-    }
-    (folder / MANIFEST).write_text(json.dumps(record, indent=2))
-
-
-def _move_into_place(tmp: Path, final: Path) -> None:
-    import shutil
-
-    if not final.exists():
-        os.replace(tmp, final)
-        return
-    old = final.with_name(f".{final.name}.old-{tmp.name.rpartition('-')[2]}")
-    os.replace(final, old)
-    try:
-        os.replace(tmp, final)
-    except BaseException:
-        os.replace(old, final)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def output_folder(path, *, overwrite: bool = False, kind: str = "map", inputs=(),
-                  param: str = "out_dir"):
-    """Write a job's output folder so that it is complete or untouched, never half.
-
-    Checks ``path`` and locks it against a second writer at once (before the job spends
-    minutes computing), yields an :class:`OutputFolder` whose :attr:`~OutputFolder.path` is
-    a new hidden sibling folder, and when the block ends without error moves that folder to
-    ``path`` (replacing an earlier output of toponeuro only with ``overwrite``). An exception
-    or Ctrl-C inside the block removes the sibling and leaves ``path`` as it was. The
-    folder gets a manifest (``.toponeuro-output.json``: kind, toponeuro version, time,
-    files) that marks it as toponeuro's; a non-empty folder without one is never replaced.
-
-    Parameters
-    ----------
-    path : path-like
-        The output folder.
-    overwrite : bool
-        Replace an earlier toponeuro output at ``path``.
-    kind : str
-        What writes it (``"map"``, ``"language-map"``), recorded in the manifest.
-    inputs : iterable of path-like
-        Files and folders the job reads: ``path`` may not be one of them or inside one.
-    param : str
-        The parameter that named ``path``, for messages.
-
-    Raises
-    ------
-    OutputExistsError
-        ``path`` holds an earlier output and ``overwrite`` is False, or files toponeuro did
-        not write.
-    OutputLockedError
-        Another process is writing ``path``.
-    OutputPathError
-        ``path`` is a file, or one of the inputs.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> out = Path(tempfile.mkdtemp()) / "map"
-    >>> with output_folder(out) as folder:
-    ...     _ = (folder.path / "summary.json").write_text("{}")
-    >>> sorted(p.name for p in out.iterdir())
-    ['.toponeuro-output.json', 'summary.json']
-    >>> try:
-    ...     with output_folder(out, overwrite=True) as folder:
-    ...         _ = (folder.path / "summary.json").write_text("half")
-    ...         raise KeyboardInterrupt
-    ... except KeyboardInterrupt:
-    ...     pass
-    >>> (out / "summary.json").read_text(), len(list(out.parent.iterdir()))
-    ('{}', 2)
-    """
-    import secrets
-    import shutil
-
-    from .._output import PathLock, check_not_an_input
-
-    final = Path(path)
-    if final.exists() and not final.is_dir():
-        _check_replaceable(final, overwrite, param)
-    check_not_an_input(final, param=param, inputs=inputs)
-    for p in final.parents:
-        if p.exists() and not p.is_dir():
-            raise OutputPathError(f"{param}={final}: {p} is a file, but a folder is needed there.")
-    final.parent.mkdir(parents=True, exist_ok=True)
-    lock = PathLock(final.parent / f".{final.name}.lock", f"output folder {final}",
-                    f"Wait for it to finish, or pass another {param}=.")
-    lock.acquire()
-    try:
-        _tidy_siblings(final)
-        _check_replaceable(final, overwrite, param)
-        tmp = final.parent / f".{final.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
-        tmp.mkdir()
-        try:
-            _write_manifest(tmp, kind, complete=False)
-            yield OutputFolder(final=final, path=tmp)
-            _write_manifest(tmp, kind, complete=True)
-            _move_into_place(tmp, final)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    finally:
-        lock.release()
+# --- the output folder: one implementation, the writer's (toponeuro/_output_folder.py) -----
+from .._output_folder import MANIFEST, OutputFolder, output_folder  # noqa: E402, F401

@@ -55,6 +55,12 @@ def _category_folders(root: Path, categories) -> list[str]:
         )
     found = sorted(p.name for p in root.iterdir() if p.is_dir())
     classes = list(categories) if categories else found
+    if not classes:
+        raise RecipeError(
+            f"Image folder {root} has no sub-folders (an image folder has one sub-folder of "
+            "images per category, e.g. faces/face-1.jpg); point data.path (or data_path=) at "
+            "such a folder."
+        )
     missing = [c for c in classes if c not in found]
     if missing:
         raise RecipeError(f"Categories {missing} are not sub-folders of {root} (found {found}).")
@@ -119,7 +125,15 @@ def image_folder_dataset(
         def find_classes(self, directory):
             return classes, {c: i for i, c in enumerate(classes)}
 
-    ds = _Folder(str(root), transform=transforms.Compose(tf), loader=read_image, is_valid_file=keep)
+    try:
+        ds = _Folder(str(root), transform=transforms.Compose(tf), loader=read_image,
+                     is_valid_file=keep)
+    except (FileNotFoundError, ValueError) as err:  # torchvision: an empty class folder
+        raise InvalidDataError(
+            f"data.path={root} is not an image folder with one sub-folder of images per class "
+            f"(classes found: {classes[:5]}; torchvision: {err}). Put each class's images in "
+            "a sub-folder named after it, e.g. faces/face-1.jpg."
+        ) from err
     if len(ds) == 0:
         raise InvalidDataError(f"No images in {root} match numbers={numbers}.")
     return ds

@@ -8,6 +8,7 @@ from pathlib import Path
 import torch
 
 from .._fetch import sha256sum
+from .._output import save_torch
 from ..exceptions import CheckpointError
 from ._train import load_checkpoint
 
@@ -64,7 +65,5 @@ def export_weights(
     }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".part")
-    torch.save(out_state, tmp)
-    os.replace(tmp, out)
+    save_torch(out_state, out)
     return sha256sum(out)

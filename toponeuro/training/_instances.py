@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch.utils.data import Dataset, TensorDataset
 
 from .._docs import fill_doc
+from .._output import save_torch
 from ..exceptions import InvalidDataError, RecipeError
 from ._data import _NUMBER, _category_folders
 
@@ -122,9 +123,7 @@ def decode_image_folder(
     }
     if file is not None:
         file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = file.with_suffix(".pt.part")
-        torch.save(out, tmp)
-        os.replace(tmp, file)
+        save_torch(out, file)
     return {**out, "cached": False}
 
 

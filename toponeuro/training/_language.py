@@ -43,6 +43,7 @@ import numpy as np
 import torch
 
 from .._fetch import sha256sum
+from .._output import write_text
 from .._params import check_random_state
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
@@ -451,7 +452,7 @@ def _run_language(recipe: dict, out: Path, *, resume: bool, restart: bool, progr
     ckpt, ckpt_path = None, out / "checkpoint.pt"
     if existing:
         ckpt = _resumable_checkpoint(ckpt_path, dev)
-    (out / "recipe.json").write_text(json.dumps(recipe, indent=2))
+    write_text(out / "recipe.json", json.dumps(recipe, indent=2))
     base_name = recipe["model"]["base"]
     base_card = model_card(base_name)
     if base_card.modality != "language":
@@ -557,11 +558,11 @@ def _run_language(recipe: dict, out: Path, *, resume: bool, restart: bool, progr
                     "optimizer": opt.state_dict(), "torch_rng": torch.get_rng_state(),
                 }, ckpt_path)
                 last_good = done
-                (out / "history.json").write_text(json.dumps(history, indent=1))
+                write_text(out / "history.json", json.dumps(history, indent=1))
     trained = out / "trained.pt"
     _save_atomic({n: p.detach().cpu().clone() for n, p in student.named_parameters()
                   if n in names}, trained)
-    (out / "history.json").write_text(json.dumps(history, indent=1))
+    write_text(out / "history.json", json.dumps(history, indent=1))
     student.eval()
     return LanguageTrainResult(model=student, history=history, out_dir=out, trained=trained,
                                seconds=time.perf_counter() - t0, name=recipe["name"])

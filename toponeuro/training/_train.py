@@ -19,6 +19,7 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from .._docs import fill_doc
+from .._output import atomic_file, save_torch, write_text
 from .._version import __version__
 from ..exceptions import (
     CheckpointError,
@@ -118,9 +119,7 @@ def _load_weights(module: nn.Module, state: dict, path, mismatch: str, fix: str)
 
 
 def _save_atomic(obj, path: Path) -> None:
-    tmp = path.with_name(path.name + ".part")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    save_torch(obj, path)  # the writer: a random temporary name, renamed when complete
 
 
 def _epoch_seed(seed: int, epoch: int) -> int:
@@ -151,12 +150,10 @@ def _step_record(step, epoch, opt, topoloss, model, loss, ce_loss, topo, out, y)
 
 
 def _write_steps_csv(steps: list[dict], path: Path) -> None:
-    tmp = path.with_suffix(".csv.part")
-    with open(tmp, "w", newline="") as f:
+    with atomic_file(path) as tmp, open(tmp, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(steps[0]))
         writer.writeheader()
         writer.writerows(steps)
-    os.replace(tmp, path)
 
 
 def _evaluate(model, loader, device) -> float:
@@ -385,9 +382,7 @@ def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool,
               "recipe_name": (identity["recipe"] or {}).get("name"),
               "recipe_sha256": identity["recipe_sha256"], "identity_sha256": identity["sha256"],
               "identity": identity}
-    tmp = out_dir / f".{RUN_FILE}.part"
-    tmp.write_text(json.dumps(record, indent=2))
-    os.replace(tmp, out_dir / RUN_FILE)
+    write_text(out_dir / RUN_FILE, json.dumps(record, indent=2))
     return existing
 
 
@@ -533,8 +528,7 @@ class _Run:
             path,
         )
         self.last_good = path
-        with open(self.out_dir / "history.json", "w") as f:
-            json.dump(self.history, f, indent=2)
+        write_text(self.out_dir / "history.json", json.dumps(self.history, indent=2))
         if self.steps:
             _write_steps_csv(self.steps, self.out_dir / "steps.csv")
         if keep_checkpoints:

@@ -19,6 +19,7 @@ the design is scattered once.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from pathlib import Path
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..._metrics import pearson_r, r2_score
+from ..._output import atomic_file
 from ...exceptions import InvalidDataError, OutputPathError, UnknownNameError, close_matches
 from .._backend import get_backend
 from .._validate import check_finite
@@ -64,6 +66,18 @@ def _eigh(B, gram, dtype):
     float64 (eigenvalues clipped at 0), eigenvectors back in the data's precision."""
     w, V = B.eigh(B.asarray(gram, dtype=B.float64()))
     return B.clip_min(w, 0.0), B.asarray(V, dtype=dtype)
+
+
+def _shrinkage(B, w, a, dtype):
+    """``1 / (w + a)`` for eigenvalues ``w`` and alphas ``a`` (broadcast), with the
+    pseudo-inverse's rule where ``w + a`` is numerically zero (alpha = 0 on a rank-deficient
+    design, P > N): 0 there, so alpha = 0 is the minimum-norm least-squares fit, as
+    :func:`numpy.linalg.lstsq` and scikit-learn's ``Ridge(alpha=0)`` give, never NaN.
+    The cut-off is of lstsq's kind: ``max(w) * 4k * eps`` (float64, ``k`` eigenvalues)."""
+    denom = w + a
+    tol = float(B.to_numpy(w).max(initial=0.0)) * max(w.shape[-1], 1) * 4 * np.finfo(float).eps
+    tol = max(tol, np.finfo(float).tiny)
+    return B.asarray((denom > tol) / B.clip_min(denom, tol), dtype=dtype)
 
 
 def _centre_kernel(Krows, row_means, col_means, grand):
@@ -125,7 +139,7 @@ def _per_fold_scores(B, plan, Y, alphas, fit_intercept, scoring, n_targets_batch
     for f in plan:
         w, left, right, itr, ite = f["w"], f["left"], f["right"], f["itr"], f["ite"]
         k, n_tr, n_te = w.shape[0], right.shape[1], left.shape[0]
-        inv = B.asarray(1.0 / (w[None, :] + a[:, None]), dtype=dtype)  # (n_a, k)
+        inv = _shrinkage(B, w[None, :], a[:, None], dtype)  # (n_a, k)
         stacked = (left[None, :, :] * inv[:, None, :]).reshape(n_a * n_te, k)
         # per target: (stacked @ right) @ Y costs n_a*n_te*n_tr, stacked @ (right @ Y) k*n_tr
         # + n_a*n_te*k
@@ -148,7 +162,7 @@ def _deletion_ops(B, dec, alphas, folds, fit_intercept):
     L, w = dec["L"], dec["w"]
     dtype, f64 = B.dtype_of(L), B.float64()
     n = L.shape[0]
-    D = 1.0 / (w[None, :] + B.asarray(alphas, dtype=f64)[:, None])  # (n_a, k)
+    D = _shrinkage(B, w[None, :], B.asarray(alphas, dtype=f64)[:, None], f64)  # (n_a, k)
     ops = []
     for _, te in folds:
         ite = B.index(te)
@@ -209,7 +223,7 @@ def _ridge_refit(B, dec, Y, alphas, best_idx, fit_intercept, n_targets_batch):
     step = _n_batch(n_t, 2 * (p + n) * 8, n_targets_batch)
     for ia in np.unique(best_idx):
         cols = np.flatnonzero(best_idx == ia)
-        d = B.asarray(1.0 / (w + float(alphas[ia])), dtype=dtype)
+        d = _shrinkage(B, w, float(alphas[ia]), dtype)
         for s in range(0, len(cols), step):
             c = B.index(cols[s : s + step])
             sol = V @ (d[:, None] * (right @ Yc[:, c]))
@@ -256,7 +270,7 @@ def _is_partition(folds, n):
     return all(len(tr) + len(te) == n and not np.intersect1d(tr, te).size for tr, te in folds)
 
 
-def _choose_solver(solver, folds, n, p, n_alphas, n_targets, need_global):
+def _choose_solver(solver, folds, n, p, n_alphas, n_targets, need_global, zero_alpha=False):
     if solver not in CV_SOLVERS:
         raise UnknownNameError(f"Unknown cv_solver {solver!r}; {close_matches(solver, CV_SOLVERS)}")
     partition = _is_partition(folds, n)
@@ -267,7 +281,7 @@ def _choose_solver(solver, folds, n, p, n_alphas, n_targets, need_global):
         )
     if solver != "auto":
         return solver
-    if not partition:
+    if not partition or zero_alpha:  # alpha = 0: the deletion identity needs I - H invertible
         return "per_fold"
     cost = _solver_flops(n, p, folds, n_alphas, n_targets, need_global)
     return "deletion" if cost["deletion"] <= cost["per_fold"] else "per_fold"
@@ -285,6 +299,8 @@ class _Design:
     """
 
     def __init__(self, X, folds, alphas, params, n_targets, need_global, form=None):
+        if np.asarray(X).dtype.itemsize < 4:  # float16: X'X overflows (65504) -> float32
+            X = np.asarray(X).astype(np.float32)
         self.X = X
         self.form = form  # None: by shape; "primal"/"dual" forces one (tests)
         self.folds = folds
@@ -292,7 +308,8 @@ class _Design:
         self.params = {k: params[k] for k in
                        ("fit_intercept", "scoring", "backend", "device", "n_targets_batch")}
         self.solver = _choose_solver(params["cv_solver"], folds, X.shape[0], X.shape[1],
-                                     len(self.alphas), n_targets, need_global)
+                                     len(self.alphas), n_targets, need_global,
+                                     zero_alpha=bool((self.alphas == 0).any()))
         self._lock = threading.RLock()
         self._cache = {}
 
@@ -495,8 +512,10 @@ def scatter_once(obj):
 class WeightsWriter:
     """Coefficients written to a netCDF-4 store (h5netcdf) chunk by chunk of targets.
 
-    The file is built as ``<path>.partial`` and renamed into place when complete, so a killed
-    fit leaves no half-written store at ``path``; an existing ``path`` is never overwritten.
+    The file is built under a random temporary name beside ``path`` (the writer's
+    :func:`~toponeuro._output.atomic_file`: never through a link planted there) and renamed
+    into place when complete, so a killed fit leaves no half-written store at ``path``; an
+    existing ``path`` (or a link there) is never overwritten.
     Variables: ``coef`` ``(target, feature)``, ``intercept``, ``best_alpha`` and
     ``best_score`` ``(target,)``, ``cv_scores`` ``(alpha, target)`` and ``alpha``.
     """
@@ -505,7 +524,7 @@ class WeightsWriter:
         import h5netcdf
 
         self.path = Path(path)
-        if self.path.exists():
+        if self.path.exists() or self.path.is_symlink():
             raise OutputPathError(
                 f"weights={str(path)!r} already exists; toponeuro never overwrites a file. "
                 "Pass a new path, or move the old store away first."
@@ -515,7 +534,8 @@ class WeightsWriter:
                 f"weights={str(path)!r}: the folder {str(self.path.parent)!r} does not exist; "
                 "create it first or pass a path in an existing folder."
             )
-        self.tmp = self.path.with_name(self.path.name + ".partial")
+        self._file = atomic_file(self.path)
+        self.tmp = self._file.__enter__()
         self.f = h5netcdf.File(self.tmp, "w")
         self.f.dimensions = {"target": n_targets, "feature": n_features, "alpha": len(alphas)}
         rows = int(max(1, min(n_targets, (4 << 20) // max(1, 4 * n_features))))
@@ -537,10 +557,12 @@ class WeightsWriter:
         f.create_variable("best_score", ("target",), data=np.asarray(best_scores, dtype=float))
         f.create_variable("cv_scores", ("alpha", "target"), data=np.asarray(cv_scores, float))
         f.close()
-        os.replace(self.tmp, self.path)
+        self._file.__exit__(None, None, None)  # renamed into place
 
     def abort(self):
         try:
             self.f.close()
         finally:
-            self.tmp.unlink(missing_ok=True)
+            err = RuntimeError("fit aborted")
+            with contextlib.suppress(RuntimeError):
+                self._file.__exit__(RuntimeError, err, None)  # removes the temporary file

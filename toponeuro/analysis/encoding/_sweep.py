@@ -19,6 +19,7 @@ from ..._typing import RandomState
 from ...exceptions import (
     CoordinateError,
     DimensionError,
+    InputChangedError,
     InvalidDataError,
     MissingDependencyError,
     ParameterError,
@@ -82,12 +83,41 @@ def _describe(obj):
     return repr(obj) if isinstance(obj, (str, int, float, type(None))) else type(obj).__name__
 
 
-def _config(method, regions, rdm_metric, compare, encoder, cv, metric, random_state, responses):
-    """The settings a results file must share with the sweep that resumes it."""
+def _digest(da: xr.DataArray, coords=()) -> str:
+    """sha256 of a DataArray's values (row block by row block: a dask array is never loaded
+    whole), dims, shape, dtype and the named ``coords``: the content a result depends on."""
+    h = hashlib.sha256(json.dumps([list(da.dims), list(da.shape), str(da.dtype)]).encode())
+    step = max(1, (16 << 20) // max(1, 8 * int(np.prod(da.shape[1:], dtype=np.int64))))
+    for s in range(0, da.shape[0], step):
+        h.update(np.ascontiguousarray(np.asarray(da[s : s + step].values)).tobytes())
+    for c in coords:
+        h.update(c.encode() + b"\0")
+        h.update("\n".join(np.asarray(da[c].values).astype(str).ravel()).encode())
+    return h.hexdigest()
+
+
+def _activations_digest(acts: xr.DataArray) -> str:
+    """The digest of precomputed activations: values, stimulus ids and unit coords."""
+    unit = [c for c in acts.coords if acts[c].dims == (acts.dims[1],)]
+    return _digest(acts, [D.STIMULUS_ID, *sorted(unit)])
+
+
+#: config entries that are digests of the inputs (a change refuses: the inputs changed)
+_DIGESTS = ("responses_sha256", "regions_sha256")
+
+
+def _config(method, regions, rdm_metric, compare, encoder, cv, metric, random_state, responses,
+            region_keys=()):
+    """The settings a results file must share with the sweep that resumes it, and digests of
+    its inputs (the responses' values, the voxels' region assignment)."""
     ids = np.asarray(responses[D.STIMULUS_ID].values).astype(str)
     cfg = {"method": method, "regions": regions if regions is None or isinstance(regions, str)
            else list(regions), "responses_shape": list(responses.shape),
-           "stimulus_ids_sha1": hashlib.sha1("\n".join(ids).encode()).hexdigest()}
+           "stimulus_ids_sha1": hashlib.sha1("\n".join(ids).encode()).hexdigest(),
+           "responses_sha256": _digest(responses, [D.STIMULUS_ID]),
+           "regions_sha256": hashlib.sha256(json.dumps(
+               [[k, np.asarray(responses[k].values).astype(str).tolist()]
+                for k in region_keys]).encode()).hexdigest()}
     if method == "rsa":
         cfg.update(rdm_metric=str(rdm_metric), compare=str(compare))
     else:
@@ -96,12 +126,34 @@ def _config(method, regions, rdm_metric, compare, encoder, cv, metric, random_st
     return cfg
 
 
+def _check_digests(path, head: dict, config: dict, diff: list[str]) -> None:
+    """Refuse a results file whose inputs (not settings) differ from this sweep's."""
+    changed = [k for k in diff if k in _DIGESTS]
+    if not changed:
+        return
+    if any(k not in head for k in changed):
+        raise InputChangedError(
+            f"results={str(path)!r} was written by a toponeuro before 0.4 that recorded no "
+            "digest of the responses and regions, so it cannot be checked against these "
+            "inputs; pass a new results path (the sweep is then computed afresh)."
+        )
+    what = {"responses_sha256": "the responses' values",
+            "regions_sha256": "the voxels' region assignment"}
+    raise InputChangedError(
+        f"results={str(path)!r} was computed from other inputs: "
+        f"{' and '.join(what[k] for k in changed)} changed since (content digests differ), so "
+        "its scores are not these inputs' scores. Pass a new results path to compute them "
+        "afresh, or the inputs the file was made with to resume it."
+    )
+
+
 class _ResultsLog:
     """Rows appended to a JSON-lines file as they are scored; the rows of earlier runs."""
 
     def __init__(self, path, config):
         self.path = Path(path)
         self.rows = {}
+        self.digests = {}  # key -> the activations' digest its row was computed from
         if self.path.exists():
             lines = self.path.read_text().split("\n")
             try:
@@ -113,6 +165,7 @@ class _ResultsLog:
                 ) from err
             if head != config:
                 diff = sorted(k for k in set(head) | set(config) if head.get(k) != config.get(k))
+                _check_digests(path, head, config, diff)
                 raise InvalidDataError(
                     f"results={str(path)!r} was written by a sweep with other settings "
                     f"({', '.join(f'{k}: {head.get(k)!r} there, {config.get(k)!r} now' for k in diff)}); "
@@ -124,6 +177,7 @@ class _ResultsLog:
                 try:
                     rec = json.loads(line)
                     self.rows[rec["key"]] = rec["row"]
+                    self.digests[rec["key"]] = rec.get("activations_sha256")
                 except (ValueError, KeyError, TypeError):
                     continue  # a line cut off by a killed run: that pair is scored again
             text_end = self.path.read_bytes()[-1:]
@@ -139,9 +193,13 @@ class _ResultsLog:
         self.f.flush()
         os.fsync(self.f.fileno())
 
-    def append(self, key, row):
-        self._write({"key": key, "row": row})
+    def append(self, key, row, activations_sha256=None):
+        rec = {"key": key, "row": row}
+        if activations_sha256 is not None:
+            rec["activations_sha256"] = activations_sha256
+        self._write(rec)
         self.rows[key] = row
+        self.digests[key] = activations_sha256
 
     def __del__(self):
         f = getattr(self, "f", None)
@@ -278,8 +336,9 @@ def sweep(
             )
     log = None
     if results is not None:
+        region_keys = sorted({k for keys, _ in groups for k in keys})
         config = _config(method, regions, rdm_metric, compare, encoder, cv, metric,
-                         random_state, responses)
+                         random_state, responses, region_keys)
         log = _ResultsLog(results, config)
     if method == "rsa":
         cname, cfn = _method(compare)
@@ -296,6 +355,17 @@ def sweep(
         for name, source in items:
             known = list(layers) if layers is not None else (
                 source.topo.layers if isinstance(source, xr.DataArray) else None)
+            acts_sha = (_activations_digest(source) if log is not None
+                        and isinstance(source, xr.DataArray) else None)
+            stale = [k for k in done if json.loads(k)[0] == str(name)
+                     and log.digests.get(k) != acts_sha]
+            if stale:  # the same model name, other activations: its pairs are scored again
+                warnings.warn(
+                    f"The activations of {name!r} differ from those results={str(results)!r} "
+                    f"was computed from (content digests differ); its {len(stale)} saved "
+                    "scores are not used and are computed again.", UserWarning, stacklevel=2)
+                for k in stale:
+                    del done[k]
             if known is not None and all(
                 _row_key(name, layer, keys) in done for layer in known for keys, _ in groups
             ):
@@ -338,7 +408,7 @@ def sweep(
                            "method": method, "n_units": X.shape[1], "n_voxels": len(idx)}
                     rows.append(row)
                     if log is not None:
-                        log.append(key, row)
+                        log.append(key, row, acts_sha)
                 del X, layer_rdm
             del acts, resp
     if bar is not None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._params import check_number
 from ...exceptions import InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
 
@@ -180,8 +181,11 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
     >>> overlap_verdict(same).p_value == same.p_value
     True
     """
+    if isinstance(alpha, str):  # a number is needed: '0.05' < p would fail deep inside
+        check_number(alpha, "alpha", fix="Give a number, e.g. alpha=0.05.")
     if not 0 < float(alpha) < 1:
         raise InvalidDataError(f"alpha must lie in (0, 1); got {alpha}.")
+    alpha = float(alpha)
     if isinstance(statistic, NullResult):
         res = statistic
         draws = res.null

@@ -1,0 +1,84 @@
+"""Every rename, replace and tree removal in toponeuro goes through the one writer (issue 33).
+
+``toponeuro/_output.py`` and ``toponeuro/_output_folder.py`` write atomically (random
+temporary names from :mod:`tempfile`, links never followed, locks removed when a run ends);
+a hand-rolled ``os.replace(tmp, path)`` elsewhere reintroduces fixed temporary names and
+symlink-following writes. This test parses every module and fails on ``os.replace``,
+``os.rename``, ``os.renames``, ``shutil.rmtree``, ``shutil.move`` and ``Path.rename`` /
+``Path.replace`` (a one-argument ``.rename(x)`` / ``.replace(x)`` call whose argument is not a
+literal, a dict or a keyword: pandas' and xarray's renames take those) outside the writer.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import toponeuro
+
+ROOT = Path(toponeuro.__file__).parent
+
+#: the writer itself
+WRITER = {"_output.py", "_output_folder.py"}
+
+#: files run where toponeuro is not installed (in Brain-Score's own environment), which
+#: cannot import the writer (as in tests/test_no_bare_raise.py)
+STANDALONE = {"brainscore/_plugin_arch.py", "brainscore/_plugin_nanogpt.py",
+              "brainscore/_runner.py", "models/_standalone.py"}
+
+_FORBIDDEN = {("os", "replace"), ("os", "rename"), ("os", "renames"), ("shutil", "rmtree"),
+              ("shutil", "move")}
+
+
+def _is_path_move(call: ast.Call) -> bool:
+    """``x.rename(y)`` / ``x.replace(y)``: one positional argument that is a name, attribute,
+    call or f-string (a path), no keywords."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in ("rename", "replace"):
+        return False
+    if call.keywords or len(call.args) != 1:
+        return False
+    return not isinstance(call.args[0], ast.Constant | ast.Dict | ast.Lambda | ast.DictComp)
+
+
+def hand_rolled_moves(source: str, rel: str) -> list[str]:
+    """``file:line: call`` for every rename / replace / rmtree in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and (
+                (f.value.id, f.attr) in _FORBIDDEN):
+            found.append(f"{rel}:{node.lineno}: {f.value.id}.{f.attr}")
+        elif _is_path_move(node):
+            found.append(f"{rel}:{node.lineno}: .{f.attr}(...)")
+    return found
+
+
+def test_the_planted_violations_are_found():
+    planted = (
+        "import os, shutil\n"
+        "os.replace(tmp, path)\n"
+        "shutil.rmtree(folder)\n"
+        "tmp.rename(path)\n"
+        "Path(tmp).replace(target)\n"
+        "df.rename(columns={'a': 'b'})\n"  # pandas: not a move
+        "s.replace('a', 'b')\n"  # str.replace: not a move
+        "da.rename('noise_ceiling')\n"  # xarray: not a move
+    )
+    assert [x.split(": ")[1] for x in hand_rolled_moves(planted, "x.py")] == [
+        "os.replace", "shutil.rmtree", ".rename(...)", ".replace(...)"]
+
+
+def test_no_hand_rolled_rename_replace_or_rmtree_outside_the_writer():
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in WRITER or rel in STANDALONE:
+            continue
+        found += hand_rolled_moves(path.read_text(encoding="utf-8"), rel)
+    assert not found, (
+        "Write through toponeuro._output (atomic_file, write_text, save_torch, move, "
+        "remove_tree) or toponeuro._output_folder.output_folder, not by hand:\n"
+        + "\n".join(found)
+    )

@@ -33,6 +33,7 @@ import json
 import os
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import warnings
 from pathlib import Path
@@ -52,6 +53,10 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 20
+
+#: hosts a download failed to reach in this process (host -> error): later fetches from them
+#: fail at once, so an offline run waits for one timeout, not one per file
+_UNREACHABLE: dict[str, str] = {}
 
 
 def data_dir(cache_dir: str | os.PathLike | None = None) -> Path:
@@ -205,11 +210,19 @@ def fetch_url(
         if sha256 is None or actual == sha256.lower():
             return target
         note = " (" + _quarantine(target, actual, sha256, "sha256") + ")"
+    host = urllib.parse.urlsplit(url).netloc
+    if host in _UNREACHABLE:  # offline: fail at once, not after another timeout per file
+        raise DownloadError(
+            f"Could not download {url}: {host} could not be reached earlier in this session "
+            f"({_UNREACHABLE[host]}){note}. {_manual_hint(target, url)}"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(target) as tmp:  # the writer: a random temporary name, then renamed
         try:
             _download(url, tmp, progress, target.name)
         except (urllib.error.URLError, OSError, TimeoutError, ValueError) as err:
+            if host and isinstance(err, (urllib.error.URLError, TimeoutError, ConnectionError)):
+                _UNREACHABLE[host] = str(err)
             raise DownloadError(
                 f"Could not download {url} ({err}){note}. {_manual_hint(target, url)}"
             ) from err

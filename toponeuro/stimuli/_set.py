@@ -167,6 +167,10 @@ class StimulusSet:
     loader : callable, optional
         ``loader(item)`` returns the stimulus (a PIL image or array for images, a str for
         texts); without one, image items are opened as files.
+    labels : sequence of str, optional
+        Metadata columns that label each stimulus (e.g. ``human``, ``face`` from a
+        stimulus table, :func:`load_stimulus_table`): :meth:`coords` includes them, so an
+        array given ``assign_coords(stimuli.coords())`` carries them too.
 
     Attributes
     ----------
@@ -176,6 +180,7 @@ class StimulusSet:
     categories : numpy.ndarray of str or None
     metadata : pandas.DataFrame
     name : str or None
+    labels : tuple of str
 
     Examples
     --------
@@ -199,10 +204,19 @@ class StimulusSet:
         metadata: pd.DataFrame | None = None,
         name: str | None = None,
         loader: Callable | None = None,
+        labels: Sequence[str] | None = None,
     ):
         self.ids, self.items, self.categories, self.metadata = _checked_fields(
             ids, items, kind, categories, metadata)
         self.kind, self.name, self.loader = kind, name, loader
+        self.labels = tuple(str(c) for c in (labels or ()))
+        absent = [c for c in self.labels if c not in self.metadata.columns]
+        if absent or set(self.labels) & {D.STIMULUS_ID, D.CATEGORY}:
+            raise UnknownNameError(
+                f"labels must name metadata columns other than stimulus_id and category; "
+                f"{absent or sorted(set(self.labels) & {D.STIMULUS_ID, D.CATEGORY})} are not "
+                f"({close_matches(str((absent or [''])[0]), self.metadata.columns)})"
+            )
         self._hash: str | None = None
 
     @classmethod
@@ -323,6 +337,7 @@ class StimulusSet:
             self.metadata.iloc[pos].reset_index(drop=True),
             self.name,
             self.loader,
+            self.labels,
         )
 
     def select(self, ids: Sequence[str]) -> StimulusSet:
@@ -442,6 +457,8 @@ class StimulusSet:
         out = {D.STIMULUS_ID: (D.STIMULUS, self.ids)}
         if self.categories is not None:
             out[D.CATEGORY] = (D.STIMULUS, self.categories)
+        for col in self.labels:
+            out[col] = (D.STIMULUS, self.metadata[col].to_numpy())
         return out
 
 

@@ -21,7 +21,9 @@ An RDM knows its stimuli. :func:`rdm` returns an :class:`xarray.DataArray`:
 Either carries ``attrs["metric"]``. ``np.asarray`` of it is the plain array. Comparisons and
 noise ceilings align labelled RDMs by stimulus id with the exact join of
 :func:`toponeuro._align.align_stimuli` (different sets of ids raise :class:`AlignmentError`);
-plain arrays are accepted as they are, and then the same stimulus order is assumed.
+plain arrays are accepted as they are when no RDM of the comparison has ids (then the same
+stimulus order is assumed); a labelled RDM against a plain one raises
+:class:`AlignmentError` (give the plain one its ids with ``labelled_rdm``).
 """
 
 from __future__ import annotations
@@ -415,7 +417,9 @@ def align_rdms(rdms, names=None):
     """Condensed float64 vectors of ``rdms``, labelled ones reordered to the first's ids.
 
     The join is :func:`toponeuro._align.align_stimuli` (exact: the same set of ids, each
-    once); RDMs without ids are used in the order given. Returns ``(vectors, ids)`` where
+    once); RDMs without ids are used in the order given when none has ids, and a mix of
+    labelled and plain RDMs raises :class:`AlignmentError` (as ``encoding_score`` does for
+    features and responses). Returns ``(vectors, ids)`` where
     ``ids`` are those of the first labelled RDM (or ``None``).
     """
     names = names or [f"RDM {i}" for i in range(len(rdms))]
@@ -430,6 +434,15 @@ def align_rdms(rdms, names=None):
     labelled = [k for k, i in enumerate(ids) if i is not None]
     if not labelled:
         return vecs, None
+    plain = [k for k, i in enumerate(ids) if i is None]
+    if plain:
+        raise AlignmentError(
+            f"{names[labelled[0]]} carries stimulus ids but {names[plain[0]]} is a plain array "
+            "without them, so its rows cannot be matched to stimuli: pairing them by position "
+            "could pair different stimuli. Give the plain one its ids with "
+            "toponeuro.analysis.labelled_rdm(matrix, stimulus_ids) (or load_rdms for a file), "
+            "or drop every label with np.asarray(rdm) if the orders are known to agree."
+        )
     ref_k = labelled[0]
     for k in labelled[1:]:
         vecs[k] = reorder_condensed(vecs[k], ids[k], ids[ref_k], (names[ref_k], names[k]))

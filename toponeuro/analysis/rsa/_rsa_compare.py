@@ -345,12 +345,52 @@ def _pool(V, method):
     return V.mean(0)
 
 
-def rdm_noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
+def rdm_groups(rdms, subjects, n: int) -> np.ndarray | None:
+    """The group (subject) of each of ``n`` RDMs: an array, or an attr name of labelled RDMs.
+
+    Examples
+    --------
+    >>> rdm_groups(None, ["a", "a", "b"], 3).tolist()
+    ['a', 'a', 'b']
+    """
+    if subjects is None:
+        return None
+    if isinstance(subjects, str):
+        items = list(rdms) if isinstance(rdms, list | tuple) else []
+        if len(items) != n or not all(isinstance(r, xr.DataArray) and subjects in r.attrs
+                                      for r in items):
+            raise InvalidDataError(
+                f"subjects={subjects!r} names an attr, but not every RDM is a labelled "
+                f"DataArray with attrs[{subjects!r}]; pass one subject per RDM as a list."
+            )
+        groups = np.array([str(r.attrs[subjects]) for r in items])
+    else:
+        groups = np.asarray(subjects).astype(str).ravel()
+    if groups.shape[0] != n:
+        raise InvalidDataError(
+            f"subjects must give one subject per RDM ({n}); got {groups.shape[0]}. Sessions "
+            "of one subject share a label, e.g. ['s1', 's1', 's2', 's2']."
+        )
+    if np.unique(groups).size < 2:
+        raise InvalidDataError(
+            f"A noise ceiling needs RDMs of at least 2 subjects; subjects names "
+            f"{np.unique(groups).size}."
+        )
+    return groups
+
+
+def rdm_noise_ceiling(rdms, method: str = "spearman", *, subjects=None) -> tuple[float, float]:
     """Lower and upper bounds of the RDM noise ceiling across subjects (rsatoolbox's).
 
     Upper bound: mean similarity of each subject's RDM to the pooled RDM of all subjects.
     Lower bound: the same with each subject left out of the pool (leave one subject out).
-    Pooling normalises each RDM as rsatoolbox's ``pool_rdm`` does for ``method``. The
+    With ``subjects`` (several RDMs per subject, e.g. sessions), a subject's RDMs are left out
+    together and each bound is the mean over subjects of the mean over their RDMs: what
+    rsatoolbox's ``boot_noise_ceiling(rdms, method, rdm_descriptor="subject")`` computes.
+    Taking 8 session RDMs of 4 subjects as 8 subjects instead lets a subject's other
+    session into the pool and lifts the lower bound (on the hIT RDMs of the 92 images,
+    Spearman: 0.328 instead of 0.306). Pooling normalises each RDM as rsatoolbox's
+    ``pool_rdm`` does for ``method``. The
     bounds are in the units of ``method`` (a correlation for ``"spearman"``); for the NSD
     voxel noise ceiling in percent variance see
     :func:`toponeuro.brain.voxel_noise_ceiling`.
@@ -362,6 +402,9 @@ def rdm_noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
         the first; plain arrays are taken to share one stimulus order.
     method : str
         A :func:`compare_rdms` method (rsatoolbox's names accepted).
+    subjects : sequence or str, optional
+        The subject of each RDM (sessions of one subject share a label), or the name of an
+        attr every labelled RDM carries (e.g. ``"subject"``). Default: each RDM is a subject.
 
     Returns
     -------
@@ -376,6 +419,13 @@ def rdm_noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
     >>> lo, hi = rdm_noise_ceiling(subj, "pearson")
     >>> bool(0 < lo < hi < 1)
     True
+
+    Two sessions per subject, left out together:
+
+    >>> sessions = np.repeat(subj, 2, axis=0) + 0.1 * rng.standard_normal((10, 45))
+    >>> lo2, hi2 = rdm_noise_ceiling(sessions, "pearson", subjects=np.repeat(range(5), 2))
+    >>> bool(0 < lo2 < hi2 < 1)
+    True
     """
     name, fn = _method(method)
     V, _ = _rdm_stack(rdms)
@@ -384,13 +434,20 @@ def rdm_noise_ceiling(rdms, method: str = "spearman") -> tuple[float, float]:
             f"A noise ceiling needs RDMs of at least 2 subjects; got {V.shape[0]}. Pass one "
             "RDM per subject (a list, or an array (n_subjects, n_pairs))."
         )
+    groups = rdm_groups(rdms, subjects, V.shape[0])
+    if groups is None:
+        groups = np.arange(V.shape[0]).astype(str)
     full = _pool(V, name)
-    lower, upper = [], []
-    for i in range(V.shape[0]):
-        rest = _pool(np.delete(V, i, axis=0), name)
-        lower.append(_compare_vectors(rest, V[i], name, fn))
-        upper.append(_compare_vectors(full, V[i], name, fn))
-    bad = [i for i in range(V.shape[0]) if not (np.isfinite(lower[i]) and np.isfinite(upper[i]))]
+    lower, upper, bad = [], [], []
+    for g in np.unique(groups):
+        inside = groups == g
+        rest = _pool(V[~inside], name)
+        lo = [_compare_vectors(rest, v, name, fn) for v in V[inside]]
+        hi = [_compare_vectors(full, v, name, fn) for v in V[inside]]
+        lower.append(np.mean(lo))
+        upper.append(np.mean(hi))
+        if not (np.isfinite(lower[-1]) and np.isfinite(upper[-1])):
+            bad.append(str(g))
     if bad:
         _undefined(method, f"for subjects {bad[:5]} (their RDM or the pooled RDM is constant)")
     return float(np.mean(lower)), float(np.mean(upper))

@@ -6,7 +6,7 @@ import numpy as np
 import xarray as xr
 
 from ... import _dims as D
-from ...exceptions import DimensionError, MissingDependencyError
+from ...exceptions import AlignmentError, DimensionError, MissingDependencyError
 from ._rsa import _labelled, as_condensed, rdm_stimulus_ids
 from ._rsa_compare import _looks_square, _rdm_stack
 
@@ -103,7 +103,8 @@ def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
     return rt.rdm.RDMs(V, dissimilarity_measure=metric, pattern_descriptors=pat)
 
 
-def from_rsatoolbox_rdms(rdms) -> list[xr.DataArray]:
+def from_rsatoolbox_rdms(rdms, stimulus_ids=None, *, metric: str | None = None
+                         ) -> list[xr.DataArray]:
     """Labelled condensed RDMs, one per RDM of an rsatoolbox ``RDMs`` (same entry order).
 
     Each is what :func:`~toponeuro.analysis.rdm` returns: dim ``"pair"``, the stimulus ids in
@@ -113,6 +114,10 @@ def from_rsatoolbox_rdms(rdms) -> list[xr.DataArray]:
     ``attrs["metric"]`` (the dissimilarity measure). The RDM descriptors (e.g. a subject per
     RDM) go into each RDM's attrs. ``np.asarray`` of the list is the ``(n_rdm, n_pairs)``
     array.
+
+    ``stimulus_ids`` (one per pattern, in pattern order) labels RDMs that carry no
+    ``stimulus_id`` descriptor (see :func:`~toponeuro.analysis.labelled_rdm`); ``metric``
+    replaces a missing dissimilarity measure.
 
     Examples
     --------
@@ -126,7 +131,20 @@ def from_rsatoolbox_rdms(rdms) -> list[xr.DataArray]:
     vectors = np.asarray(rdms.get_vectors(), dtype=np.float64)
     pattern = dict(rdms.pattern_descriptors or {})
     ids = pattern.get(D.STIMULUS_ID)
-    metric = rdms.dissimilarity_measure
+    if stimulus_ids is not None:
+        given = np.asarray(getattr(stimulus_ids, "ids", stimulus_ids)).astype(str).ravel()
+        if given.shape[0] != rdms.n_cond or len(set(given.tolist())) != given.shape[0]:
+            raise DimensionError(
+                f"The rsatoolbox RDMs describe {rdms.n_cond} patterns; stimulus_ids must list "
+                f"{rdms.n_cond} distinct ids, in pattern order (got {given.shape[0]})."
+            )
+        if ids is not None and not np.array_equal(np.asarray(ids).astype(str), given):
+            raise AlignmentError(
+                "The rsatoolbox RDMs carry a 'stimulus_id' pattern descriptor that differs "
+                "from the stimulus_ids given; leave stimulus_ids out to keep theirs."
+            )
+        ids = given
+    metric = rdms.dissimilarity_measure if metric is None else metric
     out = []
     for k, vec in enumerate(vectors):
         r = _labelled(vec, None, ids, metric, square=False)

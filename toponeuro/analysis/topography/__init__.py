@@ -13,6 +13,7 @@ from . import (
     _selectivity,
     _tables,
     _topography,
+    _transfer,
     _verdict,
 )
 from ._autocorr import *
@@ -25,6 +26,7 @@ from ._patches import *
 from ._selectivity import *
 from ._tables import *
 from ._topography import *
+from ._transfer import *
 from ._verdict import *
 
 __all__ = [
@@ -39,4 +41,5 @@ __all__ = [
     *_label_null.__all__,
     *_compare.__all__,
     *_tables.__all__,
+    *_transfer.__all__,
 ]

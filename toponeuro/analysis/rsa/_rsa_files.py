@@ -1,0 +1,334 @@
+"""RDMs from outside toponeuro: give a plain matrix, an rsatoolbox ``RDMs`` or a file its stimuli.
+
+A plain 92 x 92 array from a ``.mat`` file has no stimulus ids, so toponeuro could only
+compare it with a model's RDM position by position, and a model extracted in another order
+(category folders sorted by name, say) would be paired with the wrong stimuli without a word.
+:func:`labelled_rdm` attaches the ids once; :func:`load_rdms` reads the usual file formats
+(``.npy``/``.npz``, MATLAB ``.mat`` arrays and the RSA toolbox's struct arrays with an ``RDM``
+field, rsatoolbox's own hdf5/pickle) and labels every RDM in them. The result is what
+:func:`~toponeuro.analysis.rdm` returns: a condensed ``DataArray`` with its ids in
+``attrs["stimulus_id"]``, so every comparison joins it by id.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from ... import _dims as D
+from ...exceptions import (
+    AlignmentError,
+    DimensionError,
+    InputTypeError,
+    InvalidDataError,
+    MissingFileError,
+    UnknownNameError,
+    close_matches,
+)
+from ._rsa import _labelled, as_condensed, n_from_condensed, rdm_stimulus_ids
+from ._rsa_convert import _rsatoolbox, from_rsatoolbox_rdms
+
+__all__ = ["labelled_rdm", "load_rdms", "RDM_FILE_SUFFIXES"]
+
+#: file suffixes :func:`load_rdms` reads
+RDM_FILE_SUFFIXES = (".npy", ".npz", ".mat", ".hdf5", ".h5", ".pkl")
+
+
+def _ids(stimulus_ids, n: int, what: str) -> np.ndarray:
+    if isinstance(stimulus_ids, str):
+        raise InputTypeError(
+            f"stimulus_ids must list one id per stimulus ({n}); got the string "
+            f"{stimulus_ids!r}. Pass a list, e.g. stimulus_set.ids."
+        )
+    ids = getattr(stimulus_ids, "ids", stimulus_ids)  # a StimulusSet gives its ids
+    ids = np.asarray(ids).astype(str).ravel()
+    if ids.shape[0] != n:
+        raise DimensionError(
+            f"The {what} describes {n} stimuli but stimulus_ids lists {ids.shape[0]}; give "
+            "one id per row of the RDM, in the order of its rows."
+        )
+    u, c = np.unique(ids, return_counts=True)
+    if (c > 1).any():
+        raise AlignmentError(
+            f"stimulus_ids repeat ({u[c > 1][:5].tolist()}); an RDM's rows are distinct "
+            "stimuli, so give each its own id."
+        )
+    return ids
+
+
+def labelled_rdm(matrix, stimulus_ids=None, *, metric: str | None = None,
+                 what: str = "RDM", **attrs) -> xr.DataArray:
+    """One RDM with its stimulus ids: the condensed, labelled form :func:`rdm` returns.
+
+    Parameters
+    ----------
+    matrix : array-like, xarray.DataArray or rsatoolbox RDMs
+        A square symmetric matrix with a zero diagonal, or its condensed upper triangle (the
+        order of ``scipy.spatial.distance.squareform``); a DataArray (an RDM from
+        :func:`rdm`, whose ids are kept); or an rsatoolbox ``RDMs`` holding one RDM (its
+        ``stimulus_id`` pattern descriptor, when present, gives the ids).
+    stimulus_ids : sequence of str or StimulusSet, optional
+        The stimulus of each row, in row order (a StimulusSet gives its ``ids``). Needed
+        unless ``matrix`` already carries ids; given for a matrix that carries other ids,
+        :class:`~toponeuro.exceptions.AlignmentError`.
+    metric : str, optional
+        The dissimilarity the matrix holds (``attrs["metric"]``), e.g. ``"correlation"``.
+    what : str
+        The RDM's name in error messages.
+    **attrs
+        More attrs to record (e.g. ``subject="BE"``, ``session=1``).
+
+    Returns
+    -------
+    xarray.DataArray
+        Dim ``"pair"``, ``attrs["stimulus_id"]``, ``attrs["metric"]`` (``None`` when not
+        given), ``attrs["n_stimuli"]`` and the ``attrs`` given.
+
+    Raises
+    ------
+    DimensionError
+        Not an RDM's shape, or not one id per row.
+    InvalidDataError
+        A square matrix that is not symmetric or has a non-zero diagonal.
+
+    Examples
+    --------
+    >>> m = [[0.0, 0.2, 0.9], [0.2, 0.0, 0.8], [0.9, 0.8, 0.0]]
+    >>> r = labelled_rdm(m, ["face", "hand", "house"], metric="correlation", subject="s1")
+    >>> r.dims, r.attrs["stimulus_id"].tolist(), r.values.tolist(), r.attrs["subject"]
+    (('pair',), ['face', 'hand', 'house'], [0.2, 0.9, 0.8], 's1')
+
+    A labelled RDM is matched to another by id, whatever the row order:
+
+    >>> from toponeuro.analysis import compare_rdms
+    >>> flipped = labelled_rdm([[0.0, 0.8, 0.9], [0.8, 0.0, 0.2], [0.9, 0.2, 0.0]],
+    ...                        ["house", "hand", "face"])
+    >>> compare_rdms(r, flipped, "pearson")
+    1.0
+    """
+    have = None
+    if hasattr(matrix, "get_vectors") and hasattr(matrix, "pattern_descriptors"):
+        if matrix.n_rdm != 1:
+            raise DimensionError(
+                f"The rsatoolbox RDMs holds {matrix.n_rdm} RDMs; labelled_rdm makes one. Use "
+                "toponeuro.analysis.from_rsatoolbox_rdms(rdms, stimulus_ids=...) for all."
+            )
+        vec = np.asarray(matrix.get_vectors(), dtype=np.float64)[0]
+        pat = dict(matrix.pattern_descriptors or {})
+        if D.STIMULUS_ID in pat:
+            have = np.asarray(pat[D.STIMULUS_ID]).astype(str)
+        metric = metric if metric is not None else matrix.dissimilarity_measure
+    else:
+        have = rdm_stimulus_ids(matrix, what)
+        if isinstance(matrix, xr.DataArray):
+            metric = metric if metric is not None else matrix.attrs.get("metric")
+            attrs = {**{k: v for k, v in matrix.attrs.items()
+                        if k not in (D.STIMULUS_ID, "metric", "n_stimuli")}, **attrs}
+        vec = as_condensed(matrix, what)
+    n = n_from_condensed(vec.shape[0])
+    if stimulus_ids is None:
+        if have is None:
+            raise InvalidDataError(
+                f"The {what} carries no stimulus ids and none were given; pass "
+                "stimulus_ids=[...] (one per row, in row order), e.g. the ids of the "
+                "StimulusSet the RDM was measured on."
+            )
+        ids = _ids(have, n, what)
+    else:
+        ids = _ids(stimulus_ids, n, what)
+        if have is not None and not np.array_equal(have, ids):
+            raise AlignmentError(
+                f"The {what} already carries stimulus ids ({have[:3].tolist()}...) that differ "
+                f"from the stimulus_ids given ({ids[:3].tolist()}...). Leave stimulus_ids out "
+                "to keep its own, or pass np.asarray(rdm) to relabel a plain copy."
+            )
+    out = _labelled(np.asarray(vec, dtype=np.float64), None, ids, metric, square=False)
+    for k, v in attrs.items():
+        out.attrs[k] = v
+    return out
+
+
+# ----------------------------------------------------------------------------- files
+def _stack_of(arr, what):
+    """A list of plain RDMs from an array: (n, n), (n_pairs,), (k, n, n) or (k, n_pairs)."""
+    arr = np.asarray(arr)
+    if arr.dtype == object:
+        raise InvalidDataError(f"The {what} holds Python objects, not numbers.")
+    arr = np.squeeze(arr.astype(np.float64)) if arr.ndim > 3 else arr.astype(np.float64)
+    if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[0] == arr.shape[1]):
+        return [arr]
+    if arr.ndim == 2:
+        return list(arr)  # rows are condensed RDMs
+    if arr.ndim == 3 and arr.shape[1] == arr.shape[2]:
+        return list(arr)
+    if arr.ndim == 3 and arr.shape[0] == arr.shape[1]:  # MATLAB (n, n, k)
+        return [arr[:, :, k] for k in range(arr.shape[2])]
+    raise DimensionError(
+        f"The {what} has shape {arr.shape}; expected an RDM (n, n) or (n_pairs,), or a stack "
+        "(k, n, n), (n, n, k) or (k, n_pairs)."
+    )
+
+
+def _mat_text(v) -> str | None:
+    v = np.asarray(v)
+    if v.dtype.kind in "US" and v.size:
+        return str(v.ravel()[0])
+    return None
+
+
+def _from_struct(arr, what):
+    """RDMs and descriptors of a MATLAB struct array with an ``RDM`` field (RSA toolbox)."""
+    fields = arr.dtype.names
+    if "RDM" not in fields:
+        raise InvalidDataError(
+            f"The {what} is a MATLAB struct array with fields {list(fields)} but no 'RDM'; "
+            "pass key= naming a numeric variable, or a struct with an 'RDM' field."
+        )
+    out = []
+    for index in np.ndindex(arr.shape):  # C order: for (1, 4, 2) subjects, then sessions
+        e = arr[index]
+        desc = {"index_in_file": tuple(int(i) for i in index)}
+        for f in fields:
+            if f != "RDM":
+                text = _mat_text(e[f])
+                if text is not None:
+                    desc[f] = text
+        out.append((np.asarray(e["RDM"], dtype=np.float64), desc))
+    return out
+
+
+def _read_mat(path: Path, key):
+    import scipy.io
+
+    try:
+        content = scipy.io.loadmat(path)
+    except (ValueError, NotImplementedError) as err:  # v7.3 files are hdf5
+        raise InvalidDataError(
+            f"{path} could not be read as a MATLAB file ({err}); save it with "
+            "save(..., '-v7') or export the RDMs to .npy."
+        ) from err
+    names = [k for k in content if not k.startswith("__")]
+    if key is None:
+        numeric = [k for k in names if isinstance(content[k], np.ndarray)
+                   and (content[k].dtype.names or content[k].dtype.kind in "fiu")]
+        if len(numeric) != 1:
+            raise InvalidDataError(
+                f"{path} holds the variables {names}; pass key= naming the one with the RDMs."
+            )
+        key = numeric[0]
+    if key not in content:
+        raise UnknownNameError(f"{path} has no variable {key!r}; {close_matches(key, names)}")
+    arr = content[key]
+    what = f"variable {key!r} of {path.name}"
+    if arr.dtype.names:
+        return _from_struct(arr, what)
+    return [(m, {}) for m in _stack_of(arr, what)]
+
+
+def _read_rsatoolbox(path: Path):
+    rt = _rsatoolbox()
+    rdms = rt.rdm.load_rdm(str(path), file_type="pkl" if path.suffix == ".pkl" else "hdf5")
+    return rdms
+
+
+def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
+              metric: str | None = None) -> list[xr.DataArray]:
+    """Every RDM in a file (or an rsatoolbox ``RDMs``), each labelled with its stimulus ids.
+
+    Parameters
+    ----------
+    path : str, Path or rsatoolbox RDMs
+        ``.npy`` (one RDM (n, n) or (n_pairs,), or a stack (k, n, n) / (k, n_pairs));
+        ``.npz`` (the array ``key``, or the only one); ``.mat`` (read with
+        ``scipy.io.loadmat``: a numeric variable shaped as for ``.npy`` or MATLAB's
+        (n, n, k), or a struct array with an ``RDM`` field as the RSA toolbox saves them,
+        e.g. ``92_brainRDMs.mat``, whose text fields such as ``name`` go into each RDM's
+        attrs); ``.hdf5``/``.h5``/``.pkl`` saved by rsatoolbox's ``RDMs.save``. An
+        rsatoolbox ``RDMs`` object is read the same way.
+    stimulus_ids : sequence of str or StimulusSet, optional
+        The stimulus of each row, shared by every RDM in the file. Required unless the file
+        carries them (an rsatoolbox RDMs with a ``stimulus_id`` pattern descriptor).
+    key : str, optional
+        The variable (``.mat``) or array (``.npz``) holding the RDMs, when there are several.
+    metric : str, optional
+        The dissimilarity the RDMs hold (rsatoolbox files bring their own).
+
+    Returns
+    -------
+    list of xarray.DataArray
+        One labelled condensed RDM per RDM in the file, in file order (MATLAB struct arrays
+        in C order of their indices: for ``RDMs`` of shape (1, 4, 2), subject 1 session 1,
+        subject 1 session 2, ...), each with ``attrs["source"]`` (the file name) and any
+        descriptors the file holds (``name``, ``index_in_file``; rsatoolbox's RDM
+        descriptors).
+
+    Raises
+    ------
+    MissingFileError
+        No such file.
+    UnknownNameError
+        A suffix or ``key`` that is not known.
+    InvalidDataError
+        No ids given for a file without them, or contents that are not RDMs.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, scipy.io
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> m = np.array([[0.0, 0.2, 0.9], [0.2, 0.0, 0.8], [0.9, 0.8, 0.0]])
+    >>> scipy.io.savemat(d / "rdms.mat", {"RDMs": np.stack([m, 2 * m], axis=2)})
+    >>> rs = load_rdms(d / "rdms.mat", ["face", "hand", "house"])
+    >>> len(rs), rs[1].values.tolist(), rs[0].attrs["stimulus_id"].tolist()
+    (2, [0.4, 1.8, 1.6], ['face', 'hand', 'house'])
+    >>> np.save(d / "one.npy", m)
+    >>> load_rdms(d / "one.npy", ["a", "b", "c"])[0].attrs["source"]
+    'one.npy'
+    """
+    if hasattr(path, "get_vectors") and hasattr(path, "pattern_descriptors"):
+        return from_rsatoolbox_rdms(path, stimulus_ids=stimulus_ids, metric=metric)
+    if not isinstance(path, str | os.PathLike):
+        raise InputTypeError(
+            f"load_rdms reads a file path or an rsatoolbox RDMs; got {type(path).__name__}. "
+            "For an array use toponeuro.analysis.labelled_rdm(matrix, stimulus_ids)."
+        )
+    path = Path(path)
+    if not path.is_file():
+        raise MissingFileError(f"RDM file {path} does not exist; pass an existing file.")
+    suffix = path.suffix.lower()
+    if suffix not in RDM_FILE_SUFFIXES:
+        raise UnknownNameError(
+            f"Cannot read RDMs from a {suffix or 'suffix-less'} file ({path.name}); expected "
+            f"one of {RDM_FILE_SUFFIXES}."
+        )
+    if suffix in (".hdf5", ".h5", ".pkl"):
+        out = from_rsatoolbox_rdms(_read_rsatoolbox(path), stimulus_ids=stimulus_ids,
+                                   metric=metric)
+        for r in out:
+            r.attrs["source"] = path.name
+        return out
+    if suffix == ".mat":
+        entries = _read_mat(path, key)
+    elif suffix == ".npy":
+        entries = [(m, {}) for m in _stack_of(np.load(path, allow_pickle=False), path.name)]
+    else:
+        with np.load(path, allow_pickle=False) as z:
+            names = list(z.files)
+            if key is None and len(names) != 1:
+                raise InvalidDataError(
+                    f"{path} holds the arrays {names}; pass key= naming the one with the RDMs."
+                )
+            key = names[0] if key is None else key
+            if key not in names:
+                raise UnknownNameError(f"{path} has no array {key!r}; {close_matches(key, names)}")
+            entries = [(m, {}) for m in _stack_of(z[key], f"array {key!r} of {path.name}")]
+    if stimulus_ids is None:
+        raise InvalidDataError(
+            f"{path.name} holds RDMs without stimulus ids; pass stimulus_ids=[...] (one per "
+            "row, in row order), e.g. the ids of the StimulusSet they were measured on."
+        )
+    return [labelled_rdm(m, stimulus_ids, metric=metric, what=f"RDM {k} of {path.name}",
+                         source=path.name, **desc)
+            for k, (m, desc) in enumerate(entries)]

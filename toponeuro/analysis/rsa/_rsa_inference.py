@@ -1,0 +1,333 @@
+"""Model comparison with bootstrap inference, as rsatoolbox does it (and with rsatoolbox).
+
+:func:`compare_rdm_models` evaluates fixed model RDMs against a group of data RDMs (subjects,
+or sessions grouped by subject) and asks rsatoolbox's questions: how well does each model do
+(mean and confidence interval over bootstrap samples), is it better than 0, is it below the
+noise ceiling, and which models differ. The bootstrap loop is rsatoolbox 0.3.2's
+``eval_bootstrap_pattern`` / ``eval_bootstrap_rdm`` / ``eval_bootstrap``, run on rsatoolbox's
+own objects (``RDMs.subsample_pattern``, ``rdm.compare``, ``boot_noise_ceiling``,
+``inference.Result`` and its tests); only the random draws are toponeuro's, from a
+``numpy.random.RandomState`` seeded by ``random_state``, made in the order rsatoolbox makes
+them, so ``random_state=s`` gives exactly rsatoolbox's result after ``np.random.seed(s)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..._params import MAX_PERMUTATIONS, check_int
+from ...exceptions import (
+    InputTypeError,
+    InvalidDataError,
+    ParameterError,
+    UndefinedValueWarning,
+    UnknownNameError,
+    close_matches,
+)
+from ._rsa import align_rdms
+from ._rsa_compare import RSATOOLBOX_METHODS, _method, rdm_groups, rdm_noise_ceiling
+from ._rsa_convert import _rsatoolbox
+
+__all__ = ["compare_rdm_models", "RDMModelComparison", "RDM_BOOTSTRAPS", "RDM_TESTS"]
+
+#: what a bootstrap sample resamples -> the rsatoolbox function it follows
+RDM_BOOTSTRAPS = {
+    "stimuli": "eval_bootstrap_pattern",
+    "subjects": "eval_bootstrap_rdm",
+    "both": "eval_bootstrap",
+}
+#: rsatoolbox's tests (``Result.test_all(test_type=...)``)
+RDM_TESTS = ("t-test", "bootstrap", "ranksum")
+_REFERENCE = ("Schütt, Kipnis, Diedrichsen & Kriegeskorte (2023), Statistical inference on "
+              "representational geometries, eLife 12:e82566; rsatoolbox 0.3.2 "
+              "rsatoolbox.inference")
+
+
+@dataclass(frozen=True)
+class RDMModelComparison:
+    """Bootstrap evaluation of model RDMs against data RDMs (see :func:`compare_rdm_models`).
+
+    Attributes
+    ----------
+    models : tuple of str
+    method : str
+        The comparison (toponeuro's name; rsatoolbox's in ``result.method``).
+    bootstrap : {"stimuli", "subjects", "both"}
+    test : str
+        rsatoolbox's test behind the p-values.
+    value : numpy.ndarray (n_models,)
+        Each model's evaluation on all the data: the mean over data RDMs of its comparison
+        with each (rsatoolbox's ``eval_fixed``).
+    mean, sem, ci_low, ci_high : numpy.ndarray (n_models,)
+        Mean and standard error over bootstrap samples, and the ``ci`` interval (rsatoolbox's
+        ``get_means``, ``get_sem``, ``get_ci``).
+    noise_ceiling : (float, float)
+        Lower and upper bound on all the data (:func:`rdm_noise_ceiling`, subjects grouped).
+    p_zero, p_noise_ceiling : numpy.ndarray (n_models,)
+        p of "the model is above 0" (one-sided) and of "the model differs from the lower
+        noise-ceiling bound" (two-sided for the t-test; rsatoolbox's ``test_zero`` /
+        ``test_noise``).
+    p_pairwise : pandas.DataFrame (models x models)
+        Two-sided p of "the two models differ" (rsatoolbox's ``test_pairwise``), uncorrected.
+    evaluations : numpy.ndarray (n_bootstrap, n_models)
+        Mean evaluation per bootstrap sample (NaN for samples of fewer than 3 stimuli).
+    n_bootstrap, n_subjects, n_stimuli : int
+    result : rsatoolbox.inference.Result
+        rsatoolbox's own object (for ``rsatoolbox.vis.plot_model_comparison``).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(45)
+    >>> data = truth + 0.5 * rng.standard_normal((6, 45))
+    >>> res = compare_rdm_models({"truth": truth, "noise": rng.random(45)}, data,
+    ...                          n_bootstrap=100, random_state=0)
+    >>> res.table().columns.tolist()[:4]
+    ['model', 'value', 'mean', 'sem']
+    """
+
+    models: tuple
+    method: str
+    bootstrap: str
+    test: str
+    value: np.ndarray
+    mean: np.ndarray
+    sem: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    noise_ceiling: tuple
+    p_zero: np.ndarray
+    p_noise_ceiling: np.ndarray
+    p_pairwise: pd.DataFrame
+    evaluations: np.ndarray
+    n_bootstrap: int
+    n_subjects: int
+    n_stimuli: int
+    ci: float = 0.95
+    reference: str = _REFERENCE
+    result: object = field(default=None, repr=False, compare=False)
+
+    def table(self) -> pd.DataFrame:
+        """One row per model: value, mean, sem, CI, p against 0 and against the ceiling.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(1)
+        >>> truth = rng.random(28)
+        >>> res = compare_rdm_models({"m": truth}, truth + rng.standard_normal((4, 28)),
+        ...                          n_bootstrap=50, random_state=0)
+        >>> res.table().shape
+        (1, 8)
+        """
+        return pd.DataFrame({
+            "model": list(self.models), "value": self.value, "mean": self.mean,
+            "sem": self.sem, "ci_low": self.ci_low, "ci_high": self.ci_high,
+            "p_zero": self.p_zero, "p_noise_ceiling": self.p_noise_ceiling,
+        })
+
+
+def _draw(rng, select):
+    return select[rng.randint(0, len(select), size=len(select))]
+
+
+def _loop(rt, models, data, method, bootstrap, n_bootstrap, rdm_desc, rng):
+    """rsatoolbox 0.3.2's bootstrap loop (evaluate.py), the draws from ``rng``."""
+    from rsatoolbox.inference import boot_noise_ceiling
+
+    pat_desc = "index"
+    evaluations = np.zeros((n_bootstrap, len(models)))
+    noise = np.full((2, n_bootstrap), np.nan)
+    preds = [m.predict_rdm() for m in models]
+    for i in range(n_bootstrap):
+        sample, pattern_idx = data, None
+        if bootstrap in ("subjects", "both"):
+            rdm_idx = _draw(rng, np.unique(data.rdm_descriptors[rdm_desc]))
+            sample = sample.subsample(rdm_desc, rdm_idx)
+        if bootstrap in ("stimuli", "both"):
+            pattern_idx = _draw(rng, np.unique(data.pattern_descriptors[pat_desc]))
+            sample = sample.subsample_pattern(pat_desc, pattern_idx)
+            if len(np.unique(pattern_idx)) < 3:
+                evaluations[i] = np.nan
+                continue
+        for j, pred in enumerate(preds):
+            p = pred if pattern_idx is None else pred.subsample_pattern(pat_desc, pattern_idx)
+            evaluations[i, j] = np.mean(rt.rdm.compare(p, sample, method))
+        noise[:, i] = boot_noise_ceiling(sample, method=method, rdm_descriptor=rdm_desc)
+    return evaluations, noise
+
+
+def compare_rdm_models(
+    models: dict,
+    data,
+    method: str = "spearman",
+    *,
+    bootstrap: str = "stimuli",
+    subjects=None,
+    n_bootstrap: int = 1000,
+    test: str = "t-test",
+    ci: float = 0.95,
+    random_state=None,
+) -> RDMModelComparison:
+    """Evaluate model RDMs against data RDMs with rsatoolbox's bootstrap inference.
+
+    Each bootstrap sample resamples the stimuli (``"stimuli"``: generalises to new stimuli
+    from the same population; rsatoolbox's ``eval_bootstrap_pattern``), the subjects
+    (``"subjects"``: to new subjects; ``eval_bootstrap_rdm``) or both (``eval_bootstrap``).
+    In each, every model is compared with every data RDM (mean over RDMs) and the noise
+    ceiling is recomputed on the sample, so a model can be tested against the ceiling
+    with the covariance of both. A subject's sessions are resampled and left out together
+    (``subjects``).
+
+    Parameters
+    ----------
+    models : dict of str -> RDM
+        Fixed model RDMs (from :func:`~toponeuro.analysis.rdm`,
+        :func:`~toponeuro.analysis.labelled_rdm`, or plain arrays when the data are plain
+        too). Labelled RDMs are aligned to the data's stimulus ids (exact join); a labelled
+        and a plain one together raise :class:`~toponeuro.exceptions.AlignmentError`.
+    data : list of RDMs or array (n_rdms, n_pairs) / (n_rdms, n, n)
+        One RDM per subject, or per session with ``subjects``.
+    method : str
+        A :func:`compare_rdms` method (rsatoolbox's names accepted).
+    bootstrap : {"stimuli", "subjects", "both"}
+    subjects : sequence or str, optional
+        The subject of each data RDM (sessions of one subject share a label), or the name
+        of an attr every data RDM carries. Default: each RDM its own subject.
+    n_bootstrap : int
+    test : {"t-test", "bootstrap", "ranksum"}
+        rsatoolbox's test for the p-values and ``sem``-based CI (``"t-test"``, its default,
+        uses the bootstrap covariance; ``"bootstrap"`` the bootstrap percentiles).
+    ci : float
+        Confidence level of ``ci_low`` / ``ci_high``.
+    random_state : None, int or numpy.random.RandomState
+        Seeds a ``RandomState`` (rsatoolbox draws with numpy's legacy global generator):
+        ``random_state=s`` reproduces ``np.random.seed(s)`` followed by rsatoolbox.
+
+    Returns
+    -------
+    RDMModelComparison
+
+    Notes
+    -----
+    As in rsatoolbox, samples of fewer than 3 distinct stimuli are NaN and left out; the
+    p-values are uncorrected for the number of models or pairs; with ``bootstrap="subjects"``
+    rsatoolbox 0.3.2 drops the noise ceiling from the covariance (so its t-test against the
+    ceiling fails), while here the covariance with the ceiling is kept, as for the two other
+    bootstraps. The t-test's degrees of freedom follow rsatoolbox: stimuli - 1, subjects - 1,
+    or the smaller for ``"both"``. Bootstrapping stimuli makes the evaluation less certain
+    than the spread over subjects suggests, and with 4 subjects, bootstrapping subjects
+    is coarse (at most 35 distinct samples).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.random(190)  # an RDM of 20 stimuli
+    >>> data = truth + 0.3 * rng.standard_normal((6, 190))
+    >>> res = compare_rdm_models({"truth": truth, "noise": rng.random(190)}, data,
+    ...                          n_bootstrap=200, random_state=0)
+    >>> bool(res.mean[0] > res.mean[1]), bool(res.p_pairwise.loc["truth", "noise"] < 0.05)
+    (True, True)
+    >>> lower, upper = res.noise_ceiling
+    >>> bool(lower < upper)
+    True
+    """
+    rt = _rsatoolbox()
+    if not isinstance(models, dict) or not models:
+        raise InputTypeError(
+            f"models must be a non-empty dict of name -> model RDM; got "
+            f"{type(models).__name__}. E.g. {{'TopoNet': rdm(acts), 'category': labelled_rdm(...)}}."
+        )
+    name, _ = _method(method)
+    if bootstrap not in RDM_BOOTSTRAPS:
+        raise UnknownNameError(
+            f"Unknown bootstrap {bootstrap!r}; {close_matches(str(bootstrap), RDM_BOOTSTRAPS)}"
+        )
+    if test not in RDM_TESTS:
+        raise UnknownNameError(f"Unknown test {test!r}; {close_matches(str(test), RDM_TESTS)}")
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", lo=2, hi=MAX_PERMUTATIONS)
+    if not 0 < ci < 1:
+        raise ParameterError(f"ci must be in (0, 1), e.g. 0.95; got {ci!r}.")
+    if isinstance(random_state, np.random.RandomState):
+        rng = random_state
+    elif random_state is None or (isinstance(random_state, int | np.integer)
+                                  and not isinstance(random_state, bool) and random_state >= 0):
+        rng = np.random.RandomState(random_state)
+    else:
+        raise InputTypeError(
+            f"random_state={random_state!r} is not None, a whole number >= 0 or a "
+            "numpy.random.RandomState (rsatoolbox's generator)."
+        )
+    if isinstance(data, np.ndarray) and data.ndim in (2, 3):
+        data_list = list(data)
+    elif isinstance(data, list | tuple):
+        data_list = list(data)
+    else:
+        raise InputTypeError(
+            f"data must be a list of RDMs (one per subject or session) or an array "
+            f"(n_rdms, n_pairs); got {type(data).__name__}."
+        )
+    if len(data_list) < 2:
+        raise InvalidDataError(
+            f"Inference over data RDMs needs at least 2 of them; got {len(data_list)}."
+        )
+    groups = rdm_groups(data if isinstance(data, list | tuple) else None, subjects,
+                        len(data_list))
+    names = [str(k) for k in models]
+    everything = data_list + list(models.values())
+    labels = [f"data RDM {i}" for i in range(len(data_list))] + [f"model {k!r}" for k in names]
+    vecs, ids = align_rdms(everything, labels)
+    V = np.stack(vecs[: len(data_list)])
+    n = int(round((1 + np.sqrt(1 + 8 * V.shape[1])) / 2))
+    if ids is None:
+        ids = np.array([f"stim-{i:04d}" for i in range(n)])
+    rt_method = RSATOOLBOX_METHODS[name]
+    pattern = {"stimulus_id": np.asarray(ids)}
+    rdm_desc = "index" if groups is None else "subject"
+    desc = {} if groups is None else {"subject": groups}
+    data_rt = rt.rdm.RDMs(V, rdm_descriptors=desc, pattern_descriptors=pattern)
+    models_rt = [rt.model.ModelFixed(k, rt.rdm.RDMs(v[None], pattern_descriptors=pattern))
+                 for k, v in zip(names, vecs[len(data_list):])]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Noise ceiling for tau")
+        evaluations, noise = _loop(rt, models_rt, data_rt, rt_method, bootstrap, n_bootstrap,
+                                   rdm_desc, rng)
+    ok = np.isfinite(evaluations[:, 0])
+    if ok.sum() < 2:
+        raise InvalidDataError(
+            f"Only {int(ok.sum())} of {n_bootstrap} bootstrap samples were defined; use more "
+            "stimuli (at least 3 distinct ones per sample)."
+        )
+    if (~ok).any():
+        warnings.warn(
+            f"{int((~ok).sum())} of {n_bootstrap} bootstrap samples had fewer than 3 distinct "
+            "stimuli and are left out (NaN), as in rsatoolbox.", UndefinedValueWarning,
+            stacklevel=2,
+        )
+    variances = np.cov(np.concatenate([evaluations[ok].T, noise[:, ok]]))
+    n_rdm = data_rt.n_rdm if groups is None else int(np.unique(groups).size)
+    dof = {"stimuli": n - 1, "subjects": n_rdm - 1, "both": min(n_rdm, n) - 1}[bootstrap]
+    cv = {"stimuli": "bootstrap_pattern", "subjects": "bootstrap_rdm", "both": "bootstrap"}
+    result = rt.inference.Result(
+        models_rt, evaluations, method=rt_method, cv_method=cv[bootstrap], noise_ceiling=noise,
+        variances=variances, dof=dof, n_rdm=data_rt.n_rdm if bootstrap != "stimuli" else None,
+        n_pattern=n if bootstrap != "subjects" else None)
+    result.n_rdm, result.n_pattern = data_rt.n_rdm, n
+    p_pair, p_zero, p_noise = result.test_all(test_type=test)
+    ci_low, ci_high = result.get_ci(ci, test_type="bootstrap" if test == "bootstrap" else "t-test")
+    value = np.array([np.mean(rt.rdm.compare(m.predict_rdm(), data_rt, rt_method))
+                      for m in models_rt])
+    lower, upper = rdm_noise_ceiling(V, name, subjects=groups)
+    return RDMModelComparison(
+        models=tuple(names), method=name, bootstrap=bootstrap, test=test, value=value,
+        mean=np.asarray(result.get_means()), sem=np.asarray(result.get_sem()),
+        ci_low=np.asarray(ci_low), ci_high=np.asarray(ci_high),
+        noise_ceiling=(lower, upper), p_zero=np.asarray(p_zero),
+        p_noise_ceiling=np.asarray(p_noise),
+        p_pairwise=pd.DataFrame(p_pair, index=names, columns=names),
+        evaluations=evaluations, n_bootstrap=n_bootstrap,
+        n_subjects=n_rdm, n_stimuli=n, ci=ci, result=result,
+    )

@@ -1,0 +1,271 @@
+"""Localise on one stimulus set, test on another: does a localizer's selection generalise?
+
+"Units selective for faces on set A: do they prefer faces on set B?" The units are picked
+by a contrast on A (:func:`selectivity`, e.g. fLoc faces against the other domains), and
+their preference is measured on B alone (e.g. the 92 images' human faces against the rest),
+so the two are independent: no stimulus is used both to pick and to test (shared stimulus
+ids are refused). The question the null answers: is the preference of *these* units for B's
+target larger than for random relabellings of B's stimuli (B's labels shuffled, the units
+fixed)?
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from ... import _dims as D
+from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
+from ..._typing import RandomState
+from ...exceptions import AlignmentError, InvalidDataError, UnknownNameError, close_matches
+from ...sheet import check_activations
+from ._null import ALTERNATIVES, null_p_value
+from ._selectivity import (
+    DEFAULT_SELECTIVITY,
+    _contrast_names,
+    _label,
+    _stimulus_labels,
+    _top_k,
+    contrast_masks,
+    selectivity,
+)
+
+__all__ = ["localizer_transfer", "TransferResult"]
+
+_REFERENCE = ("Independent localizer (Kanwisher, McDermott & Chun 1997; Kriegeskorte, "
+              "Simmons, Bellgowan & Baker 2009 on circular analysis); Cohen's d with pooled SD; "
+              "permutation p of Phipson & Smyth (2010)")
+
+
+@dataclass(frozen=True)
+class TransferResult:
+    """The preference on set B of units picked on set A (see :func:`localizer_transfer`).
+
+    Attributes
+    ----------
+    statistic : float
+        Cohen's d (pooled SD) of the selected units' mean response (each unit z-scored over
+        B's contrast stimuli), B's target against B's against stimuli.
+    p_value : float
+        Permutation p (B's labels shuffled among its contrast stimuli), the rule of
+        :func:`null_p_value`; its floor is ``1 / (1 + n_permutations)``.
+    null_mean, null_std : float
+    n_permutations : int
+    alternative : str
+    n_units : int
+        Units selected on A.
+    units : numpy.ndarray
+        Their positions along the ``unit`` dim.
+    n_target, n_against : int
+        B's stimuli on each side.
+    localizer, test : str
+        The two contrasts, ``"target > against"``.
+    method, reference : str
+
+    Examples
+    --------
+    >>> r = TransferResult(1.2, 0.001, 0.0, 0.3, 999, "greater", 10, np.arange(10), 12, 40,
+    ...                    "faces > rest", "face > rest")
+    >>> r.statistic, r.method
+    (1.2, 'cohen_d')
+    """
+
+    statistic: float
+    p_value: float
+    null_mean: float
+    null_std: float
+    n_permutations: int
+    alternative: str
+    n_units: int
+    units: np.ndarray
+    n_target: int
+    n_against: int
+    localizer: str
+    test: str
+    method: str = "cohen_d"
+    reference: str = _REFERENCE
+
+
+def _cohen_d(score, t, a):
+    x, y = score[t], score[a]
+    nx, ny = x.size, y.size
+    pooled = ((nx - 1) * x.var(ddof=1) + (ny - 1) * y.var(ddof=1)) / (nx + ny - 2)
+    if not pooled > 0:
+        return np.nan
+    return float((x.mean() - y.mean()) / np.sqrt(pooled))
+
+
+def _same_units(a: xr.DataArray, b: xr.DataArray):
+    if a.sizes[D.UNIT] != b.sizes[D.UNIT]:
+        raise AlignmentError(
+            f"The localizer activations have {a.sizes[D.UNIT]} units and the test activations "
+            f"{b.sizes[D.UNIT]}; extract both from the same model and layers."
+        )
+    for c in (D.LAYER, D.CHANNEL, D.ROW, D.COL):
+        if c in a.coords and c in b.coords and not np.array_equal(a[c].values, b[c].values):
+            raise AlignmentError(
+                f"The localizer and test activations differ in their unit coord {c!r}; "
+                "extract both from the same model and layers, in the same unit order."
+            )
+
+
+def localizer_transfer(
+    localizer: xr.DataArray,
+    test: xr.DataArray,
+    target,
+    test_target,
+    *,
+    against="rest",
+    test_against="rest",
+    labels=None,
+    test_labels=None,
+    metric: str = DEFAULT_SELECTIVITY,
+    top_k=0.1,
+    n_permutations: int = 1000,
+    alternative: str = "greater",
+    random_state: RandomState = None,
+) -> TransferResult:
+    """Pick units by a contrast on one stimulus set; test their preference on another.
+
+    Parameters
+    ----------
+    localizer : Activations
+        Set A, which picks the units (e.g. fLoc).
+    test : Activations
+        Set B, the same model's units (same unit coords), other stimuli (e.g. the 92 images).
+    target, against : str or sequence of str
+        A's contrast, as for :func:`selectivity` (fLoc domain names expand).
+    test_target, test_against : str or sequence of str
+        B's contrast: values of ``test_labels`` (B's categories by default), e.g.
+        ``"human face"`` against ``"rest"`` (every other value).
+    labels, test_labels : sequence or str, optional
+        One label per stimulus of A / B, or the name of a stimulus coord (e.g. ``"face"``
+        from :func:`~toponeuro.stimuli.load_stimulus_table`); default the ``category``
+        coord. Values are compared as text (``1`` is ``"1"``).
+    metric : str
+        A's selectivity metric (:func:`selectivity`).
+    top_k : int or float
+        Units kept per layer: a count, or a fraction in (0, 1] of the layer's units, highest
+        A-selectivity first (default 0.1: the top tenth).
+    n_permutations : int
+        Relabellings of B for the null.
+    alternative : {"greater", "less", "two-sided"}
+        ``"greater"``: the units prefer B's target.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    TransferResult
+
+    Raises
+    ------
+    AlignmentError
+        A and B share stimulus ids (the test would not be independent), or differ in units.
+    UnknownNameError, InvalidDataError
+        As :func:`selectivity`, for either contrast.
+
+    Notes
+    -----
+    The statistic is Cohen's d of the stimulus-wise population response: each selected
+    unit is z-scored over B's contrast stimuli (so no unit dominates by its scale), the
+    units are averaged per stimulus, and d compares B's target and against stimuli with
+    the pooled standard deviation. The null keeps the units and shuffles B's labels among
+    B's contrast stimuli; d is recomputed for each. A small p says the selected units
+    respond more to B's target than to random stimulus groups of the same sizes; it does
+    not say that they are the units B alone would pick, nor that the preference is
+    specific to the target (test other contrasts of B for that).
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> rng = np.random.default_rng(0)
+    >>> face_units = np.zeros(20); face_units[:4] = 1.0   # 4 of 20 units prefer faces
+    >>> cats_a = ["faces", "objects"] * 20
+    >>> xa = rng.standard_normal((40, 20)) + np.outer(np.array(cats_a) == "faces", face_units)
+    >>> cats_b = ["face", "body", "place", "object"] * 10
+    >>> xb = rng.standard_normal((40, 20)) + np.outer(np.array(cats_b) == "face", face_units)
+    >>> a = make_activations({"fc": xa}, categories=cats_a)
+    >>> b = make_activations({"fc": xb}, categories=cats_b,
+    ...                      stimulus_ids=[f"b{i}" for i in range(40)])
+    >>> r = localizer_transfer(a, b, "faces", "face", top_k=4, n_permutations=199,
+    ...                        random_state=0)
+    >>> sorted(r.units.tolist()), bool(r.statistic > 1), r.p_value
+    ([0, 1, 2, 3], True, 0.005)
+    """
+    check_activations(localizer)
+    check_activations(test)
+    _same_units(localizer, test)
+    ids_a = set(np.asarray(localizer[D.STIMULUS_ID].values).astype(str)) \
+        if D.STIMULUS_ID in localizer.coords else set()
+    ids_b = set(np.asarray(test[D.STIMULUS_ID].values).astype(str)) \
+        if D.STIMULUS_ID in test.coords else set()
+    shared = sorted(ids_a & ids_b)
+    if shared:
+        raise AlignmentError(
+            f"The localizer and test sets share {len(shared)} stimulus ids (e.g. "
+            f"{shared[:3]}); a stimulus used to pick the units and to test them makes the "
+            "test circular. Test on other stimuli (or split one set with StimulusSet.split)."
+        )
+    if alternative not in ALTERNATIVES:
+        raise UnknownNameError(
+            f"Unknown alternative {alternative!r}; {close_matches(str(alternative), ALTERNATIVES)}"
+        )
+    n_permutations = check_int(n_permutations, "n_permutations", lo=1, hi=MAX_PERMUTATIONS)
+    labels = localizer[labels].values if isinstance(labels, str) else labels
+    sel = selectivity(localizer, target, against, metric=metric, labels=labels)
+    layers = np.asarray(localizer[D.LAYER].values) if D.LAYER in localizer.coords else \
+        np.zeros(localizer.sizes[D.UNIT])
+    groups = [np.flatnonzero(layers == v) for v in dict.fromkeys(layers.tolist())]
+    keep = _top_k(np.asarray(sel.values, dtype=float), top_k, groups)
+    units = np.flatnonzero(keep)
+    if units.size == 0:
+        raise InvalidDataError(
+            "No unit has a finite selectivity on the localizer set, so none can be tested; "
+            "check that the localizer activations vary across stimuli."
+        )
+    if isinstance(test_labels, str):
+        if test_labels not in test.coords:
+                raise UnknownNameError(
+                f"The test activations have no stimulus coord {test_labels!r}; "
+                f"{close_matches(test_labels, list(test.coords))}"
+            )
+        test_labels = test[test_labels].values
+    cats_b = _stimulus_labels(test, None if test_labels is None
+                              else np.asarray(test_labels).astype(str))
+    t_mask, a_mask, tgt, agn = contrast_masks(
+        cats_b, _contrast_names(test_target, "test_target"),
+        _contrast_names(test_against, "test_against"), domains={})
+    inside = t_mask | a_mask
+    x = test.transpose(D.STIMULUS, D.UNIT).values[:, units][inside].astype(float)
+    sd = x.std(0, ddof=1)
+    good = sd > 0
+    if not good.any():
+        raise InvalidDataError(
+            "Every selected unit is constant over the test set's contrast stimuli; the "
+            "preference is undefined."
+        )
+    z = (x[:, good] - x[:, good].mean(0)) / sd[good]
+    score = z.mean(1)
+    t_in = t_mask[inside]
+    stat = _cohen_d(score, t_in, ~t_in)
+    rng = check_random_state(random_state)
+    null = np.empty(n_permutations)
+    for k in range(n_permutations):
+        perm = rng.permutation(t_in)
+        null[k] = _cohen_d(score, perm, ~perm)
+    return TransferResult(
+        statistic=stat,
+        p_value=null_p_value(stat, null, alternative),
+        null_mean=float(np.nanmean(null)),
+        null_std=float(np.nanstd(null)),
+        n_permutations=n_permutations,
+        alternative=alternative,
+        n_units=int(units.size),
+        units=units,
+        n_target=int(t_mask.sum()),
+        n_against=int(a_mask.sum()),
+        localizer=f"{_label(sel.attrs['target'])} > {_label(sel.attrs['against'])}",
+        test=f"{_label(tgt)} > {_label(agn)}",
+    )

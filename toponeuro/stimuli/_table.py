@@ -1,0 +1,275 @@
+"""Stimulus sets from a lab's tables: a folder of images with a CSV/TSV of labels, and the
+Fedorenko et al. (2010) localizer run lists as the lab distributes them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import _dims as D
+from ..exceptions import (
+    AlignmentError,
+    InvalidDataError,
+    MissingFileError,
+    UnknownNameError,
+    close_matches,
+)
+from ._image import IMAGE_EXTENSIONS, list_image_files
+from ._set import StimulusSet
+
+__all__ = ["load_stimulus_table", "read_run_list", "FILE_COLUMNS", "RUN_LIST_COLUMNS"]
+
+#: column names taken as the file column when ``file_column`` is not given (case-insensitive)
+FILE_COLUMNS = ("file", "filename", "file_name", "image", "image_file", "path", "stimulus")
+#: the columns of a Fedorenko-lab run list: item number, 12 words, condition (S or N)
+RUN_LIST_COLUMNS = tuple(f"stim{i}" for i in range(1, 15))
+
+
+def _read_table(path: Path, sep) -> pd.DataFrame:
+    if not path.is_file():
+        raise MissingFileError(
+            f"Stimulus table {path} does not exist; pass a CSV or TSV file with one row per "
+            "image (a file-name column and label columns)."
+        )
+    if sep is None:
+        sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    try:
+        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise InvalidDataError(
+            f"{path} is not a readable table ({str(err).strip()}); save it as UTF-8 CSV "
+            "(comma) or TSV (tab), or pass sep=."
+        ) from err
+
+
+def _typed(col: pd.Series):
+    """A label column as numbers or booleans when every entry is one, else text."""
+    low = col.str.strip().str.lower()
+    if len(low) and low.isin(["true", "false"]).all():
+        return low.eq("true").to_numpy()
+    num = pd.to_numeric(col, errors="coerce")
+    if len(col) and num.notna().all():
+        return num.to_numpy()
+    return col.to_numpy(dtype=str)
+
+
+def _pick(table, given, candidates, what, path):
+    cols = list(table.columns)
+    if given is not None:
+        if given not in cols:
+            raise UnknownNameError(f"{path.name} has no column {given!r} for the {what}; "
+                                   f"{close_matches(given, cols)}")
+        return given
+    lower = {c.lower(): c for c in cols}
+    for c in candidates:
+        if c in lower:
+            return lower[c]
+    return None
+
+
+def load_stimulus_table(
+    table: str | os.PathLike,
+    images: str | os.PathLike | None = None,
+    *,
+    file_column: str | None = None,
+    category_column: str | None = None,
+    id_column: str | None = None,
+    labels: Sequence[str] | None = None,
+    extra_files: str = "error",
+    sep: str | None = None,
+    name: str | None = None,
+) -> StimulusSet:
+    """A folder of images and a CSV/TSV of their labels -> a labelled :class:`StimulusSet`.
+
+    The usual layout of a lab's own stimulus set (and of the 92-image set): a flat folder
+    of images and a table with one row per image: its file name, its category, and any
+    number of other label columns (``human``, ``face``, ``animal``, ...). Rows and files are
+    joined by file name, exactly: a row whose file is missing, or an image no row names,
+    is an error naming them.
+
+    Parameters
+    ----------
+    table : str or Path
+        ``.csv`` (comma) or ``.tsv`` (tab) with a header row.
+    images : str or Path, optional
+        The image folder (searched recursively, hidden files skipped); default: the
+        table's folder.
+    file_column : str, optional
+        The column of file names, relative to ``images`` (``a.jpg`` or ``faces/a.jpg``);
+        names without a suffix match files by name without suffix. Default: the first of
+        :data:`FILE_COLUMNS` present (case-insensitive).
+    category_column : str, optional
+        The column of categories; default ``category`` when present, else no categories.
+    id_column : str, optional
+        A column of stimulus ids; default: the file name without suffix (as
+        ``toponeuro extract --ids stem``), which is how brain data usually names stimuli.
+    labels : sequence of str, optional
+        Label columns to keep (default: every other column). Each becomes a stimulus coord
+        (:meth:`StimulusSet.coords`); columns of only numbers or only ``true``/``false``
+        are read as such, others as text.
+    extra_files : {"error", "skip"}
+        Images in the folder that no row names: an error naming them (default), or left out.
+    sep : str, optional
+        The column separator, when the suffix does not tell it.
+    name : str, optional
+        The set's name (default: the table's file name without suffix).
+
+    Returns
+    -------
+    StimulusSet
+        In table row order; metadata: ``path`` and the label columns.
+
+    Raises
+    ------
+    MissingFileError
+        The table, the folder, or files the table names do not exist (the first few named).
+    AlignmentError
+        Images no row names (with ``extra_files="error"``), or two rows naming one file.
+    UnknownNameError
+        A column that the table lacks (close matches listed), or no file column found.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from PIL import Image
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for f in ["face1.png", "dog1.png", "car1.png"]:
+    ...     Image.new("RGB", (8, 8)).save(d / f)
+    >>> _ = (d / "labels.csv").write_text(
+    ...     "file,category,human,face,animal\\n"
+    ...     "face1.png,human face,1,1,1\\ndog1.png,animal body,0,0,1\\ncar1.png,object,0,0,0\\n")
+    >>> s = load_stimulus_table(d / "labels.csv")
+    >>> s.ids.tolist(), s.categories.tolist()
+    (['face1', 'dog1', 'car1'], ['human face', 'animal body', 'object'])
+    >>> sorted(s.coords()), s.coords()["face"][1].tolist()
+    (['animal', 'category', 'face', 'human', 'stimulus_id'], [1, 0, 0])
+    """
+    path = Path(table)
+    frame = _read_table(path, sep)
+    root = Path(images) if images is not None else path.parent
+    if not root.is_dir():
+        raise MissingFileError(
+            f"Image folder {root} does not exist (or is not a folder); pass images= with the "
+            "folder the table's file names are relative to."
+        )
+    if extra_files not in ("error", "skip"):
+        raise UnknownNameError(
+            f"extra_files={extra_files!r}; expected 'error' or 'skip' "
+            f"({close_matches(str(extra_files), ['error', 'skip'])})."
+        )
+    fcol = _pick(frame, file_column, FILE_COLUMNS, "file names", path)
+    if fcol is None:
+        raise UnknownNameError(
+            f"{path.name} has no file-name column (looked for {list(FILE_COLUMNS)}; it has "
+            f"{list(frame.columns)}); pass file_column= naming it."
+        )
+    ccol = _pick(frame, category_column, ("category",), "categories", path)
+    icol = _pick(frame, id_column, (), "ids", path) if id_column is not None else None
+    names = frame[fcol].str.strip().str.replace("\\", "/", regex=False).to_numpy(dtype=str)
+    if len(names) == 0:
+        raise InvalidDataError(f"{path} has no rows; give one row per image.")
+    u, c = np.unique(names, return_counts=True)
+    if (c > 1).any():
+        raise AlignmentError(
+            f"{path.name} names {int((c > 1).sum())} files more than once (e.g. "
+            f"{u[c > 1][:3].tolist()}); give each image one row."
+        )
+    files = list_image_files(root, IMAGE_EXTENSIONS)
+    rel = [p.relative_to(root).as_posix() for p in files]
+    with_suffix = all(Path(n).suffix.lower() in IMAGE_EXTENSIONS for n in names)
+    key = {(r if with_suffix else r.rsplit(".", 1)[0]): p for r, p in zip(rel, files)}
+    if not any("/" in n for n in names):  # bare names: match the file name in any sub-folder
+        by_name: dict[str, list[Path]] = {}
+        for r, p in zip(rel, files):
+            k = r.rsplit("/", 1)[-1]
+            by_name.setdefault(k if with_suffix else k.rsplit(".", 1)[0], []).append(p)
+        clash = {k: v for k, v in by_name.items() if len(v) > 1}
+        if clash:
+            k = next(iter(clash))
+            raise AlignmentError(
+                f"{len(clash)} file names under {root} occur in several folders (e.g. {k!r}: "
+                f"{[str(p.relative_to(root)) for p in clash[k][:3]]}), so the table's bare "
+                "names are ambiguous; write paths relative to the folder in the table."
+            )
+        key = {k: v[0] for k, v in by_name.items()}
+    missing = [n for n in names if n not in key]
+    if missing:
+        raise MissingFileError(
+            f"{len(missing)} of the {len(names)} files {path.name} names are not under {root} "
+            f"(e.g. {missing[:5]}); fix the names in column {fcol!r} or pass images= with "
+            "the right folder."
+        )
+    extra = sorted(set(key) - set(names))
+    if extra and extra_files == "error":
+        raise AlignmentError(
+            f"{len(extra)} images under {root} have no row in {path.name} (e.g. {extra[:5]}); "
+            "add rows for them, move them out, or pass extra_files='skip' to leave them out."
+        )
+    paths = [key[n] for n in names]
+    ids = (frame[icol].astype(str).to_numpy() if icol is not None
+           else np.array([Path(n).stem if with_suffix else Path(n).name for n in names]))
+    taken = {fcol, ccol, icol} - {None}
+    if labels is None:
+        labels = [c for c in frame.columns if c not in taken]
+    else:
+        labels = [_pick(frame, c, (), "labels", path) for c in labels]
+    meta = pd.DataFrame({"path": [str(p) for p in paths]})
+    for col in labels:
+        if col in (D.STIMULUS_ID, D.CATEGORY, "path"):
+            raise InvalidDataError(
+                f"Label column {col!r} of {path.name} clashes with a name the StimulusSet "
+                f"uses itself; rename it or pass {col}= as the id/category column."
+            )
+        meta[col] = _typed(frame[col])
+    cats = frame[ccol].astype(str).to_numpy() if ccol is not None else None
+    return StimulusSet(ids, paths, "image", categories=cats, metadata=meta,
+                       name=name or path.stem, labels=labels)
+
+
+def read_run_list(path: str | os.PathLike) -> pd.DataFrame:
+    """One Fedorenko-lab localizer run list (``stim1..stim14``) as ``(number, sentence, condition)``.
+
+    The language localizer's run files as the lab distributes them (e.g.
+    ``langloc_fmri_run1_stim_set1.csv``): one trial per row, ``stim1`` the item number,
+    ``stim2``..``stim13`` its twelve words, ``stim14`` the condition (``S`` sentence, ``N``
+    nonword list). Rows with an empty ``stim1`` (fixation) are left out.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "run1.csv"
+    >>> words = " ".join(f"w{i}" for i in range(12)).split()
+    >>> _ = p.write_text(",".join(f"stim{i}" for i in range(1, 15)) + "\\n"
+    ...                  + ",".join(["7", *words, "S"]) + "\\n")
+    >>> read_run_list(p).to_dict("records")[0]["sentence"]
+    'w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11'
+    """
+    path = Path(path)
+    frame = _read_table(path, None)
+    cols = [c.strip().lower() for c in frame.columns]
+    if cols[: len(RUN_LIST_COLUMNS)] != list(RUN_LIST_COLUMNS):
+        raise InvalidDataError(
+            f"{path} is not a run list: expected the columns {RUN_LIST_COLUMNS[0]}.."
+            f"{RUN_LIST_COLUMNS[-1]} (item number, 12 words, S or N); got {list(frame.columns)[:6]}..."
+        )
+    frame.columns = cols
+    frame = frame[frame["stim1"].str.strip() != ""]
+    words = frame[list(RUN_LIST_COLUMNS[1:13])].apply(lambda s: s.str.strip())
+    empty = (words == "").any(axis=1).to_numpy()
+    if empty.any():
+        row = int(np.flatnonzero(empty)[0])
+        raise InvalidDataError(
+            f"{path}: trial {frame['stim1'].iloc[row]!r} has fewer than 12 words in stim2.."
+            "stim13; every trial of the localizer is 12 words."
+        )
+    cond = frame["stim14"].str.strip().str.upper()
+    return pd.DataFrame({
+        "number": frame["stim1"].str.strip().to_numpy(),
+        "sentence": words.apply(" ".join, axis=1).to_numpy(),
+        "condition": cond.to_numpy(),
+        "run": path.stem,
+    })

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _dims as D
-from .._output import NETCDF_SUFFIXES, PathLock, refuse_link, atomic_file, move
+from .._output import NETCDF_SUFFIXES, PathLock, atomic_file, move, refuse_link
 from .._version import __version__
 from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
 

@@ -10,10 +10,10 @@ by :func:`read_image` alone, and image folders listed by :func:`list_image_files
 from . import _image, _loaders, _r92, _set, _synthetic, _table
 from ._image import *
 from ._loaders import *
+from ._r92 import *
 from ._set import *
 from ._synthetic import *
 from ._table import *
-from ._r92 import *
 
 __all__ = [
     *_set.__all__,

@@ -337,12 +337,12 @@ def find_patches(
         4,500 mm^2 of the 4,900 mm^2 sheet (2.0 %% and 91.8 %%; on a mesh 0 and 1).
     connectivity : {1, 2}
         On a sheet: 1 = edge neighbours (4), 2 = edge and corner neighbours (8).
-    n_permutations : int
-        Draws of the positions null (0: no p-values).
+    %(n_permutations)s
+        Here: the positions null's draws.
     statistic : {"mass", "size"}
         Cluster statistic compared with the null's largest cluster of each draw.
-    alpha : float
-        Level of :attr:`Patches.significant`.
+    %(alpha)s
+        Here: the level of :attr:`Patches.significant`.
     %(random_state)s
     %(geometry)s
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._docs import fill_doc
 from ..._params import check_number
 from ...exceptions import InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
@@ -138,6 +139,7 @@ class OverlapVerdict:
                 "method": self.method, "null": self.null_method, "alpha": float(self.alpha)}
 
 
+@fill_doc
 def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
                     method: str | None = None) -> OverlapVerdict:
     """Share territory, avoid each other, or no evidence either way: one test, one p.
@@ -149,8 +151,8 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         or the observed similarity with ``null``.
     null : array, optional
         The null draws when ``statistic`` is a number (none or empty: "not tested").
-    alpha : float
-        Level of the two-sided test, in (0, 1).
+    %(alpha)s
+        Here: of the two-sided test.
     method : str, optional
         Name of the statistic for the sentence (default the result's ``attrs["method"]``).
 
@@ -335,6 +337,7 @@ def _claim(kind, result, alpha, what, where, yes, no, null_name):
                            text=f"{what} {yes if ok else no} {where}: {numbers}", **fields)
 
 
+@fill_doc
 def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the map",
                        where: str = "on this sheet") -> TopographyClaim:
     """"The map is organised on the sheet": a statistic against its positions / shift null.
@@ -347,7 +350,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
     ----------
     result : NullResult
         One-sided (``"greater"``) result of a spatial null (not ``"labels"``).
-    alpha : float
+    %(alpha)s
     what, where : str
         The map's name and place, for the sentence.
 
@@ -379,6 +382,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
                   "is not organised beyond its values scattered at random", null_name)
 
 
+@fill_doc
 def contrast_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the contrast",
                    where: str = "on this sheet") -> TopographyClaim:
     """"The contrast is more clustered than contrasts of random splits": the label null.
@@ -391,7 +395,7 @@ def contrast_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the 
     ----------
     result : NullResult
         One-sided (``"greater"``) result whose null is ``"labels"``.
-    alpha : float
+    %(alpha)s
     what, where : str
         The contrast's name ("language selectivity", "faces") and place.
 

@@ -616,6 +616,10 @@ def create_model(
 ):
     """Build a registered model, optionally with its released or a local checkpoint.
 
+    The front door for a model is :func:`toponeuro.load_model` (a name or a checkpoint
+    file); this is the registry's builder it calls for a name (docs: "Making a model: one
+    front door").
+
     Parameters
     ----------
     name : str

@@ -428,7 +428,7 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
     >>> comparison_table(m, c).loc["Moran's I", "cortex · left"]
     'not tested (no valid null)'
     >>> comparison_table(m, c, n_permutations=999).loc["Moran's I"].iloc[0]
-    '0.40 (p < 0.0011 (999 draws))'
+    '0.40 (p ≤ 0.001 (999 draws))'
     """
     last = model_table.iloc[-1]
     n_units = last["n_units"]

@@ -300,12 +300,10 @@ class ContrastTopography:
     Examples
     --------
     >>> from toponeuro import make_activations
-    >>> acts = make_activations({"h": 64}, n_stimuli=20, categories=["S", "N"] * 10,
-    ...                         random_state=0)
-    >>> ct = contrast_topography(acts, "S", "N", metric="welch_t", n_permutations=19,
-    ...                          random_state=0)
-    >>> sorted(ct.to_dict())[:3], ct.selective.claim
-    (['alpha', 'label_null_mean', 'label_null_std'], 'selective')
+    >>> two = make_activations({"h": 36}, n_stimuli=12, categories=list("ab") * 6)
+    >>> ct = contrast_topography(two, "a", "b", metric="welch_t", n_permutations=19)
+    >>> sorted(ct.to_dict())[:3], ct.selective.claim, ct.to_dict()["n_permutations"]
+    (['alpha', 'label_null_mean', 'label_null_std'], 'selective', 19)
     """
 
     def __init__(self, layer, statistic, positions, labels, organised, selective, alpha):

@@ -267,7 +267,7 @@ class TopographyClaim:
     >>> c = contrast_claim(NullResult.from_null(0.3, np.zeros(99), "labels",
     ...                    {"method": "morans_i"}), what="faces")
     >>> c.outcome, c.text
-    ('beyond chance', "faces is more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.30 (label null 0.00 ± 0.00), p < 0.011 (one-sided, 99 draws)")
+    ('beyond chance', "faces is more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.30 (label null 0.00 ± 0.00), p ≤ 0.01 (one-sided, 99 draws)")
     """
 
     claim: str
@@ -367,7 +367,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
     >>> rr, cc = np.mgrid[:16, :16]
     >>> blob = np.exp(-((rr - 5) ** 2 + (cc - 9) ** 2) / 10.0)
     >>> organisation_claim(morans_i(blob, n_permutations=99, random_state=0)).text
-    "the map is organised on this sheet: Moran's I 0.94 (positions null 0.00 ± 0.04), p < 0.011 (one-sided, 99 draws)"
+    "the map is organised on this sheet: Moran's I 0.94 (positions null 0.00 ± 0.04), p ≤ 0.01 (one-sided, 99 draws)"
     >>> import warnings; warnings.simplefilter("ignore")
     >>> organisation_claim(morans_i(blob, n_permutations=9, random_state=0)).outcome
     'too few draws'

@@ -41,7 +41,19 @@ VERDICT_ALTERNATIVE = "two-sided"
 
 
 @dataclass(frozen=True)
-class OverlapVerdict:
+class _TestOutcome:
+    """The fields every test's outcome carries: what it reached, the number, its null."""
+
+    outcome: str
+    statistic: float
+    p_value: float
+    n_permutations: int
+    null_mean: float
+    null_std: float
+
+
+@dataclass(frozen=True)
+class OverlapVerdict(_TestOutcome):
     """The outcome of one overlap test (from :func:`overlap_verdict`).
 
     Attributes
@@ -74,12 +86,6 @@ class OverlapVerdict:
     'faces and bodies share territory on this sheet: SSIM 0.60 (null 0.00 ± 0.17), p < 0.002 (two-sided, 1,000 draws)'
     """
 
-    outcome: str
-    statistic: float
-    p_value: float
-    n_permutations: int
-    null_mean: float
-    null_std: float
     method: str = "similarity"
     null_method: str | None = None
     alpha: float = 0.05
@@ -242,7 +248,7 @@ def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "gr
 
 
 @dataclass(frozen=True)
-class TopographyClaim:
+class TopographyClaim(_TestOutcome):
     """One claim about one map, from one statistic and one null (see :func:`contrast_claim`).
 
     Attributes
@@ -271,12 +277,6 @@ class TopographyClaim:
     """
 
     claim: str
-    outcome: str
-    statistic: float
-    p_value: float
-    n_permutations: int
-    null_mean: float
-    null_std: float
     method: str
     null_method: str | None
     alpha: float

@@ -37,6 +37,7 @@ from ._stages import (
     random_init_similarities,
     training_images,
 )
+from ._terminal import format_summary
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
@@ -296,7 +297,7 @@ def run_map(
             steps.close()
     files = folder.final_paths(files)
     if verbose:
-        print(_results.format_summary(res.summary))
+        print(format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
     return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
                      files={k: str(v) for k, v in files.items()}, comparison=comparison)

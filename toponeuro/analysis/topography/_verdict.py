@@ -35,6 +35,8 @@ OVERLAP_OUTCOMES = ("share territory", "avoid each other", "no evidence either w
 
 #: how a statistic is named in a sentence
 _LABELS = {"ssim": "SSIM", "pearson": "Pearson r", "spearman": "Spearman rho"}
+#: statistics that count (patches, units): written as integers
+_COUNTS = ("n_patches", "patch_units")
 
 #: the alternative behind every verdict
 VERDICT_ALTERNATIVE = "two-sided"
@@ -230,6 +232,13 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
 CLAIM_OUTCOMES = ("beyond chance", "not beyond chance", "too few draws", "not tested")
 
 #: how a statistic is named in a claim
+def _value_text(method: str, value: float) -> str:
+    """A statistic's value as its sentence writes it: counts as integers, others to 2 d.p."""
+    if method in _COUNTS and np.isfinite(value):
+        return f"{value:,.0f}"
+    return f"{value:.2f}"
+
+
 _CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "n_patches": "patches",
                  "patch_units": "units in patches", **_LABELS}
 
@@ -323,15 +332,17 @@ def _claim(kind, result, alpha, what, where, yes, no, null_name):
     if not n or fin.size == 0 or not np.isfinite(stat):
         why = "no null drawn" if np.isfinite(stat) else "the statistic is undefined"
         return TopographyClaim(outcome="not tested", text=(
-            f"{what}: not tested {where} ({why}): {label} {stat:.2f}"), **fields)
+            f"{what}: not tested {where} ({why}): {label} {_value_text(method, stat)}"),
+            **fields)
     if not can_reject(fin.size, alpha, "greater"):
         warnings.warn(f"{what}: {too_few_draws_text(fin.size, alpha)}; ask for at least "
                       f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=3)
         return TopographyClaim(outcome="too few draws", text=(
-            f"{what}: {too_few_draws_text(fin.size, alpha)} {where}: {label} {stat:.2f}"),
+            f"{what}: {too_few_draws_text(fin.size, alpha)} {where}: {label} "
+            f"{_value_text(method, stat)}"),
             **fields)
     ok = p <= alpha
-    numbers = (f"{label} {stat:.2f} ({null_name} {result.null_mean:.2f} ± "
+    numbers = (f"{label} {_value_text(method, stat)} ({null_name} {result.null_mean:.2f} ± "
                f"{result.null_std:.2f}), {format_p(p, fin.size, 'one-sided')}")
     return TopographyClaim(outcome="beyond chance" if ok else "not beyond chance",
                            text=f"{what} {yes if ok else no} {where}: {numbers}", **fields)

@@ -23,6 +23,7 @@ from toponeuro.exceptions import (
 from toponeuro.stimuli import (
     R92_FILES,
     R92_LABELS,
+    _loaders,
     fetch_92_images,
     load_92_images,
     load_language_localizer,
@@ -30,7 +31,6 @@ from toponeuro.stimuli import (
     pinned_sources,
     read_run_list,
 )
-from toponeuro.stimuli import _loaders, _r92
 
 NAMES = ["face1.png", "face2.png", "dog1.jpg", "car1.png"]
 TABLE = ("file,category,human,face,animal,size\n"
@@ -68,7 +68,7 @@ def test_csv_table_gives_categories_and_label_coords(tmp_path):
 
 
 def test_tsv_table_with_ids_booleans_and_bare_names(tmp_path):
-    img = _folder(tmp_path / "set")
+    _folder(tmp_path / "set")
     (tmp_path / "set" / "stimuli.tsv").write_text(
         "Image\tkind\tsid\tanimate\tnote\n"
         "face1\tface\tA01\tTRUE\tfront\nface2\tface\tA02\ttrue\t\n"

@@ -187,6 +187,18 @@ def test_mat_struct_array_as_the_rsa_toolbox_saves_it(tmp_path):
                                                        (0, 1, 1)]
     np.testing.assert_array_equal(out[2].values, squareform(sq[1, 0]))
     assert "color" not in out[0].attrs  # numeric fields other than RDM are not descriptors
+    # RDM fields holding the upper triangle as a row vector, as some toolboxes save them
+    vec = np.zeros((1, 2), dtype=[("RDM", object)])
+    vec[0, 0], vec[0, 1] = (squareform(sq[0, 0])[None],), (squareform(sq[1, 1])[None],)
+    scipy.io.savemat(tmp_path / "vec.mat", {"RDMs": vec})
+    out = load_rdms(tmp_path / "vec.mat", IDS)
+    np.testing.assert_array_equal(out[1].values, squareform(sq[1, 1]))
+    stack = np.zeros((1, 1), dtype=[("RDM", object)])
+    stack[0, 0] = (np.stack([sq[0, 0], sq[1, 1]]),)
+    scipy.io.savemat(tmp_path / "stack.mat", {"RDMs": stack})
+    with pytest.raises(DimensionError, match="'RDM' field of .* holds 2 RDMs; expected one RDM"
+                                             " per entry"):
+        load_rdms(tmp_path / "stack.mat", IDS)
 
 
 def test_npy_npz_and_rsatoolbox_files(tmp_path):

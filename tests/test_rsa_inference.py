@@ -59,7 +59,9 @@ def _rt_data(V, subjects=None):
 
 # ------------------------------------------------------------ noise ceiling grouped by subject
 @pytest.mark.parametrize("method, rt_method", [("spearman", "spearman"), ("pearson", "corr"),
-                                               ("cosine", "cosine")])
+                                               ("cosine", "cosine"), ("kendall_tau_a", "tau-a"),
+                                               ("rho_a", "rho-a")])
+@pytest.mark.filterwarnings("ignore:Noise ceiling for tau")  # rsatoolbox's own note
 def test_grouped_noise_ceiling_equals_rsatoolbox(method, rt_method):
     _, V, subjects = _sessions(1)
     ours = rdm_noise_ceiling(V, method, subjects=subjects)

@@ -82,6 +82,17 @@ def test_tsv_table_with_ids_booleans_and_bare_names(tmp_path):
     assert [p.name for p in s.items] == NAMES  # names without suffix match by stem
 
 
+def test_a_table_saved_by_excel(tmp_path):
+    """Excel's "CSV UTF-8" starts with a byte-order mark; headers may carry spaces."""
+    img = _folder(tmp_path / "img")
+    (tmp_path / "excel.csv").write_bytes(
+        "file, category ,face\r\nface1.png,visage,1\r\nface2.png,visage,1\r\n"
+        "dog1.jpg,chien,0\r\ncar1.png,voiture,0\r\n".encode("utf-8-sig"))
+    s = load_stimulus_table(tmp_path / "excel.csv", img)
+    assert s.categories.tolist() == ["visage", "visage", "chien", "voiture"]
+    assert s.coords()["face"][1].tolist() == [1, 1, 0, 0]
+
+
 def test_files_in_sub_folders(tmp_path):
     img = _folder(tmp_path / "img", ["faces/a.png", "cars/b.png"])
     (tmp_path / "bare.csv").write_text("filename,category\na.png,face\nb.png,car\n")

@@ -38,12 +38,15 @@ def _read_table(path: Path, sep) -> pd.DataFrame:
     if sep is None:
         sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
     try:
-        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
+                            encoding="utf-8-sig")  # Excel writes a byte-order mark
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InvalidDataError(
             f"{path} is not a readable table ({str(err).strip()}); save it as UTF-8 CSV "
             "(comma) or TSV (tab), or pass sep=."
         ) from err
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
 
 
 def _typed(col: pd.Series):

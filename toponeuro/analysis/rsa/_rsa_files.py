@@ -202,7 +202,14 @@ def _from_struct(arr, what):
                 text = _mat_text(e[f])
                 if text is not None:
                     desc[f] = text
-        out.append((np.asarray(e["RDM"], dtype=np.float64), desc))
+        where = f"{what}, entry {desc['index_in_file']}"
+        ms = _stack_of(e["RDM"], where)
+        if len(ms) != 1:
+            raise DimensionError(
+                f"The 'RDM' field of {where} holds {len(ms)} RDMs; expected one RDM per "
+                "entry of the struct array (a square matrix or its upper triangle)."
+            )
+        out.append((ms[0], desc))
     return out
 
 

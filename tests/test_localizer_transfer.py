@@ -158,11 +158,23 @@ def test_bad_inputs_name_what_to_do():
                                                r"\(top_k=0.01.*Pass a larger top_k"):
         localizer_transfer(a, b, "faces", "face", top_k=0.01, n_permutations=9)
     flat = b.copy(data=np.ones(b.shape))
-    with pytest.raises(InvalidDataError, match="Every selected unit is constant over the test "
-                                               "set's contrast stimuli"):
+    with pytest.raises(InvalidDataError, match=r"Every selected unit is constant \(or not "
+                                               r"finite\) over the test set's contrast"):
         localizer_transfer(a, flat, "faces", "face", top_k=5, n_permutations=9)
     with pytest.raises((ValueError, TypeError), match="n_permutations"):
         localizer_transfer(a, b, "faces", "face", n_permutations=0)
+
+
+def test_units_undefined_on_b_are_left_out_with_a_warning():
+    a, b = _sets(np.random.default_rng(10))
+    x = b.values.copy()
+    x[3, 0] = np.nan  # one selected unit has a missing response on B
+    x[:, 1] = 2.0  # another is constant on B
+    with pytest.warns(UndefinedValueWarning, match="2 of the 5 units selected on the localizer"
+                                                   " set are constant or not finite"):
+        r = localizer_transfer(a, b.copy(data=x), "faces", "face", top_k=5, n_permutations=19,
+                               random_state=0)
+    assert np.isfinite(r.statistic) and r.n_units == 5
 
 
 def test_an_undefined_effect_size_is_nan_with_a_warning():

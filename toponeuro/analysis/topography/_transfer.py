@@ -258,11 +258,18 @@ def localizer_transfer(
     inside = t_mask | a_mask
     x = test.transpose(D.STIMULUS, D.UNIT).values[:, units][inside].astype(float)
     sd = x.std(0, ddof=1)
-    good = sd > 0
+    good = np.isfinite(x).all(0) & (sd > 0)
     if not good.any():
         raise InvalidDataError(
-            "Every selected unit is constant over the test set's contrast stimuli; the "
-            "preference is undefined."
+            "Every selected unit is constant (or not finite) over the test set's contrast "
+            "stimuli; the preference is undefined. Check the test activations, or select "
+            "more units with a larger top_k."
+        )
+    if not good.all():
+        warnings.warn(
+            f"{int((~good).sum())} of the {good.size} units selected on the localizer set are "
+            "constant or not finite over the test set's contrast stimuli and are left out of "
+            "the statistic.", UndefinedValueWarning, stacklevel=2,
         )
     z = (x[:, good] - x[:, good].mean(0)) / sd[good]
     score = z.mean(1)

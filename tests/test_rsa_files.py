@@ -285,12 +285,12 @@ def test_load_rdms_bad_inputs(tmp_path):
 
 # ------------------------------------------------------------------------- real files
 @pytest.mark.shared
-def test_real_92_image_brain_rdms(shared_dir):
+def test_real_92_image_brain_rdms(r92_dir):
     """rsatoolbox's demo file 92_brainRDMs.mat: 4 subjects x 2 sessions of hIT RDMs, read as
     8 labelled RDMs whose values are the file's, in subject-then-session order."""
     from toponeuro.stimuli import load_92_images
 
-    r92 = shared_dir / "data" / "r92"
+    r92 = r92_dir
     stimuli = load_92_images(r92)
     hit = load_rdms(r92 / "92_brainRDMs.mat", stimuli, key="RDMs")
     raw = scipy.io.loadmat(r92 / "92_brainRDMs.mat")["RDMs"]

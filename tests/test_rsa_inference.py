@@ -95,12 +95,12 @@ def test_noise_ceiling_subjects_bad_inputs():
 
 
 @pytest.mark.shared
-def test_real_hit_noise_ceiling_grouped_by_subject(shared_dir):
+def test_real_hit_noise_ceiling_grouped_by_subject(r92_dir):
     """Issue 31's numbers: the 8 hIT session RDMs of 4 people, Spearman: lower bound 0.306
     with sessions grouped (rsatoolbox's), 0.328 when taken as 8 subjects."""
     from toponeuro.stimuli import load_92_images
 
-    r92 = shared_dir / "data" / "r92"
+    r92 = r92_dir
     hit = load_rdms(r92 / "92_brainRDMs.mat", load_92_images(r92), key="RDMs")
     subjects = [r.attrs["name"].split("|")[1].strip() for r in hit]
     grouped = rdm_noise_ceiling(hit, "spearman", subjects=subjects)

@@ -312,8 +312,8 @@ def test_fetch_92_images_offline_names_the_address_and_where_to_put_a_copy(tmp_p
 
 
 @pytest.mark.shared
-def test_fetch_92_images_verifies_the_real_files(shared_dir, tmp_path, monkeypatch):
-    r92 = shared_dir / "data" / "r92"
+def test_fetch_92_images_verifies_the_real_files(r92_dir, tmp_path, monkeypatch):
+    r92 = r92_dir
     rows = _serve(tmp_path, monkeypatch, {n: r92 / n for n in R92_FILES.values()})
     paths = fetch_92_images(cache_dir=tmp_path / "cache")
     assert set(paths) == {"stimuli", "brain_rdms"}
@@ -327,12 +327,12 @@ def test_fetch_92_images_verifies_the_real_files(shared_dir, tmp_path, monkeypat
 
 
 @pytest.mark.shared
-def test_real_92_images_and_a_table_of_them(shared_dir, tmp_path):
+def test_real_92_images_and_a_table_of_them(r92_dir, tmp_path):
     """The real set: 92 images in 6 categories (counts as the file's own categoryVectors:
     natObj 23, artiObj 21), flags as labels; written out as a
     flat folder with a CSV of categories and flags (a lab's usual layout), the table loader
     gives the same ids, categories and labels."""
-    s = load_92_images(shared_dir / "data" / "r92")
+    s = load_92_images(r92_dir)
     assert len(s) == 92 and np.asarray(s.get(0)).shape == (175, 175, 3)
     counts = pd.Series(s.categories).value_counts().to_dict()
     assert counts == {"human bodypart": 12, "human face": 12, "nonhuman bodypart": 12,

@@ -183,19 +183,40 @@ def test_bootstrap_over_stimuli_with_sessions_grouped_equals_rsatoolbox():
     assert ours.n_subjects == 4 and ours.n_stimuli == N_STIM
 
 
-def test_bootstrap_over_subjects_grouped_resamples_subjects_with_their_dof():
+@pytest.mark.parametrize("bootstrap", ["subjects", "both"])
+def test_bootstrap_over_subjects_grouped_resamples_subjects_with_their_dof(bootstrap):
     """Draws equal rsatoolbox's with rdm_descriptor="subject"; the t-test's degrees of freedom
     are subjects - 1 (rsatoolbox counts RDMs): p against 0 is a one-sided t on mean / sem."""
     truth, V, subjects = _sessions(5)
     models = _models(truth)
-    ours = compare_rdm_models(models, V, "spearman", bootstrap="subjects", subjects=subjects,
+    ours = compare_rdm_models(models, V, "spearman", bootstrap=bootstrap, subjects=subjects,
                               n_bootstrap=20, random_state=2)
-    ref = _rt_run("subjects", models, V, subjects, 2, 20)
+    ref = _rt_run(bootstrap, models, V, subjects, 2, 20)
     np.testing.assert_allclose(ours.evaluations, ref.evaluations, rtol=0, atol=1e-12)
     np.testing.assert_allclose(ours.result.noise_ceiling, ref.noise_ceiling, rtol=0, atol=1e-12)
     assert ours.result.dof == 3 and ref.dof == 7
     expected = 1 - stats.t.cdf(ours.mean / ours.sem, df=3)
     np.testing.assert_allclose(ours.p_zero, expected, rtol=1e-8)
+
+
+def test_data_rdms_in_their_own_orders_are_joined_by_id():
+    truth, V, subjects = _sessions(8)
+    rng = np.random.default_rng(0)
+    from scipy.spatial.distance import squareform
+
+    shuffled = []
+    for v in V:
+        perm = rng.permutation(N_STIM)
+        shuffled.append(labelled_rdm(squareform(v)[np.ix_(perm, perm)], IDS[perm]))
+    model = {"truth": labelled_rdm(truth, IDS)}
+    a = compare_rdm_models(model, shuffled, subjects=subjects, n_bootstrap=5, random_state=0)
+    b = compare_rdm_models(model, [labelled_rdm(v, IDS) for v in V], subjects=subjects,
+                           n_bootstrap=5, random_state=0)
+    # the numbers on all the data are the same (the bootstrap draws index the stimuli in the
+    # first data RDM's order, so the samples themselves differ)
+    assert a.value == pytest.approx(b.value, abs=1e-12)
+    assert a.noise_ceiling == pytest.approx(b.noise_ceiling, abs=1e-12)
+    assert a.value[0] > 0.3
 
 
 def test_seed_reproduces_and_a_randomstate_is_accepted():

@@ -216,7 +216,7 @@ def test_data_rdms_in_their_own_orders_are_joined_by_id():
     # first data RDM's order, so the samples themselves differ)
     assert a.value == pytest.approx(b.value, abs=1e-12)
     assert a.noise_ceiling == pytest.approx(b.noise_ceiling, abs=1e-12)
-    assert a.value[0] > 0.3
+    assert a.value[0] > 0.2  # the true model, well above 0
 
 
 def test_seed_reproduces_and_a_randomstate_is_accepted():

@@ -205,7 +205,10 @@ def compare_rdm_models(
         Confidence level of ``ci_low`` / ``ci_high``.
     random_state : None, int or numpy.random.RandomState
         Seeds a ``RandomState`` (rsatoolbox draws with numpy's legacy global generator):
-        ``random_state=s`` reproduces ``np.random.seed(s)`` followed by rsatoolbox.
+        ``random_state=s`` reproduces ``np.random.seed(s)`` followed by rsatoolbox. The
+        draws index the stimuli in the order of the first data RDM (labelled ones are
+        aligned to it), so the same seed on data in another stimulus order gives other
+        samples from the same distribution.
 
     Returns
     -------

@@ -10,6 +10,7 @@ import xarray as xr
 from scipy.spatial.distance import squareform
 from scipy.stats import spearmanr
 
+from toponeuro import exceptions as E
 from toponeuro.analysis import (
     compare_rdm_models,
     compare_rdms,
@@ -17,14 +18,6 @@ from toponeuro.analysis import (
     load_rdms,
     rdm_noise_ceiling,
     to_rsatoolbox_rdms,
-)
-from toponeuro.exceptions import (
-    AlignmentError,
-    DimensionError,
-    InputTypeError,
-    InvalidDataError,
-    MissingFileError,
-    UnknownNameError,
 )
 
 N = 12
@@ -64,7 +57,7 @@ def test_labelled_rdm_in_permuted_order_scores_as_the_original():
 def test_a_labelled_rdm_against_a_plain_matrix_is_refused(call):
     labelled = labelled_rdm(_square(0), IDS)
     plain = _square(1)
-    with pytest.raises(AlignmentError) as err:
+    with pytest.raises(E.AlignmentError) as err:
         if call == "compare_rdms":
             compare_rdms(labelled, plain)
         elif call == "rdm_noise_ceiling":
@@ -76,7 +69,7 @@ def test_a_labelled_rdm_against_a_plain_matrix_is_refused(call):
     assert "by position" in msg  # why
     assert "labelled_rdm(matrix, stimulus_ids)" in msg  # fix
     # the other way round too
-    with pytest.raises(AlignmentError, match="plain array"):
+    with pytest.raises(E.AlignmentError, match="plain array"):
         compare_rdms(plain, labelled)
 
 
@@ -119,31 +112,31 @@ def test_labelled_rdm_from_rsatoolbox():
 # ------------------------------------------------------------------------------ bad inputs
 def test_labelled_rdm_bad_inputs_name_the_fix():
     sq = _square(0)
-    with pytest.raises(InputTypeError, match=r"one id per stimulus \(12\); got the string.*"
+    with pytest.raises(E.InputTypeError, match=r"one id per stimulus \(12\); got the string.*"
                                              r"Pass a list"):
         labelled_rdm(sq, "abc")
-    with pytest.raises(DimensionError, match=r"describes 12 stimuli but stimulus_ids lists 11;"
+    with pytest.raises(E.DimensionError, match=r"describes 12 stimuli but stimulus_ids lists 11;"
                                              r" give one id per row"):
         labelled_rdm(sq, IDS[:-1])
-    with pytest.raises(AlignmentError, match=r"stimulus_ids repeat \(\['img01'\]\).*own id"):
+    with pytest.raises(E.AlignmentError, match=r"stimulus_ids repeat \(\['img01'\]\).*own id"):
         labelled_rdm(sq, ["img01"] + IDS[:-1])
-    with pytest.raises(InvalidDataError, match="carries no stimulus ids and none were given; "
+    with pytest.raises(E.InvalidDataError, match="carries no stimulus ids and none were given; "
                                                "pass stimulus_ids="):
         labelled_rdm(sq)
     asym = sq.copy()
     asym[0, 1] += 1
-    with pytest.raises(InvalidDataError, match=r"not symmetric.*\(A \+ A.T\) / 2"):
+    with pytest.raises(E.InvalidDataError, match=r"not symmetric.*\(A \+ A.T\) / 2"):
         labelled_rdm(asym, IDS)
-    with pytest.raises(InvalidDataError, match="non-zero diagonal.*np.fill_diagonal"):
+    with pytest.raises(E.InvalidDataError, match="non-zero diagonal.*np.fill_diagonal"):
         labelled_rdm(sq + np.eye(N), IDS)
-    with pytest.raises(DimensionError, match=r"square matrix or a condensed vector; got shape"):
+    with pytest.raises(E.DimensionError, match=r"square matrix or a condensed vector; got shape"):
         labelled_rdm(np.zeros((3, 4)), IDS[:3])
     r = labelled_rdm(sq, IDS)
-    with pytest.raises(AlignmentError, match="already carries stimulus ids.*Leave stimulus_ids"
+    with pytest.raises(E.AlignmentError, match="already carries stimulus ids.*Leave stimulus_ids"
                                              " out"):
         labelled_rdm(r, IDS[::-1])
     two = to_rsatoolbox_rdms([sq, sq], "euclidean", stimulus_ids=IDS)
-    with pytest.raises(DimensionError, match="holds 2 RDMs; labelled_rdm makes one. Use "
+    with pytest.raises(E.DimensionError, match="holds 2 RDMs; labelled_rdm makes one. Use "
                                              "toponeuro.analysis.from_rsatoolbox_rdms"):
         labelled_rdm(two)
 
@@ -196,7 +189,7 @@ def test_mat_struct_array_as_the_rsa_toolbox_saves_it(tmp_path):
     stack = np.zeros((1, 1), dtype=[("RDM", object)])
     stack[0, 0] = (np.stack([sq[0, 0], sq[1, 1]]),)
     scipy.io.savemat(tmp_path / "stack.mat", {"RDMs": stack})
-    with pytest.raises(DimensionError, match="'RDM' field of .* holds 2 RDMs; expected one RDM"
+    with pytest.raises(E.DimensionError, match="'RDM' field of .* holds 2 RDMs; expected one RDM"
                                              " per entry"):
         load_rdms(tmp_path / "stack.mat", IDS)
 
@@ -230,55 +223,55 @@ def test_npy_npz_and_rsatoolbox_files(tmp_path):
 
 def test_load_rdms_bad_inputs(tmp_path):
     sq = _square(0)
-    with pytest.raises(MissingFileError, match="does not exist; pass an existing file"):
+    with pytest.raises(E.MissingFileError, match="does not exist; pass an existing file"):
         load_rdms(tmp_path / "nope.npy", IDS)
     (tmp_path / "x.txt").write_text("1")
-    with pytest.raises(UnknownNameError, match=r"Cannot read RDMs from a .txt file \(x.txt\); "
+    with pytest.raises(E.UnknownNameError, match=r"Cannot read RDMs from a .txt file \(x.txt\); "
                                                r"expected one of"):
         load_rdms(tmp_path / "x.txt", IDS)
-    with pytest.raises(InputTypeError, match="reads a file path or an rsatoolbox RDMs; got "
+    with pytest.raises(E.InputTypeError, match="reads a file path or an rsatoolbox RDMs; got "
                                              r"ndarray. For an array use .*labelled_rdm"):
         load_rdms(sq, IDS)
     np.save(tmp_path / "a.npy", sq)
-    with pytest.raises(InvalidDataError, match="holds RDMs without stimulus ids; pass "
+    with pytest.raises(E.InvalidDataError, match="holds RDMs without stimulus ids; pass "
                                                "stimulus_ids="):
         load_rdms(tmp_path / "a.npy")
     np.save(tmp_path / "o.npy", np.array([sq, None], dtype=object), allow_pickle=True)
-    with pytest.raises(InvalidDataError, match="holds Python objects.*expected a numeric"):
+    with pytest.raises(E.InvalidDataError, match="holds Python objects.*expected a numeric"):
         load_rdms(tmp_path / "o.npy", IDS)
     np.save(tmp_path / "bad.npy", np.zeros((2, 3, 4)))
-    with pytest.raises(DimensionError, match=r"has shape \(2, 3, 4\); expected an RDM"):
+    with pytest.raises(E.DimensionError, match=r"has shape \(2, 3, 4\); expected an RDM"):
         load_rdms(tmp_path / "bad.npy", IDS)
     scipy.io.savemat(tmp_path / "two.mat", {"A": sq, "B": sq})
-    with pytest.raises(InvalidDataError, match=r"holds the variables \['A', 'B'\]; pass key="):
+    with pytest.raises(E.InvalidDataError, match=r"holds the variables \['A', 'B'\]; pass key="):
         load_rdms(tmp_path / "two.mat", IDS)
-    with pytest.raises(UnknownNameError, match="has no variable 'Aa'; did you mean 'A'"):
+    with pytest.raises(E.UnknownNameError, match="has no variable 'Aa'; did you mean 'A'"):
         load_rdms(tmp_path / "two.mat", IDS, key="Aa")
     scipy.io.savemat(tmp_path / "txt.mat", {"labels": "faces"})
-    with pytest.raises(InvalidDataError, match="no numeric variable or struct array"):
+    with pytest.raises(E.InvalidDataError, match="no numeric variable or struct array"):
         load_rdms(tmp_path / "txt.mat", IDS)
-    with pytest.raises(InvalidDataError, match=r"holds text \(dtype <U5\), not numbers"):
+    with pytest.raises(E.InvalidDataError, match=r"holds text \(dtype <U5\), not numbers"):
         load_rdms(tmp_path / "txt.mat", IDS, key="labels")
     st = np.zeros((1, 1), dtype=[("dist", object)])
     st[0, 0] = (sq,)
     scipy.io.savemat(tmp_path / "st.mat", {"RDMs": st})
-    with pytest.raises(InvalidDataError, match=r"struct array with fields \['dist'\] but no "
+    with pytest.raises(E.InvalidDataError, match=r"struct array with fields \['dist'\] but no "
                                                "'RDM'"):
         load_rdms(tmp_path / "st.mat", IDS)
     (tmp_path / "junk.mat").write_bytes(b"not a MATLAB file" * 20)
-    with pytest.raises(InvalidDataError, match=r"could not be read as a MATLAB file.*-v7"):
+    with pytest.raises(E.InvalidDataError, match=r"could not be read as a MATLAB file.*-v7"):
         load_rdms(tmp_path / "junk.mat", IDS)
     (tmp_path / "junk.hdf5").write_bytes(b"not hdf5" * 20)
-    with pytest.raises(InvalidDataError, match="could not be read as RDMs saved by rsatoolbox"):
+    with pytest.raises(E.InvalidDataError, match="could not be read as RDMs saved by rsatoolbox"):
         load_rdms(tmp_path / "junk.hdf5")
     np.savez(tmp_path / "z.npz", a=sq, b=sq)
-    with pytest.raises(InvalidDataError, match=r"holds the arrays \['a', 'b'\]; pass key="):
+    with pytest.raises(E.InvalidDataError, match=r"holds the arrays \['a', 'b'\]; pass key="):
         load_rdms(tmp_path / "z.npz", IDS)
-    with pytest.raises(UnknownNameError, match="has no array 'c'"):
+    with pytest.raises(E.UnknownNameError, match="has no array 'c'"):
         load_rdms(tmp_path / "z.npz", IDS, key="c")
     # an rsatoolbox file without ids: refused, never returned plain
     rt.rdm.RDMs(squareform(sq)[None]).save(str(tmp_path / "plain.hdf5"), file_type="hdf5")
-    with pytest.raises(InvalidDataError, match="without a 'stimulus_id' pattern descriptor"):
+    with pytest.raises(E.InvalidDataError, match="without a 'stimulus_id' pattern descriptor"):
         load_rdms(tmp_path / "plain.hdf5")
     assert load_rdms(tmp_path / "plain.hdf5", IDS)[0].attrs["stimulus_id"].tolist() == IDS
 

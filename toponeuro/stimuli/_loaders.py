@@ -37,6 +37,7 @@ __all__ = [
     "load_image_folder",
     "load_nsd_stimuli",
     "pinned_sources",
+    "fetch_pinned_file",
     "LANGLOC_CONDITIONS",
     "NSDImageReader",
 ]
@@ -69,6 +70,43 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
     if repo is not None:
         table = table[table.repo == repo].reset_index(drop=True)
     return table
+
+
+@fill_doc
+def fetch_pinned_file(repo: str, path: str, *, cache_dir: str | os.PathLike | None = None,
+                      progress: bool = False) -> Path:
+    """Download one file of :func:`pinned_sources` (its commit, sha256-checked) unless a
+    verified copy is in the cache; return its path.
+
+    The copy lives at ``<cache>/<owner>_<name>/<commit[:12]>/<path>``; offline, the error
+    names the address and where to put a copy by hand.
+
+    Parameters
+    ----------
+    repo : str
+        ``owner/name`` as in the table.
+    path : str
+        The file's path in the repository, as in the table.
+    %(cache_dir)s
+    progress : bool
+        Show a progress bar while downloading.
+
+    Examples
+    --------
+    >>> p = fetch_pinned_file("epflneuroailab/topolm",
+    ...                       "eval/fmri-fit/group-level-contrast.nc")  # doctest: +SKIP
+    >>> p.name  # doctest: +SKIP
+    'group-level-contrast.nc'
+    """
+    table = pinned_sources(repo)
+    if table.empty:
+        raise UnknownNameError(f"No pinned files of repo {repo!r}; "
+                               f"{close_matches(repo, pinned_sources().repo.unique().tolist())}")
+    rows = table[table.path == path]
+    if rows.empty:
+        raise UnknownNameError(f"No pinned file {path!r} of {repo}; "
+                               f"{close_matches(path, table.path.tolist())}")
+    return _fetch_row(next(rows.itertuples()), cache_dir, progress)
 
 
 def _fetch_row(row, cache_dir, progress) -> Path:
@@ -302,10 +340,12 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
     Examples
     --------
     >>> path = fetch_language_localizer()  # doctest: +SKIP
-    >>> pinned_sources("epflneuroailab/topolm").path.tolist()  # the file it fetches
+    >>> t = pinned_sources("epflneuroailab/topolm")
+    >>> t.path[t.path.str.endswith(".csv")].tolist()  # the file it fetches
     ['eval/stimuli/fedorenko_stimuli.csv']
     """
-    row = next(pinned_sources(_LANGLOC_REPO).itertuples())
+    row = next(r for r in pinned_sources(_LANGLOC_REPO).itertuples()
+               if r.path.endswith("fedorenko_stimuli.csv"))
     return _fetch_row(row, cache_dir, False)
 
 

@@ -34,7 +34,8 @@ partition); Alexander-Bloch et al. (2018), NeuroImage 178:540-551 (the spin test
 # %%
 # The verb - noun map on fs_LR 32k
 # --------------------------------
-# :func:`~toponeuro.brain.load_topolm_contrast` returns one value per left-hemisphere vertex,
+# :func:`~toponeuro.brain.load_topolm_contrast` returns one value per left-hemisphere vertex
+# (:func:`toponeuro.tutorial.tutorial_topolm_contrast` calls it, with the offline fallbacks),
 # a DataArray with ``hemi`` and ``vertex`` coords: a cortex map the language job reads as it
 # is (a path to a ``.func.gii`` / ``.dscalar.nii``, a numpy array or a nibabel image would do
 # as well).
@@ -43,40 +44,18 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-import xarray as xr
 
 import toponeuro
 from toponeuro.analysis import map_similarity, null_calibration
-from toponeuro.atlases import load_cortex_maps, vertex_coordinates
-from toponeuro.brain import load_topolm_contrast
-from toponeuro.exceptions import DownloadError
-from toponeuro.tutorial import data_note, tutorial_language_localizer
+from toponeuro.atlases import load_cortex_maps
+from toponeuro.tutorial import data_note, tutorial_language_localizer, tutorial_topolm_contrast
 
+# the cache or pinned download, else a local copy (../shared), else synthetic: the note says
+verbs = tutorial_topolm_contrast()
+data_note(verbs, "TopoLM verb - noun group map")  # shown on the page: real map or stand-in
 
-def verb_noun_map():
-    """(map, where it came from): the pinned download, a local copy, or a synthetic map."""
-    try:
-        return load_topolm_contrast(), "TopoLM's file, pinned download (sha256-checked)"
-    except DownloadError:
-        here = Path.cwd().resolve()
-        for p in (d / "shared" / "data" / "topolm" for d in (here, *here.parents)):
-            if (p / "group-level-contrast.nc").is_file():  # e.g. ../shared beside the repo
-                return (load_topolm_contrast(p / "group-level-contrast.nc"),
-                        f"TopoLM's file, local copy {p} (offline)")
-    # offline without a copy: smooth random bumps on the fs_LR sphere, in t-like units
-    rng = np.random.default_rng(0)
-    u = vertex_coordinates("sphere", "left", mesh="fs_LR_32k") / 100.0
-    centres = rng.standard_normal((60, 3))
-    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-    t = (rng.normal(0, 2.5, 60) * np.exp(-(1 - u @ centres.T) * 50)).sum(1)
-    synthetic = xr.DataArray(t, dims=("voxel",), name="t_values", coords={
-        "hemi": ("voxel", np.full(t.size, "left")), "vertex": ("voxel", np.arange(t.size))})
-    return synthetic, "SYNTHETIC fs_LR map (no download, no local copy): not TopoLM's data"
-
-
-verbs, source = verb_noun_map()
+# %%
 t = verbs.values
-print(f"Verb - noun map: {source}")
 print(f"{t.size:,} vertices (fs_LR 32k, left), {int(np.isnan(t).sum()):,} without a value; "
       f"t from {np.nanmin(t):.1f} to {np.nanmax(t):.1f}, "
       f"{np.nanmean(t[np.isfinite(t)] >= 2):.1%} of the vertices at t >= 2")

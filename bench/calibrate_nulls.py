@@ -71,6 +71,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _common import clopper_pearson
 from scipy.ndimage import gaussian_filter
 
 from toponeuro._output import atomic_file
@@ -252,6 +253,9 @@ def update_record(path: Path, rows, spin_rows, pairs: int, draws: int,
             cell["envelope_ratio"] = float(r["envelope_ratio"])
         if r.get("mesh", "fsaverage5") != "fsaverage5":  # fsaverage5 cells carry no mesh key
             cell["mesh"] = r["mesh"]
+            hits = int(round(r["pearson"] * pairs))
+            cell["hits"] = hits
+            cell["ci95"] = [round(x, 4) for x in clopper_pearson(hits, pairs)]
         if r.get("medial_wall"):
             cell["medial_wall"] = True
         if "seconds" in r:

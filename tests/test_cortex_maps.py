@@ -441,6 +441,6 @@ def test_a_wrong_object_is_refused_by_both_jobs_before_the_model(job, tmp_path, 
     with pytest.raises(InvalidDataError, match=r"which\?.*hemispheres=\['left'\]"):
         run(out_dir=tmp_path / "o", cortex_maps={name: np.arange(N_LR, dtype=float)},
             progress=False, verbose=False)
-    with pytest.raises(TypeError, match=r"cortex_maps\['%s'\].*got object" % name):
+    with pytest.raises(TypeError, match=rf"cortex_maps\['{name}'\].*got object"):
         run(out_dir=tmp_path / "o", cortex_maps={name: object()}, hemispheres=["left"],
             progress=False, verbose=False)

@@ -444,3 +444,73 @@ def test_a_wrong_object_is_refused_by_both_jobs_before_the_model(job, tmp_path, 
     with pytest.raises(TypeError, match=rf"cortex_maps\['{name}'\].*got object"):
         run(out_dir=tmp_path / "o", cortex_maps={name: object()}, hemispheres=["left"],
             progress=False, verbose=False)
+
+
+# --------------------------------------------------------------------------- TopoLM's map
+def _down(monkeypatch, tmp_path):
+    """An empty cache and a network that is down."""
+    import urllib.error
+
+    from toponeuro import _fetch
+
+    def down(url, tmp, progress, label):
+        raise urllib.error.URLError("[Errno 101] Network is unreachable")
+
+    monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
+    monkeypatch.setattr(_fetch, "_download", down)
+    monkeypatch.setattr(_fetch, "_UNREACHABLE", {})
+    return tmp_path / "cache" / "epflneuroailab_topolm" / "46b56532d160" / "eval" / "fmri-fit"
+
+
+@pytest.mark.shared
+def test_topolm_contrast_from_its_pinned_cache_path_and_a_local_copy(tmp_path, monkeypatch,
+                                                                     shared_dir):
+    """The pinned file (sha256 in stimuli/sources.tsv) found at its cache path is read as a
+    left-hemisphere fs_LR map; a corrupted copy is quarantined, not read."""
+    import shutil
+
+    from toponeuro.brain import load_topolm_contrast
+    from toponeuro.exceptions import DownloadError
+
+    src = shared_dir / "data" / "topolm" / "group-level-contrast.nc"
+    cache = _down(monkeypatch, tmp_path)
+    cache.mkdir(parents=True)
+    shutil.copy(src, cache / src.name)
+    t = load_topolm_contrast()  # no path: the cache, sha256-checked
+    assert t.dims == ("voxel",) and t.sizes["voxel"] == N_LR
+    assert int(t.isnull().sum()) == 2891 and set(t.hemi.values.tolist()) == {"left"}
+    assert t.attrs["mesh"] == "fs_LR_32k" and t.attrs["contrast"] == "verbs - nouns"
+    np.testing.assert_array_equal(t.vertex.values, np.arange(N_LR))
+    p = load_topolm_contrast(src, variable="p_values")
+    assert p.attrs["statistic"] == "p" and float(p.max()) <= 1
+    cm = load_cortex_maps({"verbs": t})
+    assert list(cm) == ["left"] and cm["left"].mesh == "fs_LR_32k"
+    (cache / src.name).write_bytes(src.read_bytes()[:-10] + b"0123456789")  # corrupted
+    with pytest.raises(DownloadError, match="by hand"):
+        load_topolm_contrast()
+    assert (cache / f"{src.name}.corrupt").exists()
+
+
+def test_topolm_contrast_refuses_other_files_naming_the_fix(tmp_path):
+    import xarray as xr
+
+    from toponeuro.brain import load_topolm_contrast
+
+    path = tmp_path / "c.nc"
+    xr.Dataset({"t_values": ("coords", np.zeros(10242))}).to_netcdf(path)
+    with pytest.raises(DimensionError, match=r"32,492.*has 10,242.*path=None"):
+        load_topolm_contrast(path)
+    with pytest.raises(UnknownNameError, match="did you mean 't_values'"):
+        load_topolm_contrast(path, variable="t_value")
+
+
+def test_tutorial_topolm_contrast_falls_back_to_a_synthetic_map_and_says_so(tmp_path,
+                                                                           monkeypatch):
+    from toponeuro.tutorial import data_note, tutorial_topolm_contrast
+
+    _down(monkeypatch, tmp_path)
+    t = tutorial_topolm_contrast(local_copies=[tmp_path / "nowhere"])
+    assert t.attrs["synthetic"] and t.sizes["voxel"] == N_LR and t.attrs["mesh"] == "fs_LR_32k"
+    assert list(load_cortex_maps({"verbs": t})) == ["left"]
+    note = data_note(t, "TopoLM verb - noun group map")
+    assert note.synthetic and "Synthetic data" in note._repr_html_()

@@ -502,6 +502,12 @@ def test_topolm_contrast_refuses_other_files_naming_the_fix(tmp_path):
         load_topolm_contrast(path)
     with pytest.raises(UnknownNameError, match="did you mean 't_values'"):
         load_topolm_contrast(path, variable="t_value")
+    from toponeuro.stimuli import fetch_pinned_file
+
+    with pytest.raises(UnknownNameError, match="did you mean 'epflneuroailab/topolm'"):
+        fetch_pinned_file("epflneuroailab/topoml", "eval/fmri-fit/group-level-contrast.nc")
+    with pytest.raises(UnknownNameError, match="did you mean 'eval/fmri-fit/group-level"):
+        fetch_pinned_file("epflneuroailab/topolm", "eval/fmri-fit/group-level-contrast.n")
 
 
 def test_tutorial_topolm_contrast_falls_back_to_a_synthetic_map_and_says_so(tmp_path,

@@ -75,6 +75,7 @@ for ax, view in zip(axes, ("lateral", "medial")):
                                 bg_map=hcp.mesh.sulc_left, bg_on_data=True)
     ax.set_title(f"left, {view}", fontsize=10)
 fig.suptitle("Verb - noun group t on fs_LR 32k (inflated)")
+plt.show()
 
 # %%
 # The language job with the map

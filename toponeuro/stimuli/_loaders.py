@@ -75,11 +75,9 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
 @fill_doc
 def fetch_pinned_file(repo: str, path: str, *, cache_dir: str | os.PathLike | None = None,
                       progress: bool = False) -> Path:
-    """Download one file of :func:`pinned_sources` (its commit, sha256-checked) unless a
-    verified copy is in the cache; return its path.
-
-    The copy lives at ``<cache>/<owner>_<name>/<commit[:12]>/<path>``; offline, the error
-    names the address and where to put a copy by hand.
+    """Download one file of :func:`pinned_sources` (its commit, sha256-checked) to
+    ``<cache>/<owner>_<name>/<commit[:12]>/<path>`` unless a verified copy is there; offline,
+    the error names the address and where to put a copy by hand. Returns its path.
 
     Parameters
     ----------
@@ -93,19 +91,16 @@ def fetch_pinned_file(repo: str, path: str, *, cache_dir: str | os.PathLike | No
 
     Examples
     --------
-    >>> p = fetch_pinned_file("epflneuroailab/topolm",
-    ...                       "eval/fmri-fit/group-level-contrast.nc")  # doctest: +SKIP
-    >>> p.name  # doctest: +SKIP
+    >>> fetch_pinned_file("epflneuroailab/topolm", "eval/fmri-fit/group-level-contrast.nc"
+    ...                   ).name  # doctest: +SKIP
     'group-level-contrast.nc'
     """
     table = pinned_sources(repo)
-    if table.empty:
-        raise UnknownNameError(f"No pinned files of repo {repo!r}; "
-                               f"{close_matches(repo, pinned_sources().repo.unique().tolist())}")
     rows = table[table.path == path]
     if rows.empty:
-        raise UnknownNameError(f"No pinned file {path!r} of {repo}; "
-                               f"{close_matches(path, table.path.tolist())}")
+        known = table.path.tolist() or pinned_sources().repo.unique().tolist()
+        raise UnknownNameError(f"No pinned file {path!r} of repo {repo!r}; "
+                               f"{close_matches(path if len(table) else repo, known)}")
     return _fetch_row(next(rows.itertuples()), cache_dir, progress)
 
 

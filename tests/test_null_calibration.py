@@ -86,3 +86,47 @@ def test_report_quotes_the_record():
                 / "report.html").read_text(encoding="utf-8")
     for key in texts:
         assert f"${key}" in template
+
+
+def _fslr(cal, medial_wall=True):
+    return [c for c in cal["spin"] if c.get("mesh") == "fs_LR_32k"
+            and bool(c.get("medial_wall")) == medial_wall]
+
+
+def _fslr_cell_text(c, target):
+    flag = "" if target[0] <= c["pearson"] <= target[1] else " \\*"
+    lo, hi = c["ci95"]
+    return f"{_pct(c['pearson'])}{flag} ({100 * lo:.1f}--{100 * hi:.1f})"
+
+
+def test_fs_lr_spin_cells_are_recorded_with_their_binomial_interval():
+    """Issue 31: the spin test calibrated on the fs_LR 32k sphere it rotates (both maps NaN
+    on the medial wall, as a user's fs_LR maps arrive), each cell with its hits, pairs, draws
+    and exact 95 % interval, and the interval that of its hits."""
+    from scipy import stats
+
+    cal = null_calibration()
+    cells = _fslr(cal)
+    assert {(c["hemi"], c["sigma_mm"]) for c in cells} == {
+        (h, s) for h in ("left", "right") for s in (5, 10, 20)}
+    for c in cells + _fslr(cal, medial_wall=False):
+        assert c["maps"] == "stationary" and c["pairs"] >= 200 and c["draws"] == 199
+        assert c["hits"] == round(c["pearson"] * c["pairs"])
+        ci = stats.binomtest(c["hits"], c["pairs"]).proportion_ci(0.95, method="exact")
+        assert c["ci95"] == pytest.approx([ci.low, ci.high], abs=1e-4)
+        assert c["ci95"][0] <= c["pearson"] <= c["ci95"][1]
+
+
+def test_docs_fs_lr_table_shows_the_record(docs):
+    cal = null_calibration()
+    for hemi in ("left", "right"):
+        cells = {c["sigma_mm"]: c for c in _fslr(cal) if c["hemi"] == hemi}
+        row = ("   * - stationary, medial wall no data\n"
+               f"     - fs_LR 32k {hemi}\n"
+               + "\n".join(f"     - {_fslr_cell_text(cells[s], cal['target'])}"
+                           for s in (5, 10, 20)))
+        assert row in docs, row
+    prose = " ".join(docs.split())
+    for c in _fslr(cal, medial_wall=False):
+        assert (f"{c['hemi']} {c['sigma_mm']} mm {_pct(c['pearson'])} ({c['hits']} of "
+                f"{c['pairs']})") in prose

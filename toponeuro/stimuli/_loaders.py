@@ -339,8 +339,7 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
     >>> t.path[t.path.str.endswith(".csv")].tolist()  # the file it fetches
     ['eval/stimuli/fedorenko_stimuli.csv']
     """
-    row = next(r for r in pinned_sources(_LANGLOC_REPO).itertuples()
-               if r.path.endswith("fedorenko_stimuli.csv"))
+    row = next(r for r in pinned_sources(_LANGLOC_REPO).itertuples() if r.path.endswith(".csv"))
     return _fetch_row(row, cache_dir, False)
 
 

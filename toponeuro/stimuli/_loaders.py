@@ -73,8 +73,8 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
 
 
 @fill_doc
-def fetch_pinned_file(repo: str, path: str, *, cache_dir: str | os.PathLike | None = None,
-                      progress: bool = False) -> Path:
+def fetch_pinned_file(repo: str, path: str, *,
+                      cache_dir: str | os.PathLike | None = None) -> Path:
     """Download one file of :func:`pinned_sources` (its commit, sha256-checked) to
     ``<cache>/<owner>_<name>/<commit[:12]>/<path>`` unless a verified copy is there; offline,
     the error names the address and where to put a copy by hand. Returns its path.
@@ -86,8 +86,6 @@ def fetch_pinned_file(repo: str, path: str, *, cache_dir: str | os.PathLike | No
     path : str
         The file's path in the repository, as in the table.
     %(cache_dir)s
-    progress : bool
-        Show a progress bar while downloading.
 
     Examples
     --------
@@ -101,7 +99,7 @@ def fetch_pinned_file(repo: str, path: str, *, cache_dir: str | os.PathLike | No
         known = table.path.tolist() or pinned_sources().repo.unique().tolist()
         raise UnknownNameError(f"No pinned file {path!r} of repo {repo!r}; "
                                f"{close_matches(path if len(table) else repo, known)}")
-    return _fetch_row(next(rows.itertuples()), cache_dir, progress)
+    return _fetch_row(next(rows.itertuples()), cache_dir, False)
 
 
 def _fetch_row(row, cache_dir, progress) -> Path:

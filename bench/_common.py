@@ -92,3 +92,11 @@ def card_toml(*, name, profile, sha, tau, recipe, seed, steps, evaluation, descr
         f'tau = {float(tau)}\nrecipe = "{recipe}"\nseed = {seed}\ntrain_steps = {steps}\n'
         f"evaluation = {{ {ev} }}\ndescription = \"{description}\"\n"
     )
+
+
+def clopper_pearson(k: int, n: int) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) 95 % interval of a rate of ``k`` hits in ``n`` trials."""
+    from scipy import stats
+
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="exact")
+    return float(ci.low), float(ci.high)

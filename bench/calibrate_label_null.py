@@ -30,18 +30,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
+from _common import clopper_pearson
 
 from toponeuro.analysis import contrast_design, spatial_null
 from toponeuro.analysis.topography._null_registry import null_method
 
 ALPHA = 0.05
 TARGET = (0.035, 0.065)  # 5 % +- 1.5
-
-
-def clopper_pearson(k: int, n: int) -> tuple[float, float]:
-    ci = stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="exact")
-    return float(ci.low), float(ci.high)
 
 
 def load(model: str, stimuli: str, layers, batch_size: int):

@@ -71,6 +71,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _common import clopper_pearson
 from scipy.ndimage import gaussian_filter
 
 from toponeuro._output import atomic_file
@@ -84,6 +85,8 @@ SPHERE_MM = 100.0
 SPIN_MAPS = ("uniform", "mesh", "envelope")
 #: the spin calibration's surfaces: one hemisphere's sphere, or both spun together
 HEMIS = ("left", "right", "both")
+#: the meshes whose spheres the spin test is calibrated on (toponeuro._meshes.MESHES)
+SPIN_MESHES = ("fsaverage5", "fs_LR_32k")
 
 
 def smooth_map(rng, shape, sigma, maps):
@@ -145,8 +148,10 @@ def _sphere_smoother(pos, sigma_mm, spin_maps, envelope_ratio=4.0):
 
 
 def spin_cell(hemi, sigma_mm, n_pairs, n_draws, spin_maps="uniform", rotation_sets=10,
-              seed=0, envelope_ratio=4.0):
-    """False-positive rates of Pearson with the spin test on one fsaverage5 hemisphere.
+              seed=0, envelope_ratio=4.0, mesh="fsaverage5", medial_wall=False):
+    """False-positive rates of Pearson with the spin test on one hemisphere of ``mesh``
+    (``"fsaverage5"`` or ``"fs_LR_32k"``; ``medial_wall``: both maps NaN on the mesh's
+    medial wall, as a user's fs_LR maps arrive).
 
     The pairs fall into ``rotation_sets`` consecutive blocks; the pairs of a block share one
     ``random_state``, hence one set of rotations (drawn and matched to vertices once, then
@@ -154,10 +159,11 @@ def spin_cell(hemi, sigma_mm, n_pairs, n_draws, spin_maps="uniform", rotation_se
     """
     from scipy.sparse import vstack
 
+    from toponeuro._meshes import medial_wall as wall_of
     from toponeuro.atlases import vertex_coordinates
 
     def sphere(h):
-        pos = vertex_coordinates("sphere", h)
+        pos = vertex_coordinates("sphere", h, mesh=mesh)
         return SPHERE_MM * (pos - pos.mean(0)) / np.linalg.norm(pos - pos.mean(0), axis=1).mean()
 
     if hemi == "both":  # one field, the right its mirror image: a bilateral map
@@ -169,16 +175,24 @@ def spin_cell(hemi, sigma_mm, n_pairs, n_draws, spin_maps="uniform", rotation_se
     else:
         pos = sphere(hemi)
         smooth = _sphere_smoother(pos, sigma_mm, spin_maps, envelope_ratio)
+    wall = None
+    if medial_wall:
+        wall = np.concatenate([wall_of(mesh, h) for h in
+                               (("left", "right") if hemi == "both" else (hemi,))])
+    # fsaverage5 keeps the seeds of its recorded cells; another mesh draws its own maps
     rng = np.random.default_rng([seed, int(sigma_mm), HEMIS.index(hemi),
-                                 SPIN_MAPS.index(spin_maps)])
+                                 SPIN_MAPS.index(spin_maps)]
+                                + ([] if mesh == "fsaverage5" else [SPIN_MESHES.index(mesh)]))
     states = rng.integers(2**31, size=max(1, rotation_sets))
     hits = {"pearson": 0, "verdict": 0, "share": 0, "avoid": 0}
     for i in range(n_pairs):
         a = smooth @ rng.standard_normal(smooth.shape[1])
         b = smooth @ rng.standard_normal(smooth.shape[1])
+        if wall is not None:  # no data there, as the map reader leaves it
+            a[wall] = b[wall] = np.nan
         res = map_similarity(a, b, "pearson", n_permutations=n_draws,
                              random_state=int(states[i * len(states) // n_pairs]),
-                             geometry={"positions": pos, "mesh": "fsaverage5"})
+                             geometry={"positions": pos, "mesh": mesh})
         v = overlap_verdict(res, alpha=ALPHA).outcome
         hits["pearson"] += res.p_value <= ALPHA
         hits["verdict"] += v != "no evidence either way"
@@ -203,7 +217,8 @@ def rst_table(rows, spin_rows) -> str:
                   f"     - {100 * r['verdict']:.1f} %{_flag(r['verdict'])} "
                   f"({100 * r['share']:.1f} / {100 * r['avoid']:.1f})"]
     for r in spin_rows:
-        lines += [f"   * - {r['maps']}", f"     - fsaverage5 {r['hemi']}",
+        wall = ", medial wall NaN" if r.get("medial_wall") else ""
+        lines += [f"   * - {r['maps']}", f"     - {r.get('mesh', 'fsaverage5')} {r['hemi']}{wall}",
                   f"     - {r['sigma']:g} mm", "     - spin", "     - --",
                   f"     - {100 * r['pearson']:.1f} %{_flag(r['pearson'])}",
                   f"     - {100 * r['verdict']:.1f} %{_flag(r['verdict'])} "
@@ -220,7 +235,7 @@ def update_record(path: Path, rows, spin_rows, pairs: int, draws: int,
     """Merge measured cells into a ``null_calibration.json`` record (same keys: replaced)."""
     record = json.loads(path.read_text())
     sheet_key = ("maps", "shape", "sigma", "null", "seed")
-    spin_key = ("maps", "hemi", "sigma_mm", "seed", "envelope_ratio")
+    spin_key = ("maps", "hemi", "sigma_mm", "seed", "envelope_ratio", "mesh", "medial_wall")
     for r in rows:
         cell = {"maps": r["maps"], "shape": r["shape"], "sigma": float(r["sigma"]),
                 "null": "shift" if r["null"] == "default" else r["null"],
@@ -236,6 +251,15 @@ def update_record(path: Path, rows, spin_rows, pairs: int, draws: int,
                 "pairs": pairs, "draws": draws}
         if r["maps"] == "envelope":
             cell["envelope_ratio"] = float(r["envelope_ratio"])
+        if r.get("mesh", "fsaverage5") != "fsaverage5":  # fsaverage5 cells carry no mesh key
+            cell["mesh"] = r["mesh"]
+            hits = int(round(r["pearson"] * pairs))
+            cell["hits"] = hits
+            cell["ci95"] = [round(x, 4) for x in clopper_pearson(hits, pairs)]
+        if r.get("medial_wall"):
+            cell["medial_wall"] = True
+        if "seconds" in r:
+            cell["seconds"] = r["seconds"]
         if rotation_sets is not None:
             cell["rotation_sets"] = rotation_sets
         record["spin"] = [c for c in record["spin"]
@@ -280,6 +304,11 @@ def main(argv=None):
     ap.add_argument("--spin-sigmas", nargs="+", type=float, default=[5, 10, 20])
     ap.add_argument("--spin-maps", nargs="+", default=list(SPIN_MAPS), choices=SPIN_MAPS)
     ap.add_argument("--hemis", nargs="+", default=list(HEMIS), choices=HEMIS)
+    ap.add_argument("--spin-mesh", default="fsaverage5", choices=SPIN_MESHES,
+                    help="the mesh whose sphere the spin cells rotate")
+    ap.add_argument("--medial-wall", action="store_true",
+                    help="spin cells: both maps NaN on the mesh's medial wall (fs_LR 32k: the "
+                    "vertices outside HCP's cortex grayordinates), as a user's maps arrive")
     ap.add_argument("--rotation-sets", type=int, default=10,
                     help="sets of spin rotations per cell, each shared by a block of pairs")
     ap.add_argument("--seed", type=int, default=0, help="seed of the sheet cells' maps")
@@ -321,12 +350,16 @@ def main(argv=None):
                 if hemi == "both" and spin_maps == "mesh":
                     continue  # the vertex-noise generator is not mirror-symmetric
                 for sigma in args.spin_sigmas:
+                    t_cell = time.perf_counter()
                     r = spin_cell(hemi, sigma, args.pairs, args.draws, spin_maps,
-                                  args.rotation_sets, args.spin_seed, args.envelope_ratio)
+                                  args.rotation_sets, args.spin_seed, args.envelope_ratio,
+                                  mesh=args.spin_mesh, medial_wall=args.medial_wall)
                     spin_rows.append({"maps": spin_maps, "hemi": hemi, "sigma": sigma,
-                                      "seed": args.spin_seed,
+                                      "seed": args.spin_seed, "mesh": args.spin_mesh,
+                                      "medial_wall": args.medial_wall,
+                                      "seconds": round(time.perf_counter() - t_cell, 1),
                                       "envelope_ratio": args.envelope_ratio, **r})
-                    print(f"spin {spin_maps:8} {hemi:5} sigma {sigma:g} mm Pearson "
+                    print(f"spin {args.spin_mesh} {spin_maps:8} {hemi:5} sigma {sigma:g} mm Pearson "
                           f"{r['pearson']:.3f} verdict {r['verdict']:.3f} "
                           f"({time.perf_counter() - t0:.0f} s)", flush=True)
     out = {"pairs": args.pairs, "draws": args.draws, "alpha": ALPHA, "target": TARGET,

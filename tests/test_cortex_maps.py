@@ -367,3 +367,158 @@ def test_a_constant_sheet_map_is_left_out_of_the_arrangement():
     with pytest.warns(UndefinedValueWarning, match=r"leaves out \['characters'\]"):
         arr = compare_tables(t, "s", c, "s").attrs["arrangement"]
     assert arr["domains"] == ["faces", "bodies", "places"] and arr["spearman"] == 1.0
+
+
+# --------------------------------------------------------------------------- objects, jobs
+class _ModelReached(Exception):
+    """Raised by a stand-in load_model: the job got past reading its cortex maps."""
+
+
+@pytest.mark.parametrize("job", ["run_map", "run_language_map"])
+def test_both_jobs_take_cortex_maps_as_python_objects(job, tmp_path, monkeypatch):
+    """Issue 31: a numpy array, a DataArray with a ``hemi`` coord, a GiftiImage and a
+    Cifti2Image given to run_map / run_language_map are read by the one reader
+    (load_cortex_maps) on fs_LR 32k, before the model is loaded, values unchanged."""
+    import xarray as xr
+
+    import toponeuro.atlases
+    import toponeuro.training
+    from toponeuro import reporting
+    from toponeuro._meshes import medial_wall
+
+    rng = np.random.default_rng(7)
+    planted = {n: _blob("left", v, "fs_LR_32k") + rng.normal(0, .1, N_LR)
+               for n, v in (("a", 3000), ("b", 9000), ("c", 15000), ("d", 21000))}
+    da = xr.DataArray(planted["b"], dims=("voxel",), coords={
+        "hemi": ("voxel", np.full(N_LR, "left")), "vertex": ("voxel", np.arange(N_LR))})
+    gii = nib.gifti.GiftiImage(darrays=[nib.gifti.GiftiDataArray(
+        planted["c"].astype(np.float32))], meta=nib.gifti.GiftiMetaData(
+        {"AnatomicalStructurePrimary": "CortexLeft"}))
+    cifti = nib.load(_cifti(tmp_path / "d.dscalar.nii", planted["d"], planted["d"]))
+    names = (("faces", "bodies", "places", "characters") if job == "run_map"
+             else ("verbs", "nouns", "sentences", "words"))
+    objects = dict(zip(names, (planted["a"], da, gii, cifti)))
+    seen = {}
+    real = toponeuro.atlases.load_cortex_maps
+
+    def spy(*a, **k):
+        seen["maps"] = real(*a, **k)
+        return seen["maps"]
+
+    def stop(*a, **k):
+        raise _ModelReached
+
+    monkeypatch.setattr(toponeuro.atlases, "load_cortex_maps", spy)
+    monkeypatch.setattr(toponeuro.training, "load_model", stop)
+    with warnings.catch_warnings(), pytest.raises(_ModelReached):
+        warnings.simplefilter("ignore", ImplausibleValueWarning)  # blobs not where faces are
+        getattr(reporting, job)(out_dir=tmp_path / "out", cortex_maps=objects,
+                                hemispheres=["left"], progress=False, verbose=False)
+    left = seen["maps"]["left"]
+    assert list(seen["maps"]) == ["left"] and left.mesh == "fs_LR_32k"
+    wall = medial_wall("fs_LR_32k", "left")
+    for name, key in zip(names, "abcd"):
+        got = left.maps[name]
+        assert np.isnan(got[wall]).all()
+        np.testing.assert_allclose(got[~wall], planted[key][~wall], rtol=1e-6)
+    recs = left.source["maps"]
+    assert recs[names[0]]["left"]["object"] == "array"
+    assert recs[names[3]]["left"]["cifti"] == "a nibabel Cifti2Image"
+
+
+@pytest.mark.parametrize("job", ["run_map", "run_language_map"])
+def test_a_wrong_object_is_refused_by_both_jobs_before_the_model(job, tmp_path, monkeypatch):
+    import toponeuro.training
+    from toponeuro import reporting
+
+    def never(*a, **k):
+        raise AssertionError("the model was loaded before the cortex maps were checked")
+
+    monkeypatch.setattr(toponeuro.training, "load_model", never)
+    name = "faces" if job == "run_map" else "verbs"
+    run = getattr(reporting, job)
+    with pytest.raises(DimensionError, match=r"has 1,000 values.*fs_LR_32k 32,492"):
+        run(out_dir=tmp_path / "o", cortex_maps={name: np.ones(1000)}, hemispheres=["left"],
+            progress=False, verbose=False)
+    with pytest.raises(InvalidDataError, match=r"which\?.*hemispheres=\['left'\]"):
+        run(out_dir=tmp_path / "o", cortex_maps={name: np.arange(N_LR, dtype=float)},
+            progress=False, verbose=False)
+    with pytest.raises(TypeError, match=rf"cortex_maps\['{name}'\].*got object"):
+        run(out_dir=tmp_path / "o", cortex_maps={name: object()}, hemispheres=["left"],
+            progress=False, verbose=False)
+
+
+# --------------------------------------------------------------------------- TopoLM's map
+def _down(monkeypatch, tmp_path):
+    """An empty cache and a network that is down."""
+    import urllib.error
+
+    from toponeuro import _fetch
+
+    def down(url, tmp, progress, label):
+        raise urllib.error.URLError("[Errno 101] Network is unreachable")
+
+    monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
+    monkeypatch.setattr(_fetch, "_download", down)
+    monkeypatch.setattr(_fetch, "_UNREACHABLE", {})
+    return tmp_path / "cache" / "epflneuroailab_topolm" / "46b56532d160" / "eval" / "fmri-fit"
+
+
+@pytest.mark.shared
+def test_topolm_contrast_from_its_pinned_cache_path_and_a_local_copy(tmp_path, monkeypatch,
+                                                                     shared_dir):
+    """The pinned file (sha256 in stimuli/sources.tsv) found at its cache path is read as a
+    left-hemisphere fs_LR map; a corrupted copy is quarantined, not read."""
+    import shutil
+
+    from toponeuro.brain import load_topolm_contrast
+    from toponeuro.exceptions import DownloadError
+
+    src = shared_dir / "data" / "topolm" / "group-level-contrast.nc"
+    cache = _down(monkeypatch, tmp_path)
+    cache.mkdir(parents=True)
+    shutil.copy(src, cache / src.name)
+    t = load_topolm_contrast()  # no path: the cache, sha256-checked
+    assert t.dims == ("voxel",) and t.sizes["voxel"] == N_LR
+    assert int(t.isnull().sum()) == 2891 and set(t.hemi.values.tolist()) == {"left"}
+    assert t.attrs["mesh"] == "fs_LR_32k" and t.attrs["contrast"] == "verbs - nouns"
+    np.testing.assert_array_equal(t.vertex.values, np.arange(N_LR))
+    p = load_topolm_contrast(src, variable="p_values")
+    assert p.attrs["statistic"] == "p" and float(p.max()) <= 1
+    cm = load_cortex_maps({"verbs": t})
+    assert list(cm) == ["left"] and cm["left"].mesh == "fs_LR_32k"
+    (cache / src.name).write_bytes(src.read_bytes()[:-10] + b"0123456789")  # corrupted
+    with pytest.raises(DownloadError, match="by hand"):
+        load_topolm_contrast()
+    assert (cache / f"{src.name}.corrupt").exists()
+
+
+def test_topolm_contrast_refuses_other_files_naming_the_fix(tmp_path):
+    import xarray as xr
+
+    from toponeuro.brain import load_topolm_contrast
+
+    path = tmp_path / "c.nc"
+    xr.Dataset({"t_values": ("coords", np.zeros(10242))}).to_netcdf(path)
+    with pytest.raises(DimensionError, match=r"32,492.*has 10,242.*path=None"):
+        load_topolm_contrast(path)
+    with pytest.raises(UnknownNameError, match="did you mean 't_values'"):
+        load_topolm_contrast(path, variable="t_value")
+    from toponeuro.stimuli import fetch_pinned_file
+
+    with pytest.raises(UnknownNameError, match="did you mean 'epflneuroailab/topolm'"):
+        fetch_pinned_file("epflneuroailab/topoml", "eval/fmri-fit/group-level-contrast.nc")
+    with pytest.raises(UnknownNameError, match="did you mean 'eval/fmri-fit/group-level"):
+        fetch_pinned_file("epflneuroailab/topolm", "eval/fmri-fit/group-level-contrast.n")
+
+
+def test_tutorial_topolm_contrast_falls_back_to_a_synthetic_map_and_says_so(tmp_path,
+                                                                           monkeypatch):
+    from toponeuro.tutorial import data_note, tutorial_topolm_contrast
+
+    _down(monkeypatch, tmp_path)
+    t = tutorial_topolm_contrast(local_copies=[tmp_path / "nowhere"])
+    assert t.attrs["synthetic"] and t.sizes["voxel"] == N_LR and t.attrs["mesh"] == "fs_LR_32k"
+    assert list(load_cortex_maps({"verbs": t})) == ["left"]
+    note = data_note(t, "TopoLM verb - noun group map")
+    assert note.synthetic and "Synthetic data" in note._repr_html_()

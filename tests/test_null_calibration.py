@@ -14,6 +14,10 @@ def _pct(x):
     return f"{100 * x:.1f} %"
 
 
+def _fsaverage5(cal):
+    return [c for c in cal["spin"] if c.get("mesh", "fsaverage5") == "fsaverage5"]
+
+
 @pytest.fixture(scope="module")
 def docs():
     if not METRICS.exists():
@@ -48,7 +52,7 @@ def test_docs_tables_show_the_record(docs):
     hemis = {"left": "left", "right": "right", "both": "both (mirrored spin)"}
     for maps, label in labels.items():
         for hemi, hlabel in hemis.items():
-            cells = {c["sigma_mm"]: c["pearson"] for c in cal["spin"] if c["maps"] == maps
+            cells = {c["sigma_mm"]: c["pearson"] for c in _fsaverage5(cal) if c["maps"] == maps
                      and c["hemi"] == hemi and c["seed"] == 0
                      and c.get("envelope_ratio", 4.0) == 4.0}
             row = f"   * - {label}\n     - {hlabel}\n     - {_pct(cells[5])}"
@@ -57,11 +61,11 @@ def test_docs_tables_show_the_record(docs):
             assert rest[1].startswith(f"     - {_pct(cells[10])}")
             assert rest[2].startswith(f"     - {_pct(cells[20])}")
     prose = " ".join(docs.split())
-    for c in cal["spin"]:
+    for c in _fsaverage5(cal):
         if c["seed"] == 1:
             assert f"{c['hemi']} {_pct(c['pearson'])}" in prose
     for hemi in ("left", "right"):  # the later replicates, in seed order
-        reps = sorted((c["seed"], c["pearson"]) for c in cal["spin"] if c["seed"] >= 2
+        reps = sorted((c["seed"], c["pearson"]) for c in _fsaverage5(cal) if c["seed"] >= 2
                       and c["hemi"] == hemi and c["maps"] == "stationary")
         if reps:
             assert (f"{hemi} " + " / ".join(f"{100 * p:.1f}" for _, p in reps) + " %"
@@ -82,3 +86,47 @@ def test_report_quotes_the_record():
                 / "report.html").read_text(encoding="utf-8")
     for key in texts:
         assert f"${key}" in template
+
+
+def _fslr(cal, medial_wall=True):
+    return [c for c in cal["spin"] if c.get("mesh") == "fs_LR_32k"
+            and bool(c.get("medial_wall")) == medial_wall]
+
+
+def _fslr_cell_text(c, target):
+    flag = "" if target[0] <= c["pearson"] <= target[1] else " \\*"
+    lo, hi = c["ci95"]
+    return f"{_pct(c['pearson'])}{flag} ({100 * lo:.1f}--{100 * hi:.1f})"
+
+
+def test_fs_lr_spin_cells_are_recorded_with_their_binomial_interval():
+    """Issue 31: the spin test calibrated on the fs_LR 32k sphere it rotates (both maps NaN
+    on the medial wall, as a user's fs_LR maps arrive), each cell with its hits, pairs, draws
+    and exact 95 % interval, and the interval that of its hits."""
+    from scipy import stats
+
+    cal = null_calibration()
+    cells = _fslr(cal)
+    assert {(c["hemi"], c["sigma_mm"]) for c in cells} == {
+        (h, s) for h in ("left", "right") for s in (5, 10, 20)}
+    for c in cells + _fslr(cal, medial_wall=False):
+        assert c["maps"] == "stationary" and c["pairs"] >= 200 and c["draws"] == 199
+        assert c["hits"] == round(c["pearson"] * c["pairs"])
+        ci = stats.binomtest(c["hits"], c["pairs"]).proportion_ci(0.95, method="exact")
+        assert c["ci95"] == pytest.approx([ci.low, ci.high], abs=1e-4)
+        assert c["ci95"][0] <= c["pearson"] <= c["ci95"][1]
+
+
+def test_docs_fs_lr_table_shows_the_record(docs):
+    cal = null_calibration()
+    for hemi in ("left", "right"):
+        cells = {c["sigma_mm"]: c for c in _fslr(cal) if c["hemi"] == hemi}
+        row = ("   * - stationary, medial wall no data\n"
+               f"     - fs_LR 32k {hemi}\n"
+               + "\n".join(f"     - {_fslr_cell_text(cells[s], cal['target'])}"
+                           for s in (5, 10, 20)))
+        assert row in docs, row
+    prose = " ".join(docs.split())
+    for c in _fslr(cal, medial_wall=False):
+        assert (f"{c['hemi']} {c['sigma_mm']} mm {_pct(c['pearson'])} ({c['hits']} of "
+                f"{c['pairs']})") in prose

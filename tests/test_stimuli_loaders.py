@@ -107,7 +107,10 @@ def test_pinned_table_is_complete():
     assert len(t) == 11 * 144 and t.sha256.str.len().eq(64).all()
     cats = t.path.str.split("/").str[1]
     assert sorted(cats.unique()) == sorted(FLOC_CATEGORIES)
-    assert len(pinned_sources("epflneuroailab/topolm")) == 1
+    lm = pinned_sources("epflneuroailab/topolm")  # the localizer csv and the fs_LR contrast
+    assert sorted(lm.path) == ["eval/fmri-fit/group-level-contrast.nc",
+                               "eval/stimuli/fedorenko_stimuli.csv"]
+    assert lm.commit.nunique() == 1 and lm.sha256.str.len().eq(64).all()
 
 
 def test_language_localizer_local(tmp_path):

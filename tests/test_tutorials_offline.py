@@ -13,7 +13,8 @@ from toponeuro.tutorial import data_note, tutorial_floc, tutorial_language_local
 
 TUTORIALS = sorted((Path(__file__).parents[1] / "tutorials").glob("plot_*.py"))
 _READERS = re.compile(r"\b(load_floc|load_language_localizer|fetch_floc|"
-                      r"fetch_language_localizer|fetch_url)\(")
+                      r"fetch_language_localizer|fetch_url|load_topolm_contrast|"
+                      r"fetch_topolm_contrast|fetch_pinned_file)\(")
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ either (offline, no copy) they run on labelled synthetic stand-ins, and say so i
 
 from __future__ import annotations
 
-__all__ = ["tutorial_floc", "tutorial_language_localizer", "data_note"]
+__all__ = ["tutorial_floc", "tutorial_language_localizer", "tutorial_topolm_contrast",
+           "data_note"]
 
 
 
@@ -92,6 +93,59 @@ def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
     return items.select(keep)
 
 
+def tutorial_topolm_contrast(local_copies=None, *, random_state: int = 0):
+    """TopoLM's fs_LR 32k verb - noun group contrast for a tutorial, or a synthetic fs_LR map
+    when it cannot be had.
+
+    :func:`toponeuro.brain.load_topolm_contrast` without a path (the cache
+    ``$TOPONEURO_DATA``, else the pinned download); offline, the first of ``local_copies``
+    (folders holding ``group-level-contrast.nc``; default: ``shared/data/topolm`` in the
+    working directory or any folder above it, where a checkout's ``../shared`` lies) that
+    exists. Without either: smooth random bumps on the left fs_LR 32k sphere in t-like units,
+    named ``"synthetic"`` (``attrs["synthetic"]`` True); show :func:`data_note` of the result.
+
+    Examples
+    --------
+    >>> t = tutorial_topolm_contrast(local_copies=[])  # doctest: +SKIP
+    >>> t.sizes["voxel"], t.attrs["mesh"]  # doctest: +SKIP
+    (32492, 'fs_LR_32k')
+    """
+    from pathlib import Path
+
+    import numpy as np
+    import xarray as xr
+
+    from ._dims import HEMI, VERTEX, VOXEL
+    from .brain import load_topolm_contrast
+    from .exceptions import DownloadError
+
+    try:
+        t = load_topolm_contrast()
+        t.attrs["origin"] = "TopoLM's file (pinned, sha256-checked)"
+        return t
+    except DownloadError:
+        pass
+    if local_copies is None:
+        here = Path.cwd().resolve()
+        local_copies = [d / "shared" / "data" / "topolm" for d in (here, *here.parents)]
+    for folder in map(Path, local_copies):
+        if (folder / "group-level-contrast.nc").is_file():
+            t = load_topolm_contrast(folder / "group-level-contrast.nc")
+            t.attrs["origin"] = f"TopoLM's file, local copy {folder} (offline)"
+            return t
+    from .atlases import vertex_coordinates
+
+    rng = np.random.default_rng(random_state)
+    u = vertex_coordinates("sphere", "left", mesh="fs_LR_32k")
+    u = u / np.linalg.norm(u, axis=1, keepdims=True)
+    centres = rng.standard_normal((60, 3))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    values = (rng.normal(0, 2.5, 60) * np.exp(-(1 - u @ centres.T) * 50)).sum(1)
+    return xr.DataArray(values, dims=(VOXEL,), name="synthetic", coords={
+        HEMI: (VOXEL, np.full(values.size, "left")), VERTEX: (VOXEL, np.arange(values.size))},
+        attrs={"mesh": "fs_LR_32k", "synthetic": True, "origin": "synthetic"})
+
+
 def make_stimulus_set_for_doc():
     """Two synthetic stimuli (for the examples of this module).
 
@@ -117,6 +171,9 @@ class data_note:  # noqa: N801 - used like a function in the tutorials
     """
 
     def __init__(self, stimuli, what: str = "fLoc images"):
+        if hasattr(stimuli, "dims"):  # a cortex map (tutorial_topolm_contrast)
+            self._map_note(stimuli, what)
+            return
         self.synthetic = stimuli.name == "synthetic"
         n = len(stimuli)
         if self.synthetic:
@@ -134,6 +191,20 @@ class data_note:  # noqa: N801 - used like a function in the tutorials
         else:
             self.title = "Data"
             self.text = f"This page ran on {n} {what} ({stimuli.name})."
+
+    def _map_note(self, cortex_map, what: str) -> None:
+        self.synthetic = bool(cortex_map.attrs.get("synthetic"))
+        if self.synthetic:
+            self.title = "Synthetic data"
+            self.text = (
+                f"The {what} is not available here (not in the cache $TOPONEURO_DATA, no "
+                "local copy and no network), so this page ran on a synthetic map (smooth random "
+                "bumps on the fs_LR 32k sphere): the figures and numbers show the method, not "
+                "results about the real map. See the install page to get the data.")
+        else:
+            self.title = "Data"
+            self.text = (f"This page ran on the {what}: {cortex_map.attrs.get('origin', '')}, "
+                         f"{cortex_map.sizes[cortex_map.dims[0]]:,} vertices.")
 
     def __repr__(self) -> str:
         return f"{self.title}: {self.text}"

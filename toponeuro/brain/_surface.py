@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from .._docs import fill_doc
 from .._meshes import MESH_SIZES, read_surface_file
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
@@ -17,10 +18,16 @@ from ..exceptions import (
     InvalidDataError,
     MeshMismatchError,
     UnknownNameError,
+    close_matches,
 )
 from ._responses import handle_invalid, make_brain_responses
 
-__all__ = ["load_surface_betas", "read_surface_data", "MESH_SIZES"]
+__all__ = ["load_surface_betas", "read_surface_data", "MESH_SIZES", "fetch_topolm_contrast",
+           "load_topolm_contrast", "TOPOLM_CONTRAST"]
+
+#: TopoLM's verb - noun group contrast: the pinned file (``toponeuro.stimuli.pinned_sources``)
+TOPOLM_CONTRAST = {"repo": "epflneuroailab/topolm",
+                   "path": "eval/fmri-fit/group-level-contrast.nc"}
 
 
 
@@ -216,3 +223,91 @@ def load_surface_betas(
         categories=categories, attrs={"mesh": mesh},
     )
     return handle_invalid(da, drop_invalid, "surface betas")
+
+
+@fill_doc
+def fetch_topolm_contrast(*, cache_dir: str | os.PathLike | None = None):
+    """Download TopoLM's fs_LR 32k verb - noun group contrast (pinned commit, sha256-checked)
+    unless a verified copy is in the cache; return its path.
+
+    The file ``eval/fmri-fit/group-level-contrast.nc`` of ``epflneuroailab/topolm`` at the
+    commit in :func:`toponeuro.stimuli.pinned_sources` (Rathi et al., 2025, TopoLM, ICLR).
+    Offline, the error names the address and where to put a copy by hand.
+
+    Parameters
+    ----------
+    %(cache_dir)s
+
+    Examples
+    --------
+    >>> path = fetch_topolm_contrast()  # doctest: +SKIP
+    >>> from toponeuro.stimuli import pinned_sources
+    >>> t = pinned_sources(TOPOLM_CONTRAST["repo"])
+    >>> int(t.bytes[t.path == TOPOLM_CONTRAST["path"]].iloc[0])
+    786114
+    """
+    from ..stimuli import fetch_pinned_file
+
+    return fetch_pinned_file(TOPOLM_CONTRAST["repo"], TOPOLM_CONTRAST["path"],
+                             cache_dir=cache_dir)
+
+
+@fill_doc
+def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str = "t_values",
+                         cache_dir: str | os.PathLike | None = None) -> xr.DataArray:
+    """TopoLM's group verb - noun contrast on the left hemisphere of fs_LR 32k.
+
+    A one-sample t over 22 participants of the verb - noun fMRI contrast (Rathi et al., 2025,
+    TopoLM, ICLR), as the TopoLM repository distributes it: an xarray Dataset with one value
+    per vertex of the left fs_LR 32k hemisphere (32,492; NaN where there is no data).
+
+    Parameters
+    ----------
+    path : path-like, optional
+        A local copy of ``group-level-contrast.nc``; without it,
+        :func:`fetch_topolm_contrast` (the cache, else the pinned download).
+    variable : {"t_values", "p_values"}
+    %(cache_dir)s
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("voxel",)`` with coords ``hemi`` ("left") and ``vertex`` (0..32,491): a
+        cortex map :func:`toponeuro.atlases.load_cortex_maps` (and ``run_language_map(
+        cortex_maps=)``) reads as the left hemisphere of fs_LR 32k. Attrs: ``mesh``,
+        ``statistic``, ``contrast``, ``source`` (the file), ``reference``.
+
+    Raises
+    ------
+    UnknownNameError
+        ``variable`` is not in the file.
+    DimensionError
+        The file does not hold one value per vertex of a fs_LR 32k hemisphere.
+
+    Examples
+    --------
+    >>> t = load_topolm_contrast()  # doctest: +SKIP
+    >>> t.sizes["voxel"], str(t.hemi.values[0]), t.attrs["mesh"]  # doctest: +SKIP
+    (32492, 'left', 'fs_LR_32k')
+    """
+    from .._dims import HEMI, VERTEX, VOXEL
+
+    path = fetch_topolm_contrast(cache_dir=cache_dir) if path is None else path
+    with xr.open_dataset(path) as ds:
+        if variable not in ds.data_vars:
+            raise UnknownNameError(
+                f"{path} has no variable {variable!r}; "
+                f"{close_matches(variable, list(ds.data_vars))} (it has {list(ds.data_vars)})")
+        values = np.asarray(ds[variable].values, dtype=np.float64).ravel()
+    n = MESH_SIZES["fs_LR_32k"]
+    if values.size != n:
+        raise DimensionError(
+            f"TopoLM's contrast holds one value per vertex of the left fs_LR 32k hemisphere "
+            f"({n:,}); {path} has {values.size:,}. Pass the group-level-contrast.nc of the "
+            "TopoLM repository (or path=None for the pinned download).")
+    return xr.DataArray(values, dims=(VOXEL,), name=variable, coords={
+        HEMI: (VOXEL, np.full(n, "left")), VERTEX: (VOXEL, np.arange(n))}, attrs={
+        "mesh": "fs_LR_32k", "statistic": "t" if variable == "t_values" else "p",
+        "contrast": "verbs - nouns", "n_subjects": 22, "source": str(path),
+        "reference": "Rathi, Mehrer, AlKhamissi, Binhuraib, Blauch & Schrimpf (2025), "
+                     "TopoLM, ICLR 2025"})

@@ -420,8 +420,9 @@ def _calibration_texts() -> dict:
     """The report's calibration numbers, from the one record of them (null_calibration)."""
     cal = null_calibration()
     sheet = [c["ssim"] for c in cal["sheet"] if c["maps"] == "crop" and c["null"] == "shift"]
-    stationary = [c["pearson"] for c in cal["spin"] if c["maps"] == "stationary"]
-    envelope = [c for c in cal["spin"] if c["maps"] == "envelope"]
+    fs5 = [c for c in cal["spin"] if c.get("mesh", "fsaverage5") == "fsaverage5"]  # the text's
+    stationary = [c["pearson"] for c in fs5 if c["maps"] == "stationary"]
+    envelope = [c for c in fs5 if c["maps"] == "envelope"]
     ratios = [c["envelope_ratio"] for c in envelope]
     return {
         "ssim_fpr_mean": f"{100 * sum(sheet) / len(sheet):.1f} %",

@@ -38,6 +38,7 @@ __all__ = [
     "load_image_folder",
     "load_nsd_stimuli",
     "pinned_sources",
+    "fetch_pinned_file",
     "LANGLOC_CONDITIONS",
     "NSDImageReader",
 ]
@@ -70,6 +71,36 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
     if repo is not None:
         table = table[table.repo == repo].reset_index(drop=True)
     return table
+
+
+@fill_doc
+def fetch_pinned_file(repo: str, path: str, *,
+                      cache_dir: str | os.PathLike | None = None) -> Path:
+    """Download one file of :func:`pinned_sources` (its commit, sha256-checked) to
+    ``<cache>/<owner>_<name>/<commit[:12]>/<path>`` unless a verified copy is there; offline,
+    the error names the address and where to put a copy by hand. Returns its path.
+
+    Parameters
+    ----------
+    repo : str
+        ``owner/name`` as in the table.
+    path : str
+        The file's path in the repository, as in the table.
+    %(cache_dir)s
+
+    Examples
+    --------
+    >>> fetch_pinned_file("epflneuroailab/topolm", "eval/fmri-fit/group-level-contrast.nc"
+    ...                   ).name  # doctest: +SKIP
+    'group-level-contrast.nc'
+    """
+    table = pinned_sources(repo)
+    rows = table[table.path == path]
+    if rows.empty:
+        known = table.path.tolist() or pinned_sources().repo.unique().tolist()
+        raise UnknownNameError(f"No pinned file {path!r} of repo {repo!r}; "
+                               f"{close_matches(path if len(table) else repo, known)}")
+    return _fetch_row(next(rows.itertuples()), cache_dir, False)
 
 
 def _fetch_row(row, cache_dir, progress) -> Path:
@@ -303,10 +334,11 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
     Examples
     --------
     >>> path = fetch_language_localizer()  # doctest: +SKIP
-    >>> pinned_sources("epflneuroailab/topolm").path.tolist()  # the file it fetches
+    >>> t = pinned_sources("epflneuroailab/topolm")
+    >>> t.path[t.path.str.endswith(".csv")].tolist()  # the file it fetches
     ['eval/stimuli/fedorenko_stimuli.csv']
     """
-    row = next(pinned_sources(_LANGLOC_REPO).itertuples())
+    row = next(r for r in pinned_sources(_LANGLOC_REPO).itertuples() if r.path.endswith(".csv"))
     return _fetch_row(row, cache_dir, False)
 
 

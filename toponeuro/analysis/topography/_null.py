@@ -306,10 +306,13 @@ def null_calibration() -> dict:
     dict
         ``alpha``, ``target`` (the acceptable range); ``sheet``: one dict per cell (``maps``
         "crop"/"reflect", ``shape``, ``sigma`` in sheet units, ``null``, ``ssim``,
-        ``pearson`` rates; the verdict's rate is SSIM's); ``spin``: one per fsaverage5 cell
-        (``maps`` "stationary"/"mesh"/"envelope", ``hemi``, ``sigma_mm``, ``pearson``,
-        ``seed``; envelope cells their ``envelope_ratio``); every cell its ``pairs`` and
-        ``draws``. A fresh copy; ``bench/calibrate_nulls.py --record`` writes it.
+        ``pearson`` rates; the verdict's rate is SSIM's); ``spin``: one per cell
+        of a sphere (``maps`` "stationary"/"mesh"/"envelope", ``hemi``, ``sigma_mm``,
+        ``pearson``, ``seed``; envelope cells their ``envelope_ratio``; fsaverage5 cells
+        have no ``mesh`` key, the others name it, e.g. ``"fs_LR_32k"``, with
+        ``medial_wall`` when both maps had no data there, ``hits`` and the exact binomial
+        ``ci95``); every cell its ``pairs`` and ``draws``. A fresh copy;
+        ``bench/calibrate_nulls.py --record`` writes it.
 
     Examples
     --------

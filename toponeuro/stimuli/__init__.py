@@ -7,7 +7,8 @@ by :func:`read_image` alone, and image folders listed by :func:`list_image_files
 :func:`make_image_folder` writes a synthetic one in fLoc's layout.
 """
 
-from . import _image, _loaders, _r92, _set, _synthetic, _table
+from . import _datasets, _image, _loaders, _r92, _set, _synthetic, _table
+from ._datasets import *
 from ._image import *
 from ._loaders import *
 from ._r92 import *
@@ -22,4 +23,5 @@ __all__ = [
     *_synthetic.__all__,
     *_table.__all__,
     *_r92.__all__,
+    *_datasets.__all__,
 ]

@@ -12,16 +12,17 @@ import numpy as np
 import pandas as pd
 
 from .._docs import fill_doc
-from .._fetch import data_dir as _data_dir
 from .._fetch import fetch_url
 from ..exceptions import (
     DimensionError,
+    DownloadError,
     InvalidDataError,
     MissingFileError,
     OutOfRangeError,
     UnknownNameError,
     close_matches,
 )
+from ._datasets import DATASETS, dataset_dir, dataset_relpath, floc_offline_message, legacy_copy
 from ._image import IMAGE_EXTENSIONS, list_image_files
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
 from ._table import RUN_LIST_COLUMNS, read_run_list
@@ -72,9 +73,21 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
 
 
 def _fetch_row(row, cache_dir, progress) -> Path:
+    """One pinned file at ``<cache>/<dataset>/...`` (``_datasets``), downloaded when absent."""
     url = _RAW.format(repo=row.repo, commit=row.commit, path=row.path.replace(" ", "%20"))
-    rel = Path(row.repo.replace("/", "_")) / row.commit[:12] / row.path
-    return fetch_url(url, sha256=row.sha256, relpath=rel, cache_dir=cache_dir, progress=progress)
+    old = legacy_copy(row, cache_dir)  # before 0.4's layout: read, warned, never moved
+    if old is not None:
+        return old
+    return fetch_url(url, sha256=row.sha256, relpath=dataset_relpath(row), cache_dir=cache_dir,
+                     progress=progress)
+
+
+def _fetch_floc_keys(rows, keys, cache_dir, progress) -> list[Path]:
+    """The fLoc images ``keys``; offline, the error names the whole set and where it goes."""
+    try:
+        return [_fetch_row(rows[k], cache_dir, progress) for k in keys]
+    except DownloadError as err:
+        raise DownloadError(floc_offline_message(keys, rows[keys[0]], err, cache_dir)) from err
 
 
 def _check_names(wanted, known, what: str) -> list[str]:
@@ -285,15 +298,15 @@ def fetch_floc(
     table = pinned_sources(_FLOC_REPO)
     rows = {_floc_key(row.path): row for row in table.itertuples()}
     keys = _floc_select(rows, categories, numbers, f"{_FLOC_REPO}@{table.commit.iloc[0]}")
-    return [_fetch_row(rows[k], cache_dir, progress) for k in keys]
+    return _fetch_floc_keys(rows, keys, cache_dir, progress)
 
 
 @fill_doc
 def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> Path:
     """Download the language-localizer csv (pinned epflneuroailab/topolm copy); return its path.
 
-    Verified by sha256 and downloaded once. :func:`load_language_localizer` calls this
-    when given no path.
+    Verified by sha256 and downloaded once, to ``<cache>/langloc/fedorenko_stimuli.csv``
+    (:func:`dataset_dir`). :func:`load_language_localizer` calls this when given no path.
 
     Parameters
     ----------
@@ -310,7 +323,7 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
 
 
 #: name of the folder under the cache root where a local fLoc copy is looked for
-FLOC_LOCAL_FOLDER = "floc"
+FLOC_LOCAL_FOLDER = DATASETS["floc"].name
 
 
 def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
@@ -325,7 +338,7 @@ def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     >>> (d / "floc").mkdir(); local_floc_copy(d) == d / "floc"
     True
     """
-    folder = _data_dir(cache_dir) / FLOC_LOCAL_FOLDER
+    folder = dataset_dir("floc", cache_dir)
     return folder if folder.is_dir() else None
 
 
@@ -349,10 +362,10 @@ def load_floc(
     path : str or Path, optional
         A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``
         (hidden files such as macOS ``._*`` are skipped).
-        Without a path, a local copy in ``<cache>/floc`` (e.g. ``$TOPONEURO_DATA/floc``) is
-        used when that folder exists; otherwise :func:`fetch_floc` downloads the images
-        from the VPNL/fLoc repository at a pinned commit (144 per category, ~196 MB) into
-        the cache, each verified by sha256.
+        Without a path, the dataset folder ``<cache>/floc`` (``$TOPONEURO_DATA/floc``,
+        :func:`dataset_dir`): the images asked for by ``numbers`` that it lacks are
+        downloaded into it by :func:`fetch_floc` (VPNL/fLoc at a pinned commit, 144 per
+        category, ~196 MB, each verified by sha256); a copy put there by hand is used as is.
     %(cache_dir)s
         Ignored with ``path``.
     categories : sequence of str, optional
@@ -388,13 +401,21 @@ def load_floc(
     >>> load_floc(d, numbers="2-2").ids.tolist()
     ['adult-2', 'house-2']
     """
-    if path is None and local_floc_copy(cache_dir) is not None:
-        path = local_floc_copy(cache_dir)
-    if path is None:
+    local = local_floc_copy(cache_dir) if path is None else None
+    found = _floc_scan(local) if local is not None else {}
+    if path is None and not found:
         paths = fetch_floc(categories, numbers, cache_dir=cache_dir, progress=progress)
         keys = [_floc_key(p) for p in paths]
+    elif path is None and numbers is not None:  # <cache>/floc: what it lacks is downloaded
+        rows = {_floc_key(row.path): row for row in pinned_sources(_FLOC_REPO).itertuples()}
+        cats = categories if categories is not None else sorted(
+            {c for c, _ in found}, key=FLOC_CATEGORIES.index)
+        keys = _floc_select({**dict.fromkeys(rows), **found}, cats, numbers, f"copy {local}")
+        missing = [k for k in keys if k not in found]
+        got = dict(zip(missing, _fetch_floc_keys(rows, missing, cache_dir, progress)))
+        paths = [found[k] if k in found else got[k] for k in keys]
     else:
-        root = Path(path)
+        root = Path(path if path is not None else local)
         if not root.is_dir():
             raise MissingFileError(
                 f"fLoc folder {root} does not exist (or is not a folder); pass the folder that "

@@ -122,8 +122,9 @@ def test_a_hand_copy_in_the_floc_folder_is_completed_by_download(tmp_path, monke
 
 
 def test_offline_floc_error_names_the_whole_set_and_where_it_goes(monkeypatch):
-    def offline(url, **kwargs):
-        raise DownloadError(f"Could not download {url} (no network).")
+    def offline(url, relpath, **kwargs):  # fetch_url's own wording, with its one-file hint
+        raise DownloadError(f"Could not download {url} (no network). Download {url} by hand "
+                            f"(any machine with internet access) and put it at {relpath}")
 
     monkeypatch.setattr(loaders, "fetch_url", offline)
     cats = [c for c in FLOC_CATEGORIES if c != "scrambled"]
@@ -133,9 +134,10 @@ def test_offline_floc_error_names_the_whole_set_and_where_it_goes(monkeypatch):
     commit = pinned_sources("VPNL/fLoc").commit[0]
     for needed in ("240 images", "numbers 97-120 of each of the 10 categories",
                    "adult, child, body", f"https://github.com/VPNL/fLoc/tree/{commit}",
-                   "1,584 images", str(data_dir() / "floc"), "path= to load_floc",
-                   "adult/adult-97.jpg"):
+                   "1,584 images", str(data_dir() / "floc"), "path= of load_floc",
+                   "adult/adult-97.jpg", "no network"):
         assert needed in msg, needed
+    assert "by hand" not in msg  # not the one-file hint of a single download
     assert "--" not in msg  # parameters, not flags: the CLI translates
 
 

@@ -159,11 +159,14 @@ def floc_offline_message(keys, row, err, cache_dir=None) -> str:
     span = (f"{nums[0]}-{nums[-1]}" if nums == list(range(nums[0], nums[-1] + 1))
             else ", ".join(map(str, nums[:10])) + (" ..." if len(nums) > 10 else ""))
     folder = dataset_dir("floc", cache_dir)
+    # the cause, without fetch_url's one-file "download ... by hand" hint: the set replaces it
+    reason = str(err.__cause__) if err.__cause__ is not None else str(err).split(" Download ")[0]
     return (
-        f"Could not download the fLoc images ({err}). The request needs {len(keys)} images: "
-        f"numbers {span} of each of the {len(cats)} categories {', '.join(cats)}, from the "
-        f"stimuli/ folder of https://github.com/{row.repo}/tree/{row.commit} (1,584 images, "
-        f"144 per category, ~196 MB). Offline, copy that stimuli/ folder (one sub-folder per "
-        f"category, e.g. adult/adult-97.jpg) to {folder} (toponeuro reads it there, and "
-        "downloads only images it lacks), or pass its path as path= to load_floc."
+        f"Could not download fLoc image {PurePosixPath(row.path).name} ({reason.rstrip('.')}). "
+        f"The request needs {len(keys)} images: numbers {span} of each of the {len(cats)} "
+        f"categories {', '.join(cats)}, from the stimuli/ folder of "
+        f"https://github.com/{row.repo}/tree/{row.commit} (all 1,584 images: 144 per category, "
+        f"~196 MB). Offline, copy that folder (category sub-folders, e.g. adult/adult-97.jpg) to "
+        f"{folder}, where toponeuro reads it and downloads only what it lacks; or give its "
+        "path (path= of load_floc)."
     )

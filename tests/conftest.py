@@ -41,6 +41,16 @@ def langloc_csv(shared_dir) -> Path:
     return shared_dir / "data" / "langloc" / "fedorenko2010_stimuli.csv"
 
 
+@pytest.fixture(scope="session")
+def r92_dir(shared_dir) -> Path:
+    """data/r92 (rsatoolbox's 92-image demo files); skips when this copy lacks them."""
+    folder = shared_dir / "data" / "r92"
+    if not (folder / "92_brainRDMs.mat").is_file():
+        pytest.skip(f"needs {folder} (92_brainRDMs.mat and the supplemental data file of "
+                    "rsatoolbox's demos/92imageData), absent from this copy of the shared data")
+    return folder
+
+
 @pytest.fixture
 def write_floc_folder():
     """:func:`toponeuro.stimuli.make_image_folder`: ``<root>/<category>/<category>-<N><suffix>``

@@ -333,7 +333,8 @@ def test_cli_fslr_one_hemisphere_end_to_end(tmp_path, write_floc_folder):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ImplausibleValueWarning)
         rc = main(["map", "--stimuli", str(floc), "--layers", "layer4.0.conv2",
-                   "--permutations", "9", "--cortex-maps", ",".join(parts),
+                   "--permutations", "9", "--cortex-permutations", "19",
+                   "--cortex-maps", ",".join(parts),
                    "--cortex-threshold", "2", "--hemispheres", "left", "--no-random-init",
                    "--out", str(tmp_path / "out"), "--no-progress"])
     assert rc == 0
@@ -342,6 +343,7 @@ def test_cli_fslr_one_hemisphere_end_to_end(tmp_path, write_floc_folder):
     assert src["mesh"] == "fs_LR_32k" and src["hemispheres"] == ["left"]
     assert "left hemisphere only" in s["cortex"]["atlas"] and "right" not in s["cortex"]
     assert s["arrangement"]["layer4.0.conv2|left"]["n_domains"] == 3
+    assert s["cortex_permutations"] == 19  # --cortex-permutations reached the spin test
     assert "your maps on fs_LR_32k" in (tmp_path / "out" / "report.html").read_text()
 
 

@@ -244,3 +244,34 @@ def test_label_null_for_map_similarity():
     res = spatial_null("pearson", d, target, null="labels", n_permutations=99,
                        alternative="two-sided", random_state=0)
     assert res.null_method == "labels" and res.p_value <= 0.02
+
+
+def test_vision_job_rests_patch_claims_on_the_label_null():
+    """The vision job's patches are tested against the label null too (the units in them): on
+    a sheet where every contrast is smooth, a planted faces blob is 'selective' (more units
+    in its patches than random splits of the images give) and the other domains are not."""
+    from toponeuro.reporting import model_topography
+    from toponeuro.reporting._results import _signatures, layer_summary
+    from toponeuro.stimuli import FLOC_CATEGORIES
+
+    rng = np.random.default_rng(4)
+    cats = [c for c in FLOC_CATEGORIES if c != "scrambled"] * 8
+    x = gaussian_filter(rng.standard_normal((len(cats), *SHAPE)), (0, 1.5, 1.5))
+    x /= x.std()
+    x[np.isin(cats, ["adult", "child"])] += 2.5 * blob(SHAPE, (5, 10), 2.5)
+    acts = make_activations({"h": x.reshape(len(cats), -1)}, categories=cats)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = model_topography(acts, ["h"], n_permutations=99, random_state=0)
+    out = layer_summary(model.topography, "h", model.dimensionality["h"], 0.05,
+                        contrast=model.contrast)
+    patches = out["patches_label_null"]
+    assert set(patches) == {"faces", "bodies", "places", "characters", "objects"}
+    assert patches["faces"]["statistic"] == "patch_units" and patches["faces"]["value"] > 20
+    assert patches["faces"]["selective"]["outcome"] == "beyond chance", patches["faces"]
+    assert not any(patches[d]["selective"]["significant"] for d in patches if d != "faces")
+    signs = {s["signature"]: s for s in _signatures(model.topography, "h", 0.05, None,
+                                                    model.contrast)}
+    face = signs["selective patches faces"]
+    assert face["null"] == "labels" and face["significant"]
+    assert f"units in patches {int(patches['faces']['value'])} (label null" in face["text"]

@@ -212,7 +212,7 @@ def test_language_job_missing_csv_names_the_fix(tmp_path):
     from toponeuro.reporting import run_language_map
 
     with pytest.raises(FileNotFoundError, match="stimuli="):
-        run_language_map("minilm.l6_v2", stimuli=tmp_path / "nope.csv", out_dir=tmp_path,
+        run_language_map("minilm.l6_v2", stimuli=tmp_path / "nope.csv", out_dir=tmp_path / "out",
                          progress=False, verbose=False)
 
 

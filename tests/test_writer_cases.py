@@ -226,27 +226,25 @@ def _sweep_inputs():
     return acts, resp
 
 
-def test_sweep_results_refuse_changed_responses(tmp_path):
+def _values_changed(resp):
+    return resp.copy(data=resp.values + np.random.default_rng(1).normal(size=resp.shape))
+
+
+def _regions_moved(resp):
+    return resp.assign_coords(roi=("voxel", ["FFA", "PPA"] * 3))
+
+
+@pytest.mark.parametrize("change, message", [(_values_changed, "responses' values changed"),
+                                             (_regions_moved, "region assignment")])
+def test_sweep_results_refuse_changed_responses(tmp_path, change, message):
     # 0.3: the old scores came back (only shapes and stimulus ids were recorded)
     from toponeuro.analysis import sweep
 
     acts, resp = _sweep_inputs()
     res = tmp_path / "sweep.jsonl"
     sweep({"net": acts}, None, resp, progress=False, results=res)
-    changed = resp.copy(data=resp.values + np.random.default_rng(1).normal(size=resp.shape))
-    with pytest.raises(E.InputChangedError, match="responses' values changed"):
-        sweep({"net": acts}, None, changed, progress=False, results=res)
-
-
-def test_sweep_results_refuse_a_changed_region_assignment(tmp_path):
-    from toponeuro.analysis import sweep
-
-    acts, resp = _sweep_inputs()
-    res = tmp_path / "sweep.jsonl"
-    sweep({"net": acts}, None, resp, progress=False, results=res)
-    moved = resp.assign_coords(roi=("voxel", ["FFA", "PPA"] * 3))
-    with pytest.raises(E.InputChangedError, match="region assignment"):
-        sweep({"net": acts}, None, moved, progress=False, results=res)
+    with pytest.raises(E.InputChangedError, match=message):
+        sweep({"net": acts}, None, change(resp), progress=False, results=res)
 
 
 def test_sweep_results_recompute_changed_activations(tmp_path):

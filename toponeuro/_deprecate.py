@@ -48,7 +48,7 @@ def removed_names(module: str, replacements: dict[str, str]):
     >>> try:
     ...     from toponeuro.analysis import noise_ceiling
     ... except ImportError as err:
-    ...     print(type(err).__name__, str(err)[:60])
+    ...     print(type(err).__name__, str(err).split(";")[0])
     RemovedNameError toponeuro.analysis.noise_ceiling was removed in toponeuro 0.3.0
     """
 

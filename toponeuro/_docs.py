@@ -10,6 +10,14 @@ DOCDICT = {
         Seed for every random choice; the same seed gives the same result.""",
     "device": """device : str
         Torch device, ``"cpu"`` (default) or ``"cuda"`` where available.""",
+    "n_permutations": """n_permutations : int
+        Draws of the null. 0 gives the statistic alone (its p-value NaN, no claim); draws
+        whose smallest p (``1 / (n + 1)``, twice that two-sided) cannot reach ``alpha`` --
+        9 draws at 0.05, or 19 two-sided -- read "too few draws to test", never a negative
+        finding (:func:`toponeuro.analysis.can_reject`).""",
+    "alpha": """alpha : float
+        Significance level of every claim, in (0, 1) (default 0.05): a p-value at or
+        below it rejects the null.""",
     "progress": """progress : bool
         Show a tqdm progress bar (default ``True``).""",
     "figure": """Returns

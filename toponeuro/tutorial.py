@@ -13,11 +13,13 @@ __all__ = ["tutorial_floc", "tutorial_language_localizer", "data_note"]
 
 
 
-def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int = 0):
+def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int = 0,
+                  path=None):
     """fLoc images for a tutorial, or synthetic gratings when they cannot be had.
 
-    :func:`toponeuro.stimuli.load_floc` without a path: the local copy
-    ``$TOPONEURO_DATA/floc`` when it exists, else the pinned download into the cache. When
+    :func:`toponeuro.stimuli.load_floc` (of ``path`` when given, e.g. a local copy): without
+    a path, the local copy ``$TOPONEURO_DATA/floc`` when it exists, else the pinned download
+    into the cache. When
     neither works (offline and no copy), :func:`toponeuro.stimuli.make_stimulus_set`
     gratings with the same categories and count per category, named ``"synthetic"``; show
     :func:`data_note` of the result so the rendered page says which data ran.
@@ -34,7 +36,7 @@ def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int
     numbers = list(numbers)
     cats = list(categories) if categories is not None else list(FLOC_CATEGORIES)
     try:
-        return load_floc(categories=cats, numbers=numbers)
+        return load_floc(path, categories=cats, numbers=numbers)
     except (DownloadError, MissingFileError, OSError):
         return make_stimulus_set(len(numbers), cats, size=size, random_state=random_state)
 

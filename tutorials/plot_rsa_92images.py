@@ -13,8 +13,10 @@ Finally it asks whether the TopoNet's face units, picked on another image set (f
 prefer the faces among the 92.
 
 Data: rsatoolbox's public demo files (``demos/92imageData`` at a pinned commit), fetched
-and sha256-checked into the cache; offline, a local copy in ``../shared/data/r92`` when one
-exists, else synthetic stand-ins. The first output says which ran.
+and sha256-checked into the cache; offline, a local copy in ``$TOPONEURO_SHARED/data/r92``
+(or ``../shared/data/r92`` beside the repository) when one exists, else synthetic stand-ins.
+The fLoc images for the last section come the same way (the cache, a download, a local
+copy in ``.../shared/data/floc``, else synthetic gratings). The outputs say which ran.
 
 Cite: Kriegeskorte, Mur, Ruff, Kiani, Bodurka, Esteky, Tanaka & Bandettini (2008), Neuron
 60(6):1126-1141; Schütt et al. (2023), eLife 12:e82566 for the inference.
@@ -29,6 +31,7 @@ Cite: Kriegeskorte, Mur, Ruff, Kiani, Bodurka, Esteky, Tanaka & Bandettini (2008
 # which become stimulus coords. :func:`toponeuro.analysis.load_rdms` reads the RDMs from the
 # ``.mat`` file (a struct array, as the MATLAB RSA toolbox saves them) and gives every one the
 # ids of the 92 images, so each comparison below joins stimuli by id, never by position.
+import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -49,6 +52,15 @@ from toponeuro.stimuli import fetch_92_images, load_92_images, make_stimulus_set
 from toponeuro.tutorial import data_note, tutorial_floc
 
 
+def local_copy(name, marker):
+    """A local copy of the real data, ``<shared>/data/<name>``, or None: the folder named by
+    $TOPONEURO_SHARED, else ``shared`` beside the repository (from the repository root or
+    from tutorials/, where the docs build runs this page)."""
+    roots = [os.environ.get("TOPONEURO_SHARED"), "../shared", "../../shared"]
+    found = [Path(r) / "data" / name for r in roots if r]
+    return next((p for p in found if (p / marker).exists()), None)
+
+
 def hit_data():
     """(stimuli, hIT RDMs, where they came from): the pinned download, a local copy, or
     synthetic stand-ins."""
@@ -56,12 +68,11 @@ def hit_data():
         paths = fetch_92_images()
         source = "rsatoolbox demos/92imageData (pinned, sha256-checked)"
     except DownloadError:
-        local = [p for p in (Path("../shared/data/r92"), Path("../../shared/data/r92"))
-                 if (p / "92_brainRDMs.mat").is_file()]
-        if not local:
+        local = local_copy("r92", "92_brainRDMs.mat")
+        if local is None:
             return None
-        paths = {"stimuli": local[0], "brain_rdms": local[0] / "92_brainRDMs.mat"}
-        source = f"local copy {local[0]} (offline)"
+        paths = {"stimuli": local, "brain_rdms": local / "92_brainRDMs.mat"}
+        source = f"local copy {local} (offline)"
     stimuli = load_92_images(paths["stimuli"])
     return stimuli, load_rdms(paths["brain_rdms"], stimuli, key="RDMs"), source
 
@@ -142,6 +153,7 @@ ax.set_xticks(range(len(res.models)), res.models)
 ax.set_ylabel("Spearman ρ with hIT RDMs")
 ax.set_title(f"{res.n_bootstrap} bootstrap samples of the stimuli, 95% CI")
 ax.legend(loc="upper right")
+plt.show()
 
 # %%
 # What this shows, and what it does not
@@ -164,22 +176,25 @@ ax.legend(loc="upper right")
 # human faces than to its other images. :func:`toponeuro.analysis.localizer_transfer` shuffles
 # the 92-set's labels 1,000 times to build the null (the units stay fixed), and reports
 # Cohen's d. The two sets share no image, so the test is not circular.
-floc = tutorial_floc(range(97, 121), [c for c in toponeuro.stimuli.FLOC_CATEGORIES
-                                      if c != "scrambled"])
-data_note(floc)
-model = toponeuro.create_model(names["TopoNet τ=50"], pretrained=True)
-floc_acts = toponeuro.extract(model, floc, [LAYER], progress=False)
-test = acts["TopoNet τ=50"].assign_coords(stimuli.coords())
-face_kind = np.where(test.face.values == 1,
-                     np.where(test.human.values == 1, "human face", "animal face"), "other") \
-    if "face" in test.coords else np.where(test.category.values == "faces", "human face", "other")
-for tgt in ("human face", "animal face"):
-    if tgt not in face_kind:
-        continue
-    r = localizer_transfer(floc_acts, test, "faces", tgt, test_against="other",
-                           test_labels=face_kind, n_permutations=1000, random_state=0)
-    print(f"fLoc face units ({r.n_units}) on the 92 images, {r.test}: d = {r.statistic:.2f}, "
-          f"p = {r.p_value:.4f} ({r.n_permutations} relabellings)")
+floc = tutorial_floc(range(109, 121), [c for c in toponeuro.stimuli.FLOC_CATEGORIES
+                                      if c != "scrambled"],
+                    path=local_copy("floc", "adult"))
+print(data_note(floc))
+for label, name in names.items():
+    model = toponeuro.create_model(name, pretrained=True)
+    floc_acts = toponeuro.extract(model, floc, [LAYER], progress=False)
+    test = acts[label].assign_coords(stimuli.coords())
+    face_kind = np.where(test.face.values == 1,
+                         np.where(test.human.values == 1, "human face", "animal face"), "other") \
+        if "face" in test.coords else np.where(test.category.values == "faces", "human face",
+                                               "other")
+    for tgt in ("human face", "animal face"):
+        if tgt not in face_kind:
+            continue
+        r = localizer_transfer(floc_acts, test, "faces", tgt, test_against="other",
+                               test_labels=face_kind, n_permutations=1000, random_state=0)
+        print(f"{label}: fLoc face units ({r.n_units}) on the 92 images, {r.test}: "
+              f"d = {r.statistic:.2f}, p = {r.p_value:.4f} ({r.n_permutations} relabellings)")
 
 # %%
 # A small p says these units, chosen on fLoc alone, prefer that kind of face among the 92

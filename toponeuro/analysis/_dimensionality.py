@@ -17,6 +17,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
+from .._docs import fill_doc
 from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
 
@@ -169,14 +170,13 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
     return pr
 
 
+@fill_doc
 def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     """Effective dimensionality of each layer's responses, bias-corrected ratio beside it.
 
     Parameters
     ----------
-    activations : xarray.DataArray
-        Activations ``("stimulus", "unit")`` with a ``layer`` unit coord (as
-        :func:`toponeuro.features.extract` returns them).
+    %(activations)s
     layers : sequence of str, optional
         Layers to measure; default all.
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._docs import fill_doc
 from .._params import check_random_state
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
@@ -55,6 +56,7 @@ def pool_matrix(n_units: int, size: int) -> np.ndarray:
     return same / same.sum(1, keepdims=True)
 
 
+@fill_doc
 def efficiency_curve(
     model,
     layers: Sequence[str],
@@ -75,7 +77,7 @@ def efficiency_curve(
 
     ``method="downsample"`` runs the TopoNets paper's parameter-efficiency test (Deb et al.,
     2025, ICLR, arXiv:2501.16396, the NanoGPT analysis on the ``c_fc`` layers: 100, 80, 50
-    and 20 % of their parameters kept, ``keep=TOPONETS_NANOGPT_KEEP``): each layer's weight
+    and 20 %% of their parameters kept, ``keep=TOPONETS_NANOGPT_KEEP``): each layer's weight
     sheet is resized to ``keep`` of its units and interpolated back
     (:func:`toponeuro.models.downsample_weights`; bilinear, antialiased when shrinking —
     the interpolation is toponeuro's choice, the text we read does not name one).
@@ -96,12 +98,11 @@ def efficiency_curve(
         ``"magnitude"``).
     pool_sizes : sequence of int
         Block sizes of ``"pool"`` (1 = intact). The fraction reported for pooling is
-        ``1 - n_blocks / n_units``: the units it averages away (75 / 89 / 94 % for 2 / 3 / 4).
+        ``1 - n_blocks / n_units``: the units it averages away (75 / 89 / 94 %% for 2 / 3 / 4).
     keep : sequence of float
         Fractions in (0, 1] of each sheet's parameters ``"downsample"`` keeps.
-    random_state : int or None
-        Seed of the units ``"remove"`` zeroes (one permutation per layer, so each removed set
-        contains the previous one).
+    %(random_state)s
+        Here: of the units ``"remove"`` zeroes (one permutation per layer, so each removed set contains the previous one).
 
     Returns
     -------

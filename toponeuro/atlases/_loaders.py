@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from .._docs import fill_doc
 from ..exceptions import UnknownNameError, close_matches
 from ._atlas import (
     _PREFIX,
@@ -46,6 +47,7 @@ def _visf_labels() -> pd.DataFrame:
     )
 
 
+@fill_doc
 def load_visfatlas(space: str = "MNI152", *, cache_dir: str | os.PathLike | None = None) -> Atlas:
     """The visfAtlas (Rosenke et al., 2021): 33 ventral/lateral visual ROIs.
 
@@ -58,8 +60,8 @@ def load_visfatlas(space: str = "MNI152", *, cache_dir: str | os.PathLike | None
         ``"fsaverage5"``: that volume projected on nilearn's fsaverage5 pial surface with
         :func:`nilearn.surface.vol_to_surf` (``nearest_most_frequent`` along the
         white-to-pial segment); computed once and cached under ``cache_dir``.
-    cache_dir : str or Path, optional
-        Where the projection is cached (default: the toponeuro data cache).
+    %(cache_dir)s
+        Here: where the projection is cached.
 
     Returns
     -------

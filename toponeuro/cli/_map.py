@@ -124,6 +124,13 @@ def _add_cortex_args(p, *, language: bool = False) -> None:
                    help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
                    "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
     p.add_argument("--cortex-threshold", type=float, help=thr_help)
+    job = "run_language_map" if language else "run_map"
+    _library_default(
+        p.add_argument("--cortex-permutations", type=int,
+                       help="draws of the spin test of every cortical statistic (map "
+                       "similarity, the arrangement's cortex side); 0 skips it"),
+        lambda: ((_language_default if language else _run_map_default)("cortex_permutations"),
+                 f"toponeuro.{job}'s cortex_permutations"))
 
 
 def _add_map(sub):
@@ -223,7 +230,8 @@ def _run_language_map(args) -> int:
     if stimuli != "langloc":
         _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
     library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha,
-                        "cortex_threshold": args.cortex_threshold}
+                        "cortex_threshold": args.cortex_threshold,
+                        "cortex_permutations": args.cortex_permutations}
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
@@ -245,7 +253,8 @@ def _run_map(args) -> int:
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")
     library_defaults = {  # None: not given, run_map's own default applies
-        "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha}
+        "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha,
+        "cortex_permutations": args.cortex_permutations}
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
     if args.stimuli != "floc":

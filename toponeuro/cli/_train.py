@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import _dims as D
 from .._cli_checks import (
     _device,
     _input_path,
@@ -192,7 +193,7 @@ def _run_extract(args) -> int:
     with atomic_file(out) as tmp:  # a kill mid-write leaves the earlier file, never half
         acts.to_netcdf(tmp, engine="h5netcdf")
     print(
-        f"extracted {acts.sizes['stimulus']} stimuli x {acts.sizes['unit']} units from "
+        f"extracted {acts.sizes[D.STIMULUS]} stimuli x {acts.sizes[D.UNIT]} units from "
         f"{len(acts.topo.layers)} layer(s) of {args.model!r} -> {out}"
     )
     return 0

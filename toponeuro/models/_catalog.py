@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._docs import fill_doc
+
 __all__ = ["describe_models", "weights_status", "WEIGHTS_STATUSES"]
 
 #: what :func:`weights_status` can answer
@@ -53,6 +55,7 @@ def weights_status(card, cache_dir=None) -> str:
     return "none"
 
 
+@fill_doc
 def describe_models(pattern: str = "*", cache_dir=None) -> pd.DataFrame:
     """The registered models matching ``pattern``, one row each, with their weights' status.
 
@@ -60,8 +63,8 @@ def describe_models(pattern: str = "*", cache_dir=None) -> pd.DataFrame:
     ----------
     pattern : str
         Glob on the names, as for :func:`list_models`.
-    cache_dir : path-like, optional
-        Download cache looked in (default ``$TOPONEURO_DATA``, else the platform cache).
+    %(cache_dir)s
+        Here: the cache looked in.
 
     Returns
     -------

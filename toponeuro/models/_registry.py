@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._docs import fill_doc
 from .._fetch import _fetch_hf, hf_url, sha256sum
 from .._optional import optional_import
 from ..exceptions import (
@@ -604,6 +605,7 @@ def _weights_file(card: ModelCard, cache_dir) -> tuple[Path, str | None]:
     return _fetch_hf(card.hub_repo, card.filename, sha256=card.sha256, cache_dir=cache_dir)
 
 
+@fill_doc
 def create_model(
     name: str,
     pretrained: bool = False,
@@ -613,6 +615,10 @@ def create_model(
     **builder_kwargs,
 ):
     """Build a registered model, optionally with its released or a local checkpoint.
+
+    The front door for a model is :func:`toponeuro.load_model` (a name or a checkpoint
+    file); this is the registry's builder it calls for a name (docs: "Making a model: one
+    front door").
 
     Parameters
     ----------
@@ -629,8 +635,7 @@ def create_model(
         (``card.filename`` or the shipped file's name, e.g. a copy placed by hand on an offline machine) is verified
         against the card's sha256 when known; any other file is your own checkpoint (e.g.
         fine-tuned) and is loaded as is, its digest recorded in ``weights_sha256``.
-    cache_dir : path-like, optional
-        Download cache (default ``$TOPONEURO_DATA``).
+    %(cache_dir)s
     trust_checkpoint : bool
         Allow pickles beyond the safe allow-list (only for files you trust).
     **builder_kwargs

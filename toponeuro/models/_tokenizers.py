@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from .._docs import fill_doc
 from ..exceptions import ParameterError
 from ._registry import ModelCard, model_card, package_file
 
 __all__ = ["load_tokenizer"]
 
 
+@fill_doc
 def load_tokenizer(model, *, path=None, cache_dir=None):
     """The tokenizer a language model was trained with.
 
@@ -17,8 +19,8 @@ def load_tokenizer(model, *, path=None, cache_dir=None):
         Registered name (or its card) of a language model.
     path : path-like, optional
         Local tokenizer folder to use instead (offline machines).
-    cache_dir : path-like, optional
-        Download cache for the GPT-2 BPE files.
+    %(cache_dir)s
+        Here: for the GPT-2 BPE files.
 
     Examples
     --------

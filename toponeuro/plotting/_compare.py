@@ -286,8 +286,8 @@ def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline
     ----------
     results : mapping (layer, hemisphere) -> arrangement result
         :func:`toponeuro.analysis.arrangement_comparison` results.
-    alpha : float
-        Filled markers: ``p_value <= alpha`` (both nulls beaten); open: not.
+    %(alpha)s
+        Here: filled markers ``p_value <= alpha`` (both nulls beaten); open: not.
     headline : str, optional
         The layer named in the report's headline, marked on the axis.
     title : str, optional

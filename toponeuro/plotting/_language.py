@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import _dims as D
 from .._docs import fill_doc
 from ..exceptions import DimensionError
 from ._common import figure_and_axes
@@ -47,13 +48,13 @@ def plot_condition_profile(
     ['S', 'W', 'J', 'N']
     """
     resp, sem = profile["response"], profile["sem"]
-    if set(resp.dims) != {"layer", "condition"}:
+    if set(resp.dims) != {D.LAYER, "condition"}:
         raise DimensionError(
             f"profile['response'] must have dims ('layer', 'condition'); got {resp.dims}. "
             "Pass the result of toponeuro.analysis.language_profile.")
-    resp = resp.transpose("layer", "condition")
-    sem = sem.transpose("layer", "condition")
-    layers = [str(v) for v in resp["layer"].values]
+    resp = resp.transpose(D.LAYER, "condition")
+    sem = sem.transpose(D.LAYER, "condition")
+    layers = [str(v) for v in resp[D.LAYER].values]
     conds = [str(c) for c in resp["condition"].values]
     names = list(layer_names) if layer_names is not None else layers
     if len(names) != len(layers):

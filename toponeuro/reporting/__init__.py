@@ -21,9 +21,10 @@ from ._language import (
 from ._language_results import format_language_summary
 from ._language_stages import *  # noqa: F403 - the named stages of run_language_map
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
-from ._results import comparison_view, format_summary
+from ._results import comparison_view
 from ._schema import SUMMARY_SCHEMAS, summary_schema
 from ._stages import *  # noqa: F403 - the named stages of run_map
+from ._terminal import format_summary
 
 __all__ = [
     "DEFAULT_MAP_MODEL",

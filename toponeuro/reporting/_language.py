@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import xarray as xr
 
+from .._docs import fill_doc
 from ..analysis import TDANN_PATCHES
 from . import _writer
 from ._constants import DEFAULT_LANGUAGE_MODEL
@@ -89,6 +90,7 @@ class LanguageMapResult:
         return self.report.tables
 
 
+@fill_doc
 def run_language_map(
     model: str = DEFAULT_LANGUAGE_MODEL,
     *,
@@ -175,10 +177,9 @@ def run_language_map(
         How a layer's token activations become one vector per item.
     min_units, cortex_min_vertices : int
         Smallest patch on the sheet (units) and on the cortex (vertices).
-    n_permutations : int
-        Draws of every spatial null.
-    alpha : float
-        Significance level of every claim.
+    %(n_permutations)s
+        Here: the draws of every spatial null.
+    %(alpha)s
     hemispheres : sequence of {"left", "right"}, optional
         Default: both for the parcels; for ``cortex_maps``, those the maps cover.
     cortex_maps : mapping or str, optional
@@ -198,8 +199,8 @@ def run_language_map(
     cortex_permutations : int
         Rotations of the spin-test null of the similarity of every two of your maps.
     batch_size, device : extraction settings.
-    random_state : int
-        Seed of every null.
+    %(random_state)s
+        Here: the seed of every null.
     progress, verbose : bool
         Progress bars; print the summary.
 

@@ -16,6 +16,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import _dims as D
+from .._docs import fill_doc
 from .._version import __version__
 from ..analysis import can_reject, format_p, too_few_draws_text
 from ._language_stages import LANGUAGE_MAP, _n_vertices
@@ -31,6 +32,7 @@ NOT_TESTED = "not tested (no valid null)"
 
 
 # ------------------------------------------------------------------------------ sentences
+@fill_doc
 def language_verdict(statistic: str, result, alpha: float, where: str = "on this sheet") -> dict:
     """The plain-language claim of one topography test of a language map, from its numbers.
 
@@ -45,7 +47,7 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     result : NullResult-like
         Has ``statistic``, ``null_mean``, ``null_std``, ``p_value`` and
         ``n_permutations``.
-    alpha : float
+    %(alpha)s
     where : str
         Where the map lives, for the sentence.
 
@@ -426,7 +428,7 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
     >>> comparison_table(m, c).loc["Moran's I", "cortex · left"]
     'not tested (no valid null)'
     >>> comparison_table(m, c, n_permutations=999).loc["Moran's I"].iloc[0]
-    '0.40 (p < 0.0011 (999 draws))'
+    '0.40 (p ≤ 0.001 (999 draws))'
     """
     last = model_table.iloc[-1]
     n_units = last["n_units"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import xarray as xr
 
+from .._docs import fill_doc
 from .._params import check_int, check_n_permutations
 from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
@@ -36,6 +37,7 @@ from ._stages import (
     random_init_similarities,
     training_images,
 )
+from ._terminal import format_summary
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
@@ -74,6 +76,7 @@ class MapResult:
     comparison: dict = field(default_factory=dict)
 
 
+@fill_doc
 def run_map(
     model: str = DEFAULT_MAP_MODEL,
     *,
@@ -154,16 +157,16 @@ def run_map(
         (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
     min_units : int
         Smallest model patch (units, TDANN: 10); ``cortex_min_vertices`` for the cortex.
-    n_permutations : int
-        Draws of the spatial null of every model statistic (smoothness, patches, map
+    %(n_permutations)s
+        Here: the spatial null of every model statistic (smoothness, patches, map
         similarity); only patches significant at ``alpha`` are reported.
     cortex_permutations : int
         Draws of the spin-test null of the cortical map similarities (do two domains' ROIs
         overlap more than rotated copies would?). The ROIs' smoothness and patches get no
         null: they are the atlas's fixed binary regions, smooth and patchy by construction,
         so a null says nothing about them (their p-values are NaN, shown as "–").
-    alpha : float
-        Significance level of patches.
+    %(alpha)s
+        Here: of the patches and of every verdict and claim.
     hemispheres : sequence of {"left", "right"}, optional
         Cortical hemispheres compared (default: both for the atlas; for ``cortex_maps``,
         those the maps cover). The summary's ``cortex.source.hemispheres`` says which.
@@ -188,8 +191,8 @@ def run_map(
         costs a second extraction and its nulls; ``False`` (``--no-random-init``) skips it,
         and the report, the sentences and ``summary.json`` (``random_init_baseline``,
         ``random_init_note``) then say that it was not computed.
-    random_state : int
-        Seed of the smoothness sampling.
+    %(random_state)s
+        Here: the seed of the smoothness sampling and of every null.
     progress, verbose : bool
         Progress bars; print the summary table.
 
@@ -294,7 +297,7 @@ def run_map(
             steps.close()
     files = folder.final_paths(files)
     if verbose:
-        print(_results.format_summary(res.summary))
+        print(format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
     return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
                      files={k: str(v) for k, v in files.items()}, comparison=comparison)

@@ -21,7 +21,7 @@ from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 
 __all__ = ["ReportData", "MapInputs", "assemble", "result_tables", "map_summary",
            "run_description", "layer_summary", "cortex_summary", "arrangement_summary",
-           "headline_summary", "comparison_view", "cortex_description", "format_summary",
+           "headline_summary", "comparison_view", "cortex_description",
            "arrangement_p_text", "percent_of", "STATISTIC_NAMES", "headline_parts"]
 
 _PAIRS = ("faces-bodies", "faces-places")
@@ -161,6 +161,12 @@ def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None,
                     "statistic": n_sig, "null_mean": np.nan, "null_std": np.nan,
                     "p_value": float(pt.table["p_value"].min()) if pt.n_patches else np.nan,
                     "text": text})
+        if contrast and (layer, d, "patch_units") in contrast:
+            c = contrast[layer, d, "patch_units"].selective
+            out.append({"signature": f"selective patches {d}", "significant": c.significant,
+                        "statistic": c.statistic, "null_mean": c.null_mean,
+                        "null_std": c.null_std, "p_value": c.p_value, "alternative": "greater",
+                        "null": "labels", "outcome": c.outcome, "text": c.text})
     return out
 
 
@@ -316,9 +322,10 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
                      "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
                      "either way'; no null: 'not tested'); smoothness and patches: one-sided "
                      "(more organised than chance); smoothness_null: positions null (is the "
-                     "map organised on the sheet?); smoothness_label_null: label null (is the "
-                     "domain's map more clustered than maps of random splits of the images "
-                     "on this sheet? the selective-topography claim)"),
+                     "map organised on the sheet?); smoothness_label_null and patches_label_null: "
+                     "label null (is the domain's map smoother, or are more units in its patches, "
+                     "than for random splits of the images on this sheet? the "
+                     "selective-topography claims; one-sided)"),
         "random_init_baseline": baseline,
         "random_init_note": BASELINE_NOTE if baseline else NO_BASELINE_NOTE,
         "definitions": _jsonable(model.topography.attrs["definitions"]),
@@ -352,9 +359,13 @@ def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 
         "signatures": [x["text"] for x in _signatures(model_topo, layer, alpha, random_init,
                                                       contrast)],
     }
-    if contrast:  # both p-values of each map's smoothness, named by their null
+    if contrast:  # both p-values of each map's smoothness and patch count, by their null
         out["smoothness_label_null"] = {
             d: contrast[layer, d].to_dict() for d in MAP_DOMAINS if (layer, d) in contrast}
+        patches = {d: contrast[layer, d, "patch_units"].to_dict() for d in MAP_DOMAINS
+                   if (layer, d, "patch_units") in contrast}
+        if patches:
+            out["patches_label_null"] = patches
     if random_init is not None:
         out["map_similarity_random_init"] = {
             p: _similarity_entry(random_init[layer, p], alpha)
@@ -717,84 +728,3 @@ def arrangement_p_text(a: dict) -> str:
     head = head.split(" (")[0]
     return (f"{head} (one-sided, the larger of two nulls: sheet maps shifted "
             f"{one(a.get('p_shift'), n_shift)}, cortex maps spun {one(a.get('p_spin'), n_spin)})")
-
-
-def format_summary(summary: dict) -> str:
-    """The summary table ``toponeuro map`` prints (plain text).
-
-    Every number names its statistic, every p is written by
-    :func:`~toponeuro.analysis.format_p` (a floor as ``p < 0.001 (1,000 draws)``), and the
-    cortex's smoothness stands on a line of its own, not beside the model's.
-
-    Examples
-    --------
-    >>> from toponeuro.reporting import run_map
-    >>> res = run_map(stimuli="/path/to/floc")  # doctest: +SKIP
-    >>> print(format_summary(res.summary))  # doctest: +SKIP
-    toponeuro map — toponet_demo.v2_tau_50 on 240 fLoc images (patches: t >= 3)
-    """
-    from ..analysis import format_p
-
-    n_perm = int(summary.get("n_permutations", 0))
-    lines = [
-        f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "
-        f"images (patches: t ≥ {summary['patch_threshold_t']:g} after smoothing, significant "
-        f"at family-wise p ≤ {summary.get('alpha', 0.05):g}; nulls: {n_perm:,} draws)",
-    ]
-    note = training_images_note(summary["stimuli"])
-    if note:
-        lines.append(note)
-    for layer, r in summary["per_layer"].items():
-        lines += ["", f"{layer} ({r['sheet'].replace('x', '×')} sheet; effective "
-                  f"dimensionality {r['effective_dimensionality']:.1f})",
-                  f"  {'domain':<12}{'smoothness (TDANN)':<20}{'its p (one-sided)':<26}"
-                  "significant patches"]
-        nulls = r.get("smoothness_null", {})
-        labels = r.get("smoothness_label_null", {})
-        for d in MAP_DOMAINS:
-            sm = r["smoothness"][d]
-            p = nulls.get(d, {}).get("p_value")
-            lab = labels.get(d)
-            label_p = ("" if lab is None else "; label null " + format_p(
-                np.nan if lab["p_label_null"] is None else lab["p_label_null"],
-                lab["n_permutations"]))
-            lines.append(
-                f"  {d:<12}{'n/a' if sm is None else f'{sm:.3f}':<20}"
-                f"{format_p(np.nan if p is None else p, n_perm):<26}"
-                f"{r['n_patches'][d]} of {r['n_patches_found'][d]} found{label_p}")
-        for text in r.get("signatures", [])[:2]:
-            lines.append(f"  {text}")
-    lines.append("")
-    hemis = [k for k in summary["cortex"] if k not in ("atlas", "nulls", "source")]
-    for h in hemis:
-        c = summary["cortex"][h]
-        sims = "; ".join(
-            f"{p.replace('-', '–')} {STATISTIC_NAMES.get(c['map_similarity_null'][p]['method'], 'r')}"
-            f" {v:+.2f} ({c['map_similarity_null'][p]['verdict']}, spin test "
-            f"{c['map_similarity_null'][p]['p_text']})"
-            if p in c["map_similarity_null"] else f"{p.replace('-', '–')} {v:+.2f}"
-            for p, v in c["map_similarity"].items() if v is not None)
-        lines.append(f"cortex {h} hemisphere: map similarity {sims}")
-    for h in hemis:
-        c = summary["cortex"][h]
-        lines.append(
-            f"cortex {h} hemisphere on its own (no null; not comparable with the sheet's, see "
-            "the report): smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in
-                                                 c["smoothness"].items() if v is not None)
-            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()))
-    head = summary.get("headline", {}).get("layer")
-    for key, a in summary["arrangement"].items():
-        layer, h = key.split("|")
-        rho = "n/a" if a["spearman"] is None else f"{a['spearman']:+.2f}"
-        n_dom = a["n_domains"]
-        lines.append(
-            f"arrangement {layer} vs {h} cortex: Spearman ρ {rho} over {a['n_pairs']} "
-            f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
-            f", {a.get('p_text') or arrangement_p_text(a)}"
-            + ("  <- headline layer" if layer == head else ""))
-    if summary.get("headline", {}).get("arrangement"):
-        parts = headline_parts(summary)
-        lines += ["", parts["question"]]
-        lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
-        lines.append(parts["rule"])
-    return "\n".join(lines)

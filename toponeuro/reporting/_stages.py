@@ -278,7 +278,8 @@ class ModelTopography(NamedTuple):
     #: effective dimensionality of each layer's activations
     dimensionality: dict
     #: ``(layer, domain) -> ContrastTopography``: each map's smoothness against the positions
-    #: null and the label null (domain vs the rest shuffled across images, map recomputed)
+    #: null and the label null (domain vs the rest shuffled across images, map recomputed);
+    #: ``(layer, domain, "patch_units")``: the units in its patches (the table's rules), both
     contrast: dict = {}
 
 
@@ -298,9 +299,11 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     threshold, min_units, n_permutations, alpha, random_state
         As for :func:`toponeuro.analysis.topography_table`.
     label_permutations : int, optional
-        Draws of the label null of each map's smoothness (the domain's images and the rest's
-        labels shuffled, the map recomputed: :func:`toponeuro.analysis.contrast_topography`);
-        default ``n_permutations``; 0 skips it. The "selective topography" claim rests on it.
+        Draws of the label null of each map's smoothness and of the units in its patches
+        (the domain's images and the rest's labels shuffled, the map recomputed:
+        :func:`toponeuro.analysis.contrast_topography`; patches found by the table's rules,
+        ``threshold`` and ``min_units``); default ``n_permutations``; 0 skips it. The
+        "selective topography" claims rest on it.
 
     Returns
     -------
@@ -331,10 +334,16 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     dims = {ly: float(effective_dimensionality(
         acts.topo.select(ly).transpose(D.STIMULUS, D.UNIT).values)) for ly in layers}
     n_label = n_permutations if label_permutations is None else label_permutations
-    contrast = {(ly, d): contrast_topography(
-        acts, d, "rest", layer=ly, statistic="smoothness", n_permutations=n_label,
-        alpha=alpha, random_state=random_state, what=f"the {d} map")
-        for ly in layers for d in MAP_DOMAINS} if n_label else {}
+    contrast = {}
+    for ly in layers if n_label else ():
+        for d in MAP_DOMAINS:
+            kw = dict(layer=ly, n_permutations=n_label, alpha=alpha,
+                      random_state=random_state, what=f"the {d} map")
+            contrast[ly, d] = contrast_topography(acts, d, "rest", statistic="smoothness",
+                                                  **kw)
+            contrast[ly, d, "patch_units"] = contrast_topography(
+                acts, d, "rest", statistic="patch_units", threshold=threshold,
+                min_units=min_units, **kw)
     return ModelTopography(sel, topo, dims, contrast)
 
 

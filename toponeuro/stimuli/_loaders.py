@@ -14,6 +14,7 @@ import pandas as pd
 from .._docs import fill_doc
 from .._fetch import fetch_url
 from ..exceptions import (
+    AlignmentError,
     DimensionError,
     DownloadError,
     InvalidDataError,
@@ -274,8 +275,8 @@ def fetch_floc(
     categories, numbers
         As for :func:`load_floc` (default: all 11 categories, images 1-144).
     %(cache_dir)s
-    progress : bool
-        Show a progress bar per downloaded file.
+    %(progress)s
+        Here: one bar per downloaded file.
 
     Returns
     -------
@@ -375,8 +376,8 @@ def load_floc(
         ``range(1, 97)`` for training and ``"97-120"`` held out (text is read by
         :func:`floc_numbers`: a range, one number or ``"all"``). Every requested image
         must exist.
-    progress : bool
-        Show a progress bar per downloaded file.
+    %(progress)s
+        Here: one bar per downloaded file.
 
     Returns
     -------
@@ -461,7 +462,10 @@ def load_language_localizer(
         A csv with columns (index), ``sentence``, ``condition``; or the lab's run lists as
         distributed (one or several files with columns ``stim1``..``stim14``: item number,
         12 words, ``S``/``N``; :func:`read_run_list`), whose ids are
-        ``"langloc-<condition>-<number>"`` and metadata holds the ``run``. Without one
+        ``"langloc-<condition>-<number>"`` (with several files, whose trial numbers each
+        start at 1, ``"langloc-<run>-<condition>-<number>"``, the run being the file name
+        without suffix) and metadata holds the ``run``. Words are kept as written (the
+        lab's files are upper case). Without one
         :func:`fetch_language_localizer` downloads the pinned copy (epflneuroailab/topolm)
         into the cache, verified by sha256.
     %(cache_dir)s
@@ -535,12 +539,30 @@ def load_language_localizer(
 def _is_run_list(path: Path) -> bool:
     with open(path, encoding="utf-8", errors="replace") as f:
         header = f.readline()
-    return header.strip().lower().startswith(RUN_LIST_COLUMNS[0] + ",")
+    first = re.split(r"[,\t;]", header.strip().lower().lstrip("\ufeff"), maxsplit=1)[0]
+    return first.strip().strip('"') == RUN_LIST_COLUMNS[0]
 
 
 def _from_run_lists(runs, conditions) -> StimulusSet:
-    """The lab's run lists (``stim1..stim14``): ids ``langloc-<condition>-<number>``."""
-    table = pd.concat([read_run_list(p) for p in runs], ignore_index=True)
+    """The lab's run lists (``stim1..stim14``): ids ``langloc-<condition>-<number>``, with
+    the run (file name without suffix) before the condition when several files are given,
+    since each run numbers its trials from 1 (``langloc-<run>-<condition>-<number>``)."""
+    tables = [read_run_list(p) for p in runs]
+    for p, t in zip(runs, tables):
+        key = t.condition + "-" + t.number
+        if key.duplicated().any():
+            raise AlignmentError(
+                f"{p} numbers two trials of one condition alike (e.g. "
+                f"{key[key.duplicated()].iloc[0]!r} in stim14-stim1), so they cannot be told "
+                "apart; give each trial of a condition its own number in stim1."
+            )
+    runs_named = [t.run.iloc[0] for t in tables if len(t)]
+    if len(set(runs_named)) < len(runs_named):
+        raise AlignmentError(
+            f"Two run lists have the same file name ({sorted(runs_named)}); the run is the "
+            "file name without suffix, so rename one (e.g. run1_set1.csv, run1_set2.csv)."
+        )
+    table = pd.concat(tables, ignore_index=True)
     bad = sorted(set(table.condition) - set(LANGLOC_CONDITIONS))
     if bad:
         raise InvalidDataError(
@@ -555,7 +577,8 @@ def _from_run_lists(runs, conditions) -> StimulusSet:
     meta = pd.DataFrame({"index": table.number.to_numpy(), "run": table.run.to_numpy(),
                          "condition_name": table.condition.map(LANGLOC_CONDITIONS).to_numpy()})
     return StimulusSet(
-        [f"langloc-{c}-{n}" for c, n in zip(table.condition, table.number)],
+        [f"langloc-{r + '-' if len(runs) > 1 else ''}{c}-{n}"
+         for r, c, n in zip(table.run, table.condition, table.number)],
         table.sentence.tolist(), "text", categories=table.condition.tolist(), metadata=meta,
         name="language_localizer",
     )

@@ -38,23 +38,30 @@ def _read_table(path: Path, sep) -> pd.DataFrame:
     if sep is None:
         sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
     try:
-        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
+                            encoding="utf-8-sig")  # Excel writes a byte-order mark
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InvalidDataError(
             f"{path} is not a readable table ({str(err).strip()}); save it as UTF-8 CSV "
             "(comma) or TSV (tab), or pass sep=."
         ) from err
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
 
 
 def _typed(col: pd.Series):
-    """A label column as numbers or booleans when every entry is one, else text."""
+    """A label column as booleans when every entry is ``true``/``false``; as numbers when
+    every non-empty entry is one (empty cells NaN); else text."""
     low = col.str.strip().str.lower()
     if len(low) and low.isin(["true", "false"]).all():
         return low.eq("true").to_numpy()
-    num = pd.to_numeric(col, errors="coerce")
-    if len(col) and num.notna().all():
-        return num.to_numpy()
-    return col.to_numpy(dtype=str)
+    filled = low != ""
+    num = pd.to_numeric(col.where(filled), errors="coerce")
+    if filled.any() and num[filled].notna().all():
+        out = num.to_numpy(dtype=float)
+        whole = np.isfinite(out).all() and np.equal(np.mod(out, 1), 0).all()
+        return out.astype(np.int64) if whole else out
+    return np.asarray(col.tolist(), dtype=str)
 
 
 def _pick(table, given, candidates, what, path):
@@ -200,7 +207,7 @@ def load_stimulus_table(
     if missing:
         raise MissingFileError(
             f"{len(missing)} of the {len(names)} files {path.name} names are not under {root} "
-            f"(e.g. {missing[:5]}); fix the names in column {fcol!r} or pass images= with "
+            f"(e.g. {[str(m) for m in missing[:5]]}); fix the names in column {fcol!r} or pass images= with "
             "the right folder."
         )
     extra = sorted(set(key) - set(names))
@@ -210,8 +217,19 @@ def load_stimulus_table(
             "add rows for them, move them out, or pass extra_files='skip' to leave them out."
         )
     paths = [key[n] for n in names]
-    ids = (frame[icol].astype(str).to_numpy() if icol is not None
-           else np.array([Path(n).stem if with_suffix else Path(n).name for n in names]))
+    if icol is not None:
+        ids = np.asarray(frame[icol].str.strip().tolist(), dtype=str)
+    else:
+        ids = np.array([Path(n).stem if with_suffix else Path(n).name for n in names])
+        u, c = np.unique(ids, return_counts=True)
+        if (c > 1).any():
+            k = str(u[c > 1][0])
+            raise AlignmentError(
+                f"{int((c > 1).sum())} stimulus ids repeat in {path.name}: the default id is "
+                f"the file name without suffix, and {[str(n) for n in names if Path(n).stem == k or Path(n).name == k][:3]} "
+                f"all give {k!r}. Add a column of unique ids and pass id_column= naming it, "
+                "or rename the files."
+            )
     taken = {fcol, ccol, icol} - {None}
     if labels is None:
         labels = [c for c in frame.columns if c not in taken]
@@ -219,10 +237,13 @@ def load_stimulus_table(
         labels = [_pick(frame, c, (), "labels", path) for c in labels]
     meta = pd.DataFrame({"path": [str(p) for p in paths]})
     for col in labels:
-        if col in (D.STIMULUS_ID, D.CATEGORY, "path"):
+        if col in (D.STIMULUS_ID, D.CATEGORY, D.STIMULUS, "path"):
+            param = {D.STIMULUS_ID: "id_column", D.CATEGORY: "category_column"}.get(col)
+            fix = (f"pass {param}={col!r} if it holds the {'ids' if col == D.STIMULUS_ID else 'categories'}, "
+                   "or rename it" if param else "rename it")
             raise InvalidDataError(
                 f"Label column {col!r} of {path.name} clashes with a name the StimulusSet "
-                f"uses itself; rename it or pass {col}= as the id/category column."
+                f"uses itself; {fix} (or leave it out with labels=[...])."
             )
         meta[col] = _typed(frame[col])
     cats = frame[ccol].astype(str).to_numpy() if ccol is not None else None

@@ -72,8 +72,8 @@ def decode_image_folder(
         Read / write the decoded tensor at ``<cache root>/decoded/<key>.pt``; the key is a
         sha256 of every file's name and bytes and of ``size``, so changed images or settings
         never hit a stale entry.
-    cache_dir : path-like, optional
-        Cache root (default: :func:`toponeuro._fetch.data_dir`).
+    %(cache_dir)s
+        Here: the cache root of the decoded images.
 
     Returns
     -------

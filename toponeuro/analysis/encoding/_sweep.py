@@ -15,6 +15,7 @@ import xarray as xr
 
 from ... import _dims as D
 from ..._align import align_stimuli
+from ..._docs import fill_doc
 from ..._typing import RandomState
 from ...exceptions import (
     CoordinateError,
@@ -229,6 +230,7 @@ class _RegionRDMs:
         return np.load(path)
 
 
+@fill_doc
 def sweep(
     models,
     layers,
@@ -277,8 +279,8 @@ def sweep(
     regions : str or list of str or None
         Voxel coords that define a region (default ``"roi"``); voxels of different subjects
         always form different regions, and the table gets a ``subject`` column.
-    progress : bool
-        Show a tqdm progress bar over (model, layer).
+    %(progress)s
+        Here: over (model, layer).
     results : str or path, optional
         A JSON-lines file that receives each (model, layer, region) row as soon as it is
         scored (flushed to disk). When it exists, its rows are reused and only the missing

@@ -33,6 +33,7 @@ import xarray as xr
 
 from ... import _dims as D
 from ..._align import align_stimuli
+from ..._docs import fill_doc
 from ...exceptions import (
     AlignmentError,
     DimensionError,
@@ -158,6 +159,7 @@ def _fill(out, blk, a, n, condensed):
         np.fill_diagonal(out[a:b, a:b], 0.0)
 
 
+@fill_doc
 def rdm(
     data,
     metric: str = "correlation",
@@ -194,7 +196,7 @@ def rdm(
     block_size : int, optional
         Rows per block; by default blocks hold about 128 MB.
     backend : {"numpy", "torch"}
-    device : str
+    %(device)s
 
     Returns
     -------

@@ -155,9 +155,15 @@ def labelled_rdm(matrix, stimulus_ids=None, *, metric: str | None = None,
 def _stack_of(arr, what):
     """A list of plain RDMs from an array: (n, n), (n_pairs,), (k, n, n) or (k, n_pairs)."""
     arr = np.asarray(arr)
-    if arr.dtype == object:
-        raise InvalidDataError(f"The {what} holds Python objects, not numbers.")
+    if arr.dtype.kind not in "fiub":
+        raise InvalidDataError(
+            f"The {what} holds {'Python objects' if arr.dtype == object else 'text'} "
+            f"(dtype {arr.dtype}), not numbers; expected a numeric RDM or stack of RDMs. "
+            "Pass key= naming the variable that holds the RDMs."
+        )
     arr = np.squeeze(arr.astype(np.float64)) if arr.ndim > 3 else arr.astype(np.float64)
+    if arr.ndim == 2 and 1 in arr.shape and arr.shape[0] != arr.shape[1]:
+        arr = arr.ravel()  # MATLAB saves a vector as (1, n) or (n, 1): one condensed RDM
     if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[0] == arr.shape[1]):
         return [arr]
     if arr.ndim == 2:
@@ -196,7 +202,14 @@ def _from_struct(arr, what):
                 text = _mat_text(e[f])
                 if text is not None:
                     desc[f] = text
-        out.append((np.asarray(e["RDM"], dtype=np.float64), desc))
+        where = f"{what}, entry {desc['index_in_file']}"
+        ms = _stack_of(e["RDM"], where)
+        if len(ms) != 1:
+            raise DimensionError(
+                f"The 'RDM' field of {where} holds {len(ms)} RDMs; expected one RDM per "
+                "entry of the struct array (a square matrix or its upper triangle)."
+            )
+        out.append((ms[0], desc))
     return out
 
 
@@ -214,7 +227,13 @@ def _read_mat(path: Path, key):
     if key is None:
         numeric = [k for k in names if isinstance(content[k], np.ndarray)
                    and (content[k].dtype.names or content[k].dtype.kind in "fiu")]
-        if len(numeric) != 1:
+        if not numeric:
+            raise InvalidDataError(
+                f"{path} holds no numeric variable or struct array of RDMs (its variables: "
+                f"{names}); save the RDMs as a numeric (n, n) / (n, n, k) array or a struct "
+                "array with an 'RDM' field."
+            )
+        if len(numeric) > 1:
             raise InvalidDataError(
                 f"{path} holds the variables {names}; pass key= naming the one with the RDMs."
             )
@@ -230,7 +249,35 @@ def _read_mat(path: Path, key):
 
 def _read_rsatoolbox(path: Path):
     rt = _rsatoolbox()
-    rdms = rt.rdm.load_rdm(str(path), file_type="pkl" if path.suffix == ".pkl" else "hdf5")
+    kind = "pkl" if path.suffix.lower() == ".pkl" else "hdf5"
+    try:
+        return rt.rdm.load_rdm(str(path), file_type=kind)
+    except (OSError, KeyError, ValueError, TypeError, AttributeError, EOFError) as err:
+        raise InvalidDataError(
+            f"{path} could not be read as RDMs saved by rsatoolbox ({type(err).__name__}: "
+            f"{err}); expected a file written by rsatoolbox's RDMs.save(path, "
+            f"file_type={kind!r}). Export other files' RDMs to .npy or .mat."
+        ) from err
+
+
+def _npy(path: Path):
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as err:  # an object array needs pickle, which is never allowed here
+        raise InvalidDataError(
+            f"{path} holds Python objects ({err}); expected a numeric array. Save the RDMs "
+            "with np.save(path, np.asarray(rdms, dtype=float))."
+        ) from err
+
+
+def _with_ids(rdms: list[xr.DataArray], what: str) -> list[xr.DataArray]:
+    """``rdms`` when each carries stimulus ids; else the error that asks for them."""
+    if any(D.STIMULUS_ID not in r.attrs for r in rdms):
+        raise InvalidDataError(
+            f"{what} holds RDMs without a 'stimulus_id' pattern descriptor and no "
+            "stimulus_ids were given; pass stimulus_ids=[...] (one per pattern, in pattern "
+            "order), e.g. the ids of the StimulusSet they were measured on."
+        )
     return rdms
 
 
@@ -288,7 +335,8 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
     'one.npy'
     """
     if hasattr(path, "get_vectors") and hasattr(path, "pattern_descriptors"):
-        return from_rsatoolbox_rdms(path, stimulus_ids=stimulus_ids, metric=metric)
+        return _with_ids(from_rsatoolbox_rdms(path, stimulus_ids=stimulus_ids, metric=metric),
+                         "The rsatoolbox RDMs")
     if not isinstance(path, str | os.PathLike):
         raise InputTypeError(
             f"load_rdms reads a file path or an rsatoolbox RDMs; got {type(path).__name__}. "
@@ -304,15 +352,15 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
             f"one of {RDM_FILE_SUFFIXES}."
         )
     if suffix in (".hdf5", ".h5", ".pkl"):
-        out = from_rsatoolbox_rdms(_read_rsatoolbox(path), stimulus_ids=stimulus_ids,
-                                   metric=metric)
+        out = _with_ids(from_rsatoolbox_rdms(_read_rsatoolbox(path), stimulus_ids=stimulus_ids,
+                                             metric=metric), path.name)
         for r in out:
             r.attrs["source"] = path.name
         return out
     if suffix == ".mat":
         entries = _read_mat(path, key)
     elif suffix == ".npy":
-        entries = [(m, {}) for m in _stack_of(np.load(path, allow_pickle=False), path.name)]
+        entries = [(m, {}) for m in _stack_of(_npy(path), path.name)]
     else:
         with np.load(path, allow_pickle=False) as z:
             names = list(z.files)
@@ -323,7 +371,14 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
             key = names[0] if key is None else key
             if key not in names:
                 raise UnknownNameError(f"{path} has no array {key!r}; {close_matches(key, names)}")
-            entries = [(m, {}) for m in _stack_of(z[key], f"array {key!r} of {path.name}")]
+            try:
+                arr = z[key]
+            except ValueError as err:  # an object array needs pickle
+                raise InvalidDataError(
+                    f"Array {key!r} of {path} holds Python objects ({err}); expected a "
+                    "numeric array of RDMs."
+                ) from err
+            entries = [(m, {}) for m in _stack_of(arr, f"array {key!r} of {path.name}")]
     if stimulus_ids is None:
         raise InvalidDataError(
             f"{path.name} holds RDMs without stimulus ids; pass stimulus_ids=[...] (one per "

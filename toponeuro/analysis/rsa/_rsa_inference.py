@@ -205,7 +205,10 @@ def compare_rdm_models(
         Confidence level of ``ci_low`` / ``ci_high``.
     random_state : None, int or numpy.random.RandomState
         Seeds a ``RandomState`` (rsatoolbox draws with numpy's legacy global generator):
-        ``random_state=s`` reproduces ``np.random.seed(s)`` followed by rsatoolbox.
+        ``random_state=s`` reproduces ``np.random.seed(s)`` followed by rsatoolbox. The
+        draws index the stimuli in the order of the first data RDM (labelled ones are
+        aligned to it), so the same seed on data in another stimulus order gives other
+        samples from the same distribution.
 
     Returns
     -------
@@ -218,7 +221,12 @@ def compare_rdm_models(
     rsatoolbox 0.3.2 drops the noise ceiling from the covariance (so its t-test against the
     ceiling fails), while here the covariance with the ceiling is kept, as for the two other
     bootstraps. The t-test's degrees of freedom follow rsatoolbox: stimuli - 1, subjects - 1,
-    or the smaller for ``"both"``. Bootstrapping stimuli makes the evaluation less certain
+    or the smaller for ``"both"``; with sessions grouped by ``subjects``, subjects are
+    counted, not RDMs (rsatoolbox 0.3.2 counts RDMs: 8 session RDMs of 4 people give it 7
+    degrees of freedom, here 3, since the people are the independent samples). The
+    evaluations and the bootstrap noise ceilings equal rsatoolbox's given the same seed,
+    and so do the p-values wherever the two agree on the degrees of freedom and the
+    covariance (everywhere but these two differences). Bootstrapping stimuli makes the evaluation less certain
     than the spread over subjects suggests, and with 4 subjects, bootstrapping subjects
     is coarse (at most 35 distinct samples).
 

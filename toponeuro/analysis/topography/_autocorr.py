@@ -160,8 +160,7 @@ def morans_i(
         Neighbours (see :func:`moran_weights`; a mesh takes ``"graph"``).
     transform : {"r", "b"}
         Row-standardised (esda's default) or binary weights.
-    n_permutations : int
-        Draws of the null (0: the statistic alone, p-value NaN).
+    %(n_permutations)s
     %(random_state)s
     %(geometry)s
     null : {"positions", "labels"}

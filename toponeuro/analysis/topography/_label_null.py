@@ -26,6 +26,7 @@ import xarray as xr
 from scipy import sparse
 
 from ... import _dims as D
+from ..._docs import fill_doc
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import TopoMap, _check_sheet, _grid_map
@@ -186,6 +187,7 @@ class ContrastDesign:
                 f"{self.grid_shape[0]} x {self.grid_shape[1]})")
 
 
+@fill_doc
 def contrast_design(
     activations: xr.DataArray,
     target,
@@ -206,8 +208,7 @@ def contrast_design(
 
     Parameters
     ----------
-    activations : xarray.DataArray
-        ``("stimulus", "unit")`` with the sheet coords ``layer``, ``row``, ``col``.
+    %(activations)s
     target, against :
         As :func:`selectivity` (categories or fLoc domains; ``"rest"``: every other category
         but scrambled). Language: ``"S"``, ``"N"``.
@@ -299,12 +300,10 @@ class ContrastTopography:
     Examples
     --------
     >>> from toponeuro import make_activations
-    >>> acts = make_activations({"h": 64}, n_stimuli=20, categories=["S", "N"] * 10,
-    ...                         random_state=0)
-    >>> ct = contrast_topography(acts, "S", "N", metric="welch_t", n_permutations=19,
-    ...                          random_state=0)
-    >>> sorted(ct.to_dict())[:3], ct.selective.claim
-    (['alpha', 'label_null_mean', 'label_null_std'], 'selective')
+    >>> two = make_activations({"h": 36}, n_stimuli=12, categories=list("ab") * 6)
+    >>> ct = contrast_topography(two, "a", "b", metric="welch_t", n_permutations=19)
+    >>> sorted(ct.to_dict())[:3], ct.selective.claim, ct.to_dict()["n_permutations"]
+    (['alpha', 'label_null_mean', 'label_null_std'], 'selective', 19)
     """
 
     def __init__(self, layer, statistic, positions, labels, organised, selective, alpha):
@@ -332,6 +331,7 @@ class ContrastTopography:
                 f"{self.positions.p_value:.3g}, label p {self.labels.p_value:.3g})")
 
 
+@fill_doc
 def contrast_topography(activations: xr.DataArray, target, against="rest", *,
                         layer: str | None = None, statistic: str = "morans_i",
                         metric: str = "tdann_t", labels=None, smooth_fwhm=None,
@@ -353,11 +353,11 @@ def contrast_topography(activations: xr.DataArray, target, against="rest", *,
         As :func:`contrast_design`.
     statistic : str
         A registered statistic of one map.
-    n_permutations : int
-        Draws of each null.
-    alpha : float
-    random_state : int or Generator
-        Seed of both nulls (each starts from it).
+    %(n_permutations)s
+        Each null draws this many.
+    %(alpha)s
+    %(random_state)s
+        Both nulls start from it.
     what, where : str
         Names for the sentences (default "<target> selectivity", "on this sheet").
     **statistic_kwargs

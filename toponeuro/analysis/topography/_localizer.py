@@ -17,6 +17,7 @@ import xarray as xr
 from scipy import stats
 
 from ... import _dims as D
+from ..._docs import fill_doc
 from ...exceptions import InvalidDataError, UndefinedValueWarning
 from ...sheet import check_activations
 from .._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET
@@ -38,6 +39,7 @@ def _halves(cats: np.ndarray) -> np.ndarray:
     return half
 
 
+@fill_doc
 def language_profile(
     activations: xr.DataArray,
     target=LANGUAGE_TARGET,
@@ -62,9 +64,8 @@ def language_profile(
 
     Parameters
     ----------
-    activations : xarray.DataArray
-        ``("stimulus", "unit")`` activations of the localizer items (condition in the
-        ``category`` coord or ``labels``).
+    %(activations)s
+        Here: the localizer items' (the condition in the ``category`` coord or ``labels``).
     target, against, top_k, q, smooth_fwhm, alternative, scope :
         As in :func:`language_selectivity` (defaults: S vs N, TopoLM's).
     conditions : sequence of str, optional
@@ -180,6 +181,7 @@ def language_profile(
     )
 
 
+@fill_doc
 def language_topography(
     activations: xr.DataArray,
     layers=None,
@@ -212,18 +214,18 @@ def language_topography(
 
     Parameters
     ----------
-    activations : xarray.DataArray
-        ``("stimulus", "unit")`` activations of the localizer items.
+    %(activations)s
+        Here: the localizer items'.
     layers : str or sequence of str, optional
         Default every layer of the activations.
     target, against, labels :
         The contrast (default S vs N) and optional per-stimulus conditions.
     q : float
         Benjamini-Hochberg level of the selection (over all layers, TopoLM's).
-    n_permutations : int
-        Draws of each null (both nulls: the same count and seed).
-    alpha : float
-    random_state : int
+    %(n_permutations)s
+        Both nulls draw the same count from the same seed.
+    %(alpha)s
+    %(random_state)s
     statistics : sequence of str
         Registered one-map statistics; the first gives ``headline``.
     where : str

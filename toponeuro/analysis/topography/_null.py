@@ -706,8 +706,7 @@ def spatial_null(
         :func:`contrast_design` in place of the first map: its labels shuffled, the map
         recomputed) or any null added with :func:`register_null` (``NULL_METHODS``). Default
         ``"positions"`` for one map, ``"shift"`` for two or more (module docs).
-    n_permutations : int
-        Null draws (0: the statistic alone).
+    %(n_permutations)s
     alternative : {"greater", "less", "two-sided"}, optional
         The tail of ``p_value``; default ``"greater"`` ("larger than chance"; the statistic of
         an arrangement or of one map's organisation). :func:`map_similarity` tests two maps'

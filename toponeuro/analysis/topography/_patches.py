@@ -337,12 +337,12 @@ def find_patches(
         4,500 mm^2 of the 4,900 mm^2 sheet (2.0 %% and 91.8 %%; on a mesh 0 and 1).
     connectivity : {1, 2}
         On a sheet: 1 = edge neighbours (4), 2 = edge and corner neighbours (8).
-    n_permutations : int
-        Draws of the positions null (0: no p-values).
+    %(n_permutations)s
+        Here: the positions null's draws.
     statistic : {"mass", "size"}
         Cluster statistic compared with the null's largest cluster of each draw.
-    alpha : float
-        Level of :attr:`Patches.significant`.
+    %(alpha)s
+        Here: the level of :attr:`Patches.significant`.
     %(random_state)s
     %(geometry)s
 
@@ -367,15 +367,9 @@ def find_patches(
     threshold, min_units, n_permutations, alpha = (p["threshold"], p["min_units"],
                                                    p["n_permutations"], p["alpha"])
     tm = _map_of(data, layer, geometry)
-    sigma = _tdann_sigma(tm) if isinstance(smooth_sigma, str) else float(smooth_sigma)
-    on_sheet = tm.grid_shape is not None
-    tdann_min = TDANN_PATCHES["min_area_mm2"] / _SHEET_AREA if on_sheet else 0.0
-    tdann_max = TDANN_PATCHES["max_area_mm2"] / _SHEET_AREA if on_sheet else 1.0
-    min_fraction = tdann_min if min_fraction == "tdann" else float(min_fraction)
-    max_fraction = tdann_max if max_fraction == "tdann" else float(max_fraction)
-    _check_fraction_order(min_fraction, max_fraction)
+    sigma, min_fraction, max_fraction, min_n, max_n = _rules_on(
+        tm, smooth_sigma, min_fraction, max_fraction, min_units)
     n_total = int(tm.finite.sum())
-    min_n, max_n = _sizes(tm, n_total, min_units, min_fraction, max_fraction)
     smooth = _smoother(tm, sigma)
 
     sm = smooth(tm.values[None, :])
@@ -439,6 +433,20 @@ def find_patches(
     )
 
 
+
+def _rules_on(tm, smooth_sigma, min_fraction, max_fraction, min_units):
+    """The patch rules resolved on one map: ``(sigma, min_fraction, max_fraction, min_n,
+    max_n)``, ``"tdann"`` meaning TDANN's values (areas in mm² on a sheet; none on a mesh)."""
+    sigma = _tdann_sigma(tm) if isinstance(smooth_sigma, str) else float(smooth_sigma)
+    on_sheet = tm.grid_shape is not None
+    lo = TDANN_PATCHES["min_area_mm2"] / _SHEET_AREA if on_sheet else 0.0
+    hi = TDANN_PATCHES["max_area_mm2"] / _SHEET_AREA if on_sheet else 1.0
+    lo = lo if min_fraction == "tdann" else float(min_fraction)
+    hi = hi if max_fraction == "tdann" else float(max_fraction)
+    _check_fraction_order(lo, hi)
+    min_n, max_n = _sizes(tm, int(tm.finite.sum()), min_units, lo, hi)
+    return sigma, lo, hi, min_n, max_n
+
 def _patch_factory(tms, *, threshold=TDANN_PATCHES["threshold"],
                    min_units=TDANN_PATCHES["min_count"], smooth_sigma="tdann",
                    min_fraction="tdann", max_fraction="tdann", connectivity=1, what="count",
@@ -450,14 +458,8 @@ def _patch_factory(tms, *, threshold=TDANN_PATCHES["threshold"],
     p = check_patch_params(threshold, min_units, smooth_sigma, min_fraction=min_fraction,
                            max_fraction=max_fraction, connectivity=connectivity)
     tm = tms[0]
-    sigma = _tdann_sigma(tm) if isinstance(smooth_sigma, str) else float(smooth_sigma)
-    on_sheet = tm.grid_shape is not None
-    lo = TDANN_PATCHES["min_area_mm2"] / _SHEET_AREA if on_sheet else 0.0
-    hi = TDANN_PATCHES["max_area_mm2"] / _SHEET_AREA if on_sheet else 1.0
-    lo = lo if min_fraction == "tdann" else float(min_fraction)
-    hi = hi if max_fraction == "tdann" else float(max_fraction)
-    _check_fraction_order(lo, hi)
-    min_n, max_n = _sizes(tm, int(tm.finite.sum()), p["min_units"], lo, hi)
+    sigma, _, _, min_n, max_n = _rules_on(tm, smooth_sigma, min_fraction, max_fraction,
+                                          p["min_units"])
     smooth = _smoother(tm, sigma)
     thr = p["threshold"]
 

@@ -249,14 +249,14 @@ def topography_table(
         skipped on it).
     n_samples, sample_size : int
         Smoothness sampling (see :func:`smoothness`).
-    n_permutations : int
-        Draws of each statistic's spatial null (0: none; p-values NaN, every patch kept).
+    %(n_permutations)s
+        Here: each statistic's spatial null (0: every patch kept).
     similarity_permutations : int, optional
         Draws of the map-similarity null alone (default ``n_permutations``): e.g. a spin
         test of atlas ROIs' overlap while their smoothness and patches, fixed binary regions,
         get none.
-    alpha : float
-        Level at which a patch counts as significant, and of the overlap verdicts.
+    %(alpha)s
+        Here: a patch counts as significant, and the overlap verdicts are drawn, at it.
     %(random_state)s
 
     Returns

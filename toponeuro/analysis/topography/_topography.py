@@ -374,10 +374,9 @@ def smoothness(
         so the first bin always holds the nearest neighbours.
     max_distance : float, optional
         Largest distance binned; default half the diagonal of the points' bounding box.
-    n_permutations : int
-        Draws of the spatial null, 0 (none) to ``MAX_PERMUTATIONS`` (10**6; see
-        :func:`spatial_null`). The samples and bins stay fixed, so the null varies the map
-        only.
+    %(n_permutations)s
+        At most ``MAX_PERMUTATIONS`` (10**6; see :func:`spatial_null`). The samples and
+        bins stay fixed, so the null varies the map only.
     null : {"positions"}
         ``"positions"``: the map's values scattered over its points at random.
     %(random_state)s
@@ -591,8 +590,7 @@ def map_similarity(
         several layers need ``layer``. 1-D arrays without positions are compared element-wise
         (correlations only).
     method : {"ssim", "pearson", "spearman"}
-    n_permutations : int
-        Draws of the spatial null (0: the statistic alone, p-value NaN).
+    %(n_permutations)s
     null : str, optional
         Default ``"shift"`` (sheet: shifts within the mirrored sheet; mesh: the spin test):
         half the draws move ``map_b``, the same moves shift ``map_a`` in the other half, so

@@ -11,15 +11,23 @@ fixed)?
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
 
 from ... import _dims as D
+from ..._docs import fill_doc
 from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
 from ..._typing import RandomState
-from ...exceptions import AlignmentError, InvalidDataError, UnknownNameError, close_matches
+from ...exceptions import (
+    AlignmentError,
+    InvalidDataError,
+    UndefinedValueWarning,
+    UnknownNameError,
+    close_matches,
+)
 from ...sheet import check_activations
 from ._null import ALTERNATIVES, null_p_value
 from ._selectivity import (
@@ -111,6 +119,21 @@ def _same_units(a: xr.DataArray, b: xr.DataArray):
             )
 
 
+def _coord_labels(acts: xr.DataArray, labels, param: str, which: str):
+    """``labels`` as given, or the values of the stimulus coord it names."""
+    if not isinstance(labels, str):
+        return labels
+    coords = [c for c in acts.coords if acts[c].dims == (D.STIMULUS,)]
+    if labels not in coords:
+        raise UnknownNameError(
+            f"{param}={labels!r} names no stimulus coord of the {which} activations (they "
+            f"have {coords}); {close_matches(labels, coords)}. Pass one label per stimulus, "
+            "or assign the coord first (acts.assign_coords(stimuli.coords()))."
+        )
+    return acts[labels].values
+
+
+@fill_doc
 def localizer_transfer(
     localizer: xr.DataArray,
     test: xr.DataArray,
@@ -149,11 +172,11 @@ def localizer_transfer(
     top_k : int or float
         Units kept per layer: a count, or a fraction in (0, 1] of the layer's units, highest
         A-selectivity first (default 0.1: the top tenth).
-    n_permutations : int
-        Relabellings of B for the null.
+    %(n_permutations)s
+        Here: relabellings of B.
     alternative : {"greater", "less", "two-sided"}
         ``"greater"``: the units prefer B's target.
-    random_state : None, int or numpy.random.Generator
+    %(random_state)s
 
     Returns
     -------
@@ -213,7 +236,7 @@ def localizer_transfer(
             f"Unknown alternative {alternative!r}; {close_matches(str(alternative), ALTERNATIVES)}"
         )
     n_permutations = check_int(n_permutations, "n_permutations", lo=1, hi=MAX_PERMUTATIONS)
-    labels = localizer[labels].values if isinstance(labels, str) else labels
+    labels = _coord_labels(localizer, labels, "labels", "localizer")
     sel = selectivity(localizer, target, against, metric=metric, labels=labels)
     layers = np.asarray(localizer[D.LAYER].values) if D.LAYER in localizer.coords else \
         np.zeros(localizer.sizes[D.UNIT])
@@ -221,17 +244,14 @@ def localizer_transfer(
     keep = _top_k(np.asarray(sel.values, dtype=float), top_k, groups)
     units = np.flatnonzero(keep)
     if units.size == 0:
+        n_finite = int(np.isfinite(np.asarray(sel.values, dtype=float)).sum())
         raise InvalidDataError(
-            "No unit has a finite selectivity on the localizer set, so none can be tested; "
-            "check that the localizer activations vary across stimuli."
+            f"No unit was selected on the localizer set (top_k={top_k!r}; {n_finite} of "
+            f"{sel.size} units have a finite selectivity), so none can be tested. Pass a "
+            "larger top_k (a count, or a fraction that keeps at least one unit per layer), "
+            "and check that the localizer activations vary across stimuli."
         )
-    if isinstance(test_labels, str):
-        if test_labels not in test.coords:
-                raise UnknownNameError(
-                f"The test activations have no stimulus coord {test_labels!r}; "
-                f"{close_matches(test_labels, list(test.coords))}"
-            )
-        test_labels = test[test_labels].values
+    test_labels = _coord_labels(test, test_labels, "test_labels", "test")
     cats_b = _stimulus_labels(test, None if test_labels is None
                               else np.asarray(test_labels).astype(str))
     t_mask, a_mask, tgt, agn = contrast_masks(
@@ -240,16 +260,29 @@ def localizer_transfer(
     inside = t_mask | a_mask
     x = test.transpose(D.STIMULUS, D.UNIT).values[:, units][inside].astype(float)
     sd = x.std(0, ddof=1)
-    good = sd > 0
+    good = np.isfinite(x).all(0) & (sd > 0)
     if not good.any():
         raise InvalidDataError(
-            "Every selected unit is constant over the test set's contrast stimuli; the "
-            "preference is undefined."
+            "Every selected unit is constant (or not finite) over the test set's contrast "
+            "stimuli; the preference is undefined. Check the test activations, or select "
+            "more units with a larger top_k."
+        )
+    if not good.all():
+        warnings.warn(
+            f"{int((~good).sum())} of the {good.size} units selected on the localizer set are "
+            "constant or not finite over the test set's contrast stimuli and are left out of "
+            "the statistic.", UndefinedValueWarning, stacklevel=2,
         )
     z = (x[:, good] - x[:, good].mean(0)) / sd[good]
     score = z.mean(1)
     t_in = t_mask[inside]
     stat = _cohen_d(score, t_in, ~t_in)
+    if not np.isfinite(stat):
+        warnings.warn(
+            "Cohen's d of the selected units on the test set is undefined (their mean "
+            "response is constant within both groups, or a group has fewer than 2 stimuli); "
+            "statistic and p_value are NaN.", UndefinedValueWarning, stacklevel=2,
+        )
     rng = check_random_state(random_state)
     null = np.empty(n_permutations)
     for k in range(n_permutations):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._docs import fill_doc
 from ..._params import check_number
 from ...exceptions import InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
@@ -34,13 +35,27 @@ OVERLAP_OUTCOMES = ("share territory", "avoid each other", "no evidence either w
 
 #: how a statistic is named in a sentence
 _LABELS = {"ssim": "SSIM", "pearson": "Pearson r", "spearman": "Spearman rho"}
+#: statistics that count (patches, units): written as integers
+_COUNTS = ("n_patches", "patch_units")
 
 #: the alternative behind every verdict
 VERDICT_ALTERNATIVE = "two-sided"
 
 
 @dataclass(frozen=True)
-class OverlapVerdict:
+class _TestOutcome:
+    """The fields every test's outcome carries: what it reached, the number, its null."""
+
+    outcome: str
+    statistic: float
+    p_value: float
+    n_permutations: int
+    null_mean: float
+    null_std: float
+
+
+@dataclass(frozen=True)
+class OverlapVerdict(_TestOutcome):
     """The outcome of one overlap test (from :func:`overlap_verdict`).
 
     Attributes
@@ -73,12 +88,6 @@ class OverlapVerdict:
     'faces and bodies share territory on this sheet: SSIM 0.60 (null 0.00 ± 0.17), p < 0.002 (two-sided, 1,000 draws)'
     """
 
-    outcome: str
-    statistic: float
-    p_value: float
-    n_permutations: int
-    null_mean: float
-    null_std: float
     method: str = "similarity"
     null_method: str | None = None
     alpha: float = 0.05
@@ -138,6 +147,7 @@ class OverlapVerdict:
                 "method": self.method, "null": self.null_method, "alpha": float(self.alpha)}
 
 
+@fill_doc
 def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
                     method: str | None = None) -> OverlapVerdict:
     """Share territory, avoid each other, or no evidence either way: one test, one p.
@@ -149,8 +159,8 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         or the observed similarity with ``null``.
     null : array, optional
         The null draws when ``statistic`` is a number (none or empty: "not tested").
-    alpha : float
-        Level of the two-sided test, in (0, 1).
+    %(alpha)s
+        Here: of the two-sided test.
     method : str, optional
         Name of the statistic for the sentence (default the result's ``attrs["method"]``).
 
@@ -222,6 +232,13 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
 CLAIM_OUTCOMES = ("beyond chance", "not beyond chance", "too few draws", "not tested")
 
 #: how a statistic is named in a claim
+def _value_text(method: str, value: float) -> str:
+    """A statistic's value as its sentence writes it: counts as integers, others to 2 d.p."""
+    if method in _COUNTS and np.isfinite(value):
+        return f"{value:,.0f}"
+    return f"{value:.2f}"
+
+
 _CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "n_patches": "patches",
                  "patch_units": "units in patches", **_LABELS}
 
@@ -240,7 +257,7 @@ def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "gr
 
 
 @dataclass(frozen=True)
-class TopographyClaim:
+class TopographyClaim(_TestOutcome):
     """One claim about one map, from one statistic and one null (see :func:`contrast_claim`).
 
     Attributes
@@ -265,16 +282,10 @@ class TopographyClaim:
     >>> c = contrast_claim(NullResult.from_null(0.3, np.zeros(99), "labels",
     ...                    {"method": "morans_i"}), what="faces")
     >>> c.outcome, c.text
-    ('beyond chance', "faces is more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.30 (label null 0.00 ± 0.00), p < 0.011 (one-sided, 99 draws)")
+    ('beyond chance', "faces is more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.30 (label null 0.00 ± 0.00), p ≤ 0.01 (one-sided, 99 draws)")
     """
 
     claim: str
-    outcome: str
-    statistic: float
-    p_value: float
-    n_permutations: int
-    null_mean: float
-    null_std: float
     method: str
     null_method: str | None
     alpha: float
@@ -321,20 +332,23 @@ def _claim(kind, result, alpha, what, where, yes, no, null_name):
     if not n or fin.size == 0 or not np.isfinite(stat):
         why = "no null drawn" if np.isfinite(stat) else "the statistic is undefined"
         return TopographyClaim(outcome="not tested", text=(
-            f"{what}: not tested {where} ({why}): {label} {stat:.2f}"), **fields)
+            f"{what}: not tested {where} ({why}): {label} {_value_text(method, stat)}"),
+            **fields)
     if not can_reject(fin.size, alpha, "greater"):
         warnings.warn(f"{what}: {too_few_draws_text(fin.size, alpha)}; ask for at least "
                       f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=3)
         return TopographyClaim(outcome="too few draws", text=(
-            f"{what}: {too_few_draws_text(fin.size, alpha)} {where}: {label} {stat:.2f}"),
+            f"{what}: {too_few_draws_text(fin.size, alpha)} {where}: {label} "
+            f"{_value_text(method, stat)}"),
             **fields)
     ok = p <= alpha
-    numbers = (f"{label} {stat:.2f} ({null_name} {result.null_mean:.2f} ± "
+    numbers = (f"{label} {_value_text(method, stat)} ({null_name} {result.null_mean:.2f} ± "
                f"{result.null_std:.2f}), {format_p(p, fin.size, 'one-sided')}")
     return TopographyClaim(outcome="beyond chance" if ok else "not beyond chance",
                            text=f"{what} {yes if ok else no} {where}: {numbers}", **fields)
 
 
+@fill_doc
 def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the map",
                        where: str = "on this sheet") -> TopographyClaim:
     """"The map is organised on the sheet": a statistic against its positions / shift null.
@@ -347,7 +361,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
     ----------
     result : NullResult
         One-sided (``"greater"``) result of a spatial null (not ``"labels"``).
-    alpha : float
+    %(alpha)s
     what, where : str
         The map's name and place, for the sentence.
 
@@ -364,7 +378,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
     >>> rr, cc = np.mgrid[:16, :16]
     >>> blob = np.exp(-((rr - 5) ** 2 + (cc - 9) ** 2) / 10.0)
     >>> organisation_claim(morans_i(blob, n_permutations=99, random_state=0)).text
-    "the map is organised on this sheet: Moran's I 0.94 (positions null 0.00 ± 0.04), p < 0.011 (one-sided, 99 draws)"
+    "the map is organised on this sheet: Moran's I 0.94 (positions null 0.00 ± 0.04), p ≤ 0.01 (one-sided, 99 draws)"
     >>> import warnings; warnings.simplefilter("ignore")
     >>> organisation_claim(morans_i(blob, n_permutations=9, random_state=0)).outcome
     'too few draws'
@@ -379,6 +393,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
                   "is not organised beyond its values scattered at random", null_name)
 
 
+@fill_doc
 def contrast_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the contrast",
                    where: str = "on this sheet") -> TopographyClaim:
     """"The contrast is more clustered than contrasts of random splits": the label null.
@@ -391,7 +406,7 @@ def contrast_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the 
     ----------
     result : NullResult
         One-sided (``"greater"``) result whose null is ``"labels"``.
-    alpha : float
+    %(alpha)s
     what, where : str
         The contrast's name ("language selectivity", "faces") and place.
 

@@ -115,7 +115,7 @@ def _data_signature() -> str:
     root = Path(os.environ.get("TOPONEURO_DATA") or Path.home() / ".cache" / "toponeuro")
     floc = root / "floc"
     parts = [f"data={root}", f"floc={floc.resolve() if floc.exists() else 'none'}",
-             f"langloc={any(root.glob('epflneuroailab_topolm/*/eval/stimuli/*.csv'))}"]
+             f"langloc={(root / 'langloc' / 'fedorenko_stimuli.csv').is_file()}"]
     return "|".join(parts)
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "RecipeMismatchError",
     "UnsafeLinkError",
     "StaleLockWarning",
+    "OldDataLocationWarning",
     "InputChangedError",
     "RemovedNameError",
     "close_matches",
@@ -190,6 +191,15 @@ class UnverifiedFileWarning(ToponeuroWarning):
     """A file is used although no published digest was available to check it against.
 
     Turn it into an error with ``warnings.simplefilter("error", UnverifiedFileWarning)``.
+    """
+
+
+class OldDataLocationWarning(ToponeuroWarning, FutureWarning):
+    """A dataset was read from where toponeuro before 0.4 downloaded it.
+
+    Every dataset now lives in ``$TOPONEURO_DATA/<dataset>/`` (``toponeuro.stimuli.DATASETS``);
+    files found at the old place are still read (and never moved or deleted); the message
+    says where to move them.
     """
 
 

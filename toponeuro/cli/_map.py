@@ -157,9 +157,9 @@ def _add_map(sub):
                                      "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
     _add_checkpoint_args(p)
     p.add_argument("--stimuli", default=None,
-                   help="floc ($TOPONEURO_DATA/floc, else the pinned download) or a local fLoc "
-                   "folder with one sub-folder per category; with --language: langloc (the "
-                   "pinned localizer csv, cached) or a local csv with columns sentence, "
+                   help="floc ($TOPONEURO_DATA/floc; images it lacks are downloaded into it) or a "
+                   "local fLoc folder with one sub-folder per category; with --language: "
+                   "langloc ($TOPONEURO_DATA/langloc, the pinned csv) or a local csv with columns sentence, "
                    "condition (default: floc; with --language langloc)")
     p.add_argument("--images", type=_images_arg, default=None,
                    help="fLoc image numbers of each category, a range like 97-120 or all "

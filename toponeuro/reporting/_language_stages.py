@@ -42,7 +42,8 @@ LANGUAGE_MAP = "language"
 _HINT = (
     "The language map needs the Fedorenko et al. (2010) localizer items. Offline, point "
     "stimuli= at a local copy of the csv (columns sentence, condition), e.g. "
-    "stimuli='/path/to/fedorenko2010_stimuli.csv'."
+    "stimuli='/path/to/fedorenko2010_stimuli.csv', or put the pinned file at "
+    "$TOPONEURO_DATA/langloc/fedorenko_stimuli.csv (docs/data.rst)."
 )
 
 

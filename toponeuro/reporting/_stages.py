@@ -46,10 +46,9 @@ __all__ = [
 
 _HINT = (
     "The map needs the fLoc localizer images (Stigliani et al., 2015), and they could not be "
-    "downloaded. Offline, copy the stimuli/ folder of the fLoc repository "
-    "(https://github.com/VPNL/fLoc; one sub-folder per category, e.g. stimuli/adult/"
-    "adult-97.jpg) and map the images the demo TopoNets never saw: "
-    "stimuli='/path/to/floc', numbers='97-120' (the copied folder). Or put that folder at "
+    "downloaded. With a local copy (the stimuli/ folder of https://github.com/VPNL/fLoc, one "
+    "sub-folder per category, e.g. stimuli/adult/adult-97.jpg), map the images the demo "
+    "TopoNets never saw: stimuli='/path/to/floc', numbers='97-120'; or put that folder at "
     "$TOPONEURO_DATA/floc."
 )
 

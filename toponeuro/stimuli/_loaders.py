@@ -12,18 +12,20 @@ import numpy as np
 import pandas as pd
 
 from .._docs import fill_doc
-from .._fetch import data_dir as _data_dir
 from .._fetch import fetch_url
 from ..exceptions import (
     AlignmentError,
     DimensionError,
+    DownloadError,
     InvalidDataError,
     MissingFileError,
     OutOfRangeError,
     UnknownNameError,
     close_matches,
 )
+from ._datasets import DATASETS, dataset_dir, dataset_relpath, floc_offline_message, legacy_copy
 from ._image import IMAGE_EXTENSIONS, list_image_files
+from ._numbers import floc_numbers
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
 from ._table import RUN_LIST_COLUMNS, read_run_list
 
@@ -31,7 +33,6 @@ __all__ = [
     "fetch_floc",
     "fetch_language_localizer",
     "load_floc",
-    "floc_numbers",
     "local_floc_copy",
     "FLOC_LOCAL_FOLDER",
     "load_language_localizer",
@@ -104,9 +105,21 @@ def fetch_pinned_file(repo: str, path: str, *,
 
 
 def _fetch_row(row, cache_dir, progress) -> Path:
+    """One pinned file at ``<cache>/<dataset>/...`` (``_datasets``), downloaded when absent."""
     url = _RAW.format(repo=row.repo, commit=row.commit, path=row.path.replace(" ", "%20"))
-    rel = Path(row.repo.replace("/", "_")) / row.commit[:12] / row.path
-    return fetch_url(url, sha256=row.sha256, relpath=rel, cache_dir=cache_dir, progress=progress)
+    old = legacy_copy(row, cache_dir)  # before 0.4's layout: read, warned, never moved
+    if old is not None:
+        return old
+    return fetch_url(url, sha256=row.sha256, relpath=dataset_relpath(row), cache_dir=cache_dir,
+                     progress=progress)
+
+
+def _fetch_floc_keys(rows, keys, cache_dir, progress) -> list[Path]:
+    """The fLoc images ``keys``; offline, the error names the whole set and where it goes."""
+    try:
+        return [_fetch_row(rows[k], cache_dir, progress) for k in keys]
+    except DownloadError as err:
+        raise DownloadError(floc_offline_message(keys, rows[keys[0]], err, cache_dir)) from err
 
 
 def _check_names(wanted, known, what: str) -> list[str]:
@@ -141,107 +154,6 @@ def _floc_scan(root: Path) -> dict[tuple[str, int], Path]:
 def _floc_key(p) -> tuple[str, int]:
     m = _FLOC_NAME.match(Path(p).stem.lower())
     return m.group(1), int(m.group(2))
-
-
-#: the largest image number accepted (fLoc has 144 per category; a larger one is a typo)
-_MAX_FLOC_NUMBER = 100_000
-
-
-def _check_largest(hi: int, numbers) -> None:
-    if hi > _MAX_FLOC_NUMBER:
-        raise InvalidDataError(
-            f"numbers={numbers!r} reaches image number {hi}; fLoc has 144 images per category "
-            f"and at most {_MAX_FLOC_NUMBER:,} are accepted. Give e.g. numbers='97-120'."
-        )
-
-
-def _integral(n, numbers) -> int:
-    """``n`` as an int; a non-integral number (97.5) or a bool is refused, not truncated."""
-    if isinstance(n, bool):
-        raise InvalidDataError(f"numbers={numbers!r} holds {n!r}, not an image number; give "
-                               "a list of int.")
-    if isinstance(n, str):
-        n = n.strip()
-    value = float(n) if not isinstance(n, (int, np.integer)) else n
-    if isinstance(value, float) and not value.is_integer():
-        raise InvalidDataError(
-            f"numbers={numbers!r} holds {n!r}, which is not a whole image number (fLoc images "
-            "are numbered 1, 2, 3 ...); give whole numbers, e.g. numbers=[97, 98]."
-        )
-    return int(value)
-
-
-def floc_numbers(numbers) -> list[int] | None:
-    """fLoc image numbers as a sorted list: the one reader of ``numbers=`` everywhere.
-
-    ``None`` or ``"all"`` mean every image (returned as ``None``); text is one number
-    (``"97"``) or an inclusive range (``"97-120"``); any other iterable gives its integers.
-    :func:`load_floc`, :func:`fetch_floc`, :func:`toponeuro.run_map` and the CLI's
-    ``--images`` all read their numbers through this function.
-
-    Parameters
-    ----------
-    numbers : None, str or iterable of int
-
-    Returns
-    -------
-    list of int or None
-        Sorted unique numbers, each at least 1; ``None`` for every image.
-
-    Raises
-    ------
-    InvalidDataError
-        Text that is not a number or a range, a range whose end is before its start, a
-        number below 1 or above 100,000, a non-integral number (97.5: never truncated), or
-        an empty selection.
-
-    Examples
-    --------
-    >>> floc_numbers("97-100"), floc_numbers("all"), floc_numbers([3, 1, 3])
-    ([97, 98, 99, 100], None, [1, 3])
-    >>> floc_numbers([97.5, 98.9])
-    Traceback (most recent call last):
-    ...
-    toponeuro.exceptions.InvalidDataError: numbers=[97.5, 98.9] holds 97.5, which is not a whole image number (fLoc images are numbered 1, 2, 3 ...); give whole numbers, e.g. numbers=[97, 98].
-    """
-    if numbers is None or (isinstance(numbers, str) and numbers.strip() == "all"):
-        return None
-    if isinstance(numbers, str):
-        first, _, last = numbers.strip().partition("-")
-        try:
-            lo, hi = int(first), int(last or first)
-        except ValueError:
-            raise InvalidDataError(
-                f"numbers={numbers!r} is neither a range of fLoc image numbers nor 'all'; give "
-                "a range such as numbers='97-120', one number, 'all', or a list of int."
-            ) from None
-        if hi < lo:
-            raise InvalidDataError(
-                f"numbers={numbers!r}: the range ends ({hi}) before it starts ({lo}); give "
-                "first-last with first <= last, e.g. numbers='97-120'."
-            )
-        _check_largest(hi, numbers)
-        numbers = range(lo, hi + 1)
-    if isinstance(numbers, range):  # checked before anything is allocated
-        if len(numbers):
-            _check_largest(max(numbers[0], numbers[-1]), numbers)
-    try:
-        out = sorted({_integral(n, numbers) for n in numbers})
-    except InvalidDataError:
-        raise
-    except (TypeError, ValueError):
-        raise InvalidDataError(
-            f"numbers={numbers!r} is not a collection of fLoc image numbers; give a list of "
-            "int, a range such as numbers='97-120', or 'all'."
-        ) from None
-    if out:
-        _check_largest(out[-1], numbers)
-    if not out or out[0] < 1:
-        raise InvalidDataError(
-            f"numbers={numbers!r}: fLoc image numbers start at 1 and at least one is needed; "
-            f"got {out[:5]}. Give e.g. numbers='97-120'."
-        )
-    return out
 
 
 def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int]]:
@@ -317,15 +229,15 @@ def fetch_floc(
     table = pinned_sources(_FLOC_REPO)
     rows = {_floc_key(row.path): row for row in table.itertuples()}
     keys = _floc_select(rows, categories, numbers, f"{_FLOC_REPO}@{table.commit.iloc[0]}")
-    return [_fetch_row(rows[k], cache_dir, progress) for k in keys]
+    return _fetch_floc_keys(rows, keys, cache_dir, progress)
 
 
 @fill_doc
 def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> Path:
     """Download the language-localizer csv (pinned epflneuroailab/topolm copy); return its path.
 
-    Verified by sha256 and downloaded once. :func:`load_language_localizer` calls this
-    when given no path.
+    Verified by sha256 and downloaded once, to ``<cache>/langloc/fedorenko_stimuli.csv``
+    (:func:`dataset_dir`). :func:`load_language_localizer` calls this when given no path.
 
     Parameters
     ----------
@@ -343,7 +255,7 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
 
 
 #: name of the folder under the cache root where a local fLoc copy is looked for
-FLOC_LOCAL_FOLDER = "floc"
+FLOC_LOCAL_FOLDER = DATASETS["floc"].name
 
 
 def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
@@ -358,7 +270,7 @@ def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     >>> (d / "floc").mkdir(); local_floc_copy(d) == d / "floc"
     True
     """
-    folder = _data_dir(cache_dir) / FLOC_LOCAL_FOLDER
+    folder = dataset_dir("floc", cache_dir)
     return folder if folder.is_dir() else None
 
 
@@ -382,10 +294,10 @@ def load_floc(
     path : str or Path, optional
         A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``
         (hidden files such as macOS ``._*`` are skipped).
-        Without a path, a local copy in ``<cache>/floc`` (e.g. ``$TOPONEURO_DATA/floc``) is
-        used when that folder exists; otherwise :func:`fetch_floc` downloads the images
-        from the VPNL/fLoc repository at a pinned commit (144 per category, ~196 MB) into
-        the cache, each verified by sha256.
+        Without a path, the dataset folder ``<cache>/floc`` (``$TOPONEURO_DATA/floc``,
+        :func:`dataset_dir`): the images asked for by ``numbers`` that it lacks are
+        downloaded into it by :func:`fetch_floc` (VPNL/fLoc at a pinned commit, 144 per
+        category, ~196 MB, each verified by sha256); a copy put there by hand is used as is.
     %(cache_dir)s
         Ignored with ``path``.
     categories : sequence of str, optional
@@ -421,13 +333,21 @@ def load_floc(
     >>> load_floc(d, numbers="2-2").ids.tolist()
     ['adult-2', 'house-2']
     """
-    if path is None and local_floc_copy(cache_dir) is not None:
-        path = local_floc_copy(cache_dir)
-    if path is None:
+    local = local_floc_copy(cache_dir) if path is None else None
+    found = _floc_scan(local) if local is not None else {}
+    if path is None and not found:
         paths = fetch_floc(categories, numbers, cache_dir=cache_dir, progress=progress)
         keys = [_floc_key(p) for p in paths]
+    elif path is None and numbers is not None:  # <cache>/floc: what it lacks is downloaded
+        rows = {_floc_key(row.path): row for row in pinned_sources(_FLOC_REPO).itertuples()}
+        cats = categories if categories is not None else sorted(
+            {c for c, _ in found}, key=FLOC_CATEGORIES.index)
+        keys = _floc_select({**dict.fromkeys(rows), **found}, cats, numbers, f"copy {local}")
+        missing = [k for k in keys if k not in found]
+        got = dict(zip(missing, _fetch_floc_keys(rows, missing, cache_dir, progress)))
+        paths = [found[k] if k in found else got[k] for k in keys]
     else:
-        root = Path(path)
+        root = Path(path if path is not None else local)
         if not root.is_dir():
             raise MissingFileError(
                 f"fLoc folder {root} does not exist (or is not a folder); pass the folder that "

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .._docs import fill_doc
-from .._fetch import data_dir as _data_dir
 from ..exceptions import InvalidDataError, MissingFileError
+from ._datasets import DATASETS, dataset_dir
 from ._loaders import _fetch_row, pinned_sources
 from ._set import StimulusSet
 
@@ -26,7 +26,7 @@ R92_FILES = {
 #: the 0/1 flags of each image in ``stimuli_92objs``, kept as stimulus labels
 R92_LABELS = ("human", "face", "animal", "natural")
 #: name of the folder under the cache root where a local copy is looked for
-R92_LOCAL_FOLDER = "r92"
+R92_LOCAL_FOLDER = DATASETS["r92"].name
 
 
 @fill_doc
@@ -87,8 +87,9 @@ def load_92_images(
     ----------
     path : str or Path, optional
         ``Kriegeskorte_Neuron2008_supplementalData.mat`` or the folder holding it. Without
-        one, ``<cache>/r92`` (``$TOPONEURO_DATA/r92``) is used when it holds the file;
-        otherwise :func:`fetch_92_images` downloads it (pinned, sha256-checked).
+        one, ``<cache>/r92`` (``$TOPONEURO_DATA/r92``, :func:`dataset_dir`) is used when it
+        holds the file; otherwise :func:`fetch_92_images` downloads it there (pinned,
+        sha256-checked).
     %(cache_dir)s
 
     Returns
@@ -105,7 +106,7 @@ def load_92_images(
 
     name = R92_FILES["stimuli"]
     if path is None:
-        local = _data_dir(cache_dir) / R92_LOCAL_FOLDER / name
+        local = dataset_dir("r92", cache_dir) / name
         path = local if local.is_file() else fetch_92_images(cache_dir=cache_dir)["stimuli"]
     path = Path(path)
     if path.is_dir():

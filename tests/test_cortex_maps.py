@@ -461,7 +461,7 @@ def _down(monkeypatch, tmp_path):
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
     monkeypatch.setattr(_fetch, "_download", down)
     monkeypatch.setattr(_fetch, "_UNREACHABLE", {})
-    return tmp_path / "cache" / "epflneuroailab_topolm" / "46b56532d160" / "eval" / "fmri-fit"
+    return tmp_path / "cache" / "topolm"  # its dataset folder (docs/data.rst)
 
 
 @pytest.mark.shared

@@ -68,10 +68,12 @@ DATASETS: dict[str, Dataset] = {
                 "toponeuro.stimuli.load_language_localizer"),
         Dataset("r92", "92 object images and IT RDMs (Kriegeskorte et al., 2008)",
                 "rsagroup/rsatoolbox", "demos/92imageData/", "toponeuro.stimuli.load_92_images"),
+        Dataset("topolm", "TopoLM's fs_LR 32k verb - noun group contrast (Rathi et al., 2025)",
+                "epflneuroailab/topolm", "eval/fmri-fit/",
+                "toponeuro.brain.load_topolm_contrast"),
     )
 }
 
-_BY_REPO = {d.repo: d for d in DATASETS.values()}
 _WARNED: set[tuple[str, str]] = set()
 
 
@@ -84,7 +86,7 @@ def dataset_dir(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
     Parameters
     ----------
     name : str
-        A key of :data:`DATASETS`: ``"floc"``, ``"langloc"`` or ``"r92"``.
+        A key of :data:`DATASETS`: ``"floc"``, ``"langloc"``, ``"r92"`` or ``"topolm"``.
     cache_dir : path-like, optional
         Cache root.
 
@@ -102,7 +104,7 @@ def dataset_dir(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
     >>> dataset_dir("fLoc", d)
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.UnknownNameError: Unknown dataset 'fLoc'; did you mean 'floc'? The datasets are ['floc', 'langloc', 'r92'].
+    toponeuro.exceptions.UnknownNameError: Unknown dataset 'fLoc'; did you mean 'floc'? The datasets are ['floc', 'langloc', 'r92', 'topolm'].
     """
     if name not in DATASETS:
         raise UnknownNameError(
@@ -113,7 +115,10 @@ def dataset_dir(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
 
 
 def _dataset_of(row) -> Dataset:
-    return _BY_REPO[row.repo]
+    """The dataset a pinned file belongs to: its repository's, the one whose folder (prefix)
+    holds the file (one repository can hold several: TopoLM's localizer and its contrast)."""
+    of_repo = [d for d in DATASETS.values() if d.repo == row.repo]
+    return next((d for d in of_repo if row.path.startswith(d.prefix)), of_repo[0])
 
 
 def dataset_relpath(row) -> Path:

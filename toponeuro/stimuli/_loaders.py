@@ -77,9 +77,10 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
 @fill_doc
 def fetch_pinned_file(repo: str, path: str, *,
                       cache_dir: str | os.PathLike | None = None) -> Path:
-    """Download one file of :func:`pinned_sources` (its commit, sha256-checked) to
-    ``<cache>/<owner>_<name>/<commit[:12]>/<path>`` unless a verified copy is there; offline,
-    the error names the address and where to put a copy by hand. Returns its path.
+    """Download one file of :func:`pinned_sources` (its commit, sha256-checked) to its
+    dataset's folder, ``<cache>/<dataset>/...`` (:data:`DATASETS`, docs/data.rst), unless a
+    verified copy is there; offline, the error names the address and where to put a copy by
+    hand. Returns its path.
 
     Parameters
     ----------

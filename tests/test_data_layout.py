@@ -73,13 +73,21 @@ def test_download_goes_to_the_dataset_folder(tmp_path, monkeypatch):
     assert not any(p.name.startswith("epflneuroailab") for p in data_dir().iterdir())
 
 
-def test_old_place_is_read_with_a_warning_and_left_alone(tmp_path, monkeypatch):
+def _old_copy(tmp_path, monkeypatch, content: bytes):
+    """The localizer pinned (its mirror holds the real bytes) and a copy of ``content`` at
+    the pre-0.4 download place; returns that folder."""
     data = b",sentence,condition\n0,a b,S\n"
     table = _mirror(tmp_path, monkeypatch,
                     {("epflneuroailab/topolm", "eval/stimuli/fedorenko_stimuli.csv"): data})
     old = data_dir() / "epflneuroailab_topolm" / table.commit[0][:12] / "eval/stimuli"
     old.mkdir(parents=True)
-    (old / "fedorenko_stimuli.csv").write_bytes(data)
+    (old / "fedorenko_stimuli.csv").write_bytes(content)
+    return old
+
+
+def test_old_place_is_read_with_a_warning_and_left_alone(tmp_path, monkeypatch):
+    data = b",sentence,condition\n0,a b,S\n"
+    old = _old_copy(tmp_path, monkeypatch, data)
     (tmp_path / "mirror").rename(tmp_path / "gone")  # offline: only the old copy can serve
     with pytest.warns(OldDataLocationWarning, match=r"nothing was moved or deleted.*langloc"):
         got = fetch_language_localizer()
@@ -92,11 +100,7 @@ def test_old_place_is_read_with_a_warning_and_left_alone(tmp_path, monkeypatch):
 
 def test_old_place_with_a_wrong_digest_is_ignored_not_deleted(tmp_path, monkeypatch):
     data = b",sentence,condition\n0,a b,S\n"
-    table = _mirror(tmp_path, monkeypatch,
-                    {("epflneuroailab/topolm", "eval/stimuli/fedorenko_stimuli.csv"): data})
-    old = data_dir() / "epflneuroailab_topolm" / table.commit[0][:12] / "eval/stimuli"
-    old.mkdir(parents=True)
-    (old / "fedorenko_stimuli.csv").write_bytes(b"someone's edit")
+    old = _old_copy(tmp_path, monkeypatch, b"someone's edit")
     with warnings.catch_warnings():
         warnings.simplefilter("error", OldDataLocationWarning)
         got = fetch_language_localizer()

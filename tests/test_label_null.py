@@ -210,7 +210,7 @@ def test_one_dimensional_maps_say_no_null():
     assert r.n_permutations == 0 and "no spatial null" in r.attrs["not_tested"]
 
 
-def test_label_null_record_and_page(tmp_path):
+def test_label_null_record_and_page(tmp_path, monkeypatch):
     """The calibration record: random splits pass the label null at the nominal rate on the
     shipped models, and the reproduction page's label-null section is that record's."""
     import importlib.util
@@ -221,13 +221,20 @@ def test_label_null_record_and_page(tmp_path):
     rec = null_calibration()["labels"]
     for model in ("toponet_lm_demo.tau_1", "toponet_demo.v2_tau_50"):
         for stat, s in rec[model]["summary"].items():
-            assert s["tests"] >= 200 and 0.035 <= s["labels_rate"] <= 0.065, (model, stat)
+            assert s["tests"] >= 200, (model, stat)
+            if stat in ("n_patches", "patch_units"):
+                # a count that is 0 for most random splits ties with most draws (p = 1): the
+                # test is conservative there, never liberal -- measured, recorded, said
+                assert s["labels_ci95"][1] <= 0.065 and "conservative" in s["note"], stat
+                continue
+            assert 0.035 <= s["labels_rate"] <= 0.065, (model, stat)
             assert s["labels_ci95"][0] <= 0.05 <= s["labels_ci95"][1]
     root = Path(__file__).resolve().parents[1]
     bench, page = root / "bench" / "calibrate_label_null.py", root / "docs" / (
         "reproduction_label_null.inc")
     if not (bench.exists() and page.exists()):
         pytest.skip("the bench and docs folders are not beside the tests")
+    monkeypatch.syspath_prepend(str(bench.parent))  # the bench scripts' `from _common import`
     spec = importlib.util.spec_from_file_location("calibrate_label_null", bench)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

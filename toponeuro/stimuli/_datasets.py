@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from .._docs import fill_doc
 from .._fetch import data_dir, sha256sum
 from ..exceptions import OldDataLocationWarning, UnknownNameError, close_matches
 
@@ -77,6 +78,7 @@ DATASETS: dict[str, Dataset] = {
 _WARNED: set[tuple[str, str]] = set()
 
 
+@fill_doc
 def dataset_dir(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
     """The folder of dataset ``name`` in the cache: ``<cache>/<name>`` (it may not exist yet).
 
@@ -87,8 +89,7 @@ def dataset_dir(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
     ----------
     name : str
         A key of :data:`DATASETS`: ``"floc"``, ``"langloc"``, ``"r92"`` or ``"topolm"``.
-    cache_dir : path-like, optional
-        Cache root.
+    %(cache_dir)s
 
     Raises
     ------

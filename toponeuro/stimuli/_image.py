@@ -4,7 +4,8 @@
 converting by the value range of its type (a 16-bit PNG is divided by 65535, not clipped at
 255), and names the file when it cannot be decoded. :func:`list_image_files` lists the images
 under a folder and skips hidden files (macOS ``._*`` resource forks, ``.DS_Store``, anything
-under a folder whose name starts with a dot or ``__MACOSX``). Every loader (image folders,
+under a folder whose name starts with a dot or ``__MACOSX``); :func:`files_by_name` keys them by
+bare file name and refuses a name that occurs in several folders. Every loader (image folders,
 fLoc, training folders, extraction, Brain-Score export) goes through these two functions.
 """
 
@@ -18,7 +19,8 @@ import numpy as np
 
 from ..exceptions import ImageReadError, InvalidDataError, MissingFileError
 
-__all__ = ["IMAGE_EXTENSIONS", "read_image", "is_hidden", "list_image_files", "image_range"]
+__all__ = ["IMAGE_EXTENSIONS", "read_image", "is_hidden", "list_image_files", "files_by_name",
+           "image_range"]
 
 #: File suffixes read as images (lower case; matching is case-insensitive).
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".gif", ".webp")
@@ -73,6 +75,53 @@ def list_image_files(
         ),
         key=lambda p: p.relative_to(root).as_posix(),
     )
+
+
+def files_by_name(root: str | os.PathLike, files: Iterable[Path], *, suffix: bool = True,
+                  error: type[Exception] = InvalidDataError, fix: str = "rename the copies"
+                  ) -> dict[str, Path]:
+    """Key image files by their bare file name; a name in several folders is a typed error.
+
+    Parameters
+    ----------
+    root : path-like
+        The folder the files are under (named in the error).
+    files : iterable of pathlib.Path
+        Files under ``root``, e.g. from :func:`list_image_files`.
+    suffix : bool
+        Key by ``name.ext`` (True) or by the name without its suffix (False).
+    error : Exception type
+        What a clash raises (the caller's error type: an id clash or a table mismatch).
+    fix : str
+        What the caller's user should do instead, ending the message.
+
+    Returns
+    -------
+    dict
+        Bare name -> file, in the order of ``files``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> root = Path("/data")
+    >>> files_by_name(root, [root / "a" / "x.png", root / "b" / "y.png"], suffix=False)
+    {'x': PosixPath('/data/a/x.png'), 'y': PosixPath('/data/b/y.png')}
+    >>> files_by_name(root, [root / "a" / "x.png", root / "b" / "x.png"])
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.InvalidDataError: 1 file names under /data occur in several folders (e.g. 'x.png': ['a/x.png', 'b/x.png']); rename the copies.
+    """
+    groups: dict[str, list[Path]] = {}
+    for f in files:
+        groups.setdefault(f.name if suffix else f.stem, []).append(f)
+    clash = {k: v for k, v in groups.items() if len(v) > 1}
+    if clash:
+        k = next(iter(clash))
+        raise error(
+            f"{len(clash)} file names under {root} occur in several folders (e.g. {k!r}: "
+            f"{[Path(p).relative_to(root).as_posix() for p in clash[k][:3]]}); {fix}."
+        )
+    return {k: v[0] for k, v in groups.items()}
 
 
 def image_range(array: np.ndarray) -> tuple[float, float]:

@@ -24,7 +24,7 @@ from ..exceptions import (
     close_matches,
 )
 from ._datasets import DATASETS, dataset_dir, dataset_relpath, floc_offline_message, legacy_copy
-from ._image import IMAGE_EXTENSIONS, list_image_files
+from ._image import IMAGE_EXTENSIONS, files_by_name, list_image_files
 from ._numbers import floc_numbers
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
 from ._table import RUN_LIST_COLUMNS, read_run_list
@@ -594,17 +594,8 @@ def load_image_folder(
             "repeat. Rename or remove the copies."
         )
     if ids == "stem":
-        stems: dict[str, list[str]] = {}
-        for p, r in zip(files, rel):
-            stems.setdefault(p.stem, []).append(r)
-        dup = {k: v for k, v in stems.items() if len(v) > 1}
-        if dup:
-            first = next(iter(dup))
-            raise InvalidDataError(
-                f"{len(dup)} file names repeat in different folders under {root} (e.g. "
-                f"{first!r}: {dup[first][:3]}), so file stems cannot be the stimulus ids; "
-                "rename the copies or use ids='path' (ids relative to the folder)."
-            )
+        files_by_name(root, files, suffix=False, fix="file stems cannot be the stimulus ids; "
+                      "rename the copies or use ids='path' (ids relative to the folder)")
         rel_ids = [p.stem for p in files]
     else:
         rel_ids = rel

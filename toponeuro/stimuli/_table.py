@@ -18,7 +18,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._image import IMAGE_EXTENSIONS, list_image_files
+from ._image import IMAGE_EXTENSIONS, files_by_name, list_image_files
 from ._set import StimulusSet
 
 __all__ = ["load_stimulus_table", "read_run_list", "FILE_COLUMNS", "RUN_LIST_COLUMNS"]
@@ -190,19 +190,9 @@ def load_stimulus_table(
     with_suffix = all(Path(n).suffix.lower() in IMAGE_EXTENSIONS for n in names)
     key = {(r if with_suffix else r.rsplit(".", 1)[0]): p for r, p in zip(rel, files)}
     if not any("/" in n for n in names):  # bare names: match the file name in any sub-folder
-        by_name: dict[str, list[Path]] = {}
-        for r, p in zip(rel, files):
-            k = r.rsplit("/", 1)[-1]
-            by_name.setdefault(k if with_suffix else k.rsplit(".", 1)[0], []).append(p)
-        clash = {k: v for k, v in by_name.items() if len(v) > 1}
-        if clash:
-            k = next(iter(clash))
-            raise AlignmentError(
-                f"{len(clash)} file names under {root} occur in several folders (e.g. {k!r}: "
-                f"{[str(p.relative_to(root)) for p in clash[k][:3]]}), so the table's bare "
-                "names are ambiguous; write paths relative to the folder in the table."
-            )
-        key = {k: v[0] for k, v in by_name.items()}
+        key = files_by_name(root, files, suffix=with_suffix, error=AlignmentError,
+                            fix="the table's bare names are ambiguous; write paths relative to "
+                                "the folder in the table")
     missing = [n for n in names if n not in key]
     if missing:
         raise MissingFileError(

@@ -81,6 +81,17 @@ def test_an_input_inside_the_output_folder_is_refused_before_any_work(tmp_path):
     assert ckpt.read_bytes() == b"weights"
 
 
+def test_a_missing_input_inside_the_output_folder_is_reported_missing(tmp_path):
+    # 0.4: "holds the input" was said of a checkpoint that does not exist
+    from toponeuro.reporting import run_map
+
+    out = tmp_path / "map"
+    with pytest.raises(E.CheckpointError, match="No checkpoint file at .*missing.pt"):
+        run_map(checkpoint=out / "missing.pt", out_dir=out)
+    assert not out.exists()  # nothing left behind: no folder, no lock
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_run_map_passes_its_cortex_maps_as_inputs():
     import inspect
 

@@ -264,20 +264,28 @@ def check_not_an_input(path, *, param: str, inputs: Iterable = ()) -> None:
     folder holding an input (which replacing it would delete).
 
     ``inputs`` may nest lists, tuples and mappings (a cortex-map mapping's files);
-    ``"floc"`` and anything that is not a path are skipped.
+    ``"floc"``, anything that is not a path and paths that do not exist (no file to protect;
+    the stage that reads them reports them missing, a more useful message) are skipped.
 
     Examples
     --------
-    >>> check_not_an_input("/data/imgs/out.nc", param="out", inputs=["/data/imgs"])
+    >>> data = Path(tempfile.mkdtemp())
+    >>> (data / "imgs").mkdir()
+    >>> check_not_an_input(data / "imgs" / "out.nc", param="out", inputs=[data / "imgs"])
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.OutputPathError: out=/data/imgs/out.nc is inside the input folder /data/imgs; write outputs elsewhere (they would be read as inputs, or replace them).
-    >>> check_not_an_input("/runs/map", param="out_dir", inputs=["/runs/map/ckpt.pt"])
+    toponeuro.exceptions.OutputPathError: out=.../imgs/out.nc is inside the input folder .../imgs; write outputs elsewhere (they would be read as inputs, or replace them).
+    >>> (data / "map").mkdir()
+    >>> _ = (data / "map" / "ckpt.pt").write_bytes(b"")
+    >>> check_not_an_input(data / "map", param="out_dir", inputs=[data / "map" / "ckpt.pt"])
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.OutputPathError: out_dir=/runs/map holds the input /runs/map/ckpt.pt; replacing the folder would delete it. Move the input out of the folder, or give another out_dir.
+    toponeuro.exceptions.OutputPathError: out_dir=.../map holds the input .../map/ckpt.pt; replacing the folder would delete it. Move the input out of the folder, or give another out_dir.
+    >>> check_not_an_input(data / "map", param="out_dir", inputs=[data / "map" / "missing.pt"])
     """
     for src in _input_paths(list(inputs)):
+        if not src.exists():
+            continue
         if Path(path).resolve() == src.resolve():
             raise OutputPathError(
                 f"{param}={path} is one of the inputs ({src}); give another path, so the input "

@@ -13,6 +13,7 @@ from toponeuro import make_activations
 from toponeuro.analysis import (
     contrast_claim,
     contrast_design,
+    contrast_topography,
     morans_i,
     organisation_claim,
     selectivity,
@@ -145,6 +146,27 @@ def test_contrast_design_bad_input():
     with pytest.raises(InvalidDataError, match="at least 2"):
         contrast_design(one, "S", "N")
 
+
+
+def test_contrast_topography_on_a_built_design_equals_on_activations():
+    rng = np.random.default_rng(3)
+    labels = ["S", "N"] * 20
+    acts = smooth_sheet(40, rng, effect=blob(SHAPE, (5, 5), 2.0), labels=labels)
+    design = contrast_design(acts, "S", "N", metric="welch_t")
+    for stat in ("morans_i", "smoothness"):
+        a = contrast_topography(acts, "S", "N", metric="welch_t", statistic=stat,
+                                n_permutations=19, random_state=1)
+        b = contrast_topography(design, statistic=stat, n_permutations=19, random_state=1)
+        assert a.to_dict() == b.to_dict()
+
+
+def test_contrast_topography_bad_input():
+    acts = make_activations({"a": 64}, n_stimuli=8, categories=["S", "N"] * 4, random_state=0)
+    design = contrast_design(acts, "S", "N")
+    with pytest.raises(InvalidDataError, match=r"got a ContrastDesign and \['metric', 'target'"):
+        contrast_topography(design, "S", metric="welch_t", n_permutations=5)
+    with pytest.raises(InvalidDataError, match="needs target="):
+        contrast_topography(acts, n_permutations=5)
 
 def test_label_null_is_exact_on_exchangeable_items():
     """The label null's p is uniform when the labels carry nothing: a KS check on 60 sets."""

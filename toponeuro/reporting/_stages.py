@@ -321,6 +321,7 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     (5, ['conv'])
     """
     from ..analysis import (
+        contrast_design,
         contrast_topography,
         domain_selectivity,
         effective_dimensionality,
@@ -337,13 +338,12 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     contrast = {}
     for ly in layers if n_label else ():
         for d in MAP_DOMAINS:
-            kw = dict(layer=ly, n_permutations=n_label, alpha=alpha,
-                      random_state=random_state, what=f"the {d} map")
-            contrast[ly, d] = contrast_topography(acts, d, "rest", statistic="smoothness",
-                                                  **kw)
+            design = contrast_design(acts, d, "rest", layer=ly)  # one design, two statistics
+            kw = dict(n_permutations=n_label, alpha=alpha, random_state=random_state,
+                      what=f"the {d} map")
+            contrast[ly, d] = contrast_topography(design, statistic="smoothness", **kw)
             contrast[ly, d, "patch_units"] = contrast_topography(
-                acts, d, "rest", statistic="patch_units", threshold=threshold,
-                min_units=min_units, **kw)
+                design, statistic="patch_units", threshold=threshold, min_units=min_units, **kw)
     return ModelTopography(sel, topo, dims, contrast)
 
 

@@ -332,7 +332,7 @@ class ContrastTopography:
 
 
 @fill_doc
-def contrast_topography(activations: xr.DataArray, target, against="rest", *,
+def contrast_topography(activations: xr.DataArray | ContrastDesign, target=None, against="rest", *,
                         layer: str | None = None, statistic: str = "morans_i",
                         metric: str = "tdann_t", labels=None, smooth_fwhm=None,
                         n_permutations: int = 1000, alpha: float = 0.05, random_state=0,
@@ -350,7 +350,8 @@ def contrast_topography(activations: xr.DataArray, target, against="rest", *,
     Parameters
     ----------
     activations, target, against, layer, metric, labels, smooth_fwhm :
-        As :func:`contrast_design`.
+        As :func:`contrast_design`. Or pass a :class:`ContrastDesign` as ``activations``
+        (and none of the others) to test several statistics on one design, built once.
     statistic : str
         A registered statistic of one map.
     %(n_permutations)s
@@ -376,9 +377,32 @@ def contrast_topography(activations: xr.DataArray, target, against="rest", *,
     ...                          random_state=0, what="language selectivity")
     >>> ct.selective.outcome
     'not beyond chance'
+    >>> d = contrast_design(acts, "S", "N", metric="welch_t")  # one design, two statistics
+    >>> [contrast_topography(d, statistic=s, n_permutations=19).statistic
+    ...  for s in ("morans_i", "smoothness")]
+    ['morans_i', 'smoothness']
     """
-    design = contrast_design(activations, target, against, layer=layer, metric=metric,
-                             labels=labels, smooth_fwhm=smooth_fwhm)
+    if isinstance(activations, ContrastDesign):
+        given = [k for k, v, default in (("target", target, None), ("against", against, "rest"),
+                                         ("layer", layer, None), ("metric", metric, "tdann_t"),
+                                         ("labels", labels, None),
+                                         ("smooth_fwhm", smooth_fwhm, None))
+                 if not (v is default or (isinstance(v, str) and v == default))]
+        if given:
+            raise InvalidDataError(
+                f"contrast_topography got a ContrastDesign and {sorted(given)}; the design "
+                "already fixes its contrast, layer, metric and smoothing. Pass the design "
+                "alone, or the activations with target= and the rest."
+            )
+        design = activations
+    elif target is None:
+        raise InvalidDataError(
+            "contrast_topography needs target= (the condition or domain the map contrasts), "
+            "or a ContrastDesign in place of the activations."
+        )
+    else:
+        design = contrast_design(activations, target, against, layer=layer, metric=metric,
+                                 labels=labels, smooth_fwhm=smooth_fwhm)
     what = what or f"{design.attrs['target']} selectivity"
     kw = dict(n_permutations=n_permutations, **statistic_kwargs)
 

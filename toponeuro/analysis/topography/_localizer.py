@@ -21,7 +21,7 @@ from ..._docs import fill_doc
 from ...exceptions import InvalidDataError, UndefinedValueWarning
 from ...sheet import check_activations
 from .._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET
-from ._label_null import contrast_topography
+from ._label_null import contrast_design, contrast_topography
 from ._selectivity import _stimulus_labels, fdr_selection, language_selectivity
 
 __all__ = ["language_profile", "LANGUAGE_CONDITIONS", "language_topography"]
@@ -259,9 +259,10 @@ def language_topography(
     out = {}
     for ly in layers:
         sel = fdr_selection(raw, layer=ly)
+        design = contrast_design(activations, target, against, layer=ly, metric="welch_t",
+                                 labels=labels)  # built once for every statistic
         tests = {stat: contrast_topography(
-            activations, target, against, layer=ly, statistic=stat, metric="welch_t",
-            labels=labels, n_permutations=n_permutations, alpha=alpha,
+            design, statistic=stat, n_permutations=n_permutations, alpha=alpha,
             random_state=random_state, what="language selectivity", where=where)
             for stat in statistics}
         first = tests[statistics[0]]

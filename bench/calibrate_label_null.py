@@ -122,6 +122,45 @@ def write_inc(path: Path, record_path: Path = RECORD) -> None:
     Path(path).write_text("\n".join(L), encoding="utf-8")
 
 
+def merge_record(record: dict, model: str, out: dict, *, seed: int, splits: int,
+                 draws: int) -> dict:
+    """Merge one run's measurements into ``record["labels"][model]``, cell by cell.
+
+    A run measures some statistics on some layers: its real-contrast rows and its
+    random-split cells replace the ones of the same (layer, statistic) and its summaries
+    replace the same statistic's; everything else the record holds for the model stays. Each
+    summary carries the run's seed, splits and draws. A rate whose 95 % interval lies below
+    the target band is marked conservative in a note (a hand-written note is kept while the
+    rate stays conservative); one above it, liberal.
+    """
+    entry = record.setdefault("labels", {}).setdefault(model, {})
+    entry.update(contrast=out["contrast"], metric=out["metric"])
+    entry["layers"] = list(dict.fromkeys([*entry.get("layers", []), *out["layers"]]))
+    for key in ("real", "cells"):
+        new = {(x["layer"], x["statistic"]) for x in out[key]}
+        entry[key] = [x for x in entry.get(key, [])
+                      if (x["layer"], x["statistic"]) not in new] + out[key]
+        if not entry[key]:
+            del entry[key]
+    summary = entry.setdefault("summary", {})
+    for stat, s in out["summary"].items():
+        s = dict(s, seed=seed, splits=splits, draws=draws)
+        lo, hi = s["labels_ci95"]
+        old_note = summary.get(stat, {}).get("note", "")
+        if hi < TARGET[0]:
+            s["note"] = old_note if "conservative" in old_note else (
+                f"conservative on this model: random splits pass the label null less often "
+                f"than alpha (95 % interval [{lo:.1%}, {hi:.1%}] below {TARGET[0]:.1%})")
+        elif lo > TARGET[1]:
+            s["note"] = (f"liberal on this model: random splits pass the label null more "
+                         f"often than alpha (95 % interval [{lo:.1%}, {hi:.1%}] above "
+                         f"{TARGET[1]:.1%})")
+        summary[stat] = s
+    if not summary:
+        del entry["summary"]
+    return record
+
+
 def main(argv=None):
     import sys
 
@@ -222,13 +261,11 @@ def main(argv=None):
     if args.record:
         path = Path(args.record)
         record = json.loads(path.read_text())
-        record.setdefault("labels", {})[args.model] = {
-            k: out[k] for k in ("contrast", "metric", "layers", "summary", "real")}
-        record["labels"][args.model].update(splits=args.splits, draws=args.draws)
+        merge_record(record, args.model, out, seed=args.seed, splits=args.splits,
+                     draws=args.draws)
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(record, indent=1) + "\n")
         tmp.replace(path)
-
 
 if __name__ == "__main__":
     main()

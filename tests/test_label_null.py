@@ -235,7 +235,6 @@ def test_one_dimensional_maps_say_no_null():
 def test_label_null_record_and_page(tmp_path, monkeypatch):
     """The calibration record: random splits pass the label null at the nominal rate on the
     shipped models, and the reproduction page's label-null section is that record's."""
-    import importlib.util
     from pathlib import Path
 
     from toponeuro.analysis import null_calibration
@@ -251,17 +250,60 @@ def test_label_null_record_and_page(tmp_path, monkeypatch):
                 continue
             assert 0.035 <= s["labels_rate"] <= 0.065, (model, stat)
             assert s["labels_ci95"][0] <= 0.05 <= s["labels_ci95"][1]
-    root = Path(__file__).resolve().parents[1]
-    bench, page = root / "bench" / "calibrate_label_null.py", root / "docs" / (
-        "reproduction_label_null.inc")
-    if not (bench.exists() and page.exists()):
-        pytest.skip("the bench and docs folders are not beside the tests")
+    page = Path(__file__).resolve().parents[1] / "docs" / "reproduction_label_null.inc"
+    if not page.exists():
+        pytest.skip("the docs folder is not beside the tests")
+    _calibration_bench(monkeypatch).write_inc(tmp_path / "inc")
+    assert (tmp_path / "inc").read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+
+
+def _calibration_bench(monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "calibrate_label_null.py"
+    if not bench.exists():
+        pytest.skip("the bench folder is not beside the tests")
     monkeypatch.syspath_prepend(str(bench.parent))  # the bench scripts' `from _common import`
     spec = importlib.util.spec_from_file_location("calibrate_label_null", bench)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    mod.write_inc(tmp_path / "inc")
-    assert (tmp_path / "inc").read_text(encoding="utf-8") == page.read_text(encoding="utf-8")
+    return mod
+
+
+def test_label_null_record_merges_cell_by_cell(monkeypatch):
+    """Recording a run of one statistic keeps the model's other statistics (0.4: --record
+    replaced the model's whole entry)."""
+    import copy
+
+    from toponeuro.analysis import null_calibration
+
+    bench = _calibration_bench(monkeypatch)
+    model = "toponet_demo.v2_tau_50"
+    record = {"labels": copy.deepcopy(null_calibration()["labels"])}
+    before = copy.deepcopy(record["labels"][model])
+    layer = before["layers"][0]
+    cell = {"layer": layer, "statistic": "patch_units", "splits": 100, "draws": 99,
+            "labels_hits": 0, "labels_rate": 0.0, "labels_ci95": [0.0, 0.036]}
+    real = {"layer": layer, "statistic": "patch_units", "value": 3.0, "p_labels": 0.5,
+            "p_positions": 0.5}
+    summ = {"labels_hits": 0, "tests": 100, "labels_rate": 0.0, "labels_ci95": [0.0, 0.03]}
+    out = {"contrast": before["contrast"], "metric": before["metric"], "layers": [layer],
+           "cells": [cell], "real": [real], "summary": {"patch_units": summ}}
+    after = bench.merge_record(record, model, out, seed=7, splits=100, draws=99)["labels"][model]
+    assert after["layers"] == before["layers"]
+    assert after["summary"]["morans_i"] == before["summary"]["morans_i"]
+    assert after["summary"]["patch_units"]["seed"] == 7
+    assert after["summary"]["patch_units"]["note"] == before["summary"]["patch_units"]["note"]
+    same = [(x["layer"], x["statistic"]) for x in after["real"]]
+    assert same.count((layer, "patch_units")) == 1 and real in after["real"]
+    assert len(after["real"]) == len(before["real"]) and len(after["cells"]) == len(
+        before["cells"])
+    liberal = dict(summ, labels_rate=0.2, labels_ci95=[0.12, 0.3])
+    out["summary"] = {"smoothness": liberal}
+    after = bench.merge_record(record, model, out, seed=7, splits=100, draws=99)["labels"][model]
+    assert after["summary"]["smoothness"]["note"].startswith("liberal")
+    assert after["summary"]["morans_i"] == before["summary"]["morans_i"]
 
 
 def test_label_null_for_map_similarity():

@@ -75,3 +75,26 @@ def test_shared_parameters_are_documented_through_the_docdict():
     assert not found, (
         "these public functions write a shared parameter's doc by hand; use %(name)s from "
         "toponeuro/_docs.py DOCDICT (and @fill_doc):\n" + "\n".join(found))
+
+
+def test_no_public_docstring_is_left_unfilled():
+    """A ``%(name)s`` placeholder in a function without ``@fill_doc`` reaches the user as is
+    (0.4: ``plot_arrangement`` showed ``%(figure)s``)."""
+    import importlib
+    import pkgutil
+
+    import toponeuro
+
+    left = set()
+    for info in pkgutil.walk_packages(toponeuro.__path__, "toponeuro."):
+        if info.name.startswith("toponeuro.brainscore._plugin"):
+            continue
+        try:
+            mod = importlib.import_module(info.name)
+        except ImportError:  # an optional extra that is not installed
+            continue
+        for name, obj in vars(mod).items():
+            doc = getattr(obj, "__doc__", None) if callable(obj) else None
+            if doc and "%(" in doc and name != "fill_doc":
+                left.add(f"{getattr(obj, '__module__', info.name)}.{name}")
+    assert not left, "add @fill_doc to: " + ", ".join(sorted(left))

@@ -44,6 +44,18 @@ DOCDICT = {
     "folder_categories": """categories : list of str, optional
         Sub-folders to use, in this order (default: all, sorted): the order of the
         categories (and class indices) in the result.""",
+    "trust_checkpoint": """trust_checkpoint : bool
+        Also read files that pickle arbitrary Python objects (``torch.load`` with
+        ``weights_only=False``), which runs their code: only for files you trust. By default
+        such a file raises :class:`~toponeuro.exceptions.UntrustedCheckpointError`.""",
+    "map_location": """map_location : str
+        Where a checkpoint's tensors are loaded (``"cpu"`` by default).""",
+    "vol_to_surf": """vol_to_surf : mapping, optional
+        Parameters of :func:`nilearn.surface.vol_to_surf` for NIfTI maps (``radius``,
+        ``interpolation``, ``kind``, ``n_samples``, ``depth``, ``mask_img``); the rest keep
+        :data:`toponeuro.atlases.VOL_TO_SURF_DEFAULTS`. They are recorded in
+        ``CortexMaps.source``. Voxels outside the volume's data (NaN) become vertices
+        without data.""",
 }
 
 

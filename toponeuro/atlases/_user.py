@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._meshes import MESHES, SURFACE_SUFFIXES, medial_wall, mesh_of_size, read_surface_file
 from ..exceptions import (
     DimensionError,
@@ -297,6 +298,7 @@ def _object_values(obj, domain: str, hemi: str) -> np.ndarray:
         ) from None
 
 
+@fill_doc
 def load_cortex_maps(
     maps: Mapping[str, object] | str,
     *,
@@ -335,11 +337,7 @@ def load_cortex_maps(
     hemispheres : sequence of {"left", "right"}, optional
         Hemispheres kept; each must have at least one map. Default: those the maps cover
         (a volume or CIFTI covers both; ``faces=lh.faces.mgh`` the left).
-    vol_to_surf : mapping, optional
-        Parameters of :func:`nilearn.surface.vol_to_surf` for NIfTI maps (``radius``,
-        ``interpolation``, ``kind``, ``n_samples``, ``depth``, ``mask_img``); the rest keep
-        :data:`VOL_TO_SURF_DEFAULTS`. They are recorded in ``CortexMaps.source``. Voxels
-        outside the volume's data (NaN) become vertices without data.
+    %(vol_to_surf)s
     surface, neighbours : str
         Surfaces of the vertex positions and adjacency (as in :func:`cortex_maps`).
     domains : sequence of str, optional

@@ -387,6 +387,7 @@ def _first_line(err: BaseException) -> str:
     return lines[0] if lines else type(err).__name__
 
 
+@fill_doc
 def load_torch_file(path: Path, trust_checkpoint: bool = False, map_location="cpu"):
     """A torch file's content, read safely: the one ``torch.load`` of toponeuro.
 
@@ -398,10 +399,8 @@ def load_torch_file(path: Path, trust_checkpoint: bool = False, map_location="cp
     Parameters
     ----------
     path : path-like
-    trust_checkpoint : bool
-        Also read files that pickle arbitrary objects.
-    map_location : str
-        Where tensors are loaded.
+    %(trust_checkpoint)s
+    %(map_location)s
 
     Returns
     -------
@@ -455,6 +454,7 @@ def load_torch_file(path: Path, trust_checkpoint: bool = False, map_location="cp
         raise CheckpointError(f"{path} could not be read even with trust: {err}") from err
 
 
+@fill_doc
 def load_weights(
     path, checkpoint_format: str = "state_dict", *, trust_checkpoint: bool = False
 ) -> dict:
@@ -470,8 +470,7 @@ def load_weights(
     checkpoint_format : str
         One of :data:`CHECKPOINT_FORMATS`. A ``"state_dict"`` file that turns out to be a
         ``{"model": ...}`` dict is accepted too (and vice versa).
-    trust_checkpoint : bool
-        Allow pickled objects outside the safe allow-list (runs arbitrary code).
+    %(trust_checkpoint)s
 
     Returns
     -------
@@ -636,8 +635,7 @@ def create_model(
         against the card's sha256 when known; any other file is your own checkpoint (e.g.
         fine-tuned) and is loaded as is, its digest recorded in ``weights_sha256``.
     %(cache_dir)s
-    trust_checkpoint : bool
-        Allow pickles beyond the safe allow-list (only for files you trust).
+    %(trust_checkpoint)s
     **builder_kwargs
         Passed to the architecture builder (e.g. a smaller ``config`` for tests).
 

@@ -35,6 +35,7 @@ def _frame_sheet(axis, sheet_shape) -> None:
     axis.set_ylabel("sheet row")
 
 
+@fill_doc
 def plot_arrangement(
     model_centroids: Mapping,
     cortex_centroids: Mapping,

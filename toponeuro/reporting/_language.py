@@ -192,8 +192,7 @@ def run_language_map(
         parcels, any other name (``verbs``: TopoLM's verb - noun contrast on fs_LR) joins
         them, each measured on its own mesh. Recorded in ``summary.json`` under
         ``cortex.your_maps``.
-    vol_to_surf : mapping, optional
-        :func:`nilearn.surface.vol_to_surf` parameters for NIfTI ``cortex_maps``.
+    %(vol_to_surf)s
     cortex_threshold : float, optional
         Region threshold of ``cortex_maps``, in their units (default TDANN's t >= 2).
     cortex_permutations : int

@@ -126,9 +126,7 @@ def run_map(
     checkpoint : path-like, optional
         A checkpoint written by ``toponeuro train`` (rebuilt from its recipe by
         :func:`toponeuro.training.load_trained_model`) or a plain state dict for ``model``.
-    trust_checkpoint : bool
-        Also read a checkpoint that pickles arbitrary objects (runs its code; see
-        :func:`~toponeuro.training.load_trained_model`).
+    %(trust_checkpoint)s
     stimuli : "floc", path-like or StimulusSet
         ``"floc"``: ``$TOPONEURO_DATA/floc`` if it exists, else the pinned download; a local
         fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories.
@@ -178,8 +176,7 @@ def run_map(
         (:func:`toponeuro.atlases.load_cortex_maps`; read and checked before the model
         runs; the files and projection parameters are recorded in ``summary.json`` under
         ``cortex.source``).
-    vol_to_surf : mapping, optional
-        :func:`nilearn.surface.vol_to_surf` parameters for NIfTI ``cortex_maps``.
+    %(vol_to_surf)s
     cortex_threshold : float, optional
         Patch threshold of ``cortex_maps`` (default ``threshold``).
     batch_size, device : extraction settings.

@@ -20,6 +20,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import _dims as D
+from .._docs import fill_doc
 from .._params import check_random_state
 from ..analysis import TDANN_PATCHES
 from ..exceptions import (
@@ -364,6 +365,7 @@ class CortexTopography(NamedTuple):
     topography: object
 
 
+@fill_doc
 def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
                       cortex_maps=None, vol_to_surf=None, representation: str = "proximity",
                       threshold: float | None = None, min_vertices: int = 10,
@@ -388,8 +390,7 @@ def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
     cortex_maps : mapping or str, optional
         Your own maps (``{"faces": "faces.nii.gz"}``, ``"faces=lh.gii:rh.gii"``), or what
         :func:`toponeuro.atlases.load_cortex_maps` returned (hemisphere -> CortexMaps).
-    vol_to_surf : mapping, optional
-        Projection parameters of NIfTI maps (:func:`toponeuro.atlases.load_cortex_maps`).
+    %(vol_to_surf)s
     representation : {"proximity", "binary"}
         How atlas ROIs become maps.
     threshold : float, optional

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .._docs import fill_doc
 from .._fetch import sha256sum
 from ..exceptions import CheckpointError, UnknownNameError, close_matches
 from ._checkpoint import is_training_checkpoint, non_finite_tensors, validate_checkpoint
@@ -14,6 +15,7 @@ from ._train import _load_weights
 __all__ = ["load_model", "load_trained_model"]
 
 
+@fill_doc
 def load_trained_model(
     path: str | os.PathLike,
     *,
@@ -40,12 +42,8 @@ def load_trained_model(
     model : str, optional
         Registered model name whose architecture (and card) a plain state dict fits.
         Ignored for ``toponeuro train`` checkpoints.
-    map_location : str
-        Where tensors are loaded (``"cpu"`` by default).
-    trust_checkpoint : bool
-        Also read files that pickle arbitrary Python objects (``torch.load`` with
-        ``weights_only=False``), which runs their code: only for files you trust. By default
-        such a file raises :class:`~toponeuro.exceptions.UntrustedCheckpointError`.
+    %(map_location)s
+    %(trust_checkpoint)s
 
     Returns
     -------
@@ -146,6 +144,7 @@ def _finite(module, path: Path):
     return module
 
 
+@fill_doc
 def load_model(
     model: str | None = None,
     *,
@@ -170,10 +169,8 @@ def load_model(
         without ``checkpoint``.
     checkpoint : path-like, optional
         A checkpoint from ``toponeuro train``, or a plain state dict for ``model``.
-    trust_checkpoint : bool
-        Also read checkpoint files that pickle arbitrary objects (runs their code).
-    map_location : str
-        Where a checkpoint's tensors are loaded.
+    %(trust_checkpoint)s
+    %(map_location)s
 
     Returns
     -------

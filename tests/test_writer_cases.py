@@ -92,12 +92,35 @@ def test_a_missing_input_inside_the_output_folder_is_reported_missing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_run_map_passes_its_cortex_maps_as_inputs():
-    import inspect
+@pytest.mark.parametrize("job", ["map", "language"])
+def test_a_cortex_map_file_inside_the_output_folder_is_refused_before_any_work(tmp_path, job):
+    # 0.4: the jobs read the maps first and passed the read objects, not their files, as
+    # inputs (the language job passed none): a map kept in the report folder was kept only
+    # because its name was not in the manifest, and the message spoke of "files toponeuro
+    # did not write" rather than of the input
+    import warnings
 
-    from toponeuro.reporting import _map
+    import nibabel as nib
+    from nilearn import datasets, surface
 
-    assert "inputs=(checkpoint, stimuli, cortex_maps)" in inspect.getsource(_map.run_map)
+    from toponeuro.reporting import run_language_map, run_map
+
+    out = _done(tmp_path / "report")
+    fs = datasets.fetch_surf_fsaverage("fsaverage5")
+    files = []
+    for h in ("left", "right"):
+        pos = surface.load_surf_mesh(fs[f"sphere_{h}"])[0]
+        v = np.exp(-((pos - pos[100]) ** 2).sum(1) / 400.0).astype(np.float32)
+        files.append(out / f"{h[0]}h.map.gii")
+        nib.save(nib.gifti.GiftiImage(darrays=[nib.gifti.GiftiDataArray(v)]), files[-1])
+    before = [f.read_bytes() for f in files]
+    run, name = (run_map, "faces") if job == "map" else (run_language_map, "language")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the planted peak lies far from the atlas's ROIs
+        with pytest.raises(E.OutputPathError, match=r"holds the input .*lh\.map\.gii"):
+            run(out_dir=out, overwrite=True, cortex_maps={name: tuple(files)},
+                progress=False, verbose=False)
+    assert [f.read_bytes() for f in files] == before
 
 
 # --- names toponeuro chooses: links never followed, globs escaped ------------------------------

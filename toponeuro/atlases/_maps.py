@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -53,6 +54,8 @@ class CortexMaps:
     source : dict
         Where the maps come from and how they were made (files, projection parameters), as
         recorded in a report's ``summary.json``.
+    files : list of str
+        The files on disk the maps were read from (a property of ``source``).
 
     Examples
     --------
@@ -72,6 +75,36 @@ class CortexMaps:
     mesh: str = "fsaverage5"
     representation: str = "binary"
     source: dict = field(default_factory=dict)
+
+    @property
+    def files(self) -> list[str]:
+        """The files on disk these maps were read from (GIFTI, CIFTI-2, NIfTI), in the order
+        given; empty for an atlas's maps or maps given as arrays or images.
+
+        What a job passes to its output folder as inputs, so that ``overwrite`` can never
+        replace a file the maps came from.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> f = Path(tempfile.mkdtemp()) / "lh.faces.gii"
+        >>> _ = f.write_bytes(b"")
+        >>> src = {"maps": {"faces": {"left": {"surface": str(f), "mesh": "fsaverage5"}}}}
+        >>> CortexMaps("left", representation="values", source=src).files == [str(f)]
+        True
+        """
+        found: list[str] = []
+
+        def walk(x):
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    if k in ("volume", "cifti", "surface") and isinstance(v, str):
+                        found.append(v)
+                    else:
+                        walk(v)
+
+        walk(self.source.get("maps", {}) if self.representation == "values" else {})
+        return [f for f in dict.fromkeys(found) if Path(f).is_file()]
 
     @property
     def geometry(self) -> dict:

@@ -246,8 +246,9 @@ def run_language_map(
                                        vol_to_surf=vol_to_surf)
     if cortex_threshold is None:
         cortex_threshold = TDANN_PATCHES["threshold"]
+    map_files = [f for c in (cortex_maps or {}).values() for f in c.files]  # never replaced
     inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
-              and str(p) != "langloc"]
+              and str(p) != "langloc"] + map_files
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
                                inputs=inputs) as folder:
         t0 = time.perf_counter()

@@ -235,8 +235,9 @@ def run_map(
         cortex_maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres,
                                        vol_to_surf=vol_to_surf, domains=MAP_DOMAINS)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
+    map_files = [f for c in (cortex_maps or {}).values() for f in c.files]  # never replaced
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=(checkpoint, stimuli, cortex_maps)) as folder:
+                               inputs=(checkpoint, stimuli, map_files)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own

@@ -106,11 +106,14 @@ def test_fs_lr_spin_cells_are_recorded_with_their_binomial_interval():
     from scipy import stats
 
     cal = null_calibration()
-    cells = _fslr(cal)
+    cells = [c for c in _fslr(cal) if c["maps"] == "stationary"]
     assert {(c["hemi"], c["sigma_mm"]) for c in cells} == {
-        (h, s) for h in ("left", "right") for s in (5, 10, 20)}
-    for c in cells + _fslr(cal, medial_wall=False):
-        assert c["maps"] == "stationary" and c["pairs"] >= 200 and c["draws"] == 199
+        (h, s) for h in ("left", "right", "both") for s in (5, 10, 20)}
+    envelope = [c for c in _fslr(cal) if c["maps"] == "envelope"]
+    assert envelope and all(c["ci95"][0] > cal["target"][1] for c in envelope)  # liberal
+    for c in _fslr(cal) + _fslr(cal, medial_wall=False):
+        assert c["maps"] in ("stationary", "envelope") and c["pairs"] >= 200
+        assert c["draws"] == 199
         assert c["hits"] == round(c["pearson"] * c["pairs"])
         ci = stats.binomtest(c["hits"], c["pairs"]).proportion_ci(0.95, method="exact")
         assert c["ci95"] == pytest.approx([ci.low, ci.high], abs=1e-4)
@@ -119,14 +122,23 @@ def test_fs_lr_spin_cells_are_recorded_with_their_binomial_interval():
 
 def test_docs_fs_lr_table_shows_the_record(docs):
     cal = null_calibration()
-    for hemi in ("left", "right"):
-        cells = {c["sigma_mm"]: c for c in _fslr(cal) if c["hemi"] == hemi}
+    for hemi, label in (("left", "left"), ("right", "right"), ("both", "both, spun together")):
+        cells = {c["sigma_mm"]: c for c in _fslr(cal)
+                 if c["hemi"] == hemi and c["maps"] == "stationary"}
         row = ("   * - stationary, medial wall no data\n"
-               f"     - fs_LR 32k {hemi}\n"
+               f"     - fs_LR 32k {label}\n"
                + "\n".join(f"     - {_fslr_cell_text(cells[s], cal['target'])}"
                            for s in (5, 10, 20)))
         assert row in docs, row
     prose = " ".join(docs.split())
+    for c in _fslr(cal):
+        if c["maps"] == "envelope":
+            lo, hi = c["ci95"]
+            assert (f"{_pct(c['pearson'])} of pairs ({c['hits']} of {c['pairs']}, interval "
+                    f"{100 * lo:.1f}--{100 * hi:.1f} %)") in prose
+    both = [c for c in _fslr(cal) if c["hemi"] == "both"]
+    k, n = sum(c["hits"] for c in both), sum(c["pairs"] for c in both)
+    assert f"({k} of {n} pairs, {_pct(k / n)})" in prose
     for c in _fslr(cal, medial_wall=False):
         assert (f"{c['hemi']} {c['sigma_mm']} mm {_pct(c['pearson'])} ({c['hits']} of "
                 f"{c['pairs']})") in prose

@@ -245,7 +245,7 @@ def test_run_language_map_is_a_sequence_of_named_stages():
     src = inspect.getsource(_language.run_language_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    stages = ["load_model", "check_language_model", "language_layers", "load_language_stimuli",
+    stages = ["read_cortex_inputs", "load_model", "check_language_model", "language_layers", "load_language_stimuli",
               "extract", "check_sheet_layers", "language_units", "language_model_topography",
               "language_cortex", "assemble_language", "write_language_report"]
     assert [c for c in calls if c in stages] == stages

@@ -388,7 +388,7 @@ def test_run_map_is_a_sequence_of_named_stages():
     src = inspect.getsource(_map.run_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    stages = ["load_model", "map_layers", "load_map_stimuli", "training_images", "extract",
+    stages = ["read_cortex_inputs", "load_model", "map_layers", "load_map_stimuli", "training_images", "extract",
               "check_sheet_layers", "model_topography", "cortex_topography",
               "compare_model_cortex"]
     assert [c for c in calls if c in stages] == stages

@@ -44,7 +44,7 @@ from ._language_stages import (
     load_language_stimuli,
 )
 from ._language_writer import write_language_report
-from ._stages import _model_description, check_sheet_layers
+from ._stages import _model_description, check_sheet_layers, read_cortex_inputs
 
 __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
 
@@ -228,9 +228,8 @@ def run_language_map(
     """
     from tqdm.auto import tqdm
 
-    from .._params import check_int, check_n_permutations, check_number
+    from .._params import check_int, check_number
     from ..analysis import check_patch_params
-    from ..atlases import load_cortex_maps
     from ..features import extract
     from ..training import load_model
 
@@ -238,17 +237,14 @@ def run_language_map(
     check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
-    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
-    check_n_permutations(cortex_permutations, "cortex_permutations")
     check_int(batch_size, "batch_size", lo=1)
-    if cortex_maps is not None:  # every map read and checked before any work is done
-        cortex_maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres,
-                                       vol_to_surf=vol_to_surf)
+    yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
+                               cortex_min_vertices=cortex_min_vertices,
+                               cortex_permutations=cortex_permutations)
     if cortex_threshold is None:
         cortex_threshold = TDANN_PATCHES["threshold"]
-    map_files = [f for c in (cortex_maps or {}).values() for f in c.files]  # never replaced
     inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
-              and str(p) != "langloc"] + map_files
+              and str(p) != "langloc"] + yours.files
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
                                inputs=inputs) as folder:
         t0 = time.perf_counter()
@@ -282,7 +278,7 @@ def run_language_map(
             steps.update()
 
             steps.set_postfix_str("cortex")
-            cortex = language_cortex(hemispheres, cortex_maps=cortex_maps,
+            cortex = language_cortex(hemispheres, cortex_maps=yours.maps,
                                      vol_to_surf=vol_to_surf, threshold=cortex_threshold,
                                      min_vertices=cortex_min_vertices,
                                      similarity_permutations=cortex_permutations,
@@ -295,7 +291,7 @@ def run_language_map(
                 stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
                 token_pooling=token_pooling, min_units=min_units, alpha=alpha,
                 n_permutations=n_permutations, q=q,
-                cortex_threshold=cortex_threshold if cortex_maps is not None else None)
+                cortex_threshold=cortex_threshold if yours.maps is not None else None)
             report = assemble_language(setup, acts, units, topo, cortex)
             files = write_language_report(folder.path, report, t0=t0)
             steps.update()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import xarray as xr
 
 from .._docs import fill_doc
-from .._params import check_int, check_n_permutations
+from .._params import check_int
 from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
@@ -35,6 +35,7 @@ from ._stages import (
     map_layers,
     model_topography,
     random_init_similarities,
+    read_cortex_inputs,
     training_images,
 )
 from ._terminal import format_summary
@@ -221,23 +222,19 @@ def run_map(
     """
     from tqdm.auto import tqdm
 
-    from ..atlases import load_cortex_maps
     from ..features import extract
     from ..training import load_model
 
     # every parameter checked before the first (slow) step, so a bad one fails at once
     check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
-    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
-    check_n_permutations(cortex_permutations, "cortex_permutations")
     check_int(batch_size, "batch_size", lo=1)
-    if cortex_maps is not None:  # every map read and checked before any work is done
-        cortex_maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres,
-                                       vol_to_surf=vol_to_surf, domains=MAP_DOMAINS)
+    yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
+                               domains=MAP_DOMAINS, cortex_min_vertices=cortex_min_vertices,
+                               cortex_permutations=cortex_permutations)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
-    map_files = [f for c in (cortex_maps or {}).values() for f in c.files]  # never replaced
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=(checkpoint, stimuli, map_files)) as folder:
+                               inputs=(checkpoint, stimuli, yours.files)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own
@@ -272,7 +269,7 @@ def run_map(
 
             steps.set_postfix_str("cortex")
             cortex = cortex_topography(
-                hemispheres, cortex_maps=cortex_maps, vol_to_surf=vol_to_surf,
+                hemispheres, cortex_maps=yours.maps, vol_to_surf=vol_to_surf,
                 threshold=cortex_threshold, min_vertices=cortex_min_vertices,
                 similarity_permutations=cortex_permutations, alpha=alpha,
                 random_state=random_state)

@@ -1,6 +1,7 @@
 """The stages of the main job, each a named function that :func:`~toponeuro.run_map` calls in order.
 
-model (:func:`toponeuro.training.load_model`) -> layers (:func:`map_layers`) -> stimuli
+the cortex's inputs, read and checked before any slow step (:func:`read_cortex_inputs`, shared
+with the language job) -> model (:func:`toponeuro.training.load_model`) -> layers (:func:`map_layers`) -> stimuli
 (:func:`load_map_stimuli`, :func:`training_images`) -> activations
 (:func:`toponeuro.extract`, :func:`check_sheet_layers`) -> the model's topography
 (:func:`model_topography`) -> the cortex's (:func:`cortex_topography`) -> their comparison
@@ -33,6 +34,8 @@ from ..exceptions import (
 from ._constants import CORTEX_DOMAINS, DEFAULT_NUMBERS, FLOC_NONSCRAMBLED, MAP_DOMAINS
 
 __all__ = [
+    "CortexInputs",
+    "read_cortex_inputs",
     "map_layers",
     "load_map_stimuli",
     "training_images",
@@ -52,6 +55,64 @@ _HINT = (
     "TopoNets never saw: stimuli='/path/to/floc', numbers='97-120'; or put that folder at "
     "$TOPONEURO_DATA/floc."
 )
+
+
+class CortexInputs(NamedTuple):
+    """A lab's cortex maps, read and checked before the model runs (:func:`read_cortex_inputs`).
+
+    Examples
+    --------
+    >>> read_cortex_inputs()
+    CortexInputs(maps=None, files=[])
+    """
+
+    #: hemisphere -> :class:`~toponeuro.atlases.CortexMaps` of your maps; None: the job's
+    #: shipped atlas or parcels
+    maps: dict | None
+    #: the files the maps were read from: inputs of the output folder, never replaced
+    files: list
+
+
+def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = None,
+                       vol_to_surf=None, domains: Sequence[str] | None = None,
+                       cortex_min_vertices: int = 10,
+                       cortex_permutations: int = 1000) -> CortexInputs:
+    """Check a job's cortex parameters and read your maps, before any slow step.
+
+    Both jobs start with it, so a bad map or parameter fails at once, and the files the
+    maps come from are known to the output folder as inputs (``overwrite`` never replaces
+    them).
+
+    Parameters
+    ----------
+    cortex_maps, hemispheres, vol_to_surf, domains :
+        As :func:`toponeuro.atlases.load_cortex_maps` (``cortex_maps`` None: nothing read).
+    cortex_min_vertices : int
+        Smallest patch on the cortex (vertices), at least 1.
+    cortex_permutations : int
+        Rotations of the spin test between the cortex's maps (0: no null).
+
+    Returns
+    -------
+    CortexInputs
+
+    Examples
+    --------
+    >>> read_cortex_inputs(cortex_min_vertices=0)
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.ParameterError: cortex_min_vertices=0 is not a whole number >= 1.
+    """
+    from .._params import check_int, check_n_permutations
+    from ..atlases import load_cortex_maps
+
+    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
+    check_n_permutations(cortex_permutations, "cortex_permutations")
+    if cortex_maps is None:
+        return CortexInputs(None, [])
+    maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
+                            domains=domains)
+    return CortexInputs(maps, [f for c in maps.values() for f in c.files])
 
 
 def _model_description(net, model: str | None, checkpoint) -> str:

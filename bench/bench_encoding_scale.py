@@ -32,13 +32,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
 
 import numpy as np
 from _common import add_sizes, parse_sizes, peak_rss_mib, run_child, size_argv
+
+from toponeuro._output import remove_tree
 
 SIZES = {"n": 10000, "p": 2048, "v": 100000, "alphas": 10, "folds": 5, "chunk": 5000,
          "v_memory": 20000, "v_dask": 10000}
@@ -349,7 +350,7 @@ def main():
                   f"{h['time']:.1f} s (peak {h['peak_mb']:.0f} MB): {h['time'] / t['time']:.2f}x; "
                   f"same alpha for {100 * same:.2f}% of voxels", flush=True)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from _common import clopper_pearson
 
+from toponeuro._output import write_text
 from toponeuro.analysis import contrast_design, spatial_null
 from toponeuro.analysis.topography._null_registry import null_method
 
@@ -119,7 +120,7 @@ def write_inc(path: Path, record_path: Path = RECORD) -> None:
         if not beat else
         f"the label null is passed in some layer by {', '.join(beat)} (see the table; one "
         "layer in twenty passes at 0.05 by chance alone)."), ""]
-    Path(path).write_text("\n".join(L), encoding="utf-8")
+    write_text(path, "\n".join(L))
 
 
 def merge_record(record: dict, model: str, out: dict, *, seed: int, splits: int,
@@ -257,15 +258,13 @@ def main(argv=None):
            "metric": metric, "alpha": ALPHA, "target": list(TARGET), "layers": layers,
            "cells": cells, "real": real, "summary": summary,
            "seconds": round(time.perf_counter() - t0, 1), "extract_seconds": round(t_extract, 1)}
-    Path(args.out).write_text(json.dumps(out, indent=1))
+    write_text(args.out, json.dumps(out, indent=1))
     if args.record:
         path = Path(args.record)
         record = json.loads(path.read_text())
         merge_record(record, args.model, out, seed=args.seed, splits=args.splits,
                      draws=args.draws)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(record, indent=1) + "\n")
-        tmp.replace(path)
+        write_text(path, json.dumps(record, indent=1) + "\n")  # whole or not at all
 
 if __name__ == "__main__":
     main()

@@ -423,7 +423,26 @@ def test_both_jobs_take_cortex_maps_as_python_objects(job, tmp_path, monkeypatch
         np.testing.assert_allclose(got[~wall], planted[key][~wall], rtol=1e-6)
     recs = left.source["maps"]
     assert recs[names[0]]["left"]["object"] == "array"
-    assert recs[names[3]]["left"]["cifti"] == "a nibabel Cifti2Image"
+    assert recs[names[3]]["left"]["object"] == "Cifti2Image"
+    assert left.files == []  # nothing read from disk: nothing for the output folder to keep
+
+
+def test_cortex_maps_files_are_the_files_read_and_never_an_in_memory_object(tmp_path):
+    """``CortexMaps.files`` lists exactly the paths the reader opened: a CIFTI file, a GIFTI
+    pair, a NIfTI volume; an in-memory Cifti2Image or NIfTI image is recorded under
+    ``"object"`` (its type), never under the keys of paths."""
+    import nibabel as nib
+
+    from toponeuro.atlases import load_cortex_maps
+
+    rng = np.random.default_rng(0)
+    n = 32492
+    c_file = _cifti(tmp_path / "a.dscalar.nii", rng.normal(size=n), rng.normal(size=n))
+    in_memory = nib.load(_cifti(tmp_path / "b.dscalar.nii", rng.normal(size=n),
+                                rng.normal(size=n)))
+    cm = load_cortex_maps({"faces": c_file, "bodies": in_memory})
+    assert cm["left"].files == [str(c_file)] and cm["right"].files == [str(c_file)]
+    assert cm["left"].source["maps"]["bodies"]["left"]["object"] == "Cifti2Image"
 
 
 @pytest.mark.parametrize("job", ["run_map", "run_language_map"])

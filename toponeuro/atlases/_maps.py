@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -81,6 +80,9 @@ class CortexMaps:
         """The files on disk these maps were read from (GIFTI, CIFTI-2, NIfTI), in the order
         given; empty for an atlas's maps or maps given as arrays or images.
 
+        The reader records a path under ``"surface"``, ``"cifti"`` or ``"volume"`` and an
+        in-memory object under ``"object"`` (its type), so these are exactly the paths read.
+
         What a job passes to its output folder as inputs, so that ``overwrite`` can never
         replace a file the maps came from.
 
@@ -104,7 +106,7 @@ class CortexMaps:
                         walk(v)
 
         walk(self.source.get("maps", {}) if self.representation == "values" else {})
-        return [f for f in dict.fromkeys(found) if Path(f).is_file()]
+        return list(dict.fromkeys(found))
 
     @property
     def geometry(self) -> dict:

@@ -132,7 +132,7 @@ class _Reader:
                 f = read_surface_file(p, what=f"cortex_maps[{domain!r}] CIFTI image")
             for h, vals in f.data.items():
                 self._surface(domain, h, vals, f"{domain!r} (CIFTI image, {h} hemisphere)")
-            self.files[domain] = {h: {"cifti": "a nibabel Cifti2Image"} for h in f.data}
+            self.files[domain] = {h: {"object": "Cifti2Image"} for h in f.data}
             return
         if isinstance(spec, nib.gifti.GiftiImage):
             hemi = _gifti_hemi(spec)
@@ -145,7 +145,7 @@ class _Reader:
             self._pair_entry(domain, {hemi: spec})
             return
         if isinstance(spec, nib.spatialimages.SpatialImage):
-            self.volumes[domain] = (spec, {"volume": "a nibabel image", "space": "MNI152"})
+            self.volumes[domain] = (spec, {"object": type(spec).__name__, "space": "MNI152"})
             return
         if _is_xarray(spec) and "hemi" in spec.coords:
             hemis = [str(h) for h in dict.fromkeys(np.asarray(spec["hemi"].values).tolist())]

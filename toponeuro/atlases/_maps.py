@@ -88,12 +88,10 @@ class CortexMaps:
 
         Examples
         --------
-        >>> import tempfile
-        >>> f = Path(tempfile.mkdtemp()) / "lh.faces.gii"
-        >>> _ = f.write_bytes(b"")
-        >>> src = {"maps": {"faces": {"left": {"surface": str(f), "mesh": "fsaverage5"}}}}
-        >>> CortexMaps("left", representation="values", source=src).files == [str(f)]
-        True
+        >>> src = {"maps": {"faces": {"left": {"surface": "lh.faces.gii", "mesh": "fsaverage5"}},
+        ...                 "places": {"left": {"object": "array", "mesh": "fsaverage5"}}}}
+        >>> CortexMaps("left", representation="values", source=src).files
+        ['lh.faces.gii']
         """
         found: list[str] = []
 

@@ -19,6 +19,7 @@ seeding and :class:`NullResult` are ``spatial_null``'s.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 
 import numpy as np
@@ -383,14 +384,11 @@ def contrast_topography(activations: xr.DataArray | ContrastDesign, target=None,
     ['morans_i', 'smoothness']
     """
     if isinstance(activations, ContrastDesign):
-        given = [k for k, v, default in (("target", target, None), ("against", against, "rest"),
-                                         ("layer", layer, None), ("metric", metric, "tdann_t"),
-                                         ("labels", labels, None),
-                                         ("smooth_fwhm", smooth_fwhm, None))
-                 if not (v is default or (isinstance(v, str) and v == default))]
+        given = _not_default(contrast_topography, target=target, against=against, layer=layer,
+                             metric=metric, labels=labels, smooth_fwhm=smooth_fwhm)
         if given:
             raise InvalidDataError(
-                f"contrast_topography got a ContrastDesign and {sorted(given)}; the design "
+                f"contrast_topography got a ContrastDesign and {given}; the design "
                 "already fixes its contrast, layer, metric and smoothing. Pass the design "
                 "alone, or the activations with target= and the rest."
             )
@@ -415,6 +413,15 @@ def contrast_topography(activations: xr.DataArray | ContrastDesign, target=None,
 
     return _topography(design, statistic, test("positions"), test("labels"), alpha, what,
                        where)
+
+
+def _not_default(func, **given) -> list[str]:
+    """The names among ``given`` whose value is not ``func``'s default (its signature's, the
+    one place the defaults are written)."""
+    params = inspect.signature(func).parameters
+    return sorted(k for k, v in given.items()
+                  if not (v is params[k].default
+                          or (isinstance(v, str) and v == params[k].default)))
 
 
 def _topography(design, statistic, pos, lab, alpha, what, where) -> ContrastTopography:

@@ -91,3 +91,57 @@ def test_morans_i_bad_input_is_typed():
     with pytest.raises(E.InvalidDataError, match="graph"):
         morans_i(np.zeros(30), weights="rook", geometry={"positions": np.random.rand(30, 2),
                                                          "adjacency": 0.3})
+
+
+# --------------------------------------------------------------- clustering of the positive units
+def test_sign_clustering_is_morans_i_of_the_positive_indicator_as_esda():
+    esda = pytest.importorskip("esda")
+    lat2W = pytest.importorskip("libpysal.weights").lat2W
+    h, w = 9, 13
+    x = _smooth((h, w), 1.5, 0) + 0.3 * np.random.default_rng(1).standard_normal((h, w))
+    for transform in ("r", "b"):
+        ref = esda.Moran((x > 0).ravel().astype(float), lat2W(h, w), transformation=transform,
+                         permutations=0)
+        got = spatial_null("sign_clustering", x, transform=transform, n_permutations=0)
+        assert got.statistic == pytest.approx(ref.I, rel=1e-12)
+        assert got.attrs["method"] == "sign_clustering"
+        assert got.attrs["fraction_positive"] == pytest.approx(np.mean(x > 0))
+
+
+def test_sign_clustering_planted_truths():
+    rr, cc = np.mgrid[:16, :16]
+    # co-located positives (one blob) are clustered, at any fraction
+    for radius in (3, 6):
+        blob = np.where((rr - 7) ** 2 + (cc - 8) ** 2 <= radius**2, 1.0, -1.0)
+        r = spatial_null("sign_clustering", blob, n_permutations=199, random_state=0)
+        assert r.statistic > 0.6 and r.p_value == pytest.approx(1 / 200)
+    # the same positives scattered: I near its expectation (how often p <= 0.05 is the
+    # calibration test's); a checkerboard of signs: I = -1, never clustered
+    scattered = np.random.default_rng(2).permutation(blob.ravel()).reshape(16, 16)
+    s = spatial_null("sign_clustering", scattered, n_permutations=0)
+    assert abs(s.statistic - s.attrs["expected"]) < 0.15
+    check = np.indices((16, 16)).sum(0) % 2 * 2.0 - 1
+    c = spatial_null("sign_clustering", check, n_permutations=99, random_state=0)
+    assert c.statistic == pytest.approx(-1.0) and c.p_value == pytest.approx(1.0)
+    # only the sign counts: a monotone transform of the positive values changes nothing
+    x = _smooth((16, 16), 2.0, 5)
+    a = spatial_null("sign_clustering", x, n_permutations=50, random_state=1)
+    b = spatial_null("sign_clustering", np.where(x > 0, x**3 + 5, x), n_permutations=50,
+                     random_state=1)
+    assert a.statistic == b.statistic and np.array_equal(a.null, b.null)
+
+
+def test_sign_clustering_null_is_calibrated_on_scattered_signs():
+    # independent signs at fractions 10-90 %: p <= 0.05 about 5 % of the time
+    ps = []
+    for s in range(200):
+        rng = np.random.default_rng(s)
+        x = rng.random((16, 16)) - rng.uniform(0.1, 0.9)
+        ps.append(spatial_null("sign_clustering", x, n_permutations=99, random_state=s).p_value)
+    assert 0.015 <= np.mean(np.array(ps) <= 0.05) <= 0.09
+
+
+def test_sign_clustering_of_one_sign_is_undefined_with_a_warning():
+    with pytest.warns(E.ToponeuroWarning, match="every point .* positive"):
+        r = spatial_null("sign_clustering", np.ones((8, 8)), n_permutations=19, random_state=0)
+    assert np.isnan(r.statistic) and np.isnan(r.p_value)

@@ -58,16 +58,18 @@ def test_batched_maps_equal_selectivity():
     assert mask.sum() == 12
 
 
-def test_random_splits_pass_positions_not_labels():
+@pytest.mark.parametrize("statistic", ["morans_i", "sign_clustering"])
+def test_random_splits_pass_positions_not_labels(statistic):
     """(a) Every contrast is smooth: random-split contrasts are 'organised' (positions null)
-    nearly always, but 'selective' (label null) at no more than the nominal rate."""
+    nearly always, but 'selective' (label null) at no more than the nominal rate -- for
+    Moran's I of the map and for the clustering of its S > N units."""
     n_sets, pos_hits, lab_hits = 40, 0, 0
     for seed in range(n_sets):
         rng = np.random.default_rng(seed)
         labels = list(rng.permutation(["S"] * 20 + ["N"] * 20))  # no condition difference
         d = contrast_design(smooth_sheet(40, rng, labels=labels), "S", "N", metric="welch_t")
-        pos = morans_i(d, n_permutations=99, random_state=seed)
-        lab = morans_i(d, null="labels", n_permutations=99, random_state=seed)
+        pos = spatial_null(statistic, d, n_permutations=99, random_state=seed)
+        lab = spatial_null(statistic, d, null="labels", n_permutations=99, random_state=seed)
         pos_hits += organisation_claim(pos).significant
         lab_hits += contrast_claim(lab).significant
         assert lab.attrs["null"] == "labels" and lab.n_permutations == 99
@@ -91,6 +93,21 @@ def test_clustered_contrast_passes_both():
         assert c.outcome == "beyond chance" and "more clustered than contrasts" in c.text
     pos = morans_i(d, n_permutations=199, random_state=0)
     assert organisation_claim(pos).outcome == "beyond chance"
+
+
+def test_sign_split_contrast_is_clustered_beyond_random_splits():
+    """(b') S > N on one half of the sheet and N > S on the other: the S > N units' clustering
+    passes both nulls. (A small blob on a smooth sheet need not: the sign discards the
+    magnitude, and random splits of a smooth sheet already give clustered signs.)"""
+    rng = np.random.default_rng(0)
+    labels = ["S", "N"] * 20
+    effect = np.where(np.arange(SHAPE[1])[None, :] < SHAPE[1] // 2, 0.5, -0.5) * np.ones(SHAPE)
+    d = contrast_design(smooth_sheet(40, rng, effect=effect, labels=labels), "S", "N",
+                        metric="welch_t")
+    ct = contrast_topography(d, statistic="sign_clustering", n_permutations=199, random_state=0,
+                             what="sentences > nonwords")
+    assert ct.selective.outcome == "beyond chance" and ct.organised.outcome == "beyond chance"
+    assert "clustering of the positive units" in ct.selective.text
 
 
 def test_label_null_seeding_and_result():
@@ -168,13 +185,14 @@ def test_contrast_topography_bad_input():
     with pytest.raises(InvalidDataError, match="needs target="):
         contrast_topography(acts, n_permutations=5)
 
-def test_label_null_is_exact_on_exchangeable_items():
+@pytest.mark.parametrize("statistic", ["smoothness", "sign_clustering"])
+def test_label_null_is_exact_on_exchangeable_items(statistic):
     """The label null's p is uniform when the labels carry nothing: a KS check on 60 sets."""
     ps = []
     for seed in range(60):
         rng = np.random.default_rng(100 + seed)
         d = contrast_design(smooth_sheet(24, rng, labels=["S", "N"] * 12), "S", "N")
-        ps.append(spatial_null("smoothness", d, null="labels", n_permutations=39,
+        ps.append(spatial_null(statistic, d, null="labels", n_permutations=39,
                                random_state=seed).p_value)
     assert stats.kstest(ps, "uniform").pvalue > 0.001
 

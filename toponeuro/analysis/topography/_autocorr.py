@@ -10,6 +10,7 @@ parity with ``esda.Moran`` on ``libpysal.weights.lat2W`` weights.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -17,11 +18,12 @@ from scipy import sparse
 
 from ..._params import check_random_state
 from ..._typing import RandomState
-from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from ...exceptions import InvalidDataError, ToponeuroWarning, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill
 from ._null import NullResult, as_null_map, register_statistic, run_null
 
-__all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "moran_weights", "morans_i"]
+__all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "SIGN_CLUSTERING_REFERENCE", "moran_weights",
+           "morans_i"]
 
 #: neighbour graphs of :func:`moran_weights` on a sheet ("graph": the map's own adjacency)
 MORAN_WEIGHTS = ("rook", "queen", "graph")
@@ -128,6 +130,41 @@ def _moran_factory(tms, *, weights="rook", transform="r", rng=None):
 
 
 register_statistic("morans_i", _moran_factory)
+
+SIGN_CLUSTERING_REFERENCE = (
+    "Moran's I (Moran 1950; esda.Moran) of the binary map 1[value > 0]: with binary weights "
+    "a standardised join count of the positive points (Cliff & Ord 1981, Spatial Processes; "
+    "esda.Join_Counts); the clustering of TopoLM's S > N units (Rathi et al. 2025)"
+)
+
+
+def _sign_factory(tms, *, weights="rook", transform="r", rng=None):
+    """Batched clustering of the positive points: Moran's I of ``1[value > 0]``.
+
+    The fraction of positive points may change from draw to draw (under the label null it
+    does); Moran's I of the indicator is centred on each draw's own fraction, so it measures
+    how clustered the positive points are, not how many there are. A draw with every point
+    on one side (no positive point, or no other) has no clustering: NaN.
+    """
+    kernel, attrs = _moran_factory(tms, weights=weights, transform=transform)
+
+    def sign_kernel(values):
+        return kernel((values > 0).astype(float))
+
+    keep = tms[0].finite
+    fraction = float(np.mean(tms[0].values[keep] > 0))
+    if fraction in (0.0, 1.0):
+        warnings.warn(
+            f"sign_clustering: {'every point' if fraction else 'no point'} of "
+            f"{tms[0].name or 'the map'} is positive, so the clustering of the positive points "
+            "is undefined (NaN). Test the map itself (e.g. 'morans_i').",
+            ToponeuroWarning, stacklevel=4)
+    attrs = {**attrs, "method": "sign_clustering", "reference": SIGN_CLUSTERING_REFERENCE,
+             "fraction_positive": fraction}
+    return sign_kernel, attrs
+
+
+register_statistic("sign_clustering", _sign_factory)
 
 
 @_fill

@@ -343,7 +343,8 @@ def contrast_topography(activations: xr.DataArray | ContrastDesign, target=None,
 
     The map is :func:`contrast_design`'s (``metric`` of ``target`` over ``against`` on
     ``layer``'s sheet); the statistic (``"morans_i"``, ``"smoothness"``, ``"n_patches"``,
-    ``"patch_units"``) is tested twice with the same ``n_permutations`` and seed:
+    ``"patch_units"``, ``"sign_clustering"``: the clustering of the units where the contrast is
+    positive, e.g. TopoLM's S > N units) is tested twice with the same ``n_permutations`` and seed:
     ``null="positions"`` (the map organised on the sheet) and ``null="labels"`` (the contrast
     more clustered than random splits of its items). Draws that cannot reach ``alpha`` give
     "too few draws", never a negative claim.

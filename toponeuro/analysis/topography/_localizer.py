@@ -200,7 +200,8 @@ def language_topography(
 
     The map is the language job's: the raw Welch t of sentences vs nonword lists per unit
     (:func:`language_selectivity` with ``smooth_fwhm=None``). Each statistic (Moran's I by
-    default; also ``"smoothness"``, ``"n_patches"``) is tested against
+    default; also ``"smoothness"``, ``"n_patches"``, ``"sign_clustering"``: how clustered the
+    S > N units are, whatever their fraction) is tested against
 
     - the **positions null**: "the language map is organised on the sheet" (nearly always
       true on a topographic sheet: neighbouring units respond alike to everything), and

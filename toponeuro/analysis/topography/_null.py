@@ -698,9 +698,12 @@ def spatial_null(
     ----------
     statistic : str or callable
         ``"ssim"``, ``"pearson"``, ``"spearman"`` (two maps), ``"smoothness"`` (one map;
-        TDANN's score, see :func:`smoothness`), or a callable ``f(*maps) -> float`` that
-        receives each map shaped like the sheet (``(h, w)``; mesh: ``(n,)``), e.g.
-        :func:`map_similarity` itself (see ``vectorized``).
+        TDANN's score, see :func:`smoothness`), ``"morans_i"`` (:func:`morans_i`),
+        ``"sign_clustering"`` (Moran's I of ``1[map > 0]``: how clustered the positive points
+        are, whatever their fraction; NaN with a warning when all are on one side),
+        ``"n_patches"``, ``"patch_units"`` (:func:`find_patches`' rules), or a callable
+        ``f(*maps) -> float`` that receives each map shaped like the sheet (``(h, w)``; mesh:
+        ``(n,)``), e.g. :func:`map_similarity` itself (see ``vectorized``).
     *maps : map
         One or more maps on the same sheet or mesh (see :func:`as_topomap`).
     null : str, optional

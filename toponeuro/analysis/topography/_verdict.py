@@ -240,7 +240,9 @@ def _value_text(method: str, value: float) -> str:
 
 
 _CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "n_patches": "patches",
-                 "patch_units": "units in patches", **_LABELS}
+                 "patch_units": "units in patches",
+                 "sign_clustering": "clustering of the positive units (Moran's I of value > 0)",
+                 **_LABELS}
 
 
 def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "greater") -> str:

@@ -47,10 +47,10 @@ def _claim(acts, smooth_fwhm=None, n=199):
 def test_planted_clustered_language_map_is_called_clustered_and_its_shuffle_is_not():
     blob = _blob()
     got = _claim(_localizer_acts(blob))
-    assert got["claim"] == "clusters" and "clusters beyond chance" in got["text"]
+    assert got["claim"] == "organised" and "is organised on this sheet" in got["text"]
     shuffled = np.random.default_rng(1).permutation(blob.ravel()).reshape(blob.shape)
     got = _claim(_localizer_acts(shuffled))
-    assert got["claim"] == "does not cluster" and "does not cluster" in got["text"]
+    assert got["claim"] == "not organised" and "is not organised beyond" in got["text"]
     assert got["p_value"] > 0.05
 
 
@@ -60,15 +60,15 @@ def test_topolm_smoothing_would_make_an_unordered_map_look_clustered():
     # positions null, but not before it
     scattered = np.random.default_rng(1).permutation(_blob().ravel()).reshape(20, 20)
     acts = _localizer_acts(scattered, seed=3)
-    assert _claim(acts, smooth_fwhm=2.0)["claim"] == "clusters"
-    assert _claim(acts, smooth_fwhm=None)["claim"] == "does not cluster"
+    assert _claim(acts, smooth_fwhm=2.0)["claim"] == "organised"
+    assert _claim(acts, smooth_fwhm=None)["claim"] == "not organised"
 
 
 def test_verdict_without_a_null_makes_no_claim():
     t = language_selectivity(_localizer_acts(_blob()), smooth_fwhm=None)["t"]
     got = language_verdict("morans_i", morans_i(t, layer="h", n_permutations=0), 0.05)
     assert got["claim"] == "no null" and not got["significant"]
-    assert "no claim" in got["text"]
+    assert "not tested" in got["text"] and "no null drawn" in got["text"]
 
 
 def test_language_profile_is_cross_validated_and_finds_the_planted_order():
@@ -171,7 +171,9 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
         assert "random splits" in s["verdict"] and html_escape(s["verdict"]) in html
         assert s["label_null"]["p_positions_null"] == pytest.approx(s["morans_i_p"], abs=1e-4)
         # the sentence's direction follows the p-value
-        assert ("does not cluster" in claim["text"]) == (p > 0.05)
+        assert ("is not organised" in claim["text"]) == (p > 0.05)
+        # one test, one sentence: the positions-null Moran's I reads the same everywhere
+        assert s["organised"] == s["label_null"]["organised"]["text"]
         assert set(s["profile"]) == set(CONDS)
     assert summary["stimuli"]["conditions"] == {c: 12 for c in CONDS}
     assert set(summary["cortex"]) >= {"left", "right"}
@@ -329,13 +331,33 @@ def test_headline_rests_on_the_label_null_on_a_smooth_sheet():
 
 
 def test_too_few_draws_is_not_a_negative_finding():
-    from types import SimpleNamespace as NS
+    from toponeuro.analysis import NullResult
 
-    r = NS(statistic=0.41, null_mean=0.0, null_std=0.01, p_value=0.1, n_permutations=9)
-    got = language_verdict("morans_i", r, 0.05)
+    r = NullResult.from_null(0.41, np.linspace(-0.02, 0.02, 9), "positions",
+                             {"method": "morans_i"})
+    with pytest.warns(UserWarning, match="too few draws"):
+        got = language_verdict("morans_i", r, 0.05)
     assert got["claim"] == "too few draws" and not got["significant"]
     assert "too few draws to test at α = 0.05" in got["text"]
-    assert "does not cluster" not in got["text"]
+    assert "not organised" not in got["text"]
+
+
+def test_language_verdict_words_the_positions_null_as_organisation_not_clustering():
+    """The positions null asks whether the map is organised on the sheet (random splits of
+    the localizer are, on a topographic sheet): its sentence never says the language
+    selectivity "clusters beyond chance", and it is organisation_claim's sentence."""
+    from toponeuro.analysis import organisation_claim
+    from toponeuro.exceptions import InputTypeError
+
+    r = morans_i(_blob(), n_permutations=99, random_state=0)
+    got = language_verdict("morans_i", r, 0.05)
+    assert "cluster" not in got["text"]
+    assert got["text"] == organisation_claim(r, 0.05, what="language selectivity").text
+    from types import SimpleNamespace as NS
+
+    with pytest.raises(InputTypeError, match="NullResult of morans_i"):
+        language_verdict("morans_i", NS(statistic=0.4, null_mean=0, null_std=0.1,
+                                        p_value=0.01, n_permutations=99), 0.05)
 
 
 def test_map_language_help_shows_only_its_options_and_the_rest_are_refused(capsys):

@@ -35,7 +35,7 @@ def test_unknown_job_names_the_close_match():
 def _language_summary():
     """A language summary as the 0.4 job writes it (the fields the schema types)."""
     layer = {"sheet": "8x8", "verdict": "v", "signatures": ["a"],
-             "claims": {"morans_i": {"test": "morans_i", "claim": "clusters",
+             "claims": {"morans_i": {"test": "morans_i", "claim": "organised",
                                      "significant": True, "p_value": 0.02, "text": "t"}},
              "n_units": 64, "n_fdr_topolm": 5, "n_topk_topolm": 6, "max_t": 4.1,
              "morans_i": 0.3, "morans_i_expected": -0.016, "morans_i_null_mean": 0.0,

@@ -15,7 +15,7 @@ language half of the main job, one composition of the library's stages:
    (:func:`toponeuro.analysis.language_profile`);
 3. the topography of each layer's S vs N map with its spatial null: Moran's I
    (:func:`toponeuro.analysis.morans_i`), smoothness and patches, and a sentence per test
-   that says "clusters beyond chance" only when that test's p-value says so;
+   that says "beyond chance" only when that test's p-value says so;
 4. the cortex's language network (the Wolna et al., 2025 parcels on fsaverage5) beside the
    sheets, with a table that says which numbers compare and which do not.
 

@@ -138,7 +138,8 @@ def run_language_map(
        (rook neighbours, row-standardised; :func:`~toponeuro.analysis.morans_i`),
        smoothness (TDANN) and patches (TDANN's procedure; threshold: the smallest t that
        passes Benjamini-Hochberg at ``q`` on that map), each with ``n_permutations`` draws.
-       The sentences ("clusters beyond chance" or not) come from
+       The positions-null sentences ("is organised on this sheet" or not: the map against
+       its own values scattered, never a claim about selectivity) come from
        :func:`language_verdict`, one test and one p each.
     4. **Cortex.** The language parcels (Wolna et al., 2025; S > N in 706 participants) on
        fsaverage5, both hemispheres (or your own maps, ``cortex_maps``), drawn beside the
@@ -223,8 +224,11 @@ def run_language_map(
     --------
     >>> import toponeuro
     >>> res = toponeuro.run_language_map(out_dir="lang-map")  # doctest: +SKIP
-    >>> res.summary["per_layer"]["encoder.layer.5.intermediate.dense"]["verdict"]  # doctest: +SKIP
-    "language selectivity clusters beyond chance on this sheet: Moran's I ..."
+    >>> layer = res.summary["per_layer"]["encoder.layer.5.intermediate.dense"]  # doctest: +SKIP
+    >>> layer["verdict"]  # doctest: +SKIP
+    "language selectivity is not more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.14 ..."
+    >>> layer["organised"]  # doctest: +SKIP
+    "language selectivity is organised on this sheet: Moran's I 0.14 (positions null -0.00 ± 0.02) ..."
     """
     from tqdm.auto import tqdm
 

@@ -18,7 +18,8 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from .._version import __version__
-from ..analysis import can_reject, format_p, too_few_draws_text
+from ..analysis import NullResult, can_reject, format_p, organisation_claim, too_few_draws_text
+from ..exceptions import InputTypeError, UnknownNameError
 from ._language_stages import LANGUAGE_MAP, _n_vertices
 from ._results import _jsonable, _null, _num
 
@@ -34,19 +35,25 @@ NOT_TESTED = "not tested (no valid null)"
 # ------------------------------------------------------------------------------ sentences
 @fill_doc
 def language_verdict(statistic: str, result, alpha: float, where: str = "on this sheet") -> dict:
-    """The plain-language claim of one topography test of a language map, from its numbers.
+    """The plain-language claim of one positions-null test of a language map, from its numbers.
 
-    One test, one p: the sentence says "beyond chance" only when the test's own p-value
-    (one-sided, against its spatial null) is at or below ``alpha``; without a null it says
-    so and makes no claim.
+    This is the "organised on the sheet" question (the map against its own values scattered
+    over the sheet), not whether language selectivity is more clustered than other contrasts
+    (that is the label null's, :func:`toponeuro.analysis.contrast_claim`). One test, one p,
+    one sentence: Moran's I is worded by :func:`toponeuro.analysis.organisation_claim`, the
+    sentence every positions-null Moran's I has; "beyond chance" only when the test's own
+    p-value (one-sided) is at or below ``alpha``; too few draws to reach ``alpha`` is never a
+    negative finding; without a null it says so and makes no claim.
 
     Parameters
     ----------
     statistic : {"morans_i", "smoothness"}
         Which test ``result`` holds.
-    result : NullResult-like
-        Has ``statistic``, ``null_mean``, ``null_std``, ``p_value`` and
-        ``n_permutations``.
+    result : NullResult or row
+        ``"morans_i"``: the :class:`~toponeuro.analysis.NullResult` of
+        :func:`~toponeuro.analysis.morans_i` (positions null). ``"smoothness"``: anything with
+        ``statistic``, ``null_mean``, ``null_std``, ``p_value`` and ``n_permutations`` (a
+        topography-table row's).
     %(alpha)s
     where : str
         Where the map lives, for the sentence.
@@ -54,28 +61,43 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     Returns
     -------
     dict
-        ``claim`` ("clusters", "does not cluster", "too few draws" -- the draws cannot reach
-        ``alpha``, never a negative finding -- or "no null"), ``significant``, ``p_value``
-        and ``text``.
+        ``claim`` ("organised" / "not organised" for Moran's I, "smoother" / "not smoother"
+        for smoothness, "too few draws" -- the draws cannot reach ``alpha``, never a negative
+        finding -- or "no null"), ``significant``, ``p_value`` and ``text``.
+
+    Raises
+    ------
+    InputTypeError
+        ``"morans_i"`` with something other than a NullResult.
 
     Examples
     --------
-    >>> from types import SimpleNamespace as NS
-    >>> r = NS(statistic=0.41, null_mean=-0.001, null_std=0.01, p_value=1 / 1001,
-    ...        n_permutations=1000)
-    >>> language_verdict("morans_i", r, 0.05)["text"]
-    "language selectivity clusters beyond chance on this sheet: Moran's I 0.41, null -0.00 ± 0.01, p < 0.001 (1,000 draws)"
-    >>> language_verdict("morans_i", NS(**{**vars(r), "p_value": 0.4}), 0.05)["claim"]
-    'does not cluster'
+    >>> from toponeuro.analysis import morans_i
+    >>> rr, cc = np.mgrid[:16, :16]
+    >>> blob = np.exp(-((rr - 5) ** 2 + (cc - 9) ** 2) / 10.0)
+    >>> v = language_verdict("morans_i", morans_i(blob, n_permutations=99, random_state=0), 0.05)
+    >>> v["claim"], v["text"]
+    ('organised', "language selectivity is organised on this sheet: Moran's I 0.94 (positions null 0.00 ± 0.04), p ≤ 0.01 (one-sided, 99 draws)")
     """
+    if statistic == "morans_i":
+        if not isinstance(result, NullResult):
+            raise InputTypeError(
+                f"language_verdict('morans_i', result) reads the NullResult of morans_i (its "
+                f"positions null); got {type(result).__name__}."
+            )
+        c = organisation_claim(result, alpha, what="language selectivity", where=where)
+        claim = {"beyond chance": "organised", "not beyond chance": "not organised",
+                 "too few draws": "too few draws", "not tested": "no null"}[c.outcome]
+        return {"test": statistic, "claim": claim, "significant": c.significant,
+                "p_value": float(c.p_value), "text": c.text}
+    if statistic != "smoothness":
+        raise UnknownNameError(
+            f"language_verdict words 'morans_i' or 'smoothness'; got {statistic!r}."
+        )
     p = float(result.p_value) if result.p_value is not None else float("nan")
     has_null = bool(getattr(result, "n_permutations", 0)) and np.isfinite(p)
     ok = bool(has_null and p <= alpha)
-    name, verb = {
-        "morans_i": ("Moran's I", ("clusters beyond chance", "does not cluster beyond chance")),
-        "smoothness": ("smoothness", ("is smoother than its values scattered at random",
-                                      "is not smoother than its values scattered at random")),
-    }[statistic]
+    name = "smoothness"
     numbers = (f"{name} {float(result.statistic):.2f}, "
                f"{_null(float(result.null_mean), float(result.null_std))}, "
                f"{format_p(p, getattr(result, 'n_permutations', 0))}")
@@ -86,9 +108,10 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
         text = (f"language selectivity {where}: {name} {float(result.statistic):.2f}, "
                 f"{too_few_draws_text(result.n_permutations, alpha)}")
     else:
-        claim = ("clusters" if ok else "does not cluster") if statistic == "morans_i" else (
-            "smoother" if ok else "not smoother")
-        text = f"language selectivity {verb[0] if ok else verb[1]} {where}: {numbers}"
+        claim = "smoother" if ok else "not smoother"
+        verb = ("is smoother than its values scattered at random" if ok else
+                "is not smoother than its values scattered at random")
+        text = f"language selectivity {verb} {where}: {numbers}"
     return {"test": statistic, "claim": claim, "significant": ok, "p_value": p, "text": text}
 
 

@@ -45,7 +45,7 @@ def language_headline(summary: dict) -> str:
     --------
     >>> s = {"selection": {"q_level": 0.05}, "per_layer": {"l": {"n_fdr_topolm": 5,
     ...      "n_units": 64, "verdict": "language selectivity is not more clustered ...",
-    ...      "organised": "language selectivity clusters beyond chance ..."}}}
+    ...      "organised": "language selectivity is organised on this sheet ..."}}}
     >>> language_headline(s)[:70]
     'Is the language map more clustered than contrasts of random splits of '
     """

@@ -555,3 +555,9 @@ def test_topolm_s_fs_lr_verb_noun_map_joins_the_parcels(tiny_lm, lang_csv, tmp_p
     assert 0 < verbs["parcel_fraction"] < float(np.mean(t[np.isfinite(t)] >= 2.0)) + 0.01
     assert s["cortex"]["left"]["n_vertices"] == 10242  # the parcels, on their own mesh
     assert "fs_LR_32k" in (out / "report.html").read_text()
+
+
+def test_language_verdict_refuses_a_statistic_it_does_not_word():
+    r = morans_i(_blob(), n_permutations=19, random_state=0)
+    with pytest.raises(E.UnknownNameError, match="'morans_i' or 'smoothness'"):
+        language_verdict("n_patches", r, 0.05)

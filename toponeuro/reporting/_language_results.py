@@ -85,11 +85,8 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
                 f"language_verdict('morans_i', result) reads the NullResult of morans_i (its "
                 f"positions null); got {type(result).__name__}."
             )
-        c = organisation_claim(result, alpha, what="language selectivity", where=where)
-        claim = {"beyond chance": "organised", "not beyond chance": "not organised",
-                 "too few draws": "too few draws", "not tested": "no null"}[c.outcome]
-        return {"test": statistic, "claim": claim, "significant": c.significant,
-                "p_value": float(c.p_value), "text": c.text}
+        return _organisation_verdict(
+            organisation_claim(result, alpha, what="language selectivity", where=where))
     if statistic != "smoothness":
         raise UnknownNameError(
             f"language_verdict words 'morans_i' or 'smoothness'; got {statistic!r}."
@@ -113,6 +110,15 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
                 "is not smoother than its values scattered at random")
         text = f"language selectivity {verb} {where}: {numbers}"
     return {"test": statistic, "claim": claim, "significant": ok, "p_value": p, "text": text}
+
+
+def _organisation_verdict(c) -> dict:
+    """A positions-null :class:`~toponeuro.analysis.TopographyClaim` of Moran's I as the
+    ``claims`` entry ``summary.json`` carries (its sentence unchanged)."""
+    claim = {"beyond chance": "organised", "not beyond chance": "not organised",
+             "too few draws": "too few draws", "not tested": "no null"}[c.outcome]
+    return {"test": "morans_i", "claim": claim, "significant": c.significant,
+            "p_value": float(c.p_value), "text": c.text}
 
 
 class _SmoothRow:
@@ -243,11 +249,11 @@ def _layer_row(inputs: LanguageInputs, units, topo, ly: str, in_ly) -> dict:
 def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
     ly = row["layer"]
     r = topo.table.row(ly, _MAP)
-    moran_v = language_verdict("morans_i", topo.morans[ly], inputs.alpha)
+    both = topo.contrast[ly]
+    moran_v = _organisation_verdict(both.organised)  # the positions test, worded once
     smooth_v = language_verdict("smoothness", _SmoothRow(r, inputs.n_permutations),
                                 inputs.alpha)
     prof = units.profile.sel({D.LAYER: ly})
-    both = topo.contrast[ly]
     return {
         "sheet": row["sheet"],
         "verdict": both.selective.text,

@@ -154,6 +154,39 @@ def test_swapping_the_maps_gives_the_same_p_on_a_sphere():
     assert ab.p_value == ba.p_value
 
 
+def test_the_smoothness_and_patch_sentences_make_no_finding_from_too_few_draws():
+    """At 9 draws no smoothness p can reach 0.05, nor any patch's family-wise p: the vision
+    job's sentences said "the faces map is not smoother than its values scattered at random"
+    and "faces: 0 significant patches" (negative findings); they now say the draws are too
+    few. With enough draws the smoothness sentence is organisation_claim's, with the table's
+    own p."""
+    from toponeuro.analysis import organisation_claim
+    from toponeuro.reporting import _results
+
+    rng = np.random.default_rng(4)
+    shape = (16, 16)
+    maps = {d: blob(shape, (3 + 2 * i, 6), 2.5) + 0.05 * rng.standard_normal(shape)
+            for i, d in enumerate(("faces", "bodies", "places", "characters", "objects"))}
+    for n_perm in (9, 99):
+        topo = topography_table({"s": maps}, n_permutations=n_perm, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sig = {x["signature"]: x for x in _results._signatures(topo, "s", 0.05)}
+        sm, pt = sig["smoothness faces"], sig["patches faces"]
+        assert sm["p_value"] == topo.row("s", "faces")["smoothness_p"]
+        if n_perm == 9:
+            assert sm["outcome"] == "too few draws" and not sm["significant"]
+            assert "not organised" not in sm["text"] and "not smoother" not in sm["text"]
+            assert "too few draws" in pt["text"] and "significant" not in pt["text"]
+        else:
+            c = organisation_claim(topo.smoothness_null("s", "faces"), 0.05,
+                                   what="the faces map")
+            assert sm["text"] == c.text and sm["outcome"] == "beyond chance"
+            assert sm["text"].startswith("the faces map is organised on this sheet: smoothness ")
+            assert sm["p_text"] in sm["text"]
+            assert "significant patch" in pt["text"]
+
+
 def test_report_sentences_follow_the_verdicts():
     """Planted faces = bodies (co-located), places = -faces (anti-located)."""
     from toponeuro.reporting import _results
@@ -183,7 +216,7 @@ def test_report_sentences_follow_the_verdicts():
             assert "p ≤ 0.02 (two-sided, 99 draws)" in fb["text"]
         else:
             assert "not tested" in fb["text"] and "not tested" in fp["text"]
-            assert "not smoother" not in sig["smoothness faces"]["text"]
+            assert "not organised" not in sig["smoothness faces"]["text"]
             assert "not tested" in sig["smoothness faces"]["text"]
             assert (table["verdict"] == "not tested").all()
     # beside the random-initialisation value; the same outcome there is flagged

@@ -297,7 +297,7 @@ def test_empty_selection_is_a_result():
     assert np.isfinite(topo.morans["h"].p_value)
     assert np.isfinite(topo.contrast["h"].labels.p_value)
     assert "no language-selective units at q = 0.05" in _patch_text(row, units.threshold,
-                                                                     0.05, 0.05)
+                                                                     0.05, 0.05, 19)
 
 
 def test_headline_rests_on_the_label_null_on_a_smooth_sheet():
@@ -355,7 +355,7 @@ def test_language_verdict_words_the_positions_null_as_organisation_not_clusterin
     assert got["text"] == organisation_claim(r, 0.05, what="language selectivity").text
     from types import SimpleNamespace as NS
 
-    with pytest.raises(InputTypeError, match="NullResult of morans_i"):
+    with pytest.raises(InputTypeError, match="NullResult of the test"):
         language_verdict("morans_i", NS(statistic=0.4, null_mean=0, null_std=0.1,
                                         p_value=0.01, n_permutations=99), 0.05)
 
@@ -561,3 +561,35 @@ def test_language_verdict_refuses_a_statistic_it_does_not_word():
     r = morans_i(_blob(), n_permutations=19, random_state=0)
     with pytest.raises(E.UnknownNameError, match="'morans_i' or 'smoothness'"):
         language_verdict("n_patches", r, 0.05)
+
+
+def test_the_smoothness_sentence_is_the_positions_null_claim_and_too_few_draws_is_no_finding():
+    """The language job's smoothness sentence used to be written by hand ("is smoother than its
+    values scattered at random: ..., null ...") beside organisation_claim's Moran sentence; it
+    is organisation_claim's now, read off the topography table's own draws (same p), and a
+    row-like object is refused. With too few draws, neither smoothness nor the patches make a
+    negative finding."""
+    from types import SimpleNamespace as NS
+
+    from toponeuro.analysis import organisation_claim, topography_table
+    from toponeuro.reporting._language_results import _patch_text
+
+    t = topography_table({"h": {"language": _blob()}}, threshold=0.5, min_units=3,
+                         n_permutations=99, random_state=0)
+    r = t.smoothness_null("h", "language")
+    assert r.p_value == t.row("h", "language")["smoothness_p"] and r.null.size == 99
+    got = language_verdict("smoothness", r, 0.05)
+    assert got["text"] == organisation_claim(r, 0.05, what="language selectivity").text
+    assert got["claim"] == "organised" and got["test"] == "smoothness"
+    assert got["text"].startswith("language selectivity is organised on this sheet: smoothness ")
+    with pytest.raises(E.InputTypeError, match="smoothness_null"):
+        language_verdict("smoothness", NS(statistic=0.4, null_mean=0, null_std=0.1,
+                                          p_value=0.01, n_permutations=99), 0.05)
+    few = topography_table({"h": {"language": _blob()}}, threshold=0.5, min_units=3,
+                           n_permutations=9, random_state=0)
+    with pytest.warns(UserWarning, match="too few draws"):
+        got = language_verdict("smoothness", few.smoothness_null("h", "language"), 0.05)
+    assert got["claim"] == "too few draws" and "not organised" not in got["text"]
+    text = _patch_text(few.row("h", "language"), 0.5, 0.05, 0.05, 9)
+    assert "too few draws to test at α = 0.05" in text and "significant" not in text
+    assert "1 significant patch" in _patch_text(t.row("h", "language"), 0.5, 0.05, 0.05, 99)

@@ -101,7 +101,8 @@ MESHES = {
 MESH_SIZES = {name: m.n_vertices for name, m in MESHES.items()}
 
 #: file endings of the surface data files :func:`read_surface_file` reads
-SURFACE_SUFFIXES = (".gii", ".mgh", ".mgz", ".dscalar.nii", ".dtseries.nii")
+SURFACE_SUFFIXES = (".gii", ".mgh", ".mgz", ".dscalar.nii", ".dtseries.nii", ".dlabel.nii",
+                    ".annot")
 
 _HCP_FILE = {"midthickness": "midthickness_MSMAll", "pial": "pial_MSMAll",
              "white": "white_MSMAll", "inflated": "inflated_MSMAll",
@@ -229,20 +230,27 @@ class SurfaceFile:
         Hemisphere (``"left"``/``"right"``, or None where the file does not say) ->
         ``(n_vertices, n_maps)`` float array. A CIFTI file fills its vertices and leaves the
         rest of the mesh (the medial wall) NaN.
-    format : {"gifti", "cifti", "mgh"}
+    format : {"gifti", "cifti", "mgh", "annot"}
     map_names : tuple of str
         Map names the file gives (CIFTI scalar names, GIFTI array names), else empty.
+    labels : dict or None
+        A label file's table, region key (int) -> name: a GIFTI label array
+        (``.label.gii``), a CIFTI ``.dlabel.nii`` or a FreeSurfer ``.annot``, whose ``data``
+        are region keys, not values. None for a file of values.
     """
 
     data: dict
     format: str
     map_names: tuple = ()
+    labels: dict | None = None
 
 
 def _surface_format(path: Path) -> str | None:
     low = path.name.lower()
-    if low.endswith((".dscalar.nii", ".dtseries.nii")):
+    if low.endswith((".dscalar.nii", ".dtseries.nii", ".dlabel.nii")):
         return "cifti"
+    if low.endswith(".annot"):
+        return "annot"
     if low.endswith(".gii"):
         return "gifti"
     if low.endswith((".mgh", ".mgz")):
@@ -263,7 +271,22 @@ def _read_gifti(img) -> tuple[dict, tuple]:
     structure = str(img.meta.get("AnatomicalStructurePrimary", "") if img.meta else "")
     hemi = _GIFTI_HEMI.get(structure.lower())
     names = tuple(str(d.meta.get("Name", "")) for d in img.darrays if d.meta)
-    return {hemi: values}, names if any(names) else ()
+    labels = None
+    if any(d.intent == _NIFTI_INTENT_LABEL for d in img.darrays):
+        labels = {int(k): str(v) for k, v in img.labeltable.get_labels_as_dict().items()}
+    return {hemi: values}, names if any(names) else (), labels
+
+
+#: the NIfTI intent code of a label array (a GIFTI ``.label.gii``)
+_NIFTI_INTENT_LABEL = 1002
+
+
+def _read_annot(path) -> tuple[dict, tuple, dict]:
+    import nibabel as nib
+
+    keys, _, names = nib.freesurfer.read_annot(str(path))
+    labels = {i: (n.decode() if isinstance(n, bytes) else str(n)) for i, n in enumerate(names)}
+    return {None: np.asarray(keys, dtype=float)[:, None]}, (), labels
 
 
 def _read_cifti(img) -> tuple[dict, tuple]:
@@ -291,12 +314,19 @@ def _read_cifti(img) -> tuple[dict, tuple]:
             "data)"
         )
     names = tuple(str(n) for n in getattr(axes[0], "name", ()))
-    return out, names
+    labels = None
+    if isinstance(axes[0], nib.cifti2.LabelAxis):
+        labels = {int(k): str(v[0]) for table in axes[0].label for k, v in table.items()}
+    return out, names, labels
 
 
 def read_surface_file(path, *, what: str | None = None) -> SurfaceFile:
-    """Read a surface data file: GIFTI (``.func.gii``, ``.shape.gii``, ...), CIFTI-2
-    (``.dscalar.nii``, ``.dtseries.nii``) or FreeSurfer MGH (``.mgh``/``.mgz``).
+    """Read a surface data file: GIFTI (``.func.gii``, ``.shape.gii``, ``.label.gii``, ...),
+    CIFTI-2 (``.dscalar.nii``, ``.dtseries.nii``, ``.dlabel.nii``) or FreeSurfer (MGH
+    ``.mgh``/``.mgz``, annotation ``.annot``).
+
+    A label file (GIFTI label array, ``.dlabel.nii``, ``.annot``) comes with its table
+    (:attr:`SurfaceFile.labels`): its data are region keys, not values.
 
     The one reader of surface files (:func:`toponeuro.brain.read_surface_data` and
     :func:`toponeuro.atlases.load_cortex_maps` call it), with nibabel.
@@ -331,7 +361,8 @@ def read_surface_file(path, *, what: str | None = None) -> SurfaceFile:
 
     path = Path(os.fspath(path)).expanduser()
     name = f"The {what or 'surface file'} {str(path)!r}"
-    accepted = "a GIFTI (.gii), CIFTI-2 (.dscalar.nii) or FreeSurfer (.mgh/.mgz) file"
+    accepted = ("a GIFTI (.gii), CIFTI-2 (.dscalar.nii, .dlabel.nii) or FreeSurfer (.mgh/.mgz, "
+                ".annot) file")
     if not path.is_file():
         raise MissingFileError(f"{name} does not exist; pass {accepted}.")
     fmt = _surface_format(path)
@@ -341,16 +372,20 @@ def read_surface_file(path, *, what: str | None = None) -> SurfaceFile:
             f"{', '.join(SURFACE_SUFFIXES)}); pass {accepted}."
         )
     try:
-        img = nib.load(str(path))
+        labels = None
+        if fmt == "annot":
+            data, names, labels = _read_annot(path)
+        else:
+            img = nib.load(str(path))
         if fmt == "gifti":
             if not isinstance(img, nib.gifti.GiftiImage):
                 raise InvalidDataError("nibabel did not read it as GIFTI")
-            data, names = _read_gifti(img)
+            data, names, labels = _read_gifti(img)
         elif fmt == "cifti":
             if not isinstance(img, nib.cifti2.Cifti2Image):
                 raise InvalidDataError("nibabel read it as a NIfTI volume, not a CIFTI-2 image")
-            data, names = _read_cifti(img)
-        else:
+            data, names, labels = _read_cifti(img)
+        elif fmt == "mgh":
             raw = np.asarray(img.dataobj, dtype=float)
             data, names = {None: raw.reshape(raw.shape[0], -1)}, ()
     except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError) as err:
@@ -370,4 +405,4 @@ def read_surface_file(path, *, what: str | None = None) -> SurfaceFile:
                 f"{name} holds an array of shape {values.shape}; a surface file holds one "
                 "value per vertex (and map)."
             )
-    return SurfaceFile(data=data, format=fmt, map_names=names)
+    return SurfaceFile(data=data, format=fmt, map_names=names, labels=labels)

@@ -9,7 +9,9 @@ Each check is a typed error or a warning that names the fix:
 - a constant map (no centre, no similarity): left out of its hemisphere with a warning;
 - a map whose strongest values are negative (a contrast the wrong way round?);
 - a map of a category domain whose peak lies far from occipito-temporal cortex
-  (:data:`EXPECTED_REGION_MM`).
+  (:data:`EXPECTED_REGION_MM`);
+- a map whose values look like region ids (a parcellation given as a map of values,
+  :func:`warn_if_region_ids`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..exceptions import (
 )
 
 __all__ = ["EXPECTED_REGION_DOMAINS", "EXPECTED_REGION_MM", "check_domain_names",
-           "peak_distance_mm"]
+           "peak_distance_mm", "warn_if_region_ids", "REGION_ID_MAX"]
 
 #: domains whose maps are expected in ventral/lateral occipito-temporal cortex (the
 #: visfAtlas's category-selective ROIs: mFus/pFus/IOG, OTS/ITG/MTG/LOS, CoS/TOS/IPS, ...)
@@ -167,3 +169,37 @@ def warn_if_far(values: np.ndarray, domain: str, hemi: str, mesh: str, what: str
             "peaks there; check that this file is the right contrast for this domain (not "
             "e.g. a motor or auditory map) and that left and right are not swapped."),
             stacklevel=4)
+
+
+#: a map is taken for region ids when its finite values are whole numbers, at least 0,
+#: with 3 to REGION_ID_MAX distinct values (a 0/1 ROI map has 2; a t map is not integral)
+REGION_ID_MAX = 1000
+
+
+def warn_if_region_ids(values: np.ndarray, what: str, domain: str) -> None:
+    """Warn when a map's values look like region ids (a parcellation, not a statistic).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_region_ids(np.array([0.0, 3, 3, 12, 7]), "'language' (left)", "language")
+    >>> "region ids" in str(w[0].message)
+    True
+    """
+    fin = np.asarray(values, dtype=float)
+    fin = fin[np.isfinite(fin)]
+    if fin.size == 0 or fin.min() < 0 or not np.array_equal(fin, np.round(fin)):
+        return
+    ids = np.unique(fin)
+    if not 3 <= ids.size <= REGION_ID_MAX:
+        return
+    show = ", ".join(str(int(i)) for i in ids[:8]) + (" ..." if ids.size > 8 else "")
+    warnings.warn(ImplausibleValueWarning(
+        f"cortex_maps: {what} holds only whole numbers ({ids.size} distinct: {show}): is it a "
+        "parcellation, whose values are region ids? Ids are not values to compare (region 12 "
+        f"is not 'more' than region 3). Name the regions of the {domain} ROI after '#' in "
+        f"the path ('FILE#{int(ids[-1])}', several 'FILE#3+4'): a 0/1 map, patch threshold "
+        "0.5 (cortex_threshold=0.5). A map of counts (subjects per vertex) is fine as it is."),
+        stacklevel=4)

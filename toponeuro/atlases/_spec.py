@@ -83,6 +83,10 @@ def parse_cortex_maps(spec: str) -> dict:
     escaped with a backslash (``\\:``, ``\\,``); an unquoted path with ``:`` that exists as one
     file is read as that file.
 
+    A path may end in ``#`` and the regions of a label file
+    (``faces=lh.visf.label.gii#mFus-faces+pFus-faces``), kept in the path for
+    :func:`load_cortex_maps`.
+
     Examples
     --------
     >>> parse_cortex_maps("faces=lh.faces.gii:rh.faces.gii,places=places_mni.nii.gz")

@@ -11,7 +11,9 @@ Maps are compared on their own mesh:
 - MNI NIfTI volumes, projected with :func:`nilearn.surface.vol_to_surf` on the pial mesh of
   the other maps' mesh (fsaverage5 unless they are on fs_LR; white mesh inside).
 
-Maps may also be Python objects: numpy arrays, xarray DataArrays (with a ``hemi`` coord, or
+ROIs come from label files (``.label.gii``, ``.dlabel.nii``, ``.annot``, maps of region ids)
+with the regions named, ``PATH#NAME`` (``_labels.py``). Maps may also be
+Python objects: numpy arrays, xarray DataArrays (with a ``hemi`` coord, or
 one hemisphere's values) and nibabel images. Every map is checked when it is loaded
 (:mod:`toponeuro.atlases._checks`), before any model is run.
 """
@@ -34,7 +36,15 @@ from ..exceptions import (
     MissingFileError,
 )
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, hemi_name
-from ._checks import check_domain_names, check_finite, is_constant, warn_if_far, warn_if_negative
+from ._checks import (
+    check_domain_names,
+    check_finite,
+    is_constant,
+    warn_if_far,
+    warn_if_negative,
+    warn_if_region_ids,
+)
+from ._labels import region_map, split_labels
 from ._maps import CortexMaps
 from ._spec import hemi_from_name, parse_cortex_maps
 from ._surface import mesh_graph, vertex_coordinates
@@ -46,7 +56,7 @@ VOL_TO_SURF_DEFAULTS = {"radius": 3.0, "interpolation": "linear", "kind": "auto"
                         "n_samples": None, "depth": None}
 
 _VOLUME_SUFFIXES = (".nii", ".nii.gz")
-_CIFTI_SUFFIXES = (".dscalar.nii", ".dtseries.nii")
+_CIFTI_SUFFIXES = (".dscalar.nii", ".dtseries.nii", ".dlabel.nii")
 
 
 def _kind_of_path(path: Path) -> str:
@@ -58,8 +68,8 @@ def _kind_of_path(path: Path) -> str:
     if low.endswith(SURFACE_SUFFIXES):
         return "surface"
     raise InvalidDataError(
-        f"cortex_maps: {str(path)!r} is neither a surface map (.gii, .mgh, .mgz, "
-        ".dscalar.nii) nor an MNI volume (.nii, .nii.gz)."
+        f"cortex_maps: {str(path)!r} is neither a surface map (.gii, .mgh, .mgz, .annot, "
+        ".dscalar.nii, .dlabel.nii) nor an MNI volume (.nii, .nii.gz)."
     )
 
 
@@ -97,21 +107,27 @@ class _Reader:
         import nibabel as nib
 
         if isinstance(spec, (str, os.PathLike)):
-            path = Path(os.fspath(spec)).expanduser()
+            where = f"cortex_maps[{domain!r}]"
+            path, regions = split_labels(spec, where)
+            path = Path(os.fspath(path)).expanduser()
             kind = _kind_of_path(path)
             path = _exists(path, f"{domain!r}")
+            picked = {} if regions is None else {"regions": list(regions)}
             if kind == "volume":
-                self.volumes[domain] = (path, {"volume": str(path), "space": "MNI152"})
+                self.volumes[domain] = (path, {"volume": str(path), "space": "MNI152",
+                                               **picked}, regions)
             elif kind == "cifti":
-                f = read_surface_file(path, what=f"cortex_maps[{domain!r}] file")
+                f = read_surface_file(path, what=f"{where} file")
                 rec = {}
                 for h, vals in f.data.items():
-                    self._surface(domain, h, vals, f"{domain!r} ({path.name}, {h} hemisphere)")
-                    rec[h] = {"cifti": str(path)}
+                    vals = region_map(vals, f.labels, regions, where, path)
+                    self._surface(domain, h, vals, f"{domain!r} ({path.name}, {h} hemisphere)",
+                                  ids=regions is None)
+                    rec[h] = {"cifti": str(path), **picked}
                 self.files[domain] = rec
             else:
                 hemi = hemi_from_name(path)
-                f = read_surface_file(path, what=f"cortex_maps[{domain!r}] file")
+                f = read_surface_file(path, what=f"{where} file")
                 meta = next(iter(f.data))
                 hemi = hemi or meta
                 if hemi is None:
@@ -145,7 +161,8 @@ class _Reader:
             self._pair_entry(domain, {hemi: spec})
             return
         if isinstance(spec, nib.spatialimages.SpatialImage):
-            self.volumes[domain] = (spec, {"object": type(spec).__name__, "space": "MNI152"})
+            self.volumes[domain] = (spec, {"object": type(spec).__name__, "space": "MNI152"},
+                                    None)
             return
         if _is_xarray(spec) and "hemi" in spec.coords:
             hemis = [str(h) for h in dict.fromkeys(np.asarray(spec["hemi"].values).tolist())]
@@ -195,6 +212,7 @@ class _Reader:
         rec = {}
         for h, p in pairs.items():
             if isinstance(p, (str, os.PathLike)):
+                p, regions = split_labels(p, f"cortex_maps[{domain!r}]")
                 path = _exists(p, f"{domain!r} {h}-hemisphere")
                 if _kind_of_path(path) != "surface":
                     raise InvalidDataError(
@@ -212,16 +230,24 @@ class _Reader:
                             "first ('LH_PATH:RH_PATH')."
                         )
                 what = f"{domain!r} ({path.name}, {h} hemisphere)"
-                rec[h] = {"surface": str(path)}
+                vals = region_map(vals, f.labels, regions, f"cortex_maps[{domain!r}]", path)
+                rec[h] = {"surface": str(path),
+                          **({} if regions is None else {"regions": list(regions)})}
+                ids = regions is None
             else:
                 vals = _object_values(p, domain, h)
                 what = f"{domain!r} ({h} hemisphere, {how or type(p).__name__})"
                 rec[h] = {"object": how or type(p).__name__}
-            self._surface(domain, h, _one_map(vals, what), what)
+                ids = True
+            self._surface(domain, h, _one_map(vals, what), what, ids=ids)
         self.files.setdefault(domain, {}).update(rec)
 
-    def _surface(self, domain, hemi, values, what) -> None:
+    def _surface(self, domain, hemi, values, what, ids: bool = True) -> None:
+        """One hemisphere's map; ``ids``: warn when its values look like region ids (not
+        when they are the 0/1 map of regions named in a label file)."""
         values = _one_map(values, what)
+        if ids:
+            warn_if_region_ids(values, what, domain)
         n = values.size
         mesh = mesh_of_size(n)
         if mesh is None or not (MESHES[mesh].nested or MESHES[mesh].surfaces):
@@ -286,6 +312,13 @@ def _object_values(obj, domain: str, hemi: str) -> np.ndarray:
                 f"cortex_maps[{domain!r}]: a GiftiImage given as the {hemi} hemisphere says "
                 f"{said} in its metadata. Put the left hemisphere first."
             )
+        if any(d.intent == 1002 for d in obj.darrays):  # NIFTI_INTENT_LABEL: region ids
+            raise InvalidDataError(
+                f"cortex_maps[{domain!r}]: this GiftiImage is a label array (region ids, not a "
+                "map to compare). Give its file with the regions of this domain named, "
+                "'PATH#NAME' (see toponeuro.atlases.load_cortex_maps), or the 0/1 array of those "
+                "regions (np.isin(image.darrays[0].data, ids))."
+            )
         return np.asarray(obj.darrays[0].data, dtype=float) if obj.darrays else np.array([])
     if isinstance(obj, nib.spatialimages.SpatialImage):
         return np.asarray(obj.dataobj, dtype=float)
@@ -328,6 +361,11 @@ def load_cortex_maps(
         - a ``(left, right)`` pair or ``{"left": ..., "right": ...}`` of surface files
           (GIFTI or MGH on fsaverage5/6/fsaverage or fs_LR 32k) or of arrays / DataArrays /
           GiftiImages;
+        - ROIs from a label file: ``PATH#NAME`` (several ``PATH#A+B``; ids ``PATH#4+5``) for a
+          GIFTI ``.label.gii``, a CIFTI ``.dlabel.nii``, a FreeSurfer ``.annot`` or a map of
+          region ids (MGH, GIFTI, NIfTI of integers): 1 inside those regions, 0 elsewhere
+          (patch threshold 0.5). A label file without regions named is refused, with the
+          list of its regions;
         - a nibabel image (NIfTI volume, GiftiImage, Cifti2Image);
         - a numpy array or DataArray: both hemispheres (left then right), a DataArray with a
           ``hemi`` coord, or one hemisphere's values with ``hemispheres=["left"]``.
@@ -367,7 +405,8 @@ def load_cortex_maps(
         A domain the model does not map (``domains``).
     InvalidDataError
         Infinite values or no data at all, a file whose hemisphere is unknown or contradicts
-        its place, an unknown format, a hemisphere without a map.
+        its place, an unknown format, a hemisphere without a map, a label file without the
+        regions of its domain named (the message lists them).
 
     Warns
     -----
@@ -375,7 +414,8 @@ def load_cortex_maps(
         A constant map, left out of its hemisphere.
     ImplausibleValueWarning
         A mostly negative map; a faces/bodies/places/characters map whose peak lies far from
-        occipito-temporal cortex (``toponeuro.atlases._checks.EXPECTED_REGION_MM``).
+        occipito-temporal cortex (``toponeuro.atlases._checks.EXPECTED_REGION_MM``); a map
+        whose values look like region ids (whole numbers, 3 to 1,000 distinct values).
 
     Examples
     --------
@@ -421,7 +461,8 @@ def load_cortex_maps(
     mesh = reader.mesh(mesh)
     covered = {h for _, h in reader.values} | (set(HEMIS) if reader.volumes else set())
     hemis = wanted if wanted is not None else [h for h in HEMIS if h in covered]
-    for domain, (img, rec) in reader.volumes.items():
+    for domain, (img, rec, regions) in reader.volumes.items():
+        img = _volume_regions(img, regions, domain)
         for h in hemis:
             reader.values[domain, h] = _project(img, h, params, mesh, domain)
         reader.files[domain] = {**rec, "mesh": mesh}
@@ -518,3 +559,21 @@ def _project(img, hemi: str, params: dict, mesh: str, domain: str) -> np.ndarray
     pial = nsurf.InMemoryMesh(*mesh_surface(mesh, "pial", hemi))
     white = nsurf.InMemoryMesh(*mesh_surface(mesh, "white", hemi))
     return np.asarray(nsurf.vol_to_surf(img, pial, inner_mesh=white, **params), dtype=float)
+
+
+def _volume_regions(img, regions, domain: str):
+    """The volume itself, or the 0/1 volume of ``regions`` (region ids picked by ``#ID``);
+    a volume of ids given without regions warns (its values are ids, not a statistic)."""
+    import nibabel as nib
+
+    if isinstance(img, Path):
+        path, img = img, nib.load(str(img))
+    else:
+        path = "the volume"
+    data = np.asarray(img.dataobj, dtype=float)
+    what = f"cortex_maps[{domain!r}]"
+    if regions is None:
+        warn_if_region_ids(data, f"{domain!r} (volume)", domain)
+        return img
+    roi = region_map(data, None, regions, what, path)
+    return nib.Nifti1Image(roi.astype(np.float32), img.affine)

@@ -55,6 +55,12 @@ def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.nd
     (642, 3)
     """
     f = read_surface_file(path)
+    if f.labels is not None:
+        raise InvalidDataError(
+            f"The surface file {str(path)!r} is a label file ({len(f.labels)} regions): its "
+            "values are region ids, not responses. Give the betas or statistic maps; its "
+            "regions are cortex maps' ROIs (toponeuro.atlases.load_cortex_maps, 'PATH#NAME')."
+        )
     if hemi is not None:
         from ..atlases import hemi_name
 

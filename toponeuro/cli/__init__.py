@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from .._cli_checks import _flags, cli_message, one_line
 from .._version import __version__
@@ -87,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     from ..exceptions import ToponeuroError
 
     try:
-        return COMMANDS[args.command][1](args)
+        with warnings.catch_warnings():  # toponeuro's warnings on one line, in flags
+            warnings.showwarning = _one_line_warnings(_flags(parser, args.command))
+            return COMMANDS[args.command][1](args)
     except (ToponeuroError, OSError) as err:  # the message names the fix: no traceback
         command = args.command
         if getattr(args, "brainscore_command", None):
@@ -98,6 +101,22 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"toponeuro {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line_warnings(flags: dict):
+    """A ``warnings.showwarning`` that writes toponeuro's warnings as ``toponeuro: warning:
+    MESSAGE`` (parameter names as flags, no file and line); others as Python does."""
+    from ..exceptions import ToponeuroWarning
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, ToponeuroWarning):
+            return shown(message, category, filename, lineno, file, line)
+        print(f"toponeuro: warning: {cli_message(one_line(str(message)), flags)}",
+              file=sys.stderr if file is None else file)
+
+    return show
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from .._version import __version__
 from ..analysis import NullResult, can_reject, format_p, organisation_claim, too_few_draws_text
 from ..exceptions import InputTypeError, UnknownNameError
 from ._language_stages import LANGUAGE_MAP, _n_vertices
-from ._results import _jsonable, _null, _num
+from ._results import _jsonable, _num
 
 __all__ = ["language_verdict", "LanguageInputs", "LanguageReport", "assemble_language",
            "comparison_table", "format_language_summary", "NOT_TESTED", "main_mesh"]
@@ -40,20 +40,19 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     This is the "organised on the sheet" question (the map against its own values scattered
     over the sheet), not whether language selectivity is more clustered than other contrasts
     (that is the label null's, :func:`toponeuro.analysis.contrast_claim`). One test, one p,
-    one sentence: Moran's I is worded by :func:`toponeuro.analysis.organisation_claim`, the
-    sentence every positions-null Moran's I has; "beyond chance" only when the test's own
-    p-value (one-sided) is at or below ``alpha``; too few draws to reach ``alpha`` is never a
-    negative finding; without a null it says so and makes no claim.
+    one sentence: both statistics are worded by :func:`toponeuro.analysis.organisation_claim`,
+    the sentence every positions-null test has; "organised" only when the test's own p-value
+    (one-sided) is at or below ``alpha``; too few draws to reach ``alpha`` is never a negative
+    finding; without a null it says so and makes no claim.
 
     Parameters
     ----------
     statistic : {"morans_i", "smoothness"}
         Which test ``result`` holds.
-    result : NullResult or row
-        ``"morans_i"``: the :class:`~toponeuro.analysis.NullResult` of
-        :func:`~toponeuro.analysis.morans_i` (positions null). ``"smoothness"``: anything with
-        ``statistic``, ``null_mean``, ``null_std``, ``p_value`` and ``n_permutations`` (a
-        topography-table row's).
+    result : NullResult
+        The :class:`~toponeuro.analysis.NullResult` of the test with its positions null:
+        :func:`~toponeuro.analysis.morans_i`'s, or a map's smoothness
+        (:meth:`~toponeuro.analysis.TopographyTable.smoothness_null`).
     %(alpha)s
     where : str
         Where the map lives, for the sentence.
@@ -61,14 +60,16 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     Returns
     -------
     dict
-        ``claim`` ("organised" / "not organised" for Moran's I, "smoother" / "not smoother"
-        for smoothness, "too few draws" -- the draws cannot reach ``alpha``, never a negative
-        finding -- or "no null"), ``significant``, ``p_value`` and ``text``.
+        ``test``, ``claim`` ("organised" / "not organised", "too few draws" -- the draws
+        cannot reach ``alpha``, never a negative finding -- or "no null"), ``significant``,
+        ``p_value`` and ``text``.
 
     Raises
     ------
     InputTypeError
-        ``"morans_i"`` with something other than a NullResult.
+        ``result`` is not a NullResult.
+    UnknownNameError
+        Another ``statistic``.
 
     Examples
     --------
@@ -79,57 +80,27 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     >>> v["claim"], v["text"]
     ('organised', "language selectivity is organised on this sheet: Moran's I 0.94 (positions null 0.00 ± 0.04), p ≤ 0.01 (one-sided, 99 draws)")
     """
-    if statistic == "morans_i":
-        if not isinstance(result, NullResult):
-            raise InputTypeError(
-                f"language_verdict('morans_i', result) reads the NullResult of morans_i (its "
-                f"positions null); got {type(result).__name__}."
-            )
-        return _organisation_verdict(
-            organisation_claim(result, alpha, what="language selectivity", where=where))
-    if statistic != "smoothness":
+    if statistic not in ("morans_i", "smoothness"):
         raise UnknownNameError(
             f"language_verdict words 'morans_i' or 'smoothness'; got {statistic!r}."
         )
-    p = float(result.p_value) if result.p_value is not None else float("nan")
-    has_null = bool(getattr(result, "n_permutations", 0)) and np.isfinite(p)
-    ok = bool(has_null and p <= alpha)
-    name = "smoothness"
-    numbers = (f"{name} {float(result.statistic):.2f}, "
-               f"{_null(float(result.null_mean), float(result.null_std))}, "
-               f"{format_p(p, getattr(result, 'n_permutations', 0))}")
-    if not has_null:
-        claim, text = "no null", f"language selectivity {where}: {numbers} (no null, no claim)"
-    elif not can_reject(result.n_permutations, alpha):
-        claim = "too few draws"
-        text = (f"language selectivity {where}: {name} {float(result.statistic):.2f}, "
-                f"{too_few_draws_text(result.n_permutations, alpha)}")
-    else:
-        claim = "smoother" if ok else "not smoother"
-        verb = ("is smoother than its values scattered at random" if ok else
-                "is not smoother than its values scattered at random")
-        text = f"language selectivity {verb} {where}: {numbers}"
-    return {"test": statistic, "claim": claim, "significant": ok, "p_value": p, "text": text}
+    if not isinstance(result, NullResult):
+        raise InputTypeError(
+            f"language_verdict({statistic!r}, result) reads the NullResult of the test with its "
+            f"positions null (morans_i's, or TopographyTable.smoothness_null(sheet, name)); got "
+            f"{type(result).__name__}."
+        )
+    return _organisation_verdict(
+        organisation_claim(result, alpha, what="language selectivity", where=where), statistic)
 
 
-def _organisation_verdict(c) -> dict:
-    """A positions-null :class:`~toponeuro.analysis.TopographyClaim` of Moran's I as the
-    ``claims`` entry ``summary.json`` carries (its sentence unchanged)."""
+def _organisation_verdict(c, test: str) -> dict:
+    """A positions-null :class:`~toponeuro.analysis.TopographyClaim` as the ``claims`` entry
+    ``summary.json`` carries (its sentence unchanged)."""
     claim = {"beyond chance": "organised", "not beyond chance": "not organised",
              "too few draws": "too few draws", "not tested": "no null"}[c.outcome]
-    return {"test": "morans_i", "claim": claim, "significant": c.significant,
+    return {"test": test, "claim": claim, "significant": c.significant,
             "p_value": float(c.p_value), "text": c.text}
-
-
-class _SmoothRow:
-    """A topography-table row's smoothness as the NullResult-like :func:`language_verdict` reads."""
-
-    def __init__(self, row, n_permutations):
-        self.statistic = float(row["smoothness"])
-        self.null_mean = float(row["smoothness_null_mean"])
-        self.null_std = float(row["smoothness_null_std"])
-        self.p_value = float(row["smoothness_p"])
-        self.n_permutations = int(n_permutations)
 
 
 # ------------------------------------------------------------------------------ the data
@@ -197,11 +168,14 @@ class LanguageReport:
     sheet_shapes: dict = field(default_factory=dict)
 
 
-def _patch_text(r, threshold: float, alpha: float, q: float) -> str:
+def _patch_text(r, threshold: float, alpha: float, q: float, n_permutations: int) -> str:
     n_sig = r["n_significant_patches"]
     if not np.isfinite(threshold):
         return (f"no patches: no language-selective units at q = {q:g} (no unit passes "
                 "Benjamini-Hochberg on this map, so there is no patch threshold)")
+    if np.isfinite(n_sig) and not can_reject(n_permutations, alpha):
+        return (f"{int(r['n_patches'])} patches of t >= {threshold:.2f} found, "
+                f"{too_few_draws_text(n_permutations, alpha)} (family-wise)")
     if np.isfinite(n_sig):
         return (f"{int(n_sig)} significant patch{'es' if n_sig != 1 else ''} of t >= "
                 f"{threshold:.2f} (of {int(r['n_patches'])} found; family-wise p <= {alpha:g})")
@@ -250,9 +224,8 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
     ly = row["layer"]
     r = topo.table.row(ly, _MAP)
     both = topo.contrast[ly]
-    moran_v = _organisation_verdict(both.organised)  # the positions test, worded once
-    smooth_v = language_verdict("smoothness", _SmoothRow(r, inputs.n_permutations),
-                                inputs.alpha)
+    moran_v = _organisation_verdict(both.organised, "morans_i")  # the positions test, once
+    smooth_v = language_verdict("smoothness", topo.table.smoothness_null(ly, _MAP), inputs.alpha)
     prof = units.profile.sel({D.LAYER: ly})
     return {
         "sheet": row["sheet"],
@@ -260,7 +233,8 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
         "organised": moran_v["text"],
         "label_null": _jsonable(both.to_dict()),
         "signatures": [both.selective.text, moran_v["text"], smooth_v["text"],
-                       _patch_text(r, units.threshold, inputs.alpha, inputs.q),
+                       _patch_text(r, units.threshold, inputs.alpha, inputs.q,
+                                   inputs.n_permutations),
                        f"split-half stability of the top-k units: Dice "
                        f"{row['split_half_overlap']:.2f} (chance "
                        f"{row['split_half_chance']:.2f}, hypergeometric "

@@ -60,10 +60,6 @@ def _numbers(stim):
     return [int(n.min()), int(n.max())] if len(n) else "all"
 
 
-def _null(mean, std) -> str:
-    return "no null" if not np.isfinite(mean) else f"null {mean:.2f} ± {std:.2f}"
-
-
 #: why the random-initialisation value stands beside each trained similarity
 BASELINE_NOTE = (
     "the selectivity contrast (each domain against the other four) builds in an "
@@ -101,7 +97,8 @@ def _pair_signature(topo, layer, pair, alpha, baseline: dict | None = None) -> d
            "alternative": v.alternative}
     if base is not None:
         v0 = overlap_verdict(base, alpha=alpha)
-        detail = v0.outcome if v0.outcome == v0.p_text else f"{v0.outcome}, {v0.p_text}"
+        detail = (v0.p_text if v0.p_text.startswith(v0.outcome)
+                  else f"{v0.outcome}, {v0.p_text}")
         text += f"; at random initialisation {v0.statistic:.2f} ({detail})"
         if v0.outcome == v.outcome and out["significant"]:
             text += (" -- the same outcome as the untrained network, so the selectivity "
@@ -116,30 +113,20 @@ def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None,
                 contrast: dict | None = None) -> list[dict]:
     """Each topographic signature of one sheet in plain words, with its null (smoothness: the
     positions null, "organised on the sheet", then the label null, "selective")."""
-    from ..analysis import format_p
+    from ..analysis import can_reject, format_p, organisation_claim, too_few_draws_text
 
     out = [x for pair in _PAIRS
            if (x := _pair_signature(topo, layer, pair, alpha, baseline)) is not None]
     n_perm = int(topo.attrs.get("n_permutations", 0))
     for d in MAP_DOMAINS:
         r = topo.row(layer, d)
-        p = float(r["smoothness_p"])
-        ok = bool(np.isfinite(p) and p <= alpha)
-        if not np.isfinite(p):
-            verdict = "was not tested against its values scattered at random (no null)"
-        elif ok:
-            verdict = "is smoother than its values scattered at random"
-        else:
-            verdict = "is not smoother than its values scattered at random"
-        p_text = format_p(p, n_perm, "one-sided, smoother than chance")
-        out.append({"signature": f"smoothness {d}", "significant": ok,
-                    "statistic": float(r["smoothness"]),
-                    "null_mean": float(r["smoothness_null_mean"]),
-                    "null_std": float(r["smoothness_null_std"]), "p_value": p,
-                    "p_text": p_text, "alternative": "greater",
-                    "text": f"the {d} map {verdict}: smoothness {r['smoothness']:.2f}, "
-                            f"{_null(r['smoothness_null_mean'], r['smoothness_null_std'])}, "
-                            f"{p_text}"})
+        c = organisation_claim(topo.smoothness_null(layer, d), alpha, what=f"the {d} map")
+        out.append({"signature": f"smoothness {d}", "significant": c.significant,
+                    "statistic": c.statistic, "null_mean": c.null_mean,
+                    "null_std": c.null_std, "p_value": c.p_value,
+                    "p_text": format_p(c.p_value, c.n_permutations, "one-sided"),
+                    "alternative": "greater", "null": "positions", "outcome": c.outcome,
+                    "text": c.text})
         if contrast and (layer, d) in contrast:
             c = contrast[layer, d].selective
             out.append({"signature": f"selective smoothness {d}", "significant": c.significant,
@@ -148,7 +135,11 @@ def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None,
                         "null": "labels", "outcome": c.outcome, "text": c.text})
         pt = topo.patches[layer, d]
         n_sig, n_all = r["n_significant_patches"], int(r["n_patches"])
-        if np.isfinite(n_sig):
+        if np.isfinite(n_sig) and not can_reject(n_perm, alpha):
+            text = (f"{d}: {n_all} patch{'es' if n_all != 1 else ''} found, "
+                    f"{too_few_draws_text(n_perm, alpha)} (family-wise, against its values "
+                    "scattered at random)")
+        elif np.isfinite(n_sig):
             best = (f"; the largest has {int(pt.table['n_units'].iloc[0])} units, "
                     f"{format_p(float(pt.table['p_value'].iloc[0]), n_perm, 'family-wise')}"
                     if pt.n_patches else "")

@@ -27,6 +27,7 @@ from ._compare import (
     patch_centroid,
 )
 from ._geometry import as_topomap
+from ._null import NullResult
 from ._patches import TDANN_PATCHES, check_patch_params, find_patches
 from ._topography import _check_sampling, smoothness
 from ._verdict import overlap_verdict
@@ -124,6 +125,30 @@ class TopographyTable:
                 f"{self.names(sheet) if sheet in self.sheets else []}."
             )
         return hit.iloc[0]
+
+    def smoothness_null(self, sheet: str, name: str) -> NullResult:
+        """The smoothness of one map with its positions null, as a :class:`NullResult`.
+
+        The table's score and its null draws (``smoothness[sheet, name]``), so the claim
+        every positions-null test has (:func:`organisation_claim`) words it; its ``p_value``
+        is the table's ``smoothness_p``.
+
+        Examples
+        --------
+        >>> rr, cc = np.mgrid[:16, :16]
+        >>> blob = np.exp(-((rr - 5) ** 2 + (cc - 9) ** 2) / 10.0)
+        >>> t = topography_table({"s": {"blob": blob}}, threshold=0.5, min_units=3,
+        ...                      n_permutations=19, random_state=0)
+        >>> r = t.smoothness_null("s", "blob")
+        >>> r.null.size, bool(r.p_value == t.row("s", "blob")["smoothness_p"]), r.attrs["method"]
+        (19, True, 'tdann')
+        """
+        self.row(sheet, name)  # a typed error naming what there is
+        sm = self.smoothness[sheet, name]
+        attrs = dict(sm.attrs)
+        return NullResult.from_null(float(sm["score"]), sm["null"].values,
+                                    attrs.get("null"), attrs,
+                                    alternative=attrs.get("alternative", "greater"))
 
     def similarity_of(self, sheet: str, pair: str) -> float:
         """The map similarity of ``pair`` (``"faces-bodies"``) on ``sheet`` (NaN if absent)."""

@@ -239,7 +239,8 @@ def _value_text(method: str, value: float) -> str:
     return f"{value:.2f}"
 
 
-_CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "n_patches": "patches",
+_CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "tdann": "smoothness",
+                 "n_patches": "patches",
                  "patch_units": "units in patches",
                  "sign_clustering": "clustering of the positive units (Moran's I of value > 0)",
                  **_LABELS}
@@ -340,8 +341,8 @@ def _claim(kind, result, alpha, what, where, yes, no, null_name):
         warnings.warn(f"{what}: {too_few_draws_text(fin.size, alpha)}; ask for at least "
                       f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=3)
         return TopographyClaim(outcome="too few draws", text=(
-            f"{what}: {too_few_draws_text(fin.size, alpha)} {where}: {label} "
-            f"{_value_text(method, stat)}"),
+            f"{what}: {too_few_draws_text(fin.size, alpha)} against the {null_name} {where}: "
+            f"{label} {_value_text(method, stat)}"),
             **fields)
     ok = p <= alpha
     numbers = (f"{label} {_value_text(method, stat)} ({null_name} {result.null_mean:.2f} ± "

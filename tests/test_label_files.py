@@ -208,3 +208,41 @@ def test_the_cli_names_the_regions_and_writes_warnings_on_one_line(tmp_path, cap
         in err
     assert "x.py:1" not in err and "toponeuro: warning: not ours" not in err  # Python's own
     assert w.showwarning is not show  # main restores Python's own afterwards
+
+
+def _fs_label(path, vertices, xyz):
+    rows = "\n".join(f"{v} {x:.3f} {y:.3f} {z:.3f} 0.000000" for v, (x, y, z) in
+                     zip(vertices, xyz))
+    Path(path).write_text(f"#!ascii label  , from subject fsaverage vox2ras=TkReg\n"
+                          f"{len(vertices)}\n{rows}\n")
+    return str(path)
+
+
+def test_a_freesurfer_label_on_fsaverage_is_its_roi_and_one_on_another_surface_warns(tmp_path):
+    """FreeSurfer's own ROI file (lh.FFA.label: 'vertex x y z value' rows). On fsaverage its
+    vertices below 10,242 are fsaverage5's (nested meshes); vertices beyond fsaverage's are
+    refused, and coordinates that are not fsaverage's (a subject's own surface) warn."""
+    from toponeuro._meshes import mesh_surface
+
+    faces, _ = _rois()
+    xyz = mesh_surface("fsaverage5", "white", "left")[0]
+    idx = np.flatnonzero(faces)
+    # a label on fsaverage (163,842 vertices) also lists vertices beyond fsaverage5's
+    fine = np.array([12000, 150000])
+    lab = _fs_label(tmp_path / "lh.FFA.label", np.r_[idx, fine],
+                    np.r_[xyz[idx], np.zeros((2, 3))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ImplausibleValueWarning)
+        cm = load_cortex_maps({"faces": lab})
+    np.testing.assert_array_equal(cm["left"].maps["faces"], faces.astype(float))
+    assert cm["left"].source["maps"]["faces"]["left"]["regions"] == ["lh.FFA.label"]
+    other = _fs_label(tmp_path / "lh.subj.label", idx, xyz[idx] + 6.0)
+    with pytest.warns(ImplausibleValueWarning, match="another surface.*mri_label2label"):
+        load_cortex_maps({"faces": other})
+    far = _fs_label(tmp_path / "lh.far.label", [200000], [[1.0, 2.0, 3.0]])
+    with pytest.raises(InvalidDataError, match="beyond fsaverage's 163,842"):
+        load_cortex_maps({"faces": far})
+    bad = tmp_path / "lh.bad.label"
+    bad.write_text("#!ascii label\n1\nnot a row\n")
+    with pytest.raises(InvalidDataError, match="not a FreeSurfer ASCII label"):
+        load_cortex_maps({"faces": str(bad)})

@@ -39,7 +39,7 @@ from .exceptions import (
 
 __all__ = ["Mesh", "MESHES", "MESH_SIZES", "FSLR_SURFACES", "FSAVERAGE5_SURFACES",
            "mesh_of_size", "mesh_surface", "medial_wall", "read_surface_file", "SurfaceFile",
-           "SURFACE_SUFFIXES"]
+           "SURFACE_SUFFIXES", "NIFTI_INTENT_LABEL"]
 
 #: fsaverage5 surfaces nilearn ships offline
 FSAVERAGE5_SURFACES = ("pial", "white", "inflated", "sphere", "flat")
@@ -272,13 +272,13 @@ def _read_gifti(img) -> tuple[dict, tuple]:
     hemi = _GIFTI_HEMI.get(structure.lower())
     names = tuple(str(d.meta.get("Name", "")) for d in img.darrays if d.meta)
     labels = None
-    if any(d.intent == _NIFTI_INTENT_LABEL for d in img.darrays):
+    if any(d.intent == NIFTI_INTENT_LABEL for d in img.darrays):
         labels = {int(k): str(v) for k, v in img.labeltable.get_labels_as_dict().items()}
     return {hemi: values}, names if any(names) else (), labels
 
 
 #: the NIfTI intent code of a label array (a GIFTI ``.label.gii``)
-_NIFTI_INTENT_LABEL = 1002
+NIFTI_INTENT_LABEL = 1002
 
 
 def _read_annot(path) -> tuple[dict, tuple, dict]:

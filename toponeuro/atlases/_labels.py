@@ -7,18 +7,38 @@ Its values are ids, not a statistic: region 12 is not "more" than region 3. So a
 is read only with the regions of the domain named, ``PATH#NAME`` (several: ``#A+B``; an id
 instead of a name: ``#12``), and becomes 1 inside those regions and 0 elsewhere (NaN where
 the file has no data); a label file without them is a typed error that lists its regions.
+
+A FreeSurfer ``.label`` (``lh.FFA.label``) is one region already, its vertices listed: it is
+read on fsaverage (the listed vertices below 10,242 are fsaverage5's, the meshes being
+nested), and its vertex coordinates are checked against fsaverage's surfaces, since a label
+drawn on a subject's own surface lists vertices of another mesh.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ..exceptions import InvalidDataError, UnknownNameError, close_matches
+from .._meshes import MESHES, mesh_surface
+from ..exceptions import (
+    ImplausibleValueWarning,
+    InvalidDataError,
+    MissingFileError,
+    UnknownNameError,
+    close_matches,
+)
 
-__all__ = ["LABEL_SEPARATOR", "split_labels", "region_map"]
+__all__ = ["LABEL_SEPARATOR", "split_labels", "region_map", "freesurfer_label_map",
+           "FREESURFER_LABEL_SUFFIX"]
+
+#: a FreeSurfer label: one region, its vertices listed (``lh.FFA.label``)
+FREESURFER_LABEL_SUFFIX = ".label"
+#: how far (mm, median) a label's vertex coordinates may lie from fsaverage5's surfaces at the
+#: same vertices before it is taken for a label on another surface (a subject's own)
+LABEL_COORD_TOLERANCE_MM = 1.0
 
 #: between a file and the regions of a domain's ROI in it: ``lh.aparc.annot#fusiform``
 LABEL_SEPARATOR = "#"
@@ -143,4 +163,69 @@ def region_map(values: np.ndarray, table: dict | None, regions, what: str,
             )
     out = np.isin(values, keys).astype(float)
     out[np.isnan(values)] = np.nan
+    return out
+
+
+def freesurfer_label_map(path: str | os.PathLike, hemi: str, what: str) -> np.ndarray:
+    """The fsaverage5 0/1 map of a FreeSurfer ``.label`` on fsaverage (fsaverage5, 6 or 7).
+
+    The file lists ``vertex x y z value`` per row (FreeSurfer's ASCII label). fsaverage's
+    icosahedral meshes are nested, so its vertices below 10,242 are fsaverage5's: the map is
+    1 at the listed ones. The coordinates are compared with fsaverage5's white, pial, inflated
+    and sphere surfaces at those vertices; a label whose coordinates match none (median over
+    :data:`LABEL_COORD_TOLERANCE_MM`) lists vertices of another surface (a subject's own, or
+    fs_LR) and warns; a vertex beyond fsaverage's 163,842 is refused.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from toponeuro._meshes import mesh_surface
+    >>> xyz = mesh_surface("fsaverage5", "white", "left")[0]
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "lh.roi.label"
+    >>> rows = "\\n".join(f"{v} {x:.3f} {y:.3f} {z:.3f} 0" for v, (x, y, z) in
+    ...                   zip([3, 7], xyz[[3, 7]]))
+    >>> _ = p.write_text(f"#!ascii label, from subject fsaverage\\n2\\n{rows}\\n")
+    >>> m = freesurfer_label_map(p, "left", "cortex_maps['faces']")
+    >>> m.shape, np.flatnonzero(m).tolist()
+    ((10242,), [3, 7])
+    """
+    path = Path(os.fspath(path)).expanduser()
+    if not path.is_file():
+        raise MissingFileError(f"{what}: the label file {str(path)!r} does not exist.")
+    try:
+        rows = np.loadtxt(path, skiprows=2, ndmin=2)
+        why = None if rows.shape[1] >= 4 else f"{rows.shape[1]} columns"
+    except ValueError as err:
+        why = str(err)
+    if why is not None:
+        raise InvalidDataError(
+            f"{what}: {path.name!r} is not a FreeSurfer ASCII label ({why}); its rows after "
+            "the two header lines are 'vertex x y z value'."
+        )
+    vertices = rows[:, 0].astype(int)
+    n_full = MESHES["fsaverage"].n_vertices
+    if vertices.size == 0:
+        raise InvalidDataError(f"{what}: the label {path.name!r} lists no vertex.")
+    if vertices.min() < 0 or vertices.max() >= n_full:
+        raise InvalidDataError(
+            f"{what}: the label {path.name!r} lists vertex {int(vertices.max())}, beyond "
+            f"fsaverage's {n_full:,}: it lies on another surface (a subject's own). Resample it "
+            "to fsaverage (mri_label2label --trgsubject fsaverage --regmethod surface)."
+        )
+    n5 = MESHES["fsaverage5"].n_vertices
+    shared = vertices < n5
+    xyz = rows[shared, 1:4]
+    if xyz.size and np.any(xyz != 0):
+        off = min(float(np.median(np.sqrt(((mesh_surface("fsaverage5", s, hemi)[0][
+            vertices[shared]] - xyz) ** 2).sum(1)))) for s in ("white", "pial", "inflated",
+                                                              "sphere"))
+        if off > LABEL_COORD_TOLERANCE_MM:
+            warnings.warn(ImplausibleValueWarning(
+                f"{what}: the vertex coordinates of the label {path.name!r} lie {off:.1f} mm "
+                "(median) from fsaverage's surfaces at the same vertices: it lists vertices of "
+                "another surface (a subject's own?), which are not fsaverage's. Resample it to "
+                "fsaverage (mri_label2label --trgsubject fsaverage --regmethod surface)."),
+                stacklevel=4)
+    out = np.zeros(n5)
+    out[vertices[shared]] = 1.0
     return out

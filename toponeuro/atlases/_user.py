@@ -27,7 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from .._docs import fill_doc
-from .._meshes import MESHES, SURFACE_SUFFIXES, medial_wall, mesh_of_size, read_surface_file
+from .._meshes import (
+    MESHES,
+    NIFTI_INTENT_LABEL,
+    SURFACE_SUFFIXES,
+    medial_wall,
+    mesh_of_size,
+    read_surface_file,
+)
 from ..exceptions import (
     DimensionError,
     InputTypeError,
@@ -44,7 +51,7 @@ from ._checks import (
     warn_if_negative,
     warn_if_region_ids,
 )
-from ._labels import region_map, split_labels
+from ._labels import FREESURFER_LABEL_SUFFIX, freesurfer_label_map, region_map, split_labels
 from ._maps import CortexMaps
 from ._spec import hemi_from_name, parse_cortex_maps
 from ._surface import mesh_graph, vertex_coordinates
@@ -65,11 +72,11 @@ def _kind_of_path(path: Path) -> str:
         return "cifti"
     if low.endswith(_VOLUME_SUFFIXES):
         return "volume"
-    if low.endswith(SURFACE_SUFFIXES):
+    if low.endswith((*SURFACE_SUFFIXES, FREESURFER_LABEL_SUFFIX)):
         return "surface"
     raise InvalidDataError(
         f"cortex_maps: {str(path)!r} is neither a surface map (.gii, .mgh, .mgz, .annot, "
-        ".dscalar.nii, .dlabel.nii) nor an MNI volume (.nii, .nii.gz)."
+        ".label, .dscalar.nii, .dlabel.nii) nor an MNI volume (.nii, .nii.gz)."
     )
 
 
@@ -127,9 +134,8 @@ class _Reader:
                 self.files[domain] = rec
             else:
                 hemi = hemi_from_name(path)
-                f = read_surface_file(path, what=f"{where} file")
-                meta = next(iter(f.data))
-                hemi = hemi or meta
+                if hemi is None and not path.name.endswith(FREESURFER_LABEL_SUFFIX):
+                    hemi = next(iter(read_surface_file(path, what=f"{where} file").data))
                 if hemi is None:
                     raise InvalidDataError(
                         f"cortex_maps[{domain!r}]: {str(path)!r} is one surface file, and "
@@ -220,8 +226,16 @@ class _Reader:
                         "hemisphere's surface map but is not a GIFTI/MGH file; give a "
                         "CIFTI or an MNI volume on its own (domain=PATH)."
                     )
-                f = read_surface_file(path, what=f"cortex_maps[{domain!r}] {h}-hemisphere file")
-                (meta, vals), = f.data.items()
+                where = f"cortex_maps[{domain!r}]"
+                if path.name.endswith(FREESURFER_LABEL_SUFFIX):  # one region, its vertices
+                    meta, vals, regions = None, freesurfer_label_map(path, h, where), (
+                        path.name,)
+                    table = None
+                else:
+                    f = read_surface_file(path, what=f"{where} {h}-hemisphere file")
+                    (meta, vals), = f.data.items()
+                    vals = region_map(vals, f.labels, regions, where, path)
+                    table = f.labels
                 for said, src in ((hemi_from_name(path), "name"), (meta, "GIFTI metadata")):
                     if said is not None and said != h:
                         raise InvalidDataError(
@@ -230,10 +244,9 @@ class _Reader:
                             "first ('LH_PATH:RH_PATH')."
                         )
                 what = f"{domain!r} ({path.name}, {h} hemisphere)"
-                vals = region_map(vals, f.labels, regions, f"cortex_maps[{domain!r}]", path)
                 rec[h] = {"surface": str(path),
                           **({} if regions is None else {"regions": list(regions)})}
-                ids = regions is None
+                ids = regions is None and table is None
             else:
                 vals = _object_values(p, domain, h)
                 what = f"{domain!r} ({h} hemisphere, {how or type(p).__name__})"
@@ -312,7 +325,7 @@ def _object_values(obj, domain: str, hemi: str) -> np.ndarray:
                 f"cortex_maps[{domain!r}]: a GiftiImage given as the {hemi} hemisphere says "
                 f"{said} in its metadata. Put the left hemisphere first."
             )
-        if any(d.intent == 1002 for d in obj.darrays):  # NIFTI_INTENT_LABEL: region ids
+        if any(d.intent == NIFTI_INTENT_LABEL for d in obj.darrays):  # region ids
             raise InvalidDataError(
                 f"cortex_maps[{domain!r}]: this GiftiImage is a label array (region ids, not a "
                 "map to compare). Give its file with the regions of this domain named, "
@@ -365,7 +378,8 @@ def load_cortex_maps(
           GIFTI ``.label.gii``, a CIFTI ``.dlabel.nii``, a FreeSurfer ``.annot`` or a map of
           region ids (MGH, GIFTI, NIfTI of integers): 1 inside those regions, 0 elsewhere
           (patch threshold 0.5). A label file without regions named is refused, with the
-          list of its regions;
+          list of its regions. A FreeSurfer ``.label`` on fsaverage is one region already
+          (``lh.FFA.label``);
         - a nibabel image (NIfTI volume, GiftiImage, Cifti2Image);
         - a numpy array or DataArray: both hemispheres (left then right), a DataArray with a
           ``hemi`` coord, or one hemisphere's values with ``hemispheres=["left"]``.

@@ -168,6 +168,10 @@ def cortex_description(source: dict | None) -> str:
     --------
     >>> cortex_description({"atlas": "visfAtlas", "representation": "binary"})
     'visfAtlas (Rosenke et al., 2021) on fsaverage5: its ROIs as 0/1 maps'
+    >>> cortex_description({"representation": "values", "hemispheres": ["left"], "maps": {
+    ...     "faces": {"left": {"surface": "lh.v.label.gii", "regions": ["mFus-faces"]}},
+    ...     "bodies": {"left": {"surface": "lh.bodies.func.gii"}}}})
+    'your own maps (faces, bodies) on fsaverage5, left hemisphere only, surface maps; bodies: their values as they are (NaN: no data); faces: the regions mFus-faces of a label file, 1 inside and 0 elsewhere'
     """
     source = source or {}
     if source.get("representation") == "values":
@@ -177,8 +181,16 @@ def cortex_description(source: dict | None) -> str:
                if source.get("vol_to_surf") else "surface maps")
         hemis = source.get("hemispheres", ["left", "right"])
         side = "" if len(hemis) == 2 else f", {hemis[0]} hemisphere only"
+        rois = {d: sorted({r for rec in ([f] if "regions" in f else f.values())
+                           if isinstance(rec, dict) for r in rec.get("regions", [])})
+                for d, f in files.items()}
+        rois = {d: r for d, r in rois.items() if r}
+        values = [d for d in files if d not in rois]
+        said = ([f"{', '.join(values)}: their values as they are (NaN: no data)"] if values
+                else []) + [f"{d}: the regions {' + '.join(r)} of a label file, 1 inside and 0 "
+                            "elsewhere" for d, r in rois.items()]
         return (f"your own maps ({', '.join(files)}) on {source.get('mesh', 'fsaverage5')}"
-                f"{side}, {how}; their values as they are (NaN: no data)")
+                f"{side}, {how}; {'; '.join(said)}")
     rep = source.get("representation", "binary")
     hemis = source.get("hemispheres", ["left", "right"])
     head = ("visfAtlas (Rosenke et al., 2021) on fsaverage5"

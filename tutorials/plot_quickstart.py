@@ -125,7 +125,9 @@ print(res.tables["similarity"].round(3).to_string(index=False))
 # maximum-probability map (one label per vertex, so its 0/1 regions never overlap); the map
 # measures each region continuously, as its geodesic proximity ``exp(-d / 10 mm)``. Your own
 # cortical maps replace it with ``toponeuro map --cortex-maps faces=lh.gii:rh.gii,...``
-# (``run_map(cortex_maps=...)``, :func:`toponeuro.atlases.load_cortex_maps`).
+# (``run_map(cortex_maps=...)``, :func:`toponeuro.atlases.load_cortex_maps`), and so do the
+# regions of a lab's parcellation, named after ``#`` (``faces=rois.dlabel.nii#FFA`` with
+# ``--cortex-threshold 0.5``).
 show("cortex_rois.png")
 
 # %%

@@ -39,7 +39,7 @@ from .exceptions import (
 
 __all__ = ["Mesh", "MESHES", "MESH_SIZES", "FSLR_SURFACES", "FSAVERAGE5_SURFACES",
            "mesh_of_size", "mesh_surface", "medial_wall", "read_surface_file", "SurfaceFile",
-           "SURFACE_SUFFIXES", "NIFTI_INTENT_LABEL"]
+           "SURFACE_SUFFIXES", "NIFTI_INTENT_LABEL", "gifti_hemisphere"]
 
 #: fsaverage5 surfaces nilearn ships offline
 FSAVERAGE5_SURFACES = ("pial", "white", "inflated", "sphere", "flat")
@@ -268,13 +268,27 @@ def _read_gifti(img) -> tuple[dict, tuple]:
         raise InvalidDataError("several data arrays but not all 1-D")
     else:
         values = np.stack(arrays, axis=1)
-    structure = str(img.meta.get("AnatomicalStructurePrimary", "") if img.meta else "")
-    hemi = _GIFTI_HEMI.get(structure.lower())
+    hemi = gifti_hemisphere(img)
     names = tuple(str(d.meta.get("Name", "")) for d in img.darrays if d.meta)
     labels = None
     if any(d.intent == NIFTI_INTENT_LABEL for d in img.darrays):
         labels = {int(k): str(v) for k, v in img.labeltable.get_labels_as_dict().items()}
     return {hemi: values}, names if any(names) else (), labels
+
+
+def gifti_hemisphere(img) -> str | None:
+    """``"left"``/``"right"`` from a GIFTI image's ``AnatomicalStructurePrimary`` (None when
+    it names neither).
+
+    Examples
+    --------
+    >>> import nibabel as nib
+    >>> gifti_hemisphere(nib.gifti.GiftiImage(meta=nib.gifti.GiftiMetaData(
+    ...     {"AnatomicalStructurePrimary": "CortexLeft"})))
+    'left'
+    """
+    structure = str(img.meta.get("AnatomicalStructurePrimary", "") if img.meta else "")
+    return _GIFTI_HEMI.get(structure.lower())
 
 
 #: the NIfTI intent code of a label array (a GIFTI ``.label.gii``)

@@ -31,6 +31,7 @@ from .._meshes import (
     MESHES,
     NIFTI_INTENT_LABEL,
     SURFACE_SUFFIXES,
+    gifti_hemisphere,
     medial_wall,
     mesh_of_size,
     read_surface_file,
@@ -157,7 +158,7 @@ class _Reader:
             self.files[domain] = {h: {"object": "Cifti2Image"} for h in f.data}
             return
         if isinstance(spec, nib.gifti.GiftiImage):
-            hemi = _gifti_hemi(spec)
+            hemi = gifti_hemisphere(spec)
             if hemi is None:
                 raise InvalidDataError(
                     f"cortex_maps[{domain!r}]: the GiftiImage's metadata does not name its "
@@ -299,11 +300,6 @@ class _Reader:
         return next(iter(target.values()), "fsaverage5")
 
 
-def _gifti_hemi(img) -> str | None:
-    structure = str(img.meta.get("AnatomicalStructurePrimary", "") if img.meta else "")
-    return {"cortexleft": "left", "cortexright": "right"}.get(structure.lower())
-
-
 def _is_xarray(obj) -> bool:
     return type(obj).__module__.startswith("xarray") and hasattr(obj, "coords")
 
@@ -319,7 +315,7 @@ def _object_values(obj, domain: str, hemi: str) -> np.ndarray:
     import nibabel as nib
 
     if isinstance(obj, nib.gifti.GiftiImage):
-        said = _gifti_hemi(obj)
+        said = gifti_hemisphere(obj)
         if said is not None and said != hemi:
             raise InvalidDataError(
                 f"cortex_maps[{domain!r}]: a GiftiImage given as the {hemi} hemisphere says "

@@ -246,3 +246,36 @@ def test_a_freesurfer_label_on_fsaverage_is_its_roi_and_one_on_another_surface_w
     bad.write_text("#!ascii label\n1\nnot a row\n")
     with pytest.raises(InvalidDataError, match="not a FreeSurfer ASCII label"):
         load_cortex_maps({"faces": str(bad)})
+
+
+def test_a_bids_segmentation_takes_its_names_from_its_dseg_tsv(tmp_path):
+    """BIDS names a segmentation's regions in a lookup table beside it (``*_dseg.tsv``,
+    columns index and name): the shipped visfAtlas volume, written as a BIDS dseg with its LUT
+    as that table, is a label file (refused without regions, listing them) whose regions
+    are picked by name; a surface dseg the same."""
+    import shutil
+
+    import pandas as pd
+
+    root = ROOT / "atlases" / "visfatlas"
+    lut = pd.read_csv(root / "LUT.csv")
+    vol = tmp_path / "sub-01_space-MNI152NLin6Asym_desc-visf_dseg.nii.gz"
+    shutil.copy(root / "space-MNI_seg-visfAtlas_dseg.nii.gz", vol)
+    lut.rename(columns={"label": "index", "ROI": "name"})[["index", "name"]].to_csv(
+        tmp_path / "sub-01_space-MNI152NLin6Asym_desc-visf_dseg.tsv", sep="\t", index=False)
+    with pytest.raises(InvalidDataError, match=r"label file.*lh_mFus \(1\)"):
+        load_cortex_maps({"faces": str(vol)}, hemispheres=["left"])
+    by_name = load_cortex_maps({"faces": f"{vol}#lh_mFus+lh_pFus"}, hemispheres=["left"])
+    by_id = load_cortex_maps({"faces": f"{vol}#1+2"}, hemispheres=["left"])
+    np.testing.assert_array_equal(by_name["left"].maps["faces"], by_id["left"].maps["faces"])
+    faces, places = _rois()
+    gii = tmp_path / "sub-01_hemi-L_desc-rois_dseg.shape.gii"
+    nib.save(nib.gifti.GiftiImage(darrays=[nib.gifti.GiftiDataArray(
+        _ids(faces, places).astype(np.float32), intent="NIFTI_INTENT_NONE")]), str(gii))
+    (tmp_path / "sub-01_hemi-L_desc-rois_dseg.tsv").write_text(
+        "index\tname\n1\tmFus-faces\n2\tCoS-places\n")
+    cm = load_cortex_maps({"places": f"{gii}#CoS-places"})
+    np.testing.assert_array_equal(cm["left"].maps["places"], (places & ~faces) * 1.0)
+    (tmp_path / "sub-01_hemi-L_desc-rois_dseg.tsv").write_text("id\tlabel\n1\tFFA\n")
+    with pytest.raises(InvalidDataError, match="columns 'index' and 'name'"):
+        load_cortex_maps({"places": f"{gii}#1"})

@@ -12,6 +12,10 @@ A FreeSurfer ``.label`` (``lh.FFA.label``) is one region already, its vertices l
 read on fsaverage (the listed vertices below 10,242 are fsaverage5's, the meshes being
 nested), and its vertex coordinates are checked against fsaverage's surfaces, since a label
 drawn on a subject's own surface lists vertices of another mesh.
+
+A map of region ids named as BIDS names a segmentation (``..._dseg.nii.gz``,
+``..._dseg.label.gii``) takes its names from its BIDS lookup table beside it, the same name
+with ``.tsv`` (columns ``index`` and ``name``): it is then a label file like the others.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from ..exceptions import (
 )
 
 __all__ = ["LABEL_SEPARATOR", "split_labels", "region_map", "freesurfer_label_map",
-           "FREESURFER_LABEL_SUFFIX"]
+           "FREESURFER_LABEL_SUFFIX", "bids_label_table"]
 
 #: a FreeSurfer label: one region, its vertices listed (``lh.FFA.label``)
 FREESURFER_LABEL_SUFFIX = ".label"
@@ -228,4 +232,37 @@ def freesurfer_label_map(path: str | os.PathLike, hemi: str, what: str) -> np.nd
                 stacklevel=4)
     out = np.zeros(n5)
     out[vertices[shared]] = 1.0
+    return out
+
+
+def bids_label_table(path: str | os.PathLike, what: str) -> dict | None:
+    """The region table of a BIDS segmentation (``*_dseg.<ext>`` beside ``*_dseg.tsv``,
+    columns ``index`` and ``name``), or None when the file has none.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "sub-01_hemi-L_desc-rois_dseg.tsv").write_text("index\\tname\\n1\\tFFA\\n2\\tPPA\\n")
+    >>> bids_label_table(d / "sub-01_hemi-L_desc-rois_dseg.func.gii", "cortex_maps['faces']")
+    {1: 'FFA', 2: 'PPA'}
+    """
+    path = Path(os.fspath(path))
+    stem, sep, _ = path.name.partition("_dseg.")
+    if not sep:
+        return None
+    table = path.with_name(f"{stem}_dseg.tsv")
+    if not table.is_file():
+        return None
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(table, sep="\t")
+        out = {int(i): str(n) for i, n in zip(df["index"], df["name"])}
+    except (KeyError, ValueError, pd.errors.ParserError) as err:
+        raise InvalidDataError(
+            f"{what}: {table.name!r}, the BIDS lookup table of {path.name!r}, is not a table "
+            f"with columns 'index' and 'name' ({type(err).__name__}: {err}); fix it, or move "
+            "it away to pick the regions by id."
+        ) from None
     return out

@@ -52,7 +52,13 @@ from ._checks import (
     warn_if_negative,
     warn_if_region_ids,
 )
-from ._labels import FREESURFER_LABEL_SUFFIX, freesurfer_label_map, region_map, split_labels
+from ._labels import (
+    FREESURFER_LABEL_SUFFIX,
+    bids_label_table,
+    freesurfer_label_map,
+    region_map,
+    split_labels,
+)
 from ._maps import CortexMaps
 from ._spec import hemi_from_name, parse_cortex_maps
 from ._surface import mesh_graph, vertex_coordinates
@@ -235,8 +241,8 @@ class _Reader:
                 else:
                     f = read_surface_file(path, what=f"{where} {h}-hemisphere file")
                     (meta, vals), = f.data.items()
-                    vals = region_map(vals, f.labels, regions, where, path)
-                    table = f.labels
+                    table = f.labels or bids_label_table(path, where)
+                    vals = region_map(vals, table, regions, where, path)
                 for said, src in ((hemi_from_name(path), "name"), (meta, "GIFTI metadata")):
                     if said is not None and said != h:
                         raise InvalidDataError(
@@ -372,7 +378,8 @@ def load_cortex_maps(
           GiftiImages;
         - ROIs from a label file: ``PATH#NAME`` (several ``PATH#A+B``; ids ``PATH#4+5``) for a
           GIFTI ``.label.gii``, a CIFTI ``.dlabel.nii``, a FreeSurfer ``.annot`` or a map of
-          region ids (MGH, GIFTI, NIfTI of integers): 1 inside those regions, 0 elsewhere
+          region ids (MGH, GIFTI, NIfTI of integers; names from a BIDS ``*_dseg.tsv`` beside
+          a ``*_dseg`` file): 1 inside those regions, 0 elsewhere
           (patch threshold 0.5). A label file without regions named is refused, with the
           list of its regions. A FreeSurfer ``.label`` on fsaverage is one region already
           (``lh.FFA.label``);
@@ -582,8 +589,9 @@ def _volume_regions(img, regions, domain: str):
         path = "the volume"
     data = np.asarray(img.dataobj, dtype=float)
     what = f"cortex_maps[{domain!r}]"
-    if regions is None:
+    table = None if isinstance(path, str) else bids_label_table(path, what)
+    if regions is None and table is None:
         warn_if_region_ids(data, f"{domain!r} (volume)", domain)
         return img
-    roi = region_map(data, None, regions, what, path)
+    roi = region_map(data, table, regions, what, path)
     return nib.Nifti1Image(roi.astype(np.float32), img.affine)

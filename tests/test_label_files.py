@@ -279,3 +279,20 @@ def test_a_bids_segmentation_takes_its_names_from_its_dseg_tsv(tmp_path):
     (tmp_path / "sub-01_hemi-L_desc-rois_dseg.tsv").write_text("id\tlabel\n1\tFFA\n")
     with pytest.raises(InvalidDataError, match="columns 'index' and 'name'"):
         load_cortex_maps({"places": f"{gii}#1"})
+
+
+def test_a_0_1_map_at_a_threshold_outside_0_1_is_refused_not_patchless(tmp_path):
+    """The regions of a label file are a 0/1 map: at the jobs' default patch threshold (the
+    t threshold, 3) they had no patch, silently. The cortex stage refuses that threshold."""
+    from toponeuro.reporting import cortex_topography
+
+    faces, places = _rois()
+    lab = _label_gii(tmp_path / "lh.visf.label.gii", _ids(faces, places), NAMES)
+    spec = {"faces": lab + "#mFus-faces", "places": lab + "#CoS-places"}
+    for thr in (3.0, 0.0):
+        with pytest.raises(InvalidDataError, match=r"0/1 map.*cortex_threshold=0\.5"):
+            cortex_topography(None, cortex_maps=spec, threshold=thr,
+                              similarity_permutations=0)
+    res = cortex_topography(None, cortex_maps=spec, threshold=0.5, similarity_permutations=0)
+    row = res.topography.row("left", "faces")
+    assert row["n_patches"] >= 1 and row["selective_fraction"] == faces.mean()

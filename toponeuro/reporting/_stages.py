@@ -494,6 +494,7 @@ def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
         maps = cortex_maps if loaded else load_cortex_maps(
             cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
         thr = float(threshold)
+        _check_roi_threshold(maps, thr)
     else:
         atlas = load_visfatlas("fsaverage5")
         maps = atlas_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres or ("left", "right"),
@@ -503,6 +504,28 @@ def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
                             n_permutations=0, similarity_permutations=similarity_permutations,
                             alpha=alpha, random_state=random_state)
     return CortexTopography(atlas, maps, topo)
+
+
+def _check_roi_threshold(maps, thr: float) -> None:
+    """A 0/1 map (an ROI, the regions of a label file) has patches only at a threshold in
+    (0, 1]: above 1 none, at or below 0 all of cortex -- a wrong answer, so an error."""
+    from ..exceptions import InvalidDataError
+
+    if 0 < thr <= 1:
+        return
+    for h, cm in maps.items():
+        for name, vals in cm.maps.items():
+            fin = np.asarray(vals, dtype=float)
+            fin = fin[np.isfinite(fin)]
+            if fin.size and np.isin(fin, (0.0, 1.0)).all():
+                raise InvalidDataError(
+                    f"cortex_maps[{name!r}] ({h} hemisphere) is a 0/1 map (an ROI, or regions "
+                    f"of a label file), so at the patch threshold {thr:g} it has "
+                    f"{'no patch' if thr > 1 else 'one patch, the whole cortex'}. Give a "
+                    "threshold in (0, 1] for 0/1 maps: cortex_threshold=0.5 (and your value "
+                    "maps as 0/1 ROIs too, or the ROIs as value maps, since one threshold "
+                    "serves every map)."
+                )
 
 
 def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],

@@ -63,6 +63,28 @@ def mapped(tmp_path_factory):
     return rc, base / "out", buf.getvalue()
 
 
+def test_map_warns_in_one_line_each_once(tmp_path, monkeypatch, capsys):
+    """toponeuro's warnings from the command line: 'toponeuro: warning: ...' in flags, each
+    message once (the job's nulls repeated the same too-few-draws warning once per pair and
+    layer), never Python's 'file:line: Category:' form."""
+    import warnings
+
+    import toponeuro.reporting
+    from toponeuro.exceptions import ToponeuroWarning
+
+    def fake_run_map(*args, **kwargs):
+        for _ in range(3):
+            warnings.warn("too few draws here; set n_permutations=99", ToponeuroWarning)
+        warnings.warn("another one", ToponeuroWarning)
+
+    monkeypatch.setattr(toponeuro.reporting, "run_map", fake_run_map)
+    floc = _fake_floc(tmp_path / "floc")
+    assert main(["map", "--stimuli", str(floc), "--out", str(tmp_path / "o")]) == 0
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert lines == ["toponeuro: warning: too few draws here; set --permutations 99",
+                     "toponeuro: warning: another one"]
+
+
 def test_map_writes_every_output(mapped):
     rc, out, printed = mapped
     assert rc == 0

@@ -280,7 +280,11 @@ def _run_map(args) -> int:
             random_init_baseline=args.random_init_baseline,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
-    for w in caught:  # said in flags, last, after the summary
+    seen = set()
+    for w in caught:  # said in flags, last, after the summary; each message once
+        if (w.category, str(w.message)) in seen:
+            continue
+        seen.add((w.category, str(w.message)))
         if issubclass(w.category, TrainingImagesWarning):
             _warn(cli_message(str(w.message), {}))
         else:

@@ -74,8 +74,9 @@ def test_map_warns_in_one_line_each_once(tmp_path, monkeypatch, capsys):
 
     def fake_run_map(*args, **kwargs):
         for _ in range(3):
-            warnings.warn("too few draws here; set n_permutations=99", ToponeuroWarning)
-        warnings.warn("another one", ToponeuroWarning)
+            warnings.warn("too few draws here; set n_permutations=99", ToponeuroWarning,
+                          stacklevel=2)
+        warnings.warn("another one", ToponeuroWarning, stacklevel=2)
 
     monkeypatch.setattr(toponeuro.reporting, "run_map", fake_run_map)
     floc = _fake_floc(tmp_path / "floc")

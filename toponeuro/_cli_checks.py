@@ -105,6 +105,9 @@ _FLAG_OF = {
 }
 
 
+#: flags that take one value (a range, not a list): a list stays written as a list
+_ONE_VALUE = ("--images",)
+
 #: Python idioms in library messages -> the command that does the same
 _PHRASES = {
     "[n for n, _ in model.named_modules()]": "`toponeuro layers MODEL`",
@@ -168,9 +171,9 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
 
     Examples
     --------
-    >>> cli_message("pass trust_checkpoint=True, or categories=['faces'].",
+    >>> cli_message("pass trust_checkpoint=True, or categories=['faces', 'places'].",
     ...             {"trust_checkpoint": "--trust-checkpoint", "categories": "--categories"})
-    "pass --trust-checkpoint, or --categories ['faces']."
+    'pass --trust-checkpoint, or --categories faces places.'
     """
 
     def swap(m):
@@ -182,6 +185,9 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
             return flag
         if value[:1] in "'\"" and value[-1:] == value[:1]:
             value = value[1:-1]
+        elif value[:1] == "[" and value[-1:] == "]" and flag not in _ONE_VALUE:
+            # a list: the flag's space-separated form
+            value = " ".join(v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip())
         return f"{flag} {value}"
 
     for phrase, command in _PHRASES.items():

@@ -283,7 +283,7 @@ def test_a_bids_segmentation_takes_its_names_from_its_dseg_tsv(tmp_path):
 
 def test_a_0_1_map_at_a_threshold_outside_0_1_is_refused_not_patchless(tmp_path):
     """The regions of a label file are a 0/1 map: at the jobs' default patch threshold (the
-    t threshold, 3) they had no patch, silently. The cortex stage refuses that threshold."""
+    t threshold, 2) they had no patch, silently. The cortex stage refuses that threshold."""
     from toponeuro.reporting import cortex_topography
 
     faces, places = _rois()

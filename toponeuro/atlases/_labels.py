@@ -154,11 +154,12 @@ def region_map(values: np.ndarray, table: dict | None, regions, what: str,
         elif r.lstrip("-").isdigit() and (table is None or int(r) in table):
             keys.append(int(r))
         elif table is None:
+            ids = np.unique(fin)
             raise InvalidDataError(
                 f"{what}: {name!r} has no table of region names, so its regions are picked by "
                 f"id ({LABEL_SEPARATOR}12); got {r!r}. Its ids: "
-                f"{', '.join(str(int(k)) for k in np.unique(fin)[:_SHOWN])}"
-                f"{' ...' if np.unique(fin).size > _SHOWN else ''}."
+                f"{', '.join(str(int(k)) for k in ids[:_SHOWN])}"
+                f"{' ...' if ids.size > _SHOWN else ''}."
             )
         else:
             raise UnknownNameError(

@@ -592,6 +592,6 @@ def _volume_regions(img, regions, domain: str):
     table = None if isinstance(path, str) else bids_label_table(path, what)
     if regions is None and table is None:
         warn_if_region_ids(data, f"{domain!r} (volume)", domain)
-        return img
+        return nib.Nifti1Image(data, img.affine, img.header)  # read once, projected as read
     roi = region_map(data, table, regions, what, path)
     return nib.Nifti1Image(roi.astype(np.float32), img.affine)

@@ -72,8 +72,11 @@ def test_removed_keywords_raise_type_errors(tmp_path):
                 progress=False)
 
 
-def test_version_is_the_release_that_removed_them():
-    assert toponeuro.__version__ == "0.3.0"
+def test_version_is_after_the_release_that_removed_them():
+    """The names above were removed in 0.3.0; this is 0.4.0 (docs/changelog.rst heads it)."""
+    assert toponeuro.__version__ == "0.4.0"
+    from importlib.metadata import version
+    assert version("toponeuro") == toponeuro.__version__
 
 
 def test_one_name_one_meaning_in_the_dimension_names():

@@ -563,6 +563,23 @@ def test_language_verdict_refuses_a_statistic_it_does_not_word():
         language_verdict("n_patches", r, 0.05)
 
 
+def test_language_verdict_refuses_the_test_of_another_statistic():
+    """Before, Moran's I passed as "smoothness" was worded as smoothness (and the reverse):
+    the sentence named one statistic and carried another's numbers."""
+    from toponeuro.analysis import NullResult, topography_table
+
+    moran = morans_i(_blob(), n_permutations=19, random_state=0)
+    with pytest.raises(E.InvalidDataError, match=r"test of 'morans_i'.*smoothness_null"):
+        language_verdict("smoothness", moran, 0.05)
+    t = topography_table({"h": {"language": _blob()}}, threshold=0.5, min_units=3,
+                         n_permutations=19, random_state=0)
+    with pytest.raises(E.InvalidDataError, match=r"test of 'tdann'.*'morans_i'"):
+        language_verdict("morans_i", t.smoothness_null("h", "language"), 0.05)
+    bare = NullResult.from_null(0.4, np.linspace(-0.1, 0.1, 19), "positions")
+    with pytest.raises(E.InvalidDataError, match="test of None"):
+        language_verdict("morans_i", bare, 0.05)
+
+
 def test_the_smoothness_sentence_is_the_positions_null_claim_and_too_few_draws_is_no_finding():
     """The language job's smoothness sentence used to be written by hand ("is smoother than its
     values scattered at random: ..., null ...") beside organisation_claim's Moran sentence; it

@@ -18,8 +18,15 @@ import xarray as xr
 from .. import _dims as D
 from .._docs import fill_doc
 from .._version import __version__
-from ..analysis import NullResult, can_reject, format_p, organisation_claim, too_few_draws_text
-from ..exceptions import InputTypeError, UnknownNameError
+from ..analysis import (
+    SMOOTHNESS_METHODS,
+    NullResult,
+    can_reject,
+    format_p,
+    organisation_claim,
+    too_few_draws_text,
+)
+from ..exceptions import InputTypeError, InvalidDataError, UnknownNameError
 from ._language_stages import LANGUAGE_MAP, _n_vertices
 from ._results import _jsonable, _num
 
@@ -68,6 +75,9 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
     ------
     InputTypeError
         ``result`` is not a NullResult.
+    InvalidDataError
+        ``result`` is the test of another statistic (its ``attrs["method"]``: ``"morans_i"``
+        for Moran's I, one of ``SMOOTHNESS_METHODS`` for smoothness).
     UnknownNameError
         Another ``statistic``.
 
@@ -89,6 +99,15 @@ def language_verdict(statistic: str, result, alpha: float, where: str = "on this
             f"language_verdict({statistic!r}, result) reads the NullResult of the test with its "
             f"positions null (morans_i's, or TopographyTable.smoothness_null(sheet, name)); got "
             f"{type(result).__name__}."
+        )
+    method = result.attrs.get("method")
+    expected = ("morans_i",) if statistic == "morans_i" else SMOOTHNESS_METHODS
+    if method not in expected:
+        raise InvalidDataError(
+            f"language_verdict({statistic!r}, result) got the test of {method!r} "
+            f"(result.attrs['method']); pass the NullResult of {' or '.join(map(repr, expected))}"
+            f" ({'morans_i' if statistic == 'morans_i' else 'TopographyTable.smoothness_null'}), "
+            f"or name the statistic it holds."
         )
     return _organisation_verdict(
         organisation_claim(result, alpha, what="language selectivity", where=where), statistic)

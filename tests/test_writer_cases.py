@@ -390,3 +390,28 @@ def test_a_two_variable_netcdf_given_as_responses_is_a_typed_cli_error(tmp_path,
                  "--stimuli", str(imgs)])
     err = capsys.readouterr().err
     assert code != 0 and "Traceback" not in err and "--responses" in err
+
+
+def test_overwrite_keeps_a_file_the_user_changed_since_toponeuro_wrote_it(tmp_path):
+    # 0.4 before this: the manifest held names only, so a report.html the user had edited (or
+    # a summary.json replaced by their own) was deleted by overwrite=True
+    out = _done(tmp_path / "map", **{"summary.json": "{}", "report.html": "<html>"})
+    assert json.loads((out / MANIFEST).read_text())["sha256"].keys() == {"summary.json",
+                                                                          "report.html"}
+    (out / "report.html").write_text("<html> my notes on the faces patch")
+    with pytest.raises(E.OutputExistsError, match="in which report.html was changed since toponeuro wrote it"):
+        _done(out)
+    assert (out / "report.html").read_text() == "<html> my notes on the faces patch"
+    (out / "report.html").write_text("<html>")  # put back as written: replaceable again
+    _done(out, **{"summary.json": "new"})
+    assert (out / "summary.json").read_text() == "new" and not (out / "report.html").exists()
+
+
+def test_overwrite_keeps_a_link_the_user_put_at_a_name_toponeuro_wrote(tmp_path):
+    target = _secret(tmp_path)
+    out = _done(tmp_path / "map")
+    (out / "summary.json").unlink()
+    (out / "summary.json").symlink_to(target)
+    with pytest.raises(E.OutputExistsError, match="summary.json was changed"):
+        _done(out)
+    assert (out / "summary.json").is_symlink() and target.read_bytes() == SECRET

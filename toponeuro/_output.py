@@ -12,10 +12,11 @@ What it guarantees (``docs/outputs.rst``):
   written).
 * **Atomic folders** (:func:`toponeuro._output_folder.output_folder`): a job's folder is built as a random hidden
   sibling and moved into place when complete, with a manifest
-  (``.toponeuro-output.json``) of the files toponeuro wrote. ``overwrite=True`` replaces a
-  folder only when every entry in it is in its manifest (or, for a 0.2 folder, one of the
-  known names 0.2 wrote); a folder that also holds anything else is refused, naming those
-  entries, and nothing is deleted. An input (checkpoint, stimuli, cortex maps, store) inside
+  (``.toponeuro-output.json``) of the files toponeuro wrote, each with its sha256.
+  ``overwrite=True`` replaces a folder only when every entry in it is in its manifest and
+  unchanged (or, for a 0.2 folder, one of the known names 0.2 wrote; a 0.3 manifest has no
+  hashes, its names are enough); a folder that also holds anything else, or a file edited
+  or replaced by a link since, is refused, naming those entries, and nothing is deleted. An input (checkpoint, stimuli, cortex maps, store) inside
   the output folder is refused before any work. A symbolic link given as the folder is
   written through: its target folder is the output and the link is kept.
 * **Locks** (:class:`PathLock`): a small hidden file beside the output, opened with

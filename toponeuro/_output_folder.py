@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._fetch import sha256sum
 from ._output import (
     PathLock,
     _hidden_stem,
@@ -132,6 +133,28 @@ def _ours(name: str, manifest: dict | None, legacy: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, pat) for pat in legacy)
 
 
+def _file_hashes(folder: Path) -> dict:
+    """name -> sha256 of each plain file in ``folder`` (what the manifest records)."""
+    return {p.name: sha256sum(p) for p in sorted(folder.iterdir())
+            if p.name != MANIFEST and p.is_file() and not p.is_symlink()}
+
+
+def _changed(final: Path, manifest: dict | None) -> list[str]:
+    """The manifest's files that are no longer what toponeuro wrote: edited, or replaced by a
+    link or a folder (manifests before 0.4 record no content: nothing is known changed)."""
+    hashes = (manifest or {}).get("sha256")
+    if not isinstance(hashes, dict):
+        return []
+    changed = []
+    for name, digest in hashes.items():
+        p = final / name
+        if not (p.exists() or p.is_symlink()):
+            continue
+        if p.is_symlink() or not p.is_file() or sha256sum(p) != digest:
+            changed.append(name)
+    return sorted(changed)
+
+
 def _check_replaceable(final: Path, overwrite: bool, param: str, *,
                        legacy: Callable[[Path], Iterable[str] | None]) -> None:
     """Refuse ``final`` unless it is new, empty, or toponeuro's output replaceable with
@@ -156,6 +179,16 @@ def _check_replaceable(final: Path, overwrite: bool, param: str, *,
             f"{param}={final} holds an earlier toponeuro output and also files toponeuro did "
             f"not write ({shown}); nothing there is deleted, not even with overwrite=True. "
             f"Move those files out of the folder, or give another {param}."
+        )
+    changed = _changed(final, manifest)
+    if changed:
+        shown = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        raise OutputExistsError(
+            f"{param}={final} holds an earlier toponeuro output in which {shown} "
+            f"{'was' if len(changed) == 1 else 'were'} changed since toponeuro wrote "
+            f"{'it' if len(changed) == 1 else 'them'}; nothing there is deleted, not even with "
+            f"overwrite=True. Copy what you need out of the folder and remove it, or give "
+            f"another {param}."
         )
     if not overwrite:
         what = (f"the output of an earlier `toponeuro {manifest.get('kind')}` run (created "
@@ -197,6 +230,8 @@ def _write_manifest(folder: Path, kind: str, complete: bool) -> None:
         "created": datetime.datetime.now().isoformat(timespec="seconds"),
         "files": sorted(p.name for p in folder.iterdir() if p.name != MANIFEST),
     }
+    if complete:  # what overwrite=True may replace: these files, unchanged
+        record["sha256"] = _file_hashes(folder)
     write_text(folder / MANIFEST, json.dumps(record, indent=2))
 
 
@@ -231,7 +266,7 @@ def output_folder(path, *, overwrite: bool = False, kind: str = "map", inputs=()
     a new hidden sibling folder (a random name), and when the block ends without error moves
     that folder to ``path``. An exception or Ctrl-C inside the block removes the sibling and
     leaves ``path`` as it was. The folder gets a manifest (``.toponeuro-output.json``: kind,
-    toponeuro version, time, files) that marks it as toponeuro's and lists what it wrote. The
+    toponeuro version, time, files and their sha256) that marks it as toponeuro's and lists what it wrote. The
     lock file is removed when the block ends.
 
     Parameters
@@ -241,8 +276,9 @@ def output_folder(path, *, overwrite: bool = False, kind: str = "map", inputs=()
         folder; the link is kept).
     overwrite : bool
         Replace an earlier toponeuro output at ``path``: only when everything in it is listed
-        in its manifest (for a folder of 0.2, the known names ``legacy`` gives); a folder
-        that also holds other files is refused, naming them.
+        in its manifest and still as toponeuro wrote it (the manifest's sha256; for a folder
+        of 0.2, the known names ``legacy`` gives); a folder that also holds other files, or
+        a file edited or replaced by a link since, is refused, naming them.
     kind : str
         What writes it (``"map"``, ``"language-map"``), recorded in the manifest.
     inputs : iterable of path-like

@@ -27,7 +27,7 @@ from ._output import (
     remove_tree,
     write_text,
 )
-from .exceptions import OutputExistsError, OutputPathError
+from .exceptions import OutputExistsError, OutputPathError, first_few
 
 __all__ = ["output_folder", "OutputFolder", "folder_target", "MANIFEST", "LEGACY_MAP_FILES"]
 
@@ -167,14 +167,14 @@ def _check_replaceable(final: Path, overwrite: bool, param: str, *,
     manifest = _read_manifest(final)
     known = () if manifest is not None else legacy(final)
     if manifest is None and known is None:
-        shown = ", ".join(entries[:5]) + (" ..." if len(entries) > 5 else "")
+        shown = first_few(entries)
         raise OutputExistsError(
             f"{param}={final} holds files toponeuro did not write ({shown}); it is never "
             "replaced, not even with overwrite=True. Give a new or empty folder."
         )
     foreign = [e for e in entries if not _ours(e, manifest, known)]
     if foreign:
-        shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+        shown = first_few(foreign)
         raise OutputExistsError(
             f"{param}={final} holds an earlier toponeuro output and also files toponeuro did "
             f"not write ({shown}); nothing there is deleted, not even with overwrite=True. "
@@ -182,7 +182,7 @@ def _check_replaceable(final: Path, overwrite: bool, param: str, *,
         )
     changed = _changed(final, manifest)
     if changed:
-        shown = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        shown = first_few(changed)
         raise OutputExistsError(
             f"{param}={final} holds an earlier toponeuro output in which {shown} "
             f"{'was' if len(changed) == 1 else 'were'} changed since toponeuro wrote "

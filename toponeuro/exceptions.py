@@ -67,6 +67,7 @@ __all__ = [
     "InputChangedError",
     "RemovedNameError",
     "close_matches",
+    "first_few",
 ]
 
 
@@ -295,6 +296,21 @@ class ImplausibleValueWarning(ToponeuroWarning):
     """A result lies outside the range its definition allows for sound inputs (scores far
     above their noise ceiling ...), so an input is likely wrong; the message names the rule
     and the likely cause."""
+
+
+def first_few(items: Iterable, most: int = 5) -> str:
+    """The first ``most`` of ``items`` for a message, comma-separated, with `` ...`` when
+    there are more (the one way toponeuro's messages shorten a list).
+
+    Examples
+    --------
+    >>> first_few(["a.png", "b.png"])
+    'a.png, b.png'
+    >>> first_few(range(1, 8), most=3)
+    '1, 2, 3 ...'
+    """
+    items = [str(i) for i in items]
+    return ", ".join(items[:most]) + (" ..." if len(items) > most else "")
 
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:

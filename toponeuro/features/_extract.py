@@ -17,6 +17,7 @@ from ..exceptions import (
     UnknownNameError,
     UnsupportedLayerError,
     close_matches,
+    first_few,
 )
 from ..sheet import make_activations, sheet_positions
 from ._stimuli import as_stimuli
@@ -89,8 +90,7 @@ def _resolve_layers(module, card, layers) -> list[str]:
             options = [n for n in modules if n]
             raise UnknownNameError(
                 f"No layer {name!r} in {type(module).__name__}; {close_matches(name, options)}. "
-                f"Available layers ({len(options)}): {', '.join(options[:40])}"
-                + (" ..." if len(options) > 40 else "")
+                f"Available layers ({len(options)}): {first_few(options, most=40)}"
             )
     return layers
 

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from .._docs import fill_doc
 from .._fetch import data_dir, sha256sum
-from ..exceptions import OldDataLocationWarning, UnknownNameError, close_matches
+from ..exceptions import OldDataLocationWarning, UnknownNameError, close_matches, first_few
 
 __all__ = ["Dataset", "DATASETS", "dataset_dir"]
 
@@ -163,7 +163,7 @@ def floc_offline_message(keys, row, err, cache_dir=None) -> str:
     cats = list(dict.fromkeys(c for c, _ in keys))
     nums = sorted({n for _, n in keys})
     span = (f"{nums[0]}-{nums[-1]}" if nums == list(range(nums[0], nums[-1] + 1))
-            else ", ".join(map(str, nums[:10])) + (" ..." if len(nums) > 10 else ""))
+            else first_few(nums, most=10))
     folder = dataset_dir("floc", cache_dir)
     # the cause, without fetch_url's one-file "download ... by hand" hint: the set replaces it
     reason = str(err.__cause__) if err.__cause__ is not None else str(err).split(" Download ")[0]

@@ -450,10 +450,9 @@ def map_chunks(design: _Design, blocks, kwargs: dict, on_result, fn=None) -> Non
     the active ``dask.distributed`` client when there is one -- the design is scattered to
     every worker once (``client.scatter(..., broadcast=True)``) and at most two chunks per
     worker thread are in flight, so results never pile up -- else on the local dask
-    scheduler, a window of chunks at a time.
+    scheduler, a window of chunks at a time. Only dask blocks import dask (the ``dask`` extra):
+    in-memory targets need no more than the core install.
     """
-    import dask
-
     fn = fn or _fit_chunk
     if not blocks:
         return
@@ -461,6 +460,8 @@ def map_chunks(design: _Design, blocks, kwargs: dict, on_result, fn=None) -> Non
         for i, b in enumerate(blocks):
             on_result(i, fn(design, b, **kwargs))
         return
+    import dask
+
     task = dask.delayed(fn, pure=True)
     client = _distributed_client()
     if client is None:

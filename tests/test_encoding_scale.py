@@ -135,7 +135,7 @@ def test_weights_none_memory_and_store(tmp_path, monkeypatch):
 def test_encoding_score_above_the_memory_budget_names_what_it_accepts(monkeypatch):
     """RidgeEncoder's own budget error named weights=None or a path, both of which
     encoding_score refuses; encoding_score now names the dask route, which it takes."""
-    import dask.array as da
+    da = pytest.importorskip("dask.array")
 
     X, Y = _data(48, 6, v=4)
     monkeypatch.setattr(rs, "WEIGHTS_BUDGET", 100)  # the 6 x 4 coefficients take 192 bytes

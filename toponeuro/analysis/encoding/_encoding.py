@@ -19,6 +19,7 @@ import xarray as xr
 
 from ..._docs import fill_doc
 from ..._metrics import pearson_r, r2_score
+from ..._optional import optional_import
 from ..._params import check_random_state
 from ..._typing import RandomState
 from ...exceptions import (
@@ -280,6 +281,9 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
                 )
             return "memory"
         if isinstance(w, (str, os.PathLike)):
+            # coef_ is then a lazy dask array on the store: refused before any work without it
+            optional_import("dask.array", "dask",
+                            f"weights={os.fspath(w)!r} (coef_ read lazily from the store)")
             return "store"
         raise InvalidDataError(
             f"weights must be 'memory', None or a file path; got weights={w!r}."

@@ -104,3 +104,21 @@ def test_a_weights_store_without_dask_is_refused_before_any_work(tmp_path):
     assert res.returncode == 0, res.stderr[-2000:]
     assert "pip install 'toponeuro[dask]'" in res.stdout and "weights=" in res.stdout
     assert not store.exists()
+
+
+def test_the_map_job_runs_on_the_core_install(tmp_path):
+    """``toponeuro map`` end to end (fLoc-layout images, few draws) with the extras away."""
+    from test_map import _fake_floc
+
+    floc = _fake_floc(tmp_path / "floc")
+    out = tmp_path / "out"
+    res = _run_core(f"""
+        import os
+        os.environ["TOPONEURO_DATA"] = {str(tmp_path / "cache")!r}
+        from toponeuro.cli import main
+        sys.exit(main(["map", "--stimuli", {str(floc)!r}, "--images", "97-98", "--out",
+                       {str(out)!r}, "--permutations", "19", "--cortex-permutations", "19",
+                       "--no-random-init", "--no-progress"]))
+    """)
+    assert res.returncode == 0, (res.stdout[-1000:], res.stderr[-2000:])
+    assert (out / "report.html").is_file() and (out / "summary.json").is_file()

@@ -317,6 +317,28 @@ def make_stimuli(tmp_path, n=6):
                            categories=np.array(["a", "b"] * (n // 2)), metadata=None, name="t")
 
 
+def test_a_benchmark_is_never_written_over_the_users_files(tmp_path):
+    # before: write_brainscore_benchmark wrote into out_dir in place, so a user's
+    # stimuli.csv there was replaced, and a link at responses.npy was written through
+    stim = make_stimuli(tmp_path)
+    resp = xr.DataArray(np.ones((len(stim.ids), 2)), dims=("stimulus", "voxel"), coords={
+        "stimulus_id": ("stimulus", stim.ids), "roi": ("voxel", ["V1", "FFA"])})
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "stimuli.csv").write_text("my own table")
+    target = tmp_path / "precious.npy"
+    target.write_bytes(b"mine")
+    (out / "responses.npy").symlink_to(target)
+    with pytest.raises(E.OutputExistsError, match="stimuli.csv"):
+        write_brainscore_benchmark(stim, resp, out, overwrite=True)
+    assert (out / "stimuli.csv").read_text() == "my own table" and target.read_bytes() == b"mine"
+    fresh = write_brainscore_benchmark(stim, resp, tmp_path / "b2")
+    with pytest.raises(E.OutputExistsError, match="overwrite=True"):
+        write_brainscore_benchmark(stim, resp, fresh)
+    write_brainscore_benchmark(stim, resp, fresh, overwrite=True)  # its own files: replaced
+    assert read_brainscore_benchmark(fresh)[1].shape == (len(stim.ids), 2)
+
+
 def test_convert_round_trip_with_repetitions(tmp_path):
     stim = make_stimuli(tmp_path)
     rng = np.random.default_rng(0)

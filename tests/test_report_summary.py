@@ -103,3 +103,22 @@ def test_the_arrangement_shows_its_one_p_first():
     a = {"p_value": 0.3, "p_shift": 0.1, "p_spin": 0.3}  # the spin null decides here
     assert _results.arrangement_p_text(a).startswith("p = 0.300")
     assert _results.arrangement_p_text({"p_value": None}) == "not tested"
+
+
+def test_the_headline_with_too_few_draws_says_so_not_chance():
+    # before: 9 draws (the smallest p they can give is 0.1) headlined "not distinguishable
+    # from chance arrangements", a negative finding the test could never have contradicted
+    from toponeuro.reporting._results import headline_parts
+
+    def answer(p, n):
+        a = {"spearman": 0.6, "n_domains": 4, "n_pairs": 6, "p_value": p, "p_shift": p,
+             "p_spin": p, "domains": ["faces", "bodies", "places", "characters"],
+             "n_permutations": {"shift": n, "spin": n}}
+        s = {"alpha": 0.05, "headline": {"layer": "l4", "rule": "r", "arrangement": {"left": a}}}
+        return headline_parts(s)["answers"]["left"]
+
+    few = answer(0.2, 9)
+    assert "too few draws to test at α = 0.05" in few and "chance" not in few
+    assert "not distinguishable from chance" in answer(0.2, 99)
+    assert "matches beyond both nulls" in answer(0.01, 99)
+    assert "not tested" in answer(None, 99) and "chance" not in answer(None, 99)

@@ -154,3 +154,23 @@ def test_rsatoolbox_method_names_are_aliases_with_parity(alias):
     ref = rt.rdm.compare(rt.rdm.RDMs(a[None]), rt.rdm.RDMs(b[None]), method=alias)[0, 0]
     assert compare_rdms(a, b, alias) == pytest.approx(ref, abs=1e-10)
     assert compare_rdms(a, b, alias) == compare_rdms(a, b, COMPARE_ALIASES[alias])
+
+
+def test_an_rsatoolbox_rdms_is_joined_by_its_stimulus_id_descriptor():
+    # before: compare_rdms / rdm_noise_ceiling on an rsatoolbox RDMs raised numpy's
+    # "setting an array element with a sequence" ValueError
+    acts = make_activations({"a": 30}, n_stimuli=8, random_state=0)
+    perm = np.random.default_rng(1).permutation(8)
+    a, b = rdm(acts), rdm(acts.isel(stimulus=perm))
+    assert compare_rdms(to_rsatoolbox_rdms(a), to_rsatoolbox_rdms(b), "pearson") == (
+        pytest.approx(1.0))
+    assert compare_rdms(a, to_rsatoolbox_rdms(b), "pearson") == pytest.approx(1.0)
+    assert np.allclose(rdm_noise_ceiling([to_rsatoolbox_rdms(a), to_rsatoolbox_rdms(b)],
+                                         "pearson"), 1.0)
+    plain = rt.rdm.RDMs(np.asarray(b)[None])  # no stimulus_id descriptor: never by position
+    with pytest.raises(AlignmentError, match="plain"):
+        compare_rdms(a, plain)
+    from toponeuro.exceptions import DimensionError
+
+    with pytest.raises(DimensionError, match="2 RDMs"):
+        compare_rdms(a, rt.rdm.concat([plain, plain]))

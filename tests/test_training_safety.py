@@ -134,6 +134,22 @@ def test_a_folder_that_is_not_a_run_is_never_written_into(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
+def test_a_link_at_the_checkpoints_folder_is_refused_and_its_target_untouched(tmp_path):
+    # before: restart=True deleted (and keep_checkpoints replaced) the checkpoints in the
+    # folder a link planted at <out_dir>/checkpoints points to
+    data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
+    out, archive = tmp_path / "run", tmp_path / "archive"
+    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, epochs=2, batch_size=4, out_dir=out,
+          progress=False)
+    (out / "checkpoints").rename(archive)
+    (out / "checkpoints").symlink_to(archive)
+    before = {p.name: p.read_bytes() for p in archive.iterdir()}
+    with pytest.raises(E.UnsafeLinkError, match="checkpoints"):
+        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, epochs=1, batch_size=4, lr=0.05,
+              out_dir=out, progress=False, restart=True)
+    assert {p.name: p.read_bytes() for p in archive.iterdir()} == before
+
+
 @pytest.mark.parametrize("name", ["history.json", "steps.csv"])
 def test_a_file_named_as_a_runs_is_not_a_run_without_its_record(tmp_path, name):
     # before: no run.json and no checkpoint, yet a user's history.json was overwritten

@@ -415,3 +415,55 @@ def test_overwrite_keeps_a_link_the_user_put_at_a_name_toponeuro_wrote(tmp_path)
     with pytest.raises(E.OutputExistsError, match="summary.json was changed"):
         _done(out)
     assert (out / "summary.json").is_symlink() and target.read_bytes() == SECRET
+
+
+def test_overwrite_keeps_a_file_the_user_changed_or_added_inside_a_subfolder(tmp_path):
+    # 0.4 before this: the manifest hashed the top-level files only, so an edited
+    # region_layer_map/<id>.json of a Brain-Score plugin, or a file added beside it, was
+    # deleted by overwrite=True
+    out = tmp_path / "plugin"
+
+    def write(text):
+        with output_folder(out, overwrite=True, kind="brainscore-plugin") as folder:
+            (folder.path / "model.py").write_text("model")
+            (folder.path / "region_layer_map").mkdir()
+            (folder.path / "region_layer_map" / "net.json").write_text(text)
+
+    write('{"IT": "layer4"}')
+    assert "region_layer_map/net.json" in json.loads((out / MANIFEST).read_text())["sha256"]
+    rlm = out / "region_layer_map"
+    (rlm / "net.json").write_text('{"IT": "my layer"}')
+    with pytest.raises(E.OutputExistsError, match="region_layer_map/net.json was changed"):
+        write("new")
+    assert (rlm / "net.json").read_text() == '{"IT": "my layer"}'
+    (rlm / "net.json").write_text('{"IT": "layer4"}')  # as written, but a file added beside
+    (rlm / "notes.txt").write_text("mine")
+    with pytest.raises(E.OutputExistsError, match="region_layer_map/notes.txt"):
+        write("new")
+    assert (rlm / "notes.txt").read_text() == "mine"
+    (rlm / "notes.txt").unlink()  # as written: replaceable again
+    write("new")
+    assert (rlm / "net.json").read_text() == "new"
+
+
+def test_overwrite_keeps_a_link_or_file_the_user_put_in_place_of_a_subfolder(tmp_path):
+    target = _secret(tmp_path)
+    out = tmp_path / "plugin"
+
+    def write():
+        with output_folder(out, overwrite=True, kind="brainscore-plugin") as folder:
+            (folder.path / "region_layer_map").mkdir()
+            (folder.path / "region_layer_map" / "net.json").write_text("{}")
+
+    write()
+    from toponeuro._output import remove_tree
+
+    remove_tree(out / "region_layer_map")
+    (out / "region_layer_map").symlink_to(target.parent)
+    with pytest.raises(E.OutputExistsError, match="region_layer_map was changed"):
+        write()
+    (out / "region_layer_map").unlink()
+    (out / "region_layer_map").write_text("mine")
+    with pytest.raises(E.OutputExistsError, match="region_layer_map was changed"):
+        write()
+    assert (out / "region_layer_map").read_text() == "mine" and target.read_bytes() == SECRET

@@ -133,15 +133,27 @@ def _ours(name: str, manifest: dict | None, legacy: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, pat) for pat in legacy)
 
 
+def _tree(folder: Path, under: str = ""):
+    """``(relative name, path)`` of every entry below ``folder``, sub-folders walked (links
+    and their targets never followed)."""
+    for p in sorted(folder.iterdir()):
+        name = f"{under}{p.name}"
+        yield name, p
+        if p.is_dir() and not p.is_symlink():
+            yield from _tree(p, f"{name}/")
+
+
 def _file_hashes(folder: Path) -> dict:
-    """name -> sha256 of each plain file in ``folder`` (what the manifest records)."""
-    return {p.name: sha256sum(p) for p in sorted(folder.iterdir())
-            if p.name != MANIFEST and p.is_file() and not p.is_symlink()}
+    """relative name -> sha256 of each plain file in ``folder`` and its sub-folders (what
+    the manifest records)."""
+    return {name: sha256sum(p) for name, p in _tree(folder)
+            if name != MANIFEST and p.is_file() and not p.is_symlink()}
 
 
 def _changed(final: Path, manifest: dict | None) -> list[str]:
     """The manifest's files that are no longer what toponeuro wrote: edited, or replaced by a
-    link or a folder (manifests before 0.4 record no content: nothing is known changed)."""
+    link or a folder, and files or links added inside its sub-folders (manifests before 0.4
+    record no content: nothing is known changed)."""
     hashes = (manifest or {}).get("sha256")
     if not isinstance(hashes, dict):
         return []
@@ -152,7 +164,16 @@ def _changed(final: Path, manifest: dict | None) -> list[str]:
             continue
         if p.is_symlink() or not p.is_file() or sha256sum(p) != digest:
             changed.append(name)
-    return sorted(changed)
+    for top in manifest.get("files") or ():  # the rest were sub-folders
+        p = final / top
+        if top == MANIFEST or top in hashes or not (p.exists() or p.is_symlink()):
+            continue
+        if p.is_symlink() or not p.is_dir():
+            changed.append(top)
+            continue
+        changed += [name for name, q in _tree(p, f"{top}/")
+                    if name not in hashes and (q.is_symlink() or not q.is_dir())]
+    return sorted(set(changed))
 
 
 def _check_replaceable(final: Path, overwrite: bool, param: str, *,

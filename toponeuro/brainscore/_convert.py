@@ -19,6 +19,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .. import exceptions as E
+from .._output_folder import output_folder
 from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
 
@@ -108,8 +109,20 @@ def _is_file(item) -> bool:
         return False
 
 
+def _legacy_benchmark(folder: Path) -> tuple[str, ...] | None:
+    """The names a benchmark folder written before manifests (0.3) holds, when it is one."""
+    try:
+        record = json.loads((folder / "benchmark.json").read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != "toponeuro-brainscore-benchmark":
+        return None
+    return ("benchmark.json", "stimuli.csv", "responses.npy", "presentation.csv",
+            "neuroid.csv", "images")
+
+
 def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_images=False,
-                               name=None) -> Path:
+                               name=None, *, overwrite: bool = False) -> Path:
     """Write a StimulusSet and BrainResponses as files Brain-Score's classes load.
 
     Files: ``stimuli.csv`` (``stimulus_id``, ``category``, ``filename`` + metadata) with
@@ -136,6 +149,10 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
         absolute path; images that are not files are always written).
     name : str, optional
         The Brain-Score StimulusSet identifier (default ``toponeuro.<stimuli.name>``).
+    overwrite : bool
+        Replace an earlier benchmark folder at ``out_dir`` (only what toponeuro wrote there,
+        unchanged: the folder is written by :func:`toponeuro._output_folder.output_folder`;
+        a folder holding other files is never written into).
 
     Returns
     -------
@@ -159,14 +176,12 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
     ...                     coords={"stimulus_id": ("stimulus", ["b", "a"]),
     ...                             "roi": ("voxel", ["FFA", "PPA"])})
     >>> folder = write_brainscore_benchmark(stimuli, resp, tmp)
-    >>> sorted(p.name for p in folder.iterdir())
+    >>> sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
     ['benchmark.json', 'images', 'neuroid.csv', 'presentation.csv', 'responses.npy', 'stimuli.csv']
     >>> read_brainscore_benchmark(folder)[1]["region"].values.tolist()
     ['IT', 'IT']
     """
     responses = _check_responses(responses)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
 
     ids = np.asarray(stimuli.ids).astype(str)
     resp_ids = np.asarray(responses[D.STIMULUS_ID].values).astype(str)
@@ -187,65 +202,69 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
                 "is no 'repetition' coord; add one to mark the repeats."
             )
 
-    # stimuli.csv (+ images/)
-    items = list(stimuli.items)
-    filenames = []
-    images_dir = out / "images"
-    for i, item in enumerate(items):
-        if _is_file(item) and not copy_images:
-            filenames.append(str(Path(item).resolve()))
-            continue
-        images_dir.mkdir(exist_ok=True)
-        image = stimuli.get(i) if hasattr(stimuli, "get") else None
-        if image is None:
-            from ..stimuli import read_image
+    region_of_voxels = _regions_of(responses, regions)  # checked before anything is written
+    with output_folder(out_dir, overwrite=overwrite, kind="brainscore-benchmark",
+                       param="out_dir", legacy=_legacy_benchmark) as folder:
+        out = folder.path
+        # stimuli.csv (+ images/)
+        items = list(stimuli.items)
+        filenames = []
+        images_dir = out / "images"
+        for i, item in enumerate(items):
+            if _is_file(item) and not copy_images:
+                filenames.append(str(Path(item).resolve()))
+                continue
+            images_dir.mkdir(exist_ok=True)
+            image = stimuli.get(i) if hasattr(stimuli, "get") else None
+            if image is None:
+                from ..stimuli import read_image
 
-            image = read_image(item)
-        target = images_dir / f"{i:06d}.png"
-        image.convert("RGB").save(target)
-        filenames.append(str(target.relative_to(out)))
-    meta = getattr(stimuli, "metadata", None)
-    table = pd.DataFrame(meta).reset_index(drop=True).copy() if meta is not None else pd.DataFrame()
-    table[D.STIMULUS_ID] = ids
-    cats = getattr(stimuli, "categories", None)
-    if cats is not None:
-        table[D.CATEGORY] = np.asarray(cats).astype(str)
-    table["filename"] = filenames
-    first = [c for c in (D.STIMULUS_ID, D.CATEGORY, "filename") if c in table.columns]
-    table = table[first + [c for c in table.columns if c not in first]]
-    for col in table.columns:  # old pandas on the other side: keep plain scalars only
-        if table[col].dtype == object or str(table[col].dtype).startswith(("string", "str")):
-            table[col] = table[col].astype(str)
-    table.to_csv(out / "stimuli.csv", index=False)
+                image = read_image(item)
+            target = images_dir / f"{i:06d}.png"
+            image.convert("RGB").save(target)
+            filenames.append(str(target.relative_to(out)))
+        meta = getattr(stimuli, "metadata", None)
+        table = pd.DataFrame(meta).reset_index(drop=True).copy() if meta is not None else pd.DataFrame()
+        table[D.STIMULUS_ID] = ids
+        cats = getattr(stimuli, "categories", None)
+        if cats is not None:
+            table[D.CATEGORY] = np.asarray(cats).astype(str)
+        table["filename"] = filenames
+        first = [c for c in (D.STIMULUS_ID, D.CATEGORY, "filename") if c in table.columns]
+        table = table[first + [c for c in table.columns if c not in first]]
+        for col in table.columns:  # old pandas on the other side: keep plain scalars only
+            if table[col].dtype == object or str(table[col].dtype).startswith(("string", "str")):
+                table[col] = table[col].astype(str)
+        table.to_csv(out / "stimuli.csv", index=False)
 
-    # responses.npy, presentation.csv, neuroid.csv
-    np.save(out / "responses.npy", np.asarray(responses.values, dtype=np.float64))
-    pres = pd.DataFrame({D.STIMULUS_ID: resp_ids})
-    if has_reps:
-        pres[D.REPETITION] = np.asarray(responses[D.REPETITION].values).astype(int)
-    pres.to_csv(out / "presentation.csv", index=False)
-    neuroid = pd.DataFrame({"neuroid_id": [f"voxel{i}" for i in range(responses.sizes[D.VOXEL])]})
-    for coord in _VOXEL_COORDS:
-        if coord in responses.coords and responses[coord].dims == (D.VOXEL,):
-            neuroid[coord] = np.asarray(responses[coord].values)
-    neuroid["region"] = _regions_of(responses, regions)
-    neuroid.to_csv(out / "neuroid.csv", index=False)
+        # responses.npy, presentation.csv, neuroid.csv
+        np.save(out / "responses.npy", np.asarray(responses.values, dtype=np.float64))
+        pres = pd.DataFrame({D.STIMULUS_ID: resp_ids})
+        if has_reps:
+            pres[D.REPETITION] = np.asarray(responses[D.REPETITION].values).astype(int)
+        pres.to_csv(out / "presentation.csv", index=False)
+        neuroid = pd.DataFrame({"neuroid_id": [f"voxel{i}" for i in range(responses.sizes[D.VOXEL])]})
+        for coord in _VOXEL_COORDS:
+            if coord in responses.coords and responses[coord].dims == (D.VOXEL,):
+                neuroid[coord] = np.asarray(responses[coord].values)
+        neuroid["region"] = region_of_voxels
+        neuroid.to_csv(out / "neuroid.csv", index=False)
 
-    n_reps = int(pd.Series(resp_ids).value_counts().min()) if has_reps else 1
-    manifest = {
-        "format": "toponeuro-brainscore-benchmark",
-        "format_version": FORMAT_VERSION,
-        "stimulus_set_identifier": name or f"toponeuro.{getattr(stimuli, 'name', None) or 'stimuli'}",
-        "n_stimuli": int(len(ids)),
-        "n_presentations": int(responses.sizes[D.STIMULUS]),
-        "n_neuroids": int(responses.sizes[D.VOXEL]),
-        "regions": sorted(set(neuroid["region"])),
-        "min_repetitions": n_reps,
-        "files": {"stimuli": "stimuli.csv", "responses": "responses.npy",
-                  "presentation": "presentation.csv", "neuroid": "neuroid.csv"},
-    }
-    (out / "benchmark.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    return out
+        n_reps = int(pd.Series(resp_ids).value_counts().min()) if has_reps else 1
+        manifest = {
+            "format": "toponeuro-brainscore-benchmark",
+            "format_version": FORMAT_VERSION,
+            "stimulus_set_identifier": name or f"toponeuro.{getattr(stimuli, 'name', None) or 'stimuli'}",
+            "n_stimuli": int(len(ids)),
+            "n_presentations": int(responses.sizes[D.STIMULUS]),
+            "n_neuroids": int(responses.sizes[D.VOXEL]),
+            "regions": sorted(set(neuroid["region"])),
+            "min_repetitions": n_reps,
+            "files": {"stimuli": "stimuli.csv", "responses": "responses.npy",
+                      "presentation": "presentation.csv", "neuroid": "neuroid.csv"},
+        }
+        (out / "benchmark.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return Path(out_dir)
 
 
 def read_brainscore_benchmark(folder):

@@ -242,7 +242,7 @@ def score_with_brainscore(
         if stimuli is None or responses is None:
             raise InputTypeError("Give stimuli and responses, or benchmark= (a folder of files).")
         benchmark = write_brainscore_benchmark(stimuli, responses, work / "benchmark",
-                                               regions=regions)
+                                               regions=regions, overwrite=True)
     if install:
         install_plugin(path, python=python)
     out = work / "result.json"

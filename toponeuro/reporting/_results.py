@@ -452,6 +452,23 @@ def headline_summary(layer: str, hemispheres, arrangement: dict) -> dict:
     }
 
 
+def _arrangement_verdict(a: dict, alpha: float) -> str:
+    """The words for one arrangement test: a match, no evidence, or (draws that cannot reach
+    ``alpha``, or no test) no finding at all."""
+    from ..analysis import can_reject, too_few_draws_text
+
+    p = a.get("p_value")
+    if p is None or not np.isfinite(p):
+        return "not tested"
+    if p <= alpha:
+        return "the arrangement matches beyond both nulls"
+    n = a.get("n_permutations")
+    draws = [int(v) for v in n.values() if v is not None] if isinstance(n, dict) else []
+    if draws and not can_reject(min(draws), alpha):  # p is the larger of the two nulls' p
+        return too_few_draws_text(min(draws), alpha)
+    return "not distinguishable from chance arrangements"
+
+
 def headline_parts(summary: dict) -> dict:
     """The headline in plain words: ``question``, one ``answer`` per hemisphere and the
     ``rule`` that chose the layer (the report's first screen and the terminal print it).
@@ -487,11 +504,9 @@ def headline_parts(summary: dict) -> dict:
             answers[h] = (f"undefined: {n} domain{'s' if n != 1 else ''} mapped on both sides, "
                           "and a rank correlation of centre distances needs 3")
             continue
-        beat = a["p_value"] is not None and a["p_value"] <= alpha
         text = (f"Spearman ρ = {a['spearman']:+.2f} between the {a['n_pairs']} centre "
                 f"distances on the sheet and on the cortex, {a.get('p_text') or arrangement_p_text(a)}: "
-                + ("the arrangement matches beyond both nulls" if beat else
-                   "not distinguishable from chance arrangements") + ".")
+                + _arrangement_verdict(a, alpha) + ".")
         if a["n_pairs"] == 3:
             text += (" With 3 distances ρ can only be −1, −0.5, +0.5 or +1: it says whether "
                      "the three are ranked alike, and if they were ranked at random ρ = +1 "

@@ -19,7 +19,7 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from .._docs import fill_doc
-from .._output import atomic_file, save_torch, write_text
+from .._output import atomic_file, refuse_link, save_torch, write_text
 from .._version import __version__
 from ..exceptions import (
     CheckpointError,
@@ -359,6 +359,8 @@ def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool,
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputPathError(f"out_dir={out_dir} is a file; give a folder for the run.")
+    for sub in sorted({pattern.split("/")[0] for pattern in layout.written if "/" in pattern}):
+        refuse_link(out_dir / sub, "the run's folder of checkpoints")  # else cleared through
     existing = layout.checkpoints(out_dir) if out_dir.is_dir() else []
     recorded = _recorded_identity(out_dir, existing, layout) if out_dir.is_dir() else None
     if recorded is not None:

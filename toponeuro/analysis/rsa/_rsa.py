@@ -415,6 +415,27 @@ def _id_index(ids, what):
                         coords={D.STIMULUS_ID: (D.STIMULUS, np.asarray(ids))}, name=what)
 
 
+def is_rsatoolbox_rdms(r) -> bool:
+    """``r`` is an rsatoolbox ``RDMs`` (checked by its interface: rsatoolbox is optional)."""
+    return hasattr(r, "get_vectors") and hasattr(r, "pattern_descriptors")
+
+
+def _one_rdm(r, what):
+    """``r``, or the labelled RDM of an rsatoolbox ``RDMs`` holding one (its ids from the
+    ``stimulus_id`` pattern descriptor; without one it is plain)."""
+    if not is_rsatoolbox_rdms(r):
+        return r
+    if r.n_rdm != 1:
+        raise DimensionError(
+            f"The {what} is an rsatoolbox RDMs holding {r.n_rdm} RDMs where one is compared; "
+            "pass its RDMs one at a time, or all as a list "
+            "(toponeuro.analysis.from_rsatoolbox_rdms(rdms))."
+        )
+    from ._rsa_convert import from_rsatoolbox_rdms
+
+    return from_rsatoolbox_rdms(r)[0]
+
+
 def align_rdms(rdms, names=None):
     """Condensed float64 vectors of ``rdms``, labelled ones reordered to the first's ids.
 
@@ -425,6 +446,7 @@ def align_rdms(rdms, names=None):
     ``ids`` are those of the first labelled RDM (or ``None``).
     """
     names = names or [f"RDM {i}" for i in range(len(rdms))]
+    rdms = [_one_rdm(r, nm) for r, nm in zip(rdms, names)]
     vecs = [as_condensed(r, nm) for r, nm in zip(rdms, names)]
     ids = [rdm_stimulus_ids(r, nm) for r, nm in zip(rdms, names)]
     sizes = {n_from_condensed(len(v)) for v in vecs}

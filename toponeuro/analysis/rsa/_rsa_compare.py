@@ -19,7 +19,7 @@ from ..._metrics import pearson_r, rankdata
 from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
-from ._rsa import _square, align_rdms
+from ._rsa import _square, align_rdms, is_rsatoolbox_rdms
 
 __all__ = [
     "compare_rdms",
@@ -187,7 +187,8 @@ def compare_rdms(a, b, method: str = "spearman") -> float:
         RDMs from :func:`~toponeuro.analysis.rdm` carry their stimulus ids, and ``b`` is
         reordered to ``a``'s ids (exact join: different sets of ids raise
         :class:`~toponeuro.exceptions.AlignmentError`). Plain arrays are taken to describe
-        the same stimuli in the same order.
+        the same stimuli in the same order. An rsatoolbox ``RDMs`` holding one RDM is
+        joined by its ``stimulus_id`` pattern descriptor (plain without one).
     method : str
         ``"spearman"``, ``"pearson"``, ``"kendall_tau_a"``, ``"kendall_tau_b"``, ``"rho_a"``,
         ``"cosine"``, ``"corr_cov"`` or ``"cosine_cov"``, as in rsatoolbox 0.3.2, whose own
@@ -311,6 +312,10 @@ def bootstrap_compare_rdms(
 
 def _rdm_stack(rdms):
     """``(vectors (n_subjects, n_pairs), ids)`` of a stack or list of RDMs, aligned by id."""
+    if is_rsatoolbox_rdms(rdms):  # its RDMs, each labelled by the stimulus_id descriptor
+        from ._rsa_convert import from_rsatoolbox_rdms
+
+        rdms = from_rsatoolbox_rdms(rdms)
     if isinstance(rdms, xr.DataArray) and rdms.ndim == 2 and not _looks_square(rdms.values):
         ids = rdms.attrs.get("stimulus_id")
         return np.asarray(rdms.values, dtype=np.float64), ids

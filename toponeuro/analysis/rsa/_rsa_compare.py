@@ -15,10 +15,17 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
+from ... import _dims as D
 from ..._metrics import pearson_r, rankdata
 from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
 from ..._typing import RandomState
-from ...exceptions import InvalidDataError, UndefinedValueWarning, UnknownNameError, close_matches
+from ...exceptions import (
+    AlignmentError,
+    InvalidDataError,
+    UndefinedValueWarning,
+    UnknownNameError,
+    close_matches,
+)
 from ._rsa import _square, align_rdms, is_rsatoolbox_rdms
 
 __all__ = [
@@ -317,12 +324,28 @@ def _rdm_stack(rdms):
 
         rdms = from_rsatoolbox_rdms(rdms)
     if isinstance(rdms, xr.DataArray) and rdms.ndim == 2 and not _looks_square(rdms.values):
-        ids = rdms.attrs.get("stimulus_id")
-        return np.asarray(rdms.values, dtype=np.float64), ids
+        if rdms.attrs.get(D.STIMULUS_ID) is not None:
+            raise AlignmentError(
+                "A DataArray of condensed RDMs (one per row) carries a single "
+                "attrs['stimulus_id'] for every row, and xr.concat keeps only the first RDM's "
+                "attrs, so rows in another stimulus order cannot be told apart. Pass the RDMs "
+                "as a list (each joined by its own ids), or np.asarray(rdms) when every row "
+                "has one stimulus order."
+            )
+        return np.asarray(rdms.values, dtype=np.float64), None
     if isinstance(rdms, np.ndarray) and rdms.ndim == 2 and not _looks_square(rdms):
         return np.asarray(rdms, dtype=np.float64), None
-    if isinstance(rdms, (np.ndarray, xr.DataArray)) and rdms.ndim == 3:
-        rdms = list(np.asarray(rdms))
+    if isinstance(rdms, xr.DataArray) and rdms.ndim == 3:
+        # square RDMs stacked along a third dim (xr.concat keeps each one's ids there as a
+        # 2-D stimulus_id coord): each slice is a labelled RDM, joined by its own ids
+        stack = [d for d in rdms.dims if d not in (D.STIMULUS, D.STIMULUS_B)]
+        if len(stack) == 1:
+            rdms = [rdms.isel({stack[0]: i}).transpose(D.STIMULUS, D.STIMULUS_B)
+                    for i in range(rdms.sizes[stack[0]])]
+        else:
+            rdms = list(np.asarray(rdms))
+    if isinstance(rdms, np.ndarray) and rdms.ndim == 3:
+        rdms = list(rdms)
     if isinstance(rdms, (np.ndarray, xr.DataArray)) and rdms.ndim < 3:
         rdms = [rdms]  # one RDM (condensed, or square): one subject
     vecs, ids = align_rdms(list(rdms), [f"RDM {i}" for i in range(len(rdms))])

@@ -87,9 +87,12 @@ def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
     if one:
         V, ids = as_condensed(rdms)[None], rdm_stimulus_ids(rdms)
         metric = metric if metric is not None else rdms.attrs.get("metric")
-    elif isinstance(rdms, (list, tuple)) and rdms and isinstance(rdms[0], xr.DataArray):
+    elif isinstance(rdms, xr.DataArray) or (
+        isinstance(rdms, (list, tuple)) and rdms and isinstance(rdms[0], xr.DataArray)
+    ):  # a stack or list of labelled RDMs: each joined by its own ids
         V, ids = _rdm_stack(rdms)
-        metric = metric if metric is not None else rdms[0].attrs.get("metric")
+        first = rdms if isinstance(rdms, xr.DataArray) else rdms[0]
+        metric = metric if metric is not None else first.attrs.get("metric")
     else:
         arr = np.asarray(rdms.values if isinstance(rdms, xr.DataArray) else rdms,
                          dtype=np.float64)

@@ -159,6 +159,13 @@ class _Reader:
                 p = Path(tmp) / "map.dscalar.nii"
                 nib.save(spec, str(p))
                 f = read_surface_file(p, what=f"cortex_maps[{domain!r}] CIFTI image")
+            if f.labels is not None:  # a .dlabel.nii: region keys, not values
+                raise InvalidDataError(
+                    f"cortex_maps[{domain!r}]: this Cifti2Image is a label file (region ids, "
+                    "not a map to compare). Give its file with the regions of this domain "
+                    "named, 'PATH#NAME' (see toponeuro.atlases.load_cortex_maps), or the 0/1 "
+                    "map of those regions."
+                )
             for h, vals in f.data.items():
                 self._surface(domain, h, vals, f"{domain!r} (CIFTI image, {h} hemisphere)")
             self.files[domain] = {h: {"object": "Cifti2Image"} for h in f.data}

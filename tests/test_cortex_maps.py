@@ -276,6 +276,45 @@ def test_maps_on_two_meshes_and_unknown_sizes_are_refused_naming_the_fix(tmp_pat
         load_surface_betas(rng.normal(size=(N_LR, 1)), None, ["a"], roi="faces")
 
 
+def _cli_error(argv, capsys, monkeypatch):
+    """``toponeuro map ARGV``'s stderr; the model must never be loaded (maps fail first)."""
+    import toponeuro.training
+    from toponeuro.cli import main
+
+    def never(*a, **k):
+        raise AssertionError("the model was loaded before the cortex maps were checked")
+
+    monkeypatch.setattr(toponeuro.training, "load_model", never)
+    rc = main(["map", *argv, "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if "error" in ln]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_parcellated_cifti_is_a_typed_error_not_read_as_a_volume(tmp_path, capsys,
+                                                                   monkeypatch):
+    """Before: a .pscalar.nii (its name ends in .nii) was taken for an MNI volume and failed
+    in the projection with AttributeError ('Cifti2Image' object has no attribute 'affine'), a
+    traceback from the CLI."""
+    from toponeuro._meshes import medial_wall
+
+    keep = ~medial_wall("fs_LR_32k", "left")
+    models = nib.cifti2.BrainModelAxis.from_mask(keep, name="CortexLeft")
+    parcels = nib.cifti2.ParcelsAxis.from_brain_models([("FFA", models[:100]),
+                                                        ("PPA", models[100:200])])
+    path = tmp_path / "faces.pscalar.nii"
+    nib.save(nib.cifti2.Cifti2Image(np.array([[3.0, 1.0]], np.float32),
+                                    header=(nib.cifti2.ScalarAxis(["faces"]), parcels)), path)
+    with pytest.raises(InvalidDataError, match=r"'faces.pscalar.nii' is a CIFTI-2 file but "
+                                               r"not a dense map.*\.dscalar\.nii"):
+        load_cortex_maps({"faces": str(path)})
+    line = _cli_error(["--stimuli", str(tmp_path), "--cortex-maps", f"faces={path}",
+                       "--out", str(tmp_path / "o")], capsys, monkeypatch)
+    assert "not a dense map" in line
+
+
 def test_a_missing_file_is_reported_before_the_model_is_loaded(tmp_path, monkeypatch):
     import toponeuro.training
     from toponeuro.reporting import run_map

@@ -592,6 +592,13 @@ def _volume_regions(img, regions, domain: str):
 
     if isinstance(img, Path):
         path, img = img, nib.load(str(img))
+        if isinstance(img, nib.cifti2.Cifti2Image):  # .pscalar.nii, .dconn.nii, ...
+            raise InvalidDataError(
+                f"cortex_maps[{domain!r}]: {path.name!r} is a CIFTI-2 file but not a dense "
+                "map (.dscalar.nii, .dtseries.nii, .dlabel.nii), nor an MNI volume: a "
+                "parcellated CIFTI has one value per parcel, not per vertex. Give the dense "
+                ".dscalar.nii (one value per fs_LR vertex) or its GIFTI file per hemisphere."
+            )
     else:
         path = "the volume"
     data = np.asarray(img.dataobj, dtype=float)

@@ -293,6 +293,26 @@ def _cli_error(argv, capsys, monkeypatch):
     return lines[0]
 
 
+def test_a_hemisphere_without_a_map_names_the_hemispheres_that_have_one(tmp_path, capsys,
+                                                                        monkeypatch):
+    """Before: asking for the right hemisphere of a left-only map said "leave it out with
+    hemispheres=[]" (--hemispheres with nothing: no fix), and a hemisphere whose only map was
+    constant said "no map covers" it, as if none were given. Now the fix names the
+    hemispheres that have a map, and a constant map is named as the reason."""
+    lh = _gii(tmp_path / "lh.faces.gii", _blob("left", _face_vertex("left")))
+    with pytest.raises(InvalidDataError,
+                       match=r"no map covers the right hemisphere.*hemispheres=\['left'\]"):
+        load_cortex_maps({"faces": lh}, hemispheres=["right"])
+    with pytest.warns(UndefinedValueWarning, match="constant"):
+        with pytest.raises(InvalidDataError, match=r"left hemisphere: its only map \('faces'\) "
+                                                   r"is constant") as err:
+            load_cortex_maps({"faces": {"left": np.full(10242, 2.0)}})
+    assert "hemispheres=[]" not in str(err.value)
+    line = _cli_error(["--stimuli", str(tmp_path), "--hemispheres", "right", "--cortex-maps",
+                       f"faces={lh}", "--out", str(tmp_path / "o")], capsys, monkeypatch)
+    assert line.endswith("or leave it out with --hemispheres left."), line
+
+
 def test_a_parcellated_cifti_is_a_typed_error_not_read_as_a_volume(tmp_path, capsys,
                                                                    monkeypatch):
     """Before: a .pscalar.nii (its name ends in .nii) was taken for an MNI volume and failed

@@ -518,9 +518,17 @@ def _assemble(reader, hemis, mesh, params, surface, neighbours) -> dict[str, Cor
     out: dict[str, CortexMaps] = {}
     for h in hemis:
         if not per_hemi[h]:
+            # the fix names the hemispheres that have a map left (not those asked for)
+            usable = [x for x in HEMIS if x != h and (per_hemi.get(x) or (
+                x not in per_hemi and any(hh == x for _, hh in reader.values)))]
+            constant = [d for d, hs in left_out.items() if h in hs]
+            why = (f": its only map{'s' if len(constant) > 1 else ''} "
+                   f"({', '.join(map(repr, constant))}) {'are' if len(constant) > 1 else 'is'}"
+                   " constant, left out (check the file holds the statistic)"
+                   if constant else "; give its file (LH:RH)")
             raise InvalidDataError(
-                f"cortex_maps: no map covers the {h} hemisphere; give its file (LH:RH) or "
-                f"leave it out with hemispheres={[x for x in hemis if x != h]}."
+                f"cortex_maps: no map covers the {h} hemisphere{why}"
+                + (f", or leave it out with hemispheres={usable}." if usable else ".")
             )
         pos = vertex_coordinates(surface, h, mesh=mesh)
         source = {"maps": reader.files, "representation": "values", "mesh": mesh,

@@ -269,6 +269,11 @@ def test_maps_on_two_meshes_and_unknown_sizes_are_refused_naming_the_fix(tmp_pat
     with pytest.raises(DimensionError, match="both hemispheres"):
         load_cortex_maps({"faces": (_gii(tmp_path / "lh.x.gii", rng.normal(size=2 * N_LR)),
                                     _gii(tmp_path / "rh.x.gii", rng.normal(size=N_LR)))})
+    # before: "the maps lie on different meshes (fs_LR_32k: faces (left))", one mesh, and
+    # mesh= unnamed
+    with pytest.raises(MeshMismatchError, match=r"mesh='fsaverage5' was asked, but the maps "
+                                                r"lie on fs_LR_32k.*Leave mesh= out"):
+        load_cortex_maps({"faces": {"left": rng.normal(size=N_LR)}}, mesh="fsaverage5")
     cm = load_cortex_maps({"faces": {"left": rng.normal(size=N_LR)}})
     with pytest.raises(MeshMismatchError, match="visfAtlas.*fsaverage5.*fs_LR_32k"):
         require_mesh(cm, "fsaverage5", "The visfAtlas ROIs")

@@ -297,8 +297,17 @@ class _Reader:
     def mesh(self, wanted: str | None) -> str:
         """The one mesh every surface map is compared on (volumes follow it)."""
         target = {m: ("fsaverage5" if MESHES[m].nested else m) for m in set(self.meshes.values())}
+        found = set(target.values())
         if wanted is not None:
             target.setdefault(wanted, wanted)
+            if len(found) == 1 and wanted not in found:  # maps agree, but not with mesh=
+                raise MeshMismatchError(
+                    f"cortex_maps: mesh={wanted!r} was asked, but the maps lie on "
+                    f"{found.pop()}; toponeuro compares maps on their own mesh and does not "
+                    "resample between meshes. Leave mesh= out (the maps' own mesh), or "
+                    "resample the maps (wb_command -metric-resample with the HCP fs_LR <-> "
+                    "fsaverage registration spheres)."
+                )
         if len(set(target.values())) > 1:
             by = {}
             for (d, h), m in self.meshes.items():

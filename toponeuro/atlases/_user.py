@@ -159,6 +159,13 @@ class _Reader:
                 p = Path(tmp) / "map.dscalar.nii"
                 nib.save(spec, str(p))
                 f = read_surface_file(p, what=f"cortex_maps[{domain!r}] CIFTI image")
+            if f.labels is not None:  # a .dlabel.nii: region keys, not values
+                raise InvalidDataError(
+                    f"cortex_maps[{domain!r}]: this Cifti2Image is a label file (region ids, "
+                    "not a map to compare). Give its file with the regions of this domain "
+                    "named, 'PATH#NAME' (see toponeuro.atlases.load_cortex_maps), or the 0/1 "
+                    "map of those regions."
+                )
             for h, vals in f.data.items():
                 self._surface(domain, h, vals, f"{domain!r} (CIFTI image, {h} hemisphere)")
             self.files[domain] = {h: {"object": "Cifti2Image"} for h in f.data}
@@ -290,8 +297,17 @@ class _Reader:
     def mesh(self, wanted: str | None) -> str:
         """The one mesh every surface map is compared on (volumes follow it)."""
         target = {m: ("fsaverage5" if MESHES[m].nested else m) for m in set(self.meshes.values())}
+        found = set(target.values())
         if wanted is not None:
             target.setdefault(wanted, wanted)
+            if len(found) == 1 and wanted not in found:  # maps agree, but not with mesh=
+                raise MeshMismatchError(
+                    f"cortex_maps: mesh={wanted!r} was asked, but the maps lie on "
+                    f"{found.pop()}; toponeuro compares maps on their own mesh and does not "
+                    "resample between meshes. Leave mesh= out (the maps' own mesh), or "
+                    "resample the maps (wb_command -metric-resample with the HCP fs_LR <-> "
+                    "fsaverage registration spheres)."
+                )
         if len(set(target.values())) > 1:
             by = {}
             for (d, h), m in self.meshes.items():
@@ -511,9 +527,17 @@ def _assemble(reader, hemis, mesh, params, surface, neighbours) -> dict[str, Cor
     out: dict[str, CortexMaps] = {}
     for h in hemis:
         if not per_hemi[h]:
+            # the fix names the hemispheres that have a map left (not those asked for)
+            usable = [x for x in HEMIS if x != h and (per_hemi.get(x) or (
+                x not in per_hemi and any(hh == x for _, hh in reader.values)))]
+            constant = [d for d, hs in left_out.items() if h in hs]
+            why = (f": its only map{'s' if len(constant) > 1 else ''} "
+                   f"({', '.join(map(repr, constant))}) {'are' if len(constant) > 1 else 'is'}"
+                   " constant, left out (check the file holds the statistic)"
+                   if constant else "; give its file (LH:RH)")
             raise InvalidDataError(
-                f"cortex_maps: no map covers the {h} hemisphere; give its file (LH:RH) or "
-                f"leave it out with hemispheres={[x for x in hemis if x != h]}."
+                f"cortex_maps: no map covers the {h} hemisphere{why}"
+                + (f", or leave it out with hemispheres={usable}." if usable else ".")
             )
         pos = vertex_coordinates(surface, h, mesh=mesh)
         source = {"maps": reader.files, "representation": "values", "mesh": mesh,
@@ -585,6 +609,13 @@ def _volume_regions(img, regions, domain: str):
 
     if isinstance(img, Path):
         path, img = img, nib.load(str(img))
+        if isinstance(img, nib.cifti2.Cifti2Image):  # .pscalar.nii, .dconn.nii, ...
+            raise InvalidDataError(
+                f"cortex_maps[{domain!r}]: {path.name!r} is a CIFTI-2 file but not a dense "
+                "map (.dscalar.nii, .dtseries.nii, .dlabel.nii), nor an MNI volume: a "
+                "parcellated CIFTI has one value per parcel, not per vertex. Give the dense "
+                ".dscalar.nii (one value per fs_LR vertex) or its GIFTI file per hemisphere."
+            )
     else:
         path = "the volume"
     data = np.asarray(img.dataobj, dtype=float)

@@ -159,6 +159,13 @@ def test_cifti_nibabel_image_and_spin_test_on_the_fslr_sphere(tmp_path):
     img = nib.load(_cifti(tmp_path / "a.dscalar.nii", blob, blob))
     noisy = blob + np.random.default_rng(1).normal(0, .2, N_LR)
     cm = load_cortex_maps({"a": img, "b": {"left": noisy}}, hemispheres=["left"])
+    # a hemisphere named twice (--hemispheres left left) is one hemisphere, said once
+    twice = load_cortex_maps({"a": img, "b": {"left": noisy}}, hemispheres=["left", "lh"])
+    assert list(twice) == list(cm) == ["left"]
+    assert twice["left"].source["hemispheres"] == ["left"]
+    from toponeuro.atlases import cortex_maps, load_visfatlas
+    atlas = cortex_maps(load_visfatlas("fsaverage5"), ["faces"], hemispheres=["left", "lh"])
+    assert list(atlas) == ["left"] and atlas["left"].source["hemispheres"] == ["left"]
     t = topography_table(cm, threshold=2.0, min_units=10, smooth_sigma=0, n_permutations=0,
                          similarity_permutations=19, random_state=0, pairs=[("a", "b")])
     res = t.similarities["left", "a-b"]

@@ -256,9 +256,9 @@ def cortex_maps(
         if d not in atlas.domains:
             raise UnknownNameError(f"{atlas.name} has no domain {d!r}; "
                                    f"{close_matches(d, atlas.domains)}")
+    hemispheres = list(dict.fromkeys(hemi_name(h) for h in hemispheres))  # each once
     out: dict[str, CortexMaps] = {}
     for h in hemispheres:
-        h = hemi_name(h)
         present = set(atlas.labels.loc[atlas.labels.hemisphere == h, "domain"])
         side = atlas.hemi == h
         pos = vertex_coordinates(surface, h)
@@ -277,7 +277,7 @@ def cortex_maps(
             neighbours=neighbours,
             representation=representation,
             source={"atlas": atlas.name, "representation": representation,
-                    "hemispheres": [hemi_name(x) for x in hemispheres],
+                    "hemispheres": hemispheres,
                     **({"scale_mm": float(scale_mm), "distance": f"geodesic ({GEODESIC_SURFACE})"}
                        if representation == "proximity" else {})},
         )

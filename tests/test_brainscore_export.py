@@ -488,3 +488,53 @@ def test_toponeuro_checkpoint_loader_strips_every_wrapper_prefix(tmp_path):
     torch.save({"module.w": torch.ones(1), "_orig_mod.w": torch.ones(1)}, path)
     with pytest.raises(E.CheckpointError, match="'w'"):
         load_checkpoint(path)
+
+
+# -- what score writes: --json, work_dir -------------------------------------------------------
+SCORES = [{"region": "IT", "metric": "rdm", "layer": "layer4.0.conv2", "n_neuroids": 2,
+           "raw": 0.5, "raw_error": None, "ceiling": None, "score": None,
+           "stratified_by": None}]
+
+
+def _score_cli(tmp_path, monkeypatch, capsys, *extra):
+    """``brainscore score`` with the Brain-Score run replaced by a stand-in table."""
+    import pandas as pd
+
+    from toponeuro import brainscore
+
+    monkeypatch.setattr(brainscore, "score_with_brainscore",
+                        lambda *a, **k: pd.DataFrame(SCORES))
+    for name in ("plugin", "bench"):
+        (tmp_path / name).mkdir(exist_ok=True)
+    rc = cli_main(["brainscore", "score", "--plugin", str(tmp_path / "plugin"), "--benchmark",
+                   str(tmp_path / "bench"), "--no-toponeuro", *extra])
+    return rc, capsys.readouterr().err
+
+
+def test_cli_score_json_never_replaces_a_users_file(tmp_path, monkeypatch, capsys):
+    # before: table.to_json(--json) replaced any file at that path (even without a flag) and
+    # wrote through a link there into its target
+    mine = tmp_path / "scores.json"
+    mine.write_text("my notes")
+    for extra in ((), ("--overwrite",)):
+        rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(mine), *extra)
+        assert rc == 1 and mine.read_text() == "my notes"
+        assert "--json" in err and "not written by toponeuro" in err and "json=" not in err
+        assert len(err.strip().splitlines()) == 1
+    target = tmp_path / "precious.txt"
+    target.write_text("mine")
+    (tmp_path / "link.json").symlink_to(target)
+    rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(tmp_path / "link.json"),
+                         "--overwrite")
+    assert rc == 1 and target.read_text() == "mine"
+    (tmp_path / "nowhere.json").symlink_to(tmp_path / "absent" / "x.json")
+    rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(tmp_path / "nowhere.json"))
+    assert rc == 1 and not (tmp_path / "absent").exists()
+    fresh = tmp_path / "out" / "scores.json"
+    fresh.parent.mkdir()
+    assert _score_cli(tmp_path, monkeypatch, capsys, "--json", str(fresh))[0] == 0
+    assert json.loads(fresh.read_text())[0]["metric"] == "rdm"
+    rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(fresh))
+    assert rc == 1 and "--overwrite" in err  # its own file: replaced only when asked
+    assert _score_cli(tmp_path, monkeypatch, capsys, "--json", str(fresh), "--overwrite")[0] == 0
+    assert sorted(p.name for p in fresh.parent.iterdir()) == ["scores.json"]  # no temp left

@@ -538,3 +538,80 @@ def test_cli_score_json_never_replaces_a_users_file(tmp_path, monkeypatch, capsy
     assert rc == 1 and "--overwrite" in err  # its own file: replaced only when asked
     assert _score_cli(tmp_path, monkeypatch, capsys, "--json", str(fresh), "--overwrite")[0] == 0
     assert sorted(p.name for p in fresh.parent.iterdir()) == ["scores.json"]  # no temp left
+
+
+def _plugin_folder(tmp_path):
+    """A plugin folder as far as score_with_brainscore reads it (its toponeuro_export.json)."""
+    plugin = tmp_path / "plugin"
+    plugin.mkdir(exist_ok=True)
+    (plugin / "toponeuro_export.json").write_text(json.dumps(
+        {"modality": "vision", "identifier": "tn_fake", "region_layer_map": {"IT": "fc"}}))
+    (tmp_path / "bench").mkdir(exist_ok=True)
+    return plugin
+
+
+def _fake_brainscore(monkeypatch, returncode=0):
+    """A stand-in for the Brain-Score run: writes the runner's result JSON at ``--out`` (or
+    fails with an error output); returns the list of the commands it was given."""
+    from toponeuro.brainscore import _score
+
+    calls = []
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        if returncode == 0:
+            Path(cmd[cmd.index("--out") + 1]).write_text(json.dumps(
+                {"identifier": "tn_fake", "brainscore_vision": "bs", "region_layer_map": {},
+                 "scores": SCORES, "look_at": {}}))
+        return SimpleNamespace(returncode=returncode, stdout="",
+                               stderr="Traceback (most recent call last):\nValueError: boom")
+
+    monkeypatch.setattr(_score.subprocess, "run", run)
+    return calls
+
+
+def test_score_never_replaces_a_users_file_in_work_dir(tmp_path, monkeypatch, capsys):
+    # before: result.json and brainscore_stderr.txt were written into work_dir in place: a
+    # user's file of that name was replaced, and a link there was written through
+    plugin, bench = _plugin_folder(tmp_path), tmp_path / "bench"
+    kw = dict(benchmark=bench, python=sys.executable, metrics=("rdm",), install=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    calls = _fake_brainscore(monkeypatch)
+    (work / "result.json").write_text("my results")
+    with pytest.raises(E.OutputExistsError, match="result.json.*not written by toponeuro"):
+        score_with_brainscore(plugin, work_dir=work, **kw)
+    assert (work / "result.json").read_text() == "my results" and not calls
+    rc = cli_main(["brainscore", "score", "--plugin", str(plugin), "--benchmark", str(bench),
+                   "--python", sys.executable, "--no-toponeuro", "--work-dir", str(work)])
+    err = capsys.readouterr().err
+    assert rc == 1 and "--work-dir" in err and "work_dir=" not in err and not calls
+    secret = tmp_path / "precious.txt"
+    secret.write_text("mine")
+    for name in ("result.json", "brainscore_stderr.txt"):
+        links = tmp_path / f"links_{name}"
+        links.mkdir()
+        (links / name).symlink_to(secret)
+        for code in (0, 1):
+            _fake_brainscore(monkeypatch, code)
+            with pytest.raises(E.UnsafeLinkError, match=name):
+                score_with_brainscore(plugin, work_dir=links, **kw)
+        assert secret.read_text() == "mine" and (links / name).is_symlink()
+    (work / "result.json").unlink()
+    (work / "brainscore_stderr.txt").write_text("my notes")
+    _fake_brainscore(monkeypatch, 1)
+    with pytest.raises(E.OutputExistsError, match="brainscore_stderr.txt"):
+        score_with_brainscore(plugin, work_dir=work, **kw)
+    assert (work / "brainscore_stderr.txt").read_text() == "my notes"
+    # its own files: written, and replaced by the next run in the same work_dir
+    fresh = tmp_path / "fresh"
+    for _ in range(2):
+        _fake_brainscore(monkeypatch, 1)
+        with pytest.raises(E.ExternalCommandError, match="brainscore_stderr.txt"):
+            score_with_brainscore(plugin, work_dir=fresh, **kw)
+        assert "ValueError: boom" in (fresh / "brainscore_stderr.txt").read_text()
+        _fake_brainscore(monkeypatch)
+        table = score_with_brainscore(plugin, work_dir=fresh, **kw)
+        assert table["metric"].tolist() == ["rdm"]
+        assert json.loads((fresh / "result.json").read_text())["identifier"] == "tn_fake"
+    assert sorted(p.name for p in fresh.iterdir()) == ["brainscore_stderr.txt", "result.json"]

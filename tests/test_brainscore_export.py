@@ -488,3 +488,130 @@ def test_toponeuro_checkpoint_loader_strips_every_wrapper_prefix(tmp_path):
     torch.save({"module.w": torch.ones(1), "_orig_mod.w": torch.ones(1)}, path)
     with pytest.raises(E.CheckpointError, match="'w'"):
         load_checkpoint(path)
+
+
+# -- what score writes: --json, work_dir -------------------------------------------------------
+SCORES = [{"region": "IT", "metric": "rdm", "layer": "layer4.0.conv2", "n_neuroids": 2,
+           "raw": 0.5, "raw_error": None, "ceiling": None, "score": None,
+           "stratified_by": None}]
+
+
+def _score_cli(tmp_path, monkeypatch, capsys, *extra):
+    """``brainscore score`` with the Brain-Score run replaced by a stand-in table."""
+    import pandas as pd
+
+    from toponeuro import brainscore
+
+    monkeypatch.setattr(brainscore, "score_with_brainscore",
+                        lambda *a, **k: pd.DataFrame(SCORES))
+    for name in ("plugin", "bench"):
+        (tmp_path / name).mkdir(exist_ok=True)
+    rc = cli_main(["brainscore", "score", "--plugin", str(tmp_path / "plugin"), "--benchmark",
+                   str(tmp_path / "bench"), "--no-toponeuro", *extra])
+    return rc, capsys.readouterr().err
+
+
+def test_cli_score_json_never_replaces_a_users_file(tmp_path, monkeypatch, capsys):
+    # before: table.to_json(--json) replaced any file at that path (even without a flag) and
+    # wrote through a link there into its target
+    mine = tmp_path / "scores.json"
+    mine.write_text("my notes")
+    for extra in ((), ("--overwrite",)):
+        rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(mine), *extra)
+        assert rc == 1 and mine.read_text() == "my notes"
+        assert "--json" in err and "not written by toponeuro" in err and "json=" not in err
+        assert len(err.strip().splitlines()) == 1
+    target = tmp_path / "precious.txt"
+    target.write_text("mine")
+    (tmp_path / "link.json").symlink_to(target)
+    rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(tmp_path / "link.json"),
+                         "--overwrite")
+    assert rc == 1 and target.read_text() == "mine"
+    (tmp_path / "nowhere.json").symlink_to(tmp_path / "absent" / "x.json")
+    rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(tmp_path / "nowhere.json"))
+    assert rc == 1 and not (tmp_path / "absent").exists()
+    fresh = tmp_path / "out" / "scores.json"
+    fresh.parent.mkdir()
+    assert _score_cli(tmp_path, monkeypatch, capsys, "--json", str(fresh))[0] == 0
+    assert json.loads(fresh.read_text())[0]["metric"] == "rdm"
+    rc, err = _score_cli(tmp_path, monkeypatch, capsys, "--json", str(fresh))
+    assert rc == 1 and "--overwrite" in err  # its own file: replaced only when asked
+    assert _score_cli(tmp_path, monkeypatch, capsys, "--json", str(fresh), "--overwrite")[0] == 0
+    assert sorted(p.name for p in fresh.parent.iterdir()) == ["scores.json"]  # no temp left
+
+
+def _plugin_folder(tmp_path):
+    """A plugin folder as far as score_with_brainscore reads it (its toponeuro_export.json)."""
+    plugin = tmp_path / "plugin"
+    plugin.mkdir(exist_ok=True)
+    (plugin / "toponeuro_export.json").write_text(json.dumps(
+        {"modality": "vision", "identifier": "tn_fake", "region_layer_map": {"IT": "fc"}}))
+    (tmp_path / "bench").mkdir(exist_ok=True)
+    return plugin
+
+
+def _fake_brainscore(monkeypatch, returncode=0):
+    """A stand-in for the Brain-Score run: writes the runner's result JSON at ``--out`` (or
+    fails with an error output); returns the list of the commands it was given."""
+    from toponeuro.brainscore import _score
+
+    calls = []
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        if returncode == 0:
+            Path(cmd[cmd.index("--out") + 1]).write_text(json.dumps(
+                {"identifier": "tn_fake", "brainscore_vision": "bs", "region_layer_map": {},
+                 "scores": SCORES, "look_at": {}}))
+        return SimpleNamespace(returncode=returncode, stdout="",
+                               stderr="Traceback (most recent call last):\nValueError: boom")
+
+    monkeypatch.setattr(_score.subprocess, "run", run)
+    return calls
+
+
+def test_score_never_replaces_a_users_file_in_work_dir(tmp_path, monkeypatch, capsys):
+    # before: result.json and brainscore_stderr.txt were written into work_dir in place: a
+    # user's file of that name was replaced, and a link there was written through
+    plugin, bench = _plugin_folder(tmp_path), tmp_path / "bench"
+    kw = dict(benchmark=bench, python=sys.executable, metrics=("rdm",), install=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    calls = _fake_brainscore(monkeypatch)
+    (work / "result.json").write_text("my results")
+    with pytest.raises(E.OutputExistsError, match="result.json.*not written by toponeuro"):
+        score_with_brainscore(plugin, work_dir=work, **kw)
+    assert (work / "result.json").read_text() == "my results" and not calls
+    rc = cli_main(["brainscore", "score", "--plugin", str(plugin), "--benchmark", str(bench),
+                   "--python", sys.executable, "--no-toponeuro", "--work-dir", str(work)])
+    err = capsys.readouterr().err
+    assert rc == 1 and "--work-dir" in err and "work_dir=" not in err and not calls
+    secret = tmp_path / "precious.txt"
+    secret.write_text("mine")
+    for name in ("result.json", "brainscore_stderr.txt"):
+        links = tmp_path / f"links_{name}"
+        links.mkdir()
+        (links / name).symlink_to(secret)
+        for code in (0, 1):
+            _fake_brainscore(monkeypatch, code)
+            with pytest.raises(E.UnsafeLinkError, match=name):
+                score_with_brainscore(plugin, work_dir=links, **kw)
+        assert secret.read_text() == "mine" and (links / name).is_symlink()
+    (work / "result.json").unlink()
+    (work / "brainscore_stderr.txt").write_text("my notes")
+    _fake_brainscore(monkeypatch, 1)
+    with pytest.raises(E.OutputExistsError, match="brainscore_stderr.txt"):
+        score_with_brainscore(plugin, work_dir=work, **kw)
+    assert (work / "brainscore_stderr.txt").read_text() == "my notes"
+    # its own files: written, and replaced by the next run in the same work_dir
+    fresh = tmp_path / "fresh"
+    for _ in range(2):
+        _fake_brainscore(monkeypatch, 1)
+        with pytest.raises(E.ExternalCommandError, match="brainscore_stderr.txt"):
+            score_with_brainscore(plugin, work_dir=fresh, **kw)
+        assert "ValueError: boom" in (fresh / "brainscore_stderr.txt").read_text()
+        _fake_brainscore(monkeypatch)
+        table = score_with_brainscore(plugin, work_dir=fresh, **kw)
+        assert table["metric"].tolist() == ["rdm"]
+        assert json.loads((fresh / "result.json").read_text())["identifier"] == "tn_fake"
+    assert sorted(p.name for p in fresh.iterdir()) == ["brainscore_stderr.txt", "result.json"]

@@ -125,6 +125,14 @@ def test_cli_message_turns_parameters_into_flags():
     assert cli_message("use device='cpu'.", {"device": "--device"}) == "use --device cpu."
     assert cli_message("numbers=[1, 2]", {}).startswith("--images")
     assert cli_message("keep x=1 and a == b", flags) == "keep x=1 and a == b"  # unknown: kept
+    # a parameter named before a colon (the atlases' "cortex_maps: ..."), as its flag
+    cortex = {"cortex_maps": "--cortex-maps"}
+    assert cli_message("cortex_maps: 'faces' has 12 values", cortex) == (
+        "--cortex-maps: 'faces' has 12 values")
+    assert cli_message("give maps (cortex_maps: faces=...)", cortex) == (
+        "give maps (--cortex-maps: faces=...)")
+    assert cli_message("note: x_y: kept, cortex_maps:x", cortex) == (
+        "note: x_y: kept, cortex_maps:x")  # unknown names and no space: kept
 
 
 # --- error paths: exit 1, a message, no traceback --------------------------------------------

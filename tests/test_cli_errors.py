@@ -92,6 +92,16 @@ CASES = [
      1, "gpu0"),
     ("map-language-threshold", ["map", "--language", "--threshold", "3", "--out", "{root}/m"], 1,
      "--threshold"),
+    # one flag "belongs", several "belong" (before: "--no-random-init belong to")
+    ("map-language-no-random-init", ["map", "--language", "--no-random-init", "--out",
+                                     "{root}/m"], 1, "--no-random-init belongs to the fLoc map"),
+    ("map-language-two-floc-flags", ["map", "--language", "--threshold", "3", "--no-random-init",
+                                     "--out", "{root}/m"], 1,
+     "--threshold and --no-random-init belong to the fLoc map"),
+    # the library's "cortex_maps: ..." in flag terms (before: "error: cortex_maps: 'faces' ...")
+    ("map-cortex-maps-missing", ["map", "--stimuli", "{floc}", "--out", "{root}/m",
+                                 "--cortex-maps", "faces={nope}.L.func.gii"], 1,
+     "error: --cortex-maps: 'faces' file"),
     ("map-language-alpha", ["map", "--language", "--alpha", "1", "--stimuli", "{file}", "--out",
                             "{root}/m"], 1, "--alpha 1 is not"),
     # --- models, layers

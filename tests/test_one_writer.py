@@ -96,3 +96,83 @@ def test_the_bench_scripts_write_through_the_writer_too():
     for path in sorted(bench.glob("*.py")):
         found += hand_rolled_moves(path.read_text(encoding="utf-8"), f"bench/{path.name}")
     assert not found, "Write through toponeuro._output (atomic_file, write_text):\n" + "\n".join(found)
+
+
+# --- plain open() for writing -------------------------------------------------------------------
+#: ``open(path, "w" / "a" / "x")`` outside the writer and outside ``with atomic_file(...)``:
+#: ``file:function`` -> why it is allowed. Anything else writes in place (half a file on a
+#: kill, through a link planted at the name): use write_text / atomic_file instead.
+OPEN_FOR_WRITING = {
+    "_fetch.py:_download": "fills the temporary file that atomic_file made in fetch_url",
+    "analysis/encoding/_sweep.py:__init__": "appends to a sweep's own results log, checked "
+    "as its own before (never rewritten)",
+}
+
+
+def _is_write_open(call: ast.Call) -> bool:
+    f = call.func
+    if not (isinstance(f, ast.Name) and f.id == "open"
+            or isinstance(f, ast.Attribute) and f.attr == "open"
+            and isinstance(f.value, ast.Name) and f.value.id in ("io", "os", "builtins")):
+        return False
+    mode = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "mode"), None)
+    return isinstance(mode, ast.Constant) and isinstance(mode.value, str) and any(
+        c in mode.value for c in "wax+")
+
+
+def plain_writes(source: str, rel: str) -> list[str]:
+    """``file:function:line`` for every ``open(..., write mode)`` in ``source`` that is not
+    inside a ``with`` statement that holds ``atomic_file(...)``."""
+    tree = ast.parse(source)
+    guarded = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With) and any(
+                isinstance(i.context_expr, ast.Call) and getattr(
+                    i.context_expr.func, "id", getattr(i.context_expr.func, "attr", None))
+                == "atomic_file" for i in node.items):
+            guarded |= {id(n) for n in ast.walk(node)}
+    found = []
+
+    def visit(node, func):
+        for child in ast.iter_child_nodes(node):
+            name = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else func
+            if (isinstance(child, ast.Call) and _is_write_open(child)
+                    and id(child) not in guarded):
+                found.append(f"{rel}:{func}:{child.lineno}")
+            visit(child, name)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_the_planted_plain_writes_are_found():
+    planted = (
+        "def save(self, path):\n"
+        "    with open(path, 'w') as f:\n"
+        "        f.write('x')\n"
+        "    open(path, mode='wb')\n"
+        "    open(path)\n"  # reading: fine
+        "    with atomic_file(path) as tmp, open(tmp, 'w') as f:\n"  # the writer's temp: fine
+        "        pass\n"
+        "    with atomic_file(path) as tmp:\n"
+        "        with open(tmp, 'a') as f:\n"
+        "            pass\n"
+    )
+    assert plain_writes(planted, "x.py") == ["x.py:save:2", "x.py:save:4"]
+
+
+def test_no_plain_open_for_writing_outside_the_writer():
+    found, allowed = [], set()
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in WRITER or rel in STANDALONE:
+            continue
+        for f in plain_writes(path.read_text(encoding="utf-8"), rel):
+            where = f.rsplit(":", 1)[0]
+            (allowed.add(where) if where in OPEN_FOR_WRITING else found.append(f))
+    assert allowed == set(OPEN_FOR_WRITING), "stale OPEN_FOR_WRITING entries"
+    assert not found, (
+        "Write through toponeuro._output (write_text, atomic_file), not open(path, 'w'):\n"
+        + "\n".join(found)
+    )

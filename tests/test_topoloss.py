@@ -6,7 +6,14 @@ from torch import nn
 
 topoloss = pytest.importorskip("topoloss")
 
-from toponeuro.exceptions import RecipeError, SheetError, UnknownNameError, UnsupportedLayerError  # noqa: E402
+from toponeuro.exceptions import (  # noqa: E402
+    OutputExistsError,
+    OutputPathError,
+    RecipeError,
+    SheetError,
+    UnknownNameError,
+    UnsupportedLayerError,
+)
 from toponeuro.topoloss import (  # noqa: E402
     LayerSpec,
     TauSchedule,
@@ -205,3 +212,27 @@ def test_fused_sheet_loss_gradient_is_exact():
     ref = 1 - _mean_cosine(sheet.reshape(30, 7), blur_sheet(sheet, 2.0, 1.5).reshape(30, 7))
     (g_ref,) = torch.autograd.grad(ref, [sheet])
     torch.testing.assert_close(g_fused, g_ref, atol=1e-12, rtol=0)
+
+
+def test_save_goes_through_the_one_writer(tmp_path):
+    # before: open(path, "w") replaced any file there in place and wrote through a link
+    loss = TopoLoss([LayerSpec("a", 2, 3, tau=5.0)])
+    mine = tmp_path / "notes.json"
+    mine.write_text("my notes")
+    with pytest.raises(OutputExistsError, match="not written by toponeuro"):
+        loss.save(mine)
+    assert mine.read_text() == "my notes"
+    (tmp_path / "link.json").symlink_to(mine)
+    with pytest.raises(OutputExistsError):
+        loss.save(tmp_path / "link.json")
+    assert mine.read_text() == "my notes"
+    (tmp_path / "nowhere.json").symlink_to(tmp_path / "absent" / "x.json")
+    with pytest.raises(OutputPathError):
+        loss.save(tmp_path / "nowhere.json")
+    assert not (tmp_path / "absent").exists()
+    own = tmp_path / "spec.json"
+    loss.save(own)
+    TopoLoss([LayerSpec("b", 1, 1)]).save(own)  # its own spec: replaced
+    assert TopoLoss.load(own).specs[0].name == "b"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "link.json", "notes.json", "nowhere.json", "spec.json"]

@@ -141,6 +141,11 @@ _PARAM = re.compile(
     r"(?<![\w.-])([a-z][a-z0-9_]*)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
 )
 
+#: ``name: ...``: a message about one parameter, named before a colon (the atlases'
+#: ``cortex_maps: 'faces' has ...``). Only names with an underscore (never an English word)
+#: followed by a space, and only those a flag sets, are rewritten.
+_PARAM_COLON = re.compile(r"(?<![\w.-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+):(?=\s)")
+
 
 def one_line(message: str) -> str:
     r"""``message`` on one line: the command line prints one stderr line per error.
@@ -167,13 +172,16 @@ def one_line(message: str) -> str:
 
 
 def cli_message(message: str, flags: dict[str, str]) -> str:
-    """``message`` with ``name=value`` of library parameters written as ``--flag value``.
+    """``message`` with ``name=value`` of library parameters written as ``--flag value``
+    (and ``name:`` opening a message about one parameter as ``--flag:``).
 
     Examples
     --------
     >>> cli_message("pass trust_checkpoint=True, or categories=['faces', 'places'].",
     ...             {"trust_checkpoint": "--trust-checkpoint", "categories": "--categories"})
     'pass --trust-checkpoint, or --categories faces places.'
+    >>> cli_message("cortex_maps: 'faces' is constant", {"cortex_maps": "--cortex-maps"})
+    "--cortex-maps: 'faces' is constant"
     """
 
     def swap(m):
@@ -190,6 +198,10 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
             value = " ".join(v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip())
         return f"{flag} {value}"
 
+    def swap_colon(m):
+        flag = flags.get(m.group(1)) or _FLAG_OF.get(m.group(1))
+        return f"{flag}:" if flag else m.group(0)
+
     for phrase, command in _PHRASES.items():
         message = message.replace(phrase, command)
-    return _PARAM.sub(swap, message)
+    return _PARAM_COLON.sub(swap_colon, _PARAM.sub(swap, message))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import exceptions as E
-from .._output import remove_tree
+from .._output import atomic_file, refuse_link, remove_tree, write_text
 from ..exceptions import (
     ExternalCommandError,
     InputTypeError,
@@ -84,6 +84,52 @@ def _plugin_info(plugin) -> tuple[Path, dict]:
             "pass what export_plugin returned or its .path."
         )
     return path, json.loads(info_file.read_text())
+
+
+#: the first line of the Brain-Score error output that score_with_brainscore keeps in work_dir
+_LOG_HEAD = "# Brain-Score's error output, kept by toponeuro's score_with_brainscore"
+
+
+def _is_result_json(path) -> bool:
+    """The file is a result written by ``_runner.py`` (a JSON object with its keys)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"identifier", "scores", "look_at"} <= data.keys()
+
+
+def _is_stderr_log(path) -> bool:
+    """The file is an error log written by :func:`_write_stderr_log` (its first line)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline().startswith(_LOG_HEAD)
+    except OSError:
+        return False
+
+
+#: the files score_with_brainscore writes in work_dir -> how it recognises its own
+_WORK_FILES = {"result.json": _is_result_json, "brainscore_stderr.txt": _is_stderr_log}
+
+
+def _work_file(work: Path, name: str) -> Path:
+    """``work/name``, a file score_with_brainscore writes there, checked before the run: a
+    link there is refused (never written through), and so is a file toponeuro did not write
+    (its own is replaced)."""
+    path = work / name
+    refuse_link(path, f"the {name} that score_with_brainscore writes in work_dir")
+    if path.exists() and (path.is_dir() or not _WORK_FILES[name](path)):
+        raise OutputExistsError(
+            f"{path} already exists and was not written by toponeuro, so it is never "
+            f"replaced; move it away, or give another work_dir (work_dir={work} holds it)."
+        )
+    return path
+
+
+def _write_stderr_log(path: Path, python: str, returncode: int, stderr: str) -> Path:
+    """Keep Brain-Score's whole error output at ``path`` (checked by :func:`_work_file`),
+    atomically, under a first line that marks it as toponeuro's."""
+    return write_text(path, f"{_LOG_HEAD} ({python}, exit {returncode})\n{stderr}")
 
 
 def install_plugin(plugin, python=None, overwrite=True) -> Path:
@@ -183,7 +229,10 @@ def score_with_brainscore(
         Voxel -> region mapping, see :func:`write_brainscore_benchmark`.
     work_dir : path-like, optional
         Where the benchmark files, the result cache and ``result.json`` go (default: a new
-        temporary folder).
+        temporary folder). ``result.json`` and ``brainscore_stderr.txt`` there are written
+        atomically by the one writer: a file of that name toponeuro did not write is refused
+        (:class:`~toponeuro.exceptions.OutputExistsError`), a link there too
+        (:class:`~toponeuro.exceptions.UnsafeLinkError`), before any work.
     install : bool
         Copy the plugin into the Brain-Score install first (:func:`install_plugin`).
     look_at_only : bool
@@ -238,6 +287,7 @@ def score_with_brainscore(
     python = brainscore_python(python)
     work = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="tn-bs-"))
     work.mkdir(parents=True, exist_ok=True)
+    out, log = (_work_file(work, name) for name in _WORK_FILES)  # before any work
     if benchmark is None:
         if stimuli is None or responses is None:
             raise InputTypeError("Give stimuli and responses, or benchmark= (a folder of files).")
@@ -245,26 +295,27 @@ def score_with_brainscore(
                                                regions=regions, overwrite=True)
     if install:
         install_plugin(path, python=python)
-    out = work / "result.json"
-    cmd = [python, str(_runner_path()), "--benchmark", str(benchmark), "--identifier",
-           info["identifier"], "--metrics", ",".join(metrics), "--out", str(out),
-           "--expected-map", json.dumps(info["region_layer_map"])]
-    if look_at_only:
-        cmd.append("--look-at-only")
-    if compare or keep_activations:
-        cmd += ["--dump-activations", str(work / "activations")]
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=timeout,
-        env=_bs_env({"RESULTCACHING_HOME": str(work / "result_caching")}),
-    )
-    if proc.returncode != 0:
-        log = work / "brainscore_stderr.txt"
-        log.write_text(proc.stderr)
-        raise ExternalCommandError(
-            f"Brain-Score scoring failed (exit {proc.returncode}) in {python}; its whole error "
-            f"output is in {log}, and ends:\n{proc.stderr.strip()[-3000:]}"
+    # the runner writes a new file toponeuro made (random name, O_EXCL), renamed to
+    # result.json when the run succeeded: never through a link, never half a file
+    with atomic_file(out) as tmp:
+        cmd = [python, str(_runner_path()), "--benchmark", str(benchmark), "--identifier",
+               info["identifier"], "--metrics", ",".join(metrics), "--out", str(tmp),
+               "--expected-map", json.dumps(info["region_layer_map"])]
+        if look_at_only:
+            cmd.append("--look-at-only")
+        if compare or keep_activations:
+            cmd += ["--dump-activations", str(work / "activations")]
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout,
+            env=_bs_env({"RESULTCACHING_HOME": str(work / "result_caching")}),
         )
-    result = json.loads(out.read_text())
+        if proc.returncode != 0:
+            _write_stderr_log(log, python, proc.returncode, proc.stderr)
+            raise ExternalCommandError(
+                f"Brain-Score scoring failed (exit {proc.returncode}) in {python}; its whole "
+                f"error output is in {log}, and ends:\n{proc.stderr.strip()[-3000:]}"
+            )
+        result = json.loads(tmp.read_text())
     table = pd.DataFrame(result["scores"], columns=[
         "region", "metric", "layer", "n_neuroids", "raw", "raw_error", "ceiling", "score",
         "stratified_by"])

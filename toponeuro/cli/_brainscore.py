@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 
 from .. import exceptions as E
 from .._cli_checks import (
@@ -13,6 +14,7 @@ from .._cli_checks import (
     _out_file,
     _out_folder,
 )
+from .._output import check_output_file, write_text
 from ._common import _model_args, _model_of, _parser
 
 
@@ -67,6 +69,9 @@ def _add_brainscore(sub):
         ("--json", "also write the score table as JSON to this file (default: print it only)"),
     ]:
         s.add_argument(flag, help=text)
+    s.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --json file written by toponeuro; files "
+                   "toponeuro did not write are never replaced")
     s.add_argument("--no-toponeuro", action="store_true",
                    help="skip toponeuro's own scores (the 'toponeuro' column) on the same data")
 
@@ -85,6 +90,23 @@ class _Renamed(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         parser.error(f"{option_string} was renamed --stimuli; write --stimuli {values or 'DIR'}")
+
+
+#: the columns of the score table (:func:`~toponeuro.brainscore.score_with_brainscore`)
+_SCORE_KEYS = {"region", "metric", "layer", "raw", "ceiling", "score"}
+
+
+def _is_score_table(path) -> bool:
+    """The file is a score table written by ``brainscore score --json`` (a JSON list of
+    records with the table's columns)."""
+    import json
+
+    try:
+        rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (isinstance(rows, list) and bool(rows)
+            and all(isinstance(r, dict) and _SCORE_KEYS <= r.keys() for r in rows))
 
 
 def _sha256_arg(text):
@@ -164,8 +186,13 @@ def _run_brainscore(args) -> int:
             print(f"{len(stimuli)} of {len(found)} images in {folder} have responses")
         else:
             _input_path(args.benchmark, "--benchmark", "a benchmark folder")
-        if args.json:
+        json_out = None
+        if args.json:  # the one writer's rule, as extract --out: never a file it did not write
             _out_file(args.json, "--json")
+            json_out = check_output_file(
+                args.json, param="json", suffixes=(".json",), overwrite=args.overwrite,
+                inputs=[args.plugin, args.benchmark, args.responses, args.stimuli],
+                is_ours=_is_score_table, what="JSON score table")
         regions = args.regions
         if regions and regions.strip().startswith("{"):
             regions = _json_arg(regions, "--regions", example='{"FFA": "IT", "V1v": "V1"}')
@@ -175,8 +202,8 @@ def _run_brainscore(args) -> int:
             work_dir=args.work_dir, compare=None if args.no_toponeuro else "toponeuro",
         )
         print(table.to_string(index=False))
-        if args.json:
-            table.to_json(args.json, orient="records", indent=2)
+        if json_out is not None:  # atomic, and never through a link at that name
+            write_text(json_out, table.to_json(orient="records", indent=2))
         return 0
     print("toponeuro brainscore: give an action, export or score (see --help)", file=sys.stderr)
     return 2

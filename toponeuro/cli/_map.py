@@ -217,10 +217,10 @@ def _run_language_map(args) -> int:
              if v is not None]
     if given:
         raise InvalidDataError(
-            f"{' and '.join(given)} belong to the fLoc map; with --language the items are the "
-            "localizer's, the patch threshold is the Benjamini-Hochberg t and there is no "
-            f"random-initialisation baseline. Drop {' and '.join(given)} (see `toponeuro map "
-            "--language --help`).")
+            f"{' and '.join(given)} belong{'s' if len(given) == 1 else ''} to the fLoc map; "
+            "with --language the items are the localizer's, the patch threshold is the "
+            "Benjamini-Hochberg t and there is no random-initialisation baseline. Drop "
+            f"{' and '.join(given)} (see `toponeuro map --language --help`).")
     out = _out_folder(args.out or "toponeuro-language-map")
     device = _device(args.device)
     _positive(args.batch_size, "--batch-size")

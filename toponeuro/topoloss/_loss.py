@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._output import check_output_file, write_text
 from ..exceptions import (
     RecipeError,
     SheetError,
@@ -27,6 +28,16 @@ from ._schedule import TauSchedule
 __all__ = ["LayerSpec", "TopoLoss", "blur_sheet", "blur_matrices", "sheet_loss"]
 
 _FORMAT = "toponeuro.topoloss/1"
+
+
+def _is_spec_file(path) -> bool:
+    """The file is a TopoLoss spec written by :meth:`TopoLoss.save` (its ``format``)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("format") == _FORMAT
 
 
 @dataclass(frozen=True)
@@ -371,9 +382,16 @@ class TopoLoss:
         return cls(specs, TauSchedule.from_dict(sched) if sched else None)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the specs and schedule as JSON."""
-        with open(path, "w") as f:
-            json.dump(self.to_dict(), f, indent=2)
+        """Write the specs and schedule as JSON, through the one writer.
+
+        Written atomically (a temporary file renamed into place). An existing file is
+        replaced only when it is a TopoLoss spec (one :meth:`save` wrote); any other file is
+        refused (:class:`~toponeuro.exceptions.OutputExistsError`), and so is a symbolic link
+        to one, or to nowhere: the link's target is never written.
+        """
+        out = check_output_file(path, param="path", suffixes=(".json",), overwrite=True,
+                                is_ours=_is_spec_file, what="TopoLoss spec (JSON)")
+        write_text(out, json.dumps(self.to_dict(), indent=2))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> TopoLoss:

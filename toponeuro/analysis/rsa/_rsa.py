@@ -431,9 +431,25 @@ def _one_rdm(r, what):
             "pass its RDMs one at a time, or all as a list "
             "(toponeuro.analysis.from_rsatoolbox_rdms(rdms))."
         )
-    from ._rsa_convert import from_rsatoolbox_rdms
+    return rsatoolbox_rdm_list(r)[0]
 
-    return from_rsatoolbox_rdms(r)[0]
+
+def rsatoolbox_rdm_list(rdms, ids=None, metric=None) -> list:
+    """The RDMs of an rsatoolbox ``RDMs`` as labelled condensed DataArrays (the conversion
+    behind :func:`~toponeuro.analysis.from_rsatoolbox_rdms`, which checks ``stimulus_ids``):
+    ids from ``ids`` or the ``stimulus_id`` pattern descriptor (none: plain), the RDM
+    descriptors in each one's attrs."""
+    if ids is None:
+        ids = dict(rdms.pattern_descriptors or {}).get(D.STIMULUS_ID)
+    metric = rdms.dissimilarity_measure if metric is None else metric
+    out = []
+    for k, vec in enumerate(np.asarray(rdms.get_vectors(), dtype=np.float64)):
+        r = _labelled(vec, None, ids, metric, square=False)
+        for name, values in (rdms.rdm_descriptors or {}).items():
+            if name != "index":
+                r.attrs[name] = np.asarray(values)[k].item()
+        out.append(r)
+    return out
 
 
 def align_rdms(rdms, names=None):

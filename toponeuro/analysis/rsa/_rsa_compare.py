@@ -26,7 +26,7 @@ from ...exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._rsa import _square, align_rdms, is_rsatoolbox_rdms
+from ._rsa import _square, align_rdms, is_rsatoolbox_rdms, rsatoolbox_rdm_list
 
 __all__ = [
     "compare_rdms",
@@ -320,9 +320,7 @@ def bootstrap_compare_rdms(
 def _rdm_stack(rdms):
     """``(vectors (n_subjects, n_pairs), ids)`` of a stack or list of RDMs, aligned by id."""
     if is_rsatoolbox_rdms(rdms):  # its RDMs, each labelled by the stimulus_id descriptor
-        from ._rsa_convert import from_rsatoolbox_rdms
-
-        rdms = from_rsatoolbox_rdms(rdms)
+        rdms = rsatoolbox_rdm_list(rdms)
     if isinstance(rdms, xr.DataArray) and rdms.ndim == 2 and not _looks_square(rdms.values):
         if rdms.attrs.get(D.STIMULUS_ID) is not None:
             raise AlignmentError(

@@ -7,7 +7,7 @@ import xarray as xr
 
 from ... import _dims as D
 from ...exceptions import AlignmentError, DimensionError, MissingDependencyError
-from ._rsa import _labelled, as_condensed, rdm_stimulus_ids
+from ._rsa import as_condensed, rdm_stimulus_ids, rsatoolbox_rdm_list
 from ._rsa_compare import _looks_square, _rdm_stack
 
 __all__ = [
@@ -131,9 +131,7 @@ def from_rsatoolbox_rdms(rdms, stimulus_ids=None, *, metric: str | None = None
     >>> np.asarray(back).tolist()
     [[1.0, 2.0, 3.0]]
     """
-    vectors = np.asarray(rdms.get_vectors(), dtype=np.float64)
-    pattern = dict(rdms.pattern_descriptors or {})
-    ids = pattern.get(D.STIMULUS_ID)
+    ids = dict(rdms.pattern_descriptors or {}).get(D.STIMULUS_ID)
     if stimulus_ids is not None:
         given = np.asarray(getattr(stimulus_ids, "ids", stimulus_ids)).astype(str).ravel()
         if given.shape[0] != rdms.n_cond or len(set(given.tolist())) != given.shape[0]:
@@ -147,12 +145,4 @@ def from_rsatoolbox_rdms(rdms, stimulus_ids=None, *, metric: str | None = None
                 "from the stimulus_ids given; leave stimulus_ids out to keep theirs."
             )
         ids = given
-    metric = rdms.dissimilarity_measure if metric is None else metric
-    out = []
-    for k, vec in enumerate(vectors):
-        r = _labelled(vec, None, ids, metric, square=False)
-        for name, values in (rdms.rdm_descriptors or {}).items():
-            if name != "index":
-                r.attrs[name] = np.asarray(values)[k].item()
-        out.append(r)
-    return out
+    return rsatoolbox_rdm_list(rdms, ids, metric)

@@ -54,13 +54,7 @@ def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.nd
     >>> read_surface_data(p).shape
     (642, 3)
     """
-    f = read_surface_file(path)
-    if f.labels is not None:
-        raise InvalidDataError(
-            f"The surface file {str(path)!r} is a label file ({len(f.labels)} regions): its "
-            "values are region ids, not responses. Give the betas or statistic maps; its "
-            "regions are cortex maps' ROIs (toponeuro.atlases.load_cortex_maps, 'PATH#NAME')."
-        )
+    f = _read_values(path)
     if hemi is not None:
         from ..atlases import hemi_name
 
@@ -79,14 +73,43 @@ def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.nd
     return next(iter(f.data.values()))
 
 
+def _read_values(path):
+    """``read_surface_file(path)``, refusing a label file (its values are region ids)."""
+    f = read_surface_file(path)
+    if f.labels is not None:
+        raise InvalidDataError(
+            f"The surface file {str(path)!r} is a label file ({len(f.labels)} regions): its "
+            "values are region ids, not responses. Give the betas or statistic maps; its "
+            "regions are cortex maps' ROIs (toponeuro.atlases.load_cortex_maps, 'PATH#NAME')."
+        )
+    return f
+
+
+def _hemi_of_file(path, hemi: str) -> np.ndarray:
+    """The ``hemi`` values of a file passed as ``lh=``/``rh=``: a CIFTI over both
+    hemispheres gives that one; a file whose metadata names the other hemisphere is refused
+    (labelled ``hemi``, its vertices would be the other hemisphere's)."""
+    f = _read_values(path)
+    slot = "lh" if hemi == "left" else "rh"
+    if hemi in f.data:
+        return f.data[hemi]
+    if None in f.data:  # the file does not say (MGH, a GIFTI without the structure)
+        return f.data[None]
+    other = "rh" if slot == "lh" else "lh"
+    raise AlignmentError(
+        f"The file passed as {slot}= ({str(path)!r}) holds the {' and '.join(f.data)} "
+        f"hemisphere (its metadata says so), not the {hemi}; pass it as {other}= instead."
+    )
+
+
 def _hemi_block(spec, hemi):
     if spec is None:
         return None
     if isinstance(spec, str | os.PathLike):
-        return read_surface_data(spec)
+        return _hemi_of_file(spec, hemi)
     if isinstance(spec, np.ndarray):
         return spec.reshape(spec.shape[0], -1)
-    blocks = [read_surface_data(p) for p in spec]
+    blocks = [_hemi_of_file(p, hemi) for p in spec]
     sizes = {b.shape[0] for b in blocks}
     if len(sizes) != 1:
         raise AlignmentError(f"{hemi} files have different vertex counts {sorted(sizes)}.")
@@ -153,8 +176,15 @@ def load_surface_betas(
     Parameters
     ----------
     lh, rh : path, list of paths, array (n_vertices, n_stimuli), or None
-        GIFTI (``.func.gii``/``.shape.gii``) or FreeSurfer MGH/MGZ files on fsaverage,
-        fsaverage5, ...; a list is concatenated along stimuli. ``None`` skips a hemisphere.
+        GIFTI (``.func.gii``/``.shape.gii``), CIFTI-2 (``.dscalar.nii``/``.dtseries.nii``)
+        or FreeSurfer MGH/MGZ files on fsaverage, fsaverage5, fs_LR 32k ...; a list is
+        concatenated along stimuli. ``None`` skips a hemisphere. A CIFTI file holding both
+        hemispheres (as HCP writes them) is passed as both: ``load_surface_betas(path, path,
+        ids)``; each takes its own hemisphere (``(path, None, ids)``: the left only). Its
+        medial wall, outside the file's brain models, is NaN: pass ``drop_invalid=True`` to
+        leave those vertices out (the ``vertex`` coord keeps the mesh's indices). A file whose
+        metadata names the other hemisphere (a GIFTI's ``AnatomicalStructurePrimary``, a
+        CIFTI's brain models) is refused (:class:`~toponeuro.exceptions.AlignmentError`).
     stimulus_ids : sequence of str
         One per map, in order.
     space : {"fsaverage5"}, optional

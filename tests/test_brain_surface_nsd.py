@@ -292,3 +292,47 @@ def test_a_file_of_the_other_hemisphere_is_refused(tmp_path):
                            header=(nib.cifti2.ScalarAxis(["a"]), bm)).to_filename(left_only)
     with pytest.raises(AlignmentError, match=r"rh=.*left hemisphere"):
         load_surface_betas(None, left_only, ["a"])
+
+
+def _named_gifti(path, data, names, structure="CortexLeft"):
+    img = nib.gifti.GiftiImage(meta=nib.gifti.GiftiMetaData(
+        {"AnatomicalStructurePrimary": structure}))
+    for column, name in zip(data.T, names):
+        meta = nib.gifti.GiftiMetaData({"Name": name}) if name else None
+        img.add_gifti_data_array(nib.gifti.GiftiDataArray(
+            np.ascontiguousarray(column, np.float32), intent="NIFTI_INTENT_ESTIMATE", meta=meta))
+    nib.save(img, path)
+    return path
+
+
+def test_map_names_are_joined_to_stimulus_ids_by_name(tmp_path):
+    # before: the maps were paired with stimulus_ids by position, whatever their names
+    # (the row 'car' held the 'face' map), and names that disagree were not noticed
+    rng = np.random.default_rng(0)
+    names = ["face", "house", "car"]
+    lh, rh = rng.standard_normal((642, 3)), rng.standard_normal((642, 3))
+    lp = _named_gifti(tmp_path / "lh.func.gii", lh, names)
+    rp = _named_gifti(tmp_path / "rh.func.gii", rh[:, [2, 0, 1]], ["car", "face", "house"],
+                      "CortexRight")
+    r = load_surface_betas(lp, rp, ["car", "face", "house"])
+    assert r.stimulus_id.values.tolist() == ["car", "face", "house"]
+    np.testing.assert_allclose(r.values[:, :642], lh[:, [2, 0, 1]].T, rtol=1e-6)
+    np.testing.assert_allclose(r.values[:, 642:], rh[:, [2, 0, 1]].T, rtol=1e-6)
+    # a CIFTI's scalar map names join the same way
+    cp = tmp_path / "betas.dscalar.nii"
+    maps = rng.standard_normal((3, 2 * N_LR))
+    bm = (nib.cifti2.BrainModelAxis.from_mask(np.ones(N_LR, bool), name="CortexLeft")
+          + nib.cifti2.BrainModelAxis.from_mask(np.ones(N_LR, bool), name="CortexRight"))
+    nib.cifti2.Cifti2Image(maps.astype(np.float32),
+                           header=(nib.cifti2.ScalarAxis(names), bm)).to_filename(cp)
+    c = load_surface_betas(cp, cp, ["house", "car", "face"])
+    np.testing.assert_allclose(c.values, maps[[1, 2, 0]], rtol=1e-6)
+    # names that share nothing with the ids, or only some: refused, naming the parameter
+    with pytest.raises(AlignmentError, match=r"stimulus_ids.*'face'.*'a'"):
+        load_surface_betas(lp, None, ["a", "b", "c"])
+    with pytest.raises(AlignmentError, match=r"stimulus_ids.*only in the file.*'car'"):
+        load_surface_betas(lp, None, ["face", "house", "cat"])
+    # unnamed maps (or only some named) pair by position, as documented
+    part = _named_gifti(tmp_path / "part.func.gii", lh, ["", "house", "face"])
+    p = load_surface_betas(part, None, ["x", "y", "z"])
+    np.testing.assert_allclose(p.values, lh.T, rtol=1e-6)

@@ -253,3 +253,15 @@ def test_bids_events_stim_file_names_each_trial_and_missing_ids_are_refused(tmp_
     # the default suffix= finds nothing: the message names suffix= and what was found
     with pytest.raises(UnknownNameError, match=r"suffix='bold'"):
         load_bids_betas(tmp_path, "01")
+
+
+def test_a_mask_with_nan_voxels_is_refused():
+    # before: NaN != 0, so a mask's NaN voxels (no data, e.g. outside a resampled mask)
+    # were kept as inside it, silently
+    data = _planted(3)
+    mask = np.zeros(data.shape[:3], np.float32)
+    mask[1:3, 1:3, 0] = 1
+    mask[0, 0, 0] = np.nan
+    with pytest.raises(InvalidDataError, match=r"mask=.*1 NaN"):
+        load_volume_betas(nib.Nifti1Image(data, AFFINE), ["a", "b", "c"],
+                          nib.Nifti1Image(mask, AFFINE))

@@ -170,6 +170,14 @@ def _resolve_mask(mask, roi, atlas, shape, affine):
                 "Resample it first: nilearn.image.resample_to_img(mask, betas, "
                 "interpolation='nearest')."
             )
+        n_nan = int(np.isnan(mdata).sum()) if np.issubdtype(mdata.dtype, np.floating) else 0
+        if n_nan:
+            raise InvalidDataError(
+                f"The mask= image holds {n_nan} NaN voxels; a mask is 0 (out) / non-zero (in), "
+                "and NaN is neither. Set them to 0 (e.g. nilearn.image.math_img("
+                "'np.nan_to_num(img)', img=mask)), or resample the mask with "
+                "interpolation='nearest'."
+            )
         keep &= np.asarray(mdata) != 0
         if not keep.any():
             raise InvalidDataError("The mask selects no voxel (it is all zeros).")
@@ -296,8 +304,9 @@ def load_volume_betas(
         One id per volume, in volume order (ids may repeat for repeated trials; a
         ``repetition`` coord then numbers them).
     mask : path or image, optional
-        Binary mask on exactly the grid of the betas (shape and affine); non-zero voxels
-        are kept, in the C order nilearn's ``NiftiMasker`` uses (the values equal its
+        Binary mask on exactly the grid of the betas (shape and affine; another grid is an
+        :class:`~toponeuro.exceptions.AlignmentError`, a NaN voxel an
+        :class:`~toponeuro.exceptions.InvalidDataError`); non-zero voxels are kept, in the C order nilearn's ``NiftiMasker`` uses (the values equal its
         output, except that NaN stay NaN where nilearn would silently write 0). Without
         mask and roi every voxel of the grid is kept.
     roi : str or list of str, optional

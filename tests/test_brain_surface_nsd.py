@@ -221,3 +221,118 @@ def test_nsd_fsaverage(tmp_path):
     f = load_nsd_betas(tmp_path, 1, 1, space="fsaverage", roi="floc-faces/OFA")
     assert f.vertex.values.tolist() == [1, 2, 1, 2]
     np.testing.assert_allclose(f.ncsnr.values, np.linspace(0, 2, 8)[[1, 2, 1, 2]], rtol=1e-6)
+
+
+# -- HCP files as nibabel writes them: CIFTI-2 over both hemispheres, named GIFTI arrays ----
+N_LR = 32492
+
+
+def _fslr_cifti(path, maps, names=None):
+    """A CIFTI-2 file over both fs_LR 32k hemispheres with a medial wall left out (as HCP
+    writes them): ``maps`` (n_maps, n_grayordinates); a ``.dscalar.nii`` gets ``names``,
+    a ``.dtseries.nii`` a series axis. Returns the cortex masks (left, right)."""
+    wall = {"left": np.arange(N_LR) < 2796, "right": np.arange(N_LR) % 12 == 0}
+    bm = (nib.cifti2.BrainModelAxis.from_mask(~wall["left"], name="CortexLeft")
+          + nib.cifti2.BrainModelAxis.from_mask(~wall["right"], name="CortexRight"))
+    if maps is None:
+        maps = np.random.default_rng(0).standard_normal((len(names), len(bm)))
+    first = (nib.cifti2.ScalarAxis(names) if str(path).endswith(".dscalar.nii")
+             else nib.cifti2.SeriesAxis(0, 1, maps.shape[0]))
+    nib.cifti2.Cifti2Image(maps.astype(np.float32), header=(first, bm)).to_filename(path)
+    return ~wall["left"], ~wall["right"]
+
+
+@pytest.mark.parametrize("ext", [".dscalar.nii", ".dtseries.nii"])
+def test_cifti_over_both_hemispheres_loads_as_lh_and_rh(tmp_path, ext):
+    # before: DimensionError "read_surface_data reads one. Pass hemi='left' or hemi='right'",
+    # a parameter load_surface_betas does not have, whatever the call
+    rng = np.random.default_rng(0)
+    ids = ["face", "house", "car"]
+    n_left = N_LR - 2796
+    maps = rng.standard_normal((3, n_left + N_LR - len(range(0, N_LR, 12))))
+    path = tmp_path / f"sub-01_betas{ext}"
+    cortex_l, cortex_r = _fslr_cifti(path, maps, ids)
+    n_wall = 2 * N_LR - maps.shape[1]
+    with pytest.warns(UserWarning, match=f"{n_wall} with NaN"):
+        r = load_surface_betas(path, path, ids, drop_invalid=True)
+    assert r.attrs["mesh"] == "fs_LR_32k" and r.sizes["voxel"] == maps.shape[1]
+    left = r.sel(voxel=r.hemi == "left")
+    np.testing.assert_array_equal(left.vertex, np.flatnonzero(cortex_l))
+    np.testing.assert_allclose(left.values, maps[:, :n_left], rtol=1e-6)
+    right = r.sel(voxel=r.hemi == "right")
+    np.testing.assert_array_equal(right.vertex, np.flatnonzero(cortex_r))
+    np.testing.assert_allclose(right.values, maps[:, n_left:], rtol=1e-6)
+    with pytest.warns(UserWarning):
+        only_left = load_surface_betas(path, None, ids, drop_invalid=True)
+    assert set(only_left.hemi.values) == {"left"} and only_left.sizes["voxel"] == n_left
+    with pytest.warns(UserWarning):
+        only_right = load_surface_betas(None, path, ids, drop_invalid=True)
+    np.testing.assert_allclose(only_right.values, maps[:, n_left:], rtol=1e-6)
+    # the medial wall is NaN: refused unless asked to drop it, never a value
+    with pytest.raises(InvalidDataError, match="drop_invalid=True"):
+        load_surface_betas(path, path, ids)
+
+
+def test_a_file_of_the_other_hemisphere_is_refused(tmp_path):
+    # before: a right-hemisphere GIFTI passed as lh= was labelled left, silently
+    rng = np.random.default_rng(0)
+    for h, structure in (("lh", "CortexLeft"), ("rh", "CortexRight")):
+        img = nib.gifti.GiftiImage(meta=nib.gifti.GiftiMetaData(
+            {"AnatomicalStructurePrimary": structure}))
+        img.add_gifti_data_array(nib.gifti.GiftiDataArray(
+            rng.standard_normal(642).astype(np.float32)))
+        nib.save(img, tmp_path / f"{h}.func.gii")
+    with pytest.raises(AlignmentError, match=r"lh=.*right hemisphere.*rh="):
+        load_surface_betas(tmp_path / "rh.func.gii", tmp_path / "lh.func.gii", ["a"])
+    with pytest.raises(AlignmentError, match=r"rh=.*left hemisphere"):
+        load_surface_betas(None, tmp_path / "lh.func.gii", ["a"])
+    left_only = tmp_path / "left.dscalar.nii"
+    bm = nib.cifti2.BrainModelAxis.from_mask(np.ones(N_LR, bool), name="CortexLeft")
+    nib.cifti2.Cifti2Image(np.ones((1, N_LR), np.float32),
+                           header=(nib.cifti2.ScalarAxis(["a"]), bm)).to_filename(left_only)
+    with pytest.raises(AlignmentError, match=r"rh=.*left hemisphere"):
+        load_surface_betas(None, left_only, ["a"])
+
+
+def _named_gifti(path, data, names, structure="CortexLeft"):
+    img = nib.gifti.GiftiImage(meta=nib.gifti.GiftiMetaData(
+        {"AnatomicalStructurePrimary": structure}))
+    for column, name in zip(data.T, names):
+        meta = nib.gifti.GiftiMetaData({"Name": name}) if name else None
+        img.add_gifti_data_array(nib.gifti.GiftiDataArray(
+            np.ascontiguousarray(column, np.float32), intent="NIFTI_INTENT_ESTIMATE", meta=meta))
+    nib.save(img, path)
+    return path
+
+
+def test_map_names_are_joined_to_stimulus_ids_by_name(tmp_path):
+    # before: the maps were paired with stimulus_ids by position, whatever their names
+    # (the row 'car' held the 'face' map), and names that disagree were not noticed
+    rng = np.random.default_rng(0)
+    names = ["face", "house", "car"]
+    lh, rh = rng.standard_normal((642, 3)), rng.standard_normal((642, 3))
+    lp = _named_gifti(tmp_path / "lh.func.gii", lh, names)
+    rp = _named_gifti(tmp_path / "rh.func.gii", rh[:, [2, 0, 1]], ["car", "face", "house"],
+                      "CortexRight")
+    r = load_surface_betas(lp, rp, ["car", "face", "house"])
+    assert r.stimulus_id.values.tolist() == ["car", "face", "house"]
+    np.testing.assert_allclose(r.values[:, :642], lh[:, [2, 0, 1]].T, rtol=1e-6)
+    np.testing.assert_allclose(r.values[:, 642:], rh[:, [2, 0, 1]].T, rtol=1e-6)
+    # a CIFTI's scalar map names join the same way
+    cp = tmp_path / "betas.dscalar.nii"
+    maps = rng.standard_normal((3, 2 * N_LR))
+    bm = (nib.cifti2.BrainModelAxis.from_mask(np.ones(N_LR, bool), name="CortexLeft")
+          + nib.cifti2.BrainModelAxis.from_mask(np.ones(N_LR, bool), name="CortexRight"))
+    nib.cifti2.Cifti2Image(maps.astype(np.float32),
+                           header=(nib.cifti2.ScalarAxis(names), bm)).to_filename(cp)
+    c = load_surface_betas(cp, cp, ["house", "car", "face"])
+    np.testing.assert_allclose(c.values, maps[[1, 2, 0]], rtol=1e-6)
+    # names that share nothing with the ids, or only some: refused, naming the parameter
+    with pytest.raises(AlignmentError, match=r"stimulus_ids.*'face'.*'a'"):
+        load_surface_betas(lp, None, ["a", "b", "c"])
+    with pytest.raises(AlignmentError, match=r"stimulus_ids.*only in the file.*'car'"):
+        load_surface_betas(lp, None, ["face", "house", "cat"])
+    # unnamed maps (or only some named) pair by position, as documented
+    part = _named_gifti(tmp_path / "part.func.gii", lh, ["", "house", "face"])
+    p = load_surface_betas(part, None, ["x", "y", "z"])
+    np.testing.assert_allclose(p.values, lh.T, rtol=1e-6)

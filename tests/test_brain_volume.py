@@ -224,3 +224,44 @@ def test_single_map_is_not_called_constant():
     data[0, 0, 0, 0] = np.inf
     with pytest.raises(InvalidDataError, match="1 with NaN/inf"):
         load_volume_betas(nib.Nifti1Image(data, AFFINE), ["only"])
+
+
+def test_bids_events_stim_file_names_each_trial_and_missing_ids_are_refused(tmp_path):
+    # before: per-trial betas took trial_type (the condition) as ids, so four different
+    # pictures became two 'face' and two 'house' repetitions (average_repetitions then
+    # averaged different pictures); "n/a" and empty cells became ids
+    func = tmp_path / "sub-01" / "func"
+    func.mkdir(parents=True)
+    data = _planted(4)
+    stem = "sub-01_task-x_run-1_space-MNI152NLin2009cAsym_desc-beta"
+    nib.save(nib.Nifti1Image(data, AFFINE), func / f"{stem}_bold.nii.gz")
+    events = func / "sub-01_task-x_run-1_events.tsv"
+    pd.DataFrame({"onset": [0, 4, 8, 12], "duration": [1] * 4,
+                  "trial_type": ["face", "face", "house", "house"],
+                  "stim_file": ["faces/f1.png", "faces/f2.png", "houses/h1.png", "houses/h2.png"],
+                  }).to_csv(events, sep="\t", index=False)
+    r = load_bids_betas(tmp_path, "01", suffix="bold")
+    # ids as load_image_folder names the pictures (relative path without extension)
+    assert r.stimulus_id.values.tolist() == ["faces/f1", "faces/f2", "houses/h1", "houses/h2"]
+    assert "repetition" not in r.coords
+    np.testing.assert_allclose(r.values[:, 0], data[0, 0, 0, :])
+    for missing in ("n/a", ""):
+        pd.DataFrame({"stimulus_id": ["a", "b", missing, "d"]}).to_csv(
+            func / f"{stem}_bold.tsv", sep="\t", index=False)
+        with pytest.raises(InvalidDataError, match=r"stimulus_id.*row 3"):
+            load_bids_betas(tmp_path, "01", suffix="bold")
+    # the default suffix= finds nothing: the message names suffix= and what was found
+    with pytest.raises(UnknownNameError, match=r"suffix='bold'"):
+        load_bids_betas(tmp_path, "01")
+
+
+def test_a_mask_with_nan_voxels_is_refused():
+    # before: NaN != 0, so a mask's NaN voxels (no data, e.g. outside a resampled mask)
+    # were kept as inside it, silently
+    data = _planted(3)
+    mask = np.zeros(data.shape[:3], np.float32)
+    mask[1:3, 1:3, 0] = 1
+    mask[0, 0, 0] = np.nan
+    with pytest.raises(InvalidDataError, match=r"mask=.*1 NaN"):
+        load_volume_betas(nib.Nifti1Image(data, AFFINE), ["a", "b", "c"],
+                          nib.Nifti1Image(mask, AFFINE))

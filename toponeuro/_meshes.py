@@ -269,7 +269,7 @@ def _read_gifti(img) -> tuple[dict, tuple]:
     else:
         values = np.stack(arrays, axis=1)
     hemi = gifti_hemisphere(img)
-    names = tuple(str(d.meta.get("Name", "")) for d in img.darrays if d.meta)
+    names = tuple(str(d.meta.get("Name", "")) if d.meta else "" for d in img.darrays)
     labels = None
     if any(d.intent == NIFTI_INTENT_LABEL for d in img.darrays):
         labels = {int(k): str(v) for k, v in img.labeltable.get_labels_as_dict().items()}

@@ -234,7 +234,8 @@ def invalid_voxels(da: xr.DataArray) -> np.ndarray:
     bad = ~np.isfinite(x).all(axis=0)
     if x.shape[0] < 2:  # a single map has no across-stimulus variance to judge
         return bad
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN voxels: counted in bad
         const = np.nanmax(x, axis=0) == np.nanmin(x, axis=0)
     return bad | const
 

@@ -19,6 +19,7 @@ from ..exceptions import (
     MeshMismatchError,
     UnknownNameError,
     close_matches,
+    first_few,
 )
 from ._responses import handle_invalid, make_brain_responses
 
@@ -54,13 +55,7 @@ def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.nd
     >>> read_surface_data(p).shape
     (642, 3)
     """
-    f = read_surface_file(path)
-    if f.labels is not None:
-        raise InvalidDataError(
-            f"The surface file {str(path)!r} is a label file ({len(f.labels)} regions): its "
-            "values are region ids, not responses. Give the betas or statistic maps; its "
-            "regions are cortex maps' ROIs (toponeuro.atlases.load_cortex_maps, 'PATH#NAME')."
-        )
+    f = _read_values(path)
     if hemi is not None:
         from ..atlases import hemi_name
 
@@ -79,18 +74,82 @@ def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.nd
     return next(iter(f.data.values()))
 
 
+def _read_values(path):
+    """``read_surface_file(path)``, refusing a label file (its values are region ids)."""
+    f = read_surface_file(path)
+    if f.labels is not None:
+        raise InvalidDataError(
+            f"The surface file {str(path)!r} is a label file ({len(f.labels)} regions): its "
+            "values are region ids, not responses. Give the betas or statistic maps; its "
+            "regions are cortex maps' ROIs (toponeuro.atlases.load_cortex_maps, 'PATH#NAME')."
+        )
+    return f
+
+
+def _hemi_of_file(path, hemi: str) -> tuple[np.ndarray, list | None]:
+    """The ``hemi`` values of a file passed as ``lh=``/``rh=``, and its map names (None
+    unless every map has one): a CIFTI over both hemispheres gives that one; a file whose
+    metadata names the other hemisphere is refused (labelled ``hemi``, its vertices would be
+    the other hemisphere's)."""
+    f = _read_values(path)
+    slot = "lh" if hemi == "left" else "rh"
+    if hemi in f.data:
+        values = f.data[hemi]
+    elif None in f.data:  # the file does not say (MGH, a GIFTI without the structure)
+        values = f.data[None]
+    else:
+        other = "rh" if slot == "lh" else "lh"
+        raise AlignmentError(
+            f"The file passed as {slot}= ({str(path)!r}) holds the {' and '.join(f.data)} "
+            f"hemisphere (its metadata says so), not the {hemi}; pass it as {other}= instead."
+        )
+    names = list(f.map_names)
+    named = len(names) == values.shape[1] and all(n.strip() for n in names)
+    return values, names if named else None
+
+
 def _hemi_block(spec, hemi):
+    """``(values (n_vertices, n_maps), map names or None)`` of one hemisphere's ``lh``/``rh``."""
     if spec is None:
-        return None
+        return None, None
     if isinstance(spec, str | os.PathLike):
-        return read_surface_data(spec)
+        return _hemi_of_file(spec, hemi)
     if isinstance(spec, np.ndarray):
-        return spec.reshape(spec.shape[0], -1)
-    blocks = [read_surface_data(p) for p in spec]
+        return spec.reshape(spec.shape[0], -1), None
+    read = [_hemi_of_file(p, hemi) for p in spec]
+    blocks = [b for b, _ in read]
     sizes = {b.shape[0] for b in blocks}
     if len(sizes) != 1:
         raise AlignmentError(f"{hemi} files have different vertex counts {sorted(sizes)}.")
-    return np.concatenate(blocks, axis=1)
+    names = None if any(n is None for _, n in read) else [n for _, ns in read for n in ns]
+    return np.concatenate(blocks, axis=1), names
+
+
+def _join_by_name(block: np.ndarray, names: list | None, ids: list, hemi: str) -> np.ndarray:
+    """The maps of ``block`` in the order of ``ids``, matched by the file's map names (the
+    k-th repeat of a name to the k-th repeat of the id); unnamed maps keep their order."""
+    from collections import Counter
+
+    if names is None or names == ids:
+        return block
+    if Counter(names) != Counter(ids):
+        only_file = sorted(set(names) - set(ids))
+        only_ids = sorted(set(ids) - set(names))
+        slot = "lh" if hemi == "left" else "rh"
+        raise AlignmentError(
+            f"The {slot}= maps are named {first_few(map(repr, names))} (the file's map "
+            f"names: CIFTI scalar names, GIFTI 'Name' meta), but stimulus_ids are "
+            f"{first_few(map(repr, ids))}: {len(only_file)} names only in the file (e.g. "
+            f"{first_few(map(repr, only_file), 3)}), {len(only_ids)} only in stimulus_ids (e.g. "
+            f"{first_few(map(repr, only_ids), 3)}). Maps are matched to stimulus_ids by name, "
+            "never by position: pass stimulus_ids with the file's map names (in any order), "
+            "or rename the maps (wb_command -set-map-names)."
+        )
+    slots: dict = {}
+    for k, n in enumerate(names):
+        slots.setdefault(n, []).append(k)
+    order = [slots[i].pop(0) for i in ids]
+    return block[:, order]
 
 
 def _resolve_surface_roi(roi, atlas, n_vert):
@@ -153,10 +212,20 @@ def load_surface_betas(
     Parameters
     ----------
     lh, rh : path, list of paths, array (n_vertices, n_stimuli), or None
-        GIFTI (``.func.gii``/``.shape.gii``) or FreeSurfer MGH/MGZ files on fsaverage,
-        fsaverage5, ...; a list is concatenated along stimuli. ``None`` skips a hemisphere.
+        GIFTI (``.func.gii``/``.shape.gii``), CIFTI-2 (``.dscalar.nii``/``.dtseries.nii``)
+        or FreeSurfer MGH/MGZ files on fsaverage, fsaverage5, fs_LR 32k ...; a list is
+        concatenated along stimuli. ``None`` skips a hemisphere. A CIFTI file holding both
+        hemispheres (as HCP writes them) is passed as both: ``load_surface_betas(path, path,
+        ids)``; each takes its own hemisphere (``(path, None, ids)``: the left only). Its
+        medial wall, outside the file's brain models, is NaN: pass ``drop_invalid=True`` to
+        leave those vertices out (the ``vertex`` coord keeps the mesh's indices). A file whose
+        metadata names the other hemisphere (a GIFTI's ``AnatomicalStructurePrimary``, a
+        CIFTI's brain models) is refused (:class:`~toponeuro.exceptions.AlignmentError`).
     stimulus_ids : sequence of str
-        One per map, in order.
+        One per map. When every map of a file is named (a CIFTI's scalar map names, a GIFTI
+        array's ``Name`` meta), the maps are matched to the ids by name, in any order (names
+        that differ from the ids: :class:`~toponeuro.exceptions.AlignmentError`); unnamed
+        maps (MGH, arrays) are taken in order.
     space : {"fsaverage5"}, optional
         Keep the first 10,242 vertices (fsaverage5) of finer icosahedral meshes (the meshes
         are nested, so these are exactly the fsaverage5 vertices).
@@ -175,8 +244,8 @@ def load_surface_betas(
     >>> r.sizes["voxel"], str(r.hemi.values[0]), int(r.vertex.values[-1])
     (642, 'left', 641)
     """
-    blocks = {h: _hemi_block(s, h) for h, s in zip(HEMIS, (lh, rh))}
-    blocks = {h: b for h, b in blocks.items() if b is not None}
+    read = {h: _hemi_block(s, h) for h, s in zip(HEMIS, (lh, rh))}
+    blocks = {h: b for h, (b, _) in read.items() if b is not None}
     if not blocks:
         raise DimensionError("Give surface data for at least one hemisphere (lh or rh).")
     n_vert = {b.shape[0] for b in blocks.values()}
@@ -198,6 +267,7 @@ def load_surface_betas(
                 f"{h} data hold {b.shape[1]} maps but {n_ids} stimulus ids were given; give "
                 "one id per map."
             )
+        blocks[h] = _join_by_name(b, read[h][1], [str(i) for i in stimulus_ids], h)
     if space is not None:
         if space != "fsaverage5":
             raise UnknownNameError(f"space={space!r}; only 'fsaverage5' downsampling is offered.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from xml.parsers.expat import ExpatError  # how a broken GIFTI's XML fails
 
 import numpy as np
@@ -20,6 +20,7 @@ from ..exceptions import (
     MissingFileError,
     UnknownNameError,
     close_matches,
+    first_few,
 )
 from ._responses import handle_invalid, make_brain_responses
 
@@ -169,6 +170,14 @@ def _resolve_mask(mask, roi, atlas, shape, affine):
                 "Resample it first: nilearn.image.resample_to_img(mask, betas, "
                 "interpolation='nearest')."
             )
+        n_nan = int(np.isnan(mdata).sum()) if np.issubdtype(mdata.dtype, np.floating) else 0
+        if n_nan:
+            raise InvalidDataError(
+                f"The mask= image holds {n_nan} NaN voxels; a mask is 0 (out) / non-zero (in), "
+                "and NaN is neither. Set them to 0 (e.g. nilearn.image.math_img("
+                "'np.nan_to_num(img)', img=mask)), or resample the mask with "
+                "interpolation='nearest'."
+            )
         keep &= np.asarray(mdata) != 0
         if not keep.any():
             raise InvalidDataError("The mask selects no voxel (it is all zeros).")
@@ -295,8 +304,9 @@ def load_volume_betas(
         One id per volume, in volume order (ids may repeat for repeated trials; a
         ``repetition`` coord then numbers them).
     mask : path or image, optional
-        Binary mask on exactly the grid of the betas (shape and affine); non-zero voxels
-        are kept, in the C order nilearn's ``NiftiMasker`` uses (the values equal its
+        Binary mask on exactly the grid of the betas (shape and affine; another grid is an
+        :class:`~toponeuro.exceptions.AlignmentError`, a NaN voxel an
+        :class:`~toponeuro.exceptions.InvalidDataError`); non-zero voxels are kept, in the C order nilearn's ``NiftiMasker`` uses (the values equal its
         output, except that NaN stay NaN where nilearn would silently write 0). Without
         mask and roi every voxel of the grid is kept.
     roi : str or list of str, optional
@@ -340,6 +350,8 @@ def load_volume_betas(
 # -- BIDS derivatives ---------------------------------------------------------------------
 _ENTITY_ORDER = ("ses", "task", "acq", "run", "space", "desc")
 _ID_ENTITIES = ("stim", "cond", "condition", "contrast", "trial")
+#: columns of a labels / events .tsv that name each volume's stimulus, first found wins
+_LABEL_COLUMNS = ("stimulus_id", "stim_file", "trial_type", "condition", "label")
 
 
 def _parse_bids(name: str) -> tuple[dict, str]:
@@ -362,18 +374,28 @@ def _labels_for(path: Path, ents: dict, suffix: str, n: int) -> list[str] | None
     for c in candidates:
         if c.is_file():
             t = pd.read_csv(c, sep="\t", dtype=str, keep_default_na=False)
-            col = next((k for k in ("stimulus_id", "trial_type", "condition", "label")
-                        if k in t.columns), None)
+            col = next((k for k in _LABEL_COLUMNS if k in t.columns), None)
             if col is None:
                 raise InvalidDataError(
-                    f"{c} has no 'stimulus_id' or 'trial_type' column (has {list(t.columns)})."
+                    f"{c} has no 'stimulus_id', 'stim_file' or 'trial_type' column (has "
+                    f"{list(t.columns)})."
                 )
             if len(t) != n:
                 raise DimensionError(
                     f"{c} lists {len(t)} rows but {path.name} holds {n} volumes; the labels "
                     "file needs one row per volume, in volume order."
                 )
-            return t[col].tolist()
+            ids = [v.strip() for v in t[col].tolist()]
+            missing = [k + 1 for k, v in enumerate(ids) if v in ("", "n/a")]
+            if missing:
+                raise InvalidDataError(
+                    f"{c}: column {col!r} has no id (empty or 'n/a') in row "
+                    f"{first_few(missing)} of {n}; every volume needs its stimulus's id. "
+                    "Fill them in, or leave those volumes out of the beta file."
+                )
+            if col == "stim_file":  # as load_image_folder names pictures: no extension
+                ids = [PurePosixPath(v).with_suffix("").as_posix() for v in ids]
+            return ids
     return None
 
 
@@ -399,7 +421,9 @@ def load_bids_betas(
     file takes its stimulus ids, one row per volume, from the first existing of
     ``<same name>.tsv``, ``<prefix>_labels.tsv``, ``<prefix>_events.tsv`` or the raw
     ``sub-.._ses-.._task-.._run-.._events.tsv`` next to it (column ``stimulus_id``, else
-    ``trial_type``). A 3-D file takes its id from its ``stim-``/``cond-``/``contrast-`` entity.
+    BIDS's ``stim_file``, the picture shown, without its extension as
+    :func:`toponeuro.stimuli.load_image_folder` names pictures, else ``trial_type``); an
+    empty or ``n/a`` id is refused. A 3-D file takes its id from its ``stim-``/``cond-``/``contrast-`` entity.
     Files are read in order of session, run, then name; the ``session``/``run`` of each row
     are stimulus coords, and ids repeated across runs get a ``repetition`` coord.
 
@@ -436,7 +460,7 @@ def load_bids_betas(
     files, found_any = [], []
     for p in sorted(root.rglob("sub-*.nii*")):
         ents, suf = _parse_bids(p.name)
-        found_any.append((ents.get("sub"), suf, p))
+        found_any.append((ents.get("sub"), suf, ents))
         if ents.get("sub") != sub or suf != suffix:
             continue
         if any(v is not None and ents.get(k) != str(v) for k, v in wanted.items()):
@@ -445,7 +469,18 @@ def load_bids_betas(
     if not files:
         subs = sorted({s for s, _, _ in found_any if s})
         sufs = sorted({s for _, s, _ in found_any})
-        hint = close_matches(sub, subs) if sub not in subs else f"suffixes found: {sufs}"
+        if sub not in subs:
+            hint = f"subject={subject!r}: {close_matches(sub, subs)} (subjects found: {subs})"
+        elif suffix not in sufs:
+            hint = "pass suffix= one of the suffixes found: " + ", ".join(
+                f"suffix={x!r}" for x in sufs)
+        else:
+            found = [e for s_, x, e in found_any if s_ == sub and x == suffix]
+            hint = "values found: " + "; ".join(
+                f"{k}= {sorted({e.get(ent) for e in found if ent in e})}"
+                for k, ent in (("session", "ses"), ("task", "task"), ("run", "run"),
+                               ("space", "space"), ("desc", "desc"))
+                if wanted[ent] is not None)
         raise UnknownNameError(
             f"No '{suffix}' maps for sub-{sub} under {root} matching "
             f"{ {k: v for k, v in wanted.items() if v} }; {hint}"

@@ -346,3 +346,27 @@ def test_a_labelled_ceiling_is_matched_to_the_voxels_by_their_coords():
     with pytest.raises(AlignmentError, match="no ceiling"):
         encoding_score(feats, resp, model=model, cv=4,
                        ceiling=ceiling.assign_coords(x=(resp.dims[1], [9, 9, 9, 99])))
+
+
+def test_labelled_features_with_plain_responses_warn_that_they_pair_by_position():
+    """Labels beat positions: with ids on one side only the pairing is by position, which is
+    right only if the orders agree -- said with a PairedByPositionWarning (before: silent;
+    shuffled responses scored r = 0.07 instead of 0.68 with no word). Both plain: on purpose,
+    no warning; both labelled: joined by id."""
+    import warnings
+
+    from toponeuro import make_activations
+    from toponeuro.exceptions import PairedByPositionWarning
+
+    acts = make_activations({"a": 16}, n_stimuli=40, random_state=0)
+    Y = np.asarray(acts)[:, :3] + 0.1 * np.random.default_rng(0).standard_normal((40, 3))
+    with pytest.warns(PairedByPositionWarning, match="Label the responses"):
+        encoding_score(acts, Y, random_state=0)
+    with pytest.warns(PairedByPositionWarning, match="Label the targets"):
+        RidgeEncoder().fit(acts, Y)
+    resp = xr.DataArray(Y, dims=("stimulus", "voxel"),
+                        coords={"stimulus_id": ("stimulus", acts.stimulus_id.values)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PairedByPositionWarning)
+        encoding_score(np.asarray(acts), Y, random_state=0)
+        encoding_score(acts, resp.isel(stimulus=slice(None, None, -1)), random_state=0)

@@ -57,6 +57,7 @@ __all__ = [
     "ExternalCommandError",
     "InternalError",
     "ImplausibleValueWarning",
+    "PairedByPositionWarning",
     "OutputExistsError",
     "OutputLockedError",
     "TrainingDivergedError",
@@ -290,6 +291,13 @@ class ExternalCommandError(ToponeuroError, RuntimeError):
 
 class InternalError(ToponeuroError, RuntimeError):
     """toponeuro's own files disagree with each other: a bug in toponeuro; please report it."""
+
+
+class PairedByPositionWarning(ToponeuroWarning):
+    """One input carries stimulus ids and the other is a plain array, so they were paired by
+    position: right only if the plain one lists the same stimuli in the same order. Label it
+    (a DataArray with a ``stimulus_id`` coord) to have them joined by id, or pass both as
+    plain arrays to pair them by position on purpose, without this warning."""
 
 
 class ImplausibleValueWarning(ToponeuroWarning):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import xarray as xr
@@ -14,6 +15,7 @@ from ..exceptions import (
     DimensionError,
     InvalidDataError,
     NotFittedError,
+    PairedByPositionWarning,
     ParameterError,
 )
 
@@ -79,6 +81,19 @@ def paired_matrices(features, responses, names=("features", "responses")):
                 f"silently pair different stimuli. Label the {without} "
                 "(.assign_coords(stimulus_id=('stimulus', ids))), or pass both as plain arrays "
                 "(np.asarray) to pair them by position on purpose."
+            )
+    else:
+        ids = [isinstance(a, xr.DataArray) and D.STIMULUS_ID in a.coords
+               for a in (features, responses)]
+        if any(ids):  # one side labelled, the other a plain array: paired by position
+            with_ids, without = (names[0], names[1]) if ids[0] else (names[1], names[0])
+            warnings.warn(
+                f"The {with_ids} carry 'stimulus_id' but the {without} are a plain array, so "
+                "they are paired by position: right only if the two list the same stimuli "
+                f"in the same order. Label the {without} (a DataArray with a 'stimulus_id' "
+                "coord) to join them by id, or pass both as plain arrays (np.asarray) to "
+                "pair them by position on purpose.",
+                PairedByPositionWarning, stacklevel=3,
             )
     X = as_matrix(features, names[0])
     Y = as_matrix(responses, names[1])

@@ -492,7 +492,9 @@ def encoding_score(
         Any DataArray with dims ``("stimulus", <voxel dim>)``; its voxel coords are kept.
         Two DataArrays with ``stimulus_id`` are aligned by id; when only one of two
         DataArrays carries ids, :class:`~toponeuro.exceptions.AlignmentError` (pairing them
-        by position could pair different stimuli); plain arrays pair by position.
+        by position could pair different stimuli); plain arrays pair by position, and a
+        labelled DataArray with a plain array pairs by position with a
+        :class:`~toponeuro.exceptions.PairedByPositionWarning`.
     model : {"ridge", "pls"} or estimator
         An estimator with ``fit``/``predict``/``get_params`` (cloned for each fold). Each
         fold's clone predicts that fold's held-out stimuli and is then dropped (no fitted

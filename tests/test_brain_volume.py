@@ -203,6 +203,9 @@ def test_bids_per_trial_with_labels_and_events(tmp_path):
     assert r.repetition.values.tolist() == [0, 0, 1, 1]
     np.testing.assert_allclose(r.values[:, 0], data[0, 0, 0, :])
     assert len(load_bids_betas(root, "01", run="2").stimulus_id) == 2
+    # a run is an index: run=2, "02" and "2" name run-2 (and run-02), zero padding or not
+    assert len(load_bids_betas(root, "01", run=2).stimulus_id) == 2
+    assert len(load_bids_betas(root, "01", run="02").stimulus_id) == 2
     with pytest.raises(UnknownNameError, match="sub-02|'01'"):
         load_bids_betas(root, "02")
     with pytest.raises(UnknownNameError):

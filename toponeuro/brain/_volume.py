@@ -349,6 +349,16 @@ def load_volume_betas(
 
 # -- BIDS derivatives ---------------------------------------------------------------------
 _ENTITY_ORDER = ("ses", "task", "acq", "run", "space", "desc")
+
+
+def _same_entity(key: str, have: str | None, want) -> bool:
+    """Whether a file's BIDS entity value is the one asked for: a run is an index, so
+    ``run=1`` is ``run-01`` (BIDS allows zero padding); other entities compare as text."""
+    if have is None:
+        return False
+    if key == "run" and have.isdigit() and str(want).isdigit():
+        return int(have) == int(want)
+    return have == str(want)
 _ID_ENTITIES = ("stim", "cond", "condition", "contrast", "trial")
 #: columns of a labels / events .tsv that name each volume's stimulus, first found wins
 _LABEL_COLUMNS = ("stimulus_id", "stim_file", "trial_type", "condition", "label")
@@ -433,7 +443,8 @@ def load_bids_betas(
     subject : str
         ``"01"`` or ``"sub-01"``.
     task, session, run, space, desc : str, optional
-        BIDS entity values to keep.
+        BIDS entity values to keep. A run is an index: ``run=1`` (or ``"1"``, ``"01"``)
+        keeps ``run-1`` and ``run-01``, and runs are read in numeric order (2 before 10).
     suffix : str
         File suffix of the beta maps (default ``"beta"``).
     mask, roi, atlas, drop_invalid
@@ -463,7 +474,7 @@ def load_bids_betas(
         found_any.append((ents.get("sub"), suf, ents))
         if ents.get("sub") != sub or suf != suffix:
             continue
-        if any(v is not None and ents.get(k) != str(v) for k, v in wanted.items()):
+        if any(v is not None and not _same_entity(k, ents.get(k), v) for k, v in wanted.items()):
             continue
         files.append((p, ents))
     if not files:
@@ -486,9 +497,11 @@ def load_bids_betas(
             f"{ {k: v for k, v in wanted.items() if v} }; {hint}"
         )
 
-    def order(item):
+    def order(item):  # run-2 before run-10: a run is an index (BIDS)
         p, e = item
-        return (e.get("ses", ""), e.get("task", ""), e.get("run", ""), p.name)
+        run = e.get("run", "")
+        return (e.get("ses", ""), e.get("task", ""), (0, int(run), "") if run.isdigit()
+                else (1, 0, run), p.name)
 
     files.sort(key=order)
     blocks, ids, sessions, runs, ref = [], [], [], [], None

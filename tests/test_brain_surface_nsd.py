@@ -336,3 +336,22 @@ def test_map_names_are_joined_to_stimulus_ids_by_name(tmp_path):
     part = _named_gifti(tmp_path / "part.func.gii", lh, ["", "house", "face"])
     p = load_surface_betas(part, None, ["x", "y", "z"])
     np.testing.assert_allclose(p.values, lh.T, rtol=1e-6)
+
+
+def test_nsd_sessions_each_once_and_in_range(tmp_path):
+    """A session named twice counted its trials as repetitions (6 'repetitions' of an image
+    seen 3 times, a higher noise ceiling); session 0 read masterordering from its end."""
+    from toponeuro.brain import nsd_trial_images, read_nsd_expdesign
+    from toponeuro.exceptions import OutOfRangeError
+
+    _nsd_tree(tmp_path)
+    with pytest.raises(InvalidDataError, match=r"sessions= names session 1 twice"):
+        load_nsd_betas(tmp_path, 1, [1, 1])
+    design = read_nsd_expdesign(tmp_path / "nsddata" / "experiments" / "nsd" / "nsd_expdesign.mat")
+    for bad in ([0], [-1], [41], [1.5], ["x"]):
+        with pytest.raises(OutOfRangeError, match=r"sessions= must hold session numbers 1\.\.40"):
+            nsd_trial_images(design, 1, bad)
+    with pytest.raises(OutOfRangeError, match="sessions="):
+        load_nsd_betas(tmp_path, 1, 0)
+    img, trials = nsd_trial_images(design, 1, [2])
+    assert trials[0] == 750 and len(img) == 750

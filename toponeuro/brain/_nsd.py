@@ -27,8 +27,10 @@ from ..exceptions import (
     DimensionError,
     InvalidDataError,
     MissingFileError,
+    OutOfRangeError,
     UnknownNameError,
     close_matches,
+    first_few,
 )
 from ._responses import handle_invalid, make_brain_responses, zscore_within
 from ._volume import _get_data, _same_grid, load_brain_image
@@ -95,6 +97,32 @@ def read_nsd_expdesign(path: str | os.PathLike) -> dict:
     return out
 
 
+def _checked_sessions(sessions, n_sessions: int) -> list[int]:
+    """``sessions=`` as a list of distinct 1-based session numbers within ``1..n_sessions``."""
+    sessions = [sessions] if np.isscalar(sessions) else list(sessions)
+    if not sessions:
+        raise DimensionError("sessions= is empty; give at least one session, e.g. sessions=[1].")
+    out = []
+    for s in sessions:
+        try:
+            v = float(s)
+        except (TypeError, ValueError):
+            v = float("nan")
+        if not (v.is_integer() and 1 <= v <= n_sessions):
+            raise OutOfRangeError(
+                f"sessions= must hold session numbers 1..{n_sessions} (1-based, as in "
+                f"betas_sessionNN); got {s!r}."
+            )
+        out.append(int(v))
+    if len(set(out)) < len(out):
+        dup = sorted({s for s in out if out.count(s) > 1})
+        raise InvalidDataError(
+            f"sessions= names session {first_few(dup)} twice; its trials would count as "
+            "repetitions of their images (and raise the noise ceiling). Give each session once."
+        )
+    return out
+
+
 def nsd_trial_images(expdesign: dict, subject, sessions: Iterable[int]) -> tuple:
     """0-based 73k image index and 0-based global trial number of each trial of ``sessions``.
 
@@ -108,14 +136,10 @@ def nsd_trial_images(expdesign: dict, subject, sessions: Iterable[int]) -> tuple
     """
     k = _subj(subject)
     mo, si = expdesign["masterordering"], expdesign["subjectim"]
+    sessions = _checked_sessions(sessions, len(mo) // NSD_TRIALS_PER_SESSION)
     trials = np.concatenate(
         [np.arange((s - 1) * NSD_TRIALS_PER_SESSION, s * NSD_TRIALS_PER_SESSION) for s in sessions]
     )
-    if trials.max() >= len(mo):
-        raise DimensionError(
-            f"masterordering has {len(mo)} trials; sessions {list(sessions)} need "
-            f"{trials.max() + 1}."
-        )
     im10k = mo[trials]  # 1-based into the subject's 10k images
     ids73k = si[k - 1, im10k - 1]  # 1-based 73k ids
     return ids73k - 1, trials
@@ -287,7 +311,7 @@ def load_nsd_betas(
     subject : int or str
         1..8 or ``"subj01"``.
     sessions : int or iterable of int
-        1-based session numbers.
+        1-based session numbers, each once (``betas_sessionNN``).
     space : {"func1pt8mm", "func1mm", "fsaverage"}
     roi : str or list of str, optional
         NSD ROI files (``"nsdgeneral"``, ``"floc-faces"``) or one label of them
@@ -320,10 +344,7 @@ def load_nsd_betas(
     k = _subj(subject)
     if space not in NSD_SPACES:
         raise UnknownNameError(f"NSD space {space!r}; {close_matches(space, NSD_SPACES)}")
-    sessions = [int(sessions)] if np.isscalar(sessions) else [int(s) for s in sessions]
-    if not sessions:
-        raise DimensionError("Give at least one session.")
-    ids, stim_coords, counts = _nsd_trials(root, k, sessions)
+    ids, stim_coords, counts, sessions = _nsd_trials(root, k, sessions)
     glm_dir = root / "nsddata_betas" / "ppdata" / f"subj{k:02d}" / space / glm
     if not glm_dir.is_dir():
         raise MissingFileError(
@@ -348,16 +369,17 @@ def load_nsd_betas(
     return da
 
 
-def _nsd_trials(root: Path, k: int, sessions: list[int]):
-    """``(ids, stimulus coords, trials per image)`` of subject ``k``'s ``sessions``."""
+def _nsd_trials(root: Path, k: int, sessions):
+    """``(ids, stimulus coords, trials per image, sessions)`` of subject ``k``'s ``sessions``."""
     design = read_nsd_expdesign(root / "nsddata" / "experiments" / "nsd" / "nsd_expdesign.mat")
+    sessions = _checked_sessions(sessions, len(design["masterordering"]) // NSD_TRIALS_PER_SESSION)
     img_idx, trials = nsd_trial_images(design, k, sessions)
     ids = [f"nsd-{i:05d}" for i in img_idx]
     stim_coords = {"session": np.repeat(sessions, NSD_TRIALS_PER_SESSION), "trial": trials}
     if "sharedix" in design:
         stim_coords["shared1000"] = np.isin(img_idx + 1, design["sharedix"])
     _, counts = np.unique(img_idx, return_counts=True)
-    return ids, stim_coords, counts
+    return ids, stim_coords, counts, sessions
 
 
 def _with_surface_ceiling(da, glm_dir: Path, counts):

@@ -250,3 +250,22 @@ def test_make_image_folder_refuses_to_write_over_a_file(tmp_path):
         make_image_folder(tmp_path)
     with pytest.raises(OSError, match="faces is a file"):  # the root itself
         make_image_folder(tmp_path / "faces")
+
+
+def test_nsd_stimuli_indices_are_whole_numbers(tmp_path):
+    """indices=[1.5] was truncated to image 1, silently; an id 'nsd-00001' raised a bare
+    ValueError from int()."""
+    import h5py
+
+    from toponeuro.exceptions import InvalidDataError
+    from toponeuro.stimuli import load_nsd_stimuli
+
+    p = tmp_path / "nsd_stimuli.hdf5"
+    with h5py.File(p, "w") as f:
+        f.create_dataset("imgBrick", data=np.zeros((4, 3, 3, 3), np.uint8))
+    with pytest.raises(InvalidDataError, match=r"indices= must be whole numbers.*1\.5"):
+        load_nsd_stimuli(p, [1.5, 2])
+    with pytest.raises(InvalidDataError, match=r"indices= must be 0-based.*pass the number"):
+        load_nsd_stimuli(p, ["nsd-00001"])
+    assert load_nsd_stimuli(p, [3.0, 0]).ids.tolist() == ["nsd-00003", "nsd-00000"]
+    assert load_nsd_stimuli(p, np.array([2])).ids.tolist() == ["nsd-00002"]

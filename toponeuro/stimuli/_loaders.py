@@ -659,6 +659,22 @@ class NSDImageReader:
         return np.asarray(self._dataset()[int(index)])
 
 
+def _nsd_indices(indices) -> np.ndarray:
+    """``indices=`` as 0-based int positions; text (an id) and non-integral numbers refused."""
+    raw = np.asarray([indices] if np.isscalar(indices) else list(indices))
+    if raw.size and raw.dtype.kind not in "iuf":
+        raise InvalidDataError(
+            f"indices= must be 0-based imgBrick positions (integers); got {raw.dtype.kind!r} "
+            f"values such as {raw.ravel()[0]!r}. For ids 'nsd-00042' pass the number, 42."
+        )
+    if raw.dtype.kind == "f" and not np.all(np.isfinite(raw) & (raw == np.round(raw))):
+        bad = raw[~(np.isfinite(raw) & (raw == np.round(raw)))]
+        raise InvalidDataError(
+            f"indices= must be whole numbers (0-based imgBrick positions); got {bad[:3].tolist()}."
+        )
+    return raw.astype(np.int64).ravel()
+
+
 def load_nsd_stimuli(
     hdf5_path: str | os.PathLike,
     indices: Iterable[int] | None = None,
@@ -715,7 +731,7 @@ def load_nsd_stimuli(
             f"{path}:{key} has shape {shape}; expected (n_images, height, width, 3) like "
             "NSD's imgBrick (73000, 425, 425, 3)."
         )
-    idx = np.arange(shape[0]) if indices is None else np.asarray(list(indices), dtype=np.int64)
+    idx = np.arange(shape[0]) if indices is None else _nsd_indices(indices)
     if idx.size and (idx.min() < 0 or idx.max() >= shape[0]):
         raise OutOfRangeError(
             f"NSD indices must be in 0..{shape[0] - 1} (0-based imgBrick positions); got "

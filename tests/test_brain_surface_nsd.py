@@ -355,3 +355,18 @@ def test_nsd_sessions_each_once_and_in_range(tmp_path):
         load_nsd_betas(tmp_path, 1, 0)
     img, trials = nsd_trial_images(design, 1, [2])
     assert trials[0] == 750 and len(img) == 750
+
+
+def test_nsd_missing_session_and_ncsnr_on_another_grid(tmp_path):
+    """A missing NIfTI session said 'pass an existing NIfTI file or a nibabel image' (no
+    sessions=); an ncsnr.nii.gz on another grid stopped with numpy's IndexError."""
+    from toponeuro.exceptions import MissingFileError
+
+    _nsd_tree(tmp_path)
+    with pytest.raises(MissingFileError, match=r"betas_session03\.nii\.gz.*out of sessions="):
+        load_nsd_betas(tmp_path, 1, [1, 3])
+    glm = tmp_path / "nsddata_betas/ppdata/subj01/func1pt8mm/betas_fithrf_GLMdenoise_RR"
+    nib.save(nib.Nifti1Image(np.ones((5, 5, 3), np.float32), AFF), glm / "ncsnr.nii.gz")
+    with pytest.raises(DimensionError, match=r"ncsnr\.nii\.gz has grid.*noise_ceiling=False"):
+        load_nsd_betas(tmp_path, 1, 1)
+    assert load_nsd_betas(tmp_path, 1, 1, noise_ceiling=False).shape == (750, 59)

@@ -271,6 +271,11 @@ def _read_session_volume(glm_dir: Path, session: int, fmt: str, bbox, ref_shape)
     path = glm_dir / f"{stem}.nii.gz"
     if not path.is_file():
         path = glm_dir / f"{stem}.nii"
+    if not path.is_file():
+        raise MissingFileError(
+            f"NSD betas {glm_dir / stem}.nii.gz not found; download that session's betas from "
+            "NSD's nsddata_betas (same name) or leave the session out of sessions=."
+        )
     img = load_brain_image(path, f"NSD betas session {session}")
     if len(img.shape) != 4 or img.shape[3] != NSD_TRIALS_PER_SESSION:
         raise DimensionError(
@@ -438,7 +443,13 @@ def _nsd_volume(root, glm_dir, k, space_glm, sessions, ids, roi, fmt, stim_coord
     vc = {"i": ijk[:, 0], "j": ijk[:, 1], "k": ijk[:, 2]}
     if counts is not None:
         nimg = load_brain_image(glm_dir / "ncsnr.nii.gz", "NSD ncsnr")
-        nc = _get_data(nimg, "NSD ncsnr")[keep].astype(np.float64)
+        nc = _get_data(nimg, "NSD ncsnr")
+        if not _same_grid(nc.shape, nimg.affine, shape, affine):
+            raise DimensionError(
+                f"{glm_dir / 'ncsnr.nii.gz'} has grid {nc.shape}; the {space} brain mask has "
+                f"{tuple(shape)}. Use the ncsnr of this space and glm, or noise_ceiling=False."
+            )
+        nc = nc[keep].astype(np.float64)
         vc["ncsnr"] = nc.astype(np.float32)
         vc["noise_ceiling"] = nsd_noise_ceiling(nc, counts).astype(np.float32)
     return make_brain_responses(

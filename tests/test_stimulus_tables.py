@@ -93,6 +93,19 @@ def test_a_table_saved_by_excel(tmp_path):
     assert s.coords()["face"][1].tolist() == [1, 1, 0, 0]
 
 
+def test_missing_values_as_matlab_and_r_write_them(tmp_path):
+    """A numeric label column with MATLAB's 'NaN' or R's 'NA' for a missing value was read
+    as text ('1', 'NA', '3': categories, not numbers); a column of only 'NaN' too."""
+    img = _folder(tmp_path / "img", NAMES[:3])
+    (tmp_path / "t.csv").write_text("file,size,rating,none\n"
+                                    "face1.png,1,2.5,NaN\nface2.png,NA,NaN,NaN\n"
+                                    "dog1.jpg,3,n/a,nan\n")
+    c = load_stimulus_table(tmp_path / "t.csv", img).coords()
+    np.testing.assert_array_equal(c["size"][1], [1.0, np.nan, 3.0])
+    np.testing.assert_array_equal(c["rating"][1], [2.5, np.nan, np.nan])
+    assert np.isnan(c["none"][1].astype(float)).all()
+
+
 def test_files_in_sub_folders(tmp_path):
     img = _folder(tmp_path / "img", ["faces/a.png", "cars/b.png"])
     (tmp_path / "bare.csv").write_text("filename,category\na.png,face\nb.png,car\n")

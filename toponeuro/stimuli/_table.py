@@ -49,15 +49,21 @@ def _read_table(path: Path, sep) -> pd.DataFrame:
     return frame
 
 
+#: cells read as missing in a numeric label column (pandas and Excel write '', MATLAB
+#: 'NaN', R 'NA'), case-insensitive
+_MISSING = ("", "nan", "na", "n/a")
+
+
 def _typed(col: pd.Series):
     """A label column as booleans when every entry is ``true``/``false``; as numbers when
-    every non-empty entry is one (empty cells NaN); else text."""
+    every non-missing entry is one (missing cells, :data:`_MISSING`, NaN; a column of only
+    missing cells is all NaN); else text."""
     low = col.str.strip().str.lower()
     if len(low) and low.isin(["true", "false"]).all():
         return low.eq("true").to_numpy()
-    filled = low != ""
+    filled = ~low.isin(_MISSING)
     num = pd.to_numeric(col.where(filled), errors="coerce")
-    if filled.any() and num[filled].notna().all():
+    if num[filled].notna().all():
         out = num.to_numpy(dtype=float)
         whole = np.isfinite(out).all() and np.equal(np.mod(out, 1), 0).all()
         return out.astype(np.int64) if whole else out
@@ -117,7 +123,8 @@ def load_stimulus_table(
     labels : sequence of str, optional
         Label columns to keep (default: every other column). Each becomes a stimulus coord
         (:meth:`StimulusSet.coords`); columns of only numbers or only ``true``/``false``
-        are read as such, others as text.
+        are read as such, others as text. In a numeric column an empty cell, ``NaN``,
+        ``NA`` or ``n/a`` is missing (NaN).
     extra_files : {"error", "skip"}
         Images in the folder that no row names: an error naming them (default), or left out.
     sep : str, optional

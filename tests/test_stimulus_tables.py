@@ -106,6 +106,18 @@ def test_missing_values_as_matlab_and_r_write_them(tmp_path):
     assert np.isnan(c["none"][1].astype(float)).all()
 
 
+def test_empty_file_or_id_cells_are_refused(tmp_path):
+    """An empty id_column cell became the id '' silently; an empty file cell listed every
+    file, good ones too, as 'not under' the folder."""
+    img = _folder(tmp_path / "img", NAMES[:3])
+    (tmp_path / "ids.csv").write_text("file,id\nface1.png,f1\nface2.png,\ndog1.jpg,d1\n")
+    with pytest.raises(InvalidDataError, match=r"empty cells in column 'id' \(lines 3,"):
+        load_stimulus_table(tmp_path / "ids.csv", img, id_column="id")
+    (tmp_path / "files.csv").write_text("file,category\nface1.png,a\n,b\ndog1.jpg,c\n")
+    with pytest.raises(InvalidDataError, match=r"empty cells in column 'file' \(lines 3,"):
+        load_stimulus_table(tmp_path / "files.csv", img, extra_files="skip")
+
+
 def test_files_in_sub_folders(tmp_path):
     img = _folder(tmp_path / "img", ["faces/a.png", "cars/b.png"])
     (tmp_path / "bare.csv").write_text("filename,category\na.png,face\nb.png,car\n")

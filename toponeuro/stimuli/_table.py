@@ -17,6 +17,7 @@ from ..exceptions import (
     MissingFileError,
     UnknownNameError,
     close_matches,
+    first_few,
 )
 from ._image import IMAGE_EXTENSIONS, files_by_name, list_image_files
 from ._set import StimulusSet
@@ -68,6 +69,17 @@ def _typed(col: pd.Series):
         whole = np.isfinite(out).all() and np.equal(np.mod(out, 1), 0).all()
         return out.astype(np.int64) if whole else out
     return np.asarray(col.tolist(), dtype=str)
+
+
+def _no_empty_cells(frame, column, values, path, what) -> None:
+    """Empty cells of the file or id column are refused, naming the table's lines."""
+    empty = np.flatnonzero(np.asarray(values, dtype=str) == "")
+    if empty.size:
+        raise InvalidDataError(
+            f"{path.name} has empty cells in column {column!r} (lines "
+            f"{first_few((empty + 2).tolist())}, counting the header as line 1); it must "
+            f"give {what}: fill them in or delete those rows."
+        )
 
 
 def _pick(table, given, candidates, what, path):
@@ -186,6 +198,7 @@ def load_stimulus_table(
     names = frame[fcol].str.strip().str.replace("\\", "/", regex=False).to_numpy(dtype=str)
     if len(names) == 0:
         raise InvalidDataError(f"{path} has no rows; give one row per image.")
+    _no_empty_cells(frame, fcol, names, path, "the file name of every image")
     u, c = np.unique(names, return_counts=True)
     if (c > 1).any():
         raise AlignmentError(
@@ -216,6 +229,7 @@ def load_stimulus_table(
     paths = [key[n] for n in names]
     if icol is not None:
         ids = np.asarray(frame[icol].str.strip().tolist(), dtype=str)
+        _no_empty_cells(frame, icol, ids, path, "an id for every image (id_column=)")
     else:
         ids = np.array([Path(n).stem if with_suffix else Path(n).name for n in names])
         u, c = np.unique(ids, return_counts=True)

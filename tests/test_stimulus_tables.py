@@ -377,3 +377,36 @@ def test_real_92_images_and_a_table_of_them(r92_dir, tmp_path):
     for k in R92_LABELS:
         assert t.coords()[k][1].tolist() == c[k][1].tolist()
     np.testing.assert_array_equal(np.asarray(Image.open(t.items[5])), np.asarray(s.get(5)))
+
+
+def test_localizer_csv_ids_are_its_index_cells_as_written(tmp_path):
+    """Index cells '001', '010' became ids langloc-1, langloc-10 (read as numbers); a blank
+    index cell gave the id 'langloc-'; an empty sentence became an item '' silently."""
+    p = tmp_path / "items.csv"
+    p.write_text("item,sentence,condition\n001,the dog ran,S\n010,blick florp,n \n")
+    s = load_language_localizer(p)
+    assert s.ids.tolist() == ["langloc-001", "langloc-010"]
+    assert s.categories.tolist() == ["S", "N"]  # written as the run lists are read
+    p.write_text("item,sentence,condition\n1,the dog ran,S\n,blick florp,N\n")
+    with pytest.raises(InvalidDataError, match=r"empty cells in column 'item' \(lines 3"):
+        load_language_localizer(p)
+    p.write_text("item,sentence,condition\n1,,S\n2,blick florp,N\n")
+    with pytest.raises(InvalidDataError, match=r"empty cells in column 'sentence'"):
+        load_language_localizer(p)
+    p.write_text("item,sentence,condition\n1,a b,S\n2,c d,S\n1,e f,N\n")
+    with pytest.raises(AlignmentError, match=r"column 'item' \(1\).*number every item"):
+        load_language_localizer(p)
+
+
+def test_localizer_missing_condition_or_no_file_is_refused(tmp_path):
+    """conditions=['S', 'N'] on a file without N returned the S items only, silently; an
+    empty list of run lists stopped with IndexError."""
+    p = tmp_path / "items.csv"
+    p.write_text("item,sentence,condition\n1,the dog ran,S\n2,the cat sat,S\n")
+    with pytest.raises(InvalidDataError, match=r"No items of condition N.*conditions="):
+        load_language_localizer(p, conditions=["S", "N"])
+    run = _run(tmp_path / "run1.csv", [f"1,{S1},S", f"2,{S2},S"])
+    with pytest.raises(InvalidDataError, match=r"No items of condition N in the run lists"):
+        load_language_localizer(run, conditions=["S", "N"])
+    with pytest.raises(InvalidDataError, match=r"path= is an empty list"):
+        load_language_localizer([])

@@ -22,6 +22,7 @@ from ..exceptions import (
     OutOfRangeError,
     UnknownNameError,
     close_matches,
+    first_few,
 )
 from ._datasets import DATASETS, dataset_dir, dataset_relpath, floc_offline_message, legacy_copy
 from ._image import IMAGE_EXTENSIONS, files_by_name, list_image_files
@@ -386,7 +387,8 @@ def load_language_localizer(
 
     Conditions: ``S`` sentences, ``W`` word lists, ``J`` Jabberwocky, ``N`` nonword lists
     (:data:`LANGLOC_CONDITIONS`); the condition is the category. Ids are
-    ``"langloc-<index>"`` with the csv's index column.
+    ``"langloc-<index>"`` with the csv's index column as written (``001`` stays ``001``),
+    which must give every item its own, non-empty id.
 
     Parameters
     ----------
@@ -403,7 +405,7 @@ def load_language_localizer(
     %(cache_dir)s
         Ignored with ``path``.
     conditions : sequence of str, optional
-        Keep only these conditions, e.g. ``["S", "N"]``.
+        Keep only these conditions, e.g. ``["S", "N"]``; each must have items in the file.
 
     Examples
     --------
@@ -417,6 +419,11 @@ def load_language_localizer(
     if path is None:
         path = fetch_language_localizer(cache_dir=cache_dir)
     runs = [Path(p) for p in path] if isinstance(path, list | tuple) else [Path(path)]
+    if not runs:
+        raise InvalidDataError(
+            "path= is an empty list; give a localizer csv, one or more run lists, or "
+            "path=None to download the pinned copy."
+        )
     for p in runs:
         if not p.is_file():
             raise MissingFileError(
@@ -428,7 +435,7 @@ def load_language_localizer(
         return _from_run_lists(runs, conditions)
     path = runs[0]
     try:
-        table = pd.read_csv(path, keep_default_na=False)
+        table = pd.read_csv(path, keep_default_na=False, dtype=str)  # ids '001' stay '001'
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InvalidDataError(
             f"{path} is not a readable csv ({str(err).strip()}); save it as a UTF-8 csv with "
@@ -441,20 +448,30 @@ def load_language_localizer(
             "an index column, 'sentence' and 'condition' (S/W/J/N)."
         )
     idx_col = table.columns[0] if table.columns[0] not in ("sentence", "condition") else None
-    index = table[idx_col].astype(str) if idx_col is not None else table.index.astype(str)
+    index = (table[idx_col].str.strip() if idx_col is not None
+             else pd.Series(table.index.astype(str), index=table.index))
+    table["condition"] = table.condition.str.strip().str.upper()
     bad = sorted(set(table.condition) - set(LANGLOC_CONDITIONS))
     if bad:
         raise InvalidDataError(
             f"{path} has conditions {bad}; expected only {sorted(LANGLOC_CONDITIONS)}."
         )
-    if conditions is not None:
-        conditions = _check_names(
-            [conditions] if isinstance(conditions, str) else list(conditions),
-            LANGLOC_CONDITIONS,
-            "language-localizer condition",
+    for col, values in ((idx_col, index), ("sentence", table.sentence.str.strip())):
+        empty = np.flatnonzero(values.to_numpy(dtype=str) == "")
+        if empty.size:
+            raise InvalidDataError(
+                f"{path} has empty cells in column {col!r} (lines "
+                f"{first_few((empty + 2).tolist())}); every item needs "
+                f"{'an id' if col == idx_col else 'its words'}: fill them in or delete those rows."
+            )
+    dup = index[index.duplicated()].unique().tolist()
+    if dup:
+        raise AlignmentError(
+            f"{path} gives two items one id in column {idx_col!r} ({first_few(dup)}); ids are "
+            f"'langloc-<{idx_col}>', so number every item apart (not each condition from 1)."
         )
-        table = table[table.condition.isin(conditions)]
-        index = index[table.index]
+    table = _keep_conditions(table, conditions, str(path))
+    index = index[table.index]
     meta = pd.DataFrame(
         {"index": index.to_numpy(), "condition_name": table.condition.map(LANGLOC_CONDITIONS)}
     )
@@ -466,6 +483,21 @@ def load_language_localizer(
         metadata=meta,
         name="language_localizer",
     )
+
+
+def _keep_conditions(table: pd.DataFrame, conditions, source: str) -> pd.DataFrame:
+    """The rows of ``conditions`` (all when None); a condition with no item is refused."""
+    if conditions is None:
+        return table
+    conditions = _check_names([conditions] if isinstance(conditions, str) else list(conditions),
+                              LANGLOC_CONDITIONS, "language-localizer condition")
+    absent = [c for c in conditions if c not in set(table.condition)]
+    if absent:
+        raise InvalidDataError(
+            f"No items of condition {first_few(absent)} in {source} (it has "
+            f"{sorted(set(table.condition))}); drop it from conditions= or give a file with it."
+        )
+    return table[table.condition.isin(conditions)]
 
 
 def _is_run_list(path: Path) -> bool:
@@ -501,11 +533,7 @@ def _from_run_lists(runs, conditions) -> StimulusSet:
             f"The run lists have conditions {bad} in stim14; expected only "
             f"{sorted(LANGLOC_CONDITIONS)}."
         )
-    if conditions is not None:
-        conditions = _check_names([conditions] if isinstance(conditions, str)
-                                  else list(conditions), LANGLOC_CONDITIONS,
-                                  "language-localizer condition")
-        table = table[table.condition.isin(conditions)].reset_index(drop=True)
+    table = _keep_conditions(table, conditions, "the run lists").reset_index(drop=True)
     meta = pd.DataFrame({"index": table.number.to_numpy(), "run": table.run.to_numpy(),
                          "condition_name": table.condition.map(LANGLOC_CONDITIONS).to_numpy()})
     return StimulusSet(

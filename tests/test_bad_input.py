@@ -100,7 +100,7 @@ def floc_unknown_category(tmp):
     return lambda: S.load_floc(tmp / "floc", categories=["adlt"])
 
 
-@case(ValueError, E.InvalidDataError, "999", "request only existing numbers")
+@case(ValueError, E.InvalidDataError, "999", "give numbers= only numbers it has")
 def floc_missing_number(tmp):
     _png(tmp / "floc" / "adult-1.png")
     return lambda: S.load_floc(tmp / "floc", numbers=[1, 999])

@@ -444,3 +444,21 @@ def test_an_interrupted_map_leaves_the_earlier_report_whole(tmp_path, monkeypatc
     assert {p.name: p.read_bytes() for p in earlier.iterdir()} == before
     # nothing hidden is left beside it: no partial folder, and the lock goes when the run ends
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == []
+
+
+def test_local_floc_copy_errors_name_the_flags(tmp_path, capsys):
+    """map --stimuli DIR --images 1-5 on a copy with 3 images per category said 'request only
+    existing numbers' (no flag); a copy lacking categories listed them as np.str_('adult')."""
+    from toponeuro.stimuli import make_image_folder
+
+    cats = ("adult", "child", "body", "limb", "corridor", "house", "word", "number", "car",
+            "instrument")
+    full = make_image_folder(tmp_path / "full", categories=cats, numbers=(1, 2, 3), suffix=".jpg")
+    assert main(["map", "--stimuli", str(full), "--images", "1-5",
+                 "--out", str(tmp_path / "o1")]) != 0
+    err = capsys.readouterr().err
+    assert "give --images only numbers it has" in err and "Traceback" not in err
+    part = make_image_folder(tmp_path / "part", categories=("adult", "house"), numbers=(1,),
+                             suffix=".jpg")
+    with pytest.raises(InvalidDataError, match=r"it has \['adult', 'house'\]"):
+        run_map(stimuli=str(part), out_dir=tmp_path / "o2", progress=False)

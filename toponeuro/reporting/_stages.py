@@ -221,7 +221,7 @@ def _check_floc_categories(found, stimuli) -> None:
     """A local fLoc folder must hold the ten categories the map contrasts."""
     from ..exceptions import InvalidDataError
 
-    present = set(np.asarray(found.categories, str))
+    present = set(np.asarray(found.categories, str).tolist())
     if not present.issuperset(FLOC_NONSCRAMBLED):
         raise InvalidDataError(
             f"stimuli={str(stimuli)!r} has no images of the fLoc categories "

@@ -183,7 +183,7 @@ def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int
             raise InvalidDataError(
                 f"The fLoc {source} lacks {c} images {missing[:10]}"
                 f"{' ...' if len(missing) > 10 else ''} (it has numbers {have[0]}..{have[-1]}, "
-                f"{len(have)} images); request only existing numbers."
+                f"{len(have)} images); give numbers= only numbers it has."
             )
         keys.extend((c, n) for n in want)
     return keys

@@ -116,6 +116,16 @@ def test_empty_file_or_id_cells_are_refused(tmp_path):
     (tmp_path / "files.csv").write_text("file,category\nface1.png,a\n,b\ndog1.jpg,c\n")
     with pytest.raises(InvalidDataError, match=r"empty cells in column 'file' \(lines 3,"):
         load_stimulus_table(tmp_path / "files.csv", img, extra_files="skip")
+    # an empty category cell was the category '' (a contrast of its own, silently)
+    (tmp_path / "cats.csv").write_text("file,category\nface1.png, face\nface2.png,\n"
+                                       "dog1.jpg,dog\n")
+    with pytest.raises(InvalidDataError, match=r"empty cells in column 'category' \(lines "
+                                               r"3,.*category_column="):
+        load_stimulus_table(tmp_path / "cats.csv", img)
+    (tmp_path / "cats.csv").write_text("file,category\nface1.png, face\nface2.png,face\n"
+                                       "dog1.jpg,dog\n")
+    assert load_stimulus_table(tmp_path / "cats.csv", img).categories.tolist() == [
+        "face", "face", "dog"]
 
 
 def test_files_in_sub_folders(tmp_path):
@@ -251,6 +261,13 @@ def test_run_list_bad_inputs(tmp_path):
         read_run_list(other)
     with pytest.raises(MissingFileError, match="does not exist; pass an existing csv"):
         load_language_localizer([tmp_path / "nope.csv"])
+    latin = tmp_path / "latin1.csv"  # not UTF-8: the fix named is saving it so, not a sep=
+    latin.write_bytes(f"{','.join(f'stim{i}' for i in range(1, 15))}\n1,{S1},S\n"
+                      .replace("HEEL", "H\u00c9EL").encode("latin-1"))
+    with pytest.raises(InvalidDataError, match=r"save it as UTF-8 CSV \(comma\) or TSV "
+                                               r"\(tab\)\.$") as err:
+        read_run_list(latin)
+    assert "sep=" not in str(err.value)
 
 
 @pytest.mark.shared

@@ -30,7 +30,9 @@ FILE_COLUMNS = ("file", "filename", "file_name", "image", "image_file", "path", 
 RUN_LIST_COLUMNS = tuple(f"stim{i}" for i in range(1, 15))
 
 
-def _read_table(path: Path, sep) -> pd.DataFrame:
+def _read_table(path: Path, sep, *, has_sep: bool = True) -> pd.DataFrame:
+    """The table at ``path`` as text cells; ``has_sep``: the caller takes ``sep=`` (its
+    errors may name it)."""
     if not path.is_file():
         raise MissingFileError(
             f"Stimulus table {path} does not exist; pass a CSV or TSV file with one row per "
@@ -44,7 +46,7 @@ def _read_table(path: Path, sep) -> pd.DataFrame:
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InvalidDataError(
             f"{path} is not a readable table ({str(err).strip()}); save it as UTF-8 CSV "
-            "(comma) or TSV (tab), or pass sep=."
+            "(comma) or TSV (tab)" + (", or pass sep=." if has_sep else ".")
         ) from err
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
@@ -129,6 +131,8 @@ def load_stimulus_table(
         :data:`FILE_COLUMNS` present (case-insensitive).
     category_column : str, optional
         The column of categories; default ``category`` when present, else no categories.
+        Every row needs one (an empty cell is refused, naming its line; spaces around a
+        category are dropped).
     id_column : str, optional
         A column of stimulus ids; default: the file name without suffix (as
         ``toponeuro extract --ids stem``), which is how brain data usually names stimuli.
@@ -257,7 +261,11 @@ def load_stimulus_table(
                 f"uses itself; {fix} (or leave it out with labels=[...])."
             )
         meta[col] = _typed(frame[col])
-    cats = frame[ccol].astype(str).to_numpy() if ccol is not None else None
+    cats = None
+    if ccol is not None:  # an empty cell would be a category named '' in every contrast
+        cats = frame[ccol].str.strip().to_numpy(dtype=str)
+        _no_empty_cells(frame, ccol, cats, path, "a category for every image "
+                        "(category_column=)")
     return StimulusSet(ids, paths, "image", categories=cats, metadata=meta,
                        name=name or path.stem, labels=labels)
 
@@ -281,7 +289,7 @@ def read_run_list(path: str | os.PathLike) -> pd.DataFrame:
     'w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11'
     """
     path = Path(path)
-    frame = _read_table(path, None)
+    frame = _read_table(path, None, has_sep=False)
     cols = [c.strip().lower() for c in frame.columns]
     if cols[: len(RUN_LIST_COLUMNS)] != list(RUN_LIST_COLUMNS):
         raise InvalidDataError(

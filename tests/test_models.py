@@ -335,6 +335,26 @@ def test_resnet18_plain_state_dict(tmp_path):
     assert model.model_card.name == "toponet_resnet18.tau_0.5"
 
 
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda sd: {"state_dict": sd},
+        lambda sd: {"model_state_dict": sd, "epoch": 3},
+        lambda sd: {"model." + k: v for k, v in sd.items()},
+        lambda sd: {"state_dict": {"module.model." + k: v for k, v in sd.items()}},
+    ],
+    ids=["state_dict_key", "model_state_dict_key", "model_prefix", "both"],
+)
+def test_state_dict_wrappers_and_model_prefix(tmp_path, wrap):
+    # the wrappers the Brain-Score plugin accepts load through create_model too (before:
+    # "entries ['state_dict'] are not tensors" / 62 missing keys)
+    ref = create_model("toponet_demo.v2_tau_10", pretrained=True)
+    path = tmp_path / "own.pt"
+    torch.save(wrap(ref.state_dict()), path)
+    model = create_model("toponet_demo.v2_tau_10", checkpoint=path)
+    assert _same_outputs(ref, model, torch.randn(2, 3, 32, 32))
+
+
 def test_vit_model_key_with_namespace(tmp_path):
     ref = create_model("vit_b_32", size="tiny")
     ckpt = {

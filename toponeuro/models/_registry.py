@@ -60,6 +60,9 @@ CHECKPOINT_FORMATS = {
     "safetensors": "a safetensors file of a Hugging Face transformers model",
 }
 
+# entries of a checkpoint dict that hold its state dict, tried in this order
+_WRAPPER_KEYS = ("model", "state_dict", "model_state_dict")
+
 # the only non-tensor globals a checkpoint may pickle without trust_checkpoint=True
 SAFE_GLOBALS = (argparse.Namespace,)
 
@@ -469,7 +472,8 @@ def load_weights(
     path : path-like
     checkpoint_format : str
         One of :data:`CHECKPOINT_FORMATS`. A ``"state_dict"`` file that turns out to be a
-        ``{"model": ...}`` dict is accepted too (and vice versa).
+        ``{"model": ...}``, ``{"state_dict": ...}`` or ``{"model_state_dict": ...}`` dict is
+        accepted too (and vice versa).
     %(trust_checkpoint)s
 
     Returns
@@ -510,8 +514,10 @@ def load_weights(
             ) from err
     else:
         obj = load_torch_file(path, trust_checkpoint)
-    if isinstance(obj, Mapping) and "model" in obj and isinstance(obj["model"], Mapping):
-        obj = obj["model"]
+    for key in _WRAPPER_KEYS:  # {"state_dict": ...} (Lightning, the TopoNets ResNets) ...
+        if isinstance(obj, Mapping) and isinstance(obj.get(key), Mapping):
+            obj = obj[key]
+            break
     if not isinstance(obj, Mapping) or not obj:
         raise CheckpointError(
             f"{path} holds a {type(obj).__name__}, not a state dict (parameter name -> tensor) "
@@ -534,6 +540,8 @@ _IGNORABLE_MISSING = ("lm_head.weight",)
 
 def _load_state(model, state: Mapping, name: str, source) -> None:
     own = model.state_dict()
+    if all(k.startswith("model.") for k in state) and not any(k.startswith("model.") for k in own):
+        state = {k[len("model."):]: v for k, v in state.items()}  # a wrapper saved as `model`
     missing = [k for k in own if k not in state]
     unexpected = [k for k in state if k not in own]
     unexpected = [k for k in unexpected if not k.endswith(_IGNORABLE_UNEXPECTED)]

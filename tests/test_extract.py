@@ -326,6 +326,15 @@ def test_an_image_file_edited_between_two_extracts_of_one_set_is_recomputed(tmp_
     np.testing.assert_allclose(after.values[1:], before.values[1:], rtol=1e-6)
 
 
+def test_a_module_run_twice_in_the_forward_pass_is_refused(demo):
+    # the BasicBlock's one ReLU runs after bn1 and after the residual sum: extract returned
+    # the last call's output under the name, silently
+    with pytest.raises(E.UnsupportedLayerError, match="'layer1.0.relu' runs 2 times"):
+        extract(demo, FakeStimulusSet(_images(2)), ["layer1.0.conv1", "layer1.0.relu"],
+                progress=False)
+    assert extract(demo, FakeStimulusSet(_images(2)), ["relu"], progress=False).sizes["unit"] == 8
+
+
 def test_explicit_store_file_with_other_settings_is_replaced_only_with_overwrite(
     tmp_path, demo
 ):

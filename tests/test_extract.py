@@ -307,6 +307,34 @@ def test_cache_key_covers_settings_weights_and_content(tmp_path, demo, monkeypat
     np.testing.assert_allclose(shifted.values, base.values + 1.0, rtol=1e-5, atol=1e-5)
 
 
+def test_an_image_file_edited_between_two_extracts_of_one_set_is_recomputed(tmp_path, demo):
+    # the set's content hash was computed once per object: the second extract read the
+    # first one's rows from the store (stale activations for the edited picture)
+    from toponeuro.stimuli import load_image_folder
+
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for i, im in enumerate(_images(3)):
+        Image.fromarray(im).save(folder / f"s{i}.png")
+    stim = load_image_folder(folder, category_from=None)
+    before = extract(demo, stim, ["fc"], store=tmp_path / "store", progress=False)
+    Image.fromarray(_images(1, seed=9)[0]).save(folder / "s0.png")
+    after = extract(demo, stim, ["fc"], store=tmp_path / "store", progress=False)
+    fresh = extract(demo, load_image_folder(folder, category_from=None), ["fc"], progress=False)
+    np.testing.assert_allclose(after.values, fresh.values, rtol=1e-6)
+    assert not np.allclose(after.values[0], before.values[0])
+    np.testing.assert_allclose(after.values[1:], before.values[1:], rtol=1e-6)
+
+
+def test_a_module_run_twice_in_the_forward_pass_is_refused(demo):
+    # the BasicBlock's one ReLU runs after bn1 and after the residual sum: extract returned
+    # the last call's output under the name, silently
+    with pytest.raises(E.UnsupportedLayerError, match="'layer1.0.relu' runs 2 times"):
+        extract(demo, FakeStimulusSet(_images(2)), ["layer1.0.conv1", "layer1.0.relu"],
+                progress=False)
+    assert extract(demo, FakeStimulusSet(_images(2)), ["relu"], progress=False).sizes["unit"] == 8
+
+
 def test_explicit_store_file_with_other_settings_is_replaced_only_with_overwrite(
     tmp_path, demo
 ):

@@ -335,6 +335,26 @@ def test_resnet18_plain_state_dict(tmp_path):
     assert model.model_card.name == "toponet_resnet18.tau_0.5"
 
 
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda sd: {"state_dict": sd},
+        lambda sd: {"model_state_dict": sd, "epoch": 3},
+        lambda sd: {"model." + k: v for k, v in sd.items()},
+        lambda sd: {"state_dict": {"module.model." + k: v for k, v in sd.items()}},
+    ],
+    ids=["state_dict_key", "model_state_dict_key", "model_prefix", "both"],
+)
+def test_state_dict_wrappers_and_model_prefix(tmp_path, wrap):
+    # the wrappers the Brain-Score plugin accepts load through create_model too (before:
+    # "entries ['state_dict'] are not tensors" / 62 missing keys)
+    ref = create_model("toponet_demo.v2_tau_10", pretrained=True)
+    path = tmp_path / "own.pt"
+    torch.save(wrap(ref.state_dict()), path)
+    model = create_model("toponet_demo.v2_tau_10", checkpoint=path)
+    assert _same_outputs(ref, model, torch.randn(2, 3, 32, 32))
+
+
 def test_vit_model_key_with_namespace(tmp_path):
     ref = create_model("vit_b_32", size="tiny")
     ckpt = {
@@ -394,6 +414,24 @@ def test_gpt_neo_safetensors(tmp_path):
     idx = torch.randint(0, 64, (1, 12))
     with torch.no_grad():
         assert torch.equal(ref(input_ids=idx).logits, model(input_ids=idx).logits)
+
+
+def test_a_torch_file_for_a_safetensors_card(tmp_path):
+    # before: "not a readable safetensors file ... truncated or corrupt. Download it again."
+    pytest.importorskip("transformers")
+    cfg = gpt_neo_125m_config("tiny")
+    ref = create_model("gpt_neo_125m", config=cfg)
+    path = tmp_path / "own.pt"
+    torch.save(ref.state_dict(), path)
+    model = create_model("gpt_neo_125m", checkpoint=path, config=cfg)
+    idx = torch.randint(0, 64, (1, 12))
+    with torch.no_grad():
+        assert torch.equal(ref(input_ids=idx).logits, model(input_ids=idx).logits)
+    # only some parameters (a language run's trained.pt): named as such, not "another
+    # architecture"
+    torch.save({k: v for k, v in ref.state_dict().items() if ".mlp." in k}, path)
+    with pytest.raises(E.CheckpointError, match="partial state dict"):
+        create_model("gpt_neo_125m", checkpoint=path, config=cfg)
 
 
 def test_minilm_loads_offline_and_matches_transformers():

@@ -151,6 +151,24 @@ def test_load_trained_model_reads_a_plain_state_dict_for_a_named_model(tmp_path)
         load_trained_model(tmp_path / "absent.pt")
 
 
+def test_a_checkpoint_of_another_program_loads_for_a_named_model(tmp_path):
+    # the released ViT's {"model", "epoch", "args"}: `model=` names its architecture (before:
+    # "a training checkpoint without its recipe ... pass model=", though model= was given)
+    import argparse
+
+    from toponeuro.models import create_model
+    from toponeuro.training import load_model
+
+    net = create_model("toponet_demo.tau_0")
+    path = tmp_path / "tau_10.0.pt"
+    torch.save({"model": net.state_dict(), "epoch": 299, "args": argparse.Namespace(a=1)}, path)
+    back = load_model("toponet_demo.tau_0", checkpoint=path)
+    assert back.model_card.name == "toponet_demo.tau_0"
+    assert all(torch.equal(v, back.state_dict()[k]) for k, v in net.state_dict().items())
+    with pytest.raises(CheckpointError, match="without its recipe"):  # no model=: which one?
+        load_model(checkpoint=path)
+
+
 def test_load_trained_model_rejects_weights_that_do_not_fit_their_recipe(tmp_path):
     from toponeuro.training import load_recipe, load_trained_model
 

@@ -206,6 +206,9 @@ def _nan(c):
 
 @pytest.mark.parametrize("name, edit, match", [
     ("no-model", lambda c: c.pop("model"), "no 'model' entry"),
+    # a language run's checkpoint.pt (before: "use a checkpoint written by toponeuro train")
+    ("language-run", lambda c: c.update(trained=c.pop("model")),
+     "resume checkpoint of a language run"),
     ("model-str", lambda c: c["recipe"].__setitem__("model", "small_resnet"),
      "recipe.model must be a table"),
     ("classes-many", lambda c: c["recipe"]["model"].__setitem__("num_classes", "many"),

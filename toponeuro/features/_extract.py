@@ -547,11 +547,12 @@ def _compute_rows(job: _Job, st, *, batch_size, device, pooling, token_pooling, 
     module.to(device)
     done = st.done() if st is not None else np.zeros(n, dtype=bool)
     has_cls = hasattr(module, "class_token")
-    captured = {}
+    captured, calls = {}, {}
 
     def _hook(layer):
         def hook(_mod, _inp, out):
             captured[layer] = out[0] if isinstance(out, (tuple, list)) else out
+            calls[layer] = calls.get(layer, 0) + 1
 
         return hook
 
@@ -568,10 +569,12 @@ def _compute_rows(job: _Job, st, *, batch_size, device, pooling, token_pooling, 
                     continue
                 batch, mask = job.inputs(_load_batch(job.src, range(start, stop)))
                 captured.clear()
+                calls.clear()
                 if forward_fn is None:
                     _forward(module, batch, device)
                 else:
                     forward_fn(module, _to_device(batch, device))
+                _check_called_once(calls)
                 arrays, infos = _pool_layers(captured, layer_names, pooling=pooling,
                                              token_pooling=token_pooling, mask=mask,
                                              has_class_token=has_cls)
@@ -591,6 +594,20 @@ def _compute_rows(job: _Job, st, *, batch_size, device, pooling, token_pooling, 
     if st is not None:
         return st.read()
     return np.concatenate(rows_mem, axis=0), unit_info
+
+
+def _check_called_once(calls) -> None:
+    """A module the forward pass runs several times (one ReLU reused in a residual block)
+    has several outputs: which one is the layer is not for extract to guess."""
+    again = {layer: n for layer, n in calls.items() if n > 1}
+    if again:
+        layer, n = next(iter(again.items()))
+        raise UnsupportedLayerError(
+            f"Layer {layer!r} runs {n} times in one forward pass (a module reused, e.g. one "
+            "ReLU after both convs of a residual block), so its output is ambiguous; pick a "
+            "module that runs once, e.g. the conv or norm before it or the block that holds "
+            "it (see `toponeuro layers MODEL`)."
+        )
 
 
 def _pool_layers(captured, layer_names, **pooling):

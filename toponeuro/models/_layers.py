@@ -106,8 +106,8 @@ def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
         ``output_shape`` (of one input, without the batch dimension; ``None`` when not
         measured or not a tensor), ``n_units`` (units ``extract`` gives with its default
         pooling: channels of a conv map, features of a token sequence; ``<NA>`` when
-        unknown, and for a module the probed forward pass never calls, which ``extract``
-        cannot read either), ``sheet_shape`` (``(rows, cols)`` of the cortical sheet of those units) and
+        unknown, and for a module the probed forward pass never calls or calls more than
+        once, which ``extract`` cannot read either), ``sheet_shape`` (``(rows, cols)`` of the cortical sheet of those units) and
         ``topo`` (the card lists the layer as a TopoLoss layer, i.e. ``layers="topo"``).
 
     Raises
@@ -133,6 +133,7 @@ def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
     topo = set(card.topo_layers) if card is not None else set()
     named = [(n, m) for n, m in module.named_modules() if n]
     shapes: dict[str, tuple[int, ...] | None] = {}
+    again: set[str] = set()  # modules the forward pass runs more than once
     x = _probe_input(module, card, input_shape) if probe else None
     if x is not None:
         handles = []
@@ -142,6 +143,8 @@ def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
                 out = out[0] if isinstance(out, (tuple, list)) and out else out
                 if hasattr(out, "last_hidden_state"):
                     out = out.last_hidden_state
+                if name in shapes:
+                    again.add(name)
                 shapes[name] = tuple(out.shape[1:]) if isinstance(out, torch.Tensor) else None
 
             return _record
@@ -160,7 +163,9 @@ def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
     rows = []
     for name, mod in named:
         shape = shapes.get(name)
-        if name in shapes:  # measured (None: the output is not a tensor)
+        if name in again:  # several outputs (a reused ReLU): extract refuses it
+            units = None
+        elif name in shapes:  # measured (None: the output is not a tensor)
             units = _pooled_units((1, *shape)) if shape is not None else None
         elif shapes:  # probed, but the forward pass never calls it: extract cannot read it
             units = None

@@ -60,6 +60,9 @@ CHECKPOINT_FORMATS = {
     "safetensors": "a safetensors file of a Hugging Face transformers model",
 }
 
+# entries of a checkpoint dict that hold its state dict, tried in this order
+_WRAPPER_KEYS = ("model", "state_dict", "model_state_dict")
+
 # the only non-tensor globals a checkpoint may pickle without trust_checkpoint=True
 SAFE_GLOBALS = (argparse.Namespace,)
 
@@ -469,7 +472,9 @@ def load_weights(
     path : path-like
     checkpoint_format : str
         One of :data:`CHECKPOINT_FORMATS`. A ``"state_dict"`` file that turns out to be a
-        ``{"model": ...}`` dict is accepted too (and vice versa).
+        ``{"model": ...}``, ``{"state_dict": ...}`` or ``{"model_state_dict": ...}`` dict is
+        accepted too (and vice versa), and so is a ``torch.save`` file for a
+        ``"safetensors"`` card.
     %(trust_checkpoint)s
 
     Returns
@@ -497,7 +502,9 @@ def load_weights(
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"No checkpoint file at {path}.")
-    if checkpoint_format == "safetensors":
+    with open(path, "rb") as f:
+        torch_zip = f.read(4) == b"PK\x03\x04"  # torch.save's format, not safetensors
+    if checkpoint_format == "safetensors" and not torch_zip:
         load_file = optional_import(
             "safetensors.torch", "language", "Reading safetensors checkpoints"
         ).load_file
@@ -510,8 +517,10 @@ def load_weights(
             ) from err
     else:
         obj = load_torch_file(path, trust_checkpoint)
-    if isinstance(obj, Mapping) and "model" in obj and isinstance(obj["model"], Mapping):
-        obj = obj["model"]
+    for key in _WRAPPER_KEYS:  # {"state_dict": ...} (Lightning, the TopoNets ResNets) ...
+        if isinstance(obj, Mapping) and isinstance(obj.get(key), Mapping):
+            obj = obj[key]
+            break
     if not isinstance(obj, Mapping) or not obj:
         raise CheckpointError(
             f"{path} holds a {type(obj).__name__}, not a state dict (parameter name -> tensor) "
@@ -534,10 +543,20 @@ _IGNORABLE_MISSING = ("lm_head.weight",)
 
 def _load_state(model, state: Mapping, name: str, source) -> None:
     own = model.state_dict()
+    if all(k.startswith("model.") for k in state) and not any(k.startswith("model.") for k in own):
+        state = {k[len("model."):]: v for k, v in state.items()}  # a wrapper saved as `model`
     missing = [k for k in own if k not in state]
     unexpected = [k for k in state if k not in own]
     unexpected = [k for k in unexpected if not k.endswith(_IGNORABLE_UNEXPECTED)]
     missing = [k for k in missing if k not in _IGNORABLE_MISSING]
+    if missing and not unexpected:
+        overlays = [n for n in list_models() if _lookup(n)[0].base_model == name]
+        raise CheckpointError(
+            f"{source} holds only {len(state)} of the {len(own)} tensors of {name!r} (first "
+            f"missing: {missing[:3]}): it is a partial state dict, e.g. the fine-tuned "
+            "parameters of a language run (trained.pt). Pass the name of a model laid over "
+            f"{name!r} ({overlays[:4] or 'a card with base_model'}) with it."
+        )
     if missing or unexpected:
         raise CheckpointError(
             f"{source} does not fit the architecture of {name!r}: {len(missing)} missing keys "

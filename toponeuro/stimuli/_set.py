@@ -411,7 +411,9 @@ class StimulusSet:
         Image files contribute their bytes; texts their UTF-8; stimuli produced by a
         ``loader`` (in-memory images and tensors included) contribute the pixels (or text)
         it returns. This is toponeuro's one stimulus content hash. The hash changes when any
-        id, order, file or text changes, and keys the feature-extraction cache.
+        id, order, file or text changes, and keys the feature-extraction cache. Image files
+        are read again on every call (a file edited since the last call changes the hash);
+        other stimuli are hashed once.
 
         Examples
         --------
@@ -420,6 +422,8 @@ class StimulusSet:
         >>> a.content_hash() == b.content_hash(), len(a.content_hash())
         (False, 64)
         """
+        if self.kind == "image" and self.loader is None:  # files: their bytes as they are now
+            return stimulus_hash(self.kind, self.ids, self.items, self.loader)
         if self._hash is None:
             self._hash = stimulus_hash(self.kind, self.ids, self.items, self.loader)
         return self._hash

@@ -101,6 +101,13 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
             "dict with 'model', 'epoch', 'recipe' ...)."
         )
     state = ckpt.get("model")
+    if state is None and isinstance(ckpt.get("trained"), dict):
+        raise CheckpointError(
+            f"{path} is the resume checkpoint of a language run (recipe kind "
+            "'language_distillation'): it holds only the fine-tuned parameters. Pass the "
+            "run's trained.pt, with model= a model laid over its base (e.g. "
+            "'toponet_lm_demo.tau_1'; toponeuro.models.list_models('toponet_lm_demo.*'))."
+        )
     if state is None:
         raise CheckpointError(
             f"{path} has no 'model' entry (the state dict of the weights), so it is not a "

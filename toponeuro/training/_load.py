@@ -40,8 +40,9 @@ def load_trained_model(
     path : path-like
         The checkpoint file.
     model : str, optional
-        Registered model name whose architecture (and card) a plain state dict fits.
-        Ignored for ``toponeuro train`` checkpoints.
+        Registered model name whose architecture (and card) a plain state dict, or a
+        checkpoint without a recipe (another program's, e.g. ``{"model", "epoch", "args"}``),
+        fits. Ignored for ``toponeuro train`` checkpoints.
     %(map_location)s
     %(trust_checkpoint)s
 
@@ -88,7 +89,9 @@ def load_trained_model(
     ):  # a state dict in another format: never a `toponeuro train` checkpoint
         return _finite(_from_state_dict(path, model, trust_checkpoint), path)
     ckpt = load_torch_file(path, trust_checkpoint, map_location)
-    if not is_training_checkpoint(ckpt):
+    if not is_training_checkpoint(ckpt) or (model is not None and ckpt.get("recipe") is None):
+        # a state dict, or a checkpoint of another program (the released ViT's
+        # {"model", "epoch", "args"}): `model` names its architecture
         return _finite(_from_state_dict(path, model, trust_checkpoint), path)
     from ..models import ModelCard
 

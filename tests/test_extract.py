@@ -367,7 +367,7 @@ def test_bad_inputs(demo):
         extract(demo, FakeStimulusSet([]), ["fc"], progress=False)
     with pytest.raises(E.UnknownNameError, match="layer1.0.conv1") as err:
         extract(demo, [torch.rand(3, 32, 32)], ["layer1.0.conv3"], progress=False)
-    assert "Available layers" in str(err.value)
+    assert "Available layers" in str(err.value) and "?." not in str(err.value)
     with pytest.raises(E.UnknownNameError, match="toponet_demo.tau_0"):
         extract("toponet_demo.tau_1", [torch.rand(3, 32, 32)], ["fc"], progress=False)
     with pytest.raises(E.DownloadError, match="murtylab/topo-resnet18-imagenet"):

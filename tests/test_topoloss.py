@@ -236,3 +236,19 @@ def test_save_goes_through_the_one_writer(tmp_path):
     assert TopoLoss.load(own).specs[0].name == "b"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "link.json", "notes.json", "nowhere.json", "spec.json"]
+
+
+def test_a_blur_of_one_on_both_sides_warns_that_the_loss_is_zero():
+    """factor_h = factor_w = 1: the blurred sheet is the sheet, the loss is exactly 0 and
+    tau does nothing (a 'tau = 1' run silently a tau = 0 one); said when the spec is made."""
+    import warnings
+
+    from toponeuro.exceptions import ToponeuroWarning
+    from toponeuro.topoloss import LayerSpec, sheet_loss
+
+    with pytest.warns(ToponeuroWarning, match="loss is 0 whatever the weights"):
+        LayerSpec("fc", factor_h=1, factor_w=1, tau=1.0)
+    assert float(sheet_loss(torch.randn(4, 6, 5), 1, 1)) == pytest.approx(0.0, abs=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToponeuroWarning)
+        LayerSpec("fc", factor_h=1, factor_w=2, tau=1.0)

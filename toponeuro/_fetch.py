@@ -355,7 +355,7 @@ def _fetch_hf(repo_id, filename, *, sha256=None, revision=None, cache_dir=None):
             except DownloadError as err:
                 msg = (
                     f"NOT verified: {target} was found in the cache without a recorded digest, "
-                    f"the model card gives none, and the hub could not be asked ({err}) Only its "
+                    f"the model card gives none, and the hub could not be asked ({str(err).rstrip('.')}). Only its "
                     f"sha256 {actual} is recorded; it may not be the published file."
                 )
                 warnings.warn(msg, UnverifiedFileWarning, stacklevel=3)

@@ -88,8 +88,10 @@ def _resolve_layers(module, card, layers) -> list[str]:
     for name in layers:
         if name not in modules or name == "":
             options = [n for n in modules if n]
+            hint = close_matches(name, options)
             raise UnknownNameError(
-                f"No layer {name!r} in {type(module).__name__}; {close_matches(name, options)}. "
+                f"No layer {name!r} in {type(module).__name__}; {hint}"
+                f"{'' if hint.endswith('?') else '.'} "
                 f"Available layers ({len(options)}): {first_few(options, most=40)}"
             )
     return layers

@@ -7,6 +7,7 @@ import json
 import math
 import numbers
 import os
+import warnings
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
@@ -18,6 +19,7 @@ from .._output import check_output_file, write_text
 from ..exceptions import (
     RecipeError,
     SheetError,
+    ToponeuroWarning,
     UnknownNameError,
     UnsupportedLayerError,
     close_matches,
@@ -89,6 +91,12 @@ class LayerSpec:
                     f"LayerSpec {self.name!r}: {key} must be a finite number >= 1 (the blur "
                     f"shrinks the sheet by 1/{key}); got {key}={v!r}. 2.0 is the TopoNets' value."
                 )
+        if self.factor_h == 1 and self.factor_w == 1:
+            warnings.warn(
+                f"LayerSpec {self.name!r}: factor_h = factor_w = 1 leaves the sheet unblurred, "
+                "so every unit equals its blurred copy and the loss is 0 whatever the weights: "
+                "tau has no effect. Blur by more than 1 along at least one side (2.0 is the "
+                "TopoNets' value).", ToponeuroWarning, stacklevel=3)
         tau = self.tau
         if tau is not None and (not _is_number(tau) or not math.isfinite(tau) or tau < 0):
             raise RecipeError(

@@ -594,3 +594,18 @@ def test_extract_and_map_read_checkpoints_alike(tmp_path, capsys):
         sub = parser._subparsers._group_actions[0].choices[cmd]
         flags = {o: a.help for a in sub._actions for o in a.option_strings}
         assert "--trust-checkpoint" in flags and "toponeuro train" in flags["--checkpoint"]
+
+
+def test_python_dash_m_toponeuro_is_the_command():
+    """``python -m toponeuro`` runs the CLI (it said "No module named toponeuro.__main__")."""
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "toponeuro", "models"], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-1000:]
+    assert "toponet_demo.v2_tau_50" in res.stdout
+    bad = subprocess.run([sys.executable, "-m", "toponeuro", "extract", "--model", "nope.x",
+                          "--stimuli", "nowhere", "--out", "a.nc"], capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr

@@ -115,6 +115,7 @@ def _images(folder: Path, n: int) -> Path:
 
 def check_extract(repeats: int, tmp: Path) -> None:
     from toponeuro import extract
+    from toponeuro.exceptions import MissingWeightsError
     from toponeuro.stimuli import load_image_folder
 
     stimuli = load_image_folder(_images(tmp / "images", 64))
@@ -138,6 +139,9 @@ def check_extract(repeats: int, tmp: Path) -> None:
                              repeats, False)
         l_gpu, t_gpu = timed(lambda: extract("toponet_lm_demo.tau_1", items, device=DEVICE, **kw),
                              repeats, True)
+    except MissingWeightsError as err:  # its tokenizer's package is not installed there
+        print(f"skip extract topographic LM: {err}")
+        return
     except Exception as err:  # noqa: BLE001 - report the path, not a traceback
         report(f"extract topographic LM ({type(err).__name__}: {err})"[:44], np.inf, 1e-4)
         return

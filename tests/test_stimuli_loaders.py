@@ -269,3 +269,29 @@ def test_nsd_stimuli_indices_are_whole_numbers(tmp_path):
         load_nsd_stimuli(p, ["nsd-00001"])
     assert load_nsd_stimuli(p, [3.0, 0]).ids.tolist() == ["nsd-00003", "nsd-00000"]
     assert load_nsd_stimuli(p, np.array([2])).ids.tolist() == ["nsd-00002"]
+
+
+def test_floc_finder_copies_are_never_taken_for_another_image(tmp_path):
+    """``adult-1 copy 2.jpg`` (a macOS Finder duplicate) was read as image 2 when there was no
+    ``adult-2.jpg``: the stem's last number. Only '<category>-<N>' or '<N>' are images now."""
+    root = _floc_folder(tmp_path / "floc", n=3)
+    (root / "adult" / "adult-2.jpg").rename(root / "adult" / "adult-1 copy 2.jpg")
+    Image.new("L", (6, 6)).save(root / "house" / "house-3 (1).jpg")
+    s = load_floc(root)
+    assert s.ids.tolist() == ["adult-1", "adult-3", "house-1", "house-2", "house-3"]
+    assert not any("copy" in p or "(1)" in p for p in s.metadata.path)
+    with pytest.raises(InvalidDataError, match=r"lacks adult images \[2\]") as err:
+        load_floc(root, numbers=[1, 2])
+    assert "adult/adult-1 copy 2.jpg" in str(err.value) and "'<category>-<N>'" in str(err.value)
+    only_copies = tmp_path / "copies" / "adult"
+    only_copies.mkdir(parents=True)
+    Image.new("L", (6, 6)).save(only_copies / "adult-1 copy.jpg")
+    with pytest.raises(InvalidDataError, match="No fLoc images") as err:
+        load_floc(tmp_path / "copies")
+    assert "adult/adult-1 copy.jpg" in str(err.value)
+    # the names a category folder may use: '<category><sep><N>' and a bare number
+    other = tmp_path / "other" / "house"
+    other.mkdir(parents=True)
+    for name in ("house_1", "house 2", "house3", "4", "House-5"):
+        Image.new("L", (6, 6)).save(other / f"{name}.jpg")
+    assert load_floc(tmp_path / "other").ids.tolist() == [f"house-{i}" for i in range(1, 6)]

@@ -133,16 +133,33 @@ def _check_names(wanted, known, what: str) -> list[str]:
     return out
 
 
-def _floc_scan(root: Path) -> dict[tuple[str, int], Path]:
-    """Map (category, number) -> file for a local fLoc copy (sub-folders or flat names)."""
+def _floc_number_in(folder: str, stem: str) -> int | None:
+    """The image number of a file named ``stem`` in category folder ``folder``: the stem is
+    the category and a number (``adult-12``, ``adult_12``, ``adult 12``, ``adult12``) or a bare
+    number (``12``); anything else (``adult-1 copy 2``, ``adult-1 (1)``, ``img2``) is None."""
+    m = re.fullmatch(rf"(?:{re.escape(folder)}[-_ ]?)?(\d+)", stem)
+    return int(m.group(1)) if m else None
+
+
+def _floc_scan(root: Path) -> tuple[dict[tuple[str, int], Path], dict[str, list[Path]]]:
+    """``(found, skipped)`` of a local fLoc copy (sub-folders or flat names): ``found`` maps
+    (category, number) -> file; ``skipped`` maps a category -> its files not named like an fLoc
+    image (a Finder duplicate ``adult-1 copy 2.jpg`` is not image 2), which errors name."""
     found: dict[tuple[str, int], Path] = {}
+    skipped: dict[str, list[Path]] = {}
     for p in list_image_files(root):
-        m = _FLOC_NAME.match(p.stem.lower())
+        stem, folder = p.stem.lower(), p.parent.name.lower()
+        m = _FLOC_NAME.match(stem)
+        number = _floc_number_in(folder, stem) if folder in FLOC_CATEGORIES else None
         if m and m.group(1) in FLOC_CATEGORIES:
             key = (m.group(1), int(m.group(2)))
-        elif p.parent.name.lower() in FLOC_CATEGORIES and re.search(r"(\d+)$", p.stem):
-            key = (p.parent.name.lower(), int(re.search(r"(\d+)$", p.stem).group(1)))
+        elif number is not None:
+            key = (folder, number)
         else:
+            lead = re.match(r"([a-z]+)", stem)
+            cat = folder if folder in FLOC_CATEGORIES else lead and lead.group(1)
+            if cat in FLOC_CATEGORIES:
+                skipped.setdefault(cat, []).append(p)
             continue
         if key in found:
             raise InvalidDataError(
@@ -150,7 +167,17 @@ def _floc_scan(root: Path) -> dict[tuple[str, int], Path]:
                 "copy of each image under the fLoc folder."
             )
         found[key] = p
-    return found
+    return found, skipped
+
+
+def _skipped_note(files) -> str:
+    """Why files that look like fLoc images were not read, for an error's message."""
+    if not files:
+        return ""
+    names = [f"{Path(f).parent.name}/{Path(f).name}" for f in files]
+    return (f" It skipped {len(names)} files not named like fLoc images ({first_few(names)}): "
+            "an image is named '<category>-<N>' or '<N>', and a copy such as "
+            "'adult-1 copy 2.jpg' is never read as another image; rename any that are images.")
 
 
 def _floc_key(p) -> tuple[str, int]:
@@ -158,8 +185,11 @@ def _floc_key(p) -> tuple[str, int]:
     return m.group(1), int(m.group(2))
 
 
-def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int]]:
-    """The (category, number) keys asked for, checked against those ``found`` in ``source``."""
+def _floc_select(found, categories, numbers, source: str,
+                 skipped=None) -> list[tuple[str, int]]:
+    """The (category, number) keys asked for, checked against those ``found`` in ``source``;
+    errors name the files ``skipped`` (category -> files, :func:`_floc_scan`)."""
+    skipped = skipped or {}
     if categories is not None:
         categories = _check_names(
             [categories] if isinstance(categories, str) else list(categories),
@@ -175,7 +205,7 @@ def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int
         if not have:
             raise InvalidDataError(
                 f"The fLoc {source} has no images of category {c!r} (it has {present}); "
-                "drop it from categories= or use a complete copy."
+                "drop it from categories= or use a complete copy." + _skipped_note(skipped.get(c))
             )
         want = have if numbers is None else numbers
         missing = sorted(set(want) - set(have))
@@ -184,6 +214,7 @@ def _floc_select(found, categories, numbers, source: str) -> list[tuple[str, int
                 f"The fLoc {source} lacks {c} images {missing[:10]}"
                 f"{' ...' if len(missing) > 10 else ''} (it has numbers {have[0]}..{have[-1]}, "
                 f"{len(have)} images); give numbers= only numbers it has."
+                + _skipped_note(skipped.get(c))
             )
         keys.extend((c, n) for n in want)
     return keys
@@ -295,7 +326,12 @@ def load_floc(
     ----------
     path : str or Path, optional
         A local copy: one sub-folder per category, or files named ``<category>-<N>.jpg``
-        (hidden files such as macOS ``._*`` are skipped).
+        (hidden files such as macOS ``._*`` are skipped). In a category sub-folder a file
+        is image ``N`` when its name (without suffix) is the category and ``N``
+        (``adult-12``, ``adult_12``, ``adult 12``, ``adult12``) or ``N`` alone (``12.jpg``);
+        other names are not fLoc images and are skipped, so a duplicate such as
+        ``adult-1 copy 2.jpg`` (macOS Finder) or ``adult-1 (1).jpg`` is never taken for
+        another image (errors about missing numbers name the files skipped).
         Without a path, the dataset folder ``<cache>/floc`` (``$TOPONEURO_DATA/floc``,
         :func:`dataset_dir`): the images asked for by ``numbers`` that it lacks are
         downloaded into it by :func:`fetch_floc` (VPNL/fLoc at a pinned commit, 144 per
@@ -336,7 +372,7 @@ def load_floc(
     ['adult-2', 'house-2']
     """
     local = local_floc_copy(cache_dir) if path is None else None
-    found = _floc_scan(local) if local is not None else {}
+    found, skipped = _floc_scan(local) if local is not None else ({}, {})
     if path is None and not found:
         paths = fetch_floc(categories, numbers, cache_dir=cache_dir, progress=progress)
         keys = [_floc_key(p) for p in paths]
@@ -344,7 +380,8 @@ def load_floc(
         rows = {_floc_key(row.path): row for row in pinned_sources(_FLOC_REPO).itertuples()}
         cats = categories if categories is not None else sorted(
             {c for c, _ in found}, key=FLOC_CATEGORIES.index)
-        keys = _floc_select({**dict.fromkeys(rows), **found}, cats, numbers, f"copy {local}")
+        keys = _floc_select({**dict.fromkeys(rows), **found}, cats, numbers, f"copy {local}",
+                            skipped)
         missing = [k for k in keys if k not in found]
         got = dict(zip(missing, _fetch_floc_keys(rows, missing, cache_dir, progress)))
         paths = [found[k] if k in found else got[k] for k in keys]
@@ -355,13 +392,14 @@ def load_floc(
                 f"fLoc folder {root} does not exist (or is not a folder); pass the folder that "
                 "holds the category sub-folders, or path=None to download the images."
             )
-        found = _floc_scan(root)
+        found, skipped = _floc_scan(root)
         if not found:
             raise InvalidDataError(
                 f"No fLoc images under {root}: expected sub-folders named after the "
                 f"categories {FLOC_CATEGORIES[:3]}... or files named like 'adult-1.jpg'."
+                + _skipped_note([f for files in skipped.values() for f in files])
             )
-        keys = _floc_select(found, categories, numbers, f"local copy {root}")
+        keys = _floc_select(found, categories, numbers, f"local copy {root}", skipped)
         paths = [found[k] for k in keys]
     ids = [f"{c}-{n}" for c, n in keys]
     meta = pd.DataFrame(

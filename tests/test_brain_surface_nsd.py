@@ -370,3 +370,28 @@ def test_nsd_missing_session_and_ncsnr_on_another_grid(tmp_path):
     with pytest.raises(DimensionError, match=r"ncsnr\.nii\.gz has grid.*noise_ceiling=False"):
         load_nsd_betas(tmp_path, 1, 1)
     assert load_nsd_betas(tmp_path, 1, 1, noise_ceiling=False).shape == (750, 59)
+
+
+def test_nsd_sessions_in_different_formats_load_together(tmp_path):
+    """The format was chosen from the first session, so a session present only as .hdf5
+    (after one as .nii.gz, or the reverse) was reported missing though it was there."""
+    from toponeuro.exceptions import MissingFileError
+
+    _nsd_tree(tmp_path / "a")
+    _nsd_tree(tmp_path / "b")
+    glm = tmp_path / "b/nsddata_betas/ppdata/subj01/func1pt8mm/betas_fithrf_GLMdenoise_RR"
+    vals = np.asarray(nib.load(glm / "betas_session02.nii.gz").dataobj)
+    with h5py.File(glm / "betas_session02.hdf5", "w") as f:  # NSD's layout: 750 x Z x Y x X
+        f.create_dataset("betas", data=np.transpose(vals, (3, 2, 1, 0)))
+    (glm / "betas_session02.nii.gz").unlink()
+    for order in ([1, 2], [2, 1]):
+        want = load_nsd_betas(tmp_path / "a", 1, order)
+        got = load_nsd_betas(tmp_path / "b", 1, order)
+        np.testing.assert_array_equal(got.values, want.values)
+        assert got.session.values.tolist() == want.session.values.tolist()
+    with pytest.raises(MissingFileError, match=r"betas_session02\.nii\.gz not found, but "
+                       r"betas_session02\.hdf5 is there; pass fmt=None"):
+        load_nsd_betas(tmp_path / "b", 1, [1, 2], fmt="nii.gz")
+    with pytest.raises(MissingFileError, match=r"betas_session03\.nii\.gz \(or "
+                       r"betas_session03\.hdf5\) not found.*out of sessions="):
+        load_nsd_betas(tmp_path / "b", 1, [2, 3])

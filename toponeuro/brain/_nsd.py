@@ -325,7 +325,9 @@ def load_nsd_betas(
     glm : str
         Beta version folder.
     fmt : {"nii.gz", "hdf5"}, optional
-        Volume file format; default the one present (NIfTI preferred).
+        Volume file format; default the one present, chosen for each session (NIfTI
+        preferred), so sessions downloaded as ``.hdf5`` and others as ``.nii.gz`` load
+        together.
     noise_ceiling : bool
         Read ``ncsnr`` and add voxel coords ``ncsnr`` and ``noise_ceiling`` (percent, for the
         average of the trials loaded per image, :func:`nsd_noise_ceiling`).
@@ -401,11 +403,29 @@ def _with_surface_ceiling(da, glm_dir: Path, counts):
 
 
 def _volume_format(glm_dir: Path, session: int, fmt: str | None) -> str:
-    """The betas' file format: ``fmt`` checked, default the one present (NIfTI preferred)."""
+    """One session's betas file format: ``fmt`` checked, default the one present for that
+    session (NIfTI preferred), so sessions downloaded in different formats load together."""
+    if fmt is not None and fmt not in ("nii.gz", "hdf5"):
+        raise UnknownNameError(f"fmt={fmt!r}; use 'nii.gz' or 'hdf5' (or None: the one present).")
+    stem = glm_dir / f"betas_session{session:02d}"
+    have = {
+        "nii.gz": any(Path(f"{stem}{ext}").is_file() for ext in (".nii.gz", ".nii")),
+        "hdf5": Path(f"{stem}.hdf5").is_file(),
+    }
     if fmt is None:
-        fmt = "nii.gz" if (glm_dir / f"betas_session{session:02d}.nii.gz").is_file() else "hdf5"
-    if fmt not in ("nii.gz", "hdf5"):
-        raise UnknownNameError(f"fmt={fmt!r}; use 'nii.gz' or 'hdf5'.")
+        if not any(have.values()):
+            raise MissingFileError(
+                f"NSD betas {stem}.nii.gz (or {stem.name}.hdf5) not found; download session "
+                f"{session}'s betas from NSD's nsddata_betas (either format, same name) or "
+                "leave the session out of sessions=."
+            )
+        return "nii.gz" if have["nii.gz"] else "hdf5"
+    other = "hdf5" if fmt == "nii.gz" else "nii.gz"
+    if not have[fmt] and have[other]:
+        raise MissingFileError(
+            f"NSD betas {stem}.{fmt} not found, but {stem.name}.{other} is there; pass "
+            f"fmt=None to read each session in the format present, or fmt={other!r}."
+        )
     return fmt
 
 
@@ -423,12 +443,11 @@ def _nsd_volume(root, glm_dir, k, space_glm, sessions, ids, roi, fmt, stim_coord
         names = np.full(shape, "brainmask", dtype=object)
     if not keep.any():
         raise InvalidDataError(f"The ROI/mask {roi or 'brainmask'} selects no voxel.")
-    fmt = _volume_format(glm_dir, sessions[0], fmt)
     bbox = _bbox(keep)
     sub_keep = keep[bbox]
     blocks = []
     for s in sessions:
-        vol = _read_session_volume(glm_dir, s, fmt, bbox, shape)
+        vol = _read_session_volume(glm_dir, s, _volume_format(glm_dir, s, fmt), bbox, shape)
         x = vol[sub_keep].T  # (750, n_voxels), C order of the mask = nilearn's order
         x = (
             x.astype(np.float32) / NSD_BETA_SCALE

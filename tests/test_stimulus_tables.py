@@ -427,3 +427,24 @@ def test_localizer_missing_condition_or_no_file_is_refused(tmp_path):
         load_language_localizer(run, conditions=["S", "N"])
     with pytest.raises(InvalidDataError, match=r"path= is an empty list"):
         load_language_localizer([])
+
+
+def test_a_tsv_saved_as_csv_is_split_on_tabs(tmp_path):
+    """A tab-separated localizer saved as ``.csv`` was split on commas: one column, so
+    "lacks columns ['condition', 'sentence']"; every table loader reads the header now."""
+    items = tmp_path / "items.csv"
+    items.write_text("\tsentence\tcondition\n0\tthe dog, the cat ran\tS\n1\tblick florp\tN\n")
+    s = load_language_localizer(items)
+    assert s.ids.tolist() == ["langloc-0", "langloc-1"] and s.categories.tolist() == ["S", "N"]
+    assert s.get(0) == "the dog, the cat ran"  # a comma inside a cell stays in it
+    # a comma-separated file named .tsv, and a stimulus table with tabs named .csv
+    items.with_suffix(".tsv").write_text(',sentence,condition\n0,"a\tb",S\n')
+    assert load_language_localizer(items.with_suffix(".tsv")).get(0) == "a\tb"
+    root = _folder(tmp_path / "imgs")
+    (root / "labels.csv").write_text(TABLE.replace(",", "\t"))
+    t = load_stimulus_table(root / "labels.csv")
+    assert t.categories.tolist() == ["human face", "human face", "animal body", "object"]
+    # sep= given wins over the header
+    with pytest.raises(UnknownNameError, match="no file-name column"):
+        load_stimulus_table(root / "labels.csv", sep=",")
+    assert load_stimulus_table(root / "labels.csv", sep="\t").ids.tolist() == t.ids.tolist()

@@ -28,7 +28,7 @@ from ._datasets import DATASETS, dataset_dir, dataset_relpath, floc_offline_mess
 from ._image import IMAGE_EXTENSIONS, files_by_name, list_image_files
 from ._numbers import floc_numbers
 from ._set import FLOC_CATEGORIES, FLOC_DOMAIN_OF, StimulusSet
-from ._table import RUN_LIST_COLUMNS, read_run_list
+from ._table import RUN_LIST_COLUMNS, _read_table, read_run_list
 
 __all__ = [
     "fetch_floc",
@@ -431,7 +431,8 @@ def load_language_localizer(
     Parameters
     ----------
     path : str, Path or list of them, optional
-        A csv with columns (index), ``sentence``, ``condition``; or the lab's run lists as
+        A csv with columns (index), ``sentence``, ``condition`` (comma- or tab-separated,
+        told by the header line, whatever the suffix); or the lab's run lists as
         distributed (one or several files with columns ``stim1``..``stim14``: item number,
         12 words, ``S``/``N``; :func:`read_run_list`), whose ids are
         ``"langloc-<condition>-<number>"`` (with several files, whose trial numbers each
@@ -472,13 +473,9 @@ def load_language_localizer(
     if len(runs) > 1 or _is_run_list(runs[0]):
         return _from_run_lists(runs, conditions)
     path = runs[0]
-    try:
-        table = pd.read_csv(path, keep_default_na=False, dtype=str)  # ids '001' stay '001'
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InvalidDataError(
-            f"{path} is not a readable csv ({str(err).strip()}); save it as a UTF-8 csv with "
-            "an index column, 'sentence' and 'condition'."
-        ) from err
+    table = _read_table(path, None, has_sep=False, what="csv",  # ids '001' stay '001'
+                        fix="save it as a UTF-8 csv (comma or tab) with an index column, "
+                            "'sentence' and 'condition'.")
     missing = {"sentence", "condition"} - set(table.columns)
     if missing:
         raise InvalidDataError(

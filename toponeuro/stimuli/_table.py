@@ -4,6 +4,7 @@ Fedorenko et al. (2010) localizer run lists as the lab distributes them."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,23 +31,39 @@ FILE_COLUMNS = ("file", "filename", "file_name", "image", "image_file", "path", 
 RUN_LIST_COLUMNS = tuple(f"stim{i}" for i in range(1, 15))
 
 
-def _read_table(path: Path, sep, *, has_sep: bool = True) -> pd.DataFrame:
-    """The table at ``path`` as text cells; ``has_sep``: the caller takes ``sep=`` (its
-    errors may name it)."""
+def _header_sep(path: Path) -> str | None:
+    """Tab or comma: whichever the header line holds more of outside quotes (a TSV saved as
+    ``.csv``); None when it holds as many of each (a one-column table)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
+        header = re.sub(r'"[^"]*"', "", f.readline())
+    tabs, commas = header.count("\t"), header.count(",")
+    return "\t" if tabs > commas else "," if commas > tabs else None
+
+
+def _read_table(path: Path, sep, *, has_sep: bool = True, what: str = "table",
+                fix: str = "") -> pd.DataFrame:
+    """The table at ``path`` as text cells, the one reader of a lab's CSV/TSV files.
+
+    ``sep=None`` reads the separator from the header line (tab or comma,
+    :func:`_header_sep`; else by suffix: tab for ``.tsv``/``.tab``); a given ``sep`` wins.
+    ``has_sep``: the caller takes ``sep=`` (its errors may name it); ``what`` and ``fix``
+    word the error of an unreadable file.
+    """
     if not path.is_file():
         raise MissingFileError(
             f"Stimulus table {path} does not exist; pass a CSV or TSV file with one row per "
             "image (a file-name column and label columns)."
         )
     if sep is None:
-        sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+        sep = _header_sep(path) or ("\t" if path.suffix.lower() in (".tsv", ".tab") else ",")
     try:
         frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
                             encoding="utf-8-sig")  # Excel writes a byte-order mark
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InvalidDataError(
-            f"{path} is not a readable table ({str(err).strip()}); save it as UTF-8 CSV "
-            "(comma) or TSV (tab)" + (", or pass sep=." if has_sep else ".")
+            f"{path} is not a readable {what} ({str(err).strip()}); "
+            + (fix or "save it as UTF-8 CSV (comma) or TSV (tab)"
+               + (", or pass sep=." if has_sep else "."))
         ) from err
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
@@ -121,7 +138,7 @@ def load_stimulus_table(
     Parameters
     ----------
     table : str or Path
-        ``.csv`` (comma) or ``.tsv`` (tab) with a header row.
+        A comma- or tab-separated table (``.csv``, ``.tsv``) with a header row.
     images : str or Path, optional
         The image folder (searched recursively, hidden files skipped); default: the
         table's folder.
@@ -144,7 +161,8 @@ def load_stimulus_table(
     extra_files : {"error", "skip"}
         Images in the folder that no row names: an error naming them (default), or left out.
     sep : str, optional
-        The column separator, when the suffix does not tell it.
+        The column separator. Default: read from the header line, tab or comma (a TSV saved
+        as ``.csv`` is split on tabs), else by suffix.
     name : str, optional
         The set's name (default: the table's file name without suffix).
 

@@ -145,3 +145,11 @@ def test_sign_clustering_of_one_sign_is_undefined_with_a_warning():
     with pytest.warns(E.ToponeuroWarning, match="every point .* positive"):
         r = spatial_null("sign_clustering", np.ones((8, 8)), n_permutations=19, random_state=0)
     assert np.isnan(r.statistic) and np.isnan(r.p_value)
+
+
+def test_morans_i_of_a_constant_map_is_nan_with_a_warning():
+    """A constant map (dead units everywhere but finite) has no Moran's I: NaN, said with an
+    UndefinedValueWarning (it came with only the null's RuntimeWarning)."""
+    with pytest.warns(E.UndefinedValueWarning, match="constant"):
+        res = morans_i(np.zeros((8, 8)), n_permutations=19, random_state=0)
+    assert np.isnan(res.statistic) and np.isnan(res.p_value)

@@ -207,3 +207,10 @@ def test_domain_table_matches_the_real_floc_categories(floc_dir):
         {"fc": 16}, n_stimuli=len(folders) * 2, categories=folders * 2, random_state=0
     )
     assert domain_selectivity(acts).sizes["domain"] == 5
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5])
+def test_fdr_bh_refuses_values_that_are_not_p_values(bad):
+    """A p below 0 or above 1 (a statistic, a log-p) was clipped: -0.1 became q = 0."""
+    with pytest.raises(InvalidDataError, match="pvalues must lie in"):
+        fdr_bh(np.array([0.2, bad, np.nan]))

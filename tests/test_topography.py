@@ -235,3 +235,32 @@ def test_geometry_is_one_mapping():
         map_similarity(vals, vals, "pearson", geometry=pts)
     with pytest.raises(TypeError, match="mesh"):  # 0.1's separate keywords: removed in 0.3.0
         spatial_null("smoothness", vals, geometry={"positions": pts}, mesh="fsaverage5")
+
+
+def test_patches_of_a_map_without_values_are_refused_not_zero():
+    """An all-NaN map (a layer whose units never respond) has no patches to find: 0 patches
+    (and n_patches p = 1 under the null) claimed a finding; it is an InvalidDataError."""
+    from toponeuro.analysis import spatial_null
+    from toponeuro.exceptions import InvalidDataError
+
+    empty = np.full((8, 8), np.nan)
+    with pytest.raises(InvalidDataError, match="0 of 64 points"):
+        find_patches(empty, n_permutations=0)
+    with pytest.raises(InvalidDataError, match="0 of 64 points"):
+        spatial_null("n_patches", empty, n_permutations=19, random_state=0)
+
+
+def test_ssim_with_dead_units_in_every_window_is_nan_with_a_warning():
+    """Dead units (NaN t) in every 7 x 7 window leave SSIM undefined: NaN with an
+    UndefinedValueWarning naming the fix, and no null run (it was a bare NaN)."""
+    from toponeuro.exceptions import UndefinedValueWarning
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2, 8, 8))
+    a[:2, :] = b[:2, :] = np.nan  # rows 0-1 dead: every 7 x 7 window holds one
+    with pytest.warns(UndefinedValueWarning, match="no such window.*pearson"):
+        res = map_similarity(a, b, n_permutations=19, random_state=0)
+    assert np.isnan(res.statistic) and np.isnan(res.p_value)
+    assert res.attrs["n_permutations"] == 0
+    r = map_similarity(a, b, "pearson", n_permutations=19, random_state=0)  # still defined
+    assert np.isfinite(r.statistic)

@@ -18,7 +18,13 @@ from scipy import sparse
 
 from ..._params import check_random_state
 from ..._typing import RandomState
-from ...exceptions import InvalidDataError, ToponeuroWarning, UnknownNameError, close_matches
+from ...exceptions import (
+    InvalidDataError,
+    ToponeuroWarning,
+    UndefinedValueWarning,
+    UnknownNameError,
+    close_matches,
+)
 from ._geometry import TopoMap, _fill
 from ._null import NullResult, as_null_map, register_statistic, run_null
 
@@ -114,6 +120,12 @@ def _moran_factory(tms, *, weights="rook", transform="r", rng=None):
             f"Moran's I needs at least 3 points with a value and at least one pair of "
             f"neighbours among them; {tm.name or 'the map'} has {m} points, weight sum {s0:g}."
         )
+    if np.ptp(tm.values[keep]) == 0:
+        warnings.warn(
+            f"Moran's I is undefined (NaN): {tm.name or 'the map'} is constant over its {m} "
+            "points (no deviation from the mean to correlate), so its p-value is NaN too. "
+            "Check the map (e.g. a selectivity map of units that never respond).",
+            UndefinedValueWarning, stacklevel=4)
 
     def kernel(values):
         z = values[:, keep]
@@ -146,7 +158,9 @@ def _sign_factory(tms, *, weights="rook", transform="r", rng=None):
     how clustered the positive points are, not how many there are. A draw with every point
     on one side (no positive point, or no other) has no clustering: NaN.
     """
-    kernel, attrs = _moran_factory(tms, weights=weights, transform=transform)
+    with warnings.catch_warnings():  # a constant map is one-sided: said below
+        warnings.simplefilter("ignore", UndefinedValueWarning)
+        kernel, attrs = _moran_factory(tms, weights=weights, transform=transform)
 
     def sign_kernel(values):
         return kernel((values > 0).astype(float))

@@ -32,6 +32,7 @@ from ..._typing import RandomState
 from ...exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of
 from ._null import null_p_value, register_statistic
+from ._topography import _check_values
 
 __all__ = ["Patches", "find_patches", "check_patch_params", "TDANN_PATCHES", "PATCH_STATISTICS"]
 
@@ -367,6 +368,7 @@ def find_patches(
     threshold, min_units, n_permutations, alpha = (p["threshold"], p["min_units"],
                                                    p["n_permutations"], p["alpha"])
     tm = _map_of(data, layer, geometry)
+    _check_values(tm, "finding patches")  # no values: no patches is no finding
     sigma, min_fraction, max_fraction, min_n, max_n = _rules_on(
         tm, smooth_sigma, min_fraction, max_fraction, min_units)
     n_total = int(tm.finite.sum())
@@ -458,6 +460,7 @@ def _patch_factory(tms, *, threshold=TDANN_PATCHES["threshold"],
     p = check_patch_params(threshold, min_units, smooth_sigma, min_fraction=min_fraction,
                            max_fraction=max_fraction, connectivity=connectivity)
     tm = tms[0]
+    _check_values(tm, "a patch statistic")
     sigma, _, _, min_n, max_n = _rules_on(tm, smooth_sigma, min_fraction, max_fraction,
                                           p["min_units"])
     smooth = _smoother(tm, sigma)

@@ -155,6 +155,12 @@ def fdr_bh(pvalues: np.ndarray) -> np.ndarray:
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
+    if ((p[ok] < 0) | (p[ok] > 1)).any():
+        bad = p[ok][(p[ok] < 0) | (p[ok] > 1)]
+        raise InvalidDataError(
+            f"pvalues must lie in [0, 1]; {bad.size} do not (e.g. {bad[0]:g}). Pass p-values, "
+            "not statistics or log-p (NaN marks a missing p and is left out)."
+        )
     pv = p[ok]
     m = pv.size
     if m == 0:

@@ -683,5 +683,15 @@ def map_similarity(
             UndefinedValueWarning, stacklevel=3,
         )
         n_permutations = 0
+    elif method == "ssim" and not np.isfinite(kernel(ta.values[None], tb.values[None])[0]):
+        n_missing = int((~ok).sum())
+        warnings.warn(
+            f"map_similarity is undefined (NaN): SSIM averages {attrs['win_size']} x "
+            f"{attrs['win_size']} windows of the sheet with a value at every unit in both "
+            f"maps, and the {n_missing} units without one leave no such window. Use "
+            "method='pearson' (it leaves those units out), or a smaller win_size.",
+            UndefinedValueWarning, stacklevel=3,
+        )
+        n_permutations = 0
     return run_null(kernel, [ta, tb], null, n_permutations, rng, attrs, alternative)
 

@@ -7,10 +7,11 @@ by :func:`read_image` alone, and image folders listed by :func:`list_image_files
 :func:`make_image_folder` writes a synthetic one in fLoc's layout.
 """
 
-from . import _datasets, _image, _loaders, _numbers, _r92, _set, _synthetic, _table
+from . import _datasets, _image, _loaders, _nsd, _numbers, _r92, _set, _synthetic, _table
 from ._datasets import *
 from ._image import *
 from ._loaders import *
+from ._nsd import *
 from ._numbers import *
 from ._r92 import *
 from ._set import *
@@ -20,6 +21,7 @@ from ._table import *
 __all__ = [
     *_set.__all__,
     *_loaders.__all__,
+    *_nsd.__all__,
     *_numbers.__all__,
     *_image.__all__,
     *_synthetic.__all__,

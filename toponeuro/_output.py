@@ -68,6 +68,7 @@ __all__ = [
     "remove_tree",
     "PathLock",
     "is_toponeuro_netcdf",
+    "read_json",
     "inside",
     "lock_path",
     "refuse_link",
@@ -146,6 +147,23 @@ def _input_paths(inputs) -> list[Path]:
         for v in inputs:
             out += _input_paths(v)
     return out
+
+
+def read_json(path):
+    """The JSON value in the file at ``path``, or None when it is not one toponeuro can read
+    (missing, unreadable, not UTF-8, not JSON): how the ``is_ours`` checks look at a file.
+
+    Examples
+    --------
+    >>> p = Path(tempfile.mkdtemp()) / "a.json"
+    >>> _ = p.write_text('{"format": "x"}')
+    >>> read_json(p), read_json(p.with_name("none.json"))
+    ({'format': 'x'}, None)
+    """
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
 
 
 def is_toponeuro_netcdf(path) -> bool:

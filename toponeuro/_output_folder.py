@@ -24,6 +24,7 @@ from ._output import (
     check_not_an_input,
     lock_path,
     move,
+    read_json,
     remove_tree,
     write_text,
 )
@@ -109,20 +110,14 @@ def _read_manifest(folder: Path) -> dict | None:
     p = folder / MANIFEST
     if p.is_symlink():
         return None
-    try:
-        data = json.loads(p.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    data = read_json(p)
     return data if isinstance(data, dict) and data.get("format") == _FOLDER_FORMAT else None
 
 
 def _is_legacy_output(folder: Path) -> bool:
     """A ``toponeuro map`` folder of 0.2 (before manifests): report.html and a summary.json
     written by toponeuro."""
-    try:
-        summary = json.loads((folder / "summary.json").read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
+    summary = read_json(folder / "summary.json")
     return (folder / "report.html").is_file() and isinstance(summary, dict) and (
         "toponeuro_version" in summary)
 

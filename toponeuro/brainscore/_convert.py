@@ -19,6 +19,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .. import exceptions as E
+from .._output import read_json
 from .._output_folder import output_folder
 from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
@@ -111,10 +112,7 @@ def _is_file(item) -> bool:
 
 def _legacy_benchmark(folder: Path) -> tuple[str, ...] | None:
     """The names a benchmark folder written before manifests (0.3) holds, when it is one."""
-    try:
-        record = json.loads((folder / "benchmark.json").read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    record = read_json(folder / "benchmark.json")
     if not isinstance(record, dict) or record.get("format") != "toponeuro-brainscore-benchmark":
         return None
     return ("benchmark.json", "stimuli.csv", "responses.npy", "presentation.csv",

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import exceptions as E
-from .._output import atomic_file, refuse_link, remove_tree, write_text
+from .._output import atomic_file, read_json, refuse_link, remove_tree, write_text
 from ..exceptions import (
     ExternalCommandError,
     InputTypeError,
@@ -92,10 +92,7 @@ _LOG_HEAD = "# Brain-Score's error output, kept by toponeuro's score_with_brains
 
 def _is_result_json(path) -> bool:
     """The file is a result written by ``_runner.py`` (a JSON object with its keys)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
+    data = read_json(path)
     return isinstance(data, dict) and {"identifier", "scores", "look_at"} <= data.keys()
 
 

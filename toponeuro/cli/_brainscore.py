@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 
 from .. import exceptions as E
 from .._cli_checks import (
@@ -14,7 +13,7 @@ from .._cli_checks import (
     _out_file,
     _out_folder,
 )
-from .._output import check_output_file, write_text
+from .._output import check_output_file, read_json, write_text
 from ._common import _model_args, _model_of, _parser
 
 
@@ -99,12 +98,7 @@ _SCORE_KEYS = {"region", "metric", "layer", "raw", "ceiling", "score"}
 def _is_score_table(path) -> bool:
     """The file is a score table written by ``brainscore score --json`` (a JSON list of
     records with the table's columns)."""
-    import json
-
-    try:
-        rows = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
+    rows = read_json(path)
     return (isinstance(rows, list) and bool(rows)
             and all(isinstance(r, dict) and _SCORE_KEYS <= r.keys() for r in rows))
 

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .._output import check_output_file, write_text
+from .._output import check_output_file, read_json, write_text
 from ..exceptions import (
     RecipeError,
     SheetError,
@@ -34,11 +34,7 @@ _FORMAT = "toponeuro.topoloss/1"
 
 def _is_spec_file(path) -> bool:
     """The file is a TopoLoss spec written by :meth:`TopoLoss.save` (its ``format``)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return False
+    data = read_json(path)
     return isinstance(data, dict) and data.get("format") == _FORMAT
 
 

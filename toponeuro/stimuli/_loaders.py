@@ -470,7 +470,7 @@ def load_language_localizer(
     if len(runs) > 1 or _is_run_list(runs[0]):
         return _from_run_lists(runs, conditions)
     path = runs[0]
-    table = _read_table(path, None, has_sep=False, what="csv",  # ids '001' stay '001'
+    table = _read_table(path, None, what="csv",  # ids '001' stay '001'
                         fix="save it as a UTF-8 csv (comma or tab) with an index column, "
                             "'sentence' and 'condition'.")
     missing = {"sentence", "condition"} - set(table.columns)

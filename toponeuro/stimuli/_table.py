@@ -40,14 +40,15 @@ def _header_sep(path: Path) -> str | None:
     return "\t" if tabs > commas else "," if commas > tabs else None
 
 
-def _read_table(path: Path, sep, *, has_sep: bool = True, what: str = "table",
-                fix: str = "") -> pd.DataFrame:
+def _read_table(path: Path, sep, *, what: str = "table",
+                fix: str = "save it as UTF-8 CSV (comma) or TSV (tab), or pass sep=.",
+                ) -> pd.DataFrame:
     """The table at ``path`` as text cells, the one reader of a lab's CSV/TSV files.
 
     ``sep=None`` reads the separator from the header line (tab or comma,
     :func:`_header_sep`; else by suffix: tab for ``.tsv``/``.tab``); a given ``sep`` wins.
-    ``has_sep``: the caller takes ``sep=`` (its errors may name it); ``what`` and ``fix``
-    word the error of an unreadable file.
+    ``what`` and ``fix`` word the error of an unreadable file (a caller without ``sep=``
+    gives a ``fix`` that does not name it).
     """
     if not path.is_file():
         raise MissingFileError(
@@ -61,9 +62,7 @@ def _read_table(path: Path, sep, *, has_sep: bool = True, what: str = "table",
                             encoding="utf-8-sig")  # Excel writes a byte-order mark
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InvalidDataError(
-            f"{path} is not a readable {what} ({str(err).strip()}); "
-            + (fix or "save it as UTF-8 CSV (comma) or TSV (tab)"
-               + (", or pass sep=." if has_sep else "."))
+            f"{path} is not a readable {what} ({str(err).strip()}); {fix}"
         ) from err
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
@@ -307,7 +306,7 @@ def read_run_list(path: str | os.PathLike) -> pd.DataFrame:
     'w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11'
     """
     path = Path(path)
-    frame = _read_table(path, None, has_sep=False)
+    frame = _read_table(path, None, fix="save it as UTF-8 CSV (comma) or TSV (tab).")
     cols = [c.strip().lower() for c in frame.columns]
     if cols[: len(RUN_LIST_COLUMNS)] != list(RUN_LIST_COLUMNS):
         raise InvalidDataError(

@@ -155,8 +155,8 @@ def fdr_bh(pvalues: np.ndarray) -> np.ndarray:
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
-    if ((p[ok] < 0) | (p[ok] > 1)).any():
-        bad = p[ok][(p[ok] < 0) | (p[ok] > 1)]
+    bad = p[ok & ((p < 0) | (p > 1))]
+    if bad.size:
         raise InvalidDataError(
             f"pvalues must lie in [0, 1]; {bad.size} do not (e.g. {bad[0]:g}). Pass p-values, "
             "not statistics or log-p (NaN marks a missing p and is left out)."

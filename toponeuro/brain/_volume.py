@@ -349,6 +349,9 @@ def load_volume_betas(
 
 # -- BIDS derivatives ---------------------------------------------------------------------
 _ENTITY_ORDER = ("ses", "task", "acq", "run", "space", "desc")
+_ID_ENTITIES = ("stim", "cond", "condition", "contrast", "trial")
+#: columns of a labels / events .tsv that name each volume's stimulus, first found wins
+_LABEL_COLUMNS = ("stimulus_id", "stim_file", "trial_type", "condition", "label")
 
 
 def _same_entity(key: str, have: str | None, want) -> bool:
@@ -359,9 +362,6 @@ def _same_entity(key: str, have: str | None, want) -> bool:
     if key == "run" and have.isdigit() and str(want).isdigit():
         return int(have) == int(want)
     return have == str(want)
-_ID_ENTITIES = ("stim", "cond", "condition", "contrast", "trial")
-#: columns of a labels / events .tsv that name each volume's stimulus, first found wins
-_LABEL_COLUMNS = ("stimulus_id", "stim_file", "trial_type", "condition", "label")
 
 
 def _parse_bids(name: str) -> tuple[dict, str]:

@@ -56,6 +56,12 @@ def hemi_name(value) -> str:
         ) from None
 
 
+def _hemi_names(values) -> list[str]:
+    """``values`` as hemisphere names, each once, in the order given (``["left", "lh"]`` is
+    one hemisphere)."""
+    return list(dict.fromkeys(hemi_name(h) for h in values))
+
+
 def atlas_data_path(*parts: str) -> Path:
     """Path of a file shipped in ``toponeuro/atlases/data`` (also the repo's ``atlases/``).
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._meshes import MESHES
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
-from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
+from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, _hemi_names
 from ._surface import SURFACES, mesh_graph, vertex_coordinates
 
 __all__ = ["CORTEX_REPRESENTATIONS", "CortexMaps", "cortex_maps", "roi_proximity"]
@@ -256,7 +256,7 @@ def cortex_maps(
         if d not in atlas.domains:
             raise UnknownNameError(f"{atlas.name} has no domain {d!r}; "
                                    f"{close_matches(d, atlas.domains)}")
-    hemispheres = list(dict.fromkeys(hemi_name(h) for h in hemispheres))  # each once
+    hemispheres = _hemi_names(hemispheres)
     out: dict[str, CortexMaps] = {}
     for h in hemispheres:
         present = set(atlas.labels.loc[atlas.labels.hemisphere == h, "domain"])

@@ -43,7 +43,7 @@ from ..exceptions import (
     MeshMismatchError,
     MissingFileError,
 )
-from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, hemi_name
+from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, _hemi_names, hemi_name
 from ._checks import (
     check_domain_names,
     check_finite,
@@ -479,8 +479,7 @@ def load_cortex_maps(
         raise InvalidDataError(
             f"mesh must be one of {[k for k, v in MESHES.items() if v.surfaces]}; got {mesh!r}."
         )
-    wanted = (None if hemispheres is None  # each once, in the order given
-              else list(dict.fromkeys(hemi_name(h) for h in hemispheres)))
+    wanted = None if hemispheres is None else _hemi_names(hemispheres)
     params = dict(VOL_TO_SURF_DEFAULTS)
     for key, val in dict(vol_to_surf or {}).items():
         if key not in (*VOL_TO_SURF_DEFAULTS, "mask_img"):

@@ -101,6 +101,7 @@ from ._pvalues import (
     ALTERNATIVES,
     P_VALUE_REFERENCE,  # noqa: F401  (name kept here)
     can_reject,
+    effective_draws,
     floor_p,
     format_p,
     null_calibration,
@@ -124,7 +125,7 @@ from ._spin import (  # noqa: F401  (names kept here)
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
            "null_calibration", "register_null", "unregister_null", "each_but_first", "format_p",
-           "floor_p", "can_reject"]
+           "floor_p", "can_reject", "effective_draws"]
 
 #: permutations drawn at once (memory: chunk x points x maps floats)
 _CHUNK_VALUES = 4_000_000
@@ -154,7 +155,9 @@ class NullResult:
         The tail ``p_value`` counts: ``"greater"`` for one map's organisation (smoothness),
         ``"two-sided"`` for two maps' similarity (more *or* less alike than chance).
     attrs : dict
-        ``method`` (the statistic's definition), its parameters and ``reference``.
+        ``method`` (the statistic's definition), its parameters and ``reference``; where one
+        move served two draws (the symmetric two-map null), ``n_moves``, ``n_effective`` and
+        ``paired_correlation`` (:attr:`n_moves`, :attr:`n_effective`).
 
     Examples
     --------
@@ -178,6 +181,10 @@ class NullResult:
         null = np.asarray(null, dtype=float).ravel()
         stat = float(statistic)
         p = null_p_value(stat, null, alternative)
+        n_eff = (attrs or {}).get("n_effective")
+        if n_eff is not None and np.isfinite(p):  # the floor of the draws' real number
+            n_fin = np.count_nonzero(np.isfinite(null))
+            p = max(p, floor_p(float(n_eff) * n_fin / max(1, null.size), alternative))
         fin = null[np.isfinite(null)]
         z = np.nan
         if fin.size > 1 and np.isfinite(stat):
@@ -198,6 +205,18 @@ class NullResult:
     def n_permutations(self) -> int:
         """Number of null draws."""
         return int(self.null.size)
+
+    @property
+    def n_moves(self) -> int:
+        """Distinct moves (rotations, shifts, ...) behind the draws: ``n_permutations``, or
+        half of it where each move served two draws (the symmetric two-map null)."""
+        return int(self.attrs.get("n_moves", self.n_permutations))
+
+    @property
+    def n_effective(self) -> float:
+        """Effective number of draws (:func:`effective_draws`): ``n_permutations`` where every
+        draw had its own move; the p floor and :func:`can_reject` use it."""
+        return float(self.attrs.get("n_effective", self.n_permutations))
 
     @property
     def null_mean(self) -> float:
@@ -412,6 +431,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     n_first = n_permutations // 2 if (null == "shift" and len(tms) == 2
                                       and getattr(kernel, "symmetric", False)) else 0
     done, n_second = 0, n_permutations - n_first
+    paired = ([], [])  # the draws of the moves that served twice: first moved, second moved
     while done < n_second:
         b = min(chunk, n_second - done)
         idx = entry.draw(tms, b, rng)
@@ -419,6 +439,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
             mf, moved_a = getattr(kernel, "moved_first", None), tms[0].values[idx[1][:k]]
             draws.append(np.asarray(mf(moved_a) if mf is not None else kernel(
                 moved_a, tms[1].values[None, :].repeat(k, 0)), dtype=float).ravel())
+            paired[0].append(draws[-1])
         shifted = getattr(kernel, "shifted", None)
         moved = getattr(kernel, "moved", None)  # f(second map's draws), the first map fixed
         if null == "torus" and len(tms) == 2 and shifted is not None:
@@ -431,6 +452,8 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
                      else ix[1] if isinstance(ix, tuple) else tm.values[ix]
                      for tm, ix in zip(tms, idx)]
             draws.append(np.asarray(kernel(*batch), dtype=float).ravel())
+        if k > 0:
+            paired[1].append(draws[-1][:k])
         done += b
     null_vals = np.concatenate(draws) if draws else np.zeros(0)
     n_bad = int(np.count_nonzero(~np.isfinite(null_vals)))
@@ -449,6 +472,10 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     }
     if n_first:
         out_attrs["moves"] = "each map in turn (the same moves), half the draws each"
+        n_eff, rho = effective_draws(np.concatenate(paired[0]), np.concatenate(paired[1]),
+                                     n_second - n_first)
+        out_attrs.update(n_moves=int(n_second), n_effective=round(n_eff, 1),
+                         paired_correlation=round(rho, 3))
     reference = entry.reference
     if n_permutations and reference:
         out_attrs["null_reference"] = reference

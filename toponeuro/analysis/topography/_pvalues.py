@@ -15,7 +15,7 @@ import numpy as np
 from ...exceptions import UnknownNameError, close_matches
 
 __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibration", "format_p",
-           "floor_p", "can_reject"]
+           "floor_p", "can_reject", "effective_draws"]
 
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
@@ -106,14 +106,17 @@ def _ceil_sig(x: float, digits: int = 1) -> float:
     return float(round(v, max(0, -e)))
 
 
-def format_p(p: float, n_permutations: int, alternative: str | None = None) -> str:
+def format_p(p: float, n_permutations: int, alternative: str | None = None, *,
+             n_effective: float | None = None, n_moves: int | None = None) -> str:
     """A p-value in words: ``"p = 0.012"``, or at its floor ``"p < 0.001 (1,000 draws)"``.
 
     At the floor (no draw as extreme as the statistic: ``p = 1 / (1 + n)``, two-sided
     ``2 / (1 + n)``) the text gives the bound and the draws: the floor rounded up to one
     significant digit, after ``≤`` when that is the floor itself (999 draws). Reports write
     every p with it, so a floor reads one way everywhere. ``alternative`` names the tail; no
-    null: ``"not tested"``.
+    null: ``"not tested"``. Draws that share their moves (the symmetric two-map null:
+    ``n_moves`` distinct moves, ``n_effective`` effective draws, :func:`effective_draws`)
+    have their floor at ``n_effective`` and say so.
 
     Examples
     --------
@@ -121,40 +124,87 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None) -> s
     ('p < 0.001 (one-sided, 1,000 draws)', 'p < 0.002 (two-sided, 1,000 draws)')
     >>> format_p(1 / 1000, 999), format_p(0.0123, 1000, "two-sided"), format_p(np.nan, 0)
     ('p ≤ 0.001 (999 draws)', 'p = 0.012 (two-sided)', 'not tested')
+    >>> format_p(2 / 668, 1000, "two-sided", n_effective=667.0, n_moves=500)
+    'p < 0.003 (two-sided, 1,000 draws of 500 moves, ≈ 667 effective)'
     """
     n = int(n_permutations)
     if not n or p is None or not np.isfinite(p):
         return "not tested"
     tail = f"{alternative}, " if alternative else ""
-    k = 2.0 if str(alternative).startswith("two-sided") else 1.0
-    floor = min(k / (1 + n), 1.0)
+    n_eff = float(n if n_effective is None else min(n_effective, n))
+    floor = floor_p(n_eff, alternative or "greater")
     if p <= floor + 1e-12:
         bound = _ceil_sig(floor, 1)
         sign = "≤" if abs(bound - floor) <= 1e-9 * floor else "<"
-        return f"p {sign} {bound:g} ({tail}{n:,} draws)"
+        draws = f"{n:,} draws"
+        if n_moves is not None and int(n_moves) < n:
+            draws += f" of {int(n_moves):,} moves, ≈ {n_eff:,.0f} effective"
+        return f"p {sign} {bound:g} ({tail}{draws})"
     return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
 
 
-# --------------------------------------------------------------------------- permutations
+def effective_draws(first_moved, second_moved, n_unpaired: int = 0) -> tuple[float, float]:
+    """Effective number of null draws when each move serves two draws, and their correlation.
 
+    The symmetric two-map null moves the first map in half its draws and the second map,
+    *by the same moves*, in the other half: draw ``i`` of ``first_moved`` and draw ``i`` of
+    ``second_moved`` share one move and are correlated (about 0.4-0.6 for Pearson on real
+    cortical maps; 1 for a map against itself). The mean of ``m`` such pairs, each pair's
+    values correlated ``rho``, has the variance of ``2 m / (1 + rho)`` independent draws;
+    with ``n_unpaired`` draws whose move served once,
 
-def floor_p(n_permutations: int, alternative: str = "greater") -> float:
-    """The smallest p-value ``n_permutations`` draws can give: ``1 / (1 + n)`` (two-sided
-    ``2 / (1 + n)``, at most 1); 1 without draws.
+    ``n_effective = n_unpaired + 2 m / (1 + rho)``,
+
+    between ``m + n_unpaired`` (the distinct moves, ``rho = 1``) and ``2 m + n_unpaired``
+    (``rho = 0``). ``rho`` is the Pearson correlation of the paired values, clipped to
+    ``[0, 1]`` (1 when it is undefined, e.g. a constant null: the safe side). For a tail
+    count the correlation of the tail indicators matters, which is below the values' for
+    jointly normal draws, so this ``n_effective`` errs small (a conservative floor).
+
+    Returns
+    -------
+    n_effective : float
+    rho : float
 
     Examples
     --------
-    >>> floor_p(19), floor_p(19, "two-sided"), floor_p(0)
-    (0.05, 0.1, 1.0)
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.standard_normal(500)
+    >>> effective_draws(x, x)  # the same values twice: 500 distinct draws
+    (500.0, 1.0)
+    >>> n, rho = effective_draws(x, rng.standard_normal(500))
+    >>> 950 < n <= 1000, rho < 0.1
+    (True, True)
     """
-    n = int(n_permutations)
+    f = np.asarray(first_moved, dtype=float).ravel()
+    s = np.asarray(second_moved, dtype=float).ravel()
+    m = f.size
+    ok = np.isfinite(f) & np.isfinite(s)
+    rho = 1.0
+    if ok.sum() > 2 and f[ok].std() > 0 and s[ok].std() > 0:
+        rho = float(np.clip(np.corrcoef(f[ok], s[ok])[0, 1], 0.0, 1.0))
+    return float(n_unpaired + 2 * m / (1 + rho)), rho
+
+
+def floor_p(n_permutations: float, alternative: str = "greater") -> float:
+    """The smallest p-value ``n_permutations`` draws can give: ``1 / (1 + n)`` (two-sided
+    ``2 / (1 + n)``, at most 1); 1 without draws. ``n`` may be an effective, fractional
+    count (:func:`effective_draws`).
+
+    Examples
+    --------
+    >>> floor_p(19), floor_p(19, "two-sided"), floor_p(0), round(floor_p(666.7, "two-sided"), 5)
+    (0.05, 0.1, 1.0, 0.00299)
+    """
+    n = float(n_permutations)
     k = 2.0 if str(alternative).startswith("two-sided") else 1.0
     return float(min(1.0, k / (1 + n))) if n > 0 else 1.0
 
 
-def can_reject(n_permutations: int, alpha: float, alternative: str = "greater") -> bool:
+def can_reject(n_permutations: float, alpha: float, alternative: str = "greater") -> bool:
     """Whether ``n_permutations`` draws can give ``p <= alpha`` at all (9 draws cannot reach
-    0.05; 19 can one-sided, not two-sided).
+    0.05; 19 can one-sided, not two-sided); pass the effective count where moves serve two
+    draws (:func:`effective_draws`: 38 draws of 19 moves cannot reach 0.05 two-sided).
 
     Examples
     --------

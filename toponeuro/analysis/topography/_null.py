@@ -99,8 +99,10 @@ from ._null_registry import (
 from ._pvalues import (
     _TOL,
     ALTERNATIVES,
+    CORTEX_MAP_KINDS,
     P_VALUE_REFERENCE,  # noqa: F401  (name kept here)
     can_reject,
+    cortex_null_calibration,
     effective_draws,
     floor_p,
     format_p,
@@ -125,7 +127,8 @@ from ._spin import (  # noqa: F401  (names kept here)
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
            "null_calibration", "register_null", "unregister_null", "each_but_first", "format_p",
-           "floor_p", "can_reject", "effective_draws"]
+           "floor_p", "can_reject", "effective_draws", "cortex_null_calibration",
+           "CORTEX_MAP_KINDS"]
 
 #: permutations drawn at once (memory: chunk x points x maps floats)
 _CHUNK_VALUES = 4_000_000

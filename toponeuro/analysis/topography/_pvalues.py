@@ -15,7 +15,8 @@ import numpy as np
 from ...exceptions import UnknownNameError, close_matches
 
 __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibration", "format_p",
-           "floor_p", "can_reject", "effective_draws"]
+           "floor_p", "can_reject", "effective_draws", "cortex_null_calibration",
+           "CORTEX_MAP_KINDS"]
 
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
@@ -95,6 +96,54 @@ def null_calibration() -> dict:
 
     text = resources.files(__package__).joinpath("null_calibration.json").read_text()
     return json.loads(text)
+
+
+#: the cortex map kinds of the calibration (``null_calibration()["cortex"]``), in words
+CORTEX_MAP_KINDS = {"sphere": "smooth on the sphere",
+                    "midthickness": "diffused along the midthickness",
+                    "volume": "smoothed in the volume and read on the midthickness"}
+
+
+def cortex_null_calibration(mesh: str = "fsaverage5") -> dict:
+    """The cortex null's measured false-positive rate on ``mesh``, per kind of map.
+
+    Pools the record's cortex cells (``null_calibration()["cortex"]``, written by
+    ``bench/calibrate_cortex_nulls.py``) of one mesh over its hemisphere sets (left, right,
+    both spun together): independent random maps of each kind, Pearson with the cortex's
+    default null, two-sided p <= ``alpha``.
+
+    Returns
+    -------
+    dict
+        ``mesh``, ``null`` (the default null the rates are of: ``"spin"``), ``alpha``,
+        ``target`` and ``kinds``: per measured map kind (:data:`CORTEX_MAP_KINDS`) its
+        ``rate``, ``hits``, ``pairs``, exact 95 % ``ci95``, ``hemis`` and ``holds_level``
+        (the rate within ``target``, 5 % +- 1.5). Kinds not measured on the mesh are absent.
+
+    Examples
+    --------
+    >>> cal = cortex_null_calibration("fs_LR_32k")
+    >>> cal["null"], cal["target"], "volume" in cal["kinds"]
+    ('spin', [0.035, 0.065], True)
+    """
+    from scipy import stats
+
+    rec = null_calibration()
+    cells = [c for c in rec.get("cortex", []) if c["mesh"] == mesh]
+    kinds = {}
+    for kind in CORTEX_MAP_KINDS:
+        mine = [c for c in cells if c["maps"] == kind]
+        if not mine:
+            continue
+        k, n = sum(c["hits"] for c in mine), sum(c["pairs"] for c in mine)
+        ci = stats.binomtest(k, n).proportion_ci(0.95, method="exact")
+        kinds[kind] = {"rate": k / n, "hits": k, "pairs": n,
+                       "ci95": [round(float(ci.low), 4), round(float(ci.high), 4)],
+                       "hemis": [c["hemi"] for c in mine],
+                       "holds_level": rec["target"][0] <= k / n <= rec["target"][1]}
+    nulls = sorted({c["null"] for c in cells}) or ["spin"]
+    return {"mesh": mesh, "null": nulls[0], "alpha": rec["alpha"], "target": rec["target"],
+            "kinds": kinds}
 
 
 def _ceil_sig(x: float, digits: int = 1) -> float:

@@ -76,13 +76,9 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
     (Alexander-Bloch et al. 2018; netneurotools' ``gen_spinsamples``): values stay in their
     hemisphere and a mirror-symmetric map stays mirror-symmetric.
     """
-    from scipy.spatial import cKDTree
     from scipy.spatial.transform import Rotation
 
-    unit = tm._cache.get("sphere_units")
-    if unit is None:
-        unit = _sphere_units(tm)
-        tm._cache["sphere_units"] = unit
+    unit = _units_of(tm)
     parts = tm.hemispheres
     key = (hashlib.sha1(np.ascontiguousarray(unit).tobytes()).hexdigest(), len(parts),
            int(n_draws), json.dumps(rng.bit_generator.state, sort_keys=True, default=str))
@@ -92,11 +88,36 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
         idx, state_after = hit
         rng.bit_generator.state = state_after
         return idx
+    rots = Rotation.random(n_draws, random_state=rng).as_matrix()
+    idx = _rotated_indices(tm, rots)
+    idx.setflags(write=False)
+    _SPIN_CACHE[key] = (idx, rng.bit_generator.state)
+    while sum(v[0].nbytes for v in _SPIN_CACHE.values()) > _SPIN_CACHE_BYTES:
+        _SPIN_CACHE.popitem(last=False)
+    return idx
+
+
+def _units_of(tm: TopoMap) -> np.ndarray:
+    unit = tm._cache.get("sphere_units")
+    if unit is None:
+        unit = _sphere_units(tm)
+        tm._cache["sphere_units"] = unit
+    return unit
+
+
+def _rotated_indices(tm: TopoMap, rots: np.ndarray) -> np.ndarray:
+    """``(n_rotations, n)`` gather indices of the rotation matrices ``rots`` ``(d, 3, 3)``:
+    index ``[d, i]`` is the vertex whose value lands on vertex ``i`` (the right hemisphere
+    by ``M R M``). BrainSpace's ``_generate_spins`` with the same matrices gives the same
+    indices (``tests/test_brainspace_parity.py``)."""
+    from scipy.spatial import cKDTree
+
+    unit, parts = _units_of(tm), tm.hemispheres
     trees = tm._cache.get("sphere_trees")
     if trees is None:
         trees = [cKDTree(unit[part]) for part in parts]
         tm._cache["sphere_trees"] = trees
-    rots = Rotation.random(n_draws, random_state=rng).as_matrix()
+    n_draws = len(rots)
     idx = np.empty((n_draws, tm.n), dtype=np.int32 if tm.n < 2**31 else np.int64)
     for h, (part, tree) in enumerate(zip(parts, trees)):
         turn = rots if h == 0 else _MIRROR @ rots @ _MIRROR
@@ -105,8 +126,4 @@ def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
         queries = np.einsum("nk,dkj->dnj", unit[part], turn)
         _, near = tree.query(queries.reshape(-1, 3))
         idx[:, part] = near.reshape(n_draws, -1) + part.start
-    idx.setflags(write=False)
-    _SPIN_CACHE[key] = (idx, rng.bit_generator.state)
-    while sum(v[0].nbytes for v in _SPIN_CACHE.values()) > _SPIN_CACHE_BYTES:
-        _SPIN_CACHE.popitem(last=False)
     return idx

@@ -199,7 +199,9 @@ def _pct(x):
 
 def cell_text(c):
     lo, hi = c["ci95"]
-    return f"{_pct(c['pearson'])} ({100 * lo:.1f}--{100 * hi:.1f}), {c['hits']} of {c['pairs']}"
+    grid = f", {c['voxel_mm']:g} mm grid" if c.get("voxel_mm", VOXEL_MM) != VOXEL_MM else ""
+    return (f"{_pct(c['pearson'])} ({100 * lo:.1f}--{100 * hi:.1f}), {c['hits']} of "
+            f"{c['pairs']}{grid}")
 
 
 def rst_table(rows) -> str:
@@ -208,21 +210,50 @@ def rst_table(rows) -> str:
            "     - left", "     - right", "     - both, spun together"]
     for mesh in MESHES:
         for kind in KINDS:
-            cells = {c["hemi"]: c for c in rows if c["mesh"] == mesh and c["maps"] == kind}
-            if not cells:
+            mine = [c for c in rows if c["mesh"] == mesh and c["maps"] == kind]
+            if not mine:
                 continue
             out += [f"   * - {mesh}", f"     - {KIND_LABELS[kind]}"]
-            out += [f"     - {cell_text(cells[h]) if h in cells else 'not measured'}"
+            out += [f"     - {'; '.join(cell_text(c) for c in mine if c['hemi'] == h)}"
+                    if any(c["hemi"] == h for c in mine) else "     - not measured"
                     for h in HEMIS]
     return "\n".join(out)
+
+
+def pooled_lines(mesh_names=MESHES) -> list:
+    """One line per mesh and kind: the cells pooled as the report quotes them."""
+    from toponeuro.analysis import CORTEX_MAP_KINDS, cortex_null_calibration
+
+    out = []
+    for mesh in mesh_names:
+        cal = cortex_null_calibration(mesh)
+        for kind, c in cal["kinds"].items():
+            lo, hi = c["ci95"]
+            verdict = "holds its level" if c["holds_level"] else "does not hold its level"
+            out.append(f"- {mesh}, {CORTEX_MAP_KINDS[kind]}: {_pct(c['rate'])} "
+                       f"({100 * lo:.1f}--{100 * hi:.1f}, {c['hits']} of {c['pairs']} pairs, "
+                       f"{', '.join(c['hemis'])}): the {cal['null']} test {verdict}")
+    return out
+
+
+def update_docs(path: Path, rows):
+    """Put the table and the pooled rates between the docs' markers."""
+    text = path.read_text(encoding="utf-8")
+    start, end = ".. cortex-nulls-table-start\n", ".. cortex-nulls-table-end"
+    i, j = text.index(start) + len(start), text.index(end)
+    block = ("\n" + rst_table(rows) + "\n\nPooled over the hemisphere sets (the report quotes "
+             "these for the maps' mesh; target 3.5--6.5 %):\n\n" + "\n".join(pooled_lines())
+             + "\n\n")
+    with atomic_file(path) as tmp:
+        tmp.write_text(text[:i] + block + text[j:], encoding="utf-8")
 
 
 def update_record(path: Path, rows):
     """Put the cells in the record the report quotes (``null_calibration()["cortex"]``)."""
     rec = json.loads(path.read_text())
     keep = ("mesh", "maps", "hemi", "null", "sigma_mm", "pearson", "hits", "pairs", "draws",
-            "ci95", "medial_wall", "rotation_sets", "seed")
-    rec["cortex"] = [{k: c[k] for k in keep} for c in rows]
+            "ci95", "medial_wall", "rotation_sets", "seed", "voxel_mm")
+    rec["cortex"] = [{k: c[k] for k in keep if k in c} for c in rows]
     with atomic_file(path) as tmp:
         tmp.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n")
 
@@ -243,6 +274,8 @@ def main(argv=None):
     rows = json.loads(args.out.read_text())["cells"] if args.out.exists() else []
     if args.record is not None:
         update_record(args.record, rows)
+        docs = Path(__file__).resolve().parents[1] / "docs" / "metrics.rst"
+        update_docs(docs, rows)
         print(rst_table(rows))
         return
     done = {(r["mesh"], r["maps"], r["hemi"], r["seed"]) for r in rows}

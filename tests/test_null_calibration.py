@@ -178,3 +178,20 @@ def test_report_quotes_the_calibration_of_the_maps_mesh():
         not vol["holds_level"])
     assert spin_calibration_text("fsaverage5") != text
     assert "fs_LR_32k" in _calibration_texts("fs_LR_32k")["spin_calibration_text"]
+
+
+def test_docs_cortex_table_shows_the_record(docs):
+    """docs/metrics.rst's cortex table and pooled rates are the record's (bench/
+    calibrate_cortex_nulls.py --record writes both)."""
+    import sys
+
+    sys.path.insert(0, str(METRICS.parents[1] / "bench"))
+    try:
+        from calibrate_cortex_nulls import cell_text, pooled_lines
+    finally:
+        sys.path.pop(0)
+    block = docs[docs.index(".. cortex-nulls-table-start"):docs.index(".. cortex-nulls-table-end")]
+    for c in null_calibration()["cortex"]:
+        assert cell_text(c) in block, cell_text(c)
+    for line in pooled_lines():
+        assert line in block, line

@@ -82,8 +82,12 @@ def null_calibration() -> dict:
         ``pearson``, ``seed``; envelope cells their ``envelope_ratio``; fsaverage5 cells
         have no ``mesh`` key, the others name it, e.g. ``"fs_LR_32k"``, with
         ``medial_wall`` when both maps had no data there, ``hits`` and the exact binomial
-        ``ci95``); every cell its ``pairs`` and ``draws``. A fresh copy;
-        ``bench/calibrate_nulls.py --record`` writes it.
+        ``ci95``); ``cortex``: one per mesh, kind of map (``sphere``, ``midthickness``,
+        ``volume``: :data:`CORTEX_MAP_KINDS`) and hemisphere set, with its ``null``,
+        ``pearson`` rate, ``hits``, ``ci95`` and ``sigma_mm`` list
+        (``bench/calibrate_cortex_nulls.py --record``; pooled by
+        :func:`cortex_null_calibration`); every cell its ``pairs`` and ``draws``. A fresh
+        copy; ``bench/calibrate_nulls.py --record`` writes it.
 
     Examples
     --------

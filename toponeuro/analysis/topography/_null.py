@@ -23,13 +23,16 @@ One map and two maps ask different questions, so they get different nulls:
     of a named mesh together, the right by the left's rotation mirrored. A statistic
     symmetric in two maps (``kernel.symmetric``: SSIM, Pearson, Spearman) has half its draws
     move the second map and the same moves shift the first in the other half, so swapping
-    the maps gives the same draws and p. False-positive rates on independent smooth maps
+    the maps gives the same draws and p. Each move then serves two correlated draws, so the
+    result reports ``n_moves`` and ``n_effective`` draws (:func:`effective_draws`), and the
+    p floor follows ``n_effective``. False-positive rates on independent smooth maps
     (docs, "Calibration of the similarity nulls"; record: :func:`null_calibration`): SSIM
     5.19 % (cells 4.3-5.6 %) and Pearson 4.31 % (3.9-4.9 %) at alpha 0.05 on 16 x 16 and
     16 x 32 sheets (sigma 1-4, 1,000 draws, ten sets of 1,000 pairs); the spin test 4.2-7.7 %
     on stationary fsaverage5 maps (5.7 % over the eleven 5 mm cells, 4.8 % at 10-20 mm), but
     7.6-13.6 % on maps whose amplitude differs across the sphere alike in both (it assumes
-    stationarity).
+    stationarity), and liberal on maps smoothed in the volume and read on the midthickness
+    (:func:`cortex_null_calibration`, per mesh and kind of map).
 ``"phase"``
     Sheets only: amplitude-adjusted Fourier surrogates (AAFT, Theiler et al. 1992) of the
     sheet mirrored into a 2h x 2w torus: the torus keeps the amplitude of every Fourier

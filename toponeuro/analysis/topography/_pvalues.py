@@ -246,8 +246,8 @@ def floor_p(n_permutations: float, alternative: str = "greater") -> float:
 
     Examples
     --------
-    >>> floor_p(19), floor_p(19, "two-sided"), floor_p(0), round(floor_p(666.7, "two-sided"), 5)
-    (0.05, 0.1, 1.0, 0.00299)
+    >>> floor_p(19), floor_p(19, "two-sided"), floor_p(0), round(floor_p(499.0, "two-sided"), 5)
+    (0.05, 0.1, 1.0, 0.004)
     """
     n = float(n_permutations)
     k = 2.0 if str(alternative).startswith("two-sided") else 1.0

@@ -142,3 +142,56 @@ def test_docs_fs_lr_table_shows_the_record(docs):
     for c in _fslr(cal, medial_wall=False):
         assert (f"{c['hemi']} {c['sigma_mm']} mm {_pct(c['pearson'])} ({c['hits']} of "
                 f"{c['pairs']})") in prose
+
+
+def test_cortex_cells_are_recorded_with_their_binomial_interval():
+    """Issue 47: every cortex null calibrated per mesh, kind of map and hemisphere set, each
+    cell with its hits, pairs, draws and exact 95 % interval."""
+    from scipy import stats
+
+    from toponeuro.analysis import CORTEX_MAP_KINDS
+
+    cal = null_calibration()
+    assert cal["cortex"]
+    for c in cal["cortex"]:
+        assert c["maps"] in CORTEX_MAP_KINDS and c["hemi"] in ("left", "right", "both")
+        assert c["hits"] == round(c["pearson"] * c["pairs"]) and c["draws"] == 199
+        ci = stats.binomtest(c["hits"], c["pairs"]).proportion_ci(0.95, method="exact")
+        assert c["ci95"] == pytest.approx([ci.low, ci.high], abs=1e-4)
+
+
+def test_report_quotes_the_calibration_of_the_maps_mesh():
+    """The report quotes the cortex null's rates for the mesh the maps are on (it quoted
+    fsaverage5's for fs_LR maps), and says plainly where it does not hold its level."""
+    from toponeuro.analysis import cortex_null_calibration
+    from toponeuro.reporting._writer import _calibration_texts, spin_calibration_text
+
+    cal = cortex_null_calibration("fs_LR_32k")
+    vol = cal["kinds"]["volume"]
+    k = sum(c["hits"] for c in null_calibration()["cortex"]
+            if c["mesh"] == "fs_LR_32k" and c["maps"] == "volume")
+    assert vol["hits"] == k
+    text = spin_calibration_text("fs_LR_32k")
+    assert text.startswith("On fs_LR_32k, the cortex's null (the spin test")
+    assert f"{_pct(vol['rate'])} ({100 * vol['ci95'][0]:.1f}" in text
+    assert ("It does not hold its level on maps smoothed in the volume" in text) == (
+        not vol["holds_level"])
+    assert spin_calibration_text("fsaverage5") != text
+    assert "fs_LR_32k" in _calibration_texts("fs_LR_32k")["spin_calibration_text"]
+
+
+def test_docs_cortex_table_shows_the_record(docs):
+    """docs/metrics.rst's cortex table and pooled rates are the record's (bench/
+    calibrate_cortex_nulls.py --record writes both)."""
+    import sys
+
+    sys.path.insert(0, str(METRICS.parents[1] / "bench"))
+    try:
+        from calibrate_cortex_nulls import cell_text, pooled_lines
+    finally:
+        sys.path.pop(0)
+    block = docs[docs.index(".. cortex-nulls-table-start"):docs.index(".. cortex-nulls-table-end")]
+    for c in null_calibration()["cortex"]:
+        assert cell_text(c) in block, cell_text(c)
+    for line in pooled_lines():
+        assert line in block, line

@@ -55,10 +55,18 @@ def test_layer_summary_sets_the_random_initialisation_beside(topo):
 def test_cortex_summary_names_its_nulls(topo, representation, says):
     c = _results.cortex_summary(topo, {"representation": representation}, alpha=0.05)
     assert c["source"] == {"representation": representation}
-    assert c["nulls"].startswith("map similarity: spin test, 19 rotations of the sphere; ")
+    assert c["nulls"].startswith(
+        "map similarity: spin test, 19 draws of 10 rotations of the sphere ")
     assert says in c["nulls"] and c["nulls"].endswith(
         "; arrangement: spin test, 19 independent rotations of each domain's map")
-    assert set(c) == {"atlas", "source", "nulls", "a", "b"}
+    assert set(c) == {"atlas", "source", "nulls", "null_calibration", "a", "b"}
+    assert c["null_calibration"]["mesh"] == "fsaverage5"  # the atlas's mesh: its rates
+    fs_lr = _results.cortex_summary(topo, {"representation": representation,
+                                           "mesh": "fs_LR_32k"}, alpha=0.05)
+    assert fs_lr["null_calibration"]["mesh"] == "fs_LR_32k"
+    assert "volume" in fs_lr["null_calibration"]["kinds"]
+    entry = c["a"]["map_similarity_null"]["faces-bodies"]  # 19 draws of 10 rotations
+    assert entry["n_moves"] == 10 and 10 <= entry["n_effective"] <= 19
     assert c["a"]["n_regions"] == 4  # the visfAtlas has no object ROI: objects not counted
     assert set(c["a"]["map_similarity_null"]) == {"faces-bodies", "faces-places"}
 

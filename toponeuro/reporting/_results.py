@@ -393,10 +393,15 @@ def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> dic
                 for r in csim[csim.sheet == h].itertuples() if r.pair in _PAIRS},
         }
     n_spin = cortex_topo.attrs["similarity_permutations"]
+    from ..analysis import cortex_null_calibration
+
     return {
         "atlas": cortex_description(source),
         "source": _jsonable(source or {}),
-        "nulls": (f"map similarity: spin test, {n_spin} rotations of the sphere; "
+        "null_calibration": cortex_null_calibration((source or {}).get("mesh", "fsaverage5")),
+        "nulls": (f"map similarity: spin test, {n_spin} draws of {n_spin - n_spin // 2} "
+                  "rotations of the sphere (each rotation moves one map, then the other; "
+                  "effective draws per pair: map_similarity_null's n_effective); "
                   + ("smoothness and patches: none drawn (they describe the given maps; "
                      "the spin test is drawn for their similarities and arrangement)"
                      if (source or {}).get("representation") == "values" else
@@ -528,7 +533,8 @@ def _similarity_entry(res, alpha) -> dict:
     out = {"method": str(res.attrs.get("method", "")), "value": _num(res.statistic),
            "mean": _num(res.null_mean), "std": _num(res.null_std),
            "p_value": _num(v.p_value), "alternative": v.alternative, "p_text": v.p_text,
-           "verdict": v.outcome, "null": res.null_method, "n_permutations": v.n_permutations}
+           "verdict": v.outcome, "null": res.null_method, "n_permutations": v.n_permutations,
+           "n_moves": v.n_moves, "n_effective": v.n_effective}
     return out
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _dims as D
-from ..analysis import null_calibration
+from ..analysis import CORTEX_MAP_KINDS, cortex_null_calibration, null_calibration
 from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
 from ._page import DetailBlock, answer_first_page, figure_html, render_page  # noqa: F401
 from ._results import (
@@ -356,7 +356,7 @@ def _html(res: ReportData, files: dict) -> str:
         pooling=esc(s["pooling"]), selectivity=esc(sel_words), min_units=min_units,
         threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), nulls_text=esc(
             f"sheet: {n_perm:,} draws ({s['p_values']}); cortex: {s['cortex']['nulls']}."),
-        baseline_text=baseline_text, **_calibration_texts(),
+        baseline_text=baseline_text, **_calibration_texts(mesh),
         model_table=_model_table_html(res, thr), dims_table=_dims_table_html(s),
         n_permutations_text=f"{n_perm:,}", alpha=f"{s.get('alpha', 0.05):g}",
         signatures="".join(
@@ -416,21 +416,50 @@ def _pct_range(rates) -> str:
     return f"{100 * lo:.1f}&ndash;{100 * hi:.1f} %"
 
 
-def _calibration_texts() -> dict:
-    """The report's calibration numbers, from the one record of them (null_calibration)."""
+def _calibration_texts(mesh: str = "fsaverage5") -> dict:
+    """The report's calibration numbers, from the one record of them (null_calibration); the
+    cortex null's for the mesh the cortex maps are on."""
     cal = null_calibration()
     sheet = [c["ssim"] for c in cal["sheet"] if c["maps"] == "crop" and c["null"] == "shift"]
     fs5 = [c for c in cal["spin"] if c.get("mesh", "fsaverage5") == "fsaverage5"]  # the text's
-    stationary = [c["pearson"] for c in fs5 if c["maps"] == "stationary"]
     envelope = [c for c in fs5 if c["maps"] == "envelope"]
     ratios = [c["envelope_ratio"] for c in envelope]
     return {
         "ssim_fpr_mean": f"{100 * sum(sheet) / len(sheet):.1f} %",
         "ssim_fpr_range": _pct_range(sheet),
-        "spin_fpr_range": _pct_range(stationary),
+        "spin_calibration_text": html.escape(spin_calibration_text(mesh)),
         "spin_envelope_range": (f"{_pct_range([c['pearson'] for c in envelope])} for a "
                                 f"{min(ratios):g}- to {max(ratios):g}-fold range"),
     }
+
+
+def spin_calibration_text(mesh: str) -> str:
+    """The cortex null's measured false-positive rates on ``mesh``, per kind of map, in words,
+    and whether it holds its level on volume-projected maps (the record's pooled cells)."""
+    cal = cortex_null_calibration(mesh)
+    lo_t, hi_t = cal["target"]
+    kinds = cal["kinds"]
+    if not kinds:
+        return (f"The cortex's null ({cal['null']} test) has no measured false-positive rate on "
+                f"{mesh} maps yet (Metrics page, \u201cCortex nulls by mesh and kind of "
+                "map\u201d).")
+    parts = [f"{100 * c['rate']:.1f} % ({100 * c['ci95'][0]:.1f}\u2013{100 * c['ci95'][1]:.1f} %, "
+             f"{c['hits']} of {c['pairs']} pairs) on maps {CORTEX_MAP_KINDS[k]}"
+             for k, c in kinds.items()]
+    text = (f"On {mesh}, the cortex's null (the {cal['null']} test, which answered every cortex "
+            f"similarity here) reaches p \u2264 {cal['alpha']:g} on independent random maps in "
+            + "; ".join(parts) + f" (target {100 * lo_t:.1f}\u2013{100 * hi_t:.1f} %).")
+    vol = kinds.get("volume")
+    if vol is not None and not vol["holds_level"]:
+        text += (f" It does not hold its level on maps smoothed in the volume (a volume result "
+                 f"or atlas projected to the surface): {100 * vol['rate']:.1f} % of independent "
+                 "pairs reach p \u2264 0.05, so read a cortex p near 0.05 as weaker than it "
+                 "looks.")
+    elif vol is not None and vol["ci95"][1] > hi_t:
+        text += (f" On maps smoothed in the volume its interval reaches {100 * vol['ci95'][1]:.1f} "
+                 "%, so it may be liberal there; read a cortex p near 0.05 as weaker than it "
+                 "looks.")
+    return text
 
 
 def _cortex_similarity_text(s: dict) -> str:

@@ -23,13 +23,16 @@ One map and two maps ask different questions, so they get different nulls:
     of a named mesh together, the right by the left's rotation mirrored. A statistic
     symmetric in two maps (``kernel.symmetric``: SSIM, Pearson, Spearman) has half its draws
     move the second map and the same moves shift the first in the other half, so swapping
-    the maps gives the same draws and p. False-positive rates on independent smooth maps
+    the maps gives the same draws and p. Each move then serves two correlated draws, so the
+    result reports ``n_moves`` and ``n_effective`` draws (:func:`effective_draws`), and the
+    p floor follows ``n_effective``. False-positive rates on independent smooth maps
     (docs, "Calibration of the similarity nulls"; record: :func:`null_calibration`): SSIM
     5.19 % (cells 4.3-5.6 %) and Pearson 4.31 % (3.9-4.9 %) at alpha 0.05 on 16 x 16 and
     16 x 32 sheets (sigma 1-4, 1,000 draws, ten sets of 1,000 pairs); the spin test 4.2-7.7 %
     on stationary fsaverage5 maps (5.7 % over the eleven 5 mm cells, 4.8 % at 10-20 mm), but
     7.6-13.6 % on maps whose amplitude differs across the sphere alike in both (it assumes
-    stationarity).
+    stationarity), and liberal on maps smoothed in the volume and read on the midthickness
+    (:func:`cortex_null_calibration`, per mesh and kind of map).
 ``"phase"``
     Sheets only: amplitude-adjusted Fourier surrogates (AAFT, Theiler et al. 1992) of the
     sheet mirrored into a 2h x 2w torus: the torus keeps the amplitude of every Fourier
@@ -73,10 +76,7 @@ Each statistic's test has one alternative, named in ``NullResult.alternative``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -99,6 +99,19 @@ from ._null_registry import (
     register_null,
     unregister_null,
 )
+from ._pvalues import (
+    _TOL,
+    ALTERNATIVES,
+    CORTEX_MAP_KINDS,
+    P_VALUE_REFERENCE,  # noqa: F401  (name kept here)
+    can_reject,
+    cortex_null_calibration,
+    effective_draws,
+    floor_p,
+    format_p,
+    null_calibration,
+    null_p_value,
+)
 from ._sheet_null import (  # noqa: F401  (registers the sheet nulls; names kept here)
     IAAFT_REFERENCE,
     MIRROR_REFERENCE,
@@ -106,28 +119,22 @@ from ._sheet_null import (  # noqa: F401  (registers the sheet nulls; names kept
     SPECTRAL_REFERENCE,
     VARIOGRAM_REFERENCE,
 )
+from ._spin import (  # noqa: F401  (names kept here)
+    _MIRROR,
+    _SPIN_CACHE,
+    _SPIN_CACHE_BYTES,
+    SPIN_REFERENCE,
+    _sphere_units,
+    _spin_indices,
+)
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
            "null_calibration", "register_null", "unregister_null", "each_but_first", "format_p",
-           "floor_p", "can_reject"]
-
-#: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
-ALTERNATIVES = ("greater", "less", "two-sided")
-
-#: relative tolerance of ``null >= statistic`` (ties count)
-_TOL = 1e-9
+           "floor_p", "can_reject", "effective_draws", "cortex_null_calibration",
+           "CORTEX_MAP_KINDS"]
 
 #: permutations drawn at once (memory: chunk x points x maps floats)
 _CHUNK_VALUES = 4_000_000
-
-SPIN_REFERENCE = (
-    "Alexander-Bloch et al. (2018) On testing for spatial correspondence between maps of "
-    "human brain structure and function. NeuroImage 178, 540-551"
-)
-P_VALUE_REFERENCE = (
-    "Phipson & Smyth (2010) Permutation p-values should never be zero. Stat Appl Genet Mol "
-    "Biol 9(1):39"
-)
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,7 +161,9 @@ class NullResult:
         The tail ``p_value`` counts: ``"greater"`` for one map's organisation (smoothness),
         ``"two-sided"`` for two maps' similarity (more *or* less alike than chance).
     attrs : dict
-        ``method`` (the statistic's definition), its parameters and ``reference``.
+        ``method`` (the statistic's definition), its parameters and ``reference``; where one
+        move served two draws (the symmetric two-map null), ``n_moves``, ``n_effective`` and
+        ``paired_correlation`` (:attr:`n_moves`, :attr:`n_effective`).
 
     Examples
     --------
@@ -178,6 +187,10 @@ class NullResult:
         null = np.asarray(null, dtype=float).ravel()
         stat = float(statistic)
         p = null_p_value(stat, null, alternative)
+        n_eff = (attrs or {}).get("n_effective")
+        if n_eff is not None and np.isfinite(p):  # the floor of the draws' real number
+            n_fin = np.count_nonzero(np.isfinite(null))
+            p = max(p, floor_p(float(n_eff) * n_fin / max(1, null.size), alternative))
         fin = null[np.isfinite(null)]
         z = np.nan
         if fin.size > 1 and np.isfinite(stat):
@@ -198,6 +211,18 @@ class NullResult:
     def n_permutations(self) -> int:
         """Number of null draws."""
         return int(self.null.size)
+
+    @property
+    def n_moves(self) -> int:
+        """Distinct moves (rotations, shifts, ...) behind the draws: ``n_permutations``, or
+        half of it where each move served two draws (the symmetric two-map null)."""
+        return int(self.attrs.get("n_moves", self.n_permutations))
+
+    @property
+    def n_effective(self) -> float:
+        """Effective number of draws (:func:`effective_draws`): ``n_permutations`` where every
+        draw had its own move; the p floor and :func:`can_reject` use it."""
+        return float(self.attrs.get("n_effective", self.n_permutations))
 
     @property
     def null_mean(self) -> float:
@@ -259,114 +284,6 @@ class NullResult:
         )
 
 
-def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
-    """Permutation p-value of ``statistic`` against its null draws (Phipson & Smyth 2010).
-
-    ``"greater"``: ``(1 + #{null >= statistic - tol}) / (1 + n)``; ``"less"``: ``(1 +
-    #{null <= statistic + tol}) / (1 + n)``; ``"two-sided"``: twice the smaller of these, at
-    most 1 (equal tails, as ``scipy.stats.permutation_test``). ``n`` counts the finite draws;
-    ``tol`` is ``1e-9 * max(1, |statistic|)`` so ties count. NaN when the statistic is NaN or
-    there is no finite draw. The smallest p is ``1 / (1 + n)`` (two-sided ``2 / (1 + n)``).
-
-    Examples
-    --------
-    >>> null_p_value(2.0, [0.0, 1.0, 2.0, 3.0])
-    0.6
-    >>> null_p_value(-3.0, [0.0, 1.0, -1.0, 0.5], "two-sided")
-    0.4
-    """
-    if alternative not in ALTERNATIVES:
-        raise UnknownNameError(
-            f"Unknown alternative {alternative!r}; {close_matches(alternative, ALTERNATIVES)}"
-        )
-    null = np.asarray(null, dtype=float).ravel()
-    fin = null[np.isfinite(null)]
-    if not np.isfinite(statistic) or fin.size == 0:
-        return float("nan")
-    stat = float(statistic)
-    tol = _TOL * max(1.0, abs(stat))
-    greater = (1 + np.count_nonzero(fin >= stat - tol)) / (1 + fin.size)
-    less = (1 + np.count_nonzero(fin <= stat + tol)) / (1 + fin.size)
-    if alternative == "greater":
-        return float(greater)
-    if alternative == "less":
-        return float(less)
-    return float(min(1.0, 2 * min(greater, less)))
-
-
-def null_calibration() -> dict:
-    """The measured false-positive rates of the similarity nulls, as the docs and report show.
-
-    ``bench/calibrate_nulls.py`` draws pairs of independent smooth maps and counts two-sided
-    p <= ``alpha`` (docs: "Calibration of the similarity nulls"); this is its record, the one
-    source of the rates that the report quotes and docs/metrics.rst tabulates.
-
-    Returns
-    -------
-    dict
-        ``alpha``, ``target`` (the acceptable range); ``sheet``: one dict per cell (``maps``
-        "crop"/"reflect", ``shape``, ``sigma`` in sheet units, ``null``, ``ssim``,
-        ``pearson`` rates; the verdict's rate is SSIM's); ``spin``: one per cell
-        of a sphere (``maps`` "stationary"/"mesh"/"envelope", ``hemi``, ``sigma_mm``,
-        ``pearson``, ``seed``; envelope cells their ``envelope_ratio``; fsaverage5 cells
-        have no ``mesh`` key, the others name it, e.g. ``"fs_LR_32k"``, with
-        ``medial_wall`` when both maps had no data there, ``hits`` and the exact binomial
-        ``ci95``); every cell its ``pairs`` and ``draws``. A fresh copy;
-        ``bench/calibrate_nulls.py --record`` writes it.
-
-    Examples
-    --------
-    >>> cal = null_calibration()
-    >>> cells = [c for c in cal["sheet"] if c["maps"] == "crop" and c["null"] == "shift"]
-    >>> len(cells), sorted({c["seed"] for c in cells}), cal["alpha"]  # two sets of maps
-    (16, [0, 1], 0.05)
-    """
-    from importlib import resources
-
-    text = resources.files(__package__).joinpath("null_calibration.json").read_text()
-    return json.loads(text)
-
-
-def _ceil_sig(x: float, digits: int = 1) -> float:
-    """``x`` rounded *up* to ``digits`` significant digits (0.001998 -> 0.002)."""
-    if not x > 0:
-        return x
-    e = int(np.floor(np.log10(x))) - digits + 1
-    v = np.ceil(round(x / 10.0**e, 9)) * 10.0**e
-    return float(round(v, max(0, -e)))
-
-
-def format_p(p: float, n_permutations: int, alternative: str | None = None) -> str:
-    """A p-value in words: ``"p = 0.012"``, or at its floor ``"p < 0.001 (1,000 draws)"``.
-
-    At the floor (no draw as extreme as the statistic: ``p = 1 / (1 + n)``, two-sided
-    ``2 / (1 + n)``) the text gives the bound and the draws: the floor rounded up to one
-    significant digit, after ``≤`` when that is the floor itself (999 draws). Reports write
-    every p with it, so a floor reads one way everywhere. ``alternative`` names the tail; no
-    null: ``"not tested"``.
-
-    Examples
-    --------
-    >>> format_p(1 / 1001, 1000, "one-sided"), format_p(2 / 1001, 1000, "two-sided")
-    ('p < 0.001 (one-sided, 1,000 draws)', 'p < 0.002 (two-sided, 1,000 draws)')
-    >>> format_p(1 / 1000, 999), format_p(0.0123, 1000, "two-sided"), format_p(np.nan, 0)
-    ('p ≤ 0.001 (999 draws)', 'p = 0.012 (two-sided)', 'not tested')
-    """
-    n = int(n_permutations)
-    if not n or p is None or not np.isfinite(p):
-        return "not tested"
-    tail = f"{alternative}, " if alternative else ""
-    k = 2.0 if str(alternative).startswith("two-sided") else 1.0
-    floor = min(k / (1 + n), 1.0)
-    if p <= floor + 1e-12:
-        bound = _ceil_sig(floor, 1)
-        sign = "≤" if abs(bound - floor) <= 1e-9 * floor else "<"
-        return f"p {sign} {bound:g} ({tail}{n:,} draws)"
-    return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
-
-
-# --------------------------------------------------------------------------- permutations
-
 
 def as_null_map(data, layer=None, geometry=None) -> TopoMap:
     """The :class:`TopoMap` of a map, or of a design that redraws it (``to_topomap``: a
@@ -391,95 +308,6 @@ def _positions_indices(n_points: int, n_draws: int, rng) -> np.ndarray:
     """``(n_draws, n_points)``: a random permutation of the points per draw."""
     return np.argsort(rng.random((n_draws, n_points)), axis=1)
 
-
-def _sphere_units(tm: TopoMap) -> np.ndarray:
-    """Unit vectors of the points on their sphere, each hemisphere centred on its own."""
-    pos = np.asarray(tm.positions, dtype=float)
-    if pos.shape[1] != 3:
-        raise InvalidDataError(
-            f"The spin test rotates a sphere; {tm.name or 'this map'} has {pos.shape[1]}-D "
-            "positions. Pass the vertices' sphere coordinates (e.g. the fsaverage 'sphere' "
-            "surface) as positions= (geometry={'positions': ...}; an atlas: "
-            "CortexMaps.spin_geometry), or use null='positions'."
-        )
-    unit = np.empty_like(pos)
-    for part in tm.hemispheres:
-        centred = pos[part] - pos[part].mean(0)
-        radius = np.linalg.norm(centred, axis=1)
-        if not radius.min() > 0 or radius.std() > 0.05 * radius.mean():
-            raise InvalidDataError(
-                f"The spin test needs the vertices on a sphere; the radii of "
-                f"{tm.name or 'this map'} vary by {radius.std() / max(radius.mean(), 1e-12):.0%}"
-                " (over 5%). Pass the sphere coordinates (fsaverage 'sphere'), or use "
-                "null='positions'."
-            )
-        unit[part] = centred / radius[:, None]
-        n_unique = np.unique(np.round(unit[part], 9), axis=0).shape[0]
-        if n_unique < radius.size:
-            raise InvalidDataError(
-                f"The spin test needs one position per vertex; {radius.size - n_unique} of the "
-                f"{radius.size} sphere positions of {tm.name or 'this map'} repeat (both "
-                "hemispheres stacked on one sphere?). A rotation would then hand values across "
-                "hemispheres. Spin each hemisphere separately (topography_table does; "
-                "CortexMaps.spin_geometry), or spin both together: the left hemisphere's "
-                "vertices first, then the right's, with geometry={'positions': ..., "
-                "'mesh': 'fsaverage5'} (the mesh's vertex count per hemisphere)."
-            )
-    return unit
-
-
-#: the last few spin draws, keyed by (sphere, draws, generator state): several maps on one
-#: hemisphere with the same seed rotate alike, so the rotations are drawn and matched once
-_SPIN_CACHE: OrderedDict = OrderedDict()
-_SPIN_CACHE_BYTES = 256 * 2**20  # 1,000 draws on both fsaverage5 hemispheres take ~82 MB
-
-#: reflection across the mid-sagittal plane (x -> -x): the right hemisphere's sphere is the
-#: mirror image of the left's (fsaverage: lateral at -x on the left, +x on the right)
-_MIRROR = np.diag([-1.0, 1.0, 1.0])
-
-
-def _spin_indices(tm: TopoMap, n_draws: int, rng) -> np.ndarray:
-    """``(n_draws, n)`` gather indices of random sphere rotations (nearest vertex).
-
-    On both hemispheres (:attr:`TopoMap.hemispheres`) each rotates on its own sphere, the
-    right by the left's rotation mirrored, ``M R M`` with ``M`` the reflection x -> -x
-    (Alexander-Bloch et al. 2018; netneurotools' ``gen_spinsamples``): values stay in their
-    hemisphere and a mirror-symmetric map stays mirror-symmetric.
-    """
-    from scipy.spatial import cKDTree
-    from scipy.spatial.transform import Rotation
-
-    unit = tm._cache.get("sphere_units")
-    if unit is None:
-        unit = _sphere_units(tm)
-        tm._cache["sphere_units"] = unit
-    parts = tm.hemispheres
-    key = (hashlib.sha1(np.ascontiguousarray(unit).tobytes()).hexdigest(), len(parts),
-           int(n_draws), json.dumps(rng.bit_generator.state, sort_keys=True, default=str))
-    hit = _SPIN_CACHE.get(key)
-    if hit is not None:  # the same draws; leave the generator where drawing would have
-        _SPIN_CACHE.move_to_end(key)
-        idx, state_after = hit
-        rng.bit_generator.state = state_after
-        return idx
-    trees = tm._cache.get("sphere_trees")
-    if trees is None:
-        trees = [cKDTree(unit[part]) for part in parts]
-        tm._cache["sphere_trees"] = trees
-    rots = Rotation.random(n_draws, random_state=rng).as_matrix()
-    idx = np.empty((n_draws, tm.n), dtype=np.int32 if tm.n < 2**31 else np.int64)
-    for h, (part, tree) in enumerate(zip(parts, trees)):
-        turn = rots if h == 0 else _MIRROR @ rots @ _MIRROR
-        # the value landing on vertex i comes from the vertex whose rotated position R u_k
-        # is nearest to u_i, i.e. the vertex nearest to R^T u_i (rows: u_i R)
-        queries = np.einsum("nk,dkj->dnj", unit[part], turn)
-        _, near = tree.query(queries.reshape(-1, 3))
-        idx[:, part] = near.reshape(n_draws, -1) + part.start
-    idx.setflags(write=False)
-    _SPIN_CACHE[key] = (idx, rng.bit_generator.state)
-    while sum(v[0].nbytes for v in _SPIN_CACHE.values()) > _SPIN_CACHE_BYTES:
-        _SPIN_CACHE.popitem(last=False)
-    return idx
 
 
 def _positions_draw(tms, n_draws: int, rng) -> list:
@@ -582,31 +410,6 @@ register_null("shift", alias_of={"sheet": "mirror", "mesh": "spin"},
               question="the maps share territory beyond unrelated maps of this smoothness")
 
 
-def floor_p(n_permutations: int, alternative: str = "greater") -> float:
-    """The smallest p-value ``n_permutations`` draws can give: ``1 / (1 + n)`` (two-sided
-    ``2 / (1 + n)``, at most 1); 1 without draws.
-
-    Examples
-    --------
-    >>> floor_p(19), floor_p(19, "two-sided"), floor_p(0)
-    (0.05, 0.1, 1.0)
-    """
-    n = int(n_permutations)
-    k = 2.0 if str(alternative).startswith("two-sided") else 1.0
-    return float(min(1.0, k / (1 + n))) if n > 0 else 1.0
-
-
-def can_reject(n_permutations: int, alpha: float, alternative: str = "greater") -> bool:
-    """Whether ``n_permutations`` draws can give ``p <= alpha`` at all (9 draws cannot reach
-    0.05; 19 can one-sided, not two-sided).
-
-    Examples
-    --------
-    >>> can_reject(9, 0.05), can_reject(19, 0.05), can_reject(19, 0.05, "two-sided")
-    (False, True, False)
-    """
-    return floor_p(n_permutations, alternative) <= float(alpha) + 1e-12
-
 
 def run_null(kernel, tms, null, n_permutations, rng, attrs,
              alternative: str = "greater") -> NullResult:
@@ -634,6 +437,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     n_first = n_permutations // 2 if (null == "shift" and len(tms) == 2
                                       and getattr(kernel, "symmetric", False)) else 0
     done, n_second = 0, n_permutations - n_first
+    paired = ([], [])  # the draws of the moves that served twice: first moved, second moved
     while done < n_second:
         b = min(chunk, n_second - done)
         idx = entry.draw(tms, b, rng)
@@ -641,6 +445,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
             mf, moved_a = getattr(kernel, "moved_first", None), tms[0].values[idx[1][:k]]
             draws.append(np.asarray(mf(moved_a) if mf is not None else kernel(
                 moved_a, tms[1].values[None, :].repeat(k, 0)), dtype=float).ravel())
+            paired[0].append(draws[-1])
         shifted = getattr(kernel, "shifted", None)
         moved = getattr(kernel, "moved", None)  # f(second map's draws), the first map fixed
         if null == "torus" and len(tms) == 2 and shifted is not None:
@@ -653,6 +458,8 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
                      else ix[1] if isinstance(ix, tuple) else tm.values[ix]
                      for tm, ix in zip(tms, idx)]
             draws.append(np.asarray(kernel(*batch), dtype=float).ravel())
+        if k > 0:
+            paired[1].append(draws[-1][:k])
         done += b
     null_vals = np.concatenate(draws) if draws else np.zeros(0)
     n_bad = int(np.count_nonzero(~np.isfinite(null_vals)))
@@ -671,6 +478,10 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     }
     if n_first:
         out_attrs["moves"] = "each map in turn (the same moves), half the draws each"
+        n_eff, rho = effective_draws(np.concatenate(paired[0]), np.concatenate(paired[1]),
+                                     n_second - n_first)
+        out_attrs.update(n_moves=int(n_second), n_effective=round(n_eff, 1),
+                         paired_correlation=round(rho, 3))
     reference = entry.reference
     if n_permutations and reference:
         out_attrs["null_reference"] = reference

@@ -78,6 +78,11 @@ class OverlapVerdict(_TestOutcome):
         Level of the test.
     alternative : str
         ``"two-sided"``.
+    n_effective : float or None
+        Effective draws where one move served two (the symmetric two-map null; the floor of
+        ``p_value`` and whether it can reach ``alpha`` follow it); None: every draw its own.
+    n_moves : int or None
+        Distinct moves behind the draws (None: one per draw).
 
     Examples
     --------
@@ -92,14 +97,18 @@ class OverlapVerdict(_TestOutcome):
     null_method: str | None = None
     alpha: float = 0.05
     alternative: str = VERDICT_ALTERNATIVE
+    n_effective: float | None = None
+    n_moves: int | None = None
 
     @property
     def p_text(self) -> str:
         """The p-value in words (``"p = 0.012 (two-sided)"``, ``"p < 0.001 (two-sided, 1,000
         draws)"``, ``"not tested"``; draws that cannot reach ``alpha``: "too few draws ...")."""
         if self.outcome == "too few draws":
-            return too_few_draws_text(self.n_permutations, self.alpha, self.alternative)
-        return format_p(self.p_value, self.n_permutations, self.alternative)
+            return too_few_draws_text(self.n_permutations, self.alpha, self.alternative,
+                                      self.n_effective)
+        return format_p(self.p_value, self.n_permutations, self.alternative,
+                        n_effective=self.n_effective, n_moves=self.n_moves)
 
     def _numbers(self) -> str:
         stat = f"{_LABELS.get(self.method, self.method)} {self.statistic:.2f}"
@@ -128,7 +137,8 @@ class OverlapVerdict(_TestOutcome):
         elif self.outcome == "no evidence either way":
             head = f"no evidence that {a} and {b} share territory or avoid each other {where}"
         elif self.outcome == "too few draws":
-            few = too_few_draws_text(self.n_permutations, self.alpha, self.alternative)
+            few = too_few_draws_text(self.n_permutations, self.alpha, self.alternative,
+                                     self.n_effective)
             return f"{a} and {b}: {few} {where}"
         else:
             why = "no null" if np.isfinite(self.statistic) else "undefined similarity"
@@ -144,7 +154,9 @@ class OverlapVerdict(_TestOutcome):
                 "p_value": num(self.p_value), "p_text": self.p_text,
                 "alternative": self.alternative, "n_permutations": int(self.n_permutations),
                 "null_mean": num(self.null_mean), "null_std": num(self.null_std),
-                "method": self.method, "null": self.null_method, "alpha": float(self.alpha)}
+                "method": self.method, "null": self.null_method, "alpha": float(self.alpha),
+                "n_moves": None if self.n_moves is None else int(self.n_moves),
+                "n_effective": None if self.n_effective is None else float(self.n_effective)}
 
 
 @fill_doc
@@ -202,7 +214,9 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         stat = res.statistic
         method = method or str(res.attrs.get("method", "similarity"))
         null_method = res.null_method
+        shared = "n_effective" in res.attrs  # moves that served two draws
     else:
+        shared = False
         stat = float(statistic)
         draws = np.zeros(0) if null is None else np.asarray(null, dtype=float).ravel()
         method = method or "similarity"
@@ -212,8 +226,14 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         return OverlapVerdict("not tested", stat, float("nan"), 0, float("nan"),
                               float("nan"), method, None, float(alpha))
     p = null_p_value(stat, fin, VERDICT_ALTERNATIVE)
-    if not can_reject(fin.size, alpha, VERDICT_ALTERNATIVE):
-        warnings.warn(too_few_draws_text(fin.size, alpha, VERDICT_ALTERNATIVE),
+    n_eff, n_moves = float(fin.size), None
+    if shared:  # the floor and reach of the draws' effective number
+        n_eff = res.n_effective * fin.size / max(1, res.n_permutations)
+        n_moves = res.n_moves
+        p = max(p, floor_p(n_eff, VERDICT_ALTERNATIVE))
+    if not can_reject(n_eff, alpha, VERDICT_ALTERNATIVE):
+        warnings.warn(too_few_draws_text(fin.size, alpha, VERDICT_ALTERNATIVE,
+                                         n_eff if shared else None),
                       ToponeuroWarning, stacklevel=2)
         outcome = "too few draws"
     elif p <= alpha:
@@ -223,7 +243,8 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         outcome = "no evidence either way"
     sd = float(fin.std(ddof=1)) if fin.size > 1 else float("nan")
     return OverlapVerdict(outcome, stat, p, int(fin.size), float(fin.mean()), sd, method,
-                          null_method, float(alpha))
+                          null_method, float(alpha), n_effective=n_eff if shared else None,
+                          n_moves=n_moves)
 
 
 # --------------------------------------------------------------------------- one map's claims
@@ -246,17 +267,23 @@ _CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "tdann": "
                  **_LABELS}
 
 
-def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "greater") -> str:
-    """The words for a test whose draws cannot reach ``alpha`` (never a negative finding).
+def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "greater",
+                       n_effective: float | None = None) -> str:
+    """The words for a test whose draws cannot reach ``alpha`` (never a negative finding);
+    ``n_effective``: the draws' effective number where moves served two draws.
 
     Examples
     --------
     >>> too_few_draws_text(9, 0.05)
     'too few draws to test at α = 0.05 (9 draws: the smallest p they can give is 0.1)'
+    >>> too_few_draws_text(40, 0.05, "two-sided", n_effective=26.7)
+    'too few draws to test at α = 0.05 (40 draws, ≈ 27 effective: the smallest p they can give is 0.072)'
     """
     n = int(n_permutations)
-    return (f"too few draws to test at α = {alpha:g} ({n:,} draw{'s' if n != 1 else ''}: the "
-            f"smallest p they can give is {floor_p(n, alternative):.2g})")
+    eff = "" if n_effective is None else f", ≈ {n_effective:,.0f} effective"
+    n_floor = n if n_effective is None else n_effective
+    return (f"too few draws to test at α = {alpha:g} ({n:,} draw{'s' if n != 1 else ''}{eff}: "
+            f"the smallest p they can give is {floor_p(n_floor, alternative):.2g})")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from torch.utils.data import Dataset, TensorDataset
 from .._docs import fill_doc
 from .._output import save_torch
 from ..exceptions import InvalidDataError, RecipeError
+from ..models import load_torch_file
 from ._data import _NUMBER, _category_folders
 
 __all__ = ["decode_image_folder", "InstanceImages"]
@@ -107,7 +108,7 @@ def decode_image_folder(
 
         file = data_dir(cache_dir) / "decoded" / f"{key}.pt"
         if file.is_file():
-            stored = torch.load(file, map_location="cpu", weights_only=True)
+            stored = load_torch_file(file)  # tensors and plain data only
             if stored.get("key") == key:
                 return {**stored, "cached": True}
     images = np.empty((len(rows), 1, size, size), dtype=np.uint8)

@@ -46,6 +46,7 @@ from .._fetch import sha256sum
 from .._output import write_text
 from .._params import check_random_state
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
+from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
 from ._train import (
     _divergence,
@@ -585,7 +586,7 @@ def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike
     >>> torch.load(os.path.join(d, "w.pt"), weights_only=True)["a.weight"].dtype, len(sha)
     (torch.float16, 64)
     """
-    state = torch.load(trained, map_location="cpu", weights_only=True)
+    state = load_torch_file(trained)  # tensors only, never trusted
     if not isinstance(state, dict) or not state:
         raise CheckpointError(f"{trained} holds no state dict of trained parameters.")
     state = {k: (v.to(torch.float16) if half and v.is_floating_point() else v).contiguous()

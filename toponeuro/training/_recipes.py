@@ -13,7 +13,7 @@ import torch
 
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
-from ._architectures import ARCHITECTURES
+from ._architectures import ARCHITECTURES, build_recipe_model
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
 from ._language import LANGUAGE_KIND, LanguageTrainResult, _run_language, validate_language_recipe
@@ -228,7 +228,7 @@ def build_from_recipe(recipe: dict, data_path: str | None = None):
         recipe["data"]["path"] = str(data_path)
     validate_recipe(recipe)  # dict recipes and overrides are checked too
     torch.manual_seed(int(recipe["seed"]))
-    model, default_layers = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
+    model, default_layers = build_recipe_model(recipe["model"])
     train_ds = _dataset(recipe["data"], "train")
     val_ds = _dataset(recipe["data"], "val")
     n_classes = getattr(train_ds, "n_classes", None)

@@ -68,6 +68,11 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
         Require ``epoch`` >= 1 and ``global_step`` (a checkpoint to resume from); otherwise an
         ``epoch``, if present, must be a whole number >= 0 (0: the initial weights).
 
+    Returns
+    -------
+    dict
+        ``ckpt``, unchanged.
+
     Raises
     ------
     CheckpointError

@@ -140,9 +140,11 @@ class InstanceImages(Dataset):
     Parameters
     ----------
     images : uint8 tensor ``(n, 1, s, s)``
+        The stored grayscale images; image ``i`` is class ``i``.
     image_size : int
         Side of the augmented views (the model's input).
     repeats : int
+        Times each image appears in one epoch.
     scale : (float, float)
         Range of the crop's area as a fraction of the image (random resized crop).
     ratio : (float, float)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
-from ..exceptions import ParameterError, RecipeError
+from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..models import build_architecture, list_architectures
 
 __all__: list[str] = []  # ARCHITECTURES is public through toponeuro.training._recipes
@@ -34,8 +34,11 @@ class _RecipeArchitectures(Mapping):
     """A read-only view: recipe ``model.arch`` -> ``builder(cfg) -> (model, topo layers)``."""
 
     def __getitem__(self, arch: str) -> Callable:
-        if arch not in list_architectures(trainable=True):
-            raise KeyError(arch)
+        known = list_architectures(trainable=True)
+        if arch not in known:  # a KeyError too, as a Mapping's lookup must raise
+            raise UnknownNameError(
+                f"No recipe architecture {arch!r}; {close_matches(str(arch), known)}"
+            )
         return lambda cfg: build_recipe_model({**cfg, "arch": arch})
 
     def __iter__(self) -> Iterator[str]:

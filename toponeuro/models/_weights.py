@@ -82,8 +82,9 @@ def load_torch_file(path: Path, trust_checkpoint: bool = False, map_location="cp
 
     Tensors and the few allowed globals are unpickled without running code; with
     ``trust_checkpoint`` a file that pickles other objects is fully unpickled (runs its
-    code). :func:`load_weights` and :func:`toponeuro.training.load_trained_model` read
-    every torch file through this function.
+    code). Every torch file toponeuro reads goes through this function:
+    :func:`load_weights`, :func:`toponeuro.models.load_model`, training's checkpoints (resume,
+    :func:`toponeuro.training.load_checkpoint`) and caches.
 
     Parameters
     ----------

@@ -38,8 +38,6 @@ IGNORED_FOR_EXCEPTIONS = {"EX01", "PR01"}
 #: Every entry is in ``analysis/topography`` or ``reporting``, whose parameters are being
 #: declared once in settings objects (issue 44): their docstrings are rewritten with them.
 TO_FIX: dict[str, set[str]] = {
-    "toponeuro.analysis.topography._autocorr.moran_weights": {'PR07'},
-    "toponeuro.analysis.topography._autocorr.morans_i": {'SS03'},
     "toponeuro.analysis.topography._compare.pair_similarity": {'PR01', 'RT01'},
     "toponeuro.analysis.topography._compare.patch_centroid": {'PR01', 'RT01'},
     "toponeuro.analysis.topography._geometry.TopoMap": {'PR01'},
@@ -55,15 +53,8 @@ TO_FIX: dict[str, set[str]] = {
     "toponeuro.analysis.topography._null.floor_p": {'PR01', 'RT01'},
     "toponeuro.analysis.topography._null.format_p": {'PR01', 'RT01'},
     "toponeuro.analysis.topography._null.null_p_value": {'PR01', 'RT01'},
-    "toponeuro.analysis.topography._null_registry.each_but_first": {'PR01', 'RT01'},
-    "toponeuro.analysis.topography._null_registry.unregister_null": {'PR01'},
     "toponeuro.analysis.topography._patches.Patches": {'PR01'},
     "toponeuro.analysis.topography._patches.check_patch_params": {'PR01', 'RT01'},
-    "toponeuro.analysis.topography._selectivity.dprime": {'PR01', 'RT01', 'SS02'},
-    "toponeuro.analysis.topography._selectivity.fdr_bh": {'PR01', 'RT01'},
-    "toponeuro.analysis.topography._selectivity.student_t": {'PR01', 'RT01'},
-    "toponeuro.analysis.topography._selectivity.tdann_t": {'PR01', 'RT01'},
-    "toponeuro.analysis.topography._selectivity.welch_t": {'PR01', 'RT01'},
     "toponeuro.analysis.topography._tables.TopographyTable": {'PR01'},
     "toponeuro.analysis.topography._tables.arrangement_comparison": {'PR03'},
     "toponeuro.analysis.topography._tables.compare_tables": {'PR03', 'PR04', 'PR07', 'RT03'},

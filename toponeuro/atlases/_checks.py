@@ -31,8 +31,10 @@ from ..exceptions import (
     close_matches,
 )
 
-__all__ = ["EXPECTED_REGION_DOMAINS", "EXPECTED_REGION_MM", "check_domain_names",
-           "peak_distance_mm", "warn_if_region_ids", "REGION_ID_MAX"]
+# check_domain_names and warn_if_region_ids are load_cortex_maps's own checks (used only
+# inside atlases): not exported, so they are not public API (issue 44)
+__all__ = ["EXPECTED_REGION_DOMAINS", "EXPECTED_REGION_MM", "peak_distance_mm",
+           "REGION_ID_MAX"]
 
 #: domains whose maps are expected in ventral/lateral occipito-temporal cortex (the
 #: visfAtlas's category-selective ROIs: mFus/pFus/IOG, OTS/ITG/MTG/LOS, CoS/TOS/IPS, ...)

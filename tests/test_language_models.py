@@ -27,7 +27,7 @@ def test_registered_with_cards():
 
 
 def test_shipped_files_are_small_overlays():
-    from toponeuro.models._registry import package_file
+    from toponeuro.models import package_file
 
     for name in NAMES:
         path = package_file(model_card(name).package_path)

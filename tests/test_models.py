@@ -18,6 +18,7 @@ from toponeuro.models import (
     GPT,
     BlurPoolConv2d,
     GPTConfig,
+    _factory,
     _registry,
     architecture_config,
     create_model,
@@ -513,7 +514,7 @@ def test_wrong_checksum(tmp_path, monkeypatch):
     torch.save(model.state_dict(), path)
     card, builder = _registry._lookup("toponet_demo.tau_0")
     # a shipped package file whose digest is recorded: verified, loads
-    monkeypatch.setattr(_registry, "package_file", lambda spec: path)
+    monkeypatch.setattr(_factory, "package_file", lambda spec: path)
     good = dataclasses.replace(card, sha256=sha256sum(path))
     monkeypatch.setitem(_registry._REGISTRY, "toponet_demo.tau_0", (good, builder))
     loaded = create_model("toponet_demo.tau_0", pretrained=True)
@@ -534,7 +535,7 @@ def test_wrong_checksum(tmp_path, monkeypatch):
 
 
 def test_demo_weights_missing_from_the_installation(tmp_path, monkeypatch):
-    monkeypatch.setattr(_registry, "package_file", lambda spec: tmp_path / "absent.pt")
+    monkeypatch.setattr(_factory, "package_file", lambda spec: tmp_path / "absent.pt")
     with pytest.raises(E.MissingWeightsError, match="not shipped"):
         create_model("toponet_demo.tau_0", pretrained=True)
     with pytest.raises(FileNotFoundError):  # the builtin it also is

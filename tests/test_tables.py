@@ -217,7 +217,8 @@ def test_load_trained_model_reads_a_safetensors_state_dict_in_its_cards_format(m
     pytest.importorskip("transformers")
     from importlib import resources
 
-    import toponeuro.models._registry as registry
+    import toponeuro.models._factory as factory
+    import toponeuro.models._weights as weights
     from toponeuro.models import model_card
     from toponeuro.training import load_trained_model
 
@@ -226,7 +227,8 @@ def test_load_trained_model_reads_a_safetensors_state_dict_in_its_cards_format(m
 
     import toponeuro.models
 
-    monkeypatch.setattr(registry, "load_torch_file", no_torch_load)
+    monkeypatch.setattr(weights, "load_torch_file", no_torch_load)
+    monkeypatch.setattr(factory, "load_torch_file", no_torch_load)
     monkeypatch.setattr(toponeuro.models, "load_torch_file", no_torch_load)
 
     card = model_card("minilm.l6_v2")

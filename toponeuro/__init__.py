@@ -20,6 +20,8 @@ _LAZY = {
     "TauSchedule": "toponeuro.topoloss",
     "train": "toponeuro.training",
     "load_recipe": "toponeuro.training",
+    # defined in toponeuro.models; reached through training, which registers its
+    # checkpoints' reader with it on import (models never imports training)
     "load_model": "toponeuro.training",
     "StimulusSet": "toponeuro.stimuli",
     "load_floc": "toponeuro.stimuli",

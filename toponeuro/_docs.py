@@ -1,6 +1,14 @@
-"""Shared docstring fragments, written once and filled in with :func:`fill_doc`."""
+"""Shared docstring fragments, written once and filled in with :func:`fill_doc`.
+
+Each entry is written as it reads in a function's docstring (its first line at the
+docstring's indentation of 4 spaces, the lines after it indented relative to that);
+:func:`fill_doc` re-indents an entry to wherever its placeholder sits (a method's docstring,
+a class's, a docstring Python 3.13 dedented at compile time), as nilearn's ``fill_doc`` does.
+"""
 
 from __future__ import annotations
+
+import re
 
 DOCDICT = {
     "activations": """activations : xarray.DataArray
@@ -59,9 +67,55 @@ DOCDICT = {
 }
 
 
-def fill_doc(obj):
-    """Fill ``%(name)s`` placeholders of ``obj.__doc__`` from :data:`DOCDICT`."""
-    if obj.__doc__:
-        obj.__doc__ = obj.__doc__ % {k: v for k, v in DOCDICT.items()}
-    return obj
+#: the indentation DOCDICT's entries are written for (a function's docstring)
+_WRITTEN_AT = 4
+#: a line holding a placeholder alone: ``    %(name)s``
+_ALONE = re.compile(r"^(?P<indent>[ \t]*)%\((?P<key>\w+)\)s[ \t]*$", re.MULTILINE)
 
+
+def _indented(entry: str, indent: str) -> str:
+    """``entry`` with its lines after the first moved from :data:`_WRITTEN_AT` to ``indent``."""
+    first, *rest = entry.split("\n")
+    shift = " " * _WRITTEN_AT
+    return "\n".join(
+        [indent + first]
+        + [indent + (line[_WRITTEN_AT:] if line.startswith(shift) else line.lstrip())
+           if line.strip() else "" for line in rest]
+    )
+
+
+def fill_doc(obj):
+    r"""Fill ``%(name)s`` placeholders of ``obj.__doc__`` from :data:`DOCDICT`.
+
+    A placeholder alone on its line takes the line's indentation: the entry's lines keep
+    their indentation relative to its first line, so a shared entry reads right in a
+    function's docstring (4 spaces), a method's (8) or a dedented one (0). A placeholder
+    inside a line is replaced by the entry as written.
+
+    Examples
+    --------
+    >>> def f():
+    ...     '''Doc.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     %(alpha)s
+    ...     '''
+    >>> fill_doc(f).__doc__.splitlines()[5]
+    '        Significance level of every claim, in (0, 1) (default 0.05): a p-value at or'
+    >>> f.__doc__ = "\n".join(["Parameters", "----------", "%(alpha)s"])  # Python 3.13
+    >>> fill_doc(f).__doc__.splitlines()[3]
+    '    Significance level of every claim, in (0, 1) (default 0.05): a p-value at or'
+    """
+    doc = obj.__doc__
+    if not doc:
+        return obj
+
+    def alone(m: re.Match) -> str:
+        key = m.group("key")
+        if key not in DOCDICT:
+            return m.group(0)  # left for the % below, which names the missing key
+        return _indented(DOCDICT[key], m.group("indent")).replace("%", "%%")
+
+    obj.__doc__ = _ALONE.sub(alone, doc) % dict(DOCDICT)
+    return obj

@@ -124,7 +124,8 @@ class AlignmentError(ToponeuroError, ValueError):
 
 class MeshMismatchError(AlignmentError):
     """Maps on different template meshes (fsaverage5 and fs_LR 32k) were to be compared;
-    toponeuro compares maps on their own mesh and does not resample between meshes."""
+    toponeuro compares maps on their own mesh and does not resample between meshes.
+    """
 
 
 class InvalidDataError(ToponeuroError, ValueError):
@@ -228,22 +229,26 @@ class OutputExistsError(OutputPathError, FileExistsError):
 class UnsafeLinkError(OutputPathError):
     """A symbolic link sits at a name toponeuro chose (a lock file, a file inside an output
     folder): toponeuro never writes through it, so its target is left untouched; the message
-    names the link and says to remove it."""
+    names the link and says to remove it.
+    """
 
 
 class StaleLockWarning(ToponeuroWarning):
     """A lock file left by a run that was killed was found and taken over; the message names
-    the run (pid, host, start time) and what to check."""
+    the run (pid, host, start time) and what to check.
+    """
 
 
 class InputChangedError(ToponeuroError, ValueError):
     """Saved results were computed from other input data than the data given now (their
-    content digests differ); the message names what changed and how to recompute."""
+    content digests differ); the message names what changed and how to recompute.
+    """
 
 
 class RemovedNameError(ToponeuroError, ImportError):
     """A name removed from toponeuro was imported (``from toponeuro.x import name``); the
-    message names its replacement."""
+    message names its replacement.
+    """
 
 
 class TrainingDivergedError(ToponeuroError, FloatingPointError):
@@ -290,25 +295,39 @@ class ExternalCommandError(ToponeuroError, RuntimeError):
 
 
 class InternalError(ToponeuroError, RuntimeError):
-    """toponeuro's own files disagree with each other: a bug in toponeuro; please report it."""
+    """Toponeuro's own files disagree with each other: a bug in toponeuro; please report it."""
 
 
 class PairedByPositionWarning(ToponeuroWarning):
     """One input carries stimulus ids and the other is a plain array, so they were paired by
     position: right only if the plain one lists the same stimuli in the same order. Label it
     (a DataArray with a ``stimulus_id`` coord) to have them joined by id, or pass both as
-    plain arrays to pair them by position on purpose, without this warning."""
+    plain arrays to pair them by position on purpose, without this warning.
+    """
 
 
 class ImplausibleValueWarning(ToponeuroWarning):
     """A result lies outside the range its definition allows for sound inputs (scores far
     above their noise ceiling ...), so an input is likely wrong; the message names the rule
-    and the likely cause."""
+    and the likely cause.
+    """
 
 
 def first_few(items: Iterable, most: int = 5) -> str:
     """The first ``most`` of ``items`` for a message, comma-separated, with `` ...`` when
     there are more (the one way toponeuro's messages shorten a list).
+
+    Parameters
+    ----------
+    items : iterable
+        What to list (each shown with ``str``).
+    most : int
+        Most items shown.
+
+    Returns
+    -------
+    str
+        The items, comma-separated.
 
     Examples
     --------
@@ -323,6 +342,20 @@ def first_few(items: Iterable, most: int = 5) -> str:
 
 def close_matches(name: str, options: Iterable[str], n: int = 5) -> str:
     """Return a short human phrase listing the options closest to ``name``.
+
+    Parameters
+    ----------
+    name : str
+        What the user gave.
+    options : iterable of str
+        The accepted names.
+    n : int
+        Most matches listed.
+
+    Returns
+    -------
+    str
+        ``"did you mean 'a' or 'b'?"``, or ``"known names: ..."`` when none is close.
 
     Examples
     --------

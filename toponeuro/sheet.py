@@ -68,6 +68,23 @@ def sheet_shape(n_units: int) -> tuple[int, int]:
     from 1 to ``MAX_SHEET_UNITS`` (10**12); anything else (floats, bools, NaN, None, 0)
     raises :class:`~toponeuro.exceptions.SheetError`.
 
+    Parameters
+    ----------
+    n_units : int
+        Units of the layer, from 1 to ``MAX_SHEET_UNITS``.
+
+    Returns
+    -------
+    height : int
+        The sheet's rows: the largest divisor of ``n_units`` not above its square root.
+    width : int
+        The sheet's columns, ``n_units // height``.
+
+    Raises
+    ------
+    SheetError
+        ``n_units`` is not a whole number in range.
+
     Examples
     --------
     >>> sheet_shape(64), sheet_shape(512), sheet_shape(3072), sheet_shape(7)
@@ -89,6 +106,18 @@ def sheet_shape(n_units: int) -> tuple[int, int]:
 def sheet_positions(n_units: int) -> tuple[np.ndarray, np.ndarray]:
     """Sheet ``(rows, cols)`` of units 0 to ``n_units - 1`` (row-major).
 
+    Parameters
+    ----------
+    n_units : int
+        Units of the layer (as :func:`sheet_shape`).
+
+    Returns
+    -------
+    rows : numpy.ndarray
+        Each unit's row (integers, length ``n_units``).
+    cols : numpy.ndarray
+        Each unit's column.
+
     Examples
     --------
     >>> rows, cols = sheet_positions(6)
@@ -108,12 +137,19 @@ def check_activations(da: xr.DataArray, *, require_stimulus: bool = True) -> xr.
     da : xarray.DataArray
         Must have dims ``("stimulus", "unit")`` (or only ``"unit"`` when
         ``require_stimulus=False``, e.g. a selectivity map) and unit coords ``layer``,
-        ``channel``, ``row``, ``col``.
+        ``channel``, ``row``, ``col``. Also refused: ``row`` / ``col`` that are negative,
+        fractional or shared by two units of a layer (``.topo.map`` would overwrite one
+        with the other; units of unpooled feature maps are told apart by ``y`` / ``x``
+        coords), and inf values (in-memory data; lazy dask data is not read). NaN is
+        allowed.
+    require_stimulus : bool
+        Require the ``"stimulus"`` dim (Activations); ``False`` also accepts a per-unit
+        result with dim ``"unit"`` alone.
 
-    Also refused: ``row`` / ``col`` that are negative, fractional or shared by two units of a
-    layer (``.topo.map`` would overwrite one with the other; units of unpooled feature maps
-    are told apart by ``y`` / ``x`` coords), and inf values (in-memory data; lazy dask data
-    is not read). NaN is allowed.
+    Returns
+    -------
+    xarray.DataArray
+        ``da`` itself, unchanged.
 
     Raises
     ------
@@ -268,6 +304,13 @@ def make_activations(
         defaults (``channel``, ``row``, ``col``) or add new ones (``y``, ``x`` of unpooled
         feature maps). A coord given for some layers only is ``-1`` in the others.
 
+    Returns
+    -------
+    xarray.DataArray
+        Activations with dims ``("stimulus", "unit")``, unit coords ``layer``, ``channel``,
+        ``row``, ``col`` (each layer on its own sheet) and stimulus coords ``stimulus_id``
+        (and ``category`` when given).
+
     Examples
     --------
     >>> acts = make_activations({"a": 12, "b": 20}, n_stimuli=5, random_state=0)
@@ -361,6 +404,11 @@ class TopoAccessor:
 
     Works on Activations ``("stimulus", "unit")`` and on any per-unit result (for example a
     selectivity map with dim ``"unit"``) as long as ``layer``, ``row`` and ``col`` come along.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        The array the accessor is attached to (``da.topo``).
 
     Examples
     --------

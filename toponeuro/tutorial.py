@@ -9,14 +9,17 @@ either (offline, no copy) they run on labelled synthetic stand-ins, and say so i
 
 from __future__ import annotations
 
+from ._docs import fill_doc
+
 __all__ = ["tutorial_floc", "tutorial_language_localizer", "tutorial_topolm_contrast",
            "data_note"]
 
 
 
+@fill_doc
 def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int = 0,
                   path=None):
-    """fLoc images for a tutorial, or synthetic gratings when they cannot be had.
+    """The fLoc images of a tutorial, or synthetic gratings when they cannot be had.
 
     :func:`toponeuro.stimuli.load_floc` (of ``path`` when given, e.g. a local copy): without
     a path, the local copy ``$TOPONEURO_DATA/floc`` when it exists, else the pinned download
@@ -24,6 +27,23 @@ def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int
     neither works (offline and no copy), :func:`toponeuro.stimuli.make_stimulus_set`
     gratings with the same categories and count per category, named ``"synthetic"``; show
     :func:`data_note` of the result so the rendered page says which data ran.
+
+    Parameters
+    ----------
+    numbers : sequence of int
+        The image numbers wanted in each category.
+    categories : sequence of str, optional
+        The categories (default: fLoc's).
+    size : int
+        Side of the synthetic gratings.
+    %(random_state)s
+    path : path-like, optional
+        A local copy of the fLoc images.
+
+    Returns
+    -------
+    StimulusSet
+        The images; named ``"synthetic"`` for the stand-in.
 
     Examples
     --------
@@ -42,6 +62,7 @@ def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int
         return make_stimulus_set(len(numbers), cats, size=size, random_state=random_state)
 
 
+@fill_doc
 def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
                                 random_state: int = 0):
     """The first ``n_per_condition`` language-localizer items of each condition, or a
@@ -52,6 +73,21 @@ def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
     neither works: sentences from :func:`toponeuro.stimuli.make_stimulus_set` (``S``), their
     words shuffled (``W``), their long words spelled backwards (``J``) and all words shuffled
     and backwards (``N``), named ``"synthetic"``; show :func:`data_note`.
+
+    Parameters
+    ----------
+    n_per_condition : int
+        Items of each condition.
+    conditions : sequence of str
+        The conditions (``"S"`` sentences, ``"W"`` word lists, ``"J"`` Jabberwocky,
+        ``"N"`` non-word lists).
+    %(random_state)s
+
+    Returns
+    -------
+    StimulusSet
+        Text stimuli with the conditions as categories; named ``"synthetic"`` for the
+        stand-in.
 
     Examples
     --------
@@ -93,6 +129,7 @@ def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
     return items.select(keep)
 
 
+@fill_doc
 def tutorial_topolm_contrast(local_copies=None, *, random_state: int = 0):
     """TopoLM's fs_LR 32k verb - noun group contrast for a tutorial, or a synthetic fs_LR map
     when it cannot be had.
@@ -103,6 +140,17 @@ def tutorial_topolm_contrast(local_copies=None, *, random_state: int = 0):
     working directory or any folder above it, where a checkout's ``../shared`` lies) that
     exists. Without either: smooth random bumps on the left fs_LR 32k sphere in t-like units,
     named ``"synthetic"`` (``attrs["synthetic"]`` True); show :func:`data_note` of the result.
+
+    Parameters
+    ----------
+    local_copies : sequence of path-like, optional
+        Folders to look in, offline, for ``group-level-contrast.nc``.
+    %(random_state)s
+
+    Returns
+    -------
+    xarray.DataArray
+        The contrast, one value per vertex (dim ``"voxel"``, coords ``hemi`` and ``vertex``).
 
     Examples
     --------
@@ -162,6 +210,14 @@ def make_stimulus_set_for_doc():
 class data_note:  # noqa: N801 - used like a function in the tutorials
     """What a tutorial ran on, as a note the rendered page shows (sphinx-gallery renders a
     cell's last value with ``_repr_html_``): a warning box for synthetic stand-ins.
+
+    Parameters
+    ----------
+    stimuli : StimulusSet or xarray.DataArray
+        What the tutorial ran on: a stimulus set, or a cortex map
+        (:func:`tutorial_topolm_contrast`).
+    what : str
+        What the data are, in the note's words (``"fLoc images"``).
 
     Examples
     --------

@@ -58,6 +58,20 @@ def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
     With ``bias_corrected`` they are unbiased (sums over distinct samples); otherwise they
     are those of the sample covariance (``n - 1`` normalisation).
 
+    Parameters
+    ----------
+    data : Activations, BrainResponses or array (n_stimuli, n_features)
+        Use ``acts.topo.select(layer)`` for one layer.
+    bias_corrected : bool
+        Unbiased estimates of the trace moments (default), or those of the sample covariance.
+
+    Returns
+    -------
+    tr_c_sq : float
+        The estimate of ``(tr C)^2``.
+    tr_c2 : float
+        The estimate of ``tr(C^2)``.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -100,6 +114,11 @@ def effective_dimensionality(data) -> float:
     data : Activations, BrainResponses or array (n_stimuli, n_features)
         Use ``acts.topo.select(layer)`` for one layer.
 
+    Returns
+    -------
+    float
+        Between 1 and ``min(n_stimuli - 1, n_features)``.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -135,6 +154,18 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
     fewer than 4 stimuli (the U-statistics do not exist) or an estimate of ``tr(C^2)`` that
     is not positive it is NaN with an :class:`~toponeuro.exceptions.UndefinedValueWarning`
     (the rule: ``PR_BOUNDS_RULE``).
+
+    Parameters
+    ----------
+    data : Activations, BrainResponses or array (n_stimuli, n_features)
+        Use ``acts.topo.select(layer)`` for one layer.
+    bias_corrected : bool
+        Unbiased estimates of the trace moments (default), or those of the sample covariance.
+
+    Returns
+    -------
+    float
+        The participation ratio (NaN when undefined, with a warning).
 
     Examples
     --------

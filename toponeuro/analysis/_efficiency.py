@@ -40,6 +40,18 @@ def pool_matrix(n_units: int, size: int) -> np.ndarray:
     Blocks tile the layer's sheet (:func:`toponeuro.sheet_shape`) from the top-left corner;
     edge blocks are smaller. ``outputs @ P`` replaces every unit by its block mean.
 
+    Parameters
+    ----------
+    n_units : int
+        Units of the layer (its sheet is :func:`toponeuro.sheet_shape` of it).
+    size : int
+        Side of the square blocks, in units.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_units, n_units)``; each row sums to 1.
+
     Examples
     --------
     >>> P = pool_matrix(4, 2)  # a 2 x 2 sheet, one block
@@ -85,6 +97,7 @@ def efficiency_curve(
     Parameters
     ----------
     model : torch.nn.Module
+        The network to score; it is edited for each score and restored afterwards.
     layers : sequence of str
         Dotted names of the sheet layers (conv / linear modules, as in the TopoLoss specs),
         e.g. ``[f"transformer.h.{i}.mlp.c_fc" for i in range(12)]`` for NanoGPT.

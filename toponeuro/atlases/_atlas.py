@@ -43,6 +43,21 @@ _PREFIX = {"left": "lh", "right": "rh"}
 def hemi_name(value) -> str:
     """Normalise a hemisphere name to ``"left"`` / ``"right"``.
 
+    Parameters
+    ----------
+    value : str
+        ``"left"``, ``"lh"``, ``"L"``, ``"right"``, ``"rh"``, ``"R"`` ... (any case).
+
+    Returns
+    -------
+    str
+        ``"left"`` or ``"right"``.
+
+    Raises
+    ------
+    CoordinateError
+        Not a hemisphere name.
+
     Examples
     --------
     >>> hemi_name("lh"), hemi_name("R")
@@ -65,6 +80,16 @@ def _hemi_names(values) -> list[str]:
 def atlas_data_path(*parts: str) -> Path:
     """Path of a file shipped in ``toponeuro/atlases/data`` (also the repo's ``atlases/``).
 
+    Parameters
+    ----------
+    *parts : str
+        The path's parts under the data folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The file (which may be absent).
+
     Examples
     --------
     >>> atlas_data_path("visfatlas", "LUT.csv").name
@@ -83,10 +108,12 @@ def atlas_data_path(*parts: str) -> Path:
 class Atlas:
     """A label map (volume or surface) with a tidy label table.
 
-    Attributes
+    Parameters
     ----------
     name : str
+        The atlas's name (``"visfatlas"``).
     space : {"MNI152", "fsaverage5", "fsaverage"}
+        Where ``data`` lies.
     data : numpy.ndarray of int
         3-D label volume, or one label per vertex (left hemisphere first, then right).
     labels : pandas.DataFrame
@@ -97,6 +124,9 @@ class Atlas:
     hemi, vertex : numpy.ndarray or None
         Hemisphere and within-hemisphere vertex index of each entry of ``data`` (surfaces).
     citation, license : str
+        The paper to cite, and the data's licence.
+    extra : dict
+        Anything else the loader records (e.g. the source file).
 
     Examples
     --------

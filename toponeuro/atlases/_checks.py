@@ -31,8 +31,10 @@ from ..exceptions import (
     close_matches,
 )
 
-__all__ = ["EXPECTED_REGION_DOMAINS", "EXPECTED_REGION_MM", "check_domain_names",
-           "peak_distance_mm", "warn_if_region_ids", "REGION_ID_MAX"]
+# check_domain_names and warn_if_region_ids are load_cortex_maps's own checks (used only
+# inside atlases): not exported, so they are not public API (issue 44)
+__all__ = ["EXPECTED_REGION_DOMAINS", "EXPECTED_REGION_MM", "peak_distance_mm",
+           "REGION_ID_MAX"]
 
 #: domains whose maps are expected in ventral/lateral occipito-temporal cortex (the
 #: visfAtlas's category-selective ROIs: mFus/pFus/IOG, OTS/ITG/MTG/LOS, CoS/TOS/IPS, ...)
@@ -49,6 +51,18 @@ EXPECTED_REGION_MM = 30.0
 
 def check_domain_names(names: Iterable[str], domains: Iterable[str] | None) -> None:
     """Raise UnknownNameError for a map whose domain the model does not map.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The domains the maps are named by.
+    domains : iterable of str or None
+        The model's domains (``None``: nothing is checked).
+
+    Raises
+    ------
+    UnknownNameError
+        A name that is not one of ``domains`` (close matches listed).
 
     Examples
     --------
@@ -139,6 +153,20 @@ def peak_distance_mm(values, hemi: str, mesh: str = "fsaverage5") -> float:
     The peak is the vertex of the largest value, on the mesh's folded surface (fsaverage5
     pial, fs_LR midthickness; both lie in MNI space up to a few mm).
 
+    Parameters
+    ----------
+    values : array (n_vertices,)
+        The map on ``mesh``'s vertices of ``hemi``.
+    hemi : {"left", "right"}
+        The hemisphere.
+    mesh : str
+        The map's mesh (``"fsaverage5"`` or ``"fs_LR_32k"``).
+
+    Returns
+    -------
+    float
+        The distance in mm (0 when the peak lies in one of the ROIs).
+
     Examples
     --------
     >>> from toponeuro.atlases import load_visfatlas
@@ -178,6 +206,20 @@ REGION_ID_MAX = 1000
 
 def warn_if_region_ids(values: np.ndarray, what: str, domain: str) -> None:
     """Warn when a map's values look like region ids (a parcellation, not a statistic).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The map's values.
+    what : str
+        The map, in the message.
+    domain : str
+        The map's domain, in the message's fix.
+
+    Warns
+    -----
+    ImplausibleValueWarning
+        The finite values are 3 to ``REGION_ID_MAX`` distinct non-negative whole numbers.
 
     Examples
     --------

@@ -66,6 +66,7 @@ def load_visfatlas(space: str = "MNI152", *, cache_dir: str | os.PathLike | None
     Returns
     -------
     Atlas
+        The visfAtlas's labels and table.
 
     Examples
     --------
@@ -122,6 +123,11 @@ def load_language_parcels(space: str = "MNI152") -> Atlas:
         The 2 mm MNI152 volume (26 parcels), or the fsaverage surface (22 parcels: the
         cerebellar ones exist only in the volume); ``"fsaverage5"`` keeps the first 10,242
         vertices of each fsaverage hemisphere (the icosahedral meshes are nested).
+
+    Returns
+    -------
+    Atlas
+        The parcels' labels and table (domain ``"language"``).
 
     Examples
     --------

@@ -26,9 +26,10 @@ class CortexMaps:
     """Domain maps on one hemisphere of a mesh (fsaverage5, or fs_LR 32k for your own
     maps) and where its vertices lie.
 
-    Attributes
+    Parameters
     ----------
     hemi : {"left", "right"}
+        The hemisphere.
     maps : dict of str -> numpy.ndarray
         Domain -> ``(10242,)`` float map of the hemisphere's vertices. From an atlas
         (:func:`cortex_maps`): 1 inside the domain's ROIs and 0 elsewhere (``"binary"``), or
@@ -53,6 +54,9 @@ class CortexMaps:
     source : dict
         Where the maps come from and how they were made (files, projection parameters), as
         recorded in a report's ``summary.json``.
+
+    Attributes
+    ----------
     files : list of str
         The files on disk the maps were read from (a property of ``source``).
 
@@ -143,6 +147,7 @@ def roi_proximity(mask, hemi: str = "left", *, scale_mm: float = 10.0,
     mask : bool array (10242,)
         The ROI's vertices on one fsaverage5 hemisphere.
     hemi : {"left", "right"}
+        The hemisphere.
     scale_mm : float
         Decay length in mm (> 0).
     surface : str
@@ -151,6 +156,7 @@ def roi_proximity(mask, hemi: str = "left", *, scale_mm: float = 10.0,
     Returns
     -------
     numpy.ndarray, shape (10242,)
+        The proximity of every vertex (1 inside the ROIs).
 
     Examples
     --------

@@ -87,6 +87,22 @@ def parse_cortex_maps(spec: str) -> dict:
     (``faces=lh.visf.label.gii#mFus-faces+pFus-faces``), kept in the path for
     :func:`load_cortex_maps`.
 
+    Parameters
+    ----------
+    spec : str
+        The text form (the CLI's ``--cortex-maps``).
+
+    Returns
+    -------
+    dict
+        Domain -> a path, or ``(left path, right path)``.
+
+    Raises
+    ------
+    InvalidDataError
+        Text of another form, an entry that is not ``DOMAIN=PATH``, more than two paths in
+        an entry, or a domain named twice.
+
     Examples
     --------
     >>> parse_cortex_maps("faces=lh.faces.gii:rh.faces.gii,places=places_mni.nii.gz")

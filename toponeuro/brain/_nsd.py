@@ -64,6 +64,18 @@ def _subj(subject) -> int:
 def read_nsd_expdesign(path: str | os.PathLike) -> dict:
     """``masterordering``, ``subjectim`` and ``sharedix`` of ``nsd_expdesign.mat`` (1-based).
 
+    Parameters
+    ----------
+    path : path-like
+        NSD's ``nsd_expdesign.mat``.
+
+    Returns
+    -------
+    dict
+        ``masterordering`` (trial -> 1-based index into the subject's 10,000 images),
+        ``subjectim`` (subject x 10,000 1-based 73k ids) and, when the file has it,
+        ``sharedix`` (the shared images), as integer arrays.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -126,6 +138,22 @@ def _checked_sessions(sessions, n_sessions: int) -> list[int]:
 def nsd_trial_images(expdesign: dict, subject, sessions: Iterable[int]) -> tuple:
     """0-based 73k image index and 0-based global trial number of each trial of ``sessions``.
 
+    Parameters
+    ----------
+    expdesign : dict
+        What :func:`read_nsd_expdesign` returned.
+    subject : int or str
+        The NSD subject (``1``..``8`` or ``"subj01"``).
+    sessions : iterable of int
+        1-based session numbers (:data:`NSD_TRIALS_PER_SESSION` trials each).
+
+    Returns
+    -------
+    images : numpy.ndarray
+        The 0-based 73k image index of each trial.
+    trials : numpy.ndarray
+        The 0-based global trial number of each trial.
+
     Examples
     --------
     >>> design = {"masterordering": np.array([2, 1, 2, 3] * 1500),
@@ -151,6 +179,23 @@ def nsd_noise_ceiling(ncsnr, n_trials) -> np.ndarray:
     ``NC = 100 * ncsnr**2 / (ncsnr**2 + mean(1 / n_i))`` where ``n_i`` is the number of trials
     averaged for image ``i`` (one number for all images, or one per image). With 3 trials per
     image this is the NSD manual's ``100 * ncsnr**2 / (ncsnr**2 + 1/3)``.
+
+    Parameters
+    ----------
+    ncsnr : float or array
+        The noise-ceiling SNR (:func:`ncsnr`), per voxel.
+    n_trials : int or sequence of int
+        Trials averaged per image (one number for all, or one per image).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ceiling in percent of variance, the shape of ``ncsnr``.
+
+    Raises
+    ------
+    InvalidDataError
+        An image with fewer than one trial.
 
     Examples
     --------
@@ -332,7 +377,7 @@ def load_nsd_betas(
         Read ``ncsnr`` and add voxel coords ``ncsnr`` and ``noise_ceiling`` (percent, for the
         average of the trials loaded per image, :func:`nsd_noise_ceiling`).
     zscore : bool
-        z-score each voxel within each session (NSD's usual normalisation).
+        Z-score each voxel within each session (NSD's usual normalisation).
     drop_invalid : bool
         As in :func:`toponeuro.brain.load_volume_betas`.
 

@@ -49,6 +49,7 @@ def make_repeated_responses(
     n_repeats : int
         Trials per image (at least 2); rows are image by image, trial by trial.
     n_voxels : int
+        Voxels (columns).
     noise : float or array (n_voxels,)
         Noise sd of every voxel (or of each); the signal sd is 1.
     %(random_state)s
@@ -114,6 +115,18 @@ __all__ = [
 def spearman_brown(r, factor: float = 2.0):
     """Reliability of data ``factor`` times longer: ``factor * r / (1 + (factor - 1) * r)``.
 
+    Parameters
+    ----------
+    r : float or array
+        The reliability of the data as measured.
+    factor : float
+        How many times longer the data whose reliability is predicted are.
+
+    Returns
+    -------
+    float or array
+        The predicted reliability, the shape of ``r``.
+
     Examples
     --------
     >>> float(spearman_brown(0.5))
@@ -160,13 +173,15 @@ def split_half_reliability(
     responses : xarray.DataArray
         BrainResponses with repeated stimulus ids (a ``repetition`` coord).
     method : {"odd-even", "random"}
+        How the trials of an image are split (see above).
     n_splits : int
+        Random splits averaged (``method="random"``).
     %(random_state)s
 
     Returns
     -------
     xarray.DataArray
-        dims ``("voxel",)`` with the voxel coords.
+        Dims ``("voxel",)`` with the voxel coords.
 
     Examples
     --------
@@ -214,6 +229,18 @@ def ncsnr(responses: xr.DataArray, *, zscore: bool = True) -> xr.DataArray:
     variance (ddof=1), ``sigma_signal**2 = max(0, 1 - sigma_noise**2)`` and
     ``ncsnr = sigma_signal / sigma_noise``.
 
+    Parameters
+    ----------
+    responses : xarray.DataArray
+        BrainResponses with repeated stimulus ids (a ``repetition`` coord).
+    zscore : bool
+        Z-score each voxel first (NSD's recipe); ``False`` for responses already z-scored.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("voxel",)`` with the voxel coords, named ``"ncsnr"``.
+
     Examples
     --------
     >>> r = make_repeated_responses(n_images=2000, n_repeats=3, noise=0.5, random_state=0)
@@ -257,6 +284,18 @@ def voxel_noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
     :func:`toponeuro.analysis.encoding_score` checks: to normalise an encoding r pass
     ``np.sqrt(nc / 100)``, an R² ``nc / 100``. (Not the RDM noise ceiling:
     :func:`toponeuro.analysis.rdm_noise_ceiling`.)
+
+    Parameters
+    ----------
+    responses : xarray.DataArray
+        BrainResponses with repeated stimulus ids.
+    n_trials : int or sequence of int, optional
+        Trials averaged per image in the data the ceiling is for.
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``("voxel",)``, in percent of variance (``attrs["units"]``).
 
     Examples
     --------

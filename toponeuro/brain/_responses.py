@@ -80,6 +80,8 @@ def make_brain_responses(
         A ``category`` per stimulus row.
     stimulus_coords, voxel_coords : mapping, optional
         Extra coords along each dim (e.g. ``session``, ``ncsnr``).
+    n_stimuli, n_voxels : int, optional
+        The shape of the Gaussian noise drawn when ``data`` is omitted.
     %(random_state)s
     attrs : mapping, optional
         Stored on the result; the toponeuro version is added.
@@ -87,7 +89,7 @@ def make_brain_responses(
     Returns
     -------
     xarray.DataArray
-        dims ``("stimulus", "voxel")``, float32.
+        Dims ``("stimulus", "voxel")``, float32.
 
     Examples
     --------
@@ -167,6 +169,18 @@ def make_brain_responses(
 def check_responses(da: xr.DataArray, *, unique_ids: bool = False) -> xr.DataArray:
     """Validate a BrainResponses DataArray and return it unchanged.
 
+    Parameters
+    ----------
+    da : xarray.DataArray
+        BrainResponses (:func:`make_brain_responses` builds one).
+    unique_ids : bool
+        Also require every stimulus id once (repetitions averaged).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``da`` itself, unchanged.
+
     Raises
     ------
     DimensionError
@@ -224,6 +238,16 @@ def invalid_voxels(da: xr.DataArray) -> np.ndarray:
 
     With a single stimulus only NaN/inf count (one map has no variance to judge).
 
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Responses with dims ``("stimulus", "voxel")``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean, one per voxel: True where the voxel is invalid.
+
     Examples
     --------
     >>> r = make_brain_responses(np.array([[1.0, 2, np.nan], [1, 3, 0]]), xyz=np.zeros((3, 3)))
@@ -258,6 +282,26 @@ def _where(da: xr.DataArray, mask: np.ndarray, k: int = 5) -> str:
 
 def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses") -> xr.DataArray:
     """Raise on NaN/constant voxels, or drop them (with a warning) when asked to.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Responses with dims ``("stimulus", "voxel")``.
+    drop_invalid : bool
+        Drop the invalid voxels (warning how many) instead of raising.
+    what : str
+        What ``da`` is, in the messages.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``da``, or without the invalid voxels when they were dropped (``attrs``
+        ``n_invalid_dropped`` says how many).
+
+    Raises
+    ------
+    InvalidDataError
+        Some voxels are invalid (:func:`invalid_voxels`) and ``drop_invalid`` is False.
 
     Examples
     --------
@@ -294,6 +338,16 @@ def average_repetitions(da: xr.DataArray) -> xr.DataArray:
     Adds a ``n_repetitions`` stimulus coord; voxel coords and attrs are kept. Only the dims
     and the ``stimulus_id`` coord are required (any stimulus x voxel array, e.g. a
     Brain-Score assembly read back, can be averaged).
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Responses with dims ``("stimulus", "voxel")`` and a ``stimulus_id`` coord.
+
+    Returns
+    -------
+    xarray.DataArray
+        One row per stimulus id, with ``n_repetitions``.
 
     Examples
     --------
@@ -340,9 +394,21 @@ def average_repetitions(da: xr.DataArray) -> xr.DataArray:
 
 
 def zscore_within(da: xr.DataArray, by: str = "session") -> xr.DataArray:
-    """z-score each voxel across the rows sharing the same ``by`` coord (e.g. session).
+    """Z-score each voxel across the rows sharing the same ``by`` coord (e.g. session).
 
     Constant voxels become 0 rather than NaN.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Responses with dims ``("stimulus", "voxel")``.
+    by : str
+        A stimulus coord; rows sharing its value are z-scored together.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``da``'s shape, coords and dtype, z-scored.
 
     Examples
     --------

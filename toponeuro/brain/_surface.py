@@ -44,8 +44,14 @@ def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.nd
     Parameters
     ----------
     path : path-like
+        The file.
     hemi : {"left", "right"}, optional
         The hemisphere to take from a CIFTI file that holds both.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_vertices, n_maps)``, float.
 
     Examples
     --------
@@ -229,13 +235,25 @@ def load_surface_betas(
     space : {"fsaverage5"}, optional
         Keep the first 10,242 vertices (fsaverage5) of finer icosahedral meshes (the meshes
         are nested, so these are exactly the fsaverage5 vertices).
-    roi, atlas
-        ROI keys, names or domains of a surface atlas in the same space (default: the
-        visfAtlas, else the language parcels; see :mod:`toponeuro.atlases`).
-    subject, categories, drop_invalid
+    roi : str or list of str, optional
+        ROI keys, names or domains of ``atlas``.
+    atlas : toponeuro.atlases.Atlas, optional
+        A surface atlas in the same space (default: the visfAtlas, else the language
+        parcels; see :mod:`toponeuro.atlases`).
+    subject : str
+        As in :func:`toponeuro.brain.load_volume_betas`.
+    categories : sequence of str, optional
+        As in :func:`toponeuro.brain.load_volume_betas`.
+    drop_invalid : bool
         As in :func:`toponeuro.brain.load_volume_betas`.
     scale : float, optional
         Divide the values by this (e.g. 300 for NSD's int16 files).
+
+    Returns
+    -------
+    xarray.DataArray
+        BrainResponses with voxel coords ``hemi`` and ``vertex`` (dims ``("stimulus",
+        "voxel")``).
 
     Examples
     --------
@@ -313,6 +331,11 @@ def fetch_topolm_contrast(*, cache_dir: str | os.PathLike | None = None):
     Parameters
     ----------
     %(cache_dir)s
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file in the cache.
 
     Examples
     --------

@@ -28,9 +28,30 @@ __all__ = ["load_volume_betas", "load_bids_betas", "load_brain_image"]
 
 
 def load_brain_image(obj, what: str = "image"):
-    """A nibabel spatial image (NIfTI, MGH ...) from a path or an image; typed errors for bad
-    files. (Pictures, the stimuli, are read by :func:`toponeuro.stimuli.read_image`; this
-    was ``toponeuro.brain.load_image`` before 0.3.0.)
+    """A nibabel spatial image (NIfTI, MGH ...) from a path or an image, with typed errors.
+
+    Bad files raise typed errors. (Pictures, the stimuli, are read by
+    :func:`toponeuro.stimuli.read_image`; this was ``toponeuro.brain.load_image`` before
+    0.3.0.)
+
+    Parameters
+    ----------
+    obj : path-like or nibabel.spatialimages.SpatialImage
+        A file, or an image (returned as it is).
+    what : str
+        What the image is, in the messages (``"beta volume"``).
+
+    Returns
+    -------
+    nibabel.spatialimages.SpatialImage
+        The image.
+
+    Raises
+    ------
+    MissingFileError
+        No such file.
+    InvalidDataError
+        A file nibabel cannot read as an image.
 
     Examples
     --------
@@ -314,7 +335,9 @@ def load_volume_betas(
         ``"faces"`` or ``["lh_mFus", "rh_mFus"]``. The atlas is resampled (nearest) to the
         betas' grid; with a mask too, voxels must be in both.
     atlas : toponeuro.atlases.Atlas, optional
+        The atlas ``roi`` is read from.
     subject : str
+        Subject of every voxel (the ``subject`` coord).
     categories : sequence of str, optional
         A category per volume.
     drop_invalid : bool
@@ -440,6 +463,7 @@ def load_bids_betas(
     Parameters
     ----------
     derivatives_dir : str or Path
+        The BIDS-derivatives folder (holding ``sub-<subject>/``).
     subject : str
         ``"01"`` or ``"sub-01"``.
     task, session, run, space, desc : str, optional
@@ -447,8 +471,19 @@ def load_bids_betas(
         keeps ``run-1`` and ``run-01``, and runs are read in numeric order (2 before 10).
     suffix : str
         File suffix of the beta maps (default ``"beta"``).
-    mask, roi, atlas, drop_invalid
+    mask : path or image, optional
         As in :func:`load_volume_betas`.
+    roi : str or list of str, optional
+        As in :func:`load_volume_betas`.
+    atlas : toponeuro.atlases.Atlas, optional
+        As in :func:`load_volume_betas`.
+    drop_invalid : bool
+        As in :func:`load_volume_betas`.
+
+    Returns
+    -------
+    xarray.DataArray
+        BrainResponses with voxel coords ``x``, ``y``, ``z`` (mm).
 
     Examples
     --------

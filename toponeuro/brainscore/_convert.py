@@ -139,6 +139,7 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
         appears once per repetition). Voxel coords ``subject``, ``roi``, ``x``, ``y``,
         ``z`` / ``hemi``, ``vertex`` are kept.
     out_dir : path-like
+        The folder to write (created).
     regions : str or dict, optional
         Brain-Score region of the voxels: one region for all (``"IT"``), or a dict ROI ->
         region that extends :data:`ROI_REGIONS`.
@@ -268,12 +269,17 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
 def read_brainscore_benchmark(folder):
     """Read back what :func:`write_brainscore_benchmark` wrote.
 
+    Parameters
+    ----------
+    folder : path-like
+        The folder :func:`write_brainscore_benchmark` wrote (holding ``benchmark.json``).
+
     Returns
     -------
     stimuli : pandas.DataFrame
         ``stimulus_id``, ``category``, ``filename`` (absolute) and metadata columns.
     responses : xarray.DataArray
-        dims ``("stimulus", "voxel")`` with the written coords plus ``region``.
+        Dims ``("stimulus", "voxel")`` with the written coords plus ``region``.
 
     Examples
     --------

@@ -51,7 +51,7 @@ _IMAGENET_STD = (0.229, 0.224, 0.225)
 class ExportedPlugin:
     """What :func:`export_plugin` wrote.
 
-    Attributes
+    Parameters
     ----------
     identifier : str
         The registry name (``load_model(identifier)`` in Brain-Score).
@@ -60,11 +60,13 @@ class ExportedPlugin:
     zip_path : pathlib.Path or None
         The submission archive, when ``make_zip=True``.
     modality : {"vision", "language"}
+        The plugin's Brain-Score registry (``brainscore_vision`` or ``brainscore_language``).
     region_layer_map : dict
         Region -> layer committed in the plugin.
     layers : tuple of str
         The layers the plugin lists (vision: ``ModelCommitment(layers=...)``).
     weights_url, weights_sha256 : str
+        Where the plugin downloads its weights from, and their sha256 (checked on load).
 
     Examples
     --------
@@ -163,7 +165,7 @@ def known_plugin_names(modality: str = "vision") -> dict:
     Returns
     -------
     dict
-        ``{"identifiers": set, "folders": set}``
+        ``{"identifiers": set, "folders": set}``: the registered names and plugin folders.
 
     Examples
     --------
@@ -263,6 +265,17 @@ def plugin_layers(card) -> tuple[str, ...]:
     """The layers an exported plugin lists for ``ModelCommitment`` (vision) or may commit
     (language): block outputs, the card's topographic layers, and the readout.
 
+    Parameters
+    ----------
+    card : ModelCard
+        The model's card (:func:`toponeuro.models.model_card`): its architecture, modality and
+        topographic layers.
+
+    Returns
+    -------
+    tuple of str
+        Module names, in the model's order.
+
     Examples
     --------
     >>> from types import SimpleNamespace
@@ -301,6 +314,17 @@ def propose_region_layer_map(card) -> dict:
     language system takes the block holding the card's last topographic layer (else the
     last block). These are starting points; Brain-Score's own layer selection (which needs
     its public data) or your own analysis may pick better ones.
+
+    Parameters
+    ----------
+    card : ModelCard
+        The model's card (:func:`toponeuro.models.model_card`): its architecture, modality and
+        topographic layers.
+
+    Returns
+    -------
+    dict
+        Brain-Score region (``V1``, ``V2``, ``V4``, ``IT``; ``language_system``) -> layer.
 
     Examples
     --------
@@ -647,6 +671,7 @@ def export_plugin(
     Returns
     -------
     ExportedPlugin
+        The identifier, the folder and archive written, the committed layers.
 
     Raises
     ------

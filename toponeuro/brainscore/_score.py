@@ -50,6 +50,21 @@ def brainscore_python(python=None) -> str:
     xarray, so it lives in its own environment (``.ci/brainscore.sh`` builds one in
     ``.venv-brainscore``).
 
+    Parameters
+    ----------
+    python : str, optional
+        Path of the interpreter.
+
+    Returns
+    -------
+    str
+        The interpreter's path.
+
+    Raises
+    ------
+    MissingFileError
+        Neither is given, or the file does not exist.
+
     Examples
     --------
     >>> brainscore_python("/usr/bin/python3")
@@ -138,6 +153,7 @@ def install_plugin(plugin, python=None, overwrite=True) -> Path:
     Parameters
     ----------
     plugin : ExportedPlugin or path-like
+        What :func:`export_plugin` returned (or its folder).
     python : str, optional
         See :func:`brainscore_python`.
     overwrite : bool

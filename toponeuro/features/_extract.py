@@ -361,6 +361,7 @@ def extract(
         Pooling over tokens of transformer layers: for texts over real (non-padding) tokens;
         for ViTs ``"mean"`` averages the patch tokens and ``"first"`` is the class token.
     batch_size : int
+        Stimuli per forward pass.
     %(device)s
     store : path-like, optional
         Stream rows to a netCDF file (a folder: one file per cache key; or a ``.nc`` path),

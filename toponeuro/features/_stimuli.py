@@ -24,6 +24,17 @@ def _is_stimulus_set(obj) -> bool:
 def as_stimuli(stimuli):
     """Return ``stimuli`` as a StimulusSet (or an object with its interface), checked.
 
+    Parameters
+    ----------
+    stimuli : StimulusSet or sequence
+        A StimulusSet (or an object with its interface: ``stimulus_ids``, ``modality``,
+        ``load`` ...), or a list of images or texts to wrap.
+
+    Returns
+    -------
+    StimulusSet
+        ``stimuli`` itself when it has the interface, else a StimulusSet of the items.
+
     Examples
     --------
     >>> s = as_stimuli(["a face", "a house"])

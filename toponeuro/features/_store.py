@@ -63,10 +63,32 @@ def cache_key(
     preprocessing: str,
     version: str = __version__,
 ) -> str:
-    """sha256 over everything that determines the activations.
+    """The sha256 over everything that determines the activations.
 
     Any change in the weights, the stimuli (ids or content), the layers, the pooling, the
     preprocessing or the toponeuro version gives another key, so a stale store is never read.
+
+    Parameters
+    ----------
+    weights_sha256 : str
+        Digest of the model's weights.
+    stimulus_ids : sequence of str
+        The stimuli, in order.
+    content_hash : str
+        Digest of the stimuli's content (images or texts).
+    layers : sequence of str
+        The layers read.
+    pooling, token_pooling : str or None
+        The spatial and token pooling of :func:`extract`.
+    preprocessing : str
+        A description of the input preprocessing.
+    version : str
+        The toponeuro version.
+
+    Returns
+    -------
+    str
+        A 64-character hex digest.
 
     Examples
     --------
@@ -167,12 +189,18 @@ class ActivationStore:
         never replaced; a store made with other settings is replaced only with ``overwrite``.
     key : str
         Cache key (:func:`cache_key`).
-    stimulus_ids, categories : array
+    stimulus_ids : array
+        The stimuli, one row each, in order.
+    categories : array or None
+        Their categories.
     attrs : dict
         Written to the file (model, weights sha256, pooling ...).
     resume : bool
         Keep finished rows of an existing file with the same key (their checksums are
         verified first); ``False`` starts that store over.
+    batch_size : int
+        Rows per chunk of the file (a batch of :func:`extract` rewrites only its own
+        chunks) and per block when checksums are verified.
     overwrite : bool
         Replace a store toponeuro made with other settings (cache key, stimulus count or an
         older format) at an explicit ``.nc`` path.

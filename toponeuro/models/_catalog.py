@@ -19,11 +19,23 @@ WEIGHTS_STATUSES = {
 }
 
 
+@fill_doc
 def weights_status(card, cache_dir=None) -> str:
     """Whether the weights of a :class:`ModelCard` are available on this machine.
 
     One of the keys of :data:`WEIGHTS_STATUSES`. Nothing is downloaded or read: a cached
     file is only looked for (it is verified when :func:`create_model` loads it).
+
+    Parameters
+    ----------
+    card : ModelCard
+        The model's card (:func:`model_card`).
+    %(cache_dir)s
+
+    Returns
+    -------
+    str
+        A key of :data:`WEIGHTS_STATUSES` (``"shipped"``, ``"cached"``, ``"none"`` ...).
 
     Examples
     --------
@@ -37,7 +49,7 @@ def weights_status(card, cache_dir=None) -> str:
 
     from .._fetch import hf_cache_path
     from ..exceptions import MissingWeightsError
-    from ._registry import package_file
+    from ._weights import package_file
 
     # a model whose tokenizer (or base weights) live in another package is only usable with it
     needs = [spec.split(":", 1)[0] for spec in (card.package_path, card.tokenizer)

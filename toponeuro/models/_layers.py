@@ -24,7 +24,8 @@ _PROBE_TOKENS = 8
 def _resolve(model):
     from torch import nn
 
-    from ._registry import ModelCard, create_model
+    from ._factory import create_model
+    from ._registry import ModelCard
 
     if isinstance(model, str):
         module = create_model(model)  # the architecture is enough: no weights are read

@@ -26,6 +26,23 @@ __all__ = ["GPTConfig", "GPT", "nanogpt", "load_gpt2_tokenizer"]
 class GPTConfig:
     """Hyper-parameters of :class:`GPT` (defaults: the TopoNets NanoGPT, GPT-2 small size).
 
+    Parameters
+    ----------
+    block_size : int
+        Longest sequence, in tokens (the learned position embeddings).
+    vocab_size : int
+        Tokens of the vocabulary (GPT-2's 50,257 padded to 50,304).
+    n_layer : int
+        Transformer blocks.
+    n_head : int
+        Attention heads per block.
+    n_embd : int
+        Width of the residual stream.
+    dropout : float
+        Dropout rate (0 for inference).
+    bias : bool
+        Whether linear layers and layer norms have biases.
+
     Examples
     --------
     >>> GPTConfig(n_layer=2, n_head=2, n_embd=32, vocab_size=64, block_size=16).n_embd
@@ -104,6 +121,11 @@ class GPT(nn.Module):
 
     ``lm_head`` shares its weight with ``transformer.wte``. ``forward(idx)`` returns logits of
     shape ``(batch, tokens, vocab_size)``.
+
+    Parameters
+    ----------
+    config : GPTConfig
+        The hyper-parameters.
 
     Examples
     --------

@@ -16,6 +16,17 @@ __all__ = ["SmallResNet", "small_resnet_topo_layers"]
 def small_resnet_topo_layers(model: nn.Module | None = None) -> list[str]:
     """Names of the convs inside residual blocks (where TopoLoss acts), downsample excluded.
 
+    Parameters
+    ----------
+    model : torch.nn.Module, optional
+        Unused: the names are the same for every :class:`SmallResNet` (a builder's
+        ``topo_layers(model)`` hook takes it).
+
+    Returns
+    -------
+    list of str
+        ``layer{1-4}.0.conv{1,2}``.
+
     Examples
     --------
     >>> small_resnet_topo_layers()[:3]

@@ -21,6 +21,11 @@ class BlurPoolConv2d(nn.Module):
     ``<name>.blur_filter`` (a buffer) and ``<name>.conv.weight``; hooks attach to this
     wrapper, whose output is the strided conv's output.
 
+    Parameters
+    ----------
+    conv : torch.nn.Conv2d
+        The strided convolution to anti-alias; it keeps its weights (``conv.weight``).
+
     Examples
     --------
     >>> conv = BlurPoolConv2d(nn.Conv2d(16, 32, 3, stride=2, padding=1))
@@ -43,6 +48,18 @@ class BlurPoolConv2d(nn.Module):
 def add_blurpool(model: nn.Module, min_in_channels: int = 16) -> nn.Module:
     """Wrap every ``nn.Conv2d`` with stride > 1 and ``in_channels >= min_in_channels`` in
     :class:`BlurPoolConv2d`, in place; returns ``model``.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network, changed in place.
+    min_in_channels : int
+        Convolutions with fewer input channels (an RGB stem) stay plain.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``model`` itself.
 
     Examples
     --------
@@ -91,9 +108,11 @@ class SmallResNet(nn.Module):
     Parameters
     ----------
     num_classes : int
+        Outputs of the classifier head ``fc``.
     widths : tuple of 4 ints
         Channels of the four stages.
     in_channels : int
+        Channels of the input images (3 for RGB).
     blurpool : bool
         Anti-alias strided convs with a fixed blur (as the released TopoNet ResNets do).
 

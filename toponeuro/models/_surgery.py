@@ -43,6 +43,18 @@ def _weight(model, name: str):
 def sheet_units(model, name: str) -> int:
     """Number of units (output channels / features) of a conv or linear sheet layer.
 
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network.
+    name : str
+        A module name of ``model`` (``list_layers``).
+
+    Returns
+    -------
+    int
+        The layer's units on the sheet (output channels of a conv, features of a linear).
+
     Examples
     --------
     >>> import torch
@@ -55,6 +67,16 @@ def sheet_units(model, name: str) -> int:
 @contextlib.contextmanager
 def restoring(model) -> Iterator:
     """Context in which ``model`` may be edited: its state and modes come back on exit.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network whose weights are restored on exit.
+
+    Yields
+    ------
+    torch.nn.Module
+        ``model``, to change freely inside the ``with`` block.
 
     Examples
     --------
@@ -93,9 +115,15 @@ def unit_hooks(model, edits: Mapping[str, Callable]) -> Iterator:
     Parameters
     ----------
     model : torch.nn.Module
+        The network; its modules are not changed, only hooked while the block runs.
     edits : mapping layer name -> callable
         Each callable gets the layer's output with its units on the last axis (e.g.
         ``(batch, h, w, units)`` for a conv) and returns the replacement.
+
+    Yields
+    ------
+    torch.nn.Module
+        ``model``, whose forward passes inside the ``with`` block are edited.
 
     Examples
     --------
@@ -126,6 +154,20 @@ def prune_weights(model, layers: Sequence[str], fraction: float) -> float:
 
     Returns the fraction of the layers' weights that are zero afterwards (ties at the
     cut are zeroed too). Use inside :func:`restoring`.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network, changed in place.
+    layers : sequence of str
+        Module names whose weights are pruned.
+    fraction : float
+        Share of weights set to zero in each layer, in [0, 1].
+
+    Returns
+    -------
+    float
+        The share of the layers' weights that is zero afterwards.
 
     Examples
     --------
@@ -164,6 +206,7 @@ def downsample_weights(model, layers: Sequence[str], keep: float, *,
     Parameters
     ----------
     model : torch.nn.Module
+        The network, changed in place.
     layers : sequence of str
         Conv / linear sheet layers.
     keep : float

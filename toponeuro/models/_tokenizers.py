@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .._docs import fill_doc
 from ..exceptions import ParameterError
-from ._registry import ModelCard, model_card, package_file
+from ._registry import ModelCard, model_card
+from ._weights import package_file
 
 __all__ = ["load_tokenizer"]
 
@@ -21,6 +22,11 @@ def load_tokenizer(model, *, path=None, cache_dir=None):
         Local tokenizer folder to use instead (offline machines).
     %(cache_dir)s
         Here: for the GPT-2 BPE files.
+
+    Returns
+    -------
+    transformers.PreTrainedTokenizerBase
+        The tokenizer (``tok(text)["input_ids"]``).
 
     Examples
     --------

@@ -10,12 +10,13 @@ in ``architectures.toml`` (:func:`architecture_config`).
 
 from __future__ import annotations
 
+from ..exceptions import ParameterError
 from ._architectures import architecture_config
 from ._blocks import add_blurpool
 from ._registry import register_builder
-from ._small import SmallResNet
+from ._small import SmallResNet, small_resnet_topo_layers
 
-__all__ = ["resnet18", "resnet50", "vit_b_32", "toponet_demo"]
+__all__ = ["resnet18", "resnet50", "vit_b_32", "toponet_demo", "small_resnet"]
 
 
 def _resnet(arch: str, num_classes: int = 1000):
@@ -62,3 +63,21 @@ def vit_b_32(size: str = "full", **kwargs):
 def toponet_demo(num_classes: int = 10, widths=(32, 64, 128, 256)):
     """The small BlurPool ResNet of the demo TopoNets (:class:`SmallResNet`)."""
     return SmallResNet(num_classes=num_classes, widths=tuple(widths))
+
+
+@register_builder("small_resnet", topo_layers=small_resnet_topo_layers)
+def small_resnet(num_classes: int = 10, widths=(32, 64, 128, 256), blurpool: bool = True):
+    """The small ResNet a training recipe's ``model.arch = "small_resnet"`` builds.
+
+    Examples
+    --------
+    >>> small_resnet(4, widths=[8, 16, 16, 32]).fc.out_features
+    4
+    """
+    widths = tuple(widths)
+    if len(widths) != 4:
+        raise ParameterError(
+            f"model.widths must be 4 channel counts, one per stage of the small ResNet; got "
+            f"{list(widths)}. Give e.g. widths = [32, 64, 128, 256]."
+        )
+    return SmallResNet(num_classes=int(num_classes), widths=widths, blurpool=bool(blurpool))

@@ -62,6 +62,7 @@ def plot_arrangement(
     spearman, procrustes : float, optional
         Arrangement statistics for the title (:func:`toponeuro.analysis.arrangement_similarity`).
     model_label, cortex_label, title : str
+        The model's label, the cortex's label and the title.
     ax : sequence of two matplotlib Axes, optional
         Draw into these (model, cortex); by default a new 1 x 2 figure.
 
@@ -132,7 +133,9 @@ def plot_comparison(table, *, title: str | None = None, ax=None):
     table : pandas.DataFrame
         Cells to show; the index labels the rows and the columns the columns.
     title : str, optional
+        The title (defaults used when omitted).
     ax : matplotlib Axes, optional
+        Draw into this axes; by default into a new figure.
 
     %(figure)s
 
@@ -197,10 +200,12 @@ def plot_domain_arrangement(
         its rows are indexed by the centres' vertex indices. Without it, cortex centres that
         are coordinates are drawn as they are.
     model_label, cortex_label, title : str
+        The model's label, the cortex's label and the title.
     p_text : str, optional
         The test's p in words (e.g. the summary's ``p_text``, written by
         :func:`toponeuro.analysis.format_p`); default the p-values as numbers.
     ax : sequence of three matplotlib Axes, optional
+        Draw into these; by default into a new 1 x 3 figure.
 
     %(figure)s
 
@@ -292,10 +297,12 @@ def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline
     headline : str, optional
         The layer named in the report's headline, marked on the axis.
     title : str, optional
+        The title (defaults used when omitted).
     n_permutations : int, optional
         Draws of the nulls: p-values at their floor are then written as
         :func:`toponeuro.analysis.format_p` writes them (``p < 0.001``).
     ax : matplotlib Axes, optional
+        Draw into this axes; by default into a new figure.
 
     %(figure)s
 

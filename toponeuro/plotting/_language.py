@@ -34,7 +34,9 @@ def plot_condition_profile(
     layer_names : sequence of str, optional
         Tick labels of the layers (default the layer names).
     ylabel, title : str
+        The y-axis label and the title.
     ax : matplotlib Axes, optional
+        Draw into this axes; by default into a new figure.
 
     %(figure)s
 
@@ -101,6 +103,7 @@ def plot_language_sheets(
     ncols : int
         Panels per row.
     colorbar_label, title : str
+        The colour bar's label and the title.
 
     %(figure)s
 

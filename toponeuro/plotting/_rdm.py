@@ -34,7 +34,9 @@ def plot_rdm(
         One label per stimulus (categories). Stimuli should be sorted by label; each run of
         equal labels is marked with a tick at its middle and a thin separating line.
     cmap, title, colorbar_label : str
+        The colour map (a matplotlib name), the title and the colour bar's label.
     ax : matplotlib Axes, optional
+        Draw into this axes; by default into a new figure.
 
     %(figure)s
 

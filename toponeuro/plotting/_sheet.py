@@ -74,6 +74,7 @@ def plot_sheet_map(
     colorbar_label : str, optional
         Defaults to the DataArray's name.
     title : str, optional
+        The title (defaults used when omitted).
     ncols : int, optional
         Without a facet, wrap the layers into rows of at most ``ncols`` panels (default: one
         row).

@@ -101,6 +101,7 @@ def plot_surface_map(
     threshold : float, optional
         Continuous maps: leave vertices with ``|value| < threshold`` uncoloured.
     colorbar_label, title : str, optional
+        The colour bar's label and the title (defaults used when omitted).
     ax : matplotlib Axes, optional
         Draw one hemisphere (``hemi="left"`` or ``"right"``) into this axes.
 
@@ -287,7 +288,9 @@ def plot_distance_profile(
     normalize : bool
         Divide each profile by its maximum, so maps with different ranges compare by shape.
     title : str, optional
+        The title (defaults used when omitted).
     ax : matplotlib Axes, optional
+        Draw into this axes; by default into a new figure.
 
     %(figure)s
 

@@ -77,8 +77,11 @@ def plot_sweep(
         says how many).
     annotate : bool
         Write each score in its cell (with ``fmt``), in black or white for contrast.
+    fmt : str
+        Format of the written scores (:func:`format` spec, ``".2f"``).
     %(colour_scale)s
     colorbar_label, title : str, optional
+        The colour bar's label and the title (defaults used when omitted).
     ax : matplotlib Axes, optional
         Draw into this axes; the table (or ``models``) must then hold a single model.
 

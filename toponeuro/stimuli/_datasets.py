@@ -31,7 +31,7 @@ __all__ = ["Dataset", "DATASETS", "dataset_dir"]
 class Dataset:
     """One dataset toponeuro reads: its cache folder, pinned source and loader.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The folder under the cache root (``$TOPONEURO_DATA/<name>``).
@@ -90,6 +90,11 @@ def dataset_dir(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
     name : str
         A key of :data:`DATASETS`: ``"floc"``, ``"langloc"``, ``"r92"`` or ``"topolm"``.
     %(cache_dir)s
+
+    Returns
+    -------
+    pathlib.Path
+        ``<cache>/<name>``.
 
     Raises
     ------

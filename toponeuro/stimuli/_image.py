@@ -39,6 +39,18 @@ def is_hidden(path: str | os.PathLike, root: str | os.PathLike | None = None) ->
     ``root`` is given, any folder between ``root`` and the file starting with ``.`` or named
     ``__MACOSX``.
 
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    root : path-like, optional
+        The folder being listed; the folders between it and ``path`` are checked too.
+
+    Returns
+    -------
+    bool
+        Whether loaders skip the file.
+
     Examples
     --------
     >>> is_hidden("faces/._adult-1.jpg"), is_hidden("/home/me/.cache/faces/adult-1.jpg")
@@ -55,6 +67,18 @@ def list_image_files(
     root: str | os.PathLike, extensions: Iterable[str] = IMAGE_EXTENSIONS
 ) -> list[Path]:
     """Image files under ``root`` (recursive), sorted by relative path, hidden files skipped.
+
+    Parameters
+    ----------
+    root : path-like
+        The folder.
+    extensions : iterable of str
+        Suffixes that count as images (any case).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files.
 
     Examples
     --------
@@ -129,6 +153,18 @@ def image_range(array: np.ndarray) -> tuple[float, float]:
 
     Unsigned and signed integers use their full range (``uint16``: 0..65535); floats and
     booleans use 0..1.
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        Pixel values (only the dtype is read).
+
+    Returns
+    -------
+    low : float
+        The value shown black.
+    high : float
+        The value shown white.
 
     Examples
     --------

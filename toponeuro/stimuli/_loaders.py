@@ -59,6 +59,16 @@ _FLOC_NAME = re.compile(r"^([a-z]+)-(\d+)$")
 def pinned_sources(repo: str | None = None) -> pd.DataFrame:
     """The pinned files toponeuro may download: repo, commit, path, bytes, sha256.
 
+    Parameters
+    ----------
+    repo : str, optional
+        Keep only this repository's files (``owner/name``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per file: ``repo``, ``commit``, ``path``, ``bytes``, ``sha256``.
+
     Examples
     --------
     >>> t = pinned_sources("VPNL/fLoc")
@@ -87,6 +97,11 @@ def fetch_pinned_file(repo: str, path: str, *,
     path : str
         The file's path in the repository, as in the table.
     %(cache_dir)s
+
+    Returns
+    -------
+    pathlib.Path
+        The verified file in the cache.
 
     Examples
     --------
@@ -232,8 +247,10 @@ def fetch_floc(
 
     Parameters
     ----------
-    categories, numbers
-        As for :func:`load_floc` (default: all 11 categories, images 1-144).
+    categories : sequence of str, optional
+        As for :func:`load_floc` (default: all 11 categories).
+    numbers : iterable of int, optional
+        As for :func:`load_floc` (default: images 1-144).
     %(cache_dir)s
     %(progress)s
         Here: one bar per downloaded file.
@@ -273,6 +290,11 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
     ----------
     %(cache_dir)s
 
+    Returns
+    -------
+    pathlib.Path
+        The verified csv in the cache.
+
     Examples
     --------
     >>> path = fetch_language_localizer()  # doctest: +SKIP
@@ -288,8 +310,18 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
 FLOC_LOCAL_FOLDER = DATASETS["floc"].name
 
 
+@fill_doc
 def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     """The local fLoc copy ``<cache>/floc`` (``$TOPONEURO_DATA/floc``) if it exists, else None.
+
+    Parameters
+    ----------
+    %(cache_dir)s
+
+    Returns
+    -------
+    pathlib.Path or None
+        The folder, or ``None`` when there is none.
 
     Examples
     --------
@@ -348,6 +380,7 @@ def load_floc(
     Returns
     -------
     StimulusSet
+        Images named ``"floc"``, with ``category`` and the metadata above.
 
     Raises
     ------
@@ -442,6 +475,11 @@ def load_language_localizer(
         Ignored with ``path``.
     conditions : sequence of str, optional
         Keep only these conditions, e.g. ``["S", "N"]``; each must have items in the file.
+
+    Returns
+    -------
+    StimulusSet
+        Text stimuli with the condition as category, named ``"language_localizer"``.
 
     Examples
     --------
@@ -597,11 +635,14 @@ def load_image_folder(
     Parameters
     ----------
     path : str or Path
+        The folder.
     category_from : {"folder", "prefix", None}
         ``"folder"``: the name of the image's parent folder; ``"prefix"``: the file name
         without its trailing number (``house-12.jpg`` -> ``house``); ``None``: no categories.
     extensions : sequence of str
         File suffixes counted as images (case-insensitive).
+    name : str, optional
+        The set's name (default: the folder's name).
     ids : {"path", "stem"}
         ``"path"``: the path relative to ``path``, without suffix, with ``/`` separators
         (``cats/a``); ``"stem"``: the file name without suffix (``a``), which is how brain

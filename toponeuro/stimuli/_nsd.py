@@ -22,6 +22,13 @@ class NSDImageReader:
     The file is opened on first use and re-opened after pickling (e.g. in a DataLoader
     worker).
 
+    Parameters
+    ----------
+    hdf5_path : str or Path
+        NSD's ``nsd_stimuli.hdf5``.
+    key : str
+        The dataset of the images in the file.
+
     Examples
     --------
     >>> import tempfile, pathlib, h5py
@@ -78,6 +85,7 @@ def load_nsd_stimuli(
     Parameters
     ----------
     hdf5_path : str or Path
+        NSD's ``nsd_stimuli.hdf5`` (dataset ``imgBrick``).
     indices : iterable of int, optional
         0-based positions in ``imgBrick`` (= NSD's 1-based "73k id" minus one); default all.
     key : str

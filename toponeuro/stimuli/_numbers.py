@@ -38,7 +38,7 @@ def _integral(n, numbers) -> int:
 
 
 def floc_numbers(numbers) -> list[int] | None:
-    """fLoc image numbers as a sorted list: the one reader of ``numbers=`` everywhere.
+    """The fLoc image numbers as a sorted list: the one reader of ``numbers=`` everywhere.
 
     ``None`` or ``"all"`` mean every image (returned as ``None``); text is one number
     (``"97"``) or an inclusive range (``"97-120"``); any other iterable gives its integers.
@@ -48,6 +48,7 @@ def floc_numbers(numbers) -> list[int] | None:
     Parameters
     ----------
     numbers : None, str or iterable of int
+        The selection, as the user wrote it.
 
     Returns
     -------

@@ -95,6 +95,7 @@ def load_92_images(
     Returns
     -------
     StimulusSet
+        The 92 images with their categories and labels.
 
     Examples
     --------

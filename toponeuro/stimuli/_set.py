@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _dims as D
+from .._docs import fill_doc
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -490,6 +491,7 @@ class _GratingLoader:
         return np.repeat(img[:, :, None], 3, axis=2)
 
 
+@fill_doc
 def make_stimulus_set(
     n_per_category: int = 4,
     categories: Sequence[str] = ("faces", "bodies", "places", "characters", "objects"),
@@ -502,6 +504,23 @@ def make_stimulus_set(
 
     Images are noisy gratings whose orientation depends on the category (so category is
     decodable from pixels); texts are sentences built from a per-category vocabulary.
+
+    Parameters
+    ----------
+    n_per_category : int
+        Stimuli of each category.
+    categories : sequence of str
+        The categories, in order.
+    kind : {"image", "text"}
+        Gratings or sentences.
+    size : int
+        Side of the images.
+    %(random_state)s
+
+    Returns
+    -------
+    StimulusSet
+        Ids ``"<category>-<i>"``, named ``"synthetic"``.
 
     Examples
     --------

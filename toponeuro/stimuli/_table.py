@@ -295,6 +295,17 @@ def read_run_list(path: str | os.PathLike) -> pd.DataFrame:
     ``stim2``..``stim13`` its twelve words, ``stim14`` the condition (``S`` sentence, ``N``
     nonword list). Rows with an empty ``stim1`` (fixation) are left out.
 
+    Parameters
+    ----------
+    path : path-like
+        The run file (comma- or tab-separated).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``number`` (as written), ``sentence`` (the words joined by spaces) and
+        ``condition``, one row per trial.
+
     Examples
     --------
     >>> import tempfile, pathlib

@@ -44,6 +44,20 @@ def layer_weight(model: nn.Module, name: str) -> tuple[torch.Tensor, torch.Tenso
     whose single conv lives at ``.conv`` (BlurPool), or a 2-D / 4-D parameter named by its
     attribute path (``"rnn.weight_hh_l0"``, ``"attn.in_proj_weight"``).
 
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network.
+    name : str
+        A module name, or the attribute path of a 2-D / 4-D parameter.
+
+    Returns
+    -------
+    weight : torch.Tensor
+        The weight, shaped ``(out, in)`` or ``(out, in, kh, kw)`` (the tensor itself, not a copy).
+    bias : torch.Tensor or None
+        The bias, ``None`` when the layer has none.
+
     Examples
     --------
     >>> net = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU(), nn.Linear(16, 4))
@@ -77,6 +91,22 @@ def layer_weight(model: nn.Module, name: str) -> tuple[torch.Tensor, torch.Tenso
 
 def sheet_tensor(model: nn.Module, name: str, target: str = "weight") -> torch.Tensor:
     """The layer as a sheet: ``(h, w, e)`` for weight/input targets, ``(h, w)`` for bias.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network.
+    name : str
+        The layer (as :func:`layer_weight`).
+    target : {"weight", "input", "bias"}
+        What lies on the sheet: each output unit's incoming weights, each input unit's
+        outgoing weights (the sheet over the layer's inputs) or each unit's bias.
+
+    Returns
+    -------
+    torch.Tensor
+        ``(h, w, e)`` for ``"weight"`` / ``"input"``, ``(h, w)`` for ``"bias"``, on the
+        layer's sheet (:func:`toponeuro.sheet_shape`).
 
     Examples
     --------

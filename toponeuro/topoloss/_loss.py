@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._docs import fill_doc
 from .._output import check_output_file, read_json, write_text
 from ..exceptions import (
     RecipeError,
@@ -131,8 +132,28 @@ def _blur_matrices_f64(h: int, w: int, factor_h: float, factor_w: float, mode: s
     return m_h, m_w
 
 
+@fill_doc
 def blur_matrices(h, w, factor_h, factor_w, mode="bilinear", dtype=torch.float32, device="cpu"):
     """``(M_h, M_w)`` with ``blur(X) = M_h @ X @ M_w.T`` for an ``h x w`` sheet.
+
+    Parameters
+    ----------
+    h, w : int
+        Height and width of the sheet.
+    factor_h, factor_w : float
+        Down-sampling factors (≥ 1) along the height and width.
+    mode : str
+        A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`.
+    dtype : torch.dtype
+        Data type of the matrices.
+    %(device)s
+
+    Returns
+    -------
+    M_h : torch.Tensor
+        ``(h, h)``: the blur along the height.
+    M_w : torch.Tensor
+        ``(w, w)``: the blur along the width.
 
     Examples
     --------
@@ -175,6 +196,21 @@ def blur_sheet(
     Identical to ``F.interpolate(scale_factor=(1/φh, 1/φw))`` followed by
     ``F.interpolate(size=(h, w))`` on the channels-first layout, but computed as two small
     matrix products (about 3x faster on CPU for ResNet-18's layers).
+
+    Parameters
+    ----------
+    sheet : torch.Tensor
+        ``(h, w, ...)``: a layer laid on its sheet (:func:`sheet_tensor`).
+    factor_h, factor_w : float
+        Down-sampling factors (≥ 1) along the height and width (TopoLoss's φ).
+    interpolation : str
+        A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`, for the
+        down- and up-sampling.
+
+    Returns
+    -------
+    torch.Tensor
+        The blurred sheet, the shape of ``sheet``.
 
     Examples
     --------
@@ -250,6 +286,21 @@ def sheet_loss(
     A 2-D sheet (the bias map) is compared as one flattened vector, as the official package
     does.
 
+    Parameters
+    ----------
+    sheet : torch.Tensor
+        ``(h, w, ...)``: a layer laid on its sheet (:func:`sheet_tensor`).
+    factor_h, factor_w : float
+        Down-sampling factors (≥ 1) along the height and width (TopoLoss's φ).
+    interpolation : str
+        A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`, for the
+        down- and up-sampling.
+
+    Returns
+    -------
+    torch.Tensor
+        A scalar in [0, 2]: 0 for a sheet its blur leaves unchanged.
+
     Examples
     --------
     >>> smooth = torch.ones(8, 8, 4)
@@ -276,6 +327,7 @@ class TopoLoss:
     Parameters
     ----------
     specs : iterable of LayerSpec
+        One spec per layer: its name, τ, target and down-sampling factors.
     schedule : TauSchedule, optional
         Multiplies every τ by ``schedule(step)`` when a ``step`` is passed to the call.
 

@@ -43,6 +43,7 @@ class TauSchedule:
         ``linear_warmup`` ramps 0 → 1 over ``warmup_steps``; ``cosine_decay`` (after an
         optional warm-up) follows half a cosine from 1 down to ``final`` at ``total_steps``.
     warmup_steps, total_steps : int
+        Steps of the linear warm-up, and the step at which a cosine decay ends.
     final : float
         Multiplier reached at the end of a cosine decay.
 
@@ -108,7 +109,12 @@ _FIELDS = tuple(TauSchedule.__dataclass_fields__)
 
 
 def constant() -> TauSchedule:
-    """τ stays as given.
+    """A schedule that keeps τ as given.
+
+    Returns
+    -------
+    TauSchedule
+        ``schedule(step) == 1`` at every step.
 
     Examples
     --------
@@ -119,7 +125,17 @@ def constant() -> TauSchedule:
 
 
 def linear_warmup(warmup_steps: int) -> TauSchedule:
-    """τ ramps linearly from 0 to its value over ``warmup_steps`` steps.
+    """A schedule that ramps τ linearly from 0 to its value over ``warmup_steps`` steps.
+
+    Parameters
+    ----------
+    warmup_steps : int
+        Steps of the ramp (τ is at its value from then on).
+
+    Returns
+    -------
+    TauSchedule
+        ``schedule(step)``: the factor τ is multiplied by at ``step``.
 
     Examples
     --------
@@ -132,6 +148,20 @@ def linear_warmup(warmup_steps: int) -> TauSchedule:
 
 def cosine_decay(total_steps: int, warmup_steps: int = 0, final: float = 0.0) -> TauSchedule:
     """Optional linear warm-up, then a cosine decay of τ to ``final`` × τ at ``total_steps``.
+
+    Parameters
+    ----------
+    total_steps : int
+        The step at which the decay reaches ``final``.
+    warmup_steps : int
+        Steps of a linear ramp from 0 first (0: none).
+    final : float
+        The factor at ``total_steps`` and after.
+
+    Returns
+    -------
+    TauSchedule
+        ``schedule(step)``: the factor τ is multiplied by at ``step``.
 
     Examples
     --------

@@ -15,18 +15,20 @@ import numbers
 import torch
 
 from ..exceptions import CheckpointError, RecipeError
+from ..models import load_torch_file, non_finite_tensors
 
 __all__ = ["validate_checkpoint"]
 
 def read_checkpoint_file(path, map_location="cpu", *, fix: str):
     """What a checkpoint file holds (tensors and plain data only), or a CheckpointError that
-    names the file, what went wrong and ``fix`` (what the caller's user should do)."""
+    names the file, what went wrong and ``fix`` (what the caller's user should do).
+
+    Read by the one ``torch.load`` of toponeuro (:func:`toponeuro.models.load_torch_file`,
+    never trusting the file's pickled objects)."""
     try:
-        return torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as err:
-        raise CheckpointError(
-            f"Cannot read checkpoint {path} ({type(err).__name__}: {err}). {fix}"
-        ) from err
+        return load_torch_file(path, False, map_location)
+    except CheckpointError as err:
+        raise type(err)(f"Cannot read checkpoint {path} ({err}) {fix}") from err
 
 
 #: keys only a training checkpoint has (a plain state dict holds tensors only)
@@ -49,20 +51,6 @@ def is_training_checkpoint(obj) -> bool:
     )
 
 
-def non_finite_tensors(state: dict) -> list[str]:
-    """Names of the floating-point tensors of a state dict holding NaN or infinite values.
-
-    Examples
-    --------
-    >>> non_finite_tensors({"a": torch.ones(2), "b": torch.tensor([1.0, float("nan")])})
-    ['b']
-    """
-    return [
-        k for k, v in state.items()
-        if isinstance(v, torch.Tensor) and v.is_floating_point() and not bool(v.isfinite().all())
-    ]
-
-
 def _whole(v) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
@@ -79,6 +67,11 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
     training : bool
         Require ``epoch`` >= 1 and ``global_step`` (a checkpoint to resume from); otherwise an
         ``epoch``, if present, must be a whole number >= 0 (0: the initial weights).
+
+    Returns
+    -------
+    dict
+        ``ckpt``, unchanged.
 
     Raises
     ------
@@ -142,7 +135,7 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
 
 
 def _check_recipe_model(recipe, state: dict, path) -> None:
-    from ._architectures import ARCHITECTURES
+    from ._architectures import ARCHITECTURES, build_recipe_model
     from ._schema import _check_section
 
     if not isinstance(recipe, dict):
@@ -183,6 +176,6 @@ def _check_recipe_model(recipe, state: dict, path) -> None:
         )
     try:
         with torch.random.fork_rng(devices=[]):  # building draws initial weights
-            ARCHITECTURES[arch](cfg)  # e.g. widths of the wrong length
+            build_recipe_model(cfg)  # e.g. widths of the wrong length
     except RecipeError as err:
         raise CheckpointError(f"{path}: {err}") from None

@@ -19,10 +19,26 @@ __all__ = ["make_synthetic_images", "image_folder_dataset"]
 _NUMBER = re.compile(r"-(\d+)\.[A-Za-z]+$")
 
 
+@fill_doc
 def make_synthetic_images(
     n_classes: int = 4, n_per_class: int = 16, image_size: int = 32, random_state: int = 0
 ) -> TensorDataset:
     """Gratings whose orientation is the class, plus noise: learnable in one CPU epoch.
+
+    Parameters
+    ----------
+    n_classes : int
+        Classes (grating orientations, evenly spaced).
+    n_per_class : int
+        Images per class.
+    image_size : int
+        Side of the square images.
+    %(random_state)s
+
+    Returns
+    -------
+    torch.utils.data.TensorDataset
+        ``(images, labels)``: float images ``(n, 3, image_size, image_size)`` and int labels.
 
     Examples
     --------
@@ -91,6 +107,14 @@ def image_folder_dataset(
         Read as grayscale and repeat to 3 channels (fLoc stimuli are grayscale).
     augment : bool
         Random horizontal flips.
+    mean, std : tuple of float
+        Per-channel normalisation after scaling pixels to ``[0, 1]``.
+
+    Returns
+    -------
+    torch.utils.data.Dataset
+        A torchvision ``ImageFolder`` (``classes``: the category names), filtered to
+        ``numbers`` / ``categories``: items are ``(image tensor, class index)``.
 
     Examples
     --------

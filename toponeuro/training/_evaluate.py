@@ -29,8 +29,14 @@ def nearest_centroid_accuracy(train_x, train_y, test_x, test_y) -> float:
 
     Parameters
     ----------
-    train_x, test_x : array ``(n, features)``
-    train_y, test_y : array ``(n,)`` of class labels (any hashable values)
+    train_x : array ``(n, features)``
+        Features of the training rows.
+    train_y : array ``(n,)``
+        Their class labels (any hashable values).
+    test_x : array ``(m, features)``
+        Features of the test rows.
+    test_y : array ``(m,)``
+        Their class labels.
 
     Returns
     -------
@@ -84,6 +90,17 @@ def instance_accuracy(
     dataset : InstanceImages
         The training images (``build_from_recipe(recipe)[1]``); ``n_views`` views of every
         image are drawn with ``seed`` (choose one that training did not use).
+    n_views : int
+        Augmented views drawn of every image.
+    seed : int
+        Seed of the views' augmentations.
+    batch_size : int
+        Views per forward pass.
+
+    Returns
+    -------
+    float
+        Fraction of views whose top logit is their own image's index.
 
     Examples
     --------

@@ -36,7 +36,7 @@ def export_weights(
     Returns
     -------
     str
-        sha256 of the written file (what a model card records).
+        The sha256 of the written file (what a model card records).
 
     Examples
     --------

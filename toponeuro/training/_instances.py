@@ -22,6 +22,7 @@ from torch.utils.data import Dataset, TensorDataset
 from .._docs import fill_doc
 from .._output import save_torch
 from ..exceptions import InvalidDataError, RecipeError
+from ..models import load_torch_file
 from ._data import _NUMBER, _category_folders
 
 __all__ = ["decode_image_folder", "InstanceImages"]
@@ -107,7 +108,7 @@ def decode_image_folder(
 
         file = data_dir(cache_dir) / "decoded" / f"{key}.pt"
         if file.is_file():
-            stored = torch.load(file, map_location="cpu", weights_only=True)
+            stored = load_torch_file(file)  # tensors and plain data only
             if stored.get("key") == key:
                 return {**stored, "cached": True}
     images = np.empty((len(rows), 1, size, size), dtype=np.uint8)
@@ -139,9 +140,11 @@ class InstanceImages(Dataset):
     Parameters
     ----------
     images : uint8 tensor ``(n, 1, s, s)``
+        The stored grayscale images; image ``i`` is class ``i``.
     image_size : int
         Side of the augmented views (the model's input).
     repeats : int
+        Times each image appears in one epoch.
     scale : (float, float)
         Range of the crop's area as a fraction of the image (random resized crop).
     ratio : (float, float)

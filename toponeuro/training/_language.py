@@ -42,10 +42,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .._docs import fill_doc
 from .._fetch import sha256sum
 from .._output import write_text
 from .._params import check_random_state
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
+from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
 from ._train import (
     _divergence,
@@ -81,6 +83,18 @@ def wordnet_sentences(path: str | os.PathLike = WORDNET_PATH, *, min_words: int 
     ``apt-get install wordnet-base`` puts them in ``/usr/share/wordnet``). Each synset's gloss
     is split at ``;``; quoted parts are usage examples, the others definitions. Duplicates
     are dropped, the order is the files' order.
+
+    Parameters
+    ----------
+    path : path-like
+        The WordNet 3.0 database folder.
+    min_words : int
+        Shorter glosses are dropped.
+
+    Returns
+    -------
+    list of str
+        The sentences.
 
     Examples
     --------
@@ -121,8 +135,20 @@ _OBJECTS = ["the red boat", "a small house", "the letters", "her friend", "the l
 _TAILS = ["in the morning", "after the storm", "near the bridge", "with great care", ""]
 
 
+@fill_doc
 def synthetic_sentences(n: int = 256, *, random_state: int = 0) -> list[str]:
     """``n`` distinct simple English sentences from a small built-in grammar (smoke tests).
+
+    Parameters
+    ----------
+    n : int
+        Sentences wanted.
+    %(random_state)s
+
+    Returns
+    -------
+    list of str
+        ``n`` distinct sentences.
 
     Examples
     --------
@@ -153,6 +179,21 @@ def language_corpus(data: dict, data_path: str | None = None) -> tuple[list[str]
 
     Held out: sentences whose CRC-32 is divisible by ``heldout_every`` (default 20, i.e. 5 %),
     capped at ``heldout_size`` (default 512) by taking the first ones.
+
+    Parameters
+    ----------
+    data : dict
+        The recipe's ``[data]`` table (``kind``: ``"wordnet"`` or ``"synthetic"``, and its
+        options).
+    data_path : str, optional
+        Overrides ``data.path`` (the WordNet folder).
+
+    Returns
+    -------
+    train : list of str
+        The training sentences.
+    heldout : list of str
+        The held-out sentences (none of them in ``train``).
 
     Examples
     --------
@@ -247,6 +288,23 @@ _REQUIRED = {"": ("name", "kind", "seed", "model", "data", "train", "topoloss"),
 def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
     """Check every key and value of a ``language_distillation`` recipe; return it.
 
+    Parameters
+    ----------
+    recipe : dict
+        A parsed recipe with ``kind = "language_distillation"``.
+    source : str
+        Where it comes from (a file or name), named in messages.
+
+    Returns
+    -------
+    dict
+        ``recipe``, unchanged.
+
+    Raises
+    ------
+    RecipeError
+        A key is missing, unknown or of the wrong value; the message names it.
+
     Examples
     --------
     >>> r = validate_language_recipe({"name": "x", "kind": "language_distillation", "seed": 0,
@@ -290,6 +348,21 @@ class LanguageTrainResult:
     ``topo_loss`` (unscaled mean over layers), ``tau`` (scheduled), ``lr``, and
     ``heldout_cosine`` at evaluation steps); ``trained`` is the path of the trained
     parameters (float32 state dict of the trained parameters only).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The fine-tuned student, in eval mode.
+    history : list of dict
+        One entry per logged step (see above).
+    out_dir : pathlib.Path or None
+        The run's folder.
+    trained : pathlib.Path or None
+        The file of the trained parameters.
+    seconds : float
+        Wall time of the run.
+    name : str
+        The recipe's name.
 
     Examples
     --------
@@ -576,6 +649,20 @@ def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike
     float16 when ``half``; a card with ``base_model`` lays it over the base's weights. Returns
     the sha256 of the file written.
 
+    Parameters
+    ----------
+    trained : path-like
+        A run's ``trained.pt``.
+    out : path-like
+        The file to write.
+    half : bool
+        Store floating-point tensors as float16.
+
+    Returns
+    -------
+    str
+        The sha256 of the file written.
+
     Examples
     --------
     >>> import tempfile, os
@@ -585,7 +672,7 @@ def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike
     >>> torch.load(os.path.join(d, "w.pt"), weights_only=True)["a.weight"].dtype, len(sha)
     (torch.float16, 64)
     """
-    state = torch.load(trained, map_location="cpu", weights_only=True)
+    state = load_torch_file(trained)  # tensors only, never trusted
     if not isinstance(state, dict) or not state:
         raise CheckpointError(f"{trained} holds no state dict of trained parameters.")
     state = {k: (v.to(torch.float16) if half and v.is_floating_point() else v).contiguous()

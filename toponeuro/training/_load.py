@@ -1,4 +1,10 @@
-"""Rebuild a trained network from a checkpoint: the model with its card, ready to extract."""
+"""Rebuild a trained network from a checkpoint: the model with its card, ready to extract.
+
+The front door, :func:`toponeuro.models.load_model`, lives in the models package and reads
+every file once; this module registers how a ``toponeuro train`` checkpoint (it carries its
+recipe) is rebuilt (:func:`toponeuro.models.register_checkpoint_reader`), so the models
+package never imports training. ``load_model`` stays importable from here.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,10 @@ from pathlib import Path
 
 from .._docs import fill_doc
 from .._fetch import sha256sum
-from ..exceptions import CheckpointError, UnknownNameError, close_matches
-from ._checkpoint import is_training_checkpoint, non_finite_tensors, validate_checkpoint
-from ._recipes import ARCHITECTURES
+from ..exceptions import CheckpointError
+from ..models import ModelCard, load_model, register_checkpoint_reader
+from ._architectures import build_recipe_model
+from ._checkpoint import is_training_checkpoint, validate_checkpoint
 from ._train import _load_weights
 
 __all__ = ["load_model", "load_trained_model"]
@@ -79,22 +86,19 @@ def load_trained_model(
     >>> net.model_card.tau, net.model_card.input_size, net.training
     (1.0, 16, False)
     """
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"No checkpoint file at {path}.")
-    from ..models import list_models, load_torch_file, model_card
+    return load_model(model, checkpoint=path, map_location=map_location,
+                      trust_checkpoint=trust_checkpoint)
 
-    if path.suffix == ".safetensors" or (
-        model in list_models() and model_card(model).checkpoint_format == "safetensors"
-    ):  # a state dict in another format: never a `toponeuro train` checkpoint
-        return _finite(_from_state_dict(path, model, trust_checkpoint), path)
-    ckpt = load_torch_file(path, trust_checkpoint, map_location)
-    if not is_training_checkpoint(ckpt) or (model is not None and ckpt.get("recipe") is None):
-        # a state dict, or a checkpoint of another program (the released ViT's
-        # {"model", "epoch", "args"}): `model` names its architecture
-        return _finite(_from_state_dict(path, model, trust_checkpoint), path)
-    from ..models import ModelCard
 
+def _recognise(obj, model: str | None) -> bool:
+    """A ``toponeuro train`` checkpoint, unless it lacks its recipe and ``model`` names the
+    architecture (another program's checkpoint, e.g. the released ViT's
+    ``{"model", "epoch", "args"}``, is then read as a state dict)."""
+    return is_training_checkpoint(obj) and not (model is not None and obj.get("recipe") is None)
+
+
+def _rebuild(ckpt: dict, path: Path):
+    """The network of a ``toponeuro train`` checkpoint, with the card its recipe describes."""
     validate_checkpoint(ckpt, path, training=False)
     recipe = ckpt.get("recipe")
     if recipe is None:
@@ -104,7 +108,7 @@ def load_trained_model(
             "`toponeuro train`), or save the state dict alone and pass model=<registered name>."
         )
     arch = str(recipe["model"].get("arch"))
-    module, default_layers = ARCHITECTURES[arch](recipe["model"])
+    module, default_layers = build_recipe_model(recipe["model"])
     _load_weights(
         module,
         ckpt["model"],
@@ -136,93 +140,4 @@ def load_trained_model(
     return module
 
 
-def _finite(module, path: Path):
-    """``module``, after checking that no weight is NaN or infinite."""
-    bad = non_finite_tensors(module.state_dict())
-    if bad:
-        raise CheckpointError(
-            f"{path} holds NaN or infinite weights ({len(bad)} tensors, e.g. {bad[0]!r}): "
-            "the run that made it diverged. Use an earlier checkpoint of that run."
-        )
-    return module
-
-
-@fill_doc
-def load_model(
-    model: str | None = None,
-    *,
-    checkpoint: str | os.PathLike | None = None,
-    trust_checkpoint: bool = False,
-    map_location: str = "cpu",
-):
-    """A network by registered name or from a checkpoint file: the one way to build a model.
-
-    The command line (``--model`` / ``--checkpoint`` / ``--trust-checkpoint`` of every
-    sub-command) and :func:`toponeuro.run_map` both call this. Without ``checkpoint`` the
-    registered ``model`` is built with its released weights when its card has any
-    (:func:`toponeuro.models.create_model`), else with its architecture's initial weights;
-    with ``checkpoint`` the file is read by :func:`load_trained_model` (``model`` then
-    names the architecture of a plain state dict and is ignored for a ``toponeuro train``
-    checkpoint).
-
-    Parameters
-    ----------
-    model : str, optional
-        Registered model name ``arch.tag`` (:func:`toponeuro.models.list_models`); required
-        without ``checkpoint``.
-    checkpoint : path-like, optional
-        A checkpoint from ``toponeuro train``, or a plain state dict for ``model``.
-    %(trust_checkpoint)s
-    %(map_location)s
-
-    Returns
-    -------
-    torch.nn.Module
-        In eval mode, with ``model_card`` and ``weights_sha256``.
-
-    Raises
-    ------
-    UnknownNameError
-        ``model`` is not registered (close matches listed), or neither ``model`` nor
-        ``checkpoint`` is given.
-    CheckpointError, UntrustedCheckpointError
-        As :func:`load_trained_model`.
-
-    Examples
-    --------
-    >>> net = load_model("toponet_demo.v2_tau_0")
-    >>> net.model_card.name, net.training
-    ('toponet_demo.v2_tau_0', False)
-    """
-    if checkpoint is not None:
-        return load_trained_model(checkpoint, model=model, map_location=map_location,
-                                  trust_checkpoint=trust_checkpoint)
-    from ..models import create_model, model_card
-
-    if model is None:
-        raise UnknownNameError(
-            "No model to load: give a registered name, model=NAME "
-            "(toponeuro.models.list_models()), or a file, checkpoint=FILE."
-        )
-    try:
-        card = model_card(model)
-    except UnknownNameError as err:
-        raise UnknownNameError(
-            f"{err} Give a registered name, model=NAME (toponeuro.models.list_models()), or "
-            "a file, checkpoint=FILE."
-        ) from None
-    return create_model(model, pretrained=card.has_weights)
-
-
-def _from_state_dict(path: Path, model: str | None, trust_checkpoint: bool):
-    from ..models import create_model, list_models
-
-    if model is None or model not in list_models():
-        known = list_models()
-        hint = close_matches(model, known) if model else f"known: {', '.join(known[:8])}, ..."
-        raise UnknownNameError(
-            f"{path} is a plain state dict, not a `toponeuro train` checkpoint, so it does not "
-            f"say which architecture it fits; got model={model!r}. Name a registered model "
-            f"(toponeuro.models.list_models()); {hint}"
-        )
-    return create_model(model, checkpoint=path, trust_checkpoint=trust_checkpoint)
+register_checkpoint_reader("toponeuro train", _recognise, _rebuild)

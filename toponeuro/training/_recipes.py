@@ -11,9 +11,10 @@ from pathlib import Path
 
 import torch
 
+from .._docs import fill_doc
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
-from ._architectures import ARCHITECTURES
+from ._architectures import ARCHITECTURES, build_recipe_model
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
 from ._language import LANGUAGE_KIND, LanguageTrainResult, _run_language, validate_language_recipe
@@ -39,6 +40,7 @@ _REQUIRED = {"name": str, "seed": int, "model": dict, "data": dict, "train": dic
 FLOC_PLACEHOLDER = "floc"
 
 
+@fill_doc
 def resolve_data_path(cfg: dict, *, progress: bool = False) -> str:
     """The folder an ``image_folder`` recipe reads, with the ``"floc"`` placeholder resolved.
 
@@ -48,6 +50,18 @@ def resolve_data_path(cfg: dict, *, progress: bool = False) -> str:
     ``val_numbers`` ranges) into the cache (see :func:`toponeuro.stimuli.load_floc`). Any
     other value is returned unchanged (``~`` expanded); ``--data`` / ``data_path=`` override
     it.
+
+    Parameters
+    ----------
+    cfg : dict
+        The recipe's ``[data]`` table.
+    %(progress)s
+        Here: of the fLoc download (default ``False``).
+
+    Returns
+    -------
+    str
+        The folder to read.
 
     Examples
     --------
@@ -77,6 +91,11 @@ def resolve_data_path(cfg: dict, *, progress: bool = False) -> str:
 def list_recipes() -> list[str]:
     """Names of the recipes shipped with toponeuro.
 
+    Returns
+    -------
+    list of str
+        The names, sorted (:func:`load_recipe` reads them).
+
     Examples
     --------
     >>> "demo-smoke" in list_recipes()
@@ -90,6 +109,23 @@ def load_recipe(name_or_path: str | os.PathLike) -> dict:
     """Read and validate a recipe: a shipped name (``"demo-smoke"``) or a ``.toml`` path.
 
     Relative ``data.path`` entries of a file recipe are resolved against the file's folder.
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A shipped recipe's name (:func:`list_recipes`) or a TOML file.
+
+    Returns
+    -------
+    dict
+        The recipe, checked.
+
+    Raises
+    ------
+    RecipeError
+        The file is not valid TOML or a value is wrong; the message names it.
+    UnknownNameError
+        No such shipped recipe, or an unknown ``model.arch`` (close matches listed).
 
     Examples
     --------
@@ -217,6 +253,24 @@ def _instances(cfg: dict, split: str):
 def build_from_recipe(recipe: dict, data_path: str | None = None):
     """``(model, train_dataset, val_dataset, topoloss)`` for a recipe, model init seeded.
 
+    Parameters
+    ----------
+    recipe : dict
+        A recipe (:func:`load_recipe`); checked again (a dict may have been edited).
+    data_path : str, optional
+        Overrides ``data.path``.
+
+    Returns
+    -------
+    model : torch.nn.Module
+        The network, initialised with the recipe's seed.
+    train_dataset : torch.utils.data.Dataset
+        The training images.
+    val_dataset : torch.utils.data.Dataset or None
+        The validation images (``None`` when the recipe has none).
+    topoloss : TopoLoss
+        The recipe's TopoLoss on the model's layers.
+
     Examples
     --------
     >>> model, train_ds, val_ds, topo = build_from_recipe(load_recipe("demo-smoke"))
@@ -228,7 +282,7 @@ def build_from_recipe(recipe: dict, data_path: str | None = None):
         recipe["data"]["path"] = str(data_path)
     validate_recipe(recipe)  # dict recipes and overrides are checked too
     torch.manual_seed(int(recipe["seed"]))
-    model, default_layers = ARCHITECTURES[recipe["model"]["arch"]](recipe["model"])
+    model, default_layers = build_recipe_model(recipe["model"])
     train_ds = _dataset(recipe["data"], "train")
     val_ds = _dataset(recipe["data"], "val")
     n_classes = getattr(train_ds, "n_classes", None)
@@ -305,6 +359,11 @@ def run_recipe(
     seed, device : optional
         Override the recipe's ``seed`` and ``device``.
 
+    Returns
+    -------
+    TrainResult or LanguageTrainResult
+        The trained model, its history and the files written.
+
     Raises
     ------
     ParameterError
@@ -369,6 +428,20 @@ def run_language_recipe(recipe, out_dir=None, **kwargs):
 
     Kept for one release with a ``FutureWarning`` (the 0.2 deprecation rule); it calls
     :func:`run_recipe` with the same arguments.
+
+    Parameters
+    ----------
+    recipe : dict or str
+        As :func:`run_recipe`.
+    out_dir : path-like, optional
+        As :func:`run_recipe`.
+    **kwargs
+        Passed to :func:`run_recipe`.
+
+    Returns
+    -------
+    LanguageTrainResult
+        What :func:`run_recipe` returns.
 
     Examples
     --------

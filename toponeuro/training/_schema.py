@@ -183,6 +183,11 @@ def validate_recipe(recipe: dict, name=None) -> dict:
     name : str, optional
         How to call the recipe in messages (default: its ``name``).
 
+    Returns
+    -------
+    dict
+        ``recipe``, unchanged.
+
     Raises
     ------
     RecipeError

@@ -45,6 +45,19 @@ _RUN_FORMAT = "toponeuro.training-run"
 class TrainResult:
     """What :func:`train` returns: the trained model, per-epoch history, where files went.
 
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The trained network.
+    history : list of dict
+        One entry per epoch (losses, accuracies, τ, learning rate).
+    out_dir : pathlib.Path or None
+        The run's folder (``None`` when nothing was written).
+    checkpoints : list of pathlib.Path
+        The per-epoch checkpoints written, in order.
+    steps : list of dict
+        One entry per logged optimiser step.
+
     Examples
     --------
     >>> res = TrainResult(model=nn.Linear(2, 2))
@@ -61,6 +74,16 @@ class TrainResult:
 
 def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     """Per-epoch checkpoints in ``folder`` (or its ``checkpoints/`` sub-folder), in order.
+
+    Parameters
+    ----------
+    folder : path-like
+        A run's folder (``out_dir`` of :func:`train`) or its ``checkpoints/`` sub-folder.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The ``epoch_NNN.pt`` files, oldest first (empty when there are none).
 
     Examples
     --------
@@ -80,6 +103,7 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     return sorted(folder.glob("epoch_*.pt"))
 
 
+@fill_doc
 def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool = False) -> dict:
     """Read a checkpoint written by :func:`train` (safe loading: tensors and plain data only).
 
@@ -91,6 +115,19 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool
     Keys: ``model`` (state dict), ``optimizer``, ``scheduler``, ``epoch`` (1-based, finished
     epochs), ``global_step``, ``history``, ``topoloss`` (spec dict), ``seed``, ``recipe``,
     ``toponeuro_version``.
+
+    Parameters
+    ----------
+    path : path-like
+        The checkpoint file.
+    %(map_location)s
+    resume : bool
+        Also require what resuming needs (``epoch`` >= 1, ``global_step``).
+
+    Returns
+    -------
+    dict
+        The checkpoint's fields, checked.
 
     Examples
     --------
@@ -197,6 +234,24 @@ def run_identity(model: nn.Module, topoloss: TopoLoss | None = None, recipe: dic
     :func:`train` writes it to ``<out_dir>/run.json`` and refuses to resume a folder whose
     run has another identity. The device, the description and logging options are left out:
     they do not change the weights.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network to be trained (its parameter shapes count).
+    topoloss : TopoLoss, optional
+        Its specs and schedule count (``None``: trained without TopoLoss).
+    recipe : dict, optional
+        The recipe the run comes from.
+    **settings
+        The training settings of :func:`train` that change the weights (epochs, batch size,
+        learning rate, seed ...).
+
+    Returns
+    -------
+    dict
+        JSON data: ``model``, ``topoloss``, ``settings``, ``recipe``, the recipe's
+        ``recipe_sha256`` and the whole identity's ``sha256``.
 
     Examples
     --------
@@ -605,8 +660,12 @@ def train(
     epochs : int
         Total epochs (also when resuming).
     batch_size, lr, momentum, weight_decay : float
-        SGD settings; ``lr_schedule="cosine"`` anneals the learning rate over all steps.
+        SGD settings.
+    lr_schedule : {"cosine", None}
+        ``"cosine"`` anneals the learning rate over all steps; ``None`` keeps it constant.
     seed : int
+        Seed of the initial shuffling and augmentation draws (each epoch reseeds from
+        ``(seed, epoch)``).
     out_dir : path-like, optional
         Where checkpoints and history go; ``None`` keeps everything in memory. A folder
         holding files that are not a training run's is refused, never written into.

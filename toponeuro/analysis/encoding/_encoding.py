@@ -49,6 +49,7 @@ from ._ridge_solver import SCORINGS
 __all__ = ["RidgeEncoder", "PLSEncoder", "encoding_score", "make_folds", "ENCODING_MODELS"]
 
 # ----------------------------------------------------------------------------- folds
+@fill_doc
 def make_folds(
     cv, n_samples: int, random_state: RandomState = None, *, shuffle: bool = True
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -62,6 +63,22 @@ def make_folds(
     order this drops the median voxel r from about 0.35 to 0.12. Pass ``shuffle=False`` (or
     ``cv=KFold(k)``) for contiguous folds, or a grouped splitter (``GroupKFold``) when
     held-out groups are the point.
+
+    Parameters
+    ----------
+    cv : int, splitter or list of (train, test)
+        The number of folds, an object with ``split(X)`` (scikit-learn's splitters), or the
+        index pairs themselves (returned as arrays).
+    n_samples : int
+        The stimuli to split.
+    %(random_state)s
+    shuffle : bool
+        Shuffle the stimuli before k-fold splits of an int ``cv``.
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        Sorted train and test indices of each fold.
 
     Examples
     --------
@@ -488,6 +505,7 @@ def encoding_score(
     Parameters
     ----------
     features : Activations or array (n_stimuli, n_features)
+        The predictors (e.g. one layer, ``acts.topo.select(layer)``).
     responses : BrainResponses or array (n_stimuli, n_voxels)
         Any DataArray with dims ``("stimulus", <voxel dim>)``; its voxel coords are kept.
         Two DataArrays with ``stimulus_id`` are aligned by id; when only one of two
@@ -509,6 +527,7 @@ def encoding_score(
         when ``None``): sorted stimulus sets (``load_floc``) would otherwise hold out whole
         categories per fold (see :func:`make_folds`). Pass ``KFold(k)`` for contiguous folds.
     metric : {"pearson", "r2"}
+        The score of the held-out predictions, per voxel: Pearson's r or R².
     ceiling : float, array or DataArray, optional
         Per-voxel noise ceiling **in the units of** ``metric``, in (0, 1]: r for
         ``"pearson"``, R² (fraction of variance) for ``"r2"``; the scores are divided by it.

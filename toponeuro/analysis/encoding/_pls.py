@@ -28,6 +28,7 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
         ``tol`` and ``max_iter``, so results equal ``PLSRegression``'s (and Brain-Score's);
         ``"svd"`` computes the singular vector exactly.
     max_iter : int
+        Most NIPALS iterations per component.
     tol : float
         NIPALS stops when the squared change of the weights falls below ``tol``.
 

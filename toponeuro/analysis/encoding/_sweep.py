@@ -279,8 +279,25 @@ def sweep(
     regions : str or list of str or None
         Voxel coords that define a region (default ``"roi"``); voxels of different subjects
         always form different regions, and the table gets a ``subject`` column.
+    stimuli : StimulusSet, optional
+        The stimuli to extract the models' activations on (models given by name or module).
+    rdm_metric : str
+        The RDM dissimilarity (:func:`rdm`), for ``method="rsa"``.
+    compare : str
+        How two RDMs are compared (:func:`compare_rdms`), for ``method="rsa"``.
+    encoder : {"ridge", "pls"} or estimator
+        The encoding model (:func:`encoding_score`'s ``model``), for ``method="encoding"``.
+    cv : int, splitter or list of (train, test)
+        The folds of :func:`encoding_score`.
+    metric : {"pearson", "r2"}
+        The score of :func:`encoding_score`.
+    store : path-like, optional
+        The activation store of :func:`toponeuro.features.extract` (reused across runs).
+    extract_kwargs : mapping, optional
+        More keywords for :func:`toponeuro.features.extract`.
     %(progress)s
         Here: over (model, layer).
+    %(random_state)s
     results : str or path, optional
         A JSON-lines file that receives each (model, layer, region) row as soon as it is
         scored (flushed to disk). When it exists, its rows are reused and only the missing

@@ -375,6 +375,11 @@ def rdm_stimulus_ids(r, what: str = "RDM"):
     what : str
         Name of the RDM in error messages.
 
+    Returns
+    -------
+    numpy.ndarray or None
+        The ids, in the RDM's row order; ``None`` when it carries none.
+
     Examples
     --------
     >>> from toponeuro import make_activations

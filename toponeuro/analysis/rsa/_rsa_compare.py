@@ -16,6 +16,7 @@ import scipy.stats
 import xarray as xr
 
 from ... import _dims as D
+from ..._docs import fill_doc
 from ..._metrics import pearson_r, rankdata
 from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
 from ..._typing import RandomState
@@ -241,6 +242,19 @@ class BootstrapResult:
     whose comparison was undefined (e.g. constant after resampling), which are left out of
     the interval rather than counted as 0.
 
+    Parameters
+    ----------
+    value : float
+        The comparison on all stimuli.
+    ci_low, ci_high : float
+        The percentile confidence interval.
+    samples : numpy.ndarray
+        The defined resample values.
+    n_undefined : int
+        Resamples whose comparison was undefined.
+    method : str
+        The comparison method.
+
     Examples
     --------
     >>> res = BootstrapResult(0.5, 0.3, 0.7, np.array([0.4, 0.5, 0.6]))
@@ -256,6 +270,7 @@ class BootstrapResult:
     method: str = "spearman"
 
 
+@fill_doc
 def bootstrap_compare_rdms(
     a, b, method: str = "spearman", n_bootstrap: int = 1000, ci: float = 0.95,
     random_state: RandomState = None,
@@ -267,6 +282,23 @@ def bootstrap_compare_rdms(
     ``*_cov`` methods, which whiten the complete matrix, keep them at distance 0). Labelled
     RDMs are aligned by stimulus id first (see :func:`compare_rdms`). Resamples whose
     comparison is undefined are left out and counted (``n_undefined``, with a warning).
+
+    Parameters
+    ----------
+    a, b : array-like or xarray.DataArray
+        The RDMs (condensed or square; labelled ones aligned by id).
+    method : str
+        The comparison (:func:`compare_rdms`).
+    n_bootstrap : int
+        Resamples drawn.
+    ci : float
+        Coverage of the interval, in (0, 1).
+    %(random_state)s
+
+    Returns
+    -------
+    BootstrapResult
+        The value, its interval and the resample values.
 
     Examples
     --------
@@ -434,8 +466,11 @@ def rdm_noise_ceiling(rdms, method: str = "spearman", *, subjects=None) -> tuple
 
     Returns
     -------
-    (lower, upper) : tuple of float
-        NaN, with a warning, when a subject's comparison is undefined (constant RDM).
+    lower : float
+        The lower bound (NaN, with a warning, when a subject's comparison is undefined:
+        a constant RDM).
+    upper : float
+        The upper bound (NaN likewise).
 
     Examples
     --------

@@ -29,6 +29,17 @@ def _rsatoolbox():
 def to_rsatoolbox_dataset(data):
     """An rsatoolbox ``Dataset`` from Activations / BrainResponses (coords become descriptors).
 
+    Parameters
+    ----------
+    data : xarray.DataArray
+        Activations or BrainResponses (dims ``("stimulus", <unit or voxel>)``).
+
+    Returns
+    -------
+    rsatoolbox.data.Dataset
+        The values, with the stimulus coords as observation descriptors and the unit / voxel
+        coords as channel descriptors.
+
     Examples
     --------
     >>> from toponeuro import make_activations
@@ -53,6 +64,17 @@ def to_rsatoolbox_dataset(data):
 def from_rsatoolbox_dataset(ds) -> xr.DataArray:
     """A DataArray ``("stimulus", <channel dim>)`` from an rsatoolbox ``Dataset``.
 
+    Parameters
+    ----------
+    ds : rsatoolbox.data.Dataset
+        The dataset; its observation descriptors become stimulus coords and its channel
+        descriptors unit (or voxel) coords.
+
+    Returns
+    -------
+    xarray.DataArray
+        The measurements, labelled.
+
     Examples
     --------
     >>> from toponeuro import make_activations
@@ -70,11 +92,25 @@ def from_rsatoolbox_dataset(ds) -> xr.DataArray:
 
 
 def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
-    """rsatoolbox ``RDMs`` from one RDM or a stack (condensed or square).
+    """The rsatoolbox ``RDMs`` of one RDM or a stack (condensed or square).
 
     A labelled RDM from :func:`~toponeuro.analysis.rdm` brings its stimulus ids (as the
     ``stimulus_id`` pattern descriptor) and metric; a list of labelled RDMs is aligned by id
     to the first.
+
+    Parameters
+    ----------
+    rdms : array-like, xarray.DataArray or list of them
+        One RDM or several (condensed or square).
+    metric : str, optional
+        The dissimilarity measure, when the RDMs do not carry one.
+    stimulus_ids : sequence of str, optional
+        One per pattern, for RDMs without ids.
+
+    Returns
+    -------
+    rsatoolbox.rdm.RDMs
+        The RDMs, with the ``stimulus_id`` pattern descriptor when ids are known.
 
     Examples
     --------
@@ -121,6 +157,20 @@ def from_rsatoolbox_rdms(rdms, stimulus_ids=None, *, metric: str | None = None
     ``stimulus_ids`` (one per pattern, in pattern order) labels RDMs that carry no
     ``stimulus_id`` descriptor (see :func:`~toponeuro.analysis.labelled_rdm`); ``metric``
     replaces a missing dissimilarity measure.
+
+    Parameters
+    ----------
+    rdms : rsatoolbox.rdm.RDMs
+        The RDMs.
+    stimulus_ids : sequence of str, optional
+        One per pattern, for RDMs without a ``stimulus_id`` descriptor.
+    metric : str, optional
+        The dissimilarity measure, when the RDMs do not name one.
+
+    Returns
+    -------
+    list of xarray.DataArray
+        One labelled condensed RDM per RDM.
 
     Examples
     --------

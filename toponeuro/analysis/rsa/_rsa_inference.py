@@ -51,14 +51,16 @@ _REFERENCE = ("Schütt, Kipnis, Diedrichsen & Kriegeskorte (2023), Statistical i
 class RDMModelComparison:
     """Bootstrap evaluation of model RDMs against data RDMs (see :func:`compare_rdm_models`).
 
-    Attributes
+    Parameters
     ----------
     models : tuple of str
+        The models' names, in order.
     method : str
         The comparison (toponeuro's name; rsatoolbox's in ``result.method``).
     bootstrap : {"stimuli", "subjects", "both"}
+        What was resampled.
     test : str
-        rsatoolbox's test behind the p-values.
+        The rsatoolbox test behind the p-values.
     value : numpy.ndarray (n_models,)
         Each model's evaluation on all the data: the mean over data RDMs of its comparison
         with each (rsatoolbox's ``eval_fixed``).
@@ -68,7 +70,7 @@ class RDMModelComparison:
     noise_ceiling : (float, float)
         Lower and upper bound on all the data (:func:`rdm_noise_ceiling`, subjects grouped).
     p_zero, p_noise_ceiling : numpy.ndarray (n_models,)
-        p of "the model is above 0" (one-sided) and of "the model differs from the lower
+        The p of "the model is above 0" (one-sided) and of "the model differs from the lower
         noise-ceiling bound" (two-sided for the t-test; rsatoolbox's ``test_zero`` /
         ``test_noise``).
     p_pairwise : pandas.DataFrame (models x models)
@@ -76,8 +78,13 @@ class RDMModelComparison:
     evaluations : numpy.ndarray (n_bootstrap, n_models)
         Mean evaluation per bootstrap sample (NaN for samples of fewer than 3 stimuli).
     n_bootstrap, n_subjects, n_stimuli : int
+        Bootstrap samples drawn, and the subjects and stimuli of the data.
+    ci : float
+        Coverage of ``ci_low`` / ``ci_high``.
+    reference : str
+        The method's source (Schütt et al., 2023; rsatoolbox).
     result : rsatoolbox.inference.Result
-        rsatoolbox's own object (for ``rsatoolbox.vis.plot_model_comparison``).
+        The rsatoolbox object itself (for ``rsatoolbox.vis.plot_model_comparison``).
 
     Examples
     --------
@@ -194,10 +201,12 @@ def compare_rdm_models(
     method : str
         A :func:`compare_rdms` method (rsatoolbox's names accepted).
     bootstrap : {"stimuli", "subjects", "both"}
+        What is resampled: stimuli, subjects (data RDMs grouped by ``subjects``) or both.
     subjects : sequence or str, optional
         The subject of each data RDM (sessions of one subject share a label), or the name
         of an attr every data RDM carries. Default: each RDM its own subject.
     n_bootstrap : int
+        Bootstrap samples drawn.
     test : {"t-test", "bootstrap", "ranksum"}
         rsatoolbox's test for the p-values and ``sem``-based CI (``"t-test"``, its default,
         uses the bootstrap covariance; ``"bootstrap"`` the bootstrap percentiles).
@@ -213,6 +222,7 @@ def compare_rdm_models(
     Returns
     -------
     RDMModelComparison
+        The evaluations, intervals, noise ceiling and p-values.
 
     Notes
     -----

@@ -43,6 +43,20 @@ def _mesh_graph_distances(coords, faces, sources, limit=np.inf) -> np.ndarray:
 def volume_neighbourhoods(xyz, radius: float, centers=None) -> list[np.ndarray]:
     """Indices of the points within ``radius`` (same units as ``xyz``, e.g. mm) of each centre.
 
+    Parameters
+    ----------
+    xyz : array (n_points, 3)
+        The points (e.g. voxel centres in mm).
+    radius : float
+        The searchlight radius.
+    centers : array of int, optional
+        Indices of the centres (default: every point).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Sorted indices of the points within ``radius`` of each centre.
+
     Examples
     --------
     >>> xyz = np.array([[0, 0, 0], [2, 0, 0], [5, 0, 0]], float)
@@ -70,6 +84,8 @@ def surface_neighbourhoods(coords, faces, vertices, radius: float, chunk: int = 
         Mesh indices of the measured vertices (the ``vertex`` coord of BrainResponses).
     radius : float
         Mesh-graph radius in the units of ``coords``.
+    chunk : int
+        Sources per batch of the shortest-path search (bounds the memory).
 
     Returns
     -------

@@ -59,6 +59,7 @@ def moran_weights(tm: TopoMap, weights: str = "rook", transform: str = "r") -> s
     Parameters
     ----------
     tm : TopoMap
+        The map and its geometry (:func:`as_topomap`).
     weights : {"rook", "queen", "graph"}
         On a sheet: the 4 (rook) or 8 (queen) grid neighbours of each unit
         (``libpysal.weights.lat2W``); ``"graph"``: the map's own neighbour graph (on a mesh,
@@ -193,7 +194,7 @@ def morans_i(
     geometry: Mapping | None = None,
     null: str = "positions",
 ) -> NullResult:
-    """Moran's I of a map with its spatial null: do neighbouring units have similar values?
+    """Moran's I of a map with its spatial null: whether neighbouring units have similar values.
 
     ``I = (n / S0) * sum_ij w_ij z_i z_j / sum_i z_i**2`` with ``z`` the map minus its mean
     over the ``n`` points with a value and ``S0`` the sum of the weights (Moran 1950; PySAL's

@@ -177,6 +177,16 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
 def unregister_null(name: str) -> None:
     """Remove a null registered with :func:`register_null` (a test's or an example's).
 
+    Parameters
+    ----------
+    name : str
+        The null's name.
+
+    Raises
+    ------
+    UnknownNameError
+        No null is registered as ``name`` (close matches listed).
+
     Examples
     --------
     >>> _ = register_null("same", each_but_first(lambda first, tm, n, rng: None))
@@ -189,6 +199,17 @@ def unregister_null(name: str) -> None:
 
 def each_but_first(per_map: Callable) -> Callable:
     """A null's ``draw`` from ``per_map(first, map, n_draws, rng)``: the first map stays.
+
+    Parameters
+    ----------
+    per_map : callable
+        ``per_map(first, map, n_draws, rng)``: the draws of one map, given the first map.
+
+    Returns
+    -------
+    callable
+        ``draw(maps, n_draws, rng)`` for :func:`register_null`: ``None`` for the first map,
+        ``per_map``'s draws for each other.
 
     Examples
     --------

@@ -66,6 +66,18 @@ def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Equals ``scipy.stats.ttest_ind(a, b).statistic``.
 
+    Parameters
+    ----------
+    a : numpy.ndarray
+        ``(n_a, n_units)``: responses to the target condition.
+    b : numpy.ndarray
+        ``(n_b, n_units)``: responses to the other condition.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.
+
     Examples
     --------
     >>> round(float(student_t(np.array([[1.0], [2.0], [3.0]]), np.array([[0.0], [1.0]]))[0]), 4)
@@ -80,6 +92,22 @@ def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
     """Welch's unequal-variance t per column (``scipy.stats.ttest_ind(a, b, equal_var=False)``).
 
     With ``return_df=True`` also returns the Welch–Satterthwaite degrees of freedom.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        ``(n_a, n_units)``: responses to the target condition.
+    b : numpy.ndarray
+        ``(n_b, n_units)``: responses to the other condition.
+    return_df : bool
+        Also return the degrees of freedom.
+
+    Returns
+    -------
+    t : numpy.ndarray
+        ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.
+    df : numpy.ndarray
+        ``(n_units,)`` Welch–Satterthwaite degrees of freedom (only with ``return_df``).
 
     Examples
     --------
@@ -103,6 +131,18 @@ def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ``spacetorch.utils.array_utils.tstat`` (neuroailab/TDANN). TDANN returns 0 where both
     variances are 0; here that is NaN (undefined), as everywhere in toponeuro.
 
+    Parameters
+    ----------
+    a : numpy.ndarray
+        ``(n_a, n_units)``: responses to the target condition.
+    b : numpy.ndarray
+        ``(n_b, n_units)``: responses to the other condition.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.
+
     Examples
     --------
     >>> round(float(tdann_t(np.array([[1.0], [2.0], [3.0]]), np.array([[0.0], [1.0]]))[0]), 4)
@@ -116,7 +156,19 @@ def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """d' per column: ``(mean_a - mean_b) / sqrt((var_a + var_b) / 2)`` (variances ddof=1).
+    """The d' of each column: ``(mean_a - mean_b) / sqrt((var_a + var_b) / 2)`` (ddof=1).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        ``(n_a, n_units)``: responses to the target condition.
+    b : numpy.ndarray
+        ``(n_b, n_units)``: responses to the other condition.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_units,)``; undefined (NaN, or ±inf) where both variances are 0.
 
     Examples
     --------
@@ -146,6 +198,16 @@ def fdr_bh(pvalues: np.ndarray) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (``scipy.stats.false_discovery_control``).
 
     NaN p-values are left out of the family and stay NaN.
+
+    Parameters
+    ----------
+    pvalues : array-like
+        The p-values of one family (any shape).
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, the shape of ``pvalues``.
 
     Examples
     --------

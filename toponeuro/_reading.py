@@ -22,7 +22,8 @@ from typing import TypeVar
 
 from .exceptions import MissingFileError, ToponeuroError, UnreadableFileError, UntrustedFileError
 
-__all__ = ["refuse_pickle", "read_file", "check_input_file", "load_numpy"]
+__all__ = ["refuse_pickle", "read_file", "check_input_file", "load_numpy", "load_nibabel",
+           "load_netcdf"]
 
 _NPY_MAGIC, _ZIP_MAGIC = b"\x93NUMPY", b"PK\x03\x04"
 
@@ -56,7 +57,16 @@ def refuse_pickle(path, trust: bool, *, reader: str, param: str = "trust_pickle"
     )
 
 
-def check_input_file(path, *, kind: str, fix: str, what: str | None = None) -> Path:
+def _named(path: Path, kind: str, what: str | None, where: str | None) -> str:
+    """How a message names the file: ``"The RDM file '/x.npy'"``, or with the parameter that
+    gave it first (``"cortex_maps: the 'faces' volume '/x.nii.gz'"``; the command line shows
+    the parameter as its flag)."""
+    name = f"{what or kind + ' file'} {str(path)!r}"
+    return f"{where}: the {name}" if where else f"The {name}"
+
+
+def check_input_file(path, *, kind: str, fix: str, what: str | None = None,
+                     where: str | None = None) -> Path:
     """``path`` as a Path when it is an existing, non-empty file; else a typed error.
 
     Examples
@@ -71,7 +81,7 @@ def check_input_file(path, *, kind: str, fix: str, what: str | None = None) -> P
     UnreadableFileError True
     """
     path = Path(os.fspath(path)).expanduser()
-    name = f"The {what or kind + ' file'} {str(path)!r}"
+    name = _named(path, kind, what, where)
     if not path.is_file():
         raise MissingFileError(f"{name} does not exist; pass an existing {kind} file.")
     if path.stat().st_size == 0:
@@ -83,7 +93,7 @@ def check_input_file(path, *, kind: str, fix: str, what: str | None = None) -> P
 
 
 def read_file(path, read: Callable[[Path], T], *, kind: str, fix: str,
-              what: str | None = None) -> T:
+              what: str | None = None, where: str | None = None) -> T:
     """``read(path)`` at the boundary: a missing, empty or unparsable file raises a typed error.
 
     ``read`` may raise toponeuro's own errors (they pass unchanged); any other exception from
@@ -101,7 +111,7 @@ def read_file(path, read: Callable[[Path], T], *, kind: str, fix: str,
     ...     print(type(err).__name__, "a.npy" in str(err))
     UnreadableFileError True
     """
-    path = check_input_file(path, kind=kind, fix=fix, what=what)
+    path = check_input_file(path, kind=kind, fix=fix, what=what, where=where)
     try:
         return read(path)
     except ToponeuroError:
@@ -113,7 +123,7 @@ def read_file(path, read: Callable[[Path], T], *, kind: str, fix: str,
         # a readable file of this kind"
         first = (str(err).strip().splitlines() or [""])[0][:200]
         raise UnreadableFileError(
-            f"The {what or kind + ' file'} {str(path)!r} could not be read as a {kind} file "
+            f"{_named(path, kind, what, where)} could not be read as a {kind} file "
             f"({type(err).__name__}{': ' + first if first else ''}); it is truncated, corrupt "
             f"or another kind of file under this name. {fix[0].upper() + fix[1:]}."
         ) from err
@@ -166,3 +176,55 @@ def load_numpy(path, *, what: str, fix: str):
             ) from err
 
     return read_file(path, read, kind="NumPy .npy/.npz", fix=fix, what=what)
+
+
+def load_nibabel(path, *, kind: str, fix: str, what: str | None = None,
+                 where: str | None = None):
+    """``(image, data)`` of a nibabel file, the voxel or vertex data read now (nibabel reads
+    lazily, so a truncated ``.nii.gz`` fails only when its data are touched): any failure is
+    an :class:`UnreadableFileError` naming the file, ``kind`` and ``fix``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, numpy as np, nibabel as nib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "map.nii.gz"
+    >>> nib.save(nib.Nifti1Image(np.ones((2, 2, 2), np.float32), np.eye(4)), p)
+    >>> img, data = load_nibabel(p, kind="NIfTI", fix="re-export it")
+    >>> data.shape
+    (2, 2, 2)
+    >>> _ = p.write_bytes(p.read_bytes()[:60])  # cut off
+    >>> try:
+    ...     load_nibabel(p, kind="NIfTI", fix="re-export it")
+    ... except ValueError as err:
+    ...     print(type(err).__name__)
+    UnreadableFileError
+    """
+    import nibabel as nib
+    import numpy as np
+
+    def read(p):
+        img = nib.load(str(p))
+        return img, np.asarray(img.dataobj)
+
+    return read_file(path, read, kind=kind, fix=fix, what=what, where=where)
+
+
+def load_netcdf(path, *, what: str, fix: str):
+    """The netCDF/HDF5 file at ``path`` as an in-memory ``xarray.Dataset`` (the file closed
+    again); an unreadable file raises :class:`UnreadableFileError`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, xarray as xr
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.nc"
+    >>> xr.Dataset({"t": ("v", [1.0, 2.0])}).to_netcdf(p)
+    >>> load_netcdf(p, what="contrast", fix="download it again")["t"].values.tolist()
+    [1.0, 2.0]
+    """
+    import xarray as xr
+
+    def read(p):
+        with xr.open_dataset(p) as ds:
+            return ds.load()
+
+    return read_file(path, read, kind="netCDF (.nc)", fix=fix, what=what)

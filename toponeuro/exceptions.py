@@ -56,6 +56,7 @@ __all__ = [
     "OutputPathError",
     "DeviceError",
     "MissingDependencyError",
+    "DependencyMismatchError",
     "ExternalCommandError",
     "InternalError",
     "ImplausibleValueWarning",
@@ -300,6 +301,12 @@ class OutOfRangeError(ToponeuroError, IndexError):
 
 class MissingDependencyError(ToponeuroError, ImportError):
     """An optional package a function needs is not installed; the message names the extra."""
+
+
+class DependencyMismatchError(MissingDependencyError):
+    """Two installed packages that must be built for each other are not (a CPU torch beside
+    a CUDA torchvision: ``operator torchvision::nms does not exist``); the message names the
+    ``pip install`` of a matching pair."""
 
 
 class ExternalCommandError(ToponeuroError, RuntimeError):

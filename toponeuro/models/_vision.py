@@ -10,6 +10,7 @@ in ``architectures.toml`` (:func:`architecture_config`).
 
 from __future__ import annotations
 
+from .._optional import import_torchvision
 from ._architectures import architecture_config
 from ._blocks import add_blurpool
 from ._registry import register_builder
@@ -19,8 +20,7 @@ __all__ = ["resnet18", "resnet50", "vit_b_32", "toponet_demo"]
 
 
 def _resnet(arch: str, num_classes: int = 1000):
-    import torchvision
-
+    torchvision = import_torchvision(arch)
     model = getattr(torchvision.models, arch)(weights=None, num_classes=num_classes)
     return add_blurpool(model)
 
@@ -53,6 +53,7 @@ def vit_b_32(size: str = "full", **kwargs):
     >>> vit.patch_size, vit.hidden_dim, len(vit.encoder.layers), vit.heads.head.out_features
     (32, 32, 2, 10)
     """
+    import_torchvision("vit_b_32")
     from torchvision.models.vision_transformer import VisionTransformer
 
     return VisionTransformer(**architecture_config("vit_b_32", size, **kwargs))

@@ -244,7 +244,8 @@ def run_language_map(
     check_int(batch_size, "batch_size", lo=1)
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                cortex_min_vertices=cortex_min_vertices,
-                               cortex_permutations=cortex_permutations)
+                               cortex_permutations=cortex_permutations,
+                               cortex_threshold=cortex_threshold)
     if cortex_threshold is None:
         cortex_threshold = TDANN_PATCHES["threshold"]
     inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))

@@ -231,7 +231,8 @@ def run_map(
     check_int(batch_size, "batch_size", lo=1)
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                domains=MAP_DOMAINS, cortex_min_vertices=cortex_min_vertices,
-                               cortex_permutations=cortex_permutations)
+                               cortex_permutations=cortex_permutations,
+                               cortex_threshold=cortex_threshold)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
                                inputs=(checkpoint, stimuli, yours.files)) as folder:

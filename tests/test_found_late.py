@@ -232,3 +232,12 @@ def test_a_mismatched_torchvision_is_named_when_a_model_is_built(monkeypatch):
         monkeypatch.undo()
         opt._checked_torchvision.cache_clear()
     assert create_model("resnet18").__class__.__name__ == "ResNet"  # the real pair works
+
+
+def test_vit_options_passed_to_torchvision_are_checked():
+    from toponeuro.models import create_model
+
+    with pytest.raises(E.UnknownNameError, match=r"vit_b_32: \['num_head'\] is not a "
+                                                 "parameter.*did you mean 'num_heads'"):
+        create_model("vit_b_32", size="tiny", num_head=2)
+    assert len(create_model("vit_b_32", size="tiny", num_heads=2).encoder.layers) == 2

@@ -132,7 +132,7 @@ def link_target(path: Path, param: str) -> Path:
     >>> link_target(d / "loop", "out")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.OutputPathError: out=.../loop is a symbolic link that leads back to itself (a loop of links, via loop); remove the link (rm .../loop) or give another path.
+    toponeuro.exceptions.OutputPathError: out=.../loop is a symbolic link that leads back to itself (a loop of links, via .../loop); remove the link (rm .../loop) or give another path.
     """
     try:
         target = path.resolve(strict=True)

@@ -10,7 +10,6 @@ in ``architectures.toml`` (:func:`architecture_config`).
 
 from __future__ import annotations
 
-from .._optional import import_torchvision
 from ._architectures import architecture_config
 from ._blocks import add_blurpool
 from ._registry import register_builder
@@ -20,6 +19,8 @@ __all__ = ["resnet18", "resnet50", "vit_b_32", "toponet_demo"]
 
 
 def _resnet(arch: str, num_classes: int = 1000):
+    from .._optional import import_torchvision
+
     torchvision = import_torchvision(arch)
     model = getattr(torchvision.models, arch)(weights=None, num_classes=num_classes)
     return add_blurpool(model)
@@ -53,9 +54,21 @@ def vit_b_32(size: str = "full", **kwargs):
     >>> vit.patch_size, vit.hidden_dim, len(vit.encoder.layers), vit.heads.head.out_features
     (32, 32, 2, 10)
     """
+    import inspect
+
+    from .._optional import import_torchvision
+    from ..exceptions import UnknownNameError, close_matches
+
     import_torchvision("vit_b_32")
     from torchvision.models.vision_transformer import VisionTransformer
 
+    accepted = sorted(inspect.signature(VisionTransformer).parameters)
+    unknown = sorted(set(kwargs) - set(accepted))
+    if unknown:  # passed through to torchvision: checked here, not as its TypeError
+        raise UnknownNameError(
+            f"vit_b_32: {unknown} {'is not a parameter' if len(unknown) == 1 else 'are not parameters'} "
+            f"of torchvision's VisionTransformer; {close_matches(unknown[0], accepted)}"
+        )
     return VisionTransformer(**architecture_config("vit_b_32", size, **kwargs))
 
 

@@ -241,3 +241,25 @@ def test_vit_options_passed_to_torchvision_are_checked():
                                                  "parameter.*did you mean 'num_heads'"):
         create_model("vit_b_32", size="tiny", num_head=2)
     assert len(create_model("vit_b_32", size="tiny", num_heads=2).encoder.layers) == 2
+
+
+LATE = [  # (job, parameters): each was refused only after the model was loaded
+    ("run_map", {"stimuli": "/no/such/floc"}, E.MissingFileError, "stimuli='/no/such/floc'"),
+    ("run_map", {"device": "gpu0"}, E.DeviceError, "device='gpu0'"),
+    ("run_map", {"checkpoint": "/no/such.pt"}, E.MissingFileError, "checkpoint="),
+    ("run_map", {"overwrite": "yes"}, E.InputTypeError, "overwrite must be True or False"),
+    ("run_map", {"random_init_baseline": "no"}, E.InputTypeError, "random_init_baseline"),
+    ("run_map", {"layers": 3}, E.InputTypeError, "layers must be a layer name"),
+    ("run_language_map", {"stimuli": "/no/such.csv"}, E.MissingFileError, "'langloc'"),
+    ("run_language_map", {"token_pooling": "avg"}, E.UnknownNameError, "token_pooling"),
+    ("run_language_map", {"trust_checkpoint": 1}, E.InputTypeError, "trust_checkpoint"),
+]
+
+
+@pytest.mark.parametrize(("job", "params", "error", "match"), LATE,
+                         ids=[f"{c[0]}-{next(iter(c[1]))}" for c in LATE])
+def test_job_parameters_are_checked_before_the_model_loads(tmp_path, no_model, job, params,
+                                                           error, match):
+    with pytest.raises(error, match=match):
+        getattr(toponeuro, job)(out_dir=tmp_path / "o", progress=False, **params)
+    assert not (tmp_path / "o").exists()

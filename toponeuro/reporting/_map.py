@@ -25,6 +25,7 @@ from .._params import check_int
 from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
+from ._early import check_job_params
 from ._stages import (
     _model_description,
     _warn_training_overlap,
@@ -226,6 +227,11 @@ def run_map(
     from ..training import load_model
 
     # every parameter checked before the first (slow) step, so a bad one fails at once
+    check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
+                            "random_init_baseline": random_init_baseline,
+                            "progress": progress, "verbose": verbose},
+                     device=device, checkpoint=checkpoint, stimuli=stimuli, numbers=numbers,
+                     layers=layers)
     check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_int(batch_size, "batch_size", lo=1)

@@ -21,7 +21,7 @@ from ..exceptions import InputTypeError, MissingFileError, UnknownNameError, clo
 __all__ = ["check_job_params"]
 
 
-def check_job_params(*, flags: Mapping[str, object], device="cpu", checkpoint=None,
+def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", checkpoint=None,
                      stimuli=None, stimuli_name: str = "floc", stimuli_kind: str = "folder",
                      numbers=None, token_pooling: str | None = None, layers=None) -> None:
     """Refuse at once the parameters a job would otherwise refuse after loading its model.
@@ -30,6 +30,9 @@ def check_job_params(*, flags: Mapping[str, object], device="cpu", checkpoint=No
     ----------
     flags : mapping of str -> object
         Parameters that must be ``True`` or ``False`` (``overwrite``, ``progress`` ...).
+    model : str, optional
+        Without a ``checkpoint``: a registered model name (its card is looked up, nothing is
+        loaded).
     device : str
         Checked by :func:`toponeuro._device.check_device` (the name parses, the GPU exists).
     checkpoint : path-like, optional
@@ -55,6 +58,10 @@ def check_job_params(*, flags: Mapping[str, object], device="cpu", checkpoint=No
     for name, value in flags.items():
         if not isinstance(value, bool | np.bool_):
             raise InputTypeError(f"{name} must be True or False; got {value!r}.")
+    if checkpoint is None and isinstance(model, str):
+        from ..models import model_card
+
+        model_card(model)  # an unknown name lists the close matches
     check_device(device)
     if checkpoint is not None and isinstance(checkpoint, str | os.PathLike):
         if not Path(checkpoint).expanduser().is_file():

@@ -241,7 +241,7 @@ def run_language_map(
     # every parameter checked before the first (slow) step, so a bad one fails at once
     check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
                             "progress": progress, "verbose": verbose},
-                     device=device, checkpoint=checkpoint, stimuli=stimuli,
+                     model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
                      stimuli_name="langloc", stimuli_kind="file", token_pooling=token_pooling,
                      layers=layers)
     check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,

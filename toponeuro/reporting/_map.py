@@ -230,8 +230,8 @@ def run_map(
     check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
                             "random_init_baseline": random_init_baseline,
                             "progress": progress, "verbose": verbose},
-                     device=device, checkpoint=checkpoint, stimuli=stimuli, numbers=numbers,
-                     layers=layers)
+                     model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
+                     numbers=numbers, layers=layers)
     check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_int(batch_size, "batch_size", lo=1)

@@ -208,7 +208,7 @@ def test_npy_npz_and_rsatoolbox_files(tmp_path):
     rdms = to_rsatoolbox_rdms([a, b], "euclidean", stimulus_ids=IDS)
     for kind, name in (("hdf5", "r.hdf5"), ("pkl", "r.pkl")):
         rdms.save(str(tmp_path / name), file_type=kind)
-        out = load_rdms(tmp_path / name)
+        out = load_rdms(tmp_path / name, trust_pickle=kind == "pkl")
         assert [r.attrs["stimulus_id"].tolist() for r in out] == [IDS, IDS]
         assert out[0].attrs["metric"] == "euclidean" and out[0].attrs["source"] == name
         np.testing.assert_allclose(out[1].values, squareform(b))
@@ -262,7 +262,7 @@ def test_load_rdms_bad_inputs(tmp_path):
     with pytest.raises(E.InvalidDataError, match=r"could not be read as a MATLAB file.*-v7"):
         load_rdms(tmp_path / "junk.mat", IDS)
     (tmp_path / "junk.hdf5").write_bytes(b"not hdf5" * 20)
-    with pytest.raises(E.InvalidDataError, match="could not be read as RDMs saved by rsatoolbox"):
+    with pytest.raises(E.InvalidDataError, match="could not be read as a rsatoolbox hdf5 file.*RDMs.save"):
         load_rdms(tmp_path / "junk.hdf5")
     np.savez(tmp_path / "z.npz", a=sq, b=sq)
     with pytest.raises(E.InvalidDataError, match=r"holds the arrays \['a', 'b'\]; pass key="):

@@ -444,7 +444,9 @@ def test_a_tsv_saved_as_csv_is_split_on_tabs(tmp_path):
     (root / "labels.csv").write_text(TABLE.replace(",", "\t"))
     t = load_stimulus_table(root / "labels.csv")
     assert t.categories.tolist() == ["human face", "human face", "animal body", "object"]
-    # sep= given wins over the header
-    with pytest.raises(UnknownNameError, match="no file-name column"):
+    # sep= given wins over the header; a header it leaves in one column names the real
+    # separator (before: "no file-name column", advice about the wrong problem; issue 45)
+    with pytest.raises(InvalidDataError, match=r"header is separated by '\\t' \(tab\)\. "
+                                               r"Pass sep='\\t'"):
         load_stimulus_table(root / "labels.csv", sep=",")
     assert load_stimulus_table(root / "labels.csv", sep="\t").ids.tolist() == t.ids.tolist()

@@ -56,6 +56,10 @@ DOCDICT = {
         Also read files that pickle arbitrary Python objects (``torch.load`` with
         ``weights_only=False``), which runs their code: only for files you trust. By default
         such a file raises :class:`~toponeuro.exceptions.UntrustedCheckpointError`.""",
+    "trust_pickle": """trust_pickle : bool
+        Also read a Python pickle (rsatoolbox's ``.pkl``), which runs any code the file
+        names: only for files you trust. By default such a file raises
+        :class:`~toponeuro.exceptions.UntrustedFileError` before it is opened.""",
     "map_location": """map_location : str
         Where a checkpoint's tensors are loaded (``"cpu"`` by default).""",
     "vol_to_surf": """vol_to_surf : mapping, optional

@@ -34,6 +34,7 @@ from .exceptions import (
     MissingDependencyError,
     MissingFileError,
     UnknownNameError,
+    UnreadableFileError,
     close_matches,
 )
 
@@ -403,13 +404,13 @@ def read_surface_file(path, *, what: str | None = None) -> SurfaceFile:
             raw = np.asarray(img.dataobj, dtype=float)
             data, names = {None: raw.reshape(raw.shape[0], -1)}, ()
     except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError) as err:
-        raise InvalidDataError(
+        raise UnreadableFileError(
             f"{name} is not a readable {fmt.upper() if fmt != 'gifti' else 'GIFTI'} surface "
             f"file ({type(err).__name__}: {err}). Check the file is complete and {accepted} "
             "(re-download or re-export it)."
         ) from err
     except Exception as err:  # expat / zlib errors of a corrupt GIFTI vary by version
-        raise InvalidDataError(
+        raise UnreadableFileError(
             f"{name} is not a readable surface file ({type(err).__name__}: {err}); pass "
             f"{accepted}."
         ) from err

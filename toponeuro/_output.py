@@ -121,6 +121,61 @@ def refuse_link(path: Path, what: str) -> None:
 
 
 # --- paths ------------------------------------------------------------------------------------
+def link_target(path: Path, param: str) -> Path:
+    """The file or folder the symbolic link ``path`` points to (resolved); a link to nowhere
+    or a loop of links (a link to itself) raises :class:`OutputPathError` naming ``param``.
+
+    Examples
+    --------
+    >>> d = Path(tempfile.mkdtemp())
+    >>> (d / "loop").symlink_to(d / "loop")
+    >>> link_target(d / "loop", "out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.OutputPathError: out=.../loop is a symbolic link that leads back to itself (a loop of links, via .../loop); remove the link (rm .../loop) or give another path.
+    """
+    try:
+        target = path.resolve(strict=True)
+    except (RuntimeError, OSError) as err:  # RuntimeError: a loop (Python < 3.13)
+        loop = isinstance(err, RuntimeError) or getattr(err, "errno", None) == errno.ELOOP
+        if loop:
+            raise OutputPathError(
+                f"{param}={path} is a symbolic link that leads back to itself (a loop of "
+                f"links, via {os.readlink(path)}); remove the link (rm {path}) or give another "
+                "path."
+            ) from None
+        raise OutputPathError(
+            f"{param}={path} is a symbolic link to {os.readlink(path)}, which does not exist; "
+            "give the target path itself, or create what it points to."
+        ) from None
+    return target
+
+
+def check_writable(path: Path, param: str) -> None:
+    """Refuse at once an output ``path`` this user cannot write (a read-only folder or file
+    system): the folder itself when it exists, else the nearest existing folder above it,
+    where it would be created. Checked before a job runs, not when it saves at the end.
+
+    Examples
+    --------
+    >>> check_writable(Path(tempfile.mkdtemp()) / "new" / "out", "out_dir")  # writable
+    """
+    path = Path(os.path.abspath(path))
+    where = next((p for p in (path, *path.parents) if p.exists()), None)
+    if where is None:
+        return
+    if where == path and not path.is_dir():
+        where = path.parent
+    if os.access(where, os.W_OK | os.X_OK):
+        return
+    place = "" if where == path else f" ({where}, where it would be written)"
+    raise OutputPathError(
+        f"{param}={path}{place} is not writable by this user (its permissions, or a "
+        "read-only file system), so the results could not be saved; give a folder you can "
+        f"write, or make it writable (chmod u+w {where})."
+    )
+
+
 def inside(path: Path, folder: Path) -> bool:
     """``path`` is ``folder`` or lies inside it (both resolved; symlinks followed).
 
@@ -197,6 +252,7 @@ def check_output_file(
     overwrite: bool = False,
     is_ours: Callable[[Path], bool] = is_toponeuro_netcdf,
     what: str = "netCDF file",
+    follow_links: bool = True,
 ) -> Path:
     """Check that ``path`` may be written; return the path to write.
 
@@ -219,6 +275,11 @@ def check_output_file(
         file is refused.
     is_ours : callable
         ``is_ours(path) -> bool``: the existing file was written by toponeuro.
+    what : str
+        The format written, for messages.
+    follow_links : bool
+        Write through a symbolic link at ``path`` (default); False refuses any link there
+        (:class:`OutputExistsError`), for writers that promise never to write through one.
 
     Raises
     ------
@@ -239,13 +300,14 @@ def check_output_file(
     toponeuro.exceptions.OutputPathError: out=... has the suffix '.jpg' of another format; a netCDF file is written: give a path ending in '.nc'.
     """
     path = Path(path)
+    if path.is_symlink() and not follow_links:
+        raise OutputExistsError(
+            f"{param}={path} is a symbolic link (to {os.readlink(path)}); a {what} is never "
+            "written through a link, so its target was not touched. Give the target's path "
+            f"itself, or remove the link (rm {path})."
+        )
     if path.is_symlink():  # written through: the link's target is the output
-        if not path.exists():
-            raise OutputPathError(
-                f"{param}={path} is a symbolic link to {os.readlink(path)}, which does not "
-                "exist; give the target path itself, or create its folder."
-            )
-        path = path.resolve()
+        path = link_target(path, param)
     suffixes = tuple(s.lower() for s in suffixes)
     if path.is_dir():
         raise OutputPathError(
@@ -263,6 +325,7 @@ def check_output_file(
             f"written: give a path ending in {suffixes[0]!r}."
         )
     check_not_an_input(path, param=param, inputs=inputs)
+    check_writable(path.parent, param)
     if path.exists():
         if not is_ours(path):
             raise OutputExistsError(
@@ -302,6 +365,9 @@ def check_not_an_input(path, *, param: str, inputs: Iterable = ()) -> None:
     toponeuro.exceptions.OutputPathError: out_dir=.../map holds the input .../map/ckpt.pt; replacing the folder would delete it. Move the input out of the folder, or give another out_dir.
     >>> check_not_an_input(data / "map", param="out_dir", inputs=[data / "map" / "missing.pt"])
     """
+    for link in (Path(path), *Path(path).parents):  # a loop of links fails here, typed
+        if link.is_symlink():
+            link_target(link, param)
     for src in _input_paths(list(inputs)):
         if not src.exists():
             continue

@@ -22,6 +22,8 @@ from ._output import (
     _sibling_glob,
     _umask,
     check_not_an_input,
+    check_writable,
+    link_target,
     lock_path,
     move,
     read_json,
@@ -83,13 +85,7 @@ def folder_target(path, param: str = "out_dir") -> Path:
     given = Path(path)
     final = Path(os.path.abspath(given))
     if final.is_symlink():
-        target = final.resolve()
-        if not target.exists():
-            raise OutputPathError(
-                f"{param}={given} is a symbolic link to {os.readlink(final)}, which does not "
-                "exist; create the folder it points to, or give another folder."
-            )
-        final = target
+        final = link_target(final, param)
     if final == final.parent:
         raise OutputPathError(
             f"{param}={given} is the root of the file system; give a folder below it (it is "
@@ -335,6 +331,8 @@ def output_folder(path, *, overwrite: bool = False, kind: str = "map", inputs=()
     given = Path(path)
     final = folder_target(path, param)
     check_not_an_input(final, param=param, inputs=inputs)
+    check_writable(final, param)  # a read-only folder refused now, not after the job ran
+    check_writable(final.parent, param)  # the job is built in a sibling folder
     final.parent.mkdir(parents=True, exist_ok=True)
     lock = PathLock(lock_path(final), f"output folder {given}",
                     f"Wait for it to finish, or pass another {param}=.")

@@ -32,6 +32,8 @@ __all__ = [
     "DownloadError",
     "CheckpointError",
     "UntrustedCheckpointError",
+    "UntrustedFileError",
+    "UnreadableFileError",
     "AlignmentError",
     "MeshMismatchError",
     "InvalidDataError",
@@ -54,6 +56,7 @@ __all__ = [
     "OutputPathError",
     "DeviceError",
     "MissingDependencyError",
+    "DependencyMismatchError",
     "ExternalCommandError",
     "InternalError",
     "ImplausibleValueWarning",
@@ -114,7 +117,17 @@ class CheckpointError(ToponeuroError, ValueError):
     """A checkpoint is truncated, unreadable, or for another architecture."""
 
 
-class UntrustedCheckpointError(CheckpointError):
+class UntrustedFileError(ToponeuroError, ValueError):
+    """A file would run code when read (a Python pickle) and was not marked trusted.
+
+    Reading a pickle executes whatever it names, so toponeuro reads one only when the caller
+    says the file is trusted: ``trust_pickle=True`` for data files (RDMs ...),
+    ``trust_checkpoint=True`` for checkpoints. The message names the file, the reader and the
+    parameter.
+    """
+
+
+class UntrustedCheckpointError(CheckpointError, UntrustedFileError):
     """A checkpoint pickles objects outside the safe allow-list."""
 
 
@@ -166,11 +179,20 @@ class UndefinedValueWarning(ToponeuroWarning, RuntimeWarning):
     """
 
 
+class UnreadableFileError(InvalidDataError):
+    """An input file exists but cannot be read as its format: empty, truncated, corrupt, or
+    another kind of file under the name (text named ``.nii.gz``).
+
+    Also a ``ValueError``; the message names the file, the format expected and the fix,
+    never the parsing library's own exception (which is chained as ``__cause__``).
+    """
+
+
 class MissingFileError(ToponeuroError, FileNotFoundError):
     """An input file or folder does not exist (the message names the path and what to pass)."""
 
 
-class ImageReadError(InvalidDataError, OSError):
+class ImageReadError(UnreadableFileError, OSError):
     """An image file cannot be decoded (corrupt, truncated, not an image, unknown range).
 
     Also an ``OSError``, like Pillow's own ``UnidentifiedImageError``; the message names the
@@ -284,6 +306,12 @@ class OutOfRangeError(ToponeuroError, IndexError):
 
 class MissingDependencyError(ToponeuroError, ImportError):
     """An optional package a function needs is not installed; the message names the extra."""
+
+
+class DependencyMismatchError(MissingDependencyError):
+    """Two installed packages that must be built for each other are not (a CPU torch beside
+    a CUDA torchvision: ``operator torchvision::nms does not exist``); the message names the
+    ``pip install`` of a matching pair."""
 
 
 class ExternalCommandError(ToponeuroError, RuntimeError):

@@ -27,11 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from .._meshes import MESHES, mesh_surface
+from .._reading import check_input_file
 from ..exceptions import (
     ImplausibleValueWarning,
     InvalidDataError,
     MissingFileError,
     UnknownNameError,
+    UnreadableFileError,
     close_matches,
 )
 
@@ -197,13 +199,21 @@ def freesurfer_label_map(path: str | os.PathLike, hemi: str, what: str) -> np.nd
     path = Path(os.fspath(path)).expanduser()
     if not path.is_file():
         raise MissingFileError(f"{what}: the label file {str(path)!r} does not exist.")
+    check_input_file(path, kind="FreeSurfer label (.label)", where=what,
+                     fix="export the label again (mri_label2label / tksurfer)")
     try:
+        with open(path, encoding="utf-8") as f:
+            head = [f.readline(), f.readline()]
         rows = np.loadtxt(path, skiprows=2, ndmin=2)
         why = None if rows.shape[1] >= 4 else f"{rows.shape[1]} columns"
-    except ValueError as err:
+        said = head[1].strip()
+        if why is None and said.isdigit() and int(said) != rows.shape[0]:
+            why = (f"its header says {int(said)} vertices but it lists {rows.shape[0]}: it is "
+                   "cut off")
+    except (ValueError, UnicodeDecodeError) as err:
         why = str(err)
     if why is not None:
-        raise InvalidDataError(
+        raise UnreadableFileError(
             f"{what}: {path.name!r} is not a FreeSurfer ASCII label ({why}); its rows after "
             "the two header lines are 'vertex x y z value'."
         )

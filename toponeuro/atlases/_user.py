@@ -36,12 +36,14 @@ from .._meshes import (
     mesh_of_size,
     read_surface_file,
 )
+from .._reading import load_nibabel
 from ..exceptions import (
     DimensionError,
     InputTypeError,
     InvalidDataError,
     MeshMismatchError,
     MissingFileError,
+    close_matches,
 )
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, _hemi_names, hemi_name
 from ._checks import (
@@ -81,9 +83,12 @@ def _kind_of_path(path: Path) -> str:
         return "volume"
     if low.endswith((*SURFACE_SUFFIXES, FREESURFER_LABEL_SUFFIX)):
         return "surface"
+    hint = (" A netCDF file such as TopoLM's group-level contrast is read by "
+            "toponeuro.brain.load_topolm_contrast(path); pass what it returns (in Python) or "
+            "export the map to a fs_LR GIFTI (.func.gii)." if low.endswith(".nc") else "")
     raise InvalidDataError(
         f"cortex_maps: {str(path)!r} is neither a surface map (.gii, .mgh, .mgz, .annot, "
-        ".label, .dscalar.nii, .dlabel.nii) nor an MNI volume (.nii, .nii.gz)."
+        f".label, .dscalar.nii, .dlabel.nii) nor an MNI volume (.nii, .nii.gz).{hint}"
     )
 
 
@@ -480,14 +485,7 @@ def load_cortex_maps(
             f"mesh must be one of {[k for k, v in MESHES.items() if v.surfaces]}; got {mesh!r}."
         )
     wanted = None if hemispheres is None else _hemi_names(hemispheres)
-    params = dict(VOL_TO_SURF_DEFAULTS)
-    for key, val in dict(vol_to_surf or {}).items():
-        if key not in (*VOL_TO_SURF_DEFAULTS, "mask_img"):
-            raise InvalidDataError(
-                f"Unknown vol_to_surf parameter {key!r}; use {sorted(VOL_TO_SURF_DEFAULTS)} "
-                "or 'mask_img' (see nilearn.surface.vol_to_surf)."
-            )
-        params[key] = val
+    params = _vol_to_surf_params(vol_to_surf)
     reader = _Reader(wanted, params)
     for domain, spec in maps.items():
         reader.add(str(domain), spec)
@@ -597,6 +595,76 @@ def require_mesh(maps: Mapping[str, CortexMaps], mesh: str, purpose: str) -> Non
             )
 
 
+def _interpolations() -> tuple[str, ...]:
+    """The ``interpolation`` values the installed nilearn's ``vol_to_surf`` accepts."""
+    import re
+
+    import nilearn
+
+    version = tuple(int(x) for x in re.findall(r"\d+", nilearn.__version__)[:2])
+    if version < (0, 12):
+        return ("linear", "nearest")
+    if version < (0, 14):  # 'nearest' deprecated for 'nearest_most_frequent'
+        return ("linear", "nearest", "nearest_most_frequent")
+    return ("linear", "nearest_most_frequent")
+
+
+#: the sampling strategies of nilearn's vol_to_surf
+_VOL_TO_SURF_KINDS = ("auto", "depth", "line", "ball")
+
+
+def _vol_to_surf_params(vol_to_surf) -> dict:
+    """:data:`VOL_TO_SURF_DEFAULTS` updated with ``vol_to_surf``, every value checked against
+    what :func:`nilearn.surface.vol_to_surf` accepts before any map is read (nilearn's own
+    ``ValueError`` came only when the first volume was projected)."""
+    from .._params import check_int, check_number
+
+    if vol_to_surf is None:
+        vol_to_surf = {}
+    if not isinstance(vol_to_surf, Mapping):
+        raise InputTypeError(
+            f"vol_to_surf must map parameter names of nilearn.surface.vol_to_surf to values, "
+            f"e.g. {{'radius': 2.0}}; got {type(vol_to_surf).__name__}."
+        )
+    params = dict(VOL_TO_SURF_DEFAULTS)
+    for key, val in vol_to_surf.items():
+        if key not in (*VOL_TO_SURF_DEFAULTS, "mask_img"):
+            raise InvalidDataError(
+                f"Unknown vol_to_surf parameter {key!r}; use {sorted(VOL_TO_SURF_DEFAULTS)} "
+                "or 'mask_img' (see nilearn.surface.vol_to_surf)."
+            )
+        params[key] = val
+    for key, allowed in (("kind", _VOL_TO_SURF_KINDS), ("interpolation", _interpolations())):
+        if params[key] not in allowed:
+            raise InvalidDataError(
+                f"vol_to_surf: {key}={params[key]!r} is not one of {list(allowed)} (what "
+                f"nilearn.surface.vol_to_surf accepts); {close_matches(str(params[key]), allowed)}"
+            )
+    params["radius"] = check_number(params["radius"], "vol_to_surf['radius']", lo=0,
+                                    lo_open=True, fix="It is in mm (default 3.0).")
+    if params["n_samples"] is not None:
+        params["n_samples"] = check_int(params["n_samples"], "vol_to_surf['n_samples']", lo=1)
+    if params["depth"] is not None:
+        depth = params["depth"]
+        if isinstance(depth, str) or not isinstance(depth, Sequence | np.ndarray) or not len(
+                depth):
+            raise InputTypeError(
+                f"vol_to_surf['depth'] must be a non-empty sequence of numbers (fractions of "
+                f"the cortical thickness, e.g. [0.0, 0.5, 1.0]); got {depth!r}."
+            )
+        params["depth"] = [check_number(d, "vol_to_surf['depth'] entry") for d in depth]
+        if params["kind"] == "ball":
+            raise InvalidDataError(
+                "vol_to_surf: depth= samples along a line and cannot be used with "
+                "kind='ball'; leave depth out, or use kind='depth' or 'auto'."
+            )
+    mask = params.get("mask_img")
+    if isinstance(mask, str | os.PathLike):
+        load_nibabel(mask, kind="NIfTI (mask)", what="mask_img", where="vol_to_surf",
+                     fix="pass an existing NIfTI mask (.nii/.nii.gz) in MNI space")
+    return params
+
+
 def _project(img, hemi: str, params: dict, mesh: str, domain: str) -> np.ndarray:
     import nibabel as nib
     from nilearn import surface as nsurf
@@ -613,7 +681,14 @@ def _project(img, hemi: str, params: dict, mesh: str, domain: str) -> np.ndarray
 
     pial = nsurf.InMemoryMesh(*mesh_surface(mesh, "pial", hemi))
     white = nsurf.InMemoryMesh(*mesh_surface(mesh, "white", hemi))
-    return np.asarray(nsurf.vol_to_surf(img, pial, inner_mesh=white, **params), dtype=float)
+    try:
+        out = nsurf.vol_to_surf(img, pial, inner_mesh=white, **params)
+    except ValueError as err:  # nilearn's own check of a combination the one above misses
+        raise InvalidDataError(
+            f"cortex_maps[{domain!r}]: nilearn.surface.vol_to_surf refused the vol_to_surf "
+            f"parameters {params} ({err}); see its documentation for the allowed values."
+        ) from err
+    return np.asarray(out, dtype=float)
 
 
 def _volume_regions(img, regions, domain: str):
@@ -622,7 +697,10 @@ def _volume_regions(img, regions, domain: str):
     import nibabel as nib
 
     if isinstance(img, Path):
-        path, img = img, nib.load(str(img))
+        path = img
+        img, data = load_nibabel(path, kind="NIfTI (MNI volume)", what=f"{domain!r} volume",
+                                 where="cortex_maps", fix="check the file is complete and a "
+                                 "NIfTI map (.nii/.nii.gz); re-download or re-export it")
         if isinstance(img, nib.cifti2.Cifti2Image):  # .pscalar.nii, .dconn.nii, ...
             raise InvalidDataError(
                 f"cortex_maps[{domain!r}]: {path.name!r} is a CIFTI-2 file but not a dense "
@@ -630,9 +708,10 @@ def _volume_regions(img, regions, domain: str):
                 "parcellated CIFTI has one value per parcel, not per vertex. Give the dense "
                 ".dscalar.nii (one value per fs_LR vertex) or its GIFTI file per hemisphere."
             )
+        data = np.asarray(data, dtype=float)
     else:
         path = "the volume"
-    data = np.asarray(img.dataobj, dtype=float)
+        data = np.asarray(img.dataobj, dtype=float)
     what = f"cortex_maps[{domain!r}]"
     table = None if isinstance(path, str) else bids_label_table(path, what)
     if regions is None and table is None:

@@ -29,6 +29,7 @@ from ..exceptions import (
     MissingFileError,
     OutOfRangeError,
     UnknownNameError,
+    UnreadableFileError,
     close_matches,
     first_few,
 )
@@ -96,7 +97,10 @@ def read_nsd_expdesign(path: str | os.PathLike) -> dict:
     try:
         mat = loadmat(path)
     except Exception as err:  # scipy raises ValueError/MatReadError/TypeError on bad files
-        raise InvalidDataError(f"{path} is not a readable .mat file ({err}).") from err
+        raise UnreadableFileError(
+            f"{path} is not a readable .mat file ({err}); download NSD's "
+            "nsddata/experiments/nsd/nsd_expdesign.mat again."
+        ) from err
     for key in ("masterordering", "subjectim"):
         if key not in mat:
             raise InvalidDataError(f"{path} lacks {key!r}; is it NSD's nsd_expdesign.mat?")
@@ -311,7 +315,10 @@ def _read_session_volume(glm_dir: Path, session: int, fmt: str, bbox, ref_shape)
                 sx, sy, sz = bbox
                 block = ds[:, sz, sy, sx]
         except OSError as err:
-            raise InvalidDataError(f"{path} is not a readable HDF5 file ({err}).") from err
+            raise UnreadableFileError(
+                f"{path} is not a readable HDF5 file ({err}); it is truncated or corrupt. "
+                "Download that session's betas again."
+            ) from err
         return np.transpose(block, (3, 2, 1, 0))
     path = glm_dir / f"{stem}.nii.gz"
     if not path.is_file():
@@ -331,7 +338,10 @@ def _read_session_volume(glm_dir: Path, session: int, fmt: str, bbox, ref_shape)
     try:
         return np.asarray(img.dataobj[bbox + (slice(None),)])
     except Exception as err:
-        raise InvalidDataError(f"Cannot read {path} ({type(err).__name__}: {err}).") from err
+        raise UnreadableFileError(
+            f"Cannot read {path} ({type(err).__name__}: {err}); it is truncated or corrupt. "
+            "Download that session's betas again."
+        ) from err
 
 
 def load_nsd_betas(

@@ -10,6 +10,7 @@ import xarray as xr
 
 from .._docs import fill_doc
 from .._meshes import MESH_SIZES, read_surface_file
+from .._reading import load_netcdf
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
     AlignmentError,
@@ -392,12 +393,13 @@ def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str
     from .._dims import HEMI, VERTEX, VOXEL
 
     path = fetch_topolm_contrast(cache_dir=cache_dir) if path is None else path
-    with xr.open_dataset(path) as ds:
-        if variable not in ds.data_vars:
-            raise UnknownNameError(
-                f"{path} has no variable {variable!r}; "
-                f"{close_matches(variable, list(ds.data_vars))} (it has {list(ds.data_vars)})")
-        values = np.asarray(ds[variable].values, dtype=np.float64).ravel()
+    ds = load_netcdf(path, what="TopoLM contrast", fix="pass the group-level-contrast.nc of "
+                     "the TopoLM repository, or path=None to download the pinned copy")
+    if variable not in ds.data_vars:
+        raise UnknownNameError(
+            f"{path} has no variable {variable!r}; "
+            f"{close_matches(variable, list(ds.data_vars))} (it has {list(ds.data_vars)})")
+    values = np.asarray(ds[variable].values, dtype=np.float64).ravel()
     n = MESH_SIZES["fs_LR_32k"]
     if values.size != n:
         raise DimensionError(

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .._reading import read_file
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -19,6 +20,7 @@ from ..exceptions import (
     InvalidDataError,
     MissingFileError,
     UnknownNameError,
+    UnreadableFileError,
     close_matches,
     first_few,
 )
@@ -105,7 +107,7 @@ def _read_nibabel(path: Path, read, kind: str, what: str | None = None):
     try:
         return read(nib.load(path))
     except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError, ExpatError) as err:
-        raise InvalidDataError(
+        raise UnreadableFileError(
             f"{name} is not a readable {read_as} ({type(err).__name__}: {err}). Check the file "
             f"is complete and a {endings} (re-download or re-export)."
         ) from err
@@ -114,10 +116,12 @@ def _read_nibabel(path: Path, read, kind: str, what: str | None = None):
 def _get_data(img, what: str) -> np.ndarray:
     try:
         return np.asarray(img.dataobj)
-    except (OSError, EOFError, ValueError, Exception) as err:  # gzip/zlib errors vary
-        raise InvalidDataError(
-            f"Cannot read the voxel data of the {what} ({type(err).__name__}: {err}); the file "
-            "is truncated or corrupt. Re-download or re-export it."
+    except Exception as err:  # noqa: BLE001 - gzip/zlib/EOF/OSError errors vary
+        where = img.get_filename() if hasattr(img, "get_filename") else None
+        raise UnreadableFileError(
+            f"Cannot read the voxel data of the {what}{f' {where}' if where else ''} "
+            f"({type(err).__name__}: {err}); the file is truncated or corrupt. Re-download or "
+            "re-export it."
         ) from err
 
 
@@ -406,7 +410,9 @@ def _labels_for(path: Path, ents: dict, suffix: str, n: int) -> list[str] | None
                   path.with_name(prefix + "_events.tsv"), path.with_name(raw + "_events.tsv")]
     for c in candidates:
         if c.is_file():
-            t = pd.read_csv(c, sep="\t", dtype=str, keep_default_na=False)
+            t = read_file(c, lambda p: pd.read_csv(p, sep="\t", dtype=str, keep_default_na=False),
+                          kind="BIDS TSV", what="labels table", fix="save it as a tab-separated "
+                          "table with a header row and one row per volume")
             col = next((k for k in _LABEL_COLUMNS if k in t.columns), None)
             if col is None:
                 raise InvalidDataError(

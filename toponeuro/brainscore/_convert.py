@@ -21,6 +21,7 @@ from .. import _dims as D
 from .. import exceptions as E
 from .._output import read_json
 from .._output_folder import output_folder
+from .._reading import load_numpy, read_file
 from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
 
@@ -295,14 +296,24 @@ def read_brainscore_benchmark(folder):
     (['a', 'b'], ('stimulus', 'voxel'), ['IT', 'IT'])
     """
     folder = Path(folder)
-    manifest = json.loads((folder / "benchmark.json").read_text())
-    if manifest.get("format") != "toponeuro-brainscore-benchmark":
-        raise E.InvalidDataError(f"{folder} holds no toponeuro Brain-Score benchmark files.")
-    stimuli = pd.read_csv(folder / "stimuli.csv", dtype={D.STIMULUS_ID: str})
+    manifest = read_json(folder / "benchmark.json")
+    if not isinstance(manifest, dict) or manifest.get("format") != (
+            "toponeuro-brainscore-benchmark"):
+        raise E.InvalidDataError(
+            f"{folder} holds no toponeuro Brain-Score benchmark files (no readable "
+            "benchmark.json); pass the folder write_brainscore_benchmark wrote."
+        )
+    fix = "write the folder again with write_brainscore_benchmark"
+
+    def table(name, **kw):
+        return read_file(folder / name, lambda p: pd.read_csv(p, **kw), kind="CSV", fix=fix,
+                         what=f"benchmark table {name}")
+
+    stimuli = table("stimuli.csv", dtype={D.STIMULUS_ID: str})
     stimuli["filename"] = [str(folder / f) for f in stimuli["filename"]]  # absolute stay so
-    pres = pd.read_csv(folder / "presentation.csv", dtype={D.STIMULUS_ID: str})
-    neuroid = pd.read_csv(folder / "neuroid.csv")
-    values = np.load(folder / "responses.npy")
+    pres = table("presentation.csv", dtype={D.STIMULUS_ID: str})
+    neuroid = table("neuroid.csv")
+    values = load_numpy(folder / "responses.npy", what="benchmark responses", fix=fix)
     coords = {c: (D.STIMULUS, pres[c].to_numpy()) for c in pres.columns}
     coords.update({c: (D.VOXEL, neuroid[c].to_numpy()) for c in neuroid.columns})
     return stimuli, xr.DataArray(values, dims=D.RESPONSE_DIMS, coords=coords)

@@ -141,6 +141,9 @@ class _ImageInputs:
             self.key = "image:tensors-as-given"
 
     def _card_transform(self, image):
+        from .._optional import import_torchvision
+
+        import_torchvision("extract's image preprocessing")
         from torchvision import transforms as T
 
         steps = [T.Resize(self.resize, antialias=True), T.CenterCrop(self.size), T.ToTensor()]

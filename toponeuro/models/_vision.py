@@ -20,8 +20,9 @@ __all__ = ["resnet18", "resnet50", "vit_b_32", "toponet_demo", "small_resnet"]
 
 
 def _resnet(arch: str, num_classes: int = 1000):
-    import torchvision
+    from .._optional import import_torchvision
 
+    torchvision = import_torchvision(arch)
     model = getattr(torchvision.models, arch)(weights=None, num_classes=num_classes)
     return add_blurpool(model)
 
@@ -54,8 +55,21 @@ def vit_b_32(size: str = "full", **kwargs):
     >>> vit.patch_size, vit.hidden_dim, len(vit.encoder.layers), vit.heads.head.out_features
     (32, 32, 2, 10)
     """
+    import inspect
+
+    from .._optional import import_torchvision
+    from ..exceptions import UnknownNameError, close_matches
+
+    import_torchvision("vit_b_32")
     from torchvision.models.vision_transformer import VisionTransformer
 
+    accepted = sorted(inspect.signature(VisionTransformer).parameters)
+    unknown = sorted(set(kwargs) - set(accepted))
+    if unknown:  # passed through to torchvision: checked here, not as its TypeError
+        raise UnknownNameError(
+            f"vit_b_32: {unknown} {'is not a parameter' if len(unknown) == 1 else 'are not parameters'} "
+            f"of torchvision's VisionTransformer; {close_matches(unknown[0], accepted)}"
+        )
     return VisionTransformer(**architecture_config("vit_b_32", size, **kwargs))
 
 

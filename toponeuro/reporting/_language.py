@@ -28,6 +28,7 @@ from .._docs import fill_doc
 from ..analysis import TDANN_PATCHES
 from . import _writer
 from ._constants import DEFAULT_LANGUAGE_MODEL
+from ._early import check_job_params
 from ._language_results import (
     LanguageInputs,
     LanguageReport,
@@ -238,13 +239,19 @@ def run_language_map(
     from ..training import load_model
 
     # every parameter checked before the first (slow) step, so a bad one fails at once
+    check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
+                            "progress": progress, "verbose": verbose},
+                     model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
+                     stimuli_name="langloc", stimuli_kind="file", token_pooling=token_pooling,
+                     layers=layers)
     check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
     check_int(batch_size, "batch_size", lo=1)
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                cortex_min_vertices=cortex_min_vertices,
-                               cortex_permutations=cortex_permutations)
+                               cortex_permutations=cortex_permutations,
+                               cortex_threshold=cortex_threshold)
     if cortex_threshold is None:
         cortex_threshold = TDANN_PATCHES["threshold"]
     inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))

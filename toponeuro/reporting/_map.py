@@ -25,6 +25,7 @@ from .._params import check_int
 from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
+from ._early import check_job_params
 from ._stages import (
     _model_description,
     _warn_training_overlap,
@@ -226,12 +227,18 @@ def run_map(
     from ..training import load_model
 
     # every parameter checked before the first (slow) step, so a bad one fails at once
+    check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
+                            "random_init_baseline": random_init_baseline,
+                            "progress": progress, "verbose": verbose},
+                     model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
+                     numbers=numbers, layers=layers)
     check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_int(batch_size, "batch_size", lo=1)
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                domains=MAP_DOMAINS, cortex_min_vertices=cortex_min_vertices,
-                               cortex_permutations=cortex_permutations)
+                               cortex_permutations=cortex_permutations,
+                               cortex_threshold=cortex_threshold)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
                                inputs=(checkpoint, stimuli, yours.files)) as folder:

@@ -76,7 +76,8 @@ class CortexInputs(NamedTuple):
 def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = None,
                        vol_to_surf=None, domains: Sequence[str] | None = None,
                        cortex_min_vertices: int = 10,
-                       cortex_permutations: int = 1000) -> CortexInputs:
+                       cortex_permutations: int = 1000,
+                       cortex_threshold: float | None = None) -> CortexInputs:
     """Check a job's cortex parameters and read your maps, before any slow step.
 
     Both jobs start with it, so a bad map or parameter fails at once, and the files the
@@ -91,6 +92,8 @@ def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = 
         Smallest patch on the cortex (vertices), at least 1.
     cortex_permutations : int
         Rotations of the spin test between the cortex's maps (0: no null).
+    cortex_threshold : float, optional
+        Patch threshold on the cortex (a finite number; None: the job's default).
 
     Returns
     -------
@@ -103,11 +106,13 @@ def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = 
     ...
     toponeuro.exceptions.ParameterError: cortex_min_vertices=0 is not a whole number >= 1.
     """
-    from .._params import check_int, check_n_permutations
+    from .._params import check_int, check_n_permutations, check_number
     from ..atlases import load_cortex_maps
 
     check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
     check_n_permutations(cortex_permutations, "cortex_permutations")
+    if cortex_threshold is not None:
+        check_number(cortex_threshold, "cortex_threshold")
     if cortex_maps is None:
         return CortexInputs(None, [])
     maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,

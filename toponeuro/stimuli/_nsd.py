@@ -10,7 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DimensionError, InvalidDataError, MissingFileError, OutOfRangeError
+from ..exceptions import (
+    DimensionError,
+    InvalidDataError,
+    MissingFileError,
+    OutOfRangeError,
+    UnreadableFileError,
+)
 from ._set import StimulusSet
 
 __all__ = ["load_nsd_stimuli", "NSDImageReader"]
@@ -122,7 +128,7 @@ def load_nsd_stimuli(
                 )
             shape = f[key].shape
     except OSError as err:
-        raise InvalidDataError(
+        raise UnreadableFileError(
             f"{path} is not a readable HDF5 file ({err}); pass the path of NSD's "
             "nsd_stimuli.hdf5 (download it again if it is truncated)."
         ) from err

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._docs import fill_doc
+from .._reading import read_file
 from ..exceptions import InvalidDataError, MissingFileError
 from ._datasets import DATASETS, dataset_dir
 from ._loaders import _fetch_row, pinned_sources
@@ -117,7 +118,8 @@ def load_92_images(
             f"{path} does not exist; pass the file {name} (or its folder), or path=None to "
             "download the pinned copy."
         )
-    content = scipy.io.loadmat(path)
+    content = read_file(path, scipy.io.loadmat, kind="MATLAB", what="92-image stimulus file",
+                        fix="download it again (path=None fetches the pinned copy)")
     if "stimuli_92objs" not in content:
         raise InvalidDataError(
             f"{path} has no variable 'stimuli_92objs'; expected rsatoolbox's "

@@ -17,6 +17,7 @@ from ..exceptions import (
     InvalidDataError,
     MissingFileError,
     UnknownNameError,
+    UnreadableFileError,
     close_matches,
     first_few,
 )
@@ -31,13 +32,39 @@ FILE_COLUMNS = ("file", "filename", "file_name", "image", "image_file", "path", 
 RUN_LIST_COLUMNS = tuple(f"stim{i}" for i in range(1, 15))
 
 
+#: the separators a header line is read for: tab, comma, and the semicolon of the CSV that
+#: spreadsheets write where the comma is the decimal mark (most of Europe)
+_SEPARATORS = ("\t", ",", ";")
+
+
 def _header_sep(path: Path) -> str | None:
-    """Tab or comma: whichever the header line holds more of outside quotes (a TSV saved as
-    ``.csv``); None when it holds as many of each (a one-column table)."""
+    """Tab, comma or semicolon: whichever the header line holds most of outside quotes (a
+    TSV saved as ``.csv``, a European spreadsheet's ``;``); None when none leads (a
+    one-column table)."""
     with open(path, encoding="utf-8-sig", errors="replace") as f:
         header = re.sub(r'"[^"]*"', "", f.readline())
-    tabs, commas = header.count("\t"), header.count(",")
-    return "\t" if tabs > commas else "," if commas > tabs else None
+    counts = sorted(((header.count(s), s) for s in _SEPARATORS), reverse=True)
+    return counts[0][1] if counts[0][0] > counts[1][0] else None
+
+
+def _check_split(frame: pd.DataFrame, path: Path, sep: str) -> None:
+    """Refuse a table whose header did not split with ``sep`` although it holds another
+    separator (a ``;`` table read with ``sep=','``): its one column would be 'not found'
+    later, advice about the wrong problem."""
+    if frame.shape[1] != 1:
+        return
+    name = str(frame.columns[0])
+    other = next((s for s in _SEPARATORS if s != sep and s in name), None)
+    if other is None:
+        return
+    said = {"\t": "tab", ",": "comma", ";": "semicolon"}
+    raise InvalidDataError(
+        f"{path} was read with sep={sep!r} ({said.get(sep, 'as given')}) into one column named {name!r}, "
+        f"but its header is separated by {other!r} ({said[other]}"
+        + ("; spreadsheets save CSV this way where the comma is the decimal mark"
+           if other == ";" else "")
+        + f"). Pass sep={other!r}, or leave sep out to read the separator from the header."
+    )
 
 
 def _read_table(path: Path, sep, *, what: str = "table",
@@ -45,8 +72,9 @@ def _read_table(path: Path, sep, *, what: str = "table",
                 ) -> pd.DataFrame:
     """The table at ``path`` as text cells, the one reader of a lab's CSV/TSV files.
 
-    ``sep=None`` reads the separator from the header line (tab or comma,
-    :func:`_header_sep`; else by suffix: tab for ``.tsv``/``.tab``); a given ``sep`` wins.
+    ``sep=None`` reads the separator from the header line (tab, comma or semicolon,
+    :func:`_header_sep`; else by suffix: tab for ``.tsv``/``.tab``); a given ``sep`` wins
+    (a header it leaves unsplit although it holds another separator is refused, naming it).
     ``what`` and ``fix`` word the error of an unreadable file (a caller without ``sep=``
     gives a ``fix`` that does not name it).
     """
@@ -61,10 +89,11 @@ def _read_table(path: Path, sep, *, what: str = "table",
         frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
                             encoding="utf-8-sig")  # Excel writes a byte-order mark
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InvalidDataError(
+        raise UnreadableFileError(
             f"{path} is not a readable {what} ({str(err).strip()}); {fix}"
         ) from err
     frame.columns = [str(c).strip() for c in frame.columns]
+    _check_split(frame, path, sep)
     return frame
 
 
@@ -160,8 +189,9 @@ def load_stimulus_table(
     extra_files : {"error", "skip"}
         Images in the folder that no row names: an error naming them (default), or left out.
     sep : str, optional
-        The column separator. Default: read from the header line, tab or comma (a TSV saved
-        as ``.csv`` is split on tabs), else by suffix.
+        The column separator. Default: read from the header line, tab, comma or semicolon
+        (a TSV saved as ``.csv`` is split on tabs; a spreadsheet's ``;``-separated CSV, as
+        saved where the comma is the decimal mark, on semicolons), else by suffix.
     name : str, optional
         The set's name (default: the table's file name without suffix).
 

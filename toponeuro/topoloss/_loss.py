@@ -17,6 +17,7 @@ from torch import nn
 
 from .._docs import fill_doc
 from .._output import check_output_file, read_json, write_text
+from .._reading import read_file
 from ..exceptions import (
     RecipeError,
     SheetError,
@@ -446,14 +447,20 @@ class TopoLoss:
         to one, or to nowhere: the link's target is never written.
         """
         out = check_output_file(path, param="path", suffixes=(".json",), overwrite=True,
-                                is_ours=_is_spec_file, what="TopoLoss spec (JSON)")
+                                is_ours=_is_spec_file, what="TopoLoss spec (JSON)",
+                                follow_links=False)
         write_text(out, json.dumps(self.to_dict(), indent=2))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> TopoLoss:
-        """Read a JSON file written by :meth:`save`."""
-        with open(path) as f:
-            return cls.from_dict(json.load(f))
+        """Read a JSON file written by :meth:`save` (an empty, cut or non-JSON file raises
+        :class:`~toponeuro.exceptions.UnreadableFileError`)."""
+        def read(p):
+            with open(p, encoding="utf-8") as f:
+                return json.load(f)
+
+        return cls.from_dict(read_file(path, read, kind="TopoLoss spec (JSON)", what="TopoLoss "
+                                       "spec", fix="write it again with TopoLoss.save(path)"))
 
     def __repr__(self) -> str:
         return f"TopoLoss({self.specs!r}, schedule={self.schedule!r})"

@@ -124,6 +124,9 @@ def image_folder_dataset(
     >>> len(ds), tuple(ds[0][0].shape), ds.classes
     (4, (3, 16, 16), ['faces', 'houses'])
     """
+    from .._optional import import_torchvision
+
+    import_torchvision("image_folder_dataset")
     from torchvision import datasets, transforms
 
     root = Path(path)

@@ -19,7 +19,14 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 from .._docs import fill_doc
-from .._output import atomic_file, refuse_link, save_torch, write_text
+from .._output import (
+    atomic_file,
+    check_writable,
+    link_target,
+    refuse_link,
+    save_torch,
+    write_text,
+)
 from .._version import __version__
 from ..exceptions import (
     CheckpointError,
@@ -412,8 +419,11 @@ def _open_run(out_dir, identity: dict, *, resume: bool, restart: bool,
     ``resume=False`` clear the folder's run first. ``run.json`` records this run.
     """
     out_dir = Path(out_dir)
+    if out_dir.is_symlink():
+        link_target(out_dir, "out_dir")  # a loop or a link to nowhere: typed, at once
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputPathError(f"out_dir={out_dir} is a file; give a folder for the run.")
+    check_writable(out_dir, "out_dir")
     for sub in sorted({pattern.split("/")[0] for pattern in layout.written if "/" in pattern}):
         refuse_link(out_dir / sub, "the run's folder of checkpoints")  # else cleared through
     existing = layout.checkpoints(out_dir) if out_dir.is_dir() else []

@@ -19,6 +19,8 @@ import numpy as np
 import xarray as xr
 
 from ... import _dims as D
+from ..._docs import fill_doc
+from ..._reading import load_numpy, read_file, refuse_pickle
 from ...exceptions import (
     AlignmentError,
     DimensionError,
@@ -26,6 +28,7 @@ from ...exceptions import (
     InvalidDataError,
     MissingFileError,
     UnknownNameError,
+    UnreadableFileError,
     close_matches,
 )
 from ._rsa import _labelled, as_condensed, n_from_condensed, rdm_stimulus_ids
@@ -216,13 +219,17 @@ def _from_struct(arr, what):
 def _read_mat(path: Path, key):
     import scipy.io
 
-    try:
-        content = scipy.io.loadmat(path)
-    except (ValueError, NotImplementedError) as err:  # v7.3 files are hdf5
-        raise InvalidDataError(
-            f"{path} could not be read as a MATLAB file ({err}); save it with "
-            "save(..., '-v7') or export the RDMs to .npy."
-        ) from err
+    def read(p):
+        try:
+            return scipy.io.loadmat(p)
+        except NotImplementedError as err:  # v7.3 files are hdf5
+            raise InvalidDataError(
+                f"{p} could not be read as a MATLAB file ({err}); save it with "
+                "save(..., '-v7') or export the RDMs to .npy."
+            ) from err
+
+    content = read_file(path, read, kind="MATLAB", what="RDM file",
+                        fix="save it again with save(..., '-v7') or export the RDMs to .npy")
     names = [k for k in content if not k.startswith("__")]
     if key is None:
         numeric = [k for k in names if isinstance(content[k], np.ndarray)
@@ -247,27 +254,20 @@ def _read_mat(path: Path, key):
     return [(m, {}) for m in _stack_of(arr, what)]
 
 
-def _read_rsatoolbox(path: Path):
-    rt = _rsatoolbox()
+def _read_rsatoolbox(path: Path, trust_pickle: bool):
     kind = "pkl" if path.suffix.lower() == ".pkl" else "hdf5"
-    try:
-        return rt.rdm.load_rdm(str(path), file_type=kind)
-    except (OSError, KeyError, ValueError, TypeError, AttributeError, EOFError) as err:
-        raise InvalidDataError(
-            f"{path} could not be read as RDMs saved by rsatoolbox ({type(err).__name__}: "
-            f"{err}); expected a file written by rsatoolbox's RDMs.save(path, "
-            f"file_type={kind!r}). Export other files' RDMs to .npy or .mat."
-        ) from err
+    if kind == "pkl":  # rsatoolbox's reader is pickle.load: refused before the file is opened
+        refuse_pickle(path, trust_pickle, reader="load_rdms")
+    rt = _rsatoolbox()
+    return read_file(path, lambda p: rt.rdm.load_rdm(str(p), file_type=kind),
+                     kind=f"rsatoolbox {kind}", what="RDM file",
+                     fix=f"give a file written by rsatoolbox's RDMs.save(path, "
+                         f"file_type={kind!r}), or export the RDMs to .npy or .mat")
 
 
 def _npy(path: Path):
-    try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as err:  # an object array needs pickle, which is never allowed here
-        raise InvalidDataError(
-            f"{path} holds Python objects ({err}); expected a numeric array. Save the RDMs "
-            "with np.save(path, np.asarray(rdms, dtype=float))."
-        ) from err
+    return load_numpy(path, what="RDM file",
+                      fix="save the RDMs again with np.save(path, np.asarray(rdms, dtype=float))")
 
 
 def _with_ids(rdms: list[xr.DataArray], what: str) -> list[xr.DataArray]:
@@ -281,8 +281,9 @@ def _with_ids(rdms: list[xr.DataArray], what: str) -> list[xr.DataArray]:
     return rdms
 
 
+@fill_doc
 def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
-              metric: str | None = None) -> list[xr.DataArray]:
+              metric: str | None = None, trust_pickle: bool = False) -> list[xr.DataArray]:
     """Every RDM in a file (or an rsatoolbox ``RDMs``), each labelled with its stimulus ids.
 
     Parameters
@@ -293,8 +294,8 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
         ``scipy.io.loadmat``: a numeric variable shaped as for ``.npy`` or MATLAB's
         (n, n, k), or a struct array with an ``RDM`` field as the RSA toolbox saves them,
         e.g. ``92_brainRDMs.mat``, whose text fields such as ``name`` go into each RDM's
-        attrs); ``.hdf5``/``.h5``/``.pkl`` saved by rsatoolbox's ``RDMs.save``. An
-        rsatoolbox ``RDMs`` object is read the same way.
+        attrs); ``.hdf5``/``.h5``/``.pkl`` saved by rsatoolbox's ``RDMs.save`` (a ``.pkl``
+        only with ``trust_pickle=True``). An rsatoolbox ``RDMs`` object is read the same way.
     stimulus_ids : sequence of str or StimulusSet, optional
         The stimulus of each row, shared by every RDM in the file. Required unless the file
         carries them (an rsatoolbox RDMs with a ``stimulus_id`` pattern descriptor).
@@ -302,6 +303,7 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
         The variable (``.mat``) or array (``.npz``) holding the RDMs, when there are several.
     metric : str, optional
         The dissimilarity the RDMs hold (rsatoolbox files bring their own).
+    %(trust_pickle)s
 
     Returns
     -------
@@ -318,6 +320,10 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
         No such file.
     UnknownNameError
         A suffix or ``key`` that is not known.
+    UntrustedFileError
+        A ``.pkl`` file without ``trust_pickle=True`` (nothing in it has run).
+    UnreadableFileError
+        An empty, truncated or corrupt file, or another kind of file under the suffix.
     InvalidDataError
         No ids given for a file without them, or contents that are not RDMs.
 
@@ -352,8 +358,9 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
             f"one of {RDM_FILE_SUFFIXES}."
         )
     if suffix in (".hdf5", ".h5", ".pkl"):
-        out = _with_ids(from_rsatoolbox_rdms(_read_rsatoolbox(path), stimulus_ids=stimulus_ids,
-                                             metric=metric), path.name)
+        out = _with_ids(from_rsatoolbox_rdms(_read_rsatoolbox(path, trust_pickle),
+                                             stimulus_ids=stimulus_ids, metric=metric),
+                        path.name)
         for r in out:
             r.attrs["source"] = path.name
         return out
@@ -362,7 +369,14 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
     elif suffix == ".npy":
         entries = [(m, {}) for m in _stack_of(_npy(path), path.name)]
     else:
-        with np.load(path, allow_pickle=False) as z:
+        archive = load_numpy(path, what="RDM file", fix="save the RDMs again with "
+                             "np.savez(path, rdms=np.asarray(rdms, dtype=float))")
+        if not hasattr(archive, "files"):  # np.load read a .npy under the name
+            raise UnreadableFileError(
+                f"The RDM file {path} is a single .npy array saved under the name .npz; "
+                "rename it to .npy."
+            )
+        with archive as z:
             names = list(z.files)
             if key is None and len(names) != 1:
                 raise InvalidDataError(
@@ -373,10 +387,21 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
                 raise UnknownNameError(f"{path} has no array {key!r}; {close_matches(key, names)}")
             try:
                 arr = z[key]
-            except ValueError as err:  # an object array needs pickle
-                raise InvalidDataError(
+            except ValueError as err:
+                if "allow_pickle" not in str(err):
+                    raise UnreadableFileError(
+                        f"Array {key!r} of the RDM file {path} could not be read ({err}); "
+                        "the file is truncated or corrupt. Save the RDMs again."
+                    ) from err
+                raise InvalidDataError(  # an object array needs pickle
                     f"Array {key!r} of {path} holds Python objects ({err}); expected a "
                     "numeric array of RDMs."
+                ) from err
+            except Exception as err:  # noqa: BLE001 - a cut member: zlib, zipfile, EOF errors
+                raise UnreadableFileError(
+                    f"Array {key!r} of the RDM file {path} could not be read "
+                    f"({type(err).__name__}: {err}); the file is truncated or corrupt. Save "
+                    "the RDMs again."
                 ) from err
             entries = [(m, {}) for m in _stack_of(arr, f"array {key!r} of {path.name}")]
     if stimulus_ids is None:

@@ -186,6 +186,8 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
         Over ``"layer"``: ``effective_dimensionality`` (plain, :func:`effective_dimensionality`),
         ``participation_ratio`` (bias-corrected, :func:`participation_ratio`; NaN with an
         :class:`~toponeuro.exceptions.UndefinedValueWarning` outside its bounds), ``n_units``.
+        A layer with no variance (every unit constant) is NaN in both, with that warning,
+        and the other layers are measured.
         ``attrs`` say which responses were used -- ``n_stimuli``, ``categories``,
         ``pooling`` and ``model`` (from the activations' attrs) -- with ``method`` and
         ``reference`` of both estimators.
@@ -206,8 +208,19 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     ed, pr, n_units = [], [], []
     for layer in layers:
         x = activations.topo.select(layer).transpose(D.STIMULUS, D.UNIT).values
-        ed.append(effective_dimensionality(x))
-        pr.append(participation_ratio(x))  # NaN with a warning where undefined
+        if x.size and np.all(np.isfinite(x)) and not np.any(x != x[:1]):
+            # no variance (e.g. a layer of dead units): undefined for this layer only
+            warnings.warn(
+                f"Layer {layer!r} has zero variance over the {x.shape[0]} stimuli (every "
+                "unit constant, e.g. all zeros), so its dimensionality is undefined: NaN. "
+                "Check that layer's activations (dead units, wrong hook).",
+                UndefinedValueWarning, stacklevel=2,
+            )
+            ed.append(np.nan)
+            pr.append(np.nan)
+        else:
+            ed.append(effective_dimensionality(x))
+            pr.append(participation_ratio(x))  # NaN with a warning where undefined
         n_units.append(x.shape[1])
     cats = (
         sorted(set(np.asarray(activations[D.CATEGORY].values, str).tolist()))

@@ -13,7 +13,7 @@ import numpy as np
 import xarray as xr
 
 from ... import _dims as D
-from ..._align import stimulus_ids
+from ..._align import as_labelled, stimulus_ids
 from ...atlases import mesh_edge_graph
 from ...exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
 from .._validate import as_matrix, check_finite, voxel_template
@@ -165,6 +165,7 @@ def searchlight_rsa(
     >>> bool(m[0] > 0.9), bool(m[5] < 0.9)
     (True, True)
     """
+    responses = as_labelled(responses, "responses", D.VOXEL)
     Y = np.asarray(as_matrix(responses, "responses"), dtype=np.float64)
     check_finite(Y, "responses")
     name, fn = _method(method)

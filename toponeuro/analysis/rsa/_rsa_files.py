@@ -185,6 +185,33 @@ def _mat_text(v) -> str | None:
     return None
 
 
+def _name_descriptors(name: str) -> dict:
+    """Descriptors in an RSA-toolbox RDM name: ``"hIT | BE | Session: 1"`` -> region,
+    subject and session (the toolbox's ``'<region> | <subject> | Session: <n>'``); other
+    ``"key: value"`` parts become ``key`` -> value.
+
+    Examples
+    --------
+    >>> _name_descriptors("hIT | BE | Session: 1")
+    {'session': '1', 'region': 'hIT', 'subject': 'BE'}
+    >>> _name_descriptors("just a name")
+    {}
+    """
+    parts = [p.strip() for p in str(name).split("|")]
+    if len(parts) < 2:
+        return {}
+    out, free = {}, []
+    for p in parts:
+        k, sep, v = p.partition(":")
+        if sep and k.strip() and v.strip():
+            out[k.strip().lower().replace(" ", "_")] = v.strip()
+        else:
+            free.append(p)
+    if len(free) == 2 and all(free):  # the RSA toolbox's '<region> | <subject> | ...'
+        out["region"], out["subject"] = free
+    return out
+
+
 def _from_struct(arr, what):
     """RDMs and descriptors of a MATLAB struct array with an ``RDM`` field (RSA toolbox)."""
     fields = arr.dtype.names
@@ -202,6 +229,9 @@ def _from_struct(arr, what):
                 text = _mat_text(e[f])
                 if text is not None:
                     desc[f] = text
+        if "name" in desc:  # e.g. 'hIT | BE | Session: 1': subject and session in the name
+            for k, v in _name_descriptors(desc["name"]).items():
+                desc.setdefault(k, v)
         where = f"{what}, entry {desc['index_in_file']}"
         ms = _stack_of(e["RDM"], where)
         if len(ms) != 1:
@@ -293,7 +323,9 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
         ``scipy.io.loadmat``: a numeric variable shaped as for ``.npy`` or MATLAB's
         (n, n, k), or a struct array with an ``RDM`` field as the RSA toolbox saves them,
         e.g. ``92_brainRDMs.mat``, whose text fields such as ``name`` go into each RDM's
-        attrs); ``.hdf5``/``.h5``/``.pkl`` saved by rsatoolbox's ``RDMs.save``. An
+        attrs, and a name in the RSA toolbox's form ``'hIT | BE | Session: 1'`` gives
+        ``region``, ``subject`` and ``session`` attrs, so
+        ``rdm_noise_ceiling(rdms, subjects="subject")`` groups the sessions); ``.hdf5``/``.h5``/``.pkl`` saved by rsatoolbox's ``RDMs.save``. An
         rsatoolbox ``RDMs`` object is read the same way.
     stimulus_ids : sequence of str or StimulusSet, optional
         The stimulus of each row, shared by every RDM in the file. Required unless the file

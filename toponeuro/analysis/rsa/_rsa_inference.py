@@ -353,18 +353,18 @@ def compare_rdm_models(
             "across stimuli. Drop them from data (and from subjects)."
         )
     const = [k for k, v in zip(names, model_vecs) if _undefined_rdm(v, name)]
+    keep = [j for j, k in enumerate(names) if k not in const]
+    if not keep:
+        raise InvalidDataError(
+            f"Every model RDM is constant over the chosen stimuli ({const[:5]}), so none can "
+            f"be evaluated under {name!r}; give models whose values vary across stimuli."
+        )
     if const:
         warnings.warn(
             f"Model RDM(s) {const[:5]} are constant over the chosen stimuli, so their "
             f"{name!r} comparison with the data is undefined; their evaluation, "
             "interval and p-values are NaN (not 0). Check the model's values over these "
             "stimuli.", UndefinedValueWarning, stacklevel=2,
-        )
-    keep = [j for j, k in enumerate(names) if k not in const]
-    if not keep:
-        raise InvalidDataError(
-            f"Every model RDM is constant over the chosen stimuli ({const[:5]}), so none can "
-            f"be evaluated under {name!r}; give models whose values vary across stimuli."
         )
     res = _infer(rt, [names[j] for j in keep], [model_vecs[j] for j in keep], V, ids, groups,
                  name, rt_method, bootstrap, n_bootstrap, test, ci, rng, n, missing)

@@ -120,3 +120,16 @@ def test_dead_layer_is_nan_and_the_other_layers_are_measured():
     ref = dimensionality(acts, layers=["a"])
     assert float(res["effective_dimensionality"].sel(layer="a")) == float(
         ref["effective_dimensionality"].sel(layer="a"))
+
+
+# ------------------------------------------------------------------ empty inputs
+@pytest.mark.parametrize("shape_x, shape_y, who", [((40, 0), (40, 3), "features"),
+                                                   ((40, 5), (40, 0), "responses")])
+def test_empty_features_or_responses_are_a_typed_error(shape_x, shape_y, who):
+    """Before: no columns of features gave NaN for every voxel (blamed on the responses), no
+    responses a bare ValueError 'range() arg 3 must not be zero'."""
+    from toponeuro.analysis import encoding_score
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(InvalidDataError, match=f"The {who} are empty"):
+        encoding_score(rng.random(shape_x), rng.random(shape_y), cv=4)

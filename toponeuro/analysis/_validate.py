@@ -109,6 +109,13 @@ def paired_matrices(features, responses, names=("features", "responses")):
                 f"Complex data not supported: the {name} are {arr.dtype}; expected real "
                 "numbers. Pass the part you mean explicitly (np.real(x) or np.abs(x))."
             )
+    for arr, name in ((X, names[0]), (Y, names[1])):
+        if 0 in tuple(arr.shape):  # nothing to fit or to score: no NaN and no bare error
+            raise InvalidDataError(
+                f"The {name} are empty (shape {tuple(arr.shape)}); expected at least one "
+                "stimulus and one column. Check the selection that made them (a layer or "
+                "region with no units / voxels?)."
+            )
     if X.shape[0] != Y.shape[0]:
         raise AlignmentError(
             f"The {names[0]} have {X.shape[0]} stimuli but the {names[1]} have {Y.shape[0]}; "

@@ -113,3 +113,19 @@ def test_claims_check_types_first(claim):
         claim(res, 1.5)
     with pytest.raises(InputTypeError, match="what must be a str"):
         claim(res, what=3)
+
+
+def test_method_tables_are_read_only_and_method_must_be_a_name():
+    """Before: COMPARE_METHODS['mine'] = 3 was accepted and failed later with "'int' object
+    is not callable"; method=['spearman'] raised "unhashable type: 'list'"."""
+    from toponeuro.analysis import ENCODING_MODELS, compare_rdms
+    from toponeuro.analysis.rsa import COMPARE_METHODS
+
+    with pytest.raises(TypeError):
+        COMPARE_METHODS["mine"] = 3
+    with pytest.raises(TypeError):
+        ENCODING_MODELS["mine"] = object
+    rng = np.random.default_rng(0)
+    for bad in (["spearman"], None, 3):
+        with pytest.raises(InputTypeError, match="method must be the name of an RDM comparison"):
+            compare_rdms(rng.random(10), rng.random(10), bad)

@@ -171,3 +171,14 @@ def test_r92_subjects_read_from_the_rdm_names(r92_dir):
     lo, hi = rdm_noise_ceiling(hit, subjects="subject")
     by_list = rdm_noise_ceiling(hit, subjects=[r.attrs["subject"] for r in hit])
     assert (lo, hi) == by_list and round(lo, 3) == 0.306  # the docstring's figure
+
+
+def test_labelled_rdm_reads_a_square_table():
+    """Before: a DataFrame RDM 'carries no stimulus ids' although its index named them."""
+    m = np.array([[0.0, 0.2, 0.9], [0.2, 0.0, 0.8], [0.9, 0.8, 0.0]])
+    df = pd.DataFrame(m, index=["a", "b", "c"], columns=["a", "b", "c"])
+    r = labelled_rdm(df.iloc[[2, 0, 1], [1, 2, 0]])  # rows and columns in other orders
+    assert r.attrs["stimulus_id"].tolist() == ["c", "a", "b"]
+    assert compare_rdms(labelled_rdm(m, ["a", "b", "c"]), r, "pearson") == pytest.approx(1.0)
+    with pytest.raises(AlignmentError, match="differ"):
+        labelled_rdm(df, ["x", "y", "z"])

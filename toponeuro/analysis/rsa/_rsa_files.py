@@ -28,7 +28,7 @@ from ...exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._rsa import _labelled, as_condensed, n_from_condensed, rdm_stimulus_ids
+from ._rsa import _frame_rdm, _labelled, as_condensed, n_from_condensed, rdm_stimulus_ids
 from ._rsa_convert import _rsatoolbox, from_rsatoolbox_rdms
 
 __all__ = ["labelled_rdm", "load_rdms", "RDM_FILE_SUFFIXES"]
@@ -68,7 +68,8 @@ def labelled_rdm(matrix, stimulus_ids=None, *, metric: str | None = None,
     matrix : array-like, xarray.DataArray or rsatoolbox RDMs
         A square symmetric matrix with a zero diagonal, or its condensed upper triangle (the
         order of ``scipy.spatial.distance.squareform``); a DataArray (an RDM from
-        :func:`rdm`, whose ids are kept); or an rsatoolbox ``RDMs`` holding one RDM (its
+        :func:`rdm`, whose ids are kept); a square pandas DataFrame (its index gives the
+        ids, its columns are joined to it); or an rsatoolbox ``RDMs`` holding one RDM (its
         ``stimulus_id`` pattern descriptor, when present, gives the ids).
     stimulus_ids : sequence of str or StimulusSet, optional
         The stimulus of each row, in row order (a StimulusSet gives its ``ids``). Needed
@@ -122,6 +123,8 @@ def labelled_rdm(matrix, stimulus_ids=None, *, metric: str | None = None,
             have = np.asarray(pat[D.STIMULUS_ID]).astype(str)
         metric = metric if metric is not None else matrix.dissimilarity_measure
     else:
+        if type(matrix).__module__.startswith("pandas") and getattr(matrix, "ndim", 0) == 2:
+            matrix = _frame_rdm(matrix, what)  # its index (and columns) are the ids
         have = rdm_stimulus_ids(matrix, what)
         if isinstance(matrix, xr.DataArray):
             metric = metric if metric is not None else matrix.attrs.get("metric")

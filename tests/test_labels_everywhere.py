@@ -134,6 +134,13 @@ def test_searchlight_joins_a_table_by_id():
     got = searchlight_rsa(pd.DataFrame(data[perm], index=ids[perm]), model, radius=1.0,
                           coords=xyz, metric="euclidean")
     np.testing.assert_allclose(got.values, want.values, atol=1e-12)
+    # the model RDM as a square table in yet another order joins too
+    sq = rdm(np.hstack([pat, np.zeros((8, 1))]), "euclidean", square=True).values
+    back = rng.permutation(8)
+    table = pd.DataFrame(sq[np.ix_(back, back)], index=ids[back], columns=ids[back])
+    got2 = searchlight_rsa(pd.DataFrame(data[perm], index=ids[perm]), table, radius=1.0,
+                           coords=xyz, metric="euclidean")
+    np.testing.assert_allclose(got2.values, want.values, atol=1e-12)
 
 
 # ------------------------------------------------------------------ the same folder

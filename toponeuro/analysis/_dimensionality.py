@@ -93,7 +93,9 @@ def effective_dimensionality(data) -> float:
     The definition of TopoNets and TDANN (``spacetorch/analyses/dimensionality.py``: PCA
     explained variances, the ``n - 1`` sample covariance). It falls when there are few
     stimuli (it cannot exceed ``n - 1``); :func:`participation_ratio` corrects that bias, and
-    :func:`dimensionality` reports both per layer with the responses used.
+    :func:`dimensionality` reports both per layer with the responses used. Data with no
+    variance give NaN with an :class:`~toponeuro.exceptions.UndefinedValueWarning` (as
+    :func:`participation_ratio` does), not an error.
 
     Parameters
     ----------
@@ -108,8 +110,19 @@ def effective_dimensionality(data) -> float:
     """
     num, den = trace_moments(data, bias_corrected=False)
     if den <= 0:
-        raise InvalidDataError("The data have zero variance; the dimensionality is undefined.")
+        return _no_variance()
     return float(num / den)
+
+
+def _no_variance() -> float:
+    """NaN with the warning every dimensionality estimate gives for data with no variance
+    (as the bias-corrected ratio and the RDM comparisons do for an undefined value)."""
+    warnings.warn(
+        "The data have zero variance (every feature constant), so the dimensionality is "
+        "undefined: NaN. Check the data (dead units, a wrong hook or selection).",
+        UndefinedValueWarning, stacklevel=3,
+    )
+    return float("nan")
 
 
 #: the rule under which the bias-corrected participation ratio is reported
@@ -155,8 +168,7 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
     num, den = trace_moments(X, bias_corrected)
     if den <= 0:
         if not bias_corrected:
-            raise InvalidDataError("The data have zero variance; the dimensionality is "
-                                   "undefined.")
+            return _no_variance()
         warnings.warn(
             f"The bias-corrected participation ratio is undefined here (NaN): the estimate of "
             f"tr(C^2) is {den:.3g}, not positive (n_stimuli = {n}, n_features = {p}; too few "

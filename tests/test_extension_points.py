@@ -129,3 +129,16 @@ def test_method_tables_are_read_only_and_method_must_be_a_name():
     for bad in (["spearman"], None, 3):
         with pytest.raises(InputTypeError, match="method must be the name of an RDM comparison"):
             compare_rdms(rng.random(10), rng.random(10), bad)
+
+
+def test_a_user_statistic_must_return_one_number():
+    """Before: a statistic returning an array or a str raised numpy's bare TypeError /
+    ValueError ('only 0-dimensional arrays ...', 'could not convert string')."""
+    rng = np.random.default_rng(0)
+    a, b = rng.random((8, 8)), rng.random((8, 8))
+    for bad in (lambda x, y: np.array([1.0, 2.0]), lambda x, y: "a"):
+        with pytest.raises(InvalidDataError, match="must return one number per call"):
+            spatial_null(bad, a, b, n_permutations=9, random_state=0)
+    res = spatial_null(lambda x, y: float(np.corrcoef(x.ravel(), y.ravel())[0, 1]), a, b,
+                       n_permutations=9, random_state=0)
+    assert np.unique(res.null).size == 9

@@ -98,6 +98,7 @@ from ._null_registry import (
     checked_draw,
     each_but_first,
     null_method,
+    one_number,
     register_null,
     unregister_null,
 )
@@ -519,7 +520,8 @@ def _batched(statistic: Callable, tms: list[TopoMap], vectorized: bool | None) -
     mode = {"vectorized": vectorized}
 
     def one_by_one(maps, n):
-        return np.array([float(statistic(*[m[i] for m in maps])) for i in range(n)])
+        return np.array([one_number(statistic(*[m[i] for m in maps]), statistic)
+                         for i in range(n)])
 
     def f(*vals):
         maps = [v.reshape(v.shape[0], *shape) if shape is not None else v for v in vals]

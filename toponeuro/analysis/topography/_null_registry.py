@@ -27,7 +27,7 @@ from ...exceptions import (
 )
 
 __all__ = ["NULL_METHODS", "NullMethod", "register_null", "unregister_null", "each_but_first",
-           "null_method", "checked_draw", "register_statistic"]
+           "null_method", "checked_draw", "register_statistic", "one_number"]
 
 #: the places a map can lie: a model sheet (grid) or a cortical mesh
 GEOMETRIES = ("sheet", "mesh")
@@ -340,3 +340,24 @@ def checked_draw(entry: NullMethod, tms, n_draws: int, rng) -> list:
                 f"{n_draws} identical values; draw n_draws distinct ones."
             )
     return out
+
+
+def one_number(out, statistic) -> float:
+    """A user statistic's value for one draw: one real number, else a typed error.
+
+    Examples
+    --------
+    >>> one_number(np.float32(0.5), len)
+    0.5
+    >>> one_number("a", len)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.InvalidDataError: statistic len must return one number per call...
+    """
+    arr = np.asarray(out)
+    if arr.size != 1 or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise InvalidDataError(
+            f"statistic {getattr(statistic, '__name__', 'the callable')} must return one "
+            f"number per call; it returned {type(out).__name__} of shape {arr.shape}. Return "
+            "a float (or, with vectorized=True, one value per map of the batch).")
+    return float(arr.reshape(()))

@@ -260,6 +260,17 @@ def compare_rdm_models(
 
     Notes
     -----
+    Undefined inputs mean what they mean in :func:`compare_rdms`: a model RDM that is
+    constant over the chosen stimuli (all zero for ``"cosine"``) has no comparison with the
+    data, so its value, interval and p-values (pairwise too) are NaN with an
+    :class:`~toponeuro.exceptions.UndefinedValueWarning` and the other models' numbers are
+    those of a run without it (rsatoolbox would give it 0 and a confident p); a constant data
+    RDM, or every model constant, raises :class:`~toponeuro.exceptions.InvalidDataError`.
+    NaN entries of the data (or model) RDMs are missing pairs, left out RDM by RDM as
+    :func:`compare_rdms` does, and the noise ceilings are :func:`rdm_noise_ceiling`'s
+    (rsatoolbox needs one NaN pattern for all RDMs); complete data go through rsatoolbox's
+    own ``compare`` and ``boot_noise_ceiling``.
+
     As in rsatoolbox, samples of fewer than 3 distinct stimuli are NaN and left out; the
     p-values are uncorrected for the number of models or pairs; with ``bootstrap="subjects"``
     rsatoolbox 0.3.2 drops the noise ceiling from the covariance (so its t-test against the

@@ -153,8 +153,10 @@ def folder_bad_category_from(tmp):
 
 @case(ValueError, E.InvalidDataError, "a", "category_from='prefix'")
 def folder_loose_images(tmp):
+    # category_from="folder" asked for: a flat folder has none (the default "auto" loads
+    # it without categories, as `toponeuro extract` does; issue 45)
     _png(tmp / "imgs" / "a.png")
-    return lambda: S.load_image_folder(tmp / "imgs")
+    return lambda: S.load_image_folder(tmp / "imgs", category_from="folder")
 
 
 @case(ValueError, E.InvalidDataError, "cats/a", "Rename")

@@ -62,8 +62,11 @@ def test_labelled_input_and_errors():
     assert participation_ratio(acts) == pytest.approx(20, rel=0.15)
     with pytest.warns(UndefinedValueWarning, match="at least 4"):
         assert np.isnan(participation_ratio(np.zeros((3, 5))))
-    with pytest.raises(InvalidDataError, match="zero variance"):
-        effective_dimensionality(np.ones((5, 3)))
+    # no variance: undefined, NaN with a warning in every estimator (issue 45; it raised
+    # for the plain estimates and gave NaN for the corrected one)
+    for f in (effective_dimensionality, lambda x: participation_ratio(x, bias_corrected=False)):
+        with pytest.warns(UndefinedValueWarning, match="zero variance"):
+            assert np.isnan(f(np.ones((5, 3))))
     with pytest.raises(InvalidDataError, match="NaN"):
         participation_ratio(np.full((5, 3), np.nan))
 

@@ -107,7 +107,9 @@ def effective_dimensionality(data) -> float:
     The definition of TopoNets and TDANN (``spacetorch/analyses/dimensionality.py``: PCA
     explained variances, the ``n - 1`` sample covariance). It falls when there are few
     stimuli (it cannot exceed ``n - 1``); :func:`participation_ratio` corrects that bias, and
-    :func:`dimensionality` reports both per layer with the responses used.
+    :func:`dimensionality` reports both per layer with the responses used. Data with no
+    variance give NaN with an :class:`~toponeuro.exceptions.UndefinedValueWarning` (as
+    :func:`participation_ratio` does), not an error.
 
     Parameters
     ----------
@@ -127,8 +129,19 @@ def effective_dimensionality(data) -> float:
     """
     num, den = trace_moments(data, bias_corrected=False)
     if den <= 0:
-        raise InvalidDataError("The data have zero variance; the dimensionality is undefined.")
+        return _no_variance()
     return float(num / den)
+
+
+def _no_variance() -> float:
+    """NaN with the warning every dimensionality estimate gives for data with no variance
+    (as the bias-corrected ratio and the RDM comparisons do for an undefined value)."""
+    warnings.warn(
+        "The data have zero variance (every feature constant), so the dimensionality is "
+        "undefined: NaN. Check the data (dead units, a wrong hook or selection).",
+        UndefinedValueWarning, stacklevel=3,
+    )
+    return float("nan")
 
 
 #: the rule under which the bias-corrected participation ratio is reported
@@ -186,8 +199,7 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
     num, den = trace_moments(X, bias_corrected)
     if den <= 0:
         if not bias_corrected:
-            raise InvalidDataError("The data have zero variance; the dimensionality is "
-                                   "undefined.")
+            return _no_variance()
         warnings.warn(
             f"The bias-corrected participation ratio is undefined here (NaN): the estimate of "
             f"tr(C^2) is {den:.3g}, not positive (n_stimuli = {n}, n_features = {p}; too few "
@@ -217,6 +229,8 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
         Over ``"layer"``: ``effective_dimensionality`` (plain, :func:`effective_dimensionality`),
         ``participation_ratio`` (bias-corrected, :func:`participation_ratio`; NaN with an
         :class:`~toponeuro.exceptions.UndefinedValueWarning` outside its bounds), ``n_units``.
+        A layer with no variance (every unit constant) is NaN in both, with that warning,
+        and the other layers are measured.
         ``attrs`` say which responses were used -- ``n_stimuli``, ``categories``,
         ``pooling`` and ``model`` (from the activations' attrs) -- with ``method`` and
         ``reference`` of both estimators.
@@ -237,8 +251,19 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     ed, pr, n_units = [], [], []
     for layer in layers:
         x = activations.topo.select(layer).transpose(D.STIMULUS, D.UNIT).values
-        ed.append(effective_dimensionality(x))
-        pr.append(participation_ratio(x))  # NaN with a warning where undefined
+        if x.size and np.all(np.isfinite(x)) and not np.any(x != x[:1]):
+            # no variance (e.g. a layer of dead units): undefined for this layer only
+            warnings.warn(
+                f"Layer {layer!r} has zero variance over the {x.shape[0]} stimuli (every "
+                "unit constant, e.g. all zeros), so its dimensionality is undefined: NaN. "
+                "Check that layer's activations (dead units, wrong hook).",
+                UndefinedValueWarning, stacklevel=2,
+            )
+            ed.append(np.nan)
+            pr.append(np.nan)
+        else:
+            ed.append(effective_dimensionality(x))
+            pr.append(participation_ratio(x))  # NaN with a warning where undefined
         n_units.append(x.shape[1])
     cats = (
         sorted(set(np.asarray(activations[D.CATEGORY].values, str).tolist()))

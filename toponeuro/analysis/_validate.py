@@ -9,7 +9,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
-from .._align import align_stimuli
+from .._align import align_stimuli, as_labelled
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -68,7 +68,12 @@ def check_finite(arr, what: str):
 
 
 def paired_matrices(features, responses, names=("features", "responses")):
-    """Align two stimulus-by-something inputs by stimulus id; return arrays ``(X, Y)``."""
+    """Align two stimulus-by-something inputs by stimulus id; return arrays ``(X, Y)``.
+
+    Ids are read wherever they are (:func:`toponeuro._align.as_labelled`: a DataArray
+    coord, a DataFrame's index or ``stimulus_id`` column, a Series' index)."""
+    features = as_labelled(features, names[0], D.UNIT)
+    responses = as_labelled(responses, names[1], D.VOXEL)
     if isinstance(features, xr.DataArray) and isinstance(responses, xr.DataArray):
         has = [D.STIMULUS_ID in features.coords, D.STIMULUS_ID in responses.coords]
         if all(has):
@@ -88,8 +93,9 @@ def paired_matrices(features, responses, names=("features", "responses")):
         if any(ids):  # one side labelled, the other a plain array: paired by position
             with_ids, without = (names[0], names[1]) if ids[0] else (names[1], names[0])
             warnings.warn(
-                f"The {with_ids} carry 'stimulus_id' but the {without} are a plain array, so "
-                "they are paired by position: right only if the two list the same stimuli "
+                f"The {with_ids} carry stimulus ids but the {without} are a plain array "
+                "(no ids in a coord, index or 'stimulus_id' column), so they are paired by "
+                "position: right only if the two list the same stimuli "
                 f"in the same order. Label the {without} (a DataArray with a 'stimulus_id' "
                 "coord) to join them by id, or pass both as plain arrays (np.asarray) to "
                 "pair them by position on purpose.",
@@ -102,6 +108,13 @@ def paired_matrices(features, responses, names=("features", "responses")):
             raise InvalidDataError(
                 f"Complex data not supported: the {name} are {arr.dtype}; expected real "
                 "numbers. Pass the part you mean explicitly (np.real(x) or np.abs(x))."
+            )
+    for arr, name in ((X, names[0]), (Y, names[1])):
+        if 0 in tuple(arr.shape):  # nothing to fit or to score: no NaN and no bare error
+            raise InvalidDataError(
+                f"The {name} are empty (shape {tuple(arr.shape)}); expected at least one "
+                "stimulus and one column. Check the selection that made them (a layer or "
+                "region with no units / voxels?)."
             )
     if X.shape[0] != Y.shape[0]:
         raise AlignmentError(

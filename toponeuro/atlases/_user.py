@@ -49,6 +49,8 @@ from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, _hemi_names, hemi_name
 from ._checks import (
     check_domain_names,
     check_finite,
+    check_fs_lr_hemisphere,
+    check_volume_coverage,
     is_constant,
     warn_if_far,
     warn_if_negative,
@@ -510,6 +512,8 @@ def _assemble(reader, hemis, mesh, params, surface, neighbours) -> dict[str, Cor
         if h not in per_hemi:
             continue
         what = f"{domain!r} ({h} hemisphere)"
+        if domain not in reader.volumes:  # a surface map: its no-data pattern can say
+            check_fs_lr_hemisphere(vals, h, mesh, what)
         wall = medial_wall(mesh, h)
         if wall is not None:
             vals = np.where(wall, np.nan, vals)
@@ -679,7 +683,8 @@ def _project(img, hemi: str, params: dict, mesh: str, domain: str) -> np.ndarray
         )
     from .._meshes import mesh_surface
 
-    pial = nsurf.InMemoryMesh(*mesh_surface(mesh, "pial", hemi))
+    pial_xyz, pial_faces = mesh_surface(mesh, "pial", hemi)
+    pial = nsurf.InMemoryMesh(pial_xyz, pial_faces)
     white = nsurf.InMemoryMesh(*mesh_surface(mesh, "white", hemi))
     try:
         out = nsurf.vol_to_surf(img, pial, inner_mesh=white, **params)
@@ -688,7 +693,9 @@ def _project(img, hemi: str, params: dict, mesh: str, domain: str) -> np.ndarray
             f"cortex_maps[{domain!r}]: nilearn.surface.vol_to_surf refused the vol_to_surf "
             f"parameters {params} ({err}); see its documentation for the allowed values."
         ) from err
-    return np.asarray(out, dtype=float)
+    out = np.asarray(out, dtype=float)
+    check_volume_coverage(img, pial_xyz, out, hemi, f"{domain!r} (a volume)")
+    return out
 
 
 def _volume_regions(img, regions, domain: str):

@@ -148,10 +148,7 @@ def _extract_stimuli(args):
 
     src = _input_path(args.stimuli, "--stimuli", "an image folder or a .txt file")
     if src.is_dir():
-        how = args.category_from
-        if how == "auto":
-            how = "folder" if any(p.is_dir() and not p.name.startswith(".")
-                                  for p in src.iterdir()) else "none"
+        how = args.category_from  # "auto" is load_image_folder's own rule
         return load_image_folder(src, None if how == "none" else how, ids=args.ids)
     if src.suffix == ".txt":
         return [line for line in src.read_text().splitlines() if line.strip()]

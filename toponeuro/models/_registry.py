@@ -202,6 +202,9 @@ def register_builder(name: str, *, topo_layers: Callable | None = None):
     """
 
     def decorator(builder: Callable) -> Callable:
+        if not callable(builder):
+            raise InputTypeError(f"register_builder({name!r}) decorates a function "
+                                 f"builder(**kwargs) -> nn.Module; got {type(builder).__name__}.")
         if _BUILDERS.get(name, builder) is not builder:
             raise NameClashError(f"A builder named {name!r} is already registered.")
         _BUILDERS[name] = builder
@@ -287,13 +290,16 @@ def _check_card(name: str, card: ModelCard) -> None:
         )
 
 
-def register_model(name: str, card: ModelCard | None = None):
+def register_model(name: str, card: ModelCard | None = None, *, overwrite: bool = False):
     """Decorator registering a builder (``builder(**kwargs) -> nn.Module``) under ``name``.
 
     The builder returns a randomly initialised model; weights are loaded by
     :func:`create_model`. The decorator returns the builder unchanged, so one builder can be
     registered under several names. (The package's own names are cards in ``cards.toml``
-    whose builders register with :func:`register_builder`.)
+    whose builders register with :func:`register_builder`.) A name already registered (a
+    catalogue model included) raises :class:`~toponeuro.exceptions.NameClashError` unless
+    ``overwrite=True``, so a catalogue model is never replaced by accident; a builder that
+    is not callable raises :class:`~toponeuro.exceptions.InputTypeError`.
 
     Parameters
     ----------
@@ -323,13 +329,26 @@ def register_model(name: str, card: ModelCard | None = None):
     'doc_linear'
     >>> _ = _REGISTRY.pop("doc_linear")
     """
+    if not isinstance(name, str) or not name:
+        raise InputTypeError(f"A model's name must be a non-empty str; got {name!r}.")
+    if card is not None and not isinstance(card, ModelCard):
+        raise InputTypeError(f"card must be a ModelCard; got {type(card).__name__}.")
     arch, _, tag = name.partition(".")
     if card is None:
         card = ModelCard(name=name, arch=arch, tag=tag)
     _check_card(name, card)
 
     def decorator(builder: Callable) -> Callable:
+        if not callable(builder):
+            raise InputTypeError(f"register_model({name!r}) decorates a function "
+                                 f"builder(**kwargs) -> nn.Module; got {type(builder).__name__}.")
         _ensure_registered()
+        if name in _REGISTRY and not overwrite and _REGISTRY[name] != (card, builder):
+            raise NameClashError(
+                f"A model is already registered as {name!r}; registering another would "
+                "replace it for every caller. Choose another name, or pass overwrite=True to "
+                "replace it on purpose."
+            )
         _REGISTRY[name] = (card, builder)
         return builder
 

@@ -619,7 +619,7 @@ _PREFIX = re.compile(r"^(.*?)[-_ ]*\d+$")
 
 def load_image_folder(
     path: str | os.PathLike,
-    category_from: str | None = "folder",
+    category_from: str | None = "auto",
     *,
     extensions: Sequence[str] = IMAGE_EXTENSIONS,
     name: str | None = None,
@@ -636,9 +636,12 @@ def load_image_folder(
     ----------
     path : str or Path
         The folder.
-    category_from : {"folder", "prefix", None}
+    category_from : {"auto", "folder", "prefix", None}
         ``"folder"``: the name of the image's parent folder; ``"prefix"``: the file name
         without its trailing number (``house-12.jpg`` -> ``house``); ``None``: no categories.
+        ``"auto"`` (default; what ``toponeuro extract`` does): ``"folder"`` when any image
+        sits in a sub-folder, else ``None``, so a flat folder of images loads without
+        categories (images both loose and in sub-folders still raise).
     extensions : sequence of str
         File suffixes counted as images (case-insensitive).
     name : str, optional
@@ -668,11 +671,11 @@ def load_image_folder(
         raise MissingFileError(
             f"Image folder {root} does not exist (or is not a folder); pass a folder of images."
         )
-    choices = ("folder", "prefix", None)
+    choices = ("auto", "folder", "prefix", None)
     if category_from not in choices:
         raise UnknownNameError(
             f"category_from={category_from!r}; expected one of {choices} "
-            f"({close_matches(str(category_from), ['folder', 'prefix'])})."
+            f"({close_matches(str(category_from), ['auto', 'folder', 'prefix'])})."
         )
     if ids not in ("path", "stem"):
         raise UnknownNameError(
@@ -701,6 +704,8 @@ def load_image_folder(
     else:
         rel_ids = rel
     cats = None
+    if category_from == "auto":
+        category_from = "folder" if any(p.parent != root for p in files) else None
     if category_from == "folder":
         cats = [p.parent.name if p.parent != root else "" for p in files]
         if "" in cats:

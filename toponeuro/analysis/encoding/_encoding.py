@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable
+from types import MappingProxyType
 
 import numpy as np
 import xarray as xr
@@ -394,7 +395,8 @@ def _open_weights(path):
     return ds["coef"].data, np.asarray(ds["intercept"].values)
 
 
-ENCODING_MODELS = {"ridge": RidgeEncoder, "pls": PLSEncoder}
+#: the names ``model=`` takes (read-only: pass your own estimator object as ``model=``)
+ENCODING_MODELS = MappingProxyType({"ridge": RidgeEncoder, "pls": PLSEncoder})
 
 
 # ----------------------------------------------------------------------------- scoring

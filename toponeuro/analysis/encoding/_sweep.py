@@ -14,7 +14,7 @@ import numpy as np
 import xarray as xr
 
 from ... import _dims as D
-from ..._align import align_stimuli
+from ..._align import align_stimuli, as_labelled
 from ..._docs import fill_doc
 from ..._typing import RandomState
 from ...exceptions import (
@@ -333,6 +333,7 @@ def sweep(
 
     if method not in SWEEP_METHODS:
         raise UnknownNameError(f"Unknown sweep method {method!r}; {close_matches(method, SWEEP_METHODS)}")
+    responses = as_labelled(responses, "responses", D.VOXEL)
     if not isinstance(responses, xr.DataArray) or responses.ndim != 2 or (
         responses.dims[0] != D.STIMULUS
     ):

@@ -32,7 +32,7 @@ import numpy as np
 import xarray as xr
 
 from ... import _dims as D
-from ..._align import align_stimuli
+from ..._align import align_stimuli, as_labelled, pandas_ids
 from ..._docs import fill_doc
 from ...exceptions import (
     AlignmentError,
@@ -225,6 +225,7 @@ def rdm(
     >>> rdm(acts).attrs["stimulus_id"][:2].tolist()
     ['stim-0000', 'stim-0001']
     """
+    data = as_labelled(data, "data")  # ids in a DataFrame's index or a Series count
     values, ids = _rdm_values(data, metric, conditions=conditions, runs=runs, noise=noise,
                               square=square, dtype=dtype, block_size=block_size,
                               backend=backend, device=device)
@@ -427,7 +428,11 @@ def is_rsatoolbox_rdms(r) -> bool:
 
 def _one_rdm(r, what):
     """``r``, or the labelled RDM of an rsatoolbox ``RDMs`` holding one (its ids from the
-    ``stimulus_id`` pattern descriptor; without one it is plain)."""
+    ``stimulus_id`` pattern descriptor; without one it is plain). A square pandas
+    DataFrame is labelled by its index (columns reordered to it) unless that is pandas'
+    default ``0..n-1``."""
+    if type(r).__module__.startswith("pandas") and getattr(r, "ndim", 0) == 2:
+        return _frame_rdm(r, what)
     if not is_rsatoolbox_rdms(r):
         return r
     if r.n_rdm != 1:
@@ -437,6 +442,23 @@ def _one_rdm(r, what):
             "(toponeuro.analysis.from_rsatoolbox_rdms(rdms))."
         )
     return rsatoolbox_rdm_list(r)[0]
+
+
+def _frame_rdm(df, what):
+    """A square RDM given as a DataFrame: labelled by its index, its columns joined to it."""
+    ids = pandas_ids(df.index)
+    if ids is None:
+        return df.to_numpy()
+    cols = np.asarray(df.columns).astype(str)
+    if df.shape[0] != df.shape[1] or set(cols) != set(ids) or len(set(ids)) != len(ids):
+        raise AlignmentError(
+            f"The {what} is a DataFrame whose index and columns do not name the same "
+            f"stimuli once each ({df.shape[0]} rows, {df.shape[1]} columns); a square RDM "
+            "lists the same stimulus ids on both. Fix the table, or pass df.to_numpy() to "
+            "use its order."
+        )
+    values = df.to_numpy(dtype=np.float64)[:, [list(cols).index(i) for i in ids]]
+    return _labelled(values, None, ids, df.attrs.get("metric"), square=True)
 
 
 def rsatoolbox_rdm_list(rdms, ids=None, metric=None) -> list:

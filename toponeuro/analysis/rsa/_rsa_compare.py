@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import scipy.stats
@@ -22,6 +23,7 @@ from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
 from ..._typing import RandomState
 from ...exceptions import (
     AlignmentError,
+    InputTypeError,
     InvalidDataError,
     UndefinedValueWarning,
     UnknownNameError,
@@ -134,8 +136,10 @@ COMPARE_ALIASES = {
     "kendall": "kendall_tau_b",
     "rho-a": "rho_a",
 }
-#: every accepted name, rsatoolbox's aliases included
-COMPARE_METHODS = {**_CANONICAL, **{k: _CANONICAL[v] for k, v in COMPARE_ALIASES.items()}}
+#: every accepted name, rsatoolbox's aliases included (read-only: a method added here would
+#: have no rsatoolbox counterpart for compare_rdm_models; compare your own way on the vectors)
+COMPARE_METHODS = MappingProxyType(
+    {**_CANONICAL, **{k: _CANONICAL[v] for k, v in COMPARE_ALIASES.items()}})
 #: toponeuro's name -> rsatoolbox's (for converters and parity checks)
 RSATOOLBOX_METHODS = {
     "spearman": "spearman",
@@ -152,6 +156,11 @@ RSATOOLBOX_METHODS.update({k: RSATOOLBOX_METHODS[v] for k, v in COMPARE_ALIASES.
 
 def _method(method):
     """``(canonical name, kernel)`` of a comparison method (rsatoolbox's names accepted)."""
+    if not isinstance(method, str):
+        raise InputTypeError(
+            f"method must be the name of an RDM comparison (a str such as 'spearman'); got "
+            f"{type(method).__name__} {method!r:.40}. Known: {', '.join(COMPARE_METHODS)}."
+        )
     if method not in COMPARE_METHODS:
         raise UnknownNameError(
             f"Unknown RDM comparison {method!r}; {close_matches(method, COMPARE_METHODS)}"

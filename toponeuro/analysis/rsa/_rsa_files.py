@@ -31,7 +31,7 @@ from ...exceptions import (
     UnreadableFileError,
     close_matches,
 )
-from ._rsa import _labelled, as_condensed, n_from_condensed, rdm_stimulus_ids
+from ._rsa import _frame_rdm, _labelled, as_condensed, n_from_condensed, rdm_stimulus_ids
 from ._rsa_convert import _rsatoolbox, from_rsatoolbox_rdms
 
 __all__ = ["labelled_rdm", "load_rdms", "RDM_FILE_SUFFIXES"]
@@ -71,7 +71,8 @@ def labelled_rdm(matrix, stimulus_ids=None, *, metric: str | None = None,
     matrix : array-like, xarray.DataArray or rsatoolbox RDMs
         A square symmetric matrix with a zero diagonal, or its condensed upper triangle (the
         order of ``scipy.spatial.distance.squareform``); a DataArray (an RDM from
-        :func:`rdm`, whose ids are kept); or an rsatoolbox ``RDMs`` holding one RDM (its
+        :func:`rdm`, whose ids are kept); a square pandas DataFrame (its index gives the
+        ids, its columns are joined to it); or an rsatoolbox ``RDMs`` holding one RDM (its
         ``stimulus_id`` pattern descriptor, when present, gives the ids).
     stimulus_ids : sequence of str or StimulusSet, optional
         The stimulus of each row, in row order (a StimulusSet gives its ``ids``). Needed
@@ -125,6 +126,8 @@ def labelled_rdm(matrix, stimulus_ids=None, *, metric: str | None = None,
             have = np.asarray(pat[D.STIMULUS_ID]).astype(str)
         metric = metric if metric is not None else matrix.dissimilarity_measure
     else:
+        if type(matrix).__module__.startswith("pandas") and getattr(matrix, "ndim", 0) == 2:
+            matrix = _frame_rdm(matrix, what)  # its index (and columns) are the ids
         have = rdm_stimulus_ids(matrix, what)
         if isinstance(matrix, xr.DataArray):
             metric = metric if metric is not None else matrix.attrs.get("metric")
@@ -188,6 +191,33 @@ def _mat_text(v) -> str | None:
     return None
 
 
+def _name_descriptors(name: str) -> dict:
+    """Descriptors in an RSA-toolbox RDM name: ``"hIT | BE | Session: 1"`` -> region,
+    subject and session (the toolbox's ``'<region> | <subject> | Session: <n>'``); other
+    ``"key: value"`` parts become ``key`` -> value.
+
+    Examples
+    --------
+    >>> _name_descriptors("hIT | BE | Session: 1")
+    {'session': '1', 'region': 'hIT', 'subject': 'BE'}
+    >>> _name_descriptors("just a name")
+    {}
+    """
+    parts = [p.strip() for p in str(name).split("|")]
+    if len(parts) < 2:
+        return {}
+    out, free = {}, []
+    for p in parts:
+        k, sep, v = p.partition(":")
+        if sep and k.strip() and v.strip():
+            out[k.strip().lower().replace(" ", "_")] = v.strip()
+        else:
+            free.append(p)
+    if len(free) == 2 and all(free):  # the RSA toolbox's '<region> | <subject> | ...'
+        out["region"], out["subject"] = free
+    return out
+
+
 def _from_struct(arr, what):
     """RDMs and descriptors of a MATLAB struct array with an ``RDM`` field (RSA toolbox)."""
     fields = arr.dtype.names
@@ -205,6 +235,9 @@ def _from_struct(arr, what):
                 text = _mat_text(e[f])
                 if text is not None:
                     desc[f] = text
+        if "name" in desc:  # e.g. 'hIT | BE | Session: 1': subject and session in the name
+            for k, v in _name_descriptors(desc["name"]).items():
+                desc.setdefault(k, v)
         where = f"{what}, entry {desc['index_in_file']}"
         ms = _stack_of(e["RDM"], where)
         if len(ms) != 1:
@@ -294,7 +327,10 @@ def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
         ``scipy.io.loadmat``: a numeric variable shaped as for ``.npy`` or MATLAB's
         (n, n, k), or a struct array with an ``RDM`` field as the RSA toolbox saves them,
         e.g. ``92_brainRDMs.mat``, whose text fields such as ``name`` go into each RDM's
-        attrs); ``.hdf5``/``.h5``/``.pkl`` saved by rsatoolbox's ``RDMs.save`` (a ``.pkl``
+        attrs, and a name in the RSA toolbox's form ``'hIT | BE | Session: 1'`` gives
+        ``region``, ``subject`` and ``session`` attrs, so
+        ``rdm_noise_ceiling(rdms, subjects="subject")`` groups the sessions);
+        ``.hdf5``/``.h5``/``.pkl`` saved by rsatoolbox's ``RDMs.save`` (a ``.pkl``
         only with ``trust_pickle=True``). An rsatoolbox ``RDMs`` object is read the same way.
     stimulus_ids : sequence of str or StimulusSet, optional
         The stimulus of each row, shared by every RDM in the file. Required unless the file

@@ -13,6 +13,7 @@ them, so ``random_state=s`` gives exactly rsatoolbox's result after ``np.random.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 
@@ -29,7 +30,14 @@ from ...exceptions import (
     close_matches,
 )
 from ._rsa import align_rdms
-from ._rsa_compare import RSATOOLBOX_METHODS, _method, rdm_groups, rdm_noise_ceiling
+from ._rsa_compare import (
+    RSATOOLBOX_METHODS,
+    _compare_vectors,
+    _constant,
+    _method,
+    rdm_groups,
+    rdm_noise_ceiling,
+)
 from ._rsa_convert import _rsatoolbox
 
 __all__ = ["compare_rdm_models", "RDMModelComparison", "RDM_BOOTSTRAPS", "RDM_TESTS"]
@@ -141,9 +149,45 @@ def _draw(rng, select):
     return select[rng.randint(0, len(select), size=len(select))]
 
 
-def _loop(rt, models, data, method, bootstrap, n_bootstrap, rdm_desc, rng):
-    """rsatoolbox 0.3.2's bootstrap loop (evaluate.py), the draws from ``rng``."""
+def _evaluate(rt, pred, sample, method, missing):
+    """Mean comparison of one model RDM with each data RDM of ``sample``.
+
+    Complete data go to ``rsatoolbox.rdm.compare``; with ``missing`` (NaN entries in the
+    data), each data RDM is compared on the pairs defined in both, as :func:`compare_rdms`
+    does (rsatoolbox needs one NaN pattern for every RDM and raises otherwise).
+    """
+    if not missing:
+        return np.mean(rt.rdm.compare(pred, sample, method))
+    name, fn = _method(method)
+    p = np.asarray(pred.dissimilarities[0], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedValueWarning)
+        vals = []
+        for v in np.asarray(sample.dissimilarities, dtype=float):
+            try:
+                vals.append(_compare_vectors(p, v, name, fn))
+            except InvalidDataError:  # fewer than 2 pairs left in this sample
+                vals.append(np.nan)
+    return np.mean(vals)
+
+
+def _noise(sample, method, rdm_desc, missing):
+    """rsatoolbox's ``boot_noise_ceiling``; :func:`rdm_noise_ceiling` for data with NaN."""
     from rsatoolbox.inference import boot_noise_ceiling
+
+    if not missing:
+        return boot_noise_ceiling(sample, method=method, rdm_descriptor=rdm_desc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedValueWarning)
+        try:
+            return rdm_noise_ceiling(np.asarray(sample.dissimilarities, dtype=float), method,
+                                     subjects=np.asarray(sample.rdm_descriptors[rdm_desc]))
+        except InvalidDataError:  # one subject drawn, or too few pairs left
+            return np.nan, np.nan
+
+
+def _loop(rt, models, data, method, bootstrap, n_bootstrap, rdm_desc, rng, missing=False):
+    """rsatoolbox 0.3.2's bootstrap loop (evaluate.py), the draws from ``rng``."""
 
     pat_desc = "index"
     evaluations = np.zeros((n_bootstrap, len(models)))
@@ -162,8 +206,8 @@ def _loop(rt, models, data, method, bootstrap, n_bootstrap, rdm_desc, rng):
                 continue
         for j, pred in enumerate(preds):
             p = pred if pattern_idx is None else pred.subsample_pattern(pat_desc, pattern_idx)
-            evaluations[i, j] = np.mean(rt.rdm.compare(p, sample, method))
-        noise[:, i] = boot_noise_ceiling(sample, method=method, rdm_descriptor=rdm_desc)
+            evaluations[i, j] = _evaluate(rt, p, sample, method, missing)
+        noise[:, i] = _noise(sample, method, rdm_desc, missing)
     return evaluations, noise
 
 
@@ -226,6 +270,17 @@ def compare_rdm_models(
 
     Notes
     -----
+    Undefined inputs mean what they mean in :func:`compare_rdms`: a model RDM that is
+    constant over the chosen stimuli (all zero for ``"cosine"``) has no comparison with the
+    data, so its value, interval and p-values (pairwise too) are NaN with an
+    :class:`~toponeuro.exceptions.UndefinedValueWarning` and the other models' numbers are
+    those of a run without it (rsatoolbox would give it 0 and a confident p); a constant data
+    RDM, or every model constant, raises :class:`~toponeuro.exceptions.InvalidDataError`.
+    NaN entries of the data (or model) RDMs are missing pairs, left out RDM by RDM as
+    :func:`compare_rdms` does, and the noise ceilings are :func:`rdm_noise_ceiling`'s
+    (rsatoolbox needs one NaN pattern for all RDMs); complete data go through rsatoolbox's
+    own ``compare`` and ``boot_noise_ceiling``.
+
     As in rsatoolbox, samples of fewer than 3 distinct stimuli are NaN and left out; the
     p-values are uncorrected for the number of models or pairs; with ``bootstrap="subjects"``
     rsatoolbox 0.3.2 drops the noise ceiling from the covariance (so its t-test against the
@@ -303,17 +358,88 @@ def compare_rdm_models(
     if ids is None:
         ids = np.array([f"stim-{i:04d}" for i in range(n)])
     rt_method = RSATOOLBOX_METHODS[name]
+    model_vecs = vecs[len(data_list):]
+    missing = bool(not np.isfinite(V).all()
+                   or any(not np.isfinite(v).all() for v in model_vecs))
+    if missing and name.endswith("_cov"):
+        raise InvalidDataError(
+            f"method={name!r} needs complete RDMs; the data or model RDMs hold NaN entries. "
+            "Use 'spearman' or 'pearson' (missing pairs are left out), or fill them."
+        )
+    flat = [k for k, v in enumerate(V) if _undefined_rdm(v, name)]
+    if flat:
+        raise InvalidDataError(
+            f"Data RDM(s) {flat[:5]} are constant (or empty) over the stimuli, so no model "
+            f"can be compared with them under {name!r}; expected RDMs of data that vary "
+            "across stimuli. Drop them from data (and from subjects)."
+        )
+    const = [k for k, v in zip(names, model_vecs) if _undefined_rdm(v, name)]
+    keep = [j for j, k in enumerate(names) if k not in const]
+    if not keep:
+        raise InvalidDataError(
+            f"Every model RDM is constant over the chosen stimuli ({const[:5]}), so none can "
+            f"be evaluated under {name!r}; give models whose values vary across stimuli."
+        )
+    if const:
+        warnings.warn(
+            f"Model RDM(s) {const[:5]} are constant over the chosen stimuli, so their "
+            f"{name!r} comparison with the data is undefined; their evaluation, "
+            "interval and p-values are NaN (not 0). Check the model's values over these "
+            "stimuli.", UndefinedValueWarning, stacklevel=2,
+        )
+    res = _infer(rt, [names[j] for j in keep], [model_vecs[j] for j in keep], V, ids, groups,
+                 name, rt_method, bootstrap, n_bootstrap, test, ci, rng, n, missing)
+    return _with_undefined(res, names, keep)
+
+
+def _undefined_rdm(v, name) -> bool:
+    """Whether every comparison with RDM ``v`` is undefined under ``name``: a constant RDM
+    has no correlation, an all-zero one no cosine (NaN entries are missing pairs)."""
+    v = v[np.isfinite(v)]
+    if name in ("cosine", "cosine_cov"):
+        return v.size == 0 or not np.any(v)
+    return _constant(v)
+
+
+def _with_undefined(res, names, keep):
+    """``res`` over all ``names``: the models not in ``keep`` (constant RDMs) NaN."""
+    if len(keep) == len(names):
+        return res
+    idx = np.asarray(keep)
+
+    def full(a):
+        out = np.full(len(names), np.nan)
+        out[idx] = a
+        return out
+
+    ev = np.full((res.evaluations.shape[0], len(names)), np.nan)
+    ev[:, idx] = res.evaluations
+    pair = pd.DataFrame(np.nan, index=names, columns=names)
+    pair.loc[list(res.models), list(res.models)] = res.p_pairwise.values
+    return dataclasses.replace(
+        res, models=tuple(names), value=full(res.value), mean=full(res.mean),
+        sem=full(res.sem), ci_low=full(res.ci_low), ci_high=full(res.ci_high),
+        p_zero=full(res.p_zero), p_noise_ceiling=full(res.p_noise_ceiling), p_pairwise=pair,
+        evaluations=ev)
+
+
+def _infer(rt, names, model_vecs, V, ids, groups, name, rt_method, bootstrap, n_bootstrap,
+           test, ci, rng, n, missing):
+    """The bootstrap evaluation of :func:`compare_rdm_models` on checked, aligned RDMs."""
     pattern = {"stimulus_id": np.asarray(ids)}
     rdm_desc = "index" if groups is None else "subject"
     desc = {} if groups is None else {"subject": groups}
     data_rt = rt.rdm.RDMs(V, rdm_descriptors=desc, pattern_descriptors=pattern)
     models_rt = [rt.model.ModelFixed(k, rt.rdm.RDMs(v[None], pattern_descriptors=pattern))
-                 for k, v in zip(names, vecs[len(data_list):])]
+                 for k, v in zip(names, model_vecs)]
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Noise ceiling for tau")
         evaluations, noise = _loop(rt, models_rt, data_rt, rt_method, bootstrap, n_bootstrap,
-                                   rdm_desc, rng)
+                                   rdm_desc, rng, missing)
     ok = np.isfinite(evaluations[:, 0])
+    if missing:  # a sample may leave a data RDM too few pairs: left out whole
+        ok = np.isfinite(evaluations).all(1) & np.isfinite(noise).all(0)
+        evaluations[~ok] = np.nan
     if ok.sum() < 2:
         raise InvalidDataError(
             f"Only {int(ok.sum())} of {n_bootstrap} bootstrap samples were defined; use more "
@@ -322,8 +448,9 @@ def compare_rdm_models(
     if (~ok).any():
         warnings.warn(
             f"{int((~ok).sum())} of {n_bootstrap} bootstrap samples had fewer than 3 distinct "
-            "stimuli and are left out (NaN), as in rsatoolbox.", UndefinedValueWarning,
-            stacklevel=2,
+            "stimuli and are left out (NaN), as in rsatoolbox"
+            + (" (or, with missing entries, too few defined pairs)." if missing else "."), UndefinedValueWarning,
+            stacklevel=3,
         )
     variances = np.cov(np.concatenate([evaluations[ok].T, noise[:, ok]]))
     n_rdm = data_rt.n_rdm if groups is None else int(np.unique(groups).size)
@@ -336,7 +463,7 @@ def compare_rdm_models(
     result.n_rdm, result.n_pattern = data_rt.n_rdm, n
     p_pair, p_zero, p_noise = result.test_all(test_type=test)
     ci_low, ci_high = result.get_ci(ci, test_type="bootstrap" if test == "bootstrap" else "t-test")
-    value = np.array([np.mean(rt.rdm.compare(m.predict_rdm(), data_rt, rt_method))
+    value = np.array([_evaluate(rt, m.predict_rdm(), data_rt, rt_method, missing)
                       for m in models_rt])
     lower, upper = rdm_noise_ceiling(V, name, subjects=groups)
     return RDMModelComparison(

@@ -13,11 +13,18 @@ import numpy as np
 import xarray as xr
 
 from ... import _dims as D
-from ..._align import stimulus_ids
+from ..._align import as_labelled, stimulus_ids
 from ...atlases import mesh_edge_graph
 from ...exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
 from .._validate import as_matrix, check_finite, voxel_template
-from ._rsa import _rdm_values, as_condensed, n_from_condensed, rdm_stimulus_ids, reorder_condensed
+from ._rsa import (
+    _one_rdm,
+    _rdm_values,
+    as_condensed,
+    n_from_condensed,
+    rdm_stimulus_ids,
+    reorder_condensed,
+)
 from ._rsa_compare import _compare_vectors, _method
 
 __all__ = ["searchlight_rsa", "volume_neighbourhoods", "surface_neighbourhoods"]
@@ -181,9 +188,11 @@ def searchlight_rsa(
     >>> bool(m[0] > 0.9), bool(m[5] < 0.9)
     (True, True)
     """
+    responses = as_labelled(responses, "responses", D.VOXEL)
     Y = np.asarray(as_matrix(responses, "responses"), dtype=np.float64)
     check_finite(Y, "responses")
     name, fn = _method(method)
+    model_rdm = _one_rdm(model_rdm, "model RDM")  # a square DataFrame / rsatoolbox RDMs: ids
     model = as_condensed(model_rdm, "model RDM")
     model_ids = rdm_stimulus_ids(model_rdm, "model RDM")
     if model_ids is not None and isinstance(responses, xr.DataArray) and (

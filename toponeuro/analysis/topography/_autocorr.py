@@ -26,7 +26,8 @@ from ...exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _fill
-from ._null import NullResult, as_null_map, register_statistic, run_null
+from ._null import NullResult, as_null_map, run_null
+from ._null_registry import register_statistic
 
 __all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "SIGN_CLUSTERING_REFERENCE", "moran_weights",
            "morans_i"]

@@ -93,9 +93,12 @@ from ...exceptions import (
 )
 from ._geometry import TopoMap, _fill, _map_of
 from ._null_registry import (
+    _STATISTIC_FACTORIES,
     NULL_METHODS,
+    checked_draw,
     each_but_first,
     null_method,
+    one_number,
     register_null,
     unregister_null,
 )
@@ -345,7 +348,8 @@ def _batched(statistic: Callable, tms: list[TopoMap], vectorized: bool | None) -
     mode = {"vectorized": vectorized}
 
     def one_by_one(maps, n):
-        return np.array([float(statistic(*[m[i] for m in maps])) for i in range(n)])
+        return np.array([one_number(statistic(*[m[i] for m in maps]), statistic)
+                         for i in range(n)])
 
     def f(*vals):
         maps = [v.reshape(v.shape[0], *shape) if shape is not None else v for v in vals]
@@ -372,15 +376,6 @@ def _batched(statistic: Callable, tms: list[TopoMap], vectorized: bool | None) -
 
 # Named statistics: ``name -> factory(tms, **kwargs) -> (kernel, attrs)``. The topography module
 # registers its statistics here (``register_statistic``), so this module imports none of them.
-_STATISTIC_FACTORIES: dict[str, Callable] = {}
-
-
-def register_statistic(name: str, factory: Callable) -> Callable:
-    """Make ``factory`` available to :func:`spatial_null` under ``name`` (returns it)."""
-    _STATISTIC_FACTORIES[name] = factory
-    return factory
-
-
 def _builtin(name: str, tms: list[TopoMap], kwargs: dict):
     """Batched kernel ``f(*values (B, n)) -> (B,)`` and its attrs for a named statistic."""
     if name not in _STATISTIC_FACTORIES:
@@ -440,7 +435,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     paired = ([], [])  # the draws of the moves that served twice: first moved, second moved
     while done < n_second:
         b = min(chunk, n_second - done)
-        idx = entry.draw(tms, b, rng)
+        idx = checked_draw(entry, tms, b, rng)
         if (k := min(b, n_first - done)) > 0:  # the first map moves, the second stays
             mf, moved_a = getattr(kernel, "moved_first", None), tms[0].values[idx[1][:k]]
             draws.append(np.asarray(mf(moved_a) if mf is not None else kernel(

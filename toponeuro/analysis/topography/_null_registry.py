@@ -16,10 +16,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+import numpy as np
+
+from ...exceptions import (
+    InputTypeError,
+    InvalidDataError,
+    NameClashError,
+    UnknownNameError,
+    close_matches,
+)
 
 __all__ = ["NULL_METHODS", "NullMethod", "register_null", "unregister_null", "each_but_first",
-           "null_method"]
+           "null_method", "checked_draw", "register_statistic", "one_number"]
 
 #: the places a map can lie: a model sheet (grid) or a cortical mesh
 GEOMETRIES = ("sheet", "mesh")
@@ -77,6 +85,45 @@ class NullMethod:
 
 
 _NULLS: dict[str, NullMethod] = {}
+#: statistic name -> factory ``f(tms, **kwargs) -> (kernel, attrs)`` (:func:`register_statistic`)
+_STATISTIC_FACTORIES: dict[str, Callable] = {}
+
+
+def _check_entry(kind: str, name, fn, what: str, registry: dict, overwrite: bool) -> None:
+    """The rules every registry holds: a str name, a callable, no silent replacement."""
+    if not isinstance(name, str) or not name:
+        raise InputTypeError(f"A {kind}'s name must be a non-empty str; got {name!r}.")
+    if not callable(fn):
+        raise InputTypeError(
+            f"{what} must be a function; got {type(fn).__name__} {fn!r:.60}. Pass the "
+            "function itself (not its result)."
+        )
+    if name in registry and not overwrite and registry[name] is not fn:
+        raise NameClashError(
+            f"A {kind} is already registered as {name!r}; registering another would replace "
+            "it for every caller. Choose another name, or pass overwrite=True to replace it "
+            "on purpose."
+        )
+
+
+def register_statistic(name: str, factory: Callable, *, overwrite: bool = False) -> Callable:
+    """Make ``factory`` available to :func:`spatial_null` under ``name`` (returns it).
+
+    ``factory(tms, **kwargs)`` returns the batched kernel and its attrs. A name already
+    registered (a built-in statistic included) raises
+    :class:`~toponeuro.exceptions.NameClashError` unless ``overwrite=True``; a factory that
+    is not callable raises :class:`~toponeuro.exceptions.InputTypeError`.
+
+    Examples
+    --------
+    >>> register_statistic("pearson", len)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.NameClashError: A statistic is already registered as 'pearson'...
+    """
+    _check_entry("statistic", name, factory, "factory", _STATISTIC_FACTORIES, overwrite)
+    _STATISTIC_FACTORIES[name] = factory
+    return factory
 
 
 class _Names(Sequence):
@@ -107,7 +154,7 @@ NULL_METHODS = _Names()
 def register_null(name: str, draw: Callable | None = None, *, reference: str | None = None,
                   geometries: Sequence[str] = GEOMETRIES, min_maps: int = 2,
                   warning: str | Callable | None = None, question: str = "",
-                  alias_of: dict | None = None) -> Callable | None:
+                  alias_of: dict | None = None, overwrite: bool = False) -> Callable | None:
     """Make a null available to :func:`spatial_null` (and every metric built on it) as ``name``.
 
     Mirrors :func:`register_statistic`: the module that defines a null calls this once.
@@ -136,6 +183,14 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
     alias_of : dict, optional
         ``{geometry: registered name}``: the name stands for another null on each geometry
         (``"shift"``: the mirrored shift on a sheet, the spin test on a mesh).
+    overwrite : bool
+        Replace a null already registered as ``name`` (a built-in one included). Without it
+        that name raises :class:`~toponeuro.exceptions.NameClashError`, so a built-in null
+        is never replaced by accident.
+
+    Each draw is checked when it is used: one entry per map, and every entry ``None`` or
+    ``n_draws`` surrogates of the map's ``n`` values (a single surrogate would make a null
+    of identical values), else :class:`~toponeuro.exceptions.InvalidDataError`.
 
     Returns
     -------
@@ -157,7 +212,7 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
     (True, None, False)
     """
     if not isinstance(name, str) or not name:
-        raise InvalidDataError(f"A null's name must be a non-empty str; got {name!r}.")
+        raise InputTypeError(f"A null's name must be a non-empty str; got {name!r}.")
     bad = [g for g in geometries if g not in GEOMETRIES]
     if bad or not geometries:
         raise UnknownNameError(
@@ -165,8 +220,31 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
         )
     if draw is None and alias_of is None:
         raise InvalidDataError(f"register_null({name!r}) needs a draw function (or alias_of=).")
-    if min_maps not in (1, 2):
+    if draw is not None and not callable(draw):
+        raise InputTypeError(
+            f"draw must be a function draw(maps, n_draws, rng) -> list; got "
+            f"{type(draw).__name__} {draw!r:.60}. Pass the function itself (not its result)."
+        )
+    for what, f in (("warning", warning),):
+        if f is not None and not (isinstance(f, str) or callable(f)):
+            raise InputTypeError(f"{what} must be a str or a function f(maps); got "
+                                 f"{type(f).__name__}.")
+    if alias_of is not None:
+        if not isinstance(alias_of, dict) or not set(alias_of) <= set(GEOMETRIES):
+            raise InputTypeError(f"alias_of must be a dict {{geometry: registered null}} over "
+                                 f"{GEOMETRIES}; got {alias_of!r}.")
+        unknown = [v for v in alias_of.values() if v not in _NULLS]
+        if unknown:
+            raise UnknownNameError(f"alias_of names unregistered nulls {unknown}; register "
+                                   "them first.")
+    if isinstance(min_maps, bool) or min_maps not in (1, 2):
         raise InvalidDataError(f"min_maps must be 1 or 2; got {min_maps!r}.")
+    if name in _NULLS and not overwrite:
+        raise NameClashError(
+            f"A null is already registered as {name!r}; registering another would replace "
+            "it for every caller. Choose another name, or pass overwrite=True to replace it "
+            "on purpose (unregister_null removes one)."
+        )
     _NULLS[name] = NullMethod(name=name, draw=draw, reference=reference,
                               geometries=tuple(geometries), min_maps=int(min_maps),
                               warning=warning, question=question,
@@ -238,3 +316,69 @@ def null_method(name: str) -> NullMethod:
     if name not in _NULLS:
         raise UnknownNameError(f"Unknown null {name!r}; {close_matches(name, tuple(_NULLS))}")
     return _NULLS[name]
+
+
+def checked_draw(entry: NullMethod, tms, n_draws: int, rng) -> list:
+    """``entry.draw(tms, n_draws, rng)``, its output checked: one entry per map, each
+    ``None``, gather indices ``(n_draws, n)`` or ``("values", (n_draws, n))``.
+
+    Examples
+    --------
+    >>> bad = NullMethod("one", lambda tms, n, rng: [None, np.arange(3)])
+    >>> class M:
+    ...     n = 3
+    >>> checked_draw(bad, [M(), M()], 5, None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.InvalidDataError: The null 'one' drew indices of shape (3,) ...expected (5, 3)...
+    """
+    out = entry.draw(tms, n_draws, rng)
+    if not isinstance(out, list | tuple) or len(out) != len(tms):
+        raise InvalidDataError(
+            f"The null {entry.name!r} drew {type(out).__name__} "
+            f"{'of ' + str(len(out)) + ' entries ' if isinstance(out, list | tuple) else ''}"
+            f"for {len(tms)} maps; its draw(maps, n_draws, rng) must return a list with one "
+            "entry per map (None, indices or ('values', surrogates))."
+        )
+    for k, (tm, ix) in enumerate(zip(tms, out)):
+        if ix is None:
+            continue
+        values = isinstance(ix, tuple)
+        if values and (len(ix) != 2 or ix[0] != "values"):
+            raise InvalidDataError(
+                f"The null {entry.name!r} drew a tuple for map {k}; expected "
+                "('values', surrogates (n_draws, n)), gather indices or None."
+            )
+        arr = np.asarray(ix[1] if values else ix)
+        want = (n_draws, tm.n)
+        ok = arr.shape == want and (values or np.issubdtype(arr.dtype, np.integer))
+        if not ok:
+            raise InvalidDataError(
+                f"The null {entry.name!r} drew {'surrogates' if values else 'indices'} of "
+                f"shape {arr.shape} ({arr.dtype}) for map {k}; expected {want}: one "
+                f"{'surrogate' if values else 'integer index row'} per draw ({n_draws}) over "
+                f"the map's {tm.n} values. A single surrogate would give a null of "
+                f"{n_draws} identical values; draw n_draws distinct ones."
+            )
+    return out
+
+
+def one_number(out, statistic) -> float:
+    """A user statistic's value for one draw: one real number, else a typed error.
+
+    Examples
+    --------
+    >>> one_number(np.float32(0.5), len)
+    0.5
+    >>> one_number("a", len)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.InvalidDataError: statistic len must return one number per call...
+    """
+    arr = np.asarray(out)
+    if arr.size != 1 or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise InvalidDataError(
+            f"statistic {getattr(statistic, '__name__', 'the callable')} must return one "
+            f"number per call; it returned {type(out).__name__} of shape {arr.shape}. Return "
+            "a float (or, with vectorized=True, one value per map of the batch).")
+    return float(arr.reshape(()))

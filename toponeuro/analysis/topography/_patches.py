@@ -31,7 +31,8 @@ from ..._params import check_int, check_n_permutations, check_number, check_rand
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of
-from ._null import null_p_value, register_statistic
+from ._null import null_p_value
+from ._null_registry import register_statistic
 from ._topography import _check_values
 
 __all__ = ["Patches", "find_patches", "check_patch_params", "TDANN_PATCHES", "PATCH_STATISTICS"]

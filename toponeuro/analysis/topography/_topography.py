@@ -28,7 +28,8 @@ from ...exceptions import (
     close_matches,
 )
 from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
-from ._null import NullResult, register_statistic, run_null
+from ._null import NullResult, run_null
+from ._null_registry import register_statistic
 from ._similarity import SIMILARITY_METHODS, _corr_factory, _ssim_factory
 
 __all__ = [

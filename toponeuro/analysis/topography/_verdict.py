@@ -23,7 +23,7 @@ import numpy as np
 
 from ..._docs import fill_doc
 from ..._params import check_number
-from ...exceptions import InvalidDataError, ToponeuroWarning
+from ...exceptions import InputTypeError, InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
 
 __all__ = ["OVERLAP_OUTCOMES", "OverlapVerdict", "overlap_verdict", "CLAIM_OUTCOMES",
@@ -338,9 +338,23 @@ class TopographyClaim(_TestOutcome):
                 "null_std": num(self.null_std), "alpha": float(self.alpha), "text": self.text}
 
 
+def _check_claim(fn, result, alpha, what, where) -> float:
+    """The types of a claim's inputs, checked before anything reads them."""
+    if not isinstance(result, NullResult):
+        raise InputTypeError(
+            f"{fn}: result must be a NullResult (from spatial_null or a map metric such as "
+            f"morans_i(..., n_permutations=999)); got {type(result).__name__} "
+            f"{result!r:.40}. Pass the test's result, not its p-value or statistic."
+        )
+    for name, v in (("what", what), ("where", where)):
+        if not isinstance(v, str):
+            raise InputTypeError(f"{fn}: {name} must be a str (words for the sentence); got "
+                                 f"{type(v).__name__}.")
+    return check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True,
+                        fix="Pass a number such as alpha=0.05 (not a string).")
+
+
 def _claim(kind, result, alpha, what, where, yes, no, null_name):
-    if not 0 < float(alpha) < 1:
-        raise InvalidDataError(f"alpha must lie in (0, 1); got {alpha}.")
     if not isinstance(result, NullResult):
         raise InvalidDataError(
             f"A claim reads a NullResult (from spatial_null or a map metric); got "
@@ -413,6 +427,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
     >>> organisation_claim(morans_i(blob, n_permutations=9, random_state=0)).outcome
     'too few draws'
     """
+    alpha = _check_claim("organisation_claim", result, alpha, what, where)
     if result.null_method == "labels":
         raise InvalidDataError(
             "organisation_claim reads a positions or shift null; this result's null is "
@@ -451,6 +466,7 @@ def contrast_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the 
     >>> contrast_claim(r, what="language selectivity").text
     "language selectivity is not more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.10 (label null 0.10 ± 0.06), p = 0.510 (one-sided)"
     """
+    alpha = _check_claim("contrast_claim", result, alpha, what, where)
     if result.n_permutations and result.null_method != "labels":
         raise InvalidDataError(
             f"contrast_claim reads the label null (null='labels'); this result's null is "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._constants import MAP_DOMAINS
+from ._constants import CORTEX_SUMMARY_KEYS, MAP_DOMAINS
 from ._results import STATISTIC_NAMES, arrangement_p_text, headline_parts, training_images_note
 
 __all__ = ["format_summary"]
@@ -60,7 +60,7 @@ def format_summary(summary: dict) -> str:
         for text in r.get("signatures", [])[:2]:
             lines.append(f"  {text}")
     lines.append("")
-    hemis = [k for k in summary["cortex"] if k not in ("atlas", "nulls", "source")]
+    hemis = [k for k in summary["cortex"] if k not in CORTEX_SUMMARY_KEYS]
     for h in hemis:
         c = summary["cortex"][h]
         sims = "; ".join(

@@ -15,7 +15,7 @@ import pandas as pd
 
 from .. import _dims as D
 from ..analysis import CORTEX_MAP_KINDS, cortex_null_calibration, null_calibration
-from ._constants import CORTEX_DOMAINS, MAP_DOMAINS
+from ._constants import CORTEX_DOMAINS, CORTEX_SUMMARY_KEYS, MAP_DOMAINS
 from ._page import DetailBlock, answer_first_page, figure_html, render_page  # noqa: F401
 from ._results import (
     STATISTIC_NAMES,
@@ -466,7 +466,7 @@ def _cortex_similarity_text(s: dict) -> str:
     """What the cortex maps used here show for the two pairs the guide names."""
     out = []
     for h, c in s["cortex"].items():
-        if h in ("atlas", "nulls", "source"):
+        if h in CORTEX_SUMMARY_KEYS:
             continue
         for pair, v in c.get("map_similarity", {}).items():
             if v is None:

@@ -53,7 +53,8 @@ def test_a_draw_of_one_surrogate_is_refused_not_99_identical_draws():
     def one(first, tm, n_draws, rng):  # ignores n_draws
         return rng.permutation(tm.n)
 
-    register_null("one_draw", each_but_first(one), geometries=("sheet",))
+    register_null("one_draw", each_but_first(one), geometries="sheet")  # one name: fine
+    assert _NULLS["one_draw"].geometries == ("sheet",)  # was read letter by letter
     try:
         with pytest.raises(InvalidDataError, match=r"shape \(256,\).*expected \(99, 256\)"):
             spatial_null("pearson", BLOB, BLOB.T, null="one_draw", n_permutations=99,

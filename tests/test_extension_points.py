@@ -53,7 +53,8 @@ def test_a_draw_of_one_surrogate_is_refused_not_99_identical_draws():
     def one(first, tm, n_draws, rng):  # ignores n_draws
         return rng.permutation(tm.n)
 
-    register_null("one_draw", each_but_first(one), geometries=("sheet",))
+    register_null("one_draw", each_but_first(one), geometries="sheet")  # one name: fine
+    assert _NULLS["one_draw"].geometries == ("sheet",)  # was read letter by letter
     try:
         with pytest.raises(InvalidDataError, match=r"shape \(256,\).*expected \(99, 256\)"):
             spatial_null("pearson", BLOB, BLOB.T, null="one_draw", n_permutations=99,
@@ -142,3 +143,19 @@ def test_a_user_statistic_must_return_one_number():
     res = spatial_null(lambda x, y: float(np.corrcoef(x.ravel(), y.ravel())[0, 1]), a, b,
                        n_permutations=9, random_state=0)
     assert np.unique(res.null).size == 9
+
+
+def test_overlap_verdict_checks_types_first():
+    """Before: statistic='0.5' was read as 0.5, null='abc' raised numpy's bare ValueError and
+    statistic=None a bare TypeError."""
+    from toponeuro.analysis import overlap_verdict
+
+    with pytest.raises(InputTypeError, match="statistic must be a NullResult"):
+        overlap_verdict("0.5", np.zeros(99))
+    with pytest.raises(InputTypeError, match="statistic must be a NullResult"):
+        overlap_verdict(None, np.zeros(99))
+    with pytest.raises(InputTypeError, match="null must be the null draws"):
+        overlap_verdict(0.5, "abc")
+    with pytest.raises(InputTypeError, match="null must be the null draws"):
+        overlap_verdict(0.5, [[0.1, 0.2]])
+    assert overlap_verdict(np.float32(0.5), [0.1] * 99).outcome == "share territory"

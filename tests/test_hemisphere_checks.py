@@ -137,3 +137,25 @@ def test_single_name_through_the_atlas_path():
 
     maps = cortex_maps(load_visfatlas("fsaverage5"), ["faces"], hemispheres="right")
     assert list(maps) == ["right"]
+
+
+def test_a_single_layer_name_is_one_layer():
+    """The same rule for layers: dimensionality(acts, layers='ab') read 'a', 'b'."""
+    from toponeuro import make_activations
+    from toponeuro.analysis import dimensionality
+
+    acts = make_activations({"ab": 16, "b": 25}, n_stimuli=40, random_state=0)
+    assert dimensionality(acts, layers="ab").layer.values.tolist() == ["ab"]
+
+
+def test_plot_sweep_single_layer_name():
+    """plot_sweep(layers='fc') checked the letters 'f', 'c' as layer names."""
+    import pandas as pd
+
+    from toponeuro.plotting import plot_sweep
+
+    table = pd.DataFrame({"model": ["net"] * 4, "layer": ["conv1", "conv1", "fc", "fc"],
+                          "roi": ["V1", "FFA"] * 2, "score": [0.1, 0.2, 0.3, 0.4]})
+    fig = plot_sweep(table, layers="fc")
+    panel = [a for a in fig.axes if a.get_images()][0]
+    assert [t.get_text() for t in panel.get_yticklabels()] == ["fc"]

@@ -220,8 +220,8 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     Parameters
     ----------
     %(activations)s
-    layers : sequence of str, optional
-        Layers to measure; default all.
+    layers : str or sequence of str, optional
+        Layers to measure (one name is one layer); default all.
 
     Returns
     -------
@@ -247,6 +247,8 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
 
     check_activations(activations)
     all_layers = list(dict.fromkeys(activations[D.LAYER].values.tolist()))
+    if isinstance(layers, str):  # one layer, not its letters
+        layers = [layers]
     layers = all_layers if layers is None else [str(ly) for ly in layers]
     ed, pr, n_units = [], [], []
     for layer in layers:

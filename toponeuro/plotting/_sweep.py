@@ -139,8 +139,8 @@ def plot_sweep(
         sub = t[t["model"] == m]
         use = _ordered(sub[D.LAYER], None, "layer")
         if layers is not None:
-            _ordered(t[D.LAYER], layers, "layer")  # unknown names raise
-            use = [lay for lay in layers if lay in use]
+            wanted = _ordered(t[D.LAYER], layers, "layer")  # unknown names raise; a str is one
+            use = [lay for lay in wanted if lay in use]
         mean = sub.groupby([D.LAYER, region], sort=False)["score"].mean()
         grid = mean.unstack(region).reindex(index=use, columns=regions)
         grids[m] = grid

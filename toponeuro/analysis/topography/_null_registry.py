@@ -213,6 +213,8 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
     """
     if not isinstance(name, str) or not name:
         raise InputTypeError(f"A null's name must be a non-empty str; got {name!r}.")
+    if isinstance(geometries, str):  # one geometry, not its letters
+        geometries = (geometries,)
     bad = [g for g in geometries if g not in GEOMETRIES]
     if bad or not geometries:
         raise UnknownNameError(

@@ -16,6 +16,7 @@ and picking the tail after seeing the statistic would be two tests at alpha each
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -217,8 +218,22 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
         shared = "n_effective" in res.attrs  # moves that served two draws
     else:
         shared = False
-        stat = float(statistic)
-        draws = np.zeros(0) if null is None else np.asarray(null, dtype=float).ravel()
+        if isinstance(statistic, str | bytes | bool | np.bool_) or not isinstance(
+                statistic, numbers.Real | np.ndarray) or np.size(statistic) != 1:
+            raise InputTypeError(
+                f"overlap_verdict: statistic must be a NullResult (from map_similarity) or the "
+                f"observed value as a number; got {type(statistic).__name__} "
+                f"{statistic!r:.40}.")
+        stat = float(np.asarray(statistic).reshape(()))
+        try:
+            draws = np.zeros(0) if null is None else np.asarray(null, dtype=float)
+        except (TypeError, ValueError):
+            draws = None
+        if draws is None or draws.ndim > 1 or isinstance(null, str | bytes):
+            raise InputTypeError(
+                f"overlap_verdict: null must be the null draws, a 1-D array of numbers; got "
+                f"{type(null).__name__} {null!r:.40}.")
+        draws = draws.ravel()
         method = method or "similarity"
         null_method = None
     fin = draws[np.isfinite(draws)]

@@ -14,7 +14,7 @@ import numbers
 
 import torch
 
-from ..exceptions import CheckpointError, RecipeError
+from ..exceptions import CheckpointError, RecipeError, UntrustedCheckpointError
 from ..models import load_torch_file, non_finite_tensors
 
 __all__ = ["validate_checkpoint"]
@@ -27,8 +27,17 @@ def read_checkpoint_file(path, map_location="cpu", *, fix: str):
     never trusting the file's pickled objects)."""
     try:
         return load_torch_file(path, False, map_location)
+    except UntrustedCheckpointError as err:
+        cause = str(err.__cause__ or err)
+        what = next((line.strip() for line in cause.splitlines() if "GLOBAL" in line), "")
+        raise UntrustedCheckpointError(
+            f"Cannot read checkpoint {path}: it pickles objects outside the safe allow-list of "
+            f"torch.load(weights_only=True) ({what or 'not tensors or plain data'}). A "
+            "checkpoint of toponeuro train holds tensors and plain data only, so this file was "
+            f"written by another program or altered; it is never unpickled here. {fix}"
+        ) from err
     except CheckpointError as err:
-        raise type(err)(f"Cannot read checkpoint {path} ({err}) {fix}") from err
+        raise CheckpointError(f"Cannot read checkpoint {path} ({err}) {fix}") from err
 
 
 #: keys only a training checkpoint has (a plain state dict holds tensors only)

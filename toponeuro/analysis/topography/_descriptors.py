@@ -34,7 +34,9 @@ Definitions (docs/one_ruler.rst gives the sources):
 ``domain_similarity``
     Pearson r across the points with data in both maps (one statistic on every geometry;
     SSIM on a sheet in ``detail["ssim"]``, TopoNets). Null: the shift (sheet: mirrored
-    shift; mesh: spin test on its sphere); free positions: none.
+    shift; mesh: spin test on its sphere); free positions: none. The shift moves each map
+    in turn with the same moves (half the draws each), so ``n`` draws use
+    ``n - n // 2`` distinct moves (``detail["distinct_moves"]``).
 ``arrangement``
     The distances between domain centres (of the top 10% of each map, the point nearest
     their weighted mean in the map's 2-D parametrisation: grid, free positions, a mesh's
@@ -393,6 +395,8 @@ def _similarity(ta, tb, s, n_permutations, rng, domain=""):
         res = map_similarity(a, b, "pearson", n_permutations=n_perm, random_state=rng)
     detail = {"note": note} if note else {}
     detail["null_mean"] = res.null_mean
+    if "moves" in res.attrs:  # a symmetric two-map null: one move serves both maps
+        detail["distinct_moves"] = res.n_permutations - res.n_permutations // 2
     if geo == "sheet":
         detail["ssim"] = float(map_similarity(ta, tb, "ssim", n_permutations=0))
     return DescriptorResult(
@@ -445,8 +449,7 @@ def _arrangement(maps: Mapping, s, n_permutations, rng, domain=""):
 def _as_maps(data) -> dict[str, TopoMap]:
     if isinstance(data, Mapping):
         return {str(k): as_topomap(v, name=str(k)) for k, v in data.items()}
-    tm = as_topomap(data)
-    return {tm.name or "": tm}
+    return {"": as_topomap(data)}  # one map: domain "" (as compare_topography names it)
 
 
 @fill_doc

@@ -113,3 +113,31 @@ def test_free_positions_and_a_grid_of_the_same_field_are_alike():
     sim = frame[frame["descriptor"] == "domain_similarity"]
     assert (sim["verdict"] == "not testable").all() and (sim["model_null"] == "none").all()
     assert res.model_geometry == "free"
+
+
+TOPOLM = (__import__("pathlib").Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+          / "topolm" / "group-level-contrast.nc")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TOPOLM.exists(), reason="../shared/data/topolm is not here")
+def test_topolm_contrast_as_a_sheet_is_alike_its_shuffle_not():
+    import xarray as xr
+
+    t = xr.open_dataset(TOPOLM)["t_values"].values
+    cortex = mesh_topomap(t, "fs_LR_32k", "left", geodesic=True, name="verb-noun")
+    sheet = flat_sheet(t, "fs_LR_32k", "left", name="verb-noun")
+    settings = RulerSettings(n_samples=5)
+    kept = ["smoothness", "clustering", "selective_fraction", "patch_count"]
+    once = compare_topography(sheet, cortex, descriptors=kept, n_permutations=39,
+                              random_state=0, settings=settings)
+    assert {r.verdict for r in once.rows} == {"alike"}, once.to_frame()
+    # the right denominator: t >= 2 over the vertices with data (about 16 %, not of 32,492)
+    frac = {r.descriptor: r for r in once.rows}["selective_fraction"].cortex.value
+    assert 0.15 < frac < 0.18
+    cortex_res = [r.cortex for r in once.rows]
+    shuf = compare_topography(_shuffled(sheet, 0), cortex, descriptors=kept,
+                              n_permutations=39, random_state=0, settings=settings,
+                              cortex_results=cortex_res)
+    v = {r.descriptor: r.verdict for r in shuf.rows}
+    assert v["smoothness"] == v["clustering"] == v["patch_count"] == "unlike"

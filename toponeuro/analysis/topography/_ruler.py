@@ -17,6 +17,10 @@ random_state=None, settings=None, model_boot=None) -> TopographyComparison``
   ``verdict`` in :data:`VERDICTS` and its ``reason``; ``left_out`` names the descriptors a
   binary cortex map (an ROI) does not define; ``.to_frame()`` is the table.
 * The verdict comes from :func:`ruler_verdict` alone (module docs of it; docs/one_ruler.rst).
+* A job comparing many model layers with one cortical map: build the cortex once
+  (:func:`mesh_topomap`: positions, faces, sphere, geodesic distances), describe it once
+  (:func:`describe`, same ``settings`` and ``n_permutations``) and pass
+  ``cortex_results=`` to every call.
 """
 
 from __future__ import annotations

@@ -141,3 +141,26 @@ def test_topolm_contrast_as_a_sheet_is_alike_its_shuffle_not():
                               cortex_results=cortex_res)
     v = {r.descriptor: r.verdict for r in shuf.rows}
     assert v["smoothness"] == v["clustering"] == v["patch_count"] == "unlike"
+
+
+@pytest.mark.slow
+def test_domain_blobs_keep_their_arrangement_on_the_flat_sheet():
+    from toponeuro._meshes import mesh_surface
+
+    _, faces = mesh_surface("fsaverage5", "flat", "left")
+    on = np.zeros(10242, bool)
+    on[np.unique(faces)] = True
+    base = mesh_topomap(np.where(on, 0.0, np.nan), "fsaverage5", "left")
+    seeds = np.random.default_rng(0).choice(np.flatnonzero(on), 3, replace=False)
+    d = base.distances_from(seeds)  # geodesic, mm
+    maps = {f"d{i}": np.where(on, 4 * np.exp(-d[i] ** 2 / (2 * 15.0**2)), np.nan)
+            for i in range(3)}
+    cortex = {k: mesh_topomap(v, "fsaverage5", "left", name=k) for k, v in maps.items()}
+    sheet = {k: flat_sheet(v, "fsaverage5", "left", name=k) for k, v in maps.items()}
+    row = compare_topography(sheet, cortex, descriptors=["arrangement"],
+                             n_permutations=0).rows[0]
+    assert row.verdict == "alike", row.reason
+    # and a shuffled assignment of the sheet's domains is not
+    swapped = {"d0": sheet["d2"], "d1": sheet["d0"], "d2": sheet["d1"]}
+    assert compare_topography(swapped, cortex, descriptors=["arrangement"],
+                              n_permutations=0).rows[0].verdict == "unlike"

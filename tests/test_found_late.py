@@ -179,7 +179,8 @@ def semicolon_table(tmp_path):
     make_image_folder(tmp_path / "imgs", ["faces", "houses"], [1, 2], suffix=".png")
     files = sorted(p.relative_to(tmp_path / "imgs") for p in (tmp_path / "imgs").rglob("*.png"))
     p = tmp_path / "t.csv"
-    p.write_text("file;category;note\n" + "".join(f"{f};{f.parent};a, b\n" for f in files),
+    p.write_text("file;category;note;rating\n"
+                 + "".join(f"{f};{f.parent};a, b;{k},5\n" for k, f in enumerate(files)),
                  encoding="utf-8-sig")
     return p, files
 
@@ -190,6 +191,8 @@ def test_a_semicolon_table_is_read(semicolon_table):
     assert len(s) == len(files) == 4
     assert sorted(set(s.categories)) == ["faces", "houses"]
     assert list(s.metadata["note"]) == ["a, b"] * 4  # commas inside cells stay
+    # the decimal comma of a ';' table's numbers
+    np.testing.assert_array_equal(s.metadata["rating"], [0.5, 1.5, 2.5, 3.5])
 
 
 def test_a_wrong_sep_names_the_semicolons(semicolon_table):
@@ -246,7 +249,7 @@ def test_vit_options_passed_to_torchvision_are_checked():
 LATE = [  # (job, parameters): each was refused only after the model was loaded
     ("run_map", {"stimuli": "/no/such/floc"}, E.MissingFileError, "stimuli='/no/such/floc'"),
     ("run_map", {"device": "gpu0"}, E.DeviceError, "device='gpu0'"),
-    ("run_map", {"checkpoint": "/no/such.pt"}, E.MissingFileError, "checkpoint="),
+    ("run_map", {"model": "toponet_demo.tau_99"}, E.UnknownNameError, "toponet_demo.tau_0"),
     ("run_map", {"overwrite": "yes"}, E.InputTypeError, "overwrite must be True or False"),
     ("run_map", {"random_init_baseline": "no"}, E.InputTypeError, "random_init_baseline"),
     ("run_map", {"layers": 3}, E.InputTypeError, "layers must be a layer name"),

@@ -1,8 +1,8 @@
 """A job's parameters that need no model, checked before its first slow step (issue 45).
 
 ``run_map`` and ``run_language_map`` load the model first (minutes, for released weights that
-are downloaded) and met a missing stimulus folder, a misspelt device, a checkpoint that is
-not there or ``overwrite="yes"`` only afterwards. :func:`check_job_params` checks what can be
+are downloaded) and met a missing stimulus folder, a misspelt device, an unknown model name or
+``overwrite="yes"`` only afterwards. :func:`check_job_params` checks what can be
 checked without the model, once, at the top of both jobs; the stages check the same things
 again when they run on their own.
 """
@@ -16,11 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from .._device import check_device
+from .._docs import fill_doc
 from ..exceptions import InputTypeError, MissingFileError, UnknownNameError, close_matches
 
 __all__ = ["check_job_params"]
 
 
+@fill_doc
 def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", checkpoint=None,
                      stimuli=None, stimuli_name: str = "floc", stimuli_kind: str = "folder",
                      numbers=None, token_pooling: str | None = None, layers=None) -> None:
@@ -33,10 +35,11 @@ def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", c
     model : str, optional
         Without a ``checkpoint``: a registered model name (its card is looked up, nothing is
         loaded).
-    device : str
+    %(device)s
         Checked by :func:`toponeuro._device.check_device` (the name parses, the GPU exists).
     checkpoint : path-like, optional
-        Must be an existing file.
+        Given: ``model`` is not looked up (the checkpoint says what it is; a missing file is
+        reported by the loader, ``CheckpointError``).
     stimuli : str, path-like or StimulusSet, optional
         A path (anything but ``stimuli_name``, None or a StimulusSet) must exist as a
         ``stimuli_kind`` ("folder" or "file").
@@ -63,12 +66,6 @@ def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", c
 
         model_card(model)  # an unknown name lists the close matches
     check_device(device)
-    if checkpoint is not None and isinstance(checkpoint, str | os.PathLike):
-        if not Path(checkpoint).expanduser().is_file():
-            raise MissingFileError(
-                f"checkpoint={str(checkpoint)!r} does not exist; pass the path of a checkpoint "
-                "file (or leave checkpoint out to use the released weights)."
-            )
     if isinstance(stimuli, str | os.PathLike) and str(stimuli) != stimuli_name:
         path = Path(stimuli).expanduser()
         found = path.is_dir() if stimuli_kind == "folder" else path.is_file()

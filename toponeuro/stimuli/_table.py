@@ -94,6 +94,7 @@ def _read_table(path: Path, sep, *, what: str = "table",
         ) from err
     frame.columns = [str(c).strip() for c in frame.columns]
     _check_split(frame, path, sep)
+    frame.attrs["sep"] = sep  # a ';' table writes numbers with a decimal comma
     return frame
 
 
@@ -102,14 +103,17 @@ def _read_table(path: Path, sep, *, what: str = "table",
 _MISSING = ("", "nan", "na", "n/a")
 
 
-def _typed(col: pd.Series):
+def _typed(col: pd.Series, decimal_comma: bool = False):
     """A label column as booleans when every entry is ``true``/``false``; as numbers when
     every non-missing entry is one (missing cells, :data:`_MISSING`, NaN; a column of only
-    missing cells is all NaN); else text."""
+    missing cells is all NaN); else text. ``decimal_comma`` (a ``;``-separated table): a
+    column whose every entry is a number written with a decimal comma (``0,5``) is numbers."""
     low = col.str.strip().str.lower()
     if len(low) and low.isin(["true", "false"]).all():
         return low.eq("true").to_numpy()
     filled = ~low.isin(_MISSING)
+    if decimal_comma and low[filled].str.fullmatch(r"[+-]?\d+,\d+|[+-]?\d+").all():
+        col = col.str.replace(",", ".", regex=False)
     num = pd.to_numeric(col.where(filled), errors="coerce")
     if num[filled].notna().all():
         out = num.to_numpy(dtype=float)
@@ -191,7 +195,8 @@ def load_stimulus_table(
     sep : str, optional
         The column separator. Default: read from the header line, tab, comma or semicolon
         (a TSV saved as ``.csv`` is split on tabs; a spreadsheet's ``;``-separated CSV, as
-        saved where the comma is the decimal mark, on semicolons), else by suffix.
+        saved where the comma is the decimal mark, on semicolons, its label columns' decimal
+        commas read: ``0,5`` is 0.5), else by suffix.
     name : str, optional
         The set's name (default: the table's file name without suffix).
 
@@ -307,7 +312,7 @@ def load_stimulus_table(
                 f"Label column {col!r} of {path.name} clashes with a name the StimulusSet "
                 f"uses itself; {fix} (or leave it out with labels=[...])."
             )
-        meta[col] = _typed(frame[col])
+        meta[col] = _typed(frame[col], decimal_comma=frame.attrs.get("sep") == ";")
     cats = None
     if ccol is not None:  # an empty cell would be a category named '' in every contrast
         cats = frame[ccol].str.strip().to_numpy(dtype=str)

@@ -102,6 +102,8 @@ def run_map(
     device: str = "cpu",
     random_state: int = 0,
     random_init_baseline: bool = True,
+    unit_positions=None,
+    position_units: str | None = None,
     progress: bool = True,
     verbose: bool = True,
 ) -> MapResult:
@@ -191,6 +193,15 @@ def run_map(
         ``random_init_note``) then say that it was not computed.
     %(random_state)s
         Here: the seed of the smoothness sampling and of every null.
+    unit_positions : mapping, optional
+        Free positions of the units of some layers (TDANN-style models): ``{layer:
+        (n_units, 2) array of (x, y), or a path to a .npy file of one or a .csv/.tsv with
+        columns unit, x, y}`` (one unit per channel: the activations are spatially averaged;
+        see :func:`toponeuro.read_unit_positions`). Every statistic of those layers then
+        measures distances between these positions, and their maps are drawn as scatters.
+        Default: the model card's ``unit_positions``, if any.
+    position_units : {"mm", "sheet"}, optional
+        Unit of ``unit_positions`` (default the card's, else ``"mm"``).
     progress, verbose : bool
         Progress bars; print the summary table.
 
@@ -251,7 +262,8 @@ def run_map(
 
             steps.set_postfix_str("activations")
             acts = extract(net, stim, layers, pooling="mean", batch_size=batch_size,
-                           device=device, progress=progress)
+                           device=device, progress=progress, unit_positions=unit_positions,
+                           position_units=position_units)
             check_sheet_layers(acts, layers)
             steps.update()
 
@@ -264,7 +276,8 @@ def run_map(
                 random_init = random_init_similarities(
                     net, stim, layers, n_permutations=n_permutations,
                     random_state=random_state, batch_size=batch_size, device=device,
-                    progress=False)
+                    progress=False, unit_positions=unit_positions,
+                    position_units=position_units)
             steps.update()
 
             steps.set_postfix_str("cortex")

@@ -48,6 +48,14 @@ def _n_samples(topo, layers) -> int:
     return n
 
 
+def _patch_mask(patches) -> np.ndarray:
+    """The points in a map's patches: a (rows, cols) mask on a grid sheet, one per unit
+    where the units sit at free positions."""
+    if patches.map.grid_shape is None:
+        return np.asarray(patches.labels) > 0
+    return patches.label_grid() > 0
+
+
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     from .._meshes import MESH_SIZES
     from .._optional import optional_import
@@ -65,7 +73,8 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
     # the outlines are the patches the tables count (significant, after TDANN's smoothing)
-    outlines = {(d, ly): topo.patches[ly, d].label_grid() > 0 for ly in layers
+    # (per unit where the units sit at free positions: their map's points are the units)
+    outlines = {(d, ly): _patch_mask(topo.patches[ly, d]) for ly in layers
                 for d in MAP_DOMAINS if (ly, d) in topo.patches}
     fig = plot_sheet_map(res.selectivity, layers, facet=D.DOMAIN, outline=outlines,
                          outline_label="outlined: the significant patches counted in the tables",

@@ -198,3 +198,15 @@ def test_a_sheet_with_free_positions_is_drawn_as_a_scatter(toy_acts):
     np.testing.assert_allclose(np.asarray(ax.collections[1].get_offsets()), pos[ring])
     assert ax.get_xlabel() == "x (mm)" and not ax.images
     plt.close(fig)
+
+
+def test_the_command_line_reads_layer_equals_path_items(tmp_path):
+    from toponeuro.cli._map import _unit_positions
+
+    np.save(tmp_path / "c.npy", np.zeros((4, 2)))
+    assert _unit_positions([f"conv2={tmp_path / 'c.npy'}"]) == {"conv2": tmp_path / "c.npy"}
+    assert _unit_positions(None) is None
+    with pytest.raises(InvalidDataError, match="LAYER=PATH"):
+        _unit_positions(["conv2.npy"])
+    with pytest.raises(MissingFileError, match="--unit-positions"):
+        _unit_positions([f"conv2={tmp_path / 'absent.npy'}"])

@@ -245,7 +245,8 @@ def run_map(
                                cortex_permutations=cortex_permutations)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=(checkpoint, stimuli, yours.files)) as folder:
+                               inputs=(checkpoint, stimuli, yours.files,
+                                       unit_positions or {})) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own

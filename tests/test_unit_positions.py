@@ -64,7 +64,7 @@ class ToyFree(torch.nn.Module):
 def _card(**kw):
     from toponeuro.models import ModelCard
 
-    return ModelCard(name="toy_free.v1", arch="toy_free", input_size=32,
+    return ModelCard(name="toy_free.v1", arch="toy_free", tag="v1", input_size=32,
                      topo_layers=("conv2",), **kw)
 
 
@@ -210,3 +210,55 @@ def test_the_command_line_reads_layer_equals_path_items(tmp_path):
         _unit_positions(["conv2.npy"])
     with pytest.raises(MissingFileError, match="--unit-positions"):
         _unit_positions([f"conv2={tmp_path / 'absent.npy'}"])
+
+
+def test_the_vision_stages_find_the_planted_patch_at_its_free_position(toy_acts):
+    """model_topography on free positions: the faces patch (TDANN's rules, its centroid in
+    mm) lies at the planted blob, and the label null runs on the same free geometry."""
+    from toponeuro.reporting import model_topography
+
+    acts, pos = toy_acts
+    res = model_topography(acts, ["conv2"], n_permutations=99, min_units=3,
+                           label_permutations=19, random_state=0)
+    row = res.topography.row("conv2", "faces")
+    assert row["shape"] == f"{len(pos)} points"
+    patches = res.topography.patches["conv2", "faces"]
+    best = patches.table.sort_values("mass").iloc[-1]
+    assert np.hypot(best["x"] - BLOB_XY[0], best["y"] - BLOB_XY[1]) < 1.5
+    assert patches.labels.shape == (len(pos),)  # one label per unit: the units are the points
+    label_null = res.contrast["conv2", "faces"]
+    assert label_null.labels.n_permutations == 19 and np.isfinite(label_null.labels.p_value)
+    from toponeuro.analysis import contrast_design
+
+    design = contrast_design(acts, "faces", "rest", layer="conv2")
+    assert design.grid_shape is None and design.to_topomap().geometry == "free"
+
+
+@pytest.mark.slow
+def test_run_map_runs_a_tdann_style_model_end_to_end(tmp_path, monkeypatch):
+    """``toponeuro map`` from Python on a model whose units sit at hand-placed positions
+    (given as a .csv): every output is written, the sheet is drawn as a scatter, and the
+    summary counts the planted faces patch."""
+    from toponeuro.models import register_model
+    from toponeuro.models._registry import _REGISTRY
+    from toponeuro.reporting import run_map
+
+    monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
+    register_model("toy_free.v1", card=_card())(ToyFree)
+    try:
+        pos = _hand_placed_positions()
+        lines = ["unit,x,y"] + [f"{i},{float(x)!r},{float(y)!r}" for i, (x, y) in enumerate(pos)]
+        (tmp_path / "conv2.csv").write_text("\n".join(lines) + "\n")
+        res = run_map("toy_free.v1", stimuli=_floc_folder(tmp_path / "floc"),
+                      layers=["conv2"], out_dir=tmp_path / "out", min_units=3,
+                      n_permutations=19, cortex_permutations=0,
+                      unit_positions={"conv2": tmp_path / "conv2.csv"},
+                      random_init_baseline=False, progress=False, verbose=False)
+    finally:
+        _REGISTRY.pop("toy_free.v1", None)
+    assert res.selectivity.topo.position_units == "mm"
+    np.testing.assert_allclose(res.selectivity.topo.free_positions("conv2"), pos)
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert (tmp_path / "out" / "sheet_maps.png").is_file()
+    faces = res.summary["per_layer"]["conv2"]
+    assert faces["n_patches"]["faces"] >= 1

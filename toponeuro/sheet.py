@@ -394,14 +394,19 @@ class TopoAccessor:
         return [str(vals[i]) for i in sorted(first)]
 
     def select(self, layer: str) -> xr.DataArray:
-        """The units of one layer."""
+        """The units of one layer (without free-position coords when that layer has
+        none: its units sit on the grid sheet)."""
         self._need_units()
         layers = self.layers
         if layer not in layers:
             raise UnknownNameError(
                 f"No layer {layer!r} in these activations; {close_matches(layer, layers)}"
             )
-        return self._da.isel({D.UNIT: np.flatnonzero(self._da[D.LAYER].values == layer)})
+        sub = self._da.isel({D.UNIT: np.flatnonzero(self._da[D.LAYER].values == layer)})
+        if position_units(sub) is not None and unit_positions(sub) is None:
+            sub = sub.drop_vars([D.POS_X, D.POS_Y])
+            sub.attrs.pop(D.ATTR_POSITION_UNITS, None)
+        return sub
 
     def sheet_shape(self, layer: str) -> tuple[int, int]:
         """``(height, width)`` of ``layer``'s sheet, read off its row/col coords."""

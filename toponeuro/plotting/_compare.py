@@ -178,6 +178,7 @@ def plot_domain_arrangement(
     title: str | None = None,
     p_text: str | None = None,
     ax=None,
+    model_positions=None,
 ):
     """One model-vs-cortex arrangement: the domain centres on each side and their distances.
 
@@ -201,6 +202,9 @@ def plot_domain_arrangement(
         The test's p in words (e.g. the summary's ``p_text``, written by
         :func:`toponeuro.analysis.format_p`); default the p-values as numbers.
     ax : sequence of three matplotlib Axes, optional
+    model_positions : array (n_units, 2), optional
+        Free ``(x, y)`` positions of the model's units (TDANN-style layers, whose centres
+        are unit indices): the centres are drawn there.
 
     %(figure)s
 
@@ -230,6 +234,9 @@ def plot_domain_arrangement(
         c = np.asarray(c, float)
         if not is_sheet and c.ndim == 0 and cortex_positions is not None:
             c = np.asarray(cortex_positions, float)[int(c)]
+        if is_sheet and c.ndim == 0 and model_positions is not None:  # a unit index
+            c = np.asarray(model_positions, float)[int(c)]
+            return c[0], c[1]
         return (c[1], c[0]) if is_sheet else (c[0], c[1])
 
     for axis, key, label, is_sheet in ((axes[0], "model_centres", model_label, True),

@@ -391,7 +391,11 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     )
 
     sel = domain_selectivity(acts, list(MAP_DOMAINS))
-    topo = topography_table(sel, layers=layers, threshold=threshold, min_units=min_units,
+    maps = sel
+    if sel.topo.position_units is not None:  # units at free positions: each layer's own
+        maps = {ly: {str(d): sel.sel({D.DOMAIN: d}).topo.select(ly)  # geometry (grid or free)
+                     for d in sel[D.DOMAIN].values} for ly in layers}
+    topo = topography_table(maps, layers=layers, threshold=threshold, min_units=min_units,
                             n_permutations=n_permutations, alpha=alpha,
                             random_state=random_state)
     dims = {ly: float(effective_dimensionality(

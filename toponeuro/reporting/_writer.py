@@ -117,8 +117,10 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         if (head, h) not in res.comparison:
             continue
         arr = res.comparison[head, h].attrs["arrangement"]
+        free = res.selectivity.topo.free_positions(head)
         fig = plot_domain_arrangement(
-            arr, sheet_shape=res.sheet_shapes[head],
+            arr, sheet_shape=res.sheet_shapes[head] if free is None else None,
+            model_positions=free,
             p_text=res.summary["arrangement"].get(f"{head}|{h}", {}).get("p_text"),
             cortex_positions=(cortex[h].positions[:, :2] if cortex and h in cortex
                               and cortex[h].surface == "flat"

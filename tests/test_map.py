@@ -413,7 +413,7 @@ def test_run_map_is_a_sequence_of_named_stages():
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     stages = ["read_cortex_inputs", "load_model", "map_layers", "load_map_stimuli", "training_images", "extract",
               "check_sheet_layers", "model_topography", "cortex_topography",
-              "compare_model_cortex"]
+              "compare_model_cortex", "ruler_comparisons"]
     assert [c for c in calls if c in stages] == stages
     assert len(src.split('"""')[-1].splitlines()) < 90  # the body stays a short sequence
 

@@ -251,7 +251,8 @@ def test_run_map_runs_a_tdann_style_model_end_to_end(tmp_path, monkeypatch):
         (tmp_path / "conv2.csv").write_text("\n".join(lines) + "\n")
         res = run_map("toy_free.v1", stimuli=_floc_folder(tmp_path / "floc"),
                       layers=["conv2"], out_dir=tmp_path / "out", min_units=3,
-                      n_permutations=19, cortex_permutations=0,
+                      n_permutations=19, cortex_permutations=0, ruler_permutations=19,
+                      hemispheres=["left"],
                       unit_positions={"conv2": tmp_path / "conv2.csv"},
                       random_init_baseline=False, progress=False, verbose=False)
     finally:
@@ -262,3 +263,14 @@ def test_run_map_runs_a_tdann_style_model_end_to_end(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "sheet_maps.png").is_file()
     faces = res.summary["per_layer"]["conv2"]
     assert faces["n_patches"]["faces"] >= 1
+    # the one ruler ran on the free positions against the atlas's binary ROIs
+    ruler = res.summary["ruler"]["comparisons"]["conv2|left"]
+    assert ruler["model_geometry"] == "free" and "smoothness" in ruler["left_out"]
+    assert (tmp_path / "out" / "model_and_cortex.png").is_file()
+    assert (tmp_path / "out" / "comparison_ruler.csv").is_file()
+    jsonschema = pytest.importorskip("jsonschema")
+    from toponeuro.reporting import summary_schema
+
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in
+              jsonschema.Draft202012Validator(summary_schema("map")).iter_errors(res.summary)]
+    assert not errors

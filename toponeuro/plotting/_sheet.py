@@ -31,7 +31,6 @@ def outline_mask(ax, mask: np.ndarray, color: str = "k", linewidth: float = 1.2)
         ax.add_collection(LineCollection(segs, colors=color, linewidths=linewidth))
 
 
-@fill_doc
 def _aspect(pos: np.ndarray) -> float:
     """Width / height of the box around free unit positions."""
     span = np.ptp(pos, axis=0)
@@ -64,6 +63,7 @@ def _scatter_units(a, pos, vals, cmap, lo, hi, outline, mask, head, units):
     return im
 
 
+@fill_doc
 def plot_sheet_map(
     values: xr.DataArray,
     layers: str | Sequence[str] | None = None,

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docs import fill_doc
+
 __all__ = ["HEADLINE_RULE", "HeadlineChoice", "choose_headline", "headline_eligible"]
 
 #: the rule, in the words the report and summary.json print
@@ -88,6 +90,7 @@ def headline_eligible(row, alpha: float) -> bool:
         row.cortex, alpha)
 
 
+@fill_doc
 def choose_headline(comparisons: Mapping, *, alpha: float = 0.05,
                     layers: Sequence[str] | None = None) -> HeadlineChoice | None:
     """The headline comparison by :data:`HEADLINE_RULE`; None when no row is eligible.
@@ -97,7 +100,7 @@ def choose_headline(comparisons: Mapping, *, alpha: float = 0.05,
     comparisons : mapping
         ``(layer, hemisphere) ->`` a comparison with ``rows`` (what
         :func:`toponeuro.analysis.compare_topography` returns).
-    alpha : float
+    %(alpha)s
     layers : sequence of str, optional
         Layer order, shallow to deep (default: the order of ``comparisons``).
 

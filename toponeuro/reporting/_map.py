@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 import xarray as xr
 
 from .._docs import fill_doc
-from .._params import check_int
+from .._params import check_int, check_n_permutations
 from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
+from ._ruler_stage import ruler_comparisons
 from ._stages import (
     _model_description,
     _warn_training_overlap,
@@ -104,6 +105,7 @@ def run_map(
     random_init_baseline: bool = True,
     unit_positions=None,
     position_units: str | None = None,
+    ruler_permutations: int = 199,
     progress: bool = True,
     verbose: bool = True,
 ) -> MapResult:
@@ -202,6 +204,13 @@ def run_map(
         Default: the model card's ``unit_positions``, if any.
     position_units : {"mm", "sheet"}, optional
         Unit of ``unit_positions`` (default the card's, else ``"mm"``).
+    ruler_permutations : int
+        Draws of each side's null in the one-ruler comparison
+        (:func:`toponeuro.analysis.compare_topography`: every descriptor on the sheet and on
+        the cortex, the report's headline). Default 199: its smallest p, 0.005, reaches any
+        usual ``alpha``, and each draw recomputes TDANN's smoothing and patches of every
+        domain map on the 10,242-vertex cortex (about 0.04 s per map and draw); 0 skips the
+        nulls (every row is then "not testable" and there is no headline).
     progress, verbose : bool
         Progress bars; print the summary table.
 
@@ -240,6 +249,7 @@ def run_map(
     check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_int(batch_size, "batch_size", lo=1)
+    check_n_permutations(ruler_permutations, "ruler_permutations")
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                domains=MAP_DOMAINS, cortex_min_vertices=cortex_min_vertices,
                                cortex_permutations=cortex_permutations)
@@ -289,6 +299,9 @@ def run_map(
                 random_state=random_state)
             comparison = compare_model_cortex(model_side.topography, cortex.topography, layers,
                                               list(cortex.maps), random_state=random_state)
+            ruler = ruler_comparisons(model_side.selectivity, layers, cortex,
+                                      n_permutations=ruler_permutations, alpha=alpha,
+                                      random_state=random_state)
             steps.update()
 
             steps.set_postfix_str("report")
@@ -298,7 +311,7 @@ def run_map(
                 threshold=threshold, min_units=min_units, alpha=alpha,
                 training_images=train)
             res = _results.assemble(inputs, acts, model_side, cortex, comparison,
-                                    random_init=random_init)
+                                    random_init=random_init, ruler=ruler)
             files = _writer.write_report(folder.path, res, atlas=cortex.atlas, t0=t0,
                                          cortex=cortex.maps)
             steps.update()

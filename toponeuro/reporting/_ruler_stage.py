@@ -105,13 +105,16 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
     from ..analysis import compare_topography
 
     side = ruler_cortex_maps(cortex)
-    out = {}
+    out, done = {}, {}
     for layer in layers:
         for hemi, cmaps in side.items():
             domains = [d for d in cmaps if d in set(map(str, selectivity[D.DOMAIN].values))]
             out[layer, hemi] = compare_topography(
                 _model_maps(selectivity, layer, domains), {d: cmaps[d] for d in domains},
-                n_permutations=n_permutations, alpha=alpha, random_state=random_state)
+                n_permutations=n_permutations, alpha=alpha, random_state=random_state,
+                cortex_results=done.get(hemi))
+            # the cortex's descriptors do not depend on the layer: computed once per hemisphere
+            done.setdefault(hemi, [r.cortex for r in out[layer, hemi].rows])
     return out
 
 

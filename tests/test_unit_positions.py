@@ -274,3 +274,19 @@ def test_run_map_runs_a_tdann_style_model_end_to_end(tmp_path, monkeypatch):
     errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in
               jsonschema.Draft202012Validator(summary_schema("map")).iter_errors(res.summary)]
     assert not errors
+
+
+def test_layers_without_free_positions_keep_their_grid_sheet_in_the_job():
+    """Positions for one layer only: that layer is measured on its free positions, the other
+    on its grid sheet (.topo.select drops the NaN positions of a grid layer)."""
+    from toponeuro.reporting import model_topography
+    from toponeuro.stimuli import FLOC_CATEGORIES
+
+    ten = [c for c in FLOC_CATEGORIES if c != "scrambled"]
+    acts = toponeuro.make_activations({"conv": 36, "fc": 64}, 30, categories=ten * 3,
+                                      random_state=0)
+    acts = acts.topo.with_positions({"conv": _hand_placed_positions()})
+    assert acts.topo.select("fc").topo.position_units is None
+    table = model_topography(acts, ["conv", "fc"], n_permutations=0).topography.table
+    shapes = dict(zip(table["sheet"], table["shape"]))
+    assert shapes == {"conv": "36 points", "fc": "8x8"}

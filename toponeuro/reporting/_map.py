@@ -117,10 +117,15 @@ def run_map(
     (``t >= threshold``) and map similarities, the effective dimensionality of each layer,
     and compares the sheet with the cortex: the visfAtlas domain ROIs on fsaverage5 (each
     as a continuous map, its geodesic proximity) or your own maps (``cortex_maps``). The
-    model-vs-cortex number is the arrangement of the domain centres
-    (:func:`toponeuro.analysis.arrangement_comparison`) for every layer, with its shift and
-    spin nulls; the report's headline names the deepest layer. Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json`` and
-    ``comparison.csv`` into ``out_dir``.
+    model-vs-cortex comparison is the one ruler: every descriptor computed on both sides by
+    :func:`toponeuro.analysis.compare_topography` for every layer and hemisphere (the atlas's
+    ROIs as 0/1, so the descriptors a binary map does not define are left out and listed),
+    each with its own null and a verdict; the report's headline is the comparison with the
+    most evidence by the fixed rule of :func:`toponeuro.reporting.choose_headline`. The 0.4
+    number, the arrangement of the domain centres
+    (:func:`toponeuro.analysis.arrangement_comparison`, shift and spin nulls), stays as an
+    extra row. Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json``,
+    ``comparison.csv`` and ``comparison_ruler.csv`` into ``out_dir``.
 
     Parameters
     ----------
@@ -210,7 +215,8 @@ def run_map(
         the cortex, the report's headline). Default 199: its smallest p, 0.005, reaches any
         usual ``alpha``, and each draw recomputes TDANN's smoothing and patches of every
         domain map on the 10,242-vertex cortex (about 0.04 s per map and draw); 0 skips the
-        nulls (every row is then "not testable" and there is no headline).
+        nulls (each row is then judged by the values and their tolerance alone, and none
+        can be the headline).
     progress, verbose : bool
         Progress bars; print the summary table.
 

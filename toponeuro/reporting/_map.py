@@ -63,12 +63,15 @@ class MapResult:
         ``(layer, hemisphere) ->`` the model-vs-cortex table of
         :func:`~toponeuro.analysis.compare_tables` (what
         :func:`~toponeuro.reporting.comparison_view` shows).
+    ruler : dict
+        ``(layer, hemisphere) ->`` :class:`~toponeuro.analysis.TopographyComparison`: every
+        descriptor on both sides (:func:`~toponeuro.reporting.ruler_comparisons`).
 
     Examples
     --------
     >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
-    >>> res.tables, res.files, res.comparison
-    ({}, {}, {})
+    >>> res.tables, res.files, res.comparison, res.ruler
+    ({}, {}, {}, {})
     """
 
     summary: dict
@@ -76,6 +79,7 @@ class MapResult:
     tables: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
     comparison: dict = field(default_factory=dict)
+    ruler: dict = field(default_factory=dict)
 
 
 @fill_doc
@@ -328,4 +332,5 @@ def run_map(
         print(format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
     return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()}, comparison=comparison)
+                     files={k: str(v) for k, v in files.items()}, comparison=comparison,
+                     ruler=ruler)

@@ -28,6 +28,7 @@ def _draw(ax, values, positions, grid_shape, cmap, lim, title, xlabel, ylabel, s
                 f"{title}: positions must be (n, 2+) for its {scaled.size} values; got "
                 f"{pos.shape}.")
         ok = np.isfinite(scaled)
+        ax.set_facecolor("0.8")  # points at 0 are white: they show against grey; no data: grey
         im = ax.scatter(pos[ok, 0], pos[ok, 1], c=scaled[ok], cmap=cmap, vmin=-lim, vmax=lim,
                         s=size, linewidths=0, rasterized=True)
         ring = ok & (np.nan_to_num(scaled, nan=-np.inf) >= 1)
@@ -131,7 +132,7 @@ def plot_model_and_cortex(
                "sheet row ↓" if model_positions is None else f"y ({model_units})",
                float(np.clip(6000.0 / max(m.size, 1), 2, 120)))
     _draw(axes[1], c, cortex_positions, None, cmap, lim, cortex_title, "flat-map x (mm)",
-          "flat-map y (mm)", 0.6)
+          "flat-map y (mm)", float(np.clip(20000.0 / max(c.size, 1), 1.5, 40)))
     fig.colorbar(im, ax=list(axes), shrink=0.85,
                  label="value / its selectivity threshold (outlined: ≥ 1)")
     if title:

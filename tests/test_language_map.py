@@ -610,3 +610,71 @@ def test_the_smoothness_sentence_is_the_positions_null_claim_and_too_few_draws_i
     text = _patch_text(few.row("h", "language"), 0.5, 0.05, 0.05, 9)
     assert "too few draws to test at α = 0.05" in text and "significant" not in text
     assert "1 significant patch" in _patch_text(t.row("h", "language"), 0.5, 0.05, 0.05, 99)
+
+
+# --- denominators: counts and fractions over the points with data (issue 45) ---------------
+def test_topography_table_counts_over_the_points_with_data():
+    """A 10 x 10 map, 30 points without data, 14 of the 70 with data at >= 2: by hand,
+    14 / 70 = 0.2 (not 14 / 100), and the table carries both numbers."""
+    from toponeuro.analysis import topography_table
+
+    vals = np.zeros(100)
+    vals[:30] = np.nan
+    vals[40:54] = 3.0  # 14 points with data at or above the threshold
+    tab = topography_table({"s": {"m": vals.reshape(10, 10)}}, threshold=2.0, min_units=1,
+                           smooth_sigma=0.0, n_permutations=0, pairs=()).row("s", "m")
+    assert int(tab["n_points"]) == 70 and int(tab["n_selective"]) == 14
+    assert float(tab["selective_fraction"]) == pytest.approx(14 / 70)
+
+
+def test_language_cortex_counts_a_map_with_no_data_vertices_over_those_with_data(tmp_path):
+    """A fsaverage5 left map, 1,242 vertices NaN, 900 of the 9,000 with data at t >= 2:
+    the job says "900 of 9,000 vertices with data (10.0 %)", never "of 10,242"."""
+    from toponeuro.reporting import language_cortex
+    from toponeuro.reporting._language_results import (
+        _cortex_rows,
+        _cortex_summary,
+        comparison_table,
+        format_language_summary,
+    )
+
+    rng = np.random.default_rng(0)
+    t = rng.uniform(-1.0, 1.0, 10242)
+    t[9000:] = np.nan
+    t[:900] = 2.5  # one contiguous-enough block, counts are what is checked
+    cortex = language_cortex(["left"], cortex_maps={"language": {"left": t}}, threshold=2.0,
+                             similarity_permutations=0)
+    rows = _cortex_rows(cortex, 2.0)
+    (row,) = rows
+    assert (row["n_vertices"], row["n_with_data"], row["n_marked"]) == (10242, 9000, 900)
+    assert row["parcel_fraction"] == pytest.approx(0.1)
+    assert row["largest_region_fraction"] <= 1 and row["largest_region_vertices"] <= 900
+    summary = {"cortex": _cortex_summary(cortex, rows)}
+    assert summary["cortex"]["left"]["n_with_data"] == 9000
+    text = format_language_summary({"model": {"name": "m"}, "stimuli": {"n_stimuli": 4},
+                                    "n_permutations": 0, "alpha": 0.05, "per_layer": {},
+                                    **summary})
+    assert "900 of 9,000 vertices with data (10.0 %)" in text and "10,242" not in text
+    import pandas as pd
+    m = pd.DataFrame([{"layer": "l", "selective_fraction": 0.1, "n_significant_patches": 2,
+                       "n_units": 100, "largest_patch_units": 10, "morans_i": 0.4,
+                       "morans_i_p": 0.001, "smoothness": 0.3, "smoothness_p": 0.01}])
+    cell = comparison_table(m, pd.DataFrame(rows)).iloc[1, 1]
+    assert cell == "900 of 9,000 vertices with data (10.0 %)"
+
+
+def test_topolm_s_map_counts_4806_of_29280_vertices_with_data(shared_dir):
+    """Issue 45's case on the real map: t >= 2 on 4,806 of the 29,280 vertices with data
+    (the file's NaN and the fs_LR medial wall are no data), not "5,333 of 32,492"."""
+    from toponeuro.brain import load_topolm_contrast
+    from toponeuro.reporting import language_cortex
+    from toponeuro.reporting._language_results import _cortex_rows
+
+    verbs = load_topolm_contrast(shared_dir / "data" / "topolm" / "group-level-contrast.nc")
+    cortex = language_cortex(["left"], cortex_maps={"language": verbs}, threshold=2.0,
+                             similarity_permutations=0)
+    vals = np.asarray(cortex.user_maps["left"].maps["language"], dtype=float)
+    by_hand = int(np.sum(vals[np.isfinite(vals)] >= 2.0)), int(np.isfinite(vals).sum())
+    (row,) = _cortex_rows(cortex, 2.0)
+    assert (row["n_marked"], row["n_with_data"]) == by_hand == (4806, 29280)
+    assert row["n_vertices"] == 32492

@@ -70,6 +70,8 @@ VOL_TO_SURF_DEFAULTS = {"radius": 3.0, "interpolation": "linear", "kind": "auto"
                         "n_samples": None, "depth": None}
 
 _VOLUME_SUFFIXES = (".nii", ".nii.gz")
+#: a netCDF map in TopoLM's layout (read by toponeuro.brain.load_topolm_contrast)
+NETCDF_SUFFIX = ".nc"
 _CIFTI_SUFFIXES = (".dscalar.nii", ".dtseries.nii", ".dlabel.nii")
 
 
@@ -124,6 +126,9 @@ class _Reader:
             where = f"cortex_maps[{domain!r}]"
             path, regions = split_labels(spec, where)
             path = Path(os.fspath(path)).expanduser()
+            if path.name.lower().endswith(NETCDF_SUFFIX) and regions is None:
+                self._netcdf(domain, _exists(path, f"{domain!r}"))
+                return
             kind = _kind_of_path(path)
             path = _exists(path, f"{domain!r}")
             picked = {} if regions is None else {"regions": list(regions)}
@@ -201,6 +206,21 @@ class _Reader:
             self._pair_entry(domain, dict(zip(HEMIS, spec)))
             return
         self._array(domain, spec)
+
+    def _netcdf(self, domain, path: Path) -> None:
+        """A ``.nc`` map in TopoLM's layout (``group-level-contrast.nc``: variable ``t_values``,
+        one value per left fs_LR 32k vertex), read by
+        :func:`toponeuro.brain.load_topolm_contrast`."""
+        from ..brain import load_topolm_contrast
+
+        da = load_topolm_contrast(path)
+        hemis = [str(h) for h in dict.fromkeys(np.asarray(da["hemi"].values).tolist())]
+        self._pair_entry(domain, {hemi_name(h): _hemi_values(da, h) for h in hemis},
+                         how="netCDF, toponeuro.brain.load_topolm_contrast")
+        for h in hemis:
+            self.files[domain][hemi_name(h)] = {
+                "netcdf": str(path), "variable": "t_values",
+                "reader": "toponeuro.brain.load_topolm_contrast"}
 
     def _array(self, domain, spec) -> None:
         try:
@@ -399,6 +419,9 @@ def load_cortex_maps(
           (patch threshold 0.5). A label file without regions named is refused, with the
           list of its regions. A FreeSurfer ``.label`` on fsaverage is one region already
           (``lh.FFA.label``);
+        - a netCDF ``.nc`` file in TopoLM's layout (``group-level-contrast.nc``: variable
+          ``t_values``, one value per vertex of the left fs_LR 32k hemisphere), read by
+          :func:`toponeuro.brain.load_topolm_contrast`;
         - a nibabel image (NIfTI volume, GiftiImage, Cifti2Image);
         - a numpy array or DataArray: both hemispheres (left then right), a DataArray with a
           ``hemi`` coord, or one hemisphere's values with ``hemispheres=["left"]``.

@@ -100,10 +100,14 @@ def _add_cortex_args(p, *, language: bool = False) -> None:
         maps_help = ("your own language maps: language=lh.gii:rh.gii (GIFTI or MGH per "
                      "hemisphere on fsaverage5, fsaverage or fs_LR 32k, left first), "
                      "verbs=verbs.dscalar.nii (CIFTI-2, fs_LR), verbs=lh.verbs.func.gii (one "
-                     "hemisphere) or language=sn_mni.nii.gz (an MNI volume); a map named "
-                     "language replaces the shipped parcels, any other name (verbs=...) joins "
-                     "them (on fsaverage5 only: the parcels' mesh); comma-separated (default: "
-                     "the language parcels of Wolna et al., 2025)")
+                     "hemisphere), language=sn_mni.nii.gz (an MNI volume) or "
+                     "verbs=group-level-contrast.nc (TopoLM's netCDF, read by "
+                     "toponeuro.brain.load_topolm_contrast; a bare PATH.nc is taken as "
+                     "verbs=PATH.nc); a map named language replaces the shipped parcels and is "
+                     "compared with the model's S - N map, a map named verbs is compared with "
+                     "the model's verb - noun map (default: TopoLM's group contrast), any other "
+                     "name joins them; comma-separated (default: the language parcels of "
+                     "Wolna et al., 2025)")
         thr_help = ("region threshold of --cortex-maps, in their units (default: 2, "
                     "TDANN's t threshold)")
     else:

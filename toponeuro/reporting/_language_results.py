@@ -267,7 +267,13 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
 
 
 def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
-    """One row per (map, hemisphere): the parcels' (or your maps') extent and regions."""
+    """One row per (map, hemisphere): the parcels' (or your maps') extent and regions.
+
+    Every count and fraction is over the vertices *with data* (``n_with_data``: a map's
+    medial wall or NaN vertices are not cortex it measured), the denominator
+    :func:`~toponeuro.analysis.topography_table` computed its fractions over; ``n_vertices``
+    is the hemisphere's mesh size, for reference.
+    """
     rows = []
     for topo, maps, kind in ((cortex.topography, cortex.maps, "parcels"),
                              (cortex.user_topography, cortex.user_maps, "yours")):
@@ -275,14 +281,16 @@ def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
             continue
         for rec in topo.table.itertuples():
             n_vert = _n_vertices(maps)[rec.sheet]
+            n_data = int(rec.n_points)
             largest = int(rec.largest_patch_units)
             rows.append({"map": rec.name, "kind": kind, "hemisphere": rec.sheet,
                          "mesh": getattr(maps[rec.sheet], "mesh", "fsaverage5"),
-                         "n_vertices": n_vert,
+                         "n_vertices": n_vert, "n_with_data": n_data,
+                         "n_marked": int(rec.n_selective),
                          "parcel_fraction": float(rec.selective_fraction),
                          "n_regions": int(rec.n_patches),
                          "largest_region_vertices": largest,
-                         "largest_region_fraction": largest / n_vert if n_vert else np.nan,
+                         "largest_region_fraction": largest / n_data if n_data else np.nan,
                          "threshold": 0.5 if kind == "parcels" else float(threshold)})
     return rows
 
@@ -310,8 +318,8 @@ def _cortex_summary(cortex, rows: list[dict]) -> dict:
                     "and scattering its values makes any contiguous parcel cluster, so "
                     "no null can test their Moran's I or smoothness, and neither is "
                     "reported (only their extent and regions are)"}
-    keep = ("n_vertices", "parcel_fraction", "n_regions", "largest_region_vertices",
-            "largest_region_fraction")
+    keep = ("n_vertices", "n_with_data", "n_marked", "parcel_fraction", "n_regions",
+            "largest_region_vertices", "largest_region_fraction")
     main = parcels or [r for r in yours if r["map"] == _MAP]
     for r in main:
         out[r["hemisphere"]] = {k: _num(r[k]) for k in keep}
@@ -426,11 +434,19 @@ def _fmt(v, spec="{:.2f}"):
     return "–" if v is None or not np.isfinite(v) else spec.format(float(v))
 
 
-def _count(n, of) -> str:
-    """``"1,000 of 1,536 (65.1 %)"``: a count with its denominator, as the terminal says it."""
+def _count(n, of, what: str = "") -> str:
+    """``"1,000 of 1,536 (65.1 %)"``: a count with its denominator (``what`` names it: "units
+    with data", "vertices with data"), as the terminal says it.
+
+    Examples
+    --------
+    >>> _count(4806, 29280, "vertices with data")
+    '4,806 of 29,280 vertices with data (16.4 %)'
+    """
     if not np.isfinite(n) or not of:
         return "–"
-    return f"{int(n):,} of {int(of):,} ({n / of:.1%})".replace("%)", " %)")
+    what = f" {what}" if what else ""
+    return f"{int(round(n)):,} of {int(of):,}{what} ({n / of:.1%})".replace("%)", " %)")
 
 
 def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
@@ -470,9 +486,11 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
                      f"{r['threshold']:g}")
         head = (f"cortex · {r['hemisphere']}" if name == _MAP and r.get("kind") != "yours"
                 else f"cortex {name} · {r['hemisphere']}")
-        cols[head] = [what, _count(r["parcel_fraction"] * r["n_vertices"], r["n_vertices"]),
+        of = r.get("n_with_data", r["n_vertices"])
+        cols[head] = [what, _count(r.get("n_marked", r["parcel_fraction"] * of), of,
+                                   "vertices with data"),
                       _fmt(r["n_regions"], "{:.0f}"),
-                      _fmt(r["largest_region_vertices"] / r["n_vertices"], "{:.1%}"),
+                      _fmt(r["largest_region_vertices"] / of, "{:.1%}"),
                       NOT_TESTED, NOT_TESTED, "–"]
     cols["comparable?"] = [
         "no: a statistic per unit vs a fixed binary atlas",
@@ -497,6 +515,14 @@ def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
 
 
 # ------------------------------------------------------------------------------ text
+def _count_of(c: dict) -> str:
+    """A summary's cortex entry as "4,806 of 29,280 vertices with data (16.4 %)" (a summary
+    without the counts, e.g. an older one: its fraction alone)."""
+    if c.get("n_with_data") and c.get("n_marked") is not None:
+        return _count(c["n_marked"], c["n_with_data"], "vertices with data")
+    return f"{c['parcel_fraction']:.1%} of the vertices with data"
+
+
 def format_language_summary(summary: dict) -> str:
     """The plain-text summary ``toponeuro map --language`` prints.
 
@@ -522,10 +548,10 @@ def format_language_summary(summary: dict) -> str:
     for h, c in summary["cortex"].items():
         if h in ("atlas", "nulls", "your_maps"):
             continue
-        lines.append(f"cortex {h}: language parcels cover {c['parcel_fraction']:.1%} of the "
-                     f"hemisphere in {c['n_regions']} regions")
+        lines.append(f"cortex {h}: language parcels cover {_count_of(c)} in {c['n_regions']} "
+                     "regions")
     for name, per in summary["cortex"].get("your_maps", {}).get("maps", {}).items():
         for h, c in per.items():
-            lines.append(f"cortex {h}, your map {name!r}: {c['parcel_fraction']:.1%} of the "
-                         f"hemisphere at or above the threshold, in {c['n_regions']} regions")
+            lines.append(f"cortex {h}, your map {name!r}: {_count_of(c)} at or above the "
+                         f"threshold, in {c['n_regions']} regions")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dims as D
 from ..analysis import format_p
 from . import _writer
-from ._language_results import LanguageReport, _fmt
+from ._language_results import LanguageReport, _count, _fmt
 from ._language_stages import LANGUAGE_MAP
 
 __all__ = ["write_language_report", "language_headline", "profile_comment", "short_layer"]
@@ -158,9 +158,11 @@ _COLUMNS = {
     "selective_fraction": "units with t ≥ the BH threshold",
     "split_half_overlap": "split-half Dice", "split_half_chance": "split-half Dice by chance",
     "split_half_p": "split-half p (hypergeometric)", "hemisphere": "hemisphere", "map": "map",
-    "n_vertices": "vertices", "parcel_fraction": "vertices in the map's regions",
+    "n_vertices": "vertices (mesh)", "n_with_data": "vertices with data",
+    "n_marked": "vertices in the map's regions",
+    "parcel_fraction": "vertices in the map's regions (of those with data)",
     "n_regions": "regions", "largest_region_vertices": "largest region (vertices)",
-    "largest_region_fraction": "largest region (share of the hemisphere)",
+    "largest_region_fraction": "largest region (share of the vertices with data)",
 }
 
 
@@ -180,8 +182,9 @@ def _cortex_view(rep: LanguageReport):
     t = rep.tables["cortex"].copy()
     if not len(t):
         return t
-    t["parcel_fraction"] = [f"{round(f * n):,} of {n:,} ({f:.1%})"
-                            for f, n in zip(t["parcel_fraction"], t["n_vertices"])]
+    t["parcel_fraction"] = [_count(k, n, "with data")
+                            for k, n in zip(t["n_marked"], t["n_with_data"])]
+    t = t.drop(columns="n_marked")
     t["largest_region_fraction"] = [f"{f:.1%}" for f in t["largest_region_fraction"]]
     return t.rename(columns=_COLUMNS)
 

@@ -22,8 +22,6 @@ REMOVED_ATTRIBUTES = [
     ("toponeuro.brain", "noise_ceiling", "voxel_noise_ceiling"),
     ("toponeuro", "noise_ceiling", "rdm_noise_ceiling"),
     ("toponeuro.analysis", "trajectory", "toponeuro.training.trajectory"),
-    ("toponeuro.analysis", "compare_topography", "compare_tables"),
-    ("toponeuro", "compare_topography", "compare_tables"),
     ("toponeuro.brain", "load_image", "load_brain_image"),
 ]
 

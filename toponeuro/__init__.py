@@ -90,8 +90,6 @@ __all__ = [
 _REMOVED = {
     "noise_ceiling": "toponeuro.rdm_noise_ceiling (the RDM ceiling) or "
                      "toponeuro.brain.voxel_noise_ceiling (NSD's voxel ceiling)",
-    "compare_topography": "toponeuro.analysis.topography_table on each side, then "
-                          "toponeuro.analysis.compare_tables",
 }
 
 

@@ -29,6 +29,10 @@ ROI = "roi"
 X = "x"
 Y = "y"
 Z = "z"
+# free 2-D positions of units on a model's tissue (TDANN-style), one pair per unit: in mm or
+# in sheet units, as the map's attr ATTR_POSITION_UNITS says (see analysis.as_topomap)
+POS_X = "pos_x"
+POS_Y = "pos_y"
 HEMI = "hemi"
 VERTEX = "vertex"
 
@@ -41,6 +45,10 @@ STIMULUS_COORDS = (STIMULUS_ID,)
 ATTR_MODEL = "model"
 ATTR_WEIGHTS_SHA256 = "weights_sha256"
 ATTR_VERSION = "toponeuro_version"
+#: units of free positions (POS_X, POS_Y) or of mesh positions: "mm" or "sheet"
+ATTR_POSITION_UNITS = "position_units"
+#: millimetres per position unit of a sheet (its physical scale, when known)
+ATTR_MM_PER_UNIT = "mm_per_unit"
 
 # analysis results
 DOMAIN = "domain"

@@ -27,5 +27,4 @@ __getattr__ = removed_names(__name__, {
     "trajectory": "toponeuro.training.trajectory",
     "noise_ceiling": "toponeuro.analysis.rdm_noise_ceiling (the RDM ceiling) or "
                      "toponeuro.brain.voxel_noise_ceiling (NSD's voxel ceiling)",
-    "compare_topography": "topography_table on each side, then compare_tables",
 })

@@ -1,15 +1,17 @@
-"""Topography: selectivity maps, smoothness, patches, map similarity, spatial nulls, arrangement and autocorrelation on a model sheet or a cortical mesh.
+"""Topography: the one ruler (descriptors on any geometry, model vs cortex), selectivity maps, smoothness, patches, map similarity, spatial nulls, arrangement and autocorrelation on a model sheet or a cortical mesh.
 
 A wing of :mod:`toponeuro.analysis`: import the public names from there."""
 
 from . import (
     _autocorr,
     _compare,
+    _descriptors,
     _geometry,
     _label_null,
     _localizer,
     _null,
     _patches,
+    _ruler,
     _selectivity,
     _tables,
     _topography,
@@ -18,11 +20,13 @@ from . import (
 )
 from ._autocorr import *
 from ._compare import *
+from ._descriptors import *
 from ._geometry import *
 from ._label_null import *
 from ._localizer import *
 from ._null import *
 from ._patches import *
+from ._ruler import *
 from ._selectivity import *
 from ._tables import *
 from ._topography import *
@@ -42,4 +46,6 @@ __all__ = [
     *_compare.__all__,
     *_tables.__all__,
     *_transfer.__all__,
+    *_descriptors.__all__,
+    *_ruler.__all__,
 ]

@@ -1,13 +1,29 @@
-"""Where the values of a map live: a model sheet or a cortical mesh (:class:`TopoMap`).
+"""Where the values of a map live: a model sheet, free unit positions or a cortical mesh (:class:`TopoMap`).
 
 :func:`as_topomap` reads
 
 * a per-unit map (dim ``"unit"`` with ``layer``/``row``/``col`` coords, e.g. a selectivity map)
   plus the layer name, or a 2-D ``(row, col)`` map (``da.topo.map(layer)``): a model sheet,
   distances in unit spacings;
+* a per-unit map whose units carry free 2-D tissue positions (coords ``pos_x``, ``pos_y``;
+  TDANN-style), or 1-D values with ``positions=(n, 2)`` and ``units="mm"`` / ``"sheet"``:
+  units at free positions, neighbours from the Delaunay triangulation;
 * values on the vertices of a mesh (e.g. fsaverage5) with ``positions`` (vertex coordinates,
   flat 2-D or 3-D), optionally a precomputed ``distance`` (matrix, callable, or ``"graph"`` for
-  shortest paths along the mesh edges) and an ``adjacency`` (neighbour graph) for patches.
+  shortest paths along the mesh edges), an ``adjacency`` (neighbour graph) or ``faces``
+  (triangles: neighbours and surface area) and a ``sphere`` (for the spin test).
+
+Every map then answers the same questions (:class:`TopoMap`): ``geometry`` ("sheet", "free",
+"mesh"), ``neighbours()`` (one rule per geometry), ``point_areas()``, ``extent`` and
+``extent_mm``, and ``null_names`` (the nulls that can be drawn on it); the rules are in
+``_places.py``.
+
+Free positions format: one ``(x, y)`` pair per unit, as unit coords ``pos_x`` / ``pos_y``
+of a per-unit map (``toponeuro._dims.POS_X`` / ``POS_Y``) with the map's attr
+``position_units`` = ``"mm"`` or ``"sheet"`` (and, for sheet units, optionally
+``mm_per_unit``), or as an explicit ``positions=(n, 2)`` array with ``units=``. A sheet
+gets a physical scale only from ``mm_per_unit`` (or positions in mm); without one, its
+descriptors are in extent units only.
 """
 
 from __future__ import annotations
@@ -36,13 +52,18 @@ from ...exceptions import (
     close_matches,
 )
 
-__all__ = ["GEOMETRY_KEYS", "MESH_SIZES", "MIN_SHEET_UNITS", "TopoMap", "as_topomap"]
+__all__ = ["GEOMETRY_KEYS", "MESH_SIZES", "MIN_SHEET_UNITS", "POSITION_UNITS", "TopoMap",
+           "as_topomap"]
 
 #: fewest units a layer needs for its sheet to carry a topography (at least 2 x 2 as well)
 MIN_SHEET_UNITS = 16
 
 #: the keys of a ``geometry=`` mapping: the keywords of :func:`as_topomap` that place points
-GEOMETRY_KEYS = ("positions", "distance", "adjacency", "mesh")
+GEOMETRY_KEYS = ("positions", "distance", "adjacency", "mesh", "faces", "sphere", "units",
+                 "mm_per_unit", "prune")
+
+#: the units free positions (and mesh positions) may be given in
+POSITION_UNITS = ("mm", "sheet")
 
 _LAYER_DOC = """layer : str, optional
         Layer of a per-unit map that holds several layers."""
@@ -70,7 +91,20 @@ _POINTS_DOC = _LAYER_DOC + """
         Template mesh the values live on (``"fsaverage5"`` ...); checks the vertex count. A
         map with twice its vertex count holds both hemispheres, left then right: the spin
         test then rotates the two spheres together, the right by the left's rotation mirrored
-        across the mid-sagittal plane (Alexander-Bloch et al. 2018)."""
+        across the mid-sagittal plane (Alexander-Bloch et al. 2018).
+    faces : array (m, 3), optional
+        Triangles of a mesh: its neighbours (edges) when ``adjacency`` is not given, and its
+        surface area (the extent).
+    sphere : array (n, 3), optional
+        Sphere coordinates of a mesh's vertices, used for the spin test when ``positions``
+        are not on a sphere.
+    units : {"mm", "sheet"}, optional
+        Units of ``positions``. Given with 2-D positions and no mesh information, it makes
+        the points free unit positions (neighbours: Delaunay edges).
+    mm_per_unit : float, optional
+        Millimetres per position unit (a sheet's physical scale); ``units="mm"`` implies 1.
+    prune : float, optional
+        Free positions: drop Delaunay edges longer than ``prune`` x the median edge."""
 
 
 def _fill(obj):
@@ -101,7 +135,155 @@ class TopoMap:
     name: str = ""
     kind: str = "sheet"
     mesh: str | None = None
+    faces: np.ndarray | None = None
+    sphere: np.ndarray | None = None
+    units: str | None = None
+    mm_per_unit: float | None = None
+    prune: float | None = None
     _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def geometry(self) -> str:
+        """``"sheet"`` (grid), ``"free"`` (units at free 2-D positions) or ``"mesh"``.
+
+        Examples
+        --------
+        >>> as_topomap(np.zeros((4, 4))).geometry
+        'sheet'
+        >>> pos = np.random.default_rng(0).random((30, 2))
+        >>> as_topomap(np.zeros(30), positions=pos, units="mm").geometry
+        'free'
+        """
+        return {"sheet": "sheet", "free": "free"}.get(self.kind, "mesh")
+
+    def neighbours(self) -> sparse.csr_matrix:
+        """The neighbour graph, one rule per geometry: grid rook; free positions Delaunay
+        edges (pruned by ``prune``); mesh its ``adjacency`` or the edges of its ``faces``.
+
+        Examples
+        --------
+        >>> int(as_topomap(np.zeros((4, 4))).neighbours().sum()) // 2  # 2 * 4 * 3 edges
+        24
+        """
+        w = self._adjacency()
+        w = (w != 0).astype(float).tocsr()
+        w.setdiag(0)
+        w.eliminate_zeros()
+        return w
+
+    def point_areas(self) -> np.ndarray:
+        """Area of each point in squared position units (``_places`` module docs).
+
+        Examples
+        --------
+        >>> as_topomap(np.zeros((4, 4))).point_areas()[:2].tolist()
+        [1.0, 1.0]
+        """
+        out = self._cache.get("point_areas")
+        if out is not None:
+            return out
+        from ._places import graph_vertex_areas, hull_area, vertex_areas
+
+        if self.grid_shape is not None:
+            out = np.ones(self.n)
+        elif self.kind == "free":
+            fin = self.finite
+            out = np.full(self.n, hull_area(self.positions[fin]) / max(int(fin.sum()), 1))
+        elif self.faces is not None:
+            out = vertex_areas(self.positions, self.faces)
+        else:
+            out = graph_vertex_areas(self.positions, self._adjacency())
+        self._cache["point_areas"] = out
+        return out
+
+    @property
+    def extent(self) -> float:
+        """``sqrt`` of the summed area of the points with data, in position units.
+
+        Examples
+        --------
+        >>> as_topomap(np.zeros((4, 9))).extent
+        6.0
+        """
+        return float(np.sqrt(self.point_areas()[self.finite].sum()))
+
+    @property
+    def extent_mm(self) -> float:
+        """:attr:`extent` in mm: NaN unless the map has a physical scale (``units="mm"`` or
+        ``mm_per_unit``).
+
+        Examples
+        --------
+        >>> as_topomap(np.zeros((4, 9)), mm_per_unit=0.5).extent_mm
+        3.0
+        >>> import math; math.isnan(as_topomap(np.zeros((4, 9))).extent_mm)
+        True
+        """
+        scale = self.scale_mm
+        return self.extent * scale if scale is not None else float("nan")
+
+    @property
+    def scale_mm(self) -> float | None:
+        """Millimetres per position unit, or None when the map has no physical scale."""
+        if self.mm_per_unit is not None:
+            return float(self.mm_per_unit)
+        return 1.0 if self.units == "mm" else None
+
+    @property
+    def null_names(self) -> tuple[str, ...]:
+        """The nulls that can be drawn on this map: ``"positions"`` everywhere; a sheet also
+        the mirrored ``"shift"`` and the sheet surrogates (``"variogram"``, ...) and
+        ``"labels"``; a mesh ``"spin"`` when it has sphere coordinates; free positions only
+        ``"positions"``.
+
+        Examples
+        --------
+        >>> as_topomap(np.zeros((4, 4))).null_names[:2]
+        ('positions', 'shift')
+        """
+        from ._null_registry import NULL_METHODS, null_method
+
+        if self.geometry == "free":
+            return ("positions",)
+        geo = self.geometry
+        names = []
+        for name in NULL_METHODS:
+            entry = null_method(name)
+            if geo not in entry.geometries:
+                continue
+            target = entry.resolve(geo).name
+            if target == "spin" and not self.has_sphere:
+                continue
+            names.append(name)
+        order = {"positions": 0, "shift": 1}
+        return tuple(sorted(names, key=lambda k: order.get(k, 2)))
+
+    @property
+    def has_sphere(self) -> bool:
+        """Whether the spin test can rotate this map (sphere coordinates known)."""
+        if self.sphere is not None:
+            return True
+        if self.geometry != "mesh" or self.positions.shape[1] != 3:
+            return False
+        centred = self.positions - self.positions.mean(0)
+        r = np.linalg.norm(centred, axis=1)
+        return bool(r.min() > 0 and r.std() <= 0.05 * r.mean())
+
+    def on_sphere(self) -> TopoMap:
+        """This map with its sphere coordinates as positions (for the spin test).
+
+        Examples
+        --------
+        >>> pos = np.random.default_rng(0).standard_normal((20, 3))
+        >>> sph = pos / np.linalg.norm(pos, axis=1, keepdims=True)
+        >>> tm = as_topomap(np.zeros(20), positions=pos, sphere=sph)
+        >>> bool(np.allclose(tm.on_sphere().positions, sph))
+        True
+        """
+        if self.sphere is None:
+            return self
+        return TopoMap(values=self.values, positions=self.sphere, name=self.name,
+                       kind=self.kind, mesh=self.mesh)
 
     @property
     def hemispheres(self) -> tuple[slice, ...]:
@@ -168,6 +350,14 @@ class TopoMap:
         if self.adjacency is None:
             if self.grid_shape is not None:
                 adj = _grid_adjacency(self.grid_shape)
+            elif self.kind == "free":
+                from ._places import delaunay_graph
+
+                adj = delaunay_graph(self.positions, self.prune)
+            elif self.faces is not None:
+                from ._places import face_graph
+
+                adj = face_graph(self.faces, self.n)
             else:
                 raise CoordinateError(
                     f"{self.name or 'This map'} needs a neighbour graph for connected patches "
@@ -283,13 +473,19 @@ def as_topomap(
     adjacency: sparse.spmatrix | float | None = None,
     mesh: str | None = None,
     name: str | None = None,
+    faces: np.ndarray | None = None,
+    sphere: np.ndarray | None = None,
+    units: str | None = None,
+    mm_per_unit: float | None = None,
+    prune: float | None = None,
 ) -> TopoMap:
-    """Read a model sheet map or a cortical map as a :class:`TopoMap`.
+    """Read a model sheet map, units at free positions or a cortical map as a :class:`TopoMap`.
 
     Parameters
     ----------
     data : TopoMap, xarray.DataArray or array
-        A per-unit map (dim ``"unit"`` with ``layer``, ``row``, ``col`` coords), a 2-D
+        A per-unit map (dim ``"unit"`` with ``layer``, ``row``, ``col`` coords, or with
+        free positions ``pos_x``, ``pos_y`` and attr ``position_units``), a 2-D
         ``(row, col)`` sheet map, or 1-D values on the points given by ``positions`` (a
         DataArray with ``x``, ``y`` [, ``z``] coords brings its own positions).
     %(points)s
@@ -315,11 +511,28 @@ def as_topomap(
     (8, 8)
     >>> as_topomap(np.zeros(50), positions=np.random.default_rng(0).random((50, 3))).kind
     'surface'
+
+    Units at free positions (TDANN-style, in mm):
+
+    >>> pos = np.random.default_rng(0).random((40, 2)) * 10
+    >>> tm = as_topomap(np.zeros(40), positions=pos, units="mm")
+    >>> tm.geometry, tm.neighbours().shape, tm.null_names
+    ('free', (40, 40), ('positions',))
     """
     if isinstance(data, TopoMap):
         return data
+    if units is not None and units not in POSITION_UNITS:
+        raise UnknownNameError(f"Unknown units {units!r}; {close_matches(str(units), POSITION_UNITS)}")
+    if mm_per_unit is not None:
+        mm_per_unit = check_number(mm_per_unit, "mm_per_unit", lo=0, lo_open=True)
+    if prune is not None:
+        prune = check_number(prune, "prune", lo=1,
+                             fix="prune drops Delaunay edges longer than prune x the median.")
+    scale = {"units": units, "mm_per_unit": mm_per_unit}
     if isinstance(data, xr.DataArray):
         label = name or (str(data.name) if data.name is not None else "")
+        scale = {"units": units or data.attrs.get(D.ATTR_POSITION_UNITS),
+                 "mm_per_unit": mm_per_unit or data.attrs.get(D.ATTR_MM_PER_UNIT)}
         if D.UNIT in data.dims:
             if data.ndim != 1:
                 others = [d for d in data.dims if d != D.UNIT]
@@ -327,15 +540,18 @@ def as_topomap(
                     f"A map needs one value per unit; this one also has dims {others}. Pick "
                     f"one, e.g. .sel({others[0]}=...) or .mean({others[0]!r})."
                 )
+            if D.POS_X in data.coords and D.POS_Y in data.coords:
+                return _free_from_units(data, layer, label, prune=prune, **scale)
             for c in (D.LAYER, D.ROW, D.COL):
                 if c not in data.coords:
                     raise CoordinateError(
                         f"A per-unit map needs the unit coords layer, row, col; {c!r} is "
                         "missing. Compute the map from Activations so the coords come along."
                     )
-            return _sheet_from_units(data, layer, label)
+            return _scaled(_sheet_from_units(data, layer, label), **scale)
         if data.ndim == 2 and tuple(data.dims) == (D.ROW, D.COL):
-            return _grid_map(data.values, label or str(data.attrs.get(D.LAYER, "")))
+            return _scaled(_grid_map(data.values, label or str(data.attrs.get(D.LAYER, ""))),
+                           **scale)
         if data.ndim != 1:
             raise DimensionError(
                 f"A map must be per-unit (dim 'unit'), a (row, col) sheet or 1-D values on "
@@ -351,7 +567,7 @@ def as_topomap(
         label = name or ""
         values = np.asarray(data, dtype=float)
         if values.ndim == 2 and positions is None:
-            return _grid_map(values, label)
+            return _scaled(_grid_map(values, label), **scale)
     if values.ndim != 1:
         raise DimensionError(
             f"Values on a mesh must be 1-D (one per vertex); got shape {values.shape}."
@@ -379,6 +595,23 @@ def as_topomap(
             f"A distance matrix must be ({values.size}, {values.size}); got {distance.shape}."
         )
     _check_points(pos, distance, adjacency, label)
+    free = (scale["units"] is not None and pos.shape[1] == 2 and mesh is None
+            and adjacency is None and faces is None and distance is None)
+    if free:
+        return _free_map(values, pos, label, prune=prune, **scale)
+    if faces is not None:
+        faces = np.asarray(faces, dtype=np.int64)
+        if faces.ndim != 2 or faces.shape[1] != 3 or faces.min() < 0 or faces.max() >= values.size:
+            raise DimensionError(
+                f"faces must be (m, 3) vertex indices below {values.size}; got shape "
+                f"{faces.shape}. Give the triangles of the mesh the values lie on."
+            )
+    if sphere is not None:
+        sphere = np.asarray(sphere, dtype=float)
+        if sphere.shape != (values.size, 3):
+            raise DimensionError(
+                f"sphere must be (n_vertices, 3) = ({values.size}, 3); got {sphere.shape}."
+            )
     return TopoMap(
         values=values,
         positions=pos,
@@ -387,7 +620,68 @@ def as_topomap(
         name=label,
         kind="surface",
         mesh=mesh,
+        faces=faces,
+        sphere=sphere,
+        **scale,
     )
+
+
+def _scaled(tm: TopoMap, units=None, mm_per_unit=None) -> TopoMap:
+    """A sheet map with its physical scale (``mm_per_unit``; ``units="mm"``: 1 mm)."""
+    if units is None and mm_per_unit is None:
+        return tm
+    from dataclasses import replace
+
+    return replace(tm, units=units or "sheet", mm_per_unit=mm_per_unit, _cache={})
+
+
+def _free_map(values, pos, label, *, units, mm_per_unit=None, prune=None) -> TopoMap:
+    """Units at free 2-D positions; units at one place are averaged (as a sheet's cells)."""
+    uniq, inverse = np.unique(pos, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    if uniq.shape[0] < pos.shape[0]:
+        ok = np.isfinite(values)
+        sums = np.bincount(inverse, weights=np.where(ok, values, 0.0), minlength=len(uniq))
+        counts = np.bincount(inverse, weights=ok.astype(float), minlength=len(uniq))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+        pos = uniq
+    if pos.shape[0] < MIN_SHEET_UNITS:
+        raise SheetError(
+            f"{label or 'This map'} has {pos.shape[0]} distinct unit positions; topography "
+            f"needs at least {MIN_SHEET_UNITS}. Give more units (or check that the positions "
+            "are not all rounded onto a few places)."
+        )
+    return TopoMap(values=np.asarray(values, dtype=float), positions=pos, name=label,
+                   kind="free", units=units or "sheet", mm_per_unit=mm_per_unit, prune=prune)
+
+
+def _free_from_units(da: xr.DataArray, layer, label, *, units, mm_per_unit=None,
+                     prune=None) -> TopoMap:
+    """A per-unit map with free positions (coords ``pos_x``, ``pos_y``), one layer."""
+    sub = da
+    if D.LAYER in da.coords:
+        layers = list(dict.fromkeys(str(v) for v in da[D.LAYER].values))
+        if layer is None and len(layers) > 1:
+            raise CoordinateError(
+                f"This per-unit map holds {len(layers)} layers {layers}; pass layer=... "
+                "to pick the units."
+            )
+        layer = layer or layers[0]
+        if layer not in layers:
+            raise UnknownNameError(f"No layer {layer!r}; {close_matches(layer, layers)}")
+        sub = da.isel({D.UNIT: np.flatnonzero(da[D.LAYER].values.astype(str) == layer)})
+    if units is None:
+        raise CoordinateError(
+            f"{label or 'This map'} has free unit positions ({D.POS_X}, {D.POS_Y}) but no "
+            f"units: set attrs[{D.ATTR_POSITION_UNITS!r}] to 'mm' or 'sheet' (or pass "
+            "units=...)."
+        )
+    pos = np.stack([sub[D.POS_X].values, sub[D.POS_Y].values], axis=1).astype(float)
+    _check_points(pos, None, None, label)
+    name = label or (f"{da.name or 'map'}[{layer}]" if layer else str(da.name or ""))
+    return _free_map(np.asarray(sub.values, dtype=float), pos, name, units=units,
+                     mm_per_unit=mm_per_unit, prune=prune)
 
 
 def _check_points(pos, distance, adjacency, label):

@@ -1,0 +1,151 @@
+"""The one ruler (issue 43): geometry of free positions, descriptors, the verdict rule.
+
+The planted cortex-as-sheet truths (a real cortical map flattened onto a grid) are in
+``tests/test_one_ruler_planted.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy.ndimage import gaussian_filter
+
+from toponeuro import _dims as D
+from toponeuro.analysis import (
+    DescriptorResult,
+    RulerSettings,
+    as_topomap,
+    compare_topography,
+    describe,
+    ruler_verdict,
+)
+from toponeuro.exceptions import CoordinateError, ParameterError, ToponeuroError
+
+
+def _hand_placed(n_side=12, jitter=0.3, seed=0):
+    """Units placed by hand on a jittered 12 x 12 lattice (mm), with a known map: a
+    left-to-right gradient plus a blob, so neighbours are alike."""
+    rng = np.random.default_rng(seed)
+    xx, yy = np.meshgrid(np.arange(n_side, dtype=float), np.arange(n_side, dtype=float))
+    pos = np.stack([xx.ravel(), yy.ravel()], 1) + rng.uniform(-jitter, jitter, (n_side**2, 2))
+    values = pos[:, 0] / n_side + 3 * np.exp(-((pos[:, 0] - 4) ** 2 + (pos[:, 1] - 7) ** 2) / 6)
+    return pos, values
+
+
+def test_free_positions_geometry_from_hand_placed_units():
+    pos, values = _hand_placed()
+    tm = as_topomap(values, positions=pos, units="mm")
+    assert tm.geometry == "free" and tm.null_names == ("positions",)
+    # Delaunay of a jittered lattice: every inner unit has about 6 neighbours
+    deg = np.asarray(tm.neighbours().sum(1)).ravel()
+    assert 5.5 < np.median(deg) <= 6.5
+    # extent: sqrt of the convex-hull area (about 11 x 11 mm), in mm since units="mm"
+    assert 10 < tm.extent < 12 and tm.extent_mm == tm.extent
+    # sheet units without a scale: no mm
+    assert math.isnan(as_topomap(values, positions=pos, units="sheet").extent_mm)
+    assert as_topomap(values, positions=pos, units="sheet", mm_per_unit=2).extent_mm == (
+        pytest.approx(2 * tm.extent))
+
+
+def test_prune_drops_long_delaunay_edges():
+    pos, values = _hand_placed()
+    # an L-shaped layout: the hull spans the notch with long edges
+    keep = ~((pos[:, 0] > 6) & (pos[:, 1] > 6))
+    full = as_topomap(values[keep], positions=pos[keep], units="mm")
+    pruned = as_topomap(values[keep], positions=pos[keep], units="mm", prune=2.0)
+    assert pruned.neighbours().nnz < full.neighbours().nnz
+    with pytest.raises(ParameterError, match="prune"):
+        as_topomap(values, positions=pos, units="mm", prune=0.5)
+
+
+def test_per_unit_map_with_free_positions():
+    pos, values = _hand_placed()
+    da = xr.DataArray(values, dims=(D.UNIT,),
+                      coords={D.POS_X: (D.UNIT, pos[:, 0]), D.POS_Y: (D.UNIT, pos[:, 1]),
+                              D.LAYER: (D.UNIT, ["it"] * len(values))},
+                      attrs={D.ATTR_POSITION_UNITS: "mm"})
+    tm = as_topomap(da)
+    assert tm.geometry == "free" and tm.units == "mm" and tm.n == len(values)
+    da.attrs = {}
+    with pytest.raises(CoordinateError, match="position_units"):
+        as_topomap(da)
+
+
+def test_descriptors_on_free_positions_find_the_planted_organisation():
+    pos, values = _hand_placed()
+    tm = as_topomap(values, positions=pos, units="mm")
+    shuffled = as_topomap(np.random.default_rng(1).permutation(values), positions=pos,
+                          units="mm")
+    res = {r.descriptor: r for r in describe(tm, ["smoothness", "clustering"],
+                                             n_permutations=199, random_state=0)}
+    shuf = {r.descriptor: r for r in describe(shuffled, ["smoothness", "clustering"],
+                                              n_permutations=199, random_state=0)}
+    assert res["clustering"].value > 0.8 and res["clustering"].p_value <= 0.01
+    assert res["smoothness"].p_value <= 0.01
+    assert shuf["clustering"].p_value > 0.05 and abs(shuf["clustering"].value) < 0.2
+    assert res["clustering"].geometry == "free"
+
+
+def _smooth(seed=0, shape=(32, 32), sigma=3.0):
+    return gaussian_filter(np.random.default_rng(seed).standard_normal(shape), sigma)
+
+
+def test_a_map_against_itself_is_alike_and_its_shuffle_unlike():
+    cortex = _smooth() * 40  # values up to about +/-14: patches reach t = 2
+    same = compare_topography(cortex, cortex, n_permutations=199, random_state=0)
+    assert set(r.verdict for r in same.rows) == {"alike"}, same.to_frame()
+    shuffled = np.random.default_rng(2).permutation(cortex.ravel()).reshape(cortex.shape)
+    res = compare_topography(shuffled, cortex, n_permutations=199, random_state=0)
+    v = {r.descriptor: r.verdict for r in res.rows}
+    assert v["smoothness"] == "unlike" and v["clustering"] == "unlike"
+    assert v["selective_fraction"] == "alike"  # the same values: the same fraction
+
+
+def test_binary_cortex_leaves_smoothness_out():
+    cortex = (_smooth() > 0.05).astype(float)
+    res = compare_topography(_smooth(1) * 20, cortex, n_permutations=99, random_state=0)
+    assert "smoothness" in res.left_out
+    assert "smoothness" not in {r.descriptor for r in res.rows}
+
+
+def test_domains_are_matched_by_name_with_similarity_and_arrangement():
+    doms = {k: _smooth(i) for i, k in enumerate(["faces", "bodies", "places"])}
+    res = compare_topography(doms, doms, descriptors=["domain_similarity", "arrangement"],
+                             n_permutations=99, random_state=0)
+    frame = res.to_frame()
+    assert len(frame) == 4  # three pairs and one arrangement
+    assert (frame["verdict"] == "alike").all()
+    assert (frame.loc[frame["descriptor"] == "domain_similarity", "model_null"] == "mirror").all()
+    with pytest.raises(ToponeuroError, match="share no name"):
+        compare_topography({"a": doms["faces"]}, {"b": doms["faces"]})
+
+
+def _res(value, p=0.001, n=999, name="clustering", **kw):
+    return DescriptorResult(name, "stat", value, p, n, "positions", **kw)
+
+
+def test_the_verdict_rule():
+    nan = float("nan")
+    assert ruler_verdict(_res(nan), _res(0.5))[0] == "not testable"
+    assert ruler_verdict(_res(0.5, n=9, p=0.1), _res(0.5, n=9, p=0.1))[0] == "not testable"
+    assert ruler_verdict(_res(0.5), _res(0.55))[0] == "alike"
+    assert ruler_verdict(_res(0.5), _res(0.7))[0] == "unlike"  # outside the 0.1 tolerance
+    assert ruler_verdict(_res(0.5), _res(0.45, p=0.3))[0] == "unlike"  # null verdicts differ
+    # a bootstrap interval widens what the model allows
+    assert ruler_verdict(_res(0.5, interval=(0.4, 0.65)), _res(0.7))[0] == "alike"
+    # one side without a null: the null verdicts cannot be compared
+    no_null = DescriptorResult("clustering", "stat", 0.5)
+    assert ruler_verdict(no_null, _res(0.5))[0] == "not testable"
+    # neither side has a null (a fraction): values alone
+    frac = DescriptorResult("selective_fraction", "f", 0.10)
+    assert ruler_verdict(frac, DescriptorResult("selective_fraction", "f", 0.14))[0] == "alike"
+
+
+def test_settings_are_checked_once():
+    with pytest.raises(ToponeuroError):
+        RulerSettings(min_patch_area=0.5, max_patch_area=0.1)
+    with pytest.raises(ParameterError, match="n_bins"):
+        RulerSettings(n_bins=1)

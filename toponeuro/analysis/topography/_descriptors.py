@@ -1,0 +1,520 @@
+"""The topography descriptors of the one ruler: one function each, any geometry.
+
+Contract (read by the jobs; keep it stable -- extend, don't rename):
+
+* A *map* is anything :func:`as_topomap` reads (a :class:`TopoMap` is best: a grid sheet,
+  units at free positions, or a mesh with ``faces``/``adjacency`` and a ``sphere``).
+* Every descriptor function takes one map (similarity: two; arrangement: a mapping of named
+  maps), a :class:`RulerSettings` (parameters declared once, in units of the map's
+  **extent**, so the model's sheet and the cortex are measured with the same numbers),
+  ``n_permutations`` and ``random_state``, and returns a :class:`DescriptorResult`: the
+  value, its null p on its own geometry (``null`` names it, ``"none"`` where the geometry
+  has no null for it), the number of draws, the statistic's name and its source.
+* :data:`DESCRIPTORS` lists the descriptor names in the order reports show them;
+  :data:`BINARY_DESCRIPTORS` those a binary map (an ROI) defines.
+* :func:`descriptor_value` computes any one-map descriptor without its null (what the
+  bootstrap over stimuli repeats); :func:`bootstrap_maps` resamples stimuli.
+
+Definitions (docs/one_ruler.rst gives the sources):
+
+``smoothness``
+    TDANN's smoothness score (Margalit et al. 2024): ``(max - first bin) / max`` of the mean
+    ``|v_i - v_j|`` in distance bins from 0 to ``max_distance`` x extent; null: positions.
+``clustering``
+    Moran's I with the geometry's one neighbour rule (TopoLM, Rathi et al. 2025), row-
+    standardised; null: positions (esda's ``p_sim``).
+``selective_fraction``
+    Area fraction of the points with data whose value reaches ``threshold`` (binary maps:
+    0.5). Position-free, so it has no spatial null.
+``patch_count`` / ``patch_size``
+    TDANN's patches with every length in extent units: smoothed with a Gaussian of
+    ``smooth_sigma`` x extent, thresholded, connected along the geometry's neighbours, kept
+    with an area between ``min_patch_area`` and ``max_patch_area`` x extent^2; the count,
+    and the mean patch area / extent^2. Null: positions (two-sided for the count).
+``domain_similarity``
+    Pearson r across the points with data in both maps (one statistic on every geometry;
+    SSIM on a sheet in ``detail["ssim"]``, TopoNets). Null: the shift (sheet: mirrored
+    shift; mesh: spin test on its sphere); free positions: none.
+``arrangement``
+    The distances between domain centres (top 10% of each map, :func:`domain_centres`'
+    rule) divided by the extent; its value is their mean, ``detail["distances"]`` the
+    vector, compared across the two sides by rank correlation (:mod:`_ruler`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import xarray as xr
+
+from ... import _dims as D
+from ..._docs import fill_doc
+from ..._params import check_int, check_n_permutations, check_number, check_random_state
+from ..._typing import RandomState
+from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from ._autocorr import morans_i
+from ._geometry import TopoMap, as_topomap
+from ._null import run_null
+from ._patches import TDANN_PATCHES, _label, _smoother
+from ._tables import ARRANGEMENT_TOP, _centres_of
+from ._topography import map_similarity, smoothness
+
+__all__ = ["BINARY_DESCRIPTORS", "DESCRIPTORS", "DescriptorResult", "RulerSettings",
+           "bootstrap_maps", "describe", "descriptor_value", "is_binary", "TDANN_REF",
+           "TOPOLM_REF", "TOPONETS_REF"]
+
+TDANN_REF = "TDANN (Margalit et al. 2024, Neuron 112(14), 2435-2451)"
+TOPOLM_REF = "TopoLM (Rathi et al. 2025, ICLR)"
+TOPONETS_REF = "TopoNets (Deb, Deb & Murty 2025, ICLR)"
+
+#: every descriptor, in the order the comparison table shows them
+DESCRIPTORS = ("smoothness", "clustering", "selective_fraction", "patch_count", "patch_size",
+               "domain_similarity", "arrangement")
+#: the descriptors a binary map (an ROI) defines: smoothness of a drawn border is left out
+BINARY_DESCRIPTORS = ("clustering", "selective_fraction", "patch_count", "patch_size",
+                      "domain_similarity", "arrangement")
+#: one-map descriptors (the bootstrap over stimuli repeats these)
+ONE_MAP = ("smoothness", "clustering", "selective_fraction", "patch_count", "patch_size")
+
+
+@dataclass(frozen=True)
+class RulerSettings:
+    """The descriptors' parameters, declared once; lengths in units of the map's extent.
+
+    Attributes
+    ----------
+    max_distance : float
+        Largest distance of the smoothness profile, x extent (0.5).
+    n_bins : int
+        Distance bins of the smoothness profile (10).
+    n_samples, sample_size : int
+        TDANN's point samples for maps of more than 1,000 points (20 of 500).
+    threshold : float
+        A point is selective where its value reaches it (TDANN's t >= 2).
+    binary_threshold : float
+        The same for a binary map (0.5).
+    smooth_sigma : float
+        Patch smoothing, x extent: TDANN's 2.4 mm on its 70 mm sheet.
+    min_patch_area, max_patch_area : float
+        Patch areas kept, x extent^2: TDANN's 100 and 4,500 of 4,900 mm^2.
+
+    Examples
+    --------
+    >>> RulerSettings().smooth_sigma == 2.4 / 70
+    True
+    """
+
+    max_distance: float = 0.5
+    n_bins: int = 10
+    n_samples: int = 20
+    sample_size: int = 500
+    threshold: float = TDANN_PATCHES["threshold"]
+    binary_threshold: float = 0.5
+    smooth_sigma: float = TDANN_PATCHES["sigma_mm"] / TDANN_PATCHES["sheet_mm"]
+    min_patch_area: float = TDANN_PATCHES["min_area_mm2"] / TDANN_PATCHES["sheet_mm"] ** 2
+    max_patch_area: float = TDANN_PATCHES["max_area_mm2"] / TDANN_PATCHES["sheet_mm"] ** 2
+
+    def __post_init__(self):
+        check_number(self.max_distance, "max_distance", lo=0, lo_open=True)
+        check_int(self.n_bins, "n_bins", lo=2)
+        check_int(self.n_samples, "n_samples", lo=1)
+        check_int(self.sample_size, "sample_size", lo=3)
+        check_number(self.threshold, "threshold")
+        check_number(self.binary_threshold, "binary_threshold")
+        check_number(self.smooth_sigma, "smooth_sigma", lo=0)
+        check_number(self.min_patch_area, "min_patch_area", lo=0, hi=1)
+        check_number(self.max_patch_area, "max_patch_area", lo=0, hi=1)
+        if self.min_patch_area > self.max_patch_area:
+            raise InvalidDataError(
+                f"min_patch_area ({self.min_patch_area:g}) exceeds max_patch_area "
+                f"({self.max_patch_area:g}); no patch could be kept."
+            )
+
+
+@dataclass(frozen=True)
+class DescriptorResult:
+    """One descriptor of one map (or map pair, or set of domains) with its null.
+
+    Attributes
+    ----------
+    descriptor : str
+        A name of :data:`DESCRIPTORS`.
+    statistic : str
+        The statistic's name ("TDANN smoothness score", "Moran's I", ...).
+    value : float
+        NaN where undefined (``detail["undefined"]`` says why).
+    p_value : float
+        The null's p on the map's own geometry; NaN without a null.
+    n_permutations : int
+        Null draws (0: no null).
+    null : str
+        The null drawn (``"positions"``, ``"mirror"``, ``"spin"``) or ``"none"``.
+    alternative : str
+        The tail of ``p_value``.
+    geometry : str
+        ``"sheet"``, ``"free"`` or ``"mesh"``.
+    extent : float
+        The map's extent (position units); ``extent_mm`` in mm (NaN without a scale).
+    reference : str
+        Where the descriptor comes from.
+    domain : str
+        The domain (map name) or pair it describes ("" for a single unnamed map).
+    interval : tuple of float or None
+        Bootstrap interval over stimuli (model side), ``(lo, hi)``.
+    n_boot : int
+        Bootstrap maps behind ``interval``.
+    detail : dict
+        Profiles, SSIM, centre distances, parameters.
+
+    Examples
+    --------
+    >>> r = describe(np.random.default_rng(0).standard_normal((12, 12)), ["clustering"],
+    ...              n_permutations=99, random_state=0)[0]
+    >>> r.descriptor, r.null, r.p_value > 0.05
+    ('clustering', 'positions', True)
+    """
+
+    descriptor: str
+    statistic: str
+    value: float
+    p_value: float = float("nan")
+    n_permutations: int = 0
+    null: str = "none"
+    alternative: str = "greater"
+    geometry: str = ""
+    extent: float = float("nan")
+    extent_mm: float = float("nan")
+    reference: str = ""
+    domain: str = ""
+    interval: tuple | None = None
+    n_boot: int = 0
+    detail: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The numbers as a flat JSON-ready dict (``detail`` left out)."""
+        lo, hi = self.interval if self.interval is not None else (math.nan, math.nan)
+        return {"descriptor": self.descriptor, "domain": self.domain,
+                "statistic": self.statistic, "value": self.value, "p_value": self.p_value,
+                "n_permutations": self.n_permutations, "null": self.null,
+                "alternative": self.alternative, "geometry": self.geometry,
+                "extent": self.extent, "extent_mm": self.extent_mm, "interval_lo": lo,
+                "interval_hi": hi, "n_boot": self.n_boot, "reference": self.reference}
+
+
+def is_binary(tm: TopoMap) -> bool:
+    """Whether a map's values (with data) are all 0 or 1 (an ROI).
+
+    Examples
+    --------
+    >>> is_binary(as_topomap(np.eye(5))), is_binary(as_topomap(np.eye(5) * 2))
+    (True, False)
+    """
+    v = tm.values[tm.finite]
+    return bool(v.size) and bool(np.isin(v, (0.0, 1.0)).all())
+
+
+def _base(tm: TopoMap, descriptor, statistic, reference, domain) -> dict:
+    return {"descriptor": descriptor, "statistic": statistic, "geometry": tm.geometry,
+            "extent": tm.extent, "extent_mm": tm.extent_mm, "reference": reference,
+            "domain": domain}
+
+
+def _threshold(tm, s: RulerSettings) -> float:
+    return s.binary_threshold if is_binary(tm) else s.threshold
+
+
+# --------------------------------------------------------------------------- one map
+
+
+def _smoothness(tm, s, n_permutations, rng, domain=""):
+    ext = tm.extent
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ds = smoothness(tm, n_samples=s.n_samples,
+                        sample_size=s.sample_size if tm.finite.sum() > 1000 else None,
+                        n_bins=s.n_bins, max_distance=s.max_distance * ext,
+                        n_permutations=n_permutations, random_state=rng)
+    dist = ds["distance"].values / ext
+    detail = {"profile": ds["profile"].values.tolist(), "distance_extent": dist.tolist(),
+              "n_bins": int(ds.attrs["n_bins"])}
+    if tm.scale_mm is not None:
+        detail["distance_mm"] = (ds["distance"].values * tm.scale_mm).tolist()
+    return DescriptorResult(
+        **_base(tm, "smoothness", "TDANN smoothness score", TDANN_REF, domain),
+        value=float(ds["score"]), p_value=float(ds["p_value"]),
+        n_permutations=int(ds.attrs["n_permutations"]),
+        null=str(ds.attrs["null"]), alternative="greater", detail=detail)
+
+
+def _clustering(tm, s, n_permutations, rng, domain=""):
+    weights = "rook" if tm.geometry == "sheet" else "graph"
+    res = morans_i(tm, weights=weights, n_permutations=n_permutations, random_state=rng)
+    return DescriptorResult(
+        **_base(tm, "clustering", "Moran's I", TOPOLM_REF, domain),
+        value=res.statistic, p_value=res.p_value, n_permutations=res.n_permutations,
+        null=res.attrs["null"], alternative="greater",
+        detail={"weights": weights, "expected": res.attrs["expected"]})
+
+
+def _selective_fraction(tm, s, n_permutations, rng, domain=""):
+    thr = _threshold(tm, s)
+    area = tm.point_areas()
+    fin = tm.finite
+    frac = float(area[fin & (np.nan_to_num(tm.values, nan=-np.inf) >= thr)].sum()
+                 / area[fin].sum())
+    return DescriptorResult(
+        **_base(tm, "selective_fraction", f"area fraction with value >= {thr:g}", TDANN_REF,
+                domain),
+        value=frac, detail={"threshold": thr, "n_points": int(fin.sum()),
+                            "no_null": "a fraction is position-free: no spatial null"})
+
+
+def _patch_kernel(tm, s):
+    """``f(values (B, n)) -> (count (B,), mean area / extent^2 (B,))`` under the settings."""
+    thr = _threshold(tm, s)
+    ext = tm.extent
+    smooth = _smoother(tm, s.smooth_sigma * ext)
+    area = tm.point_areas()
+    total = float(area[tm.finite].sum())
+    lo, hi = s.min_patch_area * total, s.max_patch_area * total
+
+    def kernel(values):
+        sm = smooth(values)
+        lab = _label(np.nan_to_num(sm, nan=-np.inf) >= thr, tm, 1)
+        flat = lab.ravel()
+        n_lab = int(flat.max()) + 1 if flat.size else 1
+        lab_area = np.bincount(flat, weights=np.tile(area, values.shape[0]), minlength=n_lab)
+        kept = (lab_area >= lo) & (lab_area <= hi)
+        kept[0] = False
+        owner = np.zeros(n_lab, dtype=np.int64)
+        owner[flat] = np.repeat(np.arange(values.shape[0]), lab.shape[1])
+        count = np.bincount(owner[kept], minlength=values.shape[0]).astype(float)
+        summed = np.bincount(owner[kept], weights=lab_area[kept], minlength=values.shape[0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            size = np.where(count > 0, summed / np.maximum(count, 1) / total, np.nan)
+        return count, size
+
+    params = {"threshold": thr, "smooth_sigma": s.smooth_sigma * ext,
+              "min_area": lo, "max_area": hi}
+    return kernel, params
+
+
+def _patches(tm, s, n_permutations, rng, what, domain=""):
+    kernel, params = _patch_kernel(tm, s)
+    k = 0 if what == "count" else 1
+
+    def stat(values):
+        return kernel(values)[k]
+
+    alternative = "two-sided" if what == "count" else "greater"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = run_null(stat, [tm], "positions", n_permutations, rng, {}, alternative)
+    name = ("number of patches" if what == "count" else "mean patch area / extent^2")
+    return DescriptorResult(
+        **_base(tm, f"patch_{what}", name, TDANN_REF, domain),
+        value=res.statistic, p_value=res.p_value, n_permutations=res.n_permutations,
+        null=res.attrs["null"], alternative=alternative,
+        detail={**params, "null_mean": res.null_mean})
+
+
+_ONE_MAP_FUNCS: dict[str, Callable] = {
+    "smoothness": _smoothness,
+    "clustering": _clustering,
+    "selective_fraction": _selective_fraction,
+    "patch_count": lambda tm, s, n, rng, domain="": _patches(tm, s, n, rng, "count", domain),
+    "patch_size": lambda tm, s, n, rng, domain="": _patches(tm, s, n, rng, "size", domain),
+}
+
+
+# --------------------------------------------------------------------------- domains
+
+
+def _similarity(ta, tb, s, n_permutations, rng, domain=""):
+    if ta.n != tb.n:
+        raise InvalidDataError(f"Domain maps {domain!r} do not cover the same points.")
+    geo = ta.geometry
+    n_perm = n_permutations
+    note = ""
+    a, b = ta, tb
+    if geo == "free":
+        n_perm, note = 0, "free positions: no shift null (a rotation of free points is not defined)"
+    elif geo == "mesh":
+        if ta.has_sphere:
+            a, b = ta.on_sphere(), tb.on_sphere()
+        else:
+            n_perm, note = 0, "mesh without sphere coordinates: no spin test"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = map_similarity(a, b, "pearson", n_permutations=n_perm, random_state=rng)
+    detail = {"note": note} if note else {}
+    detail["null_mean"] = res.null_mean
+    if geo == "sheet":
+        detail["ssim"] = float(map_similarity(ta, tb, "ssim", n_permutations=0))
+    return DescriptorResult(
+        **_base(ta, "domain_similarity", "Pearson r across points", TOPONETS_REF, domain),
+        value=res.statistic, p_value=res.p_value, n_permutations=res.n_permutations,
+        null=res.attrs["null"], alternative="two-sided", detail=detail)
+
+
+def _arrangement(maps: Mapping, s, n_permutations, rng, domain=""):
+    names = list(maps)
+    tms = [maps[k] for k in names]
+    first = tms[0]
+    centres = []
+    for tm in tms:
+        c = _centres_of(tm.values[None, :], tm, ARRANGEMENT_TOP)[0]
+        centres.append(first.positions[c] if np.ndim(c) == 0 and c >= 0
+                       else np.asarray(c, float) if np.ndim(c) else np.full(
+                           first.positions.shape[1], np.nan))
+    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    ext = first.extent
+    dist = np.array([np.linalg.norm(centres[i] - centres[j]) for i, j in pairs]) / ext
+    value = float(np.mean(dist)) if dist.size else float("nan")
+    return DescriptorResult(
+        **_base(first, "arrangement", "mean distance between domain centres / extent",
+                TDANN_REF, domain or "+".join(names)),
+        value=value,
+        detail={"pairs": [f"{names[i]}-{names[j]}" for i, j in pairs],
+                "distances": dist.tolist(), "domains": names})
+
+
+# --------------------------------------------------------------------------- public
+
+
+def _as_maps(data) -> dict[str, TopoMap]:
+    if isinstance(data, Mapping):
+        return {str(k): as_topomap(v, name=str(k)) for k, v in data.items()}
+    tm = as_topomap(data)
+    return {tm.name or "": tm}
+
+
+@fill_doc
+def describe(
+    data,
+    descriptors=None,
+    *,
+    settings: RulerSettings | None = None,
+    n_permutations: int = 1000,
+    random_state: RandomState = None,
+) -> list[DescriptorResult]:
+    """The descriptors of one map or of named domain maps, each with its null.
+
+    Parameters
+    ----------
+    data : map or mapping name -> map
+        One map (any geometry, see :func:`as_topomap`) or named maps on one geometry (the
+        domains: one-map descriptors per domain, similarity per pair, one arrangement).
+    descriptors : sequence of str, optional
+        Names of :data:`DESCRIPTORS` (default all that apply: pairs need two domains, an
+        arrangement three).
+    settings : RulerSettings, optional
+    %(n_permutations)s
+    %(random_state)s
+
+    Returns
+    -------
+    list of DescriptorResult
+
+    Examples
+    --------
+    >>> rr, cc = np.mgrid[:24, :24]
+    >>> blob = 4 * np.exp(-((rr - 8) ** 2 + (cc - 14) ** 2) / 20.0)
+    >>> res = describe(blob, ["smoothness", "patch_count"], n_permutations=0)
+    >>> [(r.descriptor, round(r.value, 2)) for r in res]
+    [('smoothness', 0.86), ('patch_count', 1.0)]
+    """
+    s = settings or RulerSettings()
+    n_permutations = check_n_permutations(n_permutations)
+    rng = check_random_state(random_state)
+    maps = _as_maps(data)
+    names = list(DESCRIPTORS if descriptors is None else descriptors)
+    for n in names:
+        if n not in DESCRIPTORS:
+            raise UnknownNameError(f"Unknown descriptor {n!r}; {close_matches(n, DESCRIPTORS)}")
+    out = []
+    for name in names:
+        if name in ONE_MAP:
+            for dom, tm in maps.items():
+                out.append(_ONE_MAP_FUNCS[name](tm, s, n_permutations, rng, dom))
+        elif name == "domain_similarity":
+            keys = list(maps)
+            for i in range(len(keys)):
+                for j in range(i + 1, len(keys)):
+                    out.append(_similarity(maps[keys[i]], maps[keys[j]], s, n_permutations,
+                                           rng, f"{keys[i]}-{keys[j]}"))
+        elif name == "arrangement" and len(maps) >= 3:
+            out.append(_arrangement(maps, s, n_permutations, rng))
+    return out
+
+
+def descriptor_value(tm, descriptor: str, settings: RulerSettings | None = None,
+                     random_state: RandomState = None) -> float:
+    """A one-map descriptor's value without its null (what a bootstrap repeats).
+
+    Examples
+    --------
+    >>> descriptor_value(np.eye(16) * 3, "selective_fraction")
+    0.0625
+    """
+    if descriptor not in ONE_MAP:
+        raise UnknownNameError(
+            f"descriptor_value takes a one-map descriptor; {close_matches(descriptor, ONE_MAP)}"
+        )
+    tm = as_topomap(tm)
+    rng = check_random_state(random_state)
+    return _ONE_MAP_FUNCS[descriptor](tm, settings or RulerSettings(), 0, rng).value
+
+
+@fill_doc
+def bootstrap_maps(activations: xr.DataArray, make_map: Callable, *, n_boot: int = 100,
+                   random_state: RandomState = None) -> list:
+    """Maps recomputed from stimuli resampled with replacement (within each category).
+
+    Parameters
+    ----------
+    %(activations)s
+        A ``category`` coord keeps each category's count in every resample.
+    make_map : callable
+        ``make_map(activations) -> map`` (or mapping of named maps), as for the real map.
+    n_boot : int
+        Bootstrap maps.
+    %(random_state)s
+
+    Returns
+    -------
+    list
+        ``n_boot`` maps, each what ``make_map`` returns.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"fc": 64}, n_stimuli=10, random_state=0)
+    >>> maps = bootstrap_maps(acts, lambda a: a.mean("stimulus"), n_boot=3, random_state=0)
+    >>> len(maps), maps[0].sizes["unit"]
+    (3, 64)
+    """
+    n_boot = check_int(n_boot, "n_boot", lo=1)
+    rng = check_random_state(random_state)
+    n = activations.sizes[D.STIMULUS]
+    groups = ([np.flatnonzero(activations[D.CATEGORY].values == c)
+               for c in np.unique(activations[D.CATEGORY].values)]
+              if D.CATEGORY in activations.coords else [np.arange(n)])
+    out = []
+    for _ in range(n_boot):
+        idx = np.concatenate([rng.choice(g, size=g.size, replace=True) for g in groups])
+        out.append(make_map(activations.isel({D.STIMULUS: idx})))
+    return out
+
+
+def _with_interval(res: DescriptorResult, values) -> DescriptorResult:
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return replace(res, n_boot=0)
+    lo, hi = np.percentile(v, [2.5, 97.5])
+    return replace(res, interval=(float(lo), float(hi)), n_boot=int(v.size))

@@ -1,0 +1,377 @@
+"""Model vs cortex on one ruler: :func:`compare_topography` and its verdict rule.
+
+Contract (read by the jobs; keep it stable -- extend, don't rename):
+
+``compare_topography(model, cortex, *, descriptors=None, n_permutations=1000, alpha=0.05,
+random_state=None, settings=None, model_boot=None) -> TopographyComparison``
+
+* ``model`` / ``cortex``: one map each (any geometry :func:`as_topomap` reads; a
+  :class:`TopoMap` is best), or mappings name -> map of the same domains (matched by
+  name). Every descriptor of :mod:`_descriptors` is computed on both sides by the same
+  function with the same :class:`RulerSettings` (lengths in units of each map's extent).
+* ``model_boot``: maps recomputed from resampled stimuli (:func:`bootstrap_maps`), same
+  structure as ``model``; they give the model's 95% interval of every one-map descriptor
+  and of the domain similarities.
+* The result, :class:`TopographyComparison`, holds one :class:`ComparisonRow` per
+  descriptor (and domain): statistic, model value (interval, null p), cortex value (null p),
+  ``verdict`` in :data:`VERDICTS` and its ``reason``; ``left_out`` names the descriptors a
+  binary cortex map (an ROI) does not define; ``.to_frame()`` is the table.
+* The verdict comes from :func:`ruler_verdict` alone (module docs of it; docs/one_ruler.rst).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..._docs import fill_doc
+from ..._params import check_n_permutations, check_number, check_random_state
+from ..._typing import RandomState
+from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from ._descriptors import (
+    _ONE_MAP_FUNCS,
+    BINARY_DESCRIPTORS,
+    DESCRIPTORS,
+    ONE_MAP,
+    DescriptorResult,
+    RulerSettings,
+    _arrangement,
+    _as_maps,
+    _similarity,
+    _with_interval,
+    is_binary,
+)
+from ._null import can_reject
+
+__all__ = ["VERDICTS", "TOLERANCES", "ComparisonRow", "TopographyComparison",
+           "compare_topography", "ruler_verdict"]
+
+#: the three outcomes of a comparison row
+VERDICTS = ("alike", "unlike", "not testable")
+
+#: how far apart two values may lie and still be "alike" (a region of practical equivalence,
+#: on each descriptor's own extent-normalised scale), fixed before any result was seen:
+#: absolute margins for bounded statistics; ``patch_count`` a quarter of the larger count,
+#: at least one patch
+TOLERANCES = {
+    "smoothness": 0.1,  # TDANN score, in [0, 1]
+    "clustering": 0.1,  # Moran's I, in [-1, 1]
+    "selective_fraction": 0.05,  # area fraction, in [0, 1]
+    "patch_count": ("relative", 0.25, 1.0),
+    "patch_size": 0.05,  # area / extent^2, in [0, 1]
+    "domain_similarity": 0.15,  # Pearson r, in [-1, 1]
+    "arrangement": 0.1,  # each centre distance / extent
+}
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One descriptor (of one domain or pair) measured on both sides, with its verdict.
+
+    Attributes
+    ----------
+    descriptor, domain, statistic : str
+    model, cortex : DescriptorResult
+    verdict : str
+        One of :data:`VERDICTS`.
+    reason : str
+        Why, in words (from :func:`ruler_verdict`).
+    """
+
+    descriptor: str
+    domain: str
+    statistic: str
+    model: DescriptorResult
+    cortex: DescriptorResult
+    verdict: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TopographyComparison:
+    """Model vs cortex, one row per descriptor (from :func:`compare_topography`).
+
+    Attributes
+    ----------
+    rows : tuple of ComparisonRow
+    alpha : float
+    n_permutations : int
+    left_out : dict
+        Descriptor -> why it was not computed (a binary cortex map, too few domains).
+    settings : RulerSettings
+    model_geometry, cortex_geometry : str
+
+    Examples
+    --------
+    >>> rr, cc = np.mgrid[:20, :20]
+    >>> blob = 4 * np.exp(-((rr - 8) ** 2 + (cc - 12) ** 2) / 18.0)
+    >>> res = compare_topography(blob, blob, descriptors=["smoothness"], n_permutations=99,
+    ...                          random_state=0)
+    >>> res.rows[0].verdict, list(res.to_frame().columns[:3])
+    ('alike', ['descriptor', 'domain', 'statistic'])
+    """
+
+    rows: tuple
+    alpha: float
+    n_permutations: int
+    left_out: dict = field(default_factory=dict)
+    settings: RulerSettings = field(default_factory=RulerSettings)
+    model_geometry: str = ""
+    cortex_geometry: str = ""
+
+    @property
+    def verdicts(self) -> dict:
+        """``{(descriptor, domain): verdict}``."""
+        return {(r.descriptor, r.domain): r.verdict for r in self.rows}
+
+    def counts(self) -> dict:
+        """How many rows came out each way: ``{"alike": k, "unlike": m, "not testable": j}``."""
+        return {v: sum(r.verdict == v for r in self.rows) for v in VERDICTS}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per descriptor: model and cortex value, interval, p, draws, verdict."""
+        recs = []
+        for r in self.rows:
+            m, c = r.model, r.cortex
+            lo, hi = m.interval if m.interval is not None else (np.nan, np.nan)
+            recs.append({
+                "descriptor": r.descriptor, "domain": r.domain, "statistic": r.statistic,
+                "model": m.value, "model_lo": lo, "model_hi": hi, "model_p": m.p_value,
+                "model_null": m.null, "model_draws": m.n_permutations,
+                "cortex": c.value, "cortex_p": c.p_value, "cortex_null": c.null,
+                "cortex_draws": c.n_permutations, "verdict": r.verdict, "reason": r.reason,
+                "reference": m.reference,
+            })
+        return pd.DataFrame(recs)
+
+
+def _tolerance(descriptor: str, m: np.ndarray, c: np.ndarray) -> np.ndarray:
+    tol = TOLERANCES[descriptor]
+    if isinstance(tol, tuple):  # ("relative", fraction, floor)
+        return np.maximum(tol[2], tol[1] * np.maximum(np.abs(m), np.abs(c)))
+    return np.full(np.shape(m), float(tol))
+
+
+def _side(res: DescriptorResult, alpha: float) -> tuple[bool, int]:
+    """``(has a null, its verdict)``: -1 significantly below the null, +1 above, 0 neither."""
+    if res.n_permutations == 0 or res.null == "none" or not np.isfinite(res.p_value):
+        return False, 0
+    if res.p_value > alpha:
+        return True, 0
+    if res.alternative == "two-sided":
+        centre = res.detail.get("null_mean", np.nan)
+        if not np.isfinite(centre):
+            centre = 0.0
+        return True, 1 if res.value >= centre else -1
+    return True, 1 if res.alternative == "greater" else -1
+
+
+def ruler_verdict(model: DescriptorResult, cortex: DescriptorResult, *,
+                  alpha: float = 0.05) -> tuple[str, str]:
+    """The one rule: is the model's descriptor like the cortex's? ``(verdict, reason)``.
+
+    1. **not testable** when either value is undefined (NaN); when one side has a null for
+       the descriptor and the other none (their null verdicts cannot be compared); or when
+       either side's draws cannot reach ``alpha`` (:func:`can_reject`).
+    2. **unlike** when both sides have a null and their verdicts differ (significant on one
+       side only, or in opposite directions): one map is organised in this respect, the
+       other is not.
+    3. Otherwise **alike** when the cortex value lies within the model's value -- or its
+       bootstrap interval over stimuli -- widened on both sides by the descriptor's
+       tolerance (:data:`TOLERANCES`, on the extent-normalised scale, a region of
+       practical equivalence as in equivalence testing: Schuirmann 1987; Kruschke 2018),
+       every component for a vector (the arrangement's centre distances); **unlike** when
+       it lies outside.
+
+    The rule reads only the numbers of the two results; the tolerances were fixed before
+    any comparison was run and are not tuned to results.
+
+    Examples
+    --------
+    >>> a = DescriptorResult("clustering", "Moran's I", 0.80, 0.001, 999, "positions")
+    >>> b = DescriptorResult("clustering", "Moran's I", 0.85, 0.001, 999, "positions")
+    >>> ruler_verdict(a, b)[0], ruler_verdict(a, b.__class__("clustering", "I", 0.02, 0.4,
+    ...                                                       999, "positions"))[0]
+    ('alike', 'unlike')
+    """
+    alpha = check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True)
+    name = model.descriptor
+    if name not in TOLERANCES:
+        raise UnknownNameError(f"No tolerance for {name!r}; {close_matches(name, TOLERANCES)}")
+    if not (np.isfinite(model.value) and np.isfinite(cortex.value)):
+        side = "model" if not np.isfinite(model.value) else "cortex"
+        why = (model if side == "model" else cortex).detail.get("undefined", "")
+        return "not testable", f"undefined on the {side} side{': ' + why if why else ''}"
+    has_m, v_m = _side(model, alpha)
+    has_c, v_c = _side(cortex, alpha)
+    if has_m != has_c:
+        side = "model" if not has_m else "cortex"
+        return "not testable", f"no null on the {side} side, so the null verdicts cannot be compared"
+    if has_m:
+        for side, res in (("model", model), ("cortex", cortex)):
+            if not can_reject(res.n_permutations, alpha, res.alternative):
+                return "not testable", (f"{res.n_permutations} draws on the {side} side cannot "
+                                        f"reach alpha = {alpha:g} ({res.alternative})")
+        if v_m != v_c:
+            words = {1: "above its null", -1: "below its null", 0: "not different from its null"}
+            return "unlike", f"model {words[v_m]}, cortex {words[v_c]}"
+    if name == "arrangement":
+        m = np.asarray(model.detail.get("distances", []), float)
+        c = np.asarray(cortex.detail.get("distances", []), float)
+        if m.shape != c.shape or not m.size:
+            return "not testable", "the two sides do not have the same domain pairs"
+        lo = hi = m
+    else:
+        m, c = np.asarray([model.value]), np.asarray([cortex.value])
+        lo, hi = ((np.asarray([model.interval[0]]), np.asarray([model.interval[1]]))
+                  if model.interval is not None else (m, m))
+    tol = _tolerance(name, m, c)
+    inside = (c >= lo - tol) & (c <= hi + tol)
+    span = "interval" if model.interval is not None else "value"
+    if inside.all():
+        return "alike", f"cortex within the model's {span} +/- tolerance {float(tol.max()):.3g}"
+    gap = float(np.max(np.maximum(lo - tol - c, c - hi - tol)))
+    return "unlike", (f"cortex {gap:.3g} outside the model's {span} +/- tolerance "
+                      f"{float(tol.max()):.3g}")
+
+
+def _pair_maps(model, cortex):
+    mm, cm = _as_maps(model), _as_maps(cortex)
+    if isinstance(model, Mapping) != isinstance(cortex, Mapping):
+        raise InvalidDataError(
+            "Give model and cortex alike: one map each, or a mapping of named domain maps each."
+        )
+    if isinstance(model, Mapping):
+        common = [k for k in mm if k in cm]
+        if not common:
+            raise UnknownNameError(
+                f"The model's domains {list(mm)} and the cortex's {list(cm)} share no name; "
+                "name the same domains on both sides."
+            )
+        mm, cm = {k: mm[k] for k in common}, {k: cm[k] for k in common}
+    else:
+        mm, cm = {"": next(iter(mm.values()))}, {"": next(iter(cm.values()))}
+    return mm, cm
+
+
+def _boot_values(boots, descriptor, s, domain, pair=None):
+    vals = []
+    for b in boots:
+        if pair is not None:
+            vals.append(_similarity(b[pair[0]], b[pair[1]], s, 0, None).value)
+        else:
+            vals.append(_ONE_MAP_FUNCS[descriptor](b[domain], s, 0, None).value)
+    return vals
+
+
+@fill_doc
+def compare_topography(
+    model,
+    cortex,
+    *,
+    descriptors: Sequence[str] | None = None,
+    n_permutations: int = 1000,
+    alpha: float = 0.05,
+    random_state: RandomState = None,
+    settings: RulerSettings | None = None,
+    model_boot: Sequence | None = None,
+) -> TopographyComparison:
+    """Compare a model's topography with the cortex's, descriptor by descriptor.
+
+    Parameters
+    ----------
+    model, cortex : map or mapping name -> map
+        One map each (a :class:`TopoMap` of any geometry, or what :func:`as_topomap` reads),
+        or named domain maps each (matched by name).
+    descriptors : sequence of str, optional
+        Names of :data:`DESCRIPTORS`; default all (those a binary cortex map does not
+        define are left out and named in ``left_out``).
+    %(n_permutations)s
+        Drawn on each side.
+    %(alpha)s
+    %(random_state)s
+    settings : RulerSettings, optional
+        The descriptors' parameters (extent units), the same on both sides.
+    model_boot : sequence, optional
+        Model maps recomputed from resampled stimuli (:func:`bootstrap_maps`), structured
+        like ``model``: the model's 95%% intervals.
+
+    Returns
+    -------
+    TopographyComparison
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> from scipy.ndimage import gaussian_filter
+    >>> cortex = gaussian_filter(rng.standard_normal((24, 24)), 3)
+    >>> shuffled = rng.permutation(cortex.ravel()).reshape(24, 24)
+    >>> res = compare_topography(shuffled, cortex, descriptors=["clustering"],
+    ...                          n_permutations=199, random_state=0)
+    >>> res.rows[0].verdict
+    'unlike'
+    """
+    n_permutations = check_n_permutations(n_permutations)
+    alpha = check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True)
+    s = settings or RulerSettings()
+    if not isinstance(s, RulerSettings):
+        raise InvalidDataError(f"settings must be a RulerSettings; got {type(s).__name__}.")
+    rng = check_random_state(random_state)
+    names = list(DESCRIPTORS if descriptors is None else descriptors)
+    for n in names:
+        if n not in DESCRIPTORS:
+            raise UnknownNameError(f"Unknown descriptor {n!r}; {close_matches(n, DESCRIPTORS)}")
+    mm, cm = _pair_maps(model, cortex)
+    boots = None
+    if model_boot is not None:
+        boots = [_pair_maps(b, cortex)[0] if isinstance(b, Mapping) == isinstance(model, Mapping)
+                 else None for b in model_boot]
+        if any(b is None for b in boots):
+            raise InvalidDataError("model_boot maps must be structured like model.")
+    left_out = {}
+    if any(is_binary(tm) for tm in cm.values()):
+        for n in names:
+            if n not in BINARY_DESCRIPTORS:
+                left_out[n] = ("the cortex map is binary (an ROI): its smoothness measures how "
+                               "the border was drawn, not a graded map")
+        names = [n for n in names if n in BINARY_DESCRIPTORS]
+    keys = list(mm)
+    if "domain_similarity" in names and len(keys) < 2:
+        left_out["domain_similarity"] = "needs two or more domains"
+    if "arrangement" in names and len(keys) < 3:
+        left_out["arrangement"] = "needs three or more domains"
+    rows = []
+
+    def add(name, domain, m, c):
+        verdict, reason = ruler_verdict(m, c, alpha=alpha)
+        rows.append(ComparisonRow(name, domain, m.statistic, m, c, verdict, reason))
+
+    for name in names:
+        if name in ONE_MAP:
+            for dom in keys:
+                m = _ONE_MAP_FUNCS[name](mm[dom], s, n_permutations, rng, dom)
+                c = _ONE_MAP_FUNCS[name](cm[dom], s, n_permutations, rng, dom)
+                if boots:
+                    m = _with_interval(m, _boot_values(boots, name, s, dom))
+                add(name, dom, m, c)
+        elif name == "domain_similarity" and len(keys) >= 2:
+            for i in range(len(keys)):
+                for j in range(i + 1, len(keys)):
+                    pair = (keys[i], keys[j])
+                    dom = f"{pair[0]}-{pair[1]}"
+                    m = _similarity(mm[pair[0]], mm[pair[1]], s, n_permutations, rng, dom)
+                    c = _similarity(cm[pair[0]], cm[pair[1]], s, n_permutations, rng, dom)
+                    if boots:
+                        m = _with_interval(m, _boot_values(boots, name, s, None, pair))
+                    add(name, dom, m, c)
+        elif name == "arrangement" and len(keys) >= 3:
+            add(name, "+".join(keys), _arrangement(mm, s, n_permutations, rng),
+                _arrangement(cm, s, n_permutations, rng))
+    first_m, first_c = next(iter(mm.values())), next(iter(cm.values()))
+    return TopographyComparison(rows=tuple(rows), alpha=float(alpha),
+                                n_permutations=n_permutations, left_out=left_out, settings=s,
+                                model_geometry=first_m.geometry,
+                                cortex_geometry=first_c.geometry)

@@ -59,3 +59,90 @@ def test_classes_are_read_whatever_their_case_and_spaces(tmp_path):
                                               'even,1,VERB,y,"c d"\neven,1,verb,y,"e f"\n'))
     assert s.categories.tolist() == ["noun", "noun", "verb", "verb"]
     assert np.array_equal(s.metadata["block"].to_numpy(), [0, 0, 1, 1])
+
+
+# --- the model's verb - noun map and the comparison rules -----------------------------------
+def _vn_acts(planted, n_per=30, seed=0, side=16):
+    from toponeuro import make_activations
+
+    rng = np.random.default_rng(seed)
+    cats = np.repeat(["verb", "noun"], n_per)
+    x = rng.standard_normal((cats.size, side * side))
+    x[cats == "verb"] += planted.ravel()[None, :]
+    acts = make_activations({"h": side * side}, n_stimuli=cats.size, categories=list(cats),
+                            random_state=0)
+    return acts.copy(data=x)
+
+
+def test_a_planted_verb_noun_blob_is_found_and_its_absence_is_not():
+    """Planted truth: verbs > nouns in one blob of the sheet gives a positive t there,
+    organised and selective (label null); no effect gives neither claim."""
+    from toponeuro.reporting import language_verb_noun
+
+    rr, cc = np.mgrid[:16, :16]
+    blob = 1.5 * np.exp(-((rr - 5) ** 2 + (cc - 10) ** 2) / (2 * 2.5**2))
+    vn = language_verb_noun(_vn_acts(blob), ["h"], n_permutations=99, random_state=0)
+    t = vn.tmap.topo.map("h")
+    assert t[5, 10] > 4 and abs(t[14, 1]) < 3
+    ct = vn.contrast["h"]
+    assert ct.organised.outcome == "beyond chance" and ct.selective.outcome == "beyond chance"
+    assert vn.n_units["h"] == 256 and vn.tmap.attrs["contrast"] == "verb - noun"
+    null = language_verb_noun(_vn_acts(np.zeros((16, 16)), seed=1), ["h"], n_permutations=99,
+                              random_state=0)
+    assert null.contrast["h"].selective.outcome == "not beyond chance"
+
+
+def _fit(key, *verdicts):
+    from types import SimpleNamespace as NS
+
+    from toponeuro.reporting import LanguageFit
+
+    return LanguageFit(key, "l", "left", "x", "s", NS(rows=[NS(verdict=v) for v in verdicts]))
+
+
+def test_the_headline_rule_picks_the_comparison_with_the_most_testable_descriptors():
+    from toponeuro.reporting import HEADLINE_RULE, headline_fit
+
+    assert headline_fit({"verb-noun": _fit("verb-noun", "alike", "not testable"),
+                         "language": _fit("language", "unlike", "alike")}).key == "language"
+    # a tie goes to TopoLM's verb - noun fit, whatever the verdicts say
+    assert headline_fit({"language": _fit("language", "alike", "alike"),
+                         "verb-noun": _fit("verb-noun", "unlike", "unlike")}).key == "verb-noun"
+    # a comparison that cannot test anything (too few draws) is never the headline
+    assert headline_fit({"language": _fit("language", "not testable")}) is None
+    assert "most evidence" in HEADLINE_RULE and "never" in HEADLINE_RULE
+
+
+def test_the_headline_answers_both_questions_in_one_sentence():
+    from types import SimpleNamespace as NS
+
+    from toponeuro.reporting import answer_both
+
+    def claim(outcome, p):
+        return NS(outcome=outcome, statistic=0.2, p_value=p, n_permutations=999)
+
+    both = answer_both(claim("beyond chance", 0.001), claim("not beyond chance", 0.4))
+    assert "is organised on the sheet, but not more than random contrasts" in both
+    assert "positions null p ≤ 0.001" in both and "label null p = 0.4" in both
+    yes = answer_both(claim("beyond chance", 0.001), claim("beyond chance", 0.001))
+    assert "and more than random contrasts of its items would be" in yes
+    no = answer_both(claim("not beyond chance", 0.3), claim("not beyond chance", 0.5))
+    assert "not shown to be organised" in no and "." not in no.rstrip(")").split("(")[0]
+
+
+@pytest.mark.shared
+def test_topolm_s_nc_is_a_cortex_map_and_a_bare_nc_is_the_verbs_map(shared_dir):
+    """Issue 45: the .nc TopoLM ships named no loader from --cortex-maps; now it is read by
+    load_topolm_contrast, its file recorded (so --overwrite can never replace it)."""
+    from toponeuro.atlases import load_cortex_maps
+    from toponeuro.reporting import bare_netcdf
+
+    nc = str(shared_dir / "data" / "topolm" / "group-level-contrast.nc")
+    assert bare_netcdf(nc) == {"verbs": nc}
+    maps = load_cortex_maps(bare_netcdf(nc))
+    (hemi, cm), = maps.items()
+    assert hemi == "left" and cm.mesh == "fs_LR_32k" and cm.files == [nc]
+    vals = np.asarray(cm.maps["verbs"], float)
+    assert int(np.isfinite(vals).sum()) == 29280
+    rec = cm.source["maps"]["verbs"]["left"]
+    assert rec["reader"] == "toponeuro.brain.load_topolm_contrast"

@@ -8,7 +8,7 @@ from .._docs import fill_doc
 from ..exceptions import DimensionError, UnknownNameError, close_matches
 from ._common import require_matplotlib
 
-__all__ = ["plot_model_cortex_maps"]
+__all__ = ["plot_model_cortex_maps", "plot_cortex_map"]
 
 
 def _limit(values, robust: float = 99.0) -> float:
@@ -38,6 +38,8 @@ def plot_model_cortex_maps(
     percentile of ``|value|`` over both maps together, so a t of 4 has one colour on both),
     and the same ``threshold`` (``|value| < threshold`` uncoloured on both: grey on the sheet,
     the bare surface on the cortex). No-data points (NaN, a medial wall) are uncoloured too.
+    A 0/1 cortex map (parcels, an ROI) is drawn as what it is: inside coloured as a value at
+    the threshold (selective), outside uncoloured.
 
     Parameters
     ----------
@@ -85,7 +87,12 @@ def plot_model_cortex_maps(
         raise DimensionError(
             f"cortex must hold one value per vertex of one {mesh} hemisphere "
             f"({n if n else 'unknown mesh'}); got {vals.size:,}.")
-    lim = max(_limit(sheet), _limit(vals), (threshold or 0) * 1.5, 1e-9)
+    fin = vals[np.isfinite(vals)]
+    binary = bool(fin.size) and bool(np.isin(fin, (0.0, 1.0)).all())
+    lim = max(_limit(sheet), 0.0 if binary else _limit(vals), (threshold or 0) * 1.5, 1e-9)
+    if binary:  # a 0/1 map (parcels, an ROI): inside coloured as "at the threshold or above"
+        vals = np.where(vals == 1.0, max(threshold or 0.0, lim / 2), np.where(
+            np.isfinite(vals), 0.0, np.nan))
     norm, cm = Normalize(-lim, lim), plt.get_cmap(cmap)
 
     fig, (ax_m, ax_c) = plt.subplots(1, 2, figsize=(9.4, 3.9),
@@ -111,11 +118,76 @@ def plot_model_cortex_maps(
         hide |= np.abs(np.nan_to_num(fv)) < threshold
     over[hide] = 0.0
     _draw_hemisphere(ax_c, xyz, faces, None, over, view, hemi)
-    ax_c.set_title(cortex_title, fontsize=10)
     label = colorbar_label + (f" (|{colorbar_label}| < {threshold:g} uncoloured)"
                               if threshold is not None else "")
+    if binary:
+        cortex_title += " (a 0/1 map: inside drawn as selective)"
+    ax_c.set_title(cortex_title, fontsize=10)
     fig.colorbar(ScalarMappable(norm=norm, cmap=cm), ax=[ax_m, ax_c], shrink=0.75,
                  label=label)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+@fill_doc
+def plot_cortex_map(values, *, mesh: str = "fsaverage5", hemi: str = "left",
+                    threshold: float | None = 2.0, view: str = "lateral", cmap: str = "RdBu_r",
+                    colorbar_label: str = "value", title: str | None = None):
+    """Draw one hemisphere's map on its own mesh (fsaverage5 or fs_LR 32k, inflated).
+
+    Parameters
+    ----------
+    values : array
+        One value per vertex of one hemisphere of ``mesh`` (NaN: no data, uncoloured).
+    mesh : {"fsaverage5", "fs_LR_32k"}
+    hemi : {"left", "right"}
+    threshold : float, optional
+        ``|value| < threshold`` uncoloured (None: none).
+    view, cmap, colorbar_label, title : str
+
+    %(figure)s
+
+    Examples
+    --------
+    >>> fig = plot_cortex_map(np.linspace(-4, 4, 10242), mesh="fsaverage5")
+    >>> len(fig.axes)  # the hemisphere and its colour bar
+    2
+    """
+    plt = require_matplotlib()
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    from .._meshes import MESH_SIZES, mesh_surface
+    from ._surface import SURFACE_VIEWS, _draw_hemisphere
+
+    if view not in SURFACE_VIEWS:
+        raise UnknownNameError(f"Unknown view {view!r}; {close_matches(view, SURFACE_VIEWS)}")
+    if hemi not in ("left", "right"):
+        raise UnknownNameError(f"Unknown hemisphere {hemi!r}; use 'left' or 'right'.")
+    vals = np.asarray(values, dtype=float).ravel()
+    n = MESH_SIZES.get(mesh)
+    if n is None or vals.size != n:
+        raise DimensionError(
+            f"values must hold one value per vertex of one {mesh} hemisphere "
+            f"({n if n else 'unknown mesh'}); got {vals.size:,}.")
+    lim = max(_limit(vals), (threshold or 0) * 1.5, 1e-9)
+    norm, cm = Normalize(-lim, lim), plt.get_cmap(cmap)
+    fig, ax = plt.subplots(1, 1, figsize=(5.6, 3.9))
+    xyz, faces = mesh_surface(mesh, "inflated", hemi)
+    fin = np.isfinite(vals)[faces]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fv = np.where(fin, np.nan_to_num(vals)[faces], 0.0).sum(1) / fin.sum(1)
+    over = cm(norm(np.nan_to_num(fv)))
+    hide = ~np.isfinite(fv)
+    if threshold is not None:
+        hide |= np.abs(np.nan_to_num(fv)) < threshold
+    over[hide] = 0.0
+    _draw_hemisphere(ax, xyz, faces, None, over, view, hemi)
+    ax.set_title(f"{hemi} hemisphere, {mesh} (inflated)", fontsize=10)
+    label = colorbar_label + (f" (|value| < {threshold:g} uncoloured)"
+                              if threshold is not None else "")
+    fig.colorbar(ScalarMappable(norm=norm, cmap=cm), ax=ax, shrink=0.75, label=label)
     if title:
         fig.suptitle(title, fontsize=11)
     return fig

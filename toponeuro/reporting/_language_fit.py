@@ -24,7 +24,18 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["FIT_LAYER_RULE", "FIT_HEMISPHERE_RULE", "HEADLINE_RULE", "LanguageFit",
-           "language_fits", "headline_fit", "fit_evidence", "answer_both"]
+           "language_fits", "headline_fit", "fit_evidence", "answer_both", "short_layer"]
+
+
+def short_layer(name: str) -> str:
+    """A layer's name without the parts every layer of a TopoLM-style model shares.
+
+    Examples
+    --------
+    >>> short_layer("encoder.layer.5.intermediate.dense")
+    'layer.5'
+    """
+    return str(name).removeprefix("encoder.").replace(".intermediate.dense", "")
 
 #: the model layer every comparison reads (the layer of the headline)
 FIT_LAYER_RULE = "the deepest mapped layer (the last of the layers, in model order)"
@@ -67,6 +78,9 @@ class LanguageFit(NamedTuple):
     cortex_source: str
     #: :class:`~toponeuro.analysis.TopographyComparison`
     comparison: object
+    #: the cortex map's values on its hemisphere and its mesh (what the report draws)
+    cortex_values: object = None
+    mesh: str = ""
 
     @property
     def title(self) -> str:
@@ -84,7 +98,7 @@ def _cortex_topomap(cm, name: str):
     from ..analysis import as_topomap
 
     return as_topomap(np.asarray(cm.maps[name], dtype=float), **dict(cm.geometry),
-                      name=f"{name} ({cm.hemi if hasattr(cm, 'hemi') else ''})".strip())
+                      name=f"{name} ({getattr(cm, 'hemi', '')})")
 
 
 def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_cortex=None,
@@ -113,6 +127,19 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
     Returns
     -------
     dict
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> from toponeuro.reporting import language_cortex, language_units
+    >>> acts = make_activations({"h": 64}, 40, categories=["S", "W", "J", "N"] * 10,
+    ...                         random_state=0)
+    >>> units = language_units(acts, smooth_fwhm=None)
+    >>> fits = language_fits("h", sn_map=units.tmap, n_permutations=0,
+    ...                      cortex=language_cortex(["left"], similarity_permutations=0))
+    >>> fit = fits["language"]
+    >>> sorted(fits), fit.hemisphere, "smoothness" in fit.comparison.left_out
+    (['language'], 'left', True)
     """
     from ..analysis import as_topomap, compare_topography
     from ._language_stages import LANGUAGE_MAP
@@ -128,8 +155,9 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
             model = as_topomap(verb_noun.tmap, layer=layer, name=f"verb-noun [{layer}]")
             comp = compare_topography(model, _cortex_topomap(maps[hemi], VERB_NOUN_CORTEX),
                                       **kw)
-            out["verb-noun"] = LanguageFit("verb-noun", layer, hemi, VERB_NOUN_CORTEX, source,
-                                           comp)
+            out["verb-noun"] = LanguageFit(
+                "verb-noun", layer, hemi, VERB_NOUN_CORTEX, source, comp,
+                np.asarray(maps[hemi].maps[VERB_NOUN_CORTEX], float), maps[hemi].mesh)
     lang_maps = cortex.maps if cortex.atlas is not None else cortex.user_maps
     hemi = _hemisphere(lang_maps, LANGUAGE_MAP)
     if hemi is not None:
@@ -137,7 +165,10 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
                   if cortex.atlas is not None else "your map 'language' (cortex_maps)")
         model = as_topomap(sn_map, layer=layer, name=f"S-N [{layer}]")
         comp = compare_topography(model, _cortex_topomap(lang_maps[hemi], LANGUAGE_MAP), **kw)
-        out["language"] = LanguageFit("language", layer, hemi, LANGUAGE_MAP, source, comp)
+        out["language"] = LanguageFit(
+            "language", layer, hemi, LANGUAGE_MAP, source, comp,
+            np.asarray(lang_maps[hemi].maps[LANGUAGE_MAP], float),
+            getattr(lang_maps[hemi], "mesh", "fsaverage5"))
     return out
 
 

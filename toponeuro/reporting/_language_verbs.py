@@ -23,7 +23,8 @@ import xarray as xr
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
-           "language_verb_noun", "verb_noun_cortex"]
+           "language_verb_noun", "verb_noun_cortex", "verb_noun_inputs", "verb_noun_maps",
+           "bare_netcdf"]
 
 #: the name of the model's verb - noun map (a sheet map, like the S - N "language" map)
 VERB_NOUN_MAP = "verb-noun"
@@ -121,9 +122,11 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     unsmoothed activations (TopoLM's smoothing of the activations would make any map smooth,
     as for the S - N map; :func:`toponeuro.analysis.language_selectivity` with
     ``target="verb"``, ``against="noun"``, ``smooth_fwhm=None``). Moran's I is tested twice
-    (:func:`toponeuro.analysis.language_topography`): the positions null ("organised on
-    the sheet") and the label null (verb and noun labels shuffled across the items, the map
-    recomputed: "more clustered than contrasts of random splits of the items").
+    (:func:`toponeuro.analysis.contrast_topography`, as
+    :func:`toponeuro.analysis.language_topography` tests the S - N map): the positions null
+    ("organised on the sheet") and the label null (verb and noun labels shuffled across the
+    items, the map recomputed: "more clustered than contrasts of random splits of the
+    items").
 
     Parameters
     ----------
@@ -149,13 +152,13 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     (64, 'labels', 64)
     """
     from .. import _dims as D
-    from ..analysis import language_selectivity, language_topography
+    from ..analysis import contrast_design, contrast_topography, language_selectivity
 
     raw = language_selectivity(acts, "verb", "noun", smooth_fwhm=None)
-    tests = language_topography(acts, list(layers), target="verb", against="noun",
-                                n_permutations=n_permutations, alpha=alpha,
-                                random_state=random_state, statistics=("morans_i",))
-    contrast = {ly: tests[ly]["tests"]["morans_i"] for ly in layers}
+    contrast = {ly: contrast_topography(  # as language_topography, worded for this contrast
+        contrast_design(acts, "verb", "noun", layer=ly, metric="welch_t"),
+        statistic="morans_i", n_permutations=n_permutations, alpha=alpha,
+        random_state=random_state, what="verb - noun selectivity") for ly in layers}
     unit_layer = np.asarray(raw[D.LAYER].values).astype(str)
     t = np.asarray(raw["t"].values, dtype=float)
     n_units = {ly: int(np.isfinite(t[unit_layer == ly]).sum()) for ly in layers}
@@ -164,7 +167,7 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     return VerbNoun(items, source, tmap, contrast, n_units)
 
 
-def verb_noun_cortex(cortex_maps=None, *, hemispheres=None, cache_dir=None):
+def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
     """The cortex's verb - noun map: ``(hemisphere -> CortexMaps, source)``.
 
     Your map named :data:`VERB_NOUN_CORTEX` (``"verbs"``) among ``cortex_maps`` (what
@@ -201,6 +204,67 @@ def verb_noun_cortex(cortex_maps=None, *, hemispheres=None, cache_dir=None):
             "(group-level-contrast.nc), which could not be found or downloaded. Give it as "
             "cortex_maps={'verbs': 'group-level-contrast.nc'} (any format cortex_maps takes), "
             f"or pass verb_noun=None.\n(download failed: {err})") from err
-    maps = load_cortex_maps({VERB_NOUN_CORTEX: t}, hemispheres=hemispheres or ["left"])
+    maps = load_cortex_maps({VERB_NOUN_CORTEX: t}, hemispheres=["left"])
     return maps, ("TopoLM's group verb - noun contrast (Rathi et al., 2025; 22 participants, "
                   "fs_LR 32k left), pinned copy, sha256-checked")
+
+
+def bare_netcdf(cortex_maps):
+    """``cortex_maps`` with a bare netCDF path (``"contrast.nc"``, no ``NAME=``) named
+    :data:`VERB_NOUN_CORTEX`: the ``.nc`` TopoLM ships is its verb - noun contrast, read by
+    :func:`toponeuro.brain.load_topolm_contrast`. Anything else is returned as it is.
+
+    Examples
+    --------
+    >>> bare_netcdf("group-level-contrast.nc")
+    {'verbs': 'group-level-contrast.nc'}
+    >>> bare_netcdf("verbs=lh.gii:rh.gii")
+    'verbs=lh.gii:rh.gii'
+    """
+    if isinstance(cortex_maps, (str, os.PathLike)):
+        text = os.fspath(cortex_maps)
+        if text.lower().endswith(".nc") and "=" not in text and "," not in text:
+            return {VERB_NOUN_CORTEX: text}
+    return cortex_maps
+
+
+def verb_noun_inputs(verb_noun, cortex_maps=None):
+    """The verb - noun stage's inputs: ``((items, source), (hemisphere -> CortexMaps,
+    source))``, or ``(None, None)`` with ``verb_noun=None`` (the comparison left out).
+
+    :func:`load_verb_noun_stimuli` and :func:`verb_noun_cortex`, read before any
+    extraction, so a missing file fails at once.
+
+    Examples
+    --------
+    >>> verb_noun_inputs(None)
+    (None, None)
+    """
+    if verb_noun is None:
+        return None, None
+    return load_verb_noun_stimuli(verb_noun), verb_noun_cortex(cortex_maps)
+
+
+def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "mean",
+                   batch_size: int = 64, device: str = "cpu", progress: bool = False,
+                   n_permutations: int = 1000, alpha: float = 0.05,
+                   random_state=0) -> VerbNoun | None:
+    """The model's verb - noun maps: the items' activations
+    (:func:`toponeuro.extract`, as the localizer's) and :func:`language_verb_noun`; None
+    when ``items`` is None (``(items, source)`` of :func:`verb_noun_inputs`, or None).
+
+    Examples
+    --------
+    >>> verb_noun_maps(None, None, ["h"]) is None
+    True
+    """
+    if items is None:
+        return None
+    from ..features import extract
+
+    stim, source = items
+    acts = extract(net, stim, list(layers), token_pooling=token_pooling,
+                   batch_size=batch_size, device=device, progress=progress)
+    return language_verb_noun(acts, layers, items=stim, source=source,
+                              n_permutations=n_permutations, alpha=alpha,
+                              random_state=random_state)

@@ -149,3 +149,36 @@ def test_settings_are_checked_once():
         RulerSettings(min_patch_area=0.5, max_patch_area=0.1)
     with pytest.raises(ParameterError, match="n_bins"):
         RulerSettings(n_bins=1)
+
+
+def test_bootstrap_over_stimuli_gives_the_model_an_interval():
+    from toponeuro.analysis import bootstrap_maps
+
+    rng = np.random.default_rng(0)
+    field = _smooth(3, (16, 16)) * 30
+    x = field.ravel()[None, :] + rng.standard_normal((40, 256))  # 40 noisy stimuli
+    acts = xr.DataArray(x, dims=(D.STIMULUS, "pixel"),
+                        coords={D.CATEGORY: (D.STIMULUS, ["a"] * 20 + ["b"] * 20)})
+
+    def make_map(a):
+        return a.mean(D.STIMULUS).values.reshape(16, 16)
+
+    boots = bootstrap_maps(acts, make_map, n_boot=20, random_state=0)
+    assert len(boots) == 20 and not np.allclose(boots[0], boots[1])
+    res = compare_topography(make_map(acts), field, descriptors=["clustering"],
+                             n_permutations=99, random_state=0, model_boot=boots)
+    row = res.rows[0]
+    assert row.model.n_boot == 20
+    lo, hi = row.model.interval
+    # resampling with replacement repeats stimuli, so a bootstrap map is noisier than the
+    # map of all stimuli and its Moran's I lower: the interval lies just below the value
+    assert 0 < hi - lo < 0.05 and abs(row.model.value - hi) < 0.02
+    assert row.verdict == "alike" and "interval" in row.reason
+
+
+def test_cortex_results_computed_once_are_reused():
+    cortex = _smooth() * 40
+    once = describe(cortex, ["clustering"], n_permutations=99, random_state=0)
+    res = compare_topography(_smooth(1) * 40, cortex, descriptors=["clustering"],
+                             n_permutations=99, random_state=1, cortex_results=once)
+    assert res.rows[0].cortex is once[0]

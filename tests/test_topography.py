@@ -228,7 +228,8 @@ def test_geometry_is_one_mapping():
     assert np.isfinite(float(new["score"]))
     p_new = find_patches(vals, 1.0, geometry={"positions": pts, "adjacency": 0.5}, n_permutations=0)
     assert p_new.n_patches >= 0
-    assert set(GEOMETRY_KEYS) == {"positions", "distance", "adjacency", "mesh"}
+    assert set(GEOMETRY_KEYS) == {"positions", "distance", "adjacency", "mesh", "faces",
+                                  "sphere", "units", "mm_per_unit", "prune"}
     with pytest.raises(UnknownNameError, match="did you mean 'positions'"):
         smoothness(vals, geometry={"position": pts})
     with pytest.raises(InputTypeError, match="geometry must be a mapping"):

@@ -6,6 +6,7 @@ from . import (
     _autocorr,
     _compare,
     _descriptors,
+    _flatten,
     _geometry,
     _label_null,
     _localizer,
@@ -21,6 +22,7 @@ from . import (
 from ._autocorr import *
 from ._compare import *
 from ._descriptors import *
+from ._flatten import *
 from ._geometry import *
 from ._label_null import *
 from ._localizer import *
@@ -47,5 +49,6 @@ __all__ = [
     *_tables.__all__,
     *_transfer.__all__,
     *_descriptors.__all__,
+    *_flatten.__all__,
     *_ruler.__all__,
 ]

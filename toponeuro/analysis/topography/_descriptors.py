@@ -34,11 +34,14 @@ Definitions (docs/one_ruler.rst gives the sources):
 ``domain_similarity``
     Pearson r across the points with data in both maps (one statistic on every geometry;
     SSIM on a sheet in ``detail["ssim"]``, TopoNets). Null: the shift (sheet: mirrored
-    shift; mesh: spin test on its sphere); free positions: none.
+    shift; mesh: spin test on its sphere); free positions: none. The shift moves each map
+    in turn with the same moves (half the draws each), so ``n`` draws use
+    ``n - n // 2`` distinct moves (``detail["distinct_moves"]``).
 ``arrangement``
-    The distances between domain centres (top 10% of each map, :func:`domain_centres`'
-    rule) divided by the extent; its value is their mean, ``detail["distances"]`` the
-    vector, compared across the two sides by rank correlation (:mod:`_ruler`).
+    The distances between domain centres (of the top 10% of each map, the point nearest
+    their weighted mean in the map's 2-D parametrisation: grid, free positions, a mesh's
+    sphere), along the map's own distance, divided by the extent; its value is their mean,
+    ``detail["distances"]`` the vector, compared pair by pair (:func:`ruler_verdict`).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ from ._autocorr import morans_i
 from ._geometry import TopoMap, as_topomap
 from ._null import run_null
 from ._patches import TDANN_PATCHES, _label, _smoother
-from ._tables import ARRANGEMENT_TOP, _centres_of
+from ._tables import ARRANGEMENT_TOP
 from ._topography import map_similarity, smoothness
 
 __all__ = ["BINARY_DESCRIPTORS", "DESCRIPTORS", "DescriptorResult", "RulerSettings",
@@ -273,11 +276,50 @@ def _selective_fraction(tm, s, n_permutations, rng, domain=""):
                             "no_null": "a fraction is position-free: no spatial null"})
 
 
+def _surface_smoother(tm: TopoMap, sigma: float):
+    """NaN-aware Gaussian smoothing of a mesh map along its surface: weights
+    ``exp(-d**2 / 2 sigma**2)`` of the shortest-path distance ``d`` along the mesh edges
+    (edge length = Euclidean length), up to 3 sigma. Straight-line distances would mix the
+    two banks of a sulcus, which lie close in space but far apart on the cortex."""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    from ._geometry import _edge_lengths
+
+    cached = tm._cache.get(("surface_smoother", sigma))
+    if cached is not None:
+        return cached
+    ok = tm.finite
+    graph = _edge_lengths(tm.neighbours(), tm.positions)
+    rows, cols, dists = [], [], []
+    for lo in range(0, tm.n, 256):
+        src = np.arange(lo, min(tm.n, lo + 256))
+        d = csgraph.dijkstra(graph, directed=False, indices=src, limit=3.0 * sigma)
+        r, c = np.nonzero(np.isfinite(d))
+        rows.append(src[r])
+        cols.append(c)
+        dists.append(d[r, c])
+    r, c, d = (np.concatenate(x) for x in (rows, cols, dists))
+    kern = sparse.csr_matrix((np.exp(-0.5 * (d / sigma) ** 2) * ok[c], (r, c)),
+                             shape=(tm.n, tm.n))
+    den = np.asarray(kern.sum(1)).ravel()
+    den = np.where(den > 0, den, np.nan)
+
+    def smooth(v):
+        out = (kern @ np.where(ok, v, 0.0).T).T / den
+        return np.where(ok, out, np.nan)
+
+    tm._cache[("surface_smoother", sigma)] = smooth
+    return smooth
+
+
 def _patch_kernel(tm, s):
     """``f(values (B, n)) -> (count (B,), mean area / extent^2 (B,))`` under the settings."""
     thr = _threshold(tm, s)
     ext = tm.extent
-    smooth = _smoother(tm, s.smooth_sigma * ext)
+    sigma = s.smooth_sigma * ext
+    smooth = (_surface_smoother(tm, sigma) if tm.geometry == "mesh" and sigma > 0
+              else _smoother(tm, sigma))
     area = tm.point_areas()
     total = float(area[tm.finite].sum())
     lo, hi = s.min_patch_area * total, s.max_patch_area * total
@@ -353,6 +395,8 @@ def _similarity(ta, tb, s, n_permutations, rng, domain=""):
         res = map_similarity(a, b, "pearson", n_permutations=n_perm, random_state=rng)
     detail = {"note": note} if note else {}
     detail["null_mean"] = res.null_mean
+    if "moves" in res.attrs:  # a symmetric two-map null: one move serves both maps
+        detail["distinct_moves"] = res.n_permutations - res.n_permutations // 2
     if geo == "sheet":
         detail["ssim"] = float(map_similarity(ta, tb, "ssim", n_permutations=0))
     return DescriptorResult(
@@ -361,19 +405,35 @@ def _similarity(ta, tb, s, n_permutations, rng, domain=""):
         null=res.attrs["null"], alternative="two-sided", detail=detail)
 
 
+def _centre_point(tm: TopoMap) -> int:
+    """A domain's centre, one rule on every geometry: of the top tenth of its points
+    (:func:`domain_centres`' weights), the point nearest their weighted mean position in the
+    map's 2-D parametrisation -- the sheet's grid, the free positions, a mesh's sphere (a
+    mean of folded-surface coordinates lies off the cortex) -- so it always lies on the
+    map. -1 for a map without values."""
+    from ._tables import _centre_weights
+
+    w = _centre_weights(tm.values[None, :], ARRANGEMENT_TOP)[0]
+    if not w.sum() > 0:
+        return -1
+    pos = tm.sphere if tm.sphere is not None else tm.positions
+    mean = (w @ pos) / w.sum()
+    d2 = np.where(w > 0, ((pos - mean) ** 2).sum(1), np.inf)
+    return int(np.argmin(d2))
+
+
 def _arrangement(maps: Mapping, s, n_permutations, rng, domain=""):
     names = list(maps)
     tms = [maps[k] for k in names]
     first = tms[0]
-    centres = []
-    for tm in tms:
-        c = _centres_of(tm.values[None, :], tm, ARRANGEMENT_TOP)[0]
-        centres.append(first.positions[c] if np.ndim(c) == 0 and c >= 0
-                       else np.asarray(c, float) if np.ndim(c) else np.full(
-                           first.positions.shape[1], np.nan))
+    centres = [_centre_point(tm) for tm in tms]
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     ext = first.extent
-    dist = np.array([np.linalg.norm(centres[i] - centres[j]) for i, j in pairs]) / ext
+    dist = np.full(len(pairs), np.nan)
+    for k, (i, j) in enumerate(pairs):
+        if centres[i] >= 0 and centres[j] >= 0:
+            dist[k] = first.distances_from([centres[i]], [centres[j]])[0, 0]
+    dist = dist / ext
     value = float(np.mean(dist)) if dist.size else float("nan")
     return DescriptorResult(
         **_base(first, "arrangement", "mean distance between domain centres / extent",
@@ -389,8 +449,7 @@ def _arrangement(maps: Mapping, s, n_permutations, rng, domain=""):
 def _as_maps(data) -> dict[str, TopoMap]:
     if isinstance(data, Mapping):
         return {str(k): as_topomap(v, name=str(k)) for k, v in data.items()}
-    tm = as_topomap(data)
-    return {tm.name or "": tm}
+    return {"": as_topomap(data)}  # one map: domain "" (as compare_topography names it)
 
 
 @fill_doc

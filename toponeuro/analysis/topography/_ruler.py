@@ -79,6 +79,14 @@ class ComparisonRow:
         One of :data:`VERDICTS`.
     reason : str
         Why, in words (from :func:`ruler_verdict`).
+
+    Examples
+    --------
+    >>> res = compare_topography(np.eye(8) * 3, np.eye(8) * 3,
+    ...                          descriptors=["selective_fraction"], n_permutations=0)
+    >>> row = res.rows[0]
+    >>> row.descriptor, row.model.value, row.verdict
+    ('selective_fraction', 0.125, 'alike')
     """
 
     descriptor: str
@@ -278,6 +286,7 @@ def compare_topography(
     random_state: RandomState = None,
     settings: RulerSettings | None = None,
     model_boot: Sequence | None = None,
+    cortex_results: Sequence[DescriptorResult] | None = None,
 ) -> TopographyComparison:
     """Compare a model's topography with the cortex's, descriptor by descriptor.
 
@@ -298,6 +307,10 @@ def compare_topography(
     model_boot : sequence, optional
         Model maps recomputed from resampled stimuli (:func:`bootstrap_maps`), structured
         like ``model``: the model's 95%% intervals.
+    cortex_results : sequence of DescriptorResult, optional
+        The cortex's descriptors computed once (:func:`describe` of ``cortex`` with the same
+        ``settings``), reused instead of recomputed -- for many model layers against one
+        cortex. Matched by descriptor and domain; those missing are computed.
 
     Returns
     -------
@@ -344,6 +357,10 @@ def compare_topography(
     if "arrangement" in names and len(keys) < 3:
         left_out["arrangement"] = "needs three or more domains"
     rows = []
+    done = {(r.descriptor, r.domain): r for r in (cortex_results or ())}
+
+    def cortex_side(name, dom, func, *args):
+        return done[name, dom] if (name, dom) in done else func(*args)
 
     def add(name, domain, m, c):
         verdict, reason = ruler_verdict(m, c, alpha=alpha)
@@ -353,7 +370,8 @@ def compare_topography(
         if name in ONE_MAP:
             for dom in keys:
                 m = _ONE_MAP_FUNCS[name](mm[dom], s, n_permutations, rng, dom)
-                c = _ONE_MAP_FUNCS[name](cm[dom], s, n_permutations, rng, dom)
+                c = cortex_side(name, dom, _ONE_MAP_FUNCS[name], cm[dom], s, n_permutations,
+                                rng, dom)
                 if boots:
                     m = _with_interval(m, _boot_values(boots, name, s, dom))
                 add(name, dom, m, c)
@@ -363,13 +381,15 @@ def compare_topography(
                     pair = (keys[i], keys[j])
                     dom = f"{pair[0]}-{pair[1]}"
                     m = _similarity(mm[pair[0]], mm[pair[1]], s, n_permutations, rng, dom)
-                    c = _similarity(cm[pair[0]], cm[pair[1]], s, n_permutations, rng, dom)
+                    c = cortex_side(name, dom, _similarity, cm[pair[0]], cm[pair[1]], s,
+                                    n_permutations, rng, dom)
                     if boots:
                         m = _with_interval(m, _boot_values(boots, name, s, None, pair))
                     add(name, dom, m, c)
         elif name == "arrangement" and len(keys) >= 3:
-            add(name, "+".join(keys), _arrangement(mm, s, n_permutations, rng),
-                _arrangement(cm, s, n_permutations, rng))
+            dom = "+".join(keys)
+            add(name, dom, _arrangement(mm, s, n_permutations, rng),
+                cortex_side(name, dom, _arrangement, cm, s, n_permutations, rng))
     first_m, first_c = next(iter(mm.values())), next(iter(cm.values()))
     return TopographyComparison(rows=tuple(rows), alpha=float(alpha),
                                 n_permutations=n_permutations, left_out=left_out, settings=s,

@@ -744,7 +744,7 @@ def test_topolm_s_nc_goes_through_the_verb_noun_comparison_from_the_cli(
     assert (verbs["n_marked"], verbs["n_with_data"], verbs["n_vertices"]) == (4806, 29280,
                                                                               32492)
     src = s["cortex"]["your_maps"]["source"]["maps"]["verbs"]["left"]
-    assert src["reader"] == "toponeuro.brain.load_topolm_contrast" and src["netcdf"] == str(nc)
+    assert src["reader"] == "toponeuro.atlases.read_netcdf_map" and src["netcdf"] == str(nc)
     assert s["verb_noun"]["items"]["classes"] == {"noun": 288, "verb": 288}
     fit = s["comparison"]["fits"]["verb-noun"]
     assert fit["hemisphere"] == "left" and fit["cortex_source"].startswith("your map 'verbs'")

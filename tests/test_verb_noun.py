@@ -145,4 +145,36 @@ def test_topolm_s_nc_is_a_cortex_map_and_a_bare_nc_is_the_verbs_map(shared_dir):
     vals = np.asarray(cm.maps["verbs"], float)
     assert int(np.isfinite(vals).sum()) == 29280
     rec = cm.source["maps"]["verbs"]["left"]
-    assert rec["reader"] == "toponeuro.brain.load_topolm_contrast"
+    assert rec["reader"] == "toponeuro.atlases.read_netcdf_map"
+
+
+@pytest.mark.parametrize("content, error", [
+    (b"", E.InvalidDataError),  # empty
+    (b"this is text, not netCDF\n", E.InvalidDataError),  # wrong content
+])
+def test_a_broken_nc_cortex_map_is_refused_with_one_clear_error(tmp_path, content, error):
+    from toponeuro.atlases import load_cortex_maps
+
+    p = tmp_path / "contrast.nc"
+    p.write_bytes(content)
+    with pytest.raises(error, match=r"cortex_maps\['verbs'\].*not a readable netCDF"):
+        load_cortex_maps({"verbs": str(p)})
+
+
+def test_an_nc_of_another_layout_names_what_it_expects(tmp_path):
+    import xarray as xr
+
+    from toponeuro.atlases import load_cortex_maps
+
+    p = tmp_path / "other.nc"
+    xr.Dataset({"beta": ("v", np.zeros(10))}).to_netcdf(p)
+    with pytest.raises(E.UnknownNameError, match="no variable 't_values'"):
+        load_cortex_maps({"verbs": str(p)})
+    xr.Dataset({"t_values": ("v", np.zeros(10))}).to_netcdf(p)
+    with pytest.raises(E.DimensionError, match="32,492"):
+        load_cortex_maps({"verbs": str(p)})
+    trunc = tmp_path / "trunc.nc"
+    xr.Dataset({"t_values": ("v", np.zeros(32492))}).to_netcdf(trunc)
+    trunc.write_bytes(trunc.read_bytes()[:2000])
+    with pytest.raises(E.InvalidDataError, match="not a readable netCDF"):
+        load_cortex_maps({"verbs": str(trunc)})

@@ -60,6 +60,7 @@ from ._labels import (
     split_labels,
 )
 from ._maps import CortexMaps
+from ._netcdf import NETCDF_SUFFIX, NETCDF_VARIABLE, read_netcdf_map
 from ._spec import hemi_from_name, parse_cortex_maps
 from ._surface import mesh_graph, vertex_coordinates
 
@@ -70,8 +71,6 @@ VOL_TO_SURF_DEFAULTS = {"radius": 3.0, "interpolation": "linear", "kind": "auto"
                         "n_samples": None, "depth": None}
 
 _VOLUME_SUFFIXES = (".nii", ".nii.gz")
-#: a netCDF map in TopoLM's layout (read by toponeuro.brain.load_topolm_contrast)
-NETCDF_SUFFIX = ".nc"
 _CIFTI_SUFFIXES = (".dscalar.nii", ".dtseries.nii", ".dlabel.nii")
 
 
@@ -209,18 +208,11 @@ class _Reader:
 
     def _netcdf(self, domain, path: Path) -> None:
         """A ``.nc`` map in TopoLM's layout (``group-level-contrast.nc``: variable ``t_values``,
-        one value per left fs_LR 32k vertex), read by
-        :func:`toponeuro.brain.load_topolm_contrast`."""
-        from ..brain import load_topolm_contrast
-
-        da = load_topolm_contrast(path)
-        hemis = [str(h) for h in dict.fromkeys(np.asarray(da["hemi"].values).tolist())]
-        self._pair_entry(domain, {hemi_name(h): _hemi_values(da, h) for h in hemis},
-                         how="netCDF, toponeuro.brain.load_topolm_contrast")
-        for h in hemis:
-            self.files[domain][hemi_name(h)] = {
-                "netcdf": str(path), "variable": "t_values",
-                "reader": "toponeuro.brain.load_topolm_contrast"}
+        one value per left fs_LR 32k vertex; :func:`~._netcdf.read_netcdf_map`)."""
+        hemi, vals = read_netcdf_map(path, what=f"cortex_maps[{domain!r}]")
+        self._pair_entry(domain, {hemi: vals}, how="netCDF")
+        self.files[domain][hemi] = {"netcdf": str(path), "variable": NETCDF_VARIABLE,
+                                    "reader": "toponeuro.atlases.read_netcdf_map"}
 
     def _array(self, domain, spec) -> None:
         try:
@@ -421,7 +413,7 @@ def load_cortex_maps(
           (``lh.FFA.label``);
         - a netCDF ``.nc`` file in TopoLM's layout (``group-level-contrast.nc``: variable
           ``t_values``, one value per vertex of the left fs_LR 32k hemisphere), read by
-          :func:`toponeuro.brain.load_topolm_contrast`;
+          :func:`toponeuro.atlases.read_netcdf_map`;
         - a nibabel image (NIfTI volume, GiftiImage, Cifti2Image);
         - a numpy array or DataArray: both hemispheres (left then right), a DataArray with a
           ``hemi`` coord, or one hemisphere's values with ``hemispheres=["left"]``.

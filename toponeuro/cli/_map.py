@@ -117,7 +117,7 @@ def _add_cortex_args(p, *, language: bool = False) -> None:
                      "verbs=verbs.dscalar.nii (CIFTI-2, fs_LR), verbs=lh.verbs.func.gii (one "
                      "hemisphere), language=sn_mni.nii.gz (an MNI volume) or "
                      "verbs=group-level-contrast.nc (TopoLM's netCDF, read by "
-                     "toponeuro.brain.load_topolm_contrast; a bare PATH.nc is taken as "
+                     "toponeuro.atlases.read_netcdf_map; a bare PATH.nc is taken as "
                      "verbs=PATH.nc); a map named language replaces the shipped parcels and is "
                      "compared with the model's S - N map, a map named verbs is compared with "
                      "the model's verb - noun map (default: TopoLM's group contrast), any other "

@@ -94,11 +94,15 @@ def _hemisphere(maps: dict, name: str) -> str | None:
     return None
 
 
-def _cortex_topomap(cm, name: str):
-    from ..analysis import as_topomap
+def _cortex_topomap(cm, name: str, hemi: str):
+    """The cortex's map on its own template mesh, as the one ruler measures it
+    (:func:`toponeuro.analysis.mesh_topomap`: folded-surface positions in mm, its triangles,
+    its sphere; the fs_LR medial wall no data)."""
+    from ..analysis import mesh_topomap
 
-    return as_topomap(np.asarray(cm.maps[name], dtype=float), **dict(cm.geometry),
-                      name=f"{name} ({getattr(cm, 'hemi', '')})")
+    return mesh_topomap(np.asarray(cm.maps[name], dtype=float),
+                        getattr(cm, "mesh", None) or "fsaverage5", hemi,
+                        name=f"{name} ({hemi})")
 
 
 def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_cortex=None,
@@ -153,8 +157,8 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
         hemi = _hemisphere(maps, VERB_NOUN_CORTEX)
         if hemi is not None:
             model = as_topomap(verb_noun.tmap, layer=layer, name=f"verb-noun [{layer}]")
-            comp = compare_topography(model, _cortex_topomap(maps[hemi], VERB_NOUN_CORTEX),
-                                      **kw)
+            comp = compare_topography(
+                model, _cortex_topomap(maps[hemi], VERB_NOUN_CORTEX, hemi), **kw)
             out["verb-noun"] = LanguageFit(
                 "verb-noun", layer, hemi, VERB_NOUN_CORTEX, source, comp,
                 np.asarray(maps[hemi].maps[VERB_NOUN_CORTEX], float), maps[hemi].mesh)
@@ -164,7 +168,8 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
         source = ("the language parcels (Wolna et al., 2025; S > N, n = 706), fsaverage5"
                   if cortex.atlas is not None else "your map 'language' (cortex_maps)")
         model = as_topomap(sn_map, layer=layer, name=f"S-N [{layer}]")
-        comp = compare_topography(model, _cortex_topomap(lang_maps[hemi], LANGUAGE_MAP), **kw)
+        comp = compare_topography(model, _cortex_topomap(lang_maps[hemi], LANGUAGE_MAP, hemi),
+                                  **kw)
         out["language"] = LanguageFit(
             "language", layer, hemi, LANGUAGE_MAP, source, comp,
             np.asarray(lang_maps[hemi].maps[LANGUAGE_MAP], float),

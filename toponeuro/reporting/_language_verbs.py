@@ -212,7 +212,7 @@ def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
 def bare_netcdf(cortex_maps):
     """``cortex_maps`` with a bare netCDF path (``"contrast.nc"``, no ``NAME=``) named
     :data:`VERB_NOUN_CORTEX`: the ``.nc`` TopoLM ships is its verb - noun contrast, read by
-    :func:`toponeuro.brain.load_topolm_contrast`. Anything else is returned as it is.
+    :func:`toponeuro.atlases.read_netcdf_map`. Anything else is returned as it is.
 
     Examples
     --------

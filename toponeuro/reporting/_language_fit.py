@@ -46,8 +46,8 @@ FIT_HEMISPHERE_RULE = ("the left hemisphere (the language-dominant one, and the 
 
 #: how the headline's comparison is chosen, fixed before looking at the results
 HEADLINE_RULE = (
-    "the comparison with the most evidence: the one with the most descriptors the verdict "
-    "rule could test on both sides (alike or unlike, not 'not testable'); a tie goes to "
+    "the one with the most evidence: the most descriptors the verdict rule could test on "
+    "both sides (alike or unlike, not 'not testable'); a tie goes to "
     "TopoLM's verb - noun fit, then to S - N against the cortex's language map. A comparison "
     "none of whose descriptors is testable (e.g. too few draws to reach alpha) is never "
     "the headline."

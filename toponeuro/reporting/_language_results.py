@@ -516,7 +516,7 @@ def format_language_summary(summary: dict) -> str:
         for f in comp["fits"].values():
             counts = ", ".join(f"{k} {v}" for k, v in f["counts"].items())
             lines.append(f"    {f['title']} ({f['hemisphere']}): {counts}")
-        lines.append(f"    headline: {comp['headline_rule']}")
+        lines.append(f"    the headline's comparison: {comp['headline_rule']}")
     lines.append("")
     for h, c in summary["cortex"].items():
         if h in ("atlas", "nulls", "your_maps"):

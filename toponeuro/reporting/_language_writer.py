@@ -47,9 +47,9 @@ def headline_rules() -> str:
     >>> headline_rules()[:34]
     'The layer is the deepest mapped la'
     """
-    return (f"The layer is {FIT_LAYER_RULE}; the hemisphere {FIT_HEMISPHERE_RULE}; the "
-            f"comparison is {HEADLINE_RULE} These rules were fixed in code before any result "
-            "was seen.")
+    return (f"The layer is {FIT_LAYER_RULE}; the hemisphere is {FIT_HEMISPHERE_RULE}; the "
+            f"headline's comparison is {HEADLINE_RULE} These rules were fixed in code before "
+            "any result was seen.")
 
 
 def profile_comment(profile) -> str:
@@ -248,7 +248,7 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
     figs = "".join(fig(f"model_vs_cortex_{k}.png", f"{f.title}: the model's map and the "
                        "cortex's, on one colour logic") for k, f in rep.fits.items())
     sources = "".join(f"<li>{esc(f.title)}: {esc(f.cortex_source)} ({esc(f.hemisphere)} "
-                      f"hemisphere; {esc(f.comparison.cortex_geometry)})</li>"
+                      f"hemisphere on {esc(f.mesh)})</li>"
                       for f in rep.fits.values())
     return (f"<p>Every descriptor is computed by one function on both sides, with the same "
             f"parameters (lengths in units of each map's extent), each against its null on "

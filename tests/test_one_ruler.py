@@ -182,3 +182,18 @@ def test_cortex_results_computed_once_are_reused():
     res = compare_topography(_smooth(1) * 40, cortex, descriptors=["clustering"],
                              n_permutations=99, random_state=1, cortex_results=once)
     assert res.rows[0].cortex is once[0]
+
+
+def test_patches_and_similarity_run_on_free_positions():
+    from toponeuro.analysis import find_patches, map_similarity, morans_i
+
+    pos, values = _hand_placed()
+    tm = as_topomap(values, positions=pos, units="mm")
+    # the planted blob (peak 3 at x=4, y=7) is one patch around its centre
+    p = find_patches(tm, threshold=1.5, smooth_sigma=0.5, min_units=3, n_permutations=0)
+    assert p.n_patches == 1
+    assert np.allclose(p.centroids[0], [4, 7], atol=1.0)
+    assert float(map_similarity(tm, tm, "pearson", n_permutations=0)) == pytest.approx(1.0)
+    with pytest.raises(ToponeuroError, match="Delaunay"):
+        morans_i(tm, n_permutations=0)  # rook weights are a grid's
+    assert morans_i(tm, weights="graph", n_permutations=0).statistic > 0.8

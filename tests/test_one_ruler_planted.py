@@ -113,3 +113,54 @@ def test_free_positions_and_a_grid_of_the_same_field_are_alike():
     sim = frame[frame["descriptor"] == "domain_similarity"]
     assert (sim["verdict"] == "not testable").all() and (sim["model_null"] == "none").all()
     assert res.model_geometry == "free"
+
+
+TOPOLM = (__import__("pathlib").Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+          / "topolm" / "group-level-contrast.nc")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TOPOLM.exists(), reason="../shared/data/topolm is not here")
+def test_topolm_contrast_as_a_sheet_is_alike_its_shuffle_not():
+    import xarray as xr
+
+    t = xr.open_dataset(TOPOLM)["t_values"].values
+    cortex = mesh_topomap(t, "fs_LR_32k", "left", geodesic=True, name="verb-noun")
+    sheet = flat_sheet(t, "fs_LR_32k", "left", name="verb-noun")
+    settings = RulerSettings(n_samples=5)
+    kept = ["smoothness", "clustering", "selective_fraction", "patch_count"]
+    once = compare_topography(sheet, cortex, descriptors=kept, n_permutations=39,
+                              random_state=0, settings=settings)
+    assert {r.verdict for r in once.rows} == {"alike"}, once.to_frame()
+    # the right denominator: t >= 2 over the vertices with data (about 16 %, not of 32,492)
+    frac = {r.descriptor: r for r in once.rows}["selective_fraction"].cortex.value
+    assert 0.15 < frac < 0.18
+    cortex_res = [r.cortex for r in once.rows]
+    shuf = compare_topography(_shuffled(sheet, 0), cortex, descriptors=kept,
+                              n_permutations=39, random_state=0, settings=settings,
+                              cortex_results=cortex_res)
+    v = {r.descriptor: r.verdict for r in shuf.rows}
+    assert v["smoothness"] == v["clustering"] == v["patch_count"] == "unlike"
+
+
+@pytest.mark.slow
+def test_domain_blobs_keep_their_arrangement_on_the_flat_sheet():
+    from toponeuro._meshes import mesh_surface
+
+    _, faces = mesh_surface("fsaverage5", "flat", "left")
+    on = np.zeros(10242, bool)
+    on[np.unique(faces)] = True
+    base = mesh_topomap(np.where(on, 0.0, np.nan), "fsaverage5", "left")
+    seeds = np.random.default_rng(0).choice(np.flatnonzero(on), 3, replace=False)
+    d = base.distances_from(seeds)  # geodesic, mm
+    maps = {f"d{i}": np.where(on, 4 * np.exp(-d[i] ** 2 / (2 * 15.0**2)), np.nan)
+            for i in range(3)}
+    cortex = {k: mesh_topomap(v, "fsaverage5", "left", name=k) for k, v in maps.items()}
+    sheet = {k: flat_sheet(v, "fsaverage5", "left", name=k) for k, v in maps.items()}
+    row = compare_topography(sheet, cortex, descriptors=["arrangement"],
+                             n_permutations=0).rows[0]
+    assert row.verdict == "alike", row.reason
+    # and a shuffled assignment of the sheet's domains is not
+    swapped = {"d0": sheet["d2"], "d1": sheet["d0"], "d2": sheet["d1"]}
+    assert compare_topography(swapped, cortex, descriptors=["arrangement"],
+                              n_permutations=0).rows[0].verdict == "unlike"

@@ -89,9 +89,11 @@ def moran_weights(tm: TopoMap, weights: str = "rook", transform: str = "r") -> s
         )
     if weights in ("rook", "queen"):
         if tm.grid_shape is None:
+            where = ("free unit positions: use weights='graph' (their Delaunay edges)"
+                     if tm.kind == "free" else "a mesh: use weights='graph' (the mesh's edges)")
             raise InvalidDataError(
-                f"weights={weights!r} are grid neighbours; {tm.name or 'this map'} lives on a "
-                "mesh: use weights='graph' (the mesh's edges)."
+                f"weights={weights!r} are grid neighbours; {tm.name or 'this map'} lives on "
+                f"{where}."
             )
         w = _lattice(tm.grid_shape, queen=weights == "queen")
     else:

@@ -115,10 +115,13 @@ def _fill(obj):
 
 @dataclass(frozen=True, eq=False)
 class TopoMap:
-    """Values at points with positions and a distance: a model sheet or a cortical map.
+    """Values at points with positions and a distance: a model sheet, units at free
+    positions, or a cortical map.
 
     Build one with :func:`as_topomap`. ``values`` is ``(n,)`` (NaN = no data); on a sheet
     the points are the ``h x w`` grid cells in row-major order and ``grid_shape`` is set.
+    ``kind`` is ``"sheet"``, ``"free"`` (units at free 2-D positions) or ``"surface"`` (a
+    mesh, or points with positions); :attr:`geometry` names the three the one ruler knows.
 
     Examples
     --------
@@ -319,8 +322,9 @@ class TopoMap:
             raise SheetError(f"{self.name or 'This map'} lives on a mesh, not a sheet grid.")
         return (self.values if values is None else values).reshape(self.grid_shape)
 
-    def distances_from(self, sources, targets=None) -> np.ndarray:
-        """Distances ``(len(sources), len(targets))`` between points (targets default all)."""
+    def distances_from(self, sources, targets=None, limit: float | None = None) -> np.ndarray:
+        """Distances ``(len(sources), len(targets))`` between points (targets default all);
+        with ``limit``, graph distances beyond it may be returned as ``inf`` (faster)."""
         sources = np.asarray(sources, dtype=int)
         tgt = slice(None) if targets is None else np.asarray(targets, dtype=int)
         dist = self.distance
@@ -332,7 +336,8 @@ class TopoMap:
             if graph is None:
                 graph = _edge_lengths(self._adjacency(), self.positions)
                 self._cache["graph"] = graph
-            return csgraph.dijkstra(graph, directed=False, indices=sources)[:, tgt]
+            return csgraph.dijkstra(graph, directed=False, indices=sources,
+                                    limit=np.inf if limit is None else float(limit))[:, tgt]
         if callable(dist):
             out = np.asarray(dist(sources), dtype=float)
             if out.shape != (sources.size, self.n):

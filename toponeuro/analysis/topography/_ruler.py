@@ -17,6 +17,10 @@ random_state=None, settings=None, model_boot=None) -> TopographyComparison``
   ``verdict`` in :data:`VERDICTS` and its ``reason``; ``left_out`` names the descriptors a
   binary cortex map (an ROI) does not define; ``.to_frame()`` is the table.
 * The verdict comes from :func:`ruler_verdict` alone (module docs of it; docs/one_ruler.rst).
+* A job comparing many model layers with one cortical map: build the cortex once
+  (:func:`mesh_topomap`: positions, faces, sphere, geodesic distances), describe it once
+  (:func:`describe`, same ``settings`` and ``n_permutations``) and pass
+  ``cortex_results=`` to every call.
 """
 
 from __future__ import annotations
@@ -138,6 +142,28 @@ class TopographyComparison:
     def counts(self) -> dict:
         """How many rows came out each way: ``{"alike": k, "unlike": m, "not testable": j}``."""
         return {v: sum(r.verdict == v for r in self.rows) for v in VERDICTS}
+
+    def to_dict(self) -> dict:
+        """JSON-ready: ``alpha``, ``n_permutations``, geometries, ``left_out``, the verdict
+        ``counts`` and one dict per row (the model's and the cortex's numbers side by side).
+
+        Examples
+        --------
+        >>> res = compare_topography(np.eye(8) * 3, np.eye(8) * 3,
+        ...                          descriptors=["selective_fraction"], n_permutations=0)
+        >>> d = res.to_dict()
+        >>> d["counts"], d["rows"][0]["verdict"], d["rows"][0]["model"]["value"]
+        ({'alike': 1, 'unlike': 0, 'not testable': 0}, 'alike', 0.125)
+        """
+        return {
+            "alpha": self.alpha, "n_permutations": self.n_permutations,
+            "model_geometry": self.model_geometry, "cortex_geometry": self.cortex_geometry,
+            "left_out": dict(self.left_out), "counts": self.counts(),
+            "rows": [{"descriptor": r.descriptor, "domain": r.domain,
+                      "statistic": r.statistic, "verdict": r.verdict, "reason": r.reason,
+                      "model": r.model.to_dict(), "cortex": r.cortex.to_dict()}
+                     for r in self.rows],
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """One row per descriptor: model and cortex value, interval, p, draws, verdict."""

@@ -60,11 +60,12 @@ def _bin_edges(tm: TopoMap, n_bins: int, max_distance: float | None) -> np.ndarr
     return np.linspace(0.0, float(max_distance), n_bins + 1)
 
 
-def _pair_distances(tm: TopoMap, idx: np.ndarray) -> np.ndarray:
-    """Condensed (upper-triangle, row-major) distances between the points ``idx``."""
+def _pair_distances(tm: TopoMap, idx: np.ndarray, limit: float | None = None) -> np.ndarray:
+    """Condensed (upper-triangle, row-major) distances between the points ``idx`` (graph
+    distances beyond ``limit`` may be ``inf``: they fall outside every bin)."""
     if tm.distance is None:
         return pdist(tm.positions[idx])
-    full = tm.distances_from(idx, idx)
+    full = tm.distances_from(idx, idx, limit=limit)
     return full[np.triu_indices(idx.size, k=1)]
 
 
@@ -149,7 +150,7 @@ class _SmoothnessKernel:
             self.samples.append((None, None, None, counts))
             return
         for idx in _samples(tm, valid, n_samples, sample_size, rng):
-            d = _pair_distances(tm, idx)
+            d = _pair_distances(tm, idx, limit=self.edges[-1])
             ii, jj = np.triu_indices(idx.size, k=1)
             keep = np.isfinite(d) & (d <= self.edges[-1])
             b = np.minimum((d[keep] * (nb / self.edges[-1])).astype(np.intp), nb - 1)

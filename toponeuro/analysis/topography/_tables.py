@@ -63,7 +63,10 @@ class TopographyTable:
         One row per ``(sheet, name)``: ``sheet`` (layer or hemisphere), ``name`` (domain),
         ``shape`` (``"16x16"`` or ``"10242 points"``), ``smoothness``, ``n_patches``,
         ``largest_patch_units``, ``mean_patch_fraction``, ``total_patch_fraction``,
-        ``selective_fraction`` (points with value >= threshold) and ``max_value``.
+        ``selective_fraction`` (points with value >= threshold), ``max_value``, ``n_points``
+        (the points *with data*: the denominator of every fraction here; a mesh's medial
+        wall or a NaN unit is not counted) and ``n_selective`` (points with data at or above
+        the threshold: ``selective_fraction * n_points``).
     similarity : pandas.DataFrame
         One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
         (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh), its two-sided
@@ -210,13 +213,14 @@ def _row(sheet, name, tm, sm, vals) -> dict:
             "shape": ("x".join(map(str, tm.grid_shape)) if tm.grid_shape is not None
                       else f"{tm.n} points"),
             "smoothness": float(sm["score"]), "smoothness_null_mean": float(sm["null_mean"]),
-            "smoothness_null_std": float(sm["null_std"]), "smoothness_p": float(sm["p_value"])}
+            "smoothness_null_std": float(sm["null_std"]), "smoothness_p": float(sm["p_value"]),
+            "n_points": int(vals.size)}
 
 
 #: the patch columns of a map without a threshold (``threshold=None``: an empty selection)
 _NO_PATCHES = {"n_patches": 0, "n_significant_patches": np.nan, "largest_patch_units": 0,
                "mean_patch_fraction": np.nan, "total_patch_fraction": 0.0,
-               "selective_fraction": 0.0}
+               "selective_fraction": 0.0, "n_selective": 0}
 
 
 def _patch_columns(p) -> dict:
@@ -348,6 +352,7 @@ def topography_table(
                 "n_significant_patches": int(kept.n_patches) if with_null else np.nan,
                 **_patch_columns(kept),
                 "selective_fraction": float(np.mean(vals >= threshold)) if vals.size else np.nan,
+                "n_selective": int(np.sum(vals >= threshold)),
                 "max_value": float(vals.max()) if vals.size else np.nan,
             })
         for a, b in pairs:

@@ -101,7 +101,8 @@ def _fit(key, *verdicts):
 
 
 def test_the_headline_rule_picks_the_comparison_with_the_most_testable_descriptors():
-    from toponeuro.reporting import LANGUAGE_HEADLINE_RULE as HEADLINE_RULE, headline_fit
+    from toponeuro.reporting import LANGUAGE_HEADLINE_RULE as HEADLINE_RULE
+    from toponeuro.reporting import headline_fit
 
     assert headline_fit({"verb-noun": _fit("verb-noun", "alike", "not testable"),
                          "language": _fit("language", "unlike", "alike")}).key == "language"

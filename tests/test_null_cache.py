@@ -130,7 +130,7 @@ def test_arrangement_spin_draws_are_cached(counted, cortex):
 
 
 def test_without_the_context_nothing_is_stored():
-    from toponeuro.analysis import as_topomap, map_similarity
+    from toponeuro.analysis import NullResult, as_topomap, map_similarity
 
     a = as_topomap(np.arange(16.0).reshape(4, 4))
     run = lambda: ({"x": np.arange(2.0)}, {})  # noqa: E731
@@ -140,5 +140,21 @@ def test_without_the_context_nothing_is_stored():
         # a Generator seed names no key: computed, not stored
         _null_cache.cached_result(
             "demo", [a, a], {}, np.random.default_rng(0),
-            lambda: map_similarity(a, a, "pearson", n_permutations=9, random_state=0))
+            lambda: map_similarity(a, a, "pearson", n_permutations=9, random_state=0),
+            NullResult)
     assert not _entries()
+
+
+def test_language_cortex_own_maps_spun_once(counted, atlas_maps):
+    from toponeuro.reporting._language_stages import language_cortex
+
+    def run():
+        return language_cortex(["left"], cortex_maps=atlas_maps, threshold=1.0,
+                               similarity_permutations=N_SPIN, random_state=0)
+
+    first = run()
+    n_first = counted["similarity"]
+    assert n_first > 0
+    again = run()
+    assert counted["similarity"] == n_first
+    assert first.user_topography.similarity.equals(again.user_topography.similarity)

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ._version import __version__
-from .exceptions import ToponeuroWarning
+from .exceptions import ChecksumError, ToponeuroWarning
 
 __all__ = ["FORMAT", "arrangement_parts", "cached", "cached_result", "map_digest", "null_cache_dir", "seed_of", "use_null_cache"]
 
@@ -136,8 +136,8 @@ def _sha(a: np.ndarray) -> str:
 
 
 def _read(path: Path, key: str):
-    """``(arrays, meta)`` of a verified entry; None when absent; raises ValueError when it
-    fails verification."""
+    """``(arrays, meta)`` of a verified entry; None when absent; raises ChecksumError when
+    it fails verification."""
     if not path.is_file():
         return None
     try:
@@ -146,15 +146,15 @@ def _read(path: Path, key: str):
             arrays = {k: z[k] for k in z.files if k != "__meta__"}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile,
             json.JSONDecodeError) as err:
-        raise ValueError(f"unreadable ({type(err).__name__}: {err})") from err
+        raise ChecksumError(f"unreadable ({type(err).__name__}: {err})") from err
     if head.get("key") != key or head.get("format") != FORMAT:
-        raise ValueError("it holds another entry (key or format differs)")
+        raise ChecksumError("it holds another entry (key or format differs)")
     sums = head.get("sha256", {})
     if sorted(sums) != sorted(arrays):
-        raise ValueError("its arrays are not those it lists")
+        raise ChecksumError("its arrays are not those it lists")
     bad = [k for k, a in arrays.items() if _sha(a) != sums[k]]
     if bad:
-        raise ValueError(f"the checksum of {bad} does not match")
+        raise ChecksumError(f"the checksum of {bad} does not match")
     return arrays, head["meta"]
 
 
@@ -204,7 +204,7 @@ def cached(kind: str, parts: dict | None,
         return compute()
     try:
         hit = _read(path, key)
-    except ValueError as err:
+    except ChecksumError as err:
         warnings.warn(ToponeuroWarning(
             f"The cached null draws {path} failed verification ({err}); they are computed "
             "again and the entry rewritten. Nothing to do unless this repeats (then check "
@@ -246,20 +246,19 @@ def seed_of(random_state) -> int | None:
     return int(random_state)
 
 
-def cached_result(kind: str, maps, params: dict, random_state, compute: Callable):
-    """A :class:`~toponeuro.analysis.NullResult` of ``maps`` from :func:`cached`: keyed by
-    each map's :func:`map_digest`, ``params`` and the seed (only an int seed is cached).
+def cached_result(kind: str, maps, params: dict, random_state, compute: Callable, result):
+    """A :class:`~toponeuro.analysis.NullResult` (the class ``result``) of ``maps`` from
+    :func:`cached`: keyed by each map's :func:`map_digest`, ``params`` and the seed (only an
+    int seed is cached).
 
     Examples
     --------
-    >>> from toponeuro.analysis import as_topomap, map_similarity
+    >>> from toponeuro.analysis import NullResult, as_topomap, map_similarity
     >>> a = as_topomap(np.arange(16.0).reshape(4, 4))
     >>> run = lambda: map_similarity(a, a, "pearson", n_permutations=9, random_state=0)
-    >>> cached_result("demo", [a, a], {}, 0, run).p_value == run().p_value
+    >>> cached_result("demo", [a, a], {}, 0, run, NullResult).p_value == run().p_value
     True
     """
-    from .analysis import NullResult
-
     seed = seed_of(random_state)
     digests = [map_digest(tm) for tm in maps]
     parts = None if seed is None or None in digests else {
@@ -272,7 +271,7 @@ def cached_result(kind: str, maps, params: dict, random_state, compute: Callable
             "null_method": r.null_method, "attrs": r.attrs, "alternative": r.alternative}
 
     arrays, meta = cached(kind, parts, as_arrays)
-    return NullResult(statistic=float(meta["statistic"]), null=np.asarray(arrays["null"]),
+    return result(statistic=float(meta["statistic"]), null=np.asarray(arrays["null"]),
                       p_value=float(meta["p_value"]), z=float(meta["z"]),
                       null_method=meta["null_method"], attrs=dict(meta["attrs"]),
                       alternative=meta["alternative"])

@@ -18,6 +18,7 @@ from scipy.stats import spearmanr
 from ... import _null_cache
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from ._null import NullResult
 from ._patches import Patches
 from ._topography import map_similarity
 
@@ -151,4 +152,4 @@ def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state: RandomStat
     if method == "ssim" or not n_permutations:
         return compute()
     return _null_cache.cached_result("pair-similarity", [tm_a, tm_b], {
-        "method": method, "n_permutations": int(n_permutations)}, random_state, compute)
+        "method": method, "n_permutations": int(n_permutations)}, random_state, compute, NullResult)

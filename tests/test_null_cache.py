@@ -28,8 +28,10 @@ def atlas_maps():
 
 
 @pytest.fixture
-def counted(monkeypatch):
-    """How many similarity nulls and spatial nulls are computed (not read from the cache)."""
+def counted(monkeypatch, tmp_path):
+    """How many similarity nulls and spatial nulls are computed (not read from the cache);
+    a null cache of this test's own."""
+    monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
     calls = {"similarity": 0, "null": 0}
     sim, null = compare_mod.map_similarity, null_mod.spatial_null
 
@@ -129,7 +131,8 @@ def test_arrangement_spin_draws_are_cached(counted, cortex):
     assert any(p.name.startswith("arrangement-spin") for p in _entries())
 
 
-def test_without_the_context_nothing_is_stored():
+def test_without_the_context_nothing_is_stored(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
     from toponeuro.analysis import NullResult, as_topomap, map_similarity
 
     a = as_topomap(np.arange(16.0).reshape(4, 4))
@@ -158,3 +161,9 @@ def test_language_cortex_own_maps_spun_once(counted, atlas_maps):
     again = run()
     assert counted["similarity"] == n_first
     assert first.user_topography.similarity.equals(again.user_topography.similarity)
+
+
+def test_an_edit_of_the_null_code_is_another_key(monkeypatch):
+    key = _null_cache._key("demo", {"seed": 0})
+    monkeypatch.setattr(_null_cache, "code_digest", lambda: "0" * 64)
+    assert _null_cache._key("demo", {"seed": 0}) != key

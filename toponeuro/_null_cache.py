@@ -4,14 +4,15 @@ The spin tests of a set of cortical maps (the visfAtlas domain maps of ``toponeu
 lab's own maps) do not depend on the model: the same maps, on the same mesh, with the same
 seed and null give the same draws on every run. :func:`cached` keeps what such a null gives
 (its draws, a few kilobytes) in the cache root (:func:`toponeuro._fetch.data_dir`:
-``$TOPONEURO_DATA`` or the platform cache), under ``nulls/<key>.npz``, so a second run reads
-them instead of rotating spheres again.
+``$TOPONEURO_DATA`` or the platform cache), under ``nulls/<kind>-<key>.npz`` (or in
+``$TOPONEURO_NULL_CACHE``), so a second run reads them instead of rotating spheres again.
 
 * **content-addressed**: the key is the sha256 of everything the draws depend on -- each
   map's values, positions, mesh and distance (:func:`map_digest`; a lab's own maps are hashed
   the same way), the statistic and its parameters, the null, the number of draws, the seed,
-  :data:`FORMAT` and the toponeuro version. Other maps, another seed or another toponeuro give
-  another key, so a stale entry is never read.
+  :data:`FORMAT`, the toponeuro version and the digest of the null code's source
+  (:func:`code_digest`). Other maps, another seed or an edited null give another key, so a
+  stale entry is never read.
 * **verified on read**: each array's sha256 and the key are stored in the entry and checked;
   an entry that fails (truncated, edited, another file at its name) is recomputed and
   rewritten, with a :class:`~toponeuro.exceptions.ToponeuroWarning`, never trusted.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import hashlib
 import io
 import json
@@ -39,7 +41,7 @@ import numpy as np
 from ._version import __version__
 from .exceptions import ChecksumError, ToponeuroWarning
 
-__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_result", "map_digest", "null_cache_dir", "seed_of", "use_null_cache"]
+__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_result", "code_digest", "map_digest", "null_cache_dir", "seed_of", "use_null_cache"]
 
 #: version of the entries' layout and of the computations they keep: bump it when a cached
 #: null changes (every earlier entry is then another key, never read)
@@ -69,15 +71,21 @@ def use_null_cache(enabled: bool = True):
 
 
 def null_cache_dir() -> Path:
-    """The folder of the cached null draws: ``<cache root>/nulls``.
+    """The folder of the cached null draws: ``$TOPONEURO_NULL_CACHE`` when set (e.g. one
+    folder a lab or a test session shares), else ``<cache root>/nulls``.
 
     Examples
     --------
-    >>> null_cache_dir().name
+    >>> import os
+    >>> null_cache_dir().name if "TOPONEURO_NULL_CACHE" not in os.environ else "nulls"
     'nulls'
     """
+    import os
+
     from ._fetch import data_dir
 
+    if os.environ.get("TOPONEURO_NULL_CACHE"):
+        return Path(os.environ["TOPONEURO_NULL_CACHE"])
     return data_dir() / "nulls"
 
 
@@ -124,8 +132,29 @@ def map_digest(tm, *, values: bool = True) -> str | None:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """sha256 of the source of the code that draws and scores the nulls (every module of
+    :mod:`toponeuro.analysis.topography` and this one): an edit to any of them, even within
+    one version, makes every key new, so no entry outlives the code that computed it.
+
+    Examples
+    --------
+    >>> len(code_digest())
+    64
+    """
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in [Path(__file__).resolve(), *sorted((here / "analysis" / "topography").glob(
+            "*.py"))]:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
 def _key(kind: str, parts: dict) -> str:
-    payload = {"kind": kind, "parts": parts, "format": FORMAT, "toponeuro": __version__}
+    payload = {"kind": kind, "parts": parts, "format": FORMAT, "toponeuro": __version__,
+               "code": code_digest()}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

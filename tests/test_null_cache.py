@@ -167,3 +167,17 @@ def test_an_edit_of_the_null_code_is_another_key(monkeypatch):
     key = _null_cache._key("demo", {"seed": 0})
     monkeypatch.setattr(_null_cache, "code_digest", lambda: "0" * 64)
     assert _null_cache._key("demo", {"seed": 0}) != key
+
+
+def test_a_computation_that_warns_is_passed_on_and_not_stored(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
+
+    def noisy():
+        warnings.warn("too few draws here", ToponeuroWarning, stacklevel=2)
+        return {"x": np.arange(2.0)}, {}
+
+    with _null_cache.use_null_cache():
+        for _ in range(2):  # not stored, so drawn (and warned) each time
+            with pytest.warns(ToponeuroWarning, match="too few draws"):
+                _null_cache.cached("demo", {"seed": 0}, noisy)
+    assert not _entries()

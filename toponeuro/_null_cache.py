@@ -47,6 +47,9 @@ __all__ = ["FORMAT", "arrangement_parts", "cached", "cached_result", "code_diges
 #: null changes (every earlier entry is then another key, never read)
 FORMAT = 1
 
+#: the warnings registry of the warnings a computation raised and :func:`cached` passes on
+_WARNED: dict = {}
+
 _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("toponeuro_null_cache",
                                                                default=False)
 
@@ -244,8 +247,10 @@ def cached(kind: str, parts: dict | None,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         arrays, meta = compute()
-    for w in caught:  # re-raised as they came, through the caller's filters
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    for w in caught:  # re-raised as they came, through the caller's filters (and, like a
+        # warning raised in place, shown once per place under the "default" action)
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
+                               registry=_WARNED, source=w.source)
     if caught:
         return arrays, meta
     try:

@@ -15,6 +15,7 @@ import pandas as pd
 import xarray as xr
 
 from ... import _dims as D
+from ... import _null_cache
 from ..._docs import fill_doc
 from ..._params import check_n_permutations
 from ..._typing import RandomState
@@ -670,10 +671,20 @@ def arrangement_comparison(
         key = ("arrangement_spin", tuple(names), top, n_spin, random_state)
         memo = c_dist[0]._cache if isinstance(random_state, (int, np.integer)) else {}
         if key not in memo:
-            r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
-                             null="shift", n_permutations=n_spin, alternative="greater",
-                             vectorized=True, random_state=random_state)
-            memo[key] = (np.concatenate(drawn[1:]), r.null_method)  # drawn[0]: the observed
+            spun = [cortex.maps[cortex_sheet, n]["null"] for n in names]
+
+            def spin():
+                r = spatial_null(on_cortex, *spun, null="shift", n_permutations=n_spin,
+                                 alternative="greater", vectorized=True,
+                                 random_state=random_state)
+                # drawn[0]: the observed
+                return {"draws": np.concatenate(drawn[1:])}, {"method": r.null_method}
+
+            # and on disk (the cortex step's null cache): the same maps, mesh and seed
+            arrays, meta = _null_cache.cached(
+                "arrangement-spin", _null_cache.arrangement_parts(spun, c_dist[0], top, n_spin,
+                                                                  random_state), spin)
+            memo[key] = (arrays["draws"], meta["method"])
         draws, method = memo[key]
         r = NullResult.from_null(rho, _rank_correlation(draws, dm), method,
                                  alternative="greater")

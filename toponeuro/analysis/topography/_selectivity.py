@@ -14,7 +14,7 @@ from scipy import stats
 
 from ... import _dims as D
 from ..._docs import fill_doc
-from ..._params import check_int, check_number, check_top_k
+from ..._params import check_top_k
 from ...exceptions import (
     DimensionError,
     InputTypeError,

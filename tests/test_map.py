@@ -173,6 +173,42 @@ def test_map_report_answers_first(mapped):
     assert "faces–bodies Pearson r" in printed and "Spearman ρ" in printed
 
 
+def test_map_headline_is_the_one_ruler_with_its_rule_and_table(mapped):
+    """Issue 43: every descriptor on both sides per layer and hemisphere; the visfAtlas's
+    0/1 ROIs leave smoothness out (listed); the headline rule is in summary.json and the
+    report, its choice is a row whose nulls can reach alpha on both sides, and the report
+    opens with it before the 0.4 arrangement question."""
+    import html as _html
+
+    from toponeuro.analysis import can_reject
+    from toponeuro.reporting import HEADLINE_RULE
+
+    _, out, _ = mapped
+    s = json.loads((out / "summary.json").read_text())
+    layer = s["layers"][-1]
+    entry = s["ruler"]["comparisons"][f"{layer}|left"]
+    assert entry["left_out"].keys() == {"smoothness"}
+    assert {r["descriptor"] for r in entry["rows"]} == {
+        "clustering", "selective_fraction", "patch_count", "patch_size", "domain_similarity",
+        "arrangement"}
+    assert all(r["verdict"] in ("alike", "unlike", "not testable") and r["statistic"]
+               for r in entry["rows"])
+    assert len(s["ruler"]["comparisons"]) == 2 * len(s["layers"])
+    head = s["ruler"]["headline"]
+    assert head["rule"] == HEADLINE_RULE
+    if head["chosen"]:
+        assert head["verdict"] in ("alike", "unlike")
+        for side in ("model", "cortex"):
+            assert can_reject(head[f"{side}_draws"], s["alpha"])
+            assert head[f"{side}_null"] != "none"
+    html = _html.unescape((out / "report.html").read_text())
+    assert html.index("on one ruler") < html.index("Do the domains sit on the sheet of")
+    assert "Headline rule (fixed before any result)" in html
+    assert "one row per descriptor" in html and "Moran's I" in html
+    assert "model_and_cortex.png" in s["files"] and (out / "model_and_cortex.png").is_file()
+    assert (out / "comparison_ruler.csv").is_file()
+
+
 def test_map_summary_validates_against_its_schema(mapped):
     jsonschema = pytest.importorskip("jsonschema")
     from toponeuro.reporting import summary_schema
@@ -413,7 +449,7 @@ def test_run_map_is_a_sequence_of_named_stages():
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     stages = ["read_cortex_inputs", "load_model", "map_layers", "load_map_stimuli", "training_images", "extract",
               "check_sheet_layers", "model_topography", "cortex_topography",
-              "compare_model_cortex"]
+              "compare_model_cortex", "ruler_comparisons"]
     assert [c for c in calls if c in stages] == stages
     assert len(src.split('"""')[-1].splitlines()) < 90  # the body stays a short sequence
 

@@ -11,7 +11,14 @@ import importlib
 
 from . import exceptions
 from ._version import __version__
-from .sheet import check_activations, make_activations, sheet_positions, sheet_shape
+from .sheet import (
+    check_activations,
+    make_activations,
+    read_unit_positions,
+    set_unit_positions,
+    sheet_positions,
+    sheet_shape,
+)
 
 # public name -> module that defines it (imported on first access)
 _LAZY = {
@@ -84,6 +91,8 @@ __all__ = [
     "sheet_positions",
     "check_activations",
     "make_activations",
+    "set_unit_positions",
+    "read_unit_positions",
     *_LAZY,
 ]
 

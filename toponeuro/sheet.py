@@ -20,6 +20,7 @@ import xarray as xr
 from . import _dims as D
 from ._docs import fill_doc
 from ._params import check_random_state
+from ._positions import position_units, read_unit_positions, set_unit_positions, unit_positions
 from ._typing import RandomState
 from ._version import __version__
 from .exceptions import (
@@ -38,6 +39,8 @@ __all__ = [
     "check_activations",
     "make_activations",
     "TopoAccessor",
+    "set_unit_positions",
+    "read_unit_positions",
 ]
 
 
@@ -439,14 +442,19 @@ class TopoAccessor:
         return [str(vals[i]) for i in sorted(first)]
 
     def select(self, layer: str) -> xr.DataArray:
-        """The units of one layer."""
+        """The units of one layer (without free-position coords when that layer has
+        none: its units sit on the grid sheet)."""
         self._need_units()
         layers = self.layers
         if layer not in layers:
             raise UnknownNameError(
                 f"No layer {layer!r} in these activations; {close_matches(layer, layers)}"
             )
-        return self._da.isel({D.UNIT: np.flatnonzero(self._da[D.LAYER].values == layer)})
+        sub = self._da.isel({D.UNIT: np.flatnonzero(self._da[D.LAYER].values == layer)})
+        if position_units(sub) is not None and unit_positions(sub) is None:
+            sub = sub.drop_vars([D.POS_X, D.POS_Y])
+            sub.attrs.pop(D.ATTR_POSITION_UNITS, None)
+        return sub
 
     def sheet_shape(self, layer: str) -> tuple[int, int]:
         """``(height, width)`` of ``layer``'s sheet, read off its row/col coords."""
@@ -512,13 +520,45 @@ class TopoAccessor:
             name=self._da.name,
         )
 
+    @property
+    def position_units(self) -> str | None:
+        """``"mm"`` or ``"sheet"`` when the units carry free positions (``pos_x``/``pos_y``,
+        TDANN-style; :func:`toponeuro.set_unit_positions`), else None (grid sheets only)."""
+        return position_units(self._da)
+
+    def free_positions(self, layer: str) -> np.ndarray | None:
+        """``(n_units, 2)`` free ``(x, y)`` positions of ``layer``'s units, or None when the
+        layer sits on its grid sheet.
+
+        Examples
+        --------
+        >>> acts = make_activations({"fc": 2}, n_stimuli=1).topo.with_positions(
+        ...     {"fc": [[0.0, 0.0], [1.5, 0.0]]})
+        >>> acts.topo.free_positions("fc").tolist(), acts.topo.position_units
+        ([[0.0, 0.0], [1.5, 0.0]], 'mm')
+        """
+        self.select(layer)
+        return unit_positions(self._da, layer)
+
+    def with_positions(self, positions: Mapping, units: str = "mm") -> xr.DataArray:
+        """A copy that carries free unit positions: ``{layer: (n_units, 2) array or path to
+        a .npy / .csv (columns unit, x, y)}`` in ``units`` ("mm" or "sheet"); see
+        :func:`toponeuro.set_unit_positions`."""
+        self._need_units()
+        return set_unit_positions(self._da, positions, units=units)
+
     def positions(self, layer: str) -> np.ndarray:
-        """``(n_units, 2)`` array of ``(row, col)`` positions of the units of ``layer``."""
+        """``(n_units, 2)`` positions of the units of ``layer``: their free ``(x, y)`` when
+        the layer has them (:meth:`free_positions`), else their sheet ``(row, col)``."""
+        free = self.free_positions(layer)
+        if free is not None:
+            return free
         sub = self.select(layer)
         return np.stack([sub[D.ROW].values, sub[D.COL].values], axis=1).astype(float)
 
     def distances(self, layer: str) -> xr.DataArray:
-        """Unit-by-unit Euclidean distances on ``layer``'s sheet (in unit spacings).
+        """Unit-by-unit Euclidean distances on ``layer``'s sheet (in unit spacings), or
+        between the free positions of its units (in their ``position_units``).
 
         Examples
         --------
@@ -535,6 +575,7 @@ class TopoAccessor:
             dist,
             dims=(D.UNIT, "unit_b"),
             coords={**unit_coords},
-            attrs={D.LAYER: layer},
+            attrs={D.LAYER: layer, "units": self.position_units if self.free_positions(layer)
+                   is not None else "sheet"},
             name="sheet_distance",
         )

@@ -198,8 +198,32 @@ def _add_map(sub):
                    "between domains' maps, and the baseline shows how much of a similarity "
                    "that alone gives. Without it that is lost, and the report says the "
                    "baseline was not computed")
+    p.add_argument("--unit-positions", nargs="+", metavar="LAYER=PATH", default=None,
+                   help="free positions of the units of a layer (TDANN-style): a .npy array "
+                   "(n_units, 2) or a .csv with columns unit, x, y, per layer (default: the "
+                   "model card's, if any); every statistic of that layer then measures "
+                   "distances between them")
+    p.add_argument("--position-units", choices=("mm", "sheet"), default=None,
+                   help="unit of --unit-positions (default: the card's, else mm)")
     _add_forward_args(p, batch_size=64, per="images")
     p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
+
+
+def _unit_positions(items) -> dict | None:
+    """``--unit-positions conv2=conv2.npy ...`` as ``{layer: path}`` (None when not given)."""
+    from ..exceptions import InvalidDataError
+
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        layer, sep, path = item.partition("=")
+        if not sep or not layer or not path:
+            raise InvalidDataError(
+                f"--unit-positions takes LAYER=PATH items (e.g. layer4.0.conv2=conv2.npy); "
+                f"got {item!r}.")
+        out[layer] = _input_path(path, "--unit-positions", "a .npy or .csv positions file")
+    return out
 
 
 def _default_map_model() -> str:
@@ -213,7 +237,9 @@ def _run_language_map(args) -> int:
     from ..reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
 
     given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold),
-                            ("--no-random-init", not args.random_init_baseline or None))
+                            ("--no-random-init", not args.random_init_baseline or None),
+                            ("--unit-positions", args.unit_positions),
+                            ("--position-units", args.position_units))
              if v is not None]
     if given:
         raise InvalidDataError(
@@ -278,6 +304,8 @@ def _run_map(args) -> int:
                                   example='{"radius": 2}'),
             cortex_threshold=args.cortex_threshold,
             random_init_baseline=args.random_init_baseline,
+            unit_positions=_unit_positions(args.unit_positions),
+            position_units=args.position_units,
             **{k: v for k, v in library_defaults.items() if v is not None},
         )
     seen = set()

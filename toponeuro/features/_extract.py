@@ -19,7 +19,7 @@ from ..exceptions import (
     close_matches,
     first_few,
 )
-from ..sheet import make_activations, sheet_positions
+from ..sheet import make_activations, set_unit_positions, sheet_positions
 from ._stimuli import as_stimuli
 from ._store import ActivationStore, cache_key
 
@@ -341,6 +341,8 @@ def extract(
     progress=True,
     preprocess=None,
     forward_fn=None,
+    unit_positions=None,
+    position_units=None,
 ):
     """Activations of ``layers`` of ``model`` for ``stimuli``, laid out on cortical sheets.
 
@@ -398,12 +400,22 @@ def extract(
         layers are read by forward hooks, so ``forward_fn`` must run the chosen layers. Its
         source code is part of the cache key. Default: ``model(batch)`` (texts:
         ``model(input_ids=..., attention_mask=...)``).
+    unit_positions : mapping, optional
+        Free positions of the units of some layers (TDANN-style): ``{layer: (n_units, 2)
+        array of (x, y), or a path to a .npy file of one or a .csv/.tsv with columns unit,
+        x, y}`` (:func:`toponeuro.read_unit_positions`; ``n_units`` counted after
+        ``pooling``). They become the unit coords ``pos_x``, ``pos_y`` (attr
+        ``position_units``), and every topography analysis measures distances between
+        them. Default: the model card's ``unit_positions``, if any.
+    position_units : {"mm", "sheet"}, optional
+        Unit of ``unit_positions`` (default the card's ``position_units``, else ``"mm"``).
 
     Returns
     -------
     xarray.DataArray
         Activations ``("stimulus", "unit")`` with unit coords ``layer``, ``channel``, ``row``,
-        ``col`` (and ``y``, ``x`` when unpooled) and attrs ``model``, ``weights_sha256`` (of
+        ``col`` (and ``y``, ``x`` when unpooled, and the free positions ``pos_x``,
+        ``pos_y`` when there are some) and attrs ``model``, ``weights_sha256`` (of
         the checkpoint file when one was loaded, else of the state dict), ``weights_check``
         (what that file was verified against, from :func:`toponeuro.models.create_model`, or
         "NOT verified"), ``pooling``, ``toponeuro_version``.
@@ -448,13 +460,24 @@ def extract(
         if st is not None:
             st.close()
     per_layer, coords = _split_by_layer(data, unit_info, job.layer_names)
-    return make_activations(
+    acts = make_activations(
         per_layer,
         stimulus_ids=job.ids,
         categories=job.categories,
         attrs=job.attrs,
         unit_coords=coords,
     )
+    return _with_positions(acts, job.card, unit_positions, position_units)
+
+
+def _with_positions(acts, card, unit_positions, position_units):
+    """``acts`` with the free unit positions given, else the card's (if any)."""
+    if unit_positions is None and card is not None and card.unit_positions:
+        unit_positions = dict(card.unit_positions)
+        position_units = position_units or card.position_units
+    if not unit_positions:
+        return acts
+    return set_unit_positions(acts, unit_positions, units=position_units or "mm")
 
 
 # --- the stages of extract ----------------------------------------------------------------
@@ -492,6 +515,7 @@ class _Job:
     categories: object
     key: str
     attrs: dict
+    card: object = None
 
 
 def _prepare(model, stimuli, layers, *, pooling, token_pooling, preprocess, forward_fn) -> _Job:
@@ -539,7 +563,7 @@ def _prepare(model, stimuli, layers, *, pooling, token_pooling, preprocess, forw
     if forward_fn is not None:
         attrs["forward_fn"] = getattr(forward_fn, "__qualname__", type(forward_fn).__name__)
     return _Job(src, module, name, layer_names, inputs, ids, getattr(src, "categories", None),
-                key, attrs)
+                key, attrs, card)
 
 
 def _compute_rows(job: _Job, st, *, batch_size, device, pooling, token_pooling, forward_fn,

@@ -103,6 +103,13 @@ class ModelCard:
         registered name whose released weights are loaded first, and the sha256 those weights
         must have (checked on every load), so the overlay always lands on the base it was
         trained from.
+    unit_positions : mapping or None
+        Free positions of the units of some layers (TDANN-style): ``{layer: (n_units, 2)
+        array, a .npy / .csv path, or "module:relative/path" of a file shipped in a
+        package}``, read by :func:`toponeuro.read_unit_positions`. :func:`toponeuro.extract`
+        attaches them (as unit coords ``pos_x``, ``pos_y``) unless given other positions.
+    position_units : {"mm", "sheet"}
+        Unit of ``unit_positions``.
 
     Examples
     --------
@@ -140,6 +147,8 @@ class ModelCard:
     superseded_by: str | None = None
     base_model: str | None = None
     base_sha256: str | None = None
+    unit_positions: Mapping | None = field(default=None, compare=False, hash=False)
+    position_units: str = "mm"
 
     @property
     def url(self) -> str | None:

@@ -181,6 +181,7 @@ def plot_domain_arrangement(
     title: str | None = None,
     p_text: str | None = None,
     ax=None,
+    model_positions=None,
 ):
     """One model-vs-cortex arrangement: the domain centres on each side and their distances.
 
@@ -206,6 +207,9 @@ def plot_domain_arrangement(
         :func:`toponeuro.analysis.format_p`); default the p-values as numbers.
     ax : sequence of three matplotlib Axes, optional
         Draw into these; by default into a new 1 x 3 figure.
+    model_positions : array (n_units, 2), optional
+        Free ``(x, y)`` positions of the model's units (TDANN-style layers, whose centres
+        are unit indices): the centres are drawn there.
 
     %(figure)s
 
@@ -235,6 +239,9 @@ def plot_domain_arrangement(
         c = np.asarray(c, float)
         if not is_sheet and c.ndim == 0 and cortex_positions is not None:
             c = np.asarray(cortex_positions, float)[int(c)]
+        if is_sheet and c.ndim == 0 and model_positions is not None:  # a unit index
+            c = np.asarray(model_positions, float)[int(c)]
+            return c[0], c[1]
         return (c[1], c[0]) if is_sheet else (c[0], c[1])
 
     for axis, key, label, is_sheet in ((axes[0], "model_centres", model_label, True),

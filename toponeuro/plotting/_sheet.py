@@ -31,6 +31,38 @@ def outline_mask(ax, mask: np.ndarray, color: str = "k", linewidth: float = 1.2)
         ax.add_collection(LineCollection(segs, colors=color, linewidths=linewidth))
 
 
+def _aspect(pos: np.ndarray) -> float:
+    """Width / height of the box around free unit positions."""
+    span = np.ptp(pos, axis=0)
+    return float(span[0] / span[1]) if span[1] > 0 else 1.0
+
+
+def _scatter_units(a, pos, vals, cmap, lo, hi, outline, mask, head, units):
+    """One panel of units at free positions: a dot per unit coloured by its value, the
+    outlined units (at or above a number, or a boolean mask per unit) ringed in black."""
+    ring = None
+    if mask is not None:
+        ring = np.asarray(mask, dtype=bool)
+        if ring.shape != vals.shape:
+            raise DimensionError(
+                f"The outline of {head} must be a boolean mask of its {vals.size} units (it "
+                f"sits at free positions); got shape {ring.shape}.")
+    elif outline is not None and not isinstance(outline, Mapping):
+        ring = np.nan_to_num(vals, nan=-np.inf) >= outline
+    size = float(np.clip(12000.0 / max(vals.size, 1), 4, 200))
+    im = a.scatter(pos[:, 0], pos[:, 1], c=vals, cmap=cmap, vmin=lo, vmax=hi, s=size,
+                   linewidths=0)
+    if ring is not None and ring.any():
+        a.scatter(pos[ring, 0], pos[ring, 1], s=size, facecolors="none", edgecolors="k",
+                  linewidths=0.8)
+    a.set_aspect("equal")
+    a.set_title(f"{head}\n({vals.size} units at free positions)", fontsize=9)
+    a.set_xlabel(f"x ({units or 'position units'})")
+    a.set_ylabel(f"y ({units or 'position units'})")
+    a.tick_params(labelsize=7)
+    return im
+
+
 @fill_doc
 def plot_sheet_map(
     values: xr.DataArray,
@@ -57,6 +89,9 @@ def plot_sheet_map(
     values : xarray.DataArray
         Per-unit values with dim ``"unit"`` and the unit coords ``layer``, ``row``, ``col``
         (a selectivity map, for example). At most one more dim, drawn as rows of panels.
+        A layer whose units carry free positions (``pos_x``, ``pos_y``;
+        :func:`toponeuro.set_unit_positions`) is drawn as a scatter of its units at their
+        positions (an outline mask is then one boolean per unit).
     layers : str or list of str, optional
         Layers to draw (default: all, in order).
     facet : str, optional
@@ -105,6 +140,13 @@ def plot_sheet_map(
     >>> fig = plot_sheet_map(acts.mean("stimulus"), scale="layer", robust=99)
     >>> len(fig.axes)  # five panels, five colour bars
     10
+
+    Units at free positions (TDANN-style) are drawn where they sit:
+
+    >>> free = acts.topo.with_positions({"l0": np.random.default_rng(0).random((16, 2))})
+    >>> fig = plot_sheet_map(free.mean("stimulus"), layers="l0", outline=0.5)
+    >>> fig.axes[0].get_xlabel()
+    'x (mm)'
     """
     if D.UNIT not in values.dims:
         raise DimensionError(
@@ -122,10 +164,14 @@ def plot_sheet_map(
         )
     facet_vals = list(values[facet].values) if facet else [None]
     maps = {}
+    # layers whose units sit at free positions: drawn as a scatter of the units
+    free = {ly: values.topo.free_positions(ly) for ly in layers}
+    free = {ly: pos for ly, pos in free.items() if pos is not None}
     for fv in facet_vals:
         sub = values.sel({facet: fv}) if facet else values
         for layer in layers:
-            maps[fv, layer] = sub.topo.map(layer, reduce="mean")
+            maps[fv, layer] = (sub.topo.select(layer) if layer in free
+                               else sub.topo.map(layer, reduce="mean"))
     if scale not in ("shared", "layer"):
         raise ParameterError(f"scale must be 'shared' or 'layer'; got {scale!r}.")
 
@@ -153,7 +199,8 @@ def plot_sheet_map(
     if ax is None:
         kw["layout"] = "constrained"
         if not wrap:  # columns as wide as their sheets, so the panels line up
-            widths = [maps[facet_vals[0], ly].shape[1] / maps[facet_vals[0], ly].shape[0]
+            widths = [_aspect(free[ly]) if ly in free else
+                      maps[facet_vals[0], ly].shape[1] / maps[facet_vals[0], ly].shape[0]
                       for ly in layers]
             kw["gridspec_kw"] = {"width_ratios": widths}
     fig, axes = figure_and_axes(ax, nrows, ncols, **kw)
@@ -166,6 +213,13 @@ def plot_sheet_map(
         a = axes[i, j]
         m = maps[fv, layer].values
         lo, hi = per_layer[layer] if scale == "layer" else shared
+        if layer in free:
+            im = _scatter_units(a, free[layer], m, cmap, lo, hi, outline,
+                                outline.get(layer if fv is None else (fv, layer))
+                                if isinstance(outline, Mapping) else None,
+                                head_of(fv, layer), values.topo.position_units)
+            ims.setdefault(layer, (im, []))[1].append(a)
+            continue
         im = a.imshow(m, cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest")
         ims.setdefault(layer, (im, []))[1].append(a)
         if isinstance(outline, Mapping):

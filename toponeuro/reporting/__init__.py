@@ -11,7 +11,8 @@ same for a language model and the language network, with its own named stages
 :func:`language_model_topography`, :func:`language_cortex`).
 """
 
-from . import _language_stages, _stages
+from . import _language_stages, _ruler_stage, _stages
+from ._headline_rule import HEADLINE_RULE, choose_headline
 from ._language import (
     DEFAULT_LANGUAGE_MODEL,
     LanguageMapResult,
@@ -22,6 +23,7 @@ from ._language_results import format_language_summary
 from ._language_stages import *  # noqa: F403 - the named stages of run_language_map
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view
+from ._ruler_stage import *  # noqa: F403 - the one-ruler stage of run_map
 from ._schema import SUMMARY_SCHEMAS, summary_schema
 from ._stages import *  # noqa: F403 - the named stages of run_map
 from ._terminal import format_summary
@@ -41,6 +43,9 @@ __all__ = [
     "comparison_view",
     "summary_schema",
     "SUMMARY_SCHEMAS",
+    "HEADLINE_RULE",
+    "choose_headline",
     *_stages.__all__,
+    *_ruler_stage.__all__,
     *_language_stages.__all__,
 ]

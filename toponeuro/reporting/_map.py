@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 import xarray as xr
 
 from .._docs import fill_doc
-from .._params import check_int
+from .._params import check_int, check_n_permutations
 from ..analysis import TDANN_PATCHES, check_patch_params
 from . import _results, _writer
 from ._constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from ._early import check_job_params
+from ._ruler_stage import ruler_comparisons
 from ._stages import (
     _model_description,
     _warn_training_overlap,
@@ -63,12 +64,15 @@ class MapResult:
         ``(layer, hemisphere) ->`` the model-vs-cortex table of
         :func:`~toponeuro.analysis.compare_tables` (what
         :func:`~toponeuro.reporting.comparison_view` shows).
+    ruler : dict
+        ``(layer, hemisphere) ->`` :class:`~toponeuro.analysis.TopographyComparison`: every
+        descriptor on both sides (:func:`~toponeuro.reporting.ruler_comparisons`).
 
     Examples
     --------
     >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
-    >>> res.tables, res.files, res.comparison
-    ({}, {}, {})
+    >>> res.tables, res.files, res.comparison, res.ruler
+    ({}, {}, {}, {})
     """
 
     summary: dict
@@ -76,6 +80,7 @@ class MapResult:
     tables: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
     comparison: dict = field(default_factory=dict)
+    ruler: dict = field(default_factory=dict)
 
 
 @fill_doc
@@ -103,6 +108,9 @@ def run_map(
     device: str = "cpu",
     random_state: int = 0,
     random_init_baseline: bool = True,
+    unit_positions=None,
+    position_units: str | None = None,
+    ruler_permutations: int = 199,
     progress: bool = True,
     verbose: bool = True,
 ) -> MapResult:
@@ -114,10 +122,15 @@ def run_map(
     (``t >= threshold``) and map similarities, the effective dimensionality of each layer,
     and compares the sheet with the cortex: the visfAtlas domain ROIs on fsaverage5 (each
     as a continuous map, its geodesic proximity) or your own maps (``cortex_maps``). The
-    model-vs-cortex number is the arrangement of the domain centres
-    (:func:`toponeuro.analysis.arrangement_comparison`) for every layer, with its shift and
-    spin nulls; the report's headline names the deepest layer. Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json`` and
-    ``comparison.csv`` into ``out_dir``.
+    model-vs-cortex comparison is the one ruler: every descriptor computed on both sides by
+    :func:`toponeuro.analysis.compare_topography` for every layer and hemisphere (the atlas's
+    ROIs as 0/1, so the descriptors a binary map does not define are left out and listed),
+    each with its own null and a verdict; the report's headline is the comparison with the
+    most evidence by the fixed rule of :func:`toponeuro.reporting.choose_headline`. The 0.4
+    number, the arrangement of the domain centres
+    (:func:`toponeuro.analysis.arrangement_comparison`, shift and spin nulls), stays as an
+    extra row. Writes ``report.html``, PNG figures, ``results.nc``, ``summary.json``,
+    ``comparison.csv`` and ``comparison_ruler.csv`` into ``out_dir``.
 
     Parameters
     ----------
@@ -192,6 +205,23 @@ def run_map(
         ``random_init_note``) then say that it was not computed.
     %(random_state)s
         Here: the seed of the smoothness sampling and of every null.
+    unit_positions : mapping, optional
+        Free positions of the units of some layers (TDANN-style models): ``{layer:
+        (n_units, 2) array of (x, y), or a path to a .npy file of one or a .csv/.tsv with
+        columns unit, x, y}`` (one unit per channel: the activations are spatially averaged;
+        see :func:`toponeuro.read_unit_positions`). Every statistic of those layers then
+        measures distances between these positions, and their maps are drawn as scatters.
+        Default: the model card's ``unit_positions``, if any.
+    position_units : {"mm", "sheet"}, optional
+        Unit of ``unit_positions`` (default the card's, else ``"mm"``).
+    ruler_permutations : int
+        Draws of each side's null in the one-ruler comparison
+        (:func:`toponeuro.analysis.compare_topography`: every descriptor on the sheet and on
+        the cortex, the report's headline). Default 199: its smallest p, 0.005, reaches any
+        usual ``alpha``, and each draw recomputes TDANN's smoothing and patches of every
+        domain map on the 10,242-vertex cortex (about 0.04 s per map and draw); 0 skips the
+        nulls (each row is then judged by the values and their tolerance alone, and none
+        can be the headline).
     progress, verbose : bool
         Progress bars; print the summary table.
 
@@ -235,13 +265,15 @@ def run_map(
     check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_int(batch_size, "batch_size", lo=1)
+    check_n_permutations(ruler_permutations, "ruler_permutations")
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                domains=MAP_DOMAINS, cortex_min_vertices=cortex_min_vertices,
                                cortex_permutations=cortex_permutations,
                                cortex_threshold=cortex_threshold)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=(checkpoint, stimuli, yours.files)) as folder:
+                               inputs=(checkpoint, stimuli, yours.files,
+                                       unit_positions or {})) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own
@@ -258,7 +290,8 @@ def run_map(
 
             steps.set_postfix_str("activations")
             acts = extract(net, stim, layers, pooling="mean", batch_size=batch_size,
-                           device=device, progress=progress)
+                           device=device, progress=progress, unit_positions=unit_positions,
+                           position_units=position_units)
             check_sheet_layers(acts, layers)
             steps.update()
 
@@ -271,7 +304,8 @@ def run_map(
                 random_init = random_init_similarities(
                     net, stim, layers, n_permutations=n_permutations,
                     random_state=random_state, batch_size=batch_size, device=device,
-                    progress=False)
+                    progress=False, unit_positions=unit_positions,
+                    position_units=position_units)
             steps.update()
 
             steps.set_postfix_str("cortex")
@@ -282,6 +316,9 @@ def run_map(
                 random_state=random_state)
             comparison = compare_model_cortex(model_side.topography, cortex.topography, layers,
                                               list(cortex.maps), random_state=random_state)
+            ruler = ruler_comparisons(model_side.selectivity, layers, cortex,
+                                      n_permutations=ruler_permutations, alpha=alpha,
+                                      random_state=random_state)
             steps.update()
 
             steps.set_postfix_str("report")
@@ -291,7 +328,7 @@ def run_map(
                 threshold=threshold, min_units=min_units, alpha=alpha,
                 training_images=train)
             res = _results.assemble(inputs, acts, model_side, cortex, comparison,
-                                    random_init=random_init)
+                                    random_init=random_init, ruler=ruler)
             files = _writer.write_report(folder.path, res, atlas=cortex.atlas, t0=t0,
                                          cortex=cortex.maps)
             steps.update()
@@ -302,4 +339,5 @@ def run_map(
         print(format_summary(res.summary))
         print(f"\nReport: {files['report.html']}")
     return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()}, comparison=comparison)
+                     files={k: str(v) for k, v in files.items()}, comparison=comparison,
+                     ruler=ruler)

@@ -40,6 +40,9 @@ class ReportData:
     cortex_topo: object
     selectivity: xr.DataArray
     sheet_shapes: dict = field(default_factory=dict)
+    #: ``(layer, hemisphere) ->`` :class:`~toponeuro.analysis.TopographyComparison`: every
+    #: descriptor on both sides (the one ruler; the headline's source)
+    ruler: dict = field(default_factory=dict)
 
 
 def _num(v):
@@ -227,7 +230,7 @@ class MapInputs:
 
 
 def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
-             random_init: dict | None = None) -> ReportData:
+             random_init: dict | None = None, ruler: dict | None = None) -> ReportData:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`).
 
     ``model`` and ``cortex`` are the :class:`~toponeuro.reporting.ModelTopography` and
@@ -235,19 +238,26 @@ def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
     :func:`~toponeuro.reporting.compare_model_cortex`. ``random_init``: ``(layer, pair)`` ->
     the map similarity of the model at random initialisation
     (:func:`~toponeuro.reporting.random_init_similarities`), shown beside the trained one
-    (see ``BASELINE_NOTE``).
+    (see ``BASELINE_NOTE``). ``ruler``: ``(layer, hemisphere) ->`` the one-ruler comparison
+    (:func:`~toponeuro.reporting.ruler_comparisons`), whose rows make ``tables["ruler"]``
+    and ``summary["ruler"]`` (with the headline its fixed rule chose).
     """
+    from ._ruler_stage import ruler_summary, ruler_table
+
     layers = list(inputs.layers)
+    ruler = ruler or {}
     tables = result_tables(model.topography, cortex.topography, comparison, layers)
+    tables["ruler"] = ruler_table(ruler)
     summary = map_summary(inputs, acts, model, cortex.topography, cortex_source(cortex.maps),
                           comparison, random_init)
+    summary["ruler"] = ruler_summary(ruler, layers, inputs.alpha)
     shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
     return ReportData(summary=summary, tables=tables,
                      dataset=_dataset(acts, model.selectivity, tables["model"],
                                       model.topography, model.dimensionality, layers),
                      comparison=comparison, model_topo=model.topography,
                      cortex_topo=cortex.topography, selectivity=model.selectivity,
-                     sheet_shapes=shapes)
+                     sheet_shapes=shapes, ruler=ruler)
 
 
 def cortex_source(maps: dict) -> dict:

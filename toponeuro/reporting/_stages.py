@@ -444,7 +444,11 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     )
 
     sel = domain_selectivity(acts, list(MAP_DOMAINS))
-    topo = topography_table(sel, layers=layers, threshold=threshold, min_units=min_units,
+    maps = sel
+    if sel.topo.position_units is not None:  # units at free positions: each layer's own
+        maps = {ly: {str(d): sel.sel({D.DOMAIN: d}).topo.select(ly)  # geometry (grid or free)
+                     for d in sel[D.DOMAIN].values} for ly in layers}
+    topo = topography_table(maps, layers=layers, threshold=threshold, min_units=min_units,
                             n_permutations=n_permutations, alpha=alpha,
                             random_state=random_state)
     dims = {ly: float(effective_dimensionality(
@@ -635,7 +639,8 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
 @fill_doc
 def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutations: int = 1000,
                              random_state=0, batch_size: int = 64, device: str = "cpu",
-                             progress: bool = False) -> dict:
+                             progress: bool = False, unit_positions=None,
+                             position_units: str | None = None) -> dict:
     """The map similarities of ``net``'s architecture at random initialisation.
 
     Every layer's parameters are re-drawn by its own ``reset_parameters`` (PyTorch's default
@@ -660,6 +665,10 @@ def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutati
     %(device)s
     %(progress)s
         Here: default ``False``.
+    unit_positions : mapping, optional
+        Free positions of the units of some layers, as for :func:`toponeuro.extract`.
+    position_units : {"mm", "sheet"}, optional
+        Unit of ``unit_positions``, as for :func:`toponeuro.extract`.
 
     Returns
     -------
@@ -688,7 +697,8 @@ def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutati
             if hasattr(module, "reset_parameters"):
                 module.reset_parameters()
     acts = extract(fresh, stimuli, list(layers), pooling="mean", batch_size=batch_size,
-                   device=device, progress=progress)
+                   device=device, progress=progress, unit_positions=unit_positions,
+                   position_units=position_units)
     sel = domain_selectivity(acts, list(MAP_DOMAINS))
     out = {}
     for ly in layers:

@@ -89,7 +89,33 @@ def format_summary(summary: dict) -> str:
             + ("  <- headline layer" if layer == head else ""))
     if summary.get("headline", {}).get("arrangement"):
         parts = headline_parts(summary)
-        lines += ["", parts["question"]]
+        lines += ["", "Extra (0.4's headline): " + parts["question"]]
         lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
         lines.append(parts["rule"])
+    lines += _ruler_lines(summary.get("ruler"))
     return "\n".join(lines)
+
+
+def _ruler_lines(ruler) -> list:
+    """The one-ruler headline, last so it is what the terminal ends on."""
+    if not ruler:
+        return []
+    head = ruler["headline"]
+    out = ["", "Model vs cortex on one ruler (every descriptor on both sides; "
+           + "; ".join(f"{v['layer']} vs {v['hemisphere']}: " + ", ".join(
+               f"{n} {k}" for k, n in v["counts"].items()) for v in
+               ruler["comparisons"].values()) + ")"]
+    if head["chosen"]:
+        def side(k):
+            p = head[f"{k}_p"]
+            return (f"{head[k]:.3g}" if head[k] is not None else "n/a") + (
+                f" (p = {p:.2g}, {head[f'{k}_null']} null)" if p is not None else "")
+        out.append(f"  headline: {head['layer']} vs {head['hemisphere']} hemisphere, "
+                   f"{head['descriptor'].replace('_', ' ')} of {head['domain']} "
+                   f"({head['statistic']}): model {side('model')}, cortex {side('cortex')} "
+                   f"-> {head['verdict']}")
+    else:
+        out.append("  headline: none -- no comparison has nulls on both sides that can reach "
+                   "alpha")
+    out.append("  rule: " + head["rule"])
+    return out

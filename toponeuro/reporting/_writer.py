@@ -20,6 +20,7 @@ from ._page import DetailBlock, answer_first_page, figure_html, render_page  # n
 from ._results import (
     STATISTIC_NAMES,
     ReportData,
+    _arrangement_verdict,
     comparison_view,
     headline_parts,
     percent_of,
@@ -48,6 +49,64 @@ def _n_samples(topo, layers) -> int:
     return n
 
 
+def _patch_mask(patches) -> np.ndarray:
+    """The points in a map's patches: a (rows, cols) mask on a grid sheet, one per unit
+    where the units sit at free positions."""
+    if patches.map.grid_shape is None:
+        return np.asarray(patches.labels) > 0
+    return patches.label_grid() > 0
+
+
+def _ruler_pick(s: dict):
+    """``(layer, hemisphere, domain)`` of the map pair the report draws side by side: the
+    ruler headline's (a pair's first domain), else the deepest layer's first hemisphere's
+    first compared domain; None without a comparison."""
+    ruler = s.get("ruler") or {}
+    head = ruler.get("headline") or {}
+    if head.get("chosen"):
+        return head["layer"], head["hemisphere"], head["domain"].split("-")[0].split("+")[0]
+    per = ruler.get("comparisons") or {}
+    deepest = [v for v in per.values() if v["layer"] == s["layers"][-1]] or list(per.values())
+    for entry in deepest:
+        for row in entry["rows"]:
+            if row["domain"] and "-" not in row["domain"] and "+" not in row["domain"]:
+                return entry["layer"], entry["hemisphere"], row["domain"]
+    return None
+
+
+def _ruler_figure(res: ReportData, atlas, cortex):
+    """The model's map beside the cortex's (the ruler headline's domain), one colour logic:
+    each divided by the threshold the ruler's descriptors use on it."""
+    from ..plotting import plot_model_and_cortex
+    from ._ruler_stage import ruler_cortex_maps
+    from ._stages import CortexTopography
+
+    pick = _ruler_pick(res.summary)
+    if pick is None or (pick[0], pick[1]) not in res.ruler or not cortex:
+        return None
+    layer, hemi, domain = pick
+    side = ruler_cortex_maps(CortexTopography(atlas, {hemi: cortex[hemi]}, None))
+    if domain not in side.get(hemi, {}):
+        return None
+    ctm = side[hemi][domain]
+    settings = res.ruler[layer, hemi].settings
+    sel = res.selectivity.sel({D.DOMAIN: domain}).topo.select(layer)
+    free = sel.topo.free_positions(layer)
+    grid = None if free is not None else sel.topo.map(layer, reduce="mean").values
+    binary = bool(np.isin(ctm.values[np.isfinite(ctm.values)], (0.0, 1.0)).all())
+    cthr = settings.binary_threshold if binary else settings.threshold
+    return plot_model_and_cortex(
+        np.asarray(sel.values, float) if free is not None else grid.ravel(), ctm.values,
+        model_threshold=float(settings.threshold), cortex_threshold=float(cthr),
+        cortex_positions=ctm.positions, model_positions=free,
+        model_grid_shape=None if free is not None else grid.shape,
+        model_units=res.selectivity.topo.position_units or "sheet units",
+        model_title=f"model · {layer} · {domain} (t)",
+        cortex_title=f"cortex · {hemi} hemisphere · {domain} "
+                     f"({'ROI, 0/1' if binary else 'your map'}; flat map)",
+        title="The headline's maps, each divided by its own selectivity threshold")
+
+
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     from .._meshes import MESH_SIZES
     from .._optional import optional_import
@@ -65,7 +124,8 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
     # the outlines are the patches the tables count (significant, after TDANN's smoothing)
-    outlines = {(d, ly): topo.patches[ly, d].label_grid() > 0 for ly in layers
+    # (per unit where the units sit at free positions: their map's points are the units)
+    outlines = {(d, ly): _patch_mask(topo.patches[ly, d]) for ly in layers
                 for d in MAP_DOMAINS if (ly, d) in topo.patches}
     fig = plot_sheet_map(res.selectivity, layers, facet=D.DOMAIN, outline=outlines,
                          outline_label="outlined: the significant patches counted in the tables",
@@ -103,13 +163,18 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
                                    title=f"Your {first} map on fsaverage5 (inflated, ventral "
                                    "view)")
             files["cortex_rois.png"] = _savefig(fig, out / "cortex_rois.png")
+    fig = _ruler_figure(res, atlas, cortex)
+    if fig is not None:
+        files["model_and_cortex.png"] = _savefig(fig, out / "model_and_cortex.png")
     head = res.summary["headline"]["layer"]
     for h in hemis:
         if (head, h) not in res.comparison:
             continue
         arr = res.comparison[head, h].attrs["arrangement"]
+        free = res.selectivity.topo.free_positions(head)
         fig = plot_domain_arrangement(
-            arr, sheet_shape=res.sheet_shapes[head],
+            arr, sheet_shape=res.sheet_shapes[head] if free is None else None,
+            model_positions=free,
             p_text=res.summary["arrangement"].get(f"{head}|{h}", {}).get("p_text"),
             cortex_positions=(cortex[h].positions[:, :2] if cortex and h in cortex
                               and cortex[h].surface == "flat"
@@ -397,9 +462,20 @@ def _html(res: ReportData, files: dict) -> str:
     parts = headline_parts(s)
     answers = "".join(f"<li><b>{esc(h.capitalize())} hemisphere:</b> {esc(t)}</li>"
                       for h, t in parts["answers"].items())
-    headline = (f"<p><b>Model vs cortex.</b> {esc(parts['question'])}</p><ul>{answers}</ul>"
+    headline = (_ruler_headline_html(s)
+                + "<p><b>Extra (0.4's headline, kept): the arrangement of domain centres.</b> "
+                f"{esc(parts['question'])}</p><ul>{answers}</ul>"
                 f"<p>{esc(parts['rule'])}</p>")
-    figure = _img(files, "comparison.png",
+    if "model_and_cortex.png" in files:
+        figure = _img(files, "model_and_cortex.png",
+                      "The headline's maps side by side: the model's selectivity t on its sheet "
+                      "and the cortex's map on its flat map, each divided by the threshold the "
+                      "ruler's descriptors use on it (t 2; 0.5 for a 0/1 ROI), one colour scale; "
+                      "outlined: the selective points")
+        figure += _img(files, "comparison.png", "Spearman ρ of the domain-centre distances "
+                       "(0.4's headline, an extra row) for every layer and hemisphere")
+    else:
+        figure = _img(files, "comparison.png",
                   "The headline's number for every mapped layer and hemisphere: Spearman ρ "
                   "between the domain-centre distances on the sheet and on the cortex; filled "
                   f"markers beat both nulls at p ≤ {s.get('alpha', 0.05):g}, open ones do not; "
@@ -409,6 +485,82 @@ def _html(res: ReportData, files: dict) -> str:
         heading=f"Category-selective topography of <code>{esc(m['name'])}</code>",
         headline=headline, figure=figure, what_was_run=_what_was_run(s), notes=notes,
         detail=detail)
+
+
+def _fmt(v, digits=3) -> str:
+    return "–" if v is None else f"{v:.{digits}g}"
+
+
+def _side_text(row: dict, side: str) -> str:
+    p = row[f"{side}_p"]
+    null = row[f"{side}_null"]
+    if p is None or null == "none":
+        return f"{_fmt(row[side])} (no null)"
+    return f"{_fmt(row[side])} (p = {_fmt(p, 2)}, {null} null, {row[f'{side}_draws']:,} draws)"
+
+
+def _ruler_headline_html(s: dict) -> str:
+    """The answer first: the ruler's headline row in words, the counts of each verdict, what
+    was left out, the rule that chose the row, and the one table of its layer and
+    hemisphere (one row per descriptor; the 0.4 arrangement and SSIM as extra rows)."""
+    esc = html.escape
+    ruler = s.get("ruler") or {}
+    head = ruler.get("headline") or {}
+    per = ruler.get("comparisons") or {}
+    if head.get("chosen"):
+        key = f"{head['layer']}|{head['hemisphere']}"
+        text = (f"<p><b>Model vs cortex, on one ruler.</b> Is {esc(head['layer'])}'s "
+                f"topography like the {esc(head['hemisphere'])} hemisphere's? The comparison "
+                f"with the most evidence: <b>{esc(head['descriptor'].replace('_', ' '))}</b> "
+                f"of {esc(head['domain'])} ({esc(head['statistic'])}): model "
+                f"{esc(_side_text(head, 'model'))}, cortex {esc(_side_text(head, 'cortex'))} "
+                f"&rarr; <b>{esc(head['verdict'])}</b> ({esc(head['reason'])}).</p>")
+    else:
+        key = f"{s['layers'][-1]}|" + (next(iter(per.values()))["hemisphere"] if per else "")
+        text = ("<p><b>Model vs cortex, on one ruler.</b> No comparison can be the headline: "
+                f"none of the {head.get('n_rows', 0)} rows has a verdict with nulls on both "
+                "sides that can reach alpha (give more draws: ruler_permutations=).</p>")
+    entry = per.get(key)
+    counts = "; ".join(
+        f"{esc(v['layer'])} vs {esc(v['hemisphere'])}: "
+        + ", ".join(f"{n} {esc(k)}" for k, n in v["counts"].items())
+        for v in per.values())
+    if counts:
+        text += f"<p>Verdicts of every layer and hemisphere: {counts}.</p>"
+    if entry and entry["left_out"]:
+        text += ("<p>Left out: " + "; ".join(f"{esc(k.replace('_', ' '))} ({esc(v)})"
+                                             for k, v in entry["left_out"].items()) + ".</p>")
+    text += f"<p><i>Headline rule (fixed before any result):</i> {esc(head.get('rule', ''))}</p>"
+    if entry:
+        rows = [{"descriptor": r["descriptor"].replace("_", " "), "domain": r["domain"],
+                 "statistic": r["statistic"], "model": _side_text(r, "model"),
+                 "cortex": _side_text(r, "cortex"), "verdict": r["verdict"]}
+                for r in entry["rows"]]
+        rows += _extra_rows(s, entry["layer"], entry["hemisphere"])
+        text += (f"<h4>{esc(entry['layer'])} vs the {esc(entry['hemisphere'])} hemisphere, "
+                 "one row per descriptor</h4>" + _html_table(pd.DataFrame(rows)))
+    return text
+
+
+def _extra_rows(s: dict, layer: str, hemi: str) -> list:
+    """The 0.4 rows kept beside the ruler's: the arrangement's Spearman over the centre
+    distances (with both nulls) and the model's SSIM per pair (TopoNets' statistic, sheet
+    only, so no cortex value and no verdict)."""
+    rows = []
+    arr = (s.get("arrangement") or {}).get(f"{layer}|{hemi}")
+    if arr:
+        p = arr.get("p_value")
+        rows.append({"descriptor": "arrangement (0.4, extra)", "domain": "+".join(
+            arr.get("domains", [])), "statistic": "Spearman ρ of centre distances",
+            "model": f"ρ = {_fmt(arr.get('spearman'))} over {arr.get('n_pairs', 0)} "
+                     "distances", "cortex": f"p = {_fmt(p, 2)} (shift and spin nulls)",
+            "verdict": _arrangement_verdict(arr, float(s.get("alpha", 0.05)))})
+    for pair, v in ((s.get("per_layer") or {}).get(layer, {}).get("map_similarity") or {}
+                    ).items():
+        rows.append({"descriptor": "domain similarity (extra)", "domain": pair,
+                     "statistic": "SSIM on the sheet (TopoNets)", "model": _fmt(v),
+                     "cortex": "– (SSIM needs a grid)", "verdict": "not a comparison"})
+    return rows
 
 
 def _pct_range(rates) -> str:
@@ -491,6 +643,9 @@ def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None,
     files = _figures(out, res, atlas, cortex)
     res.tables["comparison"].to_csv(out / "comparison.csv", index=False)
     files["comparison.csv"] = out / "comparison.csv"
+    if "ruler" in res.tables:
+        res.tables["ruler"].to_csv(out / "comparison_ruler.csv", index=False)
+        files["comparison_ruler.csv"] = out / "comparison_ruler.csv"
     return write_job_files(out, files, dataset=res.dataset, summary=res.summary,
                            page=lambda f: _html(res, f), t0=t0)
 

@@ -30,7 +30,7 @@ from ... import _dims as D
 from ..._docs import fill_doc
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
-from ._geometry import TopoMap, _check_sheet, _grid_map
+from ._geometry import TopoMap, _check_sheet, _grid_map, as_topomap
 from ._null import spatial_null
 from ._null_registry import register_null
 from ._selectivity import (
@@ -78,11 +78,16 @@ class ContrastDesign:
         ``(n_units,)`` sheet row of each unit.
     cols : array-like of int
         ``(n_units,)`` sheet column of each unit; with ``rows`` they give the sheet
-        ``grid_shape`` ``(h, w)``.
+        ``grid_shape`` ``(h, w)`` (``point`` maps each unit to its grid point).
     name : str
         Label of the map in messages (default ``"contrast"``).
     attrs : dict, optional
         Contrast, layer, metric and reference.
+    positions : array (n_units, 2), optional
+        Free positions of the units (TDANN-style): each unit is its own point and
+        ``grid_shape`` is None.
+    units : {"mm", "sheet"}, optional
+        Units of ``positions``.
 
     Examples
     --------
@@ -94,7 +99,8 @@ class ContrastDesign:
     ((8, 8), 20, 'N')
     """
 
-    def __init__(self, x, is_target, metric, rows, cols, name="contrast", attrs=None):
+    def __init__(self, x, is_target, metric, rows, cols, name="contrast", attrs=None,
+                 positions=None, units=None):
         x = np.asarray(x, dtype=np.float64)
         self.is_target = np.asarray(is_target, dtype=bool)
         if x.ndim != 2 or x.shape[0] != self.is_target.size:
@@ -121,10 +127,17 @@ class ContrastDesign:
         self.sum_x, self.sum_x2 = self.x.sum(0), self.x2.sum(0)
         self.metric = metric
         rows, cols = np.asarray(rows, int), np.asarray(cols, int)
-        self.grid_shape = (int(rows.max()) + 1, int(cols.max()) + 1)
-        _check_sheet(*self.grid_shape, name)
-        point = rows * self.grid_shape[1] + cols
-        n_pts = self.grid_shape[0] * self.grid_shape[1]
+        # units at free positions (TDANN-style): each unit is a point of the map
+        self.positions = None if positions is None else np.asarray(positions, dtype=float)
+        self.units = units
+        if self.positions is not None:
+            self.grid_shape = None
+            point, n_pts = np.arange(rows.size), rows.size
+        else:
+            self.grid_shape = (int(rows.max()) + 1, int(cols.max()) + 1)
+            _check_sheet(*self.grid_shape, name)
+            point = rows * self.grid_shape[1] + cols
+            n_pts = self.grid_shape[0] * self.grid_shape[1]
         # units -> grid points (the mean of the units at a point, as as_topomap)
         self._avg = sparse.csr_matrix((np.ones(point.size), (np.arange(point.size), point)),
                                       shape=(point.size, n_pts))
@@ -167,8 +180,9 @@ class ContrastDesign:
             return np.where(cnt > 0, num / np.maximum(cnt, 1), np.nan)
 
     def map(self) -> np.ndarray:
-        """The observed map, ``(h, w)``."""
-        return self.point_maps(self.is_target[None, :])[0].reshape(self.grid_shape)
+        """The observed map, ``(h, w)`` (``(n_units,)`` at free positions)."""
+        out = self.point_maps(self.is_target[None, :])[0]
+        return out if self.grid_shape is None else out.reshape(self.grid_shape)
 
     def random_targets(self, n_draws: int, rng) -> np.ndarray:
         """``(n_draws, n_items)`` masks: a uniformly random ``n_target`` of the items each."""
@@ -184,14 +198,20 @@ class ContrastDesign:
     def to_topomap(self, layer=None, geometry=None) -> TopoMap:
         """The observed map as the :class:`TopoMap` ``spatial_null`` reads (carrying this
         design, so ``null="labels"`` can redraw it)."""
-        tm = _grid_map(self.map(), self.name)
+        if self.grid_shape is None:
+            tm = as_topomap(self.map(), positions=self.positions, units=self.units,
+                            name=self.name)
+        else:
+            tm = _grid_map(self.map(), self.name)
         tm._cache["label_design"] = self
         return tm
 
     def __repr__(self) -> str:
         return (f"ContrastDesign({self.attrs.get('target')!r} vs {self.attrs.get('against')!r}, "
-                f"{self.n_target}+{self.n_against} items, {self.metric}, sheet "
-                f"{self.grid_shape[0]} x {self.grid_shape[1]})")
+                f"{self.n_target}+{self.n_against} items, {self.metric}, "
+                + (f"{self.positions.shape[0]} units at free positions)"
+                   if self.grid_shape is None else
+                   f"sheet {self.grid_shape[0]} x {self.grid_shape[1]})"))
 
 
 @fill_doc
@@ -262,6 +282,10 @@ def contrast_design(
                                               _contrast_names(against, "against"), domains)
     sub = activations.topo.select(layer)
     x = np.asarray(sub.transpose(D.STIMULUS, D.UNIT).values, dtype=np.float64)
+    if smooth_fwhm is not None and sub.topo.free_positions(layer) is not None:
+        raise InvalidDataError(
+            f"smooth_fwhm smooths on the grid sheet, but the units of layer {layer!r} sit at "
+            "free positions; pass smooth_fwhm=None (or smooth the activations yourself).")
     if smooth_fwhm is not None:
         if not smooth_fwhm > 0:
             raise InvalidDataError(f"smooth_fwhm must be positive or None; got {smooth_fwhm}.")
@@ -271,8 +295,10 @@ def contrast_design(
              "metric": metric, "metric_reference": SELECTIVITY_REFERENCES.get(metric, ""),
              "n_target": int(t_mask.sum()), "n_against": int(a_mask.sum()),
              "smooth_fwhm": float("nan") if smooth_fwhm is None else float(smooth_fwhm)}
+    free = sub.topo.free_positions(layer)  # TDANN-style units: their own positions
     return ContrastDesign(x[pool], t_mask[pool], metric, sub[D.ROW].values, sub[D.COL].values,
-                          name=f"{_label(tgt)}>{_label(agn)}[{layer}]", attrs=attrs)
+                          name=f"{_label(tgt)}>{_label(agn)}[{layer}]", attrs=attrs,
+                          positions=free, units=sub.topo.position_units)
 
 
 def _labels_draw(tms, n_draws: int, rng) -> list:
@@ -288,8 +314,10 @@ def _labels_draw(tms, n_draws: int, rng) -> list:
     return out
 
 
+# the labels are redrawn, not the places: any geometry a design's map lives on (a grid
+# sheet, or units at free positions, which the null registry files with the meshes)
 register_null("labels", _labels_draw, reference=LABEL_NULL_REFERENCE, min_maps=1,
-              geometries=("sheet",), question=LABEL_QUESTION)
+              geometries=("sheet", "mesh"), question=LABEL_QUESTION)
 
 
 class ContrastTopography:

@@ -660,9 +660,17 @@ def arrangement_comparison(
         return _rank_correlation(dist, dm)
 
     if n_shift:
-        r = spatial_null(on_sheet, *[model.maps[model_sheet, n]["null"] for n in names],
-                         null="shift", n_permutations=n_shift, alternative="greater",
-                         vectorized=True, random_state=random_state)
+        m_null = [model.maps[model_sheet, n]["null"] for n in names]
+        # a grid sheet's maps shift (mirrored); units at free positions have no shift, so
+        # their positions are permuted (the same permutation for every domain's map)
+        null = "shift" if m_null[0].grid_shape is not None else "positions"
+        with warnings.catch_warnings():  # its note is about overlap (SSIM); here the
+            # centres move with the permuted positions, which is the question asked
+            warnings.filterwarnings("ignore", message="null='positions' moves every map")
+            r = spatial_null(on_sheet, *m_null, null=null, n_permutations=n_shift,
+                             alternative="greater", vectorized=True,
+                             random_state=random_state)
+        out["model_null"] = null
         out.update(p_shift=r.p_value, null_shift_mean=r.null_mean, null_shift_std=r.null_std)
     if n_spin:
         # The spin draws depend on the cortex alone: with a fixed seed every layer compared

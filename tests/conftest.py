@@ -11,9 +11,21 @@ import pytest
 SHARED = Path(os.environ.get("TOPONEURO_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_null_cache(tmp_path_factory):
+    """One null cache for the whole session (toponeuro/_null_cache.py), set before any
+    fixture of a module runs: the cortex maps' spin draws, content-addressed and verified,
+    are drawn by the first test that needs them and read by every later one (the jobs'
+    tests run the same atlas, mesh and seed)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOPONEURO_NULL_CACHE", str(tmp_path_factory.mktemp("toponeuro_nulls")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
-    """Every test gets its own TOPONEURO_DATA so nothing touches the user's cache."""
+    """Every test gets its own TOPONEURO_DATA so nothing touches the user's cache (the null
+    draws aside: one folder for the session, see ``_session_null_cache``)."""
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path_factory.mktemp("toponeuro_data")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 

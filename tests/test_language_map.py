@@ -134,19 +134,45 @@ def lang_csv(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def language_run(tiny_lm, lang_csv, tmp_path_factory):
+def vn_csv(tmp_path_factory):
+    """16 verb and 16 noun two-word phrases in TopoLM's elli_stimuli.csv layout."""
+    verbs = ["run", "sit", "eat", "see", "go", "say", "get", "make"]
+    nouns = ["dog", "cat", "mat", "home", "car", "tree", "sun", "sea"]
+    rows = ["run,block,class,category,pair"]
+    for i in range(16):
+        run = "odd" if i < 8 else "even"
+        rows.append(f'{run},{i // 4},verb,action,"to {verbs[i % 8]} to {verbs[(i + 3) % 8]}{i}"')
+        rows.append(f'{run},{i // 4},noun,thing,"the {nouns[i % 8]} the {nouns[(i + 5) % 8]}{i}"')
+    p = tmp_path_factory.mktemp("elli") / "elli.csv"
+    p.write_text("\n".join(rows) + "\n")
+    return p
+
+
+def _verbs_map(seed=0):
+    """A smooth synthetic verb - noun t map on the left fsaverage5 hemisphere."""
+    from toponeuro.atlases import fsaverage5_mesh
+
+    xyz, _ = fsaverage5_mesh("sphere", "left")
+    return 3.0 * np.sin(xyz[:, 0] / 25.0 + seed) * np.cos(xyz[:, 1] / 30.0)
+
+
+@pytest.fixture(scope="module")
+def language_run(tiny_lm, lang_csv, vn_csv, tmp_path_factory):
     from toponeuro.reporting import run_language_map
 
     out = tmp_path_factory.mktemp("langmap") / "out"
     res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=out, n_permutations=49,
-                           top_k=0.2, progress=False, verbose=False)
+                           top_k=0.2, verb_noun=vn_csv,
+                           cortex_maps={"verbs": {"left": _verbs_map()}},
+                           progress=False, verbose=False)
     return res, out
 
 
 def test_language_job_writes_every_file(language_run):
     res, out = language_run
     for f in ("report.html", "summary.json", "results.nc", "sheet_maps.png",
-              "condition_profile.png", "cortex_parcels.png", "comparison.png"):
+              "condition_profile.png", "cortex_parcels.png", "cortex_verbs_left.png",
+              "model_vs_cortex_verb-noun.png", "model_vs_cortex_language.png"):
         assert (out / f).is_file(), f
     assert set(res.tables) == {"model", "profile", "cortex", "comparison"}
     html = (out / "report.html").read_text()
@@ -178,28 +204,41 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
     assert summary["stimuli"]["conditions"] == {c: 12 for c in CONDS}
     assert set(summary["cortex"]) >= {"left", "right"}
     assert summary["cortex"]["left"]["n_regions"] >= 5
+    # one table, one row per descriptor: model, cortex, verdict, each with its statistic
     view = res.tables["comparison"]
-    assert view.loc["Moran's I", "comparable?"].startswith("no")
+    assert list(view.columns) == ["comparison", "descriptor", "statistic", "model", "cortex",
+                                  "verdict"]
+    comp = summary["comparison"]
+    assert set(comp["fits"]) == {"verb-noun", "language"}
+    for key, f in comp["fits"].items():
+        assert len(f["rows"]) + len(f["left_out"]) == int((view["comparison"]
+                                                          == res.report.fits[key].title).sum())
+        for row in f["rows"]:
+            assert row["verdict"] in ("alike", "unlike", "not testable")
+    # the parcels are binary: smoothness is left out, and said so
+    assert "smoothness" in comp["fits"]["language"]["left_out"]
+    assert comp["headline"] in comp["fits"]
     ds.close()
 
 
 def test_language_job_reports_no_cortex_number_without_a_null(language_run):
-    """The parcels' Moran's I (0.87) and smoothness were printed "(no null)": no null can test
-    one binary map's own autocorrelation, so neither number is reported anywhere."""
+    """The parcels' own Moran's I and smoothness are not in the cortex table (a number without
+    a null); on the one ruler, the parcels' smoothness is left out (a binary map), and every
+    cortex number in the comparison carries its null (or says it has none)."""
     res, out = language_run
     summary = json.loads((out / "summary.json").read_text())
-    html = (out / "report.html").read_text()
     for h in ("left", "right"):
         assert not {"morans_i", "smoothness"} & set(summary["cortex"][h]), summary["cortex"][h]
     assert not {"morans_i", "smoothness"} & set(res.tables["cortex"].columns)
-    assert "no null)" not in html and "(no null" not in html
+    for f in summary["comparison"]["fits"].values():
+        for row in f["rows"]:
+            c = row["cortex"]
+            if c["p_value"] is not None:  # a p always names its null
+                assert c["null"] != "none", row
     view = res.tables["comparison"]
-    for row in ("Moran's I", "smoothness"):
-        assert (view.loc[row, ["cortex · left", "cortex · right"]] == "not tested (no valid null)").all()
-        assert "no valid null" in view.loc[row, "comparable?"]
-    assert "spin test" in view.loc["Moran's I", "comparable?"]
-    text = format_language_summary(summary)
-    assert "Moran's I" not in text.split("cortex left")[1] and "no null" not in text
+    parcels = view[view["comparison"] == res.report.fits["language"].title]
+    left = parcels[parcels["descriptor"] == "smoothness"]  # descriptors in words
+    assert left["verdict"].iloc[0].startswith("left out")
 
 
 def test_language_job_refuses_a_vision_model(lang_csv, tmp_path):
@@ -223,7 +262,7 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
 
     out = tmp_path / "cli-out"
     rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
-               str(out), "--permutations", "9", "--no-progress"])
+               str(out), "--permutations", "9", "--verb-noun", "none", "--no-progress"])
     assert rc == 0
     printed = capsys.readouterr().out
     assert "toponeuro map --language" in printed and "cortex left" in printed
@@ -247,9 +286,10 @@ def test_run_language_map_is_a_sequence_of_named_stages():
     src = inspect.getsource(_language.run_language_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    stages = ["read_cortex_inputs", "load_model", "check_language_model", "language_layers", "load_language_stimuli",
-              "extract", "check_sheet_layers", "language_units", "language_model_topography",
-              "language_cortex", "assemble_language", "write_language_report"]
+    stages = ["read_cortex_inputs", "load_model", "check_language_model", "language_layers",
+              "load_language_stimuli", "verb_noun_inputs", "extract", "check_sheet_layers",
+              "language_units", "language_model_topography", "verb_noun_maps",
+              "language_cortex", "language_fits", "assemble_language", "write_language_report"]
     assert [c for c in calls if c in stages] == stages
     assert len(src.split('"""')[-1].splitlines()) < 90  # the body stays a short sequence
 
@@ -410,7 +450,7 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     out = tmp_path / "joined"
     rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
                str(out), "--permutations", "9", "--cortex-maps", spec,
-               "--cortex-threshold", "1.0", "--no-progress"])
+               "--cortex-threshold", "1.0", "--verb-noun", "none", "--no-progress"])
     assert rc == 0
     s = json.loads((out / "summary.json").read_text())
     yours = s["cortex"]["your_maps"]
@@ -427,13 +467,13 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     from toponeuro.reporting import run_language_map
 
     res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=tmp_path / "replaced",
-                           n_permutations=9, progress=False, verbose=False,
+                           n_permutations=9, progress=False, verbose=False, verb_noun=None,
                            cortex_maps={"language": (files["verbs", "lh"], files["verbs", "rh"])},
                            cortex_threshold=1.0, cortex_permutations=9)
     c = res.summary["cortex"]
     assert c["atlas"].startswith("your own") and "left" in c
     assert set(c["your_maps"]["maps"]) == {"language"}
-    assert (tmp_path / "replaced" / "cortex_parcels.png").is_file()
+    assert (tmp_path / "replaced" / "cortex_language_left.png").is_file()  # always drawn
 
 
 @pytest.mark.slow
@@ -458,7 +498,7 @@ def test_language_job_takes_fs_lr_maps_as_python_objects(tiny_lm, lang_csv, tmp_
         (blob + rng.normal(0, .2, n)).astype(np.float32))],
         meta=nib.gifti.GiftiMetaData({"AnatomicalStructurePrimary": "CortexLeft"}))
     res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=tmp_path / "o",
-                           n_permutations=9, progress=False, verbose=False,
+                           n_permutations=9, progress=False, verbose=False, verb_noun=None,
                            cortex_maps={"verbs": verbs, "nouns": nouns},
                            cortex_threshold=2.0, cortex_permutations=19)
     yours = res.summary["cortex"]["your_maps"]
@@ -474,7 +514,7 @@ def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_pat
     from toponeuro.reporting import run_language_map
 
     res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=tmp_path / "o", q=1e-300,
-                           n_permutations=9, progress=False, verbose=False)
+                           n_permutations=9, progress=False, verbose=False, verb_noun=None)
     s = res.summary
     assert s["patch_threshold_t"] is None
     for r in s["per_layer"].values():
@@ -498,7 +538,7 @@ def test_summary_is_typed_and_the_report_reads_as_words(language_run):
         f = s["cortex"][h]["largest_region_fraction"]
         assert isinstance(f, float) and 0 < f < 1
         assert f == pytest.approx(s["cortex"][h]["largest_region_vertices"]
-                                  / s["cortex"][h]["n_vertices"], abs=1e-4)
+                                  / s["cortex"][h]["n_with_data"], abs=1e-4)
     html = (out / "report.html").read_text()
     import re
 
@@ -511,7 +551,16 @@ def test_summary_is_typed_and_the_report_reads_as_words(language_run):
     assert html.index('class="headline"') < html.index("<h2>")  # the answer comes first
     assert html.index("sheet_maps.png") < html.index("<h2>")
     text = format_language_summary(s)
-    assert f"{r['n_fdr_topolm']:,} of {r['n_units']:,} units pass BH" in text
+    # one count, one definition, the same in the headline, the terminal and the table
+    count = f"{r['n_language_units']:,} of {r['n_units_with_data']:,}"
+    assert f"{count} units" in text and f"{count} units language-selective" in s["headline"]
+    assert html.count(count) >= 2  # the headline and the per-layer table
+    assert r["n_language_units"] == round(r["selective_fraction"] * r["n_units_with_data"])
+    jsonschema = pytest.importorskip("jsonschema")
+
+    from toponeuro.reporting import summary_schema
+
+    jsonschema.validate(s, summary_schema("language"))
 
 
 def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch):
@@ -545,7 +594,7 @@ def test_topolm_s_fs_lr_verb_noun_map_joins_the_parcels(tiny_lm, lang_csv, tmp_p
     out = tmp_path / "out"
     rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
                str(out), "--permutations", "19", "--cortex-maps", f"verbs={path}",
-               "--no-progress"])
+               "--verb-noun", "none", "--no-progress"])
     assert rc == 0, capsys.readouterr().err
     s = json.loads((out / "summary.json").read_text())
     yours = s["cortex"]["your_maps"]
@@ -610,3 +659,98 @@ def test_the_smoothness_sentence_is_the_positions_null_claim_and_too_few_draws_i
     text = _patch_text(few.row("h", "language"), 0.5, 0.05, 0.05, 9)
     assert "too few draws to test at α = 0.05" in text and "significant" not in text
     assert "1 significant patch" in _patch_text(t.row("h", "language"), 0.5, 0.05, 0.05, 99)
+
+
+# --- denominators: counts and fractions over the points with data (issue 45) ---------------
+def test_topography_table_counts_over_the_points_with_data():
+    """A 10 x 10 map, 30 points without data, 14 of the 70 with data at >= 2: by hand,
+    14 / 70 = 0.2 (not 14 / 100), and the table carries both numbers."""
+    from toponeuro.analysis import topography_table
+
+    vals = np.zeros(100)
+    vals[:30] = np.nan
+    vals[40:54] = 3.0  # 14 points with data at or above the threshold
+    tab = topography_table({"s": {"m": vals.reshape(10, 10)}}, threshold=2.0, min_units=1,
+                           smooth_sigma=0.0, n_permutations=0, pairs=()).row("s", "m")
+    assert int(tab["n_points"]) == 70 and int(tab["n_selective"]) == 14
+    assert float(tab["selective_fraction"]) == pytest.approx(14 / 70)
+
+
+def test_language_cortex_counts_a_map_with_no_data_vertices_over_those_with_data(tmp_path):
+    """A fsaverage5 left map, 1,242 vertices NaN, 900 of the 9,000 with data at t >= 2:
+    the job says "900 of 9,000 vertices with data (10.0 %)", never "of 10,242"."""
+    from toponeuro.reporting import language_cortex
+    from toponeuro.reporting._language_results import (
+        _cortex_rows,
+        _cortex_summary,
+        format_language_summary,
+    )
+
+    rng = np.random.default_rng(0)
+    t = rng.uniform(-1.0, 1.0, 10242)
+    t[9000:] = np.nan
+    t[:900] = 2.5  # one contiguous-enough block, counts are what is checked
+    cortex = language_cortex(["left"], cortex_maps={"language": {"left": t}}, threshold=2.0,
+                             similarity_permutations=0)
+    rows = _cortex_rows(cortex, 2.0)
+    (row,) = rows
+    assert (row["n_vertices"], row["n_with_data"], row["n_marked"]) == (10242, 9000, 900)
+    assert row["parcel_fraction"] == pytest.approx(0.1)
+    assert row["largest_region_fraction"] <= 1 and row["largest_region_vertices"] <= 900
+    summary = {"cortex": _cortex_summary(cortex, rows)}
+    assert summary["cortex"]["left"]["n_with_data"] == 9000
+    text = format_language_summary({"model": {"name": "m"}, "stimuli": {"n_stimuli": 4},
+                                    "n_permutations": 0, "alpha": 0.05, "per_layer": {},
+                                    **summary})
+    assert "900 of 9,000 vertices with data (10.0 %)" in text and "10,242" not in text
+
+
+def test_topolm_s_map_counts_4806_of_29280_vertices_with_data(shared_dir):
+    """Issue 45's case on the real map: t >= 2 on 4,806 of the 29,280 vertices with data
+    (the file's NaN and the fs_LR medial wall are no data), not "5,333 of 32,492"."""
+    from toponeuro.brain import load_topolm_contrast
+    from toponeuro.reporting import language_cortex
+    from toponeuro.reporting._language_results import _cortex_rows
+
+    verbs = load_topolm_contrast(shared_dir / "data" / "topolm" / "group-level-contrast.nc")
+    cortex = language_cortex(["left"], cortex_maps={"language": verbs}, threshold=2.0,
+                             similarity_permutations=0)
+    vals = np.asarray(cortex.user_maps["left"].maps["language"], dtype=float)
+    by_hand = int(np.sum(vals[np.isfinite(vals)] >= 2.0)), int(np.isfinite(vals).sum())
+    (row,) = _cortex_rows(cortex, 2.0)
+    assert (row["n_marked"], row["n_with_data"]) == by_hand == (4806, 29280)
+    assert row["n_vertices"] == 32492
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_topolm_s_nc_goes_through_the_verb_noun_comparison_from_the_cli(
+        tiny_lm, lang_csv, tmp_path, shared_dir, capsys):
+    """Issue 43/45: TopoLM's own .nc, given bare to --cortex-maps, is read by
+    load_topolm_contrast as the 'verbs' map, drawn on fs_LR 32k, counted over its 29,280
+    vertices with data, and compared with the model's verb - noun map (from TopoLM's items)
+    on the one ruler; the report says which reader and which comparison."""
+    from toponeuro.cli import main
+
+    nc = shared_dir / "data" / "topolm" / "group-level-contrast.nc"
+    elli = shared_dir / "data" / "topolm" / "elli_stimuli.csv"
+    out = tmp_path / "out"
+    rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
+               str(out), "--permutations", "19", "--fit-permutations", "19",
+               "--cortex-maps", str(nc), "--verb-noun", str(elli), "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    s = json.loads((out / "summary.json").read_text())
+    verbs = s["cortex"]["your_maps"]["maps"]["verbs"]["left"]
+    assert (verbs["n_marked"], verbs["n_with_data"], verbs["n_vertices"]) == (4806, 29280,
+                                                                              32492)
+    src = s["cortex"]["your_maps"]["source"]["maps"]["verbs"]["left"]
+    assert src["reader"] == "toponeuro.atlases.read_netcdf_map" and src["netcdf"] == str(nc)
+    assert s["verb_noun"]["items"]["classes"] == {"noun": 288, "verb": 288}
+    fit = s["comparison"]["fits"]["verb-noun"]
+    assert fit["hemisphere"] == "left" and fit["cortex_source"].startswith("your map 'verbs'")
+    assert {r["descriptor"] for r in fit["rows"]} >= {"clustering", "smoothness"}
+    for f in ("model_vs_cortex_verb-noun.png", "cortex_verbs_left.png"):
+        assert (out / f).is_file(), f
+    html = (out / "report.html").read_text()
+    assert "4,806 of 29,280" in html and s["headline"].split(";")[0] in html.replace(
+        "&#x27;", "'")

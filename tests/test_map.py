@@ -86,6 +86,7 @@ def test_map_warns_in_one_line_each_once(tmp_path, monkeypatch, capsys):
                      "toponeuro: warning: another one"]
 
 
+@pytest.mark.slow  # reads the full default CLI run (~3 min at load 13)
 def test_map_writes_every_output(mapped):
     rc, out, printed = mapped
     assert rc == 0
@@ -101,6 +102,7 @@ def test_map_writes_every_output(mapped):
     assert "held-out: none of the stimuli are training images" in printed
 
 
+@pytest.mark.slow  # reads the full default CLI run (~3 min at load 13)
 def test_map_summary_has_the_expected_keys(mapped):
     _, out, _ = mapped
     s = json.loads((out / "summary.json").read_text())
@@ -138,6 +140,7 @@ def test_map_summary_has_the_expected_keys(mapped):
     assert f"{layer}|left" in s["arrangement"]
 
 
+@pytest.mark.slow  # reads the full default CLI run (~3 min at load 13)
 def test_map_report_answers_first(mapped):
     import html as _html
     import re
@@ -173,6 +176,7 @@ def test_map_report_answers_first(mapped):
     assert "faces–bodies Pearson r" in printed and "Spearman ρ" in printed
 
 
+@pytest.mark.slow  # reads the full default CLI run (~3 min at load 13)
 def test_map_headline_is_the_one_ruler_with_its_rule_and_table(mapped):
     """Issue 43: every descriptor on both sides per layer and hemisphere; the visfAtlas's
     0/1 ROIs leave smoothness out (listed); the headline rule is in summary.json and the
@@ -209,6 +213,7 @@ def test_map_headline_is_the_one_ruler_with_its_rule_and_table(mapped):
     assert (out / "comparison_ruler.csv").is_file()
 
 
+@pytest.mark.slow  # reads the full default CLI run (~3 min at load 13)
 def test_map_summary_validates_against_its_schema(mapped):
     jsonschema = pytest.importorskip("jsonschema")
     from toponeuro.reporting import summary_schema
@@ -222,6 +227,7 @@ def test_map_summary_validates_against_its_schema(mapped):
         jsonschema.validate(s, summary_schema("map"))
 
 
+@pytest.mark.slow  # reads the full default CLI run (~3 min at load 13)
 def test_map_results_netcdf_keeps_the_sheet_coords(mapped):
     _, out, _ = mapped
     ds = xr.load_dataset(out / "results.nc", engine="h5netcdf")

@@ -107,8 +107,9 @@ def test_pinned_table_is_complete():
     assert len(t) == 11 * 144 and t.sha256.str.len().eq(64).all()
     cats = t.path.str.split("/").str[1]
     assert sorted(cats.unique()) == sorted(FLOC_CATEGORIES)
-    lm = pinned_sources("epflneuroailab/topolm")  # the localizer csv and the fs_LR contrast
+    lm = pinned_sources("epflneuroailab/topolm")  # the localizer and verb-noun csv, the contrast
     assert sorted(lm.path) == ["eval/fmri-fit/group-level-contrast.nc",
+                               "eval/stimuli/elli_stimuli.csv",
                                "eval/stimuli/fedorenko_stimuli.csv"]
     assert lm.commit.nunique() == 1 and lm.sha256.str.len().eq(64).all()
 

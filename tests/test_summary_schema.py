@@ -83,7 +83,7 @@ def test_language_job_summary_validates(tmp_path):
         csv = tl.lang_csv.__wrapped__(_Factory(tmp_path))
         out = tmp_path / "out"
         run_language_map(name, stimuli=csv, out_dir=out, n_permutations=49, top_k=0.2,
-                         progress=False, verbose=False)
+                         progress=False, verbose=False, verb_noun=None)
         summary = json.loads((out / "summary.json").read_text())
     finally:
         from toponeuro.models._registry import _REGISTRY

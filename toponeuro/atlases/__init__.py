@@ -17,11 +17,12 @@ The atlas files live in ``toponeuro/atlases/data`` (the repository's ``atlases/`
 links there), with their citation and licence notes.
 """
 
-from . import _atlas, _checks, _loaders, _maps, _surface, _user
+from . import _atlas, _checks, _loaders, _maps, _netcdf, _surface, _user
 from ._atlas import *
 from ._checks import *
 from ._loaders import *
 from ._maps import *
+from ._netcdf import *
 from ._surface import *
 from ._user import *
 
@@ -30,6 +31,7 @@ __all__ = [
     *_loaders.__all__,
     *_surface.__all__,
     *_maps.__all__,
+    *_netcdf.__all__,
     *_user.__all__,
     *_checks.__all__,
 ]

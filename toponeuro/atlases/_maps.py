@@ -81,10 +81,11 @@ class CortexMaps:
 
     @property
     def files(self) -> list[str]:
-        """The files on disk these maps were read from (GIFTI, CIFTI-2, NIfTI), in the order
-        given; empty for an atlas's maps or maps given as arrays or images.
+        """The files on disk these maps were read from (GIFTI, CIFTI-2, NIfTI, netCDF), in the
+        order given; empty for an atlas's maps or maps given as arrays or images.
 
-        The reader records a path under ``"surface"``, ``"cifti"`` or ``"volume"`` and an
+        The reader records a path under ``"surface"``, ``"cifti"``, ``"volume"`` or
+        ``"netcdf"`` and an
         in-memory object under ``"object"`` (its type), so these are exactly the paths read.
 
         What a job passes to its output folder as inputs, so that ``overwrite`` can never
@@ -102,7 +103,7 @@ class CortexMaps:
         def walk(x):
             if isinstance(x, dict):
                 for k, v in x.items():
-                    if k in ("volume", "cifti", "surface") and isinstance(v, str):
+                    if k in ("volume", "cifti", "surface", "netcdf") and isinstance(v, str):
                         found.append(v)
                     else:
                         walk(v)

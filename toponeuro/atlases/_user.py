@@ -64,6 +64,7 @@ from ._labels import (
     split_labels,
 )
 from ._maps import CortexMaps
+from ._netcdf import NETCDF_SUFFIX, NETCDF_VARIABLE, read_netcdf_map
 from ._spec import hemi_from_name, parse_cortex_maps
 from ._surface import mesh_graph, vertex_coordinates
 
@@ -131,6 +132,9 @@ class _Reader:
             where = f"cortex_maps[{domain!r}]"
             path, regions = split_labels(spec, where)
             path = Path(os.fspath(path)).expanduser()
+            if path.name.lower().endswith(NETCDF_SUFFIX) and regions is None:
+                self._netcdf(domain, _exists(path, f"{domain!r}"))
+                return
             kind = _kind_of_path(path)
             path = _exists(path, f"{domain!r}")
             picked = {} if regions is None else {"regions": list(regions)}
@@ -208,6 +212,14 @@ class _Reader:
             self._pair_entry(domain, dict(zip(HEMIS, spec)))
             return
         self._array(domain, spec)
+
+    def _netcdf(self, domain, path: Path) -> None:
+        """A ``.nc`` map in TopoLM's layout (``group-level-contrast.nc``: variable ``t_values``,
+        one value per left fs_LR 32k vertex; :func:`~._netcdf.read_netcdf_map`)."""
+        hemi, vals = read_netcdf_map(path, what=f"cortex_maps[{domain!r}]")
+        self._pair_entry(domain, {hemi: vals}, how="netCDF")
+        self.files[domain][hemi] = {"netcdf": str(path), "variable": NETCDF_VARIABLE,
+                                    "reader": "toponeuro.atlases.read_netcdf_map"}
 
     def _array(self, domain, spec) -> None:
         try:
@@ -406,6 +418,9 @@ def load_cortex_maps(
           (patch threshold 0.5). A label file without regions named is refused, with the
           list of its regions. A FreeSurfer ``.label`` on fsaverage is one region already
           (``lh.FFA.label``);
+        - a netCDF ``.nc`` file in TopoLM's layout (``group-level-contrast.nc``: variable
+          ``t_values``, one value per vertex of the left fs_LR 32k hemisphere), read by
+          :func:`toponeuro.atlases.read_netcdf_map`;
         - a nibabel image (NIfTI volume, GiftiImage, Cifti2Image);
         - a numpy array or DataArray: both hemispheres (left then right), a DataArray with a
           ``hemi`` coord, or one hemisphere's values with ``hemispheres=["left"]``.

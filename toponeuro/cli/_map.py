@@ -81,9 +81,24 @@ def _language_parser() -> argparse.ArgumentParser:
                                     "every claim"),
                      lambda: (_language_default("alpha"), "toponeuro.run_language_map's alpha"))
     _add_cortex_args(p, language=True)
+    _add_verb_noun_args(p, language=True)
     _add_forward_args(p, batch_size=64, per="items")
     p.add_argument("--seed", type=int, default=0, help="seed of the nulls")
     return p
+
+
+def _add_verb_noun_args(p, *, language: bool) -> None:
+    """``--verb-noun``, ``--fit-permutations``: TopoLM's verb - noun fit (language job)."""
+    pre = "with --language: " if not language else ""
+    p.add_argument("--verb-noun", default=None, metavar="topolm|CSV|none",
+                   help=f"{pre}the verb and noun items of TopoLM's fMRI fit (Elli et al., "
+                   "2019): topolm (the pinned elli_stimuli.csv, cached), a local copy, or none "
+                   "to leave the verb - noun map and its comparison with the cortex out "
+                   "(default: topolm); the cortex side is --cortex-maps verbs=..., else "
+                   "TopoLM's group contrast")
+    p.add_argument("--fit-permutations", type=int, default=None,
+                   help=f"{pre}null draws of every descriptor of the model-vs-cortex "
+                   "comparisons, on each side (default: --permutations)")
 
 
 def _language_default(name: str):
@@ -100,10 +115,14 @@ def _add_cortex_args(p, *, language: bool = False) -> None:
         maps_help = ("your own language maps: language=lh.gii:rh.gii (GIFTI or MGH per "
                      "hemisphere on fsaverage5, fsaverage or fs_LR 32k, left first), "
                      "verbs=verbs.dscalar.nii (CIFTI-2, fs_LR), verbs=lh.verbs.func.gii (one "
-                     "hemisphere) or language=sn_mni.nii.gz (an MNI volume); a map named "
-                     "language replaces the shipped parcels, any other name (verbs=...) joins "
-                     "them (on fsaverage5 only: the parcels' mesh); comma-separated (default: "
-                     "the language parcels of Wolna et al., 2025)")
+                     "hemisphere), language=sn_mni.nii.gz (an MNI volume) or "
+                     "verbs=group-level-contrast.nc (TopoLM's netCDF, read by "
+                     "toponeuro.atlases.read_netcdf_map; a bare PATH.nc is taken as "
+                     "verbs=PATH.nc); a map named language replaces the shipped parcels and is "
+                     "compared with the model's S - N map, a map named verbs is compared with "
+                     "the model's verb - noun map (default: TopoLM's group contrast), any other "
+                     "name joins them; comma-separated (default: the language parcels of "
+                     "Wolna et al., 2025)")
         thr_help = ("region threshold of --cortex-maps, in their units (default: 2, "
                     "TDANN's t threshold)")
     else:
@@ -190,6 +209,7 @@ def _add_map(sub):
                        help="significance level: only patches with p <= alpha are reported"),
         lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
     _add_cortex_args(p)
+    _add_verb_noun_args(p, language=False)
     p.add_argument("--no-random-init", dest="random_init_baseline", action="store_false",
                    help="skip the random-initialisation baseline. By default the same "
                    "architecture with untrained (re-drawn) weights is mapped too, a second "
@@ -255,16 +275,22 @@ def _run_language_map(args) -> int:
     stimuli = args.stimuli or "langloc"
     if stimuli != "langloc":
         _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
+    verb_noun = args.verb_noun or "topolm"
+    if verb_noun.lower() == "none":
+        verb_noun = None
+    elif verb_noun != "topolm":
+        _input_path(verb_noun, "--verb-noun", "'topolm', 'none' or a csv of verb and noun items")
     library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha,
                         "cortex_threshold": args.cortex_threshold,
-                        "cortex_permutations": args.cortex_permutations}
+                        "cortex_permutations": args.cortex_permutations,
+                        "fit_permutations": args.fit_permutations}
     run_language_map(
         args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
         trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
         out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
         cortex_maps=args.cortex_maps, hemispheres=args.hemispheres,
         vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf", example='{"radius": 2}'),
-        **{k: v for k, v in library_defaults.items() if v is not None})
+        verb_noun=verb_noun, **{k: v for k, v in library_defaults.items() if v is not None})
     return 0
 
 
@@ -274,6 +300,14 @@ def _run_map(args) -> int:
 
     if args.language:
         return _run_language_map(args)
+    lang_only = [f for f, v in (("--verb-noun", args.verb_noun),
+                                ("--fit-permutations", args.fit_permutations)) if v is not None]
+    if lang_only:
+        from ..exceptions import InvalidDataError
+
+        raise InvalidDataError(
+            f"{' and '.join(lang_only)} belong{'s' if len(lang_only) == 1 else ''} to the "
+            "language job (toponeuro map --language); drop it, or add --language.")
     args.stimuli = args.stimuli or "floc"
     out = _out_folder(args.out or "toponeuro-map")
     device = _device(args.device)

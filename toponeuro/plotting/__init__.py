@@ -4,9 +4,10 @@ Needs matplotlib (``pip install 'toponeuro[plot]'``). Nothing else in toponeuro 
 package.
 """
 
-from . import _compare, _language, _rdm, _ruler, _surface, _sweep
+from . import _compare, _language, _pair, _rdm, _ruler, _surface, _sweep
 from ._compare import *
 from ._language import *
+from ._pair import *
 from ._rdm import *
 from ._ruler import *
 from ._sheet import plot_sheet_map
@@ -20,5 +21,6 @@ __all__ = [
     *_compare.__all__,
     *_language.__all__,
     *_ruler.__all__,
+    *_pair.__all__,
     "plot_sheet_map",
 ]

@@ -11,7 +11,7 @@ same for a language model and the language network, with its own named stages
 :func:`language_model_topography`, :func:`language_cortex`).
 """
 
-from . import _language_stages, _ruler_stage, _stages
+from . import _language_fit, _language_stages, _language_verbs, _ruler_stage, _stages
 from ._headline_rule import HEADLINE_RULE, choose_headline
 from ._language import (
     DEFAULT_LANGUAGE_MODEL,
@@ -19,8 +19,10 @@ from ._language import (
     language_verdict,
     run_language_map,
 )
+from ._language_fit import *  # noqa: F403 - the model-vs-cortex comparisons and the headline rule
 from ._language_results import format_language_summary
 from ._language_stages import *  # noqa: F403 - the named stages of run_language_map
+from ._language_verbs import *  # noqa: F403 - the verb - noun stage (TopoLM's fMRI fit)
 from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._results import comparison_view
 from ._ruler_stage import *  # noqa: F403 - the one-ruler stage of run_map
@@ -48,4 +50,6 @@ __all__ = [
     *_stages.__all__,
     *_ruler_stage.__all__,
     *_language_stages.__all__,
+    *_language_verbs.__all__,
+    *_language_fit.__all__,
 ]

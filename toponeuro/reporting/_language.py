@@ -29,6 +29,7 @@ from ..analysis import TDANN_PATCHES
 from . import _writer
 from ._constants import DEFAULT_LANGUAGE_MODEL
 from ._early import check_job_params
+from ._language_fit import language_fits
 from ._language_results import (
     LanguageInputs,
     LanguageReport,
@@ -44,6 +45,7 @@ from ._language_stages import (
     language_units,
     load_language_stimuli,
 )
+from ._language_verbs import bare_netcdf, verb_noun_inputs, verb_noun_maps
 from ._language_writer import write_language_report
 from ._stages import _model_description, check_sheet_layers, read_cortex_inputs
 
@@ -117,6 +119,8 @@ def run_language_map(
     vol_to_surf=None,
     cortex_threshold: float | None = None,
     cortex_permutations: int = 1000,
+    verb_noun="topolm",
+    fit_permutations: int | None = None,
     batch_size: int = 64,
     device: str = "cpu",
     random_state: int = 0,
@@ -211,6 +215,16 @@ def run_language_map(
         Region threshold of ``cortex_maps``, in their units (default TDANN's t >= 2).
     cortex_permutations : int
         Rotations of the spin-test null of the similarity of every two of your maps.
+    verb_noun : "topolm", path-like, StimulusSet or None
+        The verb and noun items of TopoLM's fMRI fit (Elli et al., 2019;
+        :func:`~toponeuro.reporting.load_verb_noun_stimuli`): ``"topolm"`` the pinned
+        ``elli_stimuli.csv`` (cached, sha256-checked), a local copy, or a StimulusSet of
+        ``verb`` / ``noun`` items; None leaves the verb - noun map and its comparison out.
+        The cortex's verb - noun map is your ``cortex_maps`` map named ``verbs`` (a bare
+        ``PATH.nc`` is read as ``verbs=PATH.nc``), else TopoLM's group contrast (pinned).
+    fit_permutations : int, optional
+        Null draws of every descriptor of the model-vs-cortex comparisons, on each side
+        (default ``n_permutations``; the cortex side of a 32k-vertex mesh is the slow part).
     batch_size : int
         Stimuli per forward pass of the extraction (:func:`toponeuro.extract`).
     %(device)s
@@ -248,7 +262,7 @@ def run_language_map(
     """
     from tqdm.auto import tqdm
 
-    from .._params import check_int, check_number
+    from .._params import check_int, check_n_permutations, check_number
     from ..analysis import check_patch_params
     from ..features import extract
     from ..training import load_model
@@ -263,14 +277,17 @@ def run_language_map(
                        random_state=random_state)
     check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
     check_int(batch_size, "batch_size", lo=1)
+    fit_permutations = check_n_permutations(
+        n_permutations if fit_permutations is None else fit_permutations, "fit_permutations")
+    cortex_maps = bare_netcdf(cortex_maps)
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                cortex_min_vertices=cortex_min_vertices,
                                cortex_permutations=cortex_permutations,
                                cortex_threshold=cortex_threshold)
     if cortex_threshold is None:
         cortex_threshold = TDANN_PATCHES["threshold"]
-    inputs = [p for p in (checkpoint, stimuli) if isinstance(p, (str, os.PathLike))
-              and str(p) != "langloc"] + yours.files
+    inputs = [p for p in (checkpoint, stimuli, verb_noun) if isinstance(p, (str, os.PathLike))
+              and str(p) not in ("langloc", "topolm")] + yours.files
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
                                inputs=inputs) as folder:
         t0 = time.perf_counter()
@@ -285,6 +302,7 @@ def run_language_map(
 
             steps.set_postfix_str("stimuli")
             stim, stim_source = load_language_stimuli(stimuli)
+            vn_items, vn_cortex = verb_noun_inputs(verb_noun, yours.maps)  # None: left out
             steps.update()
 
             steps.set_postfix_str("activations")
@@ -301,6 +319,10 @@ def run_language_map(
             topo = language_model_topography(acts, units, layers, min_units=min_units,
                                              n_permutations=n_permutations, alpha=alpha,
                                              random_state=random_state)
+            vn = verb_noun_maps(net, vn_items, layers, token_pooling=token_pooling,
+                                batch_size=batch_size, device=device, progress=progress,
+                                n_permutations=n_permutations, alpha=alpha,
+                                random_state=random_state)
             steps.update()
 
             steps.set_postfix_str("cortex")
@@ -309,6 +331,9 @@ def run_language_map(
                                      min_vertices=cortex_min_vertices,
                                      similarity_permutations=cortex_permutations,
                                      alpha=alpha, random_state=random_state)
+            fits = language_fits(layers[-1], sn_map=units.tmap, cortex=cortex, verb_noun=vn,
+                                 verb_noun_cortex=vn_cortex, n_permutations=fit_permutations,
+                                 alpha=alpha, random_state=random_state)
             steps.update()
 
             steps.set_postfix_str("report")
@@ -318,7 +343,8 @@ def run_language_map(
                 token_pooling=token_pooling, min_units=min_units, alpha=alpha,
                 n_permutations=n_permutations, q=q,
                 cortex_threshold=cortex_threshold if yours.maps is not None else None)
-            report = assemble_language(setup, acts, units, topo, cortex)
+            report = assemble_language(setup, acts, units, topo, cortex, verb_noun=vn,
+                                       fits=fits, fit_permutations=fit_permutations)
             files = write_language_report(folder.path, report, t0=t0)
             steps.update()
         finally:

@@ -22,7 +22,6 @@ from ..analysis import (
     SMOOTHNESS_METHODS,
     NullResult,
     can_reject,
-    format_p,
     organisation_claim,
     too_few_draws_text,
 )
@@ -31,12 +30,9 @@ from ._language_stages import LANGUAGE_MAP, _n_vertices
 from ._results import _jsonable, _num
 
 __all__ = ["language_verdict", "LanguageInputs", "LanguageReport", "assemble_language",
-           "comparison_table", "format_language_summary", "NOT_TESTED", "main_mesh"]
+           "format_language_summary", "main_mesh"]
 
 _MAP = LANGUAGE_MAP
-
-#: the cortex's cell for a statistic of one map that no null can test (see comparison_table)
-NOT_TESTED = "not tested (no valid null)"
 
 
 # ------------------------------------------------------------------------------ sentences
@@ -185,6 +181,10 @@ class LanguageReport:
     profile: xr.Dataset
     cortex: object
     sheet_shapes: dict = field(default_factory=dict)
+    #: the model's verb - noun maps (:class:`~toponeuro.reporting.VerbNoun`), or None
+    verb_noun: object = None
+    #: key -> :class:`~toponeuro.reporting.LanguageFit` (the model-vs-cortex comparisons)
+    fits: dict = field(default_factory=dict)
 
 
 def _patch_text(r, threshold: float, alpha: float, q: float, n_permutations: int) -> str:
@@ -233,6 +233,8 @@ def _layer_row(inputs: LanguageInputs, units, topo, ly: str, in_ly) -> dict:
         "n_significant_patches": _nan_int(float(r["n_significant_patches"])),
         "largest_patch_units": _nan_int(r["largest_patch_units"]),
         "selective_fraction": float(r["selective_fraction"]),
+        "n_units_with_data": int(r["n_points"]),
+        "n_language_units": int(r["n_selective"]),
         "split_half_overlap": float(prof["overlap"]),
         "split_half_chance": float(prof["overlap_chance"]),
         "split_half_p": float(prof["overlap_p"]),
@@ -267,7 +269,13 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
 
 
 def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
-    """One row per (map, hemisphere): the parcels' (or your maps') extent and regions."""
+    """One row per (map, hemisphere): the parcels' (or your maps') extent and regions.
+
+    Every count and fraction is over the vertices *with data* (``n_with_data``: a map's
+    medial wall or NaN vertices are not cortex it measured), the denominator
+    :func:`~toponeuro.analysis.topography_table` computed its fractions over; ``n_vertices``
+    is the hemisphere's mesh size, for reference.
+    """
     rows = []
     for topo, maps, kind in ((cortex.topography, cortex.maps, "parcels"),
                              (cortex.user_topography, cortex.user_maps, "yours")):
@@ -275,14 +283,16 @@ def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
             continue
         for rec in topo.table.itertuples():
             n_vert = _n_vertices(maps)[rec.sheet]
+            n_data = int(rec.n_points)
             largest = int(rec.largest_patch_units)
             rows.append({"map": rec.name, "kind": kind, "hemisphere": rec.sheet,
                          "mesh": getattr(maps[rec.sheet], "mesh", "fsaverage5"),
-                         "n_vertices": n_vert,
+                         "n_vertices": n_vert, "n_with_data": n_data,
+                         "n_marked": int(rec.n_selective),
                          "parcel_fraction": float(rec.selective_fraction),
                          "n_regions": int(rec.n_patches),
                          "largest_region_vertices": largest,
-                         "largest_region_fraction": largest / n_vert if n_vert else np.nan,
+                         "largest_region_fraction": largest / n_data if n_data else np.nan,
                          "threshold": 0.5 if kind == "parcels" else float(threshold)})
     return rows
 
@@ -310,8 +320,8 @@ def _cortex_summary(cortex, rows: list[dict]) -> dict:
                     "and scattering its values makes any contiguous parcel cluster, so "
                     "no null can test their Moran's I or smoothness, and neither is "
                     "reported (only their extent and regions are)"}
-    keep = ("n_vertices", "parcel_fraction", "n_regions", "largest_region_vertices",
-            "largest_region_fraction")
+    keep = ("n_vertices", "n_with_data", "n_marked", "parcel_fraction", "n_regions",
+            "largest_region_vertices", "largest_region_fraction")
     main = parcels or [r for r in yours if r["map"] == _MAP]
     for r in main:
         out[r["hemisphere"]] = {k: _num(r[k]) for k in keep}
@@ -333,7 +343,7 @@ def _cortex_summary(cortex, rows: list[dict]) -> dict:
     return out
 
 
-def _dataset(acts, units, model_table: pd.DataFrame, layers) -> xr.Dataset:
+def _dataset(acts, units, model_table: pd.DataFrame, layers, verb_noun=None) -> xr.Dataset:
     raw, topolm, profile = units.raw, units.topolm, units.profile
     unit_layer = np.asarray(acts[D.LAYER].values).astype(str)
     data = xr.Dataset(
@@ -353,18 +363,27 @@ def _dataset(acts, units, model_table: pd.DataFrame, layers) -> xr.Dataset:
     data["profile_response"] = (("sheet_layer", "condition"), profile["response"].values)
     data["profile_sem"] = (("sheet_layer", "condition"), profile["sem"].values)
     data = data.assign_coords(condition=np.asarray(profile["condition"].values, str))
+    if verb_noun is not None:
+        data["t_verb_noun"] = (D.UNIT, np.asarray(verb_noun.tmap.values, dtype=float))
     data.attrs.update({k: (str(v) if not isinstance(v, (int, float)) else v)
                        for k, v in acts.attrs.items()})
     data.attrs["description"] = ("toponeuro map --language: language selectivity (S vs N) maps, "
-                                 "their topography with spatial nulls, split-half profile")
+                                 "their topography with spatial nulls, split-half profile; "
+                                 "t_verb_noun: the verb vs noun Welch t (TopoLM's fMRI fit)")
     return data
 
 
-def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex) -> LanguageReport:
+def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb_noun=None,
+                      fits=None, fit_permutations: int | None = None) -> LanguageReport:
     """The report's numbers: tables, ``summary.json`` and ``results.nc``, from the stages'
     results (:func:`~toponeuro.reporting.language_units`,
     :func:`~toponeuro.reporting.language_model_topography`,
-    :func:`~toponeuro.reporting.language_cortex`)."""
+    :func:`~toponeuro.reporting.language_cortex`,
+    :func:`~toponeuro.reporting.language_verb_noun`,
+    :func:`~toponeuro.reporting.language_fits`)."""
+    from ._language_report import fits_summary, fits_table, headline_text, verb_noun_summary
+
+    fits = fits or {}
     layers = list(inputs.layers)
     unit_layer = np.asarray(acts[D.LAYER].values).astype(str)
     rows = [_layer_row(inputs, units, topo, ly, unit_layer == ly) for ly in layers]
@@ -407,96 +426,60 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex) -> Lang
         "definitions": _jsonable({**topo.table.attrs["definitions"],
                                   "morans_i": {k: v for k, v in morans_attrs.items()
                                                if k not in ("expected", "n_points")}}),
+        "language_units": (
+            "units of the measured map (the unsmoothed S vs N Welch t) at or above its patch "
+            f"threshold t >= {_fmt(units.threshold)}, the smallest t that passes "
+            f"Benjamini-Hochberg at q = {inputs.q:g} over all layers; counted over the units "
+            "with a defined t (n_units_with_data). TopoLM's own selection on smoothed "
+            "activations (n_fdr_topolm, n_topk_topolm) is a different set, reported under its "
+            "name"),
         "per_layer": per_layer,
         "cortex": _cortex_summary(cortex, c_rows),
     }
+    if verb_noun is not None:
+        summary["verb_noun"] = verb_noun_summary(verb_noun, inputs.alpha)
+    summary["comparison"] = fits_summary(fits, fit_permutations or inputs.n_permutations)
+    summary["headline"] = headline_text(summary, topo.contrast[layers[-1]], fits)
     tables = {"model": model_table, "profile": prof_table,
               "cortex": cortex_table.drop(columns=["kind", "threshold"], errors="ignore"),
-              "comparison": comparison_table(model_table, cortex_table,
-                                            inputs.n_permutations)}
+              "comparison": fits_table(fits)}
     return LanguageReport(
         summary=_jsonable(summary),  # JSON types in memory, as in the file
-        tables=tables, dataset=_dataset(acts, units, model_table, layers),
+        tables=tables, dataset=_dataset(acts, units, model_table, layers, verb_noun),
         selectivity=units.tmap.expand_dims(map=[_MAP]), threshold=units.threshold,
         profile=profile, cortex=cortex,
-        sheet_shapes={ly: acts.topo.sheet_shape(ly) for ly in layers})
+        sheet_shapes={ly: acts.topo.sheet_shape(ly) for ly in layers},
+        verb_noun=verb_noun, fits=fits)
 
 
 def _fmt(v, spec="{:.2f}"):
     return "–" if v is None or not np.isfinite(v) else spec.format(float(v))
 
 
-def _count(n, of) -> str:
-    """``"1,000 of 1,536 (65.1 %)"``: a count with its denominator, as the terminal says it."""
-    if not np.isfinite(n) or not of:
-        return "–"
-    return f"{int(n):,} of {int(of):,} ({n / of:.1%})".replace("%)", " %)")
-
-
-def comparison_table(model_table: pd.DataFrame, cortex_table: pd.DataFrame,
-                     n_permutations: int = 0) -> pd.DataFrame:
-    """Model sheet (last layer) vs each cortex map and hemisphere, with a column saying what
-    is comparable.
+def _count(n, of, what: str = "") -> str:
+    """``"1,000 of 1,536 (65.1 %)"``: a count with its denominator (``what`` names it: "units
+    with data", "vertices with data"), as the terminal says it.
 
     Examples
     --------
-    >>> m = pd.DataFrame([{"layer": "l", "selective_fraction": 0.1, "n_significant_patches": 2,
-    ...                    "n_units": 100, "largest_patch_units": 10, "morans_i": 0.4,
-    ...                    "morans_i_p": 0.001, "smoothness": 0.3, "smoothness_p": 0.01}])
-    >>> c = pd.DataFrame([{"hemisphere": "left", "parcel_fraction": 0.05, "n_regions": 5,
-    ...                    "n_vertices": 10242, "largest_region_vertices": 200}])
-    >>> comparison_table(m, c).loc["contiguous regions", "comparable?"][:7]
-    'in kind'
-    >>> comparison_table(m, c).loc["Moran's I", "cortex · left"]
-    'not tested (no valid null)'
-    >>> comparison_table(m, c, n_permutations=999).loc["Moran's I"].iloc[0]
-    '0.40 (p ≤ 0.001 (999 draws))'
+    >>> _count(4806, 29280, "vertices with data")
+    '4,806 of 29,280 vertices with data (16.4 %)'
     """
-    last = model_table.iloc[-1]
-    n_units = last["n_units"]
-    cols = {f"model · {last['layer']}": [
-        "Welch t, S vs N, per unit",
-        _count(last["selective_fraction"] * n_units, n_units),
-        _fmt(last["n_significant_patches"], "{:.0f}"),
-        _fmt(last["largest_patch_units"] / n_units, "{:.1%}"),
-        f"{_fmt(last['morans_i'])} ({format_p(last['morans_i_p'], n_permutations)})",
-        f"{_fmt(last['smoothness'])} ({format_p(last['smoothness_p'], n_permutations)})",
-        "–",
-    ]}
-    for r in cortex_table.to_dict("records"):
-        name = r.get("map", _MAP)
-        what = ("group parcels, 1 inside / 0 outside" if r.get("kind", "parcels") == "parcels"
-                else f"your map {name!r} on {r.get('mesh', 'fsaverage5')}, regions at ≥ "
-                     f"{r['threshold']:g}")
-        head = (f"cortex · {r['hemisphere']}" if name == _MAP and r.get("kind") != "yours"
-                else f"cortex {name} · {r['hemisphere']}")
-        cols[head] = [what, _count(r["parcel_fraction"] * r["n_vertices"], r["n_vertices"]),
-                      _fmt(r["n_regions"], "{:.0f}"),
-                      _fmt(r["largest_region_vertices"] / r["n_vertices"], "{:.1%}"),
-                      NOT_TESTED, NOT_TESTED, "–"]
-    cols["comparable?"] = [
-        "no: a statistic per unit vs a fixed binary atlas",
-        "in kind: both a fraction of the surface marked language-selective; the model's "
-        "depends on q and the items, the parcels' on the group threshold",
-        "in kind: counts of contiguous regions (the model's tested against its null, the "
-        "parcels fixed); sheet and hemisphere differ in size and shape",
-        "in kind: the largest region as a share of the surface",
-        "no: only the model's is tested. The parcels' own Moran's I has no valid null: a "
-        "spin test rotates the map whole and so keeps its autocorrelation (a rotated map has "
-        "about the same Moran's I), and scattering its values makes any contiguous parcel "
-        "'cluster'; a binary map of contiguous parcels is autocorrelated by construction, "
-        "so its value is not reported",
-        "no: only the model's is tested; the parcels' smoothness has no valid null, for the "
-        "same reason as Moran's I, and is not reported",
-        "not compared: one language map, no set of regions to arrange",
-    ]
-    index = ["what the map is", "marked language-selective (model: t ≥ its BH threshold)",
-             "contiguous regions", "largest region (share of surface)", "Moran's I",
-             "smoothness", "arrangement of regions"]
-    return pd.DataFrame(cols, index=index)
+    if not np.isfinite(n) or not of:
+        return "–"
+    what = f" {what}" if what else ""
+    return f"{int(round(n)):,} of {int(of):,}{what} ({n / of:.1%})".replace("%)", " %)")
 
 
 # ------------------------------------------------------------------------------ text
+def _count_of(c: dict) -> str:
+    """A summary's cortex entry as "4,806 of 29,280 vertices with data (16.4 %)" (a summary
+    without the counts, e.g. an older one: its fraction alone)."""
+    if c.get("n_with_data") and c.get("n_marked") is not None:
+        return _count(c["n_marked"], c["n_with_data"], "vertices with data")
+    return f"{c['parcel_fraction']:.1%} of the vertices with data"
+
+
 def format_language_summary(summary: dict) -> str:
     """The plain-text summary ``toponeuro map --language`` prints.
 
@@ -523,19 +506,35 @@ def format_language_summary(summary: dict) -> str:
     lines = [f"toponeuro map --language — {summary['model']['name']} on "
              f"{summary['stimuli']['n_stimuli']} localizer items (nulls: "
              f"{summary['n_permutations']} draws, alpha {summary['alpha']:g})", ""]
+    if summary.get("headline"):
+        lines += [summary["headline"], ""]
     for ly, r in summary["per_layer"].items():
-        of = f" of {r['n_units']:,}" if r.get("n_units") else ""
-        lines.append(f"{ly} ({r['sheet']}): {r['n_fdr_topolm']:,}{of} units pass BH (TopoLM), "
-                     f"top-k {r['n_topk_topolm']}")
+        if r.get("n_units_with_data"):
+            count = (f"{_count(r['n_language_units'], r['n_units_with_data'], 'units')} "
+                     "language-selective")
+        else:
+            count = f"{r['n_fdr_topolm']:,} units pass BH (TopoLM)"
+        lines.append(f"{ly} ({r['sheet']}): {count}")
         lines += [f"    {t}" for t in r["signatures"]]
+    vn = summary.get("verb_noun", {}).get("per_layer", {})
+    if vn:
+        lines.append("")
+        lines += [f"{ly}, verb - noun: {r['verdict']}" for ly, r in vn.items()]
+    comp = summary.get("comparison", {})
+    if comp.get("fits"):
+        lines += ["", f"Model vs cortex ({comp['layer_rule']}):"]
+        for f in comp["fits"].values():
+            counts = ", ".join(f"{k} {v}" for k, v in f["counts"].items())
+            lines.append(f"    {f['title']} ({f['hemisphere']}): {counts}")
+        lines.append(f"    the headline's comparison: {comp['headline_rule']}")
     lines.append("")
     for h, c in summary["cortex"].items():
         if h in ("atlas", "nulls", "your_maps"):
             continue
-        lines.append(f"cortex {h}: language parcels cover {c['parcel_fraction']:.1%} of the "
-                     f"hemisphere in {c['n_regions']} regions")
+        lines.append(f"cortex {h}: language parcels cover {_count_of(c)} in {c['n_regions']} "
+                     "regions")
     for name, per in summary["cortex"].get("your_maps", {}).get("maps", {}).items():
         for h, c in per.items():
-            lines.append(f"cortex {h}, your map {name!r}: {c['parcel_fraction']:.1%} of the "
-                         f"hemisphere at or above the threshold, in {c['n_regions']} regions")
+            lines.append(f"cortex {h}, your map {name!r}: {_count_of(c)} at or above the "
+                         f"threshold, in {c['n_regions']} regions")
     return "\n".join(lines)

@@ -20,6 +20,7 @@ import numpy as np
 import xarray as xr
 
 from .._docs import fill_doc
+from .._null_cache import use_null_cache
 from ..analysis import TDANN_PATCHES
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from ._stages import map_layers
@@ -450,10 +451,11 @@ def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=Non
             cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
         source = next(iter(user.values())).source if user else {}
         pairs = _pairs(user)
-        user_topo = topography_table(user, threshold=float(threshold), min_units=min_vertices,
-                                     smooth_sigma=0.0, pairs=pairs, n_permutations=0,
-                                     similarity_permutations=similarity_permutations,
-                                     alpha=alpha, random_state=random_state)
+        with use_null_cache():  # your maps' spin draws: once per maps, mesh and seed
+            user_topo = topography_table(
+                user, threshold=float(threshold), min_units=min_vertices, smooth_sigma=0.0,
+                pairs=pairs, n_permutations=0, similarity_permutations=similarity_permutations,
+                alpha=alpha, random_state=random_state)
     replaced = any(LANGUAGE_MAP in m.maps for m in user.values())
     if replaced:
         return LanguageCortex(None, {}, None, user, user_topo, source)

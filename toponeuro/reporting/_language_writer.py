@@ -15,52 +15,41 @@ import numpy as np
 from .. import _dims as D
 from ..analysis import format_p
 from . import _writer
-from ._language_results import LanguageReport, _fmt
+from ._language_fit import FIT_HEMISPHERE_RULE, FIT_LAYER_RULE, LANGUAGE_HEADLINE_RULE, short_layer
+from ._language_results import LanguageReport, _count, _fmt
 from ._language_stages import LANGUAGE_MAP
 
-__all__ = ["write_language_report", "language_headline", "profile_comment", "short_layer"]
-
-
-def short_layer(name: str) -> str:
-    """A layer's name without the parts every layer of a TopoLM-style model shares.
-
-    Examples
-    --------
-    >>> short_layer("encoder.layer.5.intermediate.dense")
-    'layer.5'
-    """
-    return str(name).removeprefix("encoder.").replace(".intermediate.dense", "")
-
-
-#: how the headline layer is chosen, fixed before looking at the results
-HEADLINE_RULE = "the deepest mapped layer (the last of the layers, in model order)"
+__all__ = ["write_language_report", "language_headline", "headline_rules", "profile_comment",
+           "short_layer"]
 
 
 def language_headline(summary: dict) -> str:
-    """The report's first sentence: the question, the deepest layer's Moran's I against the
-    label null (the claim a selective topography rests on) with its verdict, the
-    positions-null sentence beside it, and the rule that picked the layer.
+    """The report's first sentence: ``summary["headline"]``, one sentence that answers both
+    questions -- is the headline layer's S - N map organised on the sheet (positions null),
+    and more than random contrasts of its items would be (label null) -- and gives the
+    comparison with the cortex :data:`~toponeuro.reporting.LANGUAGE_HEADLINE_RULE` picks
+    (:func:`~._language_report.headline_text`).
 
     Examples
     --------
-    >>> s = {"selection": {"q_level": 0.05}, "per_layer": {"l": {"n_fdr_topolm": 5,
-    ...      "n_units": 64, "verdict": "language selectivity is not more clustered ...",
-    ...      "organised": "language selectivity is organised on this sheet ..."}}}
-    >>> language_headline(s)[:70]
-    'Is the language map more clustered than contrasts of random splits of '
+    >>> language_headline({"headline": "On layer.5, the S - N map is organised ..."})
+    'On layer.5, the S - N map is organised ...'
     """
-    layer, r = list(summary["per_layer"].items())[-1]
-    q = summary["selection"].get("q_level", 0.05)
-    n, of = r["n_fdr_topolm"], r.get("n_units")
-    count = (f"{n:,} of {of:,} units" if of else f"{n:,} units")
-    sel = (f"no language-selective units at q = {q:g} (TopoLM's Benjamini-Hochberg)" if not n
-           else f"{count} pass TopoLM's Benjamini-Hochberg at q = {q:g}")
-    return (f"Is the language map more clustered than contrasts of random splits of its items? "
-            f"On {layer} ({sel}): {r['verdict']} — the label null: the S and N items' labels "
-            "shuffled and the t map recomputed from the same activations. Beside it, the "
-            f"positions null (the map's values scattered over the sheet) asks only whether the "
-            f"map is organised on the sheet: {r['organised']}. The layer is {HEADLINE_RULE}, "
-            "a rule fixed before looking at the results.")
+    return summary["headline"]
+
+
+def headline_rules() -> str:
+    """The rules behind the headline, fixed in code before any result was seen (printed
+    under it).
+
+    Examples
+    --------
+    >>> headline_rules()[:34]
+    'The layer is the deepest mapped la'
+    """
+    return (f"The layer is {FIT_LAYER_RULE}; the hemisphere is {FIT_HEMISPHERE_RULE}; the "
+            f"headline's comparison is {LANGUAGE_HEADLINE_RULE} These rules were fixed in code before "
+            "any result was seen.")
 
 
 def profile_comment(profile) -> str:
@@ -98,11 +87,16 @@ def profile_comment(profile) -> str:
     return text
 
 
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in str(name))
+
+
 def _figures(out: Path, rep: LanguageReport) -> dict:
     from ..plotting import (
-        plot_comparison,
         plot_condition_profile,
+        plot_cortex_map,
         plot_language_sheets,
+        plot_model_cortex_maps,
         plot_surface_map,
     )
 
@@ -121,26 +115,30 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
                                title="Language parcels (Wolna et al., 2025) on fsaverage5 "
                                      "(inflated, lateral view)")
         files["cortex_parcels.png"] = _writer._savefig(fig, out / "cortex_parcels.png")
-    elif cortex.source:
-        name = next(iter(s["cortex"]["your_maps"]["maps"]))
-        maps = cortex.user_maps
-        drawable = (set(maps) == {"left", "right"}
-                    and all(name in maps[h].maps and getattr(maps[h], "mesh", "fsaverage5")
-                            == "fsaverage5" for h in maps))  # the drawn mesh is fsaverage5
-        if drawable:
-            both = np.concatenate([maps[h].maps[name] for h in ("left", "right")])
-            fig = plot_surface_map(both, colorbar_label=name, view="lateral",
-                                   title=f"Your {name} map on fsaverage5 (inflated, lateral "
-                                         "view)")
-            files["cortex_parcels.png"] = _writer._savefig(fig, out / "cortex_parcels.png")
+    for hemi, cm in cortex.user_maps.items():  # a lab's maps, always drawn, on their mesh
+        for name, vals in cm.maps.items():
+            fname = f"cortex_{_safe(name)}_{hemi}.png"
+            fig = plot_cortex_map(np.asarray(vals, float), mesh=cm.mesh, hemi=hemi,
+                                  threshold=s["cortex"].get("your_maps", {}).get("threshold"),
+                                  colorbar_label=name,
+                                  title=f"Your map {name!r}, {hemi} hemisphere ({cm.mesh})")
+            files[fname] = _writer._savefig(fig, out / fname)
     fig = plot_condition_profile(
         rep.profile, layer_names=[short_layer(ly) for ly in layers],
         title="Language units (top-k, selected on the other half of the items)")
     files["condition_profile.png"] = _writer._savefig(fig, out / "condition_profile.png")
-    view = rep.tables["comparison"].drop(columns="comparable?")
-    view.columns = [c.replace(str(layers[-1]), short_layer(layers[-1])) for c in view.columns]
-    fig = plot_comparison(view, title="Model sheet vs cortex (see the table for what compares)")
-    files["comparison.png"] = _writer._savefig(fig, out / "comparison.png")
+    for key, f in rep.fits.items():
+        model = (rep.verb_noun.tmap if key == "verb-noun"
+                 else rep.selectivity.sel(map=LANGUAGE_MAP))
+        what = "verb - noun" if key == "verb-noun" else "S - N"
+        fig = plot_model_cortex_maps(
+            model.topo.map(f.layer), f.cortex_values, mesh=f.mesh, hemi=f.hemisphere,
+            threshold=2.0, colorbar_label="t",
+            model_title=f"model: {what} t on {short_layer(f.layer)}",
+            cortex_title=f"cortex: {f.cortex_name} ({f.mesh}, {f.hemisphere})",
+            title=f"{f.title} (one colour logic; |t| < 2 uncoloured)")
+        fname = f"model_vs_cortex_{key}.png"
+        files[fname] = _writer._savefig(fig, out / fname)
     return files
 
 
@@ -155,12 +153,15 @@ _COLUMNS = {
     "smoothness_p": "smoothness p", "n_patches": "patches found",
     "n_significant_patches": "significant patches",
     "largest_patch_units": "largest significant patch (units)",
-    "selective_fraction": "units with t ≥ the BH threshold",
+    "selective_fraction": "language-selective units (t ≥ the BH threshold, of the units "
+                          "with data)",
     "split_half_overlap": "split-half Dice", "split_half_chance": "split-half Dice by chance",
     "split_half_p": "split-half p (hypergeometric)", "hemisphere": "hemisphere", "map": "map",
-    "n_vertices": "vertices", "parcel_fraction": "vertices in the map's regions",
+    "n_vertices": "vertices (mesh)", "n_with_data": "vertices with data",
+    "n_marked": "vertices in the map's regions",
+    "parcel_fraction": "vertices in the map's regions (of those with data)",
     "n_regions": "regions", "largest_region_vertices": "largest region (vertices)",
-    "largest_region_fraction": "largest region (share of the hemisphere)",
+    "largest_region_fraction": "largest region (share of the vertices with data)",
 }
 
 
@@ -169,8 +170,9 @@ def _model_view(rep: LanguageReport, n_permutations: int):
     for col in ("morans_i_p", "smoothness_p"):
         t[col] = [format_p(p, n_permutations) if np.isfinite(p) else "–" for p in t[col]]
     t["split_half_p"] = [f"{p:.2g}" for p in t["split_half_p"]]
-    t["selective_fraction"] = [f"{round(f * n):,} of {n:,} ({f:.1%})" if np.isfinite(f) else "–"
-                               for f, n in zip(t["selective_fraction"], t["n_units"])]
+    t["selective_fraction"] = [_count(k, n) for k, n in zip(t["n_language_units"],
+                                                          t["n_units_with_data"])]
+    t = t.drop(columns=["n_language_units", "n_units_with_data"])
     for col in ("n_patches", "n_significant_patches", "largest_patch_units"):
         t[col] = [f"{int(v)}" if np.isfinite(v) else "–" for v in t[col]]
     return t.rename(columns=_COLUMNS)
@@ -180,8 +182,9 @@ def _cortex_view(rep: LanguageReport):
     t = rep.tables["cortex"].copy()
     if not len(t):
         return t
-    t["parcel_fraction"] = [f"{round(f * n):,} of {n:,} ({f:.1%})"
-                            for f, n in zip(t["parcel_fraction"], t["n_vertices"])]
+    t["parcel_fraction"] = [_count(k, n, "with data")
+                            for k, n in zip(t["n_marked"], t["n_with_data"])]
+    t = t.drop(columns="n_marked")
     t["largest_region_fraction"] = [f"{f:.1%}" for f in t["largest_region_fraction"]]
     return t.rename(columns=_COLUMNS)
 
@@ -236,6 +239,26 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         f"sha256 <code>{esc(str(m.get('weights_sha256', '')))}</code>.</li></ul>")
 
 
+def _comparison_html(rep: LanguageReport, fig, esc) -> str:
+    """The model-vs-cortex section: the rules, the maps side by side, one table."""
+    comp = rep.summary.get("comparison", {})
+    if not rep.fits:
+        return ("<p>No comparison with the cortex was made (no cortex map shares a side with "
+                "the model's maps, or verb_noun=None).</p>")
+    figs = "".join(fig(f"model_vs_cortex_{k}.png", f"{f.title}: the model's map and the "
+                       "cortex's, on one colour logic") for k, f in rep.fits.items())
+    sources = "".join(f"<li>{esc(f.title)}: {esc(f.cortex_source)} ({esc(f.hemisphere)} "
+                      f"hemisphere on {esc(f.mesh)})</li>"
+                      for f in rep.fits.values())
+    return (f"<p>Every descriptor is computed by one function on both sides, with the same "
+            f"parameters (lengths in units of each map's extent), each against its null on "
+            f"its own geometry ({comp.get('n_permutations', 0):,} draws a side); one rule gives "
+            f"the verdict (alike / unlike / not testable: toponeuro.analysis.ruler_verdict). "
+            f"{esc(headline_rules())}</p>"
+            f"<ul>{sources}</ul>{figs}"
+            + rep.tables["comparison"].to_html(border=0, classes="tbl", index=False))
+
+
 def _html(rep: LanguageReport, files: dict) -> str:
     from ._page import DetailBlock, answer_first_page, figure_html
 
@@ -246,6 +269,11 @@ def _html(rep: LanguageReport, files: dict) -> str:
         f"<h4>{esc(ly)} ({esc(r['sheet'])})</h4><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul>"
         for ly, r in s["per_layer"].items())
+    vn = s.get("verb_noun", {}).get("per_layer", {})
+    if vn:
+        verdicts += ("<h4>verb - noun (TopoLM's fMRI-fit items, Elli et al., 2019)</h4><ul>"
+                     + "".join(f"<li>{esc(ly)}: {esc(r['verdict'])}; {esc(r['organised'])}</li>"
+                               for ly, r in vn.items()) + "</ul>")
     verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
                 f"spatial null) is at or below {s['alpha']:g}; otherwise the sentence says the "
                 f"opposite was not shown.</p>{verdicts}")
@@ -276,18 +304,18 @@ def _html(rep: LanguageReport, files: dict) -> str:
               "each condition, on the items they were not selected on (error bars: s.e.m. "
               "over items)")
         + _writer._html_table(_profile_view(rep)))
+    yours = "".join(fig(k, f"Your map {k.removeprefix('cortex_').removesuffix('.png')}, "
+                           "on its own mesh (inflated, lateral view)")
+                    for k in files if k.startswith("cortex_") and k != "cortex_parcels.png")
     cortex = (
         fig("cortex_parcels.png", "The cortex's language map on the inflated fsaverage5 "
             "surface (lateral views)")
+        + yours
         + _writer._html_table(_cortex_view(rep))
-        + "<p>The parcels' own Moran's I and smoothness are not reported: no null can test "
-        "them. A spin test rotates the map whole and so keeps its autocorrelation, and "
-        "scattering its values makes any contiguous parcel \"cluster\"; a binary map of "
-        "contiguous parcels is autocorrelated by construction, whatever the brain does.</p>"
+        + "<p>Counts and fractions are over the vertices with data (a map's medial wall "
+        "and NaN vertices are not cortex it measured).</p>"
         + _cortex_similarity(s, esc))
-    comparison = ("<p>The last column says plainly which rows can be set side by side and "
-                  "which cannot.</p>"
-                  + rep.tables["comparison"].to_html(border=0, classes="tbl"))
+    comparison = _comparison_html(rep, fig, esc)
     files_text = ("<p><code>results.nc</code> (every unit's t, p, q and the TopoLM masks; "
                   "per-layer metrics and the condition profile), <code>summary.json</code>, "
                   "and the figures: "
@@ -306,7 +334,8 @@ def _html(rep: LanguageReport, files: dict) -> str:
     return answer_first_page(
         title=f"toponeuro map --language — {m['name']}",
         heading=f"Language-selective topography of <code>{esc(m['name'])}</code>",
-        headline=f'<p class="headline"><b>{esc(language_headline(s))}</b></p>',
+        headline=(f'<p class="headline"><b>{esc(language_headline(s))}</b></p>'
+                  f'<p class="rule">{esc(headline_rules())}</p>'),
         figure=fig("sheet_maps.png", "S vs N t on each layer's sheet"),
         what_was_run=run, notes=notes, detail=detail)
 

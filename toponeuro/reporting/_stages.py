@@ -22,6 +22,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._null_cache import use_null_cache
 from .._params import check_random_state
 from ..analysis import TDANN_PATCHES
 from ..exceptions import (
@@ -566,9 +567,10 @@ def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
         maps = atlas_maps(atlas, CORTEX_DOMAINS, hemispheres=hemispheres or ("left", "right"),
                           representation=representation)
         thr = 1.0 if representation == "proximity" else 0.5
-    topo = topography_table(maps, threshold=thr, min_units=min_vertices, smooth_sigma=0.0,
-                            n_permutations=0, similarity_permutations=similarity_permutations,
-                            alpha=alpha, random_state=random_state)
+    with use_null_cache():  # the spin draws of these maps: once per maps, mesh and seed
+        topo = topography_table(maps, threshold=thr, min_units=min_vertices, smooth_sigma=0.0,
+                                n_permutations=0, similarity_permutations=similarity_permutations,
+                                alpha=alpha, random_state=random_state)
     return CortexTopography(atlas, maps, topo)
 
 
@@ -632,8 +634,9 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
     """
     from ..analysis import compare_tables
 
-    return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state)
-            for ly in layers for h in hemispheres}
+    with use_null_cache():  # the cortex maps' spin draws: once per maps, mesh and seed
+        return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state)
+                for ly in layers for h in hemispheres}
 
 
 @fill_doc

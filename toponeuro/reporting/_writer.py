@@ -308,11 +308,11 @@ def _cortex_table_html(res: ReportData) -> str:
     """The cortex maps' own smoothness and patches (no null), each a percentage of vertices."""
     rows = []
     for r in res.tables["cortex"].itertuples():
-        n = int(str(r.shape).split()[0]) if str(r.shape).split()[0].isdigit() else 0
+        n = int(r.n_points)  # the vertices with data: the fractions' denominator (issue 45)
         rows.append({"hemisphere": r.hemisphere, "domain": r.domain,
                      "smoothness (TDANN; no null)": f"{r.smoothness:.2f}",
                      "patches (connected regions; no null)": f"{int(r.n_patches)}",
-                     "patch area": percent_of(r.total_patch_fraction, n, "vertices")})
+                     "patch area": percent_of(r.total_patch_fraction, n, "vertices with data")})
     return _html_table(pd.DataFrame(rows))
 
 

@@ -7,7 +7,7 @@ by :func:`read_image` alone, and image folders listed by :func:`list_image_files
 :func:`make_image_folder` writes a synthetic one in fLoc's layout.
 """
 
-from . import _datasets, _image, _loaders, _nsd, _numbers, _r92, _set, _synthetic, _table
+from . import _datasets, _image, _loaders, _nsd, _numbers, _r92, _set, _synthetic, _table, _verbnoun
 from ._datasets import *
 from ._image import *
 from ._loaders import *
@@ -17,6 +17,7 @@ from ._r92 import *
 from ._set import *
 from ._synthetic import *
 from ._table import *
+from ._verbnoun import *
 
 __all__ = [
     *_set.__all__,
@@ -28,4 +29,5 @@ __all__ = [
     *_table.__all__,
     *_r92.__all__,
     *_datasets.__all__,
+    *_verbnoun.__all__,
 ]

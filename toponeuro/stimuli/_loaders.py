@@ -299,10 +299,11 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
     --------
     >>> path = fetch_language_localizer()  # doctest: +SKIP
     >>> t = pinned_sources("epflneuroailab/topolm")
-    >>> t.path[t.path.str.endswith(".csv")].tolist()  # the file it fetches
+    >>> t.path[t.path.str.endswith("fedorenko_stimuli.csv")].tolist()  # the file it fetches
     ['eval/stimuli/fedorenko_stimuli.csv']
     """
-    row = next(r for r in pinned_sources(_LANGLOC_REPO).itertuples() if r.path.endswith(".csv"))
+    row = next(r for r in pinned_sources(_LANGLOC_REPO).itertuples()  # not the verb-noun
+               if r.path.endswith(".csv") and not r.path.endswith("elli_stimuli.csv"))
     return _fetch_row(row, cache_dir, False)
 
 

@@ -15,9 +15,11 @@ from scipy.spatial import procrustes
 from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
+from ... import _null_cache
 from ..._docs import fill_doc
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from ._null import NullResult
 from ._patches import Patches
 from ._topography import map_similarity
 
@@ -163,12 +165,19 @@ def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state: RandomStat
     ('ssim', 1.0)
     """
     method = "ssim" if tm_a.grid_shape is not None else "pearson"
-    try:
-        return map_similarity(tm_a, tm_b, method, n_permutations=n_permutations,
-                              random_state=random_state)
-    except InvalidDataError as err:
-        if method == "ssim" or not n_permutations:
-            raise
-        res = map_similarity(tm_a, tm_b, method, n_permutations=0)
-        res.attrs["null_note"] = f"no spin test: {err}"
-        return res
+
+    def compute():
+        try:
+            return map_similarity(tm_a, tm_b, method, n_permutations=n_permutations,
+                                  random_state=random_state)
+        except InvalidDataError as err:
+            if method == "ssim" or not n_permutations:
+                raise
+            res = map_similarity(tm_a, tm_b, method, n_permutations=0)
+            res.attrs["null_note"] = f"no spin test: {err}"
+            return res
+
+    if method == "ssim" or not n_permutations:
+        return compute()
+    return _null_cache.cached_result("pair-similarity", [tm_a, tm_b], {
+        "method": method, "n_permutations": int(n_permutations)}, random_state, compute, NullResult)

@@ -20,6 +20,7 @@ seeding and :class:`NullResult` are ``spatial_null``'s.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -43,6 +44,9 @@ from ._selectivity import (
     contrast_masks,
 )
 from ._verdict import contrast_claim, organisation_claim
+
+#: label-null maps a design keeps for a second statistic on the same draws (bytes)
+_SURROGATE_BYTES = 64 * 2**20
 
 __all__ = ["ContrastDesign", "contrast_design", "LABEL_NULL_REFERENCE", "ContrastTopography",
            "contrast_topography"]
@@ -192,8 +196,24 @@ class ContrastDesign:
         return out
 
     def surrogates(self, n_draws: int, rng) -> np.ndarray:
-        """``(n_draws, h*w)`` maps of random splits of the items (the label null's draws)."""
-        return self.point_maps(self.random_targets(n_draws, rng))
+        """``(n_draws, h*w)`` maps of random splits of the items (the label null's draws).
+
+        Kept on the design (up to :data:`_SURROGATE_BYTES`), keyed by the generator's state:
+        a second statistic tested on the same design with the same seed (smoothness, then
+        patch units) reads the same maps instead of recomputing them, and the generator is
+        left where drawing would have left it.
+        """
+        state = json.dumps(rng.bit_generator.state, sort_keys=True, default=str)
+        memo = self.__dict__.setdefault("_surrogates", {})
+        hit = memo.get((int(n_draws), state))
+        if hit is not None:
+            maps, rng.bit_generator.state = hit
+            return maps
+        maps = self.point_maps(self.random_targets(n_draws, rng))
+        if sum(m.nbytes for m, _ in memo.values()) + maps.nbytes <= _SURROGATE_BYTES:
+            maps.setflags(write=False)
+            memo[int(n_draws), state] = (maps, rng.bit_generator.state)
+        return maps
 
     def to_topomap(self, layer=None, geometry=None) -> TopoMap:
         """The observed map as the :class:`TopoMap` ``spatial_null`` reads (carrying this

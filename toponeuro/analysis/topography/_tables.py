@@ -15,6 +15,7 @@ import pandas as pd
 import xarray as xr
 
 from ... import _dims as D
+from ... import _null_cache
 from ..._docs import fill_doc
 from ..._params import check_n_permutations
 from ..._typing import RandomState
@@ -63,7 +64,10 @@ class TopographyTable:
         One row per ``(sheet, name)``: ``sheet`` (layer or hemisphere), ``name`` (domain),
         ``shape`` (``"16x16"`` or ``"10242 points"``), ``smoothness``, ``n_patches``,
         ``largest_patch_units``, ``mean_patch_fraction``, ``total_patch_fraction``,
-        ``selective_fraction`` (points with value >= threshold) and ``max_value``.
+        ``selective_fraction`` (points with value >= threshold), ``max_value``, ``n_points``
+        (the points *with data*: the denominator of every fraction here; a mesh's medial
+        wall or a NaN unit is not counted) and ``n_selective`` (points with data at or above
+        the threshold: ``selective_fraction * n_points``).
     similarity : pandas.DataFrame
         One row per ``(sheet, pair)``: ``sheet``, ``pair`` (``"faces-bodies"``), ``value``
         (:func:`map_similarity`: SSIM on a sheet, Pearson on a mesh), its two-sided
@@ -210,13 +214,14 @@ def _row(sheet, name, tm, sm, vals) -> dict:
             "shape": ("x".join(map(str, tm.grid_shape)) if tm.grid_shape is not None
                       else f"{tm.n} points"),
             "smoothness": float(sm["score"]), "smoothness_null_mean": float(sm["null_mean"]),
-            "smoothness_null_std": float(sm["null_std"]), "smoothness_p": float(sm["p_value"])}
+            "smoothness_null_std": float(sm["null_std"]), "smoothness_p": float(sm["p_value"]),
+            "n_points": int(vals.size)}
 
 
 #: the patch columns of a map without a threshold (``threshold=None``: an empty selection)
 _NO_PATCHES = {"n_patches": 0, "n_significant_patches": np.nan, "largest_patch_units": 0,
                "mean_patch_fraction": np.nan, "total_patch_fraction": 0.0,
-               "selective_fraction": 0.0}
+               "selective_fraction": 0.0, "n_selective": 0}
 
 
 def _patch_columns(p) -> dict:
@@ -353,6 +358,7 @@ def topography_table(
                 "n_significant_patches": int(kept.n_patches) if with_null else np.nan,
                 **_patch_columns(kept),
                 "selective_fraction": float(np.mean(vals >= threshold)) if vals.size else np.nan,
+                "n_selective": int(np.sum(vals >= threshold)),
                 "max_value": float(vals.max()) if vals.size else np.nan,
             })
         for a, b in pairs:
@@ -679,10 +685,20 @@ def arrangement_comparison(
         key = ("arrangement_spin", tuple(names), top, n_spin, random_state)
         memo = c_dist[0]._cache if isinstance(random_state, (int, np.integer)) else {}
         if key not in memo:
-            r = spatial_null(on_cortex, *[cortex.maps[cortex_sheet, n]["null"] for n in names],
-                             null="shift", n_permutations=n_spin, alternative="greater",
-                             vectorized=True, random_state=random_state)
-            memo[key] = (np.concatenate(drawn[1:]), r.null_method)  # drawn[0]: the observed
+            spun = [cortex.maps[cortex_sheet, n]["null"] for n in names]
+
+            def spin():
+                r = spatial_null(on_cortex, *spun, null="shift", n_permutations=n_spin,
+                                 alternative="greater", vectorized=True,
+                                 random_state=random_state)
+                # drawn[0]: the observed
+                return {"draws": np.concatenate(drawn[1:])}, {"method": r.null_method}
+
+            # and on disk (the cortex step's null cache): the same maps, mesh and seed
+            arrays, meta = _null_cache.cached(
+                "arrangement-spin", _null_cache.arrangement_parts(spun, c_dist[0], top, n_spin,
+                                                                  random_state), spin)
+            memo[key] = (arrays["draws"], meta["method"])
         draws, method = memo[key]
         r = NullResult.from_null(rho, _rank_correlation(draws, dm), method,
                                  alternative="greater")

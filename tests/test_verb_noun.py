@@ -1,0 +1,181 @@
+"""TopoLM's verb - noun items (Elli et al., 2019) and the language job's verb - noun contrast."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from toponeuro import exceptions as E
+from toponeuro.stimuli import VERB_NOUN_CLASSES, load_verb_noun_items
+
+HEADER = "run,block,class,category,pair\n"
+
+
+def _write(tmp_path, body, name="elli.csv"):
+    p = tmp_path / name
+    p.write_text(HEADER + body)
+    return p
+
+
+def test_the_shipped_items_are_read_as_they_come(shared_dir):
+    s = load_verb_noun_items(shared_dir / "data" / "topolm" / "elli_stimuli.csv")
+    assert len(s) == 576 and s.kind == "text" and s.name == "verb_noun"
+    cats = s.categories
+    assert {c: int((cats == c).sum()) for c in VERB_NOUN_CLASSES} == {"verb": 288, "noun": 288}
+    meta = s.metadata
+    assert sorted(meta["run"].unique()) == ["even", "odd"]
+    assert meta["block"].dtype.kind == "i" and meta["block"].max() == 143
+    assert s.get(0) == "the garage the rink" and cats[0] == "noun"
+    assert s.get(8) == "to slurp to lick" and cats[8] == "verb"
+    assert meta["semantic_category"].nunique() == 8
+
+
+@pytest.mark.parametrize("body, error, words", [
+    ('odd,0,adjective,x,"a b"\nodd,0,noun,x,"c d"\n', E.InvalidDataError, "adjective"),
+    ('odd,0,noun,x,""\nodd,0,verb,x,"c d"\n', E.InvalidDataError, "empty cells in column 'pair'"),
+    ('odd,zero,noun,x,"a b"\nodd,0,verb,x,"c d"\n', E.InvalidDataError, "'block'"),
+    ('odd,0,noun,x,"a b"\nodd,0,noun,x,"a b"\nodd,0,verb,x,"c d"\nodd,0,verb,x,"e f"\n',
+     E.AlignmentError, "one phrase twice"),
+    ('odd,0,noun,x,"a b"\nodd,0,noun,x,"g h"\nodd,0,verb,x,"c d"\n', E.InvalidDataError,
+     "fewer than 2 items of class ['verb']"),
+])
+def test_a_broken_item_file_is_refused_with_a_typed_error(tmp_path, body, error, words):
+    with pytest.raises(error) as err:
+        load_verb_noun_items(_write(tmp_path, body))
+    assert words in str(err.value) and "path=" in str(err.value)
+
+
+def test_missing_columns_and_files_name_the_parameter(tmp_path):
+    p = tmp_path / "x.csv"
+    p.write_text("run,block,kind,pair\nodd,0,noun,a b\n")
+    with pytest.raises(E.InvalidDataError, match=r"lacks columns \['class', 'category'\]"):
+        load_verb_noun_items(p)
+    with pytest.raises(E.MissingFileError, match="path="):
+        load_verb_noun_items(tmp_path / "absent.csv")
+
+
+def test_classes_are_read_whatever_their_case_and_spaces(tmp_path):
+    s = load_verb_noun_items(_write(tmp_path, 'odd,0, Noun ,x,"a b"\nodd,0,noun,x,"g h"\n'
+                                              'even,1,VERB,y,"c d"\neven,1,verb,y,"e f"\n'))
+    assert s.categories.tolist() == ["noun", "noun", "verb", "verb"]
+    assert np.array_equal(s.metadata["block"].to_numpy(), [0, 0, 1, 1])
+
+
+# --- the model's verb - noun map and the comparison rules -----------------------------------
+def _vn_acts(planted, n_per=30, seed=0, side=16):
+    from toponeuro import make_activations
+
+    rng = np.random.default_rng(seed)
+    cats = np.repeat(["verb", "noun"], n_per)
+    x = rng.standard_normal((cats.size, side * side))
+    x[cats == "verb"] += planted.ravel()[None, :]
+    acts = make_activations({"h": side * side}, n_stimuli=cats.size, categories=list(cats),
+                            random_state=0)
+    return acts.copy(data=x)
+
+
+def test_a_planted_verb_noun_blob_is_found_and_its_absence_is_not():
+    """Planted truth: verbs > nouns in one blob of the sheet gives a positive t there,
+    organised and selective (label null); no effect gives neither claim."""
+    from toponeuro.reporting import language_verb_noun
+
+    rr, cc = np.mgrid[:16, :16]
+    blob = 1.5 * np.exp(-((rr - 5) ** 2 + (cc - 10) ** 2) / (2 * 2.5**2))
+    vn = language_verb_noun(_vn_acts(blob), ["h"], n_permutations=99, random_state=0)
+    t = vn.tmap.topo.map("h")
+    assert t[5, 10] > 4 and abs(t[14, 1]) < 3
+    ct = vn.contrast["h"]
+    assert ct.organised.outcome == "beyond chance" and ct.selective.outcome == "beyond chance"
+    assert vn.n_units["h"] == 256 and vn.tmap.attrs["contrast"] == "verb - noun"
+    null = language_verb_noun(_vn_acts(np.zeros((16, 16)), seed=1), ["h"], n_permutations=99,
+                              random_state=0)
+    assert null.contrast["h"].selective.outcome == "not beyond chance"
+
+
+def _fit(key, *verdicts):
+    from types import SimpleNamespace as NS
+
+    from toponeuro.reporting import LanguageFit
+
+    return LanguageFit(key, "l", "left", "x", "s", NS(rows=[NS(verdict=v) for v in verdicts]))
+
+
+def test_the_headline_rule_picks_the_comparison_with_the_most_testable_descriptors():
+    from toponeuro.reporting import LANGUAGE_HEADLINE_RULE as HEADLINE_RULE
+    from toponeuro.reporting import headline_fit
+
+    assert headline_fit({"verb-noun": _fit("verb-noun", "alike", "not testable"),
+                         "language": _fit("language", "unlike", "alike")}).key == "language"
+    # a tie goes to TopoLM's verb - noun fit, whatever the verdicts say
+    assert headline_fit({"language": _fit("language", "alike", "alike"),
+                         "verb-noun": _fit("verb-noun", "unlike", "unlike")}).key == "verb-noun"
+    # a comparison that cannot test anything (too few draws) is never the headline
+    assert headline_fit({"language": _fit("language", "not testable")}) is None
+    assert "most evidence" in HEADLINE_RULE and "never" in HEADLINE_RULE
+
+
+def test_the_headline_answers_both_questions_in_one_sentence():
+    from types import SimpleNamespace as NS
+
+    from toponeuro.reporting import answer_both
+
+    def claim(outcome, p):
+        return NS(outcome=outcome, statistic=0.2, p_value=p, n_permutations=999)
+
+    both = answer_both(claim("beyond chance", 0.001), claim("not beyond chance", 0.4))
+    assert "is organised on the sheet, but not more than random contrasts" in both
+    assert "positions null p ≤ 0.001" in both and "label null p = 0.4" in both
+    yes = answer_both(claim("beyond chance", 0.001), claim("beyond chance", 0.001))
+    assert "and more than random contrasts of its items would be" in yes
+    no = answer_both(claim("not beyond chance", 0.3), claim("not beyond chance", 0.5))
+    assert "not shown to be organised" in no and "." not in no.rstrip(")").split("(")[0]
+
+
+@pytest.mark.shared
+def test_topolm_s_nc_is_a_cortex_map_and_a_bare_nc_is_the_verbs_map(shared_dir):
+    """Issue 45: the .nc TopoLM ships named no loader from --cortex-maps; now it is read by
+    load_topolm_contrast, its file recorded (so --overwrite can never replace it)."""
+    from toponeuro.atlases import load_cortex_maps
+    from toponeuro.reporting import bare_netcdf
+
+    nc = str(shared_dir / "data" / "topolm" / "group-level-contrast.nc")
+    assert bare_netcdf(nc) == {"verbs": nc}
+    maps = load_cortex_maps(bare_netcdf(nc))
+    (hemi, cm), = maps.items()
+    assert hemi == "left" and cm.mesh == "fs_LR_32k" and cm.files == [nc]
+    vals = np.asarray(cm.maps["verbs"], float)
+    assert int(np.isfinite(vals).sum()) == 29280
+    rec = cm.source["maps"]["verbs"]["left"]
+    assert rec["reader"] == "toponeuro.atlases.read_netcdf_map"
+
+
+@pytest.mark.parametrize("content, error", [
+    (b"", E.InvalidDataError),  # empty
+    (b"this is text, not netCDF\n", E.InvalidDataError),  # wrong content
+])
+def test_a_broken_nc_cortex_map_is_refused_with_one_clear_error(tmp_path, content, error):
+    from toponeuro.atlases import load_cortex_maps
+
+    p = tmp_path / "contrast.nc"
+    p.write_bytes(content)
+    with pytest.raises(error, match=r"cortex_maps\['verbs'\].*not a readable netCDF"):
+        load_cortex_maps({"verbs": str(p)})
+
+
+def test_an_nc_of_another_layout_names_what_it_expects(tmp_path):
+    import xarray as xr
+
+    from toponeuro.atlases import load_cortex_maps
+
+    p = tmp_path / "other.nc"
+    xr.Dataset({"beta": ("v", np.zeros(10))}).to_netcdf(p)
+    with pytest.raises(E.UnknownNameError, match="no variable 't_values'"):
+        load_cortex_maps({"verbs": str(p)})
+    xr.Dataset({"t_values": ("v", np.zeros(10))}).to_netcdf(p)
+    with pytest.raises(E.DimensionError, match="32,492"):
+        load_cortex_maps({"verbs": str(p)})
+    trunc = tmp_path / "trunc.nc"
+    xr.Dataset({"t_values": ("v", np.zeros(32492))}).to_netcdf(trunc)
+    trunc.write_bytes(trunc.read_bytes()[:2000])
+    with pytest.raises(E.InvalidDataError, match="not a readable netCDF"):
+        load_cortex_maps({"verbs": str(trunc)})

@@ -15,7 +15,7 @@ Printed, all measured in this run:
 3. The largest absolute difference between the dask path's scores and the in-memory path's.
 
 No assertion on time: the numbers are for the changelog, the test is in
-tests/test_encoding_scale.py.
+tests/analysis/encoding/test_encoding_scale.py.
 
 Run: OMP_NUM_THREADS=1 python bench/bench_encoding_dask.py [--small]
 """

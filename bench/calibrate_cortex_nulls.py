@@ -200,8 +200,9 @@ def _pct(x):
 def cell_text(c):
     lo, hi = c["ci95"]
     grid = f", {c['voxel_mm']:g} mm grid" if c.get("voxel_mm", VOXEL_MM) != VOXEL_MM else ""
+    seed = f", maps seed {c['seed']}" if c.get("seed", 0) else ""
     return (f"{_pct(c['pearson'])} ({100 * lo:.1f}--{100 * hi:.1f}), {c['hits']} of "
-            f"{c['pairs']}{grid}")
+            f"{c['pairs']}{grid}{seed}")
 
 
 def rst_table(rows) -> str:

@@ -1,5 +1,5 @@
 """The one writer: every file, folder, store, checkpoint and download toponeuro writes goes
-through here (``tests/test_one_writer.py`` fails on a rename, replace or ``rmtree`` anywhere
+through here (``tests/house/test_one_writer.py`` fails on a rename, replace or ``rmtree`` anywhere
 else in the package).
 
 What it guarantees (``docs/outputs.rst``):

@@ -50,7 +50,7 @@ EXPECTED_REGION_DOMAINS = ("faces", "bodies", "places", "characters")
 #: deliberately loose choice of toponeuro's (not a published criterion): about three times
 #: the ~10 mm extent of one such ROI, so a subject's ROI displaced from the group atlas
 #: passes, while primary motor or auditory cortex (nilearn's motor t-map peaks ~50 mm
-#: away, see tests/test_cortex_maps.py) does not
+#: away, see tests/atlases/test_cortex_maps.py) does not
 EXPECTED_REGION_MM = 30.0
 
 

@@ -3,7 +3,7 @@
 Each sub-command is a pair ``_add_<name>(subparsers)`` / ``_run_<name>(args)`` registered in
 :data:`COMMANDS`; heavy imports happen inside ``_run_*``.
 
-Conventions (tested in ``tests/test_cli.py``): every option has help text and ``--help``
+Conventions (tested in ``tests/cli/test_cli.py``): every option has help text and ``--help``
 shows its default; one flag means one thing in every sub-command (``--model``, ``--stimuli``,
 ``--out``, ``--device``, ``--layers``), lists are space-separated; a typed toponeuro error
 prints its message (with the library's parameter names turned into the flags that set them)

@@ -198,7 +198,7 @@ def _view_axes(view: str, hemi: str):
     Dorsal: from above, image x is ``+x``. Lateral and medial: superior up, the viewer on
     the ``-x`` side (left lateral, right medial: ``f = +x``, image x ``-y``, the frontal pole
     on the left) or the ``+x`` side (right lateral, left medial: image x ``+y``, the frontal
-    pole on the right). tests/test_plotting_surface.py renders each view of a map high at
+    pole on the right). tests/plotting/test_plotting_surface.py renders each view of a map high at
     the frontal pole (and laterally) and reads the pixels.
     """
     if view == "ventral":  # seen from below, anterior up

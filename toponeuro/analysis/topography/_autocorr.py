@@ -4,7 +4,7 @@ TopoLM (Rathi et al., 2025) reports Moran's I of its language-selectivity maps. 
 maintained implementation is PySAL's ``esda.Moran``; :func:`morans_i` computes the same
 statistic with the sheet's (or mesh's) own neighbour graph as the weights, and its p-value
 from the one spatial null every toponeuro statistic shares (:func:`spatial_null`, the units'
-positions shuffled: esda's ``p_sim`` permutation null). ``tests/test_autocorr.py`` shows the
+positions shuffled: esda's ``p_sim`` permutation null). ``tests/analysis/topography/test_autocorr.py`` shows the
 parity with ``esda.Moran`` on ``libpysal.weights.lat2W`` weights.
 """
 

@@ -109,7 +109,7 @@ def _rotated_indices(tm: TopoMap, rots: np.ndarray) -> np.ndarray:
     """``(n_rotations, n)`` gather indices of the rotation matrices ``rots`` ``(d, 3, 3)``:
     index ``[d, i]`` is the vertex whose value lands on vertex ``i`` (the right hemisphere
     by ``M R M``). BrainSpace's ``_generate_spins`` with the same matrices gives the same
-    indices (``tests/test_brainspace_parity.py``)."""
+    indices (``tests/analysis/topography/test_brainspace_parity.py``)."""
     from scipy.spatial import cKDTree
 
     unit, parts = _units_of(tm), tm.hemispheres

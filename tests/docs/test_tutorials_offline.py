@@ -11,7 +11,7 @@ import pytest
 from toponeuro import _fetch
 from toponeuro.tutorial import data_note, tutorial_floc, tutorial_language_localizer
 
-TUTORIALS = sorted((Path(__file__).parents[1] / "tutorials").glob("plot_*.py"))
+TUTORIALS = sorted((Path(__file__).parents[2] / "tutorials").glob("plot_*.py"))
 _READERS = re.compile(r"\b(load_floc|load_language_localizer|fetch_floc|"
                       r"fetch_language_localizer|fetch_url|load_topolm_contrast|"
                       r"fetch_topolm_contrast|fetch_pinned_file)\(")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from toponeuro._docs import DOCDICT
 
-PKG = Path(__file__).resolve().parents[1] / "toponeuro"
+PKG = Path(__file__).resolve().parents[2] / "toponeuro"
 
 #: entries whose key is the parameter they document (the others describe e.g. ``path`` of a
 #: folder reader, a name too general to require everywhere)

@@ -26,7 +26,7 @@ from toponeuro.stimuli import (
 )
 from toponeuro.stimuli._datasets import _WARNED, dataset_relpath
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _mirror(tmp_path, monkeypatch, files: dict[tuple[str, str], bytes]):

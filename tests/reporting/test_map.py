@@ -478,7 +478,7 @@ def test_an_interrupted_map_leaves_the_earlier_report_whole(tmp_path, monkeypatc
         raise KeyboardInterrupt
 
     # (a kill while a figure is written is the same: the figures go to the hidden sibling;
-    # tests/test_output_safety.py writes a truncated PNG there)
+    # tests/reporting/test_output_safety.py writes a truncated PNG there)
     monkeypatch.setattr(_map, "model_topography", interrupted)
     code = main(["map", "--stimuli", str(floc), "--images", "97-98", "--out", str(earlier),
                  "--overwrite", "--no-progress", "--permutations", "0"])

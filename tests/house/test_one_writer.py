@@ -22,7 +22,7 @@ ROOT = Path(toponeuro.__file__).parent
 WRITER = {"_output.py", "_output_folder.py"}
 
 #: files run where toponeuro is not installed (in Brain-Score's own environment), which
-#: cannot import the writer (as in tests/test_no_bare_raise.py)
+#: cannot import the writer (as in tests/house/test_no_bare_raise.py)
 STANDALONE = {"brainscore/_plugin_arch.py", "brainscore/_plugin_nanogpt.py",
               "brainscore/_runner.py", "models/_standalone.py"}
 

@@ -1,7 +1,7 @@
 """toponeuro.brainscore on toponeuro's side: plugin export, converters, CLI, bad input.
 
 The Brain-Score side (loading the plugin with brainscore-vision 2.4.2, look_at, metrics) is
-proven by .ci/brainscore.sh and tests/test_brainscore_env.py.
+proven by .ci/brainscore.sh and tests/brainscore/test_brainscore_env.py.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def test_shipped_demo_without_weights_url_names_the_package_file(tmp_path, capsy
 def test_plugin_resnet18_blurpool_matches_toponeuro_blocks():
     import torchvision
 
-    arch = load_module(Path(__file__).parents[1] / "toponeuro/brainscore/_plugin_arch.py",
+    arch = load_module(Path(__file__).parents[2] / "toponeuro/brainscore/_plugin_arch.py",
                        "tn_plugin_arch_r18")
     torch.manual_seed(1)
     ours = add_blurpool(torchvision.models.resnet18(weights=None, num_classes=7)).eval()
@@ -269,7 +269,7 @@ def test_weights_without_hash_or_with_wrong_hash(tmp_path, checkpoint):
 
 # -- language export -------------------------------------------------------------------------
 def test_language_plugin(tmp_path):
-    sys.path.insert(0, str(Path(__file__).parents[1] / "toponeuro" / "brainscore"))
+    sys.path.insert(0, str(Path(__file__).parents[2] / "toponeuro" / "brainscore"))
     try:
         from _plugin_nanogpt import NanoGPT, build_nanogpt
     finally:

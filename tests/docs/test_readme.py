@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 _BLOCK = re.compile(r"^([ \t]*)```(python|bash)\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
 
 

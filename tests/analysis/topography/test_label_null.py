@@ -268,7 +268,7 @@ def test_label_null_record_and_page(tmp_path, monkeypatch):
                 continue
             assert 0.035 <= s["labels_rate"] <= 0.065, (model, stat)
             assert s["labels_ci95"][0] <= 0.05 <= s["labels_ci95"][1]
-    page = Path(__file__).resolve().parents[1] / "docs" / "reproduction_label_null.inc"
+    page = Path(__file__).resolve().parents[3] / "docs" / "reproduction_label_null.inc"
     if not page.exists():
         pytest.skip("the docs folder is not beside the tests")
     _calibration_bench(monkeypatch).write_inc(tmp_path / "inc")
@@ -279,7 +279,7 @@ def _calibration_bench(monkeypatch):
     import importlib.util
     from pathlib import Path
 
-    bench = Path(__file__).resolve().parents[1] / "bench" / "calibrate_label_null.py"
+    bench = Path(__file__).resolve().parents[3] / "bench" / "calibrate_label_null.py"
     if not bench.exists():
         pytest.skip("the bench folder is not beside the tests")
     monkeypatch.syspath_prepend(str(bench.parent))  # the bench scripts' `from _common import`

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-TUTORIALS = sorted((Path(__file__).resolve().parents[1] / "tutorials").glob("plot_*.py"))
+TUTORIALS = sorted((Path(__file__).resolve().parents[2] / "tutorials").glob("plot_*.py"))
 _QUIET = {"print", "plt.show", "data_note", "show"}  # calls whose value is None or wanted
 
 

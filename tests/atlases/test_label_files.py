@@ -15,7 +15,7 @@ import pytest
 from toponeuro.atlases import load_cortex_maps, load_visfatlas, parse_cortex_maps
 from toponeuro.exceptions import ImplausibleValueWarning, InvalidDataError, UnknownNameError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PARCELS = ROOT / "atlases" / "language_parcels"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from toponeuro import _dims as D
 
-PKG = Path(__file__).resolve().parents[1] / "toponeuro"
+PKG = Path(__file__).resolve().parents[2] / "toponeuro"
 NAMES = {v for k, v in vars(D).items() if k.isupper() and isinstance(v, str)
          and not k.startswith("ATTR_")}
 _DIM_METHODS = {"transpose", "stack", "unstack", "squeeze", "swap_dims", "expand_dims",

@@ -1,7 +1,7 @@
 """The one ruler (issue 43): geometry of free positions, descriptors, the verdict rule.
 
 The planted cortex-as-sheet truths (a real cortical map flattened onto a grid) are in
-``tests/test_one_ruler_planted.py``.
+``tests/analysis/topography/test_one_ruler_planted.py``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from toponeuro.cli import build_parser
 
-CLI_RST = Path(__file__).resolve().parents[1] / "docs" / "cli.rst"
+CLI_RST = Path(__file__).resolve().parents[2] / "docs" / "cli.rst"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 

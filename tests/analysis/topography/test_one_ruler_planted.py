@@ -115,7 +115,7 @@ def test_free_positions_and_a_grid_of_the_same_field_are_alike():
     assert res.model_geometry == "free"
 
 
-TOPOLM = (__import__("pathlib").Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+TOPOLM = (__import__("pathlib").Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
           / "topolm" / "group-level-contrast.nc")
 
 

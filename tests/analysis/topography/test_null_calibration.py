@@ -7,7 +7,7 @@ import pytest
 
 from toponeuro.analysis import null_calibration
 
-METRICS = Path(__file__).resolve().parents[1] / "docs" / "metrics.rst"
+METRICS = Path(__file__).resolve().parents[3] / "docs" / "metrics.rst"
 
 
 def _pct(x):
@@ -82,7 +82,7 @@ def test_report_quotes_the_record():
     crop = [c["ssim"] for c in cal["sheet"] if c["maps"] == "crop" and c["null"] == "shift"]
     assert texts["ssim_fpr_mean"] == _pct(sum(crop) / len(crop))
     assert texts["ssim_fpr_range"] == f"{100 * min(crop):.1f}&ndash;{_pct(max(crop))}"
-    template = (Path(__file__).resolve().parents[1] / "toponeuro" / "reporting" / "templates"
+    template = (Path(__file__).resolve().parents[3] / "toponeuro" / "reporting" / "templates"
                 / "report.html").read_text(encoding="utf-8")
     for key in texts:
         assert f"${key}" in template

@@ -113,7 +113,7 @@ def test_weights_none_memory_and_store(tmp_path, monkeypatch):
     with pytest.raises(NotFittedError, match="weights=None"):
         none.predict(X)
     # a store, written in chunks of 2 targets (its coef_ is a lazy dask array: the dask
-    # extra; without it, tests/test_core_install.py checks the refusal)
+    # extra; without it, tests/house/test_core_install.py checks the refusal)
     pytest.importorskip("dask.array")
     monkeypatch.setattr(rs, "_WEIGHTS_CHUNK", 2 * 6 * 8)
     path = tmp_path / "coef.nc"

@@ -4,9 +4,17 @@ writer of fLoc-like image folders."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+# tests/ mirrors the package; a test may import a helper of another folder's test module
+# (``from test_cli_errors import _run``): every test folder is on sys.path (names are unique)
+for _folder in sorted(p for p in Path(__file__).resolve().parent.rglob("*") if p.is_dir()
+                      and p.name != "__pycache__"):
+    if str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 SHARED = Path(os.environ.get("TOPONEURO_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
 

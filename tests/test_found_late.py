@@ -111,6 +111,17 @@ def test_cortex_threshold_is_refused_before_the_model_loads(tmp_path, no_model, 
     assert not (tmp_path / "m").exists() and not (tmp_path / "l").exists()
 
 
+@pytest.mark.parametrize("bad", [{"top_k": 0}, {"top_k": 1.5}, {"smooth_fwhm": -1.0},
+                                 {"smooth_fwhm": float("nan")}])
+def test_language_selection_parameters_are_refused_before_the_model_loads(tmp_path, no_model,
+                                                                          bad):
+    """top_k and smooth_fwhm were checked by language_selectivity, after extraction."""
+    (name,) = bad
+    with pytest.raises(E.ParameterError, match=name):
+        toponeuro.run_language_map(out_dir=tmp_path / "l", progress=False, **bad)
+    assert not (tmp_path / "l").exists()
+
+
 def test_a_read_only_out_dir_is_refused_before_the_model_loads(tmp_path, no_model,
                                                                monkeypatch):
     import toponeuro._output as out

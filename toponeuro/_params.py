@@ -36,6 +36,7 @@ __all__ = [
     "check_number",
     "check_random_state",
     "check_n_permutations",
+    "check_top_k",
 ]
 
 #: the most draws a spatial null takes (``n_permutations``): 10**6 draws resolve p-values
@@ -170,3 +171,21 @@ def check_random_state(random_state, name: str = "random_state") -> np.random.Ge
     if int(random_state) < 0:
         raise ParameterError(f"{name}={int(random_state)} is not {want}.")
     return np.random.default_rng(int(random_state))
+
+
+def check_top_k(top_k):
+    """``top_k``: an int >= 1 is a count of units; a float in (0, 1] a fraction of them.
+
+    Examples
+    --------
+    >>> check_top_k(5), check_top_k(0.1)
+    (5, 0.1)
+    >>> check_top_k(0)
+    Traceback (most recent call last):
+    toponeuro.exceptions.ParameterError: top_k=0 is not a whole number >= 1.
+    """
+    if isinstance(top_k, numbers.Integral) and not isinstance(top_k, bool | np.bool_):
+        return check_int(top_k, "top_k", lo=1)
+    fix = ("An int is a count of units (top_k=5), a float in (0, 1] a fraction of them "
+           "(top_k=0.1; 1.0 = every unit).")
+    return check_number(top_k, "top_k", lo=0, hi=1, lo_open=True, fix=fix)

@@ -12,14 +12,11 @@
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 import pytest
 import torch
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "house"))  # the house rules' graph
-from test_imports import graph_reaches, import_graph  # noqa: E402
+from test_imports import graph_reaches, import_graph  # tests/house: on sys.path (conftest)
 
 import toponeuro
 from toponeuro import exceptions as E

@@ -262,7 +262,7 @@ def run_language_map(
     """
     from tqdm.auto import tqdm
 
-    from .._params import check_int, check_n_permutations, check_number
+    from .._params import check_int, check_n_permutations, check_number, check_top_k
     from ..analysis import check_patch_params
     from ..features import extract
     from ..training import load_model
@@ -276,6 +276,10 @@ def run_language_map(
     check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
                        random_state=random_state)
     check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
+    check_top_k(top_k)
+    if smooth_fwhm is not None:
+        check_number(smooth_fwhm, "smooth_fwhm", lo=0, lo_open=True,
+                     fix="smooth_fwhm=None leaves the activations unsmoothed.")
     check_int(batch_size, "batch_size", lo=1)
     fit_permutations = check_n_permutations(
         n_permutations if fit_permutations is None else fit_permutations, "fit_permutations")

@@ -14,7 +14,7 @@ from scipy import stats
 
 from ... import _dims as D
 from ..._docs import fill_doc
-from ..._params import check_int, check_number
+from ..._params import check_top_k
 from ...exceptions import (
     DimensionError,
     InputTypeError,
@@ -538,21 +538,9 @@ def _smooth_on_sheet(activations: xr.DataArray, x: np.ndarray, fwhm: float) -> n
     return out
 
 
-def _check_top_k(top_k):
-    """``top_k``: an int >= 1 is a count of units; a float in (0, 1] a fraction of them."""
-    import numbers
-
-    if isinstance(top_k, numbers.Integral) and not isinstance(top_k, bool | np.bool_):
-        return check_int(top_k, "top_k", lo=1)
-    fix = ("An int is a count of units (top_k=5), a float in (0, 1] a fraction of them "
-           "(top_k=0.1; 1.0 = every unit).")
-    value = check_number(top_k, "top_k", lo=0, hi=1, lo_open=True, fix=fix)
-    return value
-
-
 def _top_k(score: np.ndarray, top_k, groups) -> np.ndarray:
     """Mask of the ``top_k`` highest finite scores in each group (never a NaN score)."""
-    top_k = _check_top_k(top_k)
+    top_k = check_top_k(top_k)
     mask = np.zeros(score.shape, dtype=bool)
     for idx in groups:
         k = top_k if isinstance(top_k, int) else int(round(top_k * idx.size))
@@ -628,7 +616,7 @@ def language_selectivity(
         )
     if scope not in _SCOPES:
         raise UnknownNameError(f"Unknown scope {scope!r}; {close_matches(scope, _SCOPES)}")
-    top_k = _check_top_k(top_k)
+    top_k = check_top_k(top_k)
     if not 0 < q < 1:
         raise InvalidDataError(f"q must be in (0, 1); got {q}.")
     if smooth_fwhm is not None and not smooth_fwhm > 0:

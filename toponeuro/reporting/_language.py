@@ -66,10 +66,12 @@ class LanguageMapResult:
 
     Attributes
     ----------
-    summary, selectivity, tables : dict, xarray.DataArray, dict
-        The report's ``summary`` (the content of ``summary.json``), ``selectivity`` (the
-        ``("map", "unit")`` S vs N t map whose topography is measured) and ``tables``
-        (``"model"``, ``"profile"``, ``"cortex"``, ``"comparison"``).
+    summary : dict
+        The report's ``summary`` (the content of ``summary.json``).
+    selectivity : xarray.DataArray
+        The ``("map", "unit")`` S vs N t map whose topography is measured.
+    tables : dict
+        ``"model"``, ``"profile"``, ``"cortex"``, ``"comparison"``.
 
     Examples
     --------

@@ -153,12 +153,16 @@ def test_the_unreadable_error_chains_the_library_error(tmp_path):
     assert info.value.__cause__ is not None  # nibabel's / gzip's error, kept as the cause
 
 
-def test_a_netcdf_map_names_its_loader(tmp_path):
-    """The TopoLM .nc contrast given as a cortex map says which function reads it."""
+def test_a_netcdf_map_is_read_and_names_its_reader(tmp_path):
+    """The TopoLM .nc contrast given as a cortex map is read (0.5: the language job compares
+    it on one ruler), and the source names the function that read it."""
     p = tmp_path / "contrast.nc"
     _nc(p)
-    with pytest.raises(E.InvalidDataError, match="load_topolm_contrast"):
-        load_cortex_maps({"verbs": p})
+    maps = load_cortex_maps({"verbs": p})
+    left = maps["left"]
+    assert left.mesh == "fs_LR_32k" and left.maps["verbs"].shape == (32492,)
+    entry = left.source["maps"]["verbs"]["left"]
+    assert entry["reader"] == "toponeuro.atlases.read_netcdf_map" and entry["netcdf"] == str(p)
 
 
 def test_a_bids_labels_table_is_read_at_the_boundary(tmp_path):

@@ -420,9 +420,11 @@ def test_map_language_help_shows_only_its_options_and_the_rest_are_refused(capsy
     map_parser = build_parser()._subparsers._group_actions[0].choices["map"]
     vision_only = {o for a in map_parser._actions for o in a.option_strings
                    if o.startswith("--")} - lang - {"--language"}
-    assert vision_only == {"--images", "--threshold", "--no-random-init"}
+    assert vision_only == {"--images", "--threshold", "--no-random-init", "--unit-positions",
+                           "--position-units"}
     for flag, value in (("--images", ["97-98"]), ("--threshold", ["3"]),
-                        ("--no-random-init", [])):
+                        ("--no-random-init", []), ("--unit-positions", ["conv=p.npy"]),
+                        ("--position-units", ["mm"])):
         rc = main(["map", "--language", flag, *value, "--out", "x-never-written"])
         assert rc == 1 and flag in capsys.readouterr().err
 

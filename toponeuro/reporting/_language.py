@@ -98,6 +98,30 @@ class LanguageMapResult:
         return self.report.tables
 
 
+def _check_numbers(*, min_units, alpha, n_permutations, random_state, q, top_k, smooth_fwhm,
+                   batch_size, fit_permutations) -> int:
+    """The job's numeric parameters, checked before any slow step; the fits' draws."""
+    from .._params import check_int, check_n_permutations, check_number, check_top_k
+    from ..analysis import check_patch_params
+
+    check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
+                       random_state=random_state)
+    check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
+    check_top_k(top_k)
+    if smooth_fwhm is not None:
+        check_number(smooth_fwhm, "smooth_fwhm", lo=0, lo_open=True,
+                     fix="smooth_fwhm=None leaves the activations unsmoothed.")
+    check_int(batch_size, "batch_size", lo=1)
+    return check_n_permutations(
+        n_permutations if fit_permutations is None else fit_permutations, "fit_permutations")
+
+
+def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
+    """The user's files the job reads (the writer never replaces them)."""
+    return [p for p in (checkpoint, stimuli, verb_noun) if isinstance(p, (str, os.PathLike))
+            and str(p) not in ("langloc", "topolm")] + yours.files
+
+
 @fill_doc
 def run_language_map(
     model: str = DEFAULT_LANGUAGE_MODEL,
@@ -264,8 +288,6 @@ def run_language_map(
     """
     from tqdm.auto import tqdm
 
-    from .._params import check_int, check_n_permutations, check_number, check_top_k
-    from ..analysis import check_patch_params
     from ..features import extract
     from ..training import load_model
 
@@ -275,27 +297,18 @@ def run_language_map(
                      model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
                      stimuli_name="langloc", stimuli_kind="file", token_pooling=token_pooling,
                      layers=layers)
-    check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
-                       random_state=random_state)
-    check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
-    check_top_k(top_k)
-    if smooth_fwhm is not None:
-        check_number(smooth_fwhm, "smooth_fwhm", lo=0, lo_open=True,
-                     fix="smooth_fwhm=None leaves the activations unsmoothed.")
-    check_int(batch_size, "batch_size", lo=1)
-    fit_permutations = check_n_permutations(
-        n_permutations if fit_permutations is None else fit_permutations, "fit_permutations")
+    fit_permutations = _check_numbers(
+        min_units=min_units, alpha=alpha, n_permutations=n_permutations,
+        random_state=random_state, q=q, top_k=top_k, smooth_fwhm=smooth_fwhm,
+        batch_size=batch_size, fit_permutations=fit_permutations)
     cortex_maps = bare_netcdf(cortex_maps)
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                cortex_min_vertices=cortex_min_vertices,
                                cortex_permutations=cortex_permutations,
                                cortex_threshold=cortex_threshold)
-    if cortex_threshold is None:
-        cortex_threshold = TDANN_PATCHES["threshold"]
-    inputs = [p for p in (checkpoint, stimuli, verb_noun) if isinstance(p, (str, os.PathLike))
-              and str(p) not in ("langloc", "topolm")] + yours.files
+    cortex_threshold = TDANN_PATCHES["threshold"] if cortex_threshold is None else cortex_threshold
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
-                               inputs=inputs) as folder:
+                               inputs=_inputs(checkpoint, stimuli, verb_noun, yours)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=7, desc="toponeuro map --language", disable=not progress,
                      unit="step")

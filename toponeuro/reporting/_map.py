@@ -83,6 +83,15 @@ class MapResult:
     ruler: dict = field(default_factory=dict)
 
 
+def _check_numbers(threshold, min_units, alpha, n_permutations, random_state, batch_size,
+                   ruler_permutations) -> None:
+    """The job's numeric parameters, checked before any slow step."""
+    check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
+                       random_state=random_state)
+    check_int(batch_size, "batch_size", lo=1)
+    check_n_permutations(ruler_permutations, "ruler_permutations")
+
+
 @fill_doc
 def run_map(
     model: str = DEFAULT_MAP_MODEL,
@@ -268,10 +277,8 @@ def run_map(
                             "progress": progress, "verbose": verbose},
                      model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
                      numbers=numbers, layers=layers)
-    check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
-                       random_state=random_state)
-    check_int(batch_size, "batch_size", lo=1)
-    check_n_permutations(ruler_permutations, "ruler_permutations")
+    _check_numbers(threshold, min_units, alpha, n_permutations, random_state, batch_size,
+                   ruler_permutations)
     yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
                                domains=MAP_DOMAINS, cortex_min_vertices=cortex_min_vertices,
                                cortex_permutations=cortex_permutations,

@@ -14,6 +14,7 @@ from . import (
     _patches,
     _ruler,
     _selectivity,
+    _table_compare,
     _tables,
     _topography,
     _transfer,
@@ -30,6 +31,7 @@ from ._null import *
 from ._patches import *
 from ._ruler import *
 from ._selectivity import *
+from ._table_compare import *
 from ._tables import *
 from ._topography import *
 from ._transfer import *
@@ -47,6 +49,7 @@ __all__ = [
     *_label_null.__all__,
     *_compare.__all__,
     *_tables.__all__,
+    *_table_compare.__all__,
     *_transfer.__all__,
     *_descriptors.__all__,
     *_flatten.__all__,

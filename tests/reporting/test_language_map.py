@@ -509,7 +509,9 @@ def test_language_job_takes_fs_lr_maps_as_python_objects(tiny_lm, lang_csv, tmp_
     assert yours["maps"]["verbs"]["left"]["n_vertices"] == n
     sim, = [r for r in yours["similarity"] if r["hemisphere"] == "left"]
     assert sim["value"] > 0.8 and sim["null"].startswith("spin")  # one planted blob
-    assert sim["p_value"] == pytest.approx(2 / 20)
+    # 19 symmetric draws are 10 rotations (each moves one map, then the other): counted
+    # honestly (issue 47) the two-sided floor is 2 / (10 + 1), not 2 / 20
+    assert sim["p_value"] == pytest.approx(2 / 11, abs=1e-4)  # the summary keeps 4 digits
 
 
 def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_path):

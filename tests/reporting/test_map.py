@@ -135,7 +135,7 @@ def test_map_summary_has_the_expected_keys(mapped):
     # the cortex's map similarities carry their spin-test null; ROI smoothness/patches none
     spin = s["cortex"]["left"]["map_similarity_null"]["faces-bodies"]
     assert spin["null"] == "spin" and 0 < spin["p_value"] <= 1 and spin["std"] > 0
-    assert "spin test, 1000 rotations" in s["cortex"]["nulls"]
+    assert "spin test, 1000 draws of 500 rotations" in s["cortex"]["nulls"]  # issue 47
     assert set(s["cortex"]["left"]["n_patches"]) == {"faces", "bodies", "places", "characters"}
     assert f"{layer}|left" in s["arrangement"]
 

@@ -311,7 +311,8 @@ class MissingDependencyError(ToponeuroError, ImportError):
 class DependencyMismatchError(MissingDependencyError):
     """Two installed packages that must be built for each other are not (a CPU torch beside
     a CUDA torchvision: ``operator torchvision::nms does not exist``); the message names the
-    ``pip install`` of a matching pair."""
+    ``pip install`` of a matching pair.
+    """
 
 
 class ExternalCommandError(ToponeuroError, RuntimeError):

@@ -31,6 +31,23 @@ def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "corte
     """``("left", values)``: a netCDF map in TopoLM's layout, one value per left fs_LR 32k
     vertex.
 
+    Parameters
+    ----------
+    path : path-like
+        The ``.nc`` file.
+    variable : str
+        The data variable read (default ``"t_values"``, TopoLM's group t map).
+    what : str
+        The parameter the path came from, named in error messages (default
+        ``"cortex_maps"``).
+
+    Returns
+    -------
+    hemisphere : str
+        ``"left"``.
+    values : numpy.ndarray
+        One value per vertex of the left fs_LR 32k hemisphere (32,492).
+
     Raises
     ------
     InvalidDataError

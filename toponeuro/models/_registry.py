@@ -317,6 +317,9 @@ def register_model(name: str, card: ModelCard | None = None, *, overwrite: bool 
     card : ModelCard, optional
         What is known about the weights; by default a card with the name's arch and tag
         and nothing else.
+    overwrite : bool
+        Replace a model already registered as ``name`` (a catalogue model included);
+        without it that name raises :class:`~toponeuro.exceptions.NameClashError`.
 
     Returns
     -------

@@ -50,10 +50,21 @@ def plot_model_cortex_maps(
     mesh : {"fsaverage5", "fs_LR_32k"}
         The cortex map's mesh (drawn on its inflated surface).
     hemi : {"left", "right"}
+        The cortex map's hemisphere.
     threshold : float, optional
         Leave values with ``|value| < threshold`` uncoloured on both sides (None: none).
     view : {"lateral", "medial", "ventral", "dorsal"}
-    cmap, colorbar_label, model_title, cortex_title, title : str
+        The view of the hemisphere.
+    cmap : str
+        Diverging colour map, centred at 0 (default ``"RdBu_r"``).
+    colorbar_label : str
+        Label of the shared colour bar (default ``"t"``).
+    model_title : str
+        Title of the sheet's panel.
+    cortex_title : str
+        Title of the cortex's panel.
+    title : str, optional
+        Title of the figure.
 
     %(figure)s
 
@@ -141,10 +152,19 @@ def plot_cortex_map(values, *, mesh: str = "fsaverage5", hemi: str = "left",
     values : array
         One value per vertex of one hemisphere of ``mesh`` (NaN: no data, uncoloured).
     mesh : {"fsaverage5", "fs_LR_32k"}
+        The mesh the values live on (drawn on its inflated surface).
     hemi : {"left", "right"}
+        The hemisphere the values cover.
     threshold : float, optional
         ``|value| < threshold`` uncoloured (None: none).
-    view, cmap, colorbar_label, title : str
+    view : {"lateral", "medial", "ventral", "dorsal"}
+        The view of the hemisphere.
+    cmap : str
+        Diverging colour map, centred at 0 (default ``"RdBu_r"``).
+    colorbar_label : str
+        Label of the colour bar (default ``"value"``).
+    title : str, optional
+        Title of the figure.
 
     %(figure)s
 

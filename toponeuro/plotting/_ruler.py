@@ -83,11 +83,22 @@ def plot_model_and_cortex(
     model_positions : array (n_units, 2), optional
         Free positions of the model's units (TDANN-style); else ``model_grid_shape``.
     model_grid_shape : (int, int), optional
+        The model's sheet ``(h, w)``, for grid values.
     model_units : str
         Unit of ``model_positions`` for the axis labels.
-    model_title, cortex_title, title : str
-    %(colour_scale)s
+    model_title : str
+        Title of the model's panel.
+    cortex_title : str
+        Title of the cortex's panel.
+    title : str, optional
+        Title of the figure.
+    cmap : str
+        Colour map; diverging ``"RdBu_r"`` by default, white at 0.
+    robust : float
+        Percentile of both maps' ``|value / threshold|`` that sets the shared colour limits
+        (default 99).
     ax : sequence of two matplotlib Axes, optional
+        The two panels to draw into (default a new figure).
 
     %(figure)s
 

@@ -107,6 +107,8 @@ def choose_headline(comparisons: Mapping, *, alpha: float = 0.05,
     Returns
     -------
     HeadlineChoice or None
+        The chosen row with its layer, hemisphere and evidence; None when no row is
+        eligible.
 
     Examples
     --------

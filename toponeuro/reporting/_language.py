@@ -56,17 +56,22 @@ __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "l
 class LanguageMapResult:
     """What :func:`run_language_map` returns: the report's data and the files written.
 
-    Attributes
+    Parameters
     ----------
     report : LanguageReport
         Every number of the run, typed (:class:`~._language_results.LanguageReport`: the
         summary, tables, ``results.nc`` dataset, t map, threshold, profile and cortex).
     files : dict
         Name -> path of every file written.
-    summary, selectivity, tables
-        The report's ``summary`` (the content of ``summary.json``), ``selectivity`` (the
-        ``("map", "unit")`` S vs N t map whose topography is measured) and ``tables``
-        (``"model"``, ``"profile"``, ``"cortex"``, ``"comparison"``).
+
+    Attributes
+    ----------
+    summary : dict
+        The report's ``summary`` (the content of ``summary.json``).
+    selectivity : xarray.DataArray
+        The ``("map", "unit")`` S vs N t map whose topography is measured.
+    tables : dict
+        ``"model"``, ``"profile"``, ``"cortex"``, ``"comparison"``.
 
     Examples
     --------
@@ -187,8 +192,9 @@ def run_language_map(
     model : str
         Registered language model (default :data:`DEFAULT_LANGUAGE_MODEL`); with
         ``checkpoint``, the architecture of a plain state dict.
-    checkpoint, trust_checkpoint :
-        As in :func:`~toponeuro.reporting.run_map`.
+    checkpoint : path-like, optional
+        A checkpoint, as in :func:`~toponeuro.reporting.run_map`.
+    %(trust_checkpoint)s
     stimuli : "langloc", path-like or StimulusSet
         ``"langloc"``: the pinned localizer csv (cached, sha256-checked; downloaded once);
         a local csv with columns ``sentence``, ``condition``; or a StimulusSet whose
@@ -201,12 +207,20 @@ def run_language_map(
     overwrite : bool
         Replace an earlier toponeuro output in ``out_dir`` (a folder toponeuro did not write
         is never replaced).
-    top_k, q, smooth_fwhm :
-        TopoLM's selection (see :func:`~toponeuro.analysis.language_selectivity`).
+    top_k : float or int
+        Units selected over all layers: a count, or a fraction of the units (TopoLM's 0.1;
+        see :func:`~toponeuro.analysis.language_selectivity`).
+    q : float
+        Benjamini-Hochberg false-discovery rate of the selection (0.05).
+    smooth_fwhm : float or None
+        FWHM (unit spacings) of TopoLM's sheet smoothing before the selection (2.0;
+        ``None``: the raw activations).
     token_pooling : {"mean", "first", "last"}
         How a layer's token activations become one vector per item.
-    min_units, cortex_min_vertices : int
-        Smallest patch on the sheet (units) and on the cortex (vertices).
+    min_units : int
+        Smallest patch on the sheet (units).
+    cortex_min_vertices : int
+        Smallest region on the cortex (vertices).
     %(n_permutations)s
         Here: the draws of every spatial null.
     %(alpha)s
@@ -237,11 +251,14 @@ def run_language_map(
     fit_permutations : int, optional
         Null draws of every descriptor of the model-vs-cortex comparisons, on each side
         (default ``n_permutations``; the cortex side of a 32k-vertex mesh is the slow part).
-    batch_size, device : extraction settings.
+    batch_size : int
+        Stimuli per forward pass of the extraction (:func:`toponeuro.extract`).
+    %(device)s
     %(random_state)s
         Here: the seed of every null.
-    progress, verbose : bool
-        Progress bars; print the summary.
+    %(progress)s
+    verbose : bool
+        Print the summary.
 
     Returns
     -------

@@ -23,12 +23,24 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._docs import fill_doc
+
 __all__ = ["FIT_LAYER_RULE", "FIT_HEMISPHERE_RULE", "LANGUAGE_HEADLINE_RULE", "LanguageFit",
            "language_fits", "headline_fit", "fit_evidence", "answer_both", "short_layer"]
 
 
 def short_layer(name: str) -> str:
     """A layer's name without the parts every layer of a TopoLM-style model shares.
+
+    Parameters
+    ----------
+    name : str
+        The layer's full name.
+
+    Returns
+    -------
+    str
+        The name without ``"encoder."`` and ``".intermediate.dense"``.
 
     Examples
     --------
@@ -62,6 +74,25 @@ _TITLES = {"verb-noun": "verb - noun, model sheet vs the cortex's verb - noun ma
 
 class LanguageFit(NamedTuple):
     """One model-vs-cortex comparison of the language job (:func:`language_fits`).
+
+    Parameters
+    ----------
+    key : str
+        ``"verb-noun"`` or ``"language"`` (S - N).
+    layer : str
+        The model layer compared.
+    hemisphere : str
+        The cortex hemisphere compared.
+    cortex_name : str
+        The cortex map's name.
+    cortex_source : str
+        Where the cortex map comes from, in words.
+    comparison : TopographyComparison
+        Every descriptor on both sides (:func:`~toponeuro.analysis.compare_topography`).
+    cortex_values : numpy.ndarray, optional
+        The cortex map's values on its hemisphere (what the report draws).
+    mesh : str
+        The cortex map's mesh.
 
     Examples
     --------
@@ -105,6 +136,7 @@ def _cortex_topomap(cm, name: str, hemi: str):
                         name=f"{name} ({hemi})")
 
 
+@fill_doc
 def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_cortex=None,
                   n_permutations: int = 1000, alpha: float = 0.05, random_state=0,
                   settings=None) -> dict:
@@ -123,14 +155,18 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
         The model's verb - noun maps (:func:`~._language_verbs.language_verb_noun`).
     verb_noun_cortex : tuple, optional
         ``(hemisphere -> CortexMaps, source)`` of :func:`~._language_verbs.verb_noun_cortex`.
-    n_permutations, alpha, random_state :
-        Of every descriptor's null, on both sides.
+    %(n_permutations)s
+        Here: of every descriptor's null, on both sides.
+    %(alpha)s
+    %(random_state)s
     settings : RulerSettings, optional
         The descriptors' parameters (default the ruler's).
 
     Returns
     -------
     dict
+        ``"verb-noun"`` and/or ``"language"`` -> :class:`LanguageFit`, those the inputs
+        allow.
 
     Examples
     --------
@@ -181,6 +217,16 @@ def fit_evidence(fit: LanguageFit) -> int:
     """The evidence of a comparison under :data:`LANGUAGE_HEADLINE_RULE`: its descriptors the verdict
     rule could test (alike or unlike).
 
+    Parameters
+    ----------
+    fit : LanguageFit
+        One comparison.
+
+    Returns
+    -------
+    int
+        The number of its rows whose verdict is ``"alike"`` or ``"unlike"``.
+
     Examples
     --------
     >>> from types import SimpleNamespace as NS
@@ -193,6 +239,16 @@ def fit_evidence(fit: LanguageFit) -> int:
 
 def headline_fit(fits: dict) -> LanguageFit | None:
     """The comparison :data:`LANGUAGE_HEADLINE_RULE` picks (None: no comparison has a testable row).
+
+    Parameters
+    ----------
+    fits : dict
+        ``key -> LanguageFit``, as :func:`language_fits` returns.
+
+    Returns
+    -------
+    LanguageFit or None
+        The comparison with the most testable rows (ties by :data:`FIT_ORDER`).
 
     Examples
     --------
@@ -219,8 +275,19 @@ def answer_both(organised, selective, what: str = "the S - N map") -> str:
     """The two questions in one clause: organised on the sheet (positions null), and more
     than random contrasts of its items would be (label null).
 
-    ``organised`` and ``selective`` are the :class:`~toponeuro.analysis.TopographyClaim` of
-    one statistic against the positions null and the label null.
+    Parameters
+    ----------
+    organised : TopographyClaim
+        One statistic's claim against the positions null.
+    selective : TopographyClaim
+        The same statistic's claim against the label null.
+    what : str
+        The map's name, the clause's subject (default ``"the S - N map"``).
+
+    Returns
+    -------
+    str
+        The clause, with the statistic, both p-values and the draws.
 
     Examples
     --------

@@ -483,6 +483,16 @@ def _count_of(c: dict) -> str:
 def format_language_summary(summary: dict) -> str:
     """The plain-text summary ``toponeuro map --language`` prints.
 
+    Parameters
+    ----------
+    summary : dict
+        The run's ``summary.json`` content (``LanguageMapResult.summary``).
+
+    Returns
+    -------
+    str
+        The summary, one line per layer and hemisphere.
+
     Examples
     --------
     >>> s = {"model": {"name": "m"}, "stimuli": {"n_stimuli": 640}, "n_permutations": 9,

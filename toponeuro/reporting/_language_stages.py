@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from .._docs import fill_doc
 from .._null_cache import use_null_cache
 from ..analysis import TDANN_PATCHES
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
@@ -51,6 +52,11 @@ _HINT = (
 def check_language_model(card) -> None:
     """Raise :class:`~toponeuro.exceptions.ParameterError` unless ``card`` is a language model.
 
+    Parameters
+    ----------
+    card : ModelCard
+        The model's card (``net.model_card``).
+
     Examples
     --------
     >>> from toponeuro.models import model_card
@@ -73,6 +79,18 @@ def language_layers(card, layers: str | Sequence[str] | None = None) -> list[str
     layer of the card (TopoLM's sheets are all its MLP layers; :func:`map_layers` keeps the
     vision job's last three).
 
+    Parameters
+    ----------
+    card : ModelCard
+        The model's card (``net.model_card``).
+    layers : str or sequence of str, optional
+        The layers to measure (default every TopoLoss layer of the card).
+
+    Returns
+    -------
+    list of str
+        The layer names, in order.
+
     Examples
     --------
     >>> from toponeuro.models import model_card
@@ -94,6 +112,13 @@ def load_language_stimuli(stimuli="langloc"):
     stimuli : "langloc", path-like or StimulusSet
         ``"langloc"`` (or None): the pinned csv (cached, sha256-checked); a local csv with
         columns ``sentence``, ``condition``; or a StimulusSet (returned as it is).
+
+    Returns
+    -------
+    stimuli : StimulusSet
+        The localizer items (``category``: their condition).
+    source : str
+        Where they come from, in words.
 
     Raises
     ------
@@ -128,6 +153,22 @@ def load_language_stimuli(stimuli="langloc"):
 
 class LanguageUnits(NamedTuple):
     """The language-selective units of :func:`language_units`.
+
+    Parameters
+    ----------
+    topolm : xarray.Dataset
+        TopoLM's selection (smoothed activations): ``t``, ``q``, ``fdr_mask``, ``topk_mask``.
+    profile : xarray.Dataset
+        The split-half condition profile of the top-k units
+        (:func:`~toponeuro.analysis.language_profile`).
+    raw : xarray.Dataset
+        The same selection on the unsmoothed activations: the map whose topography is
+        measured.
+    threshold : float
+        The smallest unsmoothed t that passes Benjamini-Hochberg (NaN: no unit passes).
+    selection : dict
+        :func:`~toponeuro.analysis.fdr_selection` of the unsmoothed map (an empty one is a
+        result: ``text`` says "no language-selective units at q = 0.05").
 
     Examples
     --------
@@ -168,6 +209,24 @@ def language_units(acts: xr.DataArray, *, q: float = 0.05, top_k: float | int = 
     the smallest t passing Benjamini-Hochberg at ``q`` on it (the patch threshold; NaN when
     no unit passes, an empty selection that the job reports as such).
 
+    Parameters
+    ----------
+    acts : xarray.DataArray
+        Activations of the localizer items (condition in the ``category`` coord).
+    q : float
+        Benjamini-Hochberg false-discovery rate (0.05).
+    top_k : float or int
+        Units selected, as in :func:`~toponeuro.analysis.language_selectivity` (TopoLM's
+        0.1).
+    smooth_fwhm : float or None
+        FWHM (unit spacings) of TopoLM's sheet smoothing before the selection (2.0;
+        ``None``: the raw activations).
+
+    Returns
+    -------
+    LanguageUnits
+        The selection, its split-half profile, the unsmoothed map and its threshold.
+
     Examples
     --------
     >>> from toponeuro import make_activations
@@ -190,6 +249,17 @@ def language_units(acts: xr.DataArray, *, q: float = 0.05, top_k: float | int = 
 class LanguageTopography(NamedTuple):
     """The topography of each layer's language map (:func:`language_model_topography`).
 
+    Parameters
+    ----------
+    table : TopographyTable
+        Smoothness and patches of each layer's map, with their positions null.
+    morans : dict
+        Layer -> Moran's I of its map with its positions null (the "organised" question).
+    contrast : dict
+        Layer -> :class:`~toponeuro.analysis.ContrastTopography` of Moran's I: the same map
+        against the positions null and the label null (S and N labels shuffled across the
+        items, the map recomputed), the "selective" question the headline answers.
+
     Examples
     --------
     >>> LanguageTopography(None, {}, {}).morans
@@ -206,6 +276,7 @@ class LanguageTopography(NamedTuple):
     contrast: dict
 
 
+@fill_doc
 def language_model_topography(acts: xr.DataArray, units: LanguageUnits, layers: Sequence[str],
                               *, min_units: int = TDANN_PATCHES["min_count"],
                               n_permutations: int = 1000, alpha: float = 0.05,
@@ -221,6 +292,26 @@ def language_model_topography(acts: xr.DataArray, units: LanguageUnits, layers: 
     selection there is no patch threshold (``topography_table(threshold=None)``: no patches),
     and smoothness and Moran's I, which need none, are measured as usual.
 
+    Parameters
+    ----------
+    acts : xarray.DataArray
+        Activations of the localizer items (condition in the ``category`` coord).
+    units : LanguageUnits
+        The selection of :func:`language_units` on the same activations.
+    layers : sequence of str
+        The layers measured.
+    min_units : int
+        Smallest patch in units (TDANN's 10).
+    %(n_permutations)s
+        Here: each null of each statistic.
+    %(alpha)s
+    %(random_state)s
+
+    Returns
+    -------
+    LanguageTopography
+        The topography table, Moran's I and both nulls of each layer's map.
+
     Examples
     --------
     >>> from toponeuro import make_activations
@@ -232,7 +323,6 @@ def language_model_topography(acts: xr.DataArray, units: LanguageUnits, layers: 
     (0, 'selective')
     >>> res.contrast["h"].labels.attrs["null"]
     'labels'
-
     """
     from ..analysis import language_topography, topography_table
 
@@ -250,6 +340,24 @@ def language_model_topography(acts: xr.DataArray, units: LanguageUnits, layers: 
 
 class LanguageCortex(NamedTuple):
     """The cortex's language maps (:func:`language_cortex`).
+
+    Parameters
+    ----------
+    atlas : object
+        The language parcels (None when your own ``language`` map replaces them).
+    maps : dict
+        Hemisphere -> the parcels (or your ``language`` map) as
+        :class:`~toponeuro.atlases.CortexMaps`.
+    topography : TopographyTable or None
+        Extent and regions of the parcels (fixed binary regions: no null).
+    user_maps : dict
+        Hemisphere -> your own maps (:func:`~toponeuro.atlases.load_cortex_maps`), ``{}``
+        without them.
+    user_topography : TopographyTable or None
+        Your own maps' topography table (patches at ``threshold``, spin null of their
+        similarities), or None without ``cortex_maps``.
+    source : dict
+        Where your maps come from (files, projection), ``{}`` without them.
 
     Examples
     --------
@@ -272,6 +380,7 @@ class LanguageCortex(NamedTuple):
     source: dict
 
 
+@fill_doc
 def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=None,
                     vol_to_surf=None, threshold: float | None = None, min_vertices: int = 10,
                     similarity_permutations: int = 1000, alpha: float = 0.05,
@@ -291,8 +400,29 @@ def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=Non
     ``similarity_permutations`` rotations. ``cortex_maps`` may be what
     :func:`~toponeuro.atlases.load_cortex_maps` returned (hemisphere -> CortexMaps), as
     :func:`~toponeuro.reporting.run_language_map` passes it, having read and checked the
-    files before the model runs. ``hemispheres``: default both for the parcels, and those
-    your maps cover.
+    files before the model runs.
+
+    Parameters
+    ----------
+    hemispheres : sequence of {"left", "right"}, optional
+        Default both for the parcels, and those your maps cover.
+    cortex_maps : mapping or str, optional
+        Your own maps (name -> file(s)), or what :func:`~toponeuro.atlases.load_cortex_maps`
+        returned (hemisphere -> CortexMaps).
+    %(vol_to_surf)s
+    threshold : float, optional
+        Region threshold of your own maps, in their units (required with ``cortex_maps``).
+    min_vertices : int
+        Smallest region, in vertices.
+    similarity_permutations : int
+        Rotations of the spin test between your maps (0: none).
+    %(alpha)s
+    %(random_state)s
+
+    Returns
+    -------
+    LanguageCortex
+        The parcels (unless replaced), your maps and their topography tables.
 
     Raises
     ------

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from .._docs import fill_doc
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
@@ -50,6 +51,13 @@ def load_verb_noun_stimuli(verb_noun="topolm"):
         ``"topolm"``: the pinned ``elli_stimuli.csv`` of TopoLM (cached, sha256-checked,
         :func:`toponeuro.stimuli.load_verb_noun_items`); a local copy of it; or a
         StimulusSet whose categories are ``"verb"`` and ``"noun"`` (returned as it is).
+
+    Returns
+    -------
+    stimuli : StimulusSet
+        The verb and noun items (``category``: ``"verb"`` / ``"noun"``).
+    source : str
+        Where they come from, in words.
 
     Raises
     ------
@@ -94,6 +102,20 @@ def load_verb_noun_stimuli(verb_noun="topolm"):
 class VerbNoun(NamedTuple):
     """The model's verb - noun maps (:func:`language_verb_noun`).
 
+    Parameters
+    ----------
+    items : StimulusSet
+        The items (:func:`load_verb_noun_stimuli`).
+    source : str
+        Where they come from.
+    tmap : xarray.DataArray
+        The unsmoothed Welch t of verb vs noun per unit, dims ``("unit",)`` (all layers).
+    contrast : dict
+        Layer -> :class:`~toponeuro.analysis.ContrastTopography` of Moran's I (positions
+        null and label null, as the S - N map's).
+    n_units : dict
+        Layer -> the number of units with a defined t (the denominator of its counts).
+
     Examples
     --------
     >>> VerbNoun(None, "", None, {}, {}).contrast
@@ -113,6 +135,7 @@ class VerbNoun(NamedTuple):
     n_units: dict
 
 
+@fill_doc
 def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None, source="",
                        n_permutations: int = 1000, alpha: float = 0.05,
                        random_state=0) -> VerbNoun:
@@ -133,14 +156,20 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     acts : xarray.DataArray
         Activations of the verb and noun items (``category`` ``"verb"`` / ``"noun"``).
     layers : sequence of str
-    items, source :
-        The items and their source, kept for the report.
-    n_permutations, alpha, random_state :
-        Of both nulls.
+        The layers measured.
+    items : StimulusSet, optional
+        The items, kept for the report.
+    source : str
+        Where the items come from, kept for the report.
+    %(n_permutations)s
+        Here: of both nulls.
+    %(alpha)s
+    %(random_state)s
 
     Returns
     -------
     VerbNoun
+        The t map and each layer's Moran's I against both nulls.
 
     Examples
     --------
@@ -167,6 +196,7 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     return VerbNoun(items, source, tmap, contrast, n_units)
 
 
+@fill_doc
 def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
     """The cortex's verb - noun map: ``(hemisphere -> CortexMaps, source)``.
 
@@ -174,6 +204,19 @@ def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
     :func:`toponeuro.atlases.load_cortex_maps` returned), else TopoLM's group contrast
     (:func:`toponeuro.brain.load_topolm_contrast`: the pinned file, left hemisphere of
     fs_LR 32k; offline, the cache). Only the hemispheres that hold it are returned.
+
+    Parameters
+    ----------
+    cortex_maps : dict, optional
+        Hemisphere -> CortexMaps, as :func:`toponeuro.atlases.load_cortex_maps` returns.
+    %(cache_dir)s
+
+    Returns
+    -------
+    maps : dict
+        Hemisphere -> :class:`~toponeuro.atlases.CortexMaps` holding the ``verbs`` map.
+    source : str
+        Where the map comes from, in words.
 
     Raises
     ------
@@ -214,6 +257,16 @@ def bare_netcdf(cortex_maps):
     :data:`VERB_NOUN_CORTEX`: the ``.nc`` TopoLM ships is its verb - noun contrast, read by
     :func:`toponeuro.atlases.read_netcdf_map`. Anything else is returned as it is.
 
+    Parameters
+    ----------
+    cortex_maps : mapping, str, path-like or None
+        The ``cortex_maps`` argument as given.
+
+    Returns
+    -------
+    mapping, str, path-like or None
+        ``{"verbs": path}`` for a bare ``.nc`` path, else ``cortex_maps`` unchanged.
+
     Examples
     --------
     >>> bare_netcdf("group-level-contrast.nc")
@@ -235,6 +288,22 @@ def verb_noun_inputs(verb_noun, cortex_maps=None):
     :func:`load_verb_noun_stimuli` and :func:`verb_noun_cortex`, read before any
     extraction, so a missing file fails at once.
 
+    Parameters
+    ----------
+    verb_noun : "topolm", path-like, StimulusSet or None
+        The items, as :func:`load_verb_noun_stimuli` reads them (None: the comparison left
+        out).
+    cortex_maps : dict, optional
+        Hemisphere -> CortexMaps (:func:`toponeuro.atlases.load_cortex_maps`), searched
+        for a ``verbs`` map.
+
+    Returns
+    -------
+    items : tuple or None
+        ``(StimulusSet, source)`` of :func:`load_verb_noun_stimuli`.
+    cortex : tuple or None
+        ``(hemisphere -> CortexMaps, source)`` of :func:`verb_noun_cortex`.
+
     Examples
     --------
     >>> verb_noun_inputs(None)
@@ -245,6 +314,7 @@ def verb_noun_inputs(verb_noun, cortex_maps=None):
     return load_verb_noun_stimuli(verb_noun), verb_noun_cortex(cortex_maps)
 
 
+@fill_doc
 def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "mean",
                    batch_size: int = 64, device: str = "cpu", progress: bool = False,
                    n_permutations: int = 1000, alpha: float = 0.05,
@@ -252,6 +322,31 @@ def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "m
     """The model's verb - noun maps: the items' activations
     (:func:`toponeuro.extract`, as the localizer's) and :func:`language_verb_noun`; None
     when ``items`` is None (``(items, source)`` of :func:`verb_noun_inputs`, or None).
+
+    Parameters
+    ----------
+    net : torch.nn.Module
+        The language model.
+    items : tuple or None
+        ``(StimulusSet, source)`` of :func:`verb_noun_inputs`, or None.
+    layers : sequence of str
+        The layers measured.
+    token_pooling : {"mean", "first", "last"}
+        How a layer's token activations become one vector per item.
+    batch_size : int
+        Items per forward pass (:func:`toponeuro.extract`).
+    %(device)s
+    %(progress)s
+        Here: default ``False``.
+    %(n_permutations)s
+        Here: of both nulls.
+    %(alpha)s
+    %(random_state)s
+
+    Returns
+    -------
+    VerbNoun or None
+        The model's verb - noun maps, or None without ``items``.
 
     Examples
     --------

@@ -48,7 +48,7 @@ __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_D
 class MapResult:
     """What :func:`run_map` returns (and writes to ``out_dir``).
 
-    Attributes
+    Parameters
     ----------
     summary : dict
         The content of ``summary.json``.
@@ -155,7 +155,7 @@ def run_map(
         ``"floc"``: ``$TOPONEURO_DATA/floc`` if it exists, else the pinned download; a local
         fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories.
     numbers : sequence of int, str or None
-        fLoc image numbers per category. ``None``: for ``"floc"`` the held-out images
+        The fLoc image numbers per category. ``None``: for ``"floc"`` the held-out images
         97-120 of the demo TopoNets, for a folder every image in it; ``"all"``: every image;
         a range as text: ``"97-120"``. When the model's recipe (its card's ``recipe``, or
         the checkpoint's) names the fLoc images it was trained on and some of the stimuli
@@ -178,7 +178,9 @@ def run_map(
         Patches are connected units with ``t >= threshold`` after TDANN's smoothing
         (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
     min_units : int
-        Smallest model patch (units, TDANN: 10); ``cortex_min_vertices`` for the cortex.
+        Smallest model patch (units, TDANN: 10).
+    cortex_min_vertices : int
+        Smallest cortex patch (vertices).
     %(n_permutations)s
         Here: the spatial null of every model statistic (smoothness, patches, map
         similarity); only patches significant at ``alpha`` are reported.
@@ -203,7 +205,11 @@ def run_map(
     %(vol_to_surf)s
     cortex_threshold : float, optional
         Patch threshold of ``cortex_maps`` (default ``threshold``).
-    batch_size, device : extraction settings.
+    batch_size : int
+        Stimuli per forward pass of the extraction (:func:`toponeuro.extract`).
+    %(device)s
+    %(random_state)s
+        Here: the seed of the smoothness sampling and of every null.
     random_init_baseline : bool
         Also measure the map similarities of the same architecture at random
         initialisation (:func:`random_init_similarities`) and show them beside the trained
@@ -212,8 +218,6 @@ def run_map(
         costs a second extraction and its nulls; ``False`` (``--no-random-init``) skips it,
         and the report, the sentences and ``summary.json`` (``random_init_baseline``,
         ``random_init_note``) then say that it was not computed.
-    %(random_state)s
-        Here: the seed of the smoothness sampling and of every null.
     unit_positions : mapping, optional
         Free positions of the units of some layers (TDANN-style models): ``{layer:
         (n_units, 2) array of (x, y), or a path to a .npy file of one or a .csv/.tsv with
@@ -231,12 +235,14 @@ def run_map(
         domain map on the 10,242-vertex cortex (about 0.04 s per map and draw); 0 skips the
         nulls (each row is then judged by the values and their tolerance alone, and none
         can be the headline).
-    progress, verbose : bool
-        Progress bars; print the summary table.
+    %(progress)s
+    verbose : bool
+        Print the summary table.
 
     Returns
     -------
     MapResult
+        The summary, selectivity maps, tables, comparisons and the files written.
 
     Raises
     ------

@@ -631,12 +631,20 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
     comparison : dict
         ``(layer, hemisphere) ->`` :func:`~toponeuro.analysis.compare_tables` table.
     layer : str
+        The model layer shown.
     hemispheres : sequence of str
+        The cortical hemispheres shown beside it, in this order.
     summary : dict, optional
         The run's ``summary.json`` content: names each side's statistic (default SSIM on the
         sheet, Pearson r on the cortex: :func:`~toponeuro.analysis.topography_table`'s
         choices) and adds each test's verdict and p, written by
         :func:`~toponeuro.analysis.format_p`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column for the model's layer and one per hemisphere; rows ``what · pair``,
+        each cell a number with its statistic's name (or a verdict).
 
     Examples
     --------

@@ -18,6 +18,7 @@ import numpy as np
 import xarray as xr
 
 from .. import _dims as D
+from .._docs import fill_doc
 from ._constants import CORTEX_DOMAINS
 from ._headline_rule import HEADLINE_RULE, choose_headline
 
@@ -39,6 +40,7 @@ def ruler_cortex_maps(cortex) -> dict:
     Returns
     -------
     dict
+        ``hemisphere -> {domain: TopoMap}``, each map on its own mesh.
 
     Examples
     --------
@@ -70,6 +72,7 @@ def _model_maps(selectivity: xr.DataArray, layer: str, domains) -> dict:
                           name=f"{layer} {d}") for d in domains}
 
 
+@fill_doc
 def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, *,
                       n_permutations: int = 1000, alpha: float = 0.05,
                       random_state=0) -> dict:
@@ -80,14 +83,19 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
     selectivity : xarray.DataArray
         The model's domain selectivity maps, dims ``("domain", "unit")``.
     layers : sequence of str
+        The model layers compared.
     cortex : CortexTopography
         The cortex's side (:func:`~toponeuro.reporting.cortex_topography`).
-    n_permutations, alpha, random_state :
-        As for :func:`toponeuro.analysis.compare_topography` (the same draws on each side).
+    %(n_permutations)s
+        Here: as for :func:`toponeuro.analysis.compare_topography` (the same draws on each
+        side).
+    %(alpha)s
+    %(random_state)s
 
     Returns
     -------
     dict
+        ``(layer, hemisphere)`` -> :class:`~toponeuro.analysis.TopographyComparison`.
 
     Examples
     --------
@@ -133,9 +141,24 @@ def _row_entry(row) -> dict:
             "reason": row.reason, "reference": m.reference}
 
 
+@fill_doc
 def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> dict:
     """The summary's ``ruler`` section: each (layer, hemisphere)'s rows, what was left out
     and why, the counts of each verdict, and the headline chosen by the fixed rule.
+
+    Parameters
+    ----------
+    comparisons : dict
+        ``(layer, hemisphere)`` -> comparison, as :func:`ruler_comparisons` returns.
+    layers : sequence of str
+        Layer order, shallow to deep (for the headline rule).
+    %(alpha)s
+
+    Returns
+    -------
+    dict
+        ``comparisons`` (``"layer|hemisphere"`` -> rows, ``left_out``, ``counts``,
+        geometries) and ``headline`` (``chosen``, ``rule`` and the chosen row's numbers).
 
     Examples
     --------
@@ -161,6 +184,16 @@ def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> dic
 def ruler_table(comparisons: dict):
     """Every (layer, hemisphere)'s rows as one table (``comparison_ruler.csv``): layer,
     hemisphere, then :meth:`~toponeuro.analysis.TopographyComparison.to_frame`'s columns.
+
+    Parameters
+    ----------
+    comparisons : dict
+        ``(layer, hemisphere)`` -> comparison, as :func:`ruler_comparisons` returns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per descriptor, domain, layer and hemisphere.
 
     Examples
     --------

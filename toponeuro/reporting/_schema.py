@@ -25,10 +25,12 @@ def summary_schema(job: str = "map") -> dict:
     Parameters
     ----------
     job : {"map", "language"}
+        The job whose summary the schema describes (default ``"map"``).
 
     Returns
     -------
     dict
+        The schema, a fresh copy (JSON-ready).
 
     Raises
     ------

@@ -61,6 +61,14 @@ _HINT = (
 class CortexInputs(NamedTuple):
     """A lab's cortex maps, read and checked before the model runs (:func:`read_cortex_inputs`).
 
+    Parameters
+    ----------
+    maps : dict or None
+        Hemisphere -> :class:`~toponeuro.atlases.CortexMaps` of your maps; None: the job's
+        shipped atlas or parcels.
+    files : list
+        The files the maps were read from: inputs of the output folder, never replaced.
+
     Examples
     --------
     >>> read_cortex_inputs()
@@ -74,6 +82,7 @@ class CortexInputs(NamedTuple):
     files: list
 
 
+@fill_doc
 def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = None,
                        vol_to_surf=None, domains: Sequence[str] | None = None,
                        cortex_min_vertices: int = 10,
@@ -87,8 +96,14 @@ def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = 
 
     Parameters
     ----------
-    cortex_maps, hemispheres, vol_to_surf, domains :
-        As :func:`toponeuro.atlases.load_cortex_maps` (``cortex_maps`` None: nothing read).
+    cortex_maps : mapping or str, optional
+        Your own maps, as :func:`toponeuro.atlases.load_cortex_maps` reads them (None:
+        nothing read).
+    hemispheres : sequence of {"left", "right"}, optional
+        As :func:`toponeuro.atlases.load_cortex_maps`.
+    %(vol_to_surf)s
+    domains : sequence of str, optional
+        As :func:`toponeuro.atlases.load_cortex_maps`.
     cortex_min_vertices : int
         Smallest patch on the cortex (vertices), at least 1.
     cortex_permutations : int
@@ -99,6 +114,7 @@ def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = 
     Returns
     -------
     CortexInputs
+        The maps read (None without ``cortex_maps``) and their files.
 
     Examples
     --------
@@ -138,10 +154,12 @@ def map_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     card : ModelCard
         The model's card (``net.model_card``).
     layers : str or sequence of str, optional
+        The layers to measure (default the card's last three TopoLoss layers).
 
     Returns
     -------
     list of str
+        The layer names, in order.
 
     Raises
     ------
@@ -166,6 +184,7 @@ def map_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     return [layers] if isinstance(layers, str) else list(layers)
 
 
+@fill_doc
 def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
     """The map's fLoc stimuli (the ten non-scrambled categories) and where they come from.
 
@@ -176,8 +195,10 @@ def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
         download; a local fLoc folder; or a given :class:`~toponeuro.stimuli.StimulusSet`
         (returned as it is, ``numbers`` ignored).
     numbers : sequence of int, str or None
-        fLoc image numbers (read by :func:`toponeuro.stimuli.floc_numbers`). ``None``: for
-        ``"floc"`` the demo TopoNets' held-out images 97-120, for a folder every image.
+        The fLoc image numbers (read by :func:`toponeuro.stimuli.floc_numbers`). ``None``:
+        for ``"floc"`` the demo TopoNets' held-out images 97-120, for a folder every image.
+    %(progress)s
+        Here: of the download (default ``False``).
 
     Returns
     -------
@@ -248,7 +269,7 @@ def training_images(net, stim) -> dict | None:
     net : torch.nn.Module
         A model with ``model_card`` (and, from a training checkpoint, ``recipe``).
     stim : StimulusSet
-        fLoc stimuli (with a ``number`` metadata column).
+        The fLoc stimuli (with a ``number`` metadata column).
 
     Returns
     -------
@@ -309,6 +330,13 @@ def check_sheet_layers(acts: xr.DataArray, layers: Sequence[str]) -> None:
     """Raise :class:`~toponeuro.exceptions.SheetError` unless every layer's sheet can hold a
     selectivity map (at least :data:`~toponeuro.analysis.MIN_SHEET_UNITS` units, 2 x 2).
 
+    Parameters
+    ----------
+    acts : xarray.DataArray
+        Activations with dims ``("stimulus", "unit")`` and the sheet coords of each layer.
+    layers : sequence of str
+        The layers the map measures.
+
     Examples
     --------
     >>> from toponeuro import make_activations
@@ -333,6 +361,19 @@ def check_sheet_layers(acts: xr.DataArray, layers: Sequence[str]) -> None:
 class ModelTopography(NamedTuple):
     """The model's side of the map (:func:`model_topography`).
 
+    Parameters
+    ----------
+    selectivity : xarray.DataArray
+        Domain selectivity maps, dims ``("domain", "unit")``.
+    topography : TopographyTable
+        Smoothness, patches and map similarity of every map on every layer, with nulls.
+    dimensionality : dict
+        Effective dimensionality of each layer's activations.
+    contrast : dict
+        ``(layer, domain) -> ContrastTopography``: each map's smoothness against the
+        positions null and the label null; ``(layer, domain, "patch_units")``: the units in
+        its patches, against both (default empty).
+
     Examples
     --------
     >>> ModelTopography(selectivity=None, topography=None, dimensionality={"fc": 3.0})[2]
@@ -351,6 +392,7 @@ class ModelTopography(NamedTuple):
     contrast: dict = {}
 
 
+@fill_doc
 def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
                      threshold: float = TDANN_PATCHES["threshold"],
                      min_units: int = TDANN_PATCHES["min_count"], n_permutations: int = 1000,
@@ -364,8 +406,14 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     acts : xarray.DataArray
         Activations with fLoc categories (e.g. from :func:`toponeuro.extract`).
     layers : sequence of str
-    threshold, min_units, n_permutations, alpha, random_state
-        As for :func:`toponeuro.analysis.topography_table`.
+        The layers measured (each must hold a sheet).
+    threshold : float
+        Patch threshold, as for :func:`toponeuro.analysis.topography_table` (TDANN's 2).
+    min_units : int
+        Smallest patch in units, as for :func:`toponeuro.analysis.topography_table`.
+    %(n_permutations)s
+    %(alpha)s
+    %(random_state)s
     label_permutations : int, optional
         Draws of the label null of each map's smoothness and of the units in its patches
         (the domain's images and the rest's labels shuffled, the map recomputed:
@@ -422,6 +470,15 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
 class CortexTopography(NamedTuple):
     """The cortex's side of the map (:func:`cortex_topography`).
 
+    Parameters
+    ----------
+    atlas : object
+        The surface atlas the ROIs come from (None for your own maps).
+    maps : dict
+        Hemisphere -> the domains' maps on it (:class:`~toponeuro.atlases.CortexMaps`).
+    topography : TopographyTable
+        Smoothness, patches and map similarity (spin-test null) of every map.
+
     Examples
     --------
     >>> CortexTopography(atlas=None, maps={}, topography=None).maps
@@ -471,8 +528,8 @@ def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
         Smallest patch, in vertices.
     similarity_permutations : int
         Rotations of the spin-test null of the map similarities (0: none).
-    alpha, random_state
-        As for :func:`toponeuro.analysis.topography_table`.
+    %(alpha)s
+    %(random_state)s
 
     Returns
     -------
@@ -539,11 +596,29 @@ def _check_roi_threshold(maps, thr: float) -> None:
                 )
 
 
+@fill_doc
 def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
                          hemispheres: Sequence[str], *, random_state=0) -> dict:
     """``{(layer, hemisphere): table}``: :func:`toponeuro.analysis.compare_tables` of each
     model layer against each cortical hemisphere, with the arrangement of the domain
     centres and its shift and spin nulls (as many draws as each table's nulls had).
+
+    Parameters
+    ----------
+    model_topo : TopographyTable
+        The model's table (``ModelTopography.topography``).
+    cortex_topo : TopographyTable
+        The cortex's table (``CortexTopography.topography``).
+    layers : sequence of str
+        The model layers compared.
+    hemispheres : sequence of str
+        The hemispheres compared.
+    %(random_state)s
+
+    Returns
+    -------
+    dict
+        ``(layer, hemisphere)`` -> the :func:`toponeuro.analysis.compare_tables` table.
 
     Examples
     --------
@@ -564,6 +639,7 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
                 for ly in layers for h in hemispheres}
 
 
+@fill_doc
 def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutations: int = 1000,
                              random_state=0, batch_size: int = 64, device: str = "cpu",
                              progress: bool = False, unit_positions=None,
@@ -582,11 +658,20 @@ def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutati
     net : torch.nn.Module
         The trained network (left unchanged).
     stimuli : StimulusSet
+        The stimuli the trained model's maps came from.
     layers : sequence of str
-    n_permutations, random_state :
-        As for :func:`toponeuro.analysis.map_similarity`.
-    batch_size, device, progress, unit_positions, position_units :
-        Extraction settings (:func:`toponeuro.extract`).
+        The layers measured.
+    %(n_permutations)s
+    %(random_state)s
+    batch_size : int
+        Stimuli per forward pass (:func:`toponeuro.extract`).
+    %(device)s
+    %(progress)s
+        Here: default ``False``.
+    unit_positions : mapping, optional
+        Free positions of the units of some layers, as for :func:`toponeuro.extract`.
+    position_units : {"mm", "sheet"}, optional
+        Unit of ``unit_positions``, as for :func:`toponeuro.extract`.
 
     Returns
     -------

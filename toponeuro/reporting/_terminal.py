@@ -17,6 +17,16 @@ def format_summary(summary: dict) -> str:
     :func:`~toponeuro.analysis.format_p` (a floor as ``p < 0.001 (1,000 draws)``), and the
     cortex's smoothness stands on a line of its own, not beside the model's.
 
+    Parameters
+    ----------
+    summary : dict
+        The run's ``summary.json`` content (``MapResult.summary``).
+
+    Returns
+    -------
+    str
+        The summary table, one line per row.
+
     Examples
     --------
     >>> from toponeuro.reporting import run_map

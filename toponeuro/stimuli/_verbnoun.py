@@ -51,6 +51,11 @@ def fetch_verb_noun_items(*, cache_dir: str | os.PathLike | None = None) -> Path
     ----------
     %(cache_dir)s
 
+    Returns
+    -------
+    pathlib.Path
+        The verified copy of ``elli_stimuli.csv``.
+
     Examples
     --------
     >>> path = fetch_verb_noun_items()  # doctest: +SKIP

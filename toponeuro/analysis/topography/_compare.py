@@ -16,6 +16,7 @@ from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
 from ... import _null_cache
+from ..._docs import fill_doc
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._null import NullResult
@@ -37,7 +38,19 @@ _CENTROIDS = ("largest", "all")
 def patch_centroid(patches: Patches, how: str = "largest") -> np.ndarray:
     """One centroid for a map's patches: the largest patch's, or that of all patch points.
 
-    Returns NaNs when the map has no patch.
+    Parameters
+    ----------
+    patches : Patches
+        A map's patches (:func:`find_patches`).
+    how : {"largest", "all"}
+        The centroid of the largest patch (default), or the mean position of every point
+        in a patch.
+
+    Returns
+    -------
+    numpy.ndarray
+        The centroid's coordinates, one per position dimension; NaNs when the map has no
+        patch.
 
     Examples
     --------
@@ -119,6 +132,7 @@ def arrangement_similarity(centroids_a, centroids_b) -> dict:
     return out
 
 
+@fill_doc
 def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state: RandomState = None):
     """SSIM on a sheet, Pearson on a mesh, with the shift null where it can be drawn.
 
@@ -126,6 +140,20 @@ def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state: RandomStat
     positions (flat maps) the statistic comes without a null, and ``attrs["null_note"]`` says
     why. :func:`topography_table` and the main job's random-initialisation baseline measure
     every map pair with it.
+
+    Parameters
+    ----------
+    tm_a : TopoMap
+        The first map (:func:`as_topomap`); a sheet is compared by SSIM.
+    tm_b : TopoMap
+        The second map, on the same points as ``tm_a``.
+    %(n_permutations)s
+    %(random_state)s
+
+    Returns
+    -------
+    NullResult
+        The statistic with its null (``attrs["method"]`` names the statistic).
 
     Examples
     --------

@@ -88,22 +88,26 @@ ONE_MAP = ("smoothness", "clustering", "selective_fraction", "patch_count", "pat
 class RulerSettings:
     """The descriptors' parameters, declared once; lengths in units of the map's extent.
 
-    Attributes
+    Parameters
     ----------
     max_distance : float
         Largest distance of the smoothness profile, x extent (0.5).
     n_bins : int
         Distance bins of the smoothness profile (10).
-    n_samples, sample_size : int
-        TDANN's point samples for maps of more than 1,000 points (20 of 500).
+    n_samples : int
+        TDANN's point samples for maps of more than 1,000 points (20).
+    sample_size : int
+        Points in each of those samples (500).
     threshold : float
         A point is selective where its value reaches it (TDANN's t >= 2).
     binary_threshold : float
         The same for a binary map (0.5).
     smooth_sigma : float
         Patch smoothing, x extent: TDANN's 2.4 mm on its 70 mm sheet.
-    min_patch_area, max_patch_area : float
-        Patch areas kept, x extent^2: TDANN's 100 and 4,500 of 4,900 mm^2.
+    min_patch_area : float
+        Smallest patch area kept, x extent^2: TDANN's 100 of 4,900 mm^2.
+    max_patch_area : float
+        Largest patch area kept, x extent^2: TDANN's 4,500 of 4,900 mm^2.
 
     Examples
     --------
@@ -142,7 +146,7 @@ class RulerSettings:
 class DescriptorResult:
     """One descriptor of one map (or map pair, or set of domains) with its null.
 
-    Attributes
+    Parameters
     ----------
     descriptor : str
         A name of :data:`DESCRIPTORS`.
@@ -161,7 +165,9 @@ class DescriptorResult:
     geometry : str
         ``"sheet"``, ``"free"`` or ``"mesh"``.
     extent : float
-        The map's extent (position units); ``extent_mm`` in mm (NaN without a scale).
+        The map's extent (position units).
+    extent_mm : float
+        The map's extent in mm (NaN without a scale).
     reference : str
         Where the descriptor comes from.
     domain : str
@@ -210,6 +216,16 @@ class DescriptorResult:
 
 def is_binary(tm: TopoMap) -> bool:
     """Whether a map's values (with data) are all 0 or 1 (an ROI).
+
+    Parameters
+    ----------
+    tm : TopoMap
+        The map (:func:`as_topomap` makes one).
+
+    Returns
+    -------
+    bool
+        ``True`` where every value with data is 0 or 1 (and there is at least one).
 
     Examples
     --------
@@ -472,12 +488,14 @@ def describe(
         Names of :data:`DESCRIPTORS` (default all that apply: pairs need two domains, an
         arrangement three).
     settings : RulerSettings, optional
+        The descriptors' parameters (default ``RulerSettings()``).
     %(n_permutations)s
     %(random_state)s
 
     Returns
     -------
     list of DescriptorResult
+        One result per descriptor and domain (or pair of domains), in the order asked.
 
     Examples
     --------
@@ -511,9 +529,26 @@ def describe(
     return out
 
 
+@fill_doc
 def descriptor_value(tm, descriptor: str, settings: RulerSettings | None = None,
                      random_state: RandomState = None) -> float:
     """A one-map descriptor's value without its null (what a bootstrap repeats).
+
+    Parameters
+    ----------
+    tm : map
+        One map of any geometry (anything :func:`as_topomap` reads).
+    descriptor : str
+        A one-map descriptor: ``"smoothness"``, ``"clustering"``,
+        ``"selective_fraction"``, ``"patch_count"`` or ``"patch_size"``.
+    settings : RulerSettings, optional
+        The descriptors' parameters (default ``RulerSettings()``).
+    %(random_state)s
+
+    Returns
+    -------
+    float
+        The descriptor's value (NaN where it is undefined).
 
     Examples
     --------

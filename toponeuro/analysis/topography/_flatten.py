@@ -49,7 +49,9 @@ def mesh_topomap(values, mesh: str = "fsaverage5", hemi: str = "left", *,
         One value per vertex of the hemisphere (NaN: no data; the fs_LR medial wall is
         set to NaN).
     mesh : {"fsaverage5", "fs_LR_32k"}
+        The template mesh the values live on.
     hemi : {"left", "right"}
+        The hemisphere the values cover.
     surface : str, optional
         The surface whose coordinates give distances and area; default the mesh's folded
         surface (fsaverage5: pial; fs_LR 32k: midthickness).
@@ -61,6 +63,7 @@ def mesh_topomap(values, mesh: str = "fsaverage5", hemi: str = "left", *,
         on fs_LR 32k): compute the cortex's descriptors once and pass them on
         (``compare_topography(cortex_results=)``).
     name : str
+        Label of the map in messages and tables (default none).
 
     Returns
     -------
@@ -90,11 +93,14 @@ def flat_sheet(values, mesh: str = "fsaverage5", hemi: str = "left", *,
     values : array (n_vertices,)
         As :func:`mesh_topomap`.
     mesh : {"fsaverage5", "fs_LR_32k"}
+        The template mesh the values live on.
     hemi : {"left", "right"}
+        The hemisphere the values cover.
     spacing : float, optional
         Grid spacing in flat-map units (about mm); default the median edge of the flat
         mesh, so the sheet has about as many cells as the hemisphere has vertices.
     name : str
+        Label of the map in messages and tables (default none).
 
     Returns
     -------

@@ -91,8 +91,10 @@ _POINTS_DOC = _LAYER_DOC + """
         Template mesh the values live on (``"fsaverage5"`` ...); checks the vertex count. A
         map with twice its vertex count holds both hemispheres, left then right: the spin
         test then rotates the two spheres together, the right by the left's rotation mirrored
-        across the mid-sagittal plane (Alexander-Bloch et al. 2018).
-    faces : array (m, 3), optional
+        across the mid-sagittal plane (Alexander-Bloch et al. 2018)."""
+
+#: the rest of :data:`_POINTS_DOC`, after ``mesh`` (as_topomap documents ``name`` between)
+_SHAPE_DOC = """faces : array (m, 3), optional
         Triangles of a mesh: its neighbours (edges) when ``adjacency`` is not given, and its
         surface area (the extent).
     sphere : array (n, 3), optional
@@ -109,7 +111,8 @@ _POINTS_DOC = _LAYER_DOC + """
 
 def _fill(obj):
     doc = obj.__doc__.replace("%(geometry)s", _GEOMETRY_DOC)
-    obj.__doc__ = doc.replace("%(points)s", _POINTS_DOC)
+    doc = doc.replace("%(points)s", _POINTS_DOC)
+    obj.__doc__ = doc.replace("%(shape)s", _SHAPE_DOC)
     return fill_doc(obj)
 
 
@@ -122,6 +125,37 @@ class TopoMap:
     the points are the ``h x w`` grid cells in row-major order and ``grid_shape`` is set.
     ``kind`` is ``"sheet"``, ``"free"`` (units at free 2-D positions) or ``"surface"`` (a
     mesh, or points with positions); :attr:`geometry` names the three the one ruler knows.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per point, ``(n,)``; NaN where there is no data.
+    positions : numpy.ndarray
+        Point coordinates, ``(n, 2)`` or ``(n, 3)`` (a sheet: ``(row, col)`` of each cell).
+    grid_shape : tuple of int or None
+        ``(h, w)`` of a sheet; ``None`` for other geometries.
+    distance : None, str, numpy.ndarray or callable
+        How far apart points are, as ``distance`` of :func:`as_topomap`.
+    adjacency : sparse matrix, float or None
+        Neighbour graph of the points, or a radius, as ``adjacency`` of :func:`as_topomap`.
+    name : str
+        Label used in messages and tables.
+    kind : str
+        ``"sheet"``, ``"free"`` or ``"surface"``.
+    mesh : str or None
+        Template mesh the values live on (``"fsaverage5"`` ...).
+    faces : numpy.ndarray or None
+        Triangles of a mesh, ``(m, 3)``.
+    sphere : numpy.ndarray or None
+        Sphere coordinates of a mesh's vertices, for the spin test.
+    units : str or None
+        Units of ``positions`` (``"mm"`` or ``"sheet"``).
+    mm_per_unit : float or None
+        Millimetres per position unit.
+    prune : float or None
+        Free positions: Delaunay edges longer than ``prune`` x the median edge are dropped.
+    _cache : dict
+        Derived arrays computed once (point areas, neighbours); internal, leave it out.
 
     Examples
     --------
@@ -496,10 +530,12 @@ def as_topomap(
     %(points)s
     name : str, optional
         Label used in messages and tables.
+    %(shape)s
 
     Returns
     -------
     TopoMap
+        The map with its points, neighbours and distance (``data`` itself if a TopoMap).
 
     Raises
     ------

@@ -69,19 +69,29 @@ class ContrastDesign:
     recomputes the map from the same activations with the labels shuffled; any other null
     treats it as its observed map. Made by :func:`contrast_design`.
 
-    Attributes
+    Parameters
     ----------
-    x : numpy.ndarray
-        ``(n_items, n_units)`` activations of the contrast's items (centred per unit).
-    is_target : numpy.ndarray
-        ``(n_items,)`` True for the target side.
+    x : array-like
+        ``(n_items, n_units)`` activations of the contrast's items (kept centred per unit,
+        as attribute ``x``).
+    is_target : array-like of bool
+        ``(n_items,)`` True for the target side (at least 2 items on each side).
     metric : str
         The selectivity metric (``SELECTIVITY_METRICS``).
-    grid_shape : tuple or None
-        The sheet ``(h, w)``; ``point`` maps each unit to its grid point. None for units
-        at free positions (``positions``): each unit is its own point.
-    attrs : dict
+    rows : array-like of int
+        ``(n_units,)`` sheet row of each unit.
+    cols : array-like of int
+        ``(n_units,)`` sheet column of each unit; with ``rows`` they give the sheet
+        ``grid_shape`` ``(h, w)`` (``point`` maps each unit to its grid point).
+    name : str
+        Label of the map in messages (default ``"contrast"``).
+    attrs : dict, optional
         Contrast, layer, metric and reference.
+    positions : array (n_units, 2), optional
+        Free positions of the units (TDANN-style): each unit is its own point and
+        ``grid_shape`` is None.
+    units : {"mm", "sheet"}, optional
+        Units of ``positions``.
 
     Examples
     --------
@@ -246,7 +256,7 @@ def contrast_design(
     Parameters
     ----------
     %(activations)s
-    target, against :
+    target, against : str or sequence of str
         As :func:`selectivity` (categories or fLoc domains; ``"rest"``: every other category
         but scrambled). Language: ``"S"``, ``"N"``.
     layer : str, optional
@@ -265,6 +275,8 @@ def contrast_design(
     Returns
     -------
     ContrastDesign
+        The contrast's items, labels and sheet, whose :meth:`ContrastDesign.map` is the
+        observed selectivity map.
 
     Examples
     --------
@@ -336,11 +348,22 @@ class ContrastTopography:
     than contrasts of random splits of its items on this sheet?" (:func:`contrast_claim`),
     the claim a *selective* topography rests on.
 
-    Attributes
+    Parameters
     ----------
-    layer, statistic : str
-    positions, labels : NullResult
-    organised, selective : TopographyClaim
+    layer : str
+        The sheet the contrast map lies on.
+    statistic : str
+        The statistic tested (``"morans_i"`` ...).
+    positions : NullResult
+        The statistic against the positions null.
+    labels : NullResult
+        The statistic against the label null.
+    organised : TopographyClaim
+        The claim the positions null supports (the map is organised on the sheet).
+    selective : TopographyClaim
+        The claim the label null supports (a selective topography).
+    alpha : float
+        The significance level of both claims.
 
     Examples
     --------
@@ -395,11 +418,22 @@ def contrast_topography(activations: xr.DataArray | ContrastDesign, target=None,
 
     Parameters
     ----------
-    activations, target, against, layer, metric, labels, smooth_fwhm :
-        As :func:`contrast_design`. Or pass a :class:`ContrastDesign` as ``activations``
-        (and none of the others) to test several statistics on one design, built once.
+    %(activations)s
+        Or a :class:`ContrastDesign` (and none of ``target``, ``against``, ``layer``,
+        ``metric``, ``labels``, ``smooth_fwhm``) to test several statistics on one design,
+        built once.
+    target, against : str or sequence of str, optional
+        As :func:`contrast_design`; ``target`` is needed with activations.
+    layer : str, optional
+        As :func:`contrast_design`.
     statistic : str
-        A registered statistic of one map.
+        A registered statistic of one map (default ``"morans_i"``).
+    metric : {"tdann_t", "t", "welch_t", "dprime"}
+        As :func:`contrast_design`.
+    labels : sequence of str, optional
+        As :func:`contrast_design`.
+    smooth_fwhm : float, optional
+        As :func:`contrast_design`.
     %(n_permutations)s
         Each null draws this many.
     %(alpha)s
@@ -413,6 +447,7 @@ def contrast_topography(activations: xr.DataArray | ContrastDesign, target=None,
     Returns
     -------
     ContrastTopography
+        The statistic against both nulls, with the two claims.
 
     Examples
     --------

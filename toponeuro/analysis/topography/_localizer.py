@@ -66,11 +66,22 @@ def language_profile(
     ----------
     %(activations)s
         Here: the localizer items' (the condition in the ``category`` coord or ``labels``).
-    target, against, top_k, q, smooth_fwhm, alternative, scope :
-        As in :func:`language_selectivity` (defaults: S vs N, TopoLM's).
+    target, against : str or sequence of str
+        The contrast, as in :func:`language_selectivity` (default S vs N).
     conditions : sequence of str, optional
         Conditions profiled (default those of :data:`LANGUAGE_CONDITIONS` present, then any
         other label, in order of appearance).
+    top_k : float or int
+        Units selected on each half, as in :func:`language_selectivity` (TopoLM's 0.1).
+    q : float
+        Benjamini-Hochberg false-discovery rate (0.05).
+    smooth_fwhm : float or None
+        FWHM (unit spacings) of the sheet smoothing before the t-test (TopoLM's 2.0;
+        ``None``: the raw activations).
+    alternative : {"two-sided", "greater", "less"}
+        Alternative of the t-tests' p-values (TopoLM: two-sided).
+    scope : {"all", "layer"}
+        The FDR family and the top-k pool: all layers at once (TopoLM) or each layer.
     labels : sequence of str, optional
         One condition per stimulus (default the ``category`` coord).
 
@@ -219,8 +230,10 @@ def language_topography(
         Here: the localizer items'.
     layers : str or sequence of str, optional
         Default every layer of the activations.
-    target, against, labels :
-        The contrast (default S vs N) and optional per-stimulus conditions.
+    target, against : str or sequence of str
+        The contrast (default S vs N), as in :func:`language_selectivity`.
+    labels : sequence of str, optional
+        One condition per stimulus (default the ``category`` coord).
     q : float
         Benjamini-Hochberg level of the selection (over all layers, TopoLM's).
     %(n_permutations)s

@@ -147,7 +147,7 @@ class NullResult:
     Behaves as the number it reports where a float is expected (``float(r)``,
     ``f"{r:.2f}"``, comparisons), so code written for a float keeps working.
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         The observed value.
@@ -160,13 +160,13 @@ class NullResult:
     null_method : str or None
         ``"positions"``, ``"mirror"`` (sheet, the default two-map null), ``"variogram"``,
         ``"phase"``, ``"spectral"``, ``"torus"`` or ``"spin"`` (mesh).
-    alternative : {"greater", "less", "two-sided"}
-        The tail ``p_value`` counts: ``"greater"`` for one map's organisation (smoothness),
-        ``"two-sided"`` for two maps' similarity (more *or* less alike than chance).
     attrs : dict
         ``method`` (the statistic's definition), its parameters and ``reference``; where one
         move served two draws (the symmetric two-map null), ``n_moves``, ``n_effective`` and
         ``paired_correlation`` (:attr:`n_moves`, :attr:`n_effective`).
+    alternative : {"greater", "less", "two-sided"}
+        The tail ``p_value`` counts: ``"greater"`` for one map's organisation (smoothness),
+        ``"two-sided"`` for two maps' similarity (more *or* less alike than chance).
 
     Examples
     --------

@@ -159,6 +159,10 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
 
     Mirrors :func:`register_statistic`: the module that defines a null calls this once.
 
+    Each draw is checked when it is used: one entry per map, and every entry ``None`` or
+    ``n_draws`` surrogates of the map's ``n`` values (a single surrogate would make a null
+    of identical values), else :class:`~toponeuro.exceptions.InvalidDataError`.
+
     Parameters
     ----------
     name : str
@@ -187,10 +191,6 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
         Replace a null already registered as ``name`` (a built-in one included). Without it
         that name raises :class:`~toponeuro.exceptions.NameClashError`, so a built-in null
         is never replaced by accident.
-
-    Each draw is checked when it is used: one entry per map, and every entry ``None`` or
-    ``n_draws`` surrogates of the map's ``n`` values (a single surrogate would make a null
-    of identical values), else :class:`~toponeuro.exceptions.InvalidDataError`.
 
     Returns
     -------

@@ -64,7 +64,7 @@ _SHEET_AREA = TDANN_PATCHES["sheet_mm"] ** 2
 class Patches:
     """Connected patches of a thresholded map (from :func:`find_patches`).
 
-    Attributes
+    Parameters
     ----------
     table : pandas.DataFrame
         One row per patch, largest first: ``patch`` (label), ``n_units`` (points),
@@ -77,7 +77,9 @@ class Patches:
     smoothed : numpy.ndarray
         The (smoothed) values that were thresholded.
     map : TopoMap
+        The map the patches were found on.
     threshold : float
+        The level the smoothed values were thresholded at.
     null : numpy.ndarray
         Largest cluster statistic of each null draw (empty without a null).
     alpha : float
@@ -249,6 +251,7 @@ def _tdann_or_number(value, name, **bounds):
     return check_number(value, name, **bounds)
 
 
+@_fill
 def check_patch_params(threshold=TDANN_PATCHES["threshold"], min_units=TDANN_PATCHES["min_count"],
                        smooth_sigma="tdann", *, min_fraction="tdann", max_fraction="tdann",
                        connectivity=1, n_permutations=1000, statistic="mass", alpha=0.05,
@@ -257,6 +260,32 @@ def check_patch_params(threshold=TDANN_PATCHES["threshold"], min_units=TDANN_PAT
 
     Callers that pass them on later (``topography_table``, ``run_map``) call this first, so
     a bad value is refused at once, in the parameter's name, with its valid range.
+
+    Parameters
+    ----------
+    threshold : float
+        As :func:`find_patches` (TDANN's ``t >= 2``).
+    min_units : int
+        As :func:`find_patches`, at least 1 (TDANN: 10).
+    smooth_sigma : float or "tdann"
+        As :func:`find_patches`, at least 0.
+    min_fraction : float or "tdann"
+        As :func:`find_patches`, in [0, 1].
+    max_fraction : float or "tdann"
+        As :func:`find_patches`, in [0, 1] and at least ``min_fraction``.
+    connectivity : {1, 2}
+        As :func:`find_patches`.
+    %(n_permutations)s
+    statistic : {"mass", "size"}
+        As :func:`find_patches`.
+    %(alpha)s
+    %(random_state)s
+
+    Returns
+    -------
+    dict
+        The checked values by name (all but ``random_state``), as :func:`find_patches`
+        uses them.
 
     Examples
     --------

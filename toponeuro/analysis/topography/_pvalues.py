@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 
+from ..._docs import fill_doc
 from ...exceptions import UnknownNameError, close_matches
 
 __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibration", "format_p",
@@ -38,6 +39,20 @@ def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
     most 1 (equal tails, as ``scipy.stats.permutation_test``). ``n`` counts the finite draws;
     ``tol`` is ``1e-9 * max(1, |statistic|)`` so ties count. NaN when the statistic is NaN or
     there is no finite draw. The smallest p is ``1 / (1 + n)`` (two-sided ``2 / (1 + n)``).
+
+    Parameters
+    ----------
+    statistic : float
+        The observed value.
+    null : array-like
+        The statistic on each null draw (non-finite draws are left out).
+    alternative : {"greater", "less", "two-sided"}
+        The tail of the test (default ``"greater"``).
+
+    Returns
+    -------
+    float
+        The p-value in ``(0, 1]``, or NaN.
 
     Examples
     --------
@@ -116,6 +131,11 @@ def cortex_null_calibration(mesh: str = "fsaverage5") -> dict:
     both spun together): independent random maps of each kind, Pearson with the cortex's
     default null, two-sided p <= ``alpha``.
 
+    Parameters
+    ----------
+    mesh : str
+        The template mesh whose cells are pooled (default ``"fsaverage5"``).
+
     Returns
     -------
     dict
@@ -159,6 +179,7 @@ def _ceil_sig(x: float, digits: int = 1) -> float:
     return float(round(v, max(0, -e)))
 
 
+@fill_doc
 def format_p(p: float, n_permutations: int, alternative: str | None = None, *,
              n_effective: float | None = None, n_moves: int | None = None) -> str:
     """A p-value in words: ``"p = 0.012"``, or at its floor ``"p < 0.001 (1,000 draws)"``.
@@ -170,6 +191,25 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None, *,
     null: ``"not tested"``. Draws that share their moves (the symmetric two-map null:
     ``n_moves`` distinct moves, ``n_effective`` effective draws, :func:`effective_draws`)
     have their floor at ``n_effective`` and say so.
+
+    Parameters
+    ----------
+    p : float
+        The p-value (NaN or ``None``: not tested).
+    %(n_permutations)s
+    alternative : str, optional
+        The tail, as written in the text (``"one-sided"``, ``"two-sided"`` ...); a name
+        starting with ``"two-sided"`` doubles the floor. Default: no tail written.
+    n_effective : float, optional
+        Effective number of draws where moves serve two draws (:func:`effective_draws`);
+        the floor is taken at it (default ``n_permutations``).
+    n_moves : int, optional
+        Distinct moves behind the draws, written beside them when fewer than the draws.
+
+    Returns
+    -------
+    str
+        ``"p = ..."``, the bound at the floor with its draws, or ``"not tested"``.
 
     Examples
     --------
@@ -214,10 +254,21 @@ def effective_draws(first_moved, second_moved, n_unpaired: int = 0) -> tuple[flo
     count the correlation of the tail indicators matters, which is below the values' for
     jointly normal draws, so this ``n_effective`` errs small (a conservative floor).
 
+    Parameters
+    ----------
+    first_moved : array-like
+        The statistic on the draws that moved the first map, one per move.
+    second_moved : array-like
+        The statistic on the draws that moved the second map by the same moves, in order.
+    n_unpaired : int
+        Further draws whose move served once (default 0).
+
     Returns
     -------
     n_effective : float
+        The effective number of independent draws.
     rho : float
+        The correlation of the paired values, in ``[0, 1]``.
 
     Examples
     --------
@@ -239,10 +290,23 @@ def effective_draws(first_moved, second_moved, n_unpaired: int = 0) -> tuple[flo
     return float(n_unpaired + 2 * m / (1 + rho)), rho
 
 
+@fill_doc
 def floor_p(n_permutations: float, alternative: str = "greater") -> float:
     """The smallest p-value ``n_permutations`` draws can give: ``1 / (1 + n)`` (two-sided
     ``2 / (1 + n)``, at most 1); 1 without draws. ``n`` may be an effective, fractional
     count (:func:`effective_draws`).
+
+    Parameters
+    ----------
+    %(n_permutations)s
+    alternative : {"greater", "less", "two-sided"}
+        The tail of the test; a name starting with
+        ``"two-sided"`` doubles the floor (default ``"greater"``).
+
+    Returns
+    -------
+    float
+        The floor p-value, in ``(0, 1]``.
 
     Examples
     --------
@@ -254,10 +318,23 @@ def floor_p(n_permutations: float, alternative: str = "greater") -> float:
     return float(min(1.0, k / (1 + n))) if n > 0 else 1.0
 
 
+@fill_doc
 def can_reject(n_permutations: float, alpha: float, alternative: str = "greater") -> bool:
     """Whether ``n_permutations`` draws can give ``p <= alpha`` at all (9 draws cannot reach
     0.05; 19 can one-sided, not two-sided); pass the effective count where moves serve two
     draws (:func:`effective_draws`: 38 draws of 19 moves cannot reach 0.05 two-sided).
+
+    Parameters
+    ----------
+    %(n_permutations)s
+    %(alpha)s
+    alternative : {"greater", "less", "two-sided"}
+        The tail of the test (default ``"greater"``).
+
+    Returns
+    -------
+    bool
+        ``True`` where the floor p-value (:func:`floor_p`) is at most ``alpha``.
 
     Examples
     --------

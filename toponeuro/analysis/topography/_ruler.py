@@ -75,10 +75,18 @@ TOLERANCES = {
 class ComparisonRow:
     """One descriptor (of one domain or pair) measured on both sides, with its verdict.
 
-    Attributes
+    Parameters
     ----------
-    descriptor, domain, statistic : str
-    model, cortex : DescriptorResult
+    descriptor : str
+        A name of :data:`DESCRIPTORS`.
+    domain : str
+        The domain (map name) or pair of domains the row describes ("" for single maps).
+    statistic : str
+        The statistic's name ("Moran's I", ...).
+    model : DescriptorResult
+        The descriptor on the model's map.
+    cortex : DescriptorResult
+        The descriptor on the cortex's map.
     verdict : str
         One of :data:`VERDICTS`.
     reason : str
@@ -106,15 +114,22 @@ class ComparisonRow:
 class TopographyComparison:
     """Model vs cortex, one row per descriptor (from :func:`compare_topography`).
 
-    Attributes
+    Parameters
     ----------
     rows : tuple of ComparisonRow
+        One row per descriptor and domain (or pair), in :data:`DESCRIPTORS` order.
     alpha : float
+        The significance level of every null verdict.
     n_permutations : int
+        Null draws on each side.
     left_out : dict
         Descriptor -> why it was not computed (a binary cortex map, too few domains).
     settings : RulerSettings
-    model_geometry, cortex_geometry : str
+        The descriptors' parameters, the same on both sides.
+    model_geometry : str
+        The model map's geometry (``"sheet"``, ``"free"`` or ``"mesh"``).
+    cortex_geometry : str
+        The cortex map's geometry.
 
     Examples
     --------
@@ -203,6 +218,7 @@ def _side(res: DescriptorResult, alpha: float) -> tuple[bool, int]:
     return True, 1 if res.alternative == "greater" else -1
 
 
+@fill_doc
 def ruler_verdict(model: DescriptorResult, cortex: DescriptorResult, *,
                   alpha: float = 0.05) -> tuple[str, str]:
     """The one rule: is the model's descriptor like the cortex's? ``(verdict, reason)``.
@@ -222,6 +238,21 @@ def ruler_verdict(model: DescriptorResult, cortex: DescriptorResult, *,
 
     The rule reads only the numbers of the two results; the tolerances were fixed before
     any comparison was run and are not tuned to results.
+
+    Parameters
+    ----------
+    model : DescriptorResult
+        The descriptor on the model's map (its ``interval``, if any, widens the range).
+    cortex : DescriptorResult
+        The same descriptor on the cortex's map.
+    %(alpha)s
+
+    Returns
+    -------
+    verdict : str
+        ``"alike"``, ``"unlike"`` or ``"not testable"`` (:data:`VERDICTS`).
+    reason : str
+        Why, in words.
 
     Examples
     --------
@@ -341,6 +372,7 @@ def compare_topography(
     Returns
     -------
     TopographyComparison
+        One row per descriptor with both sides' values, nulls and the verdict.
 
     Examples
     --------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..._docs import fill_doc
 from ..._typing import RandomState
 from ...exceptions import UnknownNameError, close_matches
 from ._compare import _CENTROIDS, arrangement_similarity
@@ -15,6 +16,7 @@ from ._tables import ARRANGEMENT_TOP, TopographyTable, arrangement_comparison
 __all__ = ["compare_tables"]
 
 
+@fill_doc
 def compare_tables(
     model: TopographyTable,
     model_sheet: str,
@@ -51,13 +53,25 @@ def compare_tables(
 
     Parameters
     ----------
-    model, cortex : TopographyTable
-    model_sheet, cortex_sheet : str
-        The layer and the hemisphere compared.
+    model : TopographyTable
+        The model's table, from :func:`topography_table`.
+    model_sheet : str
+        The model layer compared.
+    cortex : TopographyTable
+        The cortex's table, from :func:`topography_table`.
+    cortex_sheet : str
+        The hemisphere compared.
     centroid : {"largest", "all"}
         A region's patch centroid: its largest patch's, or that of all its patch points.
-    top, n_permutations, cortex_permutations, random_state :
-        Of :func:`arrangement_comparison`.
+    top : float
+        Fraction of each map's points that make its centre (:func:`arrangement_comparison`).
+    %(n_permutations)s
+        Here: the shift null of :func:`arrangement_comparison` (default ``None``: the model
+        table's ``n_permutations``).
+    cortex_permutations : int, optional
+        Draws of the spin null of :func:`arrangement_comparison` (default the cortex
+        table's ``similarity_permutations``).
+    %(random_state)s
     arrangement : bool
         Compute the ``domain_arrangement`` rows (False: NaN, e.g. for a single map per side,
         where an arrangement has no meaning).
@@ -65,6 +79,8 @@ def compare_tables(
     Returns
     -------
     pandas.DataFrame
+        Index ``(metric, item)``, columns ``model``, ``cortex`` and ``model_vs_cortex``
+        (described above).
 
     Examples
     --------

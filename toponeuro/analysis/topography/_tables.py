@@ -55,7 +55,7 @@ ARRANGEMENT_REFERENCE = (
 class TopographyTable:
     """The metrics of named maps on one or more sheets, each computed once.
 
-    Attributes
+    Parameters
     ----------
     table : pandas.DataFrame
         One row per ``(sheet, name)``: ``sheet`` (layer or hemisphere), ``name`` (domain),
@@ -265,12 +265,17 @@ def topography_table(
         :class:`toponeuro.atlases.CortexMaps` (its geometry comes along).
     layers : str or list of str, optional
         Layers of a DataArray to measure (default all, in unit order).
-    threshold, min_units, smooth_sigma :
-        Patch detection (see :func:`find_patches`; TDANN's t >= 2, 10 units, sigma scaled
-        from 2.4 mm by default; ``threshold=0.5, smooth_sigma=0`` for 0/1 ROI maps).
-        ``selective_fraction`` counts the points at or above ``threshold`` (unsmoothed).
-        ``threshold=None``: no patches (an empty selection has no threshold, e.g.
-        :func:`fdr_selection` with no unit passing): 0 patches, their p NaN.
+    threshold : float or None
+        Patch detection threshold (see :func:`find_patches`; TDANN's t >= 2 by default;
+        ``threshold=0.5, smooth_sigma=0`` for 0/1 ROI maps). ``selective_fraction`` counts
+        the points at or above it (unsmoothed). ``None``: no patches (an empty selection
+        has no threshold, e.g. :func:`fdr_selection` with no unit passing): 0 patches,
+        their p NaN.
+    min_units : int
+        Smallest patch kept, in points (see :func:`find_patches`; TDANN's 10).
+    smooth_sigma : float or "tdann"
+        Smoothing before thresholding (see :func:`find_patches`; default scaled from
+        TDANN's 2.4 mm).
     pairs : sequence of (name, name)
         Map pairs whose similarity is reported (pairs with a name absent from a sheet are
         skipped on it).
@@ -545,15 +550,24 @@ def arrangement_comparison(
 
     Parameters
     ----------
-    model, cortex : TopographyTable
-        From :func:`topography_table` (their ``maps`` carry each side's geometry).
-    model_sheet, cortex_sheet : str
-        The layer and the hemisphere compared.
+    model : TopographyTable
+        The model's table, from :func:`topography_table` (its ``maps`` carry the sheet's
+        geometry).
+    model_sheet : str
+        The model layer compared.
+    cortex : TopographyTable
+        The cortex's table, from :func:`topography_table` (its ``maps`` carry the mesh's
+        geometry).
+    cortex_sheet : str
+        The hemisphere compared.
     top : float
         Fraction of each map's points that make its centre.
-    n_permutations, cortex_permutations : int, optional
-        Draws of the shift and spin nulls (default the tables' ``n_permutations`` and
-        ``similarity_permutations``; 0: none, p-values NaN).
+    %(n_permutations)s
+        Here: draws of the shift null (default ``None``: the model table's
+        ``n_permutations``; 0: none, p-values NaN).
+    cortex_permutations : int, optional
+        Draws of the spin null (default the cortex table's ``similarity_permutations``;
+        0: none, p-values NaN).
     %(random_state)s
 
     Returns

@@ -472,8 +472,15 @@ def correlation_profile(
     responses : xarray.DataArray or array (n_stimuli, n_points)
         Activations (dims ``("stimulus", "unit")``, pick ``layer``) or responses on mesh
         vertices with ``geometry``.
-    n_samples, sample_size, n_bins, max_distance :
-        As in :func:`smoothness`.
+    n_samples : int
+        Random samples of points when there are more than 1,000 (as in :func:`smoothness`).
+    sample_size : int
+        Points per sample (500; as in :func:`smoothness`).
+    n_bins : int
+        Distance bins, at least 2 (as in :func:`smoothness`).
+    max_distance : float, optional
+        Largest distance binned (as in :func:`smoothness`; default half the diagonal of the
+        points' bounding box).
     %(random_state)s
     %(geometry)s
 

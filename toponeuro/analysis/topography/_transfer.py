@@ -51,7 +51,7 @@ _REFERENCE = ("Independent localizer (Kanwisher, McDermott & Chun 1997; Kriegesk
 class TransferResult:
     """The preference on set B of units picked on set A (see :func:`localizer_transfer`).
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         Cohen's d (pooled SD) of the selected units' mean response (each unit z-scored over
@@ -59,18 +59,30 @@ class TransferResult:
     p_value : float
         Permutation p (B's labels shuffled among its contrast stimuli), the rule of
         :func:`null_p_value`; its floor is ``1 / (1 + n_permutations)``.
-    null_mean, null_std : float
+    null_mean : float
+        Mean of the null's d.
+    null_std : float
+        Standard deviation of the null's d.
     n_permutations : int
+        Relabellings of B drawn.
     alternative : str
+        The tail of ``p_value``.
     n_units : int
         Units selected on A.
     units : numpy.ndarray
         Their positions along the ``unit`` dim.
-    n_target, n_against : int
-        B's stimuli on each side.
-    localizer, test : str
-        The two contrasts, ``"target > against"``.
-    method, reference : str
+    n_target : int
+        B's target stimuli.
+    n_against : int
+        B's against stimuli.
+    localizer : str
+        A's contrast, ``"target > against"``.
+    test : str
+        B's contrast, ``"target > against"``.
+    method : str
+        The statistic's name (``"cohen_d"``).
+    reference : str
+        Where the method comes from.
 
     Examples
     --------
@@ -158,11 +170,15 @@ def localizer_transfer(
         Set A, which picks the units (e.g. fLoc).
     test : Activations
         Set B, the same model's units (same unit coords), other stimuli (e.g. the 92 images).
-    target, against : str or sequence of str
-        A's contrast, as for :func:`selectivity` (fLoc domain names expand).
-    test_target, test_against : str or sequence of str
-        B's contrast: values of ``test_labels`` (B's categories by default), e.g.
-        ``"human face"`` against ``"rest"`` (every other value).
+    target : str or sequence of str
+        A's target, as for :func:`selectivity` (fLoc domain names expand).
+    test_target : str or sequence of str
+        B's target: values of ``test_labels`` (B's categories by default), e.g.
+        ``"human face"``.
+    against : str or sequence of str
+        A's against side, as for :func:`selectivity` (default ``"rest"``).
+    test_against : str or sequence of str
+        B's against side, values of ``test_labels`` (default ``"rest"``: every other value).
     labels, test_labels : sequence or str, optional
         One label per stimulus of A / B, or the name of a stimulus coord (e.g. ``"face"``
         from :func:`~toponeuro.stimuli.load_stimulus_table`); default the ``category``
@@ -181,6 +197,7 @@ def localizer_transfer(
     Returns
     -------
     TransferResult
+        Cohen's d of the selected units on B with its permutation p.
 
     Raises
     ------

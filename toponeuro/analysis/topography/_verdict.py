@@ -59,7 +59,7 @@ class _TestOutcome:
 class OverlapVerdict(_TestOutcome):
     """The outcome of one overlap test (from :func:`overlap_verdict`).
 
-    Attributes
+    Parameters
     ----------
     outcome : str
         One of :data:`OVERLAP_OUTCOMES`.
@@ -69,8 +69,10 @@ class OverlapVerdict(_TestOutcome):
         Two-sided permutation p-value (NaN when not tested).
     n_permutations : int
         Null draws (0: not tested).
-    null_mean, null_std : float
-        Mean and standard deviation of the null draws (NaN without them).
+    null_mean : float
+        Mean of the null draws (NaN without them).
+    null_std : float
+        Standard deviation of the null draws (NaN without them).
     method : str
         Name of the statistic (``"ssim"``).
     null_method : str or None
@@ -282,10 +284,26 @@ _CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "tdann": "
                  **_LABELS}
 
 
+@fill_doc
 def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "greater",
                        n_effective: float | None = None) -> str:
     """The words for a test whose draws cannot reach ``alpha`` (never a negative finding);
     ``n_effective``: the draws' effective number where moves served two draws.
+
+    Parameters
+    ----------
+    %(n_permutations)s
+    %(alpha)s
+    alternative : {"greater", "less", "two-sided"}
+        The tail of the test (default ``"greater"``).
+    n_effective : float, optional
+        The draws' effective number where moves served two draws (:func:`effective_draws`);
+        the floor is taken at it.
+
+    Returns
+    -------
+    str
+        The sentence, with the draws and the smallest p they can give.
 
     Examples
     --------
@@ -305,20 +323,30 @@ def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "gr
 class TopographyClaim(_TestOutcome):
     """One claim about one map, from one statistic and one null (see :func:`contrast_claim`).
 
-    Attributes
+    Parameters
     ----------
+    outcome : str
+        One of :data:`CLAIM_OUTCOMES`.
+    statistic : float
+        The statistic's observed value.
+    p_value : float
+        Its permutation p-value (NaN when not tested).
+    n_permutations : int
+        Null draws (0: not tested).
+    null_mean : float
+        Mean of the null draws (NaN without them).
+    null_std : float
+        Standard deviation of the null draws (NaN without them).
     claim : {"organised", "selective"}
         ``"organised"``: the map is organised on the sheet (positions or shift null);
         ``"selective"``: the contrast is more clustered than contrasts of random splits of
         its items on the sheet (label null).
-    outcome : str
-        One of :data:`CLAIM_OUTCOMES`.
-    statistic, p_value, null_mean, null_std : float
-    n_permutations : int
     method : str
         The statistic (``"morans_i"``, ``"smoothness"``, ``"n_patches"``, ...).
     null_method : str or None
+        The null drawn (``"positions"``, ``"labels"``, ...).
     alpha : float
+        Level of the test.
     text : str
         The sentence, with the numbers it follows from.
 

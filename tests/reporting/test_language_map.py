@@ -464,6 +464,13 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     sim = {(r["pair"], r["hemisphere"]): r for r in yours["similarity"]}
     assert sim["nouns-verbs", "left"]["value"] > 0.8
     assert sim["nouns-verbs", "left"]["null"].startswith("spin")
+    # the spin test's real draws (issue 47): each rotation moved one map, then the other
+    entry = sim["nouns-verbs", "left"]
+    assert entry["n_moves"] * 2 == entry["n_permutations"] > 0
+    assert 0 < entry["n_effective"] <= entry["n_permutations"]
+    import html
+
+    assert entry["p_text"] in html.unescape((out / "report.html").read_text())
     assert "verbs" in (out / "report.html").read_text()
     # a map named 'language' replaces the parcels
     from toponeuro.reporting import run_language_map

@@ -337,10 +337,25 @@ def _cortex_summary(cortex, rows: list[dict]) -> dict:
             "similarity": [{"hemisphere": s.sheet, "pair": s.pair, "method": s.method,
                             "value": _num(s.value), "null_mean": _num(s.null_mean),
                             "null_std": _num(s.null_std), "p_value": _num(s.p_value),
-                            "null": s.null, "verdict": s.verdict}
+                            "null": s.null, "verdict": s.verdict,
+                            **_draws(cortex.user_topography.similarities.get((s.sheet, s.pair)))}
                            for s in sims.itertuples()],
         }
     return out
+
+
+def _draws(res) -> dict:
+    """The spin test's draws as they really are (issue 47): the p in words, the draws, the
+    distinct rotations and the effective count, from the similarity's one NullResult (the
+    same words as the vision job's, :func:`~toponeuro.analysis.overlap_verdict`)."""
+    if res is None or not res.n_permutations:
+        return {"p_text": "not tested", "n_permutations": 0, "n_moves": None,
+                "n_effective": None}
+    from ..analysis import overlap_verdict
+
+    v = overlap_verdict(res)
+    return {"p_text": v.p_text, "n_permutations": int(v.n_permutations),
+            "n_moves": v.n_moves, "n_effective": v.n_effective}
 
 
 def _dataset(acts, units, model_table: pd.DataFrame, layers, verb_noun=None) -> xr.Dataset:

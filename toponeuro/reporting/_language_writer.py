@@ -201,7 +201,7 @@ def _cortex_similarity(s: dict, esc) -> str:
     items = "".join(
         f"<li>{esc(r['pair'])} ({esc(r['hemisphere'])}): Pearson r {r['value']:+.2f}, spin "
         f"null {r['null_mean']:+.2f} ± {r['null_std']:.2f}, "
-        f"{esc(format_p(r['p_value'], s['n_permutations']) if r['p_value'] is not None else 'p n/a')}"
+        f"{esc(r['p_text'])}"
         f" — {esc(str(r['verdict']))}</li>" for r in yours["similarity"])
     return f"<p>Your maps against each other (spin-test null):</p><ul>{items}</ul>"
 

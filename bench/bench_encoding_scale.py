@@ -39,7 +39,7 @@ import time
 import numpy as np
 from _common import add_sizes, parse_sizes, peak_rss_mib, run_child, size_argv
 
-from toponeuro._output import remove_tree
+from toponeuro._io.output import remove_tree
 
 SIZES = {"n": 10000, "p": 2048, "v": 100000, "alphas": 10, "folds": 5, "chunk": 5000,
          "v_memory": 20000, "v_dask": 10000}

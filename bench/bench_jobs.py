@@ -8,7 +8,7 @@ when ``--shared`` has them):
 * **before** -- a cache with no null draws: every spin test of the cortex maps is drawn, the
   work every run did before the null cache;
 * **after** -- the same command again: the cortex side's draws are read from the cache
-  (``toponeuro/_null_cache.py``).
+  (``toponeuro/_io/null_cache.py``).
 
 The two runs' ``summary.json`` are compared leaf by leaf (times and dates aside) and their
 ``results.nc`` variable by variable: the numbers must be identical. Each figure is the

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 from _common import clopper_pearson
 
-from toponeuro._output import atomic_file
+from toponeuro._io.output import atomic_file
 from toponeuro.analysis import map_similarity
 
 ALPHA = 0.05
@@ -62,7 +62,7 @@ VOXEL_MM = 4.0
 
 
 def _sphere(mesh, h):
-    from toponeuro._meshes import mesh_surface
+    from toponeuro._io.meshes import mesh_surface
 
     pos = mesh_surface(mesh, "sphere", h)[0]
     c = pos - pos.mean(0)
@@ -70,7 +70,7 @@ def _sphere(mesh, h):
 
 
 def _midthickness(mesh, h):
-    from toponeuro._meshes import mesh_surface
+    from toponeuro._io.meshes import mesh_surface
 
     if mesh == "fsaverage5":  # nilearn ships pial and white: their mean
         pial, tri = mesh_surface(mesh, "pial", h)
@@ -153,7 +153,7 @@ class Maker:
 
 
 def cell(mesh, hemi, kind, n_pairs, n_draws, seed=0, blocks=10):
-    from toponeuro._meshes import medial_wall
+    from toponeuro._io.meshes import medial_wall
 
     hemis = ("left", "right") if hemi == "both" else (hemi,)
     pos = np.vstack([_sphere(mesh, h) for h in hemis])

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from _common import clopper_pearson
 
-from toponeuro._output import write_text
+from toponeuro._io.output import write_text
 from toponeuro.analysis import contrast_design, spatial_null
 from toponeuro.analysis.topography._null_registry import null_method
 
@@ -55,7 +55,7 @@ def load(model: str, stimuli: str, layers, batch_size: int):
         acts = extract(net, stim, layers, token_pooling="mean", batch_size=batch_size,
                        progress=False)
     else:
-        from toponeuro.reporting._constants import DEFAULT_NUMBERS, FLOC_NONSCRAMBLED
+        from toponeuro.reporting._kit.constants import DEFAULT_NUMBERS, FLOC_NONSCRAMBLED
         from toponeuro.stimuli import load_floc
 
         stim = load_floc(stimuli, categories=list(FLOC_NONSCRAMBLED), numbers=DEFAULT_NUMBERS)

@@ -74,7 +74,7 @@ import numpy as np
 from _common import clopper_pearson
 from scipy.ndimage import gaussian_filter
 
-from toponeuro._output import atomic_file
+from toponeuro._io.output import atomic_file
 from toponeuro.analysis import map_similarity, overlap_verdict
 
 ALPHA = 0.05
@@ -85,7 +85,7 @@ SPHERE_MM = 100.0
 SPIN_MAPS = ("uniform", "mesh", "envelope")
 #: the spin calibration's surfaces: one hemisphere's sphere, or both spun together
 HEMIS = ("left", "right", "both")
-#: the meshes whose spheres the spin test is calibrated on (toponeuro._meshes.MESHES)
+#: the meshes whose spheres the spin test is calibrated on (toponeuro._io.meshes.MESHES)
 SPIN_MESHES = ("fsaverage5", "fs_LR_32k")
 
 
@@ -159,7 +159,7 @@ def spin_cell(hemi, sigma_mm, n_pairs, n_draws, spin_maps="uniform", rotation_se
     """
     from scipy.sparse import vstack
 
-    from toponeuro._meshes import medial_wall as wall_of
+    from toponeuro._io.meshes import medial_wall as wall_of
     from toponeuro.atlases import vertex_coordinates
 
     def sphere(h):

@@ -55,7 +55,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibrate_nulls import smooth_map  # noqa: E402
 
-from toponeuro._output import atomic_file  # noqa: E402
+from toponeuro._io.output import atomic_file  # noqa: E402
 from toponeuro.analysis import map_similarity, null_p_value, spatial_null  # noqa: E402
 
 

@@ -94,7 +94,7 @@ def main() -> None:
             fit_permutations=args.fit_permutations, progress=False)
         args.summary = args.out / "summary.json"
     summary = json.loads(args.summary.read_text())
-    from toponeuro._output import write_text
+    from toponeuro._io.output import write_text
 
     write_text(args.inc, inc_text(summary))
     print(f"wrote {args.inc}")

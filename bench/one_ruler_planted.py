@@ -47,7 +47,7 @@ def shuffled(tm, seed):
 def fsaverage5_case():
     from nilearn import datasets, surface
 
-    from toponeuro._meshes import mesh_surface
+    from toponeuro._io.meshes import mesh_surface
 
     fs = datasets.fetch_surf_fsaverage("fsaverage5")
     _, faces = mesh_surface("fsaverage5", "flat", "left")

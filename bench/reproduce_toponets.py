@@ -39,7 +39,7 @@ import numpy as np
 import torch
 import xarray as xr
 
-from toponeuro import _dims as D
+from toponeuro._util import dims as D
 from toponeuro.analysis import (
     as_topomap,
     domain_selectivity,

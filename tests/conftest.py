@@ -21,7 +21,7 @@ SHARED = Path(os.environ.get("TOPONEURO_SHARED") or Path(__file__).resolve().par
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_null_cache(tmp_path_factory):
-    """One null cache for the whole session (toponeuro/_null_cache.py), set before any
+    """One null cache for the whole session (toponeuro/_io/null_cache.py), set before any
     fixture of a module runs: the cortex maps' spin draws, content-addressed and verified,
     are drawn by the first test that needs them and read by every later one (the jobs'
     tests run the same atlas, mesh and seed)."""

@@ -26,7 +26,7 @@ from PIL import Image
 
 from toponeuro import exceptions as E
 from toponeuro import stimuli as S
-from toponeuro._fetch import fetch_hf_file, fetch_url
+from toponeuro._io.fetch import fetch_hf_file, fetch_url
 from toponeuro.atlases import load_language_parcels, load_visfatlas
 from toponeuro.brain import (
     load_bids_betas,

@@ -124,7 +124,7 @@ def test_language_selection_parameters_are_refused_before_the_model_loads(tmp_pa
 
 def test_a_read_only_out_dir_is_refused_before_the_model_loads(tmp_path, no_model,
                                                                monkeypatch):
-    import toponeuro._output as out
+    import toponeuro._io.output as out
 
     ro = tmp_path / "ro"
     ro.mkdir()
@@ -215,7 +215,7 @@ def test_a_wrong_sep_names_the_semicolons(semicolon_table):
 
 # --- the install: torch and torchvision built for each other ----------------------------
 def test_matching_torchvision():
-    from toponeuro._optional import matching_torchvision
+    from toponeuro._util.optional import matching_torchvision
 
     assert matching_torchvision("2.5.1+cu121") == "0.20.1+cu121"
     assert matching_torchvision("2.0.0") == "0.15.0"
@@ -224,7 +224,7 @@ def test_matching_torchvision():
 
 
 def test_a_mismatched_torchvision_is_named_when_a_model_is_built(monkeypatch):
-    import toponeuro._optional as opt
+    import toponeuro._util.optional as opt
     from toponeuro.models import create_model
 
     def broken():

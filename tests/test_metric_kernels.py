@@ -1,4 +1,4 @@
-"""toponeuro._metrics: the one R², Pearson and rank correlation, against scipy/scikit-learn."""
+"""toponeuro._util.metrics: the one R², Pearson and rank correlation, against scipy/scikit-learn."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import scipy.stats
 from sklearn.metrics import r2_score as sk_r2
 
-from toponeuro._metrics import pearson_r, r2_score, rankdata, spearman_r
+from toponeuro._util.metrics import pearson_r, r2_score, rankdata, spearman_r
 
 
 def _data(seed=0):

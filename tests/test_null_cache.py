@@ -11,7 +11,7 @@ import pytest
 
 import toponeuro.analysis.topography._compare as compare_mod
 import toponeuro.analysis.topography._null as null_mod
-from toponeuro import _null_cache
+from toponeuro._io import null_cache as _null_cache
 from toponeuro.exceptions import ToponeuroWarning
 from toponeuro.reporting import compare_model_cortex, cortex_topography, model_topography
 
@@ -149,7 +149,7 @@ def test_without_the_context_nothing_is_stored(monkeypatch, tmp_path):
 
 
 def test_language_cortex_own_maps_spun_once(counted, atlas_maps):
-    from toponeuro.reporting._language_stages import language_cortex
+    from toponeuro.reporting._language.stages import language_cortex
 
     def run():
         return language_cortex(["left"], cortex_maps=atlas_maps, threshold=1.0,

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 import toponeuro
-from toponeuro import _dims as D
+from toponeuro._util import dims as D
 from toponeuro.exceptions import (
     DimensionError,
     InvalidDataError,

@@ -14,7 +14,7 @@ import xarray as xr
 from scipy.ndimage import gaussian_filter
 
 from toponeuro import make_activations
-from toponeuro._params import MAX_PERMUTATIONS, check_int, check_number, check_random_state
+from toponeuro._util.params import MAX_PERMUTATIONS, check_int, check_number, check_random_state
 from toponeuro.analysis import (
     RidgeEncoder,
     bootstrap_compare_rdms,

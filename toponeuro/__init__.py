@@ -109,7 +109,7 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(_LAZY[name]), name)
     if name in _SUBPACKAGES:
         return importlib.import_module(f"toponeuro.{name}")
-    from ._deprecate import removed_names
+    from ._util.deprecate import removed_names
 
     return removed_names("toponeuro", _REMOVED)(name)
 

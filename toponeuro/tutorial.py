@@ -9,7 +9,7 @@ either (offline, no copy) they run on labelled synthetic stand-ins, and say so i
 
 from __future__ import annotations
 
-from ._docs import fill_doc
+from ._util.docs import fill_doc
 
 __all__ = ["tutorial_floc", "tutorial_language_localizer", "tutorial_topolm_contrast",
            "data_note"]
@@ -163,7 +163,7 @@ def tutorial_topolm_contrast(local_copies=None, *, random_state: int = 0):
     import numpy as np
     import xarray as xr
 
-    from ._dims import HEMI, VERTEX, VOXEL
+    from ._util.dims import HEMI, VERTEX, VOXEL
     from .brain import load_topolm_contrast
     from .exceptions import DownloadError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toponeuro._fetch import sha256sum
+from toponeuro._io.fetch import sha256sum
 from toponeuro.atlases import (
     FSAVERAGE5_N_VERTICES,
     _surface,

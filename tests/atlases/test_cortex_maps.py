@@ -37,7 +37,7 @@ def _gii(path, values, hemi=None):
 def _cifti(path, left, right):
     """A real CIFTI-2 dscalar: cortex brain models at the HCP cortex vertices (medial wall
     left out), values = the given full-mesh maps at those vertices."""
-    from toponeuro._meshes import medial_wall
+    from toponeuro._io.meshes import medial_wall
 
     models, data = None, []
     for hemi, values, name in (("left", left, "CortexLeft"), ("right", right, "CortexRight")):
@@ -53,7 +53,7 @@ def _cifti(path, left, right):
 
 def _blob(hemi, vertex, mesh="fsaverage5", sigma=10.0):
     """A smooth positive blob (mm) around a vertex of the mesh's folded surface."""
-    from toponeuro._meshes import MESHES
+    from toponeuro._io.meshes import MESHES
     from toponeuro.atlases import vertex_coordinates
 
     xyz = vertex_coordinates(MESHES[mesh].geodesic, hemi, mesh=mesh)
@@ -71,7 +71,7 @@ def _face_vertex(hemi):
 # --------------------------------------------------------------------------- mesh facts
 def test_one_table_of_mesh_facts_feeds_every_module():
     from toponeuro import analysis, brain
-    from toponeuro._meshes import MESH_SIZES, MESHES, mesh_of_size
+    from toponeuro._io.meshes import MESH_SIZES, MESHES, mesh_of_size
     from toponeuro.atlases import FSAVERAGE5_N_VERTICES
     from toponeuro.plotting import _surface as psurf
 
@@ -84,7 +84,7 @@ def test_one_table_of_mesh_facts_feeds_every_module():
 
 
 def test_fslr_geometry_is_the_shipped_hcp_s1200_mesh():
-    from toponeuro._meshes import medial_wall, mesh_surface
+    from toponeuro._io.meshes import medial_wall, mesh_surface
     from toponeuro.atlases import mesh_distances, vertex_coordinates
 
     sphere, tri = mesh_surface("fs_LR_32k", "sphere", "left")
@@ -110,7 +110,7 @@ def test_the_real_topolm_fslr_contrast_as_a_func_gii(tmp_path, shared_dir):
     data, with the fs_LR sphere for the spin test."""
     import xarray as xr
 
-    from toponeuro._meshes import medial_wall
+    from toponeuro._io.meshes import medial_wall
     from toponeuro.atlases import vertex_coordinates
 
     t = xr.open_dataset(shared_dir / "data" / "topolm" / "group-level-contrast.nc")["t_values"].values
@@ -131,7 +131,7 @@ def test_the_real_topolm_fslr_contrast_as_a_func_gii(tmp_path, shared_dir):
 
 
 def test_cifti_dscalar_with_a_medial_wall_both_hemispheres(tmp_path):
-    from toponeuro._meshes import medial_wall, read_surface_file
+    from toponeuro._io.meshes import medial_wall, read_surface_file
     from toponeuro.brain import read_surface_data
 
     rng = np.random.default_rng(0)
@@ -333,7 +333,7 @@ def test_a_parcellated_cifti_is_a_typed_error_not_read_as_a_volume(tmp_path, cap
     """Before: a .pscalar.nii (its name ends in .nii) was taken for an MNI volume and failed
     in the projection with AttributeError ('Cifti2Image' object has no attribute 'affine'), a
     traceback from the CLI."""
-    from toponeuro._meshes import medial_wall
+    from toponeuro._io.meshes import medial_wall
 
     keep = ~medial_wall("fs_LR_32k", "left")
     models = nib.cifti2.BrainModelAxis.from_mask(keep, name="CortexLeft")
@@ -458,7 +458,7 @@ def test_both_jobs_take_cortex_maps_as_python_objects(job, tmp_path, monkeypatch
     import toponeuro.atlases
     import toponeuro.training
     from toponeuro import reporting
-    from toponeuro._meshes import medial_wall
+    from toponeuro._io.meshes import medial_wall
 
     rng = np.random.default_rng(7)
     planted = {n: _blob("left", v, "fs_LR_32k") + rng.normal(0, .1, N_LR)
@@ -546,7 +546,7 @@ def _down(monkeypatch, tmp_path):
     """An empty cache and a network that is down."""
     import urllib.error
 
-    from toponeuro import _fetch
+    from toponeuro._io import fetch as _fetch
 
     def down(url, tmp, progress, label):
         raise urllib.error.URLError("[Errno 101] Network is unreachable")

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from toponeuro._meshes import medial_wall
+from toponeuro._io.meshes import medial_wall
 from toponeuro.atlases import load_cortex_maps
 from toponeuro.atlases._atlas import _hemi_names
 from toponeuro.exceptions import (

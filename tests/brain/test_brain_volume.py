@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from toponeuro._align import align_stimuli
+from toponeuro._util.align import align_stimuli
 from toponeuro.atlases import Atlas
 from toponeuro.brain import (
     average_repetitions,

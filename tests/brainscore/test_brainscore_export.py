@@ -21,7 +21,7 @@ import xarray as xr
 from PIL import Image
 
 from toponeuro import exceptions as E
-from toponeuro._fetch import sha256sum
+from toponeuro._io.fetch import sha256sum
 from toponeuro.brainscore import (
     BRAINSCORE_REGIONS,
     export_plugin,

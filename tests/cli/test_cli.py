@@ -183,7 +183,7 @@ def test_device_cuda_without_gpu(command, tmp_path, capsys):
 
 
 def test_device_names_are_checked(capsys, tmp_path):
-    from toponeuro._device import check_device
+    from toponeuro._util.device import check_device
     from toponeuro.exceptions import DeviceError
 
     assert str(check_device("cpu")) == "cpu"
@@ -324,7 +324,7 @@ def test_usage_errors_exit_2(capsys):
 
 # --- the commands ---------------------------------------------------------------------------
 def test_models_lists_tau_and_weights(tmp_path, monkeypatch, capsys):
-    from toponeuro._fetch import hf_cache_path
+    from toponeuro._io.fetch import hf_cache_path
     from toponeuro.models import model_card
 
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toponeuro import _fetch
+from toponeuro._io import fetch as _fetch
 from toponeuro.tutorial import data_note, tutorial_floc, tutorial_language_localizer
 
 TUTORIALS = sorted((Path(__file__).parents[2] / "tutorials").glob("plot_*.py"))

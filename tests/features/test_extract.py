@@ -11,7 +11,7 @@ import torch
 from PIL import Image
 from torch import nn
 
-from toponeuro import _dims as D
+from toponeuro._util import dims as D
 from toponeuro import check_activations
 from toponeuro import exceptions as E
 from toponeuro.features import _extract, extract
@@ -388,7 +388,7 @@ def test_bad_inputs(demo):
 def test_cli_extract(tmp_path):
     import xarray as xr
 
-    from toponeuro._fetch import sha256sum
+    from toponeuro._io.fetch import sha256sum
     from toponeuro.cli import main
 
     small = create_model("toponet_demo.tau_0")

@@ -81,7 +81,7 @@ def test_one_name_one_meaning_in_the_dimension_names():
     """Each dimension/coordinate string has one constant (0.2 had FMAP_Y/FMAP_X beside Y/X)."""
     from collections import Counter
 
-    from toponeuro import _dims as D
+    from toponeuro._util import dims as D
 
     names = Counter(v for k, v in vars(D).items() if k.isupper() and isinstance(v, str))
     assert [v for v, n in names.items() if n > 1] == []

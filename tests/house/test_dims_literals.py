@@ -1,4 +1,4 @@
-"""Dimension and coordinate names come from ``toponeuro/_dims.py`` only: no string literal
+"""Dimension and coordinate names come from ``toponeuro/_util/dims.py`` only: no string literal
 naming a dimension where xarray reads one (``dims=`` / ``dim=`` arguments, ``.coords[...]``,
 ``.transpose`` / ``.stack`` / ``.squeeze`` / ``.rename`` / ``.swap_dims`` arguments)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from toponeuro import _dims as D
+from toponeuro._util import dims as D
 
 PKG = Path(__file__).resolve().parents[2] / "toponeuro"
 NAMES = {v for k, v in vars(D).items() if k.isupper() and isinstance(v, str)
@@ -61,9 +61,9 @@ def test_the_check_finds_a_literal_dimension():
 def test_no_dimension_name_is_written_as_a_literal():
     found = []
     for path in sorted(PKG.rglob("*.py")):
-        if path.name == "_dims.py":
+        if path.relative_to(PKG).as_posix() == "_util/dims.py":
             continue
         for line, name in _offences(ast.parse(path.read_text("utf-8"))):
             found.append(f"{path.relative_to(PKG)}:{line}: {name!r}")
-    assert not found, ("use the constant from toponeuro/_dims.py (``from .. import _dims "
+    assert not found, ("use the constant from toponeuro/_util/dims.py (``from .._util import dims "
                        "as D``; D.STIMULUS ...) instead of:\n" + "\n".join(found))

@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-from toponeuro._docs import DOCDICT
+from toponeuro._util.docs import DOCDICT
 
 PKG = Path(__file__).resolve().parents[2] / "toponeuro"
 
@@ -74,7 +74,7 @@ def test_shared_parameters_are_documented_through_the_docdict():
     found = _hand_written()
     assert not found, (
         "these public functions write a shared parameter's doc by hand; use %(name)s from "
-        "toponeuro/_docs.py DOCDICT (and @fill_doc):\n" + "\n".join(found))
+        "toponeuro/_util/docs.py DOCDICT (and @fill_doc):\n" + "\n".join(found))
 
 
 def test_no_public_docstring_is_left_unfilled():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from numpydoc.docscrape import FunctionDoc
 
-from toponeuro._docs import DOCDICT, fill_doc
+from toponeuro._util.docs import DOCDICT, fill_doc
 
 
 class _Holder:

@@ -37,7 +37,7 @@ STANDALONE = {
 ALLOWED = {
     ("__init__.py", "__getattr__"): "AttributeError",  # module __getattr__ (PEP 562)
     ("analysis/__init__.py", "__getattr__"): "AttributeError",
-    ("_deprecate.py", "__getattr__"): "AttributeError",  # the removed names' PEP 562 hook
+    ("_util/deprecate.py", "__getattr__"): "AttributeError",  # the removed names' PEP 562 hook
 }
 
 

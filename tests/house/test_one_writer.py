@@ -1,6 +1,6 @@
 """Every rename, replace and tree removal in toponeuro goes through the one writer (issue 33).
 
-``toponeuro/_output.py`` and ``toponeuro/_output_folder.py`` write atomically (random
+``toponeuro/_io/output.py`` and ``toponeuro/_io/folder.py`` write atomically (random
 temporary names from :mod:`tempfile`, links never followed, locks removed when a run ends);
 a hand-rolled ``os.replace(tmp, path)`` elsewhere reintroduces fixed temporary names and
 symlink-following writes. This test parses every module and fails on ``os.replace``,
@@ -19,7 +19,7 @@ import toponeuro
 ROOT = Path(toponeuro.__file__).parent
 
 #: the writer itself
-WRITER = {"_output.py", "_output_folder.py"}
+WRITER = {"_io/output.py", "_io/folder.py"}
 
 #: files run where toponeuro is not installed (in Brain-Score's own environment), which
 #: cannot import the writer (as in tests/house/test_no_bare_raise.py)
@@ -78,8 +78,8 @@ def test_no_hand_rolled_rename_replace_or_rmtree_outside_the_writer():
             continue
         found += hand_rolled_moves(path.read_text(encoding="utf-8"), rel)
     assert not found, (
-        "Write through toponeuro._output (atomic_file, write_text, save_torch, move, "
-        "remove_tree) or toponeuro._output_folder.output_folder, not by hand:\n"
+        "Write through toponeuro._io.output (atomic_file, write_text, save_torch, move, "
+        "remove_tree) or toponeuro._io.folder.output_folder, not by hand:\n"
         + "\n".join(found)
     )
 
@@ -95,7 +95,7 @@ def test_the_bench_scripts_write_through_the_writer_too():
     found = []
     for path in sorted(bench.glob("*.py")):
         found += hand_rolled_moves(path.read_text(encoding="utf-8"), f"bench/{path.name}")
-    assert not found, "Write through toponeuro._output (atomic_file, write_text):\n" + "\n".join(found)
+    assert not found, "Write through toponeuro._io.output (atomic_file, write_text):\n" + "\n".join(found)
 
 
 # --- plain open() for writing -------------------------------------------------------------------
@@ -103,7 +103,7 @@ def test_the_bench_scripts_write_through_the_writer_too():
 #: ``file:function`` -> why it is allowed. Anything else writes in place (half a file on a
 #: kill, through a link planted at the name): use write_text / atomic_file instead.
 OPEN_FOR_WRITING = {
-    "_fetch.py:_download": "fills the temporary file that atomic_file made in fetch_url",
+    "_io/fetch.py:_download": "fills the temporary file that atomic_file made in fetch_url",
     "analysis/encoding/_sweep.py:__init__": "appends to a sweep's own results log, checked "
     "as its own before (never rewritten)",
 }
@@ -173,6 +173,6 @@ def test_no_plain_open_for_writing_outside_the_writer():
             (allowed.add(where) if where in OPEN_FOR_WRITING else found.append(f))
     assert allowed == set(OPEN_FOR_WRITING), "stale OPEN_FOR_WRITING entries"
     assert not found, (
-        "Write through toponeuro._output (write_text, atomic_file), not open(path, 'w'):\n"
+        "Write through toponeuro._io.output (write_text, atomic_file), not open(path, 'w'):\n"
         + "\n".join(found)
     )

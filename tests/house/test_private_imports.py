@@ -4,7 +4,7 @@ A module of one sub-package (``toponeuro.features``) may import another's public
 (``from ..models import GPT``), never its private modules or names
 (``from ..models._nanogpt import GPT``, ``from ..models import _registry``,
 ``from ..models import _torch_load``). The root package's own private modules
-(``toponeuro._dims``, ``_fetch``, ``_docs`` ...) are the shared internals of every sub-package.
+(``toponeuro._util.dims``, ``_fetch``, ``_docs`` ...) are the shared internals of every sub-package.
 Every ``import`` counts, also those inside functions.
 """
 
@@ -26,6 +26,13 @@ def _module_name(path: Path, root: Path) -> tuple[str, bool]:
     parts = list(path.relative_to(root.parent).with_suffix("").parts)
     is_pkg = parts[-1] == "__init__"
     return ".".join(parts[:-1] if is_pkg else parts), is_pkg
+
+
+#: internal packages every sub-package may import from
+KITS = {"toponeuro._io", "toponeuro._util"}
+
+#: the only private modules allowed at the package root
+ROOT_PRIVATE = {"_version"}
 
 
 def _subpackage(module: str, modules: set[str]) -> str:
@@ -73,8 +80,8 @@ def private_imports(root: Path = ROOT) -> list[str]:
             for target, name in _imported(node, package):
                 if not target.startswith(root.name):
                     continue
-                if _subpackage(target, modules) in (own, root.name):
-                    continue  # the same sub-package, or the root's shared internals
+                if _subpackage(target, modules) in (own, root.name, *KITS):
+                    continue  # the same sub-package, the root, or a kit
                 if target in ALLOWED.get(mod, ()):
                     continue
                 if any(_private(p) for p in target.split(".")[1:] + [name or ""]):
@@ -110,3 +117,10 @@ def test_the_rule_finds_planted_private_imports(tmp_path):
 def test_no_sub_package_imports_another_ones_private_modules():
     bad = private_imports()
     assert not bad, "import these through the package's public names:\n" + "\n".join(bad)
+
+
+def test_the_root_holds_kits_not_private_modules():
+    """Shared private helpers live in a kit (:data:`KITS`), not loose at the root."""
+    loose = {p.stem for p in ROOT.glob("_*.py") if not p.name.startswith("__")}
+    assert loose <= ROOT_PRIVATE, sorted(loose - ROOT_PRIVATE)
+    assert all((ROOT / k.split(".", 1)[1] / "__init__.py").exists() for k in KITS)

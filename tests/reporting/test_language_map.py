@@ -281,7 +281,7 @@ def test_run_language_map_is_a_sequence_of_named_stages():
     import ast
     import inspect
 
-    from toponeuro.reporting import _language
+    from toponeuro.reporting._language.job import job as _language
 
     src = inspect.getsource(_language.run_language_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
@@ -325,7 +325,7 @@ def test_empty_selection_is_a_result():
     now the selection says so, there is no patch threshold (no patches), and smoothness and
     Moran's I are still measured with their nulls."""
     from toponeuro.reporting import language_model_topography, language_units
-    from toponeuro.reporting._language_results import _patch_text
+    from toponeuro.reporting._language.results import _patch_text
 
     acts = _localizer_acts(np.zeros((20, 20)), seed=2)
     units = language_units(acts, smooth_fwhm=None)
@@ -576,7 +576,7 @@ def test_summary_is_typed_and_the_report_reads_as_words(language_run):
 
 def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch):
     """Issue 31: every input is checked before any extraction or null."""
-    from toponeuro.reporting import _language
+    from toponeuro.reporting._language.job import job as _language
 
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")
@@ -649,7 +649,7 @@ def test_the_smoothness_sentence_is_the_positions_null_claim_and_too_few_draws_i
     from types import SimpleNamespace as NS
 
     from toponeuro.analysis import organisation_claim, topography_table
-    from toponeuro.reporting._language_results import _patch_text
+    from toponeuro.reporting._language.results import _patch_text
 
     t = topography_table({"h": {"language": _blob()}}, threshold=0.5, min_units=3,
                          n_permutations=99, random_state=0)
@@ -691,7 +691,7 @@ def test_language_cortex_counts_a_map_with_no_data_vertices_over_those_with_data
     """A fsaverage5 left map, 1,242 vertices NaN, 900 of the 9,000 with data at t >= 2:
     the job says "900 of 9,000 vertices with data (10.0 %)", never "of 10,242"."""
     from toponeuro.reporting import language_cortex
-    from toponeuro.reporting._language_results import (
+    from toponeuro.reporting._language.results import (
         _cortex_rows,
         _cortex_summary,
         format_language_summary,
@@ -721,7 +721,7 @@ def test_topolm_s_map_counts_4806_of_29280_vertices_with_data(shared_dir):
     (the file's NaN and the fs_LR medial wall are no data), not "5,333 of 32,492"."""
     from toponeuro.brain import load_topolm_contrast
     from toponeuro.reporting import language_cortex
-    from toponeuro.reporting._language_results import _cortex_rows
+    from toponeuro.reporting._language.results import _cortex_rows
 
     verbs = load_topolm_contrast(shared_dir / "data" / "topolm" / "group-level-contrast.nc")
     cortex = language_cortex(["left"], cortex_maps={"language": verbs}, threshold=2.0,

@@ -25,7 +25,7 @@ if not hasattr(models, "list_models") or not models.list_models("toponet_demo.*"
 
 from toponeuro.cli import main  # noqa: E402
 from toponeuro.cli._map import _numbers  # noqa: E402
-from toponeuro.reporting._map import DEFAULT_MAP_MODEL, MAP_DOMAINS, run_map  # noqa: E402
+from toponeuro.reporting._vision.job import DEFAULT_MAP_MODEL, MAP_DOMAINS, run_map  # noqa: E402
 
 CATEGORIES = ["adult", "child", "body", "limb", "corridor", "house", "word", "number", "car",
               "instrument"]
@@ -297,7 +297,7 @@ def test_stimuli_that_is_not_a_folder(tmp_path):
 
 
 def test_checkpoint_from_toponeuro_train_is_rebuilt_from_its_recipe(tmp_path):
-    from toponeuro.reporting._stages import _model_description
+    from toponeuro.reporting._vision.stages import _model_description
     from toponeuro.training import load_model, load_recipe, run_recipe
 
     recipe = load_recipe("demo-smoke")
@@ -374,11 +374,11 @@ def test_stimuli_among_the_training_images_are_named(tmp_path):
     """The card's recipe says which fLoc images the model saw; overlap warns, in flags too."""
     import warnings
 
-    from toponeuro._cli_checks import cli_message
+    from toponeuro.cli._checks import cli_message
     from toponeuro.models import create_model
     from toponeuro.reporting import training_images as _training_images
-    from toponeuro.reporting._results import training_images_note
-    from toponeuro.reporting._stages import _warn_training_overlap
+    from toponeuro.reporting._vision.results import training_images_note
+    from toponeuro.reporting._vision.stages import _warn_training_overlap
     from toponeuro.stimuli import load_floc
 
     net = create_model(DEFAULT_MAP_MODEL, pretrained=False)
@@ -429,7 +429,7 @@ def test_floc_numbers_is_the_one_reader_of_image_numbers(tmp_path):
 
 
 def test_load_model_builds_by_name_and_names_parameters():
-    from toponeuro._cli_checks import cli_message
+    from toponeuro.cli._checks import cli_message
     from toponeuro.training import load_model
 
     net = load_model("toponet_demo.v2_tau_0")
@@ -448,7 +448,7 @@ def test_run_map_is_a_sequence_of_named_stages():
     import ast
     import inspect
 
-    from toponeuro.reporting import _map
+    from toponeuro.reporting._vision import job as _map
 
     src = inspect.getsource(_map.run_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
@@ -463,7 +463,8 @@ def test_run_map_is_a_sequence_of_named_stages():
 def test_an_interrupted_map_leaves_the_earlier_report_whole(tmp_path, monkeypatch):
     """Issue 19: Ctrl-C when the first PNG appeared left a truncated sheet_maps.png beside
     the earlier run's report.html and summary.json (a folder that looked complete)."""
-    from toponeuro.reporting import _map, _writer
+    from toponeuro.reporting._vision import job as _map
+    from toponeuro.reporting._vision import writer as _writer
 
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
     floc = _fake_floc(tmp_path / "floc")

@@ -4,7 +4,7 @@ from importlib import resources
 
 import pytest
 
-from toponeuro.reporting import _page
+from toponeuro.reporting._kit import page as _page
 
 PAGES = ("skeleton.html",)  # the language report is built on skeleton.html too
 

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from toponeuro.analysis import topography_table
-from toponeuro.reporting import _results
-from toponeuro.reporting._constants import MAP_DOMAINS
+from toponeuro.reporting._vision import results as _results
+from toponeuro.reporting._kit.constants import MAP_DOMAINS
 
 PAIRS = [("faces", "bodies"), ("faces", "places")]
 
@@ -116,7 +116,7 @@ def test_the_arrangement_shows_its_one_p_first():
 def test_the_headline_with_too_few_draws_says_so_not_chance():
     # before: 9 draws (the smallest p they can give is 0.1) headlined "not distinguishable
     # from chance arrangements", a negative finding the test could never have contradicted
-    from toponeuro.reporting._results import headline_parts
+    from toponeuro.reporting._vision.results import headline_parts
 
     def answer(p, n):
         a = {"spearman": 0.6, "n_domains": 4, "n_pairs": 6, "p_value": p, "p_shift": p,

@@ -12,7 +12,7 @@ import pytest
 import xarray as xr
 
 from toponeuro import exceptions as E
-from toponeuro.reporting._writer import MANIFEST, output_folder
+from toponeuro.reporting._vision.writer import MANIFEST, output_folder
 
 SECRET = b"the user's precious file\n" * 40
 
@@ -456,7 +456,7 @@ def test_overwrite_keeps_a_link_or_file_the_user_put_in_place_of_a_subfolder(tmp
             (folder.path / "region_layer_map" / "net.json").write_text("{}")
 
     write()
-    from toponeuro._output import remove_tree
+    from toponeuro._io.output import remove_tree
 
     remove_tree(out / "region_layer_map")
     (out / "region_layer_map").symlink_to(target.parent)

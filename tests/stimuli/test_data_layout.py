@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import toponeuro.stimuli._loaders as loaders
-from toponeuro._fetch import data_dir, sha256sum
+from toponeuro._io.fetch import data_dir, sha256sum
 from toponeuro.exceptions import DownloadError, OldDataLocationWarning, UnknownNameError
 from toponeuro.stimuli import (
     DATASETS,

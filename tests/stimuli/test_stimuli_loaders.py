@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from toponeuro._fetch import sha256sum
+from toponeuro._io.fetch import sha256sum
 from toponeuro.exceptions import (
     ChecksumError,
     DimensionError,

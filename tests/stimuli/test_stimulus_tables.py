@@ -11,7 +11,7 @@ import scipy.io
 from PIL import Image
 
 from toponeuro import make_activations
-from toponeuro._fetch import sha256sum
+from toponeuro._io.fetch import sha256sum
 from toponeuro.exceptions import (
     AlignmentError,
     ChecksumError,

@@ -5,7 +5,7 @@ Three wings behind this one public face: :mod:`~toponeuro.analysis.topography`,
 :mod:`~toponeuro.analysis.rsa` and :mod:`~toponeuro.analysis.encoding`; the shared input checks,
 backends and domains sit here at the root."""
 
-from .._deprecate import removed_names
+from .._util.deprecate import removed_names
 from . import _dimensionality, _efficiency, encoding, rsa, topography
 from ._dimensionality import *
 from ._efficiency import *

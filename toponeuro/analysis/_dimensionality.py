@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._docs import fill_doc
+from .._util import dims as D
+from .._util.docs import fill_doc
 from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._docs import fill_doc
-from .._params import check_random_state
-from .._typing import RandomState
+from .._util.docs import fill_doc
+from .._util.params import check_random_state
+from .._util.typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
 

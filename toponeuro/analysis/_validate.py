@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._align import align_stimuli, as_labelled
+from .._util import dims as D
+from .._util.align import align_stimuli, as_labelled
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -70,7 +70,7 @@ def check_finite(arr, what: str):
 def paired_matrices(features, responses, names=("features", "responses")):
     """Align two stimulus-by-something inputs by stimulus id; return arrays ``(X, Y)``.
 
-    Ids are read wherever they are (:func:`toponeuro._align.as_labelled`: a DataArray
+    Ids are read wherever they are (:func:`toponeuro._util.align.as_labelled`: a DataArray
     coord, a DataFrame's index or ``stimulus_id`` column, a Series' index)."""
     features = as_labelled(features, names[0], D.UNIT)
     responses = as_labelled(responses, names[1], D.VOXEL)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._meshes import MESH_SIZES
+from .._io.meshes import MESH_SIZES
 from ..exceptions import (
     CoordinateError,
     InputTypeError,

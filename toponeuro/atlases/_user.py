@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._docs import fill_doc
-from .._meshes import (
+from .._util.docs import fill_doc
+from .._io.meshes import (
     MESHES,
     NIFTI_INTENT_LABEL,
     SURFACE_SUFFIXES,
@@ -36,7 +36,7 @@ from .._meshes import (
     mesh_of_size,
     read_surface_file,
 )
-from .._reading import load_nibabel
+from .._io.reading import load_nibabel
 from ..exceptions import (
     DimensionError,
     InputTypeError,
@@ -636,7 +636,7 @@ def _vol_to_surf_params(vol_to_surf) -> dict:
     """:data:`VOL_TO_SURF_DEFAULTS` updated with ``vol_to_surf``, every value checked against
     what :func:`nilearn.surface.vol_to_surf` accepts before any map is read (nilearn's own
     ``ValueError`` came only when the first volume was projected)."""
-    from .._params import check_int, check_number
+    from .._util.params import check_int, check_number
 
     if vol_to_surf is None:
         vol_to_surf = {}
@@ -696,7 +696,7 @@ def _project(img, hemi: str, params: dict, mesh: str, domain: str) -> np.ndarray
         raise DimensionError(
             f"cortex_maps[{domain!r}]: the volume has shape {img.shape}; give one 3-D map."
         )
-    from .._meshes import mesh_surface
+    from .._io.meshes import mesh_surface
 
     pial_xyz, pial_faces = mesh_surface(mesh, "pial", hemi)
     pial = nsurf.InMemoryMesh(pial_xyz, pial_faces)

@@ -8,7 +8,7 @@ repeated trials of known reliability. Atlases live in
 :mod:`toponeuro.atlases` (re-exported here for convenience).
 """
 
-from .._deprecate import removed_names
+from .._util.deprecate import removed_names
 from ..atlases import Atlas, load_language_parcels, load_visfatlas
 from . import _nsd, _reliability, _responses, _surface, _volume
 from ._nsd import *

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
+from .._util import dims as D
 from ..exceptions import (
     DimensionError,
     InvalidDataError,

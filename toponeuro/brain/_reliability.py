@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._docs import fill_doc
-from .._metrics import pearson_r
-from .._params import check_random_state
-from .._typing import RandomState
+from .._util import dims as D
+from .._util.docs import fill_doc
+from .._util.metrics import pearson_r
+from .._util.params import check_random_state
+from .._util.typing import RandomState
 from ..exceptions import (
     CoordinateError,
     InvalidDataError,

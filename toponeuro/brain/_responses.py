@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._docs import fill_doc
-from .._params import check_random_state
+from .._util import dims as D
+from .._util.docs import fill_doc
+from .._util.params import check_random_state
 from .._version import __version__
 from ..atlases import hemi_name
 from ..exceptions import (

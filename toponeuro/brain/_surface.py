@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from .._docs import fill_doc
-from .._meshes import MESH_SIZES, read_surface_file
-from .._reading import load_netcdf
+from .._util.docs import fill_doc
+from .._io.meshes import MESH_SIZES, read_surface_file
+from .._io.reading import load_netcdf
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
     AlignmentError,
@@ -40,7 +40,7 @@ def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.nd
     A GIFTI may hold one 2-D data array (vertices x maps) or one 1-D array per map; an MGH
     file is (n_vertices, 1, 1, n_maps); a CIFTI file's cortex brain models fill their
     vertices of the whole mesh (the medial wall is NaN). The one reader behind it is
-    ``toponeuro._meshes.read_surface_file``.
+    ``toponeuro._io.meshes.read_surface_file``.
 
     Parameters
     ----------
@@ -390,7 +390,7 @@ def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str
     >>> t.sizes["voxel"], str(t.hemi.values[0]), t.attrs["mesh"]  # doctest: +SKIP
     (32492, 'left', 'fs_LR_32k')
     """
-    from .._dims import HEMI, VERTEX, VOXEL
+    from .._util.dims import HEMI, VERTEX, VOXEL
 
     path = fetch_topolm_contrast(cache_dir=cache_dir) if path is None else path
     ds = load_netcdf(path, what="TopoLM contrast", fix="pass the group-level-contrast.nc of "

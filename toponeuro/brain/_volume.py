@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._reading import read_file
+from .._io.reading import read_file
 from ..exceptions import (
     AlignmentError,
     DimensionError,

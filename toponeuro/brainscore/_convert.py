@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import _dims as D
+from .._util import dims as D
 from .. import exceptions as E
-from .._output import read_json
-from .._output_folder import output_folder
-from .._reading import load_numpy, read_file
+from .._io.output import read_json
+from .._io.folder import output_folder
+from .._io.reading import load_numpy, read_file
 from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
 
@@ -151,7 +151,7 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
         The Brain-Score StimulusSet identifier (default ``toponeuro.<stimuli.name>``).
     overwrite : bool
         Replace an earlier benchmark folder at ``out_dir`` (only what toponeuro wrote there,
-        unchanged: the folder is written by :func:`toponeuro._output_folder.output_folder`;
+        unchanged: the folder is written by :func:`toponeuro._io.folder.output_folder`;
         a folder holding other files is never written into).
 
     Returns

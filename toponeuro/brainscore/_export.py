@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import exceptions as E
-from .._fetch import sha256sum
-from .._output import atomic_file
-from .._output_folder import MANIFEST, output_folder
+from .._io.fetch import sha256sum
+from .._io.output import atomic_file
+from .._io.folder import MANIFEST, output_folder
 from .._version import __version__
 from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
@@ -424,7 +424,7 @@ def _weights(card, weights_url, sha256):
     if not sha:
         raise E.ChecksumError(
             f"No sha256 is known for {url}; the plugin verifies its download, so pass "
-            "sha256='<64 hex digits>' (toponeuro._fetch.sha256sum(path) computes it)."
+            "sha256='<64 hex digits>' (toponeuro._io.fetch.sha256sum(path) computes it)."
         )
     filename = _get(card, "filename") or Path(urllib.parse.urlparse(url).path).name or "weights.pt"
     return url, sha, Path(str(filename)).name
@@ -573,7 +573,7 @@ def _legacy_plugin(folder: Path) -> tuple[str, ...] | None:
 
 def _plugin_folder(path: Path, overwrite: bool):
     """The plugin folder at ``path``, written aside and moved into place (the writer's
-    :func:`~toponeuro._output_folder.output_folder`): an existing export is replaced only
+    :func:`~toponeuro._io.folder.output_folder`): an existing export is replaced only
     with ``overwrite`` and only when it holds nothing but toponeuro's files."""
     return output_folder(path, overwrite=overwrite, kind="brainscore-plugin", param="out_dir",
                          legacy=_legacy_plugin)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import exceptions as E
-from .._output import atomic_file, read_json, refuse_link, remove_tree, write_text
+from .._io.output import atomic_file, read_json, refuse_link, remove_tree, write_text
 from ..exceptions import (
     ExternalCommandError,
     InputTypeError,

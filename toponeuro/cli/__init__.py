@@ -7,7 +7,7 @@ Conventions (tested in ``tests/cli/test_cli.py``): every option has help text an
 shows its default; one flag means one thing in every sub-command (``--model``, ``--stimuli``,
 ``--out``, ``--device``, ``--layers``), lists are space-separated; a typed toponeuro error
 prints its message (with the library's parameter names turned into the flags that set them)
-on one stderr line (:func:`~toponeuro._cli_checks.one_line`) and exits 1, never a
+on one stderr line (:func:`~toponeuro.cli._checks.one_line`) and exits 1, never a
 traceback; a bare ``toponeuro`` prints the help and exits 2.
 """
 
@@ -17,7 +17,7 @@ import argparse
 import sys
 import warnings
 
-from .._cli_checks import _flags, cli_message, one_line
+from ._checks import _flags, cli_message, one_line
 from .._version import __version__
 
 __all__ = ["main", "build_parser", "cli_message", "COMMANDS"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._cli_checks import (
+from ._checks import (
     one_line,
 )
 

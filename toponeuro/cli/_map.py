@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
-from .._cli_checks import (
+from ._checks import (
     _device,
     _input_path,
     _json_arg,

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from .. import _dims as D
-from .._cli_checks import (
+from .._util import dims as D
+from ._checks import (
     _device,
     _input_path,
     _out_file,
     _out_folder,
     _positive,
 )
-from .._output import atomic_file, check_not_an_input, check_output_file
+from .._io.output import atomic_file, check_not_an_input, check_output_file
 from ._common import (
     _DEVICE_HELP,
     _add_checkpoint_args,

@@ -5,7 +5,7 @@ transformer tokens per unit, and returns an Activations DataArray (optionally st
 on-disk, resumable store).
 """
 
-from .._deprecate import removed_names
+from .._util.deprecate import removed_names
 from ._extract import POOLINGS, TOKEN_POOLINGS, extract
 from ._stimuli import as_stimuli
 from ._store import ActivationStore, cache_key

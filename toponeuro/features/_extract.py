@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _dims as D
-from .._docs import fill_doc
+from .._util import dims as D
+from .._util.docs import fill_doc
 from .._version import __version__
 from ..exceptions import (
     InputTypeError,
@@ -141,7 +141,7 @@ class _ImageInputs:
             self.key = "image:tensors-as-given"
 
     def _card_transform(self, image):
-        from .._optional import import_torchvision
+        from .._util.optional import import_torchvision
 
         import_torchvision("extract's image preprocessing")
         from torchvision import transforms as T
@@ -440,7 +440,7 @@ def extract(
     >>> acts.sizes["unit"], acts.topo.layers, acts.topo.sheet_shape("layer1.0.conv1")
     (18, ['layer1.0.conv1', 'fc'], (2, 4))
     """
-    from .._device import check_device
+    from .._util.device import check_device
 
     batch_size = _check_options(pooling, token_pooling, batch_size, forward_fn)
     device = check_device(device)

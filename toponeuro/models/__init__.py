@@ -11,7 +11,7 @@ imported here register their architectures by name (as timm's ``models/__init__.
 does), and the registry imports none of them.
 """
 
-from .._deprecate import removed_names
+from .._util.deprecate import removed_names
 from . import (
     _architectures,
     _blocks,

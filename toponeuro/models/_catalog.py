@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 
 __all__ = ["describe_models", "weights_status", "WEIGHTS_STATUSES"]
 
@@ -47,7 +47,7 @@ def weights_status(card, cache_dir=None) -> str:
     """
     import importlib.util
 
-    from .._fetch import hf_cache_path
+    from .._io.fetch import hf_cache_path
     from ..exceptions import MissingWeightsError
     from ._weights import package_file
 

@@ -12,8 +12,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .._docs import fill_doc
-from .._fetch import _fetch_hf, sha256sum
+from .._util.docs import fill_doc
+from .._io.fetch import _fetch_hf, sha256sum
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
@@ -115,7 +115,7 @@ def create_model(
         Load the released weights: from the package that ships them (checked against the
         card's sha256) or from the hub, cached and checked against the card's sha256 when it
         has one and against the hub's own LFS sha256 of the file, recorded at download (see
-        :func:`toponeuro._fetch.fetch_hf_file`). A file found in the cache with neither is
+        :func:`toponeuro._io.fetch.fetch_hf_file`). A file found in the cache with neither is
         used with an :class:`~toponeuro.exceptions.UnverifiedFileWarning`.
     checkpoint : path-like, optional
         A local file in the card's format. A file named like the released one

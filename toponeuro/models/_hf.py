@@ -9,7 +9,7 @@ fully offline).
 
 from __future__ import annotations
 
-from .._optional import optional_import
+from .._util.optional import optional_import
 from ._architectures import architecture_config
 from ._registry import register_builder
 

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .._optional import optional_import
+from .._util.optional import optional_import
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from ._registry import register_builder
 
@@ -217,7 +217,7 @@ def load_gpt2_tokenizer(path=None, *, cache_dir=None):
                 "merges.txt from https://huggingface.co/openai-community/gpt2."
             )
     else:
-        from .._fetch import fetch_hf_file
+        from .._io.fetch import fetch_hf_file
 
         try:
             files = [

@@ -21,7 +21,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .._fetch import hf_url
+from .._io.fetch import hf_url
 from ..exceptions import (
     InputTypeError,
     InvalidDataError,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import ParameterError
 from ._registry import ModelCard, model_card
 from ._weights import package_file

@@ -20,7 +20,7 @@ __all__ = ["resnet18", "resnet50", "vit_b_32", "toponet_demo", "small_resnet"]
 
 
 def _resnet(arch: str, num_classes: int = 1000):
-    from .._optional import import_torchvision
+    from .._util.optional import import_torchvision
 
     torchvision = import_torchvision(arch)
     model = getattr(torchvision.models, arch)(weights=None, num_classes=num_classes)
@@ -57,7 +57,7 @@ def vit_b_32(size: str = "full", **kwargs):
     """
     import inspect
 
-    from .._optional import import_torchvision
+    from .._util.optional import import_torchvision
     from ..exceptions import UnknownNameError, close_matches
 
     import_torchvision("vit_b_32")

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._docs import fill_doc
-from .._optional import optional_import
+from .._util.docs import fill_doc
+from .._util.optional import optional_import
 from ..exceptions import (
     CheckpointError,
     MissingWeightsError,

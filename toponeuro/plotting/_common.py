@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._optional import optional_import
+from .._util.optional import optional_import
 from ..exceptions import ParameterError
 
 

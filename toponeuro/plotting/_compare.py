@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import InvalidDataError
 from ._common import require_matplotlib
 from ._surface import DOMAIN_COLORS

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import _dims as D
-from .._docs import fill_doc
+from .._util import dims as D
+from .._util.docs import fill_doc
 from ..exceptions import DimensionError
 from ._common import figure_and_axes
 from ._sheet import outline_mask, plot_sheet_map

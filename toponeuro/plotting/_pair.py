@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import DimensionError, UnknownNameError, close_matches
 from ._common import require_matplotlib
 
@@ -80,7 +80,7 @@ def plot_model_cortex_maps(
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
-    from .._meshes import MESH_SIZES, mesh_surface
+    from .._io.meshes import MESH_SIZES, mesh_surface
     from ._surface import SURFACE_VIEWS, _draw_hemisphere
 
     if view not in SURFACE_VIEWS:
@@ -178,7 +178,7 @@ def plot_cortex_map(values, *, mesh: str = "fsaverage5", hemi: str = "left",
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
-    from .._meshes import MESH_SIZES, mesh_surface
+    from .._io.meshes import MESH_SIZES, mesh_surface
     from ._surface import SURFACE_VIEWS, _draw_hemisphere
 
     if view not in SURFACE_VIEWS:

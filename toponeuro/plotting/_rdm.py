@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.spatial.distance import squareform
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import DimensionError
 from ._common import figure_and_axes
 

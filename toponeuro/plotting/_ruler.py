@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import DimensionError
 from ._common import require_matplotlib
 

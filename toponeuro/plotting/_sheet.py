@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._docs import fill_doc
+from .._util import dims as D
+from .._util.docs import fill_doc
 from ..exceptions import DimensionError, ParameterError
 from ._common import figure_and_axes, symmetric_limits
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
-from .. import _dims as D
-from .._docs import fill_doc
-from .._meshes import MESH_SIZES
+from .._util import dims as D
+from .._util.docs import fill_doc
+from .._io.meshes import MESH_SIZES
 from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
 from ._common import require_matplotlib, symmetric_limits
 

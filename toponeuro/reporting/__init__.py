@@ -11,24 +11,28 @@ same for a language model and the language network, with its own named stages
 :func:`language_model_topography`, :func:`language_cortex`).
 """
 
-from . import _language_fit, _language_stages, _language_verbs, _ruler_stage, _stages
-from ._headline_rule import HEADLINE_RULE, choose_headline
-from ._language import (
+from ._language import fit as _language_fit
+from ._language import stages as _language_stages
+from ._language import verbs as _language_verbs
+from ._vision import ruler as _ruler_stage
+from ._vision import stages as _stages
+from ._kit.headline import HEADLINE_RULE, choose_headline
+from ._language.job import (
     DEFAULT_LANGUAGE_MODEL,
     LanguageMapResult,
     language_verdict,
     run_language_map,
 )
-from ._language_fit import *  # noqa: F403 - the model-vs-cortex comparisons and the headline rule
-from ._language_results import format_language_summary
-from ._language_stages import *  # noqa: F403 - the named stages of run_language_map
-from ._language_verbs import *  # noqa: F403 - the verb - noun stage (TopoLM's fMRI fit)
-from ._map import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
-from ._results import comparison_view
-from ._ruler_stage import *  # noqa: F403 - the one-ruler stage of run_map
-from ._schema import SUMMARY_SCHEMAS, summary_schema
-from ._stages import *  # noqa: F403 - the named stages of run_map
-from ._terminal import format_summary
+from ._language.fit import *  # noqa: F403 - the model-vs-cortex comparisons and the headline rule
+from ._language.results import format_language_summary
+from ._language.stages import *  # noqa: F403 - the named stages of run_language_map
+from ._language.verbs import *  # noqa: F403 - the verb - noun stage (TopoLM's fMRI fit)
+from ._vision.job import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
+from ._vision.results import comparison_view
+from ._vision.ruler import *  # noqa: F403 - the one-ruler stage of run_map
+from ._kit.schema import SUMMARY_SCHEMAS, summary_schema
+from ._vision.stages import *  # noqa: F403 - the named stages of run_map
+from ._vision.terminal import format_summary
 
 __all__ = [
     "DEFAULT_MAP_MODEL",

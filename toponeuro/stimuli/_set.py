@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import _dims as D
-from .._docs import fill_doc
+from .._util import dims as D
+from .._util.docs import fill_doc
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -431,7 +431,7 @@ class StimulusSet:
 
     def align(self, da, what: str = "array"):
         """Reorder ``da`` (any DataArray with a ``stimulus`` dim and ``stimulus_id`` coord) to
-        this set's order: an exact join via :func:`toponeuro._align.align_stimuli`.
+        this set's order: an exact join via :func:`toponeuro._util.align.align_stimuli`.
 
         Raises :class:`~toponeuro.exceptions.AlignmentError` when the ids differ or repeat.
 
@@ -445,7 +445,7 @@ class StimulusSet:
         """
         import xarray as xr
 
-        from .._align import align_stimuli
+        from .._util.align import align_stimuli
 
         ref = xr.DataArray(np.arange(len(self)), dims=D.STIMULUS, coords=self.coords())
         return align_stimuli(ref, da, names=(f"StimulusSet {self.name or ''}".strip(), what))[1]

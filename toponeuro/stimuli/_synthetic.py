@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._docs import fill_doc
-from .._params import check_random_state
-from .._typing import RandomState
+from .._util.docs import fill_doc
+from .._util.params import check_random_state
+from .._util.typing import RandomState
 from ..exceptions import OutputPathError, ParameterError
 from ._image import IMAGE_EXTENSIONS
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import _dims as D
+from .._util import dims as D
 from ..exceptions import (
     AlignmentError,
     InvalidDataError,

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import AlignmentError, InvalidDataError, MissingFileError, first_few
 from ._loaders import _LANGLOC_REPO, fetch_pinned_file
 from ._set import StimulusSet

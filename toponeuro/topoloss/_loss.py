@@ -15,9 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .._docs import fill_doc
-from .._output import check_output_file, read_json, write_text
-from .._reading import read_file
+from .._util.docs import fill_doc
+from .._io.output import check_output_file, read_json, write_text
+from .._io.reading import read_file
 from ..exceptions import (
     RecipeError,
     SheetError,

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset, TensorDataset
 
-from .._docs import fill_doc
-from .._params import check_random_state
+from .._util.docs import fill_doc
+from .._util.params import check_random_state
 from ..exceptions import InvalidDataError, RecipeError
 
 __all__ = ["make_synthetic_images", "image_folder_dataset"]
@@ -124,7 +124,7 @@ def image_folder_dataset(
     >>> len(ds), tuple(ds[0][0].shape), ds.classes
     (4, (3, 16, 16), ['faces', 'houses'])
     """
-    from .._optional import import_torchvision
+    from .._util.optional import import_torchvision
 
     import_torchvision("image_folder_dataset")
     from torchvision import datasets, transforms

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import torch
 
-from .._fetch import sha256sum
-from .._output import save_torch
+from .._io.fetch import sha256sum
+from .._io.output import save_torch
 from ..exceptions import CheckpointError
 from ._train import load_checkpoint
 

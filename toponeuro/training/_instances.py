@@ -19,8 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import Dataset, TensorDataset
 
-from .._docs import fill_doc
-from .._output import save_torch
+from .._util.docs import fill_doc
+from .._io.output import save_torch
 from ..exceptions import InvalidDataError, RecipeError
 from ..models import load_torch_file
 from ._data import _NUMBER, _category_folders
@@ -104,7 +104,7 @@ def decode_image_folder(
     key = h.hexdigest()
     file = None
     if cache:
-        from .._fetch import data_dir
+        from .._io.fetch import data_dir
 
         file = data_dir(cache_dir) / "decoded" / f"{key}.pt"
         if file.is_file():

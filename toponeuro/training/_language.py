@@ -42,10 +42,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .._docs import fill_doc
-from .._fetch import sha256sum
-from .._output import write_text
-from .._params import check_random_state
+from .._util.docs import fill_doc
+from .._io.fetch import sha256sum
+from .._io.output import write_text
+from .._util.params import check_random_state
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
 from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file

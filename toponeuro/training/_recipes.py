@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-from .._docs import fill_doc
+from .._util.docs import fill_doc
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._architectures import ARCHITECTURES, build_recipe_model

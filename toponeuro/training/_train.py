@@ -18,8 +18,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-from .._docs import fill_doc
-from .._output import (
+from .._util.docs import fill_doc
+from .._io.output import (
     atomic_file,
     check_writable,
     link_target,

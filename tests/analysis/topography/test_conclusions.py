@@ -161,7 +161,7 @@ def test_the_smoothness_and_patch_sentences_make_no_finding_from_too_few_draws()
     few. With enough draws the smoothness sentence is organisation_claim's, with the table's
     own p."""
     from toponeuro.analysis import organisation_claim
-    from toponeuro.reporting import _results
+    from toponeuro.reporting._vision import results as _results
 
     rng = np.random.default_rng(4)
     shape = (16, 16)
@@ -189,7 +189,7 @@ def test_the_smoothness_and_patch_sentences_make_no_finding_from_too_few_draws()
 
 def test_report_sentences_follow_the_verdicts():
     """Planted faces = bodies (co-located), places = -faces (anti-located)."""
-    from toponeuro.reporting import _results
+    from toponeuro.reporting._vision import results as _results
 
     rng = np.random.default_rng(4)
     shape = (16, 16)

@@ -340,7 +340,7 @@ def test_vision_job_rests_patch_claims_on_the_label_null():
     a sheet where every contrast is smooth, a planted faces blob is 'selective' (more units
     in its patches than random splits of the images give) and the other domains are not."""
     from toponeuro.reporting import model_topography
-    from toponeuro.reporting._results import _signatures, layer_summary
+    from toponeuro.reporting._vision.results import _signatures, layer_summary
     from toponeuro.stimuli import FLOC_CATEGORIES
 
     rng = np.random.default_rng(4)

@@ -75,7 +75,7 @@ def test_docs_tables_show_the_record(docs):
 
 
 def test_report_quotes_the_record():
-    from toponeuro.reporting._writer import _calibration_texts
+    from toponeuro.reporting._vision.writer import _calibration_texts
 
     texts = _calibration_texts()
     cal = null_calibration()
@@ -164,7 +164,7 @@ def test_report_quotes_the_calibration_of_the_maps_mesh():
     """The report quotes the cortex null's rates for the mesh the maps are on (it quoted
     fsaverage5's for fs_LR maps), and says plainly where it does not hold its level."""
     from toponeuro.analysis import cortex_null_calibration
-    from toponeuro.reporting._writer import _calibration_texts, spin_calibration_text
+    from toponeuro.reporting._vision.writer import _calibration_texts, spin_calibration_text
 
     cal = cortex_null_calibration("fs_LR_32k")
     vol = cal["kinds"]["volume"]

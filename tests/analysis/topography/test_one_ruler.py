@@ -13,7 +13,7 @@ import pytest
 import xarray as xr
 from scipy.ndimage import gaussian_filter
 
-from toponeuro import _dims as D
+from toponeuro._util import dims as D
 from toponeuro.analysis import (
     DescriptorResult,
     RulerSettings,

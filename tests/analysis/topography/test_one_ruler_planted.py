@@ -37,7 +37,7 @@ def fsaverage5_maps():
     nilearn = pytest.importorskip("nilearn")
     from nilearn import datasets, surface
 
-    from toponeuro._meshes import mesh_surface
+    from toponeuro._io.meshes import mesh_surface
 
     fs = datasets.fetch_surf_fsaverage("fsaverage5")
     _, faces = mesh_surface("fsaverage5", "flat", "left")
@@ -145,7 +145,7 @@ def test_topolm_contrast_as_a_sheet_is_alike_its_shuffle_not():
 
 @pytest.mark.slow
 def test_domain_blobs_keep_their_arrangement_on_the_flat_sheet():
-    from toponeuro._meshes import mesh_surface
+    from toponeuro._io.meshes import mesh_surface
 
     _, faces = mesh_surface("fsaverage5", "flat", "left")
     on = np.zeros(10242, bool)

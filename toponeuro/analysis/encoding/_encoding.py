@@ -18,11 +18,11 @@ from types import MappingProxyType
 import numpy as np
 import xarray as xr
 
-from ..._docs import fill_doc
-from ..._metrics import pearson_r, r2_score
-from ..._optional import optional_import
-from ..._params import check_random_state
-from ..._typing import RandomState
+from ..._util.docs import fill_doc
+from ..._util.metrics import pearson_r, r2_score
+from ..._util.optional import optional_import
+from ..._util.params import check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
     ImplausibleValueWarning,

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._metrics import pearson_r, r2_score
-from ..._output import atomic_file
+from ..._util.metrics import pearson_r, r2_score
+from ..._io.output import atomic_file
 from ...exceptions import InvalidDataError, OutputPathError, UnknownNameError, close_matches
 from .._backend import get_backend
 from .._validate import check_finite
@@ -514,7 +514,7 @@ class WeightsWriter:
     """Coefficients written to a netCDF-4 store (h5netcdf) chunk by chunk of targets.
 
     The file is built under a random temporary name beside ``path`` (the writer's
-    :func:`~toponeuro._output.atomic_file`: never through a link planted there) and renamed
+    :func:`~toponeuro._io.output.atomic_file`: never through a link planted there) and renamed
     into place when complete, so a killed fit leaves no half-written store at ``path``; an
     existing ``path`` (or a link there) is never overwritten.
     Variables: ``coef`` ``(target, feature)``, ``intercept``, ``best_alpha`` and

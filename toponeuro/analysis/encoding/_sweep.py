@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ... import _dims as D
-from ..._align import align_stimuli, as_labelled
-from ..._docs import fill_doc
-from ..._typing import RandomState
+from ..._util import dims as D
+from ..._util.align import align_stimuli, as_labelled
+from ..._util.docs import fill_doc
+from ..._util.typing import RandomState
 from ...exceptions import (
     CoordinateError,
     DimensionError,

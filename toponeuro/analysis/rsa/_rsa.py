@@ -20,7 +20,7 @@ An RDM knows its stimuli. :func:`rdm` returns an :class:`xarray.DataArray`:
 
 Either carries ``attrs["metric"]``. ``np.asarray`` of it is the plain array. Comparisons and
 noise ceilings align labelled RDMs by stimulus id with the exact join of
-:func:`toponeuro._align.align_stimuli` (different sets of ids raise :class:`AlignmentError`);
+:func:`toponeuro._util.align.align_stimuli` (different sets of ids raise :class:`AlignmentError`);
 plain arrays are accepted as they are when no RDM of the comparison has ids (then the same
 stimulus order is assumed); a labelled RDM against a plain one raises
 :class:`AlignmentError` (give the plain one its ids with ``labelled_rdm``).
@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ... import _dims as D
-from ..._align import align_stimuli, as_labelled, pandas_ids
-from ..._docs import fill_doc
+from ..._util import dims as D
+from ..._util.align import align_stimuli, as_labelled, pandas_ids
+from ..._util.docs import fill_doc
 from ...exceptions import (
     AlignmentError,
     DimensionError,
@@ -482,7 +482,7 @@ def rsatoolbox_rdm_list(rdms, ids=None, metric=None) -> list:
 def align_rdms(rdms, names=None):
     """Condensed float64 vectors of ``rdms``, labelled ones reordered to the first's ids.
 
-    The join is :func:`toponeuro._align.align_stimuli` (exact: the same set of ids, each
+    The join is :func:`toponeuro._util.align.align_stimuli` (exact: the same set of ids, each
     once); RDMs without ids are used in the order given when none has ids, and a mix of
     labelled and plain RDMs raises :class:`AlignmentError` (as ``encoding_score`` does for
     features and responses). Returns ``(vectors, ids)`` where

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ... import _dims as D
+from ..._util import dims as D
 from ...exceptions import AlignmentError, DimensionError, MissingDependencyError
 from ._rsa import as_condensed, rdm_stimulus_ids, rsatoolbox_rdm_list
 from ._rsa_compare import _looks_square, _rdm_stack

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._params import MAX_PERMUTATIONS, check_int
+from ..._util.params import MAX_PERMUTATIONS, check_int
 from ...exceptions import (
     InputTypeError,
     InvalidDataError,

@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 import xarray as xr
 
-from ... import _dims as D
-from ..._align import as_labelled, stimulus_ids
+from ..._util import dims as D
+from ..._util.align import as_labelled, stimulus_ids
 from ...atlases import mesh_edge_graph
 from ...exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
 from .._validate import as_matrix, check_finite, voxel_template

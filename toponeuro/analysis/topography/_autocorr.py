@@ -16,8 +16,8 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import sparse
 
-from ..._params import check_random_state
-from ..._typing import RandomState
+from ..._util.params import check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import (
     InvalidDataError,
     ToponeuroWarning,

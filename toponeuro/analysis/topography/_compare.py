@@ -15,9 +15,9 @@ from scipy.spatial import procrustes
 from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
-from ... import _null_cache
-from ..._docs import fill_doc
-from ..._typing import RandomState
+from ..._io import null_cache as _null_cache
+from ..._util.docs import fill_doc
+from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._null import NullResult
 from ._patches import Patches

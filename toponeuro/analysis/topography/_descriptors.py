@@ -54,10 +54,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import xarray as xr
 
-from ... import _dims as D
-from ..._docs import fill_doc
-from ..._params import check_int, check_n_permutations, check_number, check_random_state
-from ..._typing import RandomState
+from ..._util import dims as D
+from ..._util.docs import fill_doc
+from ..._util.params import check_int, check_n_permutations, check_number, check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._autocorr import morans_i
 from ._geometry import TopoMap, as_topomap

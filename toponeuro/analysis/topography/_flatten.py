@@ -16,8 +16,8 @@ import numpy as np
 from scipy.interpolate import griddata
 from scipy.spatial import cKDTree
 
-from ..._meshes import MESH_SIZES, MESHES, medial_wall, mesh_surface
-from ..._params import check_number
+from ..._io.meshes import MESH_SIZES, MESHES, medial_wall, mesh_surface
+from ..._util.params import check_number
 from ...exceptions import DimensionError
 from ._geometry import TopoMap, _grid_map, as_topomap
 from ._places import face_graph, vertex_areas

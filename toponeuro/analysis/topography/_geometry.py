@@ -19,7 +19,7 @@ Every map then answers the same questions (:class:`TopoMap`): ``geometry`` ("she
 ``_places.py``.
 
 Free positions format: one ``(x, y)`` pair per unit, as unit coords ``pos_x`` / ``pos_y``
-of a per-unit map (``toponeuro._dims.POS_X`` / ``POS_Y``) with the map's attr
+of a per-unit map (``toponeuro._util.dims.POS_X`` / ``POS_Y``) with the map's attr
 ``position_units`` = ``"mm"`` or ``"sheet"`` (and, for sheet units, optionally
 ``mm_per_unit``), or as an explicit ``positions=(n, 2)`` array with ``units=``. A sheet
 gets a physical scale only from ``mm_per_unit`` (or positions in mm); without one, its
@@ -38,10 +38,10 @@ from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from ... import _dims as D
-from ..._docs import fill_doc
-from ..._meshes import MESH_SIZES
-from ..._params import check_number
+from ..._util import dims as D
+from ..._util.docs import fill_doc
+from ..._io.meshes import MESH_SIZES
+from ..._util.params import check_number
 from ...exceptions import (
     CoordinateError,
     DimensionError,

@@ -27,8 +27,8 @@ import numpy as np
 import xarray as xr
 from scipy import sparse
 
-from ... import _dims as D
-from ..._docs import fill_doc
+from ..._util import dims as D
+from ..._util.docs import fill_doc
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import TopoMap, _check_sheet, _grid_map, as_topomap

@@ -16,8 +16,8 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ... import _dims as D
-from ..._docs import fill_doc
+from ..._util import dims as D
+from ..._util.docs import fill_doc
 from ...exceptions import InvalidDataError, UndefinedValueWarning
 from ...sheet import check_activations
 from .._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET

@@ -82,8 +82,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..._params import check_n_permutations, check_random_state
-from ..._typing import RandomState
+from ..._util.params import check_n_permutations, check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import (
     DimensionError,
     InvalidDataError,

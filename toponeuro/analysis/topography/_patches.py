@@ -27,8 +27,8 @@ from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 
-from ..._params import check_int, check_n_permutations, check_number, check_random_state
-from ..._typing import RandomState
+from ..._util.params import check_int, check_n_permutations, check_number, check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of
 from ._null import null_p_value

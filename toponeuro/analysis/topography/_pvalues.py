@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-from ..._docs import fill_doc
+from ..._util.docs import fill_doc
 from ...exceptions import UnknownNameError, close_matches
 
 __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibration", "format_p",

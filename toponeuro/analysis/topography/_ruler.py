@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._docs import fill_doc
-from ..._params import check_n_permutations, check_number, check_random_state
-from ..._typing import RandomState
+from ..._util.docs import fill_doc
+from ..._util.params import check_n_permutations, check_number, check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._descriptors import (
     _ONE_MAP_FUNCS,

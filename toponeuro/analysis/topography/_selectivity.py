@@ -12,9 +12,9 @@ import numpy as np
 import xarray as xr
 from scipy import stats
 
-from ... import _dims as D
-from ..._docs import fill_doc
-from ..._params import check_top_k
+from ..._util import dims as D
+from ..._util.docs import fill_doc
+from ..._util.params import check_top_k
 from ...exceptions import (
     DimensionError,
     InputTypeError,

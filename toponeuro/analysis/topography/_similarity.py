@@ -12,8 +12,8 @@ import warnings
 
 import numpy as np
 
-from ..._metrics import pearson_r, rankdata
-from ..._params import check_int
+from ..._util.metrics import pearson_r, rankdata
+from ..._util.params import check_int
 from ...exceptions import InvalidDataError, ParameterError
 from ._ssim import (
     SSIM_REFERENCE,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._docs import fill_doc
-from ..._typing import RandomState
+from ..._util.docs import fill_doc
+from ..._util.typing import RandomState
 from ...exceptions import UnknownNameError, close_matches
 from ._compare import _CENTROIDS, arrangement_similarity
 from ._tables import ARRANGEMENT_TOP, TopographyTable, arrangement_comparison

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ... import _dims as D
-from ... import _null_cache
-from ..._docs import fill_doc
-from ..._params import check_n_permutations
-from ..._typing import RandomState
+from ..._util import dims as D
+from ..._io import null_cache as _null_cache
+from ..._util.docs import fill_doc
+from ..._util.params import check_n_permutations
+from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
     DEFAULT_PAIRS,

@@ -15,9 +15,9 @@ import xarray as xr
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
-from ... import _dims as D
-from ..._params import check_int, check_n_permutations, check_number, check_random_state
-from ..._typing import RandomState
+from ..._util import dims as D
+from ..._util.params import check_int, check_n_permutations, check_number, check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import (
     CoordinateError,
     DimensionError,

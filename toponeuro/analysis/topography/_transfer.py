@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from ... import _dims as D
-from ..._docs import fill_doc
-from ..._params import MAX_PERMUTATIONS, check_int, check_random_state
-from ..._typing import RandomState
+from ..._util import dims as D
+from ..._util.docs import fill_doc
+from ..._util.params import MAX_PERMUTATIONS, check_int, check_random_state
+from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
     InvalidDataError,

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._docs import fill_doc
-from ..._params import check_number
+from ..._util.docs import fill_doc
+from ..._util.params import check_number
 from ...exceptions import InputTypeError, InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
 

@@ -1,0 +1,332 @@
+"""The cortex side's null draws, kept on disk: computed once per map set, mesh and seed.
+
+The spin tests of a set of cortical maps (the visfAtlas domain maps of ``toponeuro map``, or a
+lab's own maps) do not depend on the model: the same maps, on the same mesh, with the same
+seed and null give the same draws on every run. :func:`cached` keeps what such a null gives
+(its draws, a few kilobytes) in the cache root (:func:`toponeuro._io.fetch.data_dir`:
+``$TOPONEURO_DATA`` or the platform cache), under ``nulls/<kind>-<key>.npz`` (or in
+``$TOPONEURO_NULL_CACHE``), so a second run reads them instead of rotating spheres again.
+
+* **content-addressed**: the key is the sha256 of everything the draws depend on -- each
+  map's values, positions, mesh and distance (:func:`map_digest`; a lab's own maps are hashed
+  the same way), the statistic and its parameters, the null, the number of draws, the seed,
+  :data:`FORMAT`, the toponeuro version and the digest of the null code's source
+  (:func:`code_digest`). Other maps, another seed or an edited null give another key, so a
+  stale entry is never read.
+* **verified on read**: each array's sha256 and the key are stored in the entry and checked;
+  an entry that fails (truncated, edited, another file at its name) is recomputed and
+  rewritten, with a :class:`~toponeuro.exceptions.ToponeuroWarning`, never trusted.
+* **written through the one writer** (:func:`toponeuro._io.output.write_bytes`: a temporary
+  file beside it, then a rename), so a reader sees a whole entry or none.
+* **only where asked**: the disk is used inside :func:`use_null_cache` (the reporting
+  stages' cortex steps enter it), for an int seed; elsewhere :func:`cached` just computes.
+  A computation that warns is not stored (its warnings would be lost on a later read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import hashlib
+import io
+import json
+import warnings
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from .._version import __version__
+from ..exceptions import ChecksumError, ToponeuroWarning
+
+__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_result", "code_digest", "map_digest", "null_cache_dir", "seed_of", "use_null_cache"]
+
+#: version of the entries' layout and of the computations they keep: bump it when a cached
+#: null changes (every earlier entry is then another key, never read)
+FORMAT = 1
+
+#: the warnings registry of the warnings a computation raised and :func:`cached` passes on
+_WARNED: dict = {}
+
+_ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("toponeuro_null_cache",
+                                                               default=False)
+
+
+@contextlib.contextmanager
+def use_null_cache(enabled: bool = True):
+    """Within the block, :func:`cached` keeps its results on disk (``enabled=False``: not).
+
+    Examples
+    --------
+    >>> with use_null_cache():
+    ...     _ENABLED.get()
+    True
+    >>> _ENABLED.get()
+    False
+    """
+    token = _ENABLED.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+def null_cache_dir() -> Path:
+    """The folder of the cached null draws: ``$TOPONEURO_NULL_CACHE`` when set (e.g. one
+    folder a lab or a test session shares), else ``<cache root>/nulls``.
+
+    Examples
+    --------
+    >>> import os
+    >>> null_cache_dir().name if "TOPONEURO_NULL_CACHE" not in os.environ else "nulls"
+    'nulls'
+    """
+    import os
+
+    from .fetch import data_dir
+
+    if os.environ.get("TOPONEURO_NULL_CACHE"):
+        return Path(os.environ["TOPONEURO_NULL_CACHE"])
+    return data_dir() / "nulls"
+
+
+def _array_digest(h, a) -> None:
+    a = np.ascontiguousarray(np.asarray(a))
+    h.update(f"{a.dtype.str}{a.shape}".encode())
+    h.update(a.tobytes())
+
+
+def map_digest(tm, *, values: bool = True) -> str | None:
+    """sha256 of what a null on ``tm`` depends on: values (``values=False``: not), positions,
+    grid, mesh, distance and adjacency; None when the distance is a callable (not hashable
+    by content, so not cached).
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import as_topomap
+    >>> a = as_topomap(np.arange(16.0).reshape(4, 4))
+    >>> b = as_topomap(np.arange(16.0).reshape(4, 4) + 1)
+    >>> map_digest(a) == map_digest(b), map_digest(a, values=False) == map_digest(b, values=False)
+    (False, True)
+    """
+    from scipy import sparse
+
+    h = hashlib.sha256()
+    if values:
+        _array_digest(h, np.asarray(tm.values, dtype=float))
+    _array_digest(h, np.asarray(tm.positions, dtype=float))
+    h.update(repr((tm.grid_shape, tm.mesh, tm.kind)).encode())
+    dist = tm.distance
+    if callable(dist):
+        return None
+    if dist is None or isinstance(dist, str):
+        h.update(repr(("distance", dist)).encode())
+    else:
+        _array_digest(h, np.asarray(dist, dtype=float))
+    adj = tm.adjacency
+    if adj is None or np.isscalar(adj):
+        h.update(repr(("adjacency", adj)).encode())
+    else:
+        csr = sparse.csr_matrix(adj)
+        for part in (csr.shape, csr.indptr, csr.indices, csr.data):
+            _array_digest(h, np.asarray(part))
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """sha256 of the source of the code that draws and scores the nulls (every module of
+    :mod:`toponeuro.analysis.topography` and this one): an edit to any of them, even within
+    one version, makes every key new, so no entry outlives the code that computed it.
+
+    Examples
+    --------
+    >>> len(code_digest())
+    64
+    """
+    here = Path(__file__).resolve().parents[1]  # the toponeuro package
+    h = hashlib.sha256()
+    for path in [Path(__file__).resolve(), *sorted((here / "analysis" / "topography").glob(
+            "*.py"))]:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _key(kind: str, parts: dict) -> str:
+    payload = {"kind": kind, "parts": parts, "format": FORMAT, "toponeuro": __version__,
+               "code": code_digest()}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _sha(a: np.ndarray) -> str:
+    h = hashlib.sha256()
+    _array_digest(h, a)
+    return h.hexdigest()
+
+
+def _read(path: Path, key: str):
+    """``(arrays, meta)`` of a verified entry; None when absent; raises ChecksumError when
+    it fails verification."""
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            head = json.loads(str(z["__meta__"][()]))
+            arrays = {k: z[k] for k in z.files if k != "__meta__"}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile,
+            json.JSONDecodeError) as err:
+        raise ChecksumError(f"unreadable ({type(err).__name__}: {err})") from err
+    if head.get("key") != key or head.get("format") != FORMAT:
+        raise ChecksumError("it holds another entry (key or format differs)")
+    sums = head.get("sha256", {})
+    if sorted(sums) != sorted(arrays):
+        raise ChecksumError("its arrays are not those it lists")
+    bad = [k for k, a in arrays.items() if _sha(a) != sums[k]]
+    if bad:
+        raise ChecksumError(f"the checksum of {bad} does not match")
+    return arrays, head["meta"]
+
+
+def _write(path: Path, key: str, arrays: dict, meta: dict) -> None:
+    from .output import write_bytes
+
+    head = {"key": key, "format": FORMAT, "toponeuro": __version__, "meta": meta,
+            "sha256": {k: _sha(a) for k, a in arrays.items()}}
+    buf = io.BytesIO()
+    np.savez(buf, __meta__=np.array(json.dumps(head)), **arrays)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, buf.getvalue())
+
+
+def cached(kind: str, parts: dict | None,
+           compute: Callable[[], tuple[dict, dict]]) -> tuple[dict, dict]:
+    """``compute()`` -> ``(arrays, meta)``, kept on disk under the key of ``kind`` and
+    ``parts`` inside :func:`use_null_cache`.
+
+    ``parts`` (JSON-able: digests, parameters, the seed) must name everything the result
+    depends on; None computes without the cache (e.g. a seed that is a Generator). ``meta``
+    must be JSON-able (else the result is returned, not stored).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> before = os.environ.get("TOPONEURO_DATA")
+    >>> os.environ["TOPONEURO_DATA"] = tempfile.mkdtemp()
+    >>> calls = []
+    >>> def draw():
+    ...     calls.append(1)
+    ...     return {"null": np.arange(3.0)}, {"method": "demo"}
+    >>> with use_null_cache():
+    ...     first = cached("demo", {"seed": 0}, draw)
+    ...     again = cached("demo", {"seed": 0}, draw)
+    >>> again[0]["null"].tolist(), again[1], len(calls)
+    ([0.0, 1.0, 2.0], {'method': 'demo'}, 1)
+    >>> _ = os.environ.pop("TOPONEURO_DATA") if before is None else os.environ.update(
+    ...     TOPONEURO_DATA=before)
+    """
+    if parts is None or not _ENABLED.get():
+        return compute()
+    key = _key(kind, parts)
+    try:
+        path = null_cache_dir() / f"{kind}-{key[:40]}.npz"
+    except OSError:  # no writable cache root: compute every time
+        return compute()
+    try:
+        hit = _read(path, key)
+    except ChecksumError as err:
+        warnings.warn(ToponeuroWarning(
+            f"The cached null draws {path} failed verification ({err}); they are computed "
+            "again and the entry rewritten. Nothing to do unless this repeats (then check "
+            "the disk, or delete the nulls/ folder of the cache)."), stacklevel=2)
+        hit = None
+    if hit is not None:
+        return hit
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        arrays, meta = compute()
+    for w in caught:  # re-raised as they came, through the caller's filters (and, like a
+        # warning raised in place, shown once per place under the "default" action)
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
+                               registry=_WARNED, source=w.source)
+    if caught:
+        return arrays, meta
+    try:
+        json.dumps(meta, allow_nan=True)
+        arrays = {k: np.asarray(v) for k, v in arrays.items()}
+        if any(a.dtype == object for a in arrays.values()):
+            return arrays, meta
+        _write(path, key, arrays, meta)
+    except (TypeError, ValueError, OSError):  # not storable, or a read-only cache: computed
+        pass
+    return arrays, meta
+
+
+def seed_of(random_state) -> int | None:
+    """The seed as an int when it is one (the only seeds a cache key can name), else None.
+
+    Examples
+    --------
+    >>> seed_of(3), seed_of(None), seed_of(np.random.default_rng(0))
+    (3, None, None)
+    """
+    import numbers
+
+    if isinstance(random_state, bool | np.bool_) or not isinstance(random_state,
+                                                                   numbers.Integral):
+        return None
+    return int(random_state)
+
+
+def cached_result(kind: str, maps, params: dict, random_state, compute: Callable, result):
+    """A :class:`~toponeuro.analysis.NullResult` (the class ``result``) of ``maps`` from
+    :func:`cached`: keyed by each map's :func:`map_digest`, ``params`` and the seed (only an
+    int seed is cached).
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import NullResult, as_topomap, map_similarity
+    >>> a = as_topomap(np.arange(16.0).reshape(4, 4))
+    >>> run = lambda: map_similarity(a, a, "pearson", n_permutations=9, random_state=0)
+    >>> cached_result("demo", [a, a], {}, 0, run, NullResult).p_value == run().p_value
+    True
+    """
+    seed = seed_of(random_state)
+    digests = [map_digest(tm) for tm in maps]
+    parts = None if seed is None or None in digests else {
+        "maps": digests, "params": params, "seed": seed}
+
+    def as_arrays():
+        r = compute()
+        return {"null": r.null}, {
+            "statistic": r.statistic, "p_value": r.p_value, "z": r.z,
+            "null_method": r.null_method, "attrs": r.attrs, "alternative": r.alternative}
+
+    arrays, meta = cached(kind, parts, as_arrays)
+    return result(statistic=float(meta["statistic"]), null=np.asarray(arrays["null"]),
+                      p_value=float(meta["p_value"]), z=float(meta["z"]),
+                      null_method=meta["null_method"], attrs=dict(meta["attrs"]),
+                      alternative=meta["alternative"])
+
+
+def arrangement_parts(spun, centre_map, top: float, n_draws: int, random_state) -> dict | None:
+    """The key parts of an arrangement's spin draws: the spun maps, the geometry their
+    centres and distances are measured on (``centre_map``'s positions and distance), the
+    centre fraction, the draws and the seed (None: not cacheable).
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import as_topomap
+    >>> a = as_topomap(np.arange(16.0).reshape(4, 4))
+    >>> sorted(arrangement_parts([a, a], a, 0.1, 9, 0)), arrangement_parts([a], a, 0.1, 9, None)
+    (['centres', 'maps', 'n_draws', 'null', 'seed', 'top'], None)
+    """
+    seed = seed_of(random_state)
+    digests = [map_digest(tm) for tm in spun]
+    centres = map_digest(centre_map, values=False)
+    if seed is None or centres is None or None in digests:
+        return None
+    return {"maps": digests, "centres": centres, "top": float(top), "n_draws": int(n_draws),
+            "null": "shift", "seed": seed}

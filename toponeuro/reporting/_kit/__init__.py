@@ -1,0 +1,1 @@
+"""What both jobs share: constants, early parameter checks, the page kit, the summary schema, the headline rule."""

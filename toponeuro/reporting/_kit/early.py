@@ -1,0 +1,95 @@
+"""A job's parameters that need no model, checked before its first slow step (issue 45).
+
+``run_map`` and ``run_language_map`` load the model first (minutes, for released weights that
+are downloaded) and met a missing stimulus folder, a misspelt device, an unknown model name or
+``overwrite="yes"`` only afterwards. :func:`check_job_params` checks what can be
+checked without the model, once, at the top of both jobs; the stages check the same things
+again when they run on their own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..._util.device import check_device
+from ..._util.docs import fill_doc
+from ...exceptions import InputTypeError, MissingFileError, UnknownNameError, close_matches
+
+__all__ = ["check_job_params"]
+
+
+@fill_doc
+def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", checkpoint=None,
+                     stimuli=None, stimuli_name: str = "floc", stimuli_kind: str = "folder",
+                     numbers=None, token_pooling: str | None = None, layers=None) -> None:
+    """Refuse at once the parameters a job would otherwise refuse after loading its model.
+
+    Parameters
+    ----------
+    flags : mapping of str -> object
+        Parameters that must be ``True`` or ``False`` (``overwrite``, ``progress`` ...).
+    model : str, optional
+        Without a ``checkpoint``: a registered model name (its card is looked up, nothing is
+        loaded).
+    %(device)s
+        Checked by :func:`toponeuro._util.device.check_device` (the name parses, the GPU exists).
+    checkpoint : path-like, optional
+        Given: ``model`` is not looked up (the checkpoint says what it is; a missing file is
+        reported by the loader, ``CheckpointError``).
+    stimuli : str, path-like or StimulusSet, optional
+        A path (anything but ``stimuli_name``, None or a StimulusSet) must exist as a
+        ``stimuli_kind`` ("folder" or "file").
+    numbers : optional
+        fLoc image numbers, read by :func:`toponeuro.stimuli.floc_numbers`.
+    token_pooling : str, optional
+        One of :data:`toponeuro.features.TOKEN_POOLINGS`.
+    layers : str or sequence of str, optional
+        Layer names (whether the model has them is checked when it is loaded).
+
+    Examples
+    --------
+    >>> check_job_params(flags={"overwrite": False}, device="cpu", stimuli="floc")
+    >>> check_job_params(flags={"overwrite": "yes"})
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.InputTypeError: overwrite must be True or False; got 'yes'.
+    """
+    for name, value in flags.items():
+        if not isinstance(value, bool | np.bool_):
+            raise InputTypeError(f"{name} must be True or False; got {value!r}.")
+    if checkpoint is None and isinstance(model, str):
+        from ...models import model_card
+
+        model_card(model)  # an unknown name lists the close matches
+    check_device(device)
+    if isinstance(stimuli, str | os.PathLike) and str(stimuli) != stimuli_name:
+        path = Path(stimuli).expanduser()
+        found = path.is_dir() if stimuli_kind == "folder" else path.is_file()
+        if not found:
+            raise MissingFileError(
+                f"stimuli={str(stimuli)!r} is neither {stimuli_name!r} nor an existing "
+                f"{stimuli_kind}; pass {stimuli_name!r} or the path of a local copy."
+            )
+    if layers is not None and not isinstance(layers, str) and (
+            not isinstance(layers, Sequence | np.ndarray)
+            or not all(isinstance(x, str) for x in layers)):
+        raise InputTypeError(
+            f"layers must be a layer name or a list of layer names (see `toponeuro layers "
+            f"MODEL`); got {layers!r}."
+        )
+    if numbers is not None:
+        from ...stimuli import floc_numbers
+
+        floc_numbers(numbers)
+    if token_pooling is not None:
+        from ...features import TOKEN_POOLINGS
+
+        if token_pooling not in TOKEN_POOLINGS:
+            raise UnknownNameError(
+                f"token_pooling must be one of {TOKEN_POOLINGS}; got {token_pooling!r}. "
+                f"{close_matches(str(token_pooling), TOKEN_POOLINGS)}"
+            )

@@ -1,0 +1,214 @@
+"""The vision job's model-vs-cortex comparison on the one ruler (issue 43).
+
+For every mapped layer and cortical hemisphere, every descriptor is computed on both sides
+by :func:`toponeuro.analysis.compare_topography` (one function per descriptor, the same
+parameters on both sides; each side's null on its own geometry): the model's domain
+selectivity maps on the layer's sheet (grid, or units at free positions) against the
+cortex's maps of the same domains. The visfAtlas gives binary ROIs: only the descriptors a
+binary map defines are compared and the others are listed as left out; a lab's continuous
+``cortex_maps`` get all of them. The headline is chosen by the rule of
+:mod:`._headline_rule`, fixed in advance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+
+from ..._util import dims as D
+from ..._util.docs import fill_doc
+from .._kit.constants import CORTEX_DOMAINS
+from .._kit.headline import HEADLINE_RULE, choose_headline
+
+__all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_table"]
+
+
+def ruler_cortex_maps(cortex) -> dict:
+    """``hemisphere -> {domain: TopoMap}``: the cortex side of the ruler.
+
+    The atlas's ROIs are taken as they are, 0/1 (the job's proximity representation is a
+    display choice, not the atlas's data); a lab's maps as given. Each map lies on its own
+    mesh: flat-map positions in mm, the mesh's neighbour graph, its sphere for the spin test.
+
+    Parameters
+    ----------
+    cortex : CortexTopography
+        What :func:`~toponeuro.reporting.cortex_topography` returned.
+
+    Returns
+    -------
+    dict
+        ``hemisphere -> {domain: TopoMap}``, each map on its own mesh.
+
+    Examples
+    --------
+    >>> from toponeuro.reporting import cortex_topography
+    >>> side = ruler_cortex_maps(cortex_topography(["left"], similarity_permutations=0))
+    >>> sorted(side["left"]), side["left"]["faces"].geometry
+    (['bodies', 'characters', 'faces', 'places'], 'mesh')
+    """
+    from ...analysis import as_topomap
+    from ...atlases import cortex_maps as atlas_maps
+
+    maps = cortex.maps
+    if cortex.atlas is not None:
+        maps = atlas_maps(cortex.atlas, CORTEX_DOMAINS, hemispheres=list(cortex.maps),
+                          representation="binary")
+    out = {}
+    for hemi, cm in maps.items():
+        out[hemi] = {d: as_topomap(np.asarray(v, float), positions=cm.positions,
+                                   adjacency=cm.adjacency, mesh=cm.mesh, sphere=cm.sphere,
+                                   units="mm", name=f"{hemi} {d}")
+                     for d, v in cm.maps.items()}
+    return out
+
+
+def _model_maps(selectivity: xr.DataArray, layer: str, domains) -> dict:
+    from ...analysis import as_topomap
+
+    return {d: as_topomap(selectivity.sel({D.DOMAIN: d}).topo.select(layer),
+                          name=f"{layer} {d}") for d in domains}
+
+
+@fill_doc
+def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, *,
+                      n_permutations: int = 1000, alpha: float = 0.05,
+                      random_state=0) -> dict:
+    """``{(layer, hemisphere): TopographyComparison}``: every descriptor on both sides.
+
+    Parameters
+    ----------
+    selectivity : xarray.DataArray
+        The model's domain selectivity maps, dims ``("domain", "unit")``.
+    layers : sequence of str
+        The model layers compared.
+    cortex : CortexTopography
+        The cortex's side (:func:`~toponeuro.reporting.cortex_topography`).
+    %(n_permutations)s
+        Here: as for :func:`toponeuro.analysis.compare_topography` (the same draws on each
+        side).
+    %(alpha)s
+    %(random_state)s
+
+    Returns
+    -------
+    dict
+        ``(layer, hemisphere)`` -> :class:`~toponeuro.analysis.TopographyComparison`.
+
+    Examples
+    --------
+    >>> import toponeuro
+    >>> from toponeuro.reporting import cortex_topography, model_topography
+    >>> from toponeuro.stimuli import FLOC_CATEGORIES
+    >>> ten = [c for c in FLOC_CATEGORIES if c != "scrambled"]
+    >>> acts = toponeuro.make_activations({"v1": 64}, 30, random_state=1, categories=ten * 3)
+    >>> sel = model_topography(acts, ["v1"], n_permutations=0).selectivity
+    >>> out = ruler_comparisons(sel, ["v1"], cortex_topography(["left"],
+    ...                         similarity_permutations=0), n_permutations=0)
+    >>> sorted(out["v1", "left"].left_out)
+    ['smoothness']
+    """
+    from ...analysis import compare_topography
+
+    side = ruler_cortex_maps(cortex)
+    out, done = {}, {}
+    for layer in layers:
+        for hemi, cmaps in side.items():
+            domains = [d for d in cmaps if d in set(map(str, selectivity[D.DOMAIN].values))]
+            out[layer, hemi] = compare_topography(
+                _model_maps(selectivity, layer, domains), {d: cmaps[d] for d in domains},
+                n_permutations=n_permutations, alpha=alpha, random_state=random_state,
+                cortex_results=done.get(hemi))
+            # the cortex's descriptors do not depend on the layer: computed once per hemisphere
+            done.setdefault(hemi, [r.cortex for r in out[layer, hemi].rows])
+    return out
+
+
+def _num(v):
+    v = float(v)
+    return round(v, 6) if np.isfinite(v) else None
+
+
+def _row_entry(row) -> dict:
+    m, c = row.model, row.cortex
+    return {"descriptor": row.descriptor, "domain": row.domain, "statistic": row.statistic,
+            "model": _num(m.value), "model_p": _num(m.p_value), "model_null": m.null,
+            "model_draws": int(m.n_permutations),
+            "cortex": _num(c.value), "cortex_p": _num(c.p_value), "cortex_null": c.null,
+            "cortex_draws": int(c.n_permutations), "verdict": row.verdict,
+            "reason": row.reason, "reference": m.reference}
+
+
+@fill_doc
+def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> dict:
+    """The summary's ``ruler`` section: each (layer, hemisphere)'s rows, what was left out
+    and why, the counts of each verdict, and the headline chosen by the fixed rule.
+
+    Parameters
+    ----------
+    comparisons : dict
+        ``(layer, hemisphere)`` -> comparison, as :func:`ruler_comparisons` returns.
+    layers : sequence of str
+        Layer order, shallow to deep (for the headline rule).
+    %(alpha)s
+
+    Returns
+    -------
+    dict
+        ``comparisons`` (``"layer|hemisphere"`` -> rows, ``left_out``, ``counts``,
+        geometries) and ``headline`` (``chosen``, ``rule`` and the chosen row's numbers).
+
+    Examples
+    --------
+    >>> ruler_summary({}, ["l4"], 0.05)["headline"]["chosen"]
+    False
+    """
+    per = {}
+    for (layer, hemi), comp in comparisons.items():
+        per[f"{layer}|{hemi}"] = {
+            "layer": layer, "hemisphere": hemi, "rows": [_row_entry(r) for r in comp.rows],
+            "left_out": dict(comp.left_out), "counts": comp.counts(),
+            "model_geometry": comp.model_geometry, "cortex_geometry": comp.cortex_geometry}
+    pick = choose_headline(comparisons, alpha=alpha, layers=list(layers))
+    head = {"chosen": pick is not None, "rule": HEADLINE_RULE}
+    if pick is not None:
+        head.update(layer=pick.layer, hemisphere=pick.hemisphere, evidence=_num(pick.evidence),
+                    n_eligible=pick.n_eligible, n_rows=pick.n_rows, **_row_entry(pick.row))
+    else:
+        head.update(n_eligible=0, n_rows=sum(len(c.rows) for c in comparisons.values()))
+    return {"comparisons": per, "headline": head}
+
+
+def ruler_table(comparisons: dict):
+    """Every (layer, hemisphere)'s rows as one table (``comparison_ruler.csv``): layer,
+    hemisphere, then :meth:`~toponeuro.analysis.TopographyComparison.to_frame`'s columns.
+
+    Parameters
+    ----------
+    comparisons : dict
+        ``(layer, hemisphere)`` -> comparison, as :func:`ruler_comparisons` returns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per descriptor, domain, layer and hemisphere.
+
+    Examples
+    --------
+    >>> ruler_table({}).columns[:2].tolist()
+    ['layer', 'hemisphere']
+    """
+    import pandas as pd
+
+    frames = []
+    for (layer, hemi), comp in comparisons.items():
+        f = comp.to_frame()
+        f.insert(0, "hemisphere", hemi)
+        f.insert(0, "layer", layer)
+        frames.append(f)
+    if not frames:
+        return pd.DataFrame(columns=["layer", "hemisphere", "descriptor", "domain",
+                                     "statistic", "model", "cortex", "verdict"])
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,131 @@
+"""The summary ``toponeuro map`` prints in the terminal, from ``summary.json`` alone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._kit.constants import CORTEX_SUMMARY_KEYS, MAP_DOMAINS
+from .results import STATISTIC_NAMES, arrangement_p_text, headline_parts, training_images_note
+
+__all__ = ["format_summary"]
+
+
+def format_summary(summary: dict) -> str:
+    """The summary table ``toponeuro map`` prints (plain text).
+
+    Every number names its statistic, every p is written by
+    :func:`~toponeuro.analysis.format_p` (a floor as ``p < 0.001 (1,000 draws)``), and the
+    cortex's smoothness stands on a line of its own, not beside the model's.
+
+    Parameters
+    ----------
+    summary : dict
+        The run's ``summary.json`` content (``MapResult.summary``).
+
+    Returns
+    -------
+    str
+        The summary table, one line per row.
+
+    Examples
+    --------
+    >>> from toponeuro.reporting import run_map
+    >>> res = run_map(stimuli="/path/to/floc")  # doctest: +SKIP
+    >>> print(format_summary(res.summary))  # doctest: +SKIP
+    toponeuro map — toponet_demo.v2_tau_50 on 240 fLoc images (patches: t >= 3)
+    """
+    from ...analysis import format_p
+
+    n_perm = int(summary.get("n_permutations", 0))
+    lines = [
+        f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "
+        f"images (patches: t ≥ {summary['patch_threshold_t']:g} after smoothing, significant "
+        f"at family-wise p ≤ {summary.get('alpha', 0.05):g}; nulls: {n_perm:,} draws)",
+    ]
+    note = training_images_note(summary["stimuli"])
+    if note:
+        lines.append(note)
+    for layer, r in summary["per_layer"].items():
+        lines += ["", f"{layer} ({r['sheet'].replace('x', '×')} sheet; effective "
+                  f"dimensionality {r['effective_dimensionality']:.1f})",
+                  f"  {'domain':<12}{'smoothness (TDANN)':<20}{'its p (one-sided)':<26}"
+                  "significant patches"]
+        nulls = r.get("smoothness_null", {})
+        by_labels = {"smoothness": r.get("smoothness_label_null", {}),
+                     "patches": r.get("patches_label_null", {})}
+        if any(by_labels.values()):
+            lines[-1] += "   label null (the selective claim), one-sided"
+        for d in MAP_DOMAINS:
+            sm = r["smoothness"][d]
+            p = nulls.get(d, {}).get("p_value")
+            label_p = ", ".join(
+                f"{what} " + format_p(np.nan if lab[d]["p_label_null"] is None
+                                      else lab[d]["p_label_null"], lab[d]["n_permutations"])
+                for what, lab in by_labels.items() if d in lab)
+            lines.append(
+                f"  {d:<12}{'n/a' if sm is None else f'{sm:.3f}':<20}"
+                f"{format_p(np.nan if p is None else p, n_perm):<26}"
+                f"{r['n_patches'][d]} of {r['n_patches_found'][d]} found"
+                + (f"   {label_p}" if label_p else ""))
+        for text in r.get("signatures", [])[:2]:
+            lines.append(f"  {text}")
+    lines.append("")
+    hemis = [k for k in summary["cortex"] if k not in CORTEX_SUMMARY_KEYS]
+    for h in hemis:
+        c = summary["cortex"][h]
+        sims = "; ".join(
+            f"{p.replace('-', '–')} {STATISTIC_NAMES.get(c['map_similarity_null'][p]['method'], 'r')}"
+            f" {v:+.2f} ({c['map_similarity_null'][p]['verdict']}, spin test "
+            f"{c['map_similarity_null'][p]['p_text']})"
+            if p in c["map_similarity_null"] else f"{p.replace('-', '–')} {v:+.2f}"
+            for p, v in c["map_similarity"].items() if v is not None)
+        lines.append(f"cortex {h} hemisphere: map similarity {sims}")
+    for h in hemis:
+        c = summary["cortex"][h]
+        lines.append(
+            f"cortex {h} hemisphere on its own (no null; not comparable with the sheet's, see "
+            "the report): smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in
+                                                 c["smoothness"].items() if v is not None)
+            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()))
+    head = summary.get("headline", {}).get("layer")
+    for key, a in summary["arrangement"].items():
+        layer, h = key.split("|")
+        rho = "n/a" if a["spearman"] is None else f"{a['spearman']:+.2f}"
+        n_dom = a["n_domains"]
+        lines.append(
+            f"arrangement {layer} vs {h} cortex: Spearman ρ {rho} over {a['n_pairs']} "
+            f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
+            f", {a.get('p_text') or arrangement_p_text(a)}"
+            + ("  <- headline layer" if layer == head else ""))
+    if summary.get("headline", {}).get("arrangement"):
+        parts = headline_parts(summary)
+        lines += ["", "Extra (0.4's headline): " + parts["question"]]
+        lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
+        lines.append(parts["rule"])
+    lines += _ruler_lines(summary.get("ruler"))
+    return "\n".join(lines)
+
+
+def _ruler_lines(ruler) -> list:
+    """The one-ruler headline, last so it is what the terminal ends on."""
+    if not ruler:
+        return []
+    head = ruler["headline"]
+    out = ["", "Model vs cortex on one ruler (every descriptor on both sides; "
+           + "; ".join(f"{v['layer']} vs {v['hemisphere']}: " + ", ".join(
+               f"{n} {k}" for k, n in v["counts"].items()) for v in
+               ruler["comparisons"].values()) + ")"]
+    if head["chosen"]:
+        def side(k):
+            p = head[f"{k}_p"]
+            return (f"{head[k]:.3g}" if head[k] is not None else "n/a") + (
+                f" (p = {p:.2g}, {head[f'{k}_null']} null)" if p is not None else "")
+        out.append(f"  headline: {head['layer']} vs {head['hemisphere']} hemisphere, "
+                   f"{head['descriptor'].replace('_', ' ')} of {head['domain']} "
+                   f"({head['statistic']}): model {side('model')}, cortex {side('cortex')} "
+                   f"-> {head['verdict']}")
+    else:
+        out.append("  headline: none -- no comparison has nulls on both sides that can reach "
+                   "alpha")
+    out.append("  rule: " + head["rule"])
+    return out

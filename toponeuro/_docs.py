@@ -39,6 +39,14 @@ DOCDICT = {
     vmin, vmax : float, optional
         Colour limits shared by all panels (default: from all drawn values, symmetric
         around ``center``).""",
+    "two_samples": """a : numpy.ndarray
+        ``(n_a, n_units)``: responses to the target condition.
+    b : numpy.ndarray
+        ``(n_b, n_units)``: responses to the other condition.""",
+    "t_values": """Returns
+    -------
+    numpy.ndarray
+        ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

@@ -47,6 +47,13 @@ DOCDICT = {
     -------
     numpy.ndarray
         ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.""",
+    "sheet_blur": """sheet : torch.Tensor
+        ``(h, w, ...)``: a layer laid on its sheet (:func:`sheet_tensor`).
+    factor_h, factor_w : float
+        Down-sampling factors (≥ 1) along the height and width (TopoLoss's φ).
+    interpolation : str
+        A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`, for the
+        down- and up-sampling.""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

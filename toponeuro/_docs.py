@@ -54,6 +54,10 @@ DOCDICT = {
     interpolation : str
         A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`, for the
         down- and up-sampling.""",
+    "dimensionality_data": """data : Activations, BrainResponses or array (n_stimuli, n_features)
+        Use ``acts.topo.select(layer)`` for one layer.""",
+    "bias_corrected": """bias_corrected : bool
+        Unbiased estimates of the trace moments (default), or those of the sample covariance.""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

@@ -58,6 +58,9 @@ DOCDICT = {
         Use ``acts.topo.select(layer)`` for one layer.""",
     "bias_corrected": """bias_corrected : bool
         Unbiased estimates of the trace moments (default), or those of the sample covariance.""",
+    "export_card": """card : ModelCard
+        The model's card (:func:`toponeuro.models.model_card`): its architecture, modality and
+        topographic layers.""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

@@ -61,6 +61,8 @@ DOCDICT = {
     "export_card": """card : ModelCard
         The model's card (:func:`toponeuro.models.model_card`): its architecture, modality and
         topographic layers.""",
+    "test_tail": """alternative : {"greater", "less", "two-sided"}
+        The tail of the test (default ``"greater"``).""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

@@ -294,8 +294,7 @@ def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "gr
     ----------
     %(n_permutations)s
     %(alpha)s
-    alternative : {"greater", "less", "two-sided"}
-        The tail of the test (default ``"greater"``).
+    %(test_tail)s
     n_effective : float, optional
         The draws' effective number where moves served two draws (:func:`effective_draws`);
         the floor is taken at it.

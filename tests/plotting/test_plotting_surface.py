@@ -188,3 +188,23 @@ def test_one_function_and_one_colour_logic_for_both_jobs_model_cortex_figures():
                                   cortex_positions=pos)
     with pytest.raises(DimensionError, match="cortex_positions"):
         tp.plot_model_cortex_maps(sheet, cortex, cortex_positions=pos[:3])
+
+
+def test_both_model_cortex_figures_take_two_axes_through_one_helper():
+    """plot_arrangement and plot_model_cortex_maps draw into two given axes alike and refuse
+    another number with one error."""
+    from toponeuro.exceptions import InvalidDataError
+    from toponeuro.plotting import plot_arrangement, plot_model_cortex_maps
+
+    sheet = np.arange(12.0).reshape(3, 4)
+    pos = np.random.default_rng(0).random((5, 2))
+    fig, axes = plt.subplots(1, 2)
+    assert plot_model_cortex_maps(sheet, np.ones(5), cortex_positions=pos, ax=axes) is fig
+    assert plot_arrangement({"faces": (1, 1)}, {"faces": (0.0, 0.0)}, ax=axes) is fig
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 3)
+    for draw in (lambda: plot_model_cortex_maps(sheet, np.ones(5), cortex_positions=pos, ax=axes),
+                 lambda: plot_arrangement({"faces": (1, 1)}, {"faces": (0.0, 0.0)}, ax=axes)):
+        with pytest.raises(InvalidDataError, match=r"ax= needs two axes \(model, cortex\); got 3"):
+            draw()
+    plt.close(fig)

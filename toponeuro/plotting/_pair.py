@@ -12,7 +12,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
-from ._common import require_matplotlib, symmetric_limits
+from ._common import model_cortex_axes, require_matplotlib, symmetric_limits
 
 __all__ = ["plot_model_cortex_maps", "plot_cortex_map"]
 
@@ -231,16 +231,9 @@ def plot_model_cortex_maps(
         vals = vals * ((threshold or 1.0) / cortex_threshold)
     norm, cm = _colour_scale([sheet, vals], threshold, cmap, robust)
 
-    if ax is None:
-        fig, axes = require_matplotlib().subplots(
-            1, 2, figsize=(9.6, 4.0), layout="constrained",
-            gridspec_kw={"width_ratios": [1.0, 1.25 if cortex_positions is None else 1.0]})
-    else:
-        axes = list(ax)
-        if len(axes) != 2:
-            raise DimensionError(f"ax= needs two axes (model, cortex); got {len(axes)}.")
-        fig = axes[0].figure
-    ax_m, ax_c = axes
+    fig, (ax_m, ax_c) = model_cortex_axes(
+        ax, (9.6, 4.0), layout="constrained",
+        gridspec_kw={"width_ratios": [1.0, 1.25 if cortex_positions is None else 1.0]})
     if model_positions is None:
         _draw_grid(ax_m, sheet, norm, cm, threshold)
     else:

@@ -32,6 +32,8 @@ DOCDICT = {
     -------
     matplotlib.figure.Figure
         The figure drawn into (a new one, or the figure of ``ax``).""",
+    "ax_panel": """ax : matplotlib Axes, optional
+        Draw into this axes; by default into a new figure.""",
     "colour_scale": """cmap : str
         Colour map; diverging ``"RdBu_r"`` by default, centred at ``center``.
     center : float or None

@@ -127,8 +127,7 @@ def plot_comparison(table, *, title: str | None = None, ax=None):
         Cells to show; the index labels the rows and the columns the columns.
     title : str, optional
         The title (defaults used when omitted).
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 
@@ -301,8 +300,7 @@ def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline
     n_permutations : int, optional
         Draws of the nulls: p-values at their floor are then written as
         :func:`toponeuro.analysis.format_p` writes them (``p < 0.001``).
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 

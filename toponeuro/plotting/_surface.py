@@ -289,8 +289,7 @@ def plot_distance_profile(
         Divide each profile by its maximum, so maps with different ranges compare by shape.
     title : str, optional
         The title (defaults used when omitted).
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 

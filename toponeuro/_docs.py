@@ -65,6 +65,12 @@ DOCDICT = {
         topographic layers.""",
     "test_tail": """alternative : {"greater", "less", "two-sided"}
         The tail of the test (default ``"greater"``).""",
+    "null_draws": """n_permutations : int
+        Null draws (0: not tested).
+    null_mean : float
+        Mean of the null draws (NaN without them).
+    null_std : float
+        Standard deviation of the null draws (NaN without them).""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

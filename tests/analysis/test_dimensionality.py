@@ -87,3 +87,20 @@ def test_dimensionality_per_layer_says_which_responses():
     assert res["effective_dimensionality"].sel(layer="b") < 3
     assert res.attrs["n_stimuli"] == 60 and res.attrs["categories"] == "u,v"
     assert "TDANN" in res.attrs["reference"]
+
+
+def test_estimators_document_data_and_bias_corrected_from_one_text():
+    """trace_moments, effective_dimensionality, participation_ratio share one docs text."""
+    from toponeuro._util.docs import DOCDICT
+    from toponeuro.analysis._dimensionality import (
+        effective_dimensionality,
+        participation_ratio,
+        trace_moments,
+    )
+
+    data_line = DOCDICT["dimensionality_data"].split("\n")[-1].strip()
+    bias_line = DOCDICT["bias_corrected"].split("\n")[-1].strip()
+    for fn in (trace_moments, effective_dimensionality, participation_ratio):
+        assert "%(" not in fn.__doc__ and fn.__doc__.count(data_line) == 1, fn.__name__
+    for fn in (trace_moments, participation_ratio):
+        assert fn.__doc__.count(bias_line) == 1, fn.__name__

@@ -615,3 +615,32 @@ def test_tutorial_topolm_contrast_falls_back_to_a_synthetic_map_and_says_so(tmp_
     assert list(load_cortex_maps({"verbs": t})) == ["left"]
     note = data_note(t, "TopoLM verb - noun group map")
     assert note.synthetic and "Synthetic data" in note._repr_html_()
+
+
+def test_topolm_contrast_and_cortex_maps_read_an_nc_through_one_reader(tmp_path, monkeypatch):
+    """load_topolm_contrast reads with read_netcdf_map (one reader): the same values, its
+    errors carry load_topolm_contrast's fix; a missing file is a MissingFileError."""
+    import xarray as xr
+
+    import toponeuro.brain._surface as surface
+    from toponeuro.atlases import read_netcdf_map
+    from toponeuro.brain import load_topolm_contrast
+    from toponeuro.exceptions import MissingFileError, UnreadableFileError
+
+    path = tmp_path / "c.nc"
+    vals = np.linspace(-3, 3, N_LR)
+    vals[:5] = np.nan
+    xr.Dataset({"t_values": ("coords", vals)}).to_netcdf(path)
+    calls = []
+    monkeypatch.setattr(surface, "read_netcdf_map",
+                        lambda *a, **k: calls.append(k) or read_netcdf_map(*a, **k))
+    t = load_topolm_contrast(path)
+    assert len(calls) == 1 and calls[0]["variable"] == "t_values"
+    np.testing.assert_array_equal(t.values, read_netcdf_map(path)[1])
+    assert int(t.isnull().sum()) == 5 and t.attrs["source"] == str(path)
+    bad = tmp_path / "bad.nc"
+    bad.write_bytes(b"this is text, not netCDF\n")
+    with pytest.raises(UnreadableFileError, match=r"bad\.nc.*not a readable netCDF.*path=None"):
+        load_topolm_contrast(bad)
+    with pytest.raises(MissingFileError, match=r"nothing\.nc.*path=None"):
+        load_topolm_contrast(tmp_path / "nothing.nc")

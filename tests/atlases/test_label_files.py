@@ -209,9 +209,9 @@ def test_the_cli_names_the_regions_and_writes_warnings_on_one_line(tmp_path, cap
     line number or source line."""
     import warnings as w
 
-    from toponeuro.cli._checks import _flags
     from toponeuro.cli import _one_line_warnings as one_line_warnings
     from toponeuro.cli import build_parser, main
+    from toponeuro.cli._checks import _flags
     from toponeuro.stimuli import FLOC_CATEGORIES
 
     faces, places = _rois()

@@ -395,3 +395,15 @@ def test_nsd_sessions_in_different_formats_load_together(tmp_path):
     with pytest.raises(MissingFileError, match=r"betas_session03\.nii\.gz \(or "
                        r"betas_session03\.hdf5\) not found.*out of sessions="):
         load_nsd_betas(tmp_path / "b", 1, [2, 3])
+
+
+def test_nsd_betas_are_scaled_by_one_rule_for_volume_and_surface():
+    """int16 betas (volume or surface files alike) / NSD_BETA_SCALE; float betas as given."""
+    from toponeuro.brain._nsd import NSD_BETA_SCALE, _betas_float
+
+    raw = np.array([[300, -600], [150, 0]], dtype=np.int16)
+    out = _betas_float(raw)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, raw / NSD_BETA_SCALE)
+    flt = np.array([[1.5, -2.0]], dtype=np.float64)
+    np.testing.assert_array_equal(_betas_float(flt), flt.astype(np.float32))

@@ -615,3 +615,12 @@ def test_score_never_replaces_a_users_file_in_work_dir(tmp_path, monkeypatch, ca
         assert table["metric"].tolist() == ["rdm"]
         assert json.loads((fresh / "result.json").read_text())["identifier"] == "tn_fake"
     assert sorted(p.name for p in fresh.iterdir()) == ["brainscore_stderr.txt", "result.json"]
+
+
+def test_card_parameter_documented_once_for_both_layer_helpers():
+    """plugin_layers and propose_region_layer_map render the one shared ``card`` text."""
+    from toponeuro._util.docs import DOCDICT
+
+    first = DOCDICT["export_card"].split("\n")[1].strip()
+    for fn in (plugin_layers, propose_region_layer_map):
+        assert "%(" not in fn.__doc__ and fn.__doc__.count(first) == 1, fn.__name__

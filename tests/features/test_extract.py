@@ -11,9 +11,9 @@ import torch
 from PIL import Image
 from torch import nn
 
-from toponeuro._util import dims as D
 from toponeuro import check_activations
 from toponeuro import exceptions as E
+from toponeuro._util import dims as D
 from toponeuro.features import _extract, extract
 from toponeuro.features._store import ActivationStore
 from toponeuro.models import (

@@ -150,3 +150,61 @@ def test_dorsal_view_puts_anterior_up_and_the_right_on_the_right():
     px = _pixels(_coordinate("right", 0), "right", "dorsal")  # high laterally (+x)
     medial = _pixels(-_coordinate("left", 0), "left", "dorsal")  # left hemisphere's lateral
     assert px["red_x"] > px["blue_x"] and medial["red_x"] < medial["blue_x"]
+
+
+def test_one_function_and_one_colour_logic_for_both_jobs_model_cortex_figures():
+    """The vision job's figure (flat map, a cortex threshold of its own) and the language
+    job's (inflated mesh) come from plot_model_cortex_maps with one colour logic: below the
+    threshold uncoloured, each map's threshold at the same colour, one scale."""
+    import toponeuro.plotting as tp
+    from toponeuro.plotting._pair import _UNCOLOURED
+
+    assert not hasattr(tp, "plot_model_and_cortex")  # one function, not two
+    sheet = np.array([[0.5, 2.0, 4.0], [-3.0, np.nan, 1.0]])  # model t, threshold 2
+    pos = np.random.default_rng(0).random((5, 2)) * 10
+    cortex = np.array([0.1, 0.2, 0.4, -0.6, np.nan])  # its own threshold 0.2
+    fig = tp.plot_model_cortex_maps(sheet.ravel(), cortex, threshold=2.0, cortex_threshold=0.2,
+                                    model_grid_shape=(2, 3), cortex_positions=pos)
+    ax_m, ax_c = fig.axes[:2]
+    m = ax_m.images[0].get_array()
+    c = ax_c.collections[0].get_facecolors()
+    grey = np.array(_UNCOLOURED)
+    # below threshold or no data: uncoloured on both sides
+    for rgba in (m[0, 0], m[1, 1], m[1, 2], c[0], c[4]):
+        np.testing.assert_allclose(rgba, grey)
+    # each map's threshold has one colour: t 2 on the sheet, 0.2 on the cortex
+    np.testing.assert_allclose(c[1], m[0, 1])
+    assert not np.allclose(m[1, 0], grey) and not np.allclose(c[3], grey)  # negative side too
+    assert "cortex × 10" in fig.axes[-1].get_ylabel()
+    plt.close(fig)
+    # the language job's call: a 0/1 ROI on its mesh is inside selective, outside bare
+    roi = np.zeros(10242)
+    roi[:500] = 1
+    fig = tp.plot_model_cortex_maps(sheet, roi, mesh="fsaverage5")
+    assert "0/1 map" in fig.axes[1].get_title() and len(fig.axes) == 3
+    plt.close(fig)
+    with pytest.raises(DimensionError, match="model_grid_shape"):
+        tp.plot_model_cortex_maps(sheet.ravel(), cortex, model_grid_shape=(4, 4),
+                                  cortex_positions=pos)
+    with pytest.raises(DimensionError, match="cortex_positions"):
+        tp.plot_model_cortex_maps(sheet, cortex, cortex_positions=pos[:3])
+
+
+def test_both_model_cortex_figures_take_two_axes_through_one_helper():
+    """plot_arrangement and plot_model_cortex_maps draw into two given axes alike and refuse
+    another number with one error."""
+    from toponeuro.exceptions import InvalidDataError
+    from toponeuro.plotting import plot_arrangement, plot_model_cortex_maps
+
+    sheet = np.arange(12.0).reshape(3, 4)
+    pos = np.random.default_rng(0).random((5, 2))
+    fig, axes = plt.subplots(1, 2)
+    assert plot_model_cortex_maps(sheet, np.ones(5), cortex_positions=pos, ax=axes) is fig
+    assert plot_arrangement({"faces": (1, 1)}, {"faces": (0.0, 0.0)}, ax=axes) is fig
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 3)
+    for draw in (lambda: plot_model_cortex_maps(sheet, np.ones(5), cortex_positions=pos, ax=axes),
+                 lambda: plot_arrangement({"faces": (1, 1)}, {"faces": (0.0, 0.0)}, ax=axes)):
+        with pytest.raises(InvalidDataError, match=r"ax= needs two axes \(model, cortex\); got 3"):
+            draw()
+    plt.close(fig)

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from toponeuro.analysis import topography_table
-from toponeuro.reporting._vision import results as _results
 from toponeuro.reporting._kit.constants import MAP_DOMAINS
+from toponeuro.reporting._vision import results as _results
 
 PAIRS = [("faces", "bodies"), ("faces", "places")]
 

@@ -252,3 +252,20 @@ def test_a_blur_of_one_on_both_sides_warns_that_the_loss_is_zero():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ToponeuroWarning)
         LayerSpec("fc", factor_h=1, factor_w=2, tau=1.0)
+
+
+@pytest.mark.parametrize("shape", [(4, 4, 3), (4, 4)])
+def test_blur_and_loss_refuse_factors_larger_than_the_sheet_alike(shape):
+    """blur_sheet and sheet_loss check a sheet's factors the one same way (3-D and 2-D)."""
+    from toponeuro.topoloss import blur_sheet, sheet_loss
+
+    sheet = torch.ones(*shape)
+    for fn in (blur_sheet, sheet_loss):
+        with pytest.raises(SheetError, match=r"exceed the sheet \(4 x 4\)"):
+            fn(sheet, 5.0, 2.0)
+        with pytest.raises(SheetError, match=r"exceed the sheet \(4 x 4\)"):
+            fn(sheet, 2.0, 5.0)
+    assert float(sheet_loss(torch.ones(4, 4, 3), 2.0, 2.0)) < 1e-6
+    assert blur_sheet(sheet, 2.0, 2.0).shape == sheet.shape
+    for fn in (blur_sheet, sheet_loss):
+        assert "%(" not in fn.__doc__ and "interpolation : str" in fn.__doc__

@@ -38,8 +38,8 @@ import urllib.request
 import warnings
 from pathlib import Path
 
-from .output import atomic_file, move, refuse_link, remove_tree, write_text
 from ..exceptions import ChecksumError, DownloadError, UnverifiedFileWarning
+from .output import atomic_file, move, refuse_link, remove_tree, write_text
 
 __all__ = [
     "data_dir",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..exceptions import OutputExistsError, OutputPathError, first_few
 from .fetch import sha256sum
 from .output import (
     PathLock,
@@ -30,7 +31,6 @@ from .output import (
     remove_tree,
     write_text,
 )
-from ..exceptions import OutputExistsError, OutputPathError, first_few
 
 __all__ = ["output_folder", "OutputFolder", "folder_target", "MANIFEST", "LEGACY_MAP_FILES"]
 

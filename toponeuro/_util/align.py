@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from . import dims as D
 from ..exceptions import AlignmentError, CoordinateError
+from . import dims as D
 
 __all__ = ["stimulus_ids", "align_stimuli", "as_labelled", "pandas_ids", "ID_COLUMNS"]
 

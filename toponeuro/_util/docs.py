@@ -32,6 +32,8 @@ DOCDICT = {
     -------
     matplotlib.figure.Figure
         The figure drawn into (a new one, or the figure of ``ax``).""",
+    "ax_panel": """ax : matplotlib Axes, optional
+        Draw into this axes; by default into a new figure.""",
     "colour_scale": """cmap : str
         Colour map; diverging ``"RdBu_r"`` by default, centred at ``center``.
     center : float or None
@@ -39,6 +41,36 @@ DOCDICT = {
     vmin, vmax : float, optional
         Colour limits shared by all panels (default: from all drawn values, symmetric
         around ``center``).""",
+    "two_samples": """a : numpy.ndarray
+        ``(n_a, n_units)``: responses to the target condition.
+    b : numpy.ndarray
+        ``(n_b, n_units)``: responses to the other condition.""",
+    "t_values": """Returns
+    -------
+    numpy.ndarray
+        ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.""",
+    "sheet_blur": """sheet : torch.Tensor
+        ``(h, w, ...)``: a layer laid on its sheet (:func:`sheet_tensor`).
+    factor_h, factor_w : float
+        Down-sampling factors (≥ 1) along the height and width (TopoLoss's φ).
+    interpolation : str
+        A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`, for the
+        down- and up-sampling.""",
+    "dimensionality_data": """data : Activations, BrainResponses or array (n_stimuli, n_features)
+        Use ``acts.topo.select(layer)`` for one layer.""",
+    "bias_corrected": """bias_corrected : bool
+        Unbiased estimates of the trace moments (default), or those of the sample covariance.""",
+    "export_card": """card : ModelCard
+        The model's card (:func:`toponeuro.models.model_card`): its architecture, modality and
+        topographic layers.""",
+    "test_tail": """alternative : {"greater", "less", "two-sided"}
+        The tail of the test (default ``"greater"``).""",
+    "null_draws": """n_permutations : int
+        Null draws (0: not tested).
+    null_mean : float
+        Mean of the null draws (NaN without them).
+    null_std : float
+        Standard deviation of the null draws (NaN without them).""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

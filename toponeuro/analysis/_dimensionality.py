@@ -52,6 +52,7 @@ def _frob2_gram(X):
     return float((G * G).sum())
 
 
+@fill_doc
 def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
     """Estimates of ``(tr C)^2`` and ``tr(C^2)`` of the covariance of the rows of ``data``.
 
@@ -60,10 +61,8 @@ def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
 
     Parameters
     ----------
-    data : Activations, BrainResponses or array (n_stimuli, n_features)
-        Use ``acts.topo.select(layer)`` for one layer.
-    bias_corrected : bool
-        Unbiased estimates of the trace moments (default), or those of the sample covariance.
+    %(dimensionality_data)s
+    %(bias_corrected)s
 
     Returns
     -------
@@ -101,6 +100,7 @@ def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
     return float(tr_c_sq), float(tr_c2)
 
 
+@fill_doc
 def effective_dimensionality(data) -> float:
     """``(sum lambda)^2 / sum lambda^2`` of the sample covariance eigenvalues.
 
@@ -113,8 +113,7 @@ def effective_dimensionality(data) -> float:
 
     Parameters
     ----------
-    data : Activations, BrainResponses or array (n_stimuli, n_features)
-        Use ``acts.topo.select(layer)`` for one layer.
+    %(dimensionality_data)s
 
     Returns
     -------
@@ -155,6 +154,7 @@ PR_BOUNDS_RULE = (
 )
 
 
+@fill_doc
 def participation_ratio(data, bias_corrected: bool = True) -> float:
     """Participation ratio ``(tr C)^2 / tr(C^2)``, bias-corrected by default.
 
@@ -170,10 +170,8 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
 
     Parameters
     ----------
-    data : Activations, BrainResponses or array (n_stimuli, n_features)
-        Use ``acts.topo.select(layer)`` for one layer.
-    bias_corrected : bool
-        Unbiased estimates of the trace moments (default), or those of the sample covariance.
+    %(dimensionality_data)s
+    %(bias_corrected)s
 
     Returns
     -------

@@ -2,9 +2,8 @@
 
 One data variable (``t_values``) with one value per vertex of the left fs_LR 32k hemisphere,
 as the TopoLM repository distributes its group verb - noun contrast. :func:`read_netcdf_map`
-is what ``cortex_maps`` reads a ``.nc`` path with; :func:`toponeuro.brain.load_topolm_contrast`
-reads the same file into a labelled DataArray (``toponeuro.brain`` imports ``atlases``, so the
-atlas reader cannot call it).
+is the one reader of such a file: what ``cortex_maps`` reads a ``.nc`` path with, and what
+:func:`toponeuro.brain.load_topolm_contrast` reads TopoLM's file with before labelling it.
 """
 
 from __future__ import annotations
@@ -15,7 +14,14 @@ from pathlib import Path
 import numpy as np
 
 from .._io.meshes import MESH_SIZES
-from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
+from ..exceptions import (
+    DimensionError,
+    MissingFileError,
+    ToponeuroError,
+    UnknownNameError,
+    UnreadableFileError,
+    close_matches,
+)
 
 __all__ = ["NETCDF_SUFFIX", "NETCDF_VARIABLE", "read_netcdf_map"]
 
@@ -26,8 +32,13 @@ NETCDF_SUFFIX = ".nc"
 NETCDF_VARIABLE = "t_values"
 
 
-def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "cortex_maps"
-                    ) -> tuple[str, np.ndarray]:
+#: what to do about a file that is not TopoLM's layout (``cortex_maps``' fix)
+_FIX = ("give TopoLM's group-level-contrast.nc as distributed, or the map as a fs_LR GIFTI "
+        "(.func.gii)")
+
+
+def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "cortex_maps",
+                    fix: str | None = None) -> tuple[str, np.ndarray]:
     """``("left", values)``: a netCDF map in TopoLM's layout, one value per left fs_LR 32k
     vertex.
 
@@ -40,6 +51,9 @@ def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "corte
     what : str
         The parameter the path came from, named in error messages (default
         ``"cortex_maps"``).
+    fix : str, optional
+        What to do instead, ending every error message (default: give TopoLM's file as
+        distributed, or the map as a fs_LR GIFTI).
 
     Returns
     -------
@@ -50,7 +64,9 @@ def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "corte
 
     Raises
     ------
-    InvalidDataError
+    MissingFileError
+        No file at ``path``.
+    UnreadableFileError
         Not a readable netCDF file (truncated, empty, another format).
     UnknownNameError
         No ``variable`` in the file.
@@ -69,6 +85,9 @@ def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "corte
     import xarray as xr
 
     path = Path(os.fspath(path))
+    fix = _FIX if fix is None else fix
+    if not path.is_file():
+        raise MissingFileError(f"{what}: the netCDF map {str(path)!r} does not exist; {fix}.")
     try:
         with xr.open_dataset(path) as ds:
             names = list(ds.data_vars)
@@ -76,17 +95,21 @@ def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "corte
                 raise UnknownNameError(
                     f"{what}: {path.name!r} has no variable {variable!r}; "
                     f"{close_matches(variable, names)} (it has {names}). A netCDF map must be "
-                    "in TopoLM's layout (t_values, one value per left fs_LR 32k vertex).")
+                    f"in TopoLM's layout (t_values, one value per left fs_LR 32k vertex): {fix}.")
             values = np.asarray(ds[variable].values, dtype=np.float64).ravel()
-    except (OSError, ValueError) as err:
-        raise InvalidDataError(
-            f"{what}: {path.name!r} is not a readable netCDF file ({type(err).__name__}: "
-            f"{err}); give TopoLM's group-level-contrast.nc as distributed, or the map as a "
-            "fs_LR GIFTI (.func.gii).") from None
+    except ToponeuroError:
+        raise
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as err:  # noqa: BLE001 - netCDF/HDF5 back-ends fail in many ways
+        first = (str(err).strip().splitlines() or [""])[0][:200]
+        raise UnreadableFileError(
+            f"{what}: {path.name!r} is not a readable netCDF file ({type(err).__name__}"
+            f"{': ' + first if first else ''}); {fix}.") from err
     n = MESH_SIZES["fs_LR_32k"]
     if values.size != n:
         raise DimensionError(
-            f"{what}: {path.name!r} holds {values.size:,} values in {variable!r}; a netCDF map "
-            f"holds one per vertex of the left fs_LR 32k hemisphere ({n:,}), as TopoLM's "
-            "group-level-contrast.nc. Give other maps as GIFTI/CIFTI files.")
+            f"{what}: a netCDF map holds one value per vertex of the left fs_LR 32k hemisphere "
+            f"({n:,}), as TopoLM's group-level-contrast.nc; {path.name!r} has {values.size:,} "
+            f"in {variable!r}: {fix}.")
     return "left", values

@@ -9,10 +9,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._util.docs import fill_doc
 from .._io.fetch import data_dir
 from .._io.meshes import FSAVERAGE5_SURFACES, mesh_surface
 from .._io.output import atomic_file
+from .._util.docs import fill_doc
 from ..exceptions import InputTypeError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 

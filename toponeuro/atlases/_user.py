@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._util.docs import fill_doc
 from .._io.meshes import (
     MESHES,
     NIFTI_INTENT_LABEL,
@@ -37,6 +36,7 @@ from .._io.meshes import (
     read_surface_file,
 )
 from .._io.reading import load_nibabel
+from .._util.docs import fill_doc
 from ..exceptions import (
     DimensionError,
     InputTypeError,

@@ -457,6 +457,14 @@ def _with_surface_ceiling(da, glm_dir: Path, counts):
     )
 
 
+def _betas_float(x: np.ndarray) -> np.ndarray:
+    """NSD betas as float32: an int16 file's values divided by :data:`NSD_BETA_SCALE`
+    (percent signal change); a float file's as they are."""
+    if x.dtype == np.int16:
+        return x.astype(np.float32) / NSD_BETA_SCALE
+    return x.astype(np.float32)
+
+
 def _volume_format(glm_dir: Path, session: int, fmt: str | None) -> str:
     """One session's betas file format: ``fmt`` checked, default the one present for that
     session (NIfTI preferred), so sessions downloaded in different formats load together."""
@@ -504,12 +512,7 @@ def _nsd_volume(root, glm_dir, k, space_glm, sessions, ids, roi, fmt, stim_coord
     for s in sessions:
         vol = _read_session_volume(glm_dir, s, _volume_format(glm_dir, s, fmt), bbox, shape)
         x = vol[sub_keep].T  # (750, n_voxels), C order of the mask = nilearn's order
-        x = (
-            x.astype(np.float32) / NSD_BETA_SCALE
-            if vol.dtype == np.int16
-            else x.astype(np.float32)
-        )
-        blocks.append(x)
+        blocks.append(_betas_float(x))
     ijk = np.argwhere(keep)
     import nibabel as nib
 
@@ -555,12 +558,7 @@ def _nsd_surface(root, glm_dir, sessions, ids, roi, stim_coords, k):
                 raise DimensionError(
                     f"{h}.betas_session{s:02d}.mgh holds {data.shape[1]} maps; expected 750."
                 )
-            data = (
-                data.astype(np.float32) / NSD_BETA_SCALE
-                if data.dtype == np.int16
-                else data.astype(np.float32)
-            )
-            blocks.append(data)
+            blocks.append(_betas_float(data))
         per_hemi[h] = np.concatenate(blocks, axis=1)
     n_vert = per_hemi["lh"].shape[0]
     hemi = np.repeat(["left", "right"], n_vert)

@@ -8,10 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from .._util.docs import fill_doc
 from .._io.meshes import MESH_SIZES, read_surface_file
-from .._io.reading import load_netcdf
-from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
+from .._util.docs import fill_doc
+from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS, read_netcdf_map
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -19,7 +18,6 @@ from ..exceptions import (
     InvalidDataError,
     MeshMismatchError,
     UnknownNameError,
-    close_matches,
     first_few,
 )
 from ._responses import handle_invalid, make_brain_responses
@@ -379,6 +377,8 @@ def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str
 
     Raises
     ------
+    UnreadableFileError
+        Not a readable netCDF file (:func:`toponeuro.atlases.read_netcdf_map` reads it).
     UnknownNameError
         ``variable`` is not in the file.
     DimensionError
@@ -393,19 +393,10 @@ def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str
     from .._util.dims import HEMI, VERTEX, VOXEL
 
     path = fetch_topolm_contrast(cache_dir=cache_dir) if path is None else path
-    ds = load_netcdf(path, what="TopoLM contrast", fix="pass the group-level-contrast.nc of "
-                     "the TopoLM repository, or path=None to download the pinned copy")
-    if variable not in ds.data_vars:
-        raise UnknownNameError(
-            f"{path} has no variable {variable!r}; "
-            f"{close_matches(variable, list(ds.data_vars))} (it has {list(ds.data_vars)})")
-    values = np.asarray(ds[variable].values, dtype=np.float64).ravel()
-    n = MESH_SIZES["fs_LR_32k"]
-    if values.size != n:
-        raise DimensionError(
-            f"TopoLM's contrast holds one value per vertex of the left fs_LR 32k hemisphere "
-            f"({n:,}); {path} has {values.size:,}. Pass the group-level-contrast.nc of the "
-            "TopoLM repository (or path=None for the pinned download).")
+    _, values = read_netcdf_map(path, variable=variable, what="TopoLM contrast", fix=(
+        "pass the group-level-contrast.nc of the TopoLM repository, or path=None to download "
+        "the pinned copy"))
+    n = values.size
     return xr.DataArray(values, dims=(VOXEL,), name=variable, coords={
         HEMI: (VOXEL, np.full(n, "left")), VERTEX: (VOXEL, np.arange(n))}, attrs={
         "mesh": "fs_LR_32k", "statistic": "t" if variable == "t_values" else "p",

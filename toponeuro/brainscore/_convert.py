@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._util import dims as D
 from .. import exceptions as E
-from .._io.output import read_json
 from .._io.folder import output_folder
+from .._io.output import read_json
 from .._io.reading import load_numpy, read_file
+from .._util import dims as D
 from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
 

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 
 from .. import exceptions as E
 from .._io.fetch import sha256sum
-from .._io.output import atomic_file
 from .._io.folder import MANIFEST, output_folder
+from .._io.output import atomic_file
+from .._util.docs import fill_doc
 from .._version import __version__
 from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
@@ -261,15 +262,14 @@ def _n_layer(card) -> int:
     return int(_get(card, "n_layer", 0)) or (max(found) + 1 if found else 12)
 
 
+@fill_doc
 def plugin_layers(card) -> tuple[str, ...]:
     """The layers an exported plugin lists for ``ModelCommitment`` (vision) or may commit
     (language): block outputs, the card's topographic layers, and the readout.
 
     Parameters
     ----------
-    card : ModelCard
-        The model's card (:func:`toponeuro.models.model_card`): its architecture, modality and
-        topographic layers.
+    %(export_card)s
 
     Returns
     -------
@@ -306,6 +306,7 @@ def _readout_layer(layers) -> str:
     return layers[-1]
 
 
+@fill_doc
 def propose_region_layer_map(card) -> dict:
     """Propose a region -> layer commitment from a model card.
 
@@ -317,9 +318,7 @@ def propose_region_layer_map(card) -> dict:
 
     Parameters
     ----------
-    card : ModelCard
-        The model's card (:func:`toponeuro.models.model_card`): its architecture, modality and
-        topographic layers.
+    %(export_card)s
 
     Returns
     -------

@@ -17,8 +17,8 @@ import argparse
 import sys
 import warnings
 
-from ._checks import _flags, cli_message, one_line
 from .._version import __version__
+from ._checks import _flags, cli_message, one_line
 
 __all__ = ["main", "build_parser", "cli_message", "COMMANDS"]
 

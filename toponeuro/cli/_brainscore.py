@@ -7,13 +7,13 @@ import re
 import sys
 
 from .. import exceptions as E
+from .._io.output import check_output_file, read_json, write_text
 from ._checks import (
     _input_path,
     _json_arg,
     _out_file,
     _out_folder,
 )
-from .._io.output import check_output_file, read_json, write_text
 from ._common import _model_args, _model_of, _parser
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from .._io.output import atomic_file, check_not_an_input, check_output_file
 from .._util import dims as D
 from ._checks import (
     _device,
@@ -12,7 +13,6 @@ from ._checks import (
     _out_folder,
     _positive,
 )
-from .._io.output import atomic_file, check_not_an_input, check_output_file
 from ._common import (
     _DEVICE_HELP,
     _add_checkpoint_args,

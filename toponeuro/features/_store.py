@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._util import dims as D
 from .._io.output import NETCDF_SUFFIXES, PathLock, atomic_file, move, refuse_link
+from .._util import dims as D
 from .._version import __version__
 from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
 

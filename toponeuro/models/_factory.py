@@ -12,8 +12,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .._util.docs import fill_doc
 from .._io.fetch import _fetch_hf, sha256sum
+from .._util.docs import fill_doc
 from ..exceptions import (
     CheckpointError,
     ChecksumError,

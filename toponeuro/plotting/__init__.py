@@ -4,12 +4,11 @@ Needs matplotlib (``pip install 'toponeuro[plot]'``). Nothing else in toponeuro 
 package.
 """
 
-from . import _compare, _language, _pair, _rdm, _ruler, _surface, _sweep
+from . import _compare, _language, _pair, _rdm, _surface, _sweep
 from ._compare import *
 from ._language import *
 from ._pair import *
 from ._rdm import *
-from ._ruler import *
 from ._sheet import plot_sheet_map
 from ._surface import *
 from ._sweep import *
@@ -20,7 +19,6 @@ __all__ = [
     *_sweep.__all__,
     *_compare.__all__,
     *_language.__all__,
-    *_ruler.__all__,
     *_pair.__all__,
     "plot_sheet_map",
 ]

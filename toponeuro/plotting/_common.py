@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._util.optional import optional_import
-from ..exceptions import ParameterError
+from ..exceptions import InvalidDataError, ParameterError
 
 
 def require_matplotlib():
@@ -31,6 +31,18 @@ def figure_and_axes(ax, nrows=1, ncols=1, panel_size=(3.2, 3.0), **kw):
         **kw,
     )
     return fig, axes
+
+
+def model_cortex_axes(ax, figsize, **kw):
+    """``(fig, (model axes, cortex axes))``: the two axes given as ``ax``, or a new 1 x 2
+    figure of ``figsize`` (``kw`` to ``plt.subplots``)."""
+    if ax is None:
+        fig, axes = require_matplotlib().subplots(1, 2, figsize=figsize, **kw)
+        return fig, tuple(axes)
+    axes = list(ax)
+    if len(axes) != 2:
+        raise InvalidDataError(f"ax= needs two axes (model, cortex); got {len(axes)}.")
+    return axes[0].figure, tuple(axes)
 
 
 def symmetric_limits(values, vmin=None, vmax=None, center=0.0, robust=None):

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._util.docs import fill_doc
 from ..exceptions import InvalidDataError
-from ._common import require_matplotlib
+from ._common import model_cortex_axes, require_matplotlib
 from ._surface import DOMAIN_COLORS
 
 __all__ = ["plot_arrangement", "plot_arrangement_by_layer", "plot_comparison", "plot_domain_arrangement"]
@@ -76,14 +76,7 @@ def plot_arrangement(
     >>> len(fig.axes)
     2
     """
-    plt = require_matplotlib()
-    if ax is None:
-        fig, axes = plt.subplots(1, 2, figsize=(8.6, 3.8))
-    else:
-        axes = list(ax)
-        if len(axes) != 2:
-            raise InvalidDataError(f"ax= needs two axes (model, cortex); got {len(axes)}.")
-        fig = axes[0].figure
+    fig, axes = model_cortex_axes(ax, (8.6, 3.8))
     mc, cc = _finite(model_centroids), _finite(cortex_centroids)
     for axis, cents, label, is_sheet in ((axes[0], mc, model_label, True),
                                          (axes[1], cc, cortex_label, False)):
@@ -134,8 +127,7 @@ def plot_comparison(table, *, title: str | None = None, ax=None):
         Cells to show; the index labels the rows and the columns the columns.
     title : str, optional
         The title (defaults used when omitted).
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 
@@ -308,8 +300,7 @@ def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline
     n_permutations : int, optional
         Draws of the nulls: p-values at their floor are then written as
         :func:`toponeuro.analysis.format_p` writes them (``p < 0.001``).
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 

@@ -35,8 +35,7 @@ def plot_condition_profile(
         Tick labels of the layers (default the layer names).
     ylabel, title : str
         The y-axis label and the title.
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 

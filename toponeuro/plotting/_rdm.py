@@ -35,8 +35,7 @@ def plot_rdm(
         equal labels is marked with a tick at its middle and a thin separating line.
     cmap, title, colorbar_label : str
         The colour map (a matplotlib name), the title and the colour bar's label.
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
+from .._io.meshes import MESH_SIZES
 from .._util import dims as D
 from .._util.docs import fill_doc
-from .._io.meshes import MESH_SIZES
 from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
 from ._common import require_matplotlib, symmetric_limits
 
@@ -289,8 +289,7 @@ def plot_distance_profile(
         Divide each profile by its maximum, so maps with different ranges compare by shape.
     title : str, optional
         The title (defaults used when omitted).
-    ax : matplotlib Axes, optional
-        Draw into this axes; by default into a new figure.
+    %(ax_panel)s
 
     %(figure)s
 

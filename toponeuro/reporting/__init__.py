@@ -11,26 +11,26 @@ same for a language model and the language network, with its own named stages
 :func:`language_model_topography`, :func:`language_cortex`).
 """
 
+from ._kit.headline import HEADLINE_RULE, choose_headline
+from ._kit.schema import SUMMARY_SCHEMAS, summary_schema
 from ._language import fit as _language_fit
 from ._language import stages as _language_stages
 from ._language import verbs as _language_verbs
-from ._vision import ruler as _ruler_stage
-from ._vision import stages as _stages
-from ._kit.headline import HEADLINE_RULE, choose_headline
+from ._language.fit import *  # noqa: F403 - the model-vs-cortex comparisons and the headline rule
 from ._language.job import (
     DEFAULT_LANGUAGE_MODEL,
     LanguageMapResult,
     language_verdict,
     run_language_map,
 )
-from ._language.fit import *  # noqa: F403 - the model-vs-cortex comparisons and the headline rule
 from ._language.results import format_language_summary
 from ._language.stages import *  # noqa: F403 - the named stages of run_language_map
 from ._language.verbs import *  # noqa: F403 - the verb - noun stage (TopoLM's fMRI fit)
+from ._vision import ruler as _ruler_stage
+from ._vision import stages as _stages
 from ._vision.job import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
 from ._vision.results import comparison_view
 from ._vision.ruler import *  # noqa: F403 - the one-ruler stage of run_map
-from ._kit.schema import SUMMARY_SCHEMAS, summary_schema
 from ._vision.stages import *  # noqa: F403 - the named stages of run_map
 from ._vision.terminal import format_summary
 

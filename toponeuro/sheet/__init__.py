@@ -20,7 +20,6 @@ import xarray as xr
 from .._util import dims as D
 from .._util.docs import fill_doc
 from .._util.params import check_random_state
-from ._positions import position_units, read_unit_positions, set_unit_positions, unit_positions
 from .._util.typing import RandomState
 from .._version import __version__
 from ..exceptions import (
@@ -31,6 +30,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
+from ._positions import position_units, read_unit_positions, set_unit_positions, unit_positions
 
 __all__ = [
     "MAX_SHEET_UNITS",

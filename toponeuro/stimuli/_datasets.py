@@ -20,8 +20,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .._util.docs import fill_doc
 from .._io.fetch import data_dir, sha256sum
+from .._util.docs import fill_doc
 from ..exceptions import OldDataLocationWarning, UnknownNameError, close_matches, first_few
 
 __all__ = ["Dataset", "DATASETS", "dataset_dir"]

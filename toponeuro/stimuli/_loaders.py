@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._util.docs import fill_doc
 from .._io.fetch import fetch_url
+from .._util.docs import fill_doc
 from ..exceptions import (
     AlignmentError,
     DownloadError,

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._util.docs import fill_doc
 from .._io.reading import read_file
+from .._util.docs import fill_doc
 from ..exceptions import InvalidDataError, MissingFileError
 from ._datasets import DATASETS, dataset_dir
 from ._loaders import _fetch_row, pinned_sources

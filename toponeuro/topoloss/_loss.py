@@ -15,9 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .._util.docs import fill_doc
 from .._io.output import check_output_file, read_json, write_text
 from .._io.reading import read_file
+from .._util.docs import fill_doc
 from ..exceptions import (
     RecipeError,
     SheetError,
@@ -182,6 +182,15 @@ def _check_factors(h, w, factor_h, factor_w):
         )
 
 
+def _sheet_blur_pair(sheet, factor_h, factor_w, interpolation):
+    """``(h, w, M_h, M_w)`` for ``sheet`` ``(h, w, ...)``: factors checked, matrices cached."""
+    h, w = sheet.shape[:2]
+    _check_factors(h, w, factor_h, factor_w)
+    m_h, m_w = _blur_pair(h, w, float(factor_h), float(factor_w), interpolation, sheet.dtype,
+                          sheet.device)
+    return h, w, m_h, m_w
+
+
 def _apply(m_h, m_w, x):
     """``M_h`` along the sheet's rows and ``M_w`` along its columns of ``x`` ``(h, w, e)``."""
     h, w, e = x.shape
@@ -189,6 +198,7 @@ def _apply(m_h, m_w, x):
     return torch.matmul(m_w, y)
 
 
+@fill_doc
 def blur_sheet(
     sheet: torch.Tensor, factor_h: float, factor_w: float, interpolation: str = "bilinear"
 ) -> torch.Tensor:
@@ -200,13 +210,7 @@ def blur_sheet(
 
     Parameters
     ----------
-    sheet : torch.Tensor
-        ``(h, w, ...)``: a layer laid on its sheet (:func:`sheet_tensor`).
-    factor_h, factor_w : float
-        Down-sampling factors (≥ 1) along the height and width (TopoLoss's φ).
-    interpolation : str
-        A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`, for the
-        down- and up-sampling.
+    %(sheet_blur)s
 
     Returns
     -------
@@ -219,10 +223,7 @@ def blur_sheet(
     >>> bool(torch.allclose(blur_sheet(flat, 2.0, 2.0), flat))
     True
     """
-    h, w = sheet.shape[:2]
-    _check_factors(h, w, factor_h, factor_w)
-    m_h, m_w = _blur_pair(h, w, float(factor_h), float(factor_w), interpolation, sheet.dtype,
-                          sheet.device)
+    h, w, m_h, m_w = _sheet_blur_pair(sheet, factor_h, factor_w, interpolation)
     rest = sheet.shape[2:]
     return _apply(m_h, m_w, sheet.reshape(h, w, -1)).reshape(h, w, *rest)
 
@@ -279,6 +280,7 @@ class _SheetLoss(torch.autograd.Function):
         return gx, None, None, None
 
 
+@fill_doc
 def sheet_loss(
     sheet: torch.Tensor, factor_h: float, factor_w: float, interpolation: str = "bilinear"
 ) -> torch.Tensor:
@@ -289,13 +291,7 @@ def sheet_loss(
 
     Parameters
     ----------
-    sheet : torch.Tensor
-        ``(h, w, ...)``: a layer laid on its sheet (:func:`sheet_tensor`).
-    factor_h, factor_w : float
-        Down-sampling factors (≥ 1) along the height and width (TopoLoss's φ).
-    interpolation : str
-        A ``torch.nn.functional.interpolate`` mode of :data:`INTERPOLATIONS`, for the
-        down- and up-sampling.
+    %(sheet_blur)s
 
     Returns
     -------
@@ -312,10 +308,7 @@ def sheet_loss(
     if sheet.ndim == 2:
         blurred = blur_sheet(sheet, factor_h, factor_w, interpolation)
         return 1 - _mean_cosine(sheet.reshape(1, -1), blurred.reshape(1, -1))
-    h, w = sheet.shape[:2]
-    _check_factors(h, w, factor_h, factor_w)
-    m_h, m_w = _blur_pair(h, w, float(factor_h), float(factor_w), interpolation, sheet.dtype,
-                          sheet.device)
+    h, w, m_h, m_w = _sheet_blur_pair(sheet, factor_h, factor_w, interpolation)
     return _SheetLoss.apply(sheet.reshape(h, w, -1), m_h, m_w, 1e-8)
 
 

@@ -19,8 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import Dataset, TensorDataset
 
-from .._util.docs import fill_doc
 from .._io.output import save_torch
+from .._util.docs import fill_doc
 from ..exceptions import InvalidDataError, RecipeError
 from ..models import load_torch_file
 from ._data import _NUMBER, _category_folders

@@ -42,9 +42,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .._util.docs import fill_doc
 from .._io.fetch import sha256sum
 from .._io.output import write_text
+from .._util.docs import fill_doc
 from .._util.params import check_random_state
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
 from ..models import load_torch_file

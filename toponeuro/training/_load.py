@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .._util.docs import fill_doc
 from .._io.fetch import sha256sum
+from .._util.docs import fill_doc
 from ..exceptions import CheckpointError
 from ..models import ModelCard, load_model, register_checkpoint_reader
 from ._architectures import build_recipe_model

@@ -18,7 +18,6 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-from .._util.docs import fill_doc
 from .._io.output import (
     atomic_file,
     check_writable,
@@ -27,6 +26,7 @@ from .._io.output import (
     save_torch,
     write_text,
 )
+from .._util.docs import fill_doc
 from .._version import __version__
 from ..exceptions import (
     CheckpointError,

@@ -381,3 +381,14 @@ def test_displaced_noise_free_blobs_are_not_called_alike():
         for method in ("ssim", "pearson"):
             res = map_similarity(a, b, method, null=null, n_permutations=199, random_state=0)
             assert res.p_value > 0.05, (null, method, res)
+
+
+def test_tail_parameter_documented_once_for_p_value_helpers():
+    """null_p_value, can_reject and too_few_draws_text render one shared ``alternative`` text."""
+    from toponeuro._util.docs import DOCDICT
+    from toponeuro.analysis.topography._pvalues import can_reject, null_p_value
+    from toponeuro.analysis.topography._verdict import too_few_draws_text
+
+    tail = DOCDICT["test_tail"].split("\n")[-1].strip()
+    for fn in (null_p_value, can_reject, too_few_draws_text):
+        assert "%(" not in fn.__doc__ and fn.__doc__.count(tail) == 1, fn.__name__

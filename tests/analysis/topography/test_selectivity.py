@@ -214,3 +214,17 @@ def test_fdr_bh_refuses_values_that_are_not_p_values(bad):
     """A p below 0 or above 1 (a statistic, a log-p) was clipped: -0.1 became q = 0."""
     with pytest.raises(InvalidDataError, match="pvalues must lie in"):
         fdr_bh(np.array([0.2, bad, np.nan]))
+
+
+def test_kernel_docstrings_share_one_text_for_a_b_and_t_values():
+    """The four kernels document ``a``/``b`` (and the t kernels their values) from DOCDICT."""
+    from toponeuro._util.docs import DOCDICT
+    from toponeuro.analysis import tdann_t
+
+    ab = DOCDICT["two_samples"].split("\n")[-1].strip()  # "``(n_b, n_units)``: ... other ..."
+    t_line = DOCDICT["t_values"].split("\n")[-1].strip()
+    for kernel in (student_t, welch_t, tdann_t, dprime):
+        assert "%(" not in kernel.__doc__, kernel.__name__
+        assert kernel.__doc__.count(ab) == 1, kernel.__name__
+    for kernel in (student_t, tdann_t):
+        assert kernel.__doc__.count(t_line) == 1, kernel.__name__

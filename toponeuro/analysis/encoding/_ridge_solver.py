@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._util.metrics import pearson_r, r2_score
 from ..._io.output import atomic_file
+from ..._util.metrics import pearson_r, r2_score
 from ...exceptions import InvalidDataError, OutputPathError, UnknownNameError, close_matches
 from .._backend import get_backend
 from .._validate import check_finite

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ..._io.reading import load_numpy, read_file, refuse_pickle
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._io.reading import load_numpy, read_file, refuse_pickle
 from ...exceptions import (
     AlignmentError,
     DimensionError,

@@ -38,9 +38,9 @@ from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
+from ..._io.meshes import MESH_SIZES
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._io.meshes import MESH_SIZES
 from ..._util.params import check_number
 from ...exceptions import (
     CoordinateError,

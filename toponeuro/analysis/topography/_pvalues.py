@@ -31,6 +31,7 @@ P_VALUE_REFERENCE = (
 )
 
 
+@fill_doc
 def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
     """Permutation p-value of ``statistic`` against its null draws (Phipson & Smyth 2010).
 
@@ -46,8 +47,7 @@ def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
         The observed value.
     null : array-like
         The statistic on each null draw (non-finite draws are left out).
-    alternative : {"greater", "less", "two-sided"}
-        The tail of the test (default ``"greater"``).
+    %(test_tail)s
 
     Returns
     -------
@@ -328,8 +328,7 @@ def can_reject(n_permutations: float, alpha: float, alternative: str = "greater"
     ----------
     %(n_permutations)s
     %(alpha)s
-    alternative : {"greater", "less", "two-sided"}
-        The tail of the test (default ``"greater"``).
+    %(test_tail)s
 
     Returns
     -------

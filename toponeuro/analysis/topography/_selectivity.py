@@ -61,6 +61,7 @@ def _ratio(num, den):
         return num / den
 
 
+@fill_doc
 def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Two-sample t with pooled variance, per column: ``a`` (n_a, n_units), ``b`` (n_b, n_units).
 
@@ -68,15 +69,9 @@ def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    a : numpy.ndarray
-        ``(n_a, n_units)``: responses to the target condition.
-    b : numpy.ndarray
-        ``(n_b, n_units)``: responses to the other condition.
+    %(two_samples)s
 
-    Returns
-    -------
-    numpy.ndarray
-        ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.
+    %(t_values)s
 
     Examples
     --------
@@ -88,6 +83,7 @@ def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _ratio(ma - mb, np.sqrt(pooled * (1.0 / na + 1.0 / nb)))
 
 
+@fill_doc
 def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
     """Welch's unequal-variance t per column (``scipy.stats.ttest_ind(a, b, equal_var=False)``).
 
@@ -95,10 +91,7 @@ def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
 
     Parameters
     ----------
-    a : numpy.ndarray
-        ``(n_a, n_units)``: responses to the target condition.
-    b : numpy.ndarray
-        ``(n_b, n_units)``: responses to the other condition.
+    %(two_samples)s
     return_df : bool
         Also return the degrees of freedom.
 
@@ -124,6 +117,7 @@ def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
     return t, df
 
 
+@fill_doc
 def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """TDANN's selectivity t per column: Welch-type, with population (ddof=0) variances.
 
@@ -133,15 +127,9 @@ def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    a : numpy.ndarray
-        ``(n_a, n_units)``: responses to the target condition.
-    b : numpy.ndarray
-        ``(n_b, n_units)``: responses to the other condition.
+    %(two_samples)s
 
-    Returns
-    -------
-    numpy.ndarray
-        ``(n_units,)`` t values; undefined (NaN, or ±inf) where both variances are 0.
+    %(t_values)s
 
     Examples
     --------
@@ -155,15 +143,13 @@ def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _ratio(num, np.sqrt(va / a.shape[0] + vb / b.shape[0]))
 
 
+@fill_doc
 def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The d' of each column: ``(mean_a - mean_b) / sqrt((var_a + var_b) / 2)`` (ddof=1).
 
     Parameters
     ----------
-    a : numpy.ndarray
-        ``(n_a, n_units)``: responses to the target condition.
-    b : numpy.ndarray
-        ``(n_b, n_units)``: responses to the other condition.
+    %(two_samples)s
 
     Returns
     -------

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..._util import dims as D
 from ..._io import null_cache as _null_cache
+from ..._util import dims as D
 from ..._util.docs import fill_doc
 from ..._util.params import check_n_permutations
 from ..._util.typing import RandomState

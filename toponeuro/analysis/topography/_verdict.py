@@ -55,6 +55,7 @@ class _TestOutcome:
     null_std: float
 
 
+@fill_doc
 @dataclass(frozen=True)
 class OverlapVerdict(_TestOutcome):
     """The outcome of one overlap test (from :func:`overlap_verdict`).
@@ -67,12 +68,7 @@ class OverlapVerdict(_TestOutcome):
         The similarity (SSIM on a sheet, Pearson on a mesh, ...).
     p_value : float
         Two-sided permutation p-value (NaN when not tested).
-    n_permutations : int
-        Null draws (0: not tested).
-    null_mean : float
-        Mean of the null draws (NaN without them).
-    null_std : float
-        Standard deviation of the null draws (NaN without them).
+    %(null_draws)s
     method : str
         Name of the statistic (``"ssim"``).
     null_method : str or None
@@ -294,8 +290,7 @@ def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "gr
     ----------
     %(n_permutations)s
     %(alpha)s
-    alternative : {"greater", "less", "two-sided"}
-        The tail of the test (default ``"greater"``).
+    %(test_tail)s
     n_effective : float, optional
         The draws' effective number where moves served two draws (:func:`effective_draws`);
         the floor is taken at it.
@@ -319,6 +314,7 @@ def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "gr
             f"the smallest p they can give is {floor_p(n_floor, alternative):.2g})")
 
 
+@fill_doc
 @dataclass(frozen=True)
 class TopographyClaim(_TestOutcome):
     """One claim about one map, from one statistic and one null (see :func:`contrast_claim`).
@@ -331,12 +327,7 @@ class TopographyClaim(_TestOutcome):
         The statistic's observed value.
     p_value : float
         Its permutation p-value (NaN when not tested).
-    n_permutations : int
-        Null draws (0: not tested).
-    null_mean : float
-        Mean of the null draws (NaN without them).
-    null_std : float
-        Standard deviation of the null draws (NaN without them).
+    %(null_draws)s
     claim : {"organised", "selective"}
         ``"organised"``: the map is organised on the sheet (positions or shift null);
         ``"selective"``: the contrast is more clustered than contrasts of random splits of

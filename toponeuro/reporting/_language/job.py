@@ -26,9 +26,10 @@ import xarray as xr
 
 from ..._util.docs import fill_doc
 from ...analysis import TDANN_PATCHES
-from .._vision import writer as _writer
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
+from .._vision import writer as _writer
+from .._vision.stages import _model_description, check_sheet_layers, read_cortex_inputs
 from .fit import language_fits
 from .results import (
     LanguageInputs,
@@ -47,7 +48,6 @@ from .stages import (
 )
 from .verbs import bare_netcdf, verb_noun_inputs, verb_noun_maps
 from .writer import write_language_report
-from .._vision.stages import _model_description, check_sheet_layers, read_cortex_inputs
 
 __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
 

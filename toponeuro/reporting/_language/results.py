@@ -26,8 +26,8 @@ from ...analysis import (
     too_few_draws_text,
 )
 from ...exceptions import InputTypeError, InvalidDataError, UnknownNameError
-from .stages import LANGUAGE_MAP, _n_vertices
 from .._vision.results import _jsonable, _num
+from .stages import LANGUAGE_MAP, _n_vertices
 
 __all__ = ["language_verdict", "LanguageInputs", "LanguageReport", "assemble_language",
            "format_language_summary", "main_mesh"]

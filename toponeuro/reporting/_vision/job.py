@@ -23,10 +23,10 @@ import xarray as xr
 from ..._util.docs import fill_doc
 from ..._util.params import check_int, check_n_permutations
 from ...analysis import TDANN_PATCHES, check_patch_params
-from . import results as _results
-from . import writer as _writer
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
+from . import results as _results
+from . import writer as _writer
 from .ruler import ruler_comparisons
 from .stages import (
     _model_description,

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._io.null_cache import use_null_cache
 from ..._util.params import check_random_state
 from ...analysis import TDANN_PATCHES
 from ...exceptions import (

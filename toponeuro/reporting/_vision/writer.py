@@ -76,8 +76,8 @@ def _ruler_pick(s: dict):
 
 def _ruler_figure(res: ReportData, atlas, cortex):
     """The model's map beside the cortex's (the ruler headline's domain), one colour logic:
-    each divided by the threshold the ruler's descriptors use on it."""
-    from ...plotting import plot_model_and_cortex
+    each map's threshold (the one the ruler's descriptors use on it) at the same colour."""
+    from ...plotting import plot_model_cortex_maps
     from .ruler import ruler_cortex_maps
     from .stages import CortexTopography
 
@@ -95,16 +95,16 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     grid = None if free is not None else sel.topo.map(layer, reduce="mean").values
     binary = bool(np.isin(ctm.values[np.isfinite(ctm.values)], (0.0, 1.0)).all())
     cthr = settings.binary_threshold if binary else settings.threshold
-    return plot_model_and_cortex(
+    return plot_model_cortex_maps(
         np.asarray(sel.values, float) if free is not None else grid.ravel(), ctm.values,
-        model_threshold=float(settings.threshold), cortex_threshold=float(cthr),
+        threshold=float(settings.threshold), cortex_threshold=float(cthr),
         cortex_positions=ctm.positions, model_positions=free,
         model_grid_shape=None if free is not None else grid.shape,
         model_units=res.selectivity.topo.position_units or "sheet units",
         model_title=f"model · {layer} · {domain} (t)",
         cortex_title=f"cortex · {hemi} hemisphere · {domain} "
                      f"({'ROI, 0/1' if binary else 'your map'}; flat map)",
-        title="The headline's maps, each divided by its own selectivity threshold")
+        title="The headline's maps on one colour logic (each one's threshold one colour)")
 
 
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:

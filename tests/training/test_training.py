@@ -35,6 +35,7 @@ def test_same_seed_same_weights(tmp_path):
     assert not all(torch.equal(wa[k], c.model.state_dict()[k]) for k in wa)
 
 
+@pytest.mark.slow  # a killed and a resumed training run
 def test_resume_after_kill_gives_identical_weights(tmp_path, monkeypatch):
     import toponeuro.training._train as tr
 
@@ -134,6 +135,7 @@ def test_image_folder_recipe(tmp_path):
     assert "val_accuracy" in res.history[0]
 
 
+@pytest.mark.slow  # an end-to-end training run from the CLI
 def test_cli_train_and_help(tmp_path, capsys):
     assert main(["train", "--list"]) == 0
     assert "demo-smoke" in capsys.readouterr().out

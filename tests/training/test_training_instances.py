@@ -149,6 +149,7 @@ def test_tiny_instance_recipe_trains_logs_steps_and_prunes_checkpoints(
     assert [p.name for p in res.checkpoints] == ["epoch_002.pt"]
 
 
+@pytest.mark.slow  # three training runs
 def test_instance_recipe_resume_matches_uninterrupted(tmp_path, monkeypatch, write_floc_folder):
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
     root = write_floc_folder(tmp_path / "img", CATS, NUMBERS)

@@ -78,6 +78,7 @@ def test_a_non_finite_gradient_stops_before_the_weights_change():
 
 
 # --- one run per folder ----------------------------------------------------------------------
+@pytest.mark.slow  # several training runs
 def test_a_rerun_with_another_recipe_is_refused_unless_restart(tmp_path):
     # 0.2.0: resumed silently from the other recipe's checkpoints
     first = _recipe(epochs=1)

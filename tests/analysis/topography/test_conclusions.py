@@ -269,6 +269,7 @@ def test_nominal_rate_of_a_two_sided_permutation_p():
     ("spectral", "reflect", "pearson", (12, 12), 2),  # exact for reflecting borders
     ("torus", "wrap", "pearson", (12, 12), 2),  # exact for periodic maps only
 ])
+@pytest.mark.slow  # a calibration: its power needs its draws
 def test_similarity_nulls_are_calibrated_on_independent_smooth_maps(null, mode, method, shape,
                                                                     sigma):
     rng = np.random.default_rng(5)
@@ -279,6 +280,7 @@ def test_similarity_nulls_are_calibrated_on_independent_smooth_maps(null, mode, 
     assert _fpr_ok(k, n, 99), (null, mode, method, k / n)
 
 
+@pytest.mark.slow  # a calibration: its power needs its draws
 def test_variogram_null_is_liberal_on_smooth_sheet_maps():
     """Pins the measured miss documented in docs/metrics.rst: BrainSMASH-style surrogates carry
     a nugget a smooth map lacks, so SSIM rejects far more often than alpha (13 % at 16 x 16,

@@ -20,7 +20,7 @@ TESTS = Path(__file__).resolve().parents[1]
 #: modules the fast lane runs without naming them in an import, and where
 INDIRECT = {
     "toponeuro.__main__": "tests/cli/test_cli.py runs `python -m toponeuro`",
-    "toponeuro._typing": "type aliases only, imported by every module that annotates",
+    "toponeuro._util.typing": "type aliases only, imported by every module that annotates",
     "toponeuro._version": "toponeuro.__version__ (tests/house/test_deprecations.py)",
     "toponeuro.analysis._validate": "the input checks of every analysis function's tests",
     "toponeuro.analysis.topography._similarity": "map_similarity (tests/reporting/test_report_summary.py)",
@@ -127,12 +127,12 @@ def test_the_checks_see_slow_marks_and_imports():
     assert not has_fast_test(slow)
     assert not has_fast_test(marked)
     tree = ast.parse("from toponeuro.analysis import rsa\nimport toponeuro.sheet\n"
-                     "def f():\n    from toponeuro.reporting._map import run_map\n")
+                     "def f():\n    from toponeuro.reporting._vision.job import run_map\n")
     known = {"toponeuro", "toponeuro.analysis", "toponeuro.analysis.rsa", "toponeuro.sheet",
-             "toponeuro.reporting", "toponeuro.reporting._map"}
+             "toponeuro.reporting", "toponeuro.reporting._vision.job"}
     assert imported_modules(tree, known) == {"toponeuro", "toponeuro.analysis",
                                              "toponeuro.analysis.rsa", "toponeuro.sheet",
-                                             "toponeuro.reporting._map"}
+                                             "toponeuro.reporting._vision.job"}
 
 
 def test_a_module_whose_only_test_is_slow_is_found(tmp_path):

@@ -216,6 +216,8 @@ class Constraint:
     """
 
     fix = ""
+    #: raised for a refused value of the right kind
+    error = ParameterError
 
     def is_satisfied_by(self, value) -> bool:
         raise NotImplementedError
@@ -348,10 +350,13 @@ class Interval(Constraint):
 class Options(Constraint):
     """One of a few values, usually strings: ``Options({"pearson", "spearman"})``.
 
-    A misspelt option's message suggests the closest ones.
+    A misspelt option's message suggests the closest ones. ``error``: the error raised for
+    a value of the right type that is no option (``UnknownNameError``, also a ``KeyError``,
+    for names of methods, metrics ...).
     """
 
-    def __init__(self, options, *, fix=""):
+    def __init__(self, options, *, fix="", error=ParameterError):
+        self.error = error
         self.options = tuple(sorted(options, key=str)) if isinstance(options, set | frozenset) \
             else tuple(options)
         self.fix = fix
@@ -556,8 +561,9 @@ def check_param(value, name: str, constraints):
         if c.fix and c.fix not in fixes:
             fixes.append(c.fix)
     tail += "".join(f" {f}" for f in fixes)
-    if any(c.kind_ok(value) for c in constraints):
-        raise ParameterError(f"{name}={_shown(value)} is not {want}.{tail}")
+    kind = next((c for c in constraints if c.kind_ok(value)), None)
+    if kind is not None:
+        raise kind.error(f"{name}={_shown(value)} is not {want}.{tail}")
     raise InputTypeError(
         f"{name}={_shown(value)} is not {want} (got a {type(value).__name__}).{tail}"
     )

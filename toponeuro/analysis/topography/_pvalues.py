@@ -13,6 +13,7 @@ import json
 import numpy as np
 
 from ..._docs import fill_doc
+from ..._params import Options
 from ...exceptions import UnknownNameError, close_matches
 
 __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibration", "format_p",
@@ -21,6 +22,9 @@ __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibratio
 
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
+#: the declared ``alternative`` of a test against a null
+ALTERNATIVE = Options(ALTERNATIVES, error=UnknownNameError)
+
 
 #: relative tolerance of ``null >= statistic`` (ties count)
 _TOL = 1e-9

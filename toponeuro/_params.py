@@ -47,6 +47,8 @@ __all__ = [
     "N_PERMUTATIONS",
     "ALPHA",
     "SEED",
+    "TOP_K",
+    "PROBABILITY",
     "Boolean",
     "Callable",
     "Constraint",
@@ -183,13 +185,9 @@ def check_top_k(top_k):
     (5, 0.1)
     >>> check_top_k(0)
     Traceback (most recent call last):
-    toponeuro.exceptions.ParameterError: top_k=0 is not a whole number >= 1.
+    toponeuro.exceptions.ParameterError: top_k=0 is not a whole number >= 1 or a finite number in (0, 1]. An int is a count of units (top_k=5), a float in (0, 1] a fraction of them (top_k=0.1; 1.0 = every unit).
     """
-    if isinstance(top_k, numbers.Integral) and not isinstance(top_k, bool | np.bool_):
-        return check_int(top_k, "top_k", lo=1)
-    fix = ("An int is a count of units (top_k=5), a float in (0, 1] a fraction of them "
-           "(top_k=0.1; 1.0 = every unit).")
-    return check_number(top_k, "top_k", lo=0, hi=1, lo_open=True, fix=fix)
+    return check_param(top_k, "top_k", TOP_K)
 
 
 # --------------------------------------------------------------------------------------------
@@ -356,10 +354,16 @@ class Options(Constraint):
     """
 
     def __init__(self, options, *, fix="", error=ParameterError):
-        self.error = error
-        self.options = tuple(sorted(options, key=str)) if isinstance(options, set | frozenset) \
+        self.error, self.fix = error, fix
+        # a dict is read when checking: names registered later are options too
+        self._live = options if isinstance(options, dict) else None
+        self._options = tuple(sorted(options, key=str)) if isinstance(options, set | frozenset) \
             else tuple(options)
-        self.fix = fix
+
+    @property
+    def options(self) -> tuple:
+        return tuple(self._live) if self._live is not None else self._options
+
 
     def is_satisfied_by(self, value) -> bool:
         try:
@@ -508,6 +512,13 @@ N_PERMUTATIONS = Interval(numbers.Integral, 0, MAX_PERMUTATIONS, closed="both",
 ALPHA = Interval(numbers.Real, 0, 1, closed="neither", fix="0.05 is the usual choice.")
 #: a seed (``random_state``)
 SEED = Seed()
+_TOP_K_FIX = ("An int is a count of units (top_k=5), a float in (0, 1] a fraction of them "
+              "(top_k=0.1; 1.0 = every unit).")
+#: units kept by a score (``top_k``): an int >= 1 counts them, a float in (0, 1] is a fraction
+TOP_K = [Interval(numbers.Integral, 1, None, closed="left", whole_floats=False),
+         Interval(numbers.Real, 0, 1, closed="right", fix=_TOP_K_FIX)]
+#: a false-discovery rate or a probability strictly between 0 and 1
+PROBABILITY = Interval(numbers.Real, 0, 1, closed="neither")
 
 _NAMED = {"boolean": Boolean, "random_state": Seed, "callable": Callable}
 

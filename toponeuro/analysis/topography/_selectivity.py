@@ -7,6 +7,7 @@ results keep every unit coordinate so ``result.topo.map(layer)`` lays them on th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Real
 
 import numpy as np
 import xarray as xr
@@ -14,7 +15,7 @@ from scipy import stats
 
 from ... import _dims as D
 from ..._docs import fill_doc
-from ..._params import check_top_k
+from ..._params import PROBABILITY, TOP_K, Interval, Options, check_top_k, validate_params
 from ...exceptions import (
     DimensionError,
     InputTypeError,
@@ -373,6 +374,7 @@ def _label(x) -> str:
     return x if isinstance(x, str) else "+".join(str(v) for v in x)
 
 
+@validate_params({"metric": Options(SELECTIVITY_METRICS, error=UnknownNameError)})
 @fill_doc
 def selectivity(
     activations: xr.DataArray,
@@ -425,10 +427,6 @@ def selectivity(
     (('unit',), 'car+house', (4, 4))
     """
     check_activations(activations)
-    if metric not in SELECTIVITY_METRICS:
-        raise UnknownNameError(
-            f"Unknown selectivity metric {metric!r}; {close_matches(metric, SELECTIVITY_METRICS)}"
-        )
     target = _contrast_names(target, "target")
     against = _contrast_names(against, "against")
     cats = _stimulus_labels(activations, labels)
@@ -453,6 +451,7 @@ def selectivity(
     )
 
 
+@validate_params({"metric": Options(SELECTIVITY_METRICS, error=UnknownNameError)})
 @fill_doc
 def domain_selectivity(
     activations: xr.DataArray,
@@ -550,6 +549,13 @@ def _top_k(score: np.ndarray, top_k, groups) -> np.ndarray:
     return mask
 
 
+@validate_params({
+    "q": PROBABILITY,
+    "top_k": TOP_K,
+    "alternative": Options(("greater", "two-sided", "less"), error=UnknownNameError),
+    "smooth_fwhm": [Interval(Real, 0, None, closed="neither"), None],
+    "scope": Options(_SCOPES, error=UnknownNameError),
+})
 @fill_doc
 def language_selectivity(
     activations: xr.DataArray,
@@ -609,18 +615,6 @@ def language_selectivity(
     (['df', 'fdr_mask', 'p', 'q', 't', 'topk_mask'], 5, 'all')
     """
     check_activations(activations)
-    if alternative not in ("greater", "two-sided", "less"):
-        raise UnknownNameError(
-            f"Unknown alternative {alternative!r}; "
-            f"{close_matches(alternative, ['greater', 'two-sided', 'less'])}"
-        )
-    if scope not in _SCOPES:
-        raise UnknownNameError(f"Unknown scope {scope!r}; {close_matches(scope, _SCOPES)}")
-    top_k = check_top_k(top_k)
-    if not 0 < q < 1:
-        raise InvalidDataError(f"q must be in (0, 1); got {q}.")
-    if smooth_fwhm is not None and not smooth_fwhm > 0:
-        raise InvalidDataError(f"smooth_fwhm must be positive or None; got {smooth_fwhm}.")
     cats = _stimulus_labels(activations, labels)
     t_mask, a_mask, tgt, agn = contrast_masks(cats, target, against)
     x = activations.transpose(D.STIMULUS, D.UNIT).values

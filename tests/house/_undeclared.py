@@ -1,0 +1,519 @@
+"""Public functions that declare no parameter yet, each with why (only shrinks).
+
+Read by ``test_bad_values.py``: a public function that declares nothing must be listed
+here; an entry whose function declares now (or is gone) must be removed. ``to declare``
+names the scalar parameters still checked by hand (or not at all).
+"""
+
+UNDECLARED: dict[str, str] = {
+    'toponeuro._positions.read_unit_positions':
+        'to declare: n_units, layer, param',
+    'toponeuro._positions.set_unit_positions':
+        'to declare: units',
+    'toponeuro.analysis._dimensionality.dimensionality':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis._dimensionality.effective_dimensionality':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis._dimensionality.participation_ratio':
+        'to declare: bias_corrected',
+    'toponeuro.analysis._dimensionality.trace_moments':
+        'to declare: bias_corrected',
+    'toponeuro.analysis._efficiency.efficiency_curve':
+        'to declare: layers, fractions, method, pool_sizes, keep',
+    'toponeuro.analysis._efficiency.pool_matrix':
+        'to declare: n_units, size',
+    'toponeuro.analysis.encoding._encoding.encoding_score':
+        'to declare: model, cv, metric',
+    'toponeuro.analysis.encoding._encoding.make_folds':
+        'to declare: n_samples, shuffle',
+    'toponeuro.analysis.encoding._sweep.sweep':
+        'to declare: method, regions, rdm_metric, compare, encoder, cv, metric, progress',
+    'toponeuro.analysis.rsa._rsa.rdm':
+        'to declare: metric, square, block_size, backend, device',
+    'toponeuro.analysis.rsa._rsa.rdm_stimulus_ids':
+        'to declare: what',
+    'toponeuro.analysis.rsa._rsa_compare.bootstrap_compare_rdms':
+        'to declare: method, n_bootstrap, ci',
+    'toponeuro.analysis.rsa._rsa_compare.compare_rdms':
+        'to declare: method',
+    'toponeuro.analysis.rsa._rsa_compare.rdm_noise_ceiling':
+        'to declare: method',
+    'toponeuro.analysis.rsa._rsa_convert.from_rsatoolbox_dataset':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.rsa._rsa_convert.from_rsatoolbox_rdms':
+        'to declare: metric',
+    'toponeuro.analysis.rsa._rsa_convert.to_rsatoolbox_dataset':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.rsa._rsa_convert.to_rsatoolbox_rdms':
+        'to declare: metric',
+    'toponeuro.analysis.rsa._rsa_files.labelled_rdm':
+        'to declare: metric, what',
+    'toponeuro.analysis.rsa._rsa_files.load_rdms':
+        'to declare: key, metric, trust_pickle',
+    'toponeuro.analysis.rsa._rsa_inference.compare_rdm_models':
+        'to declare: method, bootstrap, n_bootstrap, test, ci',
+    'toponeuro.analysis.rsa._searchlight.searchlight_rsa':
+        'to declare: radius, metric, method, min_size',
+    'toponeuro.analysis.rsa._searchlight.surface_neighbourhoods':
+        'to declare: radius, chunk',
+    'toponeuro.analysis.rsa._searchlight.volume_neighbourhoods':
+        'to declare: radius',
+    'toponeuro.analysis.topography._autocorr.moran_weights':
+        'to declare: weights, transform',
+    'toponeuro.analysis.topography._autocorr.morans_i':
+        'to declare: weights, transform, n_permutations, layer, null',
+    'toponeuro.analysis.topography._compare.arrangement_similarity':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._compare.pair_similarity':
+        'to declare: n_permutations',
+    'toponeuro.analysis.topography._compare.patch_centroid':
+        'to declare: how',
+    'toponeuro.analysis.topography._descriptors.is_binary':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._flatten.flat_sheet':
+        'to declare: mesh, hemi, spacing, name',
+    'toponeuro.analysis.topography._flatten.mesh_topomap':
+        'to declare: mesh, hemi, surface, geodesic, name',
+    'toponeuro.analysis.topography._geometry.as_topomap':
+        'to declare: layer, distance, adjacency, mesh, name, units, mm_per_unit, prune',
+    'toponeuro.analysis.topography._label_null.contrast_design':
+        'to declare: against, layer, metric, labels, smooth_fwhm',
+    'toponeuro.analysis.topography._label_null.contrast_topography':
+        'to declare: against, layer, statistic, metric, n_permutations, alpha, random_state, what, where',
+    'toponeuro.analysis.topography._localizer.language_profile':
+        'to declare: target, against, top_k, q, smooth_fwhm, alternative, scope',
+    'toponeuro.analysis.topography._localizer.language_topography':
+        'to declare: target, against, q, n_permutations, alpha, random_state, where',
+    'toponeuro.analysis.topography._null_registry.each_but_first':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._null_registry.register_null':
+        'to declare: name, reference, geometries, min_maps, warning, question, overwrite',
+    'toponeuro.analysis.topography._null_registry.unregister_null':
+        'to declare: name',
+    'toponeuro.analysis.topography._patches.check_patch_params':
+        'to declare: threshold, min_units, smooth_sigma, min_fraction, max_fraction, connectivity, n_permutations, statistic, alpha',
+    'toponeuro.analysis.topography._patches.find_patches':
+        'to declare: threshold, min_units, smooth_sigma, min_fraction, max_fraction, connectivity, n_permutations, statistic, alpha, layer',
+    'toponeuro.analysis.topography._pvalues.can_reject':
+        'to declare: n_permutations, alpha, alternative',
+    'toponeuro.analysis.topography._pvalues.cortex_null_calibration':
+        'to declare: mesh',
+    'toponeuro.analysis.topography._pvalues.effective_draws':
+        'to declare: n_unpaired',
+    'toponeuro.analysis.topography._pvalues.floor_p':
+        'to declare: n_permutations, alternative',
+    'toponeuro.analysis.topography._pvalues.format_p':
+        'to declare: p, n_permutations, alternative, n_effective, n_moves',
+    'toponeuro.analysis.topography._pvalues.null_calibration':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._pvalues.null_p_value':
+        'to declare: statistic, alternative',
+    'toponeuro.analysis.topography._selectivity.dprime':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._selectivity.fdr_bh':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._selectivity.fdr_selection':
+        'to declare: layer, what',
+    'toponeuro.analysis.topography._selectivity.student_t':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._selectivity.tdann_t':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.analysis.topography._selectivity.welch_t':
+        'to declare: return_df',
+    'toponeuro.analysis.topography._table_compare.compare_tables':
+        'to declare: model_sheet, cortex_sheet, centroid, top, n_permutations, cortex_permutations, arrangement',
+    'toponeuro.analysis.topography._tables.arrangement_comparison':
+        'to declare: model_sheet, cortex_sheet, top, n_permutations, cortex_permutations',
+    'toponeuro.analysis.topography._tables.domain_centres':
+        'to declare: top',
+    'toponeuro.analysis.topography._tables.topography_table':
+        'to declare: layers, threshold, min_units, smooth_sigma, pairs, n_samples, sample_size, n_permutations, similarity_permutations, alpha',
+    'toponeuro.atlases._atlas.atlas_data_path':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.atlases._atlas.hemi_name':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.atlases._checks.peak_distance_mm':
+        'to declare: hemi, mesh',
+    'toponeuro.atlases._loaders.load_language_parcels':
+        'to declare: space',
+    'toponeuro.atlases._loaders.load_visfatlas':
+        'to declare: space, cache_dir',
+    'toponeuro.atlases._maps.cortex_maps':
+        'to declare: domains, hemispheres, surface, neighbours, representation, scale_mm',
+    'toponeuro.atlases._maps.roi_proximity':
+        'to declare: hemi, scale_mm, surface',
+    'toponeuro.atlases._netcdf.read_netcdf_map':
+        'to declare: variable, what',
+    'toponeuro.atlases._spec.parse_cortex_maps':
+        'to declare: spec',
+    'toponeuro.atlases._surface.fsaverage5_mesh':
+        'to declare: surface, hemi',
+    'toponeuro.atlases._surface.mesh_distances':
+        'to declare: hemi, surface, mesh',
+    'toponeuro.atlases._surface.mesh_edge_graph':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.atlases._surface.mesh_graph':
+        'to declare: surface, hemi, mesh',
+    'toponeuro.atlases._surface.project_volume_atlas':
+        'to declare: cache_dir',
+    'toponeuro.atlases._surface.vertex_coordinates':
+        'to declare: surface, hemi, mesh',
+    'toponeuro.atlases._user.load_cortex_maps':
+        'to declare: maps, hemispheres, surface, neighbours, domains, mesh',
+    'toponeuro.atlases._user.require_mesh':
+        'to declare: maps, mesh, purpose',
+    'toponeuro.brain._nsd.load_nsd_betas':
+        'to declare: nsd_dir, sessions, space, roi, glm, fmt, noise_ceiling, zscore, drop_invalid',
+    'toponeuro.brain._nsd.nsd_noise_ceiling':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brain._nsd.nsd_trial_images':
+        'to declare: sessions',
+    'toponeuro.brain._nsd.read_nsd_expdesign':
+        'to declare: path',
+    'toponeuro.brain._reliability.make_repeated_responses':
+        'to declare: n_images, n_repeats, n_voxels, noise, random_state, return_signal',
+    'toponeuro.brain._reliability.ncsnr':
+        'to declare: zscore',
+    'toponeuro.brain._reliability.spearman_brown':
+        'to declare: factor',
+    'toponeuro.brain._reliability.split_half_reliability':
+        'to declare: method, n_splits',
+    'toponeuro.brain._reliability.voxel_noise_ceiling':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brain._responses.average_repetitions':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brain._responses.check_responses':
+        'to declare: unique_ids',
+    'toponeuro.brain._responses.handle_invalid':
+        'to declare: drop_invalid, what',
+    'toponeuro.brain._responses.invalid_voxels':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brain._responses.make_brain_responses':
+        'to declare: stimulus_ids, subject, roi, hemi, vertex, categories, stimulus_coords, voxel_coords, n_stimuli, n_voxels',
+    'toponeuro.brain._responses.zscore_within':
+        'to declare: by',
+    'toponeuro.brain._surface.fetch_topolm_contrast':
+        'to declare: cache_dir',
+    'toponeuro.brain._surface.load_surface_betas':
+        'to declare: stimulus_ids, space, roi, subject, categories, drop_invalid, scale',
+    'toponeuro.brain._surface.load_topolm_contrast':
+        'to declare: path, variable, cache_dir',
+    'toponeuro.brain._surface.read_surface_data':
+        'to declare: path, hemi',
+    'toponeuro.brain._volume.load_bids_betas':
+        'to declare: derivatives_dir, subject, task, session, run, space, desc, suffix, drop_invalid',
+    'toponeuro.brain._volume.load_brain_image':
+        'to declare: what',
+    'toponeuro.brain._volume.load_volume_betas':
+        'to declare: stimulus_ids, roi, subject, categories, drop_invalid',
+    'toponeuro.brainscore._convert.read_brainscore_benchmark':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brainscore._convert.write_brainscore_benchmark':
+        'to declare: copy_images, overwrite',
+    'toponeuro.brainscore._export.export_plugin':
+        'to declare: model_name_or_card, out_dir, region_layer_map, make_zip, weights_url, identifier, sha256, n_head, tokenizer, overwrite',
+    'toponeuro.brainscore._export.known_plugin_names':
+        'to declare: modality',
+    'toponeuro.brainscore._export.plugin_layers':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brainscore._export.propose_region_layer_map':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brainscore._score.brainscore_python':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.brainscore._score.install_plugin':
+        'to declare: overwrite',
+    'toponeuro.brainscore._score.score_with_brainscore':
+        'to declare: plugin, benchmark, python, metrics, regions, work_dir, install, look_at_only, compare, keep_activations, timeout',
+    'toponeuro.exceptions.close_matches':
+        'exceptions.py cannot import _params (which imports exceptions)',
+    'toponeuro.exceptions.first_few':
+        'exceptions.py cannot import _params (which imports exceptions)',
+    'toponeuro.features._extract.extract':
+        'to declare: pooling, token_pooling, batch_size, device, resume, overwrite, progress',
+    'toponeuro.features._stimuli.as_stimuli':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.features._store.cache_key':
+        'to declare: weights_sha256, content_hash, preprocessing, version',
+    'toponeuro.models._architectures.architecture_config':
+        'to declare: name, size',
+    'toponeuro.models._catalog.describe_models':
+        'to declare: pattern',
+    'toponeuro.models._catalog.weights_status':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.models._factory.create_model':
+        'to declare: name, pretrained, trust_checkpoint',
+    'toponeuro.models._factory.load_model':
+        'to declare: model, checkpoint, trust_checkpoint, map_location',
+    'toponeuro.models._layers.list_layers':
+        'to declare: probe',
+    'toponeuro.models._registry.build_architecture':
+        'to declare: name',
+    'toponeuro.models._registry.list_architectures':
+        'to declare: trainable',
+    'toponeuro.models._registry.list_models':
+        'to declare: pattern',
+    'toponeuro.models._registry.model_card':
+        'to declare: name',
+    'toponeuro.models._registry.register_builder':
+        'to declare: name',
+    'toponeuro.models._registry.register_model':
+        'to declare: name, overwrite',
+    'toponeuro.models._small.small_resnet_topo_layers':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.models._standalone.add_blurpool':
+        'to declare: min_in_channels',
+    'toponeuro.models._surgery.downsample_weights':
+        'to declare: layers, keep, mode',
+    'toponeuro.models._surgery.prune_weights':
+        'to declare: layers, fraction',
+    'toponeuro.models._surgery.restoring':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.models._surgery.sheet_units':
+        'to declare: name',
+    'toponeuro.models._surgery.unit_hooks':
+        'to declare: edits',
+    'toponeuro.models._tokenizers.load_tokenizer':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.models._weights.load_torch_file':
+        'to declare: trust_checkpoint, map_location',
+    'toponeuro.models._weights.load_weights':
+        'to declare: checkpoint_format, trust_checkpoint',
+    'toponeuro.models._weights.non_finite_tensors':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.models._weights.package_file':
+        'to declare: spec',
+    'toponeuro.models._weights.register_checkpoint_reader':
+        'to declare: name',
+    'toponeuro.plotting._compare.plot_arrangement':
+        'to declare: sheet_shape, spearman, procrustes, model_label, cortex_label, title',
+    'toponeuro.plotting._compare.plot_arrangement_by_layer':
+        'to declare: alpha, title, n_permutations',
+    'toponeuro.plotting._compare.plot_comparison':
+        'to declare: title',
+    'toponeuro.plotting._compare.plot_domain_arrangement':
+        'to declare: sheet_shape, model_label, cortex_label, title, p_text',
+    'toponeuro.plotting._language.plot_condition_profile':
+        'to declare: layer_names, ylabel, title',
+    'toponeuro.plotting._language.plot_language_sheets':
+        'to declare: layers, threshold, ncols, colorbar_label, title',
+    'toponeuro.plotting._pair.plot_cortex_map':
+        'to declare: mesh, hemi, threshold, view, cmap, colorbar_label, title',
+    'toponeuro.plotting._pair.plot_model_cortex_maps':
+        'to declare: mesh, hemi, threshold, view, cmap, colorbar_label, model_title, cortex_title, title',
+    'toponeuro.plotting._rdm.plot_rdm':
+        'to declare: labels, cmap, title, colorbar_label',
+    'toponeuro.plotting._ruler.plot_model_and_cortex':
+        'to declare: model_threshold, cortex_threshold, model_grid_shape, model_units, model_title, cortex_title, title, cmap, robust',
+    'toponeuro.plotting._sheet.plot_sheet_map':
+        'to declare: layers, facet, outline, outline_label, cmap, center, vmin, vmax, colorbar_label, title, ncols, scale, robust',
+    'toponeuro.plotting._surface.plot_distance_profile':
+        'to declare: labels, colors, xlabel, ylabel, normalize, title',
+    'toponeuro.plotting._surface.plot_surface_map':
+        'to declare: hemi, surface, view, labels, colors, cmap, center, vmin, vmax, threshold, colorbar_label, title',
+    'toponeuro.plotting._sweep.plot_sweep':
+        'to declare: models, layers, regions, region, method, subject, annotate, fmt, cmap, center, vmin, vmax, colorbar_label, title',
+    'toponeuro.reporting._headline_rule.choose_headline':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language.run_language_map':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_fit.answer_both':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_fit.fit_evidence':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_fit.headline_fit':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_fit.language_fits':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_fit.short_layer':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_results.format_language_summary':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_results.language_verdict':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_stages.check_language_model':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_stages.language_cortex':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_stages.language_layers':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_stages.language_model_topography':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_stages.language_units':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_stages.load_language_stimuli':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_verbs.bare_netcdf':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_verbs.language_verb_noun':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_verbs.load_verb_noun_stimuli':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_verbs.verb_noun_cortex':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_verbs.verb_noun_inputs':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._language_verbs.verb_noun_maps':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._map.run_map':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._results.comparison_view':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._ruler_stage.ruler_comparisons':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._ruler_stage.ruler_cortex_maps':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._ruler_stage.ruler_summary':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._ruler_stage.ruler_table':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._schema.summary_schema':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.check_sheet_layers':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.compare_model_cortex':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.cortex_topography':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.load_map_stimuli':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.map_layers':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.model_topography':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.random_init_similarities':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.read_cortex_inputs':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._stages.training_images':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._terminal.format_summary':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.sheet.check_activations':
+        'to declare: require_stimulus',
+    'toponeuro.sheet.make_activations':
+        'to declare: layers, n_stimuli, unit_coords',
+    'toponeuro.sheet.sheet_positions':
+        'to declare: n_units',
+    'toponeuro.sheet.sheet_shape':
+        'to declare: n_units',
+    'toponeuro.stimuli._datasets.dataset_dir':
+        'to declare: name, cache_dir',
+    'toponeuro.stimuli._image.files_by_name':
+        'to declare: root, suffix, fix',
+    'toponeuro.stimuli._image.image_range':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.stimuli._image.is_hidden':
+        'to declare: path, root',
+    'toponeuro.stimuli._image.list_image_files':
+        'to declare: root, extensions',
+    'toponeuro.stimuli._image.read_image':
+        'to declare: what',
+    'toponeuro.stimuli._loaders.fetch_floc':
+        'to declare: categories, numbers, cache_dir, progress',
+    'toponeuro.stimuli._loaders.fetch_language_localizer':
+        'to declare: cache_dir',
+    'toponeuro.stimuli._loaders.fetch_pinned_file':
+        'to declare: repo, path, cache_dir',
+    'toponeuro.stimuli._loaders.load_floc':
+        'to declare: path, cache_dir, categories, numbers, progress',
+    'toponeuro.stimuli._loaders.load_image_folder':
+        'to declare: path, category_from, extensions, name, ids',
+    'toponeuro.stimuli._loaders.load_language_localizer':
+        'to declare: path, cache_dir, conditions',
+    'toponeuro.stimuli._loaders.local_floc_copy':
+        'to declare: cache_dir',
+    'toponeuro.stimuli._loaders.pinned_sources':
+        'to declare: repo',
+    'toponeuro.stimuli._nsd.load_nsd_stimuli':
+        'to declare: hdf5_path, indices, key',
+    'toponeuro.stimuli._numbers.floc_numbers':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.stimuli._r92.fetch_92_images':
+        'to declare: cache_dir',
+    'toponeuro.stimuli._r92.load_92_images':
+        'to declare: path, cache_dir',
+    'toponeuro.stimuli._set.make_stimulus_set':
+        'to declare: n_per_category, categories, kind, size, random_state',
+    'toponeuro.stimuli._synthetic.make_image_folder':
+        'to declare: root, categories, numbers, size, suffix, mode, random_state',
+    'toponeuro.stimuli._table.load_stimulus_table':
+        'to declare: table, images, file_column, category_column, id_column, labels, extra_files, sep, name',
+    'toponeuro.stimuli._table.read_run_list':
+        'to declare: path',
+    'toponeuro.stimuli._verbnoun.fetch_verb_noun_items':
+        'to declare: cache_dir',
+    'toponeuro.stimuli._verbnoun.load_verb_noun_items':
+        'to declare: path, cache_dir',
+    'toponeuro.topoloss._layers.layer_weight':
+        'to declare: name',
+    'toponeuro.topoloss._layers.sheet_tensor':
+        'to declare: name, target',
+    'toponeuro.topoloss._loss.blur_matrices':
+        'to declare: mode, device',
+    'toponeuro.topoloss._loss.blur_sheet':
+        'to declare: factor_h, factor_w, interpolation',
+    'toponeuro.topoloss._loss.sheet_loss':
+        'to declare: factor_h, factor_w, interpolation',
+    'toponeuro.topoloss._schedule.constant':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.topoloss._schedule.cosine_decay':
+        'to declare: total_steps, warmup_steps, final',
+    'toponeuro.topoloss._schedule.linear_warmup':
+        'to declare: warmup_steps',
+    'toponeuro.training._checkpoint.validate_checkpoint':
+        'to declare: training',
+    'toponeuro.training._data.image_folder_dataset':
+        'to declare: path, image_size, numbers, categories, grayscale, augment, mean, std',
+    'toponeuro.training._data.make_synthetic_images':
+        'to declare: n_classes, n_per_class, image_size, random_state',
+    'toponeuro.training._evaluate.instance_accuracy':
+        'to declare: n_views, seed, batch_size',
+    'toponeuro.training._evaluate.nearest_centroid_accuracy':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.training._export.export_weights':
+        'to declare: checkpoint, out, half',
+    'toponeuro.training._instances.decode_image_folder':
+        'to declare: path, size, categories, numbers, cache, cache_dir',
+    'toponeuro.training._language.export_trained_parameters':
+        'to declare: trained, out, half',
+    'toponeuro.training._language.language_corpus':
+        'to declare: data_path',
+    'toponeuro.training._language.synthetic_sentences':
+        'to declare: n, random_state',
+    'toponeuro.training._language.validate_language_recipe':
+        'to declare: source',
+    'toponeuro.training._language.wordnet_sentences':
+        'to declare: path, min_words',
+    'toponeuro.training._load.load_trained_model':
+        'to declare: path, model, map_location, trust_checkpoint',
+    'toponeuro.training._recipes.build_from_recipe':
+        'to declare: data_path',
+    'toponeuro.training._recipes.list_recipes':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.training._recipes.load_recipe':
+        'to declare: name_or_path',
+    'toponeuro.training._recipes.resolve_data_path':
+        'to declare: progress',
+    'toponeuro.training._recipes.run_language_recipe':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.training._recipes.run_recipe':
+        'to declare: recipe, out_dir, data_path, resume, restart, progress, epochs, steps, seed, device',
+    'toponeuro.training._schema.validate_recipe':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.training._train.list_checkpoints':
+        'to declare: folder',
+    'toponeuro.training._train.load_checkpoint':
+        'to declare: path, map_location, resume',
+    'toponeuro.training._train.run_identity':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.training._train.train':
+        'to declare: epochs, batch_size, lr, momentum, weight_decay, lr_schedule, seed, out_dir, resume, restart, device, progress, log_every, keep_checkpoints',
+    'toponeuro.training._trajectory.trajectory':
+        'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.tutorial.tutorial_floc':
+        'to declare: size, random_state',
+    'toponeuro.tutorial.tutorial_language_localizer':
+        'to declare: n_per_condition, random_state',
+    'toponeuro.tutorial.tutorial_topolm_contrast':
+        'to declare: random_state',
+}

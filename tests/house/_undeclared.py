@@ -28,16 +28,8 @@ UNDECLARED: dict[str, str] = {
         'to declare: n_samples, shuffle',
     'toponeuro.analysis.encoding._sweep.sweep':
         'to declare: method, regions, rdm_metric, compare, encoder, cv, metric, progress',
-    'toponeuro.analysis.rsa._rsa.rdm':
-        'to declare: metric, square, block_size, backend, device',
     'toponeuro.analysis.rsa._rsa.rdm_stimulus_ids':
         'to declare: what',
-    'toponeuro.analysis.rsa._rsa_compare.bootstrap_compare_rdms':
-        'to declare: method, n_bootstrap, ci',
-    'toponeuro.analysis.rsa._rsa_compare.compare_rdms':
-        'to declare: method',
-    'toponeuro.analysis.rsa._rsa_compare.rdm_noise_ceiling':
-        'to declare: method',
     'toponeuro.analysis.rsa._rsa_convert.from_rsatoolbox_dataset':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.rsa._rsa_convert.from_rsatoolbox_rdms':
@@ -50,30 +42,10 @@ UNDECLARED: dict[str, str] = {
         'to declare: metric, what',
     'toponeuro.analysis.rsa._rsa_files.load_rdms':
         'to declare: key, metric, trust_pickle',
-    'toponeuro.analysis.rsa._rsa_inference.compare_rdm_models':
-        'to declare: method, bootstrap, n_bootstrap, test, ci',
-    'toponeuro.analysis.rsa._searchlight.searchlight_rsa':
-        'to declare: radius, metric, method, min_size',
-    'toponeuro.analysis.rsa._searchlight.surface_neighbourhoods':
-        'to declare: radius, chunk',
-    'toponeuro.analysis.rsa._searchlight.volume_neighbourhoods':
-        'to declare: radius',
-    'toponeuro.analysis.topography._autocorr.moran_weights':
-        'to declare: weights, transform',
-    'toponeuro.analysis.topography._autocorr.morans_i':
-        'to declare: weights, transform, n_permutations, layer, null',
     'toponeuro.analysis.topography._compare.arrangement_similarity':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.topography._compare.pair_similarity':
-        'to declare: n_permutations',
-    'toponeuro.analysis.topography._compare.patch_centroid':
-        'to declare: how',
     'toponeuro.analysis.topography._descriptors.is_binary':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.topography._flatten.flat_sheet':
-        'to declare: mesh, hemi, spacing, name',
-    'toponeuro.analysis.topography._flatten.mesh_topomap':
-        'to declare: mesh, hemi, surface, geodesic, name',
     'toponeuro.analysis.topography._geometry.as_topomap':
         'to declare: layer, distance, adjacency, mesh, name, units, mm_per_unit, prune',
     'toponeuro.analysis.topography._label_null.contrast_design':
@@ -94,20 +66,8 @@ UNDECLARED: dict[str, str] = {
         'to declare: threshold, min_units, smooth_sigma, min_fraction, max_fraction, connectivity, n_permutations, statistic, alpha',
     'toponeuro.analysis.topography._patches.find_patches':
         'to declare: threshold, min_units, smooth_sigma, min_fraction, max_fraction, connectivity, n_permutations, statistic, alpha, layer',
-    'toponeuro.analysis.topography._pvalues.can_reject':
-        'to declare: n_permutations, alpha, alternative',
-    'toponeuro.analysis.topography._pvalues.cortex_null_calibration':
-        'to declare: mesh',
-    'toponeuro.analysis.topography._pvalues.effective_draws':
-        'to declare: n_unpaired',
-    'toponeuro.analysis.topography._pvalues.floor_p':
-        'to declare: n_permutations, alternative',
-    'toponeuro.analysis.topography._pvalues.format_p':
-        'to declare: p, n_permutations, alternative, n_effective, n_moves',
     'toponeuro.analysis.topography._pvalues.null_calibration':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.topography._pvalues.null_p_value':
-        'to declare: statistic, alternative',
     'toponeuro.analysis.topography._selectivity.dprime':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._selectivity.fdr_bh':
@@ -122,10 +82,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: return_df',
     'toponeuro.analysis.topography._table_compare.compare_tables':
         'to declare: model_sheet, cortex_sheet, centroid, top, n_permutations, cortex_permutations, arrangement',
-    'toponeuro.analysis.topography._tables.arrangement_comparison':
-        'to declare: model_sheet, cortex_sheet, top, n_permutations, cortex_permutations',
-    'toponeuro.analysis.topography._tables.domain_centres':
-        'to declare: top',
     'toponeuro.analysis.topography._tables.topography_table':
         'to declare: layers, threshold, min_units, smooth_sigma, pairs, n_samples, sample_size, n_permutations, similarity_permutations, alpha',
     'toponeuro.atlases._atlas.atlas_data_path':

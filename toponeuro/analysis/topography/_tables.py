@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ import xarray as xr
 from ... import _dims as D
 from ... import _null_cache
 from ..._docs import fill_doc
-from ..._params import check_n_permutations
+from ..._params import N_PERMUTATIONS, SEED, Interval, check_n_permutations, validate_params
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -49,6 +50,12 @@ ARRANGEMENT_REFERENCE = (
     "by how far they exceed the 90th percentile); the sheet's centre distances are "
     "rank-correlated with the cortex's geodesic centre distances across domain pairs"
 )
+
+
+#: the declared ``top``: the fraction of each map's points that make its centre
+_TOP = Interval(Real, 0, 1, closed="right", fix=(
+    "top is the fraction of each map's points that make its centre; TDANN-style selective "
+    "units are the strongest ~10%: top=0.1."))
 
 
 @dataclass(eq=False)
@@ -468,6 +475,7 @@ def _rank_correlation(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return rho
 
 
+@validate_params({"top": _TOP})
 def domain_centres(maps: Mapping, *, top: float = ARRANGEMENT_TOP) -> dict:
     """Each domain's centre on its sheet or mesh, from its whole map.
 
@@ -496,7 +504,6 @@ def domain_centres(maps: Mapping, *, top: float = ARRANGEMENT_TOP) -> dict:
     >>> domain_centres({"faces": m})["faces"].round(1).tolist()
     [5.0, 12.0]
     """
-    top = _check_top(top)
     out = {}
     for name, tm in maps.items():
         c = _centres_of(tm.values[None, :], tm, top)[0]
@@ -509,16 +516,8 @@ def _centre_value(c):
     return c.tolist() if np.ndim(c) else int(c)
 
 
-def _check_top(top) -> float:
-    top = float(top)
-    if not 0 < top <= 1:
-        raise InvalidDataError(
-            f"top (the fraction of each map's points that make its centre) must be in (0, 1]; "
-            f"got {top}. TDANN-style selective units are the strongest ~10%: top=0.1."
-        )
-    return top
-
-
+@validate_params({"top": _TOP, "n_permutations": [N_PERMUTATIONS, None],
+                  "cortex_permutations": [N_PERMUTATIONS, None], "random_state": SEED})
 @fill_doc
 def arrangement_comparison(
     model: TopographyTable,
@@ -598,7 +597,6 @@ def arrangement_comparison(
     from ...exceptions import UndefinedValueWarning
     from ._null import NullResult, spatial_null
 
-    top = _check_top(top)
     for res, sheet in ((model, model_sheet), (cortex, cortex_sheet)):
         if sheet not in res.sheets:
             raise UnknownNameError(f"No sheet {sheet!r}; {close_matches(sheet, res.sheets)}")

@@ -126,14 +126,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: sessions',
     'toponeuro.brain._nsd.read_nsd_expdesign':
         'to declare: path',
-    'toponeuro.brain._reliability.make_repeated_responses':
-        'to declare: n_images, n_repeats, n_voxels, noise, random_state, return_signal',
-    'toponeuro.brain._reliability.ncsnr':
-        'to declare: zscore',
-    'toponeuro.brain._reliability.spearman_brown':
-        'to declare: factor',
-    'toponeuro.brain._reliability.split_half_reliability':
-        'to declare: method, n_splits',
     'toponeuro.brain._reliability.voxel_noise_ceiling':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brain._responses.average_repetitions':
@@ -344,10 +336,6 @@ UNDECLARED: dict[str, str] = {
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._terminal.format_summary':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.sheet.check_activations':
-        'to declare: require_stimulus',
-    'toponeuro.sheet.make_activations':
-        'to declare: layers, n_stimuli, unit_coords',
     'toponeuro.sheet.sheet_positions':
         'to declare: n_units',
     'toponeuro.sheet.sheet_shape':
@@ -388,10 +376,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: cache_dir',
     'toponeuro.stimuli._r92.load_92_images':
         'to declare: path, cache_dir',
-    'toponeuro.stimuli._set.make_stimulus_set':
-        'to declare: n_per_category, categories, kind, size, random_state',
-    'toponeuro.stimuli._synthetic.make_image_folder':
-        'to declare: root, categories, numbers, size, suffix, mode, random_state',
     'toponeuro.stimuli._table.load_stimulus_table':
         'to declare: table, images, file_column, category_column, id_column, labels, extra_files, sep, name',
     'toponeuro.stimuli._table.read_run_list':
@@ -418,12 +402,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: warmup_steps',
     'toponeuro.training._checkpoint.validate_checkpoint':
         'to declare: training',
-    'toponeuro.training._data.image_folder_dataset':
-        'to declare: path, image_size, numbers, categories, grayscale, augment, mean, std',
-    'toponeuro.training._data.make_synthetic_images':
-        'to declare: n_classes, n_per_class, image_size, random_state',
-    'toponeuro.training._evaluate.instance_accuracy':
-        'to declare: n_views, seed, batch_size',
     'toponeuro.training._evaluate.nearest_centroid_accuracy':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._export.export_weights':
@@ -434,12 +412,8 @@ UNDECLARED: dict[str, str] = {
         'to declare: trained, out, half',
     'toponeuro.training._language.language_corpus':
         'to declare: data_path',
-    'toponeuro.training._language.synthetic_sentences':
-        'to declare: n, random_state',
     'toponeuro.training._language.validate_language_recipe':
         'to declare: source',
-    'toponeuro.training._language.wordnet_sentences':
-        'to declare: path, min_words',
     'toponeuro.training._load.load_trained_model':
         'to declare: path, model, map_location, trust_checkpoint',
     'toponeuro.training._recipes.build_from_recipe':
@@ -462,14 +436,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: path, map_location, resume',
     'toponeuro.training._train.run_identity':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.training._train.train':
-        'to declare: epochs, batch_size, lr, momentum, weight_decay, lr_schedule, seed, out_dir, resume, restart, device, progress, log_every, keep_checkpoints',
     'toponeuro.training._trajectory.trajectory':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.tutorial.tutorial_floc':
-        'to declare: size, random_state',
-    'toponeuro.tutorial.tutorial_language_localizer':
-        'to declare: n_per_condition, random_state',
-    'toponeuro.tutorial.tutorial_topolm_contrast':
-        'to declare: random_state',
 }

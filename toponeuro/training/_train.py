@@ -12,6 +12,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 
 import torch
@@ -27,6 +28,7 @@ from .._output import (
     save_torch,
     write_text,
 )
+from .._params import Boolean, Interval, Options, validate_params
 from .._version import __version__
 from ..exceptions import (
     CheckpointError,
@@ -618,6 +620,23 @@ class _Run:
         return int(ckpt["epoch"])
 
 
+_COUNT = Interval(Integral, 1, None, closed="left")
+
+
+@validate_params({
+    "epochs": _COUNT,
+    "batch_size": _COUNT,
+    "lr": Interval(Real, 0, None, closed="neither"),
+    "momentum": Interval(Real, 0, 1, closed="left"),
+    "weight_decay": Interval(Real, 0, None, closed="left"),
+    "lr_schedule": [Options(("cosine",)), None],
+    "seed": Interval(Integral, 0, None, closed="left"),
+    "resume": Boolean(),
+    "restart": Boolean(),
+    "progress": Boolean(),
+    "log_every": [_COUNT, None],
+    "keep_checkpoints": [_COUNT, None],
+}, prefer_skip_nested_validation=False)  # batch_transform and the datasets are the caller's
 @fill_doc
 def train(
     model: nn.Module,

@@ -176,8 +176,6 @@ UNDECLARED: dict[str, str] = {
         'exceptions.py cannot import _params (which imports exceptions)',
     'toponeuro.exceptions.first_few':
         'exceptions.py cannot import _params (which imports exceptions)',
-    'toponeuro.features._extract.extract':
-        'to declare: pooling, token_pooling, batch_size, device, resume, overwrite, progress',
     'toponeuro.features._stimuli.as_stimuli':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.features._store.cache_key':
@@ -188,32 +186,16 @@ UNDECLARED: dict[str, str] = {
         'to declare: pattern',
     'toponeuro.models._catalog.weights_status':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.models._factory.create_model':
-        'to declare: name, pretrained, trust_checkpoint',
-    'toponeuro.models._factory.load_model':
-        'to declare: model, checkpoint, trust_checkpoint, map_location',
     'toponeuro.models._layers.list_layers':
         'to declare: probe',
     'toponeuro.models._registry.build_architecture':
         'to declare: name',
-    'toponeuro.models._registry.list_architectures':
-        'to declare: trainable',
-    'toponeuro.models._registry.list_models':
-        'to declare: pattern',
     'toponeuro.models._registry.model_card':
         'to declare: name',
     'toponeuro.models._registry.register_builder':
         'to declare: name',
-    'toponeuro.models._registry.register_model':
-        'to declare: name, overwrite',
     'toponeuro.models._small.small_resnet_topo_layers':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.models._standalone.add_blurpool':
-        'to declare: min_in_channels',
-    'toponeuro.models._surgery.downsample_weights':
-        'to declare: layers, keep, mode',
-    'toponeuro.models._surgery.prune_weights':
-        'to declare: layers, fraction',
     'toponeuro.models._surgery.restoring':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.models._surgery.sheet_units':
@@ -222,10 +204,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: edits',
     'toponeuro.models._tokenizers.load_tokenizer':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.models._weights.load_torch_file':
-        'to declare: trust_checkpoint, map_location',
-    'toponeuro.models._weights.load_weights':
-        'to declare: checkpoint_format, trust_checkpoint',
     'toponeuro.models._weights.non_finite_tensors':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.models._weights.package_file':

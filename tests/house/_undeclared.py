@@ -210,34 +210,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: spec',
     'toponeuro.models._weights.register_checkpoint_reader':
         'to declare: name',
-    'toponeuro.plotting._compare.plot_arrangement':
-        'to declare: sheet_shape, spearman, procrustes, model_label, cortex_label, title',
-    'toponeuro.plotting._compare.plot_arrangement_by_layer':
-        'to declare: alpha, title, n_permutations',
-    'toponeuro.plotting._compare.plot_comparison':
-        'to declare: title',
-    'toponeuro.plotting._compare.plot_domain_arrangement':
-        'to declare: sheet_shape, model_label, cortex_label, title, p_text',
-    'toponeuro.plotting._language.plot_condition_profile':
-        'to declare: layer_names, ylabel, title',
-    'toponeuro.plotting._language.plot_language_sheets':
-        'to declare: layers, threshold, ncols, colorbar_label, title',
-    'toponeuro.plotting._pair.plot_cortex_map':
-        'to declare: mesh, hemi, threshold, view, cmap, colorbar_label, title',
-    'toponeuro.plotting._pair.plot_model_cortex_maps':
-        'to declare: mesh, hemi, threshold, view, cmap, colorbar_label, model_title, cortex_title, title',
-    'toponeuro.plotting._rdm.plot_rdm':
-        'to declare: labels, cmap, title, colorbar_label',
-    'toponeuro.plotting._ruler.plot_model_and_cortex':
-        'to declare: model_threshold, cortex_threshold, model_grid_shape, model_units, model_title, cortex_title, title, cmap, robust',
-    'toponeuro.plotting._sheet.plot_sheet_map':
-        'to declare: layers, facet, outline, outline_label, cmap, center, vmin, vmax, colorbar_label, title, ncols, scale, robust',
-    'toponeuro.plotting._surface.plot_distance_profile':
-        'to declare: labels, colors, xlabel, ylabel, normalize, title',
-    'toponeuro.plotting._surface.plot_surface_map':
-        'to declare: hemi, surface, view, labels, colors, cmap, center, vmin, vmax, threshold, colorbar_label, title',
-    'toponeuro.plotting._sweep.plot_sweep':
-        'to declare: models, layers, regions, region, method, subject, annotate, fmt, cmap, center, vmin, vmax, colorbar_label, title',
     'toponeuro.reporting._headline_rule.choose_headline':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.run_language_map':

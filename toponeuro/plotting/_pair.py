@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from .._docs import fill_doc
-from ..exceptions import DimensionError, UnknownNameError, close_matches
-from ._common import require_matplotlib
+from .._params import Interval, Options, validate_params
+from ..exceptions import DimensionError, UnknownNameError
+from ._common import LABEL, TITLE, require_matplotlib
+from ._surface import SURFACE_VIEWS
+
+#: the declared view of one hemisphere on its mesh
+_ON_MESH = {
+    "hemi": Options(("left", "right"), error=UnknownNameError),
+    "view": Options(SURFACE_VIEWS, error=UnknownNameError),
+    "threshold": [Interval(Real, 0, None, closed="left"), None],
+    "colorbar_label": LABEL,
+    "title": TITLE,
+}
 
 __all__ = ["plot_model_cortex_maps", "plot_cortex_map"]
 
@@ -18,6 +31,7 @@ def _limit(values, robust: float = 99.0) -> float:
 
 
 @fill_doc
+@validate_params({**_ON_MESH, "model_title": LABEL, "cortex_title": LABEL})
 def plot_model_cortex_maps(
     model,
     cortex,
@@ -81,12 +95,8 @@ def plot_model_cortex_maps(
     from matplotlib.colors import Normalize
 
     from .._meshes import MESH_SIZES, mesh_surface
-    from ._surface import SURFACE_VIEWS, _draw_hemisphere
+    from ._surface import _draw_hemisphere
 
-    if view not in SURFACE_VIEWS:
-        raise UnknownNameError(f"Unknown view {view!r}; {close_matches(view, SURFACE_VIEWS)}")
-    if hemi not in ("left", "right"):
-        raise UnknownNameError(f"Unknown hemisphere {hemi!r}; use 'left' or 'right'.")
     sheet = np.asarray(model, dtype=float)
     if sheet.ndim != 2:
         raise DimensionError(
@@ -142,6 +152,7 @@ def plot_model_cortex_maps(
 
 
 @fill_doc
+@validate_params(_ON_MESH)
 def plot_cortex_map(values, *, mesh: str = "fsaverage5", hemi: str = "left",
                     threshold: float | None = 2.0, view: str = "lateral", cmap: str = "RdBu_r",
                     colorbar_label: str = "value", title: str | None = None):
@@ -179,12 +190,8 @@ def plot_cortex_map(values, *, mesh: str = "fsaverage5", hemi: str = "left",
     from matplotlib.colors import Normalize
 
     from .._meshes import MESH_SIZES, mesh_surface
-    from ._surface import SURFACE_VIEWS, _draw_hemisphere
+    from ._surface import _draw_hemisphere
 
-    if view not in SURFACE_VIEWS:
-        raise UnknownNameError(f"Unknown view {view!r}; {close_matches(view, SURFACE_VIEWS)}")
-    if hemi not in ("left", "right"):
-        raise UnknownNameError(f"Unknown hemisphere {hemi!r}; use 'left' or 'right'.")
     vals = np.asarray(values, dtype=float).ravel()
     n = MESH_SIZES.get(mesh)
     if n is None or vals.size != n:

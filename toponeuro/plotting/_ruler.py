@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._docs import fill_doc
+from .._params import validate_params
 from ..exceptions import DimensionError
-from ._common import require_matplotlib
+from ._common import LABEL, TITLE, require_matplotlib
 
 __all__ = ["plot_model_and_cortex"]
 
@@ -44,6 +45,8 @@ def _draw(ax, values, positions, grid_shape, cmap, lim, title, xlabel, ylabel, s
 
 
 @fill_doc
+@validate_params({"model_units": LABEL, "model_title": LABEL, "cortex_title": LABEL,
+                  "title": TITLE})
 def plot_model_and_cortex(
     model_values,
     cortex_values,

@@ -90,20 +90,10 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.atlases._checks.peak_distance_mm':
         'to declare: hemi, mesh',
-    'toponeuro.atlases._loaders.load_language_parcels':
-        'to declare: space',
-    'toponeuro.atlases._loaders.load_visfatlas':
-        'to declare: space, cache_dir',
-    'toponeuro.atlases._maps.cortex_maps':
-        'to declare: domains, hemispheres, surface, neighbours, representation, scale_mm',
-    'toponeuro.atlases._maps.roi_proximity':
-        'to declare: hemi, scale_mm, surface',
     'toponeuro.atlases._netcdf.read_netcdf_map':
         'to declare: variable, what',
     'toponeuro.atlases._spec.parse_cortex_maps':
         'to declare: spec',
-    'toponeuro.atlases._surface.fsaverage5_mesh':
-        'to declare: surface, hemi',
     'toponeuro.atlases._surface.mesh_distances':
         'to declare: hemi, surface, mesh',
     'toponeuro.atlases._surface.mesh_edge_graph':
@@ -118,8 +108,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: maps, hemispheres, surface, neighbours, domains, mesh',
     'toponeuro.atlases._user.require_mesh':
         'to declare: maps, mesh, purpose',
-    'toponeuro.brain._nsd.load_nsd_betas':
-        'to declare: nsd_dir, sessions, space, roi, glm, fmt, noise_ceiling, zscore, drop_invalid',
     'toponeuro.brain._nsd.nsd_noise_ceiling':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brain._nsd.nsd_trial_images':
@@ -130,30 +118,18 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brain._responses.average_repetitions':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brain._responses.check_responses':
-        'to declare: unique_ids',
-    'toponeuro.brain._responses.handle_invalid':
-        'to declare: drop_invalid, what',
     'toponeuro.brain._responses.invalid_voxels':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brain._responses.make_brain_responses':
-        'to declare: stimulus_ids, subject, roi, hemi, vertex, categories, stimulus_coords, voxel_coords, n_stimuli, n_voxels',
     'toponeuro.brain._responses.zscore_within':
         'to declare: by',
     'toponeuro.brain._surface.fetch_topolm_contrast':
         'to declare: cache_dir',
-    'toponeuro.brain._surface.load_surface_betas':
-        'to declare: stimulus_ids, space, roi, subject, categories, drop_invalid, scale',
     'toponeuro.brain._surface.load_topolm_contrast':
         'to declare: path, variable, cache_dir',
     'toponeuro.brain._surface.read_surface_data':
         'to declare: path, hemi',
-    'toponeuro.brain._volume.load_bids_betas':
-        'to declare: derivatives_dir, subject, task, session, run, space, desc, suffix, drop_invalid',
     'toponeuro.brain._volume.load_brain_image':
         'to declare: what',
-    'toponeuro.brain._volume.load_volume_betas':
-        'to declare: stimulus_ids, roi, subject, categories, drop_invalid',
     'toponeuro.brainscore._convert.read_brainscore_benchmark':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brainscore._convert.write_brainscore_benchmark':

@@ -13,7 +13,8 @@ from .._docs import fill_doc
 from .._fetch import data_dir
 from .._meshes import FSAVERAGE5_SURFACES, mesh_surface
 from .._output import atomic_file
-from ..exceptions import InputTypeError, UnknownNameError, close_matches
+from .._params import Options, validate_params
+from ..exceptions import InputTypeError, UnknownNameError
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 
 __all__ = [
@@ -38,6 +39,7 @@ def _fsaverage5():
     return datasets.load_fsaverage("fsaverage5")
 
 
+@validate_params({"surface": Options(SURFACES, error=UnknownNameError)})
 def fsaverage5_mesh(surface: str = "pial", hemi: str = "left") -> tuple[np.ndarray, np.ndarray]:
     """``(coordinates (10242, 3) mm, faces (n_faces, 3))`` of an fsaverage5 hemisphere.
 
@@ -63,10 +65,6 @@ def fsaverage5_mesh(surface: str = "pial", hemi: str = "left") -> tuple[np.ndarr
     >>> xyz.shape, faces.shape[1]
     ((10242, 3), 3)
     """
-    if surface not in SURFACES:
-        raise UnknownNameError(
-            f"Unknown fsaverage5 surface {surface!r}; {close_matches(surface, SURFACES)}"
-        )
     return mesh_surface("fsaverage5", surface, hemi_name(hemi))
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from numbers import Real
 
 import numpy as np
 import xarray as xr
 
 from .._docs import fill_doc
 from .._meshes import MESH_SIZES, read_surface_file
+from .._params import Boolean, Interval, validate_params
 from .._reading import load_netcdf
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
@@ -201,6 +203,8 @@ def _resolve_surface_roi(roi, atlas, n_vert):
     return atlas
 
 
+@validate_params({"drop_invalid": Boolean(),
+                  "scale": [Interval(Real, 0, None, closed="neither"), None]})
 def load_surface_betas(
     lh,
     rh,

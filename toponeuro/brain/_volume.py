@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .._params import Boolean, validate_params
 from .._reading import read_file
 from ..exceptions import (
     AlignmentError,
@@ -308,6 +309,7 @@ def _id_list(stimulus_ids, what: str = "stimulus_ids") -> list:
     return ids
 
 
+@validate_params({"drop_invalid": Boolean()})
 def load_volume_betas(
     images,
     stimulus_ids: Sequence[str],
@@ -438,6 +440,7 @@ def _labels_for(path: Path, ents: dict, suffix: str, n: int) -> list[str] | None
     return None
 
 
+@validate_params({"drop_invalid": Boolean()})
 def load_bids_betas(
     derivatives_dir: str | os.PathLike,
     subject: str,

@@ -14,18 +14,10 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis._dimensionality.effective_dimensionality':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis._dimensionality.participation_ratio':
-        'to declare: bias_corrected',
-    'toponeuro.analysis._dimensionality.trace_moments':
-        'to declare: bias_corrected',
     'toponeuro.analysis._efficiency.efficiency_curve':
         'to declare: layers, fractions, method, pool_sizes, keep',
     'toponeuro.analysis._efficiency.pool_matrix':
         'to declare: n_units, size',
-    'toponeuro.analysis.encoding._encoding.encoding_score':
-        'to declare: model, cv, metric',
-    'toponeuro.analysis.encoding._encoding.make_folds':
-        'to declare: n_samples, shuffle',
     'toponeuro.analysis.encoding._sweep.sweep':
         'to declare: method, regions, rdm_metric, compare, encoder, cv, metric, progress',
     'toponeuro.analysis.rsa._rsa.rdm_stimulus_ids':
@@ -278,16 +270,10 @@ UNDECLARED: dict[str, str] = {
         'to declare: root, extensions',
     'toponeuro.stimuli._image.read_image':
         'to declare: what',
-    'toponeuro.stimuli._loaders.fetch_floc':
-        'to declare: categories, numbers, cache_dir, progress',
     'toponeuro.stimuli._loaders.fetch_language_localizer':
         'to declare: cache_dir',
     'toponeuro.stimuli._loaders.fetch_pinned_file':
         'to declare: repo, path, cache_dir',
-    'toponeuro.stimuli._loaders.load_floc':
-        'to declare: path, cache_dir, categories, numbers, progress',
-    'toponeuro.stimuli._loaders.load_image_folder':
-        'to declare: path, category_from, extensions, name, ids',
     'toponeuro.stimuli._loaders.load_language_localizer':
         'to declare: path, cache_dir, conditions',
     'toponeuro.stimuli._loaders.local_floc_copy':
@@ -314,12 +300,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: name',
     'toponeuro.topoloss._layers.sheet_tensor':
         'to declare: name, target',
-    'toponeuro.topoloss._loss.blur_matrices':
-        'to declare: mode, device',
-    'toponeuro.topoloss._loss.blur_sheet':
-        'to declare: factor_h, factor_w, interpolation',
-    'toponeuro.topoloss._loss.sheet_loss':
-        'to declare: factor_h, factor_w, interpolation',
     'toponeuro.topoloss._schedule.constant':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.topoloss._schedule.cosine_decay':

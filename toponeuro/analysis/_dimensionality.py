@@ -18,6 +18,7 @@ import xarray as xr
 
 from .. import _dims as D
 from .._docs import fill_doc
+from .._params import Boolean, validate_params
 from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
 
@@ -52,6 +53,7 @@ def _frob2_gram(X):
     return float((G * G).sum())
 
 
+@validate_params({"bias_corrected": Boolean()})
 def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
     """Estimates of ``(tr C)^2`` and ``tr(C^2)`` of the covariance of the rows of ``data``.
 
@@ -155,6 +157,7 @@ PR_BOUNDS_RULE = (
 )
 
 
+@validate_params({"bias_corrected": Boolean()})
 def participation_ratio(data, bias_corrected: bool = True) -> float:
     """Participation ratio ``(tr C)^2 / tr(C^2)``, bias-corrected by default.
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._docs import fill_doc
 from .._fetch import fetch_url
+from .._params import Boolean, Options, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     DownloadError,
@@ -232,6 +233,7 @@ def _floc_select(found, categories, numbers, source: str,
     return keys
 
 
+@validate_params({"progress": Boolean()})
 @fill_doc
 def fetch_floc(
     categories: Sequence[str] | None = None,
@@ -337,6 +339,7 @@ def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     return folder if folder.is_dir() else None
 
 
+@validate_params({"progress": Boolean()})
 @fill_doc
 def load_floc(
     path: str | os.PathLike | None = None,
@@ -618,6 +621,11 @@ def _from_run_lists(runs, conditions) -> StimulusSet:
 _PREFIX = re.compile(r"^(.*?)[-_ ]*\d+$")
 
 
+@validate_params({
+    "category_from": [Options(("auto", "folder", "prefix"), error=UnknownNameError), None],
+    "name": [Text(), None],
+    "ids": Options(("path", "stem"), error=UnknownNameError),
+})
 def load_image_folder(
     path: str | os.PathLike,
     category_from: str | None = "auto",
@@ -671,16 +679,6 @@ def load_image_folder(
     if not root.is_dir():
         raise MissingFileError(
             f"Image folder {root} does not exist (or is not a folder); pass a folder of images."
-        )
-    choices = ("auto", "folder", "prefix", None)
-    if category_from not in choices:
-        raise UnknownNameError(
-            f"category_from={category_from!r}; expected one of {choices} "
-            f"({close_matches(str(category_from), ['auto', 'folder', 'prefix'])})."
-        )
-    if ids not in ("path", "stem"):
-        raise UnknownNameError(
-            f"ids={ids!r}; expected 'path' or 'stem' ({close_matches(str(ids), ['path', 'stem'])})."
         )
     if isinstance(extensions, str):
         extensions = [extensions]

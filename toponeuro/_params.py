@@ -387,7 +387,7 @@ class Options(Constraint):
         if isinstance(value, str) and self.options and all(isinstance(o, str)
                                                            for o in self.options):
             near = close_matches(value, self.options)
-            return f" {near[0].upper()}{near[1:]}" if near.startswith("did") else ""
+            return near if near.startswith("did") else ""
         return ""
 
 
@@ -556,7 +556,7 @@ def check_param(value, name: str, constraints):
     >>> check_param("pearsn", "metric", [Options({"pearson", "spearman"}), None])
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.ParameterError: metric='pearsn' is not one of 'pearson', 'spearman' or None. Did you mean 'pearson' or 'spearman'?
+    toponeuro.exceptions.ParameterError: metric='pearsn' is not one of 'pearson', 'spearman' or None; did you mean 'pearson' or 'spearman'?
     """
     constraints = _as_constraints(constraints)
     for c in constraints:
@@ -566,18 +566,19 @@ def check_param(value, name: str, constraints):
     if len(constraints) > 2:
         want = ", ".join(c.describe() for c in constraints[:-1]) + \
             f" or {constraints[-1].describe()}"
-    tail = "".join(c.hint(value) for c in constraints)
+    hint = next((h for h in (c.hint(value) for c in constraints) if h), "")
     fixes = []
     for c in constraints:
         if c.fix and c.fix not in fixes:
             fixes.append(c.fix)
-    tail += "".join(f" {f}" for f in fixes)
+    tail = "".join(f" {f}" for f in fixes)
     kind = next((c for c in constraints if c.kind_ok(value)), None)
-    if kind is not None:
-        raise kind.error(f"{name}={_shown(value)} is not {want}.{tail}")
-    raise InputTypeError(
-        f"{name}={_shown(value)} is not {want} (got a {type(value).__name__}).{tail}"
-    )
+    if kind is None:
+        want += f" (got a {type(value).__name__})"
+    # "...; did you mean 'pearson'?" ends the sentence for a misspelt option
+    end = f"; {hint}" if hint else "."
+    raise (kind.error if kind is not None else InputTypeError)(
+        f"{name}={_shown(value)} is not {want}{end}{tail}")
 
 
 def bad_values(constraints) -> list:

@@ -40,24 +40,12 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._geometry.as_topomap':
         'to declare: layer, distance, adjacency, mesh, name, units, mm_per_unit, prune',
-    'toponeuro.analysis.topography._label_null.contrast_design':
-        'to declare: against, layer, metric, labels, smooth_fwhm',
-    'toponeuro.analysis.topography._label_null.contrast_topography':
-        'to declare: against, layer, statistic, metric, n_permutations, alpha, random_state, what, where',
-    'toponeuro.analysis.topography._localizer.language_profile':
-        'to declare: target, against, top_k, q, smooth_fwhm, alternative, scope',
-    'toponeuro.analysis.topography._localizer.language_topography':
-        'to declare: target, against, q, n_permutations, alpha, random_state, where',
     'toponeuro.analysis.topography._null_registry.each_but_first':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._null_registry.register_null':
         'to declare: name, reference, geometries, min_maps, warning, question, overwrite',
     'toponeuro.analysis.topography._null_registry.unregister_null':
         'to declare: name',
-    'toponeuro.analysis.topography._patches.check_patch_params':
-        'to declare: threshold, min_units, smooth_sigma, min_fraction, max_fraction, connectivity, n_permutations, statistic, alpha',
-    'toponeuro.analysis.topography._patches.find_patches':
-        'to declare: threshold, min_units, smooth_sigma, min_fraction, max_fraction, connectivity, n_permutations, statistic, alpha, layer',
     'toponeuro.analysis.topography._pvalues.null_calibration':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._selectivity.dprime':
@@ -74,8 +62,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: return_df',
     'toponeuro.analysis.topography._table_compare.compare_tables':
         'to declare: model_sheet, cortex_sheet, centroid, top, n_permutations, cortex_permutations, arrangement',
-    'toponeuro.analysis.topography._tables.topography_table':
-        'to declare: layers, threshold, min_units, smooth_sigma, pairs, n_samples, sample_size, n_permutations, similarity_permutations, alpha',
     'toponeuro.atlases._atlas.atlas_data_path':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.atlases._atlas.hemi_name':

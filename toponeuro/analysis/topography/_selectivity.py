@@ -182,6 +182,8 @@ def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 #: selectivity metric name -> kernel ``f(a, b) -> per-unit values``
 SELECTIVITY_METRICS = {"tdann_t": tdann_t, "t": student_t, "welch_t": welch_t, "dprime": dprime}
+#: the declared selectivity metric
+SELECTIVITY_METRIC = Options(SELECTIVITY_METRICS, error=UnknownNameError)
 
 #: where each selectivity metric comes from
 SELECTIVITY_REFERENCES = {
@@ -374,7 +376,7 @@ def _label(x) -> str:
     return x if isinstance(x, str) else "+".join(str(v) for v in x)
 
 
-@validate_params({"metric": Options(SELECTIVITY_METRICS, error=UnknownNameError)})
+@validate_params({"metric": SELECTIVITY_METRIC})
 @fill_doc
 def selectivity(
     activations: xr.DataArray,
@@ -451,7 +453,7 @@ def selectivity(
     )
 
 
-@validate_params({"metric": Options(SELECTIVITY_METRICS, error=UnknownNameError)})
+@validate_params({"metric": SELECTIVITY_METRIC})
 @fill_doc
 def domain_selectivity(
     activations: xr.DataArray,
@@ -549,13 +551,17 @@ def _top_k(score: np.ndarray, top_k, groups) -> np.ndarray:
     return mask
 
 
-@validate_params({
+#: the declared selection of the language units (TopoLM's)
+LANGUAGE_SELECTION = {
     "q": PROBABILITY,
     "top_k": TOP_K,
     "alternative": Options(("greater", "two-sided", "less"), error=UnknownNameError),
     "smooth_fwhm": [Interval(Real, 0, None, closed="neither"), None],
     "scope": Options(_SCOPES, error=UnknownNameError),
-})
+}
+
+
+@validate_params(LANGUAGE_SELECTION)
 @fill_doc
 def language_selectivity(
     activations: xr.DataArray,

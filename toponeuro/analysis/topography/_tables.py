@@ -18,7 +18,7 @@ import xarray as xr
 from ... import _dims as D
 from ... import _null_cache
 from ..._docs import fill_doc
-from ..._params import N_PERMUTATIONS, SEED, Interval, check_n_permutations, validate_params
+from ..._params import N_PERMUTATIONS, SEED, Interval, validate_params
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -28,8 +28,8 @@ from ._compare import (
 )
 from ._geometry import as_topomap
 from ._null import NullResult
-from ._patches import TDANN_PATCHES, check_patch_params, find_patches
-from ._topography import _check_sampling, smoothness
+from ._patches import PATCH_PARAMS, TDANN_PATCHES, check_patch_params, find_patches
+from ._topography import _SAMPLING, smoothness
 from ._verdict import overlap_verdict
 
 __all__ = [
@@ -237,6 +237,14 @@ def _patch_columns(p) -> dict:
     }
 
 
+@validate_params({
+    "threshold": [PATCH_PARAMS["threshold"], None],
+    **{k: PATCH_PARAMS[k] for k in ("min_units", "smooth_sigma", "n_permutations", "alpha",
+                                    "random_state")},
+    "n_samples": _SAMPLING["n_samples"],
+    "sample_size": _SAMPLING["sample_size"],
+    "similarity_permutations": [N_PERMUTATIONS, None],
+})
 @fill_doc
 def topography_table(
     maps,
@@ -325,10 +333,6 @@ def topography_table(
                                  min_units, smooth_sigma, alpha=alpha,
                                  n_permutations=n_permutations, random_state=random_state)
     n_permutations = checked["n_permutations"]
-    if similarity_permutations is not None:
-        similarity_permutations = check_n_permutations(similarity_permutations,
-                                                       "similarity_permutations")
-    _check_sampling(n_samples, sample_size, 10, None)
     sides = _sheets(maps, layers)
     null_kw = {"n_permutations": int(n_permutations), "random_state": random_state}
     n_sim = int(n_permutations if similarity_permutations is None else similarity_permutations)

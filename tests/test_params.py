@@ -124,6 +124,12 @@ def test_a_declaration_of_an_unknown_parameter_is_a_bug():
         def f(n):
             return n
 
+    with pytest.raises(InternalError, match="twice"):
+        @validate_params({"n": Boolean()})
+        @validate_params({"n": Boolean()})
+        def g(n):
+            return n
+
 
 def test_nested_calls_trust_and_outer_calls_check():
     seen = []

@@ -36,6 +36,7 @@ import functools
 import inspect
 import math
 import numbers
+import os
 from types import MappingProxyType
 
 import numpy as np
@@ -55,6 +56,7 @@ __all__ = [
     "InstanceOf",
     "Interval",
     "Options",
+    "PathLike",
     "Seed",
     "Text",
     "bad_values",
@@ -463,6 +465,28 @@ class Text(Constraint):
         return [3, None, _Junk()] + ([] if self.empty else ["", "  "])
 
 
+class PathLike(Constraint):
+    """A path: a non-empty string or an ``os.PathLike`` (``pathlib.Path``)."""
+
+    def __init__(self, *, fix=""):
+        self.fix = fix
+
+    def kind_ok(self, value) -> bool:
+        return isinstance(value, str)
+
+    def is_satisfied_by(self, value) -> bool:
+        return isinstance(value, os.PathLike) or (isinstance(value, str) and bool(value.strip()))
+
+    def describe(self) -> str:
+        return "a path (a non-empty str or a pathlib.Path)"
+
+    def example(self):
+        return "x"
+
+    def bad_values(self) -> list:
+        return [3, "", _Junk(), b"x"]
+
+
 class Callable(Constraint):
     """A callable (a function, a class, an object with ``__call__``)."""
 
@@ -640,6 +664,9 @@ def validate_params(constraints: dict, *, prefer_skip_nested_validation: bool = 
     declared = {name: _as_constraints(spec) for name, spec in constraints.items()}
 
     def decorate(func):
+        if hasattr(func, "__toponeuro_params__"):  # the outer layer would skip the inner one
+            raise InternalError(f"{func.__qualname__} declares its parameters twice; merge "
+                                "the declarations into one validate_params.")
         sig = inspect.signature(func)
         unknown = [n for n in declared if n not in sig.parameters or sig.parameters[n].kind
                    in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]

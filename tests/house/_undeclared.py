@@ -38,8 +38,6 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._descriptors.is_binary':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.topography._geometry.as_topomap':
-        'to declare: layer, distance, adjacency, mesh, name, units, mm_per_unit, prune',
     'toponeuro.analysis.topography._null_registry.each_but_first':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._null_registry.register_null':
@@ -60,8 +58,6 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._selectivity.welch_t':
         'to declare: return_df',
-    'toponeuro.analysis.topography._table_compare.compare_tables':
-        'to declare: model_sheet, cortex_sheet, centroid, top, n_permutations, cortex_permutations, arrangement',
     'toponeuro.atlases._atlas.atlas_data_path':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.atlases._atlas.hemi_name':
@@ -100,8 +96,6 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brain._responses.zscore_within':
         'to declare: by',
-    'toponeuro.brain._surface.fetch_topolm_contrast':
-        'to declare: cache_dir',
     'toponeuro.brain._surface.load_topolm_contrast':
         'to declare: path, variable, cache_dir',
     'toponeuro.brain._surface.read_surface_data':
@@ -244,8 +238,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: n_units',
     'toponeuro.sheet.sheet_shape':
         'to declare: n_units',
-    'toponeuro.stimuli._datasets.dataset_dir':
-        'to declare: name, cache_dir',
     'toponeuro.stimuli._image.files_by_name':
         'to declare: root, suffix, fix',
     'toponeuro.stimuli._image.image_range':
@@ -256,32 +248,18 @@ UNDECLARED: dict[str, str] = {
         'to declare: root, extensions',
     'toponeuro.stimuli._image.read_image':
         'to declare: what',
-    'toponeuro.stimuli._loaders.fetch_language_localizer':
-        'to declare: cache_dir',
     'toponeuro.stimuli._loaders.fetch_pinned_file':
         'to declare: repo, path, cache_dir',
-    'toponeuro.stimuli._loaders.load_language_localizer':
-        'to declare: path, cache_dir, conditions',
-    'toponeuro.stimuli._loaders.local_floc_copy':
-        'to declare: cache_dir',
     'toponeuro.stimuli._loaders.pinned_sources':
         'to declare: repo',
     'toponeuro.stimuli._nsd.load_nsd_stimuli':
         'to declare: hdf5_path, indices, key',
     'toponeuro.stimuli._numbers.floc_numbers':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.stimuli._r92.fetch_92_images':
-        'to declare: cache_dir',
-    'toponeuro.stimuli._r92.load_92_images':
-        'to declare: path, cache_dir',
     'toponeuro.stimuli._table.load_stimulus_table':
         'to declare: table, images, file_column, category_column, id_column, labels, extra_files, sep, name',
     'toponeuro.stimuli._table.read_run_list':
         'to declare: path',
-    'toponeuro.stimuli._verbnoun.fetch_verb_noun_items':
-        'to declare: cache_dir',
-    'toponeuro.stimuli._verbnoun.load_verb_noun_items':
-        'to declare: path, cache_dir',
     'toponeuro.topoloss._layers.layer_weight':
         'to declare: name',
     'toponeuro.topoloss._layers.sheet_tensor':

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._docs import fill_doc
-from .._params import Options, validate_params
+from .._params import Options, PathLike, validate_params
 from ..exceptions import UnknownNameError, close_matches
 from ._atlas import (
     _PREFIX,
@@ -49,7 +49,8 @@ def _visf_labels() -> pd.DataFrame:
 
 
 @fill_doc
-@validate_params({"space": Options(("MNI152", "fsaverage5"), error=UnknownNameError)})
+@validate_params({"space": Options(("MNI152", "fsaverage5"), error=UnknownNameError),
+                  "cache_dir": [PathLike(), None]})
 def load_visfatlas(space: str = "MNI152", *, cache_dir: str | os.PathLike | None = None) -> Atlas:
     """The visfAtlas (Rosenke et al., 2021): 33 ventral/lateral visual ROIs.
 

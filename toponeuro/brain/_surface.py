@@ -11,7 +11,7 @@ import xarray as xr
 
 from .._docs import fill_doc
 from .._meshes import MESH_SIZES, read_surface_file
-from .._params import Boolean, Interval, validate_params
+from .._params import Boolean, Interval, PathLike, validate_params
 from .._reading import load_netcdf
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
@@ -324,6 +324,7 @@ def load_surface_betas(
     return handle_invalid(da, drop_invalid, "surface betas")
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_topolm_contrast(*, cache_dir: str | os.PathLike | None = None):
     """Download TopoLM's fs_LR 32k verb - noun group contrast (pinned commit, sha256-checked)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._docs import fill_doc
 from .._fetch import fetch_url
-from .._params import Boolean, Options, Text, validate_params
+from .._params import Boolean, Options, PathLike, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     DownloadError,
@@ -233,7 +233,7 @@ def _floc_select(found, categories, numbers, source: str,
     return keys
 
 
-@validate_params({"progress": Boolean()})
+@validate_params({"cache_dir": [PathLike(), None], "progress": Boolean()})
 @fill_doc
 def fetch_floc(
     categories: Sequence[str] | None = None,
@@ -281,6 +281,7 @@ def fetch_floc(
     return _fetch_floc_keys(rows, keys, cache_dir, progress)
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> Path:
     """Download the language-localizer csv (pinned epflneuroailab/topolm copy); return its path.
@@ -313,6 +314,7 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
 FLOC_LOCAL_FOLDER = DATASETS["floc"].name
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     """The local fLoc copy ``<cache>/floc`` (``$TOPONEURO_DATA/floc``) if it exists, else None.
@@ -339,7 +341,7 @@ def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     return folder if folder.is_dir() else None
 
 
-@validate_params({"progress": Boolean()})
+@validate_params({"path": [PathLike(), None], "cache_dir": [PathLike(), None], "progress": Boolean()})
 @fill_doc
 def load_floc(
     path: str | os.PathLike | None = None,
@@ -448,6 +450,7 @@ def load_floc(
     )
 
 
+@validate_params({"path": [PathLike(), None], "cache_dir": [PathLike(), None]})
 @fill_doc
 def load_language_localizer(
     path: str | os.PathLike | None = None,

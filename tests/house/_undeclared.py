@@ -14,26 +14,12 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis._dimensionality.effective_dimensionality':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis._efficiency.efficiency_curve':
-        'to declare: layers, fractions, method, pool_sizes, keep',
     'toponeuro.analysis._efficiency.pool_matrix':
         'to declare: n_units, size',
-    'toponeuro.analysis.encoding._sweep.sweep':
-        'to declare: method, regions, rdm_metric, compare, encoder, cv, metric, progress',
-    'toponeuro.analysis.rsa._rsa.rdm_stimulus_ids':
-        'to declare: what',
     'toponeuro.analysis.rsa._rsa_convert.from_rsatoolbox_dataset':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.rsa._rsa_convert.from_rsatoolbox_rdms':
-        'to declare: metric',
     'toponeuro.analysis.rsa._rsa_convert.to_rsatoolbox_dataset':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.rsa._rsa_convert.to_rsatoolbox_rdms':
-        'to declare: metric',
-    'toponeuro.analysis.rsa._rsa_files.labelled_rdm':
-        'to declare: metric, what',
-    'toponeuro.analysis.rsa._rsa_files.load_rdms':
-        'to declare: key, metric, trust_pickle',
     'toponeuro.analysis.topography._compare.arrangement_similarity':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._descriptors.is_binary':
@@ -62,22 +48,12 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.atlases._atlas.hemi_name':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.atlases._checks.peak_distance_mm':
-        'to declare: hemi, mesh',
-    'toponeuro.atlases._netcdf.read_netcdf_map':
-        'to declare: variable, what',
     'toponeuro.atlases._spec.parse_cortex_maps':
         'to declare: spec',
-    'toponeuro.atlases._surface.mesh_distances':
-        'to declare: hemi, surface, mesh',
     'toponeuro.atlases._surface.mesh_edge_graph':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.atlases._surface.mesh_graph':
-        'to declare: surface, hemi, mesh',
     'toponeuro.atlases._surface.project_volume_atlas':
         'to declare: cache_dir',
-    'toponeuro.atlases._surface.vertex_coordinates':
-        'to declare: surface, hemi, mesh',
     'toponeuro.atlases._user.load_cortex_maps':
         'to declare: maps, hemispheres, surface, neighbours, domains, mesh',
     'toponeuro.atlases._user.require_mesh':
@@ -94,8 +70,6 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brain._responses.invalid_voxels':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brain._responses.zscore_within':
-        'to declare: by',
     'toponeuro.brain._surface.load_topolm_contrast':
         'to declare: path, variable, cache_dir',
     'toponeuro.brain._surface.read_surface_data':
@@ -104,20 +78,14 @@ UNDECLARED: dict[str, str] = {
         'to declare: what',
     'toponeuro.brainscore._convert.read_brainscore_benchmark':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brainscore._convert.write_brainscore_benchmark':
-        'to declare: copy_images, overwrite',
     'toponeuro.brainscore._export.export_plugin':
         'to declare: model_name_or_card, out_dir, region_layer_map, make_zip, weights_url, identifier, sha256, n_head, tokenizer, overwrite',
-    'toponeuro.brainscore._export.known_plugin_names':
-        'to declare: modality',
     'toponeuro.brainscore._export.plugin_layers':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brainscore._export.propose_region_layer_map':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brainscore._score.brainscore_python':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brainscore._score.install_plugin':
-        'to declare: overwrite',
     'toponeuro.brainscore._score.score_with_brainscore':
         'to declare: plugin, benchmark, python, metrics, regions, work_dir, install, look_at_only, compare, keep_activations, timeout',
     'toponeuro.exceptions.close_matches':
@@ -134,8 +102,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: pattern',
     'toponeuro.models._catalog.weights_status':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.models._layers.list_layers':
-        'to declare: probe',
     'toponeuro.models._registry.build_architecture':
         'to declare: name',
     'toponeuro.models._registry.model_card':
@@ -274,18 +240,12 @@ UNDECLARED: dict[str, str] = {
         'to declare: training',
     'toponeuro.training._evaluate.nearest_centroid_accuracy':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.training._export.export_weights':
-        'to declare: checkpoint, out, half',
     'toponeuro.training._instances.decode_image_folder':
         'to declare: path, size, categories, numbers, cache, cache_dir',
-    'toponeuro.training._language.export_trained_parameters':
-        'to declare: trained, out, half',
     'toponeuro.training._language.language_corpus':
         'to declare: data_path',
     'toponeuro.training._language.validate_language_recipe':
         'to declare: source',
-    'toponeuro.training._load.load_trained_model':
-        'to declare: path, model, map_location, trust_checkpoint',
     'toponeuro.training._recipes.build_from_recipe':
         'to declare: data_path',
     'toponeuro.training._recipes.list_recipes':
@@ -302,8 +262,6 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._train.list_checkpoints':
         'to declare: folder',
-    'toponeuro.training._train.load_checkpoint':
-        'to declare: path, map_location, resume',
     'toponeuro.training._train.run_identity':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._trajectory.trajectory':

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._docs import fill_doc
-from .._params import check_random_state
+from .._params import SEED, check_random_state, validate_params
 from .._typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
@@ -68,6 +68,7 @@ def pool_matrix(n_units: int, size: int) -> np.ndarray:
     return same / same.sum(1, keepdims=True)
 
 
+@validate_params({"random_state": SEED})
 @fill_doc
 def efficiency_curve(
     model,

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .._meshes import MESH_SIZES
+from .._params import Text, validate_params
 from ..exceptions import DimensionError, InvalidDataError, UnknownNameError, close_matches
 
 __all__ = ["NETCDF_SUFFIX", "NETCDF_VARIABLE", "read_netcdf_map"]
@@ -26,6 +27,7 @@ NETCDF_SUFFIX = ".nc"
 NETCDF_VARIABLE = "t_values"
 
 
+@validate_params({"variable": Text(), "what": Text()})
 def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "cortex_maps"
                     ) -> tuple[str, np.ndarray]:
     """``("left", values)``: a netCDF map in TopoLM's layout, one value per left fs_LR 32k

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._fetch import data_dir
-from .._meshes import FSAVERAGE5_SURFACES, mesh_surface
+from .._meshes import FSAVERAGE5_SURFACES, MESHES, mesh_surface
 from .._output import atomic_file
 from .._params import Options, validate_params
 from ..exceptions import InputTypeError, UnknownNameError
@@ -68,6 +68,7 @@ def fsaverage5_mesh(surface: str = "pial", hemi: str = "left") -> tuple[np.ndarr
     return mesh_surface("fsaverage5", surface, hemi_name(hemi))
 
 
+@validate_params({"mesh": Options(MESHES, error=UnknownNameError)})
 def vertex_coordinates(surface: str = "pial", hemi: str | None = None, *,
                        mesh: str = "fsaverage5") -> np.ndarray:
     """Vertex coordinates on a surface of a mesh; both hemispheres (left then right,
@@ -146,6 +147,7 @@ def mesh_edge_graph(coords, faces):
     return g + g.T
 
 
+@validate_params({"mesh": Options(MESHES, error=UnknownNameError)})
 def mesh_graph(surface: str = "pial", hemi: str = "left", *, mesh: str = "fsaverage5"):
     """Sparse ``(n, n)`` graph of a hemisphere's edges on a mesh's surface, weighted by mm.
 
@@ -172,6 +174,7 @@ def mesh_graph(surface: str = "pial", hemi: str = "left", *, mesh: str = "fsaver
     return mesh_edge_graph(*mesh_surface(mesh, surface, hemi_name(hemi)))
 
 
+@validate_params({"mesh": Options(MESHES, error=UnknownNameError)})
 def mesh_distances(
     sources=None, *, hemi: str = "left", surface: str = "pial", targets=None,
     mesh: str = "fsaverage5",

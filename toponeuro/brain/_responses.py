@@ -398,6 +398,7 @@ def average_repetitions(da: xr.DataArray) -> xr.DataArray:
     return out
 
 
+@validate_params({"by": Text()})
 def zscore_within(da: xr.DataArray, by: str = "session") -> xr.DataArray:
     """Z-score each voxel across the rows sharing the same ``by`` coord (e.g. session).
 

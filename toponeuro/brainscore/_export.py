@@ -19,6 +19,7 @@ from .. import exceptions as E
 from .._fetch import sha256sum
 from .._output import atomic_file
 from .._output_folder import MANIFEST, output_folder
+from .._params import Options, validate_params
 from .._version import __version__
 from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
@@ -151,6 +152,7 @@ def _read_known(modality: str) -> tuple[set, set]:
     return ids, folders
 
 
+@validate_params({"modality": Options(("vision", "language"), error=E.UnknownNameError)})
 def known_plugin_names(modality: str = "vision") -> dict:
     """Model identifiers and plugin folders that Brain-Score already has.
 
@@ -173,11 +175,6 @@ def known_plugin_names(modality: str = "vision") -> dict:
     >>> "alexnet" in names["identifiers"], "alexnet" in names["folders"]
     (True, True)
     """
-    if modality not in ("vision", "language"):
-        raise E.UnknownNameError(
-            f"modality must be 'vision' or 'language'; got {modality!r} "
-            f"({E.close_matches(str(modality), ('vision', 'language'))})."
-        )
     ids, folders = _read_known(modality)
     try:
         lib = __import__(f"brainscore_{modality}")

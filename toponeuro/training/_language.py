@@ -46,7 +46,7 @@ import torch
 from .._docs import fill_doc
 from .._fetch import sha256sum
 from .._output import write_text
-from .._params import SEED, Interval, check_random_state, validate_params
+from .._params import SEED, Boolean, Interval, check_random_state, validate_params
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
 from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
@@ -645,6 +645,7 @@ def _run_language(recipe: dict, out: Path, *, resume: bool, restart: bool, progr
                                seconds=time.perf_counter() - t0, name=recipe["name"])
 
 
+@validate_params({"half": Boolean()})
 def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike,
                               *, half: bool = True) -> str:
     """Write the trained parameters of a run (``trained.pt``) as a shipped overlay file.

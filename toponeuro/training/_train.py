@@ -112,6 +112,7 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     return sorted(folder.glob("epoch_*.pt"))
 
 
+@validate_params({"resume": Boolean()})
 @fill_doc
 def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool = False) -> dict:
     """Read a checkpoint written by :func:`train` (safe loading: tensors and plain data only).

@@ -36,7 +36,7 @@ import xarray as xr
 from ... import _dims as D
 from ..._align import align_stimuli, as_labelled, pandas_ids
 from ..._docs import fill_doc
-from ..._params import Boolean, Interval, Options, validate_params
+from ..._params import Boolean, Interval, Options, Text, validate_params
 from ...exceptions import (
     AlignmentError,
     DimensionError,
@@ -376,6 +376,7 @@ def _crossnobis(B, data, X, conditions, runs, noise, square, dtype, block_size):
 
 
 # ----------------------------------------------------------------------------- labels
+@validate_params({"what": Text()})
 def rdm_stimulus_ids(r, what: str = "RDM"):
     """The stimulus ids an RDM carries (``None`` for a plain array).
 

@@ -50,6 +50,10 @@ __all__ = [
     "SEED",
     "TOP_K",
     "PROBABILITY",
+    "COUNT",
+    "NON_NEGATIVE_INT",
+    "POSITIVE",
+    "NON_NEGATIVE",
     "Boolean",
     "Callable",
     "Constraint",
@@ -543,6 +547,14 @@ TOP_K = [Interval(numbers.Integral, 1, None, closed="left", whole_floats=False),
          Interval(numbers.Real, 0, 1, closed="right", fix=_TOP_K_FIX)]
 #: a false-discovery rate or a probability strictly between 0 and 1
 PROBABILITY = Interval(numbers.Real, 0, 1, closed="neither")
+#: a count of things (epochs, folds, units): a whole number >= 1
+COUNT = Interval(numbers.Integral, 1, None, closed="left")
+#: a whole number >= 0 (a seed, a number of extra items)
+NON_NEGATIVE_INT = Interval(numbers.Integral, 0, None, closed="left")
+#: a finite number > 0 (a rate, a radius, a scale)
+POSITIVE = Interval(numbers.Real, 0, None, closed="neither")
+#: a finite number >= 0
+NON_NEGATIVE = Interval(numbers.Real, 0, None, closed="left")
 
 _NAMED = {"boolean": Boolean, "random_state": Seed, "callable": Callable}
 

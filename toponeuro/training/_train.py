@@ -12,13 +12,13 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from numbers import Integral, Real
 from pathlib import Path
 
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
+from .. import _params as P
 from .._docs import fill_doc
 from .._output import (
     atomic_file,
@@ -28,7 +28,6 @@ from .._output import (
     save_torch,
     write_text,
 )
-from .._params import Boolean, Interval, Options, validate_params
 from .._version import __version__
 from ..exceptions import (
     CheckpointError,
@@ -112,7 +111,7 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     return sorted(folder.glob("epoch_*.pt"))
 
 
-@validate_params({"resume": Boolean()})
+@P.validate_params({"resume": P.Boolean()})
 @fill_doc
 def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool = False) -> dict:
     """Read a checkpoint written by :func:`train` (safe loading: tensors and plain data only).
@@ -621,23 +620,12 @@ class _Run:
         return int(ckpt["epoch"])
 
 
-_COUNT = Interval(Integral, 1, None, closed="left")
-
-
-@validate_params({
-    "epochs": _COUNT,
-    "batch_size": _COUNT,
-    "lr": Interval(Real, 0, None, closed="neither"),
-    "momentum": Interval(Real, 0, 1, closed="left"),
-    "weight_decay": Interval(Real, 0, None, closed="left"),
-    "lr_schedule": [Options(("cosine",)), None],
-    "seed": Interval(Integral, 0, None, closed="left"),
-    "resume": Boolean(),
-    "restart": Boolean(),
-    "progress": Boolean(),
-    "log_every": [_COUNT, None],
-    "keep_checkpoints": [_COUNT, None],
-}, prefer_skip_nested_validation=False)  # batch_transform and the datasets are the caller's
+@P.validate_params({  # batch_transform and the datasets are the caller's: nested calls check
+    "epochs": P.COUNT, "batch_size": P.COUNT, "lr": P.POSITIVE, "weight_decay": P.NON_NEGATIVE,
+    "momentum": P.Interval(float, 0, 1, closed="left"), "seed": P.NON_NEGATIVE_INT,
+    "lr_schedule": [P.Options(("cosine",)), None], "resume": P.Boolean(), "restart": P.Boolean(),
+    "progress": P.Boolean(), "log_every": [P.COUNT, None], "keep_checkpoints": [P.COUNT, None],
+}, prefer_skip_nested_validation=False)
 @fill_doc
 def train(
     model: nn.Module,

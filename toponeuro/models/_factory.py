@@ -94,7 +94,7 @@ def _weights_file(card: ModelCard, cache_dir) -> tuple[Path, str | None]:
 
 
 @fill_doc
-@validate_params({"name": Text(), "pretrained": Boolean(), "trust_checkpoint": Boolean()},
+@validate_params({"pretrained": Boolean(), "trust_checkpoint": Boolean()},
                  prefer_skip_nested_validation=False)  # builder_kwargs go to the builder
 def create_model(
     name: str,

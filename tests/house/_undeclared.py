@@ -36,14 +36,10 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._selectivity.fdr_bh':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.topography._selectivity.fdr_selection':
-        'to declare: layer, what',
     'toponeuro.analysis.topography._selectivity.student_t':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.analysis.topography._selectivity.tdann_t':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.analysis.topography._selectivity.welch_t':
-        'to declare: return_df',
     'toponeuro.atlases._atlas.atlas_data_path':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.atlases._atlas.hemi_name':
@@ -52,8 +48,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: spec',
     'toponeuro.atlases._surface.mesh_edge_graph':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.atlases._surface.project_volume_atlas':
-        'to declare: cache_dir',
     'toponeuro.atlases._user.load_cortex_maps':
         'to declare: maps, hemispheres, surface, neighbours, domains, mesh',
     'toponeuro.atlases._user.require_mesh':
@@ -70,24 +64,16 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brain._responses.invalid_voxels':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brain._surface.load_topolm_contrast':
-        'to declare: path, variable, cache_dir',
     'toponeuro.brain._surface.read_surface_data':
         'to declare: path, hemi',
-    'toponeuro.brain._volume.load_brain_image':
-        'to declare: what',
     'toponeuro.brainscore._convert.read_brainscore_benchmark':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brainscore._export.export_plugin':
-        'to declare: model_name_or_card, out_dir, region_layer_map, make_zip, weights_url, identifier, sha256, n_head, tokenizer, overwrite',
     'toponeuro.brainscore._export.plugin_layers':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brainscore._export.propose_region_layer_map':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.brainscore._score.brainscore_python':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.brainscore._score.score_with_brainscore':
-        'to declare: plugin, benchmark, python, metrics, regions, work_dir, install, look_at_only, compare, keep_activations, timeout',
     'toponeuro.exceptions.close_matches':
         'exceptions.py cannot import _params (which imports exceptions)',
     'toponeuro.exceptions.first_few':
@@ -98,8 +84,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: weights_sha256, content_hash, preprocessing, version',
     'toponeuro.models._architectures.architecture_config':
         'to declare: name, size',
-    'toponeuro.models._catalog.describe_models':
-        'to declare: pattern',
     'toponeuro.models._catalog.weights_status':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.models._registry.build_architecture':
@@ -212,12 +196,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: path, root',
     'toponeuro.stimuli._image.list_image_files':
         'to declare: root, extensions',
-    'toponeuro.stimuli._image.read_image':
-        'to declare: what',
-    'toponeuro.stimuli._loaders.fetch_pinned_file':
-        'to declare: repo, path, cache_dir',
-    'toponeuro.stimuli._loaders.pinned_sources':
-        'to declare: repo',
     'toponeuro.stimuli._nsd.load_nsd_stimuli':
         'to declare: hdf5_path, indices, key',
     'toponeuro.stimuli._numbers.floc_numbers':
@@ -240,8 +218,6 @@ UNDECLARED: dict[str, str] = {
         'to declare: training',
     'toponeuro.training._evaluate.nearest_centroid_accuracy':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.training._instances.decode_image_folder':
-        'to declare: path, size, categories, numbers, cache, cache_dir',
     'toponeuro.training._language.language_corpus':
         'to declare: data_path',
     'toponeuro.training._language.validate_language_recipe':
@@ -252,16 +228,12 @@ UNDECLARED: dict[str, str] = {
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._recipes.load_recipe':
         'to declare: name_or_path',
-    'toponeuro.training._recipes.resolve_data_path':
-        'to declare: progress',
     'toponeuro.training._recipes.run_language_recipe':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._recipes.run_recipe':
         'to declare: recipe, out_dir, data_path, resume, restart, progress, epochs, steps, seed, device',
     'toponeuro.training._schema.validate_recipe':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
-    'toponeuro.training._train.list_checkpoints':
-        'to declare: folder',
     'toponeuro.training._train.run_identity':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._trajectory.trajectory':

@@ -13,7 +13,7 @@ from .._docs import fill_doc
 from .._fetch import data_dir
 from .._meshes import FSAVERAGE5_SURFACES, MESHES, mesh_surface
 from .._output import atomic_file
-from .._params import Options, validate_params
+from .._params import Options, PathLike, validate_params
 from ..exceptions import InputTypeError, UnknownNameError
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 
@@ -230,6 +230,7 @@ def _projection_key(atlas: Atlas) -> str:
     return h.hexdigest()[:16]
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def project_volume_atlas(
     atlas: Atlas, *, cache_dir: str | os.PathLike | None = None

@@ -11,7 +11,7 @@ import xarray as xr
 
 from .._docs import fill_doc
 from .._meshes import MESH_SIZES, read_surface_file
-from .._params import Boolean, Interval, PathLike, validate_params
+from .._params import Boolean, Interval, PathLike, Text, validate_params
 from .._reading import load_netcdf
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS
 from ..exceptions import (
@@ -357,6 +357,7 @@ def fetch_topolm_contrast(*, cache_dir: str | os.PathLike | None = None):
                              cache_dir=cache_dir)
 
 
+@validate_params({"path": [PathLike(), None], "variable": Text(), "cache_dir": [PathLike(), None]})
 @fill_doc
 def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str = "t_values",
                          cache_dir: str | os.PathLike | None = None) -> xr.DataArray:

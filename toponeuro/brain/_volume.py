@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._params import Boolean, validate_params
+from .._params import Boolean, Text, validate_params
 from .._reading import read_file
 from ..exceptions import (
     AlignmentError,
@@ -30,6 +30,7 @@ from ._responses import handle_invalid, make_brain_responses
 __all__ = ["load_volume_betas", "load_bids_betas", "load_brain_image"]
 
 
+@validate_params({"what": Text()})
 def load_brain_image(obj, what: str = "image"):
     """A nibabel spatial image (NIfTI, MGH ...) from a path or an image, with typed errors.
 

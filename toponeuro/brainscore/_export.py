@@ -19,7 +19,7 @@ from .. import exceptions as E
 from .._fetch import sha256sum
 from .._output import atomic_file
 from .._output_folder import MANIFEST, output_folder
-from .._params import Options, validate_params
+from .._params import COUNT, Boolean, Options, Text, validate_params
 from .._version import __version__
 from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
@@ -610,6 +610,7 @@ def _write_language_files(path: Path, subs: dict, mapping, *, n_head, tokenizer)
     (path / "requirements.txt").write_text("torch\ntransformers\n")
 
 
+@validate_params({"make_zip": Boolean(), "n_head": [COUNT, None], "tokenizer": Text(), "overwrite": Boolean()})
 def export_plugin(
     model_name_or_card: str | ModelCard,
     out_dir: str | os.PathLike,

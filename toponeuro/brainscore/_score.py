@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import exceptions as E
 from .._output import atomic_file, read_json, refuse_link, remove_tree, write_text
-from .._params import Boolean, validate_params
+from .._params import POSITIVE, Boolean, validate_params
 from ..exceptions import (
     ExternalCommandError,
     InputTypeError,
@@ -202,6 +202,7 @@ def _runner_path() -> Path:
     return Path(str(resources.files(__package__) / "_runner.py"))
 
 
+@validate_params({"install": Boolean(), "look_at_only": Boolean(), "keep_activations": Boolean(), "timeout": [POSITIVE, None]})
 def score_with_brainscore(
     plugin: ExportedPlugin | str | os.PathLike,
     stimuli: StimulusSet | None = None,

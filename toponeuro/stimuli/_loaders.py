@@ -57,6 +57,7 @@ _RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 _FLOC_NAME = re.compile(r"^([a-z]+)-(\d+)$")
 
 
+@validate_params({"repo": [Text(), None]})
 def pinned_sources(repo: str | None = None) -> pd.DataFrame:
     """The pinned files toponeuro may download: repo, commit, path, bytes, sha256.
 
@@ -83,6 +84,7 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
     return table
 
 
+@validate_params({"repo": Text(), "path": Text(), "cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_pinned_file(repo: str, path: str, *,
                       cache_dir: str | os.PathLike | None = None) -> Path:

@@ -80,6 +80,7 @@ class TrainResult:
     steps: list[dict] = field(default_factory=list)
 
 
+@P.validate_params({"folder": P.PathLike()})
 def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     """Per-epoch checkpoints in ``folder`` (or its ``checkpoints/`` sub-folder), in order.
 

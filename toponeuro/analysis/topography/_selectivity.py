@@ -15,7 +15,16 @@ from scipy import stats
 
 from ... import _dims as D
 from ..._docs import fill_doc
-from ..._params import PROBABILITY, TOP_K, Interval, Options, check_top_k, validate_params
+from ..._params import (
+    PROBABILITY,
+    TOP_K,
+    Boolean,
+    Interval,
+    Options,
+    Text,
+    check_top_k,
+    validate_params,
+)
 from ...exceptions import (
     DimensionError,
     InputTypeError,
@@ -89,6 +98,7 @@ def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _ratio(ma - mb, np.sqrt(pooled * (1.0 / na + 1.0 / nb)))
 
 
+@validate_params({"return_df": Boolean()})
 def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
     """Welch's unequal-variance t per column (``scipy.stats.ttest_ind(a, b, equal_var=False)``).
 
@@ -674,6 +684,7 @@ def language_selectivity(
     )
 
 
+@validate_params({"layer": [Text(), None], "what": Text()})
 def fdr_selection(result: xr.Dataset, *, layer: str | None = None,
                   what: str = "language-selective units") -> dict:
     """The units :func:`language_selectivity` selects at its FDR level, and their threshold.

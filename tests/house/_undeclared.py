@@ -87,9 +87,9 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.models._catalog.weights_status':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.models._registry.build_architecture':
-        'to declare: name',
+        'name is checked against the builders by hand (UnknownNameError with close matches)',
     'toponeuro.models._registry.model_card':
-        'to declare: name',
+        "name is checked against the registry by hand (type and close matches, UnknownNameError), in the registry's words",
     'toponeuro.models._registry.register_builder':
         'to declare: name',
     'toponeuro.models._small.small_resnet_topo_layers':
@@ -185,9 +185,9 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.reporting._terminal.format_summary':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.sheet.sheet_positions':
-        'to declare: n_units',
+        "n_units is checked by sheet_shape's rule (SheetError), shared with every sheet helper",
     'toponeuro.sheet.sheet_shape':
-        'to declare: n_units',
+        "n_units is checked by hand with a SheetError (the sheet's own error: 1 to 1e12 units, an int), which every caller of the sheet relies on",
     'toponeuro.stimuli._image.files_by_name':
         'to declare: root, suffix, fix',
     'toponeuro.stimuli._image.image_range':
@@ -211,9 +211,9 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.topoloss._schedule.constant':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.topoloss._schedule.cosine_decay':
-        'to declare: total_steps, warmup_steps, final',
+        "its values are checked by TauSchedule (RecipeError, in a recipe's words), which recipes build directly too; a declaration would check them twice",
     'toponeuro.topoloss._schedule.linear_warmup':
-        'to declare: warmup_steps',
+        'its values are checked by TauSchedule (RecipeError), as for cosine_decay',
     'toponeuro.training._checkpoint.validate_checkpoint':
         'to declare: training',
     'toponeuro.training._evaluate.nearest_centroid_accuracy':
@@ -231,7 +231,7 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.training._recipes.run_language_recipe':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._recipes.run_recipe':
-        'to declare: recipe, out_dir, data_path, resume, restart, progress, epochs, steps, seed, device',
+        'its settings are checked by the recipe schema first (RecipeError naming the recipe key); train, which it calls, declares the training settings',
     'toponeuro.training._schema.validate_recipe':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.training._train.run_identity':

@@ -68,7 +68,8 @@ def pool_matrix(n_units: int, size: int) -> np.ndarray:
     return same / same.sum(1, keepdims=True)
 
 
-@validate_params({"random_state": SEED})
+@validate_params({"random_state": SEED},
+                 prefer_skip_nested_validation=False)  # evaluate is the caller's
 @fill_doc
 def efficiency_curve(
     model,

@@ -31,6 +31,7 @@ toponeuro.exceptions.ParameterError: threshold=nan is not a finite number.
 
 from __future__ import annotations
 
+import abc
 import contextvars
 import functools
 import inspect
@@ -208,7 +209,7 @@ class _Junk:
         return "<object>"
 
 
-class Constraint:
+class Constraint(abc.ABC):
     """One kind of value a parameter accepts; a parameter declares a list of them (any one).
 
     ``is_satisfied_by`` decides, ``kind_ok`` says whether a refused value was at least of
@@ -223,8 +224,9 @@ class Constraint:
     #: raised for a refused value of the right kind
     error = ParameterError
 
+    @abc.abstractmethod
     def is_satisfied_by(self, value) -> bool:
-        raise NotImplementedError
+        """Whether ``value`` is accepted."""
 
     def kind_ok(self, value) -> bool:
         return self.is_satisfied_by(value)
@@ -232,11 +234,13 @@ class Constraint:
     def convert(self, value):
         return value
 
+    @abc.abstractmethod
     def describe(self) -> str:
-        raise NotImplementedError
+        """The phrase of the message: ``"a whole number >= 1"``."""
 
+    @abc.abstractmethod
     def example(self):
-        raise NotImplementedError
+        """A cheap valid value."""
 
     def bad_values(self) -> list:
         return [_Junk()]

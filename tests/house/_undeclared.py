@@ -94,6 +94,8 @@ UNDECLARED: dict[str, str] = {
         'to declare: name',
     'toponeuro.models._small.small_resnet_topo_layers':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
+    'toponeuro.models._standalone.add_blurpool':
+        'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
     'toponeuro.models._surgery.restoring':
         'data only: arrays, maps, paths, models or callables; the vocabulary has no constraint for them yet (their readers check them)',
     'toponeuro.models._surgery.sheet_units':

@@ -7,13 +7,9 @@ them, and the Brain-Score exporter inlines this file into every vision plugin's
 
 from __future__ import annotations
 
-import numbers
-
 import torch
 import torch.nn.functional as F
 from torch import nn
-
-from .._params import Interval, validate_params
 
 __all__ = ["BlurPoolConv2d", "add_blurpool", "SmallResNet"]
 
@@ -49,7 +45,6 @@ class BlurPoolConv2d(nn.Module):
         return self.conv(x)
 
 
-@validate_params({"min_in_channels": Interval(numbers.Integral, 1, None, closed="left")})
 def add_blurpool(model: nn.Module, min_in_channels: int = 16) -> nn.Module:
     """Wrap every ``nn.Conv2d`` with stride > 1 and ``in_channels >= min_in_channels`` in
     :class:`BlurPoolConv2d`, in place; returns ``model``.

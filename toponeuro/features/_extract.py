@@ -335,7 +335,7 @@ def _unit_info(layers, sizes, infos) -> dict[str, np.ndarray]:
     "resume": Boolean(),
     "overwrite": Boolean(),
     "progress": Boolean(),
-    "preprocess": [Callable(), None],
+
     "forward_fn": [Callable(fix="forward_fn(model, batch) returns the model's output."), None],
 }, prefer_skip_nested_validation=False)  # preprocess and forward_fn are the caller's
 def extract(

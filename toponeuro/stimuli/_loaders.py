@@ -452,7 +452,7 @@ def load_floc(
     )
 
 
-@validate_params({"path": [PathLike(), None], "cache_dir": [PathLike(), None]})
+@validate_params({"cache_dir": [PathLike(), None]})  # path may be a list of run lists
 @fill_doc
 def load_language_localizer(
     path: str | os.PathLike | None = None,

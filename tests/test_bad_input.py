@@ -405,13 +405,13 @@ def extract_unknown_layer(tmp):
     return lambda: extract(_demo(), [torch.rand(3, 16, 16)], ["fcc"], progress=False)
 
 
-@case(ValueError, E.InvalidDataError, "'avg'", "one of")
+@case(ValueError, E.ParameterError, "pooling='avg'", "one of")
 def extract_bad_pooling(tmp):
     return lambda: extract(_demo(), [torch.rand(3, 16, 16)], ["fc"], pooling="avg",
                            progress=False)
 
 
-@case(ValueError, E.InvalidDataError, "0", "positive integer")
+@case(ValueError, E.ParameterError, "batch_size=0", "whole number >= 1")
 def extract_zero_batch(tmp):
     return lambda: extract(_demo(), [torch.rand(3, 16, 16)], ["fc"], batch_size=0,
                            progress=False)

@@ -167,7 +167,7 @@ CASES = [
     # top_k=1.0 selected one unit
     ("top-k-fraction-above-one", lambda: language_selectivity(
         ACTS, labels=["S", "N"] * 10, top_k=2.5),
-     ParameterError, ValueError, r"top_k=2.5 is not a finite number in \(0, 1\]. An int is a count"),
+     ParameterError, ValueError, r"top_k=2.5 is not a whole number >= 1 or a finite number in \(0, 1\]. An int is a count"),
     ("top-k-zero", lambda: language_selectivity(ACTS, labels=["S", "N"] * 10, top_k=0),
      ParameterError, ValueError, r"top_k=0 is not a whole number >= 1"),
     # create_model(None): "unsupported operand type(s) for +" TypeError

@@ -9,7 +9,10 @@ either (offline, no copy) they run on labelled synthetic stand-ins, and say so i
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from ._util.docs import fill_doc
+from ._util.params import SEED, Interval, validate_params
 
 __all__ = ["tutorial_floc", "tutorial_language_localizer", "tutorial_topolm_contrast",
            "data_note"]
@@ -17,6 +20,8 @@ __all__ = ["tutorial_floc", "tutorial_language_localizer", "tutorial_topolm_cont
 
 
 @fill_doc
+@validate_params({"size": Interval(Integral, 1, None, closed="left", fix="size is in pixels."),
+                  "random_state": SEED})
 def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int = 0,
                   path=None):
     """The fLoc images of a tutorial, or synthetic gratings when they cannot be had.
@@ -63,6 +68,8 @@ def tutorial_floc(numbers, categories=None, *, size: int = 64, random_state: int
 
 
 @fill_doc
+@validate_params({"n_per_condition": Interval(Integral, 1, None, closed="left"),
+                  "random_state": SEED})
 def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
                                 random_state: int = 0):
     """The first ``n_per_condition`` language-localizer items of each condition, or a
@@ -130,6 +137,7 @@ def tutorial_language_localizer(n_per_condition: int, conditions=("S", "N"), *,
 
 
 @fill_doc
+@validate_params({"random_state": SEED})
 def tutorial_topolm_contrast(local_copies=None, *, random_state: int = 0):
     """TopoLM's fs_LR 32k verb - noun group contrast for a tutorial, or a synthetic fs_LR map
     when it cannot be had.

@@ -137,8 +137,8 @@ CASES = [
      ValueError, "runs", "metric='crossnobis' only"),
     ("bootstrap-zero", lambda: bootstrap_compare_rdms(A, A, n_bootstrap=0), ParameterError,
      ValueError, "n_bootstrap=0", r"in \[1, 1000000\]"),
-    ("bootstrap-ci-percent", lambda: bootstrap_compare_rdms(A, A, ci=95), InvalidDataError,
-     ValueError, "got 95", "0.95"),
+    ("bootstrap-ci-percent", lambda: bootstrap_compare_rdms(A, A, ci=95), ParameterError,
+     ValueError, "ci=95", "0.95"),
     # --- encoding
     ("ceiling-percent-labelled", lambda: encoding_score(X, X, model=MODEL, cv=3,
                                                         ceiling=_pct_ceiling()),

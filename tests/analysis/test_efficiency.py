@@ -11,6 +11,7 @@ from toponeuro.analysis import TOPONETS_NANOGPT_KEEP, efficiency_curve, pool_mat
 from toponeuro.exceptions import (
     CheckpointError,
     InvalidDataError,
+    ParameterError,
     UnknownNameError,
 )
 from toponeuro.models import SmallResNet, downsample_weights, restoring
@@ -253,7 +254,7 @@ def test_downsample_weights_of_a_constant_sheet_is_exact_and_restored():
         np.testing.assert_allclose(net[0].weight.detach().numpy(), 0.5, rtol=1e-6)
         net[0].weight.data.zero_()
     assert float(net[0].weight.detach().mean()) == 0.5
-    with pytest.raises(InvalidDataError, match=r"\(0, 1\]"):
+    with pytest.raises(ParameterError, match=r"^keep=0 is not a finite number in \(0, 1\]"):
         downsample_weights(net, ["0"], 0.0)
 
 

@@ -558,7 +558,9 @@ def test_bad_arguments_are_typed_errors(demo):
     image = [torch.rand(3, 32, 32)]
     for kwargs in ({"batch_size": 0}, {"batch_size": 2.5}, {"batch_size": True},
                    {"pooling": "median"}, {"token_pooling": "middle"}):
-        with pytest.raises(E.InvalidDataError):
+        # declared: a bool is the wrong type (InputTypeError), the rest wrong values
+        with pytest.raises((E.ParameterError, E.InputTypeError),
+                           match="^(batch_size|pooling|token_pooling)="):
             extract(demo, image, ["fc"], progress=False, **kwargs)
     with pytest.raises(E.DeviceError, match="not a torch device"):
         extract(demo, image, ["fc"], device="gpu", progress=False)

@@ -232,7 +232,7 @@ def test_make_image_folder_writes_the_floc_layout_deterministically(tmp_path):
     ({"categories": ()}, "at least one category"),
     ({"numbers": []}, "at least one category and one number"),
     ({"categories": ("a/b",)}, "folder names"),
-    ({"size": 0}, "positive"),
+    ({"size": 0}, "size=0 is not a whole number >= 1"),
     ({"suffix": ".txt"}, ".png"),
     ({"mode": "CMYK"}, "'L', 'RGB'"),
 ])

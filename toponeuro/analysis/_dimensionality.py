@@ -18,6 +18,7 @@ import xarray as xr
 
 from .._util import dims as D
 from .._util.docs import fill_doc
+from .._util.params import Boolean, validate_params
 from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
 
@@ -52,6 +53,7 @@ def _frob2_gram(X):
     return float((G * G).sum())
 
 
+@validate_params({"bias_corrected": Boolean()})
 @fill_doc
 def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
     """Estimates of ``(tr C)^2`` and ``tr(C^2)`` of the covariance of the rows of ``data``.
@@ -154,6 +156,7 @@ PR_BOUNDS_RULE = (
 )
 
 
+@validate_params({"bias_corrected": Boolean()})
 @fill_doc
 def participation_ratio(data, bias_corrected: bool = True) -> float:
     """Participation ratio ``(tr C)^2 / tr(C^2)``, bias-corrected by default.

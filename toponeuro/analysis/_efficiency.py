@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._util.docs import fill_doc
-from .._util.params import check_random_state
+from .._util.params import SEED, check_random_state, validate_params
 from .._util.typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
@@ -68,6 +68,8 @@ def pool_matrix(n_units: int, size: int) -> np.ndarray:
     return same / same.sum(1, keepdims=True)
 
 
+@validate_params({"random_state": SEED},
+                 prefer_skip_nested_validation=False)  # evaluate is the caller's
 @fill_doc
 def efficiency_curve(
     model,

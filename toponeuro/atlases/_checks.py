@@ -27,6 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._io.meshes import MESHES
+from .._util.params import Options, validate_params
 from ..exceptions import (
     ImplausibleValueWarning,
     InvalidDataError,
@@ -151,6 +152,7 @@ def _region_points(hemi: str) -> np.ndarray:
     return vertex_coordinates("pial", hemi)[mask]
 
 
+@validate_params({"mesh": Options(MESHES, error=UnknownNameError)})
 def peak_distance_mm(values, hemi: str, mesh: str = "fsaverage5") -> float:
     """Distance (mm, Euclidean in MNI space) from a map's peak to the nearest vertex of the
     visfAtlas's category-selective ROIs (faces, bodies, places, characters) of ``hemi``.

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._util.docs import fill_doc
+from .._util.params import Options, PathLike, validate_params
 from ..exceptions import UnknownNameError, close_matches
 from ._atlas import (
     _PREFIX,
@@ -48,6 +49,8 @@ def _visf_labels() -> pd.DataFrame:
 
 
 @fill_doc
+@validate_params({"space": Options(("MNI152", "fsaverage5"), error=UnknownNameError),
+                  "cache_dir": [PathLike(), None]})
 def load_visfatlas(space: str = "MNI152", *, cache_dir: str | os.PathLike | None = None) -> Atlas:
     """The visfAtlas (Rosenke et al., 2021): 33 ventral/lateral visual ROIs.
 
@@ -114,6 +117,7 @@ def _lang_labels() -> pd.DataFrame:
     )
 
 
+@validate_params({"space": Options(ATLAS_SPACES, error=UnknownNameError)})
 def load_language_parcels(space: str = "MNI152") -> Atlas:
     """The symmetrical language parcels (Wolna et al., 2025; S > N, n = 706; MIT).
 

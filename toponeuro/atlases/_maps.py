@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 
 from .._io.meshes import MESHES
+from .._util.params import Interval, Options, validate_params
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, _hemi_names
 from ._surface import SURFACES, mesh_graph, vertex_coordinates
@@ -135,6 +137,13 @@ class CortexMaps:
                 "distance": "graph", "mesh": self.mesh}
 
 
+#: the declared ``scale_mm`` of a proximity map: mm of cortex per 1/e fall
+_SCALE_MM = Interval(Real, 0, None, closed="neither", fix="scale_mm is in mm of cortex.")
+#: a declared fsaverage5 surface
+_SURFACE = Options(SURFACES, error=UnknownNameError)
+
+
+@validate_params({"scale_mm": _SCALE_MM, "surface": _SURFACE})
 def roi_proximity(mask, hemi: str = "left", *, scale_mm: float = 10.0,
                   surface: str = GEODESIC_SURFACE) -> np.ndarray:
     """An ROI as a continuous map: ``exp(-d / scale_mm)``, ``d`` the geodesic distance (mm).
@@ -176,13 +185,17 @@ def roi_proximity(mask, hemi: str = "left", *, scale_mm: float = 10.0,
             f"vertices of one fsaverage5 hemisphere; got shape {mask.shape} with "
             f"{int(mask.sum())} vertices set."
         )
-    if not (np.isfinite(scale_mm) and scale_mm > 0):
-        raise InvalidDataError(f"scale_mm must be a positive number of mm; got {scale_mm}.")
     d = dijkstra(mesh_graph(surface, hemi), directed=False, indices=np.flatnonzero(mask),
                  min_only=True)
     return np.exp(-np.asarray(d, float) / float(scale_mm))
 
 
+@validate_params({
+    "surface": _SURFACE,
+    "neighbours": _SURFACE,
+    "representation": Options(CORTEX_REPRESENTATIONS, error=UnknownNameError),
+    "scale_mm": _SCALE_MM,
+})
 def cortex_maps(
     atlas: Atlas,
     domains: Sequence[str] | None = None,
@@ -252,12 +265,6 @@ def cortex_maps(
             f"cortex_maps needs a surface atlas on fsaverage5; got {atlas!r}. Load it with "
             "space='fsaverage5' (e.g. load_visfatlas('fsaverage5'))."
         )
-    for mesh in (surface, neighbours):
-        if mesh not in SURFACES:
-            raise UnknownNameError(f"Unknown surface {mesh!r}; {close_matches(mesh, SURFACES)}")
-    if representation not in CORTEX_REPRESENTATIONS:
-        raise UnknownNameError(f"Unknown representation {representation!r}; "
-                               f"{close_matches(representation, CORTEX_REPRESENTATIONS)}")
     domains = atlas.domains if domains is None else [str(d) for d in domains]
     for d in domains:
         if d not in atlas.domains:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .._io.meshes import MESH_SIZES
+from .._util.params import Text, validate_params
 from ..exceptions import (
     DimensionError,
     MissingFileError,
@@ -37,6 +38,7 @@ _FIX = ("give TopoLM's group-level-contrast.nc as distributed, or the map as a f
         "(.func.gii)")
 
 
+@validate_params({"variable": Text(), "what": Text(), "fix": [Text(), None]})
 def read_netcdf_map(path, *, variable: str = NETCDF_VARIABLE, what: str = "cortex_maps",
                     fix: str | None = None) -> tuple[str, np.ndarray]:
     """``("left", values)``: a netCDF map in TopoLM's layout, one value per left fs_LR 32k

@@ -10,10 +10,11 @@ from functools import lru_cache
 import numpy as np
 
 from .._io.fetch import data_dir
-from .._io.meshes import FSAVERAGE5_SURFACES, mesh_surface
+from .._io.meshes import FSAVERAGE5_SURFACES, MESHES, mesh_surface
 from .._io.output import atomic_file
 from .._util.docs import fill_doc
-from ..exceptions import InputTypeError, UnknownNameError, close_matches
+from .._util.params import Options, PathLike, validate_params
+from ..exceptions import InputTypeError, UnknownNameError
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, hemi_name
 
 __all__ = [
@@ -38,6 +39,7 @@ def _fsaverage5():
     return datasets.load_fsaverage("fsaverage5")
 
 
+@validate_params({"surface": Options(SURFACES, error=UnknownNameError)})
 def fsaverage5_mesh(surface: str = "pial", hemi: str = "left") -> tuple[np.ndarray, np.ndarray]:
     """``(coordinates (10242, 3) mm, faces (n_faces, 3))`` of an fsaverage5 hemisphere.
 
@@ -63,13 +65,10 @@ def fsaverage5_mesh(surface: str = "pial", hemi: str = "left") -> tuple[np.ndarr
     >>> xyz.shape, faces.shape[1]
     ((10242, 3), 3)
     """
-    if surface not in SURFACES:
-        raise UnknownNameError(
-            f"Unknown fsaverage5 surface {surface!r}; {close_matches(surface, SURFACES)}"
-        )
     return mesh_surface("fsaverage5", surface, hemi_name(hemi))
 
 
+@validate_params({"mesh": Options(MESHES, error=UnknownNameError)})
 def vertex_coordinates(surface: str = "pial", hemi: str | None = None, *,
                        mesh: str = "fsaverage5") -> np.ndarray:
     """Vertex coordinates on a surface of a mesh; both hemispheres (left then right,
@@ -148,6 +147,7 @@ def mesh_edge_graph(coords, faces):
     return g + g.T
 
 
+@validate_params({"mesh": Options(MESHES, error=UnknownNameError)})
 def mesh_graph(surface: str = "pial", hemi: str = "left", *, mesh: str = "fsaverage5"):
     """Sparse ``(n, n)`` graph of a hemisphere's edges on a mesh's surface, weighted by mm.
 
@@ -174,6 +174,7 @@ def mesh_graph(surface: str = "pial", hemi: str = "left", *, mesh: str = "fsaver
     return mesh_edge_graph(*mesh_surface(mesh, surface, hemi_name(hemi)))
 
 
+@validate_params({"mesh": Options(MESHES, error=UnknownNameError)})
 def mesh_distances(
     sources=None, *, hemi: str = "left", surface: str = "pial", targets=None,
     mesh: str = "fsaverage5",
@@ -229,6 +230,7 @@ def _projection_key(atlas: Atlas) -> str:
     return h.hexdigest()[:16]
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def project_volume_atlas(
     atlas: Atlas, *, cache_dir: str | os.PathLike | None = None

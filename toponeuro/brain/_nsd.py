@@ -23,6 +23,7 @@ import numpy as np
 import xarray as xr
 
 from .._util import dims as D
+from .._util.params import Boolean, validate_params
 from ..exceptions import (
     DimensionError,
     InvalidDataError,
@@ -344,6 +345,7 @@ def _read_session_volume(glm_dir: Path, session: int, fmt: str, bbox, ref_shape)
         ) from err
 
 
+@validate_params({"noise_ceiling": Boolean(), "zscore": Boolean(), "drop_invalid": Boolean()})
 def load_nsd_betas(
     nsd_dir: str | os.PathLike,
     subject,

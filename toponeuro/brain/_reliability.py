@@ -2,26 +2,35 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import xarray as xr
 
 from .._util import dims as D
 from .._util.docs import fill_doc
 from .._util.metrics import pearson_r
-from .._util.params import check_random_state
+from .._util.params import SEED, Boolean, Interval, Options, check_random_state, validate_params
 from .._util.typing import RandomState
 from ..exceptions import (
     CoordinateError,
     InvalidDataError,
     ParameterError,
     UnknownNameError,
-    close_matches,
 )
 from ._nsd import nsd_noise_ceiling
 from ._responses import check_responses, make_brain_responses, zscore_within
 
 
 @fill_doc
+@validate_params({
+    "n_images": Interval(Integral, 1, None, closed="left"),
+    "n_repeats": Interval(Integral, 2, None, closed="left",
+                          fix="Repeated trials need at least 2 repetitions."),
+    "n_voxels": Interval(Integral, 1, None, closed="left"),
+    "random_state": SEED,
+    "return_signal": Boolean(),
+})
 def make_repeated_responses(
     n_images: int = 100,
     n_repeats: int = 2,
@@ -76,12 +85,6 @@ def make_repeated_responses(
     >>> float(r.true_ncsnr[0]), float(r.true_reliability[0])
     (2.0, 0.9230769230769231)
     """
-    n_images, n_repeats, n_voxels = int(n_images), int(n_repeats), int(n_voxels)
-    if n_images < 1 or n_voxels < 1 or n_repeats < 2:
-        raise ParameterError(
-            f"Repeated trials need n_images >= 1, n_voxels >= 1 and n_repeats >= 2; got "
-            f"{n_images}, {n_voxels} and {n_repeats}."
-        )
     sd = np.asarray(noise, dtype=np.float64)
     if sd.ndim == 0:
         sd = np.full(n_voxels, float(sd))
@@ -112,6 +115,7 @@ __all__ = [
 ]
 
 
+@validate_params({"factor": Interval(Real, 0, None, closed="neither")})
 def spearman_brown(r, factor: float = 2.0):
     """Reliability of data ``factor`` times longer: ``factor * r / (1 + (factor - 1) * r)``.
 
@@ -153,6 +157,11 @@ def _trials_by_image(da: xr.DataArray):
 
 
 @fill_doc
+@validate_params({
+    "method": Options(("odd-even", "random"), error=UnknownNameError),
+    "n_splits": Interval(Integral, 1, None, closed="left"),
+    "random_state": SEED,
+})
 def split_half_reliability(
     responses: xr.DataArray,
     *,
@@ -198,8 +207,6 @@ def split_half_reliability(
         raise InvalidDataError(
             f"Split-half reliability needs at least 3 images with 2+ trials; got {len(multi)}."
         )
-    if method not in ("odd-even", "random"):
-        raise UnknownNameError(f"method={method!r}; {close_matches(method, ['odd-even', 'random'])}")
     x = np.asarray(responses.values, dtype=np.float64)
     rng = check_random_state(random_state)
     order = np.argsort(inverse, kind="stable")
@@ -221,6 +228,7 @@ def split_half_reliability(
     return out
 
 
+@validate_params({"zscore": Boolean()})
 def ncsnr(responses: xr.DataArray, *, zscore: bool = True) -> xr.DataArray:
     """NSD's noise-ceiling signal-to-noise ratio per voxel (Allen et al., 2022).
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -10,7 +11,7 @@ import xarray as xr
 
 from .._util import dims as D
 from .._util.docs import fill_doc
-from .._util.params import check_random_state
+from .._util.params import Boolean, Interval, Text, check_random_state, validate_params
 from .._version import __version__
 from ..atlases import hemi_name
 from ..exceptions import (
@@ -40,6 +41,8 @@ def _repetition_index(ids: np.ndarray) -> np.ndarray:
     return out
 
 
+@validate_params({"n_stimuli": [Interval(numbers.Integral, 1, None, closed="left"), None],
+                  "n_voxels": [Interval(numbers.Integral, 1, None, closed="left"), None]})
 @fill_doc
 def make_brain_responses(
     data: np.ndarray | None = None,
@@ -166,6 +169,7 @@ def make_brain_responses(
     return out
 
 
+@validate_params({"unique_ids": Boolean()})
 def check_responses(da: xr.DataArray, *, unique_ids: bool = False) -> xr.DataArray:
     """Validate a BrainResponses DataArray and return it unchanged.
 
@@ -280,6 +284,7 @@ def _where(da: xr.DataArray, mask: np.ndarray, k: int = 5) -> str:
     return "; ".join(parts)
 
 
+@validate_params({"drop_invalid": Boolean(), "what": Text()})
 def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses") -> xr.DataArray:
     """Raise on NaN/constant voxels, or drop them (with a warning) when asked to.
 
@@ -393,6 +398,7 @@ def average_repetitions(da: xr.DataArray) -> xr.DataArray:
     return out
 
 
+@validate_params({"by": Text()})
 def zscore_within(da: xr.DataArray, by: str = "session") -> xr.DataArray:
     """Z-score each voxel across the rows sharing the same ``by`` coord (e.g. session).
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from numbers import Real
 
 import numpy as np
 import xarray as xr
 
 from .._io.meshes import MESH_SIZES, read_surface_file
 from .._util.docs import fill_doc
+from .._util.params import Boolean, Interval, PathLike, Text, validate_params
 from ..atlases import FSAVERAGE5_N_VERTICES, HEMIS, read_netcdf_map
 from ..exceptions import (
     AlignmentError,
@@ -199,6 +201,8 @@ def _resolve_surface_roi(roi, atlas, n_vert):
     return atlas
 
 
+@validate_params({"drop_invalid": Boolean(),
+                  "scale": [Interval(Real, 0, None, closed="neither"), None]})
 def load_surface_betas(
     lh,
     rh,
@@ -318,6 +322,7 @@ def load_surface_betas(
     return handle_invalid(da, drop_invalid, "surface betas")
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_topolm_contrast(*, cache_dir: str | os.PathLike | None = None):
     """Download TopoLM's fs_LR 32k verb - noun group contrast (pinned commit, sha256-checked)
@@ -350,6 +355,7 @@ def fetch_topolm_contrast(*, cache_dir: str | os.PathLike | None = None):
                              cache_dir=cache_dir)
 
 
+@validate_params({"path": [PathLike(), None], "variable": Text(), "cache_dir": [PathLike(), None]})
 @fill_doc
 def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str = "t_values",
                          cache_dir: str | os.PathLike | None = None) -> xr.DataArray:

@@ -13,6 +13,7 @@ import pandas as pd
 import xarray as xr
 
 from .._io.reading import read_file
+from .._util.params import Boolean, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -29,6 +30,7 @@ from ._responses import handle_invalid, make_brain_responses
 __all__ = ["load_volume_betas", "load_bids_betas", "load_brain_image"]
 
 
+@validate_params({"what": Text()})
 def load_brain_image(obj, what: str = "image"):
     """A nibabel spatial image (NIfTI, MGH ...) from a path or an image, with typed errors.
 
@@ -308,6 +310,7 @@ def _id_list(stimulus_ids, what: str = "stimulus_ids") -> list:
     return ids
 
 
+@validate_params({"drop_invalid": Boolean()})
 def load_volume_betas(
     images,
     stimulus_ids: Sequence[str],
@@ -438,6 +441,7 @@ def _labels_for(path: Path, ents: dict, suffix: str, n: int) -> list[str] | None
     return None
 
 
+@validate_params({"drop_invalid": Boolean()})
 def load_bids_betas(
     derivatives_dir: str | os.PathLike,
     subject: str,

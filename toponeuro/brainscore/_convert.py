@@ -22,6 +22,7 @@ from .._io.folder import output_folder
 from .._io.output import read_json
 from .._io.reading import load_numpy, read_file
 from .._util import dims as D
+from .._util.params import Boolean, validate_params
 from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
 
@@ -120,6 +121,7 @@ def _legacy_benchmark(folder: Path) -> tuple[str, ...] | None:
             "neuroid.csv", "images")
 
 
+@validate_params({"copy_images": Boolean(), "overwrite": Boolean()})
 def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_images=False,
                                name=None, *, overwrite: bool = False) -> Path:
     """Write a StimulusSet and BrainResponses as files Brain-Score's classes load.

@@ -20,6 +20,7 @@ from .._io.fetch import sha256sum
 from .._io.folder import MANIFEST, output_folder
 from .._io.output import atomic_file
 from .._util.docs import fill_doc
+from .._util.params import COUNT, Boolean, Options, Text, validate_params
 from .._version import __version__
 from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
@@ -152,6 +153,7 @@ def _read_known(modality: str) -> tuple[set, set]:
     return ids, folders
 
 
+@validate_params({"modality": Options(("vision", "language"), error=E.UnknownNameError)})
 def known_plugin_names(modality: str = "vision") -> dict:
     """Model identifiers and plugin folders that Brain-Score already has.
 
@@ -174,11 +176,6 @@ def known_plugin_names(modality: str = "vision") -> dict:
     >>> "alexnet" in names["identifiers"], "alexnet" in names["folders"]
     (True, True)
     """
-    if modality not in ("vision", "language"):
-        raise E.UnknownNameError(
-            f"modality must be 'vision' or 'language'; got {modality!r} "
-            f"({E.close_matches(str(modality), ('vision', 'language'))})."
-        )
     ids, folders = _read_known(modality)
     try:
         lib = __import__(f"brainscore_{modality}")
@@ -612,6 +609,7 @@ def _write_language_files(path: Path, subs: dict, mapping, *, n_head, tokenizer)
     (path / "requirements.txt").write_text("torch\ntransformers\n")
 
 
+@validate_params({"make_zip": Boolean(), "n_head": [COUNT, None], "tokenizer": Text(), "overwrite": Boolean()})
 def export_plugin(
     model_name_or_card: str | ModelCard,
     out_dir: str | os.PathLike,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import exceptions as E
 from .._io.output import atomic_file, read_json, refuse_link, remove_tree, write_text
+from .._util.params import POSITIVE, Boolean, validate_params
 from ..exceptions import (
     ExternalCommandError,
     InputTypeError,
@@ -144,6 +145,7 @@ def _write_stderr_log(path: Path, python: str, returncode: int, stderr: str) -> 
     return write_text(path, f"{_LOG_HEAD} ({python}, exit {returncode})\n{stderr}")
 
 
+@validate_params({"overwrite": Boolean()})
 def install_plugin(plugin, python=None, overwrite=True) -> Path:
     """Copy an exported plugin into the ``models`` folder of an installed Brain-Score.
 
@@ -200,6 +202,7 @@ def _runner_path() -> Path:
     return Path(str(resources.files(__package__) / "_runner.py"))
 
 
+@validate_params({"install": Boolean(), "look_at_only": Boolean(), "keep_activations": Boolean(), "timeout": [POSITIVE, None]})
 def score_with_brainscore(
     plugin: ExportedPlugin | str | os.PathLike,
     stimuli: StimulusSet | None = None,

@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import inspect
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 
 from .._util import dims as D
 from .._util.docs import fill_doc
+from .._util.params import Boolean, Callable, Interval, Options, validate_params
 from .._version import __version__
 from ..exceptions import (
     InputTypeError,
@@ -326,6 +328,16 @@ def _unit_info(layers, sizes, infos) -> dict[str, np.ndarray]:
 
 
 @fill_doc
+@validate_params({
+    "pooling": Options(POOLINGS),
+    "token_pooling": Options(TOKEN_POOLINGS),
+    "batch_size": Interval(Integral, 1, None, closed="left"),
+    "resume": Boolean(),
+    "overwrite": Boolean(),
+    "progress": Boolean(),
+
+    "forward_fn": [Callable(fix="forward_fn(model, batch) returns the model's output."), None],
+}, prefer_skip_nested_validation=False)  # preprocess and forward_fn are the caller's
 def extract(
     model,
     stimuli,
@@ -442,7 +454,7 @@ def extract(
     """
     from .._util.device import check_device
 
-    batch_size = _check_options(pooling, token_pooling, batch_size, forward_fn)
+
     device = check_device(device)
     job = _prepare(model, stimuli, layers, pooling=pooling, token_pooling=token_pooling,
                    preprocess=preprocess, forward_fn=forward_fn)
@@ -481,25 +493,6 @@ def _with_positions(acts, card, unit_positions, position_units):
 
 
 # --- the stages of extract ----------------------------------------------------------------
-def _check_options(pooling, token_pooling, batch_size, forward_fn) -> int:
-    """Validate the options that need no model; the batch size as an int."""
-    if pooling not in POOLINGS:
-        raise InvalidDataError(f"pooling must be one of {POOLINGS}; got {pooling!r}.")
-    if token_pooling not in TOKEN_POOLINGS:
-        raise InvalidDataError(
-            f"token_pooling must be one of {TOKEN_POOLINGS}; got {token_pooling!r}."
-        )
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or (
-        batch_size < 1
-    ):
-        raise InvalidDataError(f"batch_size must be a positive integer; got {batch_size!r}.")
-    if forward_fn is not None and not callable(forward_fn):
-        raise InputTypeError(
-            f"forward_fn must be a callable forward_fn(model, batch); got "
-            f"{type(forward_fn).__name__}."
-        )
-    return int(batch_size)
-
 
 @dataclass
 class _Job:

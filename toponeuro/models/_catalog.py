@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .._util.docs import fill_doc
+from .._util.params import Text, validate_params
 
 __all__ = ["describe_models", "weights_status", "WEIGHTS_STATUSES"]
 
@@ -67,6 +68,7 @@ def weights_status(card, cache_dir=None) -> str:
     return "none"
 
 
+@validate_params({"pattern": Text()})
 @fill_doc
 def describe_models(pattern: str = "*", cache_dir=None) -> pd.DataFrame:
     """The registered models matching ``pattern``, one row each, with their weights' status.

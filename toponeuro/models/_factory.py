@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .._io.fetch import _fetch_hf, sha256sum
 from .._util.docs import fill_doc
+from .._util.params import Boolean, Text, validate_params
 from ..exceptions import (
     CheckpointError,
     ChecksumError,
@@ -93,6 +94,8 @@ def _weights_file(card: ModelCard, cache_dir) -> tuple[Path, str | None]:
 
 
 @fill_doc
+@validate_params({"pretrained": Boolean(), "trust_checkpoint": Boolean()},
+                 prefer_skip_nested_validation=False)  # builder_kwargs go to the builder
 def create_model(
     name: str,
     pretrained: bool = False,
@@ -228,6 +231,7 @@ def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:
 
 
 @fill_doc
+@validate_params({"model": [Text(), None], "trust_checkpoint": Boolean()})
 def load_model(
     model: str | None = None,
     *,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._util.params import Boolean, validate_params
 from ..exceptions import InputTypeError, SheetError
 from ..sheet import sheet_shape
 
@@ -78,6 +79,7 @@ def _pooled_units(shape: tuple[int, ...]) -> int | None:
     return None
 
 
+@validate_params({"probe": Boolean()})
 def list_layers(model, *, input_shape=None, probe: bool = True) -> pd.DataFrame:
     """The modules of ``model`` that :func:`toponeuro.features.extract` can read.
 

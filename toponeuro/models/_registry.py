@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .._io.fetch import hf_url
+from .._util.params import Boolean, Text, validate_params
 from ..exceptions import (
     InputTypeError,
     InvalidDataError,
@@ -224,6 +225,7 @@ def register_builder(name: str, *, topo_layers: Callable | None = None):
     return decorator
 
 
+@validate_params({"trainable": Boolean()})
 def list_architectures(*, trainable: bool = False) -> list[str]:
     """The registered builder names, sorted.
 
@@ -299,6 +301,7 @@ def _check_card(name: str, card: ModelCard) -> None:
         )
 
 
+@validate_params({"name": Text(), "overwrite": Boolean()})
 def register_model(name: str, card: ModelCard | None = None, *, overwrite: bool = False):
     """Decorator registering a builder (``builder(**kwargs) -> nn.Module``) under ``name``.
 
@@ -434,6 +437,7 @@ def _ensure_registered() -> None:
         _REGISTRY.setdefault(card.name, (card, _BUILDERS[key]))
 
 
+@validate_params({"pattern": Text()})
 def list_models(pattern: str = "*") -> list[str]:
     """Registered model names matching a glob ``pattern``, sorted.
 

@@ -10,7 +10,9 @@ import contextlib
 import copy
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from numbers import Real
 
+from .._util.params import Interval, validate_params
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
 
@@ -149,6 +151,7 @@ def unit_hooks(model, edits: Mapping[str, Callable]) -> Iterator:
             h.remove()
 
 
+@validate_params({"fraction": Interval(Real, 0, 1, closed="both")})
 def prune_weights(model, layers: Sequence[str], fraction: float) -> float:
     """Zero, in place, the ``fraction`` of each layer's weights smallest in magnitude.
 
@@ -192,6 +195,7 @@ def prune_weights(model, layers: Sequence[str], fraction: float) -> float:
     return zeroed / total
 
 
+@validate_params({"keep": Interval(Real, 0, 1, closed="right")})
 def downsample_weights(model, layers: Sequence[str], keep: float, *,
                        mode: str = "bilinear") -> float:
     """Keep ``keep`` of each layer's weights by shrinking its cortical sheet, in place.
@@ -232,9 +236,6 @@ def downsample_weights(model, layers: Sequence[str], keep: float, *,
     import torch
     import torch.nn.functional as F
 
-    keep = float(keep)
-    if not 0.0 < keep <= 1.0:
-        raise InvalidDataError(f"keep must lie in (0, 1]; got {keep}.")
     kept = total = 0
     with torch.no_grad():
         for name in layers:

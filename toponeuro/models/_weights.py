@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .._util.docs import fill_doc
 from .._util.optional import optional_import
+from .._util.params import Boolean, Options, validate_params
 from ..exceptions import (
     CheckpointError,
     MissingWeightsError,
@@ -77,6 +78,7 @@ def _first_line(err: BaseException) -> str:
 
 
 @fill_doc
+@validate_params({"trust_checkpoint": Boolean()})
 def load_torch_file(path: Path, trust_checkpoint: bool = False, map_location="cpu"):
     """A torch file's content, read safely: the one ``torch.load`` of toponeuro.
 
@@ -146,6 +148,8 @@ def load_torch_file(path: Path, trust_checkpoint: bool = False, map_location="cp
 
 
 @fill_doc
+@validate_params({"checkpoint_format": Options(CHECKPOINT_FORMATS),
+                  "trust_checkpoint": Boolean()})
 def load_weights(
     path, checkpoint_format: str = "state_dict", *, trust_checkpoint: bool = False
 ) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._util.optional import optional_import
+from .._util.params import Text
 from ..exceptions import InvalidDataError, ParameterError
 
 
@@ -71,3 +72,9 @@ def symmetric_limits(values, vmin=None, vmax=None, center=0.0, robust=None):
     spread = np.abs(finite - center)
     lim = float(np.percentile(spread, robust) if robust is not None else spread.max()) or 1.0
     return (center - lim if vmin is None else vmin), (center + lim if vmax is None else vmax)
+
+
+#: declared words on a figure (a title, a label): any string, or None for none
+TITLE = [Text(empty=True), None]
+#: a declared label with a default: any string
+LABEL = Text(empty=True)

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._util.docs import fill_doc
+from .._util.params import ALPHA, N_PERMUTATIONS, Text, validate_params
 from ..exceptions import InvalidDataError
-from ._common import model_cortex_axes, require_matplotlib
+from ._common import LABEL, TITLE, model_cortex_axes, require_matplotlib
 from ._surface import DOMAIN_COLORS
 
 __all__ = ["plot_arrangement", "plot_arrangement_by_layer", "plot_comparison", "plot_domain_arrangement"]
@@ -36,6 +37,7 @@ def _frame_sheet(axis, sheet_shape) -> None:
 
 
 @fill_doc
+@validate_params({"model_label": LABEL, "cortex_label": LABEL, "title": TITLE})
 def plot_arrangement(
     model_centroids: Mapping,
     cortex_centroids: Mapping,
@@ -115,6 +117,7 @@ def plot_arrangement(
 
 
 @fill_doc
+@validate_params({"title": TITLE})
 def plot_comparison(table, *, title: str | None = None, ax=None):
     """A labelled table (rows x columns of text or numbers) drawn as a figure.
 
@@ -163,6 +166,8 @@ def _p_text(p) -> str:
 
 
 @fill_doc
+@validate_params({"model_label": LABEL, "cortex_label": LABEL, "title": TITLE,
+                  "p_text": [Text(empty=True), None]})
 def plot_domain_arrangement(
     arrangement: Mapping,
     *,
@@ -282,6 +287,7 @@ def plot_domain_arrangement(
 
 
 @fill_doc
+@validate_params({"alpha": ALPHA, "title": TITLE, "n_permutations": [N_PERMUTATIONS, None]})
 def plot_arrangement_by_layer(results: Mapping, *, alpha: float = 0.05, headline=None,
                               title: str | None = None, n_permutations: int | None = None,
                               ax=None):

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 
 import numpy as np
 
 from .._util import dims as D
 from .._util.docs import fill_doc
+from .._util.params import Interval, validate_params
 from ..exceptions import DimensionError
-from ._common import figure_and_axes
+from ._common import LABEL, TITLE, figure_and_axes
 from ._sheet import outline_mask, plot_sheet_map
 
 __all__ = ["plot_condition_profile", "plot_language_sheets"]
 
 
 @fill_doc
+@validate_params({"ylabel": LABEL, "title": TITLE})
 def plot_condition_profile(
     profile,
     *,
@@ -78,6 +81,8 @@ def plot_condition_profile(
 
 
 @fill_doc
+@validate_params({"ncols": Interval(Integral, 1, None, closed="left"),
+                  "colorbar_label": LABEL, "title": TITLE})
 def plot_language_sheets(
     tmap,
     layers: Sequence[str] | None = None,

@@ -8,11 +8,24 @@ left uncoloured.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 
 from .._util.docs import fill_doc
+from .._util.params import Interval, Options, validate_params
 from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
-from ._common import model_cortex_axes, require_matplotlib, symmetric_limits
+from ._common import LABEL, TITLE, model_cortex_axes, require_matplotlib, symmetric_limits
+from ._surface import SURFACE_VIEWS
+
+#: the declared view of one hemisphere on its mesh
+_ON_MESH = {
+    "hemi": Options(("left", "right"), error=UnknownNameError),
+    "view": Options(SURFACE_VIEWS, error=UnknownNameError),
+    "threshold": [Interval(Real, 0, None, closed="left"), None],
+    "colorbar_label": LABEL,
+    "title": TITLE,
+}
 
 __all__ = ["plot_model_cortex_maps", "plot_cortex_map"]
 
@@ -122,6 +135,7 @@ def _model_map(model, model_positions, model_grid_shape):
 
 
 @fill_doc
+@validate_params({**_ON_MESH, "model_title": LABEL, "cortex_title": LABEL})
 def plot_model_cortex_maps(
     model,
     cortex,
@@ -264,6 +278,7 @@ def plot_model_cortex_maps(
 
 
 @fill_doc
+@validate_params(_ON_MESH)
 def plot_cortex_map(values, *, mesh: str = "fsaverage5", hemi: str = "left",
                     threshold: float | None = 2.0, view: str = "lateral", cmap: str = "RdBu_r",
                     colorbar_label: str = "value", title: str | None = None):

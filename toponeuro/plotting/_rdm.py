@@ -8,13 +8,15 @@ import numpy as np
 from scipy.spatial.distance import squareform
 
 from .._util.docs import fill_doc
+from .._util.params import validate_params
 from ..exceptions import DimensionError
-from ._common import figure_and_axes
+from ._common import LABEL, TITLE, figure_and_axes
 
 __all__ = ["plot_rdm"]
 
 
 @fill_doc
+@validate_params({"title": TITLE, "colorbar_label": LABEL})
 def plot_rdm(
     rdm,
     labels: Sequence[str] | None = None,

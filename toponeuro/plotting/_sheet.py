@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -9,8 +10,9 @@ import xarray as xr
 
 from .._util import dims as D
 from .._util.docs import fill_doc
+from .._util.params import Interval, Options, validate_params
 from ..exceptions import DimensionError, ParameterError
-from ._common import figure_and_axes, symmetric_limits
+from ._common import TITLE, figure_and_axes, symmetric_limits
 
 __all__ = ["plot_sheet_map", "outline_mask"]
 
@@ -64,6 +66,13 @@ def _scatter_units(a, pos, vals, cmap, lo, hi, outline, mask, head, units):
 
 
 @fill_doc
+@validate_params({
+    "outline_label": TITLE,
+    "colorbar_label": TITLE,
+    "title": TITLE,
+    "ncols": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "scale": Options(("shared", "layer")),
+})
 def plot_sheet_map(
     values: xr.DataArray,
     layers: str | Sequence[str] | None = None,
@@ -172,8 +181,6 @@ def plot_sheet_map(
         for layer in layers:
             maps[fv, layer] = (sub.topo.select(layer) if layer in free
                                else sub.topo.map(layer, reduce="mean"))
-    if scale not in ("shared", "layer"):
-        raise ParameterError(f"scale must be 'shared' or 'layer'; got {scale!r}.")
 
     def limits(vals):
         return symmetric_limits(vals, vmin, vmax, center, robust)

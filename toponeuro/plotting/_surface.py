@@ -10,8 +10,9 @@ import xarray as xr
 from .._io.meshes import MESH_SIZES
 from .._util import dims as D
 from .._util.docs import fill_doc
+from .._util.params import Boolean, Options, validate_params
 from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
-from ._common import require_matplotlib, symmetric_limits
+from ._common import LABEL, TITLE, require_matplotlib, symmetric_limits
 
 __all__ = ["plot_surface_map", "plot_distance_profile", "SURFACE_VIEWS", "DOMAIN_COLORS"]
 
@@ -55,6 +56,8 @@ def _hemi_values(values, hemi) -> dict[str, np.ndarray]:
 
 
 @fill_doc
+@validate_params({"view": Options(SURFACE_VIEWS, error=UnknownNameError),
+                  "colorbar_label": TITLE, "title": TITLE})
 def plot_surface_map(
     values,
     *,
@@ -121,8 +124,6 @@ def plot_surface_map(
 
     from ..atlases import SURFACES, fsaverage5_mesh
 
-    if view not in SURFACE_VIEWS:
-        raise UnknownNameError(f"Unknown view {view!r}; {close_matches(view, SURFACE_VIEWS)}")
     if surface not in SURFACES or surface == "flat":
         raise UnknownNameError(
             f"Unknown 3-D fsaverage5 surface {surface!r}; "
@@ -260,6 +261,7 @@ def _sulcal_depth(surface: str):
 
 
 @fill_doc
+@validate_params({"xlabel": TITLE, "ylabel": LABEL, "normalize": Boolean(), "title": TITLE})
 def plot_distance_profile(
     profiles,
     *,

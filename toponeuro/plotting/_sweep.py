@@ -8,6 +8,7 @@ import numpy as np
 
 from .._util import dims as D
 from .._util.docs import fill_doc
+from .._util.params import Boolean, Text, validate_params
 from ..exceptions import (
     CoordinateError,
     InputTypeError,
@@ -15,7 +16,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._common import figure_and_axes, symmetric_limits
+from ._common import TITLE, figure_and_axes, symmetric_limits
 
 __all__ = ["plot_sweep"]
 
@@ -35,6 +36,8 @@ def _ordered(values, wanted, what):
 
 
 @fill_doc
+@validate_params({"annotate": Boolean(), "fmt": Text(), "colorbar_label": TITLE,
+                  "title": TITLE})
 def plot_sweep(
     table,
     *,

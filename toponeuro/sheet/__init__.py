@@ -12,14 +12,14 @@ values back onto each layer's sheet.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import xarray as xr
 
-from .._util import dims as D
 from .._util.docs import fill_doc
-from .._util.params import check_random_state
+from .._util.params import SEED, Boolean, Interval, check_random_state, validate_params
 from .._util.typing import RandomState
 from .._version import __version__
 from ..exceptions import (
@@ -30,6 +30,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
+from . import _dims as D
 from ._positions import position_units, read_unit_positions, set_unit_positions, unit_positions
 
 __all__ = [
@@ -132,6 +133,7 @@ def sheet_positions(n_units: int) -> tuple[np.ndarray, np.ndarray]:
     return idx // w, idx % w
 
 
+@validate_params({"require_stimulus": Boolean()})
 def check_activations(da: xr.DataArray, *, require_stimulus: bool = True) -> xr.DataArray:
     """Validate an Activations DataArray and return it unchanged.
 
@@ -274,6 +276,8 @@ def _check_no_inf(da):
 
 
 @fill_doc
+@validate_params({"n_stimuli": [Interval(numbers.Integral, 1, None, closed="left"), None],
+                  "random_state": SEED})
 def make_activations(
     layers: Mapping[str, int] | Mapping[str, np.ndarray],
     n_stimuli: int | None = None,

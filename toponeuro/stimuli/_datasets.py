@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from .._io.fetch import data_dir, sha256sum
 from .._util.docs import fill_doc
+from .._util.params import PathLike, Text, validate_params
 from ..exceptions import OldDataLocationWarning, UnknownNameError, close_matches, first_few
 
 __all__ = ["Dataset", "DATASETS", "dataset_dir"]
@@ -78,6 +79,7 @@ DATASETS: dict[str, Dataset] = {
 _WARNED: set[tuple[str, str]] = set()
 
 
+@validate_params({"name": Text(), "cache_dir": [PathLike(), None]})
 @fill_doc
 def dataset_dir(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
     """The folder of dataset ``name`` in the cache: ``<cache>/<name>`` (it may not exist yet).

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._util.params import Text, validate_params
 from ..exceptions import ImageReadError, InvalidDataError, MissingFileError
 
 __all__ = ["IMAGE_EXTENSIONS", "read_image", "is_hidden", "list_image_files", "files_by_name",
@@ -230,6 +231,7 @@ def _pil_to_rgb(im, what: str):
     return im.convert("RGB")
 
 
+@validate_params({"what": [Text(), None]})
 def read_image(source, *, what: str | None = None):
     """Decode ``source`` into an 8-bit RGB :class:`PIL.Image.Image`.
 

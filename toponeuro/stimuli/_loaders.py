@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._io.fetch import fetch_url
 from .._util.docs import fill_doc
+from .._util.params import Boolean, Options, PathLike, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     DownloadError,
@@ -56,6 +57,7 @@ _RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 _FLOC_NAME = re.compile(r"^([a-z]+)-(\d+)$")
 
 
+@validate_params({"repo": [Text(), None]})
 def pinned_sources(repo: str | None = None) -> pd.DataFrame:
     """The pinned files toponeuro may download: repo, commit, path, bytes, sha256.
 
@@ -82,6 +84,7 @@ def pinned_sources(repo: str | None = None) -> pd.DataFrame:
     return table
 
 
+@validate_params({"repo": Text(), "path": Text(), "cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_pinned_file(repo: str, path: str, *,
                       cache_dir: str | os.PathLike | None = None) -> Path:
@@ -232,6 +235,7 @@ def _floc_select(found, categories, numbers, source: str,
     return keys
 
 
+@validate_params({"cache_dir": [PathLike(), None], "progress": Boolean()})
 @fill_doc
 def fetch_floc(
     categories: Sequence[str] | None = None,
@@ -279,6 +283,7 @@ def fetch_floc(
     return _fetch_floc_keys(rows, keys, cache_dir, progress)
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> Path:
     """Download the language-localizer csv (pinned epflneuroailab/topolm copy); return its path.
@@ -311,6 +316,7 @@ def fetch_language_localizer(*, cache_dir: str | os.PathLike | None = None) -> P
 FLOC_LOCAL_FOLDER = DATASETS["floc"].name
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     """The local fLoc copy ``<cache>/floc`` (``$TOPONEURO_DATA/floc``) if it exists, else None.
@@ -337,6 +343,7 @@ def local_floc_copy(cache_dir: str | os.PathLike | None = None) -> Path | None:
     return folder if folder.is_dir() else None
 
 
+@validate_params({"path": [PathLike(), None], "cache_dir": [PathLike(), None], "progress": Boolean()})
 @fill_doc
 def load_floc(
     path: str | os.PathLike | None = None,
@@ -445,6 +452,7 @@ def load_floc(
     )
 
 
+@validate_params({"cache_dir": [PathLike(), None]})  # path may be a list of run lists
 @fill_doc
 def load_language_localizer(
     path: str | os.PathLike | None = None,
@@ -618,6 +626,11 @@ def _from_run_lists(runs, conditions) -> StimulusSet:
 _PREFIX = re.compile(r"^(.*?)[-_ ]*\d+$")
 
 
+@validate_params({
+    "category_from": [Options(("auto", "folder", "prefix"), error=UnknownNameError), None],
+    "name": [Text(), None],
+    "ids": Options(("path", "stem"), error=UnknownNameError),
+})
 def load_image_folder(
     path: str | os.PathLike,
     category_from: str | None = "auto",
@@ -671,16 +684,6 @@ def load_image_folder(
     if not root.is_dir():
         raise MissingFileError(
             f"Image folder {root} does not exist (or is not a folder); pass a folder of images."
-        )
-    choices = ("auto", "folder", "prefix", None)
-    if category_from not in choices:
-        raise UnknownNameError(
-            f"category_from={category_from!r}; expected one of {choices} "
-            f"({close_matches(str(category_from), ['auto', 'folder', 'prefix'])})."
-        )
-    if ids not in ("path", "stem"):
-        raise UnknownNameError(
-            f"ids={ids!r}; expected 'path' or 'stem' ({close_matches(str(ids), ['path', 'stem'])})."
         )
     if isinstance(extensions, str):
         extensions = [extensions]

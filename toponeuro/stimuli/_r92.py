@@ -10,6 +10,7 @@ import pandas as pd
 
 from .._io.reading import read_file
 from .._util.docs import fill_doc
+from .._util.params import PathLike, validate_params
 from ..exceptions import InvalidDataError, MissingFileError
 from ._datasets import DATASETS, dataset_dir
 from ._loaders import _fetch_row, pinned_sources
@@ -30,6 +31,7 @@ R92_LABELS = ("human", "face", "animal", "natural")
 R92_LOCAL_FOLDER = DATASETS["r92"].name
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_92_images(*, cache_dir: str | os.PathLike | None = None) -> dict[str, Path]:
     """Download the 92-image files (rsatoolbox's demo data, pinned commit); return their paths.
@@ -71,6 +73,7 @@ def _text(v) -> str:
     return str(v.ravel()[0]) if v.size else ""
 
 
+@validate_params({"path": [PathLike(), None], "cache_dir": [PathLike(), None]})
 @fill_doc
 def load_92_images(
     path: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None

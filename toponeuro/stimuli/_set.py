@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 
 from .._util import dims as D
 from .._util.docs import fill_doc
+from .._util.params import SEED, Interval, Options, validate_params
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -492,6 +494,12 @@ class _GratingLoader:
 
 
 @fill_doc
+@validate_params({
+    "n_per_category": Interval(Integral, 1, None, closed="left"),
+    "kind": Options(STIMULUS_KINDS, error=UnknownNameError),
+    "size": Interval(Integral, 1, None, closed="left", fix="size is in pixels."),
+    "random_state": SEED,
+})
 def make_stimulus_set(
     n_per_category: int = 4,
     categories: Sequence[str] = ("faces", "bodies", "places", "characters", "objects"),
@@ -530,8 +538,6 @@ def make_stimulus_set(
     >>> make_stimulus_set(1, ("faces",), kind="text").get(0)
     'the smiling face looked at a friendly face'
     """
-    if kind not in STIMULUS_KINDS:
-        raise UnknownNameError(f"Unknown kind {kind!r}; {close_matches(kind, STIMULUS_KINDS)}")
     categories = list(categories)
     ids, cats, items = [], [], []
     for ci, cat in enumerate(categories):

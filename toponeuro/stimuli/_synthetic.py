@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Sequence
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 
 from .._util.docs import fill_doc
-from .._util.params import check_random_state
+from .._util.params import SEED, Interval, Options, check_random_state, validate_params
 from .._util.typing import RandomState
 from ..exceptions import OutputPathError, ParameterError
 from ._image import IMAGE_EXTENSIONS
@@ -21,6 +22,11 @@ _MODES = ("L", "RGB")
 
 
 @fill_doc
+@validate_params({
+    "size": Interval(Integral, 1, None, closed="left", fix="size is in pixels."),
+    "mode": Options(_MODES),
+    "random_state": SEED,
+})
 def make_image_folder(
     root: str | os.PathLike | None = None,
     categories: Sequence[str] = ("faces", "houses"),
@@ -92,15 +98,11 @@ def make_image_folder(
         raise ParameterError(
             f"Categories are folder names; got {odd}. Pass names without path separators."
         )
-    if int(size) < 1:
-        raise ParameterError(f"size must be a positive number of pixels; got {size}.")
     suffix = suffix if suffix.startswith(".") else f".{suffix}"
     if suffix.lower() not in IMAGE_EXTENSIONS:
         raise ParameterError(
             f"suffix must be one of {', '.join(IMAGE_EXTENSIONS)}; got {suffix!r}."
         )
-    if mode not in _MODES:
-        raise ParameterError(f"mode must be one of {_MODES}; got {mode!r}.")
     root = Path(tempfile.mkdtemp(prefix="toponeuro-images-")) if root is None else Path(root)
     shape = (int(size), int(size)) + ((3,) if mode == "RGB" else ())
     rng = check_random_state(random_state)

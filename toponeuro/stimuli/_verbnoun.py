@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._util.docs import fill_doc
+from .._util.params import PathLike, validate_params
 from ..exceptions import AlignmentError, InvalidDataError, MissingFileError, first_few
 from ._loaders import _LANGLOC_REPO, fetch_pinned_file
 from ._set import StimulusSet
@@ -42,6 +43,7 @@ VERB_NOUN_REFERENCE = (
 _COLUMNS = ("run", "block", "class", "category", "pair")
 
 
+@validate_params({"cache_dir": [PathLike(), None]})
 @fill_doc
 def fetch_verb_noun_items(*, cache_dir: str | os.PathLike | None = None) -> Path:
     """Download TopoLM's verb and noun items (pinned commit, sha256-checked) unless a verified
@@ -67,6 +69,7 @@ def fetch_verb_noun_items(*, cache_dir: str | os.PathLike | None = None) -> Path
     return fetch_pinned_file(_LANGLOC_REPO, VERB_NOUN_SOURCE, cache_dir=cache_dir)
 
 
+@validate_params({"path": [PathLike(), None], "cache_dir": [PathLike(), None]})
 @fill_doc
 def load_verb_noun_items(path: str | os.PathLike | None = None,
                          cache_dir: str | os.PathLike | None = None) -> StimulusSet:

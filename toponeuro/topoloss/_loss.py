@@ -10,6 +10,7 @@ import os
 import warnings
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from numbers import Real
 
 import torch
 import torch.nn.functional as F
@@ -18,6 +19,7 @@ from torch import nn
 from .._io.output import check_output_file, read_json, write_text
 from .._io.reading import read_file
 from .._util.docs import fill_doc
+from .._util.params import Interval, Options, validate_params
 from ..exceptions import (
     RecipeError,
     SheetError,
@@ -111,6 +113,12 @@ class LayerSpec:
 
 #: ``torch.nn.functional.interpolate`` modes that resample a 2-D sheet
 INTERPOLATIONS = ("bilinear", "bicubic", "nearest", "nearest-exact", "area")
+#: the declared blur of a sheet: factors >= 1 and an interpolation mode
+_BLUR = {
+    "factor_h": Interval(Real, 1, None, closed="left", fix="2.0 is the TopoNets' value."),
+    "factor_w": Interval(Real, 1, None, closed="left", fix="2.0 is the TopoNets' value."),
+    "interpolation": Options(INTERPOLATIONS, error=UnknownNameError),
+}
 
 
 def _is_number(v) -> bool:
@@ -133,6 +141,8 @@ def _blur_matrices_f64(h: int, w: int, factor_h: float, factor_w: float, mode: s
     return m_h, m_w
 
 
+@validate_params({"factor_h": _BLUR["factor_h"], "factor_w": _BLUR["factor_w"],
+                  "mode": _BLUR["interpolation"]})
 @fill_doc
 def blur_matrices(h, w, factor_h, factor_w, mode="bilinear", dtype=torch.float32, device="cpu"):
     """``(M_h, M_w)`` with ``blur(X) = M_h @ X @ M_w.T`` for an ``h x w`` sheet.
@@ -198,6 +208,7 @@ def _apply(m_h, m_w, x):
     return torch.matmul(m_w, y)
 
 
+@validate_params(_BLUR)
 @fill_doc
 def blur_sheet(
     sheet: torch.Tensor, factor_h: float, factor_w: float, interpolation: str = "bilinear"
@@ -280,6 +291,7 @@ class _SheetLoss(torch.autograd.Function):
         return gx, None, None, None
 
 
+@validate_params(_BLUR)
 @fill_doc
 def sheet_loss(
     sheet: torch.Tensor, factor_h: float, factor_w: float, interpolation: str = "bilinear"

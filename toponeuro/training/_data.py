@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -11,15 +12,19 @@ import torch
 from torch.utils.data import Dataset, TensorDataset
 
 from .._util.docs import fill_doc
-from .._util.params import check_random_state
+from .._util.params import SEED, Boolean, Interval, check_random_state, validate_params
 from ..exceptions import InvalidDataError, RecipeError
 
 __all__ = ["make_synthetic_images", "image_folder_dataset"]
+
+_COUNT = Interval(Integral, 1, None, closed="left")
 
 _NUMBER = re.compile(r"-(\d+)\.[A-Za-z]+$")
 
 
 @fill_doc
+@validate_params({"n_classes": _COUNT, "n_per_class": _COUNT, "image_size": _COUNT,
+                  "random_state": SEED})
 def make_synthetic_images(
     n_classes: int = 4, n_per_class: int = 16, image_size: int = 32, random_state: int = 0
 ) -> TensorDataset:
@@ -84,6 +89,7 @@ def _category_folders(root: Path, categories) -> list[str]:
 
 
 @fill_doc
+@validate_params({"image_size": _COUNT, "grayscale": Boolean(), "augment": Boolean()})
 def image_folder_dataset(
     path: str | os.PathLike,
     image_size: int = 64,

@@ -9,10 +9,13 @@ features, fitted on some images and tested on others (:func:`nearest_centroid_ac
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import torch
 from torch import nn
 
+from .._util.params import Interval, validate_params
 from ..exceptions import InvalidDataError
 
 __all__ = ["nearest_centroid_accuracy", "instance_accuracy"]
@@ -78,6 +81,9 @@ def nearest_centroid_accuracy(train_x, train_y, test_x, test_y) -> float:
     return float((classes[d2.argmin(1)] == test_y).mean())
 
 
+@validate_params({"n_views": Interval(Integral, 1, None, closed="left"),
+                  "seed": Interval(Integral, 0, None, closed="left"),
+                  "batch_size": Interval(Integral, 1, None, closed="left")})
 def instance_accuracy(
     model: nn.Module, dataset, *, n_views: int = 4, seed: int = 2024, batch_size: int = 256
 ) -> float:

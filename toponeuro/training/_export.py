@@ -9,12 +9,14 @@ import torch
 
 from .._io.fetch import sha256sum
 from .._io.output import save_torch
+from .._util.params import Boolean, validate_params
 from ..exceptions import CheckpointError
 from ._train import load_checkpoint
 
 __all__ = ["export_weights"]
 
 
+@validate_params({"half": Boolean()})
 def export_weights(
     checkpoint: str | os.PathLike, out: str | os.PathLike, *, half: bool = True
 ) -> str:

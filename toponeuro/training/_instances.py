@@ -21,6 +21,7 @@ from torch.utils.data import Dataset, TensorDataset
 
 from .._io.output import save_torch
 from .._util.docs import fill_doc
+from .._util.params import COUNT, Boolean, PathLike, validate_params
 from ..exceptions import InvalidDataError, RecipeError
 from ..models import load_torch_file
 from ._data import _NUMBER, _category_folders
@@ -50,6 +51,7 @@ def _image_files(root: Path, categories, numbers) -> list[tuple[str, int, Path]]
     return rows
 
 
+@validate_params({"size": COUNT, "cache": Boolean(), "cache_dir": [PathLike(), None]})
 @fill_doc
 def decode_image_folder(
     path: str | os.PathLike,

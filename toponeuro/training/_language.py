@@ -33,6 +33,7 @@ import copy
 import fnmatch
 import json
 import math
+import numbers
 import os
 import time
 import zlib
@@ -45,7 +46,7 @@ import torch
 from .._io.fetch import sha256sum
 from .._io.output import write_text
 from .._util.docs import fill_doc
-from .._util.params import check_random_state
+from .._util.params import SEED, Boolean, Interval, check_random_state, validate_params
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
 from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
@@ -76,6 +77,7 @@ WORDNET_PATH = "/usr/share/wordnet"
 _WORDNET_FILES = ("data.noun", "data.verb", "data.adj", "data.adv")
 
 
+@validate_params({"min_words": Interval(numbers.Integral, 1, None, closed="left")})
 def wordnet_sentences(path: str | os.PathLike = WORDNET_PATH, *, min_words: int = 4) -> list[str]:
     """Usage examples and definitions of WordNet 3.0 with at least ``min_words`` words.
 
@@ -136,6 +138,8 @@ _TAILS = ["in the morning", "after the storm", "near the bridge", "with great ca
 
 
 @fill_doc
+@validate_params({"n": Interval(numbers.Integral, 1, None, closed="left"),
+                  "random_state": SEED})
 def synthetic_sentences(n: int = 256, *, random_state: int = 0) -> list[str]:
     """``n`` distinct simple English sentences from a small built-in grammar (smoke tests).
 
@@ -641,6 +645,7 @@ def _run_language(recipe: dict, out: Path, *, resume: bool, restart: bool, progr
                                seconds=time.perf_counter() - t0, name=recipe["name"])
 
 
+@validate_params({"half": Boolean()})
 def export_trained_parameters(trained: str | os.PathLike, out: str | os.PathLike,
                               *, half: bool = True) -> str:
     """Write the trained parameters of a run (``trained.pt``) as a shipped overlay file.

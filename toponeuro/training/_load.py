@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .._io.fetch import sha256sum
 from .._util.docs import fill_doc
+from .._util.params import Boolean, Text, validate_params
 from ..exceptions import CheckpointError
 from ..models import ModelCard, load_model, register_checkpoint_reader
 from ._architectures import build_recipe_model
@@ -22,6 +23,7 @@ from ._train import _load_weights
 __all__ = ["load_model", "load_trained_model"]
 
 
+@validate_params({"model": [Text(), None], "trust_checkpoint": Boolean()})
 @fill_doc
 def load_trained_model(
     path: str | os.PathLike,

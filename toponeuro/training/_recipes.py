@@ -12,6 +12,7 @@ from pathlib import Path
 import torch
 
 from .._util.docs import fill_doc
+from .._util.params import Boolean, validate_params
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._architectures import ARCHITECTURES, build_recipe_model
@@ -40,6 +41,7 @@ _REQUIRED = {"name": str, "seed": int, "model": dict, "data": dict, "train": dic
 FLOC_PLACEHOLDER = "floc"
 
 
+@validate_params({"progress": Boolean()})
 @fill_doc
 def resolve_data_path(cfg: dict, *, progress: bool = False) -> str:
     """The folder an ``image_folder`` recipe reads, with the ``"floc"`` placeholder resolved.

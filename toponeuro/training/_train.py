@@ -26,6 +26,7 @@ from .._io.output import (
     save_torch,
     write_text,
 )
+from .._util import params as P
 from .._util.docs import fill_doc
 from .._version import __version__
 from ..exceptions import (
@@ -79,6 +80,7 @@ class TrainResult:
     steps: list[dict] = field(default_factory=list)
 
 
+@P.validate_params({"folder": P.PathLike()})
 def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     """Per-epoch checkpoints in ``folder`` (or its ``checkpoints/`` sub-folder), in order.
 
@@ -110,6 +112,7 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     return sorted(folder.glob("epoch_*.pt"))
 
 
+@P.validate_params({"resume": P.Boolean()})
 @fill_doc
 def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool = False) -> dict:
     """Read a checkpoint written by :func:`train` (safe loading: tensors and plain data only).
@@ -618,6 +621,12 @@ class _Run:
         return int(ckpt["epoch"])
 
 
+@P.validate_params({  # batch_transform and the datasets are the caller's: nested calls check
+    "epochs": P.COUNT, "batch_size": P.COUNT, "lr": P.POSITIVE, "weight_decay": P.NON_NEGATIVE,
+    "momentum": P.Interval(float, 0, 1, closed="left"), "seed": P.NON_NEGATIVE_INT,
+    "lr_schedule": [P.Options(("cosine",)), None], "resume": P.Boolean(), "restart": P.Boolean(),
+    "progress": P.Boolean(), "log_every": [P.COUNT, None], "keep_checkpoints": [P.COUNT, None],
+}, prefer_skip_nested_validation=False)
 @fill_doc
 def train(
     model: nn.Module,

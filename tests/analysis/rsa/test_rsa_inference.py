@@ -264,12 +264,12 @@ def test_compare_rdm_models_bad_inputs():
     with pytest.raises(InputTypeError, match="models must be a non-empty dict of name -> model"
                                              " RDM; got list"):
         compare_rdm_models([truth], V)
-    with pytest.raises(UnknownNameError, match="Unknown bootstrap 'stimulus'; did you mean "
-                                               "'stimuli'"):
+    with pytest.raises(UnknownNameError, match="bootstrap='stimulus' is not one of 'stimuli', "
+                                               "'subjects', 'both'; did you mean 'stimuli'"):
         compare_rdm_models(m, V, bootstrap="stimulus")
-    with pytest.raises(UnknownNameError, match="Unknown test 'ttest'"):
+    with pytest.raises(UnknownNameError, match="test='ttest' is not one of 't-test'"):
         compare_rdm_models(m, V, test="ttest")
-    with pytest.raises(ParameterError, match=r"ci must be in \(0, 1\), e.g. 0.95; got 95"):
+    with pytest.raises(ParameterError, match=r"ci=95 is not a finite number in \(0, 1\)\. 0\.95"):
         compare_rdm_models(m, V, ci=95)
     with pytest.raises((ParameterError, InputTypeError), match="n_bootstrap"):
         compare_rdm_models(m, V, n_bootstrap=1)

@@ -143,7 +143,7 @@ def test_bad_inputs_name_what_to_do():
     with pytest.raises(AlignmentError, match="have 30 units and the test activations 29; "
                                              "extract both from the same model"):
         localizer_transfer(a, b.isel(unit=slice(0, 29)), "faces", "face")
-    with pytest.raises(UnknownNameError, match="Unknown alternative 'bigger'"):
+    with pytest.raises(UnknownNameError, match="alternative='bigger' is not one of 'greater'"):
         localizer_transfer(a, b, "faces", "face", alternative="bigger")
     with pytest.raises(UnknownNameError, match=r"test_labels='kind' names no stimulus coord of "
                                                r"the test activations.*assign the coord first"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable
+from numbers import Integral
 from types import MappingProxyType
 
 import numpy as np
@@ -21,7 +22,7 @@ import xarray as xr
 from ..._util.docs import fill_doc
 from ..._util.metrics import pearson_r, r2_score
 from ..._util.optional import optional_import
-from ..._util.params import check_random_state
+from ..._util.params import SEED, Boolean, Interval, Options, check_random_state, validate_params
 from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
@@ -51,6 +52,8 @@ __all__ = ["RidgeEncoder", "PLSEncoder", "encoding_score", "make_folds", "ENCODI
 
 # ----------------------------------------------------------------------------- folds
 @fill_doc
+@validate_params({"n_samples": Interval(Integral, 1, None, closed="left"),
+                  "random_state": SEED, "shuffle": Boolean()})
 def make_folds(
     cv, n_samples: int, random_state: RandomState = None, *, shuffle: bool = True
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -481,6 +484,8 @@ def _check_test_folds(folds, cv, n_stimuli, metric):
         )
 
 
+@validate_params({"metric": Options(("pearson", "r2"), error=UnknownNameError),
+                  "random_state": SEED})
 def encoding_score(
     features,
     responses,
@@ -559,10 +564,6 @@ def encoding_score(
     >>> s.dims, bool((s > 0.95).all())
     (('voxel',), True)
     """
-    if metric not in ("pearson", "r2"):
-        raise UnknownNameError(
-            f"Unknown metric {metric!r}; {close_matches(metric, ['pearson', 'r2'])}"
-        )
     if isinstance(model, str):
         if model not in ENCODING_MODELS:
             raise UnknownNameError(

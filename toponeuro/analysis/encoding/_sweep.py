@@ -16,6 +16,7 @@ import xarray as xr
 from ..._util import dims as D
 from ..._util.align import align_stimuli, as_labelled
 from ..._util.docs import fill_doc
+from ..._util.params import Options, validate_params
 from ..._util.typing import RandomState
 from ...exceptions import (
     CoordinateError,
@@ -28,8 +29,8 @@ from ...exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ..rsa._rsa import _rdm_values
-from ..rsa._rsa_compare import _compare_vectors, _method
+from ..rsa._rsa import RDM_METRIC, _rdm_values
+from ..rsa._rsa_compare import COMPARE_METHOD, _compare_vectors, _method
 from ._encoding import encoding_score
 
 __all__ = ["sweep", "SWEEP_METHODS"]
@@ -230,6 +231,12 @@ class _RegionRDMs:
         return np.load(path)
 
 
+@validate_params({
+    "method": Options(SWEEP_METHODS, error=UnknownNameError),
+    "rdm_metric": RDM_METRIC,
+    "compare": COMPARE_METHOD,
+    "metric": Options(("pearson", "r2"), error=UnknownNameError),
+}, prefer_skip_nested_validation=False)  # extract_kwargs go to extract
 @fill_doc
 def sweep(
     models,
@@ -331,8 +338,6 @@ def sweep(
     """
     import pandas as pd
 
-    if method not in SWEEP_METHODS:
-        raise UnknownNameError(f"Unknown sweep method {method!r}; {close_matches(method, SWEEP_METHODS)}")
     responses = as_labelled(responses, "responses", D.VOXEL)
     if not isinstance(responses, xr.DataArray) or responses.ndim != 2 or (
         responses.dims[0] != D.STIMULUS

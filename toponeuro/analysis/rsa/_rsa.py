@@ -28,12 +28,15 @@ stimulus order is assumed); a labelled RDM against a plain one raises
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
 from ..._util.align import align_stimuli, as_labelled, pandas_ids
 from ..._util.docs import fill_doc
+from ..._util.params import Boolean, Interval, Options, Text, validate_params
 from ...exceptions import (
     AlignmentError,
     DimensionError,
@@ -41,13 +44,17 @@ from ...exceptions import (
     UnknownNameError,
     close_matches,
 )
-from .._backend import get_backend
+from .._backend import BACKENDS, get_backend
 from .._validate import as_matrix, check_finite
 
 # n_from_condensed and as_condensed serve the other analysis modules; not re-exported
 __all__ = ["rdm", "RDM_METRICS", "rdm_stimulus_ids"]
 
 _BLOCK_BYTES = 128 * 2**20
+
+RDM_METRICS = ("correlation", "euclidean", "sqeuclidean", "cosine", "crossnobis")
+#: the declared ``metric`` of an RDM
+RDM_METRIC = Options(RDM_METRICS, error=UnknownNameError)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -159,6 +166,12 @@ def _fill(out, blk, a, n, condensed):
         np.fill_diagonal(out[a:b, a:b], 0.0)
 
 
+@validate_params({
+    "metric": RDM_METRIC,
+    "square": Boolean(),
+    "block_size": [Interval(Integral, 1, None, closed="left"), None],
+    "backend": Options(BACKENDS, error=UnknownNameError),
+})
 @fill_doc
 def rdm(
     data,
@@ -360,12 +373,10 @@ def _crossnobis(B, data, X, conditions, runs, noise, square, dtype, block_size):
     return out, ucond.astype(str)
 
 
-RDM_METRICS = ("correlation", "euclidean", "sqeuclidean", "cosine", "crossnobis")
-
-
 
 
 # ----------------------------------------------------------------------------- labels
+@validate_params({"what": Text()})
 def rdm_stimulus_ids(r, what: str = "RDM"):
     """The stimulus ids an RDM carries (``None`` for a plain array).
 

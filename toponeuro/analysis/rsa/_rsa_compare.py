@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 from types import MappingProxyType
 
 import numpy as np
@@ -19,7 +20,14 @@ import xarray as xr
 from ..._util import dims as D
 from ..._util.docs import fill_doc
 from ..._util.metrics import pearson_r, rankdata
-from ..._util.params import MAX_PERMUTATIONS, check_int, check_random_state
+from ..._util.params import (
+    MAX_PERMUTATIONS,
+    SEED,
+    Interval,
+    Options,
+    check_random_state,
+    validate_params,
+)
 from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
@@ -195,6 +203,13 @@ def _compare_vectors(va, vb, name, fn):
     return fn(va, vb)
 
 
+#: the declared ``method`` of an RDM comparison (rsatoolbox's names accepted)
+COMPARE_METHOD = Options(COMPARE_METHODS, error=UnknownNameError)
+#: the declared ``ci``: coverage of a confidence interval
+CI = Interval(Real, 0, 1, closed="neither", fix="0.95 is the usual choice.")
+
+
+@validate_params({"method": COMPARE_METHOD})
 def compare_rdms(a, b, method: str = "spearman") -> float:
     """Similarity of two RDMs (condensed vectors or square matrices).
 
@@ -279,6 +294,12 @@ class BootstrapResult:
     method: str = "spearman"
 
 
+@validate_params({
+    "method": COMPARE_METHOD,
+    "n_bootstrap": Interval(Integral, 1, MAX_PERMUTATIONS, closed="both"),
+    "ci": CI,
+    "random_state": SEED,
+})
 @fill_doc
 def bootstrap_compare_rdms(
     a, b, method: str = "spearman", n_bootstrap: int = 1000, ci: float = 0.95,
@@ -320,9 +341,6 @@ def bootstrap_compare_rdms(
     (True, 0)
     """
     name, fn = _method(method)
-    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", lo=1, hi=MAX_PERMUTATIONS)
-    if not 0 < ci < 1:
-        raise InvalidDataError(f"ci must be in (0, 1), e.g. 0.95; got {ci!r}.")
     (va, vb), _ = align_rdms([a, b], ["first RDM", "second RDM"])
     value = _compare_vectors(va, vb, name, fn)
     if not np.isfinite(value):
@@ -446,6 +464,7 @@ def rdm_groups(rdms, subjects, n: int) -> np.ndarray | None:
     return groups
 
 
+@validate_params({"method": COMPARE_METHOD})
 def rdm_noise_ceiling(rdms, method: str = "spearman", *, subjects=None) -> tuple[float, float]:
     """Lower and upper bounds of the RDM noise ceiling across subjects (rsatoolbox's).
 

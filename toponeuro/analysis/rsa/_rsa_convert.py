@@ -6,6 +6,7 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.params import Text, validate_params
 from ...exceptions import AlignmentError, DimensionError, MissingDependencyError
 from ._rsa import as_condensed, rdm_stimulus_ids, rsatoolbox_rdm_list
 from ._rsa_compare import _looks_square, _rdm_stack
@@ -91,6 +92,7 @@ def from_rsatoolbox_dataset(ds) -> xr.DataArray:
                         attrs=desc)
 
 
+@validate_params({"metric": [Text(), None]})
 def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
     """The rsatoolbox ``RDMs`` of one RDM or a stack (condensed or square).
 
@@ -142,6 +144,7 @@ def to_rsatoolbox_rdms(rdms, metric: str | None = None, stimulus_ids=None):
     return rt.rdm.RDMs(V, dissimilarity_measure=metric, pattern_descriptors=pat)
 
 
+@validate_params({"metric": [Text(), None]})
 def from_rsatoolbox_rdms(rdms, stimulus_ids=None, *, metric: str | None = None
                          ) -> list[xr.DataArray]:
     """Labelled condensed RDMs, one per RDM of an rsatoolbox ``RDMs`` (same entry order).

@@ -21,6 +21,7 @@ import xarray as xr
 from ..._io.reading import load_numpy, read_file, refuse_pickle
 from ..._util import dims as D
 from ..._util.docs import fill_doc
+from ..._util.params import Boolean, Text, validate_params
 from ...exceptions import (
     AlignmentError,
     DimensionError,
@@ -62,6 +63,7 @@ def _ids(stimulus_ids, n: int, what: str) -> np.ndarray:
     return ids
 
 
+@validate_params({"metric": [Text(), None], "what": Text()})
 def labelled_rdm(matrix, stimulus_ids=None, *, metric: str | None = None,
                  what: str = "RDM", **attrs) -> xr.DataArray:
     """One RDM with its stimulus ids: the condensed, labelled form :func:`rdm` returns.
@@ -314,6 +316,7 @@ def _with_ids(rdms: list[xr.DataArray], what: str) -> list[xr.DataArray]:
     return rdms
 
 
+@validate_params({"key": [Text(), None], "metric": [Text(), None], "trust_pickle": Boolean()})
 @fill_doc
 def load_rdms(path, stimulus_ids=None, *, key: str | None = None,
               metric: str | None = None, trust_pickle: bool = False) -> list[xr.DataArray]:

@@ -16,21 +16,22 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 
-from ..._util.params import MAX_PERMUTATIONS, check_int
+from ..._util.params import MAX_PERMUTATIONS, Interval, Options, validate_params
 from ...exceptions import (
     InputTypeError,
     InvalidDataError,
-    ParameterError,
     UndefinedValueWarning,
     UnknownNameError,
-    close_matches,
 )
 from ._rsa import align_rdms
 from ._rsa_compare import (
+    CI,
+    COMPARE_METHOD,
     RSATOOLBOX_METHODS,
     _compare_vectors,
     _constant,
@@ -211,6 +212,13 @@ def _loop(rt, models, data, method, bootstrap, n_bootstrap, rdm_desc, rng, missi
     return evaluations, noise
 
 
+@validate_params({
+    "method": COMPARE_METHOD,
+    "bootstrap": Options(RDM_BOOTSTRAPS, error=UnknownNameError),
+    "n_bootstrap": Interval(Integral, 2, MAX_PERMUTATIONS, closed="both"),
+    "test": Options(RDM_TESTS, error=UnknownNameError),
+    "ci": CI,
+})
 def compare_rdm_models(
     models: dict,
     data,
@@ -315,15 +323,6 @@ def compare_rdm_models(
             f"{type(models).__name__}. E.g. {{'TopoNet': rdm(acts), 'category': labelled_rdm(...)}}."
         )
     name, _ = _method(method)
-    if bootstrap not in RDM_BOOTSTRAPS:
-        raise UnknownNameError(
-            f"Unknown bootstrap {bootstrap!r}; {close_matches(str(bootstrap), RDM_BOOTSTRAPS)}"
-        )
-    if test not in RDM_TESTS:
-        raise UnknownNameError(f"Unknown test {test!r}; {close_matches(str(test), RDM_TESTS)}")
-    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", lo=2, hi=MAX_PERMUTATIONS)
-    if not 0 < ci < 1:
-        raise ParameterError(f"ci must be in (0, 1), e.g. 0.95; got {ci!r}.")
     if isinstance(random_state, np.random.RandomState):
         rng = random_state
     elif random_state is None or (isinstance(random_state, int | np.integer)

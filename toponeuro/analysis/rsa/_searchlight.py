@@ -8,16 +8,19 @@ approximation of geodesic distance, slightly longer than the true geodesic).
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
 from ..._util.align import as_labelled, stimulus_ids
+from ..._util.params import Interval, validate_params
 from ...atlases import mesh_edge_graph
 from ...exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
 from .._validate import as_matrix, check_finite, voxel_template
 from ._rsa import (
+    RDM_METRIC,
     _one_rdm,
     _rdm_values,
     as_condensed,
@@ -25,7 +28,7 @@ from ._rsa import (
     rdm_stimulus_ids,
     reorder_condensed,
 )
-from ._rsa_compare import _compare_vectors, _method
+from ._rsa_compare import COMPARE_METHOD, _compare_vectors, _method
 
 __all__ = ["searchlight_rsa", "volume_neighbourhoods", "surface_neighbourhoods"]
 
@@ -47,6 +50,11 @@ def _mesh_graph_distances(coords, faces, sources, limit=np.inf) -> np.ndarray:
                     limit=limit)
 
 
+#: a searchlight's radius: mm (volume) or mesh-graph distance (surface)
+_RADIUS = Interval(Real, 0, None, closed="neither")
+
+
+@validate_params({"radius": _RADIUS})
 def volume_neighbourhoods(xyz, radius: float, centers=None) -> list[np.ndarray]:
     """Indices of the points within ``radius`` (same units as ``xyz``, e.g. mm) of each centre.
 
@@ -79,6 +87,7 @@ def volume_neighbourhoods(xyz, radius: float, centers=None) -> list[np.ndarray]:
             for h in tree.query_ball_point(xyz[centers], r=float(radius))]
 
 
+@validate_params({"radius": _RADIUS, "chunk": Interval(Integral, 1, None, closed="left")})
 def surface_neighbourhoods(coords, faces, vertices, radius: float, chunk: int = 256):
     """Neighbourhoods on a mesh: for each measured vertex, the measured vertices within
     mesh-graph distance ``radius``.
@@ -131,6 +140,12 @@ def _groups(resp: xr.DataArray, dim: str):
     ]
 
 
+@validate_params({
+    "radius": _RADIUS,
+    "metric": RDM_METRIC,
+    "method": COMPARE_METHOD,
+    "min_size": Interval(Integral, 1, None, closed="left"),
+})
 def searchlight_rsa(
     responses,
     model_rdm,

@@ -16,14 +16,13 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import sparse
 
-from ..._util.params import check_random_state
+from ..._util.params import N_PERMUTATIONS, SEED, Options, check_random_state, validate_params
 from ..._util.typing import RandomState
 from ...exceptions import (
     InvalidDataError,
     ToponeuroWarning,
     UndefinedValueWarning,
     UnknownNameError,
-    close_matches,
 )
 from ._geometry import TopoMap, _fill
 from ._null import NullResult, as_null_map, run_null
@@ -35,6 +34,9 @@ __all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "SIGN_CLUSTERING_REFERENCE", "mor
 #: neighbour graphs of :func:`moran_weights` on a sheet ("graph": the map's own adjacency)
 MORAN_WEIGHTS = ("rook", "queen", "graph")
 _TRANSFORMS = ("r", "b")
+#: the declared neighbours and weights of Moran's I
+_WEIGHTS = {"weights": Options(MORAN_WEIGHTS, error=UnknownNameError),
+            "transform": Options(_TRANSFORMS, error=UnknownNameError)}
 
 MORAN_REFERENCE = (
     "Moran (1950) Notes on continuous stochastic phenomena. Biometrika 37, 17-23; as "
@@ -54,6 +56,7 @@ def _lattice(shape, queen: bool) -> sparse.csr_matrix:
     return m + m.T
 
 
+@validate_params(_WEIGHTS)
 def moran_weights(tm: TopoMap, weights: str = "rook", transform: str = "r") -> sparse.csr_matrix:
     """The spatial weights of Moran's I on a map's points, over its points with a value.
 
@@ -83,12 +86,6 @@ def moran_weights(tm: TopoMap, weights: str = "rook", transform: str = "r") -> s
     >>> w.shape, int(w.sum())
     ((20, 20), 62)
     """
-    if weights not in MORAN_WEIGHTS:
-        raise UnknownNameError(f"Unknown weights {weights!r}; {close_matches(weights, MORAN_WEIGHTS)}")
-    if transform not in _TRANSFORMS:
-        raise UnknownNameError(
-            f"Unknown transform {transform!r}; {close_matches(transform, _TRANSFORMS)}"
-        )
     if weights in ("rook", "queen"):
         if tm.grid_shape is None:
             where = ("free unit positions: use weights='graph' (their Delaunay edges)"
@@ -185,6 +182,7 @@ def _sign_factory(tms, *, weights="rook", transform="r", rng=None):
 register_statistic("sign_clustering", _sign_factory)
 
 
+@validate_params({**_WEIGHTS, "n_permutations": N_PERMUTATIONS, "random_state": SEED})
 @_fill
 def morans_i(
     data,

@@ -17,8 +17,9 @@ from scipy.stats import spearmanr
 
 from ..._io import null_cache as _null_cache
 from ..._util.docs import fill_doc
+from ..._util.params import N_PERMUTATIONS, SEED, Options, validate_params
 from ..._util.typing import RandomState
-from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from ...exceptions import InvalidDataError, UnknownNameError
 from ._null import NullResult
 from ._patches import Patches
 from ._topography import map_similarity
@@ -35,6 +36,7 @@ DEFAULT_PAIRS = (("faces", "bodies"), ("faces", "places"))
 _CENTROIDS = ("largest", "all")
 
 
+@validate_params({"how": Options(_CENTROIDS, error=UnknownNameError)})
 def patch_centroid(patches: Patches, how: str = "largest") -> np.ndarray:
     """One centroid for a map's patches: the largest patch's, or that of all patch points.
 
@@ -60,8 +62,6 @@ def patch_centroid(patches: Patches, how: str = "largest") -> np.ndarray:
     >>> patch_centroid(p).round(1).tolist()
     [5.0, 12.0]
     """
-    if how not in _CENTROIDS:
-        raise UnknownNameError(f"Unknown centroid {how!r}; {close_matches(how, _CENTROIDS)}")
     d = patches.map.positions.shape[1]
     if patches.n_patches == 0:
         return np.full(d, np.nan)
@@ -132,6 +132,7 @@ def arrangement_similarity(centroids_a, centroids_b) -> dict:
     return out
 
 
+@validate_params({"n_permutations": N_PERMUTATIONS, "random_state": SEED})
 @fill_doc
 def pair_similarity(tm_a, tm_b, *, n_permutations=1000, random_state: RandomState = None):
     """SSIM on a sheet, Pearson on a mesh, with the shift null where it can be drawn.

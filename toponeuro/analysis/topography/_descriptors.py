@@ -50,13 +50,22 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from numbers import Integral
 
 import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._util.params import check_int, check_n_permutations, check_number, check_random_state
+from ..._util.params import (
+    N_PERMUTATIONS,
+    SEED,
+    Interval,
+    check_int,
+    check_number,
+    check_random_state,
+    validate_params,
+)
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._autocorr import morans_i
@@ -468,6 +477,7 @@ def _as_maps(data) -> dict[str, TopoMap]:
     return {"": as_topomap(data)}  # one map: domain "" (as compare_topography names it)
 
 
+@validate_params({"n_permutations": N_PERMUTATIONS, "random_state": SEED})
 @fill_doc
 def describe(
     data,
@@ -506,7 +516,6 @@ def describe(
     [('smoothness', 0.86), ('patch_count', 1.0)]
     """
     s = settings or RulerSettings()
-    n_permutations = check_n_permutations(n_permutations)
     rng = check_random_state(random_state)
     maps = _as_maps(data)
     names = list(DESCRIPTORS if descriptors is None else descriptors)
@@ -529,6 +538,7 @@ def describe(
     return out
 
 
+@validate_params({"random_state": SEED})
 @fill_doc
 def descriptor_value(tm, descriptor: str, settings: RulerSettings | None = None,
                      random_state: RandomState = None) -> float:
@@ -564,6 +574,8 @@ def descriptor_value(tm, descriptor: str, settings: RulerSettings | None = None,
     return _ONE_MAP_FUNCS[descriptor](tm, settings or RulerSettings(), 0, rng).value
 
 
+@validate_params({"n_boot": Interval(Integral, 1, None, closed="left"), "random_state": SEED},
+                 prefer_skip_nested_validation=False)  # make_map is the caller's
 @fill_doc
 def bootstrap_maps(activations: xr.DataArray, make_map: Callable, *, n_boot: int = 100,
                    random_state: RandomState = None) -> list:
@@ -592,7 +604,6 @@ def bootstrap_maps(activations: xr.DataArray, make_map: Callable, *, n_boot: int
     >>> len(maps), maps[0].sizes["unit"]
     (3, 64)
     """
-    n_boot = check_int(n_boot, "n_boot", lo=1)
     rng = check_random_state(random_state)
     n = activations.sizes[D.STIMULUS]
     groups = ([np.flatnonzero(activations[D.CATEGORY].values == c)

@@ -12,12 +12,14 @@ sheet *is* the cortex: the one ruler's planted truth (docs/one_ruler.rst).
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from scipy.interpolate import griddata
 from scipy.spatial import cKDTree
 
 from ..._io.meshes import MESH_SIZES, MESHES, medial_wall, mesh_surface
-from ..._util.params import check_number
+from ..._util.params import Boolean, Interval, Options, Text, check_number, validate_params
 from ...exceptions import DimensionError
 from ._geometry import TopoMap, _grid_map, as_topomap
 from ._places import face_graph, vertex_areas
@@ -38,6 +40,12 @@ def _hemi_values(values, mesh: str, hemi: str) -> np.ndarray:
     return v
 
 
+#: the declared template mesh and hemisphere
+_ON_MESH = {"mesh": Options(MESHES), "hemi": Options(("left", "right")),
+            "name": Text(empty=True)}
+
+
+@validate_params({**_ON_MESH, "geodesic": Boolean()})
 def mesh_topomap(values, mesh: str = "fsaverage5", hemi: str = "left", *,
                  surface: str | None = None, geodesic: bool = True,
                  name: str = "") -> TopoMap:
@@ -84,6 +92,7 @@ def mesh_topomap(values, mesh: str = "fsaverage5", hemi: str = "left", *,
                       adjacency=face_graph(faces, v.size) if geodesic else None)
 
 
+@validate_params({**_ON_MESH, "spacing": [Interval(Real, 0, None, closed="neither"), None]})
 def flat_sheet(values, mesh: str = "fsaverage5", hemi: str = "left", *,
                spacing: float | None = None, name: str = "") -> TopoMap:
     """One hemisphere's map resampled onto a regular grid through the mesh's flat map.

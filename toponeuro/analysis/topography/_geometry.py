@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import xarray as xr
@@ -41,7 +42,7 @@ from scipy.spatial.distance import cdist
 from ..._io.meshes import MESH_SIZES
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._util.params import check_number
+from ..._util.params import Interval, Options, Text, check_number, validate_params
 from ...exceptions import (
     CoordinateError,
     DimensionError,
@@ -502,6 +503,14 @@ def _grid_map(grid: np.ndarray, name: str) -> TopoMap:
     )
 
 
+@validate_params({
+    "layer": [Text(), None],
+    "name": [Text(empty=True), None],
+    "units": [Options(POSITION_UNITS, error=UnknownNameError), None],
+    "mm_per_unit": [Interval(Real, 0, None, closed="neither"), None],
+    "prune": [Interval(Real, 1, None, closed="left", fix=(
+        "prune drops Delaunay edges longer than prune x the median.")), None],
+})
 @_fill
 def as_topomap(
     data,
@@ -562,13 +571,6 @@ def as_topomap(
     """
     if isinstance(data, TopoMap):
         return data
-    if units is not None and units not in POSITION_UNITS:
-        raise UnknownNameError(f"Unknown units {units!r}; {close_matches(str(units), POSITION_UNITS)}")
-    if mm_per_unit is not None:
-        mm_per_unit = check_number(mm_per_unit, "mm_per_unit", lo=0, lo_open=True)
-    if prune is not None:
-        prune = check_number(prune, "prune", lo=1,
-                             fix="prune drops Delaunay edges longer than prune x the median.")
     scale = {"units": units, "mm_per_unit": mm_per_unit}
     if isinstance(data, xr.DataArray):
         label = name or (str(data.name) if data.name is not None else "")

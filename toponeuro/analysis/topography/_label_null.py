@@ -22,6 +22,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Sequence
+from numbers import Real
 
 import numpy as np
 import xarray as xr
@@ -29,12 +30,14 @@ from scipy import sparse
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
+from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Interval, Text, validate_params
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import TopoMap, _check_sheet, _grid_map, as_topomap
 from ._null import spatial_null
 from ._null_registry import register_null
 from ._selectivity import (
+    SELECTIVITY_METRIC,
     SELECTIVITY_METRICS,
     SELECTIVITY_REFERENCES,
     _contrast_names,
@@ -234,6 +237,10 @@ class ContrastDesign:
                    f"sheet {self.grid_shape[0]} x {self.grid_shape[1]})"))
 
 
+_FWHM = [Interval(Real, 0, None, closed="neither"), None]
+
+
+@validate_params({"layer": [Text(), None], "metric": SELECTIVITY_METRIC, "smooth_fwhm": _FWHM})
 @fill_doc
 def contrast_design(
     activations: xr.DataArray,
@@ -307,8 +314,6 @@ def contrast_design(
             f"smooth_fwhm smooths on the grid sheet, but the units of layer {layer!r} sit at "
             "free positions; pass smooth_fwhm=None (or smooth the activations yourself).")
     if smooth_fwhm is not None:
-        if not smooth_fwhm > 0:
-            raise InvalidDataError(f"smooth_fwhm must be positive or None; got {smooth_fwhm}.")
         x = _smooth_on_sheet(sub, x, smooth_fwhm)
     pool = t_mask | a_mask
     attrs = {"target": _label(tgt), "against": _label(agn), "layer": str(layer),
@@ -399,6 +404,11 @@ class ContrastTopography:
                 f"{self.positions.p_value:.3g}, label p {self.labels.p_value:.3g})")
 
 
+@validate_params({
+    "layer": [Text(), None], "statistic": Text(), "metric": SELECTIVITY_METRIC,
+    "smooth_fwhm": _FWHM, "n_permutations": N_PERMUTATIONS, "alpha": ALPHA,
+    "random_state": SEED, "what": [Text(empty=True), None], "where": Text(empty=True),
+}, prefer_skip_nested_validation=False)  # statistic_kwargs go to the statistic
 @fill_doc
 def contrast_topography(activations: xr.DataArray | ContrastDesign, target=None, against="rest", *,
                         layer: str | None = None, statistic: str = "morans_i",

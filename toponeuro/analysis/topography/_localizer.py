@@ -18,11 +18,17 @@ from scipy import stats
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
+from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Text, validate_params
 from ...exceptions import InvalidDataError, UndefinedValueWarning
 from ...sheet import check_activations
 from .._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET
 from ._label_null import contrast_design, contrast_topography
-from ._selectivity import _stimulus_labels, fdr_selection, language_selectivity
+from ._selectivity import (
+    LANGUAGE_SELECTION,
+    _stimulus_labels,
+    fdr_selection,
+    language_selectivity,
+)
 
 __all__ = ["language_profile", "LANGUAGE_CONDITIONS", "language_topography"]
 
@@ -39,6 +45,7 @@ def _halves(cats: np.ndarray) -> np.ndarray:
     return half
 
 
+@validate_params(LANGUAGE_SELECTION)
 @fill_doc
 def language_profile(
     activations: xr.DataArray,
@@ -192,6 +199,8 @@ def language_profile(
     )
 
 
+@validate_params({"q": LANGUAGE_SELECTION["q"], "n_permutations": N_PERMUTATIONS,
+                  "alpha": ALPHA, "random_state": SEED, "where": Text(empty=True)})
 @fill_doc
 def language_topography(
     activations: xr.DataArray,

@@ -82,7 +82,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..._util.params import check_n_permutations, check_random_state
+from ..._util.params import (
+    N_PERMUTATIONS,
+    SEED,
+    Boolean,
+    Text,
+    check_n_permutations,
+    check_random_state,
+    validate_params,
+)
+from ..._util.params import (
+    Callable as CallableParam,
+)
 from ..._util.typing import RandomState
 from ...exceptions import (
     DimensionError,
@@ -104,6 +115,7 @@ from ._null_registry import (
 )
 from ._pvalues import (
     _TOL,
+    ALTERNATIVE,
     ALTERNATIVES,
     CORTEX_MAP_KINDS,
     P_VALUE_REFERENCE,  # noqa: F401  (name kept here)
@@ -484,6 +496,15 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
                                 alternative=alternative)
 
 
+@validate_params({
+    "statistic": [Text(), CallableParam()],
+    "null": [Text(), None],
+    "n_permutations": N_PERMUTATIONS,
+    "alternative": [ALTERNATIVE, None],
+    "vectorized": [Boolean(), None],
+    "symmetric": [Boolean(), None],
+    "random_state": SEED,
+}, prefer_skip_nested_validation=False)  # the statistic is the caller's: its calls check
 @_fill
 def spatial_null(
     statistic,
@@ -567,7 +588,6 @@ def spatial_null(
     """
     if not maps:
         raise InvalidDataError("Give at least one map.")
-    n_permutations = check_n_permutations(n_permutations)
     rng = check_random_state(random_state)
     tms = [as_null_map(m, layer, geometry) for m in maps]
     _check_same_points(tms)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -27,9 +28,18 @@ from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 
-from ..._util.params import check_int, check_n_permutations, check_number, check_random_state
+from ..._util.params import (
+    ALPHA,
+    N_PERMUTATIONS,
+    SEED,
+    Interval,
+    Options,
+    Text,
+    check_random_state,
+    validate_params,
+)
 from ..._util.typing import RandomState
-from ...exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
+from ...exceptions import InvalidDataError, ParameterError, UnknownNameError
 from ._geometry import TopoMap, _fill, _map_of
 from ._null import null_p_value
 from ._null_registry import register_statistic
@@ -243,14 +253,25 @@ def _sizes(tm, n_total, min_units, min_fraction, max_fraction):
 # --------------------------------------------------------------------------- find_patches
 
 
-def _tdann_or_number(value, name, **bounds):
-    if isinstance(value, str):
-        if value != "tdann":
-            raise UnknownNameError(f"{name} must be a number or 'tdann'; got {value!r}.")
-        return value
-    return check_number(value, name, **bounds)
+_TDANN = Options(("tdann",), error=UnknownNameError)
+_FRACTION = [Interval(Real, 0, 1, closed="both"), _TDANN]
+#: the declared parameters of the patch rule (find_patches, check_patch_params)
+PATCH_PARAMS = {
+    "threshold": Interval(Real),
+    "min_units": Interval(Integral, 1, None, closed="left"),
+    "smooth_sigma": [Interval(Real, 0, None, closed="left", fix="0 turns smoothing off."),
+                     _TDANN],
+    "min_fraction": _FRACTION,
+    "max_fraction": _FRACTION,
+    "connectivity": Options((1, 2)),
+    "n_permutations": N_PERMUTATIONS,
+    "statistic": Options(PATCH_STATISTICS, error=UnknownNameError),
+    "alpha": ALPHA,
+    "random_state": SEED,
+}
 
 
+@validate_params(PATCH_PARAMS)
 @_fill
 def check_patch_params(threshold=TDANN_PATCHES["threshold"], min_units=TDANN_PATCHES["min_count"],
                        smooth_sigma="tdann", *, min_fraction="tdann", max_fraction="tdann",
@@ -294,29 +315,14 @@ def check_patch_params(threshold=TDANN_PATCHES["threshold"], min_units=TDANN_PAT
     >>> check_patch_params(alpha=1)
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.ParameterError: alpha=1 is not a finite number in (0, 1).
+    toponeuro.exceptions.ParameterError: alpha=1 is not a finite number in (0, 1). 0.05 is the usual choice.
     """
-    if statistic not in PATCH_STATISTICS:
-        raise UnknownNameError(
-            f"Unknown patch statistic {statistic!r}; {close_matches(statistic, PATCH_STATISTICS)}"
-        )
-    if isinstance(connectivity, bool) or connectivity not in (1, 2):
-        raise ParameterError(f"connectivity must be 1 or 2; got {connectivity!r}.")
-    out = {
-        "threshold": check_number(threshold, "threshold"),
-        "min_units": check_int(min_units, "min_units", lo=1),
-        "smooth_sigma": _tdann_or_number(smooth_sigma, "smooth_sigma", lo=0,
-                                         fix="0 turns smoothing off."),
-        "min_fraction": _tdann_or_number(min_fraction, "min_fraction", lo=0, hi=1),
-        "max_fraction": _tdann_or_number(max_fraction, "max_fraction", lo=0, hi=1),
-        "connectivity": int(connectivity),
-        "n_permutations": check_n_permutations(n_permutations),
-        "statistic": statistic,
-        "alpha": check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True),
-    }
-    check_random_state(random_state)
-    _check_fraction_order(out["min_fraction"], out["max_fraction"])
-    return out
+    # each value is declared (PATCH_PARAMS); only their order is checked here
+    _check_fraction_order(min_fraction, max_fraction)
+    return {"threshold": threshold, "min_units": min_units, "smooth_sigma": smooth_sigma,
+            "min_fraction": min_fraction, "max_fraction": max_fraction,
+            "connectivity": connectivity, "n_permutations": n_permutations,
+            "statistic": statistic, "alpha": alpha}
 
 
 def _check_fraction_order(min_fraction, max_fraction):
@@ -329,6 +335,7 @@ def _check_fraction_order(min_fraction, max_fraction):
         )
 
 
+@validate_params({**PATCH_PARAMS, "layer": [Text(), None]})
 @_fill
 def find_patches(
     data,

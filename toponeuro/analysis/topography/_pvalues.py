@@ -9,11 +9,13 @@ never 0 (``_null.py``'s module docs give the tails).
 from __future__ import annotations
 
 import json
+from numbers import Integral, Real
 
 import numpy as np
 
 from ..._util.docs import fill_doc
-from ...exceptions import UnknownNameError, close_matches
+from ..._util.params import ALPHA, Interval, Options, Text, validate_params
+from ...exceptions import UnknownNameError
 
 __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibration", "format_p",
            "floor_p", "can_reject", "effective_draws", "cortex_null_calibration",
@@ -21,6 +23,11 @@ __all__ = ["ALTERNATIVES", "P_VALUE_REFERENCE", "null_p_value", "null_calibratio
 
 #: the tails a permutation p-value can take (as ``scipy.stats.permutation_test``)
 ALTERNATIVES = ("greater", "less", "two-sided")
+#: the declared ``alternative`` of a test against a null
+ALTERNATIVE = Options(ALTERNATIVES, error=UnknownNameError)
+#: a count of draws, possibly effective (fractional)
+_DRAWS = Interval(Real, 0, None, closed="left")
+
 
 #: relative tolerance of ``null >= statistic`` (ties count)
 _TOL = 1e-9
@@ -31,6 +38,7 @@ P_VALUE_REFERENCE = (
 )
 
 
+@validate_params({"alternative": ALTERNATIVE})
 @fill_doc
 def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
     """Permutation p-value of ``statistic`` against its null draws (Phipson & Smyth 2010).
@@ -61,10 +69,6 @@ def null_p_value(statistic: float, null, alternative: str = "greater") -> float:
     >>> null_p_value(-3.0, [0.0, 1.0, -1.0, 0.5], "two-sided")
     0.4
     """
-    if alternative not in ALTERNATIVES:
-        raise UnknownNameError(
-            f"Unknown alternative {alternative!r}; {close_matches(alternative, ALTERNATIVES)}"
-        )
     null = np.asarray(null, dtype=float).ravel()
     fin = null[np.isfinite(null)]
     if not np.isfinite(statistic) or fin.size == 0:
@@ -123,6 +127,7 @@ CORTEX_MAP_KINDS = {"sphere": "smooth on the sphere",
                     "volume": "smoothed in the volume and read on the midthickness"}
 
 
+@validate_params({"mesh": Text()})
 def cortex_null_calibration(mesh: str = "fsaverage5") -> dict:
     """The cortex null's measured false-positive rate on ``mesh``, per kind of map.
 
@@ -179,6 +184,11 @@ def _ceil_sig(x: float, digits: int = 1) -> float:
     return float(round(v, max(0, -e)))
 
 
+@validate_params({
+    "n_permutations": _DRAWS,
+    "n_effective": [_DRAWS, None],
+    "n_moves": [Interval(Integral, 0, None, closed="left"), None],
+})
 @fill_doc
 def format_p(p: float, n_permutations: int, alternative: str | None = None, *,
              n_effective: float | None = None, n_moves: int | None = None) -> str:
@@ -236,6 +246,7 @@ def format_p(p: float, n_permutations: int, alternative: str | None = None, *,
     return f"p = {p:.3f}" + (f" ({alternative})" if alternative else "")
 
 
+@validate_params({"n_unpaired": Interval(Integral, 0, None, closed="left")})
 def effective_draws(first_moved, second_moved, n_unpaired: int = 0) -> tuple[float, float]:
     """Effective number of null draws when each move serves two draws, and their correlation.
 
@@ -290,6 +301,7 @@ def effective_draws(first_moved, second_moved, n_unpaired: int = 0) -> tuple[flo
     return float(n_unpaired + 2 * m / (1 + rho)), rho
 
 
+@validate_params({"n_permutations": _DRAWS})
 @fill_doc
 def floor_p(n_permutations: float, alternative: str = "greater") -> float:
     """The smallest p-value ``n_permutations`` draws can give: ``1 / (1 + n)`` (two-sided
@@ -318,6 +330,7 @@ def floor_p(n_permutations: float, alternative: str = "greater") -> float:
     return float(min(1.0, k / (1 + n))) if n > 0 else 1.0
 
 
+@validate_params({"n_permutations": _DRAWS, "alpha": ALPHA})
 @fill_doc
 def can_reject(n_permutations: float, alpha: float, alternative: str = "greater") -> bool:
     """Whether ``n_permutations`` draws can give ``p <= alpha`` at all (9 draws cannot reach

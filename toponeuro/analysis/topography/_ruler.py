@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..._util.docs import fill_doc
-from ..._util.params import check_n_permutations, check_number, check_random_state
+from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, check_random_state, validate_params
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._descriptors import (
@@ -218,6 +218,7 @@ def _side(res: DescriptorResult, alpha: float) -> tuple[bool, int]:
     return True, 1 if res.alternative == "greater" else -1
 
 
+@validate_params({"alpha": ALPHA})
 @fill_doc
 def ruler_verdict(model: DescriptorResult, cortex: DescriptorResult, *,
                   alpha: float = 0.05) -> tuple[str, str]:
@@ -262,7 +263,6 @@ def ruler_verdict(model: DescriptorResult, cortex: DescriptorResult, *,
     ...                                                       999, "positions"))[0]
     ('alike', 'unlike')
     """
-    alpha = check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True)
     name = model.descriptor
     if name not in TOLERANCES:
         raise UnknownNameError(f"No tolerance for {name!r}; {close_matches(name, TOLERANCES)}")
@@ -332,6 +332,7 @@ def _boot_values(boots, descriptor, s, domain, pair=None):
     return vals
 
 
+@validate_params({"n_permutations": N_PERMUTATIONS, "alpha": ALPHA, "random_state": SEED})
 @fill_doc
 def compare_topography(
     model,
@@ -385,8 +386,6 @@ def compare_topography(
     >>> res.rows[0].verdict
     'unlike'
     """
-    n_permutations = check_n_permutations(n_permutations)
-    alpha = check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True)
     s = settings or RulerSettings()
     if not isinstance(s, RulerSettings):
         raise InvalidDataError(f"settings must be a RulerSettings; got {type(s).__name__}.")

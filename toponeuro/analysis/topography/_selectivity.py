@@ -7,6 +7,7 @@ results keep every unit coordinate so ``result.topo.map(layer)`` lays them on th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Real
 
 import numpy as np
 import xarray as xr
@@ -14,7 +15,16 @@ from scipy import stats
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._util.params import check_top_k
+from ..._util.params import (
+    PROBABILITY,
+    TOP_K,
+    Boolean,
+    Interval,
+    Options,
+    Text,
+    check_top_k,
+    validate_params,
+)
 from ...exceptions import (
     DimensionError,
     InputTypeError,
@@ -83,6 +93,7 @@ def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _ratio(ma - mb, np.sqrt(pooled * (1.0 / na + 1.0 / nb)))
 
 
+@validate_params({"return_df": Boolean()})
 @fill_doc
 def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
     """Welch's unequal-variance t per column (``scipy.stats.ttest_ind(a, b, equal_var=False)``).
@@ -167,6 +178,8 @@ def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 #: selectivity metric name -> kernel ``f(a, b) -> per-unit values``
 SELECTIVITY_METRICS = {"tdann_t": tdann_t, "t": student_t, "welch_t": welch_t, "dprime": dprime}
+#: the declared selectivity metric
+SELECTIVITY_METRIC = Options(SELECTIVITY_METRICS, error=UnknownNameError)
 
 #: where each selectivity metric comes from
 SELECTIVITY_REFERENCES = {
@@ -359,6 +372,7 @@ def _label(x) -> str:
     return x if isinstance(x, str) else "+".join(str(v) for v in x)
 
 
+@validate_params({"metric": SELECTIVITY_METRIC})
 @fill_doc
 def selectivity(
     activations: xr.DataArray,
@@ -411,10 +425,6 @@ def selectivity(
     (('unit',), 'car+house', (4, 4))
     """
     check_activations(activations)
-    if metric not in SELECTIVITY_METRICS:
-        raise UnknownNameError(
-            f"Unknown selectivity metric {metric!r}; {close_matches(metric, SELECTIVITY_METRICS)}"
-        )
     target = _contrast_names(target, "target")
     against = _contrast_names(against, "against")
     cats = _stimulus_labels(activations, labels)
@@ -439,6 +449,7 @@ def selectivity(
     )
 
 
+@validate_params({"metric": SELECTIVITY_METRIC})
 @fill_doc
 def domain_selectivity(
     activations: xr.DataArray,
@@ -536,6 +547,17 @@ def _top_k(score: np.ndarray, top_k, groups) -> np.ndarray:
     return mask
 
 
+#: the declared selection of the language units (TopoLM's)
+LANGUAGE_SELECTION = {
+    "q": PROBABILITY,
+    "top_k": TOP_K,
+    "alternative": Options(("greater", "two-sided", "less"), error=UnknownNameError),
+    "smooth_fwhm": [Interval(Real, 0, None, closed="neither"), None],
+    "scope": Options(_SCOPES, error=UnknownNameError),
+}
+
+
+@validate_params(LANGUAGE_SELECTION)
 @fill_doc
 def language_selectivity(
     activations: xr.DataArray,
@@ -595,18 +617,6 @@ def language_selectivity(
     (['df', 'fdr_mask', 'p', 'q', 't', 'topk_mask'], 5, 'all')
     """
     check_activations(activations)
-    if alternative not in ("greater", "two-sided", "less"):
-        raise UnknownNameError(
-            f"Unknown alternative {alternative!r}; "
-            f"{close_matches(alternative, ['greater', 'two-sided', 'less'])}"
-        )
-    if scope not in _SCOPES:
-        raise UnknownNameError(f"Unknown scope {scope!r}; {close_matches(scope, _SCOPES)}")
-    top_k = check_top_k(top_k)
-    if not 0 < q < 1:
-        raise InvalidDataError(f"q must be in (0, 1); got {q}.")
-    if smooth_fwhm is not None and not smooth_fwhm > 0:
-        raise InvalidDataError(f"smooth_fwhm must be positive or None; got {smooth_fwhm}.")
     cats = _stimulus_labels(activations, labels)
     t_mask, a_mask, tgt, agn = contrast_masks(cats, target, against)
     x = activations.transpose(D.STIMULUS, D.UNIT).values
@@ -660,6 +670,7 @@ def language_selectivity(
     )
 
 
+@validate_params({"layer": [Text(), None], "what": Text()})
 def fdr_selection(result: xr.Dataset, *, layer: str | None = None,
                   what: str = "language-selective units") -> dict:
     """The units :func:`language_selectivity` selects at its FDR level, and their threshold.

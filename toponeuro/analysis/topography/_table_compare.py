@@ -8,15 +8,24 @@ import numpy as np
 import pandas as pd
 
 from ..._util.docs import fill_doc
+from ..._util.params import N_PERMUTATIONS, SEED, Boolean, Options, validate_params
 from ..._util.typing import RandomState
 from ...exceptions import UnknownNameError, close_matches
 from ._compare import _CENTROIDS, arrangement_similarity
-from ._tables import ARRANGEMENT_TOP, TopographyTable, arrangement_comparison
+from ._tables import _TOP, ARRANGEMENT_TOP, TopographyTable, arrangement_comparison
 
 __all__ = ["compare_tables"]
 
 
 @fill_doc
+@validate_params({
+    "centroid": Options(_CENTROIDS, error=UnknownNameError),
+    "top": _TOP,
+    "n_permutations": [N_PERMUTATIONS, None],
+    "cortex_permutations": [N_PERMUTATIONS, None],
+    "random_state": SEED,
+    "arrangement": Boolean(),
+})
 def compare_tables(
     model: TopographyTable,
     model_sheet: str,
@@ -94,9 +103,6 @@ def compare_tables(
     >>> float(out.loc[("arrangement_procrustes", "centroids"), "model_vs_cortex"]) < 1e-9
     True
     """
-    if centroid not in _CENTROIDS:
-        raise UnknownNameError(f"Unknown centroid {centroid!r}; "
-                               f"{close_matches(centroid, _CENTROIDS)}")
     metrics = ("smoothness", "smoothness_p", "n_patches", "n_significant_patches",
                "mean_patch_fraction", "total_patch_fraction")
     sides = []

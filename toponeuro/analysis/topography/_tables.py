@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ import xarray as xr
 from ..._io import null_cache as _null_cache
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._util.params import check_n_permutations
+from ..._util.params import N_PERMUTATIONS, SEED, Interval, validate_params
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -27,8 +28,8 @@ from ._compare import (
 )
 from ._geometry import as_topomap
 from ._null import NullResult
-from ._patches import TDANN_PATCHES, check_patch_params, find_patches
-from ._topography import _check_sampling, smoothness
+from ._patches import PATCH_PARAMS, TDANN_PATCHES, check_patch_params, find_patches
+from ._topography import _SAMPLING, smoothness
 from ._verdict import overlap_verdict
 
 __all__ = [
@@ -49,6 +50,12 @@ ARRANGEMENT_REFERENCE = (
     "by how far they exceed the 90th percentile); the sheet's centre distances are "
     "rank-correlated with the cortex's geodesic centre distances across domain pairs"
 )
+
+
+#: the declared ``top``: the fraction of each map's points that make its centre
+_TOP = Interval(Real, 0, 1, closed="right", fix=(
+    "top is the fraction of each map's points that make its centre; TDANN-style selective "
+    "units are the strongest ~10%: top=0.1."))
 
 
 @dataclass(eq=False)
@@ -230,6 +237,14 @@ def _patch_columns(p) -> dict:
     }
 
 
+@validate_params({
+    "threshold": [PATCH_PARAMS["threshold"], None],
+    **{k: PATCH_PARAMS[k] for k in ("min_units", "smooth_sigma", "n_permutations", "alpha",
+                                    "random_state")},
+    "n_samples": _SAMPLING["n_samples"],
+    "sample_size": _SAMPLING["sample_size"],
+    "similarity_permutations": [N_PERMUTATIONS, None],
+})
 @fill_doc
 def topography_table(
     maps,
@@ -318,10 +333,6 @@ def topography_table(
                                  min_units, smooth_sigma, alpha=alpha,
                                  n_permutations=n_permutations, random_state=random_state)
     n_permutations = checked["n_permutations"]
-    if similarity_permutations is not None:
-        similarity_permutations = check_n_permutations(similarity_permutations,
-                                                       "similarity_permutations")
-    _check_sampling(n_samples, sample_size, 10, None)
     sides = _sheets(maps, layers)
     null_kw = {"n_permutations": int(n_permutations), "random_state": random_state}
     n_sim = int(n_permutations if similarity_permutations is None else similarity_permutations)
@@ -468,6 +479,7 @@ def _rank_correlation(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return rho
 
 
+@validate_params({"top": _TOP})
 def domain_centres(maps: Mapping, *, top: float = ARRANGEMENT_TOP) -> dict:
     """Each domain's centre on its sheet or mesh, from its whole map.
 
@@ -496,7 +508,6 @@ def domain_centres(maps: Mapping, *, top: float = ARRANGEMENT_TOP) -> dict:
     >>> domain_centres({"faces": m})["faces"].round(1).tolist()
     [5.0, 12.0]
     """
-    top = _check_top(top)
     out = {}
     for name, tm in maps.items():
         c = _centres_of(tm.values[None, :], tm, top)[0]
@@ -509,16 +520,8 @@ def _centre_value(c):
     return c.tolist() if np.ndim(c) else int(c)
 
 
-def _check_top(top) -> float:
-    top = float(top)
-    if not 0 < top <= 1:
-        raise InvalidDataError(
-            f"top (the fraction of each map's points that make its centre) must be in (0, 1]; "
-            f"got {top}. TDANN-style selective units are the strongest ~10%: top=0.1."
-        )
-    return top
-
-
+@validate_params({"top": _TOP, "n_permutations": [N_PERMUTATIONS, None],
+                  "cortex_permutations": [N_PERMUTATIONS, None], "random_state": SEED})
 @fill_doc
 def arrangement_comparison(
     model: TopographyTable,
@@ -598,7 +601,6 @@ def arrangement_comparison(
     from ...exceptions import UndefinedValueWarning
     from ._null import NullResult, spatial_null
 
-    top = _check_top(top)
     for res, sheet in ((model, model_sheet), (cortex, cortex_sheet)):
         if sheet not in res.sheets:
             raise UnknownNameError(f"No sheet {sheet!r}; {close_matches(sheet, res.sheets)}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from numbers import Integral, Real
 
 import numpy as np
 import xarray as xr
@@ -16,7 +17,16 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from ..._util import dims as D
-from ..._util.params import check_int, check_n_permutations, check_number, check_random_state
+from ..._util.params import (
+    N_PERMUTATIONS,
+    SEED,
+    Interval,
+    Options,
+    check_int,
+    check_number,
+    check_random_state,
+    validate_params,
+)
 from ..._util.typing import RandomState
 from ...exceptions import (
     CoordinateError,
@@ -30,6 +40,7 @@ from ...exceptions import (
 from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
 from ._null import NullResult, run_null
 from ._null_registry import register_statistic
+from ._pvalues import ALTERNATIVE
 from ._similarity import SIMILARITY_METHODS, _corr_factory, _ssim_factory
 
 __all__ = [
@@ -274,6 +285,18 @@ def _check_sampling(n_samples, sample_size, n_bins, max_distance):
     return n_samples, sample_size, n_bins, max_distance
 
 
+#: the point-sampling and binning parameters of smoothness and correlation_profile, declared
+_SAMPLING = {
+    "n_samples": Interval(Integral, 1, None, closed="left"),
+    "sample_size": [Interval(Integral, 3, None, closed="left", fix=(
+        "Two points make one pair, one distance bin: no profile to score.")), None],
+    "n_bins": Interval(Integral, 2, None, closed="left", fix=(
+        "With one bin the first bin is the maximum, so the score is 0 by construction.")),
+    "max_distance": [Interval(Real, 0, None, closed="neither"), None],
+    "random_state": SEED,
+}
+
+
 def _smoothness_setup(tm, n_samples, sample_size, n_bins, max_distance, rng):
     n_samples, sample_size, n_bins, max_distance = _check_sampling(
         n_samples, sample_size, n_bins, max_distance
@@ -332,6 +355,7 @@ class _nan_kernel:  # noqa: N801 -- stands in for a _SmoothnessKernel
         return np.full(np.atleast_2d(values).shape[0], np.nan)
 
 
+@validate_params({**_SAMPLING, "n_permutations": N_PERMUTATIONS})
 @_fill
 def smoothness(
     data,
@@ -426,8 +450,6 @@ def smoothness(
             f"smoothness of one map takes null='positions'; got {null!r}. (A shift of one map "
             "keeps its smoothness by design, so it is no null for it.)"
         )
-    n_permutations = check_n_permutations(n_permutations)
-    _check_sampling(n_samples, sample_size, n_bins, max_distance)
     rng = check_random_state(random_state)
     tm = _map_of(data, layer, geometry)
     _check_values(tm, "smoothness")
@@ -450,6 +472,7 @@ def smoothness(
         ds[key] = getattr(res, key)
     return ds
 
+@validate_params(_SAMPLING)
 @_fill
 def correlation_profile(
     responses,
@@ -498,10 +521,6 @@ def correlation_profile(
     >>> prof["distance"].values.round(2).tolist()  # an 8 x 8 sheet: 3 bins up to 4.95
     [0.82, 2.47, 4.12]
     """
-    n_samples, sample_size, n_bins, max_distance = _check_sampling(
-        n_samples, sample_size, n_bins, max_distance
-    )
-    check_random_state(random_state)
     if isinstance(responses, xr.DataArray) and D.UNIT in responses.dims:
         from ...sheet import check_activations
 
@@ -564,6 +583,12 @@ for _name, _factory in _STATISTIC_FACTORIES.items():
     register_statistic(_name, _factory)
 
 
+@validate_params({
+    "method": Options(SIMILARITY_METHODS, error=UnknownNameError),
+    "n_permutations": N_PERMUTATIONS,
+    "alternative": ALTERNATIVE,
+    "random_state": SEED,
+})
 @_fill
 def map_similarity(
     map_a,
@@ -638,11 +663,6 @@ def map_similarity(
     >>> float(map_similarity(a, -a, n_permutations=0)) < 0
     True
     """
-    if method not in SIMILARITY_METHODS:
-        raise UnknownNameError(
-            f"Unknown method {method!r}; {close_matches(method, SIMILARITY_METHODS)}"
-        )
-    n_permutations = check_n_permutations(n_permutations)
     rng = check_random_state(random_state)
 
     geo = _check_geometry(geometry)

@@ -13,13 +13,22 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._util.params import MAX_PERMUTATIONS, check_int, check_random_state
+from ..._util.params import (
+    MAX_PERMUTATIONS,
+    SEED,
+    TOP_K,
+    Interval,
+    Options,
+    check_random_state,
+    validate_params,
+)
 from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
@@ -29,9 +38,10 @@ from ...exceptions import (
     close_matches,
 )
 from ...sheet import check_activations
-from ._null import ALTERNATIVES, null_p_value
+from ._null import ALTERNATIVE, null_p_value
 from ._selectivity import (
     DEFAULT_SELECTIVITY,
+    SELECTIVITY_METRICS,
     _contrast_names,
     _label,
     _stimulus_labels,
@@ -145,6 +155,14 @@ def _coord_labels(acts: xr.DataArray, labels, param: str, which: str):
     return acts[labels].values
 
 
+@validate_params({
+    "metric": Options(SELECTIVITY_METRICS, error=UnknownNameError),
+    "top_k": TOP_K,
+    "n_permutations": Interval(Integral, 1, MAX_PERMUTATIONS, closed="both",
+                               fix="1000 is the usual choice."),
+    "alternative": ALTERNATIVE,
+    "random_state": SEED,
+})
 @fill_doc
 def localizer_transfer(
     localizer: xr.DataArray,
@@ -248,11 +266,6 @@ def localizer_transfer(
             f"{shared[:3]}); a stimulus used to pick the units and to test them makes the "
             "test circular. Test on other stimuli (or split one set with StimulusSet.split)."
         )
-    if alternative not in ALTERNATIVES:
-        raise UnknownNameError(
-            f"Unknown alternative {alternative!r}; {close_matches(str(alternative), ALTERNATIVES)}"
-        )
-    n_permutations = check_int(n_permutations, "n_permutations", lo=1, hi=MAX_PERMUTATIONS)
     labels = _coord_labels(localizer, labels, "labels", "localizer")
     sel = selectivity(localizer, target, against, metric=metric, labels=labels)
     layers = np.asarray(localizer[D.LAYER].values) if D.LAYER in localizer.coords else \

@@ -19,13 +19,15 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 
 from ..._util.docs import fill_doc
-from ..._util.params import check_number
+from ..._util.params import ALPHA, N_PERMUTATIONS, Interval, Text, validate_params
 from ...exceptions import InputTypeError, InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
+from ._pvalues import ALTERNATIVE
 
 __all__ = ["OVERLAP_OUTCOMES", "OverlapVerdict", "overlap_verdict", "CLAIM_OUTCOMES",
            "TopographyClaim", "organisation_claim", "contrast_claim", "too_few_draws_text"]
@@ -158,6 +160,7 @@ class OverlapVerdict(_TestOutcome):
                 "n_effective": None if self.n_effective is None else float(self.n_effective)}
 
 
+@validate_params({"alpha": ALPHA})
 @fill_doc
 def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
                     method: str | None = None) -> OverlapVerdict:
@@ -202,11 +205,6 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
     >>> overlap_verdict(same).p_value == same.p_value
     True
     """
-    if isinstance(alpha, str):  # a number is needed: '0.05' < p would fail deep inside
-        check_number(alpha, "alpha", fix="Give a number, e.g. alpha=0.05.")
-    if not 0 < float(alpha) < 1:
-        raise InvalidDataError(f"alpha must lie in (0, 1); got {alpha}.")
-    alpha = float(alpha)
     if isinstance(statistic, NullResult):
         res = statistic
         draws = res.null
@@ -280,6 +278,8 @@ _CLAIM_LABELS = {"morans_i": "Moran's I", "smoothness": "smoothness", "tdann": "
                  **_LABELS}
 
 
+@validate_params({"n_permutations": N_PERMUTATIONS, "alpha": ALPHA, "alternative": ALTERNATIVE,
+                  "n_effective": [Interval(Real, 0, None, closed="left"), None]})
 @fill_doc
 def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "greater",
                        n_effective: float | None = None) -> str:
@@ -380,12 +380,8 @@ def _check_claim(fn, result, alpha, what, where) -> float:
             f"morans_i(..., n_permutations=999)); got {type(result).__name__} "
             f"{result!r:.40}. Pass the test's result, not its p-value or statistic."
         )
-    for name, v in (("what", what), ("where", where)):
-        if not isinstance(v, str):
-            raise InputTypeError(f"{fn}: {name} must be a str (words for the sentence); got "
-                                 f"{type(v).__name__}.")
-    return check_number(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True,
-                        fix="Pass a number such as alpha=0.05 (not a string).")
+    return float(alpha)  # declared: checked where the claim was asked for
+
 
 
 def _claim(kind, result, alpha, what, where, yes, no, null_name):
@@ -426,6 +422,7 @@ def _claim(kind, result, alpha, what, where, yes, no, null_name):
                            text=f"{what} {yes if ok else no} {where}: {numbers}", **fields)
 
 
+@validate_params({"alpha": ALPHA, "what": Text(empty=True), "where": Text(empty=True)})
 @fill_doc
 def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the map",
                        where: str = "on this sheet") -> TopographyClaim:
@@ -472,6 +469,7 @@ def organisation_claim(result: NullResult, alpha: float = 0.05, *, what: str = "
                   "is not organised beyond its values scattered at random", null_name)
 
 
+@validate_params({"alpha": ALPHA, "what": Text(empty=True), "where": Text(empty=True)})
 @fill_doc
 def contrast_claim(result: NullResult, alpha: float = 0.05, *, what: str = "the contrast",
                    where: str = "on this sheet") -> TopographyClaim:

@@ -1,0 +1,231 @@
+"""The generated bad-value test: every declared parameter of every public function refuses
+values outside its declaration with a typed toponeuro error naming the parameter (issue 44).
+
+Public functions are every function in the ``__all__`` of the package and its sub-packages
+(as in ``test_docstrings.py``). For each parameter declared with
+:func:`toponeuro._util.params.validate_params`, hypothesis draws values outside the declared
+constraints (wrong types, NaN, inf, out of range, empty strings, unknown options) and the call
+must raise a :class:`~toponeuro.exceptions.ToponeuroError` whose message starts with
+``name=``. The other parameters get a cheap valid value (the declaration's example) or, when
+undeclared, a placeholder: the check runs before the body, so the body, and any expensive
+work, never starts.
+
+A public function that declares nothing must be listed in ``_undeclared.UNDECLARED`` with the
+reason; the list only shrinks (an entry that declares now, or is gone, must be removed).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import numbers
+import runpy
+from pathlib import Path
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import toponeuro  # noqa: E402
+from toponeuro._util.params import (  # noqa: E402
+    Interval,
+    Options,
+    Text,
+    bad_values,
+    check_param,
+    declared_params,
+)
+from toponeuro.exceptions import ToponeuroError  # noqa: E402
+
+#: the shrinking list of public functions that declare nothing, with why
+UNDECLARED = runpy.run_path(str(Path(__file__).with_name("_undeclared.py")))["UNDECLARED"]
+
+PACKAGES = ["toponeuro", "toponeuro.sheet", "toponeuro.exceptions", "toponeuro.tutorial",
+            "toponeuro.reporting", *(f"toponeuro.{p}" for p in toponeuro._SUBPACKAGES)]
+
+
+def public_functions() -> dict:
+    """qualified name of the definition -> the function, for every function in an ``__all__``."""
+    found = {}
+    for pkg in PACKAGES:
+        module = importlib.import_module(pkg)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                found.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+    return found
+
+
+FUNCTIONS = public_functions()
+DECLARED = {q: f for q, f in FUNCTIONS.items() if declared_params(f)}
+CASES = sorted((q, p) for q, f in DECLARED.items() for p in declared_params(f))
+
+
+class _Placeholder:
+    """An undeclared argument: never read, since the declared check fails first."""
+
+    def __repr__(self) -> str:
+        return "<placeholder>"
+
+
+def _call_args(func, param: str, value):
+    """Positional and keyword arguments: ``value`` for ``param``, cheap valid values for the
+    other declared parameters without a default, placeholders for the undeclared ones."""
+    declared = declared_params(func)
+    args, kwargs = [], {}
+    for name, p in inspect.signature(func).parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if name == param:
+            v = value
+        elif p.default is not p.empty:
+            continue
+        elif name in declared:
+            v = declared[name][0].example()
+        else:
+            v = _Placeholder()
+        if p.kind is p.POSITIONAL_ONLY:
+            args.append(v)
+        else:
+            kwargs[name] = v
+    return args, kwargs
+
+
+def _outside(constraints):
+    """A hypothesis strategy of values no constraint of a parameter accepts."""
+    pool = [st.sampled_from(bad_values(constraints))]
+    for c in constraints:
+        if isinstance(c, Interval):
+            if c.lo is not None:
+                pool.append(st.floats(max_value=c.lo, allow_nan=False))
+                pool.append(st.integers(max_value=math.floor(c.lo)))
+            if c.hi is not None:
+                pool.append(st.floats(min_value=c.hi, allow_nan=False))
+                pool.append(st.integers(min_value=math.ceil(c.hi)))
+            if c.integral:
+                pool.append(st.floats(allow_nan=False, allow_infinity=False).filter(
+                    lambda x: not float(x).is_integer()))
+        elif isinstance(c, Options):
+            pool.append(st.text(max_size=12))
+        elif isinstance(c, Text) and not c.empty:
+            pool.append(st.text(alphabet=" \t\n", max_size=4))
+    return st.one_of(pool).filter(lambda v: not any(c.is_satisfied_by(v) for c in constraints))
+
+
+def test_public_functions_found():
+    assert len(FUNCTIONS) > 250 and DECLARED
+
+
+@pytest.mark.parametrize(("qual", "param"), CASES, ids=[f"{q.rsplit('.', 1)[1]}-{p}"
+                                                        for q, p in CASES])
+def test_bad_value_is_refused(qual, param):
+    func = DECLARED[qual]
+    constraints = declared_params(func)[param]
+
+    @settings(max_examples=12, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+    @given(value=_outside(constraints))
+    def refuses(value):
+        assert refusal_problem(func, param, value) is None, (qual, param, value)
+
+    refuses()
+
+
+def refusal_problem(func, param: str, value) -> str | None:
+    """None if ``func`` refuses ``value`` for ``param`` with a typed error naming it, else
+    what went wrong."""
+    args, kwargs = _call_args(func, param, value)
+    try:
+        func(*args, **kwargs)
+    except ToponeuroError as err:
+        return None if str(err).startswith(f"{param}=") else f"message: {err}"
+    except Exception as err:  # noqa: BLE001 - any other error is the finding
+        return f"untyped {type(err).__name__}: {err}"
+    return "accepted"
+
+
+@pytest.mark.parametrize("qual", sorted(DECLARED), ids=lambda q: q.rsplit(".", 1)[1])
+def test_defaults_and_examples_are_accepted(qual):
+    """Every declared default (never checked at call time) and example is valid."""
+    func = DECLARED[qual]
+    sig = inspect.signature(func)
+    for name, constraints in declared_params(func).items():
+        default = sig.parameters[name].default
+        if default is not inspect.Parameter.empty:
+            check_param(default, name, constraints)
+        for c in constraints:
+            try:
+                ex = c.example()
+            except ToponeuroError:  # an InstanceOf without an example: not needed
+                continue
+            assert c.is_satisfied_by(ex), (qual, name, c, ex)
+
+
+def list_gaps(functions: dict, listed: dict) -> tuple[list, list]:
+    """``(missing, stale)``: undeclared functions not listed; listed ones that declare now
+    or are gone."""
+    undeclared = sorted(q for q, f in functions.items() if not declared_params(f))
+    return ([q for q in undeclared if q not in listed],
+            sorted(q for q in listed if q not in undeclared))
+
+
+def test_undeclared_functions_are_listed():
+    """Every public function declares its parameters or is listed, with its reason."""
+    missing, stale = list_gaps(FUNCTIONS, UNDECLARED)
+    assert not missing, ("Public functions that declare no parameter; declare them with "
+                         f"validate_params (or list them in _undeclared.py, with why): {missing}")
+    assert not stale, f"Remove from _undeclared.py (declared now, or not public): {stale}"
+    assert all(r.strip() for r in UNDECLARED.values())
+    print(f"\n{len(DECLARED)} public functions declare parameters; "
+          f"{len(FUNCTIONS) - len(DECLARED)} declare none (listed in _undeclared.py).")
+
+
+def test_the_rules_find_planted_gaps():
+    """A planted undeclared function is missing from the list, a planted entry stale, and a
+    planted declaration that lets a bad value through is caught by the refusal check."""
+    from toponeuro._util.params import validate_params
+
+    def bare(n):
+        return n
+
+    @validate_params({"n": Interval(numbers.Integral, 1, None, closed="left")})
+    def declared(n):
+        return n
+
+    assert list_gaps({"pkg.bare": bare, "pkg.declared": declared},
+                     {"pkg.declared": "why", "pkg.gone": "why"}) == (["pkg.bare"],
+                                                                      ["pkg.declared", "pkg.gone"])
+
+    class Lax(Interval):  # a declaration whose check lets its own bad values through
+        def is_satisfied_by(self, value):
+            return True
+
+    @validate_params({"n": Lax(numbers.Integral, 1, None, closed="left")})
+    def lax(n):
+        return n
+
+    assert refusal_problem(lax, "n", 0) == "accepted"
+    assert refusal_problem(declared, "n", 0) is None
+
+
+def test_nested_calls_are_not_checked_twice():
+    """A declared function called from a declared function trusts its arguments."""
+    from toponeuro._util.params import validate_params
+
+    calls = []
+
+    @validate_params({"n": Interval(numbers.Integral, 1, None, closed="left")})
+    def inner(n):
+        calls.append(n)
+        return n
+
+    @validate_params({"m": Interval(numbers.Integral, 0, None, closed="left")})
+    def outer(m):
+        return inner(m)  # m=0 breaks inner's rule: only a nested call lets it through
+
+    assert outer(0) == 0 and calls == [0]
+    with pytest.raises(ToponeuroError, match="n=0"):
+        inner(0)

@@ -5,6 +5,7 @@ package.
 """
 
 from . import _compare, _language, _pair, _rdm, _ruler, _surface, _sweep
+from ._common import save_figure
 from ._compare import *
 from ._language import *
 from ._pair import *
@@ -23,4 +24,5 @@ __all__ = [
     *_ruler.__all__,
     *_pair.__all__,
     "plot_sheet_map",
+    "save_figure",
 ]

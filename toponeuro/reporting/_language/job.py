@@ -8,8 +8,8 @@ localizer items (:func:`load_language_stimuli`) -> activations (:func:`toponeuro
 :func:`check_sheet_layers`) -> TopoLM's language-selective units and their split-half profile
 (:func:`language_units`) -> topography of each layer's map with its spatial null
 (:func:`language_model_topography`) -> the cortex's language maps (:func:`language_cortex`) ->
-numbers (:func:`~._language_results.assemble_language`) -> files
-(:func:`~._language_writer.write_language_report`).
+numbers (:func:`~.results.assemble_language`, the typed :class:`~.._kit.report.LanguageMapReport`)
+-> files (:func:`~.writer.write_language_report`).
 
 Like :mod:`._map` it draws (so it is an entry point: only :mod:`toponeuro.cli` imports it, and
 ``toponeuro.run_language_map`` reaches it through the lazy table of ``toponeuro/__init__.py``).

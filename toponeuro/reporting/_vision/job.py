@@ -3,8 +3,9 @@
 One function, :func:`run_map`, reads as the data flow: model -> stimuli -> activations ->
 selectivity -> topography (model and cortex, each map measured once) -> report. Every call
 in it is a public stage (:func:`toponeuro.training.load_model`, :func:`toponeuro.extract`,
-the named stages of :mod:`._stages`); assembling the numbers into tables and files lives in
-:mod:`._results`, drawing and writing in :mod:`._writer`.
+the named stages of :mod:`.stages`); assembling the numbers into tables and the typed
+report (:class:`~.._kit.report.MapReport`) lives in :mod:`.results`, drawing and writing in
+:mod:`.writer`, the end-of-job files in :mod:`.._kit.files`.
 
 This module orchestrates plotting too, so by the house rule (nothing imports ``plotting``
 except entry points) it is an entry point itself: only :mod:`toponeuro.cli` imports it, and

@@ -397,13 +397,15 @@ def _dataset(acts, units, model_table: pd.DataFrame, layers, verb_noun=None) -> 
 
 
 def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb_noun=None,
-                      fits=None, fit_permutations: int | None = None) -> LanguageReport:
+                      fits=None, fit_permutations: int | None = None,
+                      settings: dict | None = None) -> LanguageReport:
     """The report's numbers: tables, ``summary.json`` and ``results.nc``, from the stages'
     results (:func:`~toponeuro.reporting.language_units`,
     :func:`~toponeuro.reporting.language_model_topography`,
     :func:`~toponeuro.reporting.language_cortex`,
     :func:`~toponeuro.reporting.language_verb_noun`,
-    :func:`~toponeuro.reporting.language_fits`)."""
+    :func:`~toponeuro.reporting.language_fits`). ``settings``: the run's settings, recorded
+    whole in the report (``summary["settings"]``; None: left out)."""
     from .report import fits_summary, fits_table, headline_text, verb_noun_summary
 
     fits = fits or {}
@@ -462,7 +464,7 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
     summary["comparison"] = _jsonable(fits_summary(fits,
                                                    fit_permutations or inputs.n_permutations))
     report = LanguageMapReport(
-        **summary, headline=None,
+        **summary, headline=None, settings=settings,
         verb_noun=(None if verb_noun is None
                    else _jsonable(verb_noun_summary(verb_noun, inputs.alpha))))
     report.headline = headline_text(report, topo.contrast[layers[-1]], fits)

@@ -34,6 +34,7 @@ from .._kit.stages import check_sheet_layers, model_description, read_cortex_inp
 from .fit import language_fits
 from .results import (
     LanguageInputs,
+    LanguageReport,
     assemble_language,
     format_language_summary,
     language_verdict,  # noqa: F401 - re-exported
@@ -374,8 +375,12 @@ def run_language_map(
     if verbose:
         print(format_language_summary(report.report))
         print(f"\nReport: {files['report.html']}")
-    return LanguageMapResult(report=report.report, selectivity=report.selectivity,
-                             tables=report.tables, files={k: str(v) for k, v in files.items()},
-                             out_dir=str(folder.final), fits=report.fits,
-                             threshold=report.threshold, profile=report.profile,
-                             cortex=report.cortex)
+    return _result(report, files, folder.final)
+
+
+def _result(data: LanguageReport, files: dict, out_dir) -> LanguageMapResult:
+    """The job's result, in the one shape of both jobs, from its assembled report data."""
+    return LanguageMapResult(report=data.report, selectivity=data.selectivity,
+                             tables=data.tables, files={k: str(v) for k, v in files.items()},
+                             out_dir=str(out_dir), fits=data.fits, threshold=data.threshold,
+                             profile=data.profile, cortex=data.cortex)

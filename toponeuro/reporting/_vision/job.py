@@ -363,6 +363,5 @@ def run_map(
         print(format_summary(res.report))
         print(f"\nReport: {files['report.html']}")
     return MapResult(report=res.report, selectivity=res.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()},
-                     out_dir=str(folder.final),
+                     files={k: str(v) for k, v in files.items()}, out_dir=str(folder.final),
                      comparison=comparison, ruler=ruler)

@@ -202,8 +202,8 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
         assert s["organised"] == s["label_null"]["organised"]["text"]
         assert set(s["profile"]) == set(CONDS)
     assert summary["stimuli"]["conditions"] == {c: 12 for c in CONDS}
-    assert set(summary["cortex"]) >= {"left", "right"}
-    assert summary["cortex"]["left"]["n_regions"] >= 5
+    assert set(summary["cortex"]["hemispheres"]) == {"left", "right"}
+    assert summary["cortex"]["hemispheres"]["left"]["n_regions"] >= 5
     # one table, one row per descriptor: model, cortex, verdict, each with its statistic
     view = res.tables["comparison"]
     assert list(view.columns) == ["comparison", "descriptor", "statistic", "model", "cortex",
@@ -212,7 +212,7 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
     assert set(comp["fits"]) == {"verb-noun", "language"}
     for key, f in comp["fits"].items():
         assert len(f["rows"]) + len(f["left_out"]) == int((view["comparison"]
-                                                          == res.report.fits[key].title).sum())
+                                                          == res.fits[key].title).sum())
         for row in f["rows"]:
             assert row["verdict"] in ("alike", "unlike", "not testable")
     # the parcels are binary: smoothness is left out, and said so
@@ -228,7 +228,8 @@ def test_language_job_reports_no_cortex_number_without_a_null(language_run):
     res, out = language_run
     summary = json.loads((out / "summary.json").read_text())
     for h in ("left", "right"):
-        assert not {"morans_i", "smoothness"} & set(summary["cortex"][h]), summary["cortex"][h]
+        c = summary["cortex"]["hemispheres"][h]
+        assert not {"morans_i", "smoothness"} & set(c), c
     assert not {"morans_i", "smoothness"} & set(res.tables["cortex"].columns)
     for f in summary["comparison"]["fits"].values():
         for row in f["rows"]:
@@ -236,7 +237,7 @@ def test_language_job_reports_no_cortex_number_without_a_null(language_run):
             if c["p_value"] is not None:  # a p always names its null
                 assert c["null"] != "none", row
     view = res.tables["comparison"]
-    parcels = view[view["comparison"] == res.report.fits["language"].title]
+    parcels = view[view["comparison"] == res.fits["language"].title]
     left = parcels[parcels["descriptor"] == "smoothness"]  # descriptors in words
     assert left["verdict"].iloc[0].startswith("left out")
 
@@ -458,9 +459,10 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     s = json.loads((out / "summary.json").read_text())
     yours = s["cortex"]["your_maps"]
     assert set(yours["maps"]) == {"verbs", "nouns"} and yours["threshold"] == 1.0
-    assert "left" in s["cortex"] and s["cortex"]["left"]["n_regions"] >= 5  # parcels kept
+    parcels = s["cortex"]["hemispheres"]
+    assert "left" in parcels and parcels["left"]["n_regions"] >= 5  # parcels kept
     # the planted maps are the parcels: same extent at threshold 1 (noise sd 0.3: few stray)
-    frac = s["cortex"]["left"]["parcel_fraction"]
+    frac = parcels["left"]["parcel_fraction"]
     assert yours["maps"]["verbs"]["left"]["parcel_fraction"] == pytest.approx(frac, abs=0.01)
     sim = {(r["pair"], r["hemisphere"]): r for r in yours["similarity"]}
     assert sim["nouns-verbs", "left"]["value"] > 0.8
@@ -481,7 +483,7 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
                            cortex_maps={"language": (files["verbs", "lh"], files["verbs", "rh"])},
                            cortex_threshold=1.0, cortex_permutations=9)
     c = res.summary["cortex"]
-    assert c["atlas"].startswith("your own") and "left" in c
+    assert c["atlas"].startswith("your own") and "left" in c["hemispheres"]
     assert set(c["your_maps"]["maps"]) == {"language"}
     assert (tmp_path / "replaced" / "cortex_language_left.png").is_file()  # always drawn
 
@@ -547,10 +549,10 @@ def test_summary_is_typed_and_the_report_reads_as_words(language_run):
                   "n_fdr_topolm"):
             assert isinstance(r[k], int), (k, r[k])
     for h in ("left", "right"):
-        f = s["cortex"][h]["largest_region_fraction"]
+        c = s["cortex"]["hemispheres"][h]
+        f = c["largest_region_fraction"]
         assert isinstance(f, float) and 0 < f < 1
-        assert f == pytest.approx(s["cortex"][h]["largest_region_vertices"]
-                                  / s["cortex"][h]["n_with_data"], abs=1e-4)
+        assert f == pytest.approx(c["largest_region_vertices"] / c["n_with_data"], abs=1e-4)
     html = (out / "report.html").read_text()
     import re
 
@@ -614,7 +616,7 @@ def test_topolm_s_fs_lr_verb_noun_map_joins_the_parcels(tiny_lm, lang_csv, tmp_p
     verbs = yours["maps"]["verbs"]["left"]
     assert verbs["n_vertices"] == 32492 and verbs["n_regions"] >= 1
     assert 0 < verbs["parcel_fraction"] < float(np.mean(t[np.isfinite(t)] >= 2.0)) + 0.01
-    assert s["cortex"]["left"]["n_vertices"] == 10242  # the parcels, on their own mesh
+    assert s["cortex"]["hemispheres"]["left"]["n_vertices"] == 10242  # the parcels' own mesh
     assert "fs_LR_32k" in (out / "report.html").read_text()
 
 
@@ -692,11 +694,7 @@ def test_language_cortex_counts_a_map_with_no_data_vertices_over_those_with_data
     """A fsaverage5 left map, 1,242 vertices NaN, 900 of the 9,000 with data at t >= 2:
     the job says "900 of 9,000 vertices with data (10.0 %)", never "of 10,242"."""
     from toponeuro.reporting import language_cortex
-    from toponeuro.reporting._language.results import (
-        _cortex_rows,
-        _cortex_summary,
-        format_language_summary,
-    )
+    from toponeuro.reporting._language.results import _cortex_rows, _cortex_summary, cortex_lines
 
     rng = np.random.default_rng(0)
     t = rng.uniform(-1.0, 1.0, 10242)
@@ -709,11 +707,9 @@ def test_language_cortex_counts_a_map_with_no_data_vertices_over_those_with_data
     assert (row["n_vertices"], row["n_with_data"], row["n_marked"]) == (10242, 9000, 900)
     assert row["parcel_fraction"] == pytest.approx(0.1)
     assert row["largest_region_fraction"] <= 1 and row["largest_region_vertices"] <= 900
-    summary = {"cortex": _cortex_summary(cortex, rows)}
-    assert summary["cortex"]["left"]["n_with_data"] == 9000
-    text = format_language_summary({"model": {"name": "m"}, "stimuli": {"n_stimuli": 4},
-                                    "n_permutations": 0, "alpha": 0.05, "per_layer": {},
-                                    **summary})
+    report = _cortex_summary(cortex, rows)
+    assert report.hemispheres["left"]["n_with_data"] == 9000
+    text = "\n".join(cortex_lines(report))
     assert "900 of 9,000 vertices with data (10.0 %)" in text and "10,242" not in text
 
 

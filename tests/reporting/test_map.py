@@ -131,12 +131,12 @@ def test_map_summary_has_the_expected_keys(mapped):
     assert s["n_permutations"] > 0 and "smoothness" in s["definitions"]
     assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
-    assert {"left", "right"} <= set(s["cortex"])
+    assert set(s["cortex"]["hemispheres"]) == {"left", "right"}  # under their own key (0.5)
     # the cortex's map similarities carry their spin-test null; ROI smoothness/patches none
-    spin = s["cortex"]["left"]["map_similarity_null"]["faces-bodies"]
+    spin = s["cortex"]["hemispheres"]["left"]["map_similarity_null"]["faces-bodies"]
     assert spin["null"] == "spin" and 0 < spin["p_value"] <= 1 and spin["std"] > 0
     assert "spin test, 1000 draws of 500 rotations" in s["cortex"]["nulls"]  # issue 47
-    assert set(s["cortex"]["left"]["n_patches"]) == {"faces", "bodies", "places", "characters"}
+    assert set(s["cortex"]["hemispheres"]["left"]["n_patches"]) == {"faces", "bodies", "places", "characters"}
     assert f"{layer}|left" in s["arrangement"]
 
 
@@ -466,8 +466,8 @@ def test_run_map_is_a_sequence_of_named_stages():
 def test_an_interrupted_map_leaves_the_earlier_report_whole(tmp_path, monkeypatch):
     """Issue 19: Ctrl-C when the first PNG appeared left a truncated sheet_maps.png beside
     the earlier run's report.html and summary.json (a folder that looked complete)."""
+    from toponeuro._io import folder as _writer
     from toponeuro.reporting._vision import job as _map
-    from toponeuro.reporting._vision import writer as _writer
 
     monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path / "cache"))
     floc = _fake_floc(tmp_path / "floc")

@@ -12,8 +12,8 @@ import torch
 from PIL import Image
 
 from toponeuro import exceptions as E
+from toponeuro._io.folder import MANIFEST, output_folder
 from toponeuro.cli import main
-from toponeuro.reporting._vision.writer import MANIFEST, output_folder
 
 
 def _finished(out, text="first"):

@@ -54,21 +54,24 @@ def test_layer_summary_sets_the_random_initialisation_beside(topo):
                                                   ("values", "none drawn (they describe")])
 def test_cortex_summary_names_its_nulls(topo, representation, says):
     c = _results.cortex_summary(topo, {"representation": representation}, alpha=0.05)
-    assert c["source"] == {"representation": representation}
-    assert c["nulls"].startswith(
+    assert c.source == {"representation": representation}
+    assert c.nulls.startswith(
         "map similarity: spin test, 19 draws of 10 rotations of the sphere ")
-    assert says in c["nulls"] and c["nulls"].endswith(
+    assert says in c.nulls and c.nulls.endswith(
         "; arrangement: spin test, 19 independent rotations of each domain's map")
-    assert set(c) == {"atlas", "source", "nulls", "null_calibration", "a", "b"}
-    assert c["null_calibration"]["mesh"] == "fsaverage5"  # the atlas's mesh: its rates
+    # the hemispheres under their own key, never beside the keys that describe the maps
+    assert set(c.to_summary()) == {"atlas", "source", "nulls", "null_calibration",
+                                   "hemispheres"}
+    assert set(c.hemispheres) == {"a", "b"}
+    assert c.null_calibration["mesh"] == "fsaverage5"  # the atlas's mesh: its rates
     fs_lr = _results.cortex_summary(topo, {"representation": representation,
                                            "mesh": "fs_LR_32k"}, alpha=0.05)
-    assert fs_lr["null_calibration"]["mesh"] == "fs_LR_32k"
-    assert "volume" in fs_lr["null_calibration"]["kinds"]
-    entry = c["a"]["map_similarity_null"]["faces-bodies"]  # 19 draws of 10 rotations
+    assert fs_lr.null_calibration["mesh"] == "fs_LR_32k"
+    assert "volume" in fs_lr.null_calibration["kinds"]
+    entry = c.hemispheres["a"]["map_similarity_null"]["faces-bodies"]  # 19 draws of 10 rotations
     assert entry["n_moves"] == 10 and 10 <= entry["n_effective"] <= 19
-    assert c["a"]["n_regions"] == 4  # the visfAtlas has no object ROI: objects not counted
-    assert set(c["a"]["map_similarity_null"]) == {"faces-bodies", "faces-places"}
+    assert c.hemispheres["a"]["n_regions"] == 4  # the visfAtlas has no object ROI: objects not counted
+    assert set(c.hemispheres["a"]["map_similarity_null"]) == {"faces-bodies", "faces-places"}
 
 
 def _comparison_table(arrangement: dict) -> pd.DataFrame:
@@ -122,8 +125,8 @@ def test_the_headline_with_too_few_draws_says_so_not_chance():
         a = {"spearman": 0.6, "n_domains": 4, "n_pairs": 6, "p_value": p, "p_shift": p,
              "p_spin": p, "domains": ["faces", "bodies", "places", "characters"],
              "n_permutations": {"shift": n, "spin": n}}
-        s = {"alpha": 0.05, "headline": {"layer": "l4", "rule": "r", "arrangement": {"left": a}}}
-        return headline_parts(s)["answers"]["left"]
+        head = {"layer": "l4", "rule": "r", "arrangement": {"left": a}}
+        return headline_parts(head, alpha=0.05)["answers"]["left"]
 
     few = answer(0.2, 9)
     assert "too few draws to test at α = 0.05" in few and "chance" not in few

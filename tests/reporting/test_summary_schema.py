@@ -53,10 +53,9 @@ def _language_summary():
             "layers": ["l"], "token_pooling": "mean", "selection": {}, "topography_map": "t",
             "patch_threshold_t": 3.1, "patch_min_units": 10, "n_permutations": 1000,
             "alpha": 0.05, "definitions": {}, "per_layer": {"l": layer},
-            "cortex": {"atlas": "a", "nulls": "n",
-                       "left": {"n_vertices": 10242, "parcel_fraction": 0.05, "n_regions": 5,
-                                "largest_region_vertices": 200,
-                                "largest_region_fraction": 0.0195}},
+            "cortex": {"atlas": "a", "nulls": "n", "hemispheres": {
+                "left": {"n_vertices": 10242, "parcel_fraction": 0.05, "n_regions": 5,
+                         "largest_region_vertices": 200, "largest_region_fraction": 0.0195}}},
             "seconds": 12.5, "files": {"report.html": "report.html"}}
 
 
@@ -65,7 +64,7 @@ def test_language_schema_takes_its_summary_and_catches_the_0_3_faults():
     assert _errors(good, "language") == []
     bad = copy.deepcopy(good)
     bad["per_layer"]["l"]["n_significant_patches"] = "1"  # 0.3 wrote counts as strings
-    bad["cortex"]["left"]["largest_region_fraction"] = None  # and a printed value as null
+    bad["cortex"]["hemispheres"]["left"]["largest_region_fraction"] = None  # a printed null
     errs = _errors(bad, "language")
     assert any("n_significant_patches" in e for e in errs), errs
     assert any("largest_region_fraction" in e for e in errs), errs

@@ -12,7 +12,7 @@ import pytest
 import xarray as xr
 
 from toponeuro import exceptions as E
-from toponeuro.reporting._vision.writer import MANIFEST, output_folder
+from toponeuro._io.folder import MANIFEST, output_folder
 
 SECRET = b"the user's precious file\n" * 40
 

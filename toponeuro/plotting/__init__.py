@@ -5,6 +5,7 @@ package.
 """
 
 from . import _compare, _language, _pair, _rdm, _surface, _sweep
+from ._common import save_figure
 from ._compare import *
 from ._language import *
 from ._pair import *
@@ -21,4 +22,5 @@ __all__ = [
     *_language.__all__,
     *_pair.__all__,
     "plot_sheet_map",
+    "save_figure",
 ]

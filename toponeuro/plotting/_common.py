@@ -14,6 +14,43 @@ def require_matplotlib():
     return optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
 
 
+def save_figure(fig, path, dpi: int = 120):
+    """Write ``fig`` to ``path`` (tight bounding box) and close it.
+
+    The one place a report's figure is saved: the report writers draw through
+    :mod:`toponeuro.plotting` and call no matplotlib themselves.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (e.g. from a ``plot_*`` function).
+    path : path-like
+        Where to write it; the suffix picks the format.
+    dpi : int
+        Resolution of a raster format.
+
+    Returns
+    -------
+    path-like
+        ``path``, as given.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from toponeuro.plotting import plot_distance_profile, save_figure
+    >>> from toponeuro.analysis import smoothness
+    >>> import numpy as np
+    >>> fig = plot_distance_profile(smoothness(np.eye(8), random_state=0))
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "profile.png"
+    >>> save_figure(fig, out).is_file()
+    True
+    """
+    plt = require_matplotlib()
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def figure_and_axes(ax, nrows=1, ncols=1, panel_size=(3.2, 3.0), **kw):
     """``(fig, axes 2-D array)``; uses ``ax`` when one panel is asked for and ``ax`` is given."""
     plt = require_matplotlib()

@@ -14,7 +14,8 @@ from .._util.params import Boolean, Options, validate_params
 from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
 from ._common import LABEL, TITLE, require_matplotlib, symmetric_limits
 
-__all__ = ["plot_surface_map", "plot_distance_profile", "SURFACE_VIEWS", "DOMAIN_COLORS"]
+__all__ = ["plot_surface_map", "plot_distance_profile", "plot_distance_profiles",
+           "SURFACE_VIEWS", "DOMAIN_COLORS"]
 
 #: views a hemisphere can be drawn from
 SURFACE_VIEWS = ("ventral", "lateral", "medial", "dorsal")
@@ -338,6 +339,53 @@ def plot_distance_profile(
         ax.set_title(title, fontsize=10)
     if own_figure:  # a given ax's figure keeps its own layout engine
         fig.tight_layout()
+    return fig
+
+
+@fill_doc
+def plot_distance_profiles(by_panel: Mapping, *, ylabel: str = "mean |Δ selectivity|",
+                           title: str | None = None):
+    """Distance profiles side by side, one panel per sheet (e.g. per layer), one legend.
+
+    Parameters
+    ----------
+    by_panel : mapping panel title -> mapping name -> profile
+        Each panel's profiles, as :func:`plot_distance_profile` takes them (e.g. layer ->
+        domain -> smoothness result).
+    ylabel : str
+        The y axis label of every panel.
+    title : str, optional
+        The figure's title.
+
+    %(figure)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.ndimage import gaussian_filter
+    >>> from toponeuro.analysis import smoothness
+    >>> m = gaussian_filter(np.random.default_rng(0).standard_normal((16, 16)), 2)
+    >>> fig = plot_distance_profiles({"l1": {"faces": smoothness(m, random_state=0)},
+    ...                               "l2": {"faces": smoothness(m, random_state=1)}})
+    >>> len(fig.axes)
+    2
+    """
+    plt = require_matplotlib()
+    panels = dict(by_panel)
+    if not panels:
+        raise DimensionError("plot_distance_profiles needs at least one panel; got none.")
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.4), squeeze=False,
+                             layout="constrained")
+    for ax, (name, profiles) in zip(axes[0], panels.items()):
+        plot_distance_profile(profiles, ax=ax, title=f"{name}", ylabel=ylabel)
+    for ax in axes[0][:-1]:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if axes[0][-1].get_legend() is not None:
+        axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8,
+                           frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
     return fig
 
 

@@ -213,8 +213,8 @@ def test_run_map_with_your_own_maps_records_them(tmp_path, write_floc_folder):
     assert cortex["source"]["representation"] == "values"
     assert set(cortex["source"]["maps"]) == {"faces", "bodies", "places"}
     assert cortex["atlas"].startswith("your own maps")
-    assert set(cortex["left"]["n_patches"]) == {"faces", "bodies", "places"}
-    assert cortex["left"]["map_similarity_null"]["faces-bodies"]["null"] == "spin"
+    assert set(cortex["hemispheres"]["left"]["n_patches"]) == {"faces", "bodies", "places"}
+    assert cortex["hemispheres"]["left"]["map_similarity_null"]["faces-bodies"]["null"] == "spin"
     arr = res.summary["arrangement"]["layer4.0.conv2|left"]
     assert arr["n_domains"] == 3 and arr["p_spin"] is not None and arr["p_shift"] is not None
     assert res.summary["headline"]["layer"] == "layer4.0.conv2"

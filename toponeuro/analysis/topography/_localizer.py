@@ -215,6 +215,7 @@ def language_topography(
     random_state=0,
     statistics=("morans_i",),
     where: str = "on this sheet",
+    what: str = "language selectivity",
 ) -> dict:
     """The language map's topography, each claim from its own null, layer by layer.
 
@@ -253,6 +254,8 @@ def language_topography(
         Registered one-map statistics; the first gives ``headline``.
     where : str
         For the sentences.
+    what : str
+        The map, for the sentences (the verb - noun stage: ``"verb - noun selectivity"``).
 
     Returns
     -------
@@ -286,7 +289,7 @@ def language_topography(
                                  labels=labels)  # built once for every statistic
         tests = {stat: contrast_topography(
             design, statistic=stat, n_permutations=n_permutations, alpha=alpha,
-            random_state=random_state, what="language selectivity", where=where)
+            random_state=random_state, what=what, where=where)
             for stat in statistics}
         first = tests[statistics[0]]
         out[ly] = {"selection": sel, "tests": tests, "headline": first.selective.text,

@@ -14,7 +14,3 @@ DEFAULT_NUMBERS = tuple(range(97, 121))
 FLOC_NONSCRAMBLED = (
     "adult", "child", "body", "limb", "corridor", "house", "word", "number", "car", "instrument",
 )
-
-#: the summary's ``cortex`` entries that describe the maps as a whole; every other key is a
-#: hemisphere (one place, read by the terminal summary and the report writer)
-CORTEX_SUMMARY_KEYS = ("atlas", "nulls", "source", "null_calibration")

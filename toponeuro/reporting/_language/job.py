@@ -8,8 +8,8 @@ localizer items (:func:`load_language_stimuli`) -> activations (:func:`toponeuro
 :func:`check_sheet_layers`) -> TopoLM's language-selective units and their split-half profile
 (:func:`language_units`) -> topography of each layer's map with its spatial null
 (:func:`language_model_topography`) -> the cortex's language maps (:func:`language_cortex`) ->
-numbers (:func:`~._language_results.assemble_language`) -> files
-(:func:`~._language_writer.write_language_report`).
+numbers (:func:`~.results.assemble_language`, the typed :class:`~.._kit.report.LanguageMapReport`)
+-> files (:func:`~.writer.write_language_report`).
 
 Like :mod:`._map` it draws (so it is an entry point: only :mod:`toponeuro.cli` imports it, and
 ``toponeuro.run_language_map`` reaches it through the lazy table of ``toponeuro/__init__.py``).
@@ -28,8 +28,9 @@ from ..._util.docs import fill_doc
 from ...analysis import TDANN_PATCHES
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
-from .._vision import writer as _writer
-from .._vision.stages import _model_description, check_sheet_layers, read_cortex_inputs
+from .._kit.files import output_folder
+from .._kit.result import JobResult
+from .._kit.stages import check_sheet_layers, model_description, read_cortex_inputs
 from .fit import language_fits
 from .results import (
     LanguageInputs,
@@ -52,50 +53,52 @@ from .writer import write_language_report
 __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
 
 
-@dataclass
-class LanguageMapResult:
-    """What :func:`run_language_map` returns: the report's data and the files written.
+@dataclass(kw_only=True)
+class LanguageMapResult(JobResult):
+    """What :func:`run_language_map` returns: the one result shape of both jobs
+    (:class:`~toponeuro.reporting.MapResult` alike), and the language job's own.
 
     Parameters
     ----------
-    report : LanguageReport
-        Every number of the run, typed (:class:`~._language_results.LanguageReport`: the
-        summary, tables, ``results.nc`` dataset, t map, threshold, profile and cortex).
-    files : dict
-        Name -> path of every file written.
-
-    Attributes
-    ----------
-    summary : dict
-        The report's ``summary`` (the content of ``summary.json``).
+    report : LanguageMapReport
+        Every number and sentence of the run, typed; ``summary.json`` is
+        ``report.to_summary()`` (also :attr:`summary`).
     selectivity : xarray.DataArray
         The ``("map", "unit")`` S vs N t map whose topography is measured.
     tables : dict
         ``"model"``, ``"profile"``, ``"cortex"``, ``"comparison"``.
+    files : dict
+        Name -> path of every file written.
+    out_dir : str, optional
+        The output folder.
+    fits : dict
+        Key -> :class:`~toponeuro.reporting.LanguageFit` (the model-vs-cortex comparisons).
+    threshold : float
+        The patch threshold (smallest t passing Benjamini-Hochberg; NaN: none passes).
+    profile : xarray.Dataset
+        The split-half condition profile.
+    cortex : object
+        The :class:`~toponeuro.reporting.LanguageCortex` drawn beside the sheets.
+
+    Attributes
+    ----------
+    summary : dict
+        The content of ``summary.json``.
 
     Examples
     --------
-    >>> from types import SimpleNamespace as NS
-    >>> res = LanguageMapResult(NS(summary={"job": "toponeuro map --language"},
-    ...                            selectivity=None, tables={}))
-    >>> res.summary["job"], res.files
-    ('toponeuro map --language', {})
+    >>> res = run_language_map(stimuli="langloc.csv", out_dir="out")  # doctest: +SKIP
+    >>> res.report.headline == res.summary["headline"]  # doctest: +SKIP
+    True
+    >>> sorted(set(LanguageMapResult.__dataclass_fields__)
+    ...        - set(JobResult.__dataclass_fields__))
+    ['cortex', 'fits', 'profile', 'threshold']
     """
 
-    report: LanguageReport
-    files: dict = field(default_factory=dict)
-
-    @property
-    def summary(self) -> dict:
-        return self.report.summary
-
-    @property
-    def selectivity(self) -> xr.DataArray:
-        return self.report.selectivity
-
-    @property
-    def tables(self) -> dict:
-        return self.report.tables
+    fits: dict = field(default_factory=dict)
+    threshold: float = float("nan")
+    profile: xr.Dataset | None = None
+    cortex: object = None
 
 
 def _check_numbers(*, min_units, alpha, n_permutations, random_state, q, top_k, smooth_fwhm,
@@ -307,7 +310,7 @@ def run_language_map(
                                cortex_permutations=cortex_permutations,
                                cortex_threshold=cortex_threshold)
     cortex_threshold = TDANN_PATCHES["threshold"] if cortex_threshold is None else cortex_threshold
-    with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
+    with output_folder(out_dir, overwrite=overwrite, kind="language-map",
                                inputs=_inputs(checkpoint, stimuli, verb_noun, yours)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=7, desc="toponeuro map --language", disable=not progress,
@@ -357,7 +360,7 @@ def run_language_map(
 
             steps.set_postfix_str("report")
             setup = LanguageInputs(
-                card=net.model_card, model_desc=_model_description(net, model, checkpoint),
+                card=net.model_card, model_desc=model_description(net, model, checkpoint),
                 stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
                 token_pooling=token_pooling, min_units=min_units, alpha=alpha,
                 n_permutations=n_permutations, q=q,
@@ -370,6 +373,14 @@ def run_language_map(
             steps.close()
     files = folder.final_paths(files)
     if verbose:
-        print(format_language_summary(report.summary))
+        print(format_language_summary(report.report))
         print(f"\nReport: {files['report.html']}")
-    return LanguageMapResult(report, files={k: str(v) for k, v in files.items()})
+    return _result(report, files, folder.final)
+
+
+def _result(data: LanguageReport, files: dict, out_dir) -> LanguageMapResult:
+    """The job's result, in the one shape of both jobs, from its assembled report data."""
+    return LanguageMapResult(report=data.report, selectivity=data.selectivity,
+                             tables=data.tables, files={k: str(v) for k, v in files.items()},
+                             out_dir=str(out_dir), fits=data.fits, threshold=data.threshold,
+                             profile=data.profile, cortex=data.cortex)

@@ -148,24 +148,25 @@ def _fit_clause(fit) -> str:
             f"it is {' and '.join(parts)} of the {n} descriptors testable on both sides")
 
 
-def headline_text(summary: dict, sn_contrast, fits: dict) -> str:
+def headline_text(report, sn_contrast, fits: dict) -> str:
     """The report's one-sentence answer: the headline layer's S - N map against the positions
     null and the label null (:func:`~._language_fit.answer_both`), its language-selective
-    units (one count, one definition: ``summary["language_units"]``), and the comparison
-    with the cortex that :data:`~._language_fit.LANGUAGE_HEADLINE_RULE` picks.
+    units (one count, one definition: the report's ``language_units``), and the comparison
+    with the cortex that :data:`~._language_fit.LANGUAGE_HEADLINE_RULE` picks. ``report``:
+    the run's :class:`~.._kit.report.LanguageMapReport` (its ``per_layer`` is read).
 
     Examples
     --------
     >>> from types import SimpleNamespace as NS
     >>> o = NS(outcome="beyond chance", statistic=0.14, p_value=0.001, n_permutations=999)
     >>> s = NS(outcome="not beyond chance", statistic=0.14, p_value=0.4, n_permutations=999)
-    >>> summ = {"per_layer": {"encoder.layer.5.intermediate.dense": {
-    ...     "n_language_units": 770, "n_units_with_data": 1536}}}
-    >>> headline_text(summ, NS(organised=o, selective=s), {})[:60]
+    >>> rep = NS(per_layer={"encoder.layer.5.intermediate.dense": {
+    ...     "n_language_units": 770, "n_units_with_data": 1536}})
+    >>> headline_text(rep, NS(organised=o, selective=s), {})[:60]
     'On layer.5 (770 of 1,536 units language-selective), the S - '
     """
-    layer, r = list(summary["per_layer"].items())[-1]
-    n, of = r.get("n_language_units"), r.get("n_units_with_data")
+    layer, r = list(report.per_layer.items())[-1]
+    n, of = r["n_language_units"], r["n_units_with_data"]
     count = (f" ({n:,} of {of:,} units language-selective)" if of and n is not None else "")
     both = answer_both(sn_contrast.organised, sn_contrast.selective, "the S - N map")
     chosen = headline_fit(fits)

@@ -26,11 +26,13 @@ from ...analysis import (
     too_few_draws_text,
 )
 from ...exceptions import InputTypeError, InvalidDataError, UnknownNameError
-from .._vision.results import _jsonable, _num
+from .._kit.report import CortexReport, LanguageMapReport
+from .._kit.report import jsonable as _jsonable
+from .._kit.report import num as _num
 from .stages import LANGUAGE_MAP, _n_vertices
 
 __all__ = ["language_verdict", "LanguageInputs", "LanguageReport", "assemble_language",
-           "format_language_summary", "main_mesh"]
+           "format_language_summary", "main_mesh", "cortex_lines"]
 
 _MAP = LANGUAGE_MAP
 
@@ -150,8 +152,9 @@ class LanguageReport:
 
     Attributes
     ----------
-    summary : dict
-        The content of ``summary.json``.
+    report : LanguageMapReport
+        Every number and sentence, typed (``summary.json`` is its ``to_summary()``, also
+        :attr:`summary`).
     tables : dict of pandas.DataFrame
         ``"model"`` (per layer), ``"profile"`` (per layer and condition), ``"cortex"`` (per
         map and hemisphere), ``"comparison"`` (model sheet vs cortex, with what compares).
@@ -168,12 +171,12 @@ class LanguageReport:
 
     Examples
     --------
-    >>> LanguageReport(summary={}, tables={}, dataset=None, selectivity=None,
+    >>> LanguageReport(report=None, tables={}, dataset=None, selectivity=None,
     ...                threshold=2.0, profile=None, cortex=None).sheet_shapes
     {}
     """
 
-    summary: dict
+    report: LanguageMapReport
     tables: dict
     dataset: xr.Dataset
     selectivity: xr.DataArray
@@ -185,6 +188,11 @@ class LanguageReport:
     verb_noun: object = None
     #: key -> :class:`~toponeuro.reporting.LanguageFit` (the model-vs-cortex comparisons)
     fits: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict:
+        """The content of ``summary.json`` (:meth:`LanguageMapReport.to_summary`)."""
+        return self.report.to_summary()
 
 
 def _patch_text(r, threshold: float, alpha: float, q: float, n_permutations: int) -> str:
@@ -308,26 +316,26 @@ def main_mesh(rows: list[dict]) -> str:
     return next((r["mesh"] for r in rows if r["map"] == _MAP), "fsaverage5")
 
 
-def _cortex_summary(cortex, rows: list[dict]) -> dict:
+def _cortex_summary(cortex, rows: list[dict]) -> CortexReport:
     parcels = [r for r in rows if r["kind"] == "parcels"]
     yours = [r for r in rows if r["kind"] == "yours"]
-    out = {"atlas": ("language parcels (Wolna et al., 2025; S > N, n = 706) on "
+    out = CortexReport(atlas=("language parcels (Wolna et al., 2025; S > N, n = 706) on "
                      "fsaverage5, flat-map coordinates, inflated-mesh neighbours")
            if cortex.atlas is not None else
            f"your own language map (cortex_maps) on {main_mesh(rows)}",
-           "nulls": "none: the parcels are one fixed binary map, smooth and patchy "
+           nulls="none: the parcels are one fixed binary map, smooth and patchy "
                     "by construction; a spin test keeps a map's own autocorrelation "
                     "and scattering its values makes any contiguous parcel cluster, so "
                     "no null can test their Moran's I or smoothness, and neither is "
-                    "reported (only their extent and regions are)"}
+                    "reported (only their extent and regions are)")
     keep = ("n_vertices", "n_with_data", "n_marked", "parcel_fraction", "n_regions",
             "largest_region_vertices", "largest_region_fraction")
     main = parcels or [r for r in yours if r["map"] == _MAP]
     for r in main:
-        out[r["hemisphere"]] = {k: _num(r[k]) for k in keep}
+        out.hemispheres[r["hemisphere"]] = {k: _num(r[k]) for k in keep}
     if yours:
         sims = cortex.user_topography.similarity
-        out["your_maps"] = {
+        out.your_maps = {
             "source": _jsonable(cortex.source),
             "mesh": yours[0]["mesh"],
             "threshold": _num(yours[0]["threshold"]),
@@ -389,13 +397,15 @@ def _dataset(acts, units, model_table: pd.DataFrame, layers, verb_noun=None) -> 
 
 
 def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb_noun=None,
-                      fits=None, fit_permutations: int | None = None) -> LanguageReport:
+                      fits=None, fit_permutations: int | None = None,
+                      settings: dict | None = None) -> LanguageReport:
     """The report's numbers: tables, ``summary.json`` and ``results.nc``, from the stages'
     results (:func:`~toponeuro.reporting.language_units`,
     :func:`~toponeuro.reporting.language_model_topography`,
     :func:`~toponeuro.reporting.language_cortex`,
     :func:`~toponeuro.reporting.language_verb_noun`,
-    :func:`~toponeuro.reporting.language_fits`)."""
+    :func:`~toponeuro.reporting.language_fits`). ``settings``: the run's settings, recorded
+    whole in the report (``summary["settings"]``; None: left out)."""
     from .report import fits_summary, fits_table, headline_text, verb_noun_summary
 
     fits = fits or {}
@@ -415,7 +425,6 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
     summary = {
         "toponeuro_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "job": "toponeuro map --language",
         "model": {"name": card.name, "source": inputs.model_desc, "tau": card.tau,
                   "description": card.description,
                   "weights_sha256": str(acts.attrs.get(D.ATTR_WEIGHTS_SHA256, ""))},
@@ -449,18 +458,21 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
             "activations (n_fdr_topolm, n_topk_topolm) is a different set, reported under its "
             "name"),
         "per_layer": per_layer,
-        "cortex": _cortex_summary(cortex, c_rows),
     }
-    if verb_noun is not None:
-        summary["verb_noun"] = verb_noun_summary(verb_noun, inputs.alpha)
-    summary["comparison"] = fits_summary(fits, fit_permutations or inputs.n_permutations)
-    summary["headline"] = headline_text(summary, topo.contrast[layers[-1]], fits)
+    summary = _jsonable(summary)  # JSON types in memory, as in the file
+    summary["cortex"] = _cortex_summary(cortex, c_rows)
+    summary["comparison"] = _jsonable(fits_summary(fits,
+                                                   fit_permutations or inputs.n_permutations))
+    report = LanguageMapReport(
+        **summary, headline=None, settings=settings,
+        verb_noun=(None if verb_noun is None
+                   else _jsonable(verb_noun_summary(verb_noun, inputs.alpha))))
+    report.headline = headline_text(report, topo.contrast[layers[-1]], fits)
     tables = {"model": model_table, "profile": prof_table,
               "cortex": cortex_table.drop(columns=["kind", "threshold"], errors="ignore"),
               "comparison": fits_table(fits)}
     return LanguageReport(
-        summary=_jsonable(summary),  # JSON types in memory, as in the file
-        tables=tables, dataset=_dataset(acts, units, model_table, layers, verb_noun),
+        report=report, tables=tables, dataset=_dataset(acts, units, model_table, layers, verb_noun),
         selectivity=units.tmap.expand_dims(map=[_MAP]), threshold=units.threshold,
         profile=profile, cortex=cortex,
         sheet_shapes={ly: acts.topo.sheet_shape(ly) for ly in layers},
@@ -495,13 +507,14 @@ def _count_of(c: dict) -> str:
     return f"{c['parcel_fraction']:.1%} of the vertices with data"
 
 
-def format_language_summary(summary: dict) -> str:
+def format_language_summary(report: LanguageMapReport | dict) -> str:
     """The plain-text summary ``toponeuro map --language`` prints.
 
     Parameters
     ----------
-    summary : dict
-        The run's ``summary.json`` content (``LanguageMapResult.summary``).
+    report : LanguageMapReport or dict
+        The run's typed report (``LanguageMapResult.report``), or its ``summary.json``
+        content (``LanguageMapResult.summary``).
 
     Returns
     -------
@@ -510,46 +523,66 @@ def format_language_summary(summary: dict) -> str:
 
     Examples
     --------
-    >>> s = {"model": {"name": "m"}, "stimuli": {"n_stimuli": 640}, "n_permutations": 9,
-    ...      "alpha": 0.05, "patch_threshold_t": 3.1, "per_layer": {"l": {
-    ...      "sheet": "8x8", "n_fdr_topolm": 5, "n_topk_topolm": 6, "signatures": ["a", "b"]}},
-    ...      "cortex": {"atlas": "x", "nulls": "y", "left": {"parcel_fraction": 0.05,
-    ...      "n_regions": 5}}}
-    >>> print(format_language_summary(s).splitlines()[0])
+    >>> from toponeuro.reporting._kit.report import CortexReport
+    >>> rep = LanguageMapReport(
+    ...     toponeuro_version="0.5", created="-", model={"name": "m"},
+    ...     stimuli={"n_stimuli": 640}, layers=["l"], patch_threshold_t=3.1,
+    ...     patch_min_units=10, n_permutations=9, alpha=0.05, definitions={},
+    ...     per_layer={"l": {"sheet": "8x8", "n_language_units": 5, "n_units_with_data": 64,
+    ...                      "signatures": ["a", "b"]}},
+    ...     cortex=CortexReport(atlas="x", nulls="y", hemispheres={"left": {
+    ...         "parcel_fraction": 0.05, "n_marked": 500, "n_with_data": 10000,
+    ...         "n_regions": 5}}),
+    ...     headline="h", token_pooling="mean", selection={}, topography_map="t",
+    ...     language_units="u", comparison={"fits": {}})
+    >>> print(format_language_summary(rep).splitlines()[0])
     toponeuro map --language — m on 640 localizer items (nulls: 9 draws, alpha 0.05)
     """
-    lines = [f"toponeuro map --language — {summary['model']['name']} on "
-             f"{summary['stimuli']['n_stimuli']} localizer items (nulls: "
-             f"{summary['n_permutations']} draws, alpha {summary['alpha']:g})", ""]
-    if summary.get("headline"):
-        lines += [summary["headline"], ""]
-    for ly, r in summary["per_layer"].items():
-        if r.get("n_units_with_data"):
+    rep = (report if isinstance(report, LanguageMapReport)
+           else LanguageMapReport.from_summary(report))
+    lines = [f"toponeuro map --language — {rep.model['name']} on "
+             f"{rep.stimuli['n_stimuli']} localizer items (nulls: "
+             f"{rep.n_permutations} draws, alpha {rep.alpha:g})", ""]
+    if rep.headline:
+        lines += [rep.headline, ""]
+    for ly, r in rep.per_layer.items():
+        if r["n_units_with_data"]:
             count = (f"{_count(r['n_language_units'], r['n_units_with_data'], 'units')} "
                      "language-selective")
         else:
             count = f"{r['n_fdr_topolm']:,} units pass BH (TopoLM)"
         lines.append(f"{ly} ({r['sheet']}): {count}")
         lines += [f"    {t}" for t in r["signatures"]]
-    vn = summary.get("verb_noun", {}).get("per_layer", {})
+    vn = rep.verb_noun["per_layer"] if rep.verb_noun is not None else {}
     if vn:
         lines.append("")
         lines += [f"{ly}, verb - noun: {r['verdict']}" for ly, r in vn.items()]
-    comp = summary.get("comparison", {})
-    if comp.get("fits"):
+    if rep.comparison["fits"]:
+        comp = rep.comparison
         lines += ["", f"Model vs cortex ({comp['layer_rule']}):"]
         for f in comp["fits"].values():
             counts = ", ".join(f"{k} {v}" for k, v in f["counts"].items())
             lines.append(f"    {f['title']} ({f['hemisphere']}): {counts}")
         lines.append(f"    the headline's comparison: {comp['headline_rule']}")
     lines.append("")
-    for h, c in summary["cortex"].items():
-        if h in ("atlas", "nulls", "your_maps"):
-            continue
-        lines.append(f"cortex {h}: language parcels cover {_count_of(c)} in {c['n_regions']} "
-                     "regions")
-    for name, per in summary["cortex"].get("your_maps", {}).get("maps", {}).items():
+    return "\n".join(lines + cortex_lines(rep.cortex))
+
+
+def cortex_lines(cortex: CortexReport) -> list:
+    """The terminal's lines on the cortex: each hemisphere's parcels (or your language map),
+    then each of your maps.
+
+    Examples
+    --------
+    >>> c = CortexReport(atlas="x", nulls="y", hemispheres={"left": {
+    ...     "parcel_fraction": 0.1, "n_marked": 900, "n_with_data": 9000, "n_regions": 3}})
+    >>> cortex_lines(c)
+    ['cortex left: language parcels cover 900 of 9,000 vertices with data (10.0 %) in 3 regions']
+    """
+    lines = [f"cortex {h}: language parcels cover {_count_of(c)} in {c['n_regions']} regions"
+             for h, c in cortex.hemispheres.items()]
+    for name, per in (cortex.your_maps["maps"] if cortex.your_maps else {}).items():
         for h, c in per.items():
             lines.append(f"cortex {h}, your map {name!r}: {_count_of(c)} at or above the "
                          f"threshold, in {c['n_regions']} regions")
-    return "\n".join(lines)
+    return lines

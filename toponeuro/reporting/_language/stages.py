@@ -23,7 +23,7 @@ from ..._io.null_cache import use_null_cache
 from ..._util.docs import fill_doc
 from ...analysis import TDANN_PATCHES
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
-from .._vision.stages import map_layers
+from .._kit.stages import map_layers
 
 __all__ = [
     "LANGUAGE_MAP",

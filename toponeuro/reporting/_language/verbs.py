@@ -181,13 +181,15 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     (64, 'labels', 64)
     """
     from ..._util import dims as D
-    from ...analysis import contrast_design, contrast_topography, language_selectivity
+    from ...analysis import language_selectivity, language_topography
 
     raw = language_selectivity(acts, "verb", "noun", smooth_fwhm=None)
-    contrast = {ly: contrast_topography(  # as language_topography, worded for this contrast
-        contrast_design(acts, "verb", "noun", layer=ly, metric="welch_t"),
-        statistic="morans_i", n_permutations=n_permutations, alpha=alpha,
-        random_state=random_state, what="verb - noun selectivity") for ly in layers}
+    # the S - N stage's one function (language_model_topography), for this contrast
+    both = language_topography(acts, layers, target="verb", against="noun",
+                               n_permutations=n_permutations, alpha=alpha,
+                               random_state=random_state, statistics=("morans_i",),
+                               what="verb - noun selectivity")
+    contrast = {ly: both[ly]["tests"]["morans_i"] for ly in layers}
     unit_layer = np.asarray(raw[D.LAYER].values).astype(str)
     t = np.asarray(raw["t"].values, dtype=float)
     n_units = {ly: int(np.isfinite(t[unit_layer == ly]).sum()) for ly in layers}

@@ -14,7 +14,9 @@ import numpy as np
 
 from ..._util import dims as D
 from ...analysis import format_p
-from .._vision import writer as _writer
+from .._kit.files import html_table, write_job_files
+from .._kit.page import DetailBlock, answer_first_page, figure_html
+from .._kit.report import LanguageMapReport
 from .fit import FIT_HEMISPHERE_RULE, FIT_LAYER_RULE, LANGUAGE_HEADLINE_RULE, short_layer
 from .results import LanguageReport, _count, _fmt
 from .stages import LANGUAGE_MAP
@@ -23,8 +25,8 @@ __all__ = ["write_language_report", "language_headline", "headline_rules", "prof
            "short_layer"]
 
 
-def language_headline(summary: dict) -> str:
-    """The report's first sentence: ``summary["headline"]``, one sentence that answers both
+def language_headline(report: LanguageMapReport) -> str:
+    """The report's first sentence: ``report.headline``, one sentence that answers both
     questions -- is the headline layer's S - N map organised on the sheet (positions null),
     and more than random contrasts of its items would be (label null) -- and gives the
     comparison with the cortex :data:`~toponeuro.reporting.LANGUAGE_HEADLINE_RULE` picks
@@ -32,10 +34,11 @@ def language_headline(summary: dict) -> str:
 
     Examples
     --------
-    >>> language_headline({"headline": "On layer.5, the S - N map is organised ..."})
+    >>> from types import SimpleNamespace as NS
+    >>> language_headline(NS(headline="On layer.5, the S - N map is organised ..."))
     'On layer.5, the S - N map is organised ...'
     """
-    return summary["headline"]
+    return report.headline
 
 
 def headline_rules() -> str:
@@ -99,34 +102,35 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
         plot_model_cortex_maps,
         plot_surface_map,
     )
+    from ...plotting import save_figure as _savefig
 
-    s, files = rep.summary, {}
-    layers, thr = s["layers"], rep.threshold
+    report, files = rep.report, {}
+    layers, thr = report.layers, rep.threshold
     fig = plot_language_sheets(
         rep.selectivity.sel(map=LANGUAGE_MAP), layers, threshold=thr, ncols=3,
         title=("S vs N t on the model's sheets (outlined: units whose t passes "
                f"Benjamini-Hochberg, t ≥ {thr:.2f})") if np.isfinite(thr) else
         "S vs N t on the model's sheets (no unit passes Benjamini-Hochberg)")
-    files["sheet_maps.png"] = _writer._savefig(fig, out / "sheet_maps.png")
+    files["sheet_maps.png"] = _savefig(fig, out / "sheet_maps.png")
     cortex = rep.cortex
     if cortex.atlas is not None:
         lab = cortex.atlas.mask(domain=LANGUAGE_MAP).astype(int)
         fig = plot_surface_map(lab, labels={1: "language parcels"}, view="lateral",
                                title="Language parcels (Wolna et al., 2025) on fsaverage5 "
                                      "(inflated, lateral view)")
-        files["cortex_parcels.png"] = _writer._savefig(fig, out / "cortex_parcels.png")
+        files["cortex_parcels.png"] = _savefig(fig, out / "cortex_parcels.png")
     for hemi, cm in cortex.user_maps.items():  # a lab's maps, always drawn, on their mesh
         for name, vals in cm.maps.items():
             fname = f"cortex_{_safe(name)}_{hemi}.png"
             fig = plot_cortex_map(np.asarray(vals, float), mesh=cm.mesh, hemi=hemi,
-                                  threshold=s["cortex"].get("your_maps", {}).get("threshold"),
+                                  threshold=report.cortex.your_maps["threshold"],
                                   colorbar_label=name,
                                   title=f"Your map {name!r}, {hemi} hemisphere ({cm.mesh})")
-            files[fname] = _writer._savefig(fig, out / fname)
+            files[fname] = _savefig(fig, out / fname)
     fig = plot_condition_profile(
         rep.profile, layer_names=[short_layer(ly) for ly in layers],
         title="Language units (top-k, selected on the other half of the items)")
-    files["condition_profile.png"] = _writer._savefig(fig, out / "condition_profile.png")
+    files["condition_profile.png"] = _savefig(fig, out / "condition_profile.png")
     for key, f in rep.fits.items():
         model = (rep.verb_noun.tmap if key == "verb-noun"
                  else rep.selectivity.sel(map=LANGUAGE_MAP))
@@ -138,7 +142,7 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
             cortex_title=f"cortex: {f.cortex_name} ({f.mesh}, {f.hemisphere})",
             title=f"{f.title} (one colour logic; |t| < 2 uncoloured)")
         fname = f"model_vs_cortex_{key}.png"
-        files[fname] = _writer._savefig(fig, out / fname)
+        files[fname] = _savefig(fig, out / fname)
     return files
 
 
@@ -194,8 +198,8 @@ def _profile_view(rep: LanguageReport):
     return t.rename(columns=lambda c: c.replace(" sem", " s.e.m."))
 
 
-def _cortex_similarity(s: dict, esc) -> str:
-    yours = s["cortex"].get("your_maps")
+def _cortex_similarity(report: LanguageMapReport, esc) -> str:
+    yours = report.cortex.your_maps
     if not yours or not yours["similarity"]:
         return ""
     items = "".join(
@@ -207,8 +211,8 @@ def _cortex_similarity(s: dict, esc) -> str:
 
 
 def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
-    s = rep.summary
-    m, st, sel = s["model"], s["stimuli"], s["selection"]
+    s = rep.report
+    m, st, sel = s.model, s.stimuli, s.selection
     return (
         "<ul>"
         f"<li><b>Model:</b> {esc(str(m['source']))}. &tau; = {esc(str(m['tau']))}. "
@@ -217,8 +221,8 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         f"al., 2010): {esc(', '.join(f'{k} {v}' for k, v in st['conditions'].items()))} (S "
         "sentences, W word lists, J Jabberwocky, N nonword lists; "
         f"{esc(st['source'])}).</li>"
-        f"<li><b>Layers:</b> {esc(', '.join(s['layers']))}; tokens pooled by "
-        f"{esc(s['token_pooling'])}.</li>"
+        f"<li><b>Layers:</b> {esc(', '.join(s.layers))}; tokens pooled by "
+        f"{esc(s.token_pooling)}.</li>"
         "<li><b>Language-selective units, as TopoLM defines them</b> "
         f"({esc(str(sel['reference']))}): activations smoothed on the sheet (Gaussian, FWHM "
         f"{sel['smooth_fwhm']} units), Welch t of S vs N, two-sided p, Benjamini-Hochberg at "
@@ -229,19 +233,19 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         "every map smooth, even that of a network whose units have no order, so a null that "
         "scatters the units' values would be miscalibrated there. Moran's I (each unit's four "
         "grid neighbours, row-standardised weights: esda's default), smoothness (TDANN) and "
-        f"patches ({s['patch_min_units']} or more connected units with t &ge; "
+        f"patches ({s.patch_min_units} or more connected units with t &ge; "
         f"{_fmt(rep.threshold)}, the smallest t passing Benjamini-Hochberg on this map, after "
-        f"TDANN's smoothing), each against {s['n_permutations']:,} draws of the units' values "
+        f"TDANN's smoothing), each against {s.n_permutations:,} draws of the units' values "
         "scattered at random.</li>"
-        f"<li><b>Cortex:</b> {esc(s['cortex']['atlas'])}.</li>"
+        f"<li><b>Cortex:</b> {esc(s.cortex.atlas)}.</li>"
         f"<li>Made by <code>toponeuro map --language</code> (toponeuro "
-        f"{esc(s['toponeuro_version'])}) on {esc(s['created'])} in {s['seconds']} s; weights "
-        f"sha256 <code>{esc(str(m.get('weights_sha256', '')))}</code>.</li></ul>")
+        f"{esc(s.toponeuro_version)}) on {esc(s.created)} in {s.seconds} s; weights "
+        f"sha256 <code>{esc(str(m['weights_sha256']))}</code>.</li></ul>")
 
 
 def _comparison_html(rep: LanguageReport, fig, esc) -> str:
     """The model-vs-cortex section: the rules, the maps side by side, one table."""
-    comp = rep.summary.get("comparison", {})
+    comp = rep.report.comparison
     if not rep.fits:
         return ("<p>No comparison with the cortex was made (no cortex map shares a side with "
                 "the model's maps, or verb_noun=None).</p>")
@@ -252,7 +256,7 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
                       for f in rep.fits.values())
     return (f"<p>Every descriptor is computed by one function on both sides, with the same "
             f"parameters (lengths in units of each map's extent), each against its null on "
-            f"its own geometry ({comp.get('n_permutations', 0):,} draws a side); one rule gives "
+            f"its own geometry ({comp['n_permutations']:,} draws a side); one rule gives "
             f"the verdict (alike / unlike / not testable: toponeuro.analysis.ruler_verdict). "
             f"{esc(headline_rules())}</p>"
             f"<ul>{sources}</ul>{figs}"
@@ -260,24 +264,22 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
 
 
 def _html(rep: LanguageReport, files: dict) -> str:
-    from .._kit.page import DetailBlock, answer_first_page, figure_html
-
     esc = html.escape
-    s = rep.summary
-    m, st, sel = s["model"], s["stimuli"], s["selection"]
+    s = rep.report
+    m, st, sel = s.model, s.stimuli, s.selection
     verdicts = "".join(
         f"<h4>{esc(ly)} ({esc(r['sheet'])})</h4><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul>"
-        for ly, r in s["per_layer"].items())
-    vn = s.get("verb_noun", {}).get("per_layer", {})
+        for ly, r in s.per_layer.items())
+    vn = s.verb_noun["per_layer"] if s.verb_noun is not None else {}
     if vn:
         verdicts += ("<h4>verb - noun (TopoLM's fMRI-fit items, Elli et al., 2019)</h4><ul>"
                      + "".join(f"<li>{esc(ly)}: {esc(r['verdict'])}; {esc(r['organised'])}</li>"
                                for ly, r in vn.items()) + "</ul>")
     verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
-                f"spatial null) is at or below {s['alpha']:g}; otherwise the sentence says the "
+                f"spatial null) is at or below {s.alpha:g}; otherwise the sentence says the "
                 f"opposite was not shown.</p>{verdicts}")
-    notes = "" if m.get("tau") else (
+    notes = "" if m["tau"] else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '
         "baseline. Its sheets are its units in their index order.</div>")
     top_k = sel["top_k"]
@@ -286,11 +288,11 @@ def _html(rep: LanguageReport, files: dict) -> str:
     conds = esc(", ".join(f"{k} {v}" for k, v in st["conditions"].items()))
     run = [f"<code>{esc(m['name'])}</code> (&tau; = {esc(str(m['tau']))}) on the "
            f"{st['n_stimuli']} items of the Fedorenko et al. (2010) localizer ({conds}), "
-           f"{len(s['layers'])} layers; toponeuro {esc(s['toponeuro_version'])} in "
-           f"{s['seconds']} s.",
+           f"{len(s.layers)} layers; toponeuro {esc(s.toponeuro_version)} in "
+           f"{s.seconds} s.",
            f"Units selected by TopoLM's S vs N test (BH q = {sel['q_level']}, top "
-           f"{top_k_text}); topography on the unsmoothed t map, {s['n_permutations']:,} draws "
-           f"of each null; cortex: {esc(s['cortex']['atlas'])}."]
+           f"{top_k_text}); topography on the unsmoothed t map, {s.n_permutations:,} draws "
+           f"of each null; cortex: {esc(s.cortex.atlas)}."]
 
     def fig(name, caption):
         return figure_html(files.get(name), caption, name)
@@ -303,7 +305,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
         + fig("condition_profile.png", "Mean response (z) of the top-k language units to "
               "each condition, on the items they were not selected on (error bars: s.e.m. "
               "over items)")
-        + _writer._html_table(_profile_view(rep)))
+        + html_table(_profile_view(rep)))
     yours = "".join(fig(k, f"Your map {k.removeprefix('cortex_').removesuffix('.png')}, "
                            "on its own mesh (inflated, lateral view)")
                     for k in files if k.startswith("cortex_") and k != "cortex_parcels.png")
@@ -311,7 +313,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
         fig("cortex_parcels.png", "The cortex's language map on the inflated fsaverage5 "
             "surface (lateral views)")
         + yours
-        + _writer._html_table(_cortex_view(rep))
+        + html_table(_cortex_view(rep))
         + "<p>Counts and fractions are over the vertices with data (a map's medial wall "
         "and NaN vertices are not cortex it measured).</p>"
         + _cortex_similarity(s, esc))
@@ -323,7 +325,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
                               if k.endswith(".png")) + ".</p>")
     detail = [
         DetailBlock("What each layer's sheet shows, with its nulls", verdicts, folded=False),
-        DetailBlock("Per layer", _writer._html_table(_model_view(rep, s["n_permutations"])),
+        DetailBlock("Per layer", html_table(_model_view(rep, s.n_permutations)),
                     folded=False),
         DetailBlock("The four conditions (held-out items)", profile, folded=False),
         DetailBlock("The cortex", cortex, folded=False),
@@ -342,9 +344,9 @@ def _html(rep: LanguageReport, files: dict) -> str:
 
 def write_language_report(out: Path, rep: LanguageReport, *, t0: float | None = None) -> dict:
     """Write every output of a ``toponeuro map --language`` run into ``out``; name -> path
-    (figures, then the files every job ends with: ``_writer.write_job_files``, as the vision
-    job's ``write_report``)."""
+    (figures, then the files every job ends with: :func:`~.._kit.files.write_job_files`, as
+    the vision job's ``write_report``)."""
     out.mkdir(parents=True, exist_ok=True)
     files = _figures(out, rep)
-    return _writer.write_job_files(out, files, dataset=rep.dataset, summary=rep.summary,
-                                   page=lambda f: _html(rep, f), t0=t0)
+    return write_job_files(out, files, dataset=rep.dataset, report=rep.report,
+                           page=lambda f: _html(rep, f), t0=t0)

@@ -3,8 +3,9 @@
 One function, :func:`run_map`, reads as the data flow: model -> stimuli -> activations ->
 selectivity -> topography (model and cortex, each map measured once) -> report. Every call
 in it is a public stage (:func:`toponeuro.training.load_model`, :func:`toponeuro.extract`,
-the named stages of :mod:`._stages`); assembling the numbers into tables and files lives in
-:mod:`._results`, drawing and writing in :mod:`._writer`.
+the named stages of :mod:`.stages`); assembling the numbers into tables and the typed
+report (:class:`~.._kit.report.MapReport`) lives in :mod:`.results`, drawing and writing in
+:mod:`.writer`, the end-of-job files in :mod:`.._kit.files`.
 
 This module orchestrates plotting too, so by the house rule (nothing imports ``plotting``
 except entry points) it is an entry point itself: only :mod:`toponeuro.cli` imports it, and
@@ -18,13 +19,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import xarray as xr
-
 from ..._util.docs import fill_doc
 from ..._util.params import check_int, check_n_permutations
 from ...analysis import TDANN_PATCHES, check_patch_params
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
+from .._kit.files import output_folder
+from .._kit.result import JobResult
 from . import results as _results
 from . import writer as _writer
 from .ruler import ruler_comparisons
@@ -45,14 +46,16 @@ from .terminal import format_summary
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
-@dataclass
-class MapResult:
-    """What :func:`run_map` returns (and writes to ``out_dir``).
+@dataclass(kw_only=True)
+class MapResult(JobResult):
+    """What :func:`run_map` returns (and writes to ``out_dir``): the one result shape of both
+    jobs (:class:`~toponeuro.reporting.LanguageMapResult` alike), and the vision job's own.
 
     Parameters
     ----------
-    summary : dict
-        The content of ``summary.json``.
+    report : MapReport
+        Every number and sentence of the run, typed; ``summary.json`` is
+        ``report.to_summary()`` (also :attr:`summary`).
     selectivity : xarray.DataArray
         Domain selectivity maps, dims ``("domain", "unit")`` with unit coords.
     tables : dict of pandas.DataFrame
@@ -61,6 +64,8 @@ class MapResult:
         layer and hemisphere).
     files : dict
         Name -> path of every file written.
+    out_dir : str, optional
+        The output folder.
     comparison : dict
         ``(layer, hemisphere) ->`` the model-vs-cortex table of
         :func:`~toponeuro.analysis.compare_tables` (what
@@ -69,17 +74,22 @@ class MapResult:
         ``(layer, hemisphere) ->`` :class:`~toponeuro.analysis.TopographyComparison`: every
         descriptor on both sides (:func:`~toponeuro.reporting.ruler_comparisons`).
 
+    Attributes
+    ----------
+    summary : dict
+        The content of ``summary.json``.
+
     Examples
     --------
-    >>> res = MapResult(summary={"model": {"name": "toponet_demo.v2_tau_50"}}, selectivity=None)
-    >>> res.tables, res.files, res.comparison, res.ruler
-    ({}, {}, {}, {})
+    ``res`` is what :func:`run_map` returned:
+
+    >>> res = run_map(stimuli="/path/to/floc", out_dir="map-out")  # doctest: +SKIP
+    >>> res.report.alpha == res.summary["alpha"]  # doctest: +SKIP
+    True
+    >>> sorted(MapResult.__dataclass_fields__)  # doctest: +NORMALIZE_WHITESPACE
+    ['comparison', 'files', 'out_dir', 'report', 'ruler', 'selectivity', 'tables']
     """
 
-    summary: dict
-    selectivity: xr.DataArray
-    tables: dict = field(default_factory=dict)
-    files: dict = field(default_factory=dict)
     comparison: dict = field(default_factory=dict)
     ruler: dict = field(default_factory=dict)
 
@@ -285,7 +295,7 @@ def run_map(
                                cortex_permutations=cortex_permutations,
                                cortex_threshold=cortex_threshold)
     cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
-    with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
+    with output_folder(out_dir, overwrite=overwrite, kind="map",
                                inputs=(checkpoint, stimuli, yours.files,
                                        unit_positions or {})) as folder:
         t0 = time.perf_counter()
@@ -350,8 +360,8 @@ def run_map(
             steps.close()
     files = folder.final_paths(files)
     if verbose:
-        print(format_summary(res.summary))
+        print(format_summary(res.report))
         print(f"\nReport: {files['report.html']}")
-    return MapResult(summary=res.summary, selectivity=res.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()}, comparison=comparison,
-                     ruler=ruler)
+    return MapResult(report=res.report, selectivity=res.selectivity, tables=res.tables,
+                     files={k: str(v) for k, v in files.items()}, out_dir=str(folder.final),
+                     comparison=comparison, ruler=ruler)

@@ -18,6 +18,9 @@ import xarray as xr
 from ..._util import dims as D
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
+from .._kit.report import CortexReport, MapReport
+from .._kit.report import jsonable as _jsonable
+from .._kit.report import num as _num
 
 __all__ = ["ReportData", "MapInputs", "assemble", "result_tables", "map_summary",
            "run_description", "layer_summary", "cortex_summary", "arrangement_summary",
@@ -29,10 +32,11 @@ _PAIRS = ("faces-bodies", "faces-places")
 
 @dataclass
 class ReportData:
-    """Everything the report writer needs: the summary dict, the tables and the topography
+    """Everything the report writer needs: the typed report, the tables and the topography
     results (internal; what :func:`~toponeuro.run_map` returns is a :class:`MapResult`)."""
 
-    summary: dict
+    #: the run's :class:`~._kit.report.MapReport` (``summary.json`` is its ``to_summary()``)
+    report: MapReport
     tables: dict
     dataset: xr.Dataset
     comparison: dict
@@ -44,10 +48,10 @@ class ReportData:
     #: descriptor on both sides (the one ruler; the headline's source)
     ruler: dict = field(default_factory=dict)
 
-
-def _num(v):
-    v = float(v)
-    return None if not np.isfinite(v) else (int(v) if v.is_integer() and abs(v) >= 1 else round(v, 4))
+    @property
+    def summary(self) -> dict:
+        """The content of ``summary.json`` (:meth:`MapReport.to_summary`)."""
+        return self.report.to_summary()
 
 
 def _model_table(model_topo, layers) -> pd.DataFrame:
@@ -230,7 +234,8 @@ class MapInputs:
 
 
 def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
-             random_init: dict | None = None, ruler: dict | None = None) -> ReportData:
+             random_init: dict | None = None, ruler: dict | None = None,
+             settings: dict | None = None) -> ReportData:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`).
 
     ``model`` and ``cortex`` are the :class:`~toponeuro.reporting.ModelTopography` and
@@ -240,7 +245,8 @@ def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
     (:func:`~toponeuro.reporting.random_init_similarities`), shown beside the trained one
     (see ``BASELINE_NOTE``). ``ruler``: ``(layer, hemisphere) ->`` the one-ruler comparison
     (:func:`~toponeuro.reporting.ruler_comparisons`), whose rows make ``tables["ruler"]``
-    and ``summary["ruler"]`` (with the headline its fixed rule chose).
+    and ``summary["ruler"]`` (with the headline its fixed rule chose). ``settings``: the
+    run's settings, recorded whole in the report (``summary["settings"]``; None: left out).
     """
     from .ruler import ruler_summary, ruler_table
 
@@ -248,11 +254,12 @@ def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
     ruler = ruler or {}
     tables = result_tables(model.topography, cortex.topography, comparison, layers)
     tables["ruler"] = ruler_table(ruler)
-    summary = map_summary(inputs, acts, model, cortex.topography, cortex_source(cortex.maps),
-                          comparison, random_init)
-    summary["ruler"] = ruler_summary(ruler, layers, inputs.alpha)
+    report = map_summary(inputs, acts, model, cortex.topography, cortex_source(cortex.maps),
+                         comparison, random_init)
+    report.ruler = ruler_summary(ruler, layers, inputs.alpha)
+    report.settings = settings
     shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
-    return ReportData(summary=summary, tables=tables,
+    return ReportData(report=report, tables=tables,
                      dataset=_dataset(acts, model.selectivity, tables["model"],
                                       model.topography, model.dimensionality, layers),
                      comparison=comparison, model_topo=model.topography,
@@ -282,25 +289,26 @@ def result_tables(model_topo, cortex_topo, comparison: dict, layers) -> dict:
 
 
 def map_summary(inputs: MapInputs, acts, model, cortex_topo, source: dict, comparison: dict,
-                random_init: dict | None = None) -> dict:
-    """``summary.json`` of one run: what was run, then each layer, the cortex, the
-    arrangement of every (layer, hemisphere) and the headline."""
+                random_init: dict | None = None) -> MapReport:
+    """The typed report of one run (``summary.json`` is its ``to_summary()``): what was
+    run, then each layer, the cortex, the arrangement of every (layer, hemisphere) and the
+    headline."""
     layers = list(inputs.layers)
     draws = {"shift": int(model.topography.attrs.get("n_permutations", 0)),
              "spin": int(cortex_topo.attrs.get("similarity_permutations", 0))}
     arrangement = {f"{layer}|{h}": arrangement_summary(t, draws)
                    for (layer, h), t in comparison.items()}
-    return {
+    return MapReport(
         **run_description(inputs, acts, model, baseline=random_init is not None),
-        "per_layer": {layer: layer_summary(model.topography, layer,
-                                           model.dimensionality[layer], inputs.alpha,
-                                           random_init, getattr(model, "contrast", None))
-                      for layer in layers},
-        "cortex_permutations": draws["spin"],
-        "cortex": cortex_summary(cortex_topo, source, inputs.alpha),
-        "arrangement": arrangement,
-        "headline": headline_summary(layers[-1], cortex_topo.sheets, arrangement),
-    }
+        per_layer={layer: layer_summary(model.topography, layer, model.dimensionality[layer],
+                                        inputs.alpha, random_init,
+                                        getattr(model, "contrast", None))
+                   for layer in layers},
+        cortex_permutations=draws["spin"],
+        cortex=cortex_summary(cortex_topo, source, inputs.alpha),
+        arrangement=arrangement,
+        headline=headline_summary(layers[-1], cortex_topo.sheets, arrangement),
+    )
 
 
 def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -> dict:
@@ -386,8 +394,9 @@ def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 
     return out
 
 
-def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> dict:
-    """The summary's cortex: what the maps are, their nulls, and each hemisphere's numbers."""
+def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> CortexReport:
+    """The report's cortex: what the maps are, their nulls, and each hemisphere's numbers
+    (under ``hemispheres``)."""
     per_hemisphere = {}
     csim = cortex_topo.similarity
     for h in cortex_topo.sheets:
@@ -405,11 +414,11 @@ def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> dic
     n_spin = cortex_topo.attrs["similarity_permutations"]
     from ...analysis import cortex_null_calibration
 
-    return {
-        "atlas": cortex_description(source),
-        "source": _jsonable(source or {}),
-        "null_calibration": cortex_null_calibration((source or {}).get("mesh", "fsaverage5")),
-        "nulls": (f"map similarity: spin test, {n_spin} draws of {n_spin - n_spin // 2} "
+    return CortexReport(
+        atlas=cortex_description(source),
+        source=_jsonable(source or {}),
+        null_calibration=cortex_null_calibration((source or {}).get("mesh", "fsaverage5")),
+        nulls=(f"map similarity: spin test, {n_spin} draws of {n_spin - n_spin // 2} "
                   "rotations of the sphere (each rotation moves one map, then the other; "
                   "effective draws per pair: map_similarity_null's n_effective); "
                   + ("smoothness and patches: none drawn (they describe the given maps; "
@@ -419,8 +428,8 @@ def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> dic
                      "and patchy by construction, so a null says nothing about them)")
                   + f"; arrangement: spin test, {n_spin} independent rotations of each "
                   "domain's map"),
-        **per_hemisphere,
-    }
+        hemispheres=per_hemisphere,
+    )
 
 
 def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> dict:
@@ -484,20 +493,20 @@ def _arrangement_verdict(a: dict, alpha: float) -> str:
     return "not distinguishable from chance arrangements"
 
 
-def headline_parts(summary: dict) -> dict:
+def headline_parts(headline: dict, alpha: float) -> dict:
     """The headline in plain words: ``question``, one ``answer`` per hemisphere and the
     ``rule`` that chose the layer (the report's first screen and the terminal print it).
 
     Counts what is compared on each hemisphere (the domains with a map on both sides, and
-    their pairs of centres) and says what a three-domain ρ can show.
+    their pairs of centres) and says what a three-domain ρ can show. ``headline`` is the
+    report's (:attr:`MapReport.headline`), ``alpha`` its level.
 
     Examples
     --------
     >>> a = {"spearman": 0.5, "n_domains": 3, "n_pairs": 3, "p_value": 0.57,
     ...      "domains": ["faces", "bodies", "places"], "p_text": "p = 0.570 (one-sided)"}
-    >>> s = {"alpha": 0.05, "headline": {"layer": "l4", "rule": "the deepest layer",
-    ...      "arrangement": {"right": a}}}
-    >>> parts = headline_parts(s)
+    >>> head = {"layer": "l4", "rule": "the deepest layer", "arrangement": {"right": a}}
+    >>> parts = headline_parts(head, alpha=0.05)
     >>> "3 on the right hemisphere" in parts["question"]
     True
     >>> print(parts["answers"]["right"])  # doctest: +NORMALIZE_WHITESPACE
@@ -506,8 +515,7 @@ def headline_parts(summary: dict) -> dict:
     only be −1, −0.5, +0.5 or +1: it says whether the three are ranked alike, and if they
     were ranked at random ρ = +1 would come up 1 time in 6.
     """
-    head = summary["headline"]
-    alpha = summary.get("alpha", 0.05)
+    head = headline
     counts, answers = [], {}
     for h, a in head["arrangement"].items():
         n, doms = int(a["n_domains"]), list(a.get("domains", []))
@@ -546,18 +554,6 @@ def _similarity_entry(res, alpha) -> dict:
            "verdict": v.outcome, "null": res.null_method, "n_permutations": v.n_permutations,
            "n_moves": v.n_moves, "n_effective": v.n_effective}
     return out
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (str, bool, int)) or obj is None:
-        return obj
-    if isinstance(obj, float | np.floating):
-        return None if not np.isfinite(obj) else float(obj)
-    return str(obj)
 
 
 def _dataset(acts, sel, model_table, model_topo, dims, layers) -> xr.Dataset:
@@ -661,7 +657,7 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
     first = comparison[layer, hemispheres[0]]
     summary = summary or {}
     model_sims = summary.get("per_layer", {}).get(layer, {}).get("map_similarity_null", {})
-    cortex = summary.get("cortex", {})
+    cortex = summary.get("cortex", {}).get("hemispheres", {})
 
     def val(t, key, col):
         return float(t.loc[key, col]) if key in t.index else np.nan

@@ -1,16 +1,18 @@
-"""The summary ``toponeuro map`` prints in the terminal, from ``summary.json`` alone."""
+"""The summary ``toponeuro map`` prints in the terminal, from the typed report alone (or a
+``summary.json`` content, read back into it)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._kit.constants import CORTEX_SUMMARY_KEYS, MAP_DOMAINS
+from .._kit.constants import MAP_DOMAINS
+from .._kit.report import MapReport
 from .results import STATISTIC_NAMES, arrangement_p_text, headline_parts, training_images_note
 
 __all__ = ["format_summary"]
 
 
-def format_summary(summary: dict) -> str:
+def format_summary(report: MapReport | dict) -> str:
     """The summary table ``toponeuro map`` prints (plain text).
 
     Every number names its statistic, every p is written by
@@ -19,8 +21,9 @@ def format_summary(summary: dict) -> str:
 
     Parameters
     ----------
-    summary : dict
-        The run's ``summary.json`` content (``MapResult.summary``).
+    report : MapReport or dict
+        The run's typed report (``MapResult.report``), or its ``summary.json`` content
+        (``MapResult.summary``).
 
     Returns
     -------
@@ -31,33 +34,34 @@ def format_summary(summary: dict) -> str:
     --------
     >>> from toponeuro.reporting import run_map
     >>> res = run_map(stimuli="/path/to/floc")  # doctest: +SKIP
-    >>> print(format_summary(res.summary))  # doctest: +SKIP
+    >>> print(format_summary(res.report))  # doctest: +SKIP
     toponeuro map — toponet_demo.v2_tau_50 on 240 fLoc images (patches: t >= 3)
     """
     from ...analysis import format_p
 
-    n_perm = int(summary.get("n_permutations", 0))
+    rep = report if isinstance(report, MapReport) else MapReport.from_summary(report)
+    n_perm = rep.n_permutations
     lines = [
-        f"toponeuro map — {summary['model']['name']} on {summary['stimuli']['n_stimuli']} fLoc "
-        f"images (patches: t ≥ {summary['patch_threshold_t']:g} after smoothing, significant "
-        f"at family-wise p ≤ {summary.get('alpha', 0.05):g}; nulls: {n_perm:,} draws)",
+        f"toponeuro map — {rep.model['name']} on {rep.stimuli['n_stimuli']} fLoc "
+        f"images (patches: t ≥ {rep.patch_threshold_t:g} after smoothing, significant "
+        f"at family-wise p ≤ {rep.alpha:g}; nulls: {n_perm:,} draws)",
     ]
-    note = training_images_note(summary["stimuli"])
+    note = training_images_note(rep.stimuli)
     if note:
         lines.append(note)
-    for layer, r in summary["per_layer"].items():
+    for layer, r in rep.per_layer.items():
         lines += ["", f"{layer} ({r['sheet'].replace('x', '×')} sheet; effective "
                   f"dimensionality {r['effective_dimensionality']:.1f})",
                   f"  {'domain':<12}{'smoothness (TDANN)':<20}{'its p (one-sided)':<26}"
                   "significant patches"]
-        nulls = r.get("smoothness_null", {})
-        by_labels = {"smoothness": r.get("smoothness_label_null", {}),
-                     "patches": r.get("patches_label_null", {})}
+        nulls = r["smoothness_null"]
+        by_labels = {k: r[f"{k}_label_null"] if f"{k}_label_null" in r else {}
+                     for k in ("smoothness", "patches")}
         if any(by_labels.values()):
             lines[-1] += "   label null (the selective claim), one-sided"
         for d in MAP_DOMAINS:
             sm = r["smoothness"][d]
-            p = nulls.get(d, {}).get("p_value")
+            p = nulls[d]["p_value"]
             label_p = ", ".join(
                 f"{what} " + format_p(np.nan if lab[d]["p_label_null"] is None
                                       else lab[d]["p_label_null"], lab[d]["n_permutations"])
@@ -67,12 +71,10 @@ def format_summary(summary: dict) -> str:
                 f"{format_p(np.nan if p is None else p, n_perm):<26}"
                 f"{r['n_patches'][d]} of {r['n_patches_found'][d]} found"
                 + (f"   {label_p}" if label_p else ""))
-        for text in r.get("signatures", [])[:2]:
+        for text in r["signatures"][:2]:
             lines.append(f"  {text}")
     lines.append("")
-    hemis = [k for k in summary["cortex"] if k not in CORTEX_SUMMARY_KEYS]
-    for h in hemis:
-        c = summary["cortex"][h]
+    for h, c in rep.cortex.hemispheres.items():
         sims = "; ".join(
             f"{p.replace('-', '–')} {STATISTIC_NAMES.get(c['map_similarity_null'][p]['method'], 'r')}"
             f" {v:+.2f} ({c['map_similarity_null'][p]['verdict']}, spin test "
@@ -80,29 +82,28 @@ def format_summary(summary: dict) -> str:
             if p in c["map_similarity_null"] else f"{p.replace('-', '–')} {v:+.2f}"
             for p, v in c["map_similarity"].items() if v is not None)
         lines.append(f"cortex {h} hemisphere: map similarity {sims}")
-    for h in hemis:
-        c = summary["cortex"][h]
+    for h, c in rep.cortex.hemispheres.items():
         lines.append(
             f"cortex {h} hemisphere on its own (no null; not comparable with the sheet's, see "
             "the report): smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in
                                                  c["smoothness"].items() if v is not None)
             + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()))
-    head = summary.get("headline", {}).get("layer")
-    for key, a in summary["arrangement"].items():
+    head = rep.headline["layer"]
+    for key, a in rep.arrangement.items():
         layer, h = key.split("|")
         rho = "n/a" if a["spearman"] is None else f"{a['spearman']:+.2f}"
         n_dom = a["n_domains"]
         lines.append(
             f"arrangement {layer} vs {h} cortex: Spearman ρ {rho} over {a['n_pairs']} "
             f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
-            f", {a.get('p_text') or arrangement_p_text(a)}"
+            f", {a['p_text'] or arrangement_p_text(a)}"
             + ("  <- headline layer" if layer == head else ""))
-    if summary.get("headline", {}).get("arrangement"):
-        parts = headline_parts(summary)
+    if rep.headline["arrangement"]:
+        parts = headline_parts(rep.headline, rep.alpha)
         lines += ["", "Extra (0.4's headline): " + parts["question"]]
         lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
         lines.append(parts["rule"])
-    lines += _ruler_lines(summary.get("ruler"))
+    lines += _ruler_lines(rep.ruler)
     return "\n".join(lines)
 
 

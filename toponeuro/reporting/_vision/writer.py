@@ -1,12 +1,11 @@
 """Write a ``toponeuro map`` report: figures (from :mod:`toponeuro.plotting`), data files and
-the HTML page (``templates/report.html``), all from one :class:`~._results.ReportData`."""
+the HTML page (``templates/report.html``), all from one :class:`~.results.ReportData` whose
+typed :class:`~.._kit.report.MapReport` every sentence reads its fields from."""
 
 from __future__ import annotations
 
 import html
-import json
 import string
-import time
 from importlib import resources
 from pathlib import Path
 
@@ -15,8 +14,11 @@ import pandas as pd
 
 from ..._util import dims as D
 from ...analysis import CORTEX_MAP_KINDS, cortex_null_calibration, null_calibration
-from .._kit.constants import CORTEX_DOMAINS, CORTEX_SUMMARY_KEYS, MAP_DOMAINS
-from .._kit.page import DetailBlock, answer_first_page, figure_html, render_page  # noqa: F401
+from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
+from .._kit.files import html_table as _html_table
+from .._kit.files import write_job_files
+from .._kit.page import answer_first_page, figure_html
+from .._kit.report import MapReport
 from .results import (
     STATISTIC_NAMES,
     ReportData,
@@ -27,15 +29,7 @@ from .results import (
     training_images_note,
 )
 
-__all__ = ["write_report", "output_folder", "OutputFolder"]
-
-
-def _savefig(fig, path: Path) -> Path:
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+__all__ = ["write_report"]
 
 
 def _n_samples(topo, layers) -> int:
@@ -57,16 +51,14 @@ def _patch_mask(patches) -> np.ndarray:
     return patches.label_grid() > 0
 
 
-def _ruler_pick(s: dict):
+def _ruler_pick(rep: MapReport):
     """``(layer, hemisphere, domain)`` of the map pair the report draws side by side: the
     ruler headline's (a pair's first domain), else the deepest layer's first hemisphere's
     first compared domain; None without a comparison."""
-    ruler = s.get("ruler") or {}
-    head = ruler.get("headline") or {}
-    if head.get("chosen"):
+    head, per = rep.ruler["headline"], rep.ruler["comparisons"]
+    if head["chosen"]:
         return head["layer"], head["hemisphere"], head["domain"].split("-")[0].split("+")[0]
-    per = ruler.get("comparisons") or {}
-    deepest = [v for v in per.values() if v["layer"] == s["layers"][-1]] or list(per.values())
+    deepest = [v for v in per.values() if v["layer"] == rep.layers[-1]] or list(per.values())
     for entry in deepest:
         for row in entry["rows"]:
             if row["domain"] and "-" not in row["domain"] and "+" not in row["domain"]:
@@ -81,7 +73,7 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     from .ruler import ruler_cortex_maps
     from .stages import CortexTopography
 
-    pick = _ruler_pick(res.summary)
+    pick = _ruler_pick(res.report)
     if pick is None or (pick[0], pick[1]) not in res.ruler or not cortex:
         return None
     layer, hemi, domain = pick
@@ -109,18 +101,18 @@ def _ruler_figure(res: ReportData, atlas, cortex):
 
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     from ..._io.meshes import MESH_SIZES
-    from ..._util.optional import optional_import
     from ...atlases import vertex_coordinates
     from ...plotting import (
         plot_arrangement_by_layer,
-        plot_distance_profile,
+        plot_distance_profiles,
         plot_domain_arrangement,
         plot_sheet_map,
         plot_surface_map,
     )
+    from ...plotting import save_figure as _savefig
 
-    plt = optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
-    layers = res.summary["layers"]
+    rep = res.report
+    layers = rep.layers
     topo, hemis = res.model_topo, res.cortex_topo.sheets
     files = {}
     # the outlines are the patches the tables count (significant, after TDANN's smoothing)
@@ -133,16 +125,10 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
                          colorbar_label="selectivity t (domain vs the other four)",
                          title="Domain selectivity on the model's cortical sheets")
     files["sheet_maps.png"] = _savefig(fig, out / "sheet_maps.png")
-    fig, axes = plt.subplots(1, len(layers), figsize=(4.4 * len(layers), 3.4), squeeze=False,
-                             layout="constrained")
-    for ax, layer in zip(axes[0], layers):
-        plot_distance_profile({d: topo.smoothness[layer, d] for d in MAP_DOMAINS}, ax=ax,
-                              title=f"{layer}", ylabel="mean |Δ t|")
-    for ax in axes[0][:-1]:
-        ax.get_legend().remove()
-    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
-    fig.suptitle("How much selectivity differs between units, by distance on the sheet",
-                 fontsize=10)
+    fig = plot_distance_profiles(
+        {layer: {d: topo.smoothness[layer, d] for d in MAP_DOMAINS} for layer in layers},
+        ylabel="mean |Δ t|",
+        title="How much selectivity differs between units, by distance on the sheet")
     files["smoothness_profiles.png"] = _savefig(fig, out / "smoothness_profiles.png")
     if atlas is not None:
         lab = np.zeros(len(atlas.data), dtype=int)
@@ -166,7 +152,7 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     fig = _ruler_figure(res, atlas, cortex)
     if fig is not None:
         files["model_and_cortex.png"] = _savefig(fig, out / "model_and_cortex.png")
-    head = res.summary["headline"]["layer"]
+    head = rep.headline["layer"]
     for h in hemis:
         if (head, h) not in res.comparison:
             continue
@@ -175,7 +161,8 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head] if free is None else None,
             model_positions=free,
-            p_text=res.summary["arrangement"].get(f"{head}|{h}", {}).get("p_text"),
+            p_text=(rep.arrangement[f"{head}|{h}"]["p_text"]
+                    if f"{head}|{h}" in rep.arrangement else None),
             cortex_positions=(cortex[h].positions[:, :2] if cortex and h in cortex
                               and cortex[h].surface == "flat"
                               else vertex_coordinates("flat", h)[:, :2]),
@@ -185,9 +172,8 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     fig = plot_arrangement_by_layer(
         {k: t.attrs["arrangement"] for k, t in res.comparison.items()},
-        alpha=res.summary.get("alpha", 0.05), headline=head,
-        n_permutations=min(res.summary.get("n_permutations", 0),
-                           res.summary.get("cortex_permutations", 0)) or None)
+        alpha=rep.alpha, headline=head,
+        n_permutations=min(rep.n_permutations, rep.cortex_permutations) or None)
     files["comparison.png"] = _savefig(fig, out / "comparison.png")
     return files
 
@@ -229,13 +215,6 @@ def _words(df: pd.DataFrame, thr: float | None = None) -> pd.DataFrame:
     return out
 
 
-def _html_table(df: pd.DataFrame, index: bool = False) -> str:
-    table = df.to_html(index=index, float_format=lambda v: f"{v:.3f}", border=0,
-                       classes="tbl", na_rep="–")
-    return f'<div class="scroll">{table}</div>'
-
-
-
 def _img(files: dict, name: str, alt: str) -> str:
     return figure_html(files.get(name), alt, name)
 
@@ -261,7 +240,7 @@ def _model_table_html(res: ReportData, thr: float) -> str:
     written by format_p, counts as integers and fractions as percentages of the units."""
     from ...analysis import format_p
 
-    n = int(res.summary.get("n_permutations", 0))
+    n = res.report.n_permutations
     rows = []
     for r in res.tables["model"].itertuples():
         units = _units(r.sheet)
@@ -284,13 +263,13 @@ def _model_table_html(res: ReportData, thr: float) -> str:
     return _html_table(pd.DataFrame(rows))
 
 
-def _dims_table_html(s: dict) -> str:
+def _dims_table_html(rep: MapReport) -> str:
     """Map similarity (its statistic named, its test in words) and dimensionality per layer."""
     rows = []
-    for ly, r in s["per_layer"].items():
+    for ly, r in rep.per_layer.items():
         row = {"layer": ly, "effective dimensionality": f"{r['effective_dimensionality']:.1f}"}
-        base = r.get("map_similarity_random_init", {})
-        for pair, v in r.get("map_similarity_null", {}).items():
+        base = r["map_similarity_random_init"] if rep.random_init_baseline else {}
+        for pair, v in r["map_similarity_null"].items():
             name, stat = pair.replace("-", "–"), STATISTIC_NAMES.get(v["method"], v["method"])
             row[f"{name} {stat}"] = f"{v['value']:+.2f}"
             row[f"{name} test (two-sided, sheet maps shifted)"] = (
@@ -316,10 +295,15 @@ def _cortex_table_html(res: ReportData) -> str:
     return _html_table(pd.DataFrame(rows))
 
 
-def _cortex_alone_text(s: dict) -> str:
+def _user_maps(rep: MapReport) -> bool:
+    """Whether the cortex maps are the user's (their values), not the atlas's ROIs."""
+    return rep.cortex.source.get("representation") == "values"
+
+
+def _cortex_alone_text(rep: MapReport) -> str:
     """Why the cortex's smoothness and patches stand here, not beside the model's."""
-    source = s["cortex"].get("source", {}) or {}
-    if source.get("representation") == "values":
+    source = rep.cortex.source
+    if _user_maps(rep):
         return ("The smoothness and patches of your maps, as they are: no null was drawn for "
                 "them on the cortex (the spin test is drawn for their map similarities and "
                 "arrangement only), so they stand here and not beside the model's values, "
@@ -335,10 +319,10 @@ def _cortex_alone_text(s: dict) -> str:
             "t maps with its own null.")
 
 
-def _what_was_run(s: dict) -> list[str]:
+def _what_was_run(rep: MapReport) -> list[str]:
     """What was run, in two lines (no hash, no internal names: those are in the methods)."""
     esc = html.escape
-    m, st, layers = s["model"], s["stimuli"], s["layers"]
+    m, st, layers = rep.model, rep.stimuli, rep.layers
     src = str(m["source"])
     weights = ("its released weights" if src.startswith(str(m["name"]))
                else f"weights from {src.split(' (')[0]}")
@@ -346,28 +330,27 @@ def _what_was_run(s: dict) -> list[str]:
     images = ("all images" if numbers == "all"
               else f"images {numbers[0]}–{numbers[1]} of each of {len(st['categories'])} "
                    "categories")
-    train = st.get("training_images")
+    train = st["training_images"]
     held = ("" if not train else ", held out from training" if not train["n_overlap"]
             else f", {train['n_overlap']} of them training images")
-    n_perm, n_spin = int(s.get("n_permutations", 0)), int(s.get("cortex_permutations", 0))
-    tau = "no TopoLoss" if m.get("tau") is None else f"τ = {float(m['tau']):g}"
-    cortex = ("your own cortex maps" if (s["cortex"].get("source") or {}).get(
-        "representation") == "values" else "the visfAtlas ROIs on fsaverage5")
+    n_perm, n_spin = rep.n_permutations, rep.cortex_permutations
+    tau = "no TopoLoss" if m["tau"] is None else f"τ = {float(m['tau']):g}"
+    cortex = ("your own cortex maps" if _user_maps(rep) else "the visfAtlas ROIs on fsaverage5")
     return [
         f"<b>Run:</b> <code>{esc(m['name'])}</code> ({tau}, {esc(weights)}) "
         f"on {st['n_stimuli']:,} fLoc images ({esc(images)}{held}); layers "
         f"{esc(', '.join(layers))}.",
         f"<b>Against</b> {cortex}; nulls of {n_perm:,} draws on the sheet and {n_spin:,} "
-        f"rotations on the cortex; toponeuro {esc(s['toponeuro_version'])}, "
-        f"{esc(s['created'])}, {s['seconds']} s.",
+        f"rotations on the cortex; toponeuro {esc(rep.toponeuro_version)}, "
+        f"{esc(rep.created)}, {rep.seconds} s.",
     ]
 
 
 def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
-    s = res.summary
-    m, st, layers = s["model"], s["stimuli"], s["layers"]
-    thr, min_units = s["patch_threshold_t"], s["patch_min_units"]
+    rep = res.report
+    m, st, layers = rep.model, rep.stimuli, rep.layers
+    thr, min_units = rep.patch_threshold_t, rep.patch_min_units
     hemis = res.cortex_topo.sheets
     comp_parts = []
     for (layer, h), t in res.comparison.items():
@@ -377,7 +360,7 @@ def _html(res: ReportData, files: dict) -> str:
         tt = _words(t.reset_index())
         comp_parts.append(f"<h4>{esc(layer)} vs the {esc(h)} hemisphere</h4>" + _html_table(tt))
     numbers = st["numbers"]
-    train = st.get("training_images")
+    train = st["training_images"]
     notes = (
         '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
         "toponeuro: a 4-stage ResNet trained on CPU on fLoc images (the v2 models by "
@@ -389,52 +372,52 @@ def _html(res: ReportData, files: dict) -> str:
     if train:
         notes += (f'<div class="note"><b>Training images:</b> '
                   f"{esc(training_images_note(st))}.</div>")
-    if s.get("random_init_baseline", True):
+    if rep.random_init_baseline:
         baseline_text = (
             "Beside each value stands the same measurement of the network at random "
             "initialisation: the selectivity contrast (each domain against the other four) "
             "builds in an anti-correlation between domains' maps, so a verdict the untrained "
             "network shares says nothing about training.")
     else:
-        baseline_text = f"<b>Random-initialisation baseline:</b> {esc(s['random_init_note'])}."
+        baseline_text = f"<b>Random-initialisation baseline:</b> {esc(rep.random_init_note)}."
         notes += f'<div class="note">{baseline_text}</div>'
-    head = s["headline"]
+    head = rep.headline
     n_smp = _n_samples(res.model_topo, layers)
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
-    user_maps = (s["cortex"].get("source") or {}).get("representation") == "values"
-    mesh = (s["cortex"].get("source") or {}).get("mesh", "fsaverage5")
+    user_maps = _user_maps(rep)
+    mesh = rep.cortex.source.get("mesh", "fsaverage5")
     cortex_heading = (f"The cortex maps on their own: your maps on {mesh}" if user_maps
                       else "The cortex maps on their own: visfAtlas ROIs on fsaverage5")
-    n_perm = int(s.get("n_permutations", 0))
-    sel_words = _SELECTIVITY_WORDS.get(str(s["selectivity"]), str(s["selectivity"]))
+    n_perm = rep.n_permutations
+    sel_words = _SELECTIVITY_WORDS.get(str(rep.selectivity), str(rep.selectivity))
     detail = string.Template(
         (resources.files("toponeuro.reporting") / "templates" / "report.html").read_text("utf-8")
     ).substitute(
-        version=esc(s["toponeuro_version"]), created=esc(s["created"]), seconds=s["seconds"],
+        version=esc(rep.toponeuro_version), created=esc(rep.created), seconds=rep.seconds,
         model_source=esc(str(m["source"])), tau=esc(str(m["tau"])),
         model_description=esc(m["description"] or ""),
         n_stimuli=st["n_stimuli"], n_categories=len(st["categories"]),
         images=("all images" if numbers == "all"
                 else f"images {numbers[0]}–{numbers[1]} of each category"),
         stimuli_source=esc(st["source"]), layers=esc(", ".join(layers)),
-        pooling=esc(s["pooling"]), selectivity=esc(sel_words), min_units=min_units,
-        threshold=f"{thr:g}", atlas=esc(s["cortex"]["atlas"]), nulls_text=esc(
-            f"sheet: {n_perm:,} draws ({s['p_values']}); cortex: {s['cortex']['nulls']}."),
+        pooling=esc(rep.pooling), selectivity=esc(sel_words), min_units=min_units,
+        threshold=f"{thr:g}", atlas=esc(rep.cortex.atlas), nulls_text=esc(
+            f"sheet: {n_perm:,} draws ({rep.p_values}); cortex: {rep.cortex.nulls}."),
         baseline_text=baseline_text, **_calibration_texts(mesh),
-        model_table=_model_table_html(res, thr), dims_table=_dims_table_html(s),
-        n_permutations_text=f"{n_perm:,}", alpha=f"{s.get('alpha', 0.05):g}",
+        model_table=_model_table_html(res, thr), dims_table=_dims_table_html(rep),
+        n_permutations_text=f"{n_perm:,}", alpha=f"{rep.alpha:g}",
         signatures="".join(
             f"<details><summary>{esc(ly)}: every statistic in words</summary><ul>"
-            + "".join(f"<li>{esc(t)}</li>" for t in r.get("signatures", [])) + "</ul></details>"
-            for ly, r in s["per_layer"].items()),
+            + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul></details>"
+            for ly, r in rep.per_layer.items()),
         fig_sheet_maps=_img(files, "sheet_maps.png",
                             "Domain selectivity (t) on each layer's sheet, one colour scale per "
                             "layer (its 99th percentile of |t|; stronger units in the end "
                             "colours); black outlines: the significant patches the tables "
                             f"count ({min_units} or more connected units with t ≥ {thr:g} "
                             "after TDANN's smoothing, family-wise p ≤ "
-                            f"{s.get('alpha', 0.05):g})"),
+                            f"{rep.alpha:g})"),
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
                                      "on the sheet" + shade),
@@ -445,9 +428,10 @@ def _html(res: ReportData, files: dict) -> str:
                              "Face-, body-, place- and character-selective ROIs of the "
                              "visfAtlas (maximum-probability labels), ventral view of the "
                              "inflated fsaverage5 surface"),
-        cortex_alone_text=esc(_cortex_alone_text(s)), cortex_table=_cortex_table_html(res),
-        cortex_similarity=esc(_cortex_similarity_text(s)),
-        comparison_view=_html_table(comparison_view(res.comparison, head["layer"], hemis, s),
+        cortex_alone_text=esc(_cortex_alone_text(rep)), cortex_table=_cortex_table_html(res),
+        cortex_similarity=esc(_cortex_similarity_text(rep)),
+        comparison_view=_html_table(comparison_view(res.comparison, head["layer"], hemis,
+                                                    rep.to_summary()),
                                     index=True),
         fig_arrangements="".join(
             _img(files, f"arrangement_{h}.png",
@@ -459,10 +443,10 @@ def _html(res: ReportData, files: dict) -> str:
         png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
                             if k.endswith(".png")),
     )
-    parts = headline_parts(s)
+    parts = headline_parts(rep.headline, rep.alpha)
     answers = "".join(f"<li><b>{esc(h.capitalize())} hemisphere:</b> {esc(t)}</li>"
                       for h, t in parts["answers"].items())
-    headline = (_ruler_headline_html(s)
+    headline = (_ruler_headline_html(rep)
                 + "<p><b>Extra (0.4's headline, kept): the arrangement of domain centres.</b> "
                 f"{esc(parts['question'])}</p><ul>{answers}</ul>"
                 f"<p>{esc(parts['rule'])}</p>")
@@ -478,12 +462,12 @@ def _html(res: ReportData, files: dict) -> str:
         figure = _img(files, "comparison.png",
                   "The headline's number for every mapped layer and hemisphere: Spearman ρ "
                   "between the domain-centre distances on the sheet and on the cortex; filled "
-                  f"markers beat both nulls at p ≤ {s.get('alpha', 0.05):g}, open ones do not; "
+                  f"markers beat both nulls at p ≤ {rep.alpha:g}, open ones do not; "
                   "grey bars: the sheet-shift null's mean ± s.d.")
     return answer_first_page(
         title=f"toponeuro map — {m['name']}",
         heading=f"Category-selective topography of <code>{esc(m['name'])}</code>",
-        headline=headline, figure=figure, what_was_run=_what_was_run(s), notes=notes,
+        headline=headline, figure=figure, what_was_run=_what_was_run(rep), notes=notes,
         detail=detail)
 
 
@@ -499,15 +483,13 @@ def _side_text(row: dict, side: str) -> str:
     return f"{_fmt(row[side])} (p = {_fmt(p, 2)}, {null} null, {row[f'{side}_draws']:,} draws)"
 
 
-def _ruler_headline_html(s: dict) -> str:
+def _ruler_headline_html(rep: MapReport) -> str:
     """The answer first: the ruler's headline row in words, the counts of each verdict, what
     was left out, the rule that chose the row, and the one table of its layer and
     hemisphere (one row per descriptor; the 0.4 arrangement and SSIM as extra rows)."""
     esc = html.escape
-    ruler = s.get("ruler") or {}
-    head = ruler.get("headline") or {}
-    per = ruler.get("comparisons") or {}
-    if head.get("chosen"):
+    head, per = rep.ruler["headline"], rep.ruler["comparisons"]
+    if head["chosen"]:
         key = f"{head['layer']}|{head['hemisphere']}"
         text = (f"<p><b>Model vs cortex, on one ruler.</b> Is {esc(head['layer'])}'s "
                 f"topography like the {esc(head['hemisphere'])} hemisphere's? The comparison "
@@ -516,9 +498,9 @@ def _ruler_headline_html(s: dict) -> str:
                 f"{esc(_side_text(head, 'model'))}, cortex {esc(_side_text(head, 'cortex'))} "
                 f"&rarr; <b>{esc(head['verdict'])}</b> ({esc(head['reason'])}).</p>")
     else:
-        key = f"{s['layers'][-1]}|" + (next(iter(per.values()))["hemisphere"] if per else "")
+        key = f"{rep.layers[-1]}|" + (next(iter(per.values()))["hemisphere"] if per else "")
         text = ("<p><b>Model vs cortex, on one ruler.</b> No comparison can be the headline: "
-                f"none of the {head.get('n_rows', 0)} rows has a verdict with nulls on both "
+                f"none of the {head['n_rows']} rows has a verdict with nulls on both "
                 "sides that can reach alpha (give more draws: ruler_permutations=).</p>")
     entry = per.get(key)
     counts = "; ".join(
@@ -530,33 +512,33 @@ def _ruler_headline_html(s: dict) -> str:
     if entry and entry["left_out"]:
         text += ("<p>Left out: " + "; ".join(f"{esc(k.replace('_', ' '))} ({esc(v)})"
                                              for k, v in entry["left_out"].items()) + ".</p>")
-    text += f"<p><i>Headline rule (fixed before any result):</i> {esc(head.get('rule', ''))}</p>"
+    text += f"<p><i>Headline rule (fixed before any result):</i> {esc(head['rule'])}</p>"
     if entry:
         rows = [{"descriptor": r["descriptor"].replace("_", " "), "domain": r["domain"],
                  "statistic": r["statistic"], "model": _side_text(r, "model"),
                  "cortex": _side_text(r, "cortex"), "verdict": r["verdict"]}
                 for r in entry["rows"]]
-        rows += _extra_rows(s, entry["layer"], entry["hemisphere"])
+        rows += _extra_rows(rep, entry["layer"], entry["hemisphere"])
         text += (f"<h4>{esc(entry['layer'])} vs the {esc(entry['hemisphere'])} hemisphere, "
                  "one row per descriptor</h4>" + _html_table(pd.DataFrame(rows)))
     return text
 
 
-def _extra_rows(s: dict, layer: str, hemi: str) -> list:
+def _extra_rows(rep: MapReport, layer: str, hemi: str) -> list:
     """The 0.4 rows kept beside the ruler's: the arrangement's Spearman over the centre
     distances (with both nulls) and the model's SSIM per pair (TopoNets' statistic, sheet
     only, so no cortex value and no verdict)."""
     rows = []
-    arr = (s.get("arrangement") or {}).get(f"{layer}|{hemi}")
+    arr = rep.arrangement[f"{layer}|{hemi}"] if f"{layer}|{hemi}" in rep.arrangement else None
     if arr:
-        p = arr.get("p_value")
+        p = arr["p_value"]
         rows.append({"descriptor": "arrangement (0.4, extra)", "domain": "+".join(
-            arr.get("domains", [])), "statistic": "Spearman ρ of centre distances",
-            "model": f"ρ = {_fmt(arr.get('spearman'))} over {arr.get('n_pairs', 0)} "
+            arr["domains"]), "statistic": "Spearman ρ of centre distances",
+            "model": f"ρ = {_fmt(arr['spearman'])} over {arr['n_pairs']} "
                      "distances", "cortex": f"p = {_fmt(p, 2)} (shift and spin nulls)",
-            "verdict": _arrangement_verdict(arr, float(s.get("alpha", 0.05)))})
-    for pair, v in ((s.get("per_layer") or {}).get(layer, {}).get("map_similarity") or {}
-                    ).items():
+            "verdict": _arrangement_verdict(arr, float(rep.alpha))})
+    sims = rep.per_layer[layer]["map_similarity"] if layer in rep.per_layer else {}
+    for pair, v in sims.items():
         rows.append({"descriptor": "domain similarity (extra)", "domain": pair,
                      "statistic": "SSIM on the sheet (TopoNets)", "model": _fmt(v),
                      "cortex": "– (SSIM needs a grid)", "verdict": "not a comparison"})
@@ -614,16 +596,14 @@ def spin_calibration_text(mesh: str) -> str:
     return text
 
 
-def _cortex_similarity_text(s: dict) -> str:
+def _cortex_similarity_text(rep: MapReport) -> str:
     """What the cortex maps used here show for the two pairs the guide names."""
     out = []
-    for h, c in s["cortex"].items():
-        if h in CORTEX_SUMMARY_KEYS:
-            continue
-        for pair, v in c.get("map_similarity", {}).items():
+    for h, c in rep.cortex.hemispheres.items():
+        for pair, v in c["map_similarity"].items():
             if v is None:
                 continue
-            test = c.get("map_similarity_null", {}).get(pair, {})
+            test = c["map_similarity_null"][pair] if pair in c["map_similarity_null"] else {}
             how = (f"{test['verdict']}, spin test {test['p_text']}" if "verdict" in test
                    else "not tested")
             out.append(f"{pair.replace('-', '–')} Pearson r = {v:+.2f} ({h}: {how})")
@@ -646,25 +626,5 @@ def write_report(out: Path, res: ReportData, *, atlas, t0: float | None = None,
     if "ruler" in res.tables:
         res.tables["ruler"].to_csv(out / "comparison_ruler.csv", index=False)
         files["comparison_ruler.csv"] = out / "comparison_ruler.csv"
-    return write_job_files(out, files, dataset=res.dataset, summary=res.summary,
+    return write_job_files(out, files, dataset=res.dataset, report=res.report,
                            page=lambda f: _html(res, f), t0=t0)
-
-
-def write_job_files(out: Path, files: dict, *, dataset, summary: dict, page,
-                    t0: float | None = None) -> dict:
-    """The files every job's report ends with, in one order (the vision and the language
-    job alike): ``results.nc``, then ``report.html`` (``page(files)``) and ``summary.json``,
-    the summary given the run's seconds and the names of every file; name -> path."""
-    dataset.to_netcdf(out / "results.nc", engine="h5netcdf")
-    files["results.nc"] = out / "results.nc"
-    files["summary.json"] = out / "summary.json"
-    files["report.html"] = out / "report.html"
-    summary["seconds"] = round(time.perf_counter() - t0, 1) if t0 is not None else None
-    summary["files"] = {k: Path(v).name for k, v in files.items()}
-    (out / "report.html").write_text(page(files), encoding="utf-8")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    return files
-
-
-# --- the output folder: one implementation, the writer's (toponeuro/_io/folder.py) -----
-from ..._io.folder import MANIFEST, OutputFolder, output_folder  # noqa: E402, F401

@@ -1,0 +1,55 @@
+"""What both jobs return: one shape (:class:`JobResult`), each job adding its own results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .report import JobReport
+
+__all__ = ["JobResult"]
+
+
+@dataclass(kw_only=True)
+class JobResult:
+    """What a job returns: its typed report, its maps and tables, and the files written.
+
+    Parameters
+    ----------
+    report : JobReport
+        Every number and sentence of the run, typed (``summary.json`` is
+        ``report.to_summary()``).
+    selectivity : xarray.DataArray
+        The selectivity maps whose topography was measured.
+    tables : dict of pandas.DataFrame
+        The report's tables.
+    files : dict
+        Name -> path of every file written.
+    out_dir : str, optional
+        The output folder (None: nothing written).
+
+    Attributes
+    ----------
+    summary : dict
+        The content of ``summary.json`` (``report.to_summary()``).
+
+    Examples
+    --------
+    >>> from toponeuro.reporting._kit.report import CortexReport
+    >>> rep = JobReport(toponeuro_version="0.5", created="-", model={"name": "m"},
+    ...                 stimuli={}, layers=["l"], patch_threshold_t=2.0, patch_min_units=10,
+    ...                 n_permutations=0, alpha=0.05, definitions={}, per_layer={},
+    ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h")
+    >>> JobResult(report=rep, selectivity=None).summary["model"]
+    {'name': 'm'}
+    """
+
+    report: JobReport
+    selectivity: object
+    tables: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)
+    out_dir: str | None = None
+
+    @property
+    def summary(self) -> dict:
+        """The content of ``summary.json``."""
+        return self.report.to_summary()

@@ -30,7 +30,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from . import _dims as D
+from .._util import dims as D
 from ._positions import position_units, read_unit_positions, set_unit_positions, unit_positions
 
 __all__ = [

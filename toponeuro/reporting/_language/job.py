@@ -17,6 +17,7 @@ Like :mod:`._map` it draws (so it is an entry point: only :mod:`toponeuro.cli` i
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Sequence
@@ -25,10 +26,23 @@ from dataclasses import dataclass, field
 import xarray as xr
 
 from ..._util.docs import fill_doc
-from ...analysis import TDANN_PATCHES
-from .._vision import writer as _writer
+from ...settings import (
+    CortexInput,
+    Extraction,
+    LanguageUnits,
+    ModelSource,
+    NullSettings,
+    PatchRule,
+    RulerRun,
+    _apply_old_keywords,
+    _check_types,
+    _model_source,
+    settings_record,
+)
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
+from .._vision import writer as _writer
+from .._vision.stages import _model_description, check_sheet_layers, read_cortex_inputs
 from .fit import language_fits
 from .results import (
     LanguageInputs,
@@ -47,7 +61,6 @@ from .stages import (
 )
 from .verbs import bare_netcdf, verb_noun_inputs, verb_noun_maps
 from .writer import write_language_report
-from .._vision.stages import _model_description, check_sheet_layers, read_cortex_inputs
 
 __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
 
@@ -98,24 +111,6 @@ class LanguageMapResult:
         return self.report.tables
 
 
-def _check_numbers(*, min_units, alpha, n_permutations, random_state, q, top_k, smooth_fwhm,
-                   batch_size, fit_permutations) -> int:
-    """The job's numeric parameters, checked before any slow step; the fits' draws."""
-    from ..._util.params import check_int, check_n_permutations, check_number, check_top_k
-    from ...analysis import check_patch_params
-
-    check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
-                       random_state=random_state)
-    check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
-    check_top_k(top_k)
-    if smooth_fwhm is not None:
-        check_number(smooth_fwhm, "smooth_fwhm", lo=0, lo_open=True,
-                     fix="smooth_fwhm=None leaves the activations unsmoothed.")
-    check_int(batch_size, "batch_size", lo=1)
-    return check_n_permutations(
-        n_permutations if fit_permutations is None else fit_permutations, "fit_permutations")
-
-
 def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
     """The user's files the job reads (the writer never replaces them)."""
     return [p for p in (checkpoint, stimuli, verb_noun) if isinstance(p, (str, os.PathLike))
@@ -124,34 +119,22 @@ def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
 
 @fill_doc
 def run_language_map(
-    model: str = DEFAULT_LANGUAGE_MODEL,
+    model: str | ModelSource = DEFAULT_LANGUAGE_MODEL,
     *,
-    checkpoint: str | os.PathLike | None = None,
-    trust_checkpoint: bool = False,
     stimuli="langloc",
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-language-map",
     overwrite: bool = False,
-    top_k: float | int = 0.1,
-    q: float = 0.05,
-    smooth_fwhm: float | None = 2.0,
-    token_pooling: str = "mean",
-    min_units: int = TDANN_PATCHES["min_count"],
-    cortex_min_vertices: int = 10,
-    n_permutations: int = 1000,
-    alpha: float = 0.05,
-    hemispheres: Sequence[str] | None = None,
-    cortex_maps=None,
-    vol_to_surf=None,
-    cortex_threshold: float | None = None,
-    cortex_permutations: int = 1000,
+    null: NullSettings = NullSettings(),
+    patches: PatchRule = PatchRule(),
+    units: LanguageUnits = LanguageUnits(),
+    cortex: CortexInput = CortexInput(),
+    ruler: RulerRun = RulerRun(),
     verb_noun="topolm",
-    fit_permutations: int | None = None,
-    batch_size: int = 64,
-    device: str = "cpu",
-    random_state: int = 0,
+    extraction: Extraction = Extraction(),
     progress: bool = True,
     verbose: bool = True,
+    **old_keywords,
 ) -> LanguageMapResult:
     """Map a language model's language-selective topography and set it beside the cortex's.
 
@@ -189,12 +172,11 @@ def run_language_map(
 
     Parameters
     ----------
-    model : str
-        Registered language model (default :data:`DEFAULT_LANGUAGE_MODEL`); with
-        ``checkpoint``, the architecture of a plain state dict.
-    checkpoint : path-like, optional
-        A checkpoint, as in :func:`~toponeuro.reporting.run_map`.
-    %(trust_checkpoint)s
+    model : str or ModelSource
+        Registered language model (default :data:`DEFAULT_LANGUAGE_MODEL`), or a
+        :class:`~toponeuro.settings.ModelSource` with a checkpoint (as in
+        :func:`~toponeuro.reporting.run_map`; with a plain state dict, the name is its
+        architecture) and ``trust_checkpoint``.
     stimuli : "langloc", path-like or StimulusSet
         ``"langloc"``: the pinned localizer csv (cached, sha256-checked; downloaded once);
         a local csv with columns ``sentence``, ``condition``; or a StimulusSet whose
@@ -207,40 +189,33 @@ def run_language_map(
     overwrite : bool
         Replace an earlier toponeuro output in ``out_dir`` (a folder toponeuro did not write
         is never replaced).
-    top_k : float or int
-        Units selected over all layers: a count, or a fraction of the units (TopoLM's 0.1;
-        see :func:`~toponeuro.analysis.language_selectivity`).
-    q : float
-        Benjamini-Hochberg false-discovery rate of the selection (0.05).
-    smooth_fwhm : float or None
-        FWHM (unit spacings) of TopoLM's sheet smoothing before the selection (2.0;
-        ``None``: the raw activations).
-    token_pooling : {"mean", "first", "last"}
-        How a layer's token activations become one vector per item.
-    min_units : int
-        Smallest patch on the sheet (units).
-    cortex_min_vertices : int
-        Smallest region on the cortex (vertices).
-    %(n_permutations)s
-        Here: the draws of every spatial null.
-    %(alpha)s
-    hemispheres : sequence of {"left", "right"}, optional
-        Default: both for the parcels; for ``cortex_maps``, those the maps cover.
-    cortex_maps : mapping or str, optional
-        Your lab's own language maps, read and checked by
-        :func:`toponeuro.atlases.load_cortex_maps` as in :func:`~toponeuro.reporting.run_map`
-        (name -> an MNI NIfTI, a CIFTI-2 ``.dscalar.nii``, a ``(left, right)`` pair of
-        surface files on fsaverage5/6, fsaverage or fs_LR 32k, one hemisphere's file, arrays,
-        or the text form ``"language=lh.gii:rh.gii"``), read and checked before the model
-        runs: a map named ``language`` (e.g. your S - N contrast) replaces the shipped
-        parcels, any other name (``verbs``: TopoLM's verb - noun contrast on fs_LR) joins
-        them, each measured on its own mesh. Recorded in ``summary.json`` under
-        ``cortex.your_maps``.
-    %(vol_to_surf)s
-    cortex_threshold : float, optional
-        Region threshold of ``cortex_maps``, in their units (default TDANN's t >= 2).
-    cortex_permutations : int
-        Rotations of the spin-test null of the similarity of every two of your maps.
+    null : NullSettings
+        The draws of every spatial null, the significance level and the seed of every null
+        (:class:`~toponeuro.settings.NullSettings`).
+    patches : PatchRule
+        ``min_units``: smallest patch on the sheet (units); ``threshold``: the default patch
+        threshold of your ``cortex.maps`` (TDANN's t >= 2; the sheet's own threshold is the
+        Benjamini-Hochberg t).
+    units : LanguageUnits
+        TopoLM's selection (:class:`~toponeuro.settings.LanguageUnits`): ``top_k`` units
+        over all layers (a count, or a fraction: TopoLM's 0.1), Benjamini-Hochberg ``q``
+        (0.05), ``smooth_fwhm`` (unit spacings) of the sheet smoothing before the selection
+        (2.0; None: the raw activations) and ``token_pooling`` (how a layer's token
+        activations become one vector per item).
+    cortex : CortexInput
+        The cortex side (:class:`~toponeuro.settings.CortexInput`): your lab's own language
+        ``maps``, read and checked by :func:`toponeuro.atlases.load_cortex_maps` as in
+        :func:`~toponeuro.reporting.run_map` before the model runs (a map named
+        ``language``, e.g. your S - N contrast, replaces the shipped parcels; any other name
+        (``verbs``: TopoLM's verb - noun contrast on fs_LR) joins them, each measured on its
+        own mesh; recorded in ``summary.json`` under ``cortex.your_maps``), the
+        ``hemispheres`` (default: both for the parcels, those your maps cover),
+        ``vol_to_surf``, their region ``threshold`` (default ``patches.threshold``),
+        ``min_vertices`` and the spin test's ``n_permutations``.
+    ruler : RulerRun
+        ``n_permutations``: null draws of every descriptor of the model-vs-cortex
+        comparisons, on each side (default None: ``null.n_permutations``; the cortex side of
+        a 32k-vertex mesh is the slow part).
     verb_noun : "topolm", path-like, StimulusSet or None
         The verb and noun items of TopoLM's fMRI fit (Elli et al., 2019;
         :func:`~toponeuro.reporting.load_verb_noun_stimuli`): ``"topolm"`` the pinned
@@ -248,17 +223,16 @@ def run_language_map(
         ``verb`` / ``noun`` items; None leaves the verb - noun map and its comparison out.
         The cortex's verb - noun map is your ``cortex_maps`` map named ``verbs`` (a bare
         ``PATH.nc`` is read as ``verbs=PATH.nc``), else TopoLM's group contrast (pinned).
-    fit_permutations : int, optional
-        Null draws of every descriptor of the model-vs-cortex comparisons, on each side
-        (default ``n_permutations``; the cortex side of a 32k-vertex mesh is the slow part).
-    batch_size : int
-        Stimuli per forward pass of the extraction (:func:`toponeuro.extract`).
-    %(device)s
-    %(random_state)s
-        Here: the seed of every null.
+    extraction : Extraction
+        Batch size and device of the extraction (:func:`toponeuro.extract`).
     %(progress)s
     verbose : bool
         Print the summary.
+    **old_keywords
+        The 0.4 keywords (``n_permutations=``, ``top_k=``, ``cortex_maps=`` ...), until 0.6:
+        each warns (FutureWarning) and sets the settings field that replaced it
+        (:data:`toponeuro.settings.OLD_KEYWORDS`). The whole settings are recorded in
+        ``summary.json`` under ``settings``, by the fields' names.
 
     Returns
     -------
@@ -291,30 +265,42 @@ def run_language_map(
     from ...features import extract
     from ...training import load_model
 
-    # every parameter checked before the first (slow) step, so a bad one fails at once
-    check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
-                            "progress": progress, "verbose": verbose},
-                     model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
-                     stimuli_name="langloc", stimuli_kind="file", token_pooling=token_pooling,
-                     layers=layers)
-    fit_permutations = _check_numbers(
-        min_units=min_units, alpha=alpha, n_permutations=n_permutations,
-        random_state=random_state, q=q, top_k=top_k, smooth_fwhm=smooth_fwhm,
-        batch_size=batch_size, fit_permutations=fit_permutations)
-    cortex_maps = bare_netcdf(cortex_maps)
-    yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
-                               cortex_min_vertices=cortex_min_vertices,
-                               cortex_permutations=cortex_permutations,
-                               cortex_threshold=cortex_threshold)
-    cortex_threshold = TDANN_PATCHES["threshold"] if cortex_threshold is None else cortex_threshold
+    # every parameter checked before the first (slow) step, so a bad one fails at once; the
+    # settings objects checked their own fields when they were made
+    given = _apply_old_keywords("run_language_map", old_keywords, {
+        "model": _model_source(model, DEFAULT_LANGUAGE_MODEL), "null": null,
+        "patches": patches, "units": units, "cortex": cortex, "ruler": ruler,
+        "extraction": extraction})
+    src, null, patches, units, cortex, ruler, extraction = (given[k] for k in (
+        "model", "null", "patches", "units", "cortex", "ruler", "extraction"))
+    _check_types(null=null, patches=patches, units=units, cortex=cortex, ruler=ruler,
+                 extraction=extraction)
+    check_job_params(flags={"overwrite": overwrite, "progress": progress, "verbose": verbose},
+                     model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
+                     stimuli_name="langloc", stimuli_kind="file", layers=layers)
+    if src.unit_positions is not None or src.position_units is not None:
+        from ...exceptions import InvalidDataError
+
+        raise InvalidDataError(
+            "model.unit_positions and model.position_units belong to the fLoc map; a language "
+            "model's units lie on its sheets. Leave them None.")
+    if ruler.n_permutations is None:
+        ruler = dataclasses.replace(ruler, n_permutations=null.n_permutations)
+    cortex = dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps))
+    yours = read_cortex_inputs(cortex)
+    if cortex.threshold is None:
+        cortex = dataclasses.replace(cortex, threshold=patches.threshold)
+    settings = settings_record(model=src, null=null, patches=patches, units=units,
+                               cortex=cortex, ruler=ruler, extraction=extraction)
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
-                               inputs=_inputs(checkpoint, stimuli, verb_noun, yours)) as folder:
+                               inputs=_inputs(src.checkpoint, stimuli, verb_noun, yours)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=7, desc="toponeuro map --language", disable=not progress,
                      unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own
             steps.set_postfix_str("model")
-            net = load_model(model, checkpoint=checkpoint, trust_checkpoint=trust_checkpoint)
+            net = load_model(src.name, checkpoint=src.checkpoint,
+                             trust_checkpoint=src.trust_checkpoint)
             check_language_model(net.model_card)
             layers = language_layers(net.model_card, layers)
             steps.update()
@@ -325,45 +311,52 @@ def run_language_map(
             steps.update()
 
             steps.set_postfix_str("activations")
-            acts = extract(net, stim, layers, token_pooling=token_pooling,
-                           batch_size=batch_size, device=device, progress=progress)
+            acts = extract(net, stim, layers, token_pooling=units.token_pooling,
+                           batch_size=extraction.batch_size, device=extraction.device,
+                           progress=progress)
             check_sheet_layers(acts, layers)
             steps.update()
 
             steps.set_postfix_str("selectivity")
-            units = language_units(acts, q=q, top_k=top_k, smooth_fwhm=smooth_fwhm)
+            selected = language_units(acts, q=units.q, top_k=units.top_k,
+                                      smooth_fwhm=units.smooth_fwhm)
             steps.update()
 
             steps.set_postfix_str("topography")
-            topo = language_model_topography(acts, units, layers, min_units=min_units,
-                                             n_permutations=n_permutations, alpha=alpha,
-                                             random_state=random_state)
-            vn = verb_noun_maps(net, vn_items, layers, token_pooling=token_pooling,
-                                batch_size=batch_size, device=device, progress=progress,
-                                n_permutations=n_permutations, alpha=alpha,
-                                random_state=random_state)
+            topo = language_model_topography(acts, selected, layers,
+                                             min_units=patches.min_units,
+                                             n_permutations=null.n_permutations,
+                                             alpha=null.alpha, random_state=null.random_state)
+            vn = verb_noun_maps(net, vn_items, layers, token_pooling=units.token_pooling,
+                                batch_size=extraction.batch_size, device=extraction.device,
+                                progress=progress, n_permutations=null.n_permutations,
+                                alpha=null.alpha, random_state=null.random_state)
             steps.update()
 
             steps.set_postfix_str("cortex")
-            cortex = language_cortex(hemispheres, cortex_maps=yours.maps,
-                                     vol_to_surf=vol_to_surf, threshold=cortex_threshold,
-                                     min_vertices=cortex_min_vertices,
-                                     similarity_permutations=cortex_permutations,
-                                     alpha=alpha, random_state=random_state)
-            fits = language_fits(layers[-1], sn_map=units.tmap, cortex=cortex, verb_noun=vn,
-                                 verb_noun_cortex=vn_cortex, n_permutations=fit_permutations,
-                                 alpha=alpha, random_state=random_state)
+            cortex_side = language_cortex(cortex.hemispheres, cortex_maps=yours.maps,
+                                          vol_to_surf=cortex.vol_to_surf,
+                                          threshold=cortex.threshold,
+                                          min_vertices=cortex.min_vertices,
+                                          similarity_permutations=cortex.n_permutations,
+                                          alpha=null.alpha, random_state=null.random_state)
+            fits = language_fits(layers[-1], sn_map=selected.tmap, cortex=cortex_side,
+                                 verb_noun=vn, verb_noun_cortex=vn_cortex,
+                                 n_permutations=ruler.n_permutations, alpha=null.alpha,
+                                 random_state=null.random_state)
             steps.update()
 
             steps.set_postfix_str("report")
             setup = LanguageInputs(
-                card=net.model_card, model_desc=_model_description(net, model, checkpoint),
+                card=net.model_card,
+                model_desc=_model_description(net, src.name, src.checkpoint),
                 stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
-                token_pooling=token_pooling, min_units=min_units, alpha=alpha,
-                n_permutations=n_permutations, q=q,
-                cortex_threshold=cortex_threshold if yours.maps is not None else None)
-            report = assemble_language(setup, acts, units, topo, cortex, verb_noun=vn,
-                                       fits=fits, fit_permutations=fit_permutations)
+                token_pooling=units.token_pooling, min_units=patches.min_units,
+                alpha=null.alpha, n_permutations=null.n_permutations, q=units.q,
+                cortex_threshold=cortex.threshold if yours.maps is not None else None)
+            report = assemble_language(setup, acts, selected, topo, cortex_side, verb_noun=vn,
+                                       fits=fits, fit_permutations=ruler.n_permutations,
+                                       settings=settings)
             files = write_language_report(folder.path, report, t0=t0)
             steps.update()
         finally:

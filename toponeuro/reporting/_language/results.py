@@ -389,13 +389,16 @@ def _dataset(acts, units, model_table: pd.DataFrame, layers, verb_noun=None) -> 
 
 
 def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb_noun=None,
-                      fits=None, fit_permutations: int | None = None) -> LanguageReport:
+                      fits=None, fit_permutations: int | None = None,
+                      settings: dict | None = None) -> LanguageReport:
     """The report's numbers: tables, ``summary.json`` and ``results.nc``, from the stages'
     results (:func:`~toponeuro.reporting.language_units`,
     :func:`~toponeuro.reporting.language_model_topography`,
     :func:`~toponeuro.reporting.language_cortex`,
     :func:`~toponeuro.reporting.language_verb_noun`,
-    :func:`~toponeuro.reporting.language_fits`)."""
+    :func:`~toponeuro.reporting.language_fits`). ``settings``: the run's settings objects as
+    :func:`toponeuro.settings.settings_record` records them, kept whole as
+    ``summary["settings"]``."""
     from .report import fits_summary, fits_table, headline_text, verb_noun_summary
 
     fits = fits or {}
@@ -455,6 +458,8 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
         summary["verb_noun"] = verb_noun_summary(verb_noun, inputs.alpha)
     summary["comparison"] = fits_summary(fits, fit_permutations or inputs.n_permutations)
     summary["headline"] = headline_text(summary, topo.contrast[layers[-1]], fits)
+    if settings is not None:
+        summary["settings"] = settings
     tables = {"model": model_table, "profile": prof_table,
               "cortex": cortex_table.drop(columns=["kind", "threshold"], errors="ignore"),
               "comparison": fits_table(fits)}

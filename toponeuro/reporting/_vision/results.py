@@ -230,7 +230,8 @@ class MapInputs:
 
 
 def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
-             random_init: dict | None = None, ruler: dict | None = None) -> ReportData:
+             random_init: dict | None = None, ruler: dict | None = None,
+             settings: dict | None = None) -> ReportData:
     """Tables, summary and dataset of one ``toponeuro map`` run (see :func:`run_map`).
 
     ``model`` and ``cortex`` are the :class:`~toponeuro.reporting.ModelTopography` and
@@ -240,7 +241,9 @@ def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
     (:func:`~toponeuro.reporting.random_init_similarities`), shown beside the trained one
     (see ``BASELINE_NOTE``). ``ruler``: ``(layer, hemisphere) ->`` the one-ruler comparison
     (:func:`~toponeuro.reporting.ruler_comparisons`), whose rows make ``tables["ruler"]``
-    and ``summary["ruler"]`` (with the headline its fixed rule chose).
+    and ``summary["ruler"]`` (with the headline its fixed rule chose). ``settings``: the
+    run's settings objects as :func:`toponeuro.settings.settings_record` records them, kept
+    whole as ``summary["settings"]``.
     """
     from .ruler import ruler_summary, ruler_table
 
@@ -251,6 +254,8 @@ def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
     summary = map_summary(inputs, acts, model, cortex.topography, cortex_source(cortex.maps),
                           comparison, random_init)
     summary["ruler"] = ruler_summary(ruler, layers, inputs.alpha)
+    if settings is not None:
+        summary["settings"] = settings
     shapes = {ly: acts.topo.sheet_shape(ly) for ly in layers}
     return ReportData(summary=summary, tables=tables,
                      dataset=_dataset(acts, model.selectivity, tables["model"],

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from ..._io.null_cache import use_null_cache
 from ..._util.params import check_random_state
 from ...analysis import TDANN_PATCHES
 from ...exceptions import (
@@ -82,58 +82,39 @@ class CortexInputs(NamedTuple):
     files: list
 
 
-@fill_doc
-def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = None,
-                       vol_to_surf=None, domains: Sequence[str] | None = None,
-                       cortex_min_vertices: int = 10,
-                       cortex_permutations: int = 1000,
-                       cortex_threshold: float | None = None) -> CortexInputs:
-    """Check a job's cortex parameters and read your maps, before any slow step.
+def read_cortex_inputs(cortex=None, *, domains: Sequence[str] | None = None) -> CortexInputs:
+    """Read your cortex maps, before any slow step.
 
-    Both jobs start with it, so a bad map or parameter fails at once, and the files the
-    maps come from are known to the output folder as inputs (``overwrite`` never replaces
-    them).
+    Both jobs start with it, so a bad map fails at once, and the files the maps come from
+    are known to the output folder as inputs (``overwrite`` never replaces them). The
+    parameters were checked when ``cortex`` was made.
 
     Parameters
     ----------
-    cortex_maps : mapping or str, optional
-        Your own maps, as :func:`toponeuro.atlases.load_cortex_maps` reads them (None:
-        nothing read).
-    hemispheres : sequence of {"left", "right"}, optional
-        As :func:`toponeuro.atlases.load_cortex_maps`.
-    %(vol_to_surf)s
+    cortex : CortexInput, optional
+        The job's cortex side (:class:`toponeuro.settings.CortexInput`; None: the shipped
+        maps, nothing read).
     domains : sequence of str, optional
         As :func:`toponeuro.atlases.load_cortex_maps`.
-    cortex_min_vertices : int
-        Smallest patch on the cortex (vertices), at least 1.
-    cortex_permutations : int
-        Rotations of the spin test between the cortex's maps (0: no null).
-    cortex_threshold : float, optional
-        Patch threshold on the cortex (a finite number; None: the job's default).
 
     Returns
     -------
     CortexInputs
-        The maps read (None without ``cortex_maps``) and their files.
+        The maps read (None for the shipped maps) and their files.
 
     Examples
     --------
-    >>> read_cortex_inputs(cortex_min_vertices=0)
-    Traceback (most recent call last):
-    ...
-    toponeuro.exceptions.ParameterError: cortex_min_vertices=0 is not a whole number >= 1.
+    >>> from toponeuro.settings import CortexInput
+    >>> read_cortex_inputs(CortexInput())
+    CortexInputs(maps=None, files=[])
     """
-    from ..._util.params import check_int, check_n_permutations, check_number
     from ...atlases import load_cortex_maps
 
-    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
-    check_n_permutations(cortex_permutations, "cortex_permutations")
-    if cortex_threshold is not None:
-        check_number(cortex_threshold, "cortex_threshold")
-    if cortex_maps is None:
+    if cortex is None or cortex.kind == "atlas":
         return CortexInputs(None, [])
-    maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
-                            domains=domains)
+    maps = cortex.maps if cortex.kind == "loaded" else load_cortex_maps(
+        cortex.maps, hemispheres=cortex.hemispheres, vol_to_surf=cortex.vol_to_surf,
+        domains=domains)
     return CortexInputs(maps, [f for c in maps.values() for f in c.files])
 
 
@@ -545,20 +526,20 @@ def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
     'proximity'
     """
     from ...analysis import topography_table
-    from ...atlases import CortexMaps, load_cortex_maps, load_visfatlas
     from ...atlases import cortex_maps as atlas_maps
+    from ...atlases import load_cortex_maps, load_visfatlas
     from ...exceptions import InvalidDataError
+    from ...settings import cortex_maps_kind
 
-    if cortex_maps is not None:
+    kind = cortex_maps_kind(cortex_maps)
+    if kind != "atlas":
         if threshold is None:
             raise InvalidDataError(
                 "Your own cortex maps need a patch threshold= in their units (e.g. 2 for t "
                 "maps, TDANN's threshold)."
             )
         atlas = None
-        loaded = isinstance(cortex_maps, dict) and cortex_maps and all(
-            isinstance(v, CortexMaps) for v in cortex_maps.values())
-        maps = cortex_maps if loaded else load_cortex_maps(
+        maps = cortex_maps if kind == "loaded" else load_cortex_maps(
             cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
         thr = float(threshold)
         _check_roi_threshold(maps, thr)
@@ -598,10 +579,12 @@ def _check_roi_threshold(maps, thr: float) -> None:
 
 @fill_doc
 def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
-                         hemispheres: Sequence[str], *, random_state=0) -> dict:
+                         hemispheres: Sequence[str], *, random_state=0,
+                         n_permutations: int | None = None,
+                         cortex_permutations: int | None = None) -> dict:
     """``{(layer, hemisphere): table}``: :func:`toponeuro.analysis.compare_tables` of each
     model layer against each cortical hemisphere, with the arrangement of the domain
-    centres and its shift and spin nulls (as many draws as each table's nulls had).
+    centres and its shift and spin nulls.
 
     Parameters
     ----------
@@ -614,6 +597,12 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
     hemispheres : sequence of str
         The hemispheres compared.
     %(random_state)s
+    n_permutations : int, optional
+        Draws of the arrangement's shift null (the job passes ``null.n_permutations``;
+        None: as many as the model table's nulls had).
+    cortex_permutations : int, optional
+        Draws of its spin null (the job passes ``cortex.n_permutations``; None: as many as
+        the cortex table's spin test had).
 
     Returns
     -------
@@ -635,7 +624,9 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
     from ...analysis import compare_tables
 
     with use_null_cache():  # the cortex maps' spin draws: once per maps, mesh and seed
-        return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state)
+        return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state,
+                                        n_permutations=n_permutations,
+                                        cortex_permutations=cortex_permutations)
                 for ly in layers for h in hemispheres}
 
 

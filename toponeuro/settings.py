@@ -8,18 +8,15 @@ line builds its flags from the same declarations (each field's ``metadata``: its
 help), so one quantity has one name from the flag to the summary: ``--cortex-n-permutations``
 -> ``CortexInput.n_permutations`` -> ``summary["settings"]["cortex"]["n_permutations"]``.
 
-==================  =========================================================================
-object              what it holds
-==================  =========================================================================
-:class:`NullSettings`   the spatial nulls' draws, significance level and seed
-:class:`PatchRule`      what a patch is: threshold and smallest size
-:class:`CortexInput`    the cortex side: your maps (or the atlas), hemispheres, projection,
-                        patch rule and the spin test's draws
-:class:`Extraction`     how activations are computed: batch size and device
-:class:`ModelSource`    which weights: the model's name, a checkpoint, unit positions
-:class:`RulerRun`       the one-ruler comparison: its draws and :class:`RulerSettings`
-:class:`LanguageUnits`  TopoLM's language-selective units: top_k, q, smoothing, pooling
-==================  =========================================================================
+- :class:`NullSettings` (``null``): the spatial nulls' draws, significance level and seed;
+- :class:`PatchRule` (``patches``): what a patch is, threshold and smallest size;
+- :class:`CortexInput` (``cortex``): your maps (or the shipped ones), hemispheres,
+  projection, patch rule and the spin test's draws;
+- :class:`Extraction` (``extraction``): batch size and device;
+- :class:`ModelSource` (``model``): the model's name, a checkpoint, unit positions;
+- :class:`RulerRun` (``ruler``): the one-ruler comparison, its draws and
+  :class:`RulerSettings`;
+- :class:`LanguageUnits` (``units``): TopoLM's language-selective units.
 
 A bad value raises the typed error of :mod:`toponeuro.exceptions` naming the field as the
 job's parameter and the field, ``null.n_permutations``, ``cortex.min_vertices``.
@@ -344,7 +341,7 @@ class Extraction:
         try:
             check_device(self.device)
         except DeviceError as err:
-            raise DeviceError(str(err).replace("device=", "extraction.device=", 1)) from None
+            raise DeviceError(str(err).replace("device=", "extraction.device=")) from None
         _set(self, "device", str(self.device))
 
 

@@ -154,11 +154,15 @@ def _flag_of(name: str, flags: dict[str, str]) -> str | None:
         return flags[name]
     if name in _FLAG_OF:
         return _FLAG_OF[name]
-    if "." in name:
-        from ._settings import settings_flags
+    from ..settings import OLD_KEYWORDS
+    from ._settings import settings_flags
 
+    if "." in name:
         return settings_flags().get(name)
-    return None
+    # a library message in a 0.4 name (cortex_threshold=): the flag of its settings field,
+    # where this command has that flag
+    flag = settings_flags().get(OLD_KEYWORDS.get(name, ""))
+    return flag if flag is not None and flag in flags.values() else None
 
 
 def one_line(message: str) -> str:

@@ -208,7 +208,7 @@ def run_map(
     **old_keywords
         The 0.4 keywords (``n_permutations=``, ``cortex_maps=``, ``checkpoint=`` ...), until
         0.6: each warns (FutureWarning) and sets the settings field that replaced it
-        (:data:`toponeuro.settings.OLD_KEYWORDS`). The whole settings are recorded in
+        (``toponeuro.settings.OLD_KEYWORDS``). The whole settings are recorded in
         ``summary.json`` under ``settings``, by the fields' names.
 
     Returns

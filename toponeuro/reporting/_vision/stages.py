@@ -571,7 +571,7 @@ def _check_roi_threshold(maps, thr: float) -> None:
                     f"cortex_maps[{name!r}] ({h} hemisphere) is a 0/1 map (an ROI, or regions "
                     f"of a label file), so at the patch threshold {thr:g} it has "
                     f"{'no patch' if thr > 1 else 'one patch, the whole cortex'}. Give a "
-                    "threshold in (0, 1] for 0/1 maps: cortex_threshold=0.5 (and your value "
+                    "threshold in (0, 1] for 0/1 maps: cortex.threshold=0.5 (and your value "
                     "maps as 0/1 ROIs too, or the ROIs as value maps, since one threshold "
                     "serves every map)."
                 )

@@ -629,6 +629,25 @@ def _check_types(**settings) -> None:
                 f"{cls.__name__}(...)); got {type(value).__name__}.")
 
 
+def _job_settings(job: str, model, default_model: str, old_keywords: Mapping, *,
+                  ruler_draws: int | None, **settings) -> dict:
+    """A job's settings objects, in the order given after ``model``, then their ``record``
+    (:func:`settings_record`): the 0.4 keywords applied, each checked to be its settings
+    class, the job's defaults of the fields left None filled in (``ruler.n_permutations``:
+    ``ruler_draws``, None: ``null.n_permutations``; ``cortex.threshold``:
+    ``patches.threshold``)."""
+    given = _apply_old_keywords(job, old_keywords, {
+        "model": _model_source(model, default_model), **settings})
+    _check_types(**{k: v for k, v in given.items() if k != "model"})
+    if given["ruler"].n_permutations is None:
+        draws = given["null"].n_permutations if ruler_draws is None else ruler_draws
+        given["ruler"] = dataclasses.replace(given["ruler"], n_permutations=draws)
+    if given["cortex"].threshold is None:
+        given["cortex"] = dataclasses.replace(given["cortex"],
+                                              threshold=given["patches"].threshold)
+    return {**given, "record": settings_record(**given)}
+
+
 def _model_source(model, default: str) -> ModelSource:
     """``model`` (a name or a :class:`ModelSource`) as a :class:`ModelSource`."""
     if isinstance(model, ModelSource):

@@ -74,9 +74,6 @@ CASES = [
      "--alpha 1 is not a finite number in (0, 1)"),
     ("map-permutations-negative", ["map", "--stimuli", "{floc}", "--out", "{root}/m",
                                    "--n-permutations", "-5"], 1, "--n-permutations -5 is not"),
-    # the 0.4 flag still works (hidden), and the message names the flag of 0.5
-    ("map-old-permutations-negative", ["map", "--stimuli", "{floc}", "--out", "{root}/m",
-                                       "--permutations", "-5"], 1, "--n-permutations -5 is not"),
     ("map-permutations-huge", ["map", "--stimuli", "{floc}", "--out", "{root}/m",
                                "--n-permutations", "1000000000000"], 1, "[0, 1000000]"),
     # refused by the settings object, as in Python (was argparse's int type: exit 2)

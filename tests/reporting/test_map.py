@@ -82,7 +82,7 @@ def test_map_warns_in_one_line_each_once(tmp_path, monkeypatch, capsys):
     floc = _fake_floc(tmp_path / "floc")
     assert main(["map", "--stimuli", str(floc), "--out", str(tmp_path / "o")]) == 0
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
-    assert lines == ["toponeuro: warning: too few draws here; set --permutations 99",
+    assert lines == ["toponeuro: warning: too few draws here; set --n-permutations 99",
                      "toponeuro: warning: another one"]
 
 

@@ -34,10 +34,7 @@ from ...settings import (
     NullSettings,
     PatchRule,
     RulerRun,
-    _apply_old_keywords,
-    _check_types,
-    _model_source,
-    settings_record,
+    _job_settings,
 )
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
@@ -265,16 +262,11 @@ def run_language_map(
     from ...features import extract
     from ...training import load_model
 
-    # every parameter checked before the first (slow) step, so a bad one fails at once; the
-    # settings objects checked their own fields when they were made
-    given = _apply_old_keywords("run_language_map", old_keywords, {
-        "model": _model_source(model, DEFAULT_LANGUAGE_MODEL), "null": null,
-        "patches": patches, "units": units, "cortex": cortex, "ruler": ruler,
-        "extraction": extraction})
-    src, null, patches, units, cortex, ruler, extraction = (given[k] for k in (
-        "model", "null", "patches", "units", "cortex", "ruler", "extraction"))
-    _check_types(null=null, patches=patches, units=units, cortex=cortex, ruler=ruler,
-                 extraction=extraction)
+    # every parameter checked before the first (slow) step (each settings object, when made)
+    src, null, patches, units, cortex, ruler, extraction, settings = _job_settings(
+        "run_language_map", model, DEFAULT_LANGUAGE_MODEL, old_keywords, ruler_draws=None,
+        null=null, patches=patches, units=units, cortex=cortex, ruler=ruler,
+        extraction=extraction).values()
     check_job_params(flags={"overwrite": overwrite, "progress": progress, "verbose": verbose},
                      model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
                      stimuli_name="langloc", stimuli_kind="file", layers=layers)
@@ -284,14 +276,7 @@ def run_language_map(
         raise InvalidDataError(
             "model.unit_positions and model.position_units belong to the fLoc map; a language "
             "model's units lie on its sheets. Leave them None.")
-    if ruler.n_permutations is None:
-        ruler = dataclasses.replace(ruler, n_permutations=null.n_permutations)
-    cortex = dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps))
-    yours = read_cortex_inputs(cortex)
-    if cortex.threshold is None:
-        cortex = dataclasses.replace(cortex, threshold=patches.threshold)
-    settings = settings_record(model=src, null=null, patches=patches, units=units,
-                               cortex=cortex, ruler=ruler, extraction=extraction)
+    yours = read_cortex_inputs(dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps)))
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
                                inputs=_inputs(src.checkpoint, stimuli, verb_noun, yours)) as folder:
         t0 = time.perf_counter()

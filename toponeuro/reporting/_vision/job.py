@@ -13,7 +13,6 @@ except entry points) it is an entry point itself: only :mod:`toponeuro.cli` impo
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Sequence
@@ -29,10 +28,7 @@ from ...settings import (
     NullSettings,
     PatchRule,
     RulerRun,
-    _apply_old_keywords,
-    _check_types,
-    _model_source,
-    settings_record,
+    _job_settings,
 )
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
@@ -245,25 +241,17 @@ def run_map(
     from ...features import extract
     from ...training import load_model
 
-    # every parameter checked before the first (slow) step, so a bad one fails at once; the
-    # settings objects checked their own fields when they were made
-    given = _apply_old_keywords("run_map", old_keywords, {
-        "model": _model_source(model, DEFAULT_MAP_MODEL), "null": null, "patches": patches,
-        "cortex": cortex, "ruler": ruler, "extraction": extraction})
-    src, null, patches, cortex, ruler, extraction = (given[k] for k in (
-        "model", "null", "patches", "cortex", "ruler", "extraction"))
-    _check_types(null=null, patches=patches, cortex=cortex, ruler=ruler, extraction=extraction)
+    # every parameter checked before the first (slow) step (each settings object, when made)
+    src, null, patches, cortex, ruler, extraction, settings = _job_settings(
+        "run_map", model, DEFAULT_MAP_MODEL, old_keywords, ruler_draws=199, null=null,
+        patches=patches, cortex=cortex, ruler=ruler, extraction=extraction).values()
     check_job_params(flags={"overwrite": overwrite, "random_init_baseline": random_init_baseline,
                             "progress": progress, "verbose": verbose},
                      model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
                      numbers=numbers, layers=layers)
-    if ruler.n_permutations is None:
-        ruler = dataclasses.replace(ruler, n_permutations=199)
     yours = read_cortex_inputs(cortex, domains=MAP_DOMAINS)
-    if cortex.threshold is None:
-        cortex = dataclasses.replace(cortex, threshold=patches.threshold)
-    settings = settings_record(model=src, null=null, patches=patches, cortex=cortex,
-                               ruler=ruler, extraction=extraction)
+    fwd = {"batch_size": extraction.batch_size, "device": extraction.device,  # extract()'s
+           "unit_positions": src.unit_positions, "position_units": src.position_units}
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="map",
                                inputs=(src.checkpoint, stimuli, yours.files,
                                        src.unit_positions or {})) as folder:
@@ -283,25 +271,20 @@ def run_map(
             steps.update()
 
             steps.set_postfix_str("activations")
-            acts = extract(net, stim, layers, pooling="mean", batch_size=extraction.batch_size,
-                           device=extraction.device, progress=progress,
-                           unit_positions=src.unit_positions,
-                           position_units=src.position_units)
+            acts = extract(net, stim, layers, pooling="mean", progress=progress, **fwd)
             check_sheet_layers(acts, layers)
             steps.update()
 
             steps.set_postfix_str("topography")
-            model_side = model_topography(acts, layers, threshold=patches.threshold,
-                                          min_units=patches.min_units,
-                                          n_permutations=null.n_permutations,
-                                          alpha=null.alpha, random_state=null.random_state)
+            model_side = model_topography(
+                acts, layers, threshold=patches.threshold, min_units=patches.min_units,
+                n_permutations=null.n_permutations, alpha=null.alpha,
+                random_state=null.random_state)
             random_init = None
             if random_init_baseline:
                 random_init = random_init_similarities(
                     net, stim, layers, n_permutations=null.n_permutations,
-                    random_state=null.random_state, batch_size=extraction.batch_size,
-                    device=extraction.device, progress=False,
-                    unit_positions=src.unit_positions, position_units=src.position_units)
+                    random_state=null.random_state, progress=False, **fwd)
             steps.update()
 
             steps.set_postfix_str("cortex")

@@ -103,9 +103,12 @@ def test_ruler_settings_is_the_analysis_one():
 # --- the 0.4 keywords -----------------------------------------------------------------------
 def test_old_keywords_warn_and_set_their_field():
     given = {"null": S.NullSettings(alpha=0.01), "cortex": S.CortexInput()}
-    with pytest.warns(FutureWarning, match=r"null=NullSettings\(n_permutations=\.\.\.\)"):
+    with pytest.warns(FutureWarning) as record:
         out = S._apply_old_keywords("run_map", {"n_permutations": 9,
                                                 "cortex_permutations": 7}, given)
+    assert [str(w.message).split(";")[1] for w in record] == [
+        " use null=NullSettings(n_permutations=...) (toponeuro.settings.NullSettings).",
+        " use cortex=CortexInput(n_permutations=...) (toponeuro.settings.CortexInput)."]
     assert out["null"] == S.NullSettings(n_permutations=9, alpha=0.01)
     assert out["cortex"].n_permutations == 7
     with pytest.raises(TypeError, match="unexpected keyword argument 'permutations'"):
@@ -115,6 +118,27 @@ def test_old_keywords_warn_and_set_their_field():
     with pytest.raises(ParameterError, match="null.n_permutations=-1"), \
             pytest.warns(FutureWarning):
         S._apply_old_keywords("run_map", {"n_permutations": -1}, given)
+
+
+def test_old_keywords_give_the_same_settings_as_the_new_form():
+    """The job runs on what _job_settings returns: the same objects, the same run."""
+    old = {"n_permutations": 9, "alpha": 0.1, "random_state": 3, "threshold": 1.5,
+           "min_units": 4, "cortex_permutations": 7, "cortex_min_vertices": 5,
+           "hemispheres": ["left"], "ruler_permutations": 5, "batch_size": 8,
+           "checkpoint": "w.pt", "position_units": "mm"}
+    defaults = {"null": S.NullSettings(), "patches": S.PatchRule(), "cortex": S.CortexInput(),
+                "ruler": S.RulerRun(n_permutations=199), "extraction": S.Extraction()}
+    with pytest.warns(FutureWarning):
+        via_old = S._job_settings("run_map", "m.v1", "x", old, ruler_draws=199, **defaults)
+    new = S._job_settings(
+        "run_map", S.ModelSource("m.v1", checkpoint="w.pt", position_units="mm"), "x", {},
+        ruler_draws=199, null=S.NullSettings(n_permutations=9, alpha=0.1, random_state=3),
+        patches=S.PatchRule(threshold=1.5, min_units=4),
+        cortex=S.CortexInput(n_permutations=7, min_vertices=5, hemispheres=("left",)),
+        ruler=S.RulerRun(n_permutations=5), extraction=S.Extraction(batch_size=8))
+    assert via_old == new
+    assert new["cortex"].threshold == 1.5  # the job's default: patches.threshold
+    assert new["record"]["cortex"]["threshold"] == 1.5
 
 
 def test_every_old_keyword_names_a_field():

@@ -225,3 +225,21 @@ def test_a_bad_flag_value_is_the_settings_message_in_flags(capsys):
     assert rc != 0 and "--n-permutations -2 is not a whole number" in err
     rc = main(["map", "--cortex-min-vertices", "0", "--out", "never-written"])
     assert "--cortex-min-vertices 0 is not a whole number >= 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("job", ["map", "language"])
+def test_the_settings_record_validates_against_each_jobs_schema(job):
+    jsonschema = pytest.importorskip("jsonschema")
+    from toponeuro.reporting import summary_schema
+
+    schema = summary_schema(job)["properties"]["settings"]
+    objs = {"model": S.ModelSource("m.v1", checkpoint="w.pt"), "null": S.NullSettings(),
+            "patches": S.PatchRule(), "cortex": S.CortexInput(maps="faces=f.nii.gz"),
+            "ruler": S.RulerRun(n_permutations=5), "extraction": S.Extraction()}
+    if job == "language":
+        objs["units"] = S.LanguageUnits()
+    jsonschema.validate(S.settings_record(**objs), schema)
+    with pytest.raises(jsonschema.ValidationError):  # the schema can fail: a field renamed
+        bad = S.settings_record(**objs)
+        bad["null"]["permutations"] = bad["null"].pop("n_permutations")
+        jsonschema.validate(bad, schema)

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
-from .analysis.topography._descriptors import RulerSettings
+from .analysis import RulerSettings
 from .exceptions import InputTypeError, ParameterError, UnknownNameError, close_matches
 
 __all__ = [

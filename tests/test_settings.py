@@ -243,3 +243,9 @@ def test_the_settings_record_validates_against_each_jobs_schema(job):
         bad = S.settings_record(**objs)
         bad["null"]["permutations"] = bad["null"].pop("n_permutations")
         jsonschema.validate(bad, schema)
+
+
+def test_model_source_default_is_the_map_jobs_default_model():
+    from toponeuro.reporting import DEFAULT_MAP_MODEL
+
+    assert S.ModelSource().name == DEFAULT_MAP_MODEL

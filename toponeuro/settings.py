@@ -143,7 +143,8 @@ class PatchRule:
     ----------
     threshold : float
         Patches are connected units with ``t >= threshold`` after TDANN's smoothing
-        (TDANN's 2). In the language job: the default patch threshold of your cortex maps.
+        (TDANN's 2). The fLoc map's: the language job refuses another value (its sheet's
+        threshold is the Benjamini-Hochberg t).
     min_units : int
         Smallest patch, in units (TDANN: 10), at least 1.
 
@@ -278,7 +279,7 @@ class CortexInput:
     threshold: float | None = field(default=None, metadata=_meta(
         "--cortex-threshold", "patch threshold of --cortex-maps, in their units (default: "
         "--threshold)", language_help="region threshold of --cortex-maps, in their units "
-        "(default: --threshold, TDANN's t >= 2)"))
+        "(default: 2, TDANN's t threshold)"))
     min_vertices: int = field(default=10, metadata=_meta(
         "--cortex-min-vertices", "smallest cortex patch, in vertices"))
     n_permutations: int = field(default=1000, metadata=_meta(

@@ -92,14 +92,16 @@ CASES = [
     ("map-images-reversed", ["map", "--images", "9-3"], 2, "--images"),
     ("map-device-typo", ["map", "--stimuli", "{floc}", "--out", "{root}/m", "--device", "gpu0"],
      1, "gpu0"),
+    ("map-language-threshold", ["map", "--language", "--threshold", "3", "--out", "{root}/m"], 1,
+     "--threshold"),
     ("map-language-unit-positions", ["map", "--language", "--position-units", "mm", "--out",
                                      "{root}/m"], 1, "--position-units"),
     # one flag "belongs", several "belong" (before: "--no-random-init belong to")
     ("map-language-no-random-init", ["map", "--language", "--no-random-init", "--out",
                                      "{root}/m"], 1, "--no-random-init belongs to the fLoc map"),
-    ("map-language-two-floc-flags", ["map", "--language", "--images", "3-4", "--no-random-init",
+    ("map-language-two-floc-flags", ["map", "--language", "--threshold", "3", "--no-random-init",
                                      "--out", "{root}/m"], 1,
-     "--images and --no-random-init belong to the fLoc map"),
+     "--threshold and --no-random-init belong to the fLoc map"),
     # the library's "cortex_maps: ..." in flag terms (before: "error: cortex_maps: 'faces' ...")
     ("map-cortex-maps-missing", ["map", "--stimuli", "{floc}", "--out", "{root}/m",
                                  "--cortex-maps", "faces={nope}.L.func.gii"], 1,

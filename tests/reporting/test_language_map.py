@@ -288,7 +288,7 @@ def test_run_language_map_is_a_sequence_of_named_stages():
     import ast
     import inspect
 
-    from toponeuro.reporting._language.job import job as _language
+    from toponeuro.reporting._language import job as _language
 
     src = inspect.getsource(_language.run_language_map)
     calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
@@ -583,7 +583,7 @@ def test_summary_is_typed_and_the_report_reads_as_words(language_run):
 
 def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch):
     """Issue 31: every input is checked before any extraction or null."""
-    from toponeuro.reporting._language.job import job as _language
+    from toponeuro.reporting._language import job as _language
 
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")

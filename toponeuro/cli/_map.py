@@ -94,7 +94,8 @@ def _add_job_settings(p, *, language: bool) -> None:
     from ._settings import add_settings_args
 
     add_settings_args(p, S.NullSettings)
-    add_settings_args(p, S.PatchRule)
+    # the language job's sheet threshold is the Benjamini-Hochberg t: --threshold is the map's
+    add_settings_args(p, S.PatchRule, skip=("threshold",) if language else ())
     add_settings_args(p, S.CortexInput, language=language)
     add_settings_args(p, S.RulerRun)
     if language:
@@ -228,7 +229,7 @@ def _other_job_flags(args, *, language: bool) -> list[str]:
     from ._settings import given_settings
 
     if language:
-        pairs = [("--images", args.images),
+        pairs = [("--images", args.images), ("--threshold", getattr(args, "patches.threshold")),
                  ("--no-random-init", not args.random_init_baseline or None),
                  ("--unit-positions", getattr(args, "model.unit_positions")),
                  ("--position-units", getattr(args, "model.position_units"))]
@@ -247,8 +248,9 @@ def _run_language_map(args) -> int:
     if given:
         raise InvalidDataError(
             f"{' and '.join(given)} belong{'s' if len(given) == 1 else ''} to the fLoc map; "
-            "with --language the items are the localizer's, the units' positions are the "
-            "sheet's and there is no random-initialisation baseline. Drop "
+            "with --language the items are the localizer's, the patch threshold is the "
+            "Benjamini-Hochberg t, the units' positions are the sheet's and there is no "
+            "random-initialisation baseline. Drop "
             f"{' and '.join(given)} (see `toponeuro map --language --help`).")
     out = _out_folder(args.out or "toponeuro-language-map")
     settings = _job_settings(args, language=True)

@@ -108,6 +108,22 @@ class LanguageMapResult:
         return self.report.tables
 
 
+def _refuse_map_settings(src: ModelSource, patches: PatchRule) -> None:
+    """The fLoc map's settings, refused (never ignored) by the language job."""
+    from ...exceptions import InvalidDataError
+
+    if src.unit_positions is not None or src.position_units is not None:
+        raise InvalidDataError(
+            "model.unit_positions and model.position_units belong to the fLoc map; a language "
+            "model's units lie on its sheets. Leave them None.")
+    if patches.threshold != PatchRule().threshold:
+        raise InvalidDataError(
+            f"patches.threshold={patches.threshold:g} belongs to the fLoc map: the language "
+            "job's patch threshold on the sheet is the smallest t that passes "
+            "Benjamini-Hochberg. Leave it at its default; the region threshold of your "
+            "cortex maps is cortex.threshold.")
+
+
 def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
     """The user's files the job reads (the writer never replaces them)."""
     return [p for p in (checkpoint, stimuli, verb_noun) if isinstance(p, (str, os.PathLike))
@@ -190,9 +206,9 @@ def run_language_map(
         The draws of every spatial null, the significance level and the seed of every null
         (:class:`~toponeuro.settings.NullSettings`).
     patches : PatchRule
-        ``min_units``: smallest patch on the sheet (units); ``threshold``: the default patch
-        threshold of your ``cortex.maps`` (TDANN's t >= 2; the sheet's own threshold is the
-        Benjamini-Hochberg t).
+        ``min_units``: smallest patch on the sheet (units). ``threshold`` stays at its
+        default (another value is refused): the sheet's patch threshold is the smallest t
+        that passes Benjamini-Hochberg.
     units : LanguageUnits
         TopoLM's selection (:class:`~toponeuro.settings.LanguageUnits`): ``top_k`` units
         over all layers (a count, or a fraction: TopoLM's 0.1), Benjamini-Hochberg ``q``
@@ -207,7 +223,7 @@ def run_language_map(
         (``verbs``: TopoLM's verb - noun contrast on fs_LR) joins them, each measured on its
         own mesh; recorded in ``summary.json`` under ``cortex.your_maps``), the
         ``hemispheres`` (default: both for the parcels, those your maps cover),
-        ``vol_to_surf``, their region ``threshold`` (default ``patches.threshold``),
+        ``vol_to_surf``, their region ``threshold`` (default TDANN's t >= 2),
         ``min_vertices`` and the spin test's ``n_permutations``.
     ruler : RulerRun
         ``n_permutations``: null draws of every descriptor of the model-vs-cortex
@@ -270,13 +286,9 @@ def run_language_map(
     check_job_params(flags={"overwrite": overwrite, "progress": progress, "verbose": verbose},
                      model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
                      stimuli_name="langloc", stimuli_kind="file", layers=layers)
-    if src.unit_positions is not None or src.position_units is not None:
-        from ...exceptions import InvalidDataError
-
-        raise InvalidDataError(
-            "model.unit_positions and model.position_units belong to the fLoc map; a language "
-            "model's units lie on its sheets. Leave them None.")
+    _refuse_map_settings(src, patches)
     yours = read_cortex_inputs(dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps)))
+    fwd = {"batch_size": extraction.batch_size, "device": extraction.device}  # extract()'s
     with _writer.output_folder(out_dir, overwrite=overwrite, kind="language-map",
                                inputs=_inputs(src.checkpoint, stimuli, verb_noun, yours)) as folder:
         t0 = time.perf_counter()
@@ -297,8 +309,7 @@ def run_language_map(
 
             steps.set_postfix_str("activations")
             acts = extract(net, stim, layers, token_pooling=units.token_pooling,
-                           batch_size=extraction.batch_size, device=extraction.device,
-                           progress=progress)
+                           progress=progress, **fwd)
             check_sheet_layers(acts, layers)
             steps.update()
 
@@ -313,9 +324,8 @@ def run_language_map(
                                              n_permutations=null.n_permutations,
                                              alpha=null.alpha, random_state=null.random_state)
             vn = verb_noun_maps(net, vn_items, layers, token_pooling=units.token_pooling,
-                                batch_size=extraction.batch_size, device=extraction.device,
                                 progress=progress, n_permutations=null.n_permutations,
-                                alpha=null.alpha, random_state=null.random_state)
+                                alpha=null.alpha, random_state=null.random_state, **fwd)
             steps.update()
 
             steps.set_postfix_str("cortex")

@@ -605,7 +605,7 @@ def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
         target = OLD_KEYWORDS.get(key)
         param, _, name = (target or "").partition(".")
         if target is None or param not in out:
-            raise TypeError(f"{job}() got an unexpected keyword argument {key!r}")
+            raise InputTypeError(f"{job}() got an unexpected keyword argument {key!r}")
         cls = type(out[param])
         warnings.warn(
             f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in 0.6; "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 
 __all__ = ["add_settings_args", "settings_from_args", "settings_flags", "given_settings"]
 
@@ -37,10 +38,8 @@ class _OldFlag(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from ._common import _warn
-
-        _warn(f"{option_string} is deprecated since toponeuro 0.5 and will be removed in 0.6; "
-              f"use {self.new_flag}.")
+        print(f"toponeuro: warning: {option_string} is deprecated since toponeuro 0.5 and will "
+              f"be removed in 0.6; use {self.new_flag}.", file=sys.stderr)
         setattr(namespace, self.dest, values)
 
 
@@ -82,8 +81,6 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
     dict
         Field name -> the argparse action added.
     """
-    from ._common import _library_default
-
     actions = {}
     for f in _declared(cls):
         if f.name in skip:
@@ -105,8 +102,9 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
         action = p.add_argument(meta["flag"], **kw)
         if f.default is not None and f.default is not dataclasses.MISSING and not meta.get(
                 "action"):
-            _library_default(action, lambda d=f.default, n=f.name: (
-                d, f"toponeuro.settings.{cls.__name__}().{n}"))
+            # the library's default, read when help is shown (cli._common._HelpFormatter)
+            action.library_default = lambda d=f.default, n=f.name: (
+                d, f"toponeuro.settings.{cls.__name__}().{n}")
         for old in meta.get("old_flags", ()):
             old_kw = {k: v for k, v in kw.items() if k not in ("help", "action")}
             p.add_argument(old, action=_OldFlag, new_flag=meta["flag"], help=argparse.SUPPRESS,

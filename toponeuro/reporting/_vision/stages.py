@@ -597,9 +597,9 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
     hemispheres : sequence of str
         The hemispheres compared.
     %(random_state)s
-    n_permutations : int, optional
-        Draws of the arrangement's shift null (the job passes ``null.n_permutations``;
-        None: as many as the model table's nulls had).
+    %(n_permutations)s
+        Here: draws of the arrangement's shift null (the job passes
+        ``null.n_permutations``; None: as many as the model table's nulls had).
     cortex_permutations : int, optional
         Draws of its spin null (the job passes ``cortex.n_permutations``; None: as many as
         the cortex table's spin test had).

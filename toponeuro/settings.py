@@ -610,7 +610,7 @@ def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
         warnings.warn(
             f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in 0.6; "
             f"use {param}={cls.__name__}({name}=...) (toponeuro.settings.{cls.__name__}).",
-            FutureWarning, stacklevel=3)
+            FutureWarning, stacklevel=4)  # the caller of run_map / run_language_map
         changes.setdefault(param, {})[name] = value
     for param, fields_ in changes.items():
         out[param] = dataclasses.replace(out[param], **fields_)

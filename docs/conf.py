@@ -61,6 +61,7 @@ API_MODULES = [
     ("toponeuro.atlases", "Cortical atlases"),
     ("toponeuro.analysis", "Analysis"),
     ("toponeuro.plotting", "Plotting"),
+    ("toponeuro.settings", "The jobs' settings"),
     ("toponeuro.reporting", "The main job (toponeuro map)"),
     ("toponeuro.brainscore", "Brain-Score"),
     ("toponeuro.tutorial", "Tutorial data"),

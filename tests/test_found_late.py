@@ -103,9 +103,9 @@ def no_model(monkeypatch):
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), "2"])
 def test_cortex_threshold_is_refused_before_the_model_loads(tmp_path, no_model, value):
-    with pytest.raises((E.ParameterError, E.InputTypeError), match="cortex_threshold"):
+    with pytest.raises((E.ParameterError, E.InputTypeError), match="cortex.threshold"):
         toponeuro.run_map(out_dir=tmp_path / "m", cortex_threshold=value, progress=False)
-    with pytest.raises((E.ParameterError, E.InputTypeError), match="cortex_threshold"):
+    with pytest.raises((E.ParameterError, E.InputTypeError), match="cortex.threshold"):
         toponeuro.run_language_map(out_dir=tmp_path / "l", cortex_threshold=value,
                                    progress=False)
     assert not (tmp_path / "m").exists() and not (tmp_path / "l").exists()

@@ -82,6 +82,7 @@ _SUBPACKAGES = (
     "analysis",
     "plotting",
     "brainscore",
+    "settings",
 )
 
 __all__ = [

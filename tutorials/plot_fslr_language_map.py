@@ -89,9 +89,12 @@ data_note(items, "language-localizer items")  # shown on the page: real items or
 
 # %%
 out = Path(tempfile.mkdtemp()) / "fslr-language-map"
+from toponeuro.settings import CortexInput, NullSettings  # noqa: E402
+
 res = toponeuro.run_language_map("toponet_lm_demo.tau_1", stimuli=items, out_dir=out,
-                                 cortex_maps={"verbs": verbs}, cortex_threshold=2.0,
-                                 n_permutations=99, progress=False, verbose=False)
+                                 cortex=CortexInput(maps={"verbs": verbs}, threshold=2.0),
+                                 null=NullSettings(n_permutations=99), progress=False,
+                                 verbose=False)
 
 # %%
 # What the job measured on the human map, on its own mesh (regions at t >= 2 along the

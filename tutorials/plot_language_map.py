@@ -44,8 +44,10 @@ data_note(items, "language-localizer items")  # shown on the page: real items or
 
 # %%
 out = Path(tempfile.mkdtemp()) / "language-map"
+from toponeuro.settings import NullSettings  # noqa: E402
+
 res = toponeuro.run_language_map(DEFAULT_LANGUAGE_MODEL, stimuli=items, out_dir=out,
-                                 n_permutations=200, progress=False)
+                                 null=NullSettings(n_permutations=200), progress=False)
 
 # %%
 # What it concluded

@@ -41,10 +41,14 @@ from toponeuro.tutorial import data_note, tutorial_floc
 stimuli = tutorial_floc(range(97, 121), [c for c in FLOC_CATEGORIES if c != "scrambled"])
 out = Path(tempfile.mkdtemp()) / "toponeuro-map"
 # 200 draws of each spatial null keep this page under a minute on two cores; ``toponeuro map``
-# draws 1,000 (``--permutations``, ``--cortex-permutations``). The numbers below are the
+# draws 1,000 (``--n-permutations``, ``--cortex-n-permutations``). The numbers below are the
 # same kind, only their p-values are coarser: the smallest one-sided p is 1/201, not 1/1001.
-res = toponeuro.run_map(stimuli=stimuli, out_dir=out, n_permutations=200,
-                        cortex_permutations=200, progress=False)
+# The settings travel as small objects (:mod:`toponeuro.settings`), recorded whole in
+# ``summary.json`` under ``settings``.
+from toponeuro.settings import CortexInput, NullSettings  # noqa: E402
+
+res = toponeuro.run_map(stimuli=stimuli, out_dir=out, null=NullSettings(n_permutations=200),
+                        cortex=CortexInput(n_permutations=200), progress=False)
 data_note(stimuli)
 
 # %%
@@ -129,7 +133,7 @@ print(res.tables["similarity"].round(3).to_string(index=False))
 # maximum-probability map (one label per vertex, so its 0/1 regions never overlap); the map
 # measures each region continuously, as its geodesic proximity ``exp(-d / 10 mm)``. Your own
 # cortical maps replace it with ``toponeuro map --cortex-maps faces=lh.gii:rh.gii,...``
-# (``run_map(cortex_maps=...)``, :func:`toponeuro.atlases.load_cortex_maps`), and so do the
+# (``run_map(cortex=CortexInput(maps=...))``, :func:`toponeuro.atlases.load_cortex_maps`), and so do the
 # regions of a lab's parcellation, named after ``#`` (``faces=rois.dlabel.nii#FFA`` with
 # ``--cortex-threshold 0.5``).
 show("cortex_rois.png")

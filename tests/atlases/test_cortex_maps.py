@@ -407,7 +407,7 @@ def test_cli_fslr_one_hemisphere_end_to_end(tmp_path, write_floc_folder):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ImplausibleValueWarning)
         rc = main(["map", "--stimuli", str(floc), "--layers", "layer4.0.conv2",
-                   "--permutations", "9", "--cortex-permutations", "19",
+                   "--n-permutations", "9", "--cortex-n-permutations", "19",
                    "--cortex-maps", ",".join(parts),
                    "--cortex-threshold", "2", "--hemispheres", "left", "--no-random-init",
                    "--out", str(tmp_path / "out"), "--no-progress"])

@@ -314,7 +314,7 @@ def test_a_0_1_map_at_a_threshold_outside_0_1_is_refused_not_patchless(tmp_path)
     lab = _label_gii(tmp_path / "lh.visf.label.gii", _ids(faces, places), NAMES)
     spec = {"faces": lab + "#mFus-faces", "places": lab + "#CoS-places"}
     for thr in (3.0, 0.0):
-        with pytest.raises(InvalidDataError, match=r"0/1 map.*cortex_threshold=0\.5"):
+        with pytest.raises(InvalidDataError, match=r"0/1 map.*cortex\.threshold=0\.5"):
             cortex_topography(None, cortex_maps=spec, threshold=thr,
                               similarity_permutations=0)
     res = cortex_topography(None, cortex_maps=spec, threshold=0.5, similarity_permutations=0)

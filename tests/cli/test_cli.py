@@ -453,9 +453,10 @@ def test_map_uses_the_images_in_the_folder(tmp_path, captured_map, capsys):
                  str(tmp_path / "m")]) == 0
     assert captured_map[-1][1]["numbers"] == "all"
     assert main(["map", "--stimuli", str(late), "--images", "121-121", "--out",
-                 str(tmp_path / "m"), "--batch-size", "8", "--seed", "3"]) == 0
+                 str(tmp_path / "m"), "--batch-size", "8", "--random-state", "3"]) == 0
     kw = captured_map[-1][1]
-    assert kw["numbers"] == [121] and kw["batch_size"] == 8 and kw["random_state"] == 3
+    assert kw["numbers"] == [121] and kw["extraction"].batch_size == 8
+    assert kw["null"].random_state == 3
 
 
 def test_map_folder_of_late_numbers_loads(tmp_path):
@@ -504,22 +505,29 @@ def test_map_help_shows_the_library_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["map", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    defaults = inspect.signature(run_map).parameters
+    from toponeuro.settings import NullSettings
+
+    assert inspect.signature(run_map).parameters["null"].default == NullSettings()
     assert f"(default: {DEFAULT_MAP_MODEL}, the shipped demo TopoNet" in text
-    assert f"(default: {TDANN_PATCHES['threshold']:g}, TDANN's threshold" in text
-    assert f"(default: {defaults['n_permutations'].default}, toponeuro.run_map's" in text
-    assert f"(default: {defaults['alpha'].default:g}, toponeuro.run_map's alpha" in text
+    assert (f"(default: {TDANN_PATCHES['threshold']:g}, "
+            "toponeuro.settings.PatchRule().threshold") in text
+    assert (f"(default: {NullSettings().n_permutations}, "
+            "toponeuro.settings.NullSettings().n_permutations") in text
+    assert f"(default: {NullSettings().alpha:g}, toponeuro.settings.NullSettings().alpha" in text
 
 
 def test_map_passes_threshold_permutations_alpha(tmp_path, captured_map):
     folder = _fake_floc(tmp_path / "f", [1])
     assert main(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m")]) == 0
-    kw = captured_map[-1][1]  # not given: run_map's own defaults apply
-    assert not {"threshold", "n_permutations", "alpha"} & set(kw)
+    from toponeuro.settings import NullSettings, PatchRule
+
+    kw = captured_map[-1][1]  # not given: the settings objects' own defaults apply
+    assert kw["null"] == NullSettings() and kw["patches"] == PatchRule()
     assert main(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
-                 "--threshold", "3.5", "--permutations", "0", "--alpha", "0.01"]) == 0
+                 "--threshold", "3.5", "--n-permutations", "0", "--alpha", "0.01"]) == 0
     kw = captured_map[-1][1]
-    assert (kw["threshold"], kw["n_permutations"], kw["alpha"]) == (3.5, 0, 0.01)
+    assert (kw["patches"].threshold, kw["null"].n_permutations, kw["null"].alpha) == (
+        3.5, 0, 0.01)
 
 
 def test_map_no_random_init_turns_the_baseline_off(tmp_path, captured_map, capsys):
@@ -538,9 +546,13 @@ def test_map_no_random_init_turns_the_baseline_off(tmp_path, captured_map, capsy
                          str(tmp_path / "l")], capsys, "--no-random-init", "baseline")
 
 
-@pytest.mark.parametrize("flag, value", [("--permutations", "-1"), ("--alpha", "0"),
+@pytest.mark.parametrize("flag, value", [("--n-permutations", "-1"), ("--alpha", "0"),
                                          ("--alpha", "1.5"), ("--alpha", "1"),
-                                         ("--threshold", "nan"), ("--permutations", "2000000")])
+                                         ("--threshold", "nan"), ("--n-permutations", "2000000"),
+                                         ("--cortex-n-permutations", "-1"),
+                                         ("--ruler-n-permutations", "2.5"),
+                                         ("--cortex-min-vertices", "0"),
+                                         ("--min-units", "0")])
 def test_map_rejects_bad_null_settings(tmp_path, capsys, monkeypatch, flag, value):
     """run_map checks them before its first step (--alpha 1 used to fail 15 s later naming
     path=None; --threshold nan was accepted), and the CLI says so in flags."""

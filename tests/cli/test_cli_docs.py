@@ -16,8 +16,8 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 def parser_flags(parser=None, name: str = "") -> dict[str, set[str]]:
     """``{"map": {"--model", ...}, "brainscore export": {...}, "": {"--version"}}``."""
     parser = parser or build_parser()
-    out = {name: {o for a in parser._actions for o in a.option_strings
-                  if o.startswith("--") and o != "--help"}}
+    out = {name: {o for a in parser._actions for o in a.option_strings  # hidden: 0.4 aliases
+                  if o.startswith("--") and o != "--help" and a.help != argparse.SUPPRESS}}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub, sub_parser in action.choices.items():

@@ -118,7 +118,7 @@ def test_the_map_job_runs_on_the_core_install(tmp_path):
         os.environ["TOPONEURO_DATA"] = {str(tmp_path / "cache")!r}
         from toponeuro.cli import main
         sys.exit(main(["map", "--stimuli", {str(floc)!r}, "--images", "97-98", "--out",
-                       {str(out)!r}, "--permutations", "19", "--cortex-permutations", "19",
+                       {str(out)!r}, "--n-permutations", "19", "--cortex-n-permutations", "19",
                        "--no-random-init", "--no-progress"]))
     """)
     assert res.returncode == 0, (res.stdout[-1000:], res.stderr[-2000:])

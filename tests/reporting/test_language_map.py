@@ -263,12 +263,19 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
 
     out = tmp_path / "cli-out"
     rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
-               str(out), "--permutations", "9", "--verb-noun", "none", "--no-progress"])
+               str(out), "--n-permutations", "9", "--verb-noun", "none", "--no-progress",
+               "--cortex-n-permutations", "5", "--ruler-n-permutations", "3", "--top-k", "0.2"])
     assert rc == 0
     printed = capsys.readouterr().out
     assert "toponeuro map --language" in printed and "cortex left" in printed
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_permutations"] == 9 and summary["model"]["name"] == tiny_lm
+    # one name from the flag to summary.json (issue 44)
+    settings = summary["settings"]
+    assert settings["null"]["n_permutations"] == 9
+    assert settings["cortex"]["n_permutations"] == 5
+    assert settings["ruler"]["n_permutations"] == 3
+    assert settings["units"]["top_k"] == 0.2 and settings["model"]["name"] == tiny_lm
     # fLoc-only flags are refused with the reason
     rc = main(["map", "--language", "--model", tiny_lm, "--images", "97-98", "--out",
                str(tmp_path / "x")])
@@ -453,7 +460,7 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     spec = ",".join(f"{n}={files[n, 'lh']}:{files[n, 'rh']}" for n in ("verbs", "nouns"))
     out = tmp_path / "joined"
     rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
-               str(out), "--permutations", "9", "--cortex-maps", spec,
+               str(out), "--n-permutations", "9", "--cortex-maps", spec,
                "--cortex-threshold", "1.0", "--verb-noun", "none", "--no-progress"])
     assert rc == 0
     s = json.loads((out / "summary.json").read_text())
@@ -607,7 +614,7 @@ def test_topolm_s_fs_lr_verb_noun_map_joins_the_parcels(tiny_lm, lang_csv, tmp_p
     nib.save(gii, path)
     out = tmp_path / "out"
     rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
-               str(out), "--permutations", "19", "--cortex-maps", f"verbs={path}",
+               str(out), "--n-permutations", "19", "--cortex-maps", f"verbs={path}",
                "--verb-noun", "none", "--no-progress"])
     assert rc == 0, capsys.readouterr().err
     s = json.loads((out / "summary.json").read_text())
@@ -744,7 +751,7 @@ def test_topolm_s_nc_goes_through_the_verb_noun_comparison_from_the_cli(
     elli = shared_dir / "data" / "topolm" / "elli_stimuli.csv"
     out = tmp_path / "out"
     rc = main(["map", "--language", "--model", tiny_lm, "--stimuli", str(lang_csv), "--out",
-               str(out), "--permutations", "19", "--fit-permutations", "19",
+               str(out), "--n-permutations", "19", "--ruler-n-permutations", "19",
                "--cortex-maps", str(nc), "--verb-noun", str(elli), "--no-progress"])
     assert rc == 0, capsys.readouterr().err
     s = json.loads((out / "summary.json").read_text())

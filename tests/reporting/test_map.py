@@ -82,7 +82,7 @@ def test_map_warns_in_one_line_each_once(tmp_path, monkeypatch, capsys):
     floc = _fake_floc(tmp_path / "floc")
     assert main(["map", "--stimuli", str(floc), "--out", str(tmp_path / "o")]) == 0
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
-    assert lines == ["toponeuro: warning: too few draws here; set --permutations 99",
+    assert lines == ["toponeuro: warning: too few draws here; set --n-permutations 99",
                      "toponeuro: warning: another one"]
 
 
@@ -485,7 +485,7 @@ def test_an_interrupted_map_leaves_the_earlier_report_whole(tmp_path, monkeypatc
     # tests/reporting/test_output_safety.py writes a truncated PNG there)
     monkeypatch.setattr(_map, "model_topography", interrupted)
     code = main(["map", "--stimuli", str(floc), "--images", "97-98", "--out", str(earlier),
-                 "--overwrite", "--no-progress", "--permutations", "0"])
+                 "--overwrite", "--no-progress", "--n-permutations", "0"])
     assert code == 130
     assert {p.name: p.read_bytes() for p in earlier.iterdir()} == before
     # nothing hidden is left beside it: no partial folder, and the lock goes when the run ends
@@ -508,3 +508,36 @@ def test_local_floc_copy_errors_name_the_flags(tmp_path, capsys):
                              suffix=".jpg")
     with pytest.raises(InvalidDataError, match=r"it has \['adult', 'house'\]"):
         run_map(stimuli=str(part), out_dir=tmp_path / "o2", progress=False)
+
+
+@pytest.mark.slow
+def test_one_name_from_the_flag_to_summary_json(tmp_path, capsys):
+    """Issue 44: a value given at a flag appears in summary.json under the settings field of
+    the same name (--cortex-n-permutations -> settings.cortex.n_permutations), once."""
+    import dataclasses
+
+    from toponeuro import settings as S
+
+    floc = _fake_floc(tmp_path / "floc")
+    given = {"--n-permutations": 3, "--alpha": 0.1, "--random-state": 2, "--threshold": 1.5,
+             "--min-units": 4, "--cortex-n-permutations": 2, "--cortex-min-vertices": 5,
+             "--ruler-n-permutations": 0, "--batch-size": 8, "--device": "cpu"}
+    argv = ["map", "--stimuli", str(floc), "--images", "97-98", "--out", str(tmp_path / "o"),
+            "--layers", "layer4.0.conv2", "--no-random-init", "--no-progress",
+            "--hemispheres", "left"]
+    for flag, value in given.items():
+        argv += [flag, str(value)]
+    assert main(argv) == 0
+    recorded = json.loads((tmp_path / "o" / "summary.json").read_text())["settings"]
+    flags = {}
+    for cls in (S.NullSettings, S.PatchRule, S.CortexInput, S.RulerRun, S.Extraction):
+        for f in dataclasses.fields(cls):
+            if f.metadata.get("flag"):
+                flags[f.metadata["flag"]] = (cls._name, f.name)
+    for flag, value in given.items():
+        param, name = flags[flag]
+        assert flag.lstrip("-").endswith(name.replace("_", "-"))  # one name, with dashes
+        assert recorded[param][name] == value, flag
+    assert recorded["cortex"]["hemispheres"] == ["left"]
+    assert recorded["cortex"]["maps"] is None and recorded["cortex"]["kind"] == "atlas"
+    assert recorded["model"]["name"] == DEFAULT_MAP_MODEL

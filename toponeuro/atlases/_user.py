@@ -395,7 +395,7 @@ def load_cortex_maps(
     """Read your own cortical maps (e.g. localizer t-maps) as :class:`CortexMaps`.
 
     The result goes where an atlas's :func:`cortex_maps` would: ``toponeuro map
-    --cortex-maps`` and ``run_map(cortex_maps=...)`` measure these maps (smoothness, patches,
+    --cortex-maps`` and ``run_map(cortex=CortexInput(maps=...))`` measure these maps (smoothness, patches,
     map similarity with its spin-test null, the arrangement of the domain centres) instead of
     the visfAtlas ROIs, on the maps' own mesh (fsaverage5, or fs_LR 32k).
 

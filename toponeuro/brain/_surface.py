@@ -378,7 +378,7 @@ def load_topolm_contrast(path: str | os.PathLike | None = None, *, variable: str
     xarray.DataArray
         Dims ``("voxel",)`` with coords ``hemi`` ("left") and ``vertex`` (0..32,491): a
         cortex map :func:`toponeuro.atlases.load_cortex_maps` (and ``run_language_map(
-        cortex_maps=)``) reads as the left hemisphere of fs_LR 32k. Attrs: ``mesh``,
+        cortex=CortexInput(maps=...))``) reads as the left hemisphere of fs_LR 32k. Attrs: ``mesh``,
         ``statistic``, ``contrast``, ``source`` (the file), ``reference``.
 
     Raises

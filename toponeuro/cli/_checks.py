@@ -93,7 +93,7 @@ def _json_arg(text, flag: str, *, allow_inline: bool = True,
 _FLAG_OF = {
     "numbers": "--images",
     "random_state": "--seed",
-    "n_permutations": "--permutations",
+    "n_permutations": "--n-permutations",
     "out_dir": "--out",
     "data_path": "--data",
     "make_zip": "--zip",
@@ -138,13 +138,31 @@ def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
 
 
 _PARAM = re.compile(
-    r"(?<![\w.-])([a-z][a-z0-9_]*)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
+    r"(?<![\w.-])([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
 )
 
 #: ``name: ...``: a message about one parameter, named before a colon (the atlases'
 #: ``cortex_maps: 'faces' has ...``). Only names with an underscore (never an English word)
 #: followed by a space, and only those a flag sets, are rewritten.
-_PARAM_COLON = re.compile(r"(?<![\w.-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+):(?=\s)")
+_PARAM_COLON = re.compile(
+    r"(?<![\w.-])([a-z][a-z0-9]*(?:(?:_[a-z0-9]+)+|\.[a-z][a-z0-9_]*)):(?=\s)")
+
+
+def _flag_of(name: str, flags: dict[str, str]) -> str | None:
+    """The flag that sets parameter ``name`` (``"null.n_permutations"``: a settings field)."""
+    if name in flags:
+        return flags[name]
+    if name in _FLAG_OF:
+        return _FLAG_OF[name]
+    from ..settings import OLD_KEYWORDS
+    from ._settings import settings_flags
+
+    if "." in name:
+        return settings_flags().get(name)
+    # a library message in a 0.4 name (cortex_threshold=): the flag of its settings field,
+    # where this command has that flag
+    flag = settings_flags().get(OLD_KEYWORDS.get(name, ""))
+    return flag if flag is not None and flag in flags.values() else None
 
 
 def one_line(message: str) -> str:
@@ -186,7 +204,7 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
 
     def swap(m):
         name, value = m.group(1), m.group(2)
-        flag = flags.get(name) or _FLAG_OF.get(name)
+        flag = _flag_of(name, flags)
         if flag is None:
             return m.group(0)
         if value in (None, "", "True"):
@@ -199,7 +217,7 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
         return f"{flag} {value}"
 
     def swap_colon(m):
-        flag = flags.get(m.group(1)) or _FLAG_OF.get(m.group(1))
+        flag = _flag_of(m.group(1), flags)
         return f"{flag}:" if flag else m.group(0)
 
     for phrase, command in _PHRASES.items():

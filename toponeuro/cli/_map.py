@@ -6,21 +6,17 @@ import argparse
 import warnings
 
 from ._checks import (
-    _device,
     _input_path,
     _json_arg,
     _out_folder,
-    _positive,
     cli_message,
 )
 from ._common import (
     _add_checkpoint_args,
-    _add_forward_args,
-    _forward,
+    _add_no_progress,
     _library_default,
     _model_args,
     _parser,
-    _run_map_default,
     _warn,
 )
 
@@ -73,22 +69,12 @@ def _language_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output folder (default: toponeuro-language-map)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier toponeuro output in --out")
-    _library_default(p.add_argument("--permutations", type=int,
-                                    help="draws of every spatial null (0 skips them)"),
-                     lambda: (_language_default("n_permutations"),
-                              "toponeuro.run_language_map's n_permutations"))
-    _library_default(p.add_argument("--alpha", type=float, help="significance level of "
-                                    "every claim"),
-                     lambda: (_language_default("alpha"), "toponeuro.run_language_map's alpha"))
-    _add_cortex_args(p, language=True)
-    _add_verb_noun_args(p, language=True)
-    _add_forward_args(p, batch_size=64, per="items")
-    p.add_argument("--seed", type=int, default=0, help="seed of the nulls")
+    _add_job_settings(p, language=True)
     return p
 
 
 def _add_verb_noun_args(p, *, language: bool) -> None:
-    """``--verb-noun``, ``--fit-permutations``: TopoLM's verb - noun fit (language job)."""
+    """``--verb-noun``: TopoLM's verb - noun fit (language job)."""
     pre = "with --language: " if not language else ""
     p.add_argument("--verb-noun", default=None, metavar="topolm|CSV|none",
                    help=f"{pre}the verb and noun items of TopoLM's fMRI fit (Elli et al., "
@@ -96,9 +82,27 @@ def _add_verb_noun_args(p, *, language: bool) -> None:
                    "to leave the verb - noun map and its comparison with the cortex out "
                    "(default: topolm); the cortex side is --cortex-maps verbs=..., else "
                    "TopoLM's group contrast")
-    p.add_argument("--fit-permutations", type=int, default=None,
-                   help=f"{pre}null draws of every descriptor of the model-vs-cortex "
-                   "comparisons, on each side (default: --permutations)")
+
+
+def _add_job_settings(p, *, language: bool) -> None:
+    """The settings objects' flags (:mod:`toponeuro.settings`), built from their declarations.
+
+    The map parser carries both jobs' flags (``--language`` picks the job; a flag of the other
+    job is refused by name); ``map --language --help`` shows the language job's only.
+    """
+    from .. import settings as S
+    from ._settings import add_settings_args
+
+    add_settings_args(p, S.NullSettings)
+    # the language job's sheet threshold is the Benjamini-Hochberg t: --threshold is the map's
+    add_settings_args(p, S.PatchRule, skip=("threshold",) if language else ())
+    add_settings_args(p, S.CortexInput, language=language)
+    add_settings_args(p, S.RulerRun)
+    if language:
+        add_settings_args(p, S.LanguageUnits)
+        _add_verb_noun_args(p, language=True)
+    add_settings_args(p, S.Extraction)
+    _add_no_progress(p)
 
 
 def _language_default(name: str):
@@ -107,49 +111,6 @@ def _language_default(name: str):
     from ..reporting import run_language_map
 
     return inspect.signature(run_language_map).parameters[name].default
-
-
-def _add_cortex_args(p, *, language: bool = False) -> None:
-    """``--cortex-maps``, ``--vol-to-surf``, ``--cortex-threshold``: your own cortical maps."""
-    if language:
-        maps_help = ("your own language maps: language=lh.gii:rh.gii (GIFTI or MGH per "
-                     "hemisphere on fsaverage5, fsaverage or fs_LR 32k, left first), "
-                     "verbs=verbs.dscalar.nii (CIFTI-2, fs_LR), verbs=lh.verbs.func.gii (one "
-                     "hemisphere), language=sn_mni.nii.gz (an MNI volume) or "
-                     "verbs=group-level-contrast.nc (TopoLM's netCDF, read by "
-                     "toponeuro.atlases.read_netcdf_map; a bare PATH.nc is taken as "
-                     "verbs=PATH.nc); a map named language replaces the shipped parcels and is "
-                     "compared with the model's S - N map, a map named verbs is compared with "
-                     "the model's verb - noun map (default: TopoLM's group contrast), any other "
-                     "name joins them; comma-separated (default: the language parcels of "
-                     "Wolna et al., 2025)")
-        thr_help = ("region threshold of --cortex-maps, in their units (default: 2, "
-                    "TDANN's t threshold)")
-    else:
-        maps_help = ("your own cortical maps in place of the visfAtlas: "
-                     "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on "
-                     "fsaverage5, fsaverage or fs_LR 32k, left first), faces=faces.dscalar.nii "
-                     "(CIFTI-2, fs_LR), faces=lh.faces.mgh (one hemisphere) or "
-                     "faces=faces_mni.nii.gz (an MNI volume, projected with nilearn's "
-                     "vol_to_surf), comma-separated per domain; quote a path holding ':' or "
-                     "',' (faces=\"a:b/lh.f.gii\") (default: the visfAtlas ROIs, each as its "
-                     "geodesic proximity)")
-        thr_help = "patch threshold of --cortex-maps, in their units (default: --threshold)"
-    p.add_argument("--cortex-maps", metavar="NAME=PATH,...", help=maps_help)
-    p.add_argument("--hemispheres", nargs="+", choices=("left", "right"), default=None,
-                   help="cortical hemispheres compared (default: both; with --cortex-maps "
-                   "those the maps cover); the report says which")
-    p.add_argument("--vol-to-surf", metavar="JSON",
-                   help='vol_to_surf parameters for NIfTI --cortex-maps, e.g. \'{"radius": 2}\' '
-                   "(default: radius 3 mm, linear interpolation; recorded in summary.json)")
-    p.add_argument("--cortex-threshold", type=float, help=thr_help)
-    job = "run_language_map" if language else "run_map"
-    _library_default(
-        p.add_argument("--cortex-permutations", type=int,
-                       help="draws of the spin test of every cortical statistic (map "
-                       "similarity, the arrangement's cortex side); 0 skips it"),
-        lambda: ((_language_default if language else _run_map_default)("cortex_permutations"),
-                 f"toponeuro.{job}'s cortex_permutations"))
 
 
 def _add_map(sub):
@@ -194,21 +155,11 @@ def _add_map(sub):
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier toponeuro output in --out (a folder toponeuro did "
                    "not write is never replaced)")
-    _library_default(
-        p.add_argument("--threshold", type=float,
-                       help="patch threshold on the selectivity t, after TDANN's smoothing"),
-        lambda: (_run_map_default("threshold"),
-                 "TDANN's threshold, toponeuro.analysis.TDANN_PATCHES['threshold']"))
-    _library_default(
-        p.add_argument("--permutations", type=int,
-                       help="draws of the spatial null of every model statistic (smoothness, "
-                       "patches, map similarity); 0 skips the nulls"),
-        lambda: (_run_map_default("n_permutations"), "toponeuro.run_map's n_permutations"))
-    _library_default(
-        p.add_argument("--alpha", type=float,
-                       help="significance level: only patches with p <= alpha are reported"),
-        lambda: (_run_map_default("alpha"), "toponeuro.run_map's alpha"))
-    _add_cortex_args(p)
+    from .. import settings as S
+    from ._settings import add_settings_args
+
+    _add_job_settings(p, language=False)
+    add_settings_args(p, S.LanguageUnits, prefix="with --language: ")
     _add_verb_noun_args(p, language=False)
     p.add_argument("--no-random-init", dest="random_init_baseline", action="store_false",
                    help="skip the random-initialisation baseline. By default the same "
@@ -218,15 +169,7 @@ def _add_map(sub):
                    "between domains' maps, and the baseline shows how much of a similarity "
                    "that alone gives. Without it that is lost, and the report says the "
                    "baseline was not computed")
-    p.add_argument("--unit-positions", nargs="+", metavar="LAYER=PATH", default=None,
-                   help="free positions of the units of a layer (TDANN-style): a .npy array "
-                   "(n_units, 2) or a .csv with columns unit, x, y, per layer (default: the "
-                   "model card's, if any); every statistic of that layer then measures "
-                   "distances between them")
-    p.add_argument("--position-units", choices=("mm", "sheet"), default=None,
-                   help="unit of --unit-positions (default: the card's, else mm)")
-    _add_forward_args(p, batch_size=64, per="images")
-    p.add_argument("--seed", type=int, default=0, help="seed of the spatial nulls")
+    add_settings_args(p, S.ModelSource, skip=("name", "checkpoint", "trust_checkpoint"))
 
 
 def _unit_positions(items) -> dict | None:
@@ -252,26 +195,65 @@ def _default_map_model() -> str:
     return DEFAULT_MAP_MODEL
 
 
+def _job_settings(args, *, language: bool) -> dict:
+    """The settings objects of the flags given (each checks its values; a message names the
+    field, which :func:`~._checks.cli_message` writes as its flag)."""
+    from .. import settings as S
+    from ..reporting import DEFAULT_LANGUAGE_MODEL, DEFAULT_MAP_MODEL
+    from ._settings import settings_from_args
+
+    if args.checkpoint is not None:
+        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    positions = getattr(args, "model.unit_positions", None)
+    out = {
+        "model": settings_from_args(
+            args, S.ModelSource,
+            name=args.model or (DEFAULT_LANGUAGE_MODEL if language else DEFAULT_MAP_MODEL),
+            checkpoint=args.checkpoint, trust_checkpoint=args.trust_checkpoint,
+            unit_positions=_unit_positions(positions)),
+        "null": settings_from_args(args, S.NullSettings),
+        "patches": settings_from_args(args, S.PatchRule),
+        "cortex": settings_from_args(args, S.CortexInput, vol_to_surf=_json_arg(
+            getattr(args, "cortex.vol_to_surf"), "--vol-to-surf", example='{"radius": 2}')),
+        "ruler": settings_from_args(args, S.RulerRun),
+        "extraction": settings_from_args(args, S.Extraction),
+    }
+    if language:
+        out["units"] = settings_from_args(args, S.LanguageUnits)
+    return out
+
+
+def _other_job_flags(args, *, language: bool) -> list[str]:
+    """The flags given that belong to the other job."""
+    from .. import settings as S
+    from ._settings import given_settings
+
+    if language:
+        pairs = [("--images", args.images), ("--threshold", getattr(args, "patches.threshold")),
+                 ("--no-random-init", not args.random_init_baseline or None),
+                 ("--unit-positions", getattr(args, "model.unit_positions")),
+                 ("--position-units", getattr(args, "model.position_units"))]
+    else:
+        pairs = [(S.LanguageUnits.__dataclass_fields__[k].metadata["flag"], v)
+                 for k, v in given_settings(args, S.LanguageUnits).items()]
+        pairs.append(("--verb-noun", args.verb_noun))
+    return [f for f, v in pairs if v is not None]
+
+
 def _run_language_map(args) -> int:
     from ..exceptions import InvalidDataError
-    from ..reporting import DEFAULT_LANGUAGE_MODEL, run_language_map
+    from ..reporting import run_language_map
 
-    given = [f for f, v in (("--images", args.images), ("--threshold", args.threshold),
-                            ("--no-random-init", not args.random_init_baseline or None),
-                            ("--unit-positions", args.unit_positions),
-                            ("--position-units", args.position_units))
-             if v is not None]
+    given = _other_job_flags(args, language=True)
     if given:
         raise InvalidDataError(
             f"{' and '.join(given)} belong{'s' if len(given) == 1 else ''} to the fLoc map; "
             "with --language the items are the localizer's, the patch threshold is the "
-            "Benjamini-Hochberg t and there is no random-initialisation baseline. Drop "
+            "Benjamini-Hochberg t, the units' positions are the sheet's and there is no "
+            "random-initialisation baseline. Drop "
             f"{' and '.join(given)} (see `toponeuro map --language --help`).")
     out = _out_folder(args.out or "toponeuro-language-map")
-    device = _device(args.device)
-    _positive(args.batch_size, "--batch-size")
-    if args.checkpoint is not None:
-        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    settings = _job_settings(args, language=True)
     stimuli = args.stimuli or "langloc"
     if stimuli != "langloc":
         _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
@@ -280,28 +262,18 @@ def _run_language_map(args) -> int:
         verb_noun = None
     elif verb_noun != "topolm":
         _input_path(verb_noun, "--verb-noun", "'topolm', 'none' or a csv of verb and noun items")
-    library_defaults = {"n_permutations": args.permutations, "alpha": args.alpha,
-                        "cortex_threshold": args.cortex_threshold,
-                        "cortex_permutations": args.cortex_permutations,
-                        "fit_permutations": args.fit_permutations}
-    run_language_map(
-        args.model or DEFAULT_LANGUAGE_MODEL, checkpoint=args.checkpoint,
-        trust_checkpoint=args.trust_checkpoint, stimuli=stimuli, layers=args.layers,
-        out_dir=out, overwrite=args.overwrite, random_state=args.seed, **_forward(args, device),
-        cortex_maps=args.cortex_maps, hemispheres=args.hemispheres,
-        vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf", example='{"radius": 2}'),
-        verb_noun=verb_noun, **{k: v for k, v in library_defaults.items() if v is not None})
+    run_language_map(stimuli=stimuli, layers=args.layers, out_dir=out, overwrite=args.overwrite,
+                     verb_noun=verb_noun, progress=not args.no_progress, **settings)
     return 0
 
 
 def _run_map(args) -> int:
     from ..exceptions import TrainingImagesWarning
-    from ..reporting import DEFAULT_MAP_MODEL, run_map
+    from ..reporting import run_map
 
     if args.language:
         return _run_language_map(args)
-    lang_only = [f for f, v in (("--verb-noun", args.verb_noun),
-                                ("--fit-permutations", args.fit_permutations)) if v is not None]
+    lang_only = _other_job_flags(args, language=False)
     if lang_only:
         from ..exceptions import InvalidDataError
 
@@ -310,38 +282,14 @@ def _run_map(args) -> int:
             "language job (toponeuro map --language); drop it, or add --language.")
     args.stimuli = args.stimuli or "floc"
     out = _out_folder(args.out or "toponeuro-map")
-    device = _device(args.device)
-    _positive(args.batch_size, "--batch-size")
-    library_defaults = {  # None: not given, run_map's own default applies
-        "threshold": args.threshold, "n_permutations": args.permutations, "alpha": args.alpha,
-        "cortex_permutations": args.cortex_permutations}
-    if args.checkpoint is not None:
-        _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
+    settings = _job_settings(args, language=False)
     if args.stimuli != "floc":
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingImagesWarning)
-        run_map(
-            args.model or DEFAULT_MAP_MODEL,
-            checkpoint=args.checkpoint,
-            trust_checkpoint=args.trust_checkpoint,
-            stimuli=args.stimuli,
-            numbers=args.images,
-            layers=args.layers,
-            out_dir=out,
-            overwrite=args.overwrite,
-            random_state=args.seed,
-            cortex_maps=args.cortex_maps,
-            hemispheres=args.hemispheres,
-            **_forward(args, device),
-            vol_to_surf=_json_arg(args.vol_to_surf, "--vol-to-surf",
-                                  example='{"radius": 2}'),
-            cortex_threshold=args.cortex_threshold,
-            random_init_baseline=args.random_init_baseline,
-            unit_positions=_unit_positions(args.unit_positions),
-            position_units=args.position_units,
-            **{k: v for k, v in library_defaults.items() if v is not None},
-        )
+        run_map(stimuli=args.stimuli, numbers=args.images, layers=args.layers, out_dir=out,
+                overwrite=args.overwrite, random_init_baseline=args.random_init_baseline,
+                progress=not args.no_progress, **settings)
     seen = set()
     for w in caught:  # said in flags, last, after the summary; each message once
         if (w.category, str(w.message)) in seen:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
+from .._util import dims as D
 from .._util.docs import fill_doc
 from .._util.params import SEED, Boolean, Interval, check_random_state, validate_params
 from .._util.typing import RandomState
@@ -30,7 +31,6 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from .._util import dims as D
 from ._positions import position_units, read_unit_positions, set_unit_positions, unit_positions
 
 __all__ = [

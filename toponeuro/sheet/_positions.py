@@ -21,7 +21,7 @@ The positions format (:func:`read_unit_positions`), per layer:
   unit's index in the layer, 0 to ``n_units - 1``, each once, in any order).
 
 :func:`set_unit_positions` attaches them (``extract(..., unit_positions=...)``, a model card's
-``unit_positions``, ``da.topo.with_positions(...)`` and ``run_map(..., unit_positions=...)``
+``unit_positions``, ``da.topo.with_positions(...)`` and ``run_map(ModelSource(..., unit_positions=...))``
 call it).
 """
 

@@ -3,8 +3,9 @@
 ``run_map`` and ``run_language_map`` load the model first (minutes, for released weights that
 are downloaded) and met a missing stimulus folder, a misspelt device, an unknown model name or
 ``overwrite="yes"`` only afterwards. :func:`check_job_params` checks what can be
-checked without the model, once, at the top of both jobs; the stages check the same things
-again when they run on their own.
+checked without the model, once, at the top of both jobs. The numbers, the device and the
+cortex input are checked by the settings objects of :mod:`toponeuro.settings` when they are
+made.
 """
 
 from __future__ import annotations
@@ -15,17 +16,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._util.device import check_device
 from ..._util.docs import fill_doc
-from ...exceptions import InputTypeError, MissingFileError, UnknownNameError, close_matches
+from ...exceptions import InputTypeError, MissingFileError
 
 __all__ = ["check_job_params"]
 
 
 @fill_doc
-def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", checkpoint=None,
+def check_job_params(*, flags: Mapping[str, object], model=None, checkpoint=None,
                      stimuli=None, stimuli_name: str = "floc", stimuli_kind: str = "folder",
-                     numbers=None, token_pooling: str | None = None, layers=None) -> None:
+                     numbers=None, layers=None) -> None:
     """Refuse at once the parameters a job would otherwise refuse after loading its model.
 
     Parameters
@@ -35,8 +35,6 @@ def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", c
     model : str, optional
         Without a ``checkpoint``: a registered model name (its card is looked up, nothing is
         loaded).
-    %(device)s
-        Checked by :func:`toponeuro._util.device.check_device` (the name parses, the GPU exists).
     checkpoint : path-like, optional
         Given: ``model`` is not looked up (the checkpoint says what it is; a missing file is
         reported by the loader, ``CheckpointError``).
@@ -45,14 +43,12 @@ def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", c
         ``stimuli_kind`` ("folder" or "file").
     numbers : optional
         fLoc image numbers, read by :func:`toponeuro.stimuli.floc_numbers`.
-    token_pooling : str, optional
-        One of :data:`toponeuro.features.TOKEN_POOLINGS`.
     layers : str or sequence of str, optional
         Layer names (whether the model has them is checked when it is loaded).
 
     Examples
     --------
-    >>> check_job_params(flags={"overwrite": False}, device="cpu", stimuli="floc")
+    >>> check_job_params(flags={"overwrite": False}, stimuli="floc")
     >>> check_job_params(flags={"overwrite": "yes"})
     Traceback (most recent call last):
     ...
@@ -65,7 +61,6 @@ def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", c
         from ...models import model_card
 
         model_card(model)  # an unknown name lists the close matches
-    check_device(device)
     if isinstance(stimuli, str | os.PathLike) and str(stimuli) != stimuli_name:
         path = Path(stimuli).expanduser()
         found = path.is_dir() if stimuli_kind == "folder" else path.is_file()
@@ -85,11 +80,3 @@ def check_job_params(*, flags: Mapping[str, object], model=None, device="cpu", c
         from ...stimuli import floc_numbers
 
         floc_numbers(numbers)
-    if token_pooling is not None:
-        from ...features import TOKEN_POOLINGS
-
-        if token_pooling not in TOKEN_POOLINGS:
-            raise UnknownNameError(
-                f"token_pooling must be one of {TOKEN_POOLINGS}; got {token_pooling!r}. "
-                f"{close_matches(str(token_pooling), TOKEN_POOLINGS)}"
-            )

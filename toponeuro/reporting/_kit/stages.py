@@ -9,7 +9,6 @@ from typing import NamedTuple
 
 import xarray as xr
 
-from ..._util.docs import fill_doc
 from ...exceptions import SheetError, UnknownNameError
 
 __all__ = ["CortexInputs", "read_cortex_inputs", "map_layers", "check_sheet_layers",
@@ -40,58 +39,39 @@ class CortexInputs(NamedTuple):
     files: list
 
 
-@fill_doc
-def read_cortex_inputs(cortex_maps=None, *, hemispheres: Sequence[str] | None = None,
-                       vol_to_surf=None, domains: Sequence[str] | None = None,
-                       cortex_min_vertices: int = 10,
-                       cortex_permutations: int = 1000,
-                       cortex_threshold: float | None = None) -> CortexInputs:
-    """Check a job's cortex parameters and read your maps, before any slow step.
+def read_cortex_inputs(cortex=None, *, domains: Sequence[str] | None = None) -> CortexInputs:
+    """Read your cortex maps, before any slow step.
 
-    Both jobs start with it, so a bad map or parameter fails at once, and the files the
-    maps come from are known to the output folder as inputs (``overwrite`` never replaces
-    them).
+    Both jobs start with it, so a bad map fails at once, and the files the maps come from
+    are known to the output folder as inputs (``overwrite`` never replaces them). The
+    parameters were checked when ``cortex`` was made.
 
     Parameters
     ----------
-    cortex_maps : mapping or str, optional
-        Your own maps, as :func:`toponeuro.atlases.load_cortex_maps` reads them (None:
-        nothing read).
-    hemispheres : sequence of {"left", "right"}, optional
-        As :func:`toponeuro.atlases.load_cortex_maps`.
-    %(vol_to_surf)s
+    cortex : CortexInput, optional
+        The job's cortex side (:class:`toponeuro.settings.CortexInput`; None: the shipped
+        maps, nothing read).
     domains : sequence of str, optional
         As :func:`toponeuro.atlases.load_cortex_maps`.
-    cortex_min_vertices : int
-        Smallest patch on the cortex (vertices), at least 1.
-    cortex_permutations : int
-        Rotations of the spin test between the cortex's maps (0: no null).
-    cortex_threshold : float, optional
-        Patch threshold on the cortex (a finite number; None: the job's default).
 
     Returns
     -------
     CortexInputs
-        The maps read (None without ``cortex_maps``) and their files.
+        The maps read (None for the shipped maps) and their files.
 
     Examples
     --------
-    >>> read_cortex_inputs(cortex_min_vertices=0)
-    Traceback (most recent call last):
-    ...
-    toponeuro.exceptions.ParameterError: cortex_min_vertices=0 is not a whole number >= 1.
+    >>> from toponeuro.settings import CortexInput
+    >>> read_cortex_inputs(CortexInput())
+    CortexInputs(maps=None, files=[])
     """
-    from ..._util.params import check_int, check_n_permutations, check_number
     from ...atlases import load_cortex_maps
 
-    check_int(cortex_min_vertices, "cortex_min_vertices", lo=1)
-    check_n_permutations(cortex_permutations, "cortex_permutations")
-    if cortex_threshold is not None:
-        check_number(cortex_threshold, "cortex_threshold")
-    if cortex_maps is None:
+    if cortex is None or cortex.kind == "atlas":
         return CortexInputs(None, [])
-    maps = load_cortex_maps(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
-                            domains=domains)
+    maps = cortex.maps if cortex.kind == "loaded" else load_cortex_maps(
+        cortex.maps, hemispheres=cortex.hemispheres, vol_to_surf=cortex.vol_to_surf,
+        domains=domains)
     return CortexInputs(maps, [f for c in maps.values() for f in c.files])
 
 

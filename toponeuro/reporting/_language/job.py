@@ -17,6 +17,7 @@ Like :mod:`._map` it draws (so it is an entry point: only :mod:`toponeuro.cli` i
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Sequence
@@ -25,7 +26,16 @@ from dataclasses import dataclass, field
 import xarray as xr
 
 from ..._util.docs import fill_doc
-from ...analysis import TDANN_PATCHES
+from ...settings import (
+    CortexInput,
+    Extraction,
+    LanguageUnits,
+    ModelSource,
+    NullSettings,
+    PatchRule,
+    RulerRun,
+    _job_settings,
+)
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
 from .._kit.files import output_folder
@@ -101,22 +111,20 @@ class LanguageMapResult(JobResult):
     cortex: object = None
 
 
-def _check_numbers(*, min_units, alpha, n_permutations, random_state, q, top_k, smooth_fwhm,
-                   batch_size, fit_permutations) -> int:
-    """The job's numeric parameters, checked before any slow step; the fits' draws."""
-    from ..._util.params import check_int, check_n_permutations, check_number, check_top_k
-    from ...analysis import check_patch_params
+def _refuse_map_settings(src: ModelSource, patches: PatchRule) -> None:
+    """The fLoc map's settings, refused (never ignored) by the language job."""
+    from ...exceptions import InvalidDataError
 
-    check_patch_params(min_units=min_units, alpha=alpha, n_permutations=n_permutations,
-                       random_state=random_state)
-    check_number(q, "q", lo=0, hi=1, lo_open=True, hi_open=True)
-    check_top_k(top_k)
-    if smooth_fwhm is not None:
-        check_number(smooth_fwhm, "smooth_fwhm", lo=0, lo_open=True,
-                     fix="smooth_fwhm=None leaves the activations unsmoothed.")
-    check_int(batch_size, "batch_size", lo=1)
-    return check_n_permutations(
-        n_permutations if fit_permutations is None else fit_permutations, "fit_permutations")
+    if src.unit_positions is not None or src.position_units is not None:
+        raise InvalidDataError(
+            "model.unit_positions and model.position_units belong to the fLoc map; a language "
+            "model's units lie on its sheets. Leave them None.")
+    if patches.threshold != PatchRule().threshold:
+        raise InvalidDataError(
+            f"patches.threshold={patches.threshold:g} belongs to the fLoc map: the language "
+            "job's patch threshold on the sheet is the smallest t that passes "
+            "Benjamini-Hochberg. Leave it at its default; the region threshold of your "
+            "cortex maps is cortex.threshold.")
 
 
 def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
@@ -127,34 +135,22 @@ def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
 
 @fill_doc
 def run_language_map(
-    model: str = DEFAULT_LANGUAGE_MODEL,
+    model: str | ModelSource = DEFAULT_LANGUAGE_MODEL,
     *,
-    checkpoint: str | os.PathLike | None = None,
-    trust_checkpoint: bool = False,
     stimuli="langloc",
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-language-map",
     overwrite: bool = False,
-    top_k: float | int = 0.1,
-    q: float = 0.05,
-    smooth_fwhm: float | None = 2.0,
-    token_pooling: str = "mean",
-    min_units: int = TDANN_PATCHES["min_count"],
-    cortex_min_vertices: int = 10,
-    n_permutations: int = 1000,
-    alpha: float = 0.05,
-    hemispheres: Sequence[str] | None = None,
-    cortex_maps=None,
-    vol_to_surf=None,
-    cortex_threshold: float | None = None,
-    cortex_permutations: int = 1000,
+    null: NullSettings = NullSettings(),
+    patches: PatchRule = PatchRule(),
+    units: LanguageUnits = LanguageUnits(),
+    cortex: CortexInput = CortexInput(),
+    ruler: RulerRun = RulerRun(),
     verb_noun="topolm",
-    fit_permutations: int | None = None,
-    batch_size: int = 64,
-    device: str = "cpu",
-    random_state: int = 0,
+    extraction: Extraction = Extraction(),
     progress: bool = True,
     verbose: bool = True,
+    **old_keywords,
 ) -> LanguageMapResult:
     """Map a language model's language-selective topography and set it beside the cortex's.
 
@@ -192,12 +188,11 @@ def run_language_map(
 
     Parameters
     ----------
-    model : str
-        Registered language model (default :data:`DEFAULT_LANGUAGE_MODEL`); with
-        ``checkpoint``, the architecture of a plain state dict.
-    checkpoint : path-like, optional
-        A checkpoint, as in :func:`~toponeuro.reporting.run_map`.
-    %(trust_checkpoint)s
+    model : str or ModelSource
+        Registered language model (default :data:`DEFAULT_LANGUAGE_MODEL`), or a
+        :class:`~toponeuro.settings.ModelSource` with a checkpoint (as in
+        :func:`~toponeuro.reporting.run_map`; with a plain state dict, the name is its
+        architecture) and ``trust_checkpoint``.
     stimuli : "langloc", path-like or StimulusSet
         ``"langloc"``: the pinned localizer csv (cached, sha256-checked; downloaded once);
         a local csv with columns ``sentence``, ``condition``; or a StimulusSet whose
@@ -210,40 +205,33 @@ def run_language_map(
     overwrite : bool
         Replace an earlier toponeuro output in ``out_dir`` (a folder toponeuro did not write
         is never replaced).
-    top_k : float or int
-        Units selected over all layers: a count, or a fraction of the units (TopoLM's 0.1;
-        see :func:`~toponeuro.analysis.language_selectivity`).
-    q : float
-        Benjamini-Hochberg false-discovery rate of the selection (0.05).
-    smooth_fwhm : float or None
-        FWHM (unit spacings) of TopoLM's sheet smoothing before the selection (2.0;
-        ``None``: the raw activations).
-    token_pooling : {"mean", "first", "last"}
-        How a layer's token activations become one vector per item.
-    min_units : int
-        Smallest patch on the sheet (units).
-    cortex_min_vertices : int
-        Smallest region on the cortex (vertices).
-    %(n_permutations)s
-        Here: the draws of every spatial null.
-    %(alpha)s
-    hemispheres : sequence of {"left", "right"}, optional
-        Default: both for the parcels; for ``cortex_maps``, those the maps cover.
-    cortex_maps : mapping or str, optional
-        Your lab's own language maps, read and checked by
-        :func:`toponeuro.atlases.load_cortex_maps` as in :func:`~toponeuro.reporting.run_map`
-        (name -> an MNI NIfTI, a CIFTI-2 ``.dscalar.nii``, a ``(left, right)`` pair of
-        surface files on fsaverage5/6, fsaverage or fs_LR 32k, one hemisphere's file, arrays,
-        or the text form ``"language=lh.gii:rh.gii"``), read and checked before the model
-        runs: a map named ``language`` (e.g. your S - N contrast) replaces the shipped
-        parcels, any other name (``verbs``: TopoLM's verb - noun contrast on fs_LR) joins
-        them, each measured on its own mesh. Recorded in ``summary.json`` under
-        ``cortex.your_maps``.
-    %(vol_to_surf)s
-    cortex_threshold : float, optional
-        Region threshold of ``cortex_maps``, in their units (default TDANN's t >= 2).
-    cortex_permutations : int
-        Rotations of the spin-test null of the similarity of every two of your maps.
+    null : NullSettings
+        The draws of every spatial null, the significance level and the seed of every null
+        (:class:`~toponeuro.settings.NullSettings`).
+    patches : PatchRule
+        ``min_units``: smallest patch on the sheet (units). ``threshold`` stays at its
+        default (another value is refused): the sheet's patch threshold is the smallest t
+        that passes Benjamini-Hochberg.
+    units : LanguageUnits
+        TopoLM's selection (:class:`~toponeuro.settings.LanguageUnits`): ``top_k`` units
+        over all layers (a count, or a fraction: TopoLM's 0.1), Benjamini-Hochberg ``q``
+        (0.05), ``smooth_fwhm`` (unit spacings) of the sheet smoothing before the selection
+        (2.0; None: the raw activations) and ``token_pooling`` (how a layer's token
+        activations become one vector per item).
+    cortex : CortexInput
+        The cortex side (:class:`~toponeuro.settings.CortexInput`): your lab's own language
+        ``maps``, read and checked by :func:`toponeuro.atlases.load_cortex_maps` as in
+        :func:`~toponeuro.reporting.run_map` before the model runs (a map named
+        ``language``, e.g. your S - N contrast, replaces the shipped parcels; any other name
+        (``verbs``: TopoLM's verb - noun contrast on fs_LR) joins them, each measured on its
+        own mesh; recorded in ``summary.json`` under ``cortex.your_maps``), the
+        ``hemispheres`` (default: both for the parcels, those your maps cover),
+        ``vol_to_surf``, their region ``threshold`` (default TDANN's t >= 2),
+        ``min_vertices`` and the spin test's ``n_permutations``.
+    ruler : RulerRun
+        ``n_permutations``: null draws of every descriptor of the model-vs-cortex
+        comparisons, on each side (default None: ``null.n_permutations``; the cortex side of
+        a 32k-vertex mesh is the slow part).
     verb_noun : "topolm", path-like, StimulusSet or None
         The verb and noun items of TopoLM's fMRI fit (Elli et al., 2019;
         :func:`~toponeuro.reporting.load_verb_noun_stimuli`): ``"topolm"`` the pinned
@@ -251,17 +239,16 @@ def run_language_map(
         ``verb`` / ``noun`` items; None leaves the verb - noun map and its comparison out.
         The cortex's verb - noun map is your ``cortex_maps`` map named ``verbs`` (a bare
         ``PATH.nc`` is read as ``verbs=PATH.nc``), else TopoLM's group contrast (pinned).
-    fit_permutations : int, optional
-        Null draws of every descriptor of the model-vs-cortex comparisons, on each side
-        (default ``n_permutations``; the cortex side of a 32k-vertex mesh is the slow part).
-    batch_size : int
-        Stimuli per forward pass of the extraction (:func:`toponeuro.extract`).
-    %(device)s
-    %(random_state)s
-        Here: the seed of every null.
+    extraction : Extraction
+        Batch size and device of the extraction (:func:`toponeuro.extract`).
     %(progress)s
     verbose : bool
         Print the summary.
+    **old_keywords
+        The 0.4 keywords (``n_permutations=``, ``top_k=``, ``cortex_maps=`` ...), until 0.6:
+        each warns (FutureWarning) and sets the settings field that replaced it
+        (``toponeuro.settings.OLD_KEYWORDS``). The whole settings are recorded in
+        ``summary.json`` under ``settings``, by the fields' names.
 
     Returns
     -------
@@ -294,30 +281,26 @@ def run_language_map(
     from ...features import extract
     from ...training import load_model
 
-    # every parameter checked before the first (slow) step, so a bad one fails at once
-    check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
-                            "progress": progress, "verbose": verbose},
-                     model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
-                     stimuli_name="langloc", stimuli_kind="file", token_pooling=token_pooling,
-                     layers=layers)
-    fit_permutations = _check_numbers(
-        min_units=min_units, alpha=alpha, n_permutations=n_permutations,
-        random_state=random_state, q=q, top_k=top_k, smooth_fwhm=smooth_fwhm,
-        batch_size=batch_size, fit_permutations=fit_permutations)
-    cortex_maps = bare_netcdf(cortex_maps)
-    yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
-                               cortex_min_vertices=cortex_min_vertices,
-                               cortex_permutations=cortex_permutations,
-                               cortex_threshold=cortex_threshold)
-    cortex_threshold = TDANN_PATCHES["threshold"] if cortex_threshold is None else cortex_threshold
+    # every parameter checked before the first (slow) step (each settings object, when made)
+    src, null, patches, units, cortex, ruler, extraction, settings = _job_settings(
+        "run_language_map", model, DEFAULT_LANGUAGE_MODEL, old_keywords, ruler_draws=None,
+        null=null, patches=patches, units=units, cortex=cortex, ruler=ruler,
+        extraction=extraction).values()
+    check_job_params(flags={"overwrite": overwrite, "progress": progress, "verbose": verbose},
+                     model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
+                     stimuli_name="langloc", stimuli_kind="file", layers=layers)
+    _refuse_map_settings(src, patches)
+    yours = read_cortex_inputs(dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps)))
+    fwd = {"batch_size": extraction.batch_size, "device": extraction.device}  # extract()'s
     with output_folder(out_dir, overwrite=overwrite, kind="language-map",
-                               inputs=_inputs(checkpoint, stimuli, verb_noun, yours)) as folder:
+                               inputs=_inputs(src.checkpoint, stimuli, verb_noun, yours)) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=7, desc="toponeuro map --language", disable=not progress,
                      unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own
             steps.set_postfix_str("model")
-            net = load_model(model, checkpoint=checkpoint, trust_checkpoint=trust_checkpoint)
+            net = load_model(src.name, checkpoint=src.checkpoint,
+                             trust_checkpoint=src.trust_checkpoint)
             check_language_model(net.model_card)
             layers = language_layers(net.model_card, layers)
             steps.update()
@@ -328,45 +311,50 @@ def run_language_map(
             steps.update()
 
             steps.set_postfix_str("activations")
-            acts = extract(net, stim, layers, token_pooling=token_pooling,
-                           batch_size=batch_size, device=device, progress=progress)
+            acts = extract(net, stim, layers, token_pooling=units.token_pooling,
+                           progress=progress, **fwd)
             check_sheet_layers(acts, layers)
             steps.update()
 
             steps.set_postfix_str("selectivity")
-            units = language_units(acts, q=q, top_k=top_k, smooth_fwhm=smooth_fwhm)
+            selected = language_units(acts, q=units.q, top_k=units.top_k,
+                                      smooth_fwhm=units.smooth_fwhm)
             steps.update()
 
             steps.set_postfix_str("topography")
-            topo = language_model_topography(acts, units, layers, min_units=min_units,
-                                             n_permutations=n_permutations, alpha=alpha,
-                                             random_state=random_state)
-            vn = verb_noun_maps(net, vn_items, layers, token_pooling=token_pooling,
-                                batch_size=batch_size, device=device, progress=progress,
-                                n_permutations=n_permutations, alpha=alpha,
-                                random_state=random_state)
+            topo = language_model_topography(acts, selected, layers,
+                                             min_units=patches.min_units,
+                                             n_permutations=null.n_permutations,
+                                             alpha=null.alpha, random_state=null.random_state)
+            vn = verb_noun_maps(net, vn_items, layers, token_pooling=units.token_pooling,
+                                progress=progress, n_permutations=null.n_permutations,
+                                alpha=null.alpha, random_state=null.random_state, **fwd)
             steps.update()
 
             steps.set_postfix_str("cortex")
-            cortex = language_cortex(hemispheres, cortex_maps=yours.maps,
-                                     vol_to_surf=vol_to_surf, threshold=cortex_threshold,
-                                     min_vertices=cortex_min_vertices,
-                                     similarity_permutations=cortex_permutations,
-                                     alpha=alpha, random_state=random_state)
-            fits = language_fits(layers[-1], sn_map=units.tmap, cortex=cortex, verb_noun=vn,
-                                 verb_noun_cortex=vn_cortex, n_permutations=fit_permutations,
-                                 alpha=alpha, random_state=random_state)
+            cortex_side = language_cortex(cortex.hemispheres, cortex_maps=yours.maps,
+                                          vol_to_surf=cortex.vol_to_surf,
+                                          threshold=cortex.threshold,
+                                          min_vertices=cortex.min_vertices,
+                                          similarity_permutations=cortex.n_permutations,
+                                          alpha=null.alpha, random_state=null.random_state)
+            fits = language_fits(layers[-1], sn_map=selected.tmap, cortex=cortex_side,
+                                 verb_noun=vn, verb_noun_cortex=vn_cortex,
+                                 n_permutations=ruler.n_permutations, alpha=null.alpha,
+                                 random_state=null.random_state)
             steps.update()
 
             steps.set_postfix_str("report")
             setup = LanguageInputs(
-                card=net.model_card, model_desc=model_description(net, model, checkpoint),
+                card=net.model_card,
+                model_desc=model_description(net, src.name, src.checkpoint),
                 stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
-                token_pooling=token_pooling, min_units=min_units, alpha=alpha,
-                n_permutations=n_permutations, q=q,
-                cortex_threshold=cortex_threshold if yours.maps is not None else None)
-            report = assemble_language(setup, acts, units, topo, cortex, verb_noun=vn,
-                                       fits=fits, fit_permutations=fit_permutations)
+                token_pooling=units.token_pooling, min_units=patches.min_units,
+                alpha=null.alpha, n_permutations=null.n_permutations, q=units.q,
+                cortex_threshold=cortex.threshold if yours.maps is not None else None)
+            report = assemble_language(setup, acts, selected, topo, cortex_side, verb_noun=vn,
+                                       fits=fits, fit_permutations=ruler.n_permutations,
+                                       settings=settings)
             files = write_language_report(folder.path, report, t0=t0)
             steps.update()
         finally:

@@ -404,8 +404,9 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
     :func:`~toponeuro.reporting.language_model_topography`,
     :func:`~toponeuro.reporting.language_cortex`,
     :func:`~toponeuro.reporting.language_verb_noun`,
-    :func:`~toponeuro.reporting.language_fits`). ``settings``: the run's settings, recorded
-    whole in the report (``summary["settings"]``; None: left out)."""
+    :func:`~toponeuro.reporting.language_fits`). ``settings``: the run's settings objects as
+    :func:`toponeuro.settings.settings_record` records them, kept whole as
+    ``summary["settings"]``."""
     from .report import fits_summary, fits_table, headline_text, verb_noun_summary
 
     fits = fits or {}

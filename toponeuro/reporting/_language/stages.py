@@ -436,8 +436,9 @@ def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=Non
     (['left'], True)
     """
     from ...analysis import topography_table
-    from ...atlases import CortexMaps, load_cortex_maps, load_language_parcels
     from ...atlases import cortex_maps as atlas_maps
+    from ...atlases import load_cortex_maps, load_language_parcels
+    from ...settings import cortex_maps_kind
 
     user, user_topo, source = {}, None, {}
     if cortex_maps is not None:
@@ -445,9 +446,7 @@ def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=Non
             raise InvalidDataError(
                 "Your own cortex maps need a patch threshold= in their units (e.g. 2 for t "
                 "maps); got cortex_maps without threshold.")
-        loaded = isinstance(cortex_maps, dict) and cortex_maps and all(
-            isinstance(v, CortexMaps) for v in cortex_maps.values())
-        user = cortex_maps if loaded else load_cortex_maps(
+        user = cortex_maps if cortex_maps_kind(cortex_maps) == "loaded" else load_cortex_maps(
             cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
         source = next(iter(user.values())).source if user else {}
         pairs = _pairs(user)

@@ -20,8 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..._util.docs import fill_doc
-from ..._util.params import check_int, check_n_permutations
-from ...analysis import TDANN_PATCHES, check_patch_params
+from ...settings import (
+    CortexInput,
+    Extraction,
+    ModelSource,
+    NullSettings,
+    PatchRule,
+    RulerRun,
+    _job_settings,
+)
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
 from .._kit.files import output_folder
@@ -94,45 +101,24 @@ class MapResult(JobResult):
     ruler: dict = field(default_factory=dict)
 
 
-def _check_numbers(threshold, min_units, alpha, n_permutations, random_state, batch_size,
-                   ruler_permutations) -> None:
-    """The job's numeric parameters, checked before any slow step."""
-    check_patch_params(threshold, min_units, alpha=alpha, n_permutations=n_permutations,
-                       random_state=random_state)
-    check_int(batch_size, "batch_size", lo=1)
-    check_n_permutations(ruler_permutations, "ruler_permutations")
-
-
 @fill_doc
 def run_map(
-    model: str = DEFAULT_MAP_MODEL,
+    model: str | ModelSource = DEFAULT_MAP_MODEL,
     *,
-    checkpoint: str | os.PathLike | None = None,
-    trust_checkpoint: bool = False,
     stimuli="floc",
     numbers: Sequence[int] | str | None = None,
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-map",
     overwrite: bool = False,
-    threshold: float = TDANN_PATCHES["threshold"],
-    min_units: int = TDANN_PATCHES["min_count"],
-    cortex_min_vertices: int = 10,
-    n_permutations: int = 1000,
-    cortex_permutations: int = 1000,
-    alpha: float = 0.05,
-    hemispheres: Sequence[str] | None = None,
-    cortex_maps=None,
-    vol_to_surf=None,
-    cortex_threshold: float | None = None,
-    batch_size: int = 64,
-    device: str = "cpu",
-    random_state: int = 0,
+    null: NullSettings = NullSettings(),
+    patches: PatchRule = PatchRule(),
+    cortex: CortexInput = CortexInput(),
+    ruler: RulerRun = RulerRun(n_permutations=199),
+    extraction: Extraction = Extraction(),
     random_init_baseline: bool = True,
-    unit_positions=None,
-    position_units: str | None = None,
-    ruler_permutations: int = 199,
     progress: bool = True,
     verbose: bool = True,
+    **old_keywords,
 ) -> MapResult:
     """Map a model's category-selective topography and compare it with the cortex.
 
@@ -154,14 +140,14 @@ def run_map(
 
     Parameters
     ----------
-    model : str
+    model : str or ModelSource
         Registered model name (default the shipped demo TopoNet
-        :data:`DEFAULT_MAP_MODEL`); with ``checkpoint``, the architecture of a plain state
-        dict.
-    checkpoint : path-like, optional
-        A checkpoint written by ``toponeuro train`` (rebuilt from its recipe by
-        :func:`toponeuro.training.load_trained_model`) or a plain state dict for ``model``.
-    %(trust_checkpoint)s
+        :data:`DEFAULT_MAP_MODEL`), or a :class:`~toponeuro.settings.ModelSource`: the name
+        with a checkpoint (written by ``toponeuro train``, rebuilt from its recipe by
+        :func:`toponeuro.training.load_trained_model`, or a plain state dict for the name),
+        ``trust_checkpoint`` and free ``unit_positions`` of some layers (TDANN-style models;
+        default the card's: every statistic of those layers then measures distances between
+        these positions, and their maps are drawn as scatters).
     stimuli : "floc", path-like or StimulusSet
         ``"floc"``: ``$TOPONEURO_DATA/floc`` if it exists, else the pinned download; a local
         fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories.
@@ -185,42 +171,35 @@ def run_map(
         Replace an earlier toponeuro output in ``out_dir`` (without it such a folder is
         refused before anything is computed). A non-empty folder toponeuro did not write is
         never replaced.
-    threshold : float
-        Patches are connected units with ``t >= threshold`` after TDANN's smoothing
-        (default TDANN's t >= 2; see :func:`toponeuro.analysis.find_patches`).
-    min_units : int
-        Smallest model patch (units, TDANN: 10).
-    cortex_min_vertices : int
-        Smallest cortex patch (vertices).
-    %(n_permutations)s
-        Here: the spatial null of every model statistic (smoothness, patches, map
-        similarity); only patches significant at ``alpha`` are reported.
-    cortex_permutations : int
-        Draws of the spin-test null of the cortical map similarities (do two domains' ROIs
-        overlap more than rotated copies would?). The ROIs' smoothness and patches get no
-        null: they are the atlas's fixed binary regions, smooth and patchy by construction,
-        so a null says nothing about them (their p-values are NaN, shown as "–").
-    %(alpha)s
-        Here: of the patches and of every verdict and claim.
-    hemispheres : sequence of {"left", "right"}, optional
-        Cortical hemispheres compared (default: both for the atlas; for ``cortex_maps``,
-        those the maps cover). The summary's ``cortex.source.hemispheres`` says which.
-    cortex_maps : mapping or str, optional
-        Your own cortical maps in place of the visfAtlas: domain -> an MNI NIfTI, a CIFTI-2
-        ``.dscalar.nii``, a ``(left, right)`` pair of GIFTI or MGH files (fsaverage5/6,
-        fsaverage or fs_LR 32k), arrays or nibabel images, or the text form
-        ``"faces=lh.gii:rh.gii,bodies=b.nii.gz"``
-        (:func:`toponeuro.atlases.load_cortex_maps`; read and checked before the model
-        runs; the files and projection parameters are recorded in ``summary.json`` under
-        ``cortex.source``).
-    %(vol_to_surf)s
-    cortex_threshold : float, optional
-        Patch threshold of ``cortex_maps`` (default ``threshold``).
-    batch_size : int
-        Stimuli per forward pass of the extraction (:func:`toponeuro.extract`).
-    %(device)s
-    %(random_state)s
-        Here: the seed of the smoothness sampling and of every null.
+    null : NullSettings
+        The spatial null of every model statistic (smoothness, patches, map similarity):
+        its draws, the significance level of the patches and of every verdict and claim,
+        and the seed of the smoothness sampling and of every null
+        (:class:`~toponeuro.settings.NullSettings`; only patches significant at ``alpha``
+        are reported).
+    patches : PatchRule
+        Patches are connected units with ``t >= threshold`` after TDANN's smoothing, of at
+        least ``min_units`` units (:class:`~toponeuro.settings.PatchRule`, default TDANN's
+        t >= 2 and 10 units; see :func:`toponeuro.analysis.find_patches`).
+    cortex : CortexInput
+        The cortex side (:class:`~toponeuro.settings.CortexInput`): the visfAtlas domain
+        ROIs on fsaverage5 (each as its geodesic proximity) or your own ``maps`` (read by
+        :func:`toponeuro.atlases.load_cortex_maps` and checked before the model runs; their
+        files and projection are recorded in ``summary.json`` under ``cortex.source``), the
+        ``hemispheres`` compared (the summary's ``cortex.source.hemispheres`` says which),
+        ``vol_to_surf`` for MNI volumes, the patch ``threshold`` of your maps (default
+        ``patches.threshold``), ``min_vertices`` and the spin test's ``n_permutations``
+        (do two domains' ROIs overlap more than rotated copies would?). The ROIs'
+        smoothness and patches get no null: they are the atlas's fixed binary regions.
+    ruler : RulerRun
+        The one-ruler comparison (:func:`toponeuro.analysis.compare_topography`: every
+        descriptor on the sheet and on the cortex, the report's headline):
+        ``n_permutations`` draws of each side's null (default 199: its smallest p, 0.005,
+        reaches any usual ``alpha``; each draw recomputes TDANN's smoothing and patches of
+        every domain map on the 10,242-vertex cortex; 0 skips the nulls and no row can be
+        the headline) and the descriptors' :class:`~toponeuro.settings.RulerSettings`.
+    extraction : Extraction
+        Batch size and device of the extraction (:func:`toponeuro.extract`).
     random_init_baseline : bool
         Also measure the map similarities of the same architecture at random
         initialisation (:func:`random_init_similarities`) and show them beside the trained
@@ -229,26 +208,14 @@ def run_map(
         costs a second extraction and its nulls; ``False`` (``--no-random-init``) skips it,
         and the report, the sentences and ``summary.json`` (``random_init_baseline``,
         ``random_init_note``) then say that it was not computed.
-    unit_positions : mapping, optional
-        Free positions of the units of some layers (TDANN-style models): ``{layer:
-        (n_units, 2) array of (x, y), or a path to a .npy file of one or a .csv/.tsv with
-        columns unit, x, y}`` (one unit per channel: the activations are spatially averaged;
-        see :func:`toponeuro.read_unit_positions`). Every statistic of those layers then
-        measures distances between these positions, and their maps are drawn as scatters.
-        Default: the model card's ``unit_positions``, if any.
-    position_units : {"mm", "sheet"}, optional
-        Unit of ``unit_positions`` (default the card's, else ``"mm"``).
-    ruler_permutations : int
-        Draws of each side's null in the one-ruler comparison
-        (:func:`toponeuro.analysis.compare_topography`: every descriptor on the sheet and on
-        the cortex, the report's headline). Default 199: its smallest p, 0.005, reaches any
-        usual ``alpha``, and each draw recomputes TDANN's smoothing and patches of every
-        domain map on the 10,242-vertex cortex (about 0.04 s per map and draw); 0 skips the
-        nulls (each row is then judged by the values and their tolerance alone, and none
-        can be the headline).
     %(progress)s
     verbose : bool
         Print the summary table.
+    **old_keywords
+        The 0.4 keywords (``n_permutations=``, ``cortex_maps=``, ``checkpoint=`` ...), until
+        0.6: each warns (FutureWarning) and sets the settings field that replaced it
+        (``toponeuro.settings.OLD_KEYWORDS``). The whole settings are recorded in
+        ``summary.json`` under ``settings``, by the fields' names.
 
     Returns
     -------
@@ -273,7 +240,9 @@ def run_map(
     Examples
     --------
     >>> import toponeuro
-    >>> res = toponeuro.run_map(stimuli="/path/to/floc", out_dir="map-out")  # doctest: +SKIP
+    >>> from toponeuro.settings import NullSettings
+    >>> res = toponeuro.run_map(stimuli="/path/to/floc", out_dir="map-out",
+    ...                         null=NullSettings(n_permutations=199))  # doctest: +SKIP
     >>> res.summary["per_layer"]["layer4.0.conv2"]["smoothness"]["faces"]  # doctest: +SKIP
     0.05
     """
@@ -282,27 +251,26 @@ def run_map(
     from ...features import extract
     from ...training import load_model
 
-    # every parameter checked before the first (slow) step, so a bad one fails at once
-    check_job_params(flags={"overwrite": overwrite, "trust_checkpoint": trust_checkpoint,
-                            "random_init_baseline": random_init_baseline,
+    # every parameter checked before the first (slow) step (each settings object, when made)
+    src, null, patches, cortex, ruler, extraction, settings = _job_settings(
+        "run_map", model, DEFAULT_MAP_MODEL, old_keywords, ruler_draws=199, null=null,
+        patches=patches, cortex=cortex, ruler=ruler, extraction=extraction).values()
+    check_job_params(flags={"overwrite": overwrite, "random_init_baseline": random_init_baseline,
                             "progress": progress, "verbose": verbose},
-                     model=model, device=device, checkpoint=checkpoint, stimuli=stimuli,
+                     model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
                      numbers=numbers, layers=layers)
-    _check_numbers(threshold, min_units, alpha, n_permutations, random_state, batch_size,
-                   ruler_permutations)
-    yours = read_cortex_inputs(cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf,
-                               domains=MAP_DOMAINS, cortex_min_vertices=cortex_min_vertices,
-                               cortex_permutations=cortex_permutations,
-                               cortex_threshold=cortex_threshold)
-    cortex_threshold = threshold if cortex_threshold is None else cortex_threshold
+    yours = read_cortex_inputs(cortex, domains=MAP_DOMAINS)
+    fwd = {"batch_size": extraction.batch_size, "device": extraction.device,  # extract()'s
+           "unit_positions": src.unit_positions, "position_units": src.position_units}
     with output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=(checkpoint, stimuli, yours.files,
-                                       unit_positions or {})) as folder:
+                               inputs=(src.checkpoint, stimuli, yours.files,
+                                       src.unit_positions or {})) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own
             steps.set_postfix_str("model")
-            net = load_model(model, checkpoint=checkpoint, trust_checkpoint=trust_checkpoint)
+            net = load_model(src.name, checkpoint=src.checkpoint,
+                             trust_checkpoint=src.trust_checkpoint)
             layers = map_layers(net.model_card, layers)
             steps.update()
 
@@ -313,48 +281,49 @@ def run_map(
             steps.update()
 
             steps.set_postfix_str("activations")
-            acts = extract(net, stim, layers, pooling="mean", batch_size=batch_size,
-                           device=device, progress=progress, unit_positions=unit_positions,
-                           position_units=position_units)
+            acts = extract(net, stim, layers, pooling="mean", progress=progress, **fwd)
             check_sheet_layers(acts, layers)
             steps.update()
 
             steps.set_postfix_str("topography")
-            model_side = model_topography(acts, layers, threshold=threshold,
-                                          min_units=min_units, n_permutations=n_permutations,
-                                          alpha=alpha, random_state=random_state)
+            model_side = model_topography(
+                acts, layers, threshold=patches.threshold, min_units=patches.min_units,
+                n_permutations=null.n_permutations, alpha=null.alpha,
+                random_state=null.random_state)
             random_init = None
             if random_init_baseline:
                 random_init = random_init_similarities(
-                    net, stim, layers, n_permutations=n_permutations,
-                    random_state=random_state, batch_size=batch_size, device=device,
-                    progress=False, unit_positions=unit_positions,
-                    position_units=position_units)
+                    net, stim, layers, n_permutations=null.n_permutations,
+                    random_state=null.random_state, progress=False, **fwd)
             steps.update()
 
             steps.set_postfix_str("cortex")
-            cortex = cortex_topography(
-                hemispheres, cortex_maps=yours.maps, vol_to_surf=vol_to_surf,
-                threshold=cortex_threshold, min_vertices=cortex_min_vertices,
-                similarity_permutations=cortex_permutations, alpha=alpha,
-                random_state=random_state)
-            comparison = compare_model_cortex(model_side.topography, cortex.topography, layers,
-                                              list(cortex.maps), random_state=random_state)
-            ruler = ruler_comparisons(model_side.selectivity, layers, cortex,
-                                      n_permutations=ruler_permutations, alpha=alpha,
-                                      random_state=random_state)
+            cortex_side = cortex_topography(
+                cortex.hemispheres, cortex_maps=yours.maps, vol_to_surf=cortex.vol_to_surf,
+                threshold=cortex.threshold, min_vertices=cortex.min_vertices,
+                similarity_permutations=cortex.n_permutations, alpha=null.alpha,
+                random_state=null.random_state)
+            comparison = compare_model_cortex(
+                model_side.topography, cortex_side.topography, layers, list(cortex_side.maps),
+                random_state=null.random_state, n_permutations=null.n_permutations,
+                cortex_permutations=cortex.n_permutations)
+            rulers = ruler_comparisons(model_side.selectivity, layers, cortex_side,
+                                       n_permutations=ruler.n_permutations, alpha=null.alpha,
+                                       random_state=null.random_state,
+                                       settings=ruler.descriptors)
             steps.update()
 
             steps.set_postfix_str("report")
             inputs = _results.MapInputs(
-                card=net.model_card, model_desc=_model_description(net, model, checkpoint),
+                card=net.model_card,
+                model_desc=_model_description(net, src.name, src.checkpoint),
                 stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
-                threshold=threshold, min_units=min_units, alpha=alpha,
+                threshold=patches.threshold, min_units=patches.min_units, alpha=null.alpha,
                 training_images=train)
-            res = _results.assemble(inputs, acts, model_side, cortex, comparison,
-                                    random_init=random_init, ruler=ruler)
-            files = _writer.write_report(folder.path, res, atlas=cortex.atlas, t0=t0,
-                                         cortex=cortex.maps)
+            res = _results.assemble(inputs, acts, model_side, cortex_side, comparison,
+                                    random_init=random_init, ruler=rulers, settings=settings)
+            files = _writer.write_report(folder.path, res, atlas=cortex_side.atlas, t0=t0,
+                                         cortex=cortex_side.maps)
             steps.update()
         finally:
             steps.close()
@@ -364,4 +333,4 @@ def run_map(
         print(f"\nReport: {files['report.html']}")
     return MapResult(report=res.report, selectivity=res.selectivity, tables=res.tables,
                      files={k: str(v) for k, v in files.items()}, out_dir=str(folder.final),
-                     comparison=comparison, ruler=ruler)
+                     comparison=comparison, ruler=rulers)

@@ -246,7 +246,8 @@ def assemble(inputs: MapInputs, acts, model, cortex, comparison: dict,
     (see ``BASELINE_NOTE``). ``ruler``: ``(layer, hemisphere) ->`` the one-ruler comparison
     (:func:`~toponeuro.reporting.ruler_comparisons`), whose rows make ``tables["ruler"]``
     and ``summary["ruler"]`` (with the headline its fixed rule chose). ``settings``: the
-    run's settings, recorded whole in the report (``summary["settings"]``; None: left out).
+    run's settings objects as :func:`toponeuro.settings.settings_record` records them, kept
+    whole as ``summary["settings"]``.
     """
     from .ruler import ruler_summary, ruler_table
 

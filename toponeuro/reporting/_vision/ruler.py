@@ -75,7 +75,7 @@ def _model_maps(selectivity: xr.DataArray, layer: str, domains) -> dict:
 @fill_doc
 def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, *,
                       n_permutations: int = 1000, alpha: float = 0.05,
-                      random_state=0) -> dict:
+                      random_state=0, settings=None) -> dict:
     """``{(layer, hemisphere): TopographyComparison}``: every descriptor on both sides.
 
     Parameters
@@ -91,6 +91,9 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
         side).
     %(alpha)s
     %(random_state)s
+    settings : RulerSettings, optional
+        The descriptors' parameters (:class:`toponeuro.settings.RulerSettings`; None: the
+        defaults).
 
     Returns
     -------
@@ -120,7 +123,7 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
             out[layer, hemi] = compare_topography(
                 _model_maps(selectivity, layer, domains), {d: cmaps[d] for d in domains},
                 n_permutations=n_permutations, alpha=alpha, random_state=random_state,
-                cortex_results=done.get(hemi))
+                settings=settings, cortex_results=done.get(hemi))
             # the cortex's descriptors do not depend on the layer: computed once per hemisphere
             done.setdefault(hemi, [r.cortex for r in out[layer, hemi].rows])
     return out

@@ -393,20 +393,20 @@ def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
     'proximity'
     """
     from ...analysis import topography_table
-    from ...atlases import CortexMaps, load_cortex_maps, load_visfatlas
     from ...atlases import cortex_maps as atlas_maps
+    from ...atlases import load_cortex_maps, load_visfatlas
     from ...exceptions import InvalidDataError
+    from ...settings import cortex_maps_kind
 
-    if cortex_maps is not None:
+    kind = cortex_maps_kind(cortex_maps)
+    if kind != "atlas":
         if threshold is None:
             raise InvalidDataError(
                 "Your own cortex maps need a patch threshold= in their units (e.g. 2 for t "
                 "maps, TDANN's threshold)."
             )
         atlas = None
-        loaded = isinstance(cortex_maps, dict) and cortex_maps and all(
-            isinstance(v, CortexMaps) for v in cortex_maps.values())
-        maps = cortex_maps if loaded else load_cortex_maps(
+        maps = cortex_maps if kind == "loaded" else load_cortex_maps(
             cortex_maps, hemispheres=hemispheres, vol_to_surf=vol_to_surf)
         thr = float(threshold)
         _check_roi_threshold(maps, thr)
@@ -438,7 +438,7 @@ def _check_roi_threshold(maps, thr: float) -> None:
                     f"cortex_maps[{name!r}] ({h} hemisphere) is a 0/1 map (an ROI, or regions "
                     f"of a label file), so at the patch threshold {thr:g} it has "
                     f"{'no patch' if thr > 1 else 'one patch, the whole cortex'}. Give a "
-                    "threshold in (0, 1] for 0/1 maps: cortex_threshold=0.5 (and your value "
+                    "threshold in (0, 1] for 0/1 maps: cortex.threshold=0.5 (and your value "
                     "maps as 0/1 ROIs too, or the ROIs as value maps, since one threshold "
                     "serves every map)."
                 )
@@ -446,10 +446,12 @@ def _check_roi_threshold(maps, thr: float) -> None:
 
 @fill_doc
 def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
-                         hemispheres: Sequence[str], *, random_state=0) -> dict:
+                         hemispheres: Sequence[str], *, random_state=0,
+                         n_permutations: int | None = None,
+                         cortex_permutations: int | None = None) -> dict:
     """``{(layer, hemisphere): table}``: :func:`toponeuro.analysis.compare_tables` of each
     model layer against each cortical hemisphere, with the arrangement of the domain
-    centres and its shift and spin nulls (as many draws as each table's nulls had).
+    centres and its shift and spin nulls.
 
     Parameters
     ----------
@@ -462,6 +464,12 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
     hemispheres : sequence of str
         The hemispheres compared.
     %(random_state)s
+    %(n_permutations)s
+        Here: draws of the arrangement's shift null (the job passes
+        ``null.n_permutations``; None: as many as the model table's nulls had).
+    cortex_permutations : int, optional
+        Draws of its spin null (the job passes ``cortex.n_permutations``; None: as many as
+        the cortex table's spin test had).
 
     Returns
     -------
@@ -483,7 +491,9 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
     from ...analysis import compare_tables
 
     with use_null_cache():  # the cortex maps' spin draws: once per maps, mesh and seed
-        return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state)
+        return {(ly, h): compare_tables(model_topo, ly, cortex_topo, h, random_state=random_state,
+                                        n_permutations=n_permutations,
+                                        cortex_permutations=cortex_permutations)
                 for ly in layers for h in hemispheres}
 
 

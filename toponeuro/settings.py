@@ -1,0 +1,656 @@
+"""The jobs' parameters, declared once: small frozen settings objects (issue 44).
+
+Values that travel together are one object, checked once where it is made (its
+``__post_init__``), passed whole through :func:`toponeuro.run_map` and
+:func:`toponeuro.run_language_map` (inner calls trust it) and recorded whole in
+``summary.json`` under ``"settings"``, with the same names as the fields here. The command
+line builds its flags from the same declarations (each field's ``metadata``: its flag and
+help), so one quantity has one name from the flag to the summary: ``--cortex-n-permutations``
+-> ``CortexInput.n_permutations`` -> ``summary["settings"]["cortex"]["n_permutations"]``.
+
+- :class:`NullSettings` (``null``): the spatial nulls' draws, significance level and seed;
+- :class:`PatchRule` (``patches``): what a patch is, threshold and smallest size;
+- :class:`CortexInput` (``cortex``): your maps (or the shipped ones), hemispheres,
+  projection, patch rule and the spin test's draws;
+- :class:`Extraction` (``extraction``): batch size and device;
+- :class:`ModelSource` (``model``): the model's name, a checkpoint, unit positions;
+- :class:`RulerRun` (``ruler``): the one-ruler comparison, its draws and
+  :class:`RulerSettings`;
+- :class:`LanguageUnits` (``units``): TopoLM's language-selective units.
+
+A bad value raises the typed error of :mod:`toponeuro.exceptions` naming the field as the
+job's parameter and the field, ``null.n_permutations``, ``cortex.min_vertices``.
+
+Examples
+--------
+>>> from toponeuro.settings import NullSettings
+>>> NullSettings(n_permutations=199, alpha=0.01)
+NullSettings(n_permutations=199, alpha=0.01, random_state=0)
+>>> NullSettings(n_permutations=-1)
+Traceback (most recent call last):
+...
+toponeuro.exceptions.ParameterError: null.n_permutations=-1 is not a whole number in [0, 1000000]. 0 draws no null; 1000 is the usual choice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
+from .analysis import RulerSettings
+from .exceptions import InputTypeError, ParameterError, UnknownNameError, close_matches
+
+__all__ = [
+    "NullSettings",
+    "PatchRule",
+    "CortexInput",
+    "Extraction",
+    "ModelSource",
+    "RulerRun",
+    "RulerSettings",
+    "LanguageUnits",
+    "cortex_maps_kind",
+    "settings_record",
+]
+
+#: TDANN's patch rule (``toponeuro.analysis.TDANN_PATCHES``), repeated here so that this
+#: module's defaults read as numbers
+_TDANN_THRESHOLD = 2.0
+_TDANN_MIN_COUNT = 10
+
+
+def _meta(flag: str | None, help: str, **extra) -> dict:
+    """A field's declaration beyond its type and default: its flag (None: Python only) and help."""
+    return {"flag": flag, "help": help, **extra}
+
+
+def _n_draws(value, name: str) -> int:
+    return check_int(value, name, lo=0, hi=MAX_PERMUTATIONS,
+                     fix="0 draws no null; 1000 is the usual choice.")
+
+
+def _flag(value, name: str) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise InputTypeError(f"{name} must be True or False; got {value!r}.")
+    return bool(value)
+
+
+def _seed(value, name: str):
+    """None, an int >= 0 (kept as given) or a numpy Generator / SeedSequence."""
+    if value is None or isinstance(
+            value, np.random.Generator | np.random.SeedSequence | np.random.BitGenerator):
+        return value
+    return check_int(value, name, lo=0,
+                     fix="Give None, a whole number >= 0 or a numpy.random.Generator.")
+
+
+def _set(obj, name: str, value) -> None:
+    """Store a checked (canonical) value on a frozen settings object."""
+    object.__setattr__(obj, name, value)
+
+
+# --- the spatial nulls ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class NullSettings:
+    """The spatial nulls of every model statistic: draws, significance level, seed.
+
+    Parameters
+    ----------
+    n_permutations : int
+        Draws of each null (0: none; p-values are then NaN).
+    alpha : float
+        Significance level of every verdict and claim, in (0, 1).
+    random_state : int, numpy.random.Generator or None
+        Seed of the sampling and of every null.
+
+    Examples
+    --------
+    >>> NullSettings().n_permutations, NullSettings(alpha=0.01).alpha
+    (1000, 0.01)
+    """
+
+    _name = "null"
+
+    n_permutations: int = field(default=1000, metadata=_meta(
+        "--n-permutations", "draws of every spatial null (smoothness, patches, map "
+        "similarity); 0 skips the nulls", old_flags=("--permutations",)))
+    alpha: float = field(default=0.05, metadata=_meta(
+        "--alpha", "significance level of every verdict and claim"))
+    random_state: object = field(default=0, metadata=_meta(
+        "--random-state", "seed of the sampling and of every null", type=int,
+        old_flags=("--seed",)))
+
+    def __post_init__(self):
+        _set(self, "n_permutations", _n_draws(self.n_permutations, "null.n_permutations"))
+        _set(self, "alpha", check_number(self.alpha, "null.alpha", lo=0, hi=1, lo_open=True,
+                                         hi_open=True))
+        _set(self, "random_state", _seed(self.random_state, "null.random_state"))
+
+
+# --- patches --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PatchRule:
+    """What a patch of the model's sheet is (TDANN's rule by default).
+
+    Parameters
+    ----------
+    threshold : float
+        Patches are connected units with ``t >= threshold`` after TDANN's smoothing
+        (TDANN's 2). The fLoc map's: the language job refuses another value (its sheet's
+        threshold is the Benjamini-Hochberg t).
+    min_units : int
+        Smallest patch, in units (TDANN: 10), at least 1.
+
+    Examples
+    --------
+    >>> PatchRule(threshold=3).threshold
+    3.0
+    """
+
+    _name = "patches"
+
+    threshold: float = field(default=_TDANN_THRESHOLD, metadata=_meta(
+        "--threshold", "patch threshold on the selectivity t, after TDANN's smoothing"))
+    min_units: int = field(default=_TDANN_MIN_COUNT, metadata=_meta(
+        "--min-units", "smallest model patch, in units"))
+
+    def __post_init__(self):
+        _set(self, "threshold", check_number(self.threshold, "patches.threshold"))
+        _set(self, "min_units", check_int(self.min_units, "patches.min_units", lo=1))
+
+
+# --- the cortex side ------------------------------------------------------------------------
+def cortex_maps_kind(maps) -> str:
+    """What ``maps`` is: ``"atlas"`` (None: the job's shipped maps), ``"loaded"`` (what
+    :func:`toponeuro.atlases.load_cortex_maps` returned: hemisphere -> CortexMaps) or
+    ``"files"`` (anything :func:`~toponeuro.atlases.load_cortex_maps` reads: a mapping of
+    domain -> files or arrays, or the text form ``"faces=lh.gii:rh.gii"``).
+
+    The one place that tells the kinds apart (:class:`CortexInput` keeps the answer).
+
+    Parameters
+    ----------
+    maps : None, mapping or str
+        The ``maps`` of a :class:`CortexInput`.
+
+    Returns
+    -------
+    str
+        ``"atlas"``, ``"loaded"`` or ``"files"``.
+
+    Raises
+    ------
+    InputTypeError
+        ``maps`` is none of these.
+
+    Examples
+    --------
+    >>> cortex_maps_kind(None), cortex_maps_kind("faces=f.nii.gz")
+    ('atlas', 'files')
+    """
+    if maps is None:
+        return "atlas"
+    if isinstance(maps, Mapping) and maps:
+        from .atlases import CortexMaps
+
+        if all(isinstance(v, CortexMaps) for v in maps.values()):
+            return "loaded"
+    if isinstance(maps, str | os.PathLike | Mapping):
+        return "files"
+    raise InputTypeError(
+        f"cortex.maps must be None (the shipped maps), a mapping domain -> file(s) or the text "
+        f"form 'faces=lh.gii:rh.gii'; got a {type(maps).__name__}.")
+
+
+@dataclass(frozen=True)
+class CortexInput:
+    """The cortex side of a job: your maps (or the shipped ones) and how they are measured.
+
+    Parameters
+    ----------
+    maps : mapping, str or None
+        Your own cortical maps (domain -> an MNI NIfTI, a CIFTI-2 ``.dscalar.nii``, a
+        ``(left, right)`` pair of GIFTI or MGH files, arrays or nibabel images, or the text
+        form ``"faces=lh.gii:rh.gii,bodies=b.nii.gz"``; see
+        :func:`toponeuro.atlases.load_cortex_maps`), what that function returned, or None:
+        the job's shipped maps (the visfAtlas ROIs; the language parcels).
+    hemispheres : sequence of {"left", "right"}, optional
+        Hemispheres compared (default: both for the shipped maps, those your maps cover).
+    vol_to_surf : mapping, optional
+        Keyword arguments of nilearn's ``vol_to_surf`` for NIfTI maps (default radius 3 mm,
+        linear interpolation).
+    threshold : float, optional
+        Patch threshold of your maps, in their units (default: the job's ``patches.threshold``).
+    min_vertices : int
+        Smallest cortex patch, in vertices (at least 1).
+    n_permutations : int
+        Rotations of the spin test of every cortical statistic (map similarity, the
+        arrangement's cortex side); 0 skips it.
+
+    Attributes
+    ----------
+    kind : {"atlas", "files", "loaded"}
+        What ``maps`` is (:func:`cortex_maps_kind`), told once here.
+
+    Examples
+    --------
+    >>> CortexInput().kind, CortexInput(maps="faces=faces.nii.gz").kind
+    ('atlas', 'files')
+    >>> CortexInput(min_vertices=0)
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.ParameterError: cortex.min_vertices=0 is not a whole number >= 1.
+    """
+
+    _name = "cortex"
+
+    maps: object = field(default=None, metadata=_meta(
+        "--cortex-maps", "your own cortical maps in place of the shipped ones: "
+        "faces=lh.faces.gii:rh.faces.gii (GIFTI or MGH per hemisphere on fsaverage5, "
+        "fsaverage or fs_LR 32k, left first), faces=faces.dscalar.nii (CIFTI-2, fs_LR), "
+        "faces=lh.faces.mgh (one hemisphere) or faces=faces_mni.nii.gz (an MNI volume, "
+        "projected with nilearn's vol_to_surf), comma-separated per domain; quote a path "
+        "holding ':' or ',' (default: the visfAtlas ROIs; with --language the language "
+        "parcels of Wolna et al., 2025)", metavar="NAME=PATH,...",
+        language_help="your own language maps: language=lh.gii:rh.gii (GIFTI or MGH per "
+        "hemisphere on fsaverage5, fsaverage or fs_LR 32k, left first), "
+        "verbs=verbs.dscalar.nii (CIFTI-2, fs_LR), verbs=lh.verbs.func.gii (one hemisphere), "
+        "language=sn_mni.nii.gz (an MNI volume) or verbs=group-level-contrast.nc (TopoLM's "
+        "netCDF, read by toponeuro.atlases.read_netcdf_map; a bare PATH.nc is taken as "
+        "verbs=PATH.nc); a map named language replaces the shipped parcels and is compared "
+        "with the model's S - N map, a map named verbs is compared with the model's verb - "
+        "noun map (default: TopoLM's group contrast), any other name joins them; "
+        "comma-separated (default: the language parcels of Wolna et al., 2025)"))
+    hemispheres: tuple | None = field(default=None, metadata=_meta(
+        "--hemispheres", "cortical hemispheres compared (default: both; with --cortex-maps "
+        "those the maps cover); the report says which", nargs="+",
+        choices=("left", "right")))
+    vol_to_surf: Mapping | None = field(default=None, metadata=_meta(
+        "--vol-to-surf", "vol_to_surf parameters for NIfTI --cortex-maps, e.g. "
+        "'{\"radius\": 2}' (default: radius 3 mm, linear interpolation; recorded in "
+        "summary.json)", metavar="JSON", json=True))
+    threshold: float | None = field(default=None, metadata=_meta(
+        "--cortex-threshold", "patch threshold of --cortex-maps, in their units (default: "
+        "--threshold)", language_help="region threshold of --cortex-maps, in their units "
+        "(default: 2, TDANN's t threshold)"))
+    min_vertices: int = field(default=10, metadata=_meta(
+        "--cortex-min-vertices", "smallest cortex patch, in vertices"))
+    n_permutations: int = field(default=1000, metadata=_meta(
+        "--cortex-n-permutations", "draws of the spin test of every cortical statistic (map "
+        "similarity, the arrangement's cortex side); 0 skips it",
+        old_flags=("--cortex-permutations",)))
+    kind: str = field(init=False, repr=False, compare=False, metadata=_meta(
+        None, "what maps is (derived)"))
+
+    def __post_init__(self):
+        if self.hemispheres is not None:
+            hemis = [self.hemispheres] if isinstance(self.hemispheres, str) else list(
+                self.hemispheres)
+            bad = [h for h in hemis if h not in ("left", "right")]
+            if bad or not hemis:
+                raise UnknownNameError(
+                    f"cortex.hemispheres={self.hemispheres!r}: each must be 'left' or 'right' "
+                    f"(default None: both); {close_matches(str(bad[0]) if bad else '', ('left', 'right'))}")
+            _set(self, "hemispheres", tuple(hemis))
+        if self.vol_to_surf is not None and not isinstance(self.vol_to_surf, Mapping):
+            raise InputTypeError(f"cortex.vol_to_surf must be a mapping of nilearn vol_to_surf "
+                                 f"keyword arguments (e.g. {{'radius': 2}}); got "
+                                 f"{self.vol_to_surf!r}.")
+        if self.threshold is not None:
+            _set(self, "threshold", check_number(self.threshold, "cortex.threshold"))
+        _set(self, "min_vertices", check_int(self.min_vertices, "cortex.min_vertices", lo=1))
+        _set(self, "n_permutations", _n_draws(self.n_permutations, "cortex.n_permutations"))
+        _set(self, "kind", cortex_maps_kind(self.maps))
+
+
+# --- extraction and the model ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Extraction:
+    """How the activations are computed (:func:`toponeuro.extract`).
+
+    Parameters
+    ----------
+    batch_size : int
+        Stimuli per forward pass, at least 1.
+    device : str
+        ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"mps"`` (checked against the hardware).
+
+    Examples
+    --------
+    >>> Extraction(batch_size=8)
+    Extraction(batch_size=8, device='cpu')
+    """
+
+    _name = "extraction"
+
+    batch_size: int = field(default=64, metadata=_meta(
+        "--batch-size", "stimuli per forward pass"))
+    device: str = field(default="cpu", metadata=_meta("--device", "cpu, cuda or cuda:N"))
+
+    def __post_init__(self):
+        from ._util.device import check_device
+        from .exceptions import DeviceError
+
+        _set(self, "batch_size", check_int(self.batch_size, "extraction.batch_size", lo=1))
+        try:
+            check_device(self.device)
+        except DeviceError as err:
+            raise DeviceError(str(err).replace("device=", "extraction.device=")) from None
+        _set(self, "device", str(self.device))
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Which model and weights a job maps.
+
+    Parameters
+    ----------
+    name : str
+        Registered model name (``toponeuro models``); with ``checkpoint``, the architecture
+        of a plain state dict.
+    checkpoint : path-like, optional
+        A checkpoint written by ``toponeuro train`` or a plain state dict for ``name``.
+    trust_checkpoint : bool
+        Allow checkpoints that pickle arbitrary objects (runs their code).
+    unit_positions : mapping, optional
+        Free positions of the units of some layers (TDANN-style): ``{layer: (n_units, 2)
+        array, or a path to a .npy / .csv}`` (vision job only; default the card's).
+    position_units : {"mm", "sheet"}, optional
+        Unit of ``unit_positions`` (default the card's, else ``"mm"``).
+
+    Examples
+    --------
+    >>> ModelSource("toponet_demo.v2_tau_50").checkpoint is None
+    True
+    """
+
+    _name = "model"
+
+    name: str = field(default="toponet_demo.v2_tau_50", metadata=_meta(
+        "--model", "registered model name arch.tag (see `toponeuro models`)"))
+    checkpoint: object = field(default=None, metadata=_meta(
+        "--checkpoint", "a checkpoint from `toponeuro train`, or a state dict for --model "
+        "(default: the model's released weights)"))
+    trust_checkpoint: bool = field(default=False, metadata=_meta(
+        "--trust-checkpoint", "allow checkpoints that pickle arbitrary objects (runs their "
+        "code)", action="store_true"))
+    unit_positions: Mapping | None = field(default=None, metadata=_meta(
+        "--unit-positions", "free positions of the units of a layer (TDANN-style): a .npy "
+        "array (n_units, 2) or a .csv with columns unit, x, y, per layer (default: the model "
+        "card's, if any); every statistic of that layer then measures distances between them",
+        nargs="+", metavar="LAYER=PATH"))
+    position_units: str | None = field(default=None, metadata=_meta(
+        "--position-units", "unit of --unit-positions (default: the card's, else mm)",
+        choices=("mm", "sheet")))
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise InputTypeError(f"model.name must be a registered model name (see "
+                                 f"toponeuro.models.list_models()); got {self.name!r}.")
+        if self.checkpoint is not None and not isinstance(self.checkpoint, str | os.PathLike):
+            raise InputTypeError(f"model.checkpoint must be a path; got "
+                                 f"{type(self.checkpoint).__name__}.")
+        _set(self, "trust_checkpoint", _flag(self.trust_checkpoint, "model.trust_checkpoint"))
+        if self.unit_positions is not None and not isinstance(self.unit_positions, Mapping):
+            raise InputTypeError(f"model.unit_positions must be a mapping layer -> positions "
+                                 f"(array or path); got {type(self.unit_positions).__name__}.")
+        if self.position_units not in (None, "mm", "sheet"):
+            raise UnknownNameError(f"model.position_units={self.position_units!r} is not "
+                                   "'mm' or 'sheet'.")
+
+
+# --- the one-ruler comparison ---------------------------------------------------------------
+@dataclass(frozen=True)
+class RulerRun:
+    """The one-ruler model-vs-cortex comparison (:func:`toponeuro.analysis.compare_topography`).
+
+    Parameters
+    ----------
+    n_permutations : int or None
+        Draws of each side's null of every descriptor (0: no nulls; each row is then judged
+        by the values and their tolerance alone). None: the job's default (the map job: 199;
+        the language job: ``null.n_permutations``).
+    descriptors : RulerSettings
+        The descriptors' own parameters (:class:`RulerSettings`; Python only).
+
+    Examples
+    --------
+    >>> RulerRun(n_permutations=99).descriptors == RulerSettings()
+    True
+    """
+
+    _name = "ruler"
+
+    n_permutations: int | None = field(default=None, metadata=_meta(
+        "--ruler-n-permutations", "draws of each side's null in the model-vs-cortex "
+        "comparison of every descriptor (default: the map job 199; with --language "
+        "--n-permutations)", old_flags=("--fit-permutations",)))
+    descriptors: RulerSettings = field(default_factory=RulerSettings, metadata=_meta(
+        None, "the descriptors' parameters (Python only: a RulerSettings)"))
+
+    def __post_init__(self):
+        if self.n_permutations is not None:
+            _set(self, "n_permutations", _n_draws(self.n_permutations, "ruler.n_permutations"))
+        if not isinstance(self.descriptors, RulerSettings):
+            raise InputTypeError(f"ruler.descriptors must be a RulerSettings; got "
+                                 f"{type(self.descriptors).__name__}.")
+
+
+# --- the language job's units ---------------------------------------------------------------
+@dataclass(frozen=True)
+class LanguageUnits:
+    """TopoLM's language-selective units (:func:`toponeuro.analysis.language_selectivity`).
+
+    Parameters
+    ----------
+    top_k : int or float
+        The units kept over all layers: an int >= 1 is a count, a float in (0, 1] a fraction.
+    q : float
+        Benjamini-Hochberg false discovery rate, in (0, 1).
+    smooth_fwhm : float or None
+        FWHM of the activations' smoothing on the sheet (None: unsmoothed).
+    token_pooling : str
+        How a stimulus's tokens become one activation (``toponeuro.features.TOKEN_POOLINGS``).
+
+    Examples
+    --------
+    >>> LanguageUnits(top_k=5).top_k
+    5
+    """
+
+    _name = "units"
+
+    top_k: float = field(default=0.1, metadata=_meta(
+        "--top-k", "language-selective units kept over all layers: a count (5) or a "
+        "fraction (0.1)", type=lambda s: int(s) if s.strip().isdigit() else float(s)))
+    q: float = field(default=0.05, metadata=_meta(
+        "--q", "Benjamini-Hochberg false discovery rate of the S vs N t test"))
+    smooth_fwhm: float | None = field(default=2.0, metadata=_meta(
+        "--smooth-fwhm", "FWHM of the activations' smoothing on the sheet"))
+    token_pooling: str = field(default="mean", metadata=_meta(
+        "--token-pooling", "how a stimulus's tokens become one activation"))
+
+    def __post_init__(self):
+        try:
+            _set(self, "top_k", check_top_k(self.top_k))
+        except (ParameterError, InputTypeError) as err:
+            raise type(err)(str(err).replace("top_k=", "units.top_k=", 1)) from None
+        _set(self, "q", check_number(self.q, "units.q", lo=0, hi=1, lo_open=True, hi_open=True))
+        if self.smooth_fwhm is not None:
+            _set(self, "smooth_fwhm", check_number(
+                self.smooth_fwhm, "units.smooth_fwhm", lo=0, lo_open=True,
+                fix="units.smooth_fwhm=None leaves the activations unsmoothed."))
+        from .features import TOKEN_POOLINGS
+
+        if self.token_pooling not in TOKEN_POOLINGS:
+            raise UnknownNameError(
+                f"units.token_pooling must be one of {TOKEN_POOLINGS}; got "
+                f"{self.token_pooling!r}. {close_matches(str(self.token_pooling), TOKEN_POOLINGS)}")
+
+
+# --- the summary's record -------------------------------------------------------------------
+def _json_value(value):
+    """A settings value as JSON: paths as text, arrays and objects by their kind."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, os.PathLike):
+        return str(Path(value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _json_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, Sequence):
+        return [_json_value(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return f"<array {'x'.join(map(str, value.shape))}>"
+    return f"<{type(value).__name__}>"
+
+
+def _cortex_maps_json(cortex: CortexInput):
+    if cortex.kind == "loaded":
+        return sorted({str(f) for c in cortex.maps.values() for f in c.files}) or "<maps>"
+    return _json_value(cortex.maps)
+
+
+def settings_record(**settings) -> dict:
+    """The settings objects as ``summary.json`` records them: ``{parameter: {field: value}}``.
+
+    Same names as the fields; paths as text; the cortex maps as their files (loaded maps) or
+    as given; arrays as ``"<array shape>"``; a numpy Generator seed as ``"<Generator>"``.
+
+    Parameters
+    ----------
+    **settings
+        Parameter name -> settings object (``null=NullSettings(), ...``).
+
+    Returns
+    -------
+    dict
+        JSON-able, one record per parameter.
+
+    Examples
+    --------
+    >>> settings_record(null=NullSettings(n_permutations=9))
+    {'null': {'n_permutations': 9, 'alpha': 0.05, 'random_state': 0}}
+    """
+    out = {}
+    for name, obj in settings.items():
+        rec = {}
+        for f in dataclasses.fields(obj):
+            if not f.init:
+                continue
+            value = getattr(obj, f.name)
+            rec[f.name] = (_cortex_maps_json(obj) if isinstance(obj, CortexInput)
+                           and f.name == "maps" else _json_value(value))
+        if isinstance(obj, CortexInput):
+            rec["kind"] = obj.kind
+        out[name] = rec
+    return out
+
+
+# --- the 0.4 keywords, for one release --------------------------------------------------------
+#: a 0.4 keyword of ``run_map`` / ``run_language_map`` -> the settings field that replaced it
+#: (``parameter.field``); the jobs accept them until 0.6 with a FutureWarning
+OLD_KEYWORDS = {
+    "checkpoint": "model.checkpoint",
+    "trust_checkpoint": "model.trust_checkpoint",
+    "unit_positions": "model.unit_positions",
+    "position_units": "model.position_units",
+    "threshold": "patches.threshold",
+    "min_units": "patches.min_units",
+    "n_permutations": "null.n_permutations",
+    "alpha": "null.alpha",
+    "random_state": "null.random_state",
+    "hemispheres": "cortex.hemispheres",
+    "cortex_maps": "cortex.maps",
+    "vol_to_surf": "cortex.vol_to_surf",
+    "cortex_threshold": "cortex.threshold",
+    "cortex_min_vertices": "cortex.min_vertices",
+    "cortex_permutations": "cortex.n_permutations",
+    "batch_size": "extraction.batch_size",
+    "device": "extraction.device",
+    "ruler_permutations": "ruler.n_permutations",
+    "fit_permutations": "ruler.n_permutations",
+    "top_k": "units.top_k",
+    "q": "units.q",
+    "smooth_fwhm": "units.smooth_fwhm",
+    "token_pooling": "units.token_pooling",
+}
+
+
+def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
+    """``current`` (parameter -> settings object) with the 0.4 keywords of ``old`` applied.
+
+    Each old keyword warns (FutureWarning, naming its replacement) and replaces its field;
+    a keyword the job never had is Python's own TypeError.
+    """
+    import warnings
+
+    if not old:
+        return current
+    out = dict(current)
+    changes: dict[str, dict] = {}
+    for key, value in old.items():
+        target = OLD_KEYWORDS.get(key)
+        param, _, name = (target or "").partition(".")
+        if target is None or param not in out:
+            raise InputTypeError(f"{job}() got an unexpected keyword argument {key!r}")
+        cls = type(out[param])
+        warnings.warn(
+            f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in 0.6; "
+            f"use {param}={cls.__name__}({name}=...) (toponeuro.settings.{cls.__name__}).",
+            FutureWarning, stacklevel=4)  # the caller of run_map / run_language_map
+        changes.setdefault(param, {})[name] = value
+    for param, fields_ in changes.items():
+        out[param] = dataclasses.replace(out[param], **fields_)
+    return out
+
+
+def _check_types(**settings) -> None:
+    """Each settings parameter of a job is its settings object (whose fields checked
+    themselves when it was made)."""
+    want = {"null": NullSettings, "patches": PatchRule, "cortex": CortexInput,
+            "ruler": RulerRun, "extraction": Extraction, "units": LanguageUnits}
+    for name, value in settings.items():
+        cls = want[name]
+        if not isinstance(value, cls):
+            raise InputTypeError(
+                f"{name} must be a toponeuro.settings.{cls.__name__} (e.g. {name}="
+                f"{cls.__name__}(...)); got {type(value).__name__}.")
+
+
+def _job_settings(job: str, model, default_model: str, old_keywords: Mapping, *,
+                  ruler_draws: int | None, **settings) -> dict:
+    """A job's settings objects, in the order given after ``model``, then their ``record``
+    (:func:`settings_record`): the 0.4 keywords applied, each checked to be its settings
+    class, the job's defaults of the fields left None filled in (``ruler.n_permutations``:
+    ``ruler_draws``, None: ``null.n_permutations``; ``cortex.threshold``:
+    ``patches.threshold``)."""
+    given = _apply_old_keywords(job, old_keywords, {
+        "model": _model_source(model, default_model), **settings})
+    _check_types(**{k: v for k, v in given.items() if k != "model"})
+    if given["ruler"].n_permutations is None:
+        draws = given["null"].n_permutations if ruler_draws is None else ruler_draws
+        given["ruler"] = dataclasses.replace(given["ruler"], n_permutations=draws)
+    if given["cortex"].threshold is None:
+        given["cortex"] = dataclasses.replace(given["cortex"],
+                                              threshold=given["patches"].threshold)
+    return {**given, "record": settings_record(**given)}
+
+
+def _model_source(model, default: str) -> ModelSource:
+    """``model`` (a name or a :class:`ModelSource`) as a :class:`ModelSource`."""
+    if isinstance(model, ModelSource):
+        return model
+    return ModelSource(default if model is None else model)

@@ -108,6 +108,12 @@ class RulerSettings:
         Smallest patch area kept, x extent^2: TDANN's 100 of 4,900 mm^2.
     max_patch_area : float
         Largest patch area kept, x extent^2: TDANN's 4,500 of 4,900 mm^2.
+    n_boot : int
+        Bootstrap resamples of the stimuli (within each category) behind the model side's
+        95% interval of every one-map descriptor and domain similarity, in the jobs'
+        ruler stages (:func:`bootstrap_maps`); 0 skips it. Default 50, chosen so the stage
+        takes seconds per layer on a demo sheet; a 2.5-97.5 percentile interval of 50
+        resamples is coarse: raise it (e.g. 1,000) for a paper's intervals.
 
     Examples
     --------
@@ -124,6 +130,7 @@ class RulerSettings:
     smooth_sigma: float = TDANN_PATCHES["sigma_mm"] / TDANN_PATCHES["sheet_mm"]
     min_patch_area: float = TDANN_PATCHES["min_area_mm2"] / TDANN_PATCHES["sheet_mm"] ** 2
     max_patch_area: float = TDANN_PATCHES["max_area_mm2"] / TDANN_PATCHES["sheet_mm"] ** 2
+    n_boot: int = 50
 
     def __post_init__(self):
         check_number(self.max_distance, "max_distance", lo=0, lo_open=True)
@@ -135,6 +142,7 @@ class RulerSettings:
         check_number(self.smooth_sigma, "smooth_sigma", lo=0)
         check_number(self.min_patch_area, "min_patch_area", lo=0, hi=1)
         check_number(self.max_patch_area, "max_patch_area", lo=0, hi=1)
+        check_int(self.n_boot, "n_boot", lo=0)
         if self.min_patch_area > self.max_patch_area:
             raise InvalidDataError(
                 f"min_patch_area ({self.min_patch_area:g}) exceeds max_patch_area "

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 import xarray as xr
 
 from ..._util.docs import fill_doc
-from ...analysis import TDANN_PATCHES
+from ...analysis import TDANN_PATCHES, RulerSettings
 from .._vision import writer as _writer
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
-from .fit import language_fits
+from .fit import contrast_boot, language_fits
 from .results import (
     LanguageInputs,
     LanguageReport,
@@ -338,10 +338,11 @@ def run_language_map(
             topo = language_model_topography(acts, units, layers, min_units=min_units,
                                              n_permutations=n_permutations, alpha=alpha,
                                              random_state=random_state)
+            ruler = RulerSettings()  # the one ruler's parameters, n_boot among them
             vn = verb_noun_maps(net, vn_items, layers, token_pooling=token_pooling,
                                 batch_size=batch_size, device=device, progress=progress,
                                 n_permutations=n_permutations, alpha=alpha,
-                                random_state=random_state)
+                                random_state=random_state, n_boot=ruler.n_boot)
             steps.update()
 
             steps.set_postfix_str("cortex")
@@ -350,9 +351,13 @@ def run_language_map(
                                      min_vertices=cortex_min_vertices,
                                      similarity_permutations=cortex_permutations,
                                      alpha=alpha, random_state=random_state)
+            sn_boot = (contrast_boot(acts, layers[-1], n_boot=ruler.n_boot,
+                                     random_state=random_state) if ruler.n_boot else None)
             fits = language_fits(layers[-1], sn_map=units.tmap, cortex=cortex, verb_noun=vn,
                                  verb_noun_cortex=vn_cortex, n_permutations=fit_permutations,
-                                 alpha=alpha, random_state=random_state)
+                                 alpha=alpha, random_state=random_state, settings=ruler,
+                                 sn_boot=sn_boot,
+                                 verb_noun_boot=None if vn is None else vn.boot)
             steps.update()
 
             steps.set_postfix_str("report")

@@ -453,8 +453,10 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
     }
     if verb_noun is not None:
         summary["verb_noun"] = verb_noun_summary(verb_noun, inputs.alpha)
-    summary["comparison"] = fits_summary(fits, fit_permutations or inputs.n_permutations)
-    summary["headline"] = headline_text(summary, topo.contrast[layers[-1]], fits)
+    summary["comparison"] = fits_summary(fits, fit_permutations or inputs.n_permutations,
+                                         inputs.alpha)
+    summary["headline"] = headline_text(summary, topo.contrast[layers[-1]], fits,
+                                        inputs.alpha)
     tables = {"model": model_table, "profile": prof_table,
               "cortex": cortex_table.drop(columns=["kind", "threshold"], errors="ignore"),
               "comparison": fits_table(fits)}
@@ -540,8 +542,8 @@ def format_language_summary(summary: dict) -> str:
         lines += ["", f"Model vs cortex ({comp['layer_rule']}):"]
         for f in comp["fits"].values():
             counts = ", ".join(f"{k} {v}" for k, v in f["counts"].items())
-            lines.append(f"    {f['title']} ({f['hemisphere']}): {counts}")
-        lines.append(f"    the headline's comparison: {comp['headline_rule']}")
+            lines.append(f"    {f['title']}: {counts}")
+        lines.append(f"    the headline rule (both jobs): {comp['headline_rule']}")
     lines.append("")
     for h, c in summary["cortex"].items():
         if h in ("atlas", "nulls", "your_maps"):

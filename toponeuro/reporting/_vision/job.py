@@ -332,7 +332,7 @@ def run_map(
                                               list(cortex.maps), random_state=random_state)
             ruler = ruler_comparisons(model_side.selectivity, layers, cortex,
                                       n_permutations=ruler_permutations, alpha=alpha,
-                                      random_state=random_state)
+                                      random_state=random_state, activations=acts)
             steps.update()
 
             steps.set_postfix_str("report")

@@ -19,10 +19,11 @@ import xarray as xr
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from .._kit.constants import CORTEX_DOMAINS
+from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.headline import HEADLINE_RULE, choose_headline
 
-__all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_table"]
+__all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_table",
+           "model_selectivity_boot"]
 
 
 def ruler_cortex_maps(cortex) -> dict:
@@ -75,7 +76,8 @@ def _model_maps(selectivity: xr.DataArray, layer: str, domains) -> dict:
 @fill_doc
 def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, *,
                       n_permutations: int = 1000, alpha: float = 0.05,
-                      random_state=0) -> dict:
+                      random_state=0, activations: xr.DataArray | None = None,
+                      settings=None) -> dict:
     """``{(layer, hemisphere): TopographyComparison}``: every descriptor on both sides.
 
     Parameters
@@ -91,6 +93,13 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
         side).
     %(alpha)s
     %(random_state)s
+    activations : xarray.DataArray, optional
+        The activations ``selectivity`` was computed from: with them the model side's
+        values get a 95%% interval over stimuli (``settings.n_boot`` resamples of the
+        stimuli within each category, the selectivity maps recomputed,
+        :func:`model_selectivity_boot`). Without them, no interval.
+    settings : RulerSettings, optional
+        The descriptors' parameters and ``n_boot`` (default ``RulerSettings()``).
 
     Returns
     -------
@@ -110,20 +119,76 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
     >>> sorted(out["v1", "left"].left_out)
     ['smoothness']
     """
-    from ...analysis import compare_topography
+    from ...analysis import RulerSettings, compare_topography
 
+    settings = settings or RulerSettings()
     side = ruler_cortex_maps(cortex)
     out, done = {}, {}
+    have = set(map(str, selectivity[D.DOMAIN].values))
     for layer in layers:
+        boot = None
+        if activations is not None and settings.n_boot:
+            doms = sorted({d for cmaps in side.values() for d in cmaps if d in have})
+            boot = model_selectivity_boot(activations, layer, doms, n_boot=settings.n_boot,
+                                          random_state=random_state)
         for hemi, cmaps in side.items():
-            domains = [d for d in cmaps if d in set(map(str, selectivity[D.DOMAIN].values))]
+            domains = [d for d in cmaps if d in have]
             out[layer, hemi] = compare_topography(
                 _model_maps(selectivity, layer, domains), {d: cmaps[d] for d in domains},
                 n_permutations=n_permutations, alpha=alpha, random_state=random_state,
-                cortex_results=done.get(hemi))
+                cortex_results=done.get(hemi), settings=settings,
+                model_boot=None if boot is None else [{d: b[d] for d in domains}
+                                                       for b in boot])
             # the cortex's descriptors do not depend on the layer: computed once per hemisphere
             done.setdefault(hemi, [r.cortex for r in out[layer, hemi].rows])
     return out
+
+
+@fill_doc
+def model_selectivity_boot(activations: xr.DataArray, layer: str, domains: Sequence[str], *,
+                           n_boot: int = 50, random_state=0) -> list:
+    """The model's domain selectivity maps on ``layer``, recomputed from resampled stimuli.
+
+    The stimuli are drawn with replacement within each category (each category keeps its
+    count; :func:`toponeuro.analysis.bootstrap_maps`) and the maps recomputed as the job
+    computes them (:func:`toponeuro.analysis.domain_selectivity`, TDANN's t of each domain
+    against the other four). What the ruler's model-side intervals come from.
+
+    Parameters
+    ----------
+    %(activations)s
+    layer : str
+        The layer whose maps are resampled.
+    domains : sequence of str
+        The domains wanted.
+    n_boot : int
+        Resamples (``RulerSettings.n_boot``).
+    %(random_state)s
+
+    Returns
+    -------
+    list of dict
+        ``n_boot`` mappings ``domain -> TopoMap``, each on the layer's sheet.
+
+    Examples
+    --------
+    >>> import toponeuro
+    >>> from toponeuro.stimuli import FLOC_CATEGORIES
+    >>> ten = [c for c in FLOC_CATEGORIES if c != "scrambled"]
+    >>> acts = toponeuro.make_activations({"v1": 64}, 30, random_state=1, categories=ten * 3)
+    >>> boot = model_selectivity_boot(acts, "v1", ["faces", "places"], n_boot=2)
+    >>> len(boot), sorted(boot[0]), boot[0]["faces"].geometry
+    (2, ['faces', 'places'], 'sheet')
+    """
+    from ...analysis import as_topomap, bootstrap_maps, domain_selectivity
+
+    sub = activations.topo.select(layer)
+
+    def make(a):
+        sel = domain_selectivity(a, list(MAP_DOMAINS))
+        return {d: as_topomap(sel.sel({D.DOMAIN: d}), name=f"{layer} {d}") for d in domains}
+
+    return bootstrap_maps(sub, make, n_boot=n_boot, random_state=random_state)
 
 
 def _num(v):
@@ -136,6 +201,9 @@ def _row_entry(row) -> dict:
     return {"descriptor": row.descriptor, "domain": row.domain, "statistic": row.statistic,
             "model": _num(m.value), "model_p": _num(m.p_value), "model_null": m.null,
             "model_draws": int(m.n_permutations),
+            "model_lo": _num(m.interval[0]) if m.interval is not None else None,
+            "model_hi": _num(m.interval[1]) if m.interval is not None else None,
+            "model_boot": int(m.n_boot),
             "cortex": _num(c.value), "cortex_p": _num(c.p_value), "cortex_null": c.null,
             "cortex_draws": int(c.n_permutations), "verdict": row.verdict,
             "reason": row.reason, "reference": m.reference}

@@ -494,9 +494,14 @@ def _fmt(v, digits=3) -> str:
 def _side_text(row: dict, side: str) -> str:
     p = row[f"{side}_p"]
     null = row[f"{side}_null"]
+    value = _fmt(row[side])
+    lo, hi = row.get(f"{side}_lo"), row.get(f"{side}_hi")
+    if lo is not None and hi is not None:  # the model's 95% interval over stimuli
+        value += (f" [{_fmt(lo)}, {_fmt(hi)}; 95% over {row.get(f'{side}_boot', 0)} "
+                  "stimulus resamples]")
     if p is None or null == "none":
-        return f"{_fmt(row[side])} (no null)"
-    return f"{_fmt(row[side])} (p = {_fmt(p, 2)}, {null} null, {row[f'{side}_draws']:,} draws)"
+        return f"{value} (no null)"
+    return f"{value} (p = {_fmt(p, 2)}, {null} null, {row[f'{side}_draws']:,} draws)"
 
 
 def _ruler_headline_html(s: dict) -> str:
@@ -517,9 +522,10 @@ def _ruler_headline_html(s: dict) -> str:
                 f"&rarr; <b>{esc(head['verdict'])}</b> ({esc(head['reason'])}).</p>")
     else:
         key = f"{s['layers'][-1]}|" + (next(iter(per.values()))["hemisphere"] if per else "")
-        text = ("<p><b>Model vs cortex, on one ruler.</b> No comparison can be the headline: "
-                f"none of the {head.get('n_rows', 0)} rows has a verdict with nulls on both "
-                "sides that can reach alpha (give more draws: ruler_permutations=).</p>")
+        text = ("<p><b>Model vs cortex, on one ruler: not testable.</b> No comparison can be "
+                f"the headline: none of the {head.get('n_rows', 0)} rows has a verdict with "
+                "nulls on both sides that can reach alpha (give more draws: "
+                "ruler_permutations=).</p>")
     entry = per.get(key)
     counts = "; ".join(
         f"{esc(v['layer'])} vs {esc(v['hemisphere'])}: "

@@ -23,20 +23,71 @@ from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.headline import HEADLINE_RULE, choose_headline
 
 __all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_table",
-           "model_selectivity_boot"]
+           "model_selectivity_boot", "cortex_region_mask", "REGION_MM"]
 
 
-def ruler_cortex_maps(cortex) -> dict:
+#: the geodesic reach of :attr:`RulerSettings.cortex_region` ``"votc"`` around the
+#: visfAtlas's category ROIs, in mm (the job's proximity scale)
+REGION_MM = 10.0
+
+
+def cortex_region_mask(region, mesh: str, hemi: str) -> np.ndarray | None:
+    """The vertices of ``region`` on one hemisphere (:attr:`RulerSettings.cortex_region`).
+
+    Parameters
+    ----------
+    region : {"votc", None}
+        ``"votc"``: every vertex within :data:`REGION_MM` mm (geodesic, folded surface) of
+        a visfAtlas category ROI (faces, bodies, characters, places) of the hemisphere;
+        None: the whole hemisphere.
+    mesh : str
+        The maps' mesh; the region is defined on fsaverage5 only.
+    hemi : {"left", "right"}
+        The hemisphere.
+
+    Returns
+    -------
+    numpy.ndarray of bool or None
+        The region's vertices; None for the whole hemisphere (``region=None``, or a mesh
+        the region is not defined on).
+
+    Examples
+    --------
+    >>> m = cortex_region_mask("votc", "fsaverage5", "left")
+    >>> m.shape, 500 < int(m.sum()) < 5000
+    ((10242,), True)
+    >>> cortex_region_mask(None, "fsaverage5", "left") is None
+    True
+    """
+    if region is None or mesh != "fsaverage5":
+        return None
+    from ...atlases import cortex_maps as atlas_maps
+    from ...atlases import load_visfatlas, roi_proximity
+
+    cm = atlas_maps(load_visfatlas("fsaverage5"), CORTEX_DOMAINS, hemispheres=[hemi],
+                    representation="binary")[hemi]
+    rois = np.zeros(len(next(iter(cm.maps.values()))), dtype=bool)
+    for v in cm.maps.values():
+        rois |= np.asarray(v, float) > 0.5
+    return roi_proximity(rois, hemi, scale_mm=REGION_MM) >= np.exp(-1.0)
+
+
+def ruler_cortex_maps(cortex, settings=None) -> dict:
     """``hemisphere -> {domain: TopoMap}``: the cortex side of the ruler.
 
     The atlas's ROIs are taken as they are, 0/1 (the job's proximity representation is a
-    display choice, not the atlas's data); a lab's maps as given. Each map lies on its own
-    mesh: flat-map positions in mm, the mesh's neighbour graph, its sphere for the spin test.
+    display choice, not the atlas's data); a lab's maps as given. Each map is put on its
+    template mesh by :func:`toponeuro.analysis.mesh_topomap` -- the function any lab's
+    mesh map goes through: folded-surface positions in mm, geodesic neighbours and
+    distances along the mesh, its sphere for the spin test -- and measured over
+    ``settings.cortex_region`` (the vertices outside it have no data).
 
     Parameters
     ----------
     cortex : CortexTopography
         What :func:`~toponeuro.reporting.cortex_topography` returned.
+    settings : RulerSettings, optional
+        Its ``cortex_region`` (default ``RulerSettings()``: ``"votc"``).
 
     Returns
     -------
@@ -50,19 +101,24 @@ def ruler_cortex_maps(cortex) -> dict:
     >>> sorted(side["left"]), side["left"]["faces"].geometry
     (['bodies', 'characters', 'faces', 'places'], 'mesh')
     """
-    from ...analysis import as_topomap
+    from ...analysis import RulerSettings, mesh_topomap
     from ...atlases import cortex_maps as atlas_maps
 
+    settings = settings or RulerSettings()
     maps = cortex.maps
     if cortex.atlas is not None:
         maps = atlas_maps(cortex.atlas, CORTEX_DOMAINS, hemispheres=list(cortex.maps),
                           representation="binary")
     out = {}
     for hemi, cm in maps.items():
-        out[hemi] = {d: as_topomap(np.asarray(v, float), positions=cm.positions,
-                                   adjacency=cm.adjacency, mesh=cm.mesh, sphere=cm.sphere,
-                                   units="mm", name=f"{hemi} {d}")
-                     for d, v in cm.maps.items()}
+        mesh = getattr(cm, "mesh", None) or "fsaverage5"
+        keep = cortex_region_mask(settings.cortex_region, mesh, hemi)
+        out[hemi] = {}
+        for d, v in cm.maps.items():
+            v = np.asarray(v, float)
+            if keep is not None:
+                v = np.where(keep, v, np.nan)
+            out[hemi][d] = mesh_topomap(v, mesh, hemi, name=f"{hemi} {d}")
     return out
 
 
@@ -122,7 +178,7 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
     from ...analysis import RulerSettings, compare_topography
 
     settings = settings or RulerSettings()
-    side = ruler_cortex_maps(cortex)
+    side = ruler_cortex_maps(cortex, settings)
     out, done = {}, {}
     have = set(map(str, selectivity[D.DOMAIN].values))
     for layer in layers:
@@ -238,6 +294,8 @@ def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> dic
         per[f"{layer}|{hemi}"] = {
             "layer": layer, "hemisphere": hemi, "rows": [_row_entry(r) for r in comp.rows],
             "left_out": dict(comp.left_out), "counts": comp.counts(),
+            "cortex_region": comp.settings.cortex_region,
+            "n_boot": int(comp.settings.n_boot),
             "model_geometry": comp.model_geometry, "cortex_geometry": comp.cortex_geometry}
     pick = choose_headline(comparisons, alpha=alpha, layers=list(layers))
     head = {"chosen": pick is not None, "rule": HEADLINE_RULE}

@@ -85,7 +85,8 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     if pick is None or (pick[0], pick[1]) not in res.ruler or not cortex:
         return None
     layer, hemi, domain = pick
-    side = ruler_cortex_maps(CortexTopography(atlas, {hemi: cortex[hemi]}, None))
+    side = ruler_cortex_maps(CortexTopography(atlas, {hemi: cortex[hemi]}, None),
+                             res.ruler[layer, hemi].settings)
     if domain not in side.get(hemi, {}):
         return None
     ctm = side[hemi][domain]
@@ -98,13 +99,18 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     return plot_model_and_cortex(
         np.asarray(sel.values, float) if free is not None else grid.ravel(), ctm.values,
         model_threshold=float(settings.threshold), cortex_threshold=float(cthr),
-        cortex_positions=ctm.positions, model_positions=free,
+        cortex_positions=cortex[hemi].positions, model_positions=free,
         model_grid_shape=None if free is not None else grid.shape,
         model_units=res.selectivity.topo.position_units or "sheet units",
         model_title=f"model · {layer} · {domain} (t)",
         cortex_title=f"cortex · {hemi} hemisphere · {domain} "
-                     f"({'ROI, 0/1' if binary else 'your map'}; flat map)",
+                     f"({'ROI, 0/1' if binary else 'your map'}; flat map; "
+                     f"{_region_words(settings.cortex_region)})",
         title="The headline's maps, each divided by its own selectivity threshold")
+
+
+def _region_words(region) -> str:
+    return ("occipito-temporal region" if region == "votc" else "whole hemisphere")
 
 
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:

@@ -338,7 +338,9 @@ def run_language_map(
             topo = language_model_topography(acts, units, layers, min_units=min_units,
                                              n_permutations=n_permutations, alpha=alpha,
                                              random_state=random_state)
-            ruler = RulerSettings()  # the one ruler's parameters, n_boot among them
+            # the one ruler's parameters (n_boot among them); whole hemispheres: the language
+            # network is not confined to one region the way a visual sheet's cortex is
+            ruler = RulerSettings(cortex_region=None)
             vn = verb_noun_maps(net, vn_items, layers, token_pooling=token_pooling,
                                 batch_size=batch_size, device=device, progress=progress,
                                 n_permutations=n_permutations, alpha=alpha,

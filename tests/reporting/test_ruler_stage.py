@@ -114,8 +114,12 @@ def test_the_stage_bootstraps_the_model_side_over_stimuli():
     over n_boot stimulus resamples (RulerSettings.n_boot), and the table carries it."""
     import toponeuro
     from toponeuro.analysis import RulerSettings
-    from toponeuro.reporting import cortex_topography, model_topography, ruler_comparisons
-    from toponeuro.reporting import ruler_table
+    from toponeuro.reporting import (
+        cortex_topography,
+        model_topography,
+        ruler_comparisons,
+        ruler_table,
+    )
     from toponeuro.stimuli import FLOC_CATEGORIES
 
     ten = [c for c in FLOC_CATEGORIES if c != "scrambled"]

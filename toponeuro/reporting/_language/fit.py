@@ -27,7 +27,7 @@ import numpy as np
 from ..._util.docs import fill_doc
 
 __all__ = ["FIT_LAYER_RULE", "FIT_HEMISPHERE_RULE", "FIT_ORDER", "LanguageFit",
-           "language_fits", "headline_fit", "contrast_boot", "answer_both", "short_layer"]
+           "language_fits", "headline_fit", "answer_both", "short_layer"]
 
 
 def short_layer(name: str) -> str:
@@ -155,7 +155,7 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
         The descriptors' parameters (default the ruler's).
     sn_boot, verb_noun_boot : list, optional
         The model's S - N / verb - noun t maps recomputed from resampled items
-        (:func:`contrast_boot`): each model value gets its 95%% interval over stimuli.
+        (:func:`~toponeuro.reporting.contrast_boot`): each model value gets its 95%% interval over stimuli.
 
     Returns
     -------
@@ -208,50 +208,6 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
             np.asarray(lang_maps[hemi].maps[LANGUAGE_MAP], float),
             getattr(lang_maps[hemi], "mesh", "fsaverage5"))
     return out
-
-
-@fill_doc
-def contrast_boot(activations, layer: str, target="S", against="N", *, n_boot: int = 50,
-                  random_state=0) -> list:
-    """A contrast's t map on ``layer``, recomputed from items resampled within each
-    condition (:func:`toponeuro.analysis.bootstrap_maps`): the model side's uncertainty
-    over stimuli in the language job's comparisons.
-
-    The map is computed as the job computes it: the unsmoothed Welch t of ``target``
-    against ``against`` per unit (:func:`toponeuro.analysis.language_selectivity`,
-    ``smooth_fwhm=None``).
-
-    Parameters
-    ----------
-    %(activations)s
-    layer : str
-        The layer whose map is resampled.
-    target, against : str
-        The contrast's conditions (S vs N; verb vs noun).
-    n_boot : int
-        Resamples (``RulerSettings.n_boot``).
-    %(random_state)s
-
-    Returns
-    -------
-    list of xarray.DataArray
-        ``n_boot`` t maps of ``layer``'s units, dims ``("unit",)``.
-
-    Examples
-    --------
-    >>> from toponeuro import make_activations
-    >>> acts = make_activations({"h": 64}, 40, categories=["S", "W", "J", "N"] * 10,
-    ...                         random_state=0)
-    >>> boot = contrast_boot(acts, "h", n_boot=3)
-    >>> len(boot), boot[0].sizes["unit"]
-    (3, 64)
-    """
-    from ...analysis import bootstrap_maps, language_selectivity
-
-    sub = activations.topo.select(layer)
-    return bootstrap_maps(
-        sub, lambda a: language_selectivity(a, target, against, smooth_fwhm=None)["t"],
-        n_boot=n_boot, random_state=random_state)
 
 
 def _boot(maps, layer):

@@ -29,7 +29,7 @@ from ...analysis import TDANN_PATCHES, RulerSettings
 from .._vision import writer as _writer
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
-from .fit import contrast_boot, language_fits
+from .fit import language_fits
 from .results import (
     LanguageInputs,
     LanguageReport,
@@ -45,7 +45,7 @@ from .stages import (
     language_units,
     load_language_stimuli,
 )
-from .verbs import bare_netcdf, verb_noun_inputs, verb_noun_maps
+from .verbs import bare_netcdf, contrast_boot, verb_noun_inputs, verb_noun_maps
 from .writer import write_language_report
 from .._vision.stages import _model_description, check_sheet_layers, read_cortex_inputs
 

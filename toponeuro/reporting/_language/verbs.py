@@ -25,7 +25,7 @@ from ...exceptions import DownloadError, InvalidDataError, MissingFileError
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
            "language_verb_noun", "verb_noun_cortex", "verb_noun_inputs", "verb_noun_maps",
-           "bare_netcdf"]
+           "bare_netcdf", "contrast_boot"]
 
 #: the name of the model's verb - noun map (a sheet map, like the S - N "language" map)
 VERB_NOUN_MAP = "verb-noun"
@@ -204,8 +204,6 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
                                  smoothing="none")
     boot = None
     if n_boot:
-        from .fit import contrast_boot
-
         boot = contrast_boot(acts, list(layers)[-1], "verb", "noun", n_boot=n_boot,
                              random_state=random_state)
     return VerbNoun(items, source, tmap, contrast, n_units, boot)
@@ -380,3 +378,47 @@ def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "m
     return language_verb_noun(acts, layers, items=stim, source=source,
                               n_permutations=n_permutations, alpha=alpha,
                               random_state=random_state, n_boot=n_boot)
+
+
+@fill_doc
+def contrast_boot(activations, layer: str, target="S", against="N", *, n_boot: int = 50,
+                  random_state=0) -> list:
+    """A contrast's t map on ``layer``, recomputed from items resampled within each
+    condition (:func:`toponeuro.analysis.bootstrap_maps`): the model side's uncertainty
+    over stimuli in the language job's comparisons.
+
+    The map is computed as the job computes it: the unsmoothed Welch t of ``target``
+    against ``against`` per unit (:func:`toponeuro.analysis.language_selectivity`,
+    ``smooth_fwhm=None``).
+
+    Parameters
+    ----------
+    %(activations)s
+    layer : str
+        The layer whose map is resampled.
+    target, against : str
+        The contrast's conditions (S vs N; verb vs noun).
+    n_boot : int
+        Resamples (``RulerSettings.n_boot``).
+    %(random_state)s
+
+    Returns
+    -------
+    list of xarray.DataArray
+        ``n_boot`` t maps of ``layer``'s units, dims ``("unit",)``.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"h": 64}, 40, categories=["S", "W", "J", "N"] * 10,
+    ...                         random_state=0)
+    >>> boot = contrast_boot(acts, "h", n_boot=3)
+    >>> len(boot), boot[0].sizes["unit"]
+    (3, 64)
+    """
+    from ...analysis import bootstrap_maps, language_selectivity
+
+    sub = activations.topo.select(layer)
+    return bootstrap_maps(
+        sub, lambda a: language_selectivity(a, target, against, smooth_fwhm=None)["t"],
+        n_boot=n_boot, random_state=random_state)

@@ -149,11 +149,11 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
         side).
     %(alpha)s
     %(random_state)s
-    activations : xarray.DataArray, optional
-        The activations ``selectivity`` was computed from: with them the model side's
-        values get a 95%% interval over stimuli (``settings.n_boot`` resamples of the
-        stimuli within each category, the selectivity maps recomputed,
-        :func:`model_selectivity_boot`). Without them, no interval.
+    %(activations)s
+        Optional here: those ``selectivity`` was computed from. With them the model
+        side's values get a 95%% interval over stimuli (``settings.n_boot`` resamples of
+        the stimuli within each category, the selectivity maps recomputed,
+        :func:`model_selectivity_boot`); without them, no interval.
     settings : RulerSettings, optional
         The descriptors' parameters and ``n_boot`` (default ``RulerSettings()``).
 

@@ -24,9 +24,11 @@ def _cell(side: dict) -> str:
         return "undefined"
     p = side.get("p_value")
     null = side.get("null", "none")
+    lo, hi = side.get("interval_lo"), side.get("interval_hi")
+    val = f"{v:.3g}" + (f" [{lo:.3g}, {hi:.3g}]" if lo is not None and hi is not None else "")
     if p is None or null == "none":
-        return f"{v:.3g} (no null)"
-    return f"{v:.3g} ({null} null p = {p:.3g})"
+        return f"{val} (no null)"
+    return f"{val} ({null} null p = {p:.3g})"
 
 
 def inc_text(summary: dict) -> str:
@@ -59,12 +61,12 @@ def inc_text(summary: dict) -> str:
     ]
     for f in comp["fits"].values():
         for row in f["rows"]:
-            lines += [f"   * - {f['title']} ({f['hemisphere']})",
+            lines += [f"   * - {f['title']}",
                       f"     - {row['descriptor']} ({row['statistic']})",
                       f"     - {_cell(row['model'])}", f"     - {_cell(row['cortex'])}",
                       f"     - **{row['verdict']}**: {row['reason']}"]
         for name, why in f["left_out"].items():
-            lines += [f"   * - {f['title']} ({f['hemisphere']})", f"     - {name}", "     - –",
+            lines += [f"   * - {f['title']}", f"     - {name}", "     - –",
                       "     - –", f"     - left out: {why}"]
     return "\n".join(lines) + "\n"
 

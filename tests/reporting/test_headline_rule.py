@@ -56,3 +56,21 @@ def test_rows_without_a_verdict_or_a_null_on_one_side_are_not_eligible():
     assert not headline_eligible(no_null, 0.05)
     assert choose_headline(comps(l4__left=[untestable, no_null])) is None
     assert "never the headline" in HEADLINE_RULE
+
+
+def test_a_hemisphere_tie_goes_to_the_left_whatever_order_the_comparisons_come_in():
+    """One rule for both jobs: the last tie-break is left, then right -- not the order of
+    the mapping (the language job builds its comparisons right first when only the right
+    has a map of one kind)."""
+    r_right, r_left = row("clustering", "alike", 0.001, 0.001), row("clustering", "alike",
+                                                                     0.001, 0.001)
+    pick = choose_headline(comps(l4__right=[r_right], l4__left=[r_left]))
+    assert (pick.hemisphere, pick.row) == ("left", r_left)
+
+
+def test_too_few_draws_make_the_headline_not_testable_in_the_rule_s_words():
+    from toponeuro.reporting._kit.headline import NOT_TESTABLE
+
+    few = row("clustering", "alike", 0.1, 0.1, nm=9, nc=9, alternative="two-sided")
+    assert choose_headline(comps(l4__left=[few])) is None
+    assert NOT_TESTABLE == "not testable" and f"'{NOT_TESTABLE}'" in HEADLINE_RULE

@@ -172,7 +172,8 @@ def test_language_job_writes_every_file(language_run):
     res, out = language_run
     for f in ("report.html", "summary.json", "results.nc", "sheet_maps.png",
               "condition_profile.png", "cortex_parcels.png", "cortex_verbs_left.png",
-              "model_vs_cortex_verb-noun.png", "model_vs_cortex_language.png"):
+              "model_vs_cortex_verb-noun_left.png", "model_vs_cortex_language_left.png",
+              "model_vs_cortex_language_right.png"):
         assert (out / f).is_file(), f
     assert set(res.tables) == {"model", "profile", "cortex", "comparison"}
     html = (out / "report.html").read_text()
@@ -209,15 +210,26 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
     assert list(view.columns) == ["comparison", "descriptor", "statistic", "model", "cortex",
                                   "verdict"]
     comp = summary["comparison"]
-    assert set(comp["fits"]) == {"verb-noun", "language"}
+    # both hemispheres where the cortex map has them (the verbs map here: the left only),
+    # each comparison's rows naming their hemisphere
+    assert set(comp["fits"]) == {"verb-noun|left", "language|left", "language|right"}
     for key, f in comp["fits"].items():
+        assert f["title"].endswith(f"({f['hemisphere']} hemisphere)")
+        assert key == f"{f['comparison']}|{f['hemisphere']}"
         assert len(f["rows"]) + len(f["left_out"]) == int((view["comparison"]
                                                           == res.fits[key].title).sum())
         for row in f["rows"]:
             assert row["verdict"] in ("alike", "unlike", "not testable")
     # the parcels are binary: smoothness is left out, and said so
-    assert "smoothness" in comp["fits"]["language"]["left_out"]
-    assert comp["headline"] in comp["fits"]
+    assert "smoothness" in comp["fits"]["language|left"]["left_out"]
+    assert comp["headline"] is None or comp["headline"] in comp["fits"]
+    assert ("not testable" in summary["headline"]) == (comp["headline"] is None)
+    # the model side's uncertainty over stimuli: every one-map row has its interval
+    for f in comp["fits"].values():
+        for row in f["rows"]:
+            if row["descriptor"] in ("clustering", "selective_fraction"):
+                m = row["model"]
+                assert m["n_boot"] == 50 and m["interval_lo"] <= m["interval_hi"], row
     ds.close()
 
 
@@ -237,7 +249,7 @@ def test_language_job_reports_no_cortex_number_without_a_null(language_run):
             if c["p_value"] is not None:  # a p always names its null
                 assert c["null"] != "none", row
     view = res.tables["comparison"]
-    parcels = view[view["comparison"] == res.fits["language"].title]
+    parcels = view[view["comparison"] == res.fits["language|left"].title]
     left = parcels[parcels["descriptor"] == "smoothness"]  # descriptors in words
     assert left["verdict"].iloc[0].startswith("left out")
 
@@ -761,10 +773,10 @@ def test_topolm_s_nc_goes_through_the_verb_noun_comparison_from_the_cli(
     src = s["cortex"]["your_maps"]["source"]["maps"]["verbs"]["left"]
     assert src["reader"] == "toponeuro.atlases.read_netcdf_map" and src["netcdf"] == str(nc)
     assert s["verb_noun"]["items"]["classes"] == {"noun": 288, "verb": 288}
-    fit = s["comparison"]["fits"]["verb-noun"]
+    fit = s["comparison"]["fits"]["verb-noun|left"]
     assert fit["hemisphere"] == "left" and fit["cortex_source"].startswith("your map 'verbs'")
     assert {r["descriptor"] for r in fit["rows"]} >= {"clustering", "smoothness"}
-    for f in ("model_vs_cortex_verb-noun.png", "cortex_verbs_left.png"):
+    for f in ("model_vs_cortex_verb-noun_left.png", "cortex_verbs_left.png"):
         assert (out / f).is_file(), f
     html = (out / "report.html").read_text()
     assert "4,806 of 29,280" in html and s["headline"].split(";")[0] in html.replace(

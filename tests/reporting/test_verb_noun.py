@@ -92,26 +92,71 @@ def test_a_planted_verb_noun_blob_is_found_and_its_absence_is_not():
     assert null.contrast["h"].selective.outcome == "not beyond chance"
 
 
-def _fit(key, *verdicts):
+def _side(p, n=999):
+    from types import SimpleNamespace as NS
+
+    return NS(p_value=p, n_permutations=n, null="positions", alternative="greater")
+
+
+def _fit(key, hemi, *rows):
     from types import SimpleNamespace as NS
 
     from toponeuro.reporting import LanguageFit
 
-    return LanguageFit(key, "l", "left", "x", "s", NS(rows=[NS(verdict=v) for v in verdicts]))
+    return LanguageFit(key, "l", hemi, "x", "s", NS(rows=list(rows)))
 
 
-def test_the_headline_rule_picks_the_comparison_with_the_most_testable_descriptors():
-    from toponeuro.reporting import LANGUAGE_HEADLINE_RULE as HEADLINE_RULE
-    from toponeuro.reporting import headline_fit
+def _row(descriptor, verdict, p, n=999):
+    from types import SimpleNamespace as NS
 
-    assert headline_fit({"verb-noun": _fit("verb-noun", "alike", "not testable"),
-                         "language": _fit("language", "unlike", "alike")}).key == "language"
-    # a tie goes to TopoLM's verb - noun fit, whatever the verdicts say
-    assert headline_fit({"language": _fit("language", "alike", "alike"),
-                         "verb-noun": _fit("verb-noun", "unlike", "unlike")}).key == "verb-noun"
-    # a comparison that cannot test anything (too few draws) is never the headline
-    assert headline_fit({"language": _fit("language", "not testable")}) is None
-    assert "most evidence" in HEADLINE_RULE and "never" in HEADLINE_RULE
+    return NS(descriptor=descriptor, domain="", statistic="s", verdict=verdict,
+              reason="r", model=_side(p, n), cortex=_side(p, n))
+
+
+def test_the_language_headline_is_the_one_rule_of_both_jobs_on_planted_rows():
+    """The language job's headline row comes from the vision job's rule (one rule, in
+    _kit/headline.py): the most evidence wins across comparisons and hemispheres, a tie
+    goes to TopoLM's verb - noun fit, then the left hemisphere; a row that cannot reach
+    alpha (3 draws) is never chosen however small its p; none eligible -> None."""
+    from toponeuro.reporting import HEADLINE_RULE, headline_fit
+
+    fits = {"verb-noun|left": _fit("verb-noun", "left", _row("clustering", "alike", 0.01)),
+            "language|right": _fit("language", "right", _row("smoothness", "unlike", 0.002)),
+            "language|left": _fit("language", "left", _row("clustering", "alike", 0.0, 3))}
+    fit, pick = headline_fit(fits)
+    assert (fit.key, fit.hemisphere, pick.row.descriptor) == ("language", "right", "smoothness")
+    assert pick.n_eligible == 2 and pick.n_rows == 3
+    tie = {"language|left": _fit("language", "left", _row("clustering", "unlike", 0.001)),
+           "verb-noun|right": _fit("verb-noun", "right", _row("clustering", "alike", 0.001)),
+           "verb-noun|left": _fit("verb-noun", "left", _row("clustering", "alike", 0.001))}
+    fit, _ = headline_fit(tie)
+    assert (fit.key, fit.hemisphere) == ("verb-noun", "left")
+    assert headline_fit({"language|left": _fit("language", "left",
+                                               _row("clustering", "alike", 0.25, 3))}) is None
+    assert "never the headline" in HEADLINE_RULE and "language" in HEADLINE_RULE
+
+
+def test_the_language_headline_sentence_names_the_row_or_says_not_testable():
+    from types import SimpleNamespace as NS
+
+    from toponeuro.reporting._language.report import headline_text
+
+    claim = NS(outcome="beyond chance", statistic=0.2, p_value=0.001, n_permutations=999)
+    summ = {"per_layer": {"h": {"n_language_units": 7, "n_units_with_data": 64}}}
+    side = NS(value=0.3, p_value=0.001, n_permutations=999, null="positions", interval=None,
+              alternative="greater")
+    row = NS(descriptor="clustering", domain="", statistic="Moran's I", verdict="unlike",
+             reason="r", model=side, cortex=side)
+    text = headline_text(summ, NS(organised=claim, selective=claim),
+                         {"language|right": _fit("language", "right", row)})
+    assert text.count(".") == text.count("0.") + 1 and text.endswith(".")  # one sentence
+    assert "(7 of 64 units language-selective)" in text
+    assert "clustering of its S - N map against the cortex's language map (right hemisphere)" \
+        in text and "unlike" in text
+    few = NS(**{**vars(row), "model": NS(**{**vars(side), "n_permutations": 3})})
+    text = headline_text(summ, NS(organised=claim, selective=claim),
+                         {"language|left": _fit("language", "left", few)})
+    assert "the answer is not testable" in text
 
 
 def test_the_headline_answers_both_questions_in_one_sentence():

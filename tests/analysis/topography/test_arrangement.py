@@ -220,6 +220,18 @@ def test_run_map_with_your_own_maps_records_them(tmp_path, write_floc_folder):
     assert res.summary["headline"]["layer"] == "layer4.0.conv2"
     html = (tmp_path / "out" / "report.html").read_text()
     assert "your maps on fsaverage5" in html and "3 on the left hemisphere" in html
+    # the lab's continuous maps go through the one ruler: every descriptor (smoothness
+    # too), on the mesh over the declared region, the model side with its interval
+    from toponeuro.reporting import cortex_region_mask
+
+    comp = res.ruler["layer4.0.conv2", "left"]
+    assert comp.left_out == {} and comp.cortex_geometry == "mesh"
+    assert {r.descriptor for r in comp.rows} >= {"smoothness", "clustering", "patch_count",
+                                                 "domain_similarity", "arrangement"}
+    region = int(cortex_region_mask("votc", "fsaverage5", "left").sum())
+    smooth = [r for r in comp.rows if r.descriptor == "smoothness"]
+    assert all(r.cortex.extent_mm < 150 and r.model.interval is not None for r in smooth)
+    assert comp.settings.cortex_region == "votc" and 500 < region < 5000
 
 
 def test_cli_cortex_maps_syntax_error_names_the_flag(tmp_path, capsys):

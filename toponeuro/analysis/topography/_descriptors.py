@@ -89,6 +89,8 @@ DESCRIPTORS = ("smoothness", "clustering", "selective_fraction", "patch_count", 
 #: the descriptors a binary map (an ROI) defines: smoothness of a drawn border is left out
 BINARY_DESCRIPTORS = ("clustering", "selective_fraction", "patch_count", "patch_size",
                       "domain_similarity", "arrangement")
+#: the regions :attr:`RulerSettings.cortex_region` names (None: the whole hemisphere)
+CORTEX_REGIONS = ("votc", None)
 #: one-map descriptors (the bootstrap over stimuli repeats these)
 ONE_MAP = ("smoothness", "clustering", "selective_fraction", "patch_count", "patch_size")
 
@@ -117,6 +119,23 @@ class RulerSettings:
         Smallest patch area kept, x extent^2: TDANN's 100 of 4,900 mm^2.
     max_patch_area : float
         Largest patch area kept, x extent^2: TDANN's 4,500 of 4,900 mm^2.
+    n_boot : int
+        Bootstrap resamples of the stimuli (within each category) behind the model side's
+        95% interval of every one-map descriptor and domain similarity, in the jobs'
+        ruler stages (:func:`bootstrap_maps`); 0 skips it. Default 50, chosen so the stage
+        takes seconds per layer on a demo sheet; a 2.5-97.5 percentile interval of 50
+        resamples is coarse: raise it (e.g. 1,000) for a paper's intervals.
+    cortex_region : {"votc", None}
+        The part of a hemisphere the vision job measures the cortex side over (the model's
+        sheet stands for high-level visual cortex, not a whole hemisphere). ``"votc"``
+        (default): ventral and lateral occipito-temporal cortex as the visfAtlas
+        (Rosenke et al. 2021) marks it -- every fsaverage5 vertex within 10 mm, along the
+        folded surface, of one of the atlas's category-selective ROIs of that hemisphere
+        (faces, bodies, characters, places; not hMT+ or V1-V3), 10 mm being the job's
+        proximity scale (``cortex_maps(scale_mm=10)``). Fixed from the atlas, before any
+        comparison was run. Maps on another mesh (fs_LR 32k) have no such region and are
+        measured whole, said in the comparison. ``None``: the whole hemisphere (the 0.5
+        pre-release behaviour). The language job compares whole hemispheres.
 
     Examples
     --------
@@ -133,6 +152,8 @@ class RulerSettings:
     smooth_sigma: float = TDANN_PATCHES["sigma_mm"] / TDANN_PATCHES["sheet_mm"]
     min_patch_area: float = TDANN_PATCHES["min_area_mm2"] / TDANN_PATCHES["sheet_mm"] ** 2
     max_patch_area: float = TDANN_PATCHES["max_area_mm2"] / TDANN_PATCHES["sheet_mm"] ** 2
+    n_boot: int = 50
+    cortex_region: str | None = "votc"
 
     def __post_init__(self):
         check_number(self.max_distance, "max_distance", lo=0, lo_open=True)
@@ -144,6 +165,13 @@ class RulerSettings:
         check_number(self.smooth_sigma, "smooth_sigma", lo=0)
         check_number(self.min_patch_area, "min_patch_area", lo=0, hi=1)
         check_number(self.max_patch_area, "max_patch_area", lo=0, hi=1)
+        check_int(self.n_boot, "n_boot", lo=0)
+        if self.cortex_region not in CORTEX_REGIONS:
+            raise UnknownNameError(
+                f"cortex_region must be one of {list(CORTEX_REGIONS)}; got "
+                f"{self.cortex_region!r}. Use 'votc' (occipito-temporal cortex) or None "
+                "(the whole hemisphere)."
+            )
         if self.min_patch_area > self.max_patch_area:
             raise InvalidDataError(
                 f"min_patch_area ({self.min_patch_area:g}) exceeds max_patch_area "

@@ -1,10 +1,13 @@
-"""The vision job's headline rule on the one ruler: which model-vs-cortex comparison leads.
+"""The headline rule of both jobs on the one ruler: which model-vs-cortex row leads.
 
-The rule is fixed here, in one function (:func:`choose_headline`), before any result is
-seen, and the report prints :data:`HEADLINE_RULE` beside the choice. It reads only the rows
-of the per-(layer, hemisphere) comparisons (each row a descriptor measured on both sides,
-with its null on each side and a verdict "alike" / "unlike" / "not testable";
-:func:`toponeuro.analysis.compare_topography`).
+One rule, :data:`HEADLINE_RULE`, written once here and fixed before any result was seen;
+the vision report and the language report print it beside their choice, and
+:func:`choose_headline` applies it to the rows of the jobs' comparisons (each row a
+descriptor measured on both sides, with its null on each side and a verdict "alike" /
+"unlike" / "not testable"; :func:`toponeuro.analysis.compare_topography`). The vision job
+passes ``(layer, hemisphere) -> comparison``, the language job ``(comparison,
+hemisphere) -> comparison`` (TopoLM's verb - noun fit, S - N against the language map).
+When no row is eligible the headline is :data:`NOT_TESTABLE`.
 """
 
 from __future__ import annotations
@@ -16,19 +19,31 @@ import numpy as np
 
 from ..._util.docs import fill_doc
 
-__all__ = ["HEADLINE_RULE", "HeadlineChoice", "choose_headline", "headline_eligible"]
+__all__ = ["HEADLINE_RULE", "NOT_TESTABLE", "HeadlineChoice", "choose_headline",
+           "headline_eligible"]
 
-#: the rule, in the words the report and summary.json print
+#: the rule, in the words the reports and summary.json print (both jobs)
 HEADLINE_RULE = (
-    "Of every (layer, hemisphere, descriptor) comparison, only those with a verdict (alike or "
-    "unlike) whose null on BOTH sides has draws that can reach alpha are eligible; a test that "
-    "cannot reach alpha (e.g. a rank correlation over three centre distances, or too few "
-    "draws) is never the headline. Among the eligible, the headline is the one with the most "
+    "One rule for both jobs, fixed before looking at results. Every comparison row (one "
+    "descriptor of one domain or pair, in one comparison: a model layer or contrast against "
+    "one cortical hemisphere) is a candidate; only those with a verdict (alike or unlike) "
+    "whose null on BOTH sides has draws that can reach alpha are eligible. A test that "
+    "cannot reach alpha (e.g. a rank correlation over three centre distances, a descriptor "
+    "without a null, or too few draws) is never the headline; when no row is eligible the "
+    "headline is 'not testable'. Among the eligible, the headline is the one with the most "
     "evidence: the smallest p-value of its weaker side (the larger of its model and cortex "
     "p-values), then the most draws on its weaker side, then the descriptor's place in the "
-    "fixed order smoothness, clustering, selective fraction, patch count, patch size, domain "
-    "similarity, arrangement, then the deeper layer, then the hemisphere order given."
+    "fixed order smoothness, clustering, selective fraction, patch count, patch size, "
+    "domain similarity, arrangement, then the comparison's place in the job's fixed order "
+    "(vision: the deeper layer first; language: TopoLM's verb - noun fit first, then S - N "
+    "against the language map), then the hemisphere (left, then right)."
 )
+
+#: what the headline says when no row is eligible
+NOT_TESTABLE = "not testable"
+
+#: the order of the hemispheres that breaks the last ties
+_HEMIS = ("left", "right")
 
 #: the fixed order that breaks ties between descriptors
 _ORDER = ("smoothness", "clustering", "selective_fraction", "patch_count", "patch_size",
@@ -41,7 +56,11 @@ class HeadlineChoice:
 
     Attributes
     ----------
-    layer, hemisphere : str
+    layer : str
+        The comparison's first key: the model layer (vision) or the comparison
+        (language: ``"verb-noun"``, ``"language"``).
+    hemisphere : str
+        The cortex hemisphere.
     row : object
         The comparison row (``descriptor``, ``domain``, ``statistic``, ``model``,
         ``cortex``, ``verdict``, ``reason``).
@@ -102,7 +121,9 @@ def choose_headline(comparisons: Mapping, *, alpha: float = 0.05,
         :func:`toponeuro.analysis.compare_topography` returns).
     %(alpha)s
     layers : sequence of str, optional
-        Layer order, shallow to deep (default: the order of ``comparisons``).
+        The order of the comparisons' first keys, least to most preferred on a tie: the
+        layers shallow to deep (the deeper wins), or the language comparisons (the
+        later wins); default the order of ``comparisons``.
 
     Returns
     -------
@@ -124,7 +145,8 @@ def choose_headline(comparisons: Mapping, *, alpha: float = 0.05,
     ('clustering', 0.002, 1)
     """
     order = list(layers) if layers is not None else list(dict.fromkeys(k[0] for k in comparisons))
-    hemis = list(dict.fromkeys(k[1] for k in comparisons))
+    seen = list(dict.fromkeys(k[1] for k in comparisons))
+    hemis = [h for h in _HEMIS if h in seen] + [h for h in seen if h not in _HEMIS]
     cands, n_rows = [], 0
     for (layer, hemi), comp in comparisons.items():
         for row in comp.rows:

@@ -11,10 +11,11 @@ each against its null on its own geometry, one verdict rule):
   of Wolna et al., 2025, a binary map: the descriptors a binary map does not define are left
   out and named; or a lab's own ``language`` map, all descriptors).
 
-Both on the headline layer (:data:`FIT_LAYER_RULE`) and the left hemisphere
-(:data:`FIT_HEMISPHERE_RULE`). :data:`LANGUAGE_HEADLINE_RULE` picks which comparison the report's
-one-sentence headline carries; it is fixed here, before any result was seen, and printed in
-the report.
+Both on the headline layer (:data:`FIT_LAYER_RULE`) and on every hemisphere the cortex
+map covers (:data:`FIT_HEMISPHERE_RULE`), each comparison keyed ``"<key>|<hemisphere>"``.
+The headline row is chosen by the one rule of both jobs,
+:data:`toponeuro.reporting.HEADLINE_RULE` (:func:`headline_fit`), fixed before any result was
+seen and printed in the report.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ import numpy as np
 
 from ..._util.docs import fill_doc
 
-__all__ = ["FIT_LAYER_RULE", "FIT_HEMISPHERE_RULE", "LANGUAGE_HEADLINE_RULE", "LanguageFit",
-           "language_fits", "headline_fit", "fit_evidence", "answer_both", "short_layer"]
+__all__ = ["FIT_LAYER_RULE", "FIT_HEMISPHERE_RULE", "FIT_ORDER", "LanguageFit",
+           "language_fits", "headline_fit", "answer_both", "short_layer"]
 
 
 def short_layer(name: str) -> str:
@@ -52,21 +53,14 @@ def short_layer(name: str) -> str:
 #: the model layer every comparison reads (the layer of the headline)
 FIT_LAYER_RULE = "the deepest mapped layer (the last of the layers, in model order)"
 
-#: the cortex hemisphere every comparison reads
-FIT_HEMISPHERE_RULE = ("the left hemisphere (the language-dominant one, and the only one of "
-                       "TopoLM's group contrast); the right when a map has no left")
+#: the cortex hemispheres the comparisons read
+FIT_HEMISPHERE_RULE = ("every hemisphere the cortex map covers, each comparison on its own "
+                       "(TopoLM's group verb - noun contrast covers the left only; the "
+                       "language parcels both)")
 
-#: how the headline's comparison is chosen, fixed before looking at the results
-LANGUAGE_HEADLINE_RULE = (
-    "the one with the most evidence: the most descriptors the verdict rule could test on "
-    "both sides (alike or unlike, not 'not testable'); a tie goes to "
-    "TopoLM's verb - noun fit, then to S - N against the cortex's language map. A comparison "
-    "none of whose descriptors is testable (e.g. too few draws to reach alpha) is never "
-    "the headline."
-)
-
-#: the order of the comparisons, which breaks ties of :data:`LANGUAGE_HEADLINE_RULE`
-FIT_ORDER = ("verb-noun", "language")
+#: the language comparisons, least to most preferred when the headline rule
+#: (:data:`~toponeuro.reporting.HEADLINE_RULE`) meets a tie: TopoLM's verb - noun fit first
+FIT_ORDER = ("language", "verb-noun")
 
 _TITLES = {"verb-noun": "verb - noun, model sheet vs the cortex's verb - noun map",
            "language": "S - N, model sheet vs the cortex's language map"}
@@ -115,14 +109,12 @@ class LanguageFit(NamedTuple):
 
     @property
     def title(self) -> str:
-        return _TITLES.get(self.key, self.key)
+        """The comparison in words, with its hemisphere."""
+        return f"{_TITLES.get(self.key, self.key)} ({self.hemisphere} hemisphere)"
 
 
-def _hemisphere(maps: dict, name: str) -> str | None:
-    for h in ("left", "right"):
-        if h in maps and name in maps[h].maps:
-            return h
-    return None
+def _hemispheres(maps: dict, name: str) -> list:
+    return [h for h in ("left", "right") if h in maps and name in maps[h].maps]
 
 
 def _cortex_topomap(cm, name: str, hemi: str):
@@ -139,7 +131,7 @@ def _cortex_topomap(cm, name: str, hemi: str):
 @fill_doc
 def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_cortex=None,
                   n_permutations: int = 1000, alpha: float = 0.05, random_state=0,
-                  settings=None) -> dict:
+                  settings=None, sn_boot=None, verb_noun_boot=None) -> dict:
     """Every comparison the job can make: ``key -> LanguageFit``.
 
     Parameters
@@ -161,12 +153,16 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
     %(random_state)s
     settings : RulerSettings, optional
         The descriptors' parameters (default the ruler's).
+    sn_boot, verb_noun_boot : list, optional
+        The model's S - N / verb - noun t maps recomputed from resampled items
+        (:func:`~toponeuro.reporting.contrast_boot`): each model value gets its 95%% interval over stimuli.
 
     Returns
     -------
     dict
-        ``"verb-noun"`` and/or ``"language"`` -> :class:`LanguageFit`, those the inputs
-        allow.
+        ``"verb-noun|<hemisphere>"`` and/or ``"language|<hemisphere>"`` ->
+        :class:`LanguageFit`, those the inputs allow, one per hemisphere the cortex map
+        covers.
 
     Examples
     --------
@@ -177,9 +173,9 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
     >>> units = language_units(acts, smooth_fwhm=None)
     >>> fits = language_fits("h", sn_map=units.tmap, n_permutations=0,
     ...                      cortex=language_cortex(["left"], similarity_permutations=0))
-    >>> fit = fits["language"]
+    >>> fit = fits["language|left"]
     >>> sorted(fits), fit.hemisphere, "smoothness" in fit.comparison.left_out
-    (['language'], 'left', True)
+    (['language|left'], 'left', True)
     """
     from ...analysis import as_topomap, compare_topography
     from .stages import LANGUAGE_MAP
@@ -190,85 +186,82 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
     out = {}
     if verb_noun is not None and verb_noun_cortex is not None:
         maps, source = verb_noun_cortex
-        hemi = _hemisphere(maps, VERB_NOUN_CORTEX)
-        if hemi is not None:
-            model = as_topomap(verb_noun.tmap, layer=layer, name=f"verb-noun [{layer}]")
+        model = as_topomap(verb_noun.tmap, layer=layer, name=f"verb-noun [{layer}]")
+        boot = _boot(verb_noun_boot, layer)
+        for hemi in _hemispheres(maps, VERB_NOUN_CORTEX):
             comp = compare_topography(
-                model, _cortex_topomap(maps[hemi], VERB_NOUN_CORTEX, hemi), **kw)
-            out["verb-noun"] = LanguageFit(
+                model, _cortex_topomap(maps[hemi], VERB_NOUN_CORTEX, hemi), model_boot=boot,
+                **kw)
+            out[f"verb-noun|{hemi}"] = LanguageFit(
                 "verb-noun", layer, hemi, VERB_NOUN_CORTEX, source, comp,
                 np.asarray(maps[hemi].maps[VERB_NOUN_CORTEX], float), maps[hemi].mesh)
     lang_maps = cortex.maps if cortex.atlas is not None else cortex.user_maps
-    hemi = _hemisphere(lang_maps, LANGUAGE_MAP)
-    if hemi is not None:
-        source = ("the language parcels (Wolna et al., 2025; S > N, n = 706), fsaverage5"
-                  if cortex.atlas is not None else "your map 'language' (cortex_maps)")
-        model = as_topomap(sn_map, layer=layer, name=f"S-N [{layer}]")
+    source = ("the language parcels (Wolna et al., 2025; S > N, n = 706), fsaverage5"
+              if cortex.atlas is not None else "your map 'language' (cortex_maps)")
+    model = as_topomap(sn_map, layer=layer, name=f"S-N [{layer}]")
+    boot = _boot(sn_boot, layer)
+    for hemi in _hemispheres(lang_maps or {}, LANGUAGE_MAP):
         comp = compare_topography(model, _cortex_topomap(lang_maps[hemi], LANGUAGE_MAP, hemi),
-                                  **kw)
-        out["language"] = LanguageFit(
+                                  model_boot=boot, **kw)
+        out[f"language|{hemi}"] = LanguageFit(
             "language", layer, hemi, LANGUAGE_MAP, source, comp,
             np.asarray(lang_maps[hemi].maps[LANGUAGE_MAP], float),
             getattr(lang_maps[hemi], "mesh", "fsaverage5"))
     return out
 
 
-def fit_evidence(fit: LanguageFit) -> int:
-    """The evidence of a comparison under :data:`LANGUAGE_HEADLINE_RULE`: its descriptors the verdict
-    rule could test (alike or unlike).
+def _boot(maps, layer):
+    """The bootstrap maps (over stimuli) on ``layer``'s sheet, or None."""
+    from ...analysis import as_topomap
 
-    Parameters
-    ----------
-    fit : LanguageFit
-        One comparison.
-
-    Returns
-    -------
-    int
-        The number of its rows whose verdict is ``"alike"`` or ``"unlike"``.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace as NS
-    >>> comp = NS(rows=[NS(verdict="alike"), NS(verdict="not testable"), NS(verdict="unlike")])
-    >>> fit_evidence(LanguageFit("language", "l", "left", "x", "s", comp))
-    2
-    """
-    return sum(r.verdict in ("alike", "unlike") for r in fit.comparison.rows)
+    if not maps:
+        return None
+    return [as_topomap(m, layer=layer) for m in maps]
 
 
-def headline_fit(fits: dict) -> LanguageFit | None:
-    """The comparison :data:`LANGUAGE_HEADLINE_RULE` picks (None: no comparison has a testable row).
+@fill_doc
+def headline_fit(fits: dict, alpha: float = 0.05):
+    """The headline row of the comparisons by the one rule of both jobs
+    (:data:`toponeuro.reporting.HEADLINE_RULE`): ``(LanguageFit, HeadlineChoice)``, or None
+    when no row is eligible (the headline is "not testable").
 
     Parameters
     ----------
     fits : dict
-        ``key -> LanguageFit``, as :func:`language_fits` returns.
+        ``"<key>|<hemisphere>" -> LanguageFit``, as :func:`language_fits` returns.
+    %(alpha)s
 
     Returns
     -------
-    LanguageFit or None
-        The comparison with the most testable rows (ties by :data:`FIT_ORDER`).
+    tuple or None
+        The comparison holding the chosen row and the choice
+        (:class:`~toponeuro.reporting._kit.headline.HeadlineChoice`: its ``row``,
+        ``evidence``, ``n_eligible``); None when no row can reach alpha.
 
     Examples
     --------
     >>> from types import SimpleNamespace as NS
-    >>> def fit(key, *verdicts):
-    ...     return LanguageFit(key, "l", "left", "x", "s",
-    ...                        NS(rows=[NS(verdict=v) for v in verdicts]))
-    >>> headline_fit({"language": fit("language", "alike", "unlike"),
-    ...               "verb-noun": fit("verb-noun", "alike", "not testable")}).key
-    'language'
-    >>> headline_fit({"language": fit("language", "alike"),
-    ...               "verb-noun": fit("verb-noun", "unlike")}).key  # a tie: verb - noun
-    'verb-noun'
-    >>> headline_fit({"language": fit("language", "not testable")}) is None
+    >>> def row(v, p, n=999):
+    ...     side = NS(n_permutations=n, null="positions", p_value=p, alternative="greater")
+    ...     return NS(descriptor="clustering", verdict=v, model=side, cortex=side)
+    >>> def fit(key, hemi, *rows):
+    ...     return LanguageFit(key, "l", hemi, "x", "s", NS(rows=list(rows)))
+    >>> fits = {"verb-noun|left": fit("verb-noun", "left", row("alike", 0.01)),
+    ...         "language|right": fit("language", "right", row("unlike", 0.001))}
+    >>> f, pick = headline_fit(fits)
+    >>> f.key, f.hemisphere, pick.evidence
+    ('language', 'right', 0.001)
+    >>> headline_fit({"language|left": fit("language", "left", row("alike", 0.5, 3))}) is None
     True
     """
-    ranked = sorted((k for k in fits if fit_evidence(fits[k]) > 0),
-                    key=lambda k: (-fit_evidence(fits[k]),
-                                   FIT_ORDER.index(k) if k in FIT_ORDER else len(FIT_ORDER)))
-    return fits[ranked[0]] if ranked else None
+    from .._kit.headline import choose_headline
+
+    by_key = {(f.key, f.hemisphere): f for f in fits.values()}
+    pick = choose_headline({k: f.comparison for k, f in by_key.items()}, alpha=alpha,
+                           layers=list(FIT_ORDER))
+    if pick is None:
+        return None
+    return by_key[pick.layer, pick.hemisphere], pick
 
 
 def answer_both(organised, selective, what: str = "the S - N map") -> str:

@@ -57,7 +57,7 @@ from .stages import (
     language_units,
     load_language_stimuli,
 )
-from .verbs import bare_netcdf, verb_noun_inputs, verb_noun_maps
+from .verbs import bare_netcdf, contrast_boot, verb_noun_inputs, verb_noun_maps
 from .writer import write_language_report
 
 __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "language_verdict"]
@@ -326,9 +326,13 @@ def run_language_map(
                                              min_units=patches.min_units,
                                              n_permutations=null.n_permutations,
                                              alpha=null.alpha, random_state=null.random_state)
+            # the one ruler's parameters (n_boot among them); whole hemispheres: the language
+            # network is not confined to one region the way a visual sheet's cortex is
+            rs = dataclasses.replace(ruler.descriptors, cortex_region=None)
             vn = verb_noun_maps(net, vn_items, layers, token_pooling=units.token_pooling,
                                 progress=progress, n_permutations=null.n_permutations,
-                                alpha=null.alpha, random_state=null.random_state, **fwd)
+                                alpha=null.alpha, random_state=null.random_state,
+                                n_boot=rs.n_boot, **fwd)
             steps.update()
 
             steps.set_postfix_str("cortex")
@@ -338,10 +342,13 @@ def run_language_map(
                                           min_vertices=cortex.min_vertices,
                                           similarity_permutations=cortex.n_permutations,
                                           alpha=null.alpha, random_state=null.random_state)
+            sn_boot = (contrast_boot(acts, layers[-1], n_boot=rs.n_boot,
+                                     random_state=null.random_state) if rs.n_boot else None)
             fits = language_fits(layers[-1], sn_map=selected.tmap, cortex=cortex_side,
                                  verb_noun=vn, verb_noun_cortex=vn_cortex,
                                  n_permutations=ruler.n_permutations, alpha=null.alpha,
-                                 random_state=null.random_state)
+                                 random_state=null.random_state, settings=rs, sn_boot=sn_boot,
+                                 verb_noun_boot=None if vn is None else vn.boot)
             steps.update()
 
             steps.set_postfix_str("report")

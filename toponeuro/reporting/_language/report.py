@@ -11,15 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .fit import (
-    FIT_HEMISPHERE_RULE,
-    FIT_LAYER_RULE,
-    LANGUAGE_HEADLINE_RULE,
-    answer_both,
-    fit_evidence,
-    headline_fit,
-    short_layer,
-)
+from .._kit.headline import HEADLINE_RULE, NOT_TESTABLE
+from .fit import FIT_HEMISPHERE_RULE, FIT_LAYER_RULE, answer_both, headline_fit, short_layer
 
 __all__ = ["verb_noun_summary", "fits_summary", "fits_table", "headline_text",
            "descriptor_cell"]
@@ -59,21 +52,32 @@ def _side(res) -> dict:
     return {k: (_num(v) if isinstance(v, float) else v) for k, v in d.items()}
 
 
-def fits_summary(fits: dict, n_permutations: int) -> dict:
-    """The ``comparison`` block of ``summary.json``: the rules, the headline's comparison and
-    every comparison's rows (model, cortex, verdict, reason)."""
-    chosen = headline_fit(fits)
+def fits_summary(fits: dict, n_permutations: int, alpha: float = 0.05) -> dict:
+    """The ``comparison`` block of ``summary.json``: the rules, the headline row (chosen by
+    :data:`~toponeuro.reporting.HEADLINE_RULE`, the one rule of both jobs) and every
+    comparison's rows (model with its interval over stimuli, cortex, verdict, reason)."""
+    chosen = headline_fit(fits, alpha)
+    head = None
+    if chosen is not None:
+        fit, pick = chosen
+        key = next(k for k, f in fits.items() if f is fit)
+        r = pick.row
+        head = {"fit": key, "descriptor": r.descriptor, "domain": r.domain,
+                "statistic": r.statistic, "verdict": r.verdict, "reason": r.reason,
+                "evidence": _num(pick.evidence), "n_eligible": int(pick.n_eligible),
+                "n_rows": int(pick.n_rows)}
     out = {"layer_rule": FIT_LAYER_RULE, "hemisphere_rule": FIT_HEMISPHERE_RULE,
-           "headline_rule": LANGUAGE_HEADLINE_RULE, "n_permutations": int(n_permutations),
-           "headline": None if chosen is None else chosen.key, "fits": {}}
+           "headline_rule": HEADLINE_RULE, "n_permutations": int(n_permutations),
+           "headline": None if chosen is None else head["fit"], "headline_row": head,
+           "fits": {}}
     for key, f in fits.items():
         comp = f.comparison
         out["fits"][key] = {
-            "title": f.title, "layer": f.layer, "hemisphere": f.hemisphere,
-            "cortex_map": f.cortex_name, "cortex_source": f.cortex_source,
+            "title": f.title, "comparison": f.key, "layer": f.layer,
+            "hemisphere": f.hemisphere, "cortex_map": f.cortex_name,
+            "cortex_source": f.cortex_source,
             "model_geometry": comp.model_geometry, "cortex_geometry": comp.cortex_geometry,
-            "evidence": fit_evidence(f), "counts": comp.counts(),
-            "left_out": dict(comp.left_out),
+            "counts": comp.counts(), "left_out": dict(comp.left_out),
             "rows": [{"descriptor": r.descriptor, "statistic": r.statistic,
                       "model": _side(r.model), "cortex": _side(r.cortex),
                       "verdict": r.verdict, "reason": r.reason} for r in comp.rows],
@@ -132,28 +136,28 @@ def fits_table(fits: dict) -> pd.DataFrame:
                                        "cortex", "verdict"])
 
 
-def _fit_clause(fit) -> str:
-    comp = fit.comparison
-    alike = [r.descriptor.replace("_", " ") for r in comp.rows if r.verdict == "alike"]
-    unlike = [r.descriptor.replace("_", " ") for r in comp.rows if r.verdict == "unlike"]
-    n = len(alike) + len(unlike)
+def _fit_clause(chosen) -> str:
+    """The headline row against the cortex, in words (or "not testable")."""
+    if chosen is None:
+        return (f"against the cortex the answer is {NOT_TESTABLE}: no descriptor's null "
+                "reaches alpha on both sides")
+    fit, pick = chosen
+    r = pick.row
     what = ("its verb - noun map against the cortex's verb - noun contrast"
             if fit.key == "verb-noun" else "its S - N map against the cortex's language map")
-    parts = []
-    if alike:
-        parts.append(f"alike on {len(alike)} ({', '.join(alike)})")
-    if unlike:
-        parts.append(f"unlike on {len(unlike)} ({', '.join(unlike)})")
-    return (f"on the comparison with the most evidence, {what} ({fit.hemisphere} hemisphere), "
-            f"it is {' and '.join(parts)} of the {n} descriptors testable on both sides")
+    return (f"against the cortex, the row with the most evidence (the fixed headline rule) "
+            f"is {r.descriptor.replace('_', ' ')} of {what} ({fit.hemisphere} hemisphere): "
+            f"{r.verdict}, {r.statistic} model {descriptor_cell(r.model)}, cortex "
+            f"{descriptor_cell(r.cortex)}")
 
 
-def headline_text(report, sn_contrast, fits: dict) -> str:
+def headline_text(report, sn_contrast, fits: dict, alpha: float = 0.05) -> str:
     """The report's one-sentence answer: the headline layer's S - N map against the positions
     null and the label null (:func:`~._language_fit.answer_both`), its language-selective
-    units (one count, one definition: the report's ``language_units``), and the comparison
-    with the cortex that :data:`~._language_fit.LANGUAGE_HEADLINE_RULE` picks. ``report``:
-    the run's :class:`~.._kit.report.LanguageMapReport` (its ``per_layer`` is read).
+    units (one count, one definition: the report's ``per_layer``, the count the layer
+    table shows), and the comparison row with the cortex that the one headline rule of both jobs
+    picks (:data:`~toponeuro.reporting.HEADLINE_RULE`; "not testable" when no row can
+    reach alpha).
 
     Examples
     --------
@@ -162,14 +166,15 @@ def headline_text(report, sn_contrast, fits: dict) -> str:
     >>> s = NS(outcome="not beyond chance", statistic=0.14, p_value=0.4, n_permutations=999)
     >>> rep = NS(per_layer={"encoder.layer.5.intermediate.dense": {
     ...     "n_language_units": 770, "n_units_with_data": 1536}})
-    >>> headline_text(rep, NS(organised=o, selective=s), {})[:60]
+    >>> text = headline_text(rep, NS(organised=o, selective=s), {})
+    >>> text[:60]
     'On layer.5 (770 of 1,536 units language-selective), the S - '
+    >>> text.endswith("the answer is not testable: no descriptor's null reaches alpha on both sides.")
+    True
     """
     layer, r = list(report.per_layer.items())[-1]
     n, of = r["n_language_units"], r["n_units_with_data"]
     count = (f" ({n:,} of {of:,} units language-selective)" if of and n is not None else "")
     both = answer_both(sn_contrast.organised, sn_contrast.selective, "the S - N map")
-    chosen = headline_fit(fits)
-    tail = ("no comparison with the cortex could be tested" if chosen is None
-            else _fit_clause(chosen))
+    tail = _fit_clause(headline_fit(fits, alpha))
     return f"On {short_layer(layer)}{count}, {both}; {tail}."

@@ -463,12 +463,14 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
     summary = _jsonable(summary)  # JSON types in memory, as in the file
     summary["cortex"] = _cortex_summary(cortex, c_rows)
     summary["comparison"] = _jsonable(fits_summary(fits,
-                                                   fit_permutations or inputs.n_permutations))
+                                                   fit_permutations or inputs.n_permutations,
+                                                   inputs.alpha))
     report = LanguageMapReport(
         **summary, headline=None, settings=settings,
         verb_noun=(None if verb_noun is None
                    else _jsonable(verb_noun_summary(verb_noun, inputs.alpha))))
-    report.headline = headline_text(report, topo.contrast[layers[-1]], fits)
+    report.headline = headline_text(report, topo.contrast[layers[-1]], fits,
+                                    inputs.alpha)
     tables = {"model": model_table, "profile": prof_table,
               "cortex": cortex_table.drop(columns=["kind", "threshold"], errors="ignore"),
               "comparison": fits_table(fits)}
@@ -563,8 +565,8 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
         lines += ["", f"Model vs cortex ({comp['layer_rule']}):"]
         for f in comp["fits"].values():
             counts = ", ".join(f"{k} {v}" for k, v in f["counts"].items())
-            lines.append(f"    {f['title']} ({f['hemisphere']}): {counts}")
-        lines.append(f"    the headline's comparison: {comp['headline_rule']}")
+            lines.append(f"    {f['title']}: {counts}")
+        lines.append(f"    the headline rule (both jobs): {comp['headline_rule']}")
     lines.append("")
     return "\n".join(lines + cortex_lines(rep.cortex))
 

@@ -25,7 +25,7 @@ from ...exceptions import DownloadError, InvalidDataError, MissingFileError
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
            "language_verb_noun", "verb_noun_cortex", "verb_noun_inputs", "verb_noun_maps",
-           "bare_netcdf"]
+           "bare_netcdf", "contrast_boot"]
 
 #: the name of the model's verb - noun map (a sheet map, like the S - N "language" map)
 VERB_NOUN_MAP = "verb-noun"
@@ -115,6 +115,9 @@ class VerbNoun(NamedTuple):
         null and label null, as the S - N map's).
     n_units : dict
         Layer -> the number of units with a defined t (the denominator of its counts).
+    boot : list, optional
+        The deepest layer's t map recomputed from resampled items (the model side's
+        interval in the comparison with the cortex), or None.
 
     Examples
     --------
@@ -133,12 +136,15 @@ class VerbNoun(NamedTuple):
     contrast: dict
     #: layer -> the number of units with a defined t (the denominator of its counts)
     n_units: dict
+    #: the deepest layer's t map recomputed from items resampled within verb and noun
+    #: (:func:`~toponeuro.reporting.contrast_boot`; None: not asked)
+    boot: list | None = None
 
 
 @fill_doc
 def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None, source="",
                        n_permutations: int = 1000, alpha: float = 0.05,
-                       random_state=0) -> VerbNoun:
+                       random_state=0, n_boot: int = 0) -> VerbNoun:
     """Each layer's verb - noun t map on its sheet, with Moran's I against both nulls.
 
     The map is the Welch t of the verb items against the noun items per unit, on the
@@ -165,6 +171,9 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
         Here: of both nulls.
     %(alpha)s
     %(random_state)s
+    n_boot : int
+        Resamples of the items behind the deepest layer's bootstrap maps (``boot``;
+        ``RulerSettings.n_boot`` in the job); 0, none.
 
     Returns
     -------
@@ -195,7 +204,11 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     n_units = {ly: int(np.isfinite(t[unit_layer == ly]).sum()) for ly in layers}
     tmap = raw["t"].assign_attrs(contrast="verb - noun", statistic="Welch t",
                                  smoothing="none")
-    return VerbNoun(items, source, tmap, contrast, n_units)
+    boot = None
+    if n_boot:
+        boot = contrast_boot(acts, list(layers)[-1], "verb", "noun", n_boot=n_boot,
+                             random_state=random_state)
+    return VerbNoun(items, source, tmap, contrast, n_units, boot)
 
 
 @fill_doc
@@ -320,7 +333,7 @@ def verb_noun_inputs(verb_noun, cortex_maps=None):
 def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "mean",
                    batch_size: int = 64, device: str = "cpu", progress: bool = False,
                    n_permutations: int = 1000, alpha: float = 0.05,
-                   random_state=0) -> VerbNoun | None:
+                   random_state=0, n_boot: int = 0) -> VerbNoun | None:
     """The model's verb - noun maps: the items' activations
     (:func:`toponeuro.extract`, as the localizer's) and :func:`language_verb_noun`; None
     when ``items`` is None (``(items, source)`` of :func:`verb_noun_inputs`, or None).
@@ -344,6 +357,8 @@ def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "m
         Here: of both nulls.
     %(alpha)s
     %(random_state)s
+    n_boot : int
+        As :func:`language_verb_noun` (0: no bootstrap maps).
 
     Returns
     -------
@@ -364,4 +379,48 @@ def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "m
                    batch_size=batch_size, device=device, progress=progress)
     return language_verb_noun(acts, layers, items=stim, source=source,
                               n_permutations=n_permutations, alpha=alpha,
-                              random_state=random_state)
+                              random_state=random_state, n_boot=n_boot)
+
+
+@fill_doc
+def contrast_boot(activations, layer: str, target="S", against="N", *, n_boot: int = 50,
+                  random_state=0) -> list:
+    """A contrast's t map on ``layer``, recomputed from items resampled within each
+    condition (:func:`toponeuro.analysis.bootstrap_maps`): the model side's uncertainty
+    over stimuli in the language job's comparisons.
+
+    The map is computed as the job computes it: the unsmoothed Welch t of ``target``
+    against ``against`` per unit (:func:`toponeuro.analysis.language_selectivity`,
+    ``smooth_fwhm=None``).
+
+    Parameters
+    ----------
+    %(activations)s
+    layer : str
+        The layer whose map is resampled.
+    target, against : str
+        The contrast's conditions (S vs N; verb vs noun).
+    n_boot : int
+        Resamples (``RulerSettings.n_boot``).
+    %(random_state)s
+
+    Returns
+    -------
+    list of xarray.DataArray
+        ``n_boot`` t maps of ``layer``'s units, dims ``("unit",)``.
+
+    Examples
+    --------
+    >>> from toponeuro import make_activations
+    >>> acts = make_activations({"h": 64}, 40, categories=["S", "W", "J", "N"] * 10,
+    ...                         random_state=0)
+    >>> boot = contrast_boot(acts, "h", n_boot=3)
+    >>> len(boot), boot[0].sizes["unit"]
+    (3, 64)
+    """
+    from ...analysis import bootstrap_maps, language_selectivity
+
+    sub = activations.topo.select(layer)
+    return bootstrap_maps(
+        sub, lambda a: language_selectivity(a, target, against, smooth_fwhm=None)["t"],
+        n_boot=n_boot, random_state=random_state)

@@ -15,13 +15,15 @@ import numpy as np
 from ..._util import dims as D
 from ...analysis import format_p
 from .._kit.files import html_table, write_job_files
+from .._kit.headline import HEADLINE_RULE
 from .._kit.page import DetailBlock, answer_first_page, figure_html
 from .._kit.report import LanguageMapReport
-from .fit import FIT_HEMISPHERE_RULE, FIT_LAYER_RULE, LANGUAGE_HEADLINE_RULE, short_layer
+from .fit import FIT_HEMISPHERE_RULE, FIT_LAYER_RULE, short_layer
 from .results import LanguageReport, _count, _fmt
 from .stages import LANGUAGE_MAP
 
-__all__ = ["write_language_report", "language_headline", "headline_rules", "profile_comment",
+__all__ = ["write_language_report", "language_headline", "headline_rules", "fit_figure",
+           "profile_comment",
            "short_layer"]
 
 
@@ -29,7 +31,7 @@ def language_headline(report: LanguageMapReport) -> str:
     """The report's first sentence: ``report.headline``, one sentence that answers both
     questions -- is the headline layer's S - N map organised on the sheet (positions null),
     and more than random contrasts of its items would be (label null) -- and gives the
-    comparison with the cortex :data:`~toponeuro.reporting.LANGUAGE_HEADLINE_RULE` picks
+    comparison row with the cortex :data:`~toponeuro.reporting.HEADLINE_RULE` picks
     (:func:`~._language_report.headline_text`).
 
     Examples
@@ -50,9 +52,20 @@ def headline_rules() -> str:
     >>> headline_rules()[:34]
     'The layer is the deepest mapped la'
     """
-    return (f"The layer is {FIT_LAYER_RULE}; the hemisphere is {FIT_HEMISPHERE_RULE}; the "
-            f"headline's comparison is {LANGUAGE_HEADLINE_RULE} These rules were fixed in code before "
-            "any result was seen.")
+    return (f"The layer is {FIT_LAYER_RULE}; the hemispheres are {FIT_HEMISPHERE_RULE}. "
+            f"The headline row: {HEADLINE_RULE}")
+
+
+def fit_figure(fit) -> str:
+    """The file name of a comparison's figure: the model's map beside the cortex's.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> fit_figure(NS(key="verb-noun", hemisphere="left"))
+    'model_vs_cortex_verb-noun_left.png'
+    """
+    return f"model_vs_cortex_{fit.key}_{fit.hemisphere}.png"
 
 
 def profile_comment(profile) -> str:
@@ -131,17 +144,17 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
         rep.profile, layer_names=[short_layer(ly) for ly in layers],
         title="Language units (top-k, selected on the other half of the items)")
     files["condition_profile.png"] = _savefig(fig, out / "condition_profile.png")
-    for key, f in rep.fits.items():
-        model = (rep.verb_noun.tmap if key == "verb-noun"
+    for f in rep.fits.values():
+        model = (rep.verb_noun.tmap if f.key == "verb-noun"
                  else rep.selectivity.sel(map=LANGUAGE_MAP))
-        what = "verb - noun" if key == "verb-noun" else "S - N"
+        what = "verb - noun" if f.key == "verb-noun" else "S - N"
         fig = plot_model_cortex_maps(
             model.topo.map(f.layer), f.cortex_values, mesh=f.mesh, hemi=f.hemisphere,
             threshold=2.0, colorbar_label="t",
             model_title=f"model: {what} t on {short_layer(f.layer)}",
             cortex_title=f"cortex: {f.cortex_name} ({f.mesh}, {f.hemisphere})",
             title=f"{f.title} (one colour logic; |t| < 2 uncoloured)")
-        fname = f"model_vs_cortex_{key}.png"
+        fname = fit_figure(f)
         files[fname] = _savefig(fig, out / fname)
     return files
 
@@ -249,8 +262,8 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
     if not rep.fits:
         return ("<p>No comparison with the cortex was made (no cortex map shares a side with "
                 "the model's maps, or verb_noun=None).</p>")
-    figs = "".join(fig(f"model_vs_cortex_{k}.png", f"{f.title}: the model's map and the "
-                       "cortex's, on one colour logic") for k, f in rep.fits.items())
+    figs = "".join(fig(fit_figure(f), f"{f.title}: the model's map and the "
+                       "cortex's, on one colour logic") for f in rep.fits.values())
     sources = "".join(f"<li>{esc(f.title)}: {esc(f.cortex_source)} ({esc(f.hemisphere)} "
                       f"hemisphere on {esc(f.mesh)})</li>"
                       for f in rep.fits.values())

@@ -310,7 +310,7 @@ def run_map(
             rulers = ruler_comparisons(model_side.selectivity, layers, cortex_side,
                                        n_permutations=ruler.n_permutations, alpha=null.alpha,
                                        random_state=null.random_state,
-                                       settings=ruler.descriptors)
+                                       settings=ruler.descriptors, activations=acts)
             steps.update()
 
             steps.set_postfix_str("report")

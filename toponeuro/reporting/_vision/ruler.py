@@ -19,23 +19,75 @@ import xarray as xr
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
-from .._kit.constants import CORTEX_DOMAINS
+from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.headline import HEADLINE_RULE, choose_headline
 
-__all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_table"]
+__all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_table",
+           "model_selectivity_boot", "cortex_region_mask", "REGION_MM"]
 
 
-def ruler_cortex_maps(cortex) -> dict:
+#: the geodesic reach of :attr:`RulerSettings.cortex_region` ``"votc"`` around the
+#: visfAtlas's category ROIs, in mm (the job's proximity scale)
+REGION_MM = 10.0
+
+
+def cortex_region_mask(region, mesh: str, hemi: str) -> np.ndarray | None:
+    """The vertices of ``region`` on one hemisphere (:attr:`RulerSettings.cortex_region`).
+
+    Parameters
+    ----------
+    region : {"votc", None}
+        ``"votc"``: every vertex within :data:`REGION_MM` mm (geodesic, folded surface) of
+        a visfAtlas category ROI (faces, bodies, characters, places) of the hemisphere;
+        None: the whole hemisphere.
+    mesh : str
+        The maps' mesh; the region is defined on fsaverage5 only.
+    hemi : {"left", "right"}
+        The hemisphere.
+
+    Returns
+    -------
+    numpy.ndarray of bool or None
+        The region's vertices; None for the whole hemisphere (``region=None``, or a mesh
+        the region is not defined on).
+
+    Examples
+    --------
+    >>> m = cortex_region_mask("votc", "fsaverage5", "left")
+    >>> m.shape, 500 < int(m.sum()) < 5000
+    ((10242,), True)
+    >>> cortex_region_mask(None, "fsaverage5", "left") is None
+    True
+    """
+    if region is None or mesh != "fsaverage5":
+        return None
+    from ...atlases import cortex_maps as atlas_maps
+    from ...atlases import load_visfatlas, roi_proximity
+
+    cm = atlas_maps(load_visfatlas("fsaverage5"), CORTEX_DOMAINS, hemispheres=[hemi],
+                    representation="binary")[hemi]
+    rois = np.zeros(len(next(iter(cm.maps.values()))), dtype=bool)
+    for v in cm.maps.values():
+        rois |= np.asarray(v, float) > 0.5
+    return roi_proximity(rois, hemi, scale_mm=REGION_MM) >= np.exp(-1.0)
+
+
+def ruler_cortex_maps(cortex, settings=None) -> dict:
     """``hemisphere -> {domain: TopoMap}``: the cortex side of the ruler.
 
     The atlas's ROIs are taken as they are, 0/1 (the job's proximity representation is a
-    display choice, not the atlas's data); a lab's maps as given. Each map lies on its own
-    mesh: flat-map positions in mm, the mesh's neighbour graph, its sphere for the spin test.
+    display choice, not the atlas's data); a lab's maps as given. Each map is put on its
+    template mesh by :func:`toponeuro.analysis.mesh_topomap` -- the function any lab's
+    mesh map goes through: folded-surface positions in mm, geodesic neighbours and
+    distances along the mesh, its sphere for the spin test -- and measured over
+    ``settings.cortex_region`` (the vertices outside it have no data).
 
     Parameters
     ----------
     cortex : CortexTopography
         What :func:`~toponeuro.reporting.cortex_topography` returned.
+    settings : RulerSettings, optional
+        Its ``cortex_region`` (default ``RulerSettings()``: ``"votc"``).
 
     Returns
     -------
@@ -49,19 +101,24 @@ def ruler_cortex_maps(cortex) -> dict:
     >>> sorted(side["left"]), side["left"]["faces"].geometry
     (['bodies', 'characters', 'faces', 'places'], 'mesh')
     """
-    from ...analysis import as_topomap
+    from ...analysis import RulerSettings, mesh_topomap
     from ...atlases import cortex_maps as atlas_maps
 
+    settings = settings or RulerSettings()
     maps = cortex.maps
     if cortex.atlas is not None:
         maps = atlas_maps(cortex.atlas, CORTEX_DOMAINS, hemispheres=list(cortex.maps),
                           representation="binary")
     out = {}
     for hemi, cm in maps.items():
-        out[hemi] = {d: as_topomap(np.asarray(v, float), positions=cm.positions,
-                                   adjacency=cm.adjacency, mesh=cm.mesh, sphere=cm.sphere,
-                                   units="mm", name=f"{hemi} {d}")
-                     for d, v in cm.maps.items()}
+        mesh = getattr(cm, "mesh", None) or "fsaverage5"
+        keep = cortex_region_mask(settings.cortex_region, mesh, hemi)
+        out[hemi] = {}
+        for d, v in cm.maps.items():
+            v = np.asarray(v, float)
+            if keep is not None:
+                v = np.where(keep, v, np.nan)
+            out[hemi][d] = mesh_topomap(v, mesh, hemi, name=f"{hemi} {d}")
     return out
 
 
@@ -75,7 +132,8 @@ def _model_maps(selectivity: xr.DataArray, layer: str, domains) -> dict:
 @fill_doc
 def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, *,
                       n_permutations: int = 1000, alpha: float = 0.05,
-                      random_state=0, settings=None) -> dict:
+                      random_state=0, activations: xr.DataArray | None = None,
+                      settings=None) -> dict:
     """``{(layer, hemisphere): TopographyComparison}``: every descriptor on both sides.
 
     Parameters
@@ -91,9 +149,13 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
         side).
     %(alpha)s
     %(random_state)s
+    %(activations)s
+        Optional here: those ``selectivity`` was computed from. With them the model
+        side's values get a 95%% interval over stimuli (``settings.n_boot`` resamples of
+        the stimuli within each category, the selectivity maps recomputed,
+        :func:`model_selectivity_boot`); without them, no interval.
     settings : RulerSettings, optional
-        The descriptors' parameters (:class:`toponeuro.settings.RulerSettings`; None: the
-        defaults).
+        The descriptors' parameters and ``n_boot`` (default ``RulerSettings()``).
 
     Returns
     -------
@@ -113,20 +175,76 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
     >>> sorted(out["v1", "left"].left_out)
     ['smoothness']
     """
-    from ...analysis import compare_topography
+    from ...analysis import RulerSettings, compare_topography
 
-    side = ruler_cortex_maps(cortex)
+    settings = settings or RulerSettings()
+    side = ruler_cortex_maps(cortex, settings)
     out, done = {}, {}
+    have = set(map(str, selectivity[D.DOMAIN].values))
     for layer in layers:
+        boot = None
+        if activations is not None and settings.n_boot:
+            doms = sorted({d for cmaps in side.values() for d in cmaps if d in have})
+            boot = model_selectivity_boot(activations, layer, doms, n_boot=settings.n_boot,
+                                          random_state=random_state)
         for hemi, cmaps in side.items():
-            domains = [d for d in cmaps if d in set(map(str, selectivity[D.DOMAIN].values))]
+            domains = [d for d in cmaps if d in have]
             out[layer, hemi] = compare_topography(
                 _model_maps(selectivity, layer, domains), {d: cmaps[d] for d in domains},
                 n_permutations=n_permutations, alpha=alpha, random_state=random_state,
-                settings=settings, cortex_results=done.get(hemi))
+                cortex_results=done.get(hemi), settings=settings,
+                model_boot=None if boot is None else [{d: b[d] for d in domains}
+                                                       for b in boot])
             # the cortex's descriptors do not depend on the layer: computed once per hemisphere
             done.setdefault(hemi, [r.cortex for r in out[layer, hemi].rows])
     return out
+
+
+@fill_doc
+def model_selectivity_boot(activations: xr.DataArray, layer: str, domains: Sequence[str], *,
+                           n_boot: int = 50, random_state=0) -> list:
+    """The model's domain selectivity maps on ``layer``, recomputed from resampled stimuli.
+
+    The stimuli are drawn with replacement within each category (each category keeps its
+    count; :func:`toponeuro.analysis.bootstrap_maps`) and the maps recomputed as the job
+    computes them (:func:`toponeuro.analysis.domain_selectivity`, TDANN's t of each domain
+    against the other four). What the ruler's model-side intervals come from.
+
+    Parameters
+    ----------
+    %(activations)s
+    layer : str
+        The layer whose maps are resampled.
+    domains : sequence of str
+        The domains wanted.
+    n_boot : int
+        Resamples (``RulerSettings.n_boot``).
+    %(random_state)s
+
+    Returns
+    -------
+    list of dict
+        ``n_boot`` mappings ``domain -> TopoMap``, each on the layer's sheet.
+
+    Examples
+    --------
+    >>> import toponeuro
+    >>> from toponeuro.stimuli import FLOC_CATEGORIES
+    >>> ten = [c for c in FLOC_CATEGORIES if c != "scrambled"]
+    >>> acts = toponeuro.make_activations({"v1": 64}, 30, random_state=1, categories=ten * 3)
+    >>> boot = model_selectivity_boot(acts, "v1", ["faces", "places"], n_boot=2)
+    >>> len(boot), sorted(boot[0]), boot[0]["faces"].geometry
+    (2, ['faces', 'places'], 'sheet')
+    """
+    from ...analysis import as_topomap, bootstrap_maps, domain_selectivity
+
+    sub = activations.topo.select(layer)
+
+    def make(a):
+        sel = domain_selectivity(a, list(MAP_DOMAINS))
+        return {d: as_topomap(sel.sel({D.DOMAIN: d}), name=f"{layer} {d}") for d in domains}
+
+    return bootstrap_maps(sub, make, n_boot=n_boot, random_state=random_state)
 
 
 def _num(v):
@@ -139,6 +257,9 @@ def _row_entry(row) -> dict:
     return {"descriptor": row.descriptor, "domain": row.domain, "statistic": row.statistic,
             "model": _num(m.value), "model_p": _num(m.p_value), "model_null": m.null,
             "model_draws": int(m.n_permutations),
+            "model_lo": _num(m.interval[0]) if m.interval is not None else None,
+            "model_hi": _num(m.interval[1]) if m.interval is not None else None,
+            "model_boot": int(m.n_boot),
             "cortex": _num(c.value), "cortex_p": _num(c.p_value), "cortex_null": c.null,
             "cortex_draws": int(c.n_permutations), "verdict": row.verdict,
             "reason": row.reason, "reference": m.reference}
@@ -173,6 +294,8 @@ def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> dic
         per[f"{layer}|{hemi}"] = {
             "layer": layer, "hemisphere": hemi, "rows": [_row_entry(r) for r in comp.rows],
             "left_out": dict(comp.left_out), "counts": comp.counts(),
+            "cortex_region": comp.settings.cortex_region,
+            "n_boot": int(comp.settings.n_boot),
             "model_geometry": comp.model_geometry, "cortex_geometry": comp.cortex_geometry}
     pick = choose_headline(comparisons, alpha=alpha, layers=list(layers))
     head = {"chosen": pick is not None, "rule": HEADLINE_RULE}

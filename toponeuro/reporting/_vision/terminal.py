@@ -126,7 +126,7 @@ def _ruler_lines(ruler) -> list:
                    f"({head['statistic']}): model {side('model')}, cortex {side('cortex')} "
                    f"-> {head['verdict']}")
     else:
-        out.append("  headline: none -- no comparison has nulls on both sides that can reach "
-                   "alpha")
+        out.append("  headline: not testable -- no comparison has nulls on both sides that "
+                   "can reach alpha")
     out.append("  rule: " + head["rule"])
     return out

@@ -77,7 +77,8 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     if pick is None or (pick[0], pick[1]) not in res.ruler or not cortex:
         return None
     layer, hemi, domain = pick
-    side = ruler_cortex_maps(CortexTopography(atlas, {hemi: cortex[hemi]}, None))
+    side = ruler_cortex_maps(CortexTopography(atlas, {hemi: cortex[hemi]}, None),
+                             res.ruler[layer, hemi].settings)
     if domain not in side.get(hemi, {}):
         return None
     ctm = side[hemi][domain]
@@ -90,13 +91,18 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     return plot_model_cortex_maps(
         np.asarray(sel.values, float) if free is not None else grid.ravel(), ctm.values,
         threshold=float(settings.threshold), cortex_threshold=float(cthr),
-        cortex_positions=ctm.positions, model_positions=free,
+        cortex_positions=cortex[hemi].positions, model_positions=free,
         model_grid_shape=None if free is not None else grid.shape,
         model_units=res.selectivity.topo.position_units or "sheet units",
         model_title=f"model · {layer} · {domain} (t)",
         cortex_title=f"cortex · {hemi} hemisphere · {domain} "
-                     f"({'ROI, 0/1' if binary else 'your map'}; flat map)",
+                     f"({'ROI, 0/1' if binary else 'your map'}; flat map; "
+                     f"{_region_words(settings.cortex_region)})",
         title="The headline's maps on one colour logic (each one's threshold one colour)")
+
+
+def _region_words(region) -> str:
+    return ("occipito-temporal region" if region == "votc" else "whole hemisphere")
 
 
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
@@ -478,9 +484,14 @@ def _fmt(v, digits=3) -> str:
 def _side_text(row: dict, side: str) -> str:
     p = row[f"{side}_p"]
     null = row[f"{side}_null"]
+    value = _fmt(row[side])
+    lo, hi = row.get(f"{side}_lo"), row.get(f"{side}_hi")
+    if lo is not None and hi is not None:  # the model's 95% interval over stimuli
+        value += (f" [{_fmt(lo)}, {_fmt(hi)}; 95% over {row.get(f'{side}_boot', 0)} "
+                  "stimulus resamples]")
     if p is None or null == "none":
-        return f"{_fmt(row[side])} (no null)"
-    return f"{_fmt(row[side])} (p = {_fmt(p, 2)}, {null} null, {row[f'{side}_draws']:,} draws)"
+        return f"{value} (no null)"
+    return f"{value} (p = {_fmt(p, 2)}, {null} null, {row[f'{side}_draws']:,} draws)"
 
 
 def _ruler_headline_html(rep: MapReport) -> str:
@@ -499,9 +510,10 @@ def _ruler_headline_html(rep: MapReport) -> str:
                 f"&rarr; <b>{esc(head['verdict'])}</b> ({esc(head['reason'])}).</p>")
     else:
         key = f"{rep.layers[-1]}|" + (next(iter(per.values()))["hemisphere"] if per else "")
-        text = ("<p><b>Model vs cortex, on one ruler.</b> No comparison can be the headline: "
-                f"none of the {head['n_rows']} rows has a verdict with nulls on both "
-                "sides that can reach alpha (give more draws: ruler_permutations=).</p>")
+        text = ("<p><b>Model vs cortex, on one ruler: not testable.</b> No comparison can be "
+                f"the headline: none of the {head['n_rows']} rows has a verdict with "
+                "nulls on both sides that can reach alpha (give more draws: "
+                "ruler.n_permutations).</p>")
     entry = per.get(key)
     counts = "; ".join(
         f"{esc(v['layer'])} vs {esc(v['hemisphere'])}: "

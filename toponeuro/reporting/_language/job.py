@@ -293,10 +293,9 @@ def run_language_map(
     yours = read_cortex_inputs(dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps)))
     fwd = {"batch_size": extraction.batch_size, "device": extraction.device}  # extract()'s
     with output_folder(out_dir, overwrite=overwrite, kind="language-map",
-                               inputs=_inputs(src.checkpoint, stimuli, verb_noun, yours)) as folder:
+                       inputs=_inputs(src.checkpoint, stimuli, verb_noun, yours)) as folder:
         t0 = time.perf_counter()
-        steps = tqdm(total=7, desc="toponeuro map --language", disable=not progress,
-                     unit="step")
+        steps = tqdm(total=7, desc="toponeuro map --language", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own
             steps.set_postfix_str("model")
             net = load_model(src.name, checkpoint=src.checkpoint,
@@ -322,13 +321,10 @@ def run_language_map(
             steps.update()
 
             steps.set_postfix_str("topography")
-            topo = language_model_topography(acts, selected, layers,
-                                             min_units=patches.min_units,
-                                             n_permutations=null.n_permutations,
-                                             alpha=null.alpha, random_state=null.random_state)
-            # the one ruler's parameters (n_boot among them); whole hemispheres: the language
-            # network is not confined to one region the way a visual sheet's cortex is
-            rs = dataclasses.replace(ruler.descriptors, cortex_region=None)
+            topo = language_model_topography(
+                acts, selected, layers, min_units=patches.min_units,
+                n_permutations=null.n_permutations, alpha=null.alpha, random_state=null.random_state)
+            rs = dataclasses.replace(ruler.descriptors, cortex_region=None)  # whole hemispheres
             vn = verb_noun_maps(net, vn_items, layers, token_pooling=units.token_pooling,
                                 progress=progress, n_permutations=null.n_permutations,
                                 alpha=null.alpha, random_state=null.random_state,
@@ -336,14 +332,12 @@ def run_language_map(
             steps.update()
 
             steps.set_postfix_str("cortex")
-            cortex_side = language_cortex(cortex.hemispheres, cortex_maps=yours.maps,
-                                          vol_to_surf=cortex.vol_to_surf,
-                                          threshold=cortex.threshold,
-                                          min_vertices=cortex.min_vertices,
-                                          similarity_permutations=cortex.n_permutations,
-                                          alpha=null.alpha, random_state=null.random_state)
-            sn_boot = (contrast_boot(acts, layers[-1], n_boot=rs.n_boot,
-                                     random_state=null.random_state) if rs.n_boot else None)
+            cortex_side = language_cortex(
+                cortex.hemispheres, cortex_maps=yours.maps, vol_to_surf=cortex.vol_to_surf,
+                threshold=cortex.threshold, min_vertices=cortex.min_vertices,
+                similarity_permutations=cortex.n_permutations, alpha=null.alpha,
+                random_state=null.random_state)
+            sn_boot = contrast_boot(acts, layers[-1], n_boot=rs.n_boot, random_state=null.random_state)
             fits = language_fits(layers[-1], sn_map=selected.tmap, cortex=cortex_side,
                                  verb_noun=vn, verb_noun_cortex=vn_cortex,
                                  n_permutations=ruler.n_permutations, alpha=null.alpha,
@@ -353,8 +347,7 @@ def run_language_map(
 
             steps.set_postfix_str("report")
             setup = LanguageInputs(
-                card=net.model_card,
-                model_desc=model_description(net, src.name, src.checkpoint),
+                card=net.model_card, model_desc=model_description(net, src.name, src.checkpoint),
                 stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
                 token_pooling=units.token_pooling, min_units=patches.min_units,
                 alpha=null.alpha, n_permutations=null.n_permutations, q=units.q,

@@ -406,8 +406,9 @@ def contrast_boot(activations, layer: str, target="S", against="N", *, n_boot: i
 
     Returns
     -------
-    list of xarray.DataArray
-        ``n_boot`` t maps of ``layer``'s units, dims ``("unit",)``.
+    list of xarray.DataArray or None
+        ``n_boot`` t maps of ``layer``'s units, dims ``("unit",)``; None when ``n_boot`` is 0
+        (no interval).
 
     Examples
     --------
@@ -420,6 +421,8 @@ def contrast_boot(activations, layer: str, target="S", against="N", *, n_boot: i
     """
     from ...analysis import bootstrap_maps, language_selectivity
 
+    if not n_boot:
+        return None
     sub = activations.topo.select(layer)
     return bootstrap_maps(
         sub, lambda a: language_selectivity(a, target, against, smooth_fwhm=None)["t"],

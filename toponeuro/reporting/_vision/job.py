@@ -263,8 +263,8 @@ def run_map(
     fwd = {"batch_size": extraction.batch_size, "device": extraction.device,  # extract()'s
            "unit_positions": src.unit_positions, "position_units": src.position_units}
     with output_folder(out_dir, overwrite=overwrite, kind="map",
-                               inputs=(src.checkpoint, stimuli, yours.files,
-                                       src.unit_positions or {})) as folder:
+                       inputs=(src.checkpoint, stimuli, yours.files,
+                               src.unit_positions or {})) as folder:
         t0 = time.perf_counter()
         steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
         try:  # an error closes the bar first, so its message gets a line of its own

@@ -134,8 +134,17 @@ def test_the_verdict_rule():
     assert ruler_verdict(_res(0.5), _res(0.55))[0] == "alike"
     assert ruler_verdict(_res(0.5), _res(0.7))[0] == "unlike"  # outside the 0.1 tolerance
     assert ruler_verdict(_res(0.5), _res(0.45, p=0.3))[0] == "unlike"  # null verdicts differ
-    # a bootstrap interval widens what the model allows
-    assert ruler_verdict(_res(0.5, interval=(0.4, 0.65)), _res(0.7))[0] == "alike"
+    # with a bootstrap interval: alike only when the whole interval lies in the band
+    # (equivalence, two one-sided tests), unlike when it lies wholly outside, and a wide
+    # interval that straddles an edge is never "alike" (0.4: it made 0.5 [0.4, 0.65] vs 0.7
+    # alike -- uncertainty counted as agreement)
+    assert ruler_verdict(_res(0.5, interval=(0.4, 0.65)), _res(0.7))[0] == "not testable"
+    assert ruler_verdict(_res(0.65, interval=(0.62, 0.68)), _res(0.7))[0] == "alike"
+    assert ruler_verdict(_res(0.3, interval=(0.25, 0.35)), _res(0.7))[0] == "unlike"
+    # the same model values without an interval: the value decides
+    assert ruler_verdict(_res(0.65), _res(0.7))[0] == "alike"
+    wide = ruler_verdict(_res(0.7, interval=(0.2, 1.2)), _res(0.7))
+    assert wide[0] == "not testable" and "straddles" in wide[1]
     # one side without a null: the null verdicts cannot be compared
     no_null = DescriptorResult("clustering", "stat", 0.5)
     assert ruler_verdict(no_null, _res(0.5))[0] == "not testable"

@@ -230,12 +230,16 @@ def ruler_verdict(model: DescriptorResult, cortex: DescriptorResult, *,
     2. **unlike** when both sides have a null and their verdicts differ (significant on one
        side only, or in opposite directions): one map is organised in this respect, the
        other is not.
-    3. Otherwise **alike** when the cortex value lies within the model's value -- or its
-       bootstrap interval over stimuli -- widened on both sides by the descriptor's
-       tolerance (:data:`TOLERANCES`, on the extent-normalised scale, a region of
-       practical equivalence as in equivalence testing: Schuirmann 1987; Kruschke 2018),
-       every component for a vector (the arrangement's centre distances); **unlike** when
-       it lies outside.
+    3. Otherwise the descriptor's tolerance (:data:`TOLERANCES`, on the extent-normalised
+       scale) sets a band of practical equivalence around the cortex's value, as in
+       equivalence testing (two one-sided tests: Schuirmann 1987; a region of practical
+       equivalence: Kruschke 2018). With the model's bootstrap interval over stimuli:
+       **alike** when the whole interval lies inside the band, **unlike** when it lies wholly
+       outside, **not testable** when it straddles an edge (the stimuli do not pin the
+       model's value down enough to say either; a wide interval never makes "alike").
+       Without an interval, the model's value decides: inside the band **alike**, outside
+       **unlike**. A vector (the arrangement's centre distances) is alike when every
+       component is, unlike when any is.
 
     The rule reads only the numbers of the two results; the tolerances were fixed before
     any comparison was run and are not tuned to results.
@@ -294,13 +298,19 @@ def ruler_verdict(model: DescriptorResult, cortex: DescriptorResult, *,
         lo, hi = ((np.asarray([model.interval[0]]), np.asarray([model.interval[1]]))
                   if model.interval is not None else (m, m))
     tol = _tolerance(name, m, c)
-    inside = (c >= lo - tol) & (c <= hi + tol)
-    span = "interval" if model.interval is not None else "value"
-    if inside.all():
-        return "alike", f"cortex within the model's {span} +/- tolerance {float(tol.max()):.3g}"
-    gap = float(np.max(np.maximum(lo - tol - c, c - hi - tol)))
-    return "unlike", (f"cortex {gap:.3g} outside the model's {span} +/- tolerance "
-                      f"{float(tol.max()):.3g}")
+    span = "95% interval over stimuli" if model.interval is not None else "value"
+    within = (lo >= c - tol) & (hi <= c + tol)  # the model's range inside the band
+    apart = (hi < c - tol) | (lo > c + tol)  # wholly outside it
+    if within.all():
+        return "alike", (f"the model's {span} lies within the cortex's value "
+                         f"+/- tolerance {float(tol.max()):.3g}")
+    if apart.any():
+        gap = float(np.max(np.maximum(lo - (c + tol), (c - tol) - hi)))
+        return "unlike", (f"the model's {span} lies {gap:.3g} outside the cortex's value "
+                          f"+/- tolerance {float(tol.max()):.3g}")
+    return "not testable", (f"the model's {span} straddles the edge of the cortex's value "
+                            f"+/- tolerance {float(tol.max()):.3g}: neither within nor apart "
+                            "(more stimuli would narrow it)")
 
 
 def _pair_maps(model, cortex):

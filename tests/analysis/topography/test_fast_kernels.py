@@ -127,3 +127,47 @@ def test_surface_smoother_shared_across_maps_is_the_old_one():
     assert not np.array_equal(desc._surface_smoother(tm, 3.0)(draws),
                               _old_surface_smoother(tm, 6.0)(draws))
     assert len(desc._GEODESIC_CACHE) == 2
+
+
+def _old_sample_profiles(kernel, values):
+    """``_SmoothnessKernel.profiles`` of sampled points before issue 46 (column-major pairs)."""
+    nb = len(kernel.edges) - 1
+    out = np.full((values.shape[0], len(kernel.samples), nb), np.nan)
+    for s, (idx, (ii, jj), _, counts) in enumerate(kernel.samples):
+        step = max(1, 2_000_000 // ii.size)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[counts > 0]
+        nonempty = np.flatnonzero(counts > 0)
+        for lo in range(0, values.shape[0], step):
+            v = values[lo : lo + step][:, idx].astype(np.float64)
+            diff = v[:, ii]
+            diff -= v[:, jj]
+            np.abs(diff, out=diff)
+            fin = np.isfinite(diff)
+            if fin.all():
+                sums = np.add.reduceat(diff, starts, axis=1, dtype=np.float64)
+                cnt = counts[nonempty][None, :]
+            else:
+                sums = np.add.reduceat(np.where(fin, diff, 0.0), starts, axis=1,
+                                       dtype=np.float64)
+                cnt = np.add.reduceat(fin.astype(np.float64), starts, axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[lo : lo + step, s, nonempty] = np.where(
+                    cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan)
+    return out
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e7])
+def test_sampled_smoothness_profiles_are_the_old_ones(offset):
+    from toponeuro.analysis.topography._topography import _SmoothnessKernel
+
+    pts, _ = _sphere(3000)
+    rng = np.random.default_rng(4)
+    planted = np.exp(-((pts[:, 0] - 20) ** 2 + pts[:, 1] ** 2) / 300.0) + offset
+    tm = as_topomap(planted + 0.1 * rng.standard_normal(3000), positions=pts)
+    kernel = _SmoothnessKernel(tm, tm.finite, 5, 400, 10, None, np.random.default_rng(1))
+    draws = tm.values[np.argsort(rng.random((40, 3000)), axis=1)]
+    draws[7, :50] = np.nan  # a draw with missing points takes the NaN-aware branch
+    draws[9, 3] = np.inf
+    new, old = kernel.profiles(draws), _old_sample_profiles(kernel, draws)
+    assert np.array_equal(new, old, equal_nan=True)
+    assert np.isfinite(new[0]).all() and not np.array_equal(new[0], new[1])

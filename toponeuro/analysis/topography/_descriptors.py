@@ -294,15 +294,17 @@ def _selective_fraction(tm, s, n_permutations, rng, domain=""):
                             "no_null": "a fraction is position-free: no spatial null"})
 
 
-#: geodesic neighbourhoods ``(rows, cols, weights)`` of the last few (mesh, sigma): every map
-#: on a hemisphere shares its mesh, so the shortest paths are searched once per mesh, not per map
+#: geodesic neighbourhood weights (a CSR matrix) of the last few (mesh, sigma): every map on
+#: a hemisphere shares its mesh, so the shortest paths are searched once per mesh, not per map
 _GEODESIC_CACHE: OrderedDict = OrderedDict()
-_GEODESIC_CACHE_SIZE = 4
+_GEODESIC_CACHE_BYTES = 512 * 2**20
 
 
 def _geodesic_weights(tm: TopoMap, sigma: float):
-    """``(rows, cols, exp(-d**2 / 2 sigma**2))`` of every pair within 3 sigma along the mesh
-    edges; the same for every map on the same mesh (it ignores the values)."""
+    """CSR ``exp(-d**2 / 2 sigma**2)`` of every pair within 3 sigma along the mesh edges (its
+    entries in row-major order); the same for every map on the same mesh (it ignores the
+    values). Read-only: the caller copies it."""
+    from scipy import sparse
     from scipy.sparse import csgraph
 
     from ._geometry import _edge_lengths
@@ -325,11 +327,12 @@ def _geodesic_weights(tm: TopoMap, sigma: float):
         cols.append(c)
         dists.append(d[r, c])
     r, c, d = (np.concatenate(x) for x in (rows, cols, dists))
-    out = (r, c, np.exp(-0.5 * (d / sigma) ** 2))
-    for a in out:
-        a.setflags(write=False)
+    out = sparse.csr_matrix((np.exp(-0.5 * (d / sigma) ** 2), (r, c)), shape=(tm.n, tm.n))
+    del r, c, d
     _GEODESIC_CACHE[key] = out
-    while len(_GEODESIC_CACHE) > _GEODESIC_CACHE_SIZE:
+    while len(_GEODESIC_CACHE) > 1 and sum(
+            m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
+            for m in _GEODESIC_CACHE.values()) > _GEODESIC_CACHE_BYTES:
         _GEODESIC_CACHE.popitem(last=False)
     return out
 
@@ -339,14 +342,14 @@ def _surface_smoother(tm: TopoMap, sigma: float):
     ``exp(-d**2 / 2 sigma**2)`` of the shortest-path distance ``d`` along the mesh edges
     (edge length = Euclidean length), up to 3 sigma. Straight-line distances would mix the
     two banks of a sulcus, which lie close in space but far apart on the cortex."""
-    from scipy import sparse
-
     cached = tm._cache.get(("surface_smoother", sigma))
     if cached is not None:
         return cached
     ok = tm.finite
-    r, c, w = _geodesic_weights(tm, sigma)
-    kern = sparse.csr_matrix((w * ok[c], (r, c)), shape=(tm.n, tm.n))
+    # the mesh's weights, those of points without a value zeroed (kept as entries: the same
+    # matrix, entry for entry, as building it from this map's own search)
+    kern = _geodesic_weights(tm, sigma).copy()
+    kern.data *= ok[kern.indices]
     den = np.asarray(kern.sum(1)).ravel()
     den = np.where(den > 0, den, np.nan)
 

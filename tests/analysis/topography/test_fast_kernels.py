@@ -171,3 +171,13 @@ def test_sampled_smoothness_profiles_are_the_old_ones(offset):
     new, old = kernel.profiles(draws), _old_sample_profiles(kernel, draws)
     assert np.array_equal(new, old, equal_nan=True)
     assert np.isfinite(new[0]).all() and not np.array_equal(new[0], new[1])
+
+
+def test_spin_indices_in_chunks_of_rotations_are_the_same(monkeypatch):
+    from toponeuro.analysis.topography import _spin
+
+    pts, _ = _sphere(700)
+    tm = as_topomap(np.zeros(700), positions=pts)
+    rots = Rotation.random(23, random_state=np.random.default_rng(8)).as_matrix()
+    monkeypatch.setattr(_spin, "_QUERY_POINTS", 5 * 700)  # 5 rotations per search
+    assert np.array_equal(_rotated_indices(tm, rots), _old_rotated_indices(tm, rots))

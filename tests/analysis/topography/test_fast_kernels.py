@@ -1,7 +1,7 @@
 """The faster null kernels (issue 46) give exactly what the code before them gave.
 
 Each test holds the old kernel's code inline and compares, on planted maps, bit for bit:
-the positions draws (integer-key argsort), the spin matcher (bounded KD-tree search, all
+the spin matcher (bounded KD-tree search, all
 cores), the surface smoother (geodesic neighbourhoods shared by the maps of one mesh) and the
 smoothness profile of a sheet.
 """
@@ -16,7 +16,6 @@ from scipy.spatial.transform import Rotation
 
 from toponeuro.analysis import as_topomap
 from toponeuro.analysis.topography import _descriptors as desc
-from toponeuro.analysis.topography._null import _argsort_random, _positions_indices
 from toponeuro.analysis.topography._spin import _MIRROR, _rotated_indices, _units_of
 
 
@@ -31,24 +30,6 @@ def _sphere(n=642, radius=50.0):
     b = np.concatenate([tri[:, 1], tri[:, 2], tri[:, 0]])
     adj = sparse.coo_matrix((np.ones(a.size), (a, b)), shape=(n, n)).tocsr()
     return pts, ((adj + adj.T) > 0).astype(float)
-
-
-def test_argsort_random_is_the_float_argsort():
-    rng = np.random.default_rng(0)
-    keys = rng.random((50, 3001))
-    assert np.array_equal(_argsort_random(keys), np.argsort(keys, axis=1))
-    # the same generator state gives the same permutations as before
-    a = _positions_indices(777, 20, np.random.default_rng(5))
-    assert np.array_equal(a, np.argsort(np.random.default_rng(5).random((20, 777)), axis=1))
-
-
-def test_argsort_random_rows_with_ties_sort_as_floats():
-    keys = np.random.default_rng(1).random((6, 400))
-    keys[2, 10] = keys[2, 300]  # a tie: that row is sorted as floats, the way it was
-    keys[4, :] = 0.5  # all tied
-    got = _argsort_random(keys)
-    assert np.array_equal(got, np.argsort(keys, axis=1))
-    assert np.array_equal(np.sort(got, axis=1), np.tile(np.arange(400), (6, 1)))
 
 
 def _old_rotated_indices(tm, rots):

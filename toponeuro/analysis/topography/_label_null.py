@@ -32,7 +32,7 @@ from ..._docs import fill_doc
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import TopoMap, _check_sheet, _grid_map, as_topomap
-from ._null import _argsort_random, spatial_null
+from ._null import spatial_null
 from ._null_registry import register_null
 from ._selectivity import (
     SELECTIVITY_METRICS,
@@ -190,7 +190,7 @@ class ContrastDesign:
 
     def random_targets(self, n_draws: int, rng) -> np.ndarray:
         """``(n_draws, n_items)`` masks: a uniformly random ``n_target`` of the items each."""
-        pick = _argsort_random(rng.random((n_draws, self.is_target.size)))[:, : self.n_target]
+        pick = np.argsort(rng.random((n_draws, self.is_target.size)), axis=1)[:, : self.n_target]
         out = np.zeros((n_draws, self.is_target.size), dtype=bool)
         np.put_along_axis(out, pick, True, axis=1)
         return out

@@ -307,28 +307,9 @@ def _check_same_points(tms: list[TopoMap]):
             )
 
 
-def _argsort_random(keys: np.ndarray) -> np.ndarray:
-    """``np.argsort(keys, axis=1)`` of ``rng.random`` draws, the same permutations, faster.
-
-    ``rng.random`` gives multiples of 2**-53, so ``keys * 2**53`` are exact integers in the
-    same order, and an integer sort is about twice as fast as a float sort. Rows with a tie
-    (equal keys: unlikely, about n**2 / 2**54 per row) are sorted as floats, as before, since
-    two sorts may order tied keys differently.
-    """
-    keys = np.asarray(keys)
-    if keys.ndim != 2 or keys.shape[1] < 2:
-        return np.argsort(keys, axis=1)
-    order = np.argsort((keys * 2.0**53).astype(np.int64), axis=1)
-    srt = np.take_along_axis(keys, order, axis=1)
-    tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
-    if tied.any():
-        order[tied] = np.argsort(keys[tied], axis=1)
-    return order
-
-
 def _positions_indices(n_points: int, n_draws: int, rng) -> np.ndarray:
     """``(n_draws, n_points)``: a random permutation of the points per draw."""
-    return _argsort_random(rng.random((n_draws, n_points)))
+    return np.argsort(rng.random((n_draws, n_points)), axis=1)
 
 
 

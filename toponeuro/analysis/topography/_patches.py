@@ -31,7 +31,7 @@ from ..._params import check_int, check_n_permutations, check_number, check_rand
 from ..._typing import RandomState
 from ...exceptions import InvalidDataError, ParameterError, UnknownNameError, close_matches
 from ._geometry import TopoMap, _fill, _map_of
-from ._null import _argsort_random, null_p_value
+from ._null import null_p_value
 from ._null_registry import register_statistic
 from ._topography import _check_values
 
@@ -526,7 +526,7 @@ def _patch_null(tm, smooth, threshold, connectivity, min_n, max_n, statistic, n,
     chunk = max(1, min(n, 2_000_000 // max(tm.n, 1)))
     for lo in range(0, n, chunk):
         b = min(chunk, n - lo)
-        perm = _argsort_random(rng.random((b, fin.size)))
+        perm = np.argsort(rng.random((b, fin.size)), axis=1)
         batch = np.full((b, tm.n), np.nan)
         batch[:, fin] = vals[perm]
         sm = smooth(batch)

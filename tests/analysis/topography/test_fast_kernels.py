@@ -162,3 +162,17 @@ def test_spin_indices_in_chunks_of_rotations_are_the_same(monkeypatch):
     rots = Rotation.random(23, random_state=np.random.default_rng(8)).as_matrix()
     monkeypatch.setattr(_spin, "_QUERY_POINTS", 5 * 700)  # 5 rotations per search
     assert np.array_equal(_rotated_indices(tm, rots), _old_rotated_indices(tm, rots))
+
+
+def test_surface_smoothers_of_one_mesh_share_its_index_arrays():
+    pts, adj = _sphere(600)
+    desc._GEODESIC_CACHE.clear()
+    a = as_topomap(np.arange(600.0), positions=pts, adjacency=adj)
+    b = as_topomap(np.where(np.arange(600) < 50, np.nan, 1.0), positions=pts, adjacency=adj)
+    desc._surface_smoother(a, 5.0)
+    desc._surface_smoother(b, 5.0)
+    (base,) = desc._GEODESIC_CACHE.values()
+    draws = np.random.default_rng(0).standard_normal((3, 600))
+    assert np.array_equal(desc._surface_smoother(b, 5.0)(draws),
+                          _old_surface_smoother(b, 5.0)(draws), equal_nan=True)
+    assert (base.data > 0).all()  # b's missing points are zeroed in b's copy, not the mesh's

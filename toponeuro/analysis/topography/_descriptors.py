@@ -297,7 +297,7 @@ def _selective_fraction(tm, s, n_permutations, rng, domain=""):
 #: geodesic neighbourhood weights (a CSR matrix) of the last few (mesh, sigma): every map on
 #: a hemisphere shares its mesh, so the shortest paths are searched once per mesh, not per map
 _GEODESIC_CACHE: OrderedDict = OrderedDict()
-_GEODESIC_CACHE_BYTES = 512 * 2**20
+_GEODESIC_CACHE_BYTES = 256 * 2**20
 
 
 def _geodesic_weights(tm: TopoMap, sigma: float):
@@ -347,9 +347,13 @@ def _surface_smoother(tm: TopoMap, sigma: float):
         return cached
     ok = tm.finite
     # the mesh's weights, those of points without a value zeroed (kept as entries: the same
-    # matrix, entry for entry, as building it from this map's own search)
-    kern = _geodesic_weights(tm, sigma).copy()
-    kern.data *= ok[kern.indices]
+    # matrix, entry for entry, as building it from this map's own search); the maps of one
+    # mesh share its index arrays, so each holds 8 bytes per entry, not 12
+    from scipy import sparse
+
+    base = _geodesic_weights(tm, sigma)
+    kern = sparse.csr_matrix((base.data * ok[base.indices], base.indices, base.indptr),
+                             shape=base.shape, copy=False)
     den = np.asarray(kern.sum(1)).ravel()
     den = np.where(den > 0, den, np.nan)
 

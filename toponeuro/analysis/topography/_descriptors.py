@@ -46,8 +46,10 @@ Definitions (docs/one_ruler.rst gives the sources):
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from numbers import Integral
@@ -329,21 +331,30 @@ def _selective_fraction(tm, s, n_permutations, rng, domain=""):
                             "no_null": "a fraction is position-free: no spatial null"})
 
 
-def _surface_smoother(tm: TopoMap, sigma: float):
-    """NaN-aware Gaussian smoothing of a mesh map along its surface: weights
-    ``exp(-d**2 / 2 sigma**2)`` of the shortest-path distance ``d`` along the mesh edges
-    (edge length = Euclidean length), up to 3 sigma. Straight-line distances would mix the
-    two banks of a sulcus, which lie close in space but far apart on the cortex."""
+#: geodesic neighbourhood weights (a CSR matrix) of the last few (mesh, sigma): every map on
+#: a hemisphere shares its mesh, so the shortest paths are searched once per mesh, not per map
+_GEODESIC_CACHE: OrderedDict = OrderedDict()
+_GEODESIC_CACHE_BYTES = 256 * 2**20
+
+
+def _geodesic_weights(tm: TopoMap, sigma: float):
+    """CSR ``exp(-d**2 / 2 sigma**2)`` of every pair within 3 sigma along the mesh edges (its
+    entries in row-major order); the same for every map on the same mesh (it ignores the
+    values). Read-only: the caller copies it."""
     from scipy import sparse
     from scipy.sparse import csgraph
 
     from ._geometry import _edge_lengths
 
-    cached = tm._cache.get(("surface_smoother", sigma))
-    if cached is not None:
-        return cached
-    ok = tm.finite
     graph = _edge_lengths(tm.neighbours(), tm.positions)
+    h = hashlib.sha1(np.ascontiguousarray(tm.positions, dtype=float).tobytes())
+    for part in (graph.indptr, graph.indices, graph.data):
+        h.update(np.ascontiguousarray(part).tobytes())
+    key = (h.hexdigest(), float(sigma))
+    hit = _GEODESIC_CACHE.get(key)
+    if hit is not None:
+        _GEODESIC_CACHE.move_to_end(key)
+        return hit
     rows, cols, dists = [], [], []
     for lo in range(0, tm.n, 256):
         src = np.arange(lo, min(tm.n, lo + 256))
@@ -353,8 +364,33 @@ def _surface_smoother(tm: TopoMap, sigma: float):
         cols.append(c)
         dists.append(d[r, c])
     r, c, d = (np.concatenate(x) for x in (rows, cols, dists))
-    kern = sparse.csr_matrix((np.exp(-0.5 * (d / sigma) ** 2) * ok[c], (r, c)),
-                             shape=(tm.n, tm.n))
+    out = sparse.csr_matrix((np.exp(-0.5 * (d / sigma) ** 2), (r, c)), shape=(tm.n, tm.n))
+    del r, c, d
+    _GEODESIC_CACHE[key] = out
+    while len(_GEODESIC_CACHE) > 1 and sum(
+            m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
+            for m in _GEODESIC_CACHE.values()) > _GEODESIC_CACHE_BYTES:
+        _GEODESIC_CACHE.popitem(last=False)
+    return out
+
+
+def _surface_smoother(tm: TopoMap, sigma: float):
+    """NaN-aware Gaussian smoothing of a mesh map along its surface: weights
+    ``exp(-d**2 / 2 sigma**2)`` of the shortest-path distance ``d`` along the mesh edges
+    (edge length = Euclidean length), up to 3 sigma. Straight-line distances would mix the
+    two banks of a sulcus, which lie close in space but far apart on the cortex."""
+    cached = tm._cache.get(("surface_smoother", sigma))
+    if cached is not None:
+        return cached
+    ok = tm.finite
+    # the mesh's weights, those of points without a value zeroed (kept as entries: the same
+    # matrix, entry for entry, as building it from this map's own search); the maps of one
+    # mesh share its index arrays, so each holds 8 bytes per entry, not 12
+    from scipy import sparse
+
+    base = _geodesic_weights(tm, sigma)
+    kern = sparse.csr_matrix((base.data * ok[base.indices], base.indices, base.indptr),
+                             shape=base.shape, copy=False)
     den = np.asarray(kern.sum(1)).ravel()
     den = np.where(den > 0, den, np.nan)
 

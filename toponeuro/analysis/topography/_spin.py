@@ -115,15 +115,39 @@ def _rotated_indices(tm: TopoMap, rots: np.ndarray) -> np.ndarray:
     unit, parts = _units_of(tm), tm.hemispheres
     trees = tm._cache.get("sphere_trees")
     if trees is None:
-        trees = [cKDTree(unit[part]) for part in parts]
+        trees = [(t, _search_radius(t)) for t in (cKDTree(unit[part]) for part in parts)]
         tm._cache["sphere_trees"] = trees
     n_draws = len(rots)
     idx = np.empty((n_draws, tm.n), dtype=np.int32 if tm.n < 2**31 else np.int64)
-    for h, (part, tree) in enumerate(zip(parts, trees)):
+    for h, (part, (tree, radius)) in enumerate(zip(parts, trees)):
         turn = rots if h == 0 else _MIRROR @ rots @ _MIRROR
-        # the value landing on vertex i comes from the vertex whose rotated position R u_k
-        # is nearest to u_i, i.e. the vertex nearest to R^T u_i (rows: u_i R)
-        queries = np.einsum("nk,dkj->dnj", unit[part], turn)
-        _, near = tree.query(queries.reshape(-1, 3))
-        idx[:, part] = near.reshape(n_draws, -1) + part.start
+        # a few rotations at a time: their queries (and the distances the search returns)
+        # stay near 100 MB, not 24 bytes x draws x vertices at once
+        step = max(1, _QUERY_POINTS // max(1, tree.n))
+        for lo in range(0, n_draws, step):
+            # the value landing on vertex i comes from the vertex whose rotated position
+            # R u_k is nearest to u_i, i.e. the vertex nearest to R^T u_i (rows: u_i R)
+            queries = np.einsum("nk,dkj->dnj", unit[part], turn[lo : lo + step]).reshape(-1, 3)
+            # the nearest vertex, searched within a radius first (a bounded search prunes
+            # more) and again without a bound where none lies within it: the same vertex
+            _, near = tree.query(queries, distance_upper_bound=radius, workers=-1)
+            miss = np.flatnonzero(near >= tree.n)
+            if miss.size:
+                near[miss] = tree.query(queries[miss], workers=-1)[1]
+            idx[lo : lo + step, part] = near.reshape(-1, tree.n) + part.start
     return idx
+
+
+#: query points matched per KD-tree call (bounds the rotated coordinates held at once)
+_QUERY_POINTS = 4_000_000
+
+
+def _search_radius(tree) -> float:
+    """A radius within which nearly every point of the sphere has a vertex: twice the
+    largest distance from a vertex to its nearest other vertex (any point of a triangulated
+    sphere lies within about one edge of a vertex). Only speed depends on it: a query with
+    no vertex this close is searched again without a bound."""
+    if tree.n < 2:
+        return np.inf
+    d = tree.query(tree.data, k=2)[0][:, 1]
+    return float(2.0 * d.max()) if np.isfinite(d).all() and d.max() > 0 else np.inf

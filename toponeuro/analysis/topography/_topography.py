@@ -141,6 +141,19 @@ SMOOTHNESS_METHODS = ("tdann",)
 #: sample_size=None uses every point once up to this many points, else samples of 500
 _ALL_PAIRS_MAX = 1000
 _PAIR_CHUNK = 2_000_000
+#: pair differences (draws x pairs) below which the samples are not shared among threads
+_THREAD_MIN_PAIRS = 20_000_000
+
+
+def _n_threads() -> int:
+    """Cores this process may use (at most 4: the loops are memory-bound)."""
+    import os
+
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(4, n))
 
 
 class _SmoothnessKernel:
@@ -227,32 +240,52 @@ class _SmoothnessKernel:
             return self._grid_profiles(values)
         nb = len(self.edges) - 1
         out = np.full((values.shape[0], len(self.samples), nb), np.nan)
-        for s, (idx, (ii, jj), _, counts) in enumerate(self.samples):
-            if ii.size == 0:
-                continue
-            step = max(1, _PAIR_CHUNK // ii.size)
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[counts > 0]
-            nonempty = np.flatnonzero(counts > 0)
-            for lo in range(0, values.shape[0], step):
-                # gather the sample once, then its pairs from a short row (cache-friendly);
-                # float64 throughout, so an offset (map + 1e7) leaves the differences exact
-                v = values[lo : lo + step][:, idx].astype(np.float64)
-                diff = v[:, ii]
-                diff -= v[:, jj]
-                np.abs(diff, out=diff)
-                fin = np.isfinite(diff)
-                if fin.all():
-                    sums = np.add.reduceat(diff, starts, axis=1, dtype=np.float64)
-                    cnt = counts[nonempty][None, :]
-                else:
-                    sums = np.add.reduceat(np.where(fin, diff, 0.0), starts, axis=1,
-                                           dtype=np.float64)
-                    cnt = np.add.reduceat(fin.astype(np.float64), starts, axis=1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    out[lo : lo + step, s, nonempty] = np.where(
-                        cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan
-                    )
+        todo = [s for s, sample in enumerate(self.samples) if sample[1][0].size]
+        work = sum(self.samples[s][1][0].size for s in todo) * values.shape[0]
+        if len(todo) > 1 and work >= _THREAD_MIN_PAIRS and (n_threads := _n_threads()) > 1:
+            # the samples are independent, each written to its own slice of ``out``: numpy
+            # releases the GIL in these loops, so the cores share them, with the same sums
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(n_threads, len(todo))) as pool:
+                list(pool.map(lambda s: self._sample_profiles(s, values, out), todo))
+        else:
+            for s in todo:
+                self._sample_profiles(s, values, out)
         return out
+
+    def _sample_profiles(self, s: int, values: np.ndarray, out: np.ndarray) -> None:
+        """Fill ``out[:, s]``: sample ``s``'s mean |difference| per bin of every draw."""
+        idx, (ii, jj), _, counts = self.samples[s]
+        step = max(1, _PAIR_CHUNK // ii.size)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[counts > 0]
+        nonempty = np.flatnonzero(counts > 0)
+        bufs = np.empty((2, min(step, values.shape[0]), ii.size))
+        for lo in range(0, values.shape[0], step):
+            # gather the sample once, then its pairs from a short row (cache-friendly);
+            # float64 throughout, so an offset (map + 1e7) leaves the differences exact
+            v = values[lo : lo + step][:, idx].astype(np.float64)
+            # row-major (draw, pair) buffers: reduceat then sums each bin's pairs along
+            # contiguous memory (``v[:, ii]`` is column-major, ten times slower to reduce;
+            # the same pairwise sum either way, so the same numbers)
+            diff, other = bufs[0, : len(v)], bufs[1, : len(v)]
+            np.take(v, ii, axis=1, out=diff, mode="clip")
+            np.take(v, jj, axis=1, out=other, mode="clip")
+            diff -= other
+            np.abs(diff, out=diff)
+            big = np.abs(v).max(initial=0.0) if v.size else 0.0
+            fin = None if np.isfinite(big) and big < 8e307 else np.isfinite(diff)
+            if fin is None or fin.all():
+                sums = np.add.reduceat(diff, starts, axis=1, dtype=np.float64)
+                cnt = counts[nonempty][None, :]
+            else:
+                sums = np.add.reduceat(np.where(fin, diff, 0.0), starts, axis=1,
+                                       dtype=np.float64)
+                cnt = np.add.reduceat(fin.astype(np.float64), starts, axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[lo : lo + step, s, nonempty] = np.where(
+                    cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan
+                )
 
     @staticmethod
     def scores(profiles: np.ndarray) -> np.ndarray:

@@ -94,8 +94,22 @@ def test_a_0_4_summary_with_hemispheres_beside_the_atlas_is_refused_by_name():
 def test_the_schemas_take_the_typed_report_and_refuse_the_0_4_cortex():
     jsonschema = pytest.importorskip("jsonschema")
     from toponeuro.reporting import summary_schema
+    from toponeuro.reporting._kit.constants import DEFAULT_LANGUAGE_MODEL
+    from toponeuro.settings import (
+        CortexInput,
+        Extraction,
+        LanguageUnits,
+        NullSettings,
+        PatchRule,
+        RulerRun,
+        _job_settings,
+    )
 
-    s = _language_report(settings={"q": 0.05}).to_summary()
+    record = _job_settings("run_language_map", None, DEFAULT_LANGUAGE_MODEL, {},
+                           ruler_draws=None, null=NullSettings(), patches=PatchRule(),
+                           units=LanguageUnits(), cortex=CortexInput(), ruler=RulerRun(),
+                           extraction=Extraction())["record"]
+    s = _language_report(settings=record).to_summary()
     v = jsonschema.Draft202012Validator(summary_schema("language"))
     assert [e.message for e in v.iter_errors(s)] == []
     old = copy.deepcopy(s)

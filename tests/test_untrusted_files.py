@@ -87,7 +87,7 @@ def test_trusted_pickle_loads(tmp_path):
     np.testing.assert_allclose(out[0].values, squareform(a))
     assert out[0].attrs["stimulus_id"].tolist() == IDS
     # trust is a bool, never a truthy string
-    with pytest.raises(E.InputTypeError, match="trust_pickle must be True or False"):
+    with pytest.raises(E.InputTypeError, match="trust_pickle='yes' is not True or False"):
         load_rdms(tmp_path / "r.pkl", trust_pickle="yes")
 
 

@@ -6,6 +6,20 @@ names the scalar parameters still checked by hand (or not at all).
 """
 
 UNDECLARED: dict[str, str] = {
+    'toponeuro.reporting._language.verbs.contrast_boot':
+        'reporting: n_boot comes from RulerSettings, checked when it was made',
+    'toponeuro.reporting._vision.ruler.cortex_region_mask':
+        'reporting: region comes from RulerSettings.cortex_region, checked when it was made',
+    'toponeuro.reporting._vision.ruler.model_selectivity_boot':
+        'reporting: n_boot comes from RulerSettings, checked when it was made',
+    'toponeuro.reporting._kit.stages.map_layers':
+        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+    'toponeuro.reporting._kit.stages.read_cortex_inputs':
+        'reporting: takes the CortexInput settings object, checked when it was made (toponeuro.settings)',
+    'toponeuro.settings.cortex_maps_kind':
+        'settings: reads any cortex maps value and names its kind (atlas / files / loaded); the settings objects check their fields in __post_init__',
+    'toponeuro.settings.settings_record':
+        'settings: takes settings objects (each checked in its __post_init__)',
     'toponeuro.sheet._positions.read_unit_positions':
         'to declare: n_units, layer, param',
     'toponeuro.sheet._positions.set_unit_positions':
@@ -116,8 +130,6 @@ UNDECLARED: dict[str, str] = {
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.fit.answer_both':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.fit_evidence':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.fit.headline_fit':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.fit.language_fits':
@@ -166,7 +178,7 @@ UNDECLARED: dict[str, str] = {
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._kit.schema.summary_schema':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.check_sheet_layers':
+    'toponeuro.reporting._kit.stages.check_sheet_layers':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.compare_model_cortex':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
@@ -174,13 +186,9 @@ UNDECLARED: dict[str, str] = {
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.load_map_stimuli':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.map_layers':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.model_topography':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.random_init_similarities':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.read_cortex_inputs':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.training_images':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',

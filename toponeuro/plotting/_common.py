@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
 from .._util.optional import optional_import
-from .._util.params import Text
+from .._util.params import Interval, Text, validate_params
 from ..exceptions import InvalidDataError, ParameterError
 
 
@@ -14,6 +16,7 @@ def require_matplotlib():
     return optional_import("matplotlib.pyplot", "plot", "toponeuro.plotting")
 
 
+@validate_params({"dpi": Interval(Integral, 1, None, closed="left")})
 def save_figure(fig, path, dpi: int = 120):
     """Write ``fig`` to ``path`` (tight bounding box) and close it.
 

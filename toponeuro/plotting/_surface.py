@@ -343,6 +343,7 @@ def plot_distance_profile(
 
 
 @fill_doc
+@validate_params({"ylabel": LABEL, "title": TITLE})
 def plot_distance_profiles(by_panel: Mapping, *, ylabel: str = "mean |Δ selectivity|",
                            title: str | None = None):
     """Distance profiles side by side, one panel per sheet (e.g. per layer), one legend.

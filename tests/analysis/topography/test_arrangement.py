@@ -8,7 +8,7 @@ import pytest
 from scipy.ndimage import gaussian_filter
 
 from toponeuro.analysis import arrangement_comparison, domain_centres, topography_table
-from toponeuro.exceptions import InvalidDataError, UndefinedValueWarning
+from toponeuro.exceptions import InvalidDataError, ParameterError, UndefinedValueWarning
 
 RR, CC = np.mgrid[:16, :16]
 NAMES = ("faces", "bodies", "places", "characters", "objects")
@@ -70,7 +70,7 @@ def test_domain_centres_weight_the_top_of_every_map():
     t = _table({"faces": (5, 9)})
     (c,) = domain_centres({"faces": t.maps["s", "faces"]["distance"]}).values()
     assert np.allclose(c, [5, 9], atol=0.01)
-    with pytest.raises(InvalidDataError, match="top"):
+    with pytest.raises(ParameterError, match="top"):
         domain_centres({"faces": t.maps["s", "faces"]["distance"]}, top=0)
 
 

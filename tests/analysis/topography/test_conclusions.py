@@ -26,7 +26,12 @@ from toponeuro.analysis import (
     spatial_null,
     topography_table,
 )
-from toponeuro.exceptions import InvalidDataError, ToponeuroWarning, UndefinedValueWarning
+from toponeuro.exceptions import (
+    InvalidDataError,
+    ParameterError,
+    ToponeuroWarning,
+    UndefinedValueWarning,
+)
 
 
 def _smooth(rng, shape, sigma, mode="crop"):
@@ -119,7 +124,7 @@ def test_one_p_per_test_and_its_floor():
     r = NullResult.from_null(5.0, null, "spectral", {"method": "ssim"}, alternative="two-sided")
     v = overlap_verdict(r)
     assert v.p_value == r.p_value and v.p_text in v.sentence("a", "b")
-    with pytest.raises(InvalidDataError, match="alpha"):
+    with pytest.raises(ParameterError, match="alpha"):
         overlap_verdict(r, alpha=1.5)
 
 

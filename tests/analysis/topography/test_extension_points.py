@@ -112,7 +112,7 @@ def test_claims_check_types_first(claim):
         claim(0.04)
     with pytest.raises(ParameterError, match="alpha=1.5"):
         claim(res, 1.5)
-    with pytest.raises(InputTypeError, match="what must be a str"):
+    with pytest.raises(InputTypeError, match="what=3 is not a string"):
         claim(res, what=3)
 
 
@@ -128,7 +128,7 @@ def test_method_tables_are_read_only_and_method_must_be_a_name():
         ENCODING_MODELS["mine"] = object
     rng = np.random.default_rng(0)
     for bad in (["spearman"], None, 3):
-        with pytest.raises(InputTypeError, match="method must be the name of an RDM comparison"):
+        with pytest.raises(InputTypeError, match=r"method=.* is not one of"):
             compare_rdms(rng.random(10), rng.random(10), bad)
 
 

@@ -83,6 +83,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.summary is None:
         import toponeuro
+        from toponeuro.settings import CortexInput, NullSettings, RulerRun
 
         local = {k: SHARED / p for k, p in (("stimuli", "langloc/fedorenko2010_stimuli.csv"),
                                             ("verb_noun", "topolm/elli_stimuli.csv"),
@@ -91,9 +92,9 @@ def main() -> None:
         toponeuro.run_language_map(
             args.model, stimuli=have.get("stimuli", "langloc"),
             verb_noun=have.get("verb_noun", "topolm"),
-            cortex_maps=str(have["nc"]) if "nc" in have else None, cortex_threshold=2.0,
-            out_dir=args.out, overwrite=True, n_permutations=args.permutations,
-            fit_permutations=args.fit_permutations, progress=False)
+            cortex=CortexInput(maps=str(have["nc"]) if "nc" in have else None, threshold=2.0),
+            out_dir=args.out, overwrite=True, null=NullSettings(n_permutations=args.permutations),
+            ruler=RulerRun(n_permutations=args.fit_permutations), progress=False)
         args.summary = args.out / "summary.json"
     summary = json.loads(args.summary.read_text())
     from toponeuro._io.output import write_text

@@ -264,7 +264,7 @@ def plot_model_cortex_maps(
         ax_c.set_xlabel("flat-map x (mm)", fontsize=8)
         ax_c.set_ylabel("flat-map y (mm)", fontsize=8)
     if binary:
-        cortex_title += " (a 0/1 map: inside drawn as selective)"
+        cortex_title += "\n(a 0/1 map: inside drawn as selective)"
     ax_c.set_title(cortex_title, fontsize=10)
     label = colorbar_label + (f" (|{colorbar_label}| < {threshold:g} uncoloured)"
                               if threshold is not None else "")

@@ -70,7 +70,7 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     """The model's map beside the cortex's (the ruler headline's domain), one colour logic:
     each map's threshold (the one the ruler's descriptors use on it) at the same colour."""
     from ...plotting import plot_model_cortex_maps
-    from .ruler import ruler_cortex_maps
+    from .ruler import cortex_region_mask, ruler_cortex_maps
     from .stages import CortexTopography
 
     pick = _ruler_pick(res.report)
@@ -88,21 +88,26 @@ def _ruler_figure(res: ReportData, atlas, cortex):
     grid = None if free is not None else sel.topo.map(layer, reduce="mean").values
     binary = bool(np.isin(ctm.values[np.isfinite(ctm.values)], (0.0, 1.0)).all())
     cthr = settings.binary_threshold if binary else settings.threshold
+    # the cortex drawn where the ruler measured it: its region (RulerSettings.cortex_region)
+    region = cortex_region_mask(settings.cortex_region, cortex[hemi].mesh, hemi)
+    keep = np.ones(ctm.values.size, bool) if region is None else region
     return plot_model_cortex_maps(
-        np.asarray(sel.values, float) if free is not None else grid.ravel(), ctm.values,
+        np.asarray(sel.values, float) if free is not None else grid.ravel(), ctm.values[keep],
         threshold=float(settings.threshold), cortex_threshold=float(cthr),
-        cortex_positions=cortex[hemi].positions, model_positions=free,
+        cortex_positions=np.asarray(cortex[hemi].positions)[keep], model_positions=free,
         model_grid_shape=None if free is not None else grid.shape,
         model_units=res.selectivity.topo.position_units or "sheet units",
         model_title=f"model · {layer} · {domain} (t)",
-        cortex_title=f"cortex · {hemi} hemisphere · {domain} "
+        cortex_title=f"cortex · {hemi} hemisphere · {domain}\n"
                      f"({'ROI, 0/1' if binary else 'your map'}; flat map; "
-                     f"{_region_words(settings.cortex_region)})",
+                     f"{_region_words(region)})",
         title="The headline's maps on one colour logic (each one's threshold one colour)")
 
 
-def _region_words(region) -> str:
-    return ("occipito-temporal region" if region == "votc" else "whole hemisphere")
+def _region_words(mask) -> str:
+    """The cortex side's extent in words: the region's vertices, or the whole hemisphere
+    (no region, or a mesh the region is not defined on)."""
+    return "whole hemisphere" if mask is None else "occipito-temporal region"
 
 
 def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:

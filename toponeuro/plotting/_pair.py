@@ -135,7 +135,7 @@ def _model_map(model, model_positions, model_grid_shape):
 
 
 @fill_doc
-@validate_params({**_ON_MESH, "model_title": LABEL, "cortex_title": LABEL})
+@validate_params(dict(_ON_MESH, model_title=LABEL, cortex_title=LABEL))
 def plot_model_cortex_maps(
     model,
     cortex,

@@ -182,7 +182,7 @@ def _sign_factory(tms, *, weights="rook", transform="r", rng=None):
 register_statistic("sign_clustering", _sign_factory)
 
 
-@validate_params({**_WEIGHTS, "n_permutations": N_PERMUTATIONS, "random_state": SEED})
+@validate_params(dict(_WEIGHTS, n_permutations=N_PERMUTATIONS, random_state=SEED))
 @_fill
 def morans_i(
     data,

@@ -45,7 +45,7 @@ _ON_MESH = {"mesh": Options(MESHES), "hemi": Options(("left", "right")),
             "name": Text(empty=True)}
 
 
-@validate_params({**_ON_MESH, "geodesic": Boolean()})
+@validate_params(dict(_ON_MESH, geodesic=Boolean()))
 def mesh_topomap(values, mesh: str = "fsaverage5", hemi: str = "left", *,
                  surface: str | None = None, geodesic: bool = True,
                  name: str = "") -> TopoMap:
@@ -92,7 +92,7 @@ def mesh_topomap(values, mesh: str = "fsaverage5", hemi: str = "left", *,
                       adjacency=face_graph(faces, v.size) if geodesic else None)
 
 
-@validate_params({**_ON_MESH, "spacing": [Interval(Real, 0, None, closed="neither"), None]})
+@validate_params(dict(_ON_MESH, spacing=[Interval(Real, 0, None, closed="neither"), None]))
 def flat_sheet(values, mesh: str = "fsaverage5", hemi: str = "left", *,
                spacing: float | None = None, name: str = "") -> TopoMap:
     """One hemisphere's map resampled onto a regular grid through the mesh's flat map.

@@ -335,7 +335,7 @@ def _check_fraction_order(min_fraction, max_fraction):
         )
 
 
-@validate_params({**PATCH_PARAMS, "layer": [Text(), None]})
+@validate_params(dict(PATCH_PARAMS, layer=[Text(), None]))
 @_fill
 def find_patches(
     data,

@@ -388,7 +388,7 @@ class _nan_kernel:  # noqa: N801 -- stands in for a _SmoothnessKernel
         return np.full(np.atleast_2d(values).shape[0], np.nan)
 
 
-@validate_params({**_SAMPLING, "n_permutations": N_PERMUTATIONS})
+@validate_params(dict(_SAMPLING, n_permutations=N_PERMUTATIONS))
 @_fill
 def smoothness(
     data,

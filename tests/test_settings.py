@@ -13,7 +13,7 @@ from toponeuro import settings as S
 from toponeuro.exceptions import InputTypeError, ParameterError, UnknownNameError
 
 ALL = (S.NullSettings, S.PatchRule, S.CortexInput, S.Extraction, S.ModelSource, S.RulerRun,
-       S.LanguageUnits)
+       S.LanguageUnits, S.FlocStimuli, S.LanguageStimuli)
 
 
 @pytest.mark.parametrize("cls, kwargs, error, name", [
@@ -143,7 +143,51 @@ def test_old_keywords_give_the_same_settings_as_the_new_form():
 
 def test_every_old_keyword_names_a_field():
     fields = {f"{cls._name}.{f.name}" for cls in ALL for f in dataclasses.fields(cls)}
-    assert set(S.OLD_KEYWORDS.values()) <= fields
+    assert set(S.OLD_KEYWORDS.values()) - {"verbose"} <= fields  # progress= -> verbose=
+
+
+@pytest.mark.parametrize("job, cls, old, field, value", [
+    ("run_map", S.FlocStimuli, "numbers", "numbers", "97-98"),
+    ("run_language_map", S.LanguageStimuli, "verb_noun", "verb_noun", None),
+])
+def test_the_stimuli_keywords_travel_with_the_stimuli(job, cls, old, field, value):
+    """0.4's numbers= / verb_noun= set the stimuli settings' field (FutureWarning)."""
+    defaults = {"null": S.NullSettings(), "patches": S.PatchRule(), "cortex": S.CortexInput(),
+                "ruler": S.RulerRun(), "extraction": S.Extraction()}
+    if cls is S.LanguageStimuli:
+        defaults["units"] = S.LanguageUnits()
+    with pytest.warns(FutureWarning, match=f"use stimuli={cls.__name__}\\({field}=...\\)"):
+        via_old = S._job_settings(job, "m.v1", "x", {old: value}, ruler_draws=None,
+                                  stimuli="here", **defaults)
+    assert via_old["stimuli"] == cls("here", **{field: value})
+    new = S._job_settings(job, "m.v1", "x", {}, ruler_draws=None,
+                          stimuli=cls("here", **{field: value}), **defaults)
+    assert via_old == new and "stimuli" not in new["record"]  # the summary: unchanged
+
+
+@pytest.mark.parametrize("verbose, progress, level", [
+    (2, None, 2), (True, None, 2), (False, None, 0), (1, None, 1), (0, None, 0),
+    (True, False, 1), (2, False, 1), (0, True, 0), (2, True, 2)])
+def test_verbose_is_one_level(verbose, progress, level):
+    """progress= and verbose= of 0.4 are one scikit-learn-like level."""
+    old = {} if progress is None else {"progress": progress}
+    defaults = {"null": S.NullSettings(), "patches": S.PatchRule(), "cortex": S.CortexInput(),
+                "ruler": S.RulerRun(), "extraction": S.Extraction()}
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = S._job_settings("run_map", "m.v1", "x", old, ruler_draws=199, verbose=verbose,
+                              **defaults)
+    assert got["verbose"] == level
+    assert any("use verbose=" in str(w.message) for w in caught) == bool(old)
+
+
+@pytest.mark.parametrize("bad, err", [(3, ParameterError), ("yes", InputTypeError),
+                                      (-1, ParameterError)])
+def test_a_bad_verbose_names_it(bad, err):
+    with pytest.raises(err, match="verbose"):
+        S._verbose_level(bad)
 
 
 def test_the_jobs_take_the_settings_objects():
@@ -151,7 +195,7 @@ def test_the_jobs_take_the_settings_objects():
 
     from toponeuro.reporting import run_language_map, run_map
 
-    for job, most in ((run_map, 14), (run_language_map, 14)):
+    for job, most in ((run_map, 12), (run_language_map, 12)):
         params = [p for p in inspect.signature(job).parameters.values()
                   if p.kind is not p.VAR_KEYWORD]
         assert len(params) <= most
@@ -172,7 +216,8 @@ def test_every_settings_field_has_its_flag_in_the_map_command():
     from toponeuro.cli._map import _language_parser
 
     # the fLoc map's own fields, which `map --language --help` leaves out (and refuses)
-    map_only = {"patches.threshold", "model.unit_positions", "model.position_units"}
+    map_only = {"patches.threshold", "model.unit_positions", "model.position_units",
+                "stimuli.numbers"}
     for parser, language in ((_map_parser(), False), (_language_parser(), True)):
         options = {o: a for a in parser._actions for o in a.option_strings}
         for cls in ALL:

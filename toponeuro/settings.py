@@ -16,7 +16,9 @@ help), so one quantity has one name from the flag to the summary: ``--cortex-n-p
 - :class:`ModelSource` (``model``): the model's name, a checkpoint, unit positions;
 - :class:`RulerRun` (``ruler``): the one-ruler comparison, its draws and
   :class:`RulerSettings`;
-- :class:`LanguageUnits` (``units``): TopoLM's language-selective units.
+- :class:`LanguageUnits` (``units``): TopoLM's language-selective units;
+- :class:`FlocStimuli` / :class:`LanguageStimuli` (``stimuli``): the job's items and which of
+  them (the fLoc numbers; the verb - noun items).
 
 A bad value raises the typed error of :mod:`toponeuro.exceptions` naming the field as the
 job's parameter and the field, ``null.n_permutations``, ``cortex.min_vertices``.
@@ -56,6 +58,8 @@ __all__ = [
     "RulerRun",
     "RulerSettings",
     "LanguageUnits",
+    "FlocStimuli",
+    "LanguageStimuli",
     "cortex_maps_kind",
     "settings_record",
 ]
@@ -495,6 +499,105 @@ class LanguageUnits:
                 f"{self.token_pooling!r}. {close_matches(str(self.token_pooling), TOKEN_POOLINGS)}")
 
 
+# --- the stimuli ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FlocStimuli:
+    """The fLoc images :func:`toponeuro.run_map` shows the model: where, and which numbers.
+
+    ``run_map(stimuli="floc")`` is ``run_map(stimuli=FlocStimuli())``; the numbers travel
+    with the images they choose.
+
+    Parameters
+    ----------
+    source : "floc", path-like or StimulusSet
+        ``"floc"``: ``$TOPONEURO_DATA/floc`` if it exists, else the pinned download; a local
+        fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories.
+    numbers : sequence of int, str or None
+        The fLoc image numbers per category (read by :func:`toponeuro.stimuli.floc_numbers`).
+        None: for ``"floc"`` the demo TopoNets' held-out images 97-120, for a folder every
+        image in it; ``"all"``: every image; a range as text: ``"97-120"``.
+
+    Examples
+    --------
+    >>> FlocStimuli(numbers="97-98").numbers
+    '97-98'
+    """
+
+    _name = "stimuli"
+
+    # the command line adds --stimuli (both jobs') and --images (read by floc_numbers) itself
+    source: object = field(default="floc", metadata=_meta(
+        "--stimuli", "floc, a local fLoc folder or a StimulusSet", cli_adds=True))
+    numbers: object = field(default=None, metadata=_meta(
+        "--images", "fLoc image numbers of each category, a range like 97-120 or all",
+        cli_adds=True))
+
+    def __post_init__(self):
+        if self.numbers is not None:
+            from .stimuli import floc_numbers
+
+            floc_numbers(self.numbers)
+
+
+@dataclass(frozen=True)
+class LanguageStimuli:
+    """The items :func:`toponeuro.run_language_map` reads: the localizer's and the verb - noun
+    fit's.
+
+    ``run_language_map(stimuli="langloc")`` is ``run_language_map(stimuli=LanguageStimuli())``.
+
+    Parameters
+    ----------
+    source : "langloc", path-like or StimulusSet
+        ``"langloc"``: the pinned Fedorenko et al. (2010) localizer csv (cached,
+        sha256-checked); a local csv with columns ``sentence``, ``condition``; or a
+        StimulusSet whose categories are the conditions.
+    verb_noun : "topolm", path-like, StimulusSet or None
+        The verb and noun items of TopoLM's fMRI fit (Elli et al., 2019;
+        :func:`~toponeuro.reporting.load_verb_noun_stimuli`): ``"topolm"`` the pinned
+        ``elli_stimuli.csv``, a local copy, or a StimulusSet of ``verb`` / ``noun`` items;
+        None leaves the verb - noun map and its comparison out.
+
+    Examples
+    --------
+    >>> LanguageStimuli(verb_noun=None).source
+    'langloc'
+    """
+
+    _name = "stimuli"
+
+    # the command line adds --stimuli (both jobs') and --verb-noun (none: None) itself
+    source: object = field(default="langloc", metadata=_meta(
+        "--stimuli", "langloc, a local localizer csv or a StimulusSet", cli_adds=True))
+    verb_noun: object = field(default="topolm", metadata=_meta(
+        "--verb-noun", "topolm, a local elli_stimuli.csv, a StimulusSet or None",
+        cli_adds=True))
+
+
+def _stimuli_spec(stimuli, cls):
+    """``stimuli`` (a source, or the job's stimuli settings) as ``cls``."""
+    if isinstance(stimuli, cls):
+        return stimuli
+    if isinstance(stimuli, FlocStimuli | LanguageStimuli):
+        raise InputTypeError(
+            f"stimuli must be a toponeuro.settings.{cls.__name__} (or its source); got a "
+            f"{type(stimuli).__name__}, the other job's.")
+    return cls(source=cls.source if stimuli is None else stimuli)
+
+
+def _verbose_level(verbose, progress=None) -> int:
+    """``verbose`` (0 silent, 1 the summary, 2 the summary and progress bars; ``True``: 2,
+    ``False``: 0) as an int, with the 0.4 ``progress=False`` capping it at 1."""
+    if isinstance(verbose, bool | np.bool_):
+        level = 2 if verbose else 0
+    else:
+        level = check_int(verbose, "verbose", lo=0, hi=2,
+                          fix="0: silent; 1: the summary; 2: the summary and progress bars.")
+    if progress is not None and not _flag(progress, "progress"):
+        level = min(level, 1)
+    return level
+
+
 # --- the summary's record -------------------------------------------------------------------
 def _json_value(value):
     """A settings value as JSON: paths as text, arrays and objects by their kind."""
@@ -586,6 +689,9 @@ OLD_KEYWORDS = {
     "q": "units.q",
     "smooth_fwhm": "units.smooth_fwhm",
     "token_pooling": "units.token_pooling",
+    "numbers": "stimuli.numbers",
+    "verb_noun": "stimuli.verb_noun",
+    "progress": "verbose",
 }
 
 
@@ -593,7 +699,8 @@ def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
     """``current`` (parameter -> settings object) with the 0.4 keywords of ``old`` applied.
 
     Each old keyword warns (FutureWarning, naming its replacement) and replaces its field;
-    a keyword the job never had is Python's own TypeError.
+    ``progress=False`` caps ``verbose`` at 1 (the summary, no progress bars); a keyword the
+    job never had is Python's own TypeError.
     """
     import warnings
 
@@ -606,6 +713,13 @@ def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
         param, _, name = (target or "").partition(".")
         if target is None or param not in out:
             raise InputTypeError(f"{job}() got an unexpected keyword argument {key!r}")
+        if not name:  # progress= -> verbose=
+            warnings.warn(
+                f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in "
+                f"0.6; use {param}= (0: silent; 1: the summary, no progress bars; 2, the "
+                "default: the summary and progress bars).", FutureWarning, stacklevel=4)
+            out[param] = _verbose_level(out[param], value)
+            continue
         cls = type(out[param])
         warnings.warn(
             f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in 0.6; "
@@ -631,22 +745,26 @@ def _check_types(**settings) -> None:
 
 
 def _job_settings(job: str, model, default_model: str, old_keywords: Mapping, *,
-                  ruler_draws: int | None, **settings) -> dict:
-    """A job's settings objects, in the order given after ``model``, then their ``record``
-    (:func:`settings_record`): the 0.4 keywords applied, each checked to be its settings
-    class, the job's defaults of the fields left None filled in (``ruler.n_permutations``:
-    ``ruler_draws``, None: ``null.n_permutations``; ``cortex.threshold``:
-    ``patches.threshold``)."""
+                  ruler_draws: int | None, stimuli=None, verbose=2, **settings) -> dict:
+    """A job's settings objects: ``model``, ``stimuli`` (its :class:`FlocStimuli` or
+    :class:`LanguageStimuli`), those given in ``settings`` in their order, ``verbose`` (a level,
+    :func:`_verbose_level`), then their ``record`` (:func:`settings_record` of ``model`` and
+    ``settings``): the 0.4 keywords applied, each checked to be its settings class, the job's
+    defaults of the fields left None filled in (``ruler.n_permutations``: ``ruler_draws``,
+    None: ``null.n_permutations``; ``cortex.threshold``: ``patches.threshold``)."""
+    cls = LanguageStimuli if "units" in settings else FlocStimuli
     given = _apply_old_keywords(job, old_keywords, {
-        "model": _model_source(model, default_model), **settings})
-    _check_types(**{k: v for k, v in given.items() if k != "model"})
+        "model": _model_source(model, default_model), "stimuli": _stimuli_spec(stimuli, cls),
+        **settings, "verbose": _verbose_level(verbose)})
+    _check_types(**{k: v for k, v in given.items() if k not in ("model", "stimuli", "verbose")})
     if given["ruler"].n_permutations is None:
         draws = given["null"].n_permutations if ruler_draws is None else ruler_draws
         given["ruler"] = dataclasses.replace(given["ruler"], n_permutations=draws)
     if given["cortex"].threshold is None:
         given["cortex"] = dataclasses.replace(given["cortex"],
                                               threshold=given["patches"].threshold)
-    return {**given, "record": settings_record(**given)}
+    recorded = {k: v for k, v in given.items() if k not in ("stimuli", "verbose")}
+    return {**given, "record": settings_record(**recorded)}
 
 
 def _model_source(model, default: str) -> ModelSource:

@@ -28,6 +28,10 @@ DOCDICT = {
         below it rejects the null.""",
     "progress": """progress : bool
         Show a tqdm progress bar (default ``True``).""",
+    "verbose_job": """verbose : int
+        What the job prints, as scikit-learn's ``verbose``: 0 nothing; 1 the summary at the
+        end; 2 (the default) also the progress bars. ``True`` is 2, ``False`` 0; 0.4's
+        ``progress=False`` (with a FutureWarning) is 1.""",
     "figure": """Returns
     -------
     matplotlib.figure.Figure

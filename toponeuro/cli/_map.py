@@ -241,6 +241,7 @@ def _other_job_flags(args, *, language: bool) -> list[str]:
 
 
 def _run_language_map(args) -> int:
+    from .. import settings as S
     from ..exceptions import InvalidDataError
     from ..reporting import run_language_map
 
@@ -262,12 +263,14 @@ def _run_language_map(args) -> int:
         verb_noun = None
     elif verb_noun != "topolm":
         _input_path(verb_noun, "--verb-noun", "'topolm', 'none' or a csv of verb and noun items")
-    run_language_map(stimuli=stimuli, layers=args.layers, out_dir=out, overwrite=args.overwrite,
-                     verb_noun=verb_noun, progress=not args.no_progress, **settings)
+    run_language_map(stimuli=S.LanguageStimuli(stimuli, verb_noun=verb_noun),
+                     layers=args.layers, out_dir=out, overwrite=args.overwrite,
+                     verbose=1 if args.no_progress else 2, **settings)
     return 0
 
 
 def _run_map(args) -> int:
+    from .. import settings as S
     from ..exceptions import TrainingImagesWarning
     from ..reporting import run_map
 
@@ -287,9 +290,10 @@ def _run_map(args) -> int:
         _input_path(args.stimuli, "--stimuli", "'floc' or a folder of fLoc images")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingImagesWarning)
-        run_map(stimuli=args.stimuli, numbers=args.images, layers=args.layers, out_dir=out,
-                overwrite=args.overwrite, random_init_baseline=args.random_init_baseline,
-                progress=not args.no_progress, **settings)
+        run_map(stimuli=S.FlocStimuli(args.stimuli, numbers=args.images), layers=args.layers,
+                out_dir=out, overwrite=args.overwrite,
+                random_init_baseline=args.random_init_baseline,
+                verbose=1 if args.no_progress else 2, **settings)
     seen = set()
     for w in caught:  # said in flags, last, after the summary; each message once
         if (w.category, str(w.message)) in seen:

@@ -43,9 +43,11 @@ class _OldFlag(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def _declared(cls):
-    """The fields of ``cls`` that have a flag."""
-    return [f for f in dataclasses.fields(cls) if f.init and f.metadata.get("flag")]
+def _declared(cls, *, all_flags: bool = False):
+    """The fields of ``cls`` that have a flag (``all_flags=False``: not those the command adds
+    itself, ``cli_adds``)."""
+    return [f for f in dataclasses.fields(cls) if f.init and f.metadata.get("flag")
+            and (all_flags or not f.metadata.get("cli_adds"))]
 
 
 def _type_of(f):
@@ -135,7 +137,7 @@ def settings_flags() -> dict[str, str]:
 
     out = {}
     for cls in (S.NullSettings, S.PatchRule, S.CortexInput, S.Extraction, S.ModelSource,
-                S.RulerRun, S.LanguageUnits):
-        for f in _declared(cls):
+                S.RulerRun, S.LanguageUnits, S.FlocStimuli, S.LanguageStimuli):
+        for f in _declared(cls, all_flags=True):
             out[f"{cls._name}.{f.name}"] = f.metadata["flag"]
     return out

@@ -26,6 +26,9 @@ class JobResult:
         Name -> path of every file written.
     out_dir : str, optional
         The output folder (None: nothing written).
+    timings : dict
+        Stage of the job skeleton (:data:`~toponeuro.reporting._kit.job.STAGES`) -> the
+        seconds it took.
 
     Attributes
     ----------
@@ -48,6 +51,7 @@ class JobResult:
     tables: dict = field(default_factory=dict)
     files: dict = field(default_factory=dict)
     out_dir: str | None = None
+    timings: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:

@@ -1,8 +1,9 @@
 """``toponeuro map --language``: a language model's language-selective topography beside the
 cortex's language network.
 
-:func:`run_language_map` reads as the data flow, one named public stage after the other, the
-same shape as :func:`~toponeuro.run_map`: model (:func:`toponeuro.training.load_model`,
+:func:`run_language_map` checks its parameters and runs :class:`_LanguageJob`, the language
+job's stages filled into the one job skeleton of both jobs (:func:`~.._kit.job.run_job`), the
+same as :func:`~toponeuro.run_map`'s: model (:func:`toponeuro.models.load_model`,
 :func:`check_language_model`, :func:`language_layers`) -> the Fedorenko et al. (2010)
 localizer items (:func:`load_language_stimuli`) -> activations (:func:`toponeuro.extract`,
 :func:`check_sheet_layers`) -> TopoLM's language-selective units and their split-half profile
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +29,7 @@ from ..._util.docs import fill_doc
 from ...settings import (
     CortexInput,
     Extraction,
+    LanguageStimuli,
     LanguageUnits,
     ModelSource,
     NullSettings,
@@ -38,13 +39,12 @@ from ...settings import (
 )
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
-from .._kit.files import output_folder
+from .._kit.job import JobStages, load_job_model, run_job
 from .._kit.result import JobResult
 from .._kit.stages import check_sheet_layers, model_description, read_cortex_inputs
 from .fit import language_fits
 from .results import (
     LanguageInputs,
-    LanguageReport,
     assemble_language,
     format_language_summary,
     language_verdict,  # noqa: F401 - re-exported
@@ -137,7 +137,7 @@ def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
 def run_language_map(
     model: str | ModelSource = DEFAULT_LANGUAGE_MODEL,
     *,
-    stimuli="langloc",
+    stimuli: str | os.PathLike | LanguageStimuli = "langloc",
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-language-map",
     overwrite: bool = False,
@@ -146,10 +146,8 @@ def run_language_map(
     units: LanguageUnits = LanguageUnits(),
     cortex: CortexInput = CortexInput(),
     ruler: RulerRun = RulerRun(),
-    verb_noun="topolm",
     extraction: Extraction = Extraction(),
-    progress: bool = True,
-    verbose: bool = True,
+    verbose: int = 2,
     **old_keywords,
 ) -> LanguageMapResult:
     """Map a language model's language-selective topography and set it beside the cortex's.
@@ -193,10 +191,18 @@ def run_language_map(
         :class:`~toponeuro.settings.ModelSource` with a checkpoint (as in
         :func:`~toponeuro.reporting.run_map`; with a plain state dict, the name is its
         architecture) and ``trust_checkpoint``.
-    stimuli : "langloc", path-like or StimulusSet
+    stimuli : "langloc", path-like, StimulusSet or LanguageStimuli
         ``"langloc"``: the pinned localizer csv (cached, sha256-checked; downloaded once);
         a local csv with columns ``sentence``, ``condition``; or a StimulusSet whose
-        categories are the conditions.
+        categories are the conditions. With the verb - noun items of TopoLM's fMRI fit, a
+        :class:`~toponeuro.settings.LanguageStimuli`: ``LanguageStimuli("langloc",
+        verb_noun="topolm")`` (its ``verb_noun``: the items of Elli et al., 2019,
+        :func:`~toponeuro.reporting.load_verb_noun_stimuli`: ``"topolm"``, the default, the
+        pinned ``elli_stimuli.csv`` (cached, sha256-checked), a local copy, or a
+        StimulusSet of ``verb`` / ``noun`` items; None leaves the verb - noun map and its
+        comparison out; 0.4's ``verb_noun=`` keyword sets it, with a FutureWarning). The
+        cortex's verb - noun map is your ``cortex.maps`` map named ``verbs`` (a bare
+        ``PATH.nc`` is read as ``verbs=PATH.nc``), else TopoLM's group contrast (pinned).
     layers : list of str, optional
         Default: every TopoLoss layer of the model card.
     out_dir : path-like
@@ -232,20 +238,12 @@ def run_language_map(
         ``n_permutations``: null draws of every descriptor of the model-vs-cortex
         comparisons, on each side (default None: ``null.n_permutations``; the cortex side of
         a 32k-vertex mesh is the slow part).
-    verb_noun : "topolm", path-like, StimulusSet or None
-        The verb and noun items of TopoLM's fMRI fit (Elli et al., 2019;
-        :func:`~toponeuro.reporting.load_verb_noun_stimuli`): ``"topolm"`` the pinned
-        ``elli_stimuli.csv`` (cached, sha256-checked), a local copy, or a StimulusSet of
-        ``verb`` / ``noun`` items; None leaves the verb - noun map and its comparison out.
-        The cortex's verb - noun map is your ``cortex_maps`` map named ``verbs`` (a bare
-        ``PATH.nc`` is read as ``verbs=PATH.nc``), else TopoLM's group contrast (pinned).
     extraction : Extraction
         Batch size and device of the extraction (:func:`toponeuro.extract`).
-    %(progress)s
-    verbose : bool
-        Print the summary.
+    %(verbose_job)s
     **old_keywords
-        The 0.4 keywords (``n_permutations=``, ``top_k=``, ``cortex_maps=`` ...), until 0.6:
+        The 0.4 keywords (``n_permutations=``, ``top_k=``, ``verb_noun=``, ``cortex_maps=``,
+        ``progress=`` ...), until 0.6:
         each warns (FutureWarning) and sets the settings field that replaced it
         (``toponeuro.settings.OLD_KEYWORDS``). The whole settings are recorded in
         ``summary.json`` under ``settings``, by the fields' names.
@@ -276,99 +274,112 @@ def run_language_map(
     >>> layer["organised"]  # doctest: +SKIP
     "language selectivity is organised on this sheet: Moran's I 0.14 (positions null -0.00 ± 0.02) ..."
     """
-    from tqdm.auto import tqdm
-
-    from ...features import extract
-    from ...training import load_model
-
     # every parameter checked before the first (slow) step (each settings object, when made)
-    src, null, patches, units, cortex, ruler, extraction, settings = _job_settings(
+    src, stim, null, patches, units, cortex, ruler, extraction, verbose, settings = _job_settings(
         "run_language_map", model, DEFAULT_LANGUAGE_MODEL, old_keywords, ruler_draws=None,
-        null=null, patches=patches, units=units, cortex=cortex, ruler=ruler,
-        extraction=extraction).values()
-    check_job_params(flags={"overwrite": overwrite, "progress": progress, "verbose": verbose},
-                     model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
-                     stimuli_name="langloc", stimuli_kind="file", layers=layers)
+        stimuli=stimuli, verbose=verbose, null=null, patches=patches, units=units,
+        cortex=cortex, ruler=ruler, extraction=extraction).values()
+    check_job_params(flags={"overwrite": overwrite}, model=src.name, checkpoint=src.checkpoint,
+                     stimuli=stim.source, stimuli_name="langloc", stimuli_kind="file",
+                     layers=layers)
     _refuse_map_settings(src, patches)
-    yours = read_cortex_inputs(dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps)))
-    fwd = {"batch_size": extraction.batch_size, "device": extraction.device}  # extract()'s
-    with output_folder(out_dir, overwrite=overwrite, kind="language-map",
-                       inputs=_inputs(src.checkpoint, stimuli, verb_noun, yours)) as folder:
-        t0 = time.perf_counter()
-        steps = tqdm(total=7, desc="toponeuro map --language", disable=not progress, unit="step")
-        try:  # an error closes the bar first, so its message gets a line of its own
-            steps.set_postfix_str("model")
-            net = load_model(src.name, checkpoint=src.checkpoint,
-                             trust_checkpoint=src.trust_checkpoint)
-            check_language_model(net.model_card)
-            layers = language_layers(net.model_card, layers)
-            steps.update()
-
-            steps.set_postfix_str("stimuli")
-            stim, stim_source = load_language_stimuli(stimuli)
-            vn_items, vn_cortex = verb_noun_inputs(verb_noun, yours.maps)  # None: left out
-            steps.update()
-
-            steps.set_postfix_str("activations")
-            acts = extract(net, stim, layers, token_pooling=units.token_pooling,
-                           progress=progress, **fwd)
-            check_sheet_layers(acts, layers)
-            steps.update()
-
-            steps.set_postfix_str("selectivity")
-            selected = language_units(acts, q=units.q, top_k=units.top_k,
-                                      smooth_fwhm=units.smooth_fwhm)
-            steps.update()
-
-            steps.set_postfix_str("topography")
-            topo = language_model_topography(
-                acts, selected, layers, min_units=patches.min_units,
-                n_permutations=null.n_permutations, alpha=null.alpha, random_state=null.random_state)
-            rs = dataclasses.replace(ruler.descriptors, cortex_region=None)  # whole hemispheres
-            vn = verb_noun_maps(net, vn_items, layers, token_pooling=units.token_pooling,
-                                progress=progress, n_permutations=null.n_permutations,
-                                alpha=null.alpha, random_state=null.random_state,
-                                n_boot=rs.n_boot, **fwd)
-            steps.update()
-
-            steps.set_postfix_str("cortex")
-            cortex_side = language_cortex(
-                cortex.hemispheres, cortex_maps=yours.maps, vol_to_surf=cortex.vol_to_surf,
-                threshold=cortex.threshold, min_vertices=cortex.min_vertices,
-                similarity_permutations=cortex.n_permutations, alpha=null.alpha,
-                random_state=null.random_state)
-            sn_boot = contrast_boot(acts, layers[-1], n_boot=rs.n_boot, random_state=null.random_state)
-            fits = language_fits(layers[-1], sn_map=selected.tmap, cortex=cortex_side,
-                                 verb_noun=vn, verb_noun_cortex=vn_cortex,
-                                 n_permutations=ruler.n_permutations, alpha=null.alpha,
-                                 random_state=null.random_state, settings=rs, sn_boot=sn_boot,
-                                 verb_noun_boot=None if vn is None else vn.boot)
-            steps.update()
-
-            steps.set_postfix_str("report")
-            setup = LanguageInputs(
-                card=net.model_card, model_desc=model_description(net, src.name, src.checkpoint),
-                stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
-                token_pooling=units.token_pooling, min_units=patches.min_units,
-                alpha=null.alpha, n_permutations=null.n_permutations, q=units.q,
-                cortex_threshold=cortex.threshold if yours.maps is not None else None)
-            report = assemble_language(setup, acts, selected, topo, cortex_side, verb_noun=vn,
-                                       fits=fits, fit_permutations=ruler.n_permutations,
-                                       settings=settings)
-            files = write_language_report(folder.path, report, t0=t0)
-            steps.update()
-        finally:
-            steps.close()
-    files = folder.final_paths(files)
-    if verbose:
-        print(format_language_summary(report.report))
-        print(f"\nReport: {files['report.html']}")
-    return _result(report, files, folder.final)
+    job = _LanguageJob(src, stim, layers, null=null, patches=patches, units=units,
+                       cortex=cortex, ruler=ruler, extraction=extraction, settings=settings,
+                       verbose=verbose)
+    return run_job(job, out_dir=out_dir, overwrite=overwrite, verbose=verbose,
+                   inputs=_inputs(src.checkpoint, stim.source, stim.verb_noun, job.yours))
 
 
-def _result(data: LanguageReport, files: dict, out_dir) -> LanguageMapResult:
-    """The job's result, in the one shape of both jobs, from its assembled report data."""
-    return LanguageMapResult(report=data.report, selectivity=data.selectivity,
-                             tables=data.tables, files={k: str(v) for k, v in files.items()},
-                             out_dir=str(out_dir), fits=data.fits, threshold=data.threshold,
-                             profile=data.profile, cortex=data.cortex)
+class _LanguageJob(JobStages):
+    """:func:`run_language_map`'s stages, filled into the one job skeleton (:func:`run_job`)."""
+
+    title, kind = "toponeuro map --language", "language-map"
+
+    def __init__(self, src: ModelSource, stim: LanguageStimuli, layers, *,
+                 null: NullSettings, patches: PatchRule, units: LanguageUnits,
+                 cortex: CortexInput, ruler: RulerRun, extraction: Extraction, settings: dict,
+                 verbose: int) -> None:
+        super().__init__()
+        self.src, self.spec, self.layers = src, stim, layers
+        self.null, self.patches, self.units = null, patches, units
+        self.cortex_input, self.ruler, self.settings = cortex, ruler, settings
+        self.progress = verbose >= 2
+        # checked before the model
+        self.yours = read_cortex_inputs(dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps)))
+        self.fwd = {"batch_size": extraction.batch_size, "device": extraction.device}  # extract()'s
+        # the ruler on whole hemispheres
+        self.rs = dataclasses.replace(ruler.descriptors, cortex_region=None)
+
+    def model(self) -> None:
+        self.net = load_job_model(self.src)
+        check_language_model(self.net.model_card)
+        self.layers = language_layers(self.net.model_card, self.layers)
+
+    def stimuli(self) -> None:
+        self.stim, self.stim_source = load_language_stimuli(self.spec.source)
+        # None: left out
+        self.vn_items, self.vn_cortex = verb_noun_inputs(self.spec.verb_noun, self.yours.maps)
+
+    def maps(self) -> None:
+        from ...features import extract
+
+        units = self.units
+        self.acts = extract(self.net, self.stim, self.layers, token_pooling=units.token_pooling,
+                            progress=self.progress, **self.fwd)
+        check_sheet_layers(self.acts, self.layers)
+        self.selected = language_units(self.acts, q=units.q, top_k=units.top_k,
+                                       smooth_fwhm=units.smooth_fwhm)
+
+    def topography(self) -> None:
+        null = self.null
+        self.topo = language_model_topography(
+            self.acts, self.selected, self.layers, min_units=self.patches.min_units,
+            n_permutations=null.n_permutations, alpha=null.alpha, random_state=null.random_state)
+        self.vn = verb_noun_maps(self.net, self.vn_items, self.layers,
+                                 token_pooling=self.units.token_pooling, progress=self.progress,
+                                 n_permutations=null.n_permutations, alpha=null.alpha,
+                                 random_state=null.random_state, n_boot=self.rs.n_boot,
+                                 **self.fwd)
+
+    def cortex(self) -> None:
+        cortex, null = self.cortex_input, self.null
+        self.cortex_side = language_cortex(
+            cortex.hemispheres, cortex_maps=self.yours.maps, vol_to_surf=cortex.vol_to_surf,
+            threshold=cortex.threshold, min_vertices=cortex.min_vertices,
+            similarity_permutations=cortex.n_permutations, alpha=null.alpha,
+            random_state=null.random_state)
+
+    def compare(self) -> None:
+        null, vn, last = self.null, self.vn, self.layers[-1]
+        sn_boot = contrast_boot(self.acts, last, n_boot=self.rs.n_boot,
+                                random_state=null.random_state)
+        self.fits = language_fits(last, sn_map=self.selected.tmap, cortex=self.cortex_side,
+                                  verb_noun=vn, verb_noun_cortex=self.vn_cortex,
+                                  n_permutations=self.ruler.n_permutations, alpha=null.alpha,
+                                  random_state=null.random_state, settings=self.rs,
+                                  sn_boot=sn_boot, verb_noun_boot=None if vn is None else vn.boot)
+
+    def write(self) -> None:
+        src, units, cortex = self.src, self.units, self.cortex_input
+        setup = LanguageInputs(
+            card=self.net.model_card,
+            model_desc=model_description(self.net, src.name, src.checkpoint),
+            stimuli=self.stim, stimuli_source=self.stim_source, layers=tuple(self.layers),
+            token_pooling=units.token_pooling, min_units=self.patches.min_units,
+            alpha=self.null.alpha, n_permutations=self.null.n_permutations, q=units.q,
+            cortex_threshold=cortex.threshold if self.yours.maps is not None else None)
+        self.data = assemble_language(setup, self.acts, self.selected, self.topo,
+                                      self.cortex_side, verb_noun=self.vn, fits=self.fits,
+                                      fit_permutations=self.ruler.n_permutations,
+                                      settings=self.settings)
+        self.files = write_language_report(self.out, self.data, t0=self.t0)
+
+    def summary_text(self) -> str:
+        return format_language_summary(self.data.report)
+
+    def result(self, files: dict, out_dir: str) -> LanguageMapResult:
+        data = self.data
+        return LanguageMapResult(report=data.report, selectivity=data.selectivity,
+                                 tables=data.tables, files=files, out_dir=out_dir,
+                                 fits=data.fits, threshold=data.threshold,
+                                 profile=data.profile, cortex=data.cortex)

@@ -1,9 +1,10 @@
 """``toponeuro map``: a model's category-selective topography next to the cortex's.
 
-One function, :func:`run_map`, reads as the data flow: model -> stimuli -> activations ->
-selectivity -> topography (model and cortex, each map measured once) -> report. Every call
-in it is a public stage (:func:`toponeuro.training.load_model`, :func:`toponeuro.extract`,
-the named stages of :mod:`.stages`); assembling the numbers into tables and the typed
+:func:`run_map` checks its parameters and runs :class:`_MapJob`, the vision job's stages
+filled into the one job skeleton of both jobs (:func:`~.._kit.job.run_job`): model
+(:func:`toponeuro.models.load_model`) -> stimuli -> maps (activations) -> topography
+(selectivity, each map measured once) -> cortex -> compare -> write. Every call in a stage
+is a public stage (:func:`toponeuro.extract`, the named stages of :mod:`.stages`); assembling the numbers into tables and the typed
 report (:class:`~.._kit.report.MapReport`) lives in :mod:`.results`, drawing and writing in
 :mod:`.writer`, the end-of-job files in :mod:`.._kit.files`.
 
@@ -15,7 +16,6 @@ except entry points) it is an entry point itself: only :mod:`toponeuro.cli` impo
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +23,7 @@ from ..._util.docs import fill_doc
 from ...settings import (
     CortexInput,
     Extraction,
+    FlocStimuli,
     ModelSource,
     NullSettings,
     PatchRule,
@@ -31,7 +32,7 @@ from ...settings import (
 )
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
-from .._kit.files import output_folder
+from .._kit.job import JobStages, load_job_model, run_job
 from .._kit.result import JobResult
 from . import results as _results
 from . import writer as _writer
@@ -94,7 +95,7 @@ class MapResult(JobResult):
     >>> res.report.alpha == res.summary["alpha"]  # doctest: +SKIP
     True
     >>> sorted(MapResult.__dataclass_fields__)  # doctest: +NORMALIZE_WHITESPACE
-    ['comparison', 'files', 'out_dir', 'report', 'ruler', 'selectivity', 'tables']
+    ['comparison', 'files', 'out_dir', 'report', 'ruler', 'selectivity', 'tables', 'timings']
     """
 
     comparison: dict = field(default_factory=dict)
@@ -105,8 +106,7 @@ class MapResult(JobResult):
 def run_map(
     model: str | ModelSource = DEFAULT_MAP_MODEL,
     *,
-    stimuli="floc",
-    numbers: Sequence[int] | str | None = None,
+    stimuli: str | os.PathLike | FlocStimuli = "floc",
     layers: Sequence[str] | None = None,
     out_dir: str | os.PathLike = "toponeuro-map",
     overwrite: bool = False,
@@ -116,8 +116,7 @@ def run_map(
     ruler: RulerRun = RulerRun(n_permutations=199),
     extraction: Extraction = Extraction(),
     random_init_baseline: bool = True,
-    progress: bool = True,
-    verbose: bool = True,
+    verbose: int = 2,
     **old_keywords,
 ) -> MapResult:
     """Map a model's category-selective topography and compare it with the cortex.
@@ -148,16 +147,18 @@ def run_map(
         ``trust_checkpoint`` and free ``unit_positions`` of some layers (TDANN-style models;
         default the card's: every statistic of those layers then measures distances between
         these positions, and their maps are drawn as scatters).
-    stimuli : "floc", path-like or StimulusSet
+    stimuli : "floc", path-like, StimulusSet or FlocStimuli
         ``"floc"``: ``$TOPONEURO_DATA/floc`` if it exists, else the pinned download; a local
-        fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories.
-    numbers : sequence of int, str or None
-        The fLoc image numbers per category. ``None``: for ``"floc"`` the held-out images
-        97-120 of the demo TopoNets, for a folder every image in it; ``"all"``: every image;
-        a range as text: ``"97-120"``. When the model's recipe (its card's ``recipe``, or
-        the checkpoint's) names the fLoc images it was trained on and some of the stimuli
-        are among them, a :class:`~toponeuro.exceptions.TrainingImagesWarning` says so, and
-        so do the summary (``stimuli.training_images``) and the report.
+        fLoc folder; or a :class:`~toponeuro.stimuli.StimulusSet` with fLoc categories. To
+        choose the images, a :class:`~toponeuro.settings.FlocStimuli`:
+        ``FlocStimuli("floc", numbers="97-120")`` (its ``numbers``: the fLoc image numbers
+        per category; ``None``, the default: for ``"floc"`` the held-out images 97-120 of
+        the demo TopoNets, for a folder every image in it; ``"all"``: every image; 0.4's
+        ``numbers=`` keyword sets it, with a FutureWarning). When the model's recipe (its
+        card's ``recipe``, or the checkpoint's) names the fLoc images it was trained on and
+        some of the stimuli are among them, a
+        :class:`~toponeuro.exceptions.TrainingImagesWarning` says so, and so do the summary
+        (``stimuli.training_images``) and the report.
     layers : list of str, optional
         Default: the last three TopoLoss layers of the model card (the last convolutions).
     out_dir : path-like
@@ -208,11 +209,10 @@ def run_map(
         costs a second extraction and its nulls; ``False`` (``--no-random-init``) skips it,
         and the report, the sentences and ``summary.json`` (``random_init_baseline``,
         ``random_init_note``) then say that it was not computed.
-    %(progress)s
-    verbose : bool
-        Print the summary table.
+    %(verbose_job)s
     **old_keywords
-        The 0.4 keywords (``n_permutations=``, ``cortex_maps=``, ``checkpoint=`` ...), until
+        The 0.4 keywords (``n_permutations=``, ``numbers=``, ``cortex_maps=``,
+        ``checkpoint=``, ``progress=`` ...), until
         0.6: each warns (FutureWarning) and sets the settings field that replaced it
         (``toponeuro.settings.OLD_KEYWORDS``). The whole settings are recorded in
         ``summary.json`` under ``settings``, by the fields' names.
@@ -246,91 +246,107 @@ def run_map(
     >>> res.summary["per_layer"]["layer4.0.conv2"]["smoothness"]["faces"]  # doctest: +SKIP
     0.05
     """
-    from tqdm.auto import tqdm
-
-    from ...features import extract
-    from ...training import load_model
-
     # every parameter checked before the first (slow) step (each settings object, when made)
-    src, null, patches, cortex, ruler, extraction, settings = _job_settings(
-        "run_map", model, DEFAULT_MAP_MODEL, old_keywords, ruler_draws=199, null=null,
-        patches=patches, cortex=cortex, ruler=ruler, extraction=extraction).values()
-    check_job_params(flags={"overwrite": overwrite, "random_init_baseline": random_init_baseline,
-                            "progress": progress, "verbose": verbose},
-                     model=src.name, checkpoint=src.checkpoint, stimuli=stimuli,
-                     numbers=numbers, layers=layers)
-    yours = read_cortex_inputs(cortex, domains=MAP_DOMAINS)
-    fwd = {"batch_size": extraction.batch_size, "device": extraction.device,  # extract()'s
-           "unit_positions": src.unit_positions, "position_units": src.position_units}
-    with output_folder(out_dir, overwrite=overwrite, kind="map",
-                       inputs=(src.checkpoint, stimuli, yours.files,
-                               src.unit_positions or {})) as folder:
-        t0 = time.perf_counter()
-        steps = tqdm(total=6, desc="toponeuro map", disable=not progress, unit="step")
-        try:  # an error closes the bar first, so its message gets a line of its own
-            steps.set_postfix_str("model")
-            net = load_model(src.name, checkpoint=src.checkpoint,
-                             trust_checkpoint=src.trust_checkpoint)
-            layers = map_layers(net.model_card, layers)
-            steps.update()
+    src, stim, null, patches, cortex, ruler, extraction, verbose, settings = _job_settings(
+        "run_map", model, DEFAULT_MAP_MODEL, old_keywords, ruler_draws=199, stimuli=stimuli,
+        verbose=verbose, null=null, patches=patches, cortex=cortex, ruler=ruler,
+        extraction=extraction).values()
+    check_job_params(flags={"overwrite": overwrite, "random_init_baseline": random_init_baseline},
+                     model=src.name, checkpoint=src.checkpoint, stimuli=stim.source,
+                     numbers=stim.numbers, layers=layers)
+    job = _MapJob(src, stim, layers, null=null, patches=patches, cortex=cortex, ruler=ruler,
+                  extraction=extraction, random_init_baseline=random_init_baseline,
+                  settings=settings, verbose=verbose)
+    return run_job(job, out_dir=out_dir, overwrite=overwrite, verbose=verbose,
+                   inputs=(src.checkpoint, stim.source, job.yours.files,
+                           src.unit_positions or {}))
 
-            steps.set_postfix_str("stimuli")
-            stim, stim_source = load_map_stimuli(stimuli, numbers, progress=progress)
-            train = training_images(net, stim)
-            _warn_training_overlap(train, len(stim))
-            steps.update()
 
-            steps.set_postfix_str("activations")
-            acts = extract(net, stim, layers, pooling="mean", progress=progress, **fwd)
-            check_sheet_layers(acts, layers)
-            steps.update()
+class _MapJob(JobStages):
+    """:func:`run_map`'s stages, filled into the one job skeleton (:func:`run_job`)."""
 
-            steps.set_postfix_str("topography")
-            model_side = model_topography(
-                acts, layers, threshold=patches.threshold, min_units=patches.min_units,
-                n_permutations=null.n_permutations, alpha=null.alpha,
-                random_state=null.random_state)
-            random_init = None
-            if random_init_baseline:
-                random_init = random_init_similarities(
-                    net, stim, layers, n_permutations=null.n_permutations,
-                    random_state=null.random_state, progress=False, **fwd)
-            steps.update()
+    title, kind = "toponeuro map", "map"
 
-            steps.set_postfix_str("cortex")
-            cortex_side = cortex_topography(
-                cortex.hemispheres, cortex_maps=yours.maps, vol_to_surf=cortex.vol_to_surf,
-                threshold=cortex.threshold, min_vertices=cortex.min_vertices,
-                similarity_permutations=cortex.n_permutations, alpha=null.alpha,
-                random_state=null.random_state)
-            comparison = compare_model_cortex(
-                model_side.topography, cortex_side.topography, layers, list(cortex_side.maps),
-                random_state=null.random_state, n_permutations=null.n_permutations,
-                cortex_permutations=cortex.n_permutations)
-            rulers = ruler_comparisons(model_side.selectivity, layers, cortex_side,
-                                       n_permutations=ruler.n_permutations, alpha=null.alpha,
-                                       random_state=null.random_state,
-                                       settings=ruler.descriptors, activations=acts)
-            steps.update()
+    def __init__(self, src: ModelSource, stim: FlocStimuli, layers, *, null: NullSettings,
+                 patches: PatchRule, cortex: CortexInput, ruler: RulerRun,
+                 extraction: Extraction, random_init_baseline: bool, settings: dict,
+                 verbose: int) -> None:
+        super().__init__()
+        self.src, self.spec, self.layers = src, stim, layers
+        self.null, self.patches, self.cortex_input, self.ruler = null, patches, cortex, ruler
+        self.random_init_baseline, self.settings = random_init_baseline, settings
+        self.progress = verbose >= 2
+        self.yours = read_cortex_inputs(cortex, domains=MAP_DOMAINS)  # checked before the model
+        self.fwd = {"batch_size": extraction.batch_size, "device": extraction.device,  # extract()'s
+                    "unit_positions": src.unit_positions, "position_units": src.position_units}
 
-            steps.set_postfix_str("report")
-            inputs = _results.MapInputs(
-                card=net.model_card,
-                model_desc=_model_description(net, src.name, src.checkpoint),
-                stimuli=stim, stimuli_source=stim_source, layers=tuple(layers),
-                threshold=patches.threshold, min_units=patches.min_units, alpha=null.alpha,
-                training_images=train)
-            res = _results.assemble(inputs, acts, model_side, cortex_side, comparison,
-                                    random_init=random_init, ruler=rulers, settings=settings)
-            files = _writer.write_report(folder.path, res, atlas=cortex_side.atlas, t0=t0,
-                                         cortex=cortex_side.maps)
-            steps.update()
-        finally:
-            steps.close()
-    files = folder.final_paths(files)
-    if verbose:
-        print(format_summary(res.report))
-        print(f"\nReport: {files['report.html']}")
-    return MapResult(report=res.report, selectivity=res.selectivity, tables=res.tables,
-                     files={k: str(v) for k, v in files.items()}, out_dir=str(folder.final),
-                     comparison=comparison, ruler=rulers)
+    def model(self) -> None:
+        self.net = load_job_model(self.src)
+        self.layers = map_layers(self.net.model_card, self.layers)
+
+    def stimuli(self) -> None:
+        self.stim, self.stim_source = load_map_stimuli(self.spec.source, self.spec.numbers,
+                                                       progress=self.progress)
+        self.train = training_images(self.net, self.stim)
+        _warn_training_overlap(self.train, len(self.stim))
+
+    def maps(self) -> None:
+        from ...features import extract
+
+        self.acts = extract(self.net, self.stim, self.layers, pooling="mean",
+                            progress=self.progress, **self.fwd)
+        check_sheet_layers(self.acts, self.layers)
+
+    def topography(self) -> None:
+        null, patches = self.null, self.patches
+        self.model_side = model_topography(
+            self.acts, self.layers, threshold=patches.threshold, min_units=patches.min_units,
+            n_permutations=null.n_permutations, alpha=null.alpha,
+            random_state=null.random_state)
+        self.random_init = None
+        if self.random_init_baseline:
+            self.random_init = random_init_similarities(
+                self.net, self.stim, self.layers, n_permutations=null.n_permutations,
+                random_state=null.random_state, progress=False, **self.fwd)
+
+    def cortex(self) -> None:
+        cortex, null = self.cortex_input, self.null
+        self.cortex_side = cortex_topography(
+            cortex.hemispheres, cortex_maps=self.yours.maps, vol_to_surf=cortex.vol_to_surf,
+            threshold=cortex.threshold, min_vertices=cortex.min_vertices,
+            similarity_permutations=cortex.n_permutations, alpha=null.alpha,
+            random_state=null.random_state)
+
+    def compare(self) -> None:
+        null, side = self.null, self.cortex_side
+        self.comparison = compare_model_cortex(
+            self.model_side.topography, side.topography, self.layers, list(side.maps),
+            random_state=null.random_state, n_permutations=null.n_permutations,
+            cortex_permutations=self.cortex_input.n_permutations)
+        self.rulers = ruler_comparisons(
+            self.model_side.selectivity, self.layers, side,
+            n_permutations=self.ruler.n_permutations, alpha=null.alpha,
+            random_state=null.random_state, settings=self.ruler.descriptors,
+            activations=self.acts)
+
+    def write(self) -> None:
+        inputs = _results.MapInputs(
+            card=self.net.model_card,
+            model_desc=_model_description(self.net, self.src.name, self.src.checkpoint),
+            stimuli=self.stim, stimuli_source=self.stim_source, layers=tuple(self.layers),
+            threshold=self.patches.threshold, min_units=self.patches.min_units,
+            alpha=self.null.alpha, training_images=self.train)
+        self.res = _results.assemble(inputs, self.acts, self.model_side, self.cortex_side,
+                                     self.comparison, random_init=self.random_init,
+                                     ruler=self.rulers, settings=self.settings)
+        self.files = _writer.write_report(self.out, self.res, atlas=self.cortex_side.atlas,
+                                          t0=self.t0, cortex=self.cortex_side.maps)
+
+    def summary_text(self) -> str:
+        return format_summary(self.res.report)
+
+    def result(self, files: dict, out_dir: str) -> MapResult:
+        res = self.res
+        return MapResult(report=res.report, selectivity=res.selectivity, tables=res.tables,
+                         files=files, out_dir=out_dir, comparison=self.comparison,
+                         ruler=self.rulers)

@@ -417,7 +417,9 @@ def test_cli_fslr_one_hemisphere_end_to_end(tmp_path, write_floc_folder):
     assert src["mesh"] == "fs_LR_32k" and src["hemispheres"] == ["left"]
     assert "left hemisphere only" in s["cortex"]["atlas"] and "right" not in s["cortex"]["hemispheres"]
     assert s["arrangement"]["layer4.0.conv2|left"]["n_domains"] == 3
-    assert s["cortex_permutations"] == 19  # --cortex-permutations reached the spin test
+    # --cortex-n-permutations reached the spin test, recorded under its one name
+    assert s["settings"]["cortex"]["n_permutations"] == 19
+    assert s["arrangement"]["layer4.0.conv2|left"]["n_permutations"]["spin"] == 19
     assert "your maps on fs_LR_32k" in (tmp_path / "out" / "report.html").read_text()
 
 

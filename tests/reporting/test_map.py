@@ -128,7 +128,8 @@ def test_map_summary_has_the_expected_keys(mapped):
     # the random-initialisation value stands beside the trained one
     assert set(per["map_similarity_random_init"]) == {"faces-bodies", "faces-places"}
     assert "at random initialisation" in per["signatures"][0]
-    assert s["n_permutations"] > 0 and "smoothness" in s["definitions"]
+    assert s["settings"]["null"]["n_permutations"] > 0 and "smoothness" in s["definitions"]
+    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations"} & set(s)
     assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
     assert set(s["cortex"]["hemispheres"]) == {"left", "right"}  # under their own key (0.5)

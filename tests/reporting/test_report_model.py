@@ -23,8 +23,9 @@ from toponeuro.reporting._kit.result import JobResult
 _COMMON = dict(toponeuro_version="0.5.0", created="2026-12-07T00:00:00+00:00",
                model={"name": "m", "source": "m (weights sha256 x)", "tau": 1.0,
                       "description": None, "weights_sha256": "x"},
-               layers=["l"], patch_threshold_t=2.0, patch_min_units=10, n_permutations=9,
-               alpha=0.05, definitions={"smoothness": "d"})
+               layers=["l"], patch_min_units=10, alpha=0.05, definitions={"smoothness": "d"},
+               settings={"null": {"n_permutations": 9}, "patches": {"threshold": 2.0},
+                         "cortex": {"n_permutations": 19}})
 
 
 def _language_report(**kw):
@@ -51,7 +52,7 @@ def _map_report(**kw):
                      headline={"layer": "l", "rule": "r", "arrangement": {}},
                      pooling="mean", selectivity="tdann_t", p_values="p",
                      random_init_baseline=False, random_init_note="not computed",
-                     cortex_permutations=19, arrangement={},
+                     arrangement={},
                      ruler={"comparisons": {}, "headline": {"chosen": False}}, **kw)
 
 
@@ -69,7 +70,7 @@ def test_summary_round_trips_through_the_typed_report(make):
 
 
 def test_optional_sections_are_left_out_and_settings_are_recorded_whole():
-    rep = _language_report()
+    rep = _language_report(settings=None)
     s = rep.to_summary()
     assert "verb_noun" not in s and "settings" not in s and "your_maps" not in s["cortex"]
     assert s["job"] == "toponeuro map --language"
@@ -79,6 +80,19 @@ def test_optional_sections_are_left_out_and_settings_are_recorded_whole():
     assert s["settings"] == {"null": {"n_permutations": 9, "alpha": 0.05}}
     assert s["verb_noun"] == {"per_layer": {}}
     assert LanguageMapReport.from_summary(s) == rep
+
+
+def test_a_quantity_is_read_by_its_one_name():
+    """The draws, the patch threshold: the settings block's names, nowhere else (0.5)."""
+    rep = _map_report()
+    assert rep.setting("null.n_permutations") == 9
+    assert rep.setting("cortex.n_permutations") == 19
+    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations"} & set(
+        rep.to_summary())
+    with pytest.raises(InvalidDataError, match="records no setting 'ruler.n_permutations'"):
+        rep.setting("ruler.n_permutations")
+    with pytest.raises(InvalidDataError, match="records no setting"):
+        _language_report(settings=None).setting("null.n_permutations")
 
 
 def test_a_0_4_summary_with_hemispheres_beside_the_atlas_is_refused_by_name():

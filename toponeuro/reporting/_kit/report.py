@@ -105,14 +105,14 @@ class JobReport:
     --------
     >>> rep = JobReport(toponeuro_version="0.5", created="2026-01-01T00:00:00+00:00",
     ...                 model={"name": "m"}, stimuli={"n_stimuli": 4}, layers=["l"],
-    ...                 patch_threshold_t=2.0, patch_min_units=10, n_permutations=9,
-    ...                 alpha=0.05, definitions={}, per_layer={"l": {}},
-    ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h")
+    ...                 patch_min_units=10, alpha=0.05, definitions={}, per_layer={"l": {}},
+    ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h",
+    ...                 settings={"null": {"n_permutations": 9}})
     >>> s = rep.to_summary()
-    >>> s["cortex"]["hemispheres"], "settings" in s, s["seconds"]
-    ({}, False, None)
-    >>> JobReport.from_summary(s) == rep
-    True
+    >>> s["cortex"]["hemispheres"], s["settings"], s["seconds"]
+    ({}, {'null': {'n_permutations': 9}}, None)
+    >>> JobReport.from_summary(s) == rep, rep.setting("null.n_permutations")
+    (True, 9)
     """
 
     toponeuro_version: str
@@ -120,9 +120,7 @@ class JobReport:
     model: dict
     stimuli: dict
     layers: list
-    patch_threshold_t: float | None
     patch_min_units: int
-    n_permutations: int
     alpha: float
     definitions: dict
     #: layer -> its record (the job's own numbers and sentences)
@@ -131,12 +129,28 @@ class JobReport:
     #: the answer the page and the terminal lead with (the vision job: a record; the
     #: language job: a sentence)
     headline: object
-    #: the run's settings, recorded whole (filled by the job; None: not recorded)
+    #: the run's settings, recorded whole (filled by the job; None: not recorded), by the
+    #: settings objects' names (:func:`toponeuro.settings.settings_record`): the one place
+    #: of the nulls' draws, the patch threshold, ... (read them with :meth:`setting`)
     settings: dict | None = field(default=None, metadata=_OPTIONAL)
     #: seconds the run took (set by the writer; None before it)
     seconds: float | None = None
     #: file name -> its name in the output folder (set by the writer)
     files: dict = field(default_factory=dict)
+
+    def setting(self, name: str):
+        """A recorded setting by its one name, ``"parameter.field"`` (``"null.n_permutations"``,
+        ``"cortex.n_permutations"``, ``"patches.threshold"``): the name of the settings
+        field, of the job's messages and of ``summary.json``'s ``settings`` block."""
+        param, _, name_ = name.partition(".")
+        try:
+            return self.settings[param][name_]
+        except (TypeError, KeyError):
+            raise InvalidDataError(
+                f"This report records no setting {name!r} (its settings: "
+                f"{sorted(self.settings or {})}). Fix: make the report with the job's settings "
+                "record (toponeuro.settings.settings_record), as run_map and "
+                "run_language_map do.") from None
 
     @property
     def hemispheres(self) -> list:
@@ -163,8 +177,8 @@ class MapReport(JobReport):
     --------
     >>> sorted(f for f in MapReport.__dataclass_fields__ if f not in
     ...        JobReport.__dataclass_fields__)  # doctest: +NORMALIZE_WHITESPACE
-    ['arrangement', 'cortex_permutations', 'p_values', 'pooling', 'random_init_baseline',
-     'random_init_note', 'ruler', 'selectivity']
+    ['arrangement', 'p_values', 'pooling', 'random_init_baseline', 'random_init_note', 'ruler',
+     'selectivity']
     """
 
     pooling: str
@@ -172,7 +186,6 @@ class MapReport(JobReport):
     p_values: str
     random_init_baseline: bool
     random_init_note: str
-    cortex_permutations: int
     #: ``"layer|hemisphere"`` -> the arrangement of the domain centres
     arrangement: dict
     #: the one-ruler comparisons and their headline (:func:`~toponeuro.reporting.ruler_summary`)

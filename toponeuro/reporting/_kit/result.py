@@ -39,8 +39,8 @@ class JobResult:
     --------
     >>> from toponeuro.reporting._kit.report import CortexReport
     >>> rep = JobReport(toponeuro_version="0.5", created="-", model={"name": "m"},
-    ...                 stimuli={}, layers=["l"], patch_threshold_t=2.0, patch_min_units=10,
-    ...                 n_permutations=0, alpha=0.05, definitions={}, per_layer={},
+    ...                 stimuli={}, layers=["l"], patch_min_units=10, alpha=0.05,
+    ...                 definitions={}, per_layer={},
     ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h")
     >>> JobResult(report=rep, selectivity=None).summary["model"]
     {'name': 'm'}

@@ -444,9 +444,7 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
         "topography_map": ("Welch t of S vs N on the unsmoothed activations (TopoLM's sheet "
                            "smoothing would make any map smooth, so the positions null is "
                            "applied to the unsmoothed map)"),
-        "patch_threshold_t": _num(units.threshold),
         "patch_min_units": int(inputs.min_units),
-        "n_permutations": int(inputs.n_permutations),
         "alpha": float(inputs.alpha),
         "definitions": _jsonable({**topo.table.attrs["definitions"],
                                   "morans_i": {k: v for k, v in morans_attrs.items()
@@ -529,8 +527,8 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     >>> from toponeuro.reporting._kit.report import CortexReport
     >>> rep = LanguageMapReport(
     ...     toponeuro_version="0.5", created="-", model={"name": "m"},
-    ...     stimuli={"n_stimuli": 640}, layers=["l"], patch_threshold_t=3.1,
-    ...     patch_min_units=10, n_permutations=9, alpha=0.05, definitions={},
+    ...     stimuli={"n_stimuli": 640}, layers=["l"], patch_min_units=10, alpha=0.05,
+    ...     definitions={}, settings={"null": {"n_permutations": 9}},
     ...     per_layer={"l": {"sheet": "8x8", "n_language_units": 5, "n_units_with_data": 64,
     ...                      "signatures": ["a", "b"]}},
     ...     cortex=CortexReport(atlas="x", nulls="y", hemispheres={"left": {
@@ -545,7 +543,7 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
            else LanguageMapReport.from_summary(report))
     lines = [f"toponeuro map --language — {rep.model['name']} on "
              f"{rep.stimuli['n_stimuli']} localizer items (nulls: "
-             f"{rep.n_permutations} draws, alpha {rep.alpha:g})", ""]
+             f"{rep.setting('null.n_permutations')} draws, alpha {rep.alpha:g})", ""]
     if rep.headline:
         lines += [rep.headline, ""]
     for ly, r in rep.per_layer.items():

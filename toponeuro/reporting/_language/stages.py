@@ -1,7 +1,7 @@
 """The stages of the language job, each a named function :func:`~toponeuro.run_language_map`
 calls in order, as :func:`~toponeuro.run_map` calls those of :mod:`._stages`.
 
-model (:func:`toponeuro.training.load_model`, :func:`check_language_model`) -> layers
+model (:func:`toponeuro.models.load_model`, :func:`check_language_model`) -> layers
 (:func:`language_layers`) -> items (:func:`load_language_stimuli`) -> activations
 (:func:`toponeuro.extract`, :func:`~toponeuro.reporting.check_sheet_layers`) -> the
 language-selective units (:func:`language_units`) -> their maps' topography

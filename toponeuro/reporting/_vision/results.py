@@ -305,7 +305,6 @@ def map_summary(inputs: MapInputs, acts, model, cortex_topo, source: dict, compa
                                         inputs.alpha, random_init,
                                         getattr(model, "contrast", None))
                    for layer in layers},
-        cortex_permutations=draws["spin"],
         cortex=cortex_summary(cortex_topo, source, inputs.alpha),
         arrangement=arrangement,
         headline=headline_summary(layers[-1], cortex_topo.sheets, arrangement),
@@ -336,9 +335,7 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
         "layers": list(inputs.layers),
         "pooling": "mean over feature-map positions (one unit per channel)",
         "selectivity": str(sel.attrs.get("method", "t, each domain vs the other four domains")),
-        "patch_threshold_t": inputs.threshold,
         "patch_min_units": int(inputs.min_units),
-        "n_permutations": int(model.topography.attrs["n_permutations"]),
         "alpha": float(inputs.alpha),
         "p_values": ("map similarity: two-sided (more or less alike than chance; verdict "
                      "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "

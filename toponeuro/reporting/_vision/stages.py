@@ -1,7 +1,7 @@
 """The stages of the main job, each a named function that :func:`~toponeuro.run_map` calls in order.
 
 the cortex's inputs, read and checked before any slow step (:func:`read_cortex_inputs`, shared
-with the language job) -> model (:func:`toponeuro.training.load_model`) -> layers (:func:`map_layers`) -> stimuli
+with the language job) -> model (:func:`toponeuro.models.load_model`) -> layers (:func:`map_layers`) -> stimuli
 (:func:`load_map_stimuli`, :func:`training_images`) -> activations
 (:func:`toponeuro.extract`, :func:`check_sheet_layers`) -> the model's topography
 (:func:`model_topography`) -> the cortex's (:func:`cortex_topography`) -> their comparison

@@ -40,10 +40,10 @@ def format_summary(report: MapReport | dict) -> str:
     from ...analysis import format_p
 
     rep = report if isinstance(report, MapReport) else MapReport.from_summary(report)
-    n_perm = rep.n_permutations
+    n_perm = rep.setting("null.n_permutations")
     lines = [
         f"toponeuro map — {rep.model['name']} on {rep.stimuli['n_stimuli']} fLoc "
-        f"images (patches: t ≥ {rep.patch_threshold_t:g} after smoothing, significant "
+        f"images (patches: t ≥ {rep.setting('patches.threshold'):g} after smoothing, significant "
         f"at family-wise p ≤ {rep.alpha:g}; nulls: {n_perm:,} draws)",
     ]
     note = training_images_note(rep.stimuli)

@@ -184,7 +184,8 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     fig = plot_arrangement_by_layer(
         {k: t.attrs["arrangement"] for k, t in res.comparison.items()},
         alpha=rep.alpha, headline=head,
-        n_permutations=min(rep.n_permutations, rep.cortex_permutations) or None)
+        n_permutations=min(rep.setting("null.n_permutations"),
+                           rep.setting("cortex.n_permutations")) or None)
     files["comparison.png"] = _savefig(fig, out / "comparison.png")
     return files
 
@@ -251,7 +252,7 @@ def _model_table_html(res: ReportData, thr: float) -> str:
     written by format_p, counts as integers and fractions as percentages of the units."""
     from ...analysis import format_p
 
-    n = res.report.n_permutations
+    n = res.report.setting("null.n_permutations")
     rows = []
     for r in res.tables["model"].itertuples():
         units = _units(r.sheet)
@@ -344,7 +345,7 @@ def _what_was_run(rep: MapReport) -> list[str]:
     train = st["training_images"]
     held = ("" if not train else ", held out from training" if not train["n_overlap"]
             else f", {train['n_overlap']} of them training images")
-    n_perm, n_spin = rep.n_permutations, rep.cortex_permutations
+    n_perm, n_spin = rep.setting("null.n_permutations"), rep.setting("cortex.n_permutations")
     tau = "no TopoLoss" if m["tau"] is None else f"τ = {float(m['tau']):g}"
     cortex = ("your own cortex maps" if _user_maps(rep) else "the visfAtlas ROIs on fsaverage5")
     return [
@@ -361,7 +362,7 @@ def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     rep = res.report
     m, st, layers = rep.model, rep.stimuli, rep.layers
-    thr, min_units = rep.patch_threshold_t, rep.patch_min_units
+    thr, min_units = rep.setting("patches.threshold"), rep.patch_min_units
     hemis = res.cortex_topo.sheets
     comp_parts = []
     for (layer, h), t in res.comparison.items():
@@ -400,7 +401,7 @@ def _html(res: ReportData, files: dict) -> str:
     mesh = rep.cortex.source.get("mesh", "fsaverage5")
     cortex_heading = (f"The cortex maps on their own: your maps on {mesh}" if user_maps
                       else "The cortex maps on their own: visfAtlas ROIs on fsaverage5")
-    n_perm = rep.n_permutations
+    n_perm = rep.setting("null.n_permutations")
     sel_words = _SELECTIVITY_WORDS.get(str(rep.selectivity), str(rep.selectivity))
     detail = string.Template(
         (resources.files("toponeuro.reporting") / "templates" / "report.html").read_text("utf-8")

@@ -248,7 +248,7 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         "grid neighbours, row-standardised weights: esda's default), smoothness (TDANN) and "
         f"patches ({s.patch_min_units} or more connected units with t &ge; "
         f"{_fmt(rep.threshold)}, the smallest t passing Benjamini-Hochberg on this map, after "
-        f"TDANN's smoothing), each against {s.setting("null.n_permutations"):,} draws of the units' values "
+        f"TDANN's smoothing), each against {s.setting('null.n_permutations'):,} draws of the units' values "
         "scattered at random.</li>"
         f"<li><b>Cortex:</b> {esc(s.cortex.atlas)}.</li>"
         f"<li>Made by <code>toponeuro map --language</code> (toponeuro "
@@ -304,7 +304,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
            f"{len(s.layers)} layers; toponeuro {esc(s.toponeuro_version)} in "
            f"{s.seconds} s.",
            f"Units selected by TopoLM's S vs N test (BH q = {sel['q_level']}, top "
-           f"{top_k_text}); topography on the unsmoothed t map, {s.setting("null.n_permutations"):,} draws "
+           f"{top_k_text}); topography on the unsmoothed t map, {s.setting('null.n_permutations'):,} draws "
            f"of each null; cortex: {esc(s.cortex.atlas)}."]
 
     def fig(name, caption):
@@ -338,7 +338,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
                               if k.endswith(".png")) + ".</p>")
     detail = [
         DetailBlock("What each layer's sheet shows, with its nulls", verdicts, folded=False),
-        DetailBlock("Per layer", html_table(_model_view(rep, s.setting("null.n_permutations"))),
+        DetailBlock("Per layer", html_table(_model_view(rep, s.setting('null.n_permutations'))),
                     folded=False),
         DetailBlock("The four conditions (held-out items)", profile, folded=False),
         DetailBlock("The cortex", cortex, folded=False),

@@ -83,18 +83,18 @@ def main() -> None:
     args = ap.parse_args()
     if args.summary is None:
         import toponeuro
-        from toponeuro.settings import CortexInput, NullSettings, RulerRun
+        from toponeuro.settings import CortexInput, LanguageStimuli, NullSettings, RulerRun
 
         local = {k: SHARED / p for k, p in (("stimuli", "langloc/fedorenko2010_stimuli.csv"),
                                             ("verb_noun", "topolm/elli_stimuli.csv"),
                                             ("nc", "topolm/group-level-contrast.nc"))}
         have = {k: p for k, p in local.items() if p.is_file()}
         toponeuro.run_language_map(
-            args.model, stimuli=have.get("stimuli", "langloc"),
-            verb_noun=have.get("verb_noun", "topolm"),
+            args.model, stimuli=LanguageStimuli(have.get("stimuli", "langloc"),
+                                                verb_noun=have.get("verb_noun", "topolm")),
             cortex=CortexInput(maps=str(have["nc"]) if "nc" in have else None, threshold=2.0),
             out_dir=args.out, overwrite=True, null=NullSettings(n_permutations=args.permutations),
-            ruler=RulerRun(n_permutations=args.fit_permutations), progress=False)
+            ruler=RulerRun(n_permutations=args.fit_permutations), verbose=1)
         args.summary = args.out / "summary.json"
     summary = json.loads(args.summary.read_text())
     from toponeuro._io.output import write_text

@@ -93,8 +93,7 @@ from toponeuro.settings import CortexInput, NullSettings  # noqa: E402
 
 res = toponeuro.run_language_map("toponet_lm_demo.tau_1", stimuli=items, out_dir=out,
                                  cortex=CortexInput(maps={"verbs": verbs}, threshold=2.0),
-                                 null=NullSettings(n_permutations=99), progress=False,
-                                 verbose=False)
+                                 null=NullSettings(n_permutations=99), verbose=0)
 
 # %%
 # What the job measured on the human map, on its own mesh (regions at t >= 2 along the

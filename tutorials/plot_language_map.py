@@ -47,7 +47,7 @@ out = Path(tempfile.mkdtemp()) / "language-map"
 from toponeuro.settings import NullSettings  # noqa: E402
 
 res = toponeuro.run_language_map(DEFAULT_LANGUAGE_MODEL, stimuli=items, out_dir=out,
-                                 null=NullSettings(n_permutations=200), progress=False)
+                                 null=NullSettings(n_permutations=200), verbose=1)
 
 # %%
 # What it concluded

@@ -48,7 +48,7 @@ out = Path(tempfile.mkdtemp()) / "toponeuro-map"
 from toponeuro.settings import CortexInput, NullSettings  # noqa: E402
 
 res = toponeuro.run_map(stimuli=stimuli, out_dir=out, null=NullSettings(n_permutations=200),
-                        cortex=CortexInput(n_permutations=200), progress=False)
+                        cortex=CortexInput(n_permutations=200), verbose=1)
 data_note(stimuli)
 
 # %%

@@ -43,7 +43,8 @@ def _language_report(**kw):
 def _map_report(**kw):
     hemi = {"n_regions": 4, "smoothness": {"faces": 0.5}, "n_patches": {"faces": 1},
             "map_similarity": {"faces-bodies": 0.1}, "map_similarity_null": {}}
-    return MapReport(**_COMMON, stimuli={"n_stimuli": 4, "numbers": "all",
+    return MapReport(**_COMMON, stimuli={"set": "fLoc", "source": "s", "n_stimuli": 4,
+                                         "categories": ["adult"], "numbers": "all",
                                          "training_images": None},
                      per_layer={"l": {"signatures": ["a"]}},
                      cortex=CortexReport(atlas="visfAtlas", nulls="spin", source={},
@@ -80,6 +81,26 @@ def test_optional_sections_are_left_out_and_settings_are_recorded_whole():
     assert s["settings"] == {"null": {"n_permutations": 9, "alpha": 0.05}}
     assert s["verb_noun"] == {"per_layer": {}}
     assert LanguageMapReport.from_summary(s) == rep
+
+
+def test_the_sections_the_writers_read_are_typed_records():
+    """model, stimuli and cortex are records with fields (a dict given becomes one), and
+    summary.json holds exactly their fields."""
+    from toponeuro.reporting._kit.report import (
+        LanguageStimuliRecord,
+        MapStimuliRecord,
+        ModelRecord,
+    )
+
+    for rep, stim in ((_map_report(), MapStimuliRecord),
+                      (_language_report(), LanguageStimuliRecord)):
+        assert isinstance(rep.model, ModelRecord) and rep.model.name == "m"
+        assert isinstance(rep.stimuli, stim) and isinstance(rep.cortex, CortexReport)
+        s = rep.to_summary()
+        assert s["model"] == _COMMON["model"]
+        assert type(rep).from_summary(s).stimuli == rep.stimuli
+    with pytest.raises(InvalidDataError, match=r"summary\['stimuli'\] lacks a field"):
+        MapReport.from_summary({**_map_report().to_summary(), "stimuli": {"n_stimuli": 4}})
 
 
 def test_a_quantity_is_read_by_its_one_name():

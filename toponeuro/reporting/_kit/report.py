@@ -18,7 +18,8 @@ import numpy as np
 
 from ...exceptions import InvalidDataError
 
-__all__ = ["CortexReport", "JobReport", "MapReport", "LanguageMapReport", "jsonable", "num"]
+__all__ = ["CortexReport", "JobReport", "MapReport", "LanguageMapReport", "ModelRecord",
+           "MapStimuliRecord", "LanguageStimuliRecord", "jsonable", "num"]
 
 #: a field whose ``None`` is left out of ``summary.json`` (a section the run did not make)
 _OPTIONAL = {"optional": True}
@@ -57,8 +58,93 @@ def jsonable(obj):
     return str(obj)
 
 
+class _Record:
+    """A typed record of a report's section: ``summary.json``'s entry is its fields."""
+
+    #: the section's key in ``summary.json`` (for messages)
+    _key = "section"
+
+    def to_summary(self) -> dict:
+        """The section's ``summary.json`` entry."""
+        return _fields_dict(self)
+
+    @classmethod
+    def from_summary(cls, entry: dict):
+        """The section back from its ``summary.json`` entry."""
+        return _from_dict(cls, entry, f"summary[{cls._key!r}]")
+
+
 @dataclass
-class CortexReport:
+class ModelRecord(_Record):
+    """What model a job mapped (``summary["model"]``), both jobs alike.
+
+    Examples
+    --------
+    >>> m = ModelRecord(name="m.v1", source="m.v1 (weights sha256 x)", tau=1.0,
+    ...                 description=None, weights_sha256="x")
+    >>> ModelRecord.from_summary(m.to_summary()) == m, m.name
+    (True, 'm.v1')
+    """
+
+    _key = "model"
+
+    #: the registered name
+    name: str
+    #: where its weights came from, in words
+    source: str
+    #: the TopoLoss strength of its card (None: no TopoLoss)
+    tau: float | None
+    #: the card's description
+    description: str | None
+    #: sha256 of the weights the activations were extracted with
+    weights_sha256: str | None
+
+
+@dataclass
+class MapStimuliRecord(_Record):
+    """The fLoc images the vision job showed (``summary["stimuli"]``).
+
+    Examples
+    --------
+    >>> MapStimuliRecord(set="fLoc", source="s", n_stimuli=4, categories=["adult"],
+    ...                  numbers=[97, 98], training_images=None).to_summary()["numbers"]
+    [97, 98]
+    """
+
+    _key = "stimuli"
+
+    set: str
+    source: str
+    n_stimuli: int
+    categories: list
+    #: the image numbers, ``[first, last]`` or ``"all"``
+    numbers: object
+    #: the model's training images and their overlap with these (None: unknown)
+    training_images: dict | None
+
+
+@dataclass
+class LanguageStimuliRecord(_Record):
+    """The localizer items the language job read (``summary["stimuli"]``).
+
+    Examples
+    --------
+    >>> LanguageStimuliRecord(set="localizer", source="s", n_stimuli=2,
+    ...                       conditions={"S": 1, "N": 1}).conditions["S"]
+    1
+    """
+
+    _key = "stimuli"
+
+    set: str
+    source: str
+    n_stimuli: int
+    #: condition -> its number of items
+    conditions: dict
+
+
+@dataclass
+class CortexReport(_Record):
     """The cortex side of a report: what the maps are, their nulls, and each hemisphere's
     numbers under ``hemispheres`` (never mixed with the keys that describe the maps).
 
@@ -84,14 +170,7 @@ class CortexReport:
     #: your own maps beside the parcels (language job)
     your_maps: dict | None = field(default=None, metadata=_OPTIONAL)
 
-    def to_summary(self) -> dict:
-        """The ``cortex`` entry of ``summary.json``."""
-        return _fields_dict(self)
-
-    @classmethod
-    def from_summary(cls, entry: dict) -> CortexReport:
-        """The cortex section back from its ``summary.json`` entry."""
-        return _from_dict(cls, entry, "summary['cortex']")
+    _key = "cortex"
 
 
 @dataclass(kw_only=True)
@@ -103,8 +182,10 @@ class JobReport:
 
     Examples
     --------
+    >>> model = ModelRecord(name="m", source="m", tau=None, description=None,
+    ...                     weights_sha256=None)
     >>> rep = JobReport(toponeuro_version="0.5", created="2026-01-01T00:00:00+00:00",
-    ...                 model={"name": "m"}, stimuli={"n_stimuli": 4}, layers=["l"],
+    ...                 model=model, stimuli={"n_stimuli": 4}, layers=["l"],
     ...                 patch_min_units=10, alpha=0.05, definitions={}, per_layer={"l": {}},
     ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h",
     ...                 settings={"null": {"n_permutations": 9}})
@@ -117,8 +198,9 @@ class JobReport:
 
     toponeuro_version: str
     created: str
-    model: dict
-    stimuli: dict
+    model: ModelRecord
+    #: the job's stimuli record (:class:`MapStimuliRecord`, :class:`LanguageStimuliRecord`)
+    stimuli: object
     layers: list
     patch_min_units: int
     alpha: float
@@ -152,6 +234,18 @@ class JobReport:
                 "record (toponeuro.settings.settings_record), as run_map and "
                 "run_language_map do.") from None
 
+    #: the typed record of this job's ``stimuli`` (None: kept as given)
+    _stimuli_record = None
+
+    def __post_init__(self):
+        # a section given as its summary.json entry becomes its typed record
+        if isinstance(self.model, dict):
+            self.model = ModelRecord.from_summary(self.model)
+        if isinstance(self.stimuli, dict) and self._stimuli_record is not None:
+            self.stimuli = self._stimuli_record.from_summary(self.stimuli)
+        if isinstance(self.cortex, dict):
+            self.cortex = CortexReport.from_summary(self.cortex)
+
     @property
     def hemispheres(self) -> list:
         """The cortex's hemispheres, in the order they were measured."""
@@ -164,8 +258,6 @@ class JobReport:
     @classmethod
     def from_summary(cls, summary: dict):
         """The report back from a ``summary.json`` content (its keys are the fields)."""
-        summary = dict(summary)
-        summary["cortex"] = CortexReport.from_summary(summary["cortex"])
         return _from_dict(cls, summary, "summary")
 
 
@@ -180,6 +272,8 @@ class MapReport(JobReport):
     ['arrangement', 'p_values', 'pooling', 'random_init_baseline', 'random_init_note', 'ruler',
      'selectivity']
     """
+
+    _stimuli_record = MapStimuliRecord
 
     pooling: str
     selectivity: str
@@ -202,6 +296,8 @@ class LanguageMapReport(JobReport):
     'toponeuro map --language'
     """
 
+    _stimuli_record = LanguageStimuliRecord
+
     job: str = "toponeuro map --language"
     token_pooling: str
     selection: dict
@@ -219,7 +315,7 @@ def _fields_dict(obj) -> dict:
         v = getattr(obj, f.name)
         if v is None and f.metadata.get("optional"):
             continue
-        out[f.name] = v.to_summary() if isinstance(v, CortexReport) else v
+        out[f.name] = v.to_summary() if isinstance(v, _Record) else v
     return out
 
 

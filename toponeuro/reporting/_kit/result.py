@@ -37,13 +37,15 @@ class JobResult:
 
     Examples
     --------
-    >>> from toponeuro.reporting._kit.report import CortexReport
-    >>> rep = JobReport(toponeuro_version="0.5", created="-", model={"name": "m"},
+    >>> from toponeuro.reporting._kit.report import CortexReport, ModelRecord
+    >>> model = ModelRecord(name="m", source="m", tau=None, description=None,
+    ...                     weights_sha256=None)
+    >>> rep = JobReport(toponeuro_version="0.5", created="-", model=model,
     ...                 stimuli={}, layers=["l"], patch_min_units=10, alpha=0.05,
     ...                 definitions={}, per_layer={},
     ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h")
-    >>> JobResult(report=rep, selectivity=None).summary["model"]
-    {'name': 'm'}
+    >>> JobResult(report=rep, selectivity=None).summary["model"]["name"]
+    'm'
     """
 
     report: JobReport

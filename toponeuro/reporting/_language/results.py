@@ -526,8 +526,12 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     --------
     >>> from toponeuro.reporting._kit.report import CortexReport
     >>> rep = LanguageMapReport(
-    ...     toponeuro_version="0.5", created="-", model={"name": "m"},
-    ...     stimuli={"n_stimuli": 640}, layers=["l"], patch_min_units=10, alpha=0.05,
+    ...     toponeuro_version="0.5", created="-",
+    ...     model={"name": "m", "source": "m", "tau": None, "description": None,
+    ...            "weights_sha256": None},
+    ...     stimuli={"set": "localizer", "source": "s", "n_stimuli": 640,
+    ...              "conditions": {"S": 320, "N": 320}},
+    ...     layers=["l"], patch_min_units=10, alpha=0.05,
     ...     definitions={}, settings={"null": {"n_permutations": 9}},
     ...     per_layer={"l": {"sheet": "8x8", "n_language_units": 5, "n_units_with_data": 64,
     ...                      "signatures": ["a", "b"]}},
@@ -541,8 +545,8 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     """
     rep = (report if isinstance(report, LanguageMapReport)
            else LanguageMapReport.from_summary(report))
-    lines = [f"toponeuro map --language — {rep.model['name']} on "
-             f"{rep.stimuli['n_stimuli']} localizer items (nulls: "
+    lines = [f"toponeuro map --language — {rep.model.name} on "
+             f"{rep.stimuli.n_stimuli} localizer items (nulls: "
              f"{rep.setting('null.n_permutations')} draws, alpha {rep.alpha:g})", ""]
     if rep.headline:
         lines += [rep.headline, ""]

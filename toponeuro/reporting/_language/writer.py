@@ -228,12 +228,12 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
     m, st, sel = s.model, s.stimuli, s.selection
     return (
         "<ul>"
-        f"<li><b>Model:</b> {esc(str(m['source']))}. &tau; = {esc(str(m['tau']))}. "
-        f"{esc(m['description'] or '')}</li>"
-        f"<li><b>Stimuli:</b> {st['n_stimuli']} items of the language localizer (Fedorenko et "
-        f"al., 2010): {esc(', '.join(f'{k} {v}' for k, v in st['conditions'].items()))} (S "
+        f"<li><b>Model:</b> {esc(str(m.source))}. &tau; = {esc(str(m.tau))}. "
+        f"{esc(m.description or '')}</li>"
+        f"<li><b>Stimuli:</b> {st.n_stimuli} items of the language localizer (Fedorenko et "
+        f"al., 2010): {esc(', '.join(f'{k} {v}' for k, v in st.conditions.items()))} (S "
         "sentences, W word lists, J Jabberwocky, N nonword lists; "
-        f"{esc(st['source'])}).</li>"
+        f"{esc(st.source)}).</li>"
         f"<li><b>Layers:</b> {esc(', '.join(s.layers))}; tokens pooled by "
         f"{esc(s.token_pooling)}.</li>"
         "<li><b>Language-selective units, as TopoLM defines them</b> "
@@ -253,7 +253,7 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         f"<li><b>Cortex:</b> {esc(s.cortex.atlas)}.</li>"
         f"<li>Made by <code>toponeuro map --language</code> (toponeuro "
         f"{esc(s.toponeuro_version)}) on {esc(s.created)} in {s.seconds} s; weights "
-        f"sha256 <code>{esc(str(m['weights_sha256']))}</code>.</li></ul>")
+        f"sha256 <code>{esc(str(m.weights_sha256))}</code>.</li></ul>")
 
 
 def _comparison_html(rep: LanguageReport, fig, esc) -> str:
@@ -292,15 +292,15 @@ def _html(rep: LanguageReport, files: dict) -> str:
     verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
                 f"spatial null) is at or below {s.alpha:g}; otherwise the sentence says the "
                 f"opposite was not shown.</p>{verdicts}")
-    notes = "" if m["tau"] else (
+    notes = "" if m.tau else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '
         "baseline. Its sheets are its units in their index order.</div>")
     top_k = sel["top_k"]
     top_k_text = (f"{top_k:.0%}".replace("%", " %") if isinstance(top_k, float) and top_k < 1
                   else f"{top_k}")
-    conds = esc(", ".join(f"{k} {v}" for k, v in st["conditions"].items()))
-    run = [f"<code>{esc(m['name'])}</code> (&tau; = {esc(str(m['tau']))}) on the "
-           f"{st['n_stimuli']} items of the Fedorenko et al. (2010) localizer ({conds}), "
+    conds = esc(", ".join(f"{k} {v}" for k, v in st.conditions.items()))
+    run = [f"<code>{esc(m.name)}</code> (&tau; = {esc(str(m.tau))}) on the "
+           f"{st.n_stimuli} items of the Fedorenko et al. (2010) localizer ({conds}), "
            f"{len(s.layers)} layers; toponeuro {esc(s.toponeuro_version)} in "
            f"{s.seconds} s.",
            f"Units selected by TopoLM's S vs N test (BH q = {sel['q_level']}, top "
@@ -347,8 +347,8 @@ def _html(rep: LanguageReport, files: dict) -> str:
         DetailBlock("Files", files_text),
     ]
     return answer_first_page(
-        title=f"toponeuro map --language — {m['name']}",
-        heading=f"Language-selective topography of <code>{esc(m['name'])}</code>",
+        title=f"toponeuro map --language — {m.name}",
+        heading=f"Language-selective topography of <code>{esc(m.name)}</code>",
         headline=(f'<p class="headline"><b>{esc(language_headline(s))}</b></p>'
                   f'<p class="rule">{esc(headline_rules())}</p>'),
         figure=fig("sheet_maps.png", "S vs N t on each layer's sheet"),

@@ -18,7 +18,7 @@ import xarray as xr
 from ..._util import dims as D
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
-from .._kit.report import CortexReport, MapReport
+from .._kit.report import CortexReport, MapReport, MapStimuliRecord
 from .._kit.report import jsonable as _jsonable
 from .._kit.report import num as _num
 
@@ -715,16 +715,16 @@ def percent_of(fraction, total: int, what: str = "units") -> str:
     return f"{100 * float(fraction):.1f} % of {int(total):,} {what}"
 
 
-def training_images_note(stimuli: dict) -> str:
+def training_images_note(stimuli: MapStimuliRecord) -> str:
     """One line on the stimuli that the model was trained on ("" when none or unknown)."""
-    train = stimuli.get("training_images")
+    train = stimuli.training_images
     if not train:
         return ""
     lo, hi = train["numbers"]
     where = f"recipe {train['recipe']} trained on fLoc images {lo}-{hi}"
     if not train["n_overlap"]:
         return f"held-out: none of the stimuli are training images ({where})"
-    return (f"WARNING: {train['n_overlap']} of the {stimuli['n_stimuli']} stimuli are training "
+    return (f"WARNING: {train['n_overlap']} of the {stimuli.n_stimuli} stimuli are training "
             f"images ({where}); these numbers are not held-out")
 
 

@@ -42,7 +42,7 @@ def format_summary(report: MapReport | dict) -> str:
     rep = report if isinstance(report, MapReport) else MapReport.from_summary(report)
     n_perm = rep.setting("null.n_permutations")
     lines = [
-        f"toponeuro map — {rep.model['name']} on {rep.stimuli['n_stimuli']} fLoc "
+        f"toponeuro map — {rep.model.name} on {rep.stimuli.n_stimuli} fLoc "
         f"images (patches: t ≥ {rep.setting('patches.threshold'):g} after smoothing, significant "
         f"at family-wise p ≤ {rep.alpha:g}; nulls: {n_perm:,} draws)",
     ]

@@ -335,22 +335,22 @@ def _what_was_run(rep: MapReport) -> list[str]:
     """What was run, in two lines (no hash, no internal names: those are in the methods)."""
     esc = html.escape
     m, st, layers = rep.model, rep.stimuli, rep.layers
-    src = str(m["source"])
-    weights = ("its released weights" if src.startswith(str(m["name"]))
+    src = str(m.source)
+    weights = ("its released weights" if src.startswith(str(m.name))
                else f"weights from {src.split(' (')[0]}")
-    numbers = st["numbers"]
+    numbers = st.numbers
     images = ("all images" if numbers == "all"
-              else f"images {numbers[0]}–{numbers[1]} of each of {len(st['categories'])} "
+              else f"images {numbers[0]}–{numbers[1]} of each of {len(st.categories)} "
                    "categories")
-    train = st["training_images"]
+    train = st.training_images
     held = ("" if not train else ", held out from training" if not train["n_overlap"]
             else f", {train['n_overlap']} of them training images")
     n_perm, n_spin = rep.setting("null.n_permutations"), rep.setting("cortex.n_permutations")
-    tau = "no TopoLoss" if m["tau"] is None else f"τ = {float(m['tau']):g}"
+    tau = "no TopoLoss" if m.tau is None else f"τ = {float(m.tau):g}"
     cortex = ("your own cortex maps" if _user_maps(rep) else "the visfAtlas ROIs on fsaverage5")
     return [
-        f"<b>Run:</b> <code>{esc(m['name'])}</code> ({tau}, {esc(weights)}) "
-        f"on {st['n_stimuli']:,} fLoc images ({esc(images)}{held}); layers "
+        f"<b>Run:</b> <code>{esc(m.name)}</code> ({tau}, {esc(weights)}) "
+        f"on {st.n_stimuli:,} fLoc images ({esc(images)}{held}); layers "
         f"{esc(', '.join(layers))}.",
         f"<b>Against</b> {cortex}; nulls of {n_perm:,} draws on the sheet and {n_spin:,} "
         f"rotations on the cortex; toponeuro {esc(rep.toponeuro_version)}, "
@@ -371,15 +371,15 @@ def _html(res: ReportData, files: dict) -> str:
              "mean_patch_fraction", "total_patch_fraction"))]
         tt = _words(t.reset_index())
         comp_parts.append(f"<h4>{esc(layer)} vs the {esc(h)} hemisphere</h4>" + _html_table(tt))
-    numbers = st["numbers"]
-    train = st["training_images"]
+    numbers = st.numbers
+    train = st.training_images
     notes = (
         '<div class="note">This model is a <b>small demonstration TopoNet</b> shipped with '
         "toponeuro: a 4-stage ResNet trained on CPU on fLoc images (the v2 models by "
         "instance discrimination, each image its own class; the superseded first models on the "
         "localizer's ten categories). It is <b>not</b> one of the TopoNets paper's ImageNet "
         "models; load those with <code>model=</code> (<code>--model</code> on the command line).</div>"
-        if str(m["name"]).startswith("toponet_demo.") else ""
+        if str(m.name).startswith("toponet_demo.") else ""
     )
     if train:
         notes += (f'<div class="note"><b>Training images:</b> '
@@ -407,12 +407,12 @@ def _html(res: ReportData, files: dict) -> str:
         (resources.files("toponeuro.reporting") / "templates" / "report.html").read_text("utf-8")
     ).substitute(
         version=esc(rep.toponeuro_version), created=esc(rep.created), seconds=rep.seconds,
-        model_source=esc(str(m["source"])), tau=esc(str(m["tau"])),
-        model_description=esc(m["description"] or ""),
-        n_stimuli=st["n_stimuli"], n_categories=len(st["categories"]),
+        model_source=esc(str(m.source)), tau=esc(str(m.tau)),
+        model_description=esc(m.description or ""),
+        n_stimuli=st.n_stimuli, n_categories=len(st.categories),
         images=("all images" if numbers == "all"
                 else f"images {numbers[0]}–{numbers[1]} of each category"),
-        stimuli_source=esc(st["source"]), layers=esc(", ".join(layers)),
+        stimuli_source=esc(st.source), layers=esc(", ".join(layers)),
         pooling=esc(rep.pooling), selectivity=esc(sel_words), min_units=min_units,
         threshold=f"{thr:g}", atlas=esc(rep.cortex.atlas), nulls_text=esc(
             f"sheet: {n_perm:,} draws ({rep.p_values}); cortex: {rep.cortex.nulls}."),
@@ -477,8 +477,8 @@ def _html(res: ReportData, files: dict) -> str:
                   f"markers beat both nulls at p ≤ {rep.alpha:g}, open ones do not; "
                   "grey bars: the sheet-shift null's mean ± s.d.")
     return answer_first_page(
-        title=f"toponeuro map — {m['name']}",
-        heading=f"Category-selective topography of <code>{esc(m['name'])}</code>",
+        title=f"toponeuro map — {m.name}",
+        heading=f"Category-selective topography of <code>{esc(m.name)}</code>",
         headline=headline, figure=figure, what_was_run=_what_was_run(rep), notes=notes,
         detail=detail)
 

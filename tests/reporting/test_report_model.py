@@ -154,7 +154,7 @@ def test_the_schemas_take_the_typed_report_and_refuse_the_0_4_cortex():
 
 def test_both_jobs_return_the_one_result_shape():
     common = {f.name for f in dataclasses.fields(JobResult)}
-    assert common == {"report", "selectivity", "tables", "files", "out_dir"}
+    assert common == {"report", "selectivity", "tables", "files", "out_dir", "timings"}
     for cls in (MapResult, LanguageMapResult):
         assert issubclass(cls, JobResult)
         assert common <= {f.name for f in dataclasses.fields(cls)}

@@ -32,6 +32,25 @@ def test_unknown_job_names_the_close_match():
         summary_schema("mapp")
 
 
+def _language_settings() -> dict:
+    """The language job's settings record at its defaults (1000 draws)."""
+    from toponeuro.reporting._kit.constants import DEFAULT_LANGUAGE_MODEL
+    from toponeuro.settings import (
+        CortexInput,
+        Extraction,
+        LanguageUnits,
+        NullSettings,
+        PatchRule,
+        RulerRun,
+        _job_settings,
+    )
+
+    return _job_settings("run_language_map", None, DEFAULT_LANGUAGE_MODEL, {},
+                         ruler_draws=None, null=NullSettings(), patches=PatchRule(),
+                         units=LanguageUnits(), cortex=CortexInput(), ruler=RulerRun(),
+                         extraction=Extraction())["record"]
+
+
 def _language_summary():
     """A language summary as the 0.4 job writes it (the fields the schema types)."""
     layer = {"sheet": "8x8", "verdict": "v", "signatures": ["a"],
@@ -52,7 +71,7 @@ def _language_summary():
                         "conditions": {"S": 160, "N": 160}},
             "layers": ["l"], "token_pooling": "mean", "selection": {}, "topography_map": "t",
             "patch_min_units": 10, "alpha": 0.05,
-            "settings": {"null": {"n_permutations": 1000}}, "definitions": {}, "per_layer": {"l": layer},
+            "settings": _language_settings(), "definitions": {}, "per_layer": {"l": layer},
             "cortex": {"atlas": "a", "nulls": "n", "hemispheres": {
                 "left": {"n_vertices": 10242, "parcel_fraction": 0.05, "n_regions": 5,
                          "largest_region_vertices": 200, "largest_region_fraction": 0.0195}}},

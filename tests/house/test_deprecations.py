@@ -57,7 +57,7 @@ def test_removed_keywords_raise_type_errors(tmp_path):
             fn(data_dir=tmp_path)
     with pytest.raises(TypeError, match="'out'"):
         run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out=tmp_path / "o",
-                progress=False)
+                verbose=1)
     pts = np.random.default_rng(0).random((40, 3))
     with pytest.raises(TypeError, match="positions"):
         smoothness(pts[:, 0], positions=pts)
@@ -67,7 +67,7 @@ def test_removed_keywords_raise_type_errors(tmp_path):
     assert local_floc_copy(cache_dir=tmp_path) is None
     with pytest.raises(E.UnknownNameError):
         run_map("toponet_demo.tau_99", stimuli=tmp_path / "s", out_dir=tmp_path / "o",
-                progress=False)
+                verbose=1)
 
 
 def test_version_is_after_the_release_that_removed_them():

@@ -81,6 +81,8 @@ class LanguageMapResult(JobResult):
         Name -> path of every file written.
     out_dir : str, optional
         The output folder.
+    timings : dict
+        Stage of the job skeleton -> the seconds it took.
     fits : dict
         Key -> :class:`~toponeuro.reporting.LanguageFit` (the model-vs-cortex comparisons).
     threshold : float

@@ -74,6 +74,8 @@ class MapResult(JobResult):
         Name -> path of every file written.
     out_dir : str, optional
         The output folder.
+    timings : dict
+        Stage of the job skeleton -> the seconds it took.
     comparison : dict
         ``(layer, hemisphere) ->`` the model-vs-cortex table of
         :func:`~toponeuro.analysis.compare_tables` (what

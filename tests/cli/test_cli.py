@@ -448,14 +448,17 @@ def captured_map(monkeypatch):
 def test_map_uses_the_images_in_the_folder(tmp_path, captured_map, capsys):
     late = _fake_floc(tmp_path / "late", [121, 122])
     assert main(["map", "--stimuli", str(late), "--out", str(tmp_path / "m")]) == 0
-    assert captured_map[-1][1]["numbers"] is None  # run_map: every image in the folder
+    # run_map: every image in the folder (the numbers travel with the stimuli)
+    assert captured_map[-1][1]["stimuli"].numbers is None
+    assert str(captured_map[-1][1]["stimuli"].source) == str(late)
     assert main(["map", "--stimuli", str(late), "--images", "all", "--out",
                  str(tmp_path / "m")]) == 0
-    assert captured_map[-1][1]["numbers"] == "all"
+    assert captured_map[-1][1]["stimuli"].numbers == "all"
     assert main(["map", "--stimuli", str(late), "--images", "121-121", "--out",
                  str(tmp_path / "m"), "--batch-size", "8", "--random-state", "3"]) == 0
     kw = captured_map[-1][1]
-    assert kw["numbers"] == [121] and kw["extraction"].batch_size == 8
+    assert kw["stimuli"].numbers == [121] and kw["extraction"].batch_size == 8
+    assert kw["verbose"] == 2  # no --no-progress: the summary and the progress bars
     assert kw["null"].random_state == 3
 
 

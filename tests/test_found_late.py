@@ -93,12 +93,12 @@ class _Loaded(Exception):
 @pytest.fixture()
 def no_model(monkeypatch):
     """load_model raises _Loaded: a job that reaches it has started its slow steps."""
-    import toponeuro.training
+    import toponeuro.models
 
     def loaded(*a, **k):
         raise _Loaded
 
-    monkeypatch.setattr(toponeuro.training, "load_model", loaded)
+    monkeypatch.setattr(toponeuro.models, "load_model", loaded)
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), "2"])

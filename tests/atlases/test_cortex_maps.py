@@ -293,13 +293,13 @@ def test_maps_on_two_meshes_and_unknown_sizes_are_refused_naming_the_fix(tmp_pat
 
 def _cli_error(argv, capsys, monkeypatch):
     """``toponeuro map ARGV``'s stderr; the model must never be loaded (maps fail first)."""
-    import toponeuro.training
+    import toponeuro.models
     from toponeuro.cli import main
 
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")
 
-    monkeypatch.setattr(toponeuro.training, "load_model", never)
+    monkeypatch.setattr(toponeuro.models, "load_model", never)
     rc = main(["map", *argv, "--no-progress"])
     err = capsys.readouterr().err
     assert rc == 1 and "Traceback" not in err, err
@@ -351,13 +351,13 @@ def test_a_parcellated_cifti_is_a_typed_error_not_read_as_a_volume(tmp_path, cap
 
 
 def test_a_missing_file_is_reported_before_the_model_is_loaded(tmp_path, monkeypatch):
-    import toponeuro.training
+    import toponeuro.models
     from toponeuro.reporting import run_map
 
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")
 
-    monkeypatch.setattr(toponeuro.training, "load_model", never)
+    monkeypatch.setattr(toponeuro.models, "load_model", never)
     ok = _gii(tmp_path / "lh.faces.gii", _blob("left", _face_vertex("left")))
     with pytest.raises(MissingFileError, match="rh.faces.gii"):
         run_map(stimuli=tmp_path, out_dir=tmp_path / "o", cortex_maps=f"faces={ok}:"
@@ -458,7 +458,7 @@ def test_both_jobs_take_cortex_maps_as_python_objects(job, tmp_path, monkeypatch
     import xarray as xr
 
     import toponeuro.atlases
-    import toponeuro.training
+    import toponeuro.models
     from toponeuro import reporting
     from toponeuro._io.meshes import medial_wall
 
@@ -485,7 +485,7 @@ def test_both_jobs_take_cortex_maps_as_python_objects(job, tmp_path, monkeypatch
         raise _ModelReached
 
     monkeypatch.setattr(toponeuro.atlases, "load_cortex_maps", spy)
-    monkeypatch.setattr(toponeuro.training, "load_model", stop)
+    monkeypatch.setattr(toponeuro.models, "load_model", stop)
     with warnings.catch_warnings(), pytest.raises(_ModelReached):
         warnings.simplefilter("ignore", ImplausibleValueWarning)  # blobs not where faces are
         getattr(reporting, job)(out_dir=tmp_path / "out", cortex_maps=objects,
@@ -523,13 +523,13 @@ def test_cortex_maps_files_are_the_files_read_and_never_an_in_memory_object(tmp_
 
 @pytest.mark.parametrize("job", ["run_map", "run_language_map"])
 def test_a_wrong_object_is_refused_by_both_jobs_before_the_model(job, tmp_path, monkeypatch):
-    import toponeuro.training
+    import toponeuro.models
     from toponeuro import reporting
 
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")
 
-    monkeypatch.setattr(toponeuro.training, "load_model", never)
+    monkeypatch.setattr(toponeuro.models, "load_model", never)
     name = "faces" if job == "run_map" else "verbs"
     run = getattr(reporting, job)
     with pytest.raises(DimensionError, match=r"has 1,000 values.*fs_LR_32k 32,492"):

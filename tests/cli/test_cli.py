@@ -559,10 +559,10 @@ def test_map_no_random_init_turns_the_baseline_off(tmp_path, captured_map, capsy
 def test_map_rejects_bad_null_settings(tmp_path, capsys, monkeypatch, flag, value):
     """run_map checks them before its first step (--alpha 1 used to fail 15 s later naming
     path=None; --threshold nan was accepted), and the CLI says so in flags."""
-    import toponeuro.training
+    import toponeuro.models
 
     loaded = []
-    monkeypatch.setattr(toponeuro.training, "load_model", lambda *a, **k: loaded.append(a))
+    monkeypatch.setattr(toponeuro.models, "load_model", lambda *a, **k: loaded.append(a))
     folder = _fake_floc(tmp_path / "f", [1])
     err = _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),
                                flag, value, "--no-progress"], capsys, f"{flag} {value}")

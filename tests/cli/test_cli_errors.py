@@ -167,10 +167,10 @@ def test_every_sub_command_has_error_cases():
 
 def test_no_case_reaches_a_slow_step(paths, capsys, monkeypatch):
     """The map cases fail before a model is loaded (they used to fail 15 s later)."""
-    import toponeuro.training
+    import toponeuro.models
 
     loaded = []
-    monkeypatch.setattr(toponeuro.training, "load_model", lambda *a, **k: loaded.append(a))
+    monkeypatch.setattr(toponeuro.models, "load_model", lambda *a, **k: loaded.append(a))
     for case in CASES:
         if case[0].startswith("map-") and case[0] not in (
             "map-unknown-model", "map-checkpoint-missing"

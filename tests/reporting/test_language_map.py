@@ -283,7 +283,7 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["model"]["name"] == tiny_lm
     # one name per quantity: the draws live in the settings block only (0.5)
-    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations"} & set(summary)
+    assert not {"n_permutations", "cortex_permutations"} & set(summary)
     # one name from the flag to summary.json (issue 44)
     settings = summary["settings"]
     assert settings["null"]["n_permutations"] == 9
@@ -297,23 +297,26 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
 
 
 def test_run_language_map_is_a_sequence_of_named_stages():
-    """run_language_map's body calls the stages in order and computes nothing itself, the
-    same shape as run_map (load model -> items -> activations -> select -> topography ->
-    cortex -> write)."""
-    import ast
+    """run_language_map fills in the same skeleton as run_map (load model -> items -> maps ->
+    topography -> cortex -> compare -> write); its stages call the named public stages in
+    order and compute nothing themselves."""
     import inspect
 
+    from test_map import _stage_calls
+
+    from toponeuro.reporting._kit.job import JobStages
     from toponeuro.reporting._language import job as _language
 
-    src = inspect.getsource(_language.run_language_map)
-    calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
-             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    stages = ["read_cortex_inputs", "load_model", "check_language_model", "language_layers",
+    assert issubclass(_language._LanguageJob, JobStages)
+    calls = _stage_calls(_language._LanguageJob)
+    stages = ["read_cortex_inputs", "load_job_model", "check_language_model", "language_layers",
               "load_language_stimuli", "verb_noun_inputs", "extract", "check_sheet_layers",
               "language_units", "language_model_topography", "verb_noun_maps",
               "language_cortex", "language_fits", "assemble_language", "write_language_report"]
     assert [c for c in calls if c in stages] == stages
-    assert len(src.split('"""')[-1].splitlines()) < 90  # the body stays a short sequence
+    src = inspect.getsource(_language.run_language_map)
+    assert "run_job(" in src
+    assert len(src.split('"""')[-1].splitlines()) < 20  # the body: checks, then the skeleton
 
 
 def test_language_stages_are_public_and_the_job_returns_its_own_result(language_run):
@@ -551,7 +554,7 @@ def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_pat
     res = run_language_map(tiny_lm, stimuli=lang_csv, out_dir=tmp_path / "o", q=1e-300,
                            n_permutations=9, progress=False, verbose=False, verb_noun=None)
     s = res.summary
-    assert s["definitions"]["patches"]["threshold"] is None  # no t passes Benjamini-Hochberg
+    assert s["patch_threshold_t"] is None  # no t passes Benjamini-Hochberg
     for r in s["per_layer"].values():
         assert any("no language-selective units at q = 1e-300" in t for t in r["signatures"])
         assert r["n_patches"] == 0 and r["n_significant_patches"] is None
@@ -605,7 +608,7 @@ def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch)
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")
 
-    monkeypatch.setattr("toponeuro.training.load_model", never)
+    monkeypatch.setattr("toponeuro.models.load_model", never)
     with pytest.raises(FileNotFoundError, match="lh.v.gii"):
         _language.run_language_map(out_dir=tmp_path / "o", progress=False, verbose=False,
                                    cortex_maps=f"verbs={tmp_path}/lh.v.gii:{tmp_path}/rh.v.gii")

@@ -398,7 +398,11 @@ def test_stimuli_among_the_training_images_are_named(tmp_path):
     with pytest.warns(TrainingImagesWarning, match="20 of the 30 stimuli") as rec:
         _warn_training_overlap(train, len(stim))
     assert "--images 97-120" in cli_message(str(rec[0].message), {})
-    note = training_images_note({"n_stimuli": 30, "training_images": train})
+    from toponeuro.reporting._kit.report import MapStimuliRecord
+
+    note = training_images_note(MapStimuliRecord(
+        set="fLoc", source="s", n_stimuli=30, categories=[], numbers=[1, 97],
+        training_images=train))
     assert note.startswith("WARNING: 20 of the 30 stimuli are training images")
     held = load_floc(tmp_path / "floc", numbers=[97])
     assert _training_images(net, held)["n_overlap"] == 0
@@ -452,21 +456,41 @@ def test_load_model_builds_by_name_and_names_parameters():
         load_model()
 
 
-def test_run_map_is_a_sequence_of_named_stages():
-    """run_map's body calls the stages in order and computes nothing itself."""
+def _stage_calls(job_cls) -> list[str]:
+    """The names a job calls, its __init__ first, then its stages in the skeleton's order."""
     import ast
     import inspect
+    import textwrap
 
+    from toponeuro.reporting._kit.job import STAGES
+
+    calls = []
+    for name in ("__init__", *STAGES):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(getattr(job_cls, name))))
+        calls += [n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+                  for n in ast.walk(tree) if isinstance(n, ast.Call)
+                  and isinstance(n.func, ast.Name | ast.Attribute)]
+    return calls
+
+
+def test_run_map_is_a_sequence_of_named_stages():
+    """run_map checks its parameters and runs the one job skeleton; its stages call the named
+    public stages in order and compute nothing themselves."""
+    import inspect
+
+    from toponeuro.reporting._kit.job import JobStages
     from toponeuro.reporting._vision import job as _map
 
-    src = inspect.getsource(_map.run_map)
-    calls = [n.func.id for n in ast.walk(ast.parse(src.lstrip()))
-             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    stages = ["read_cortex_inputs", "load_model", "map_layers", "load_map_stimuli", "training_images", "extract",
-              "check_sheet_layers", "model_topography", "cortex_topography",
-              "compare_model_cortex", "ruler_comparisons"]
+    assert issubclass(_map._MapJob, JobStages)
+    calls = _stage_calls(_map._MapJob)
+    stages = ["read_cortex_inputs", "load_job_model", "map_layers", "load_map_stimuli",
+              "training_images", "extract", "check_sheet_layers", "model_topography",
+              "cortex_topography", "compare_model_cortex", "ruler_comparisons", "assemble",
+              "write_report"]
     assert [c for c in calls if c in stages] == stages
-    assert len(src.split('"""')[-1].splitlines()) < 90  # the body stays a short sequence
+    src = inspect.getsource(_map.run_map)
+    assert "run_job(" in src
+    assert len(src.split('"""')[-1].splitlines()) < 20  # the body: checks, then the skeleton
 
 
 def test_an_interrupted_map_leaves_the_earlier_report_whole(tmp_path, monkeypatch):

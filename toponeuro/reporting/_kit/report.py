@@ -299,6 +299,9 @@ class LanguageMapReport(JobReport):
     _stimuli_record = LanguageStimuliRecord
 
     job: str = "toponeuro map --language"
+    #: the sheet's patch threshold found by the run: the smallest t that passes
+    #: Benjamini-Hochberg (None: none passes); a result, not the setting ``patches.threshold``
+    patch_threshold_t: float | None
     token_pooling: str
     selection: dict
     topography_map: str

@@ -275,6 +275,9 @@ def run_language_map(
     "language selectivity is not more clustered than contrasts of random splits of its items on this sheet: Moran's I 0.14 ..."
     >>> layer["organised"]  # doctest: +SKIP
     "language selectivity is organised on this sheet: Moran's I 0.14 (positions null -0.00 ± 0.02) ..."
+    >>> from toponeuro.settings import LanguageStimuli
+    >>> res = toponeuro.run_language_map(stimuli=LanguageStimuli("langloc", verb_noun=None),
+    ...                                  verbose=0)  # doctest: +SKIP
     """
     # every parameter checked before the first (slow) step (each settings object, when made)
     src, stim, null, patches, units, cortex, ruler, extraction, verbose, settings = _job_settings(

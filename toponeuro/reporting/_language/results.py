@@ -444,6 +444,7 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
         "topography_map": ("Welch t of S vs N on the unsmoothed activations (TopoLM's sheet "
                            "smoothing would make any map smooth, so the positions null is "
                            "applied to the unsmoothed map)"),
+        "patch_threshold_t": _num(units.threshold),
         "patch_min_units": int(inputs.min_units),
         "alpha": float(inputs.alpha),
         "definitions": _jsonable({**topo.table.attrs["definitions"],
@@ -531,7 +532,7 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     ...            "weights_sha256": None},
     ...     stimuli={"set": "localizer", "source": "s", "n_stimuli": 640,
     ...              "conditions": {"S": 320, "N": 320}},
-    ...     layers=["l"], patch_min_units=10, alpha=0.05,
+    ...     layers=["l"], patch_threshold_t=3.1, patch_min_units=10, alpha=0.05,
     ...     definitions={}, settings={"null": {"n_permutations": 9}},
     ...     per_layer={"l": {"sheet": "8x8", "n_language_units": 5, "n_units_with_data": 64,
     ...                      "signatures": ["a", "b"]}},

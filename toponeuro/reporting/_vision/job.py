@@ -247,6 +247,11 @@ def run_map(
     ...                         null=NullSettings(n_permutations=199))  # doctest: +SKIP
     >>> res.summary["per_layer"]["layer4.0.conv2"]["smoothness"]["faces"]  # doctest: +SKIP
     0.05
+    >>> from toponeuro.settings import FlocStimuli
+    >>> res = toponeuro.run_map(stimuli=FlocStimuli("/path/to/floc", numbers="97-120"),
+    ...                         verbose=1)  # doctest: +SKIP
+    >>> list(res.timings)  # doctest: +SKIP
+    ['model', 'stimuli', 'maps', 'topography', 'cortex', 'compare', 'write']
     """
     # every parameter checked before the first (slow) step (each settings object, when made)
     src, stim, null, patches, cortex, ruler, extraction, verbose, settings = _job_settings(

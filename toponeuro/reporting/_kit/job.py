@@ -20,6 +20,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
+from ... import training  # noqa: F401 - registers how its checkpoints are rebuilt
 from ...settings import ModelSource
 from .files import output_folder
 from .result import JobResult
@@ -171,8 +172,8 @@ def load_job_model(src: ModelSource):
     """The network a job maps: :func:`toponeuro.models.load_model` of ``src``.
 
     A ``toponeuro train`` checkpoint is read by the reader :mod:`toponeuro.training`
-    registers with the models package (:func:`toponeuro.models.register_checkpoint_reader`);
-    the jobs read such checkpoints, so it is registered here.
+    registers with the models package (:func:`toponeuro.models.register_checkpoint_reader`)
+    when it is imported: the jobs read such checkpoints, so this module imports it.
 
     Parameters
     ----------
@@ -188,7 +189,6 @@ def load_job_model(src: ModelSource):
     --------
     >>> net = load_job_model(ModelSource("toponet_demo.v2_tau_50"))  # doctest: +SKIP
     """
-    from ... import training  # noqa: F401 - registers how its checkpoints are rebuilt
     from ...models import load_model
 
     return load_model(src.name, checkpoint=src.checkpoint, trust_checkpoint=src.trust_checkpoint)

@@ -19,6 +19,7 @@ import xarray as xr
 from .._util import dims as D
 from .._util.docs import fill_doc
 from .._util.params import Boolean, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
 
@@ -140,7 +141,7 @@ def _no_variance() -> float:
     warnings.warn(
         "The data have zero variance (every feature constant), so the dimensionality is "
         "undefined: NaN. Check the data (dead units, a wrong hook or selection).",
-        UndefinedValueWarning, stacklevel=3,
+        UndefinedValueWarning, stacklevel=user_stacklevel(),
     )
     return float("nan")
 
@@ -194,7 +195,7 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
         warnings.warn(
             f"The bias-corrected participation ratio needs at least 4 stimuli; got {n}. "
             "Returning NaN (use bias_corrected=False for the plain estimate).",
-            UndefinedValueWarning, stacklevel=2,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
         return float("nan")
     num, den = trace_moments(X, bias_corrected)
@@ -205,7 +206,7 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
             f"The bias-corrected participation ratio is undefined here (NaN): the estimate of "
             f"tr(C^2) is {den:.3g}, not positive (n_stimuli = {n}, n_features = {p}; too few "
             "stimuli, or no variance). Use more stimuli, or bias_corrected=False.",
-            UndefinedValueWarning, stacklevel=2,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
         return float("nan")
     pr = float(num / den)
@@ -260,7 +261,7 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
                 f"Layer {layer!r} has zero variance over the {x.shape[0]} stimuli (every "
                 "unit constant, e.g. all zeros), so its dimensionality is undefined: NaN. "
                 "Check that layer's activations (dead units, wrong hook).",
-                UndefinedValueWarning, stacklevel=2,
+                UndefinedValueWarning, stacklevel=user_stacklevel(),
             )
             ed.append(np.nan)
             pr.append(np.nan)

@@ -12,6 +12,7 @@ import xarray as xr
 from .._util import dims as D
 from .._util.docs import fill_doc
 from .._util.params import Boolean, Interval, Text, check_random_state, validate_params
+from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..atlases import hemi_name
 from ..exceptions import (
@@ -331,7 +332,7 @@ def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses"
         raise InvalidDataError(
             msg + ". Pass drop_invalid=True to exclude them, or a tighter mask / ROI."
         )
-    warnings.warn(msg + "; excluded (drop_invalid=True).", stacklevel=3)
+    warnings.warn(msg + "; excluded (drop_invalid=True).", stacklevel=user_stacklevel())
     out = da.isel({D.VOXEL: np.flatnonzero(~bad)})
     out.attrs["n_invalid_dropped"] = n_bad
     return out

@@ -37,6 +37,7 @@ import numpy as np
 
 from .._io.output import NETCDF_SUFFIXES, PathLock, atomic_file, move, refuse_link
 from .._util import dims as D
+from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
 
@@ -264,7 +265,7 @@ class ActivationStore:
                 if reason != "resume=False":
                     warnings.warn(
                         f"Replacing the activation store {self.path} (overwrite=True): {reason}.",
-                        stacklevel=4,
+                        stacklevel=user_stacklevel(),
                     )
                 self.path.unlink()
         if self.path.exists():
@@ -321,7 +322,7 @@ class ActivationStore:
         warnings.warn(
             f"The activation store {self.path} cannot be read ({err}); a run was probably "
             f"killed mid-write. It was moved to {bad} and its rows are computed again.",
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
         return None
 

@@ -20,6 +20,7 @@ from .._io.output import check_output_file, read_json, write_text
 from .._io.reading import read_file
 from .._util.docs import fill_doc
 from .._util.params import Interval, Options, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import (
     RecipeError,
     SheetError,
@@ -96,7 +97,7 @@ class LayerSpec:
                 f"LayerSpec {self.name!r}: factor_h = factor_w = 1 leaves the sheet unblurred, "
                 "so every unit equals its blurred copy and the loss is 0 whatever the weights: "
                 "tau has no effect. Blur by more than 1 along at least one side (2.0 is the "
-                "TopoNets' value).", ToponeuroWarning, stacklevel=3)
+                "TopoNets' value).", ToponeuroWarning, stacklevel=user_stacklevel())
         tau = self.tau
         if tau is not None and (not _is_number(tau) or not math.isfinite(tau) or tau < 0):
             raise RecipeError(

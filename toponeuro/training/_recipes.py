@@ -13,6 +13,7 @@ import torch
 
 from .._util.docs import fill_doc
 from .._util.params import Boolean, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._architectures import ARCHITECTURES, build_recipe_model
@@ -458,7 +459,7 @@ def run_language_recipe(recipe, out_dir=None, **kwargs):
     warnings.warn(
         "run_language_recipe is deprecated and will be removed in the next release; use "
         "run_recipe(recipe, out_dir, steps=...), which runs language recipes too.",
-        FutureWarning, stacklevel=2,
+        FutureWarning, stacklevel=user_stacklevel(),
     )
     return run_recipe(recipe, out_dir, **kwargs)
 

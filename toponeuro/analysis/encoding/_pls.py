@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..._util.stack import user_stacklevel
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from .._validate import EstimatorMixin, LinearPredictorMixin, check_finite, paired_matrices
 
@@ -89,7 +90,7 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
                 w = self._nipals(Xk, Yc, eps)
                 if w is None:
                     warnings.warn(f"PLS: the residual targets are constant after {i} "
-                                  "components.", stacklevel=2)
+                                  "components.", stacklevel=user_stacklevel())
                     W, Pl, Q = W[:, :i], Pl[:, :i], Q[:, :i]
                     break
             else:
@@ -99,7 +100,7 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
             t = Xk @ w
             tt = t @ t
             if tt < np.finfo(float).eps:
-                warnings.warn(f"PLS: X is exhausted after {i} components.", stacklevel=2)
+                warnings.warn(f"PLS: X is exhausted after {i} components.", stacklevel=user_stacklevel())
                 W, Pl, Q = W[:, :i], Pl[:, :i], Q[:, :i]
                 break
             pl = Xk.T @ t / tt

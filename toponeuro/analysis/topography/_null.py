@@ -94,6 +94,7 @@ from ..._util.params import (
 from ..._util.params import (
     Callable as CallableParam,
 )
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     DimensionError,
@@ -434,7 +435,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         )
     note = entry.warning(tms) if callable(entry.warning) else entry.warning
     if note and n_permutations:
-        warnings.warn(note, ToponeuroWarning, stacklevel=3)
+        warnings.warn(note, ToponeuroWarning, stacklevel=user_stacklevel())
     values = [tm.values[None, :] for tm in tms]
     observed = float(np.asarray(kernel(*values)).ravel()[0])
     draws = []
@@ -475,7 +476,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
             f"{n_bad} of {null_vals.size} null draws gave an undefined statistic (NaN); the "
             "p-value counts the finite draws only.",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     out_attrs = {
         **attrs,

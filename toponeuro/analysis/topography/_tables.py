@@ -19,6 +19,7 @@ from ..._io import null_cache as _null_cache
 from ..._util import dims as D
 from ..._util.docs import fill_doc
 from ..._util.params import N_PERMUTATIONS, SEED, Interval, validate_params
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -616,7 +617,7 @@ def arrangement_comparison(
         warnings.warn(UndefinedValueWarning(
             f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} leaves out {flat}: a "
             "constant map has no centre (it would sit at the sheet's middle and enter rho). "
-            "Check that map's input."), stacklevel=2)
+            "Check that map's input."), stacklevel=user_stacklevel())
         names = [n for n in names if n not in flat]
     pairs = [f"{a}-{b}" for i, a in enumerate(names) for b in names[i + 1:]]
     out = {"spearman": np.nan, "p_value": np.nan, "p_shift": np.nan, "p_spin": np.nan,
@@ -629,7 +630,7 @@ def arrangement_comparison(
         warnings.warn(UndefinedValueWarning(
             f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} needs 3 or more domains "
             f"mapped on both (3 pairs of distances); they share {len(names)} ({names}). It is "
-            "NaN. Give maps of more domains (e.g. cortex_maps=...)."), stacklevel=2)
+            "NaN. Give maps of more domains (e.g. cortex_maps=...)."), stacklevel=user_stacklevel())
         return out
     m_dist = [model.maps[model_sheet, n]["distance"] for n in names]
     c_dist = [cortex.maps[cortex_sheet, n]["distance"] for n in names]
@@ -647,7 +648,7 @@ def arrangement_comparison(
         warnings.warn(UndefinedValueWarning(
             f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} is undefined (NaN): the "
             "centre distances on one side are all equal (or a map has no finite value)."),
-            stacklevel=2)
+            stacklevel=user_stacklevel())
         return out
 
     def on_sheet(*maps):

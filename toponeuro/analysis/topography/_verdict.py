@@ -25,6 +25,7 @@ import numpy as np
 
 from ..._util.docs import fill_doc
 from ..._util.params import ALPHA, N_PERMUTATIONS, Interval, Text, validate_params
+from ..._util.stack import user_stacklevel
 from ...exceptions import InputTypeError, InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
 from ._pvalues import ALTERNATIVE
@@ -245,7 +246,7 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
     if not can_reject(n_eff, alpha, VERDICT_ALTERNATIVE):
         warnings.warn(too_few_draws_text(fin.size, alpha, VERDICT_ALTERNATIVE,
                                          n_eff if shared else None),
-                      ToponeuroWarning, stacklevel=2)
+                      ToponeuroWarning, stacklevel=user_stacklevel())
         outcome = "too few draws"
     elif p <= alpha:
         upper = null_p_value(stat, fin, "greater") <= null_p_value(stat, fin, "less")
@@ -410,7 +411,7 @@ def _claim(kind, result, alpha, what, where, yes, no, null_name):
             **fields)
     if not can_reject(fin.size, alpha, "greater"):
         warnings.warn(f"{what}: {too_few_draws_text(fin.size, alpha)}; ask for at least "
-                      f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=3)
+                      f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=user_stacklevel())
         return TopographyClaim(outcome="too few draws", text=(
             f"{what}: {too_few_draws_text(fin.size, alpha)} against the {null_name} {where}: "
             f"{label} {_value_text(method, stat)}"),

@@ -24,6 +24,7 @@ from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
 from ..._util.docs import fill_doc
 from ..._util.params import check_random_state
+from ..._util.stack import user_stacklevel
 from ...analysis import TDANN_PATCHES
 from ...exceptions import (
     DownloadError,
@@ -193,7 +194,7 @@ def training_images(net, stim) -> dict | None:
             "held_out": [int(x) for x in held] if held else None}
 
 
-def _warn_training_overlap(train: dict | None, n_stimuli: int, stacklevel: int = 4) -> None:
+def _warn_training_overlap(train: dict | None, n_stimuli: int) -> None:
     """A :class:`~toponeuro.exceptions.TrainingImagesWarning` when some stimuli are
     training images (``train`` from :func:`training_images`), naming ``numbers=`` to use."""
     if train and train["n_overlap"]:
@@ -203,7 +204,7 @@ def _warn_training_overlap(train: dict | None, n_stimuli: int, stacklevel: int =
         warnings.warn(TrainingImagesWarning(
             f"{train['n_overlap']} of the {n_stimuli} stimuli are images the model was trained "
             f"on (recipe {train['recipe']}: fLoc images {lo}-{hi}); what is measured on them "
-            f"is not held-out. For held-out images only, {fix}."), stacklevel=stacklevel)
+            f"is not held-out. For held-out images only, {fix}."), stacklevel=user_stacklevel())
 
 
 class ModelTopography(NamedTuple):

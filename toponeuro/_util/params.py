@@ -99,7 +99,15 @@ def _shown(value) -> str:
         return repr(value)
     if isinstance(value, float | np.floating):
         return f"{float(value):g}"
-    return repr(value) if not isinstance(value, numbers.Number) else str(value)
+    if isinstance(value, numbers.Number):
+        return str(value)
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):  # an array: its kind and shape, not its values
+        dims = getattr(value, "dims", None)
+        named = f" dims {tuple(dims)}" if isinstance(dims, tuple) else ""
+        return f"<{type(value).__name__}{named} shape {shape}>"
+    text = repr(value)
+    return text if len(text) <= 80 and "\n" not in text else f"<{type(value).__name__}>"
 
 
 def _type_error(value, name: str, want: str, fix: str):

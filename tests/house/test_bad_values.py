@@ -164,10 +164,16 @@ def test_defaults_and_examples_are_accepted(qual):
             assert c.is_satisfied_by(ex), (qual, name, c, ex)
 
 
+def takes_parameters(func) -> bool:
+    """Whether ``func`` has a parameter to declare (one without has nothing to check)."""
+    return bool(inspect.signature(func).parameters)
+
+
 def list_gaps(functions: dict, listed: dict) -> tuple[list, list]:
     """``(missing, stale)``: undeclared functions not listed; listed ones that declare now
     or are gone."""
-    undeclared = sorted(q for q, f in functions.items() if not declared_params(f))
+    undeclared = sorted(q for q, f in functions.items()
+                        if not declared_params(f) and takes_parameters(f))
     return ([q for q in undeclared if q not in listed],
             sorted(q for q in listed if q not in undeclared))
 
@@ -191,11 +197,15 @@ def test_the_rules_find_planted_gaps():
     def bare(n):
         return n
 
+    def nothing_to_declare():
+        return 1
+
     @validate_params({"n": Interval(numbers.Integral, 1, None, closed="left")})
     def declared(n):
         return n
 
-    assert list_gaps({"pkg.bare": bare, "pkg.declared": declared},
+    assert list_gaps({"pkg.bare": bare, "pkg.declared": declared,
+                      "pkg.nothing_to_declare": nothing_to_declare},
                      {"pkg.declared": "why", "pkg.gone": "why"}) == (["pkg.bare"],
                                                                       ["pkg.declared", "pkg.gone"])
 

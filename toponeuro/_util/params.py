@@ -523,7 +523,10 @@ class Callable(Constraint):
 
 
 class InstanceOf(Constraint):
-    """An instance of a type: ``InstanceOf(torch.nn.Module, "a torch.nn.Module")``."""
+    """An instance of a type: ``InstanceOf(torch.nn.Module, "a torch.nn.Module")``.
+
+    ``example``: a valid value, or a function that makes one (called only when needed).
+    """
 
     def __init__(self, kind, description: str = "", *, example=None, fix=""):
         self.kind, self.fix, self._example = kind, fix, example
@@ -539,6 +542,8 @@ class InstanceOf(Constraint):
     def example(self):
         if self._example is None:
             raise InternalError(f"{self!r} has no example; pass example=.")
+        if callable(self._example) and not isinstance(self._example, self.kind):
+            return self._example()  # made when needed: a card read from the registry
         return self._example
 
     def bad_values(self) -> list:

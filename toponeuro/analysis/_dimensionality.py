@@ -17,8 +17,9 @@ import numpy as np
 import xarray as xr
 
 from .._util import dims as D
+from .._util.constraints import ArrayLike, DataArrayWith, Names
 from .._util.docs import fill_doc
-from .._util.params import Boolean, validate_params
+from .._util.params import Boolean, Text, validate_params
 from .._util.stack import user_stacklevel
 from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
@@ -103,6 +104,7 @@ def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
     return float(tr_c_sq), float(tr_c2)
 
 
+@validate_params(dict(data=ArrayLike()))
 @fill_doc
 def effective_dimensionality(data) -> float:
     """``(sum lambda)^2 / sum lambda^2`` of the sample covariance eigenvalues.
@@ -215,6 +217,7 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
     return pr
 
 
+@validate_params(dict(activations=DataArrayWith((D.STIMULUS, D.UNIT), fix="See toponeuro.check_activations."), layers=[Text(), Names(), None]))
 @fill_doc
 def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     """Effective dimensionality of each layer's responses, bias-corrected ratio beside it.

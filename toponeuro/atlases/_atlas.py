@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._io.meshes import MESH_SIZES
+from .._util.params import Text, validate_params
 from ..exceptions import (
     CoordinateError,
     InputTypeError,
@@ -41,6 +42,7 @@ _HEMI_ALIASES = {"lh": "left", "l": "left", "left": "left",
 _PREFIX = {"left": "lh", "right": "rh"}
 
 
+@validate_params(dict(value=Text(fix="Use 'left'/'lh' or 'right'/'rh'.")))
 def hemi_name(value) -> str:
     """Normalise a hemisphere name to ``"left"`` / ``"right"``.
 

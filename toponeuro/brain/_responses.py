@@ -10,6 +10,7 @@ import numpy as np
 import xarray as xr
 
 from .._util import dims as D
+from .._util.constraints import DataArrayWith
 from .._util.docs import fill_doc
 from .._util.params import Boolean, Interval, Text, check_random_state, validate_params
 from .._util.stack import user_stacklevel
@@ -238,6 +239,7 @@ def check_responses(da: xr.DataArray, *, unique_ids: bool = False) -> xr.DataArr
     return da
 
 
+@validate_params(dict(da=DataArrayWith((D.STIMULUS, D.VOXEL))))
 def invalid_voxels(da: xr.DataArray) -> np.ndarray:
     """Boolean mask of voxels with any NaN/inf or a constant response across stimuli.
 

@@ -37,6 +37,7 @@ import numpy as np
 
 from .._io.output import NETCDF_SUFFIXES, PathLock, atomic_file, move, refuse_link
 from .._util import dims as D
+from .._util.params import Text, validate_params
 from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
@@ -53,6 +54,7 @@ _UNIT_INT_COORDS = (D.CHANNEL, D.ROW, D.COL, D.Y, D.X)
 _CHUNK_BYTES = 4 << 20
 
 
+@validate_params(dict(weights_sha256=Text(empty=True), content_hash=Text(empty=True), preprocessing=Text(empty=True), version=Text()))
 def cache_key(
     *,
     weights_sha256: str,

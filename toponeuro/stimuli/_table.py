@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .._util import dims as D
+from .._util.constraints import Names
+from .._util.params import Options, PathLike, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     InvalidDataError,
@@ -147,6 +149,7 @@ def _pick(table, given, candidates, what, path):
     return None
 
 
+@validate_params(dict(table=PathLike(), images=[PathLike(), None], file_column=[Text(), None], category_column=[Text(), None], id_column=[Text(), None], labels=[Names(), None], extra_files=Options(("error", "skip")), sep=[Text(empty=True), None], name=[Text(), None]))
 def load_stimulus_table(
     table: str | os.PathLike,
     images: str | os.PathLike | None = None,
@@ -322,6 +325,7 @@ def load_stimulus_table(
                        name=name or path.stem, labels=labels)
 
 
+@validate_params(dict(path=PathLike()))
 def read_run_list(path: str | os.PathLike) -> pd.DataFrame:
     """One Fedorenko-lab localizer run list (``stim1..stim14``) as ``(number, sentence, condition)``.
 

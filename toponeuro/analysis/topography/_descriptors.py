@@ -62,6 +62,7 @@ from ..._util.docs import fill_doc
 from ..._util.params import (
     N_PERMUTATIONS,
     SEED,
+    InstanceOf,
     Interval,
     check_int,
     check_number,
@@ -253,6 +254,7 @@ class DescriptorResult:
                 "interval_hi": hi, "n_boot": self.n_boot, "reference": self.reference}
 
 
+@validate_params(dict(tm=InstanceOf(TopoMap, "a TopoMap (toponeuro.analysis.as_topomap)")))
 def is_binary(tm: TopoMap) -> bool:
     """Whether a map's values (with data) are all 0 or 1 (an ROI).
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._util.constraints import MAPPING, Names
+from ..._util.params import COUNT, Boolean, Text, validate_params
 from ...exceptions import (
     InputTypeError,
     InvalidDataError,
@@ -151,6 +153,7 @@ class _Names(Sequence):
 NULL_METHODS = _Names()
 
 
+@validate_params(dict(name=Text(), draw=["callable", None], reference=[Text(), None], geometries=[Text(), Names(empty=False)], min_maps=COUNT, warning=[Text(empty=True), "callable", None], question=Text(empty=True), alias_of=[MAPPING, None], overwrite=Boolean()))
 def register_null(name: str, draw: Callable | None = None, *, reference: str | None = None,
                   geometries: Sequence[str] = GEOMETRIES, min_maps: int = 2,
                   warning: str | Callable | None = None, question: str = "",
@@ -254,6 +257,7 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
     return draw
 
 
+@validate_params(dict(name=Text()))
 def unregister_null(name: str) -> None:
     """Remove a null registered with :func:`register_null` (a test's or an example's).
 
@@ -277,6 +281,7 @@ def unregister_null(name: str) -> None:
     del _NULLS[name]
 
 
+@validate_params(dict(per_map="callable"))
 def each_but_first(per_map: Callable) -> Callable:
     """A null's ``draw`` from ``per_map(first, map, n_draws, rng)``: the first map stays.
 

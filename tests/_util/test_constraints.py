@@ -12,7 +12,7 @@ from toponeuro._util.constraints import MAPPING, ArrayLike, DataArrayWith, Names
 from toponeuro._util.params import bad_values, check_param
 from toponeuro.exceptions import DimensionError, InputTypeError, ParameterError
 
-ALL = [ArrayLike(), ArrayLike(ndim=2), ArrayLike(ndim=(1, 2)), DataArrayWith(("stimulus",)),
+ALL = [ArrayLike(), ArrayLike(scalar=True), ArrayLike(ndim=2), ArrayLike(ndim=(1, 2)), DataArrayWith(("stimulus",)),
        TorchModule(), Names(), Names(empty=False), MAPPING]
 
 

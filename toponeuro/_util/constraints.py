@@ -26,7 +26,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..exceptions import DimensionError
-from .params import Constraint, InstanceOf, _Junk
+from .params import Constraint, InstanceOf, _is_number, _Junk
 
 __all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "MAPPING"]
 
@@ -43,24 +43,31 @@ class ArrayLike(Constraint):
     or anything with ``__array__``; ``ndim`` (an int or a tuple of them) is checked where
     the value has one (a list's is read by its reader).
 
-    Refused: None, strings, bytes, mappings, numbers (a scalar is not an array).
+    Refused: None, strings, bytes, mappings and, unless ``scalar=True`` (elementwise
+    functions), numbers.
     """
 
     error = DimensionError
 
-    def __init__(self, ndim=None, *, description: str = "", fix: str = ""):
-        self.ndim, self.fix = ndim, fix
-        self.description = description or _ndim_text(ndim)
+    def __init__(self, ndim=None, *, scalar: bool = False, description: str = "",
+                 fix: str = ""):
+        self.ndim, self.fix, self.scalar = ndim, fix, scalar
+        self.description = description or (_ndim_text(ndim) + (" or a number" if scalar
+                                                                else ""))
 
     def kind_ok(self, value) -> bool:
         if isinstance(value, str | bytes | Mapping) or value is None:
             return False
-        return isinstance(value, list | tuple) or hasattr(value, "__array__") or hasattr(
-            value, "__array_interface__") or hasattr(value, "__torch_function__")
+        if self.scalar and _is_number(value):
+            return True
+        return isinstance(value, list | tuple | range) or hasattr(value, "__array__") or \
+            hasattr(value, "__array_interface__") or hasattr(value, "__torch_function__")
 
     def is_satisfied_by(self, value) -> bool:
         if not self.kind_ok(value):
             return False
+        if self.scalar and _is_number(value):
+            return True  # NaN and inf are values of an elementwise function
         n = getattr(value, "ndim", None)
         if self.ndim is None or n is None:
             return True
@@ -74,7 +81,7 @@ class ArrayLike(Constraint):
         return np.zeros((2,) * n)
 
     def bad_values(self) -> list:
-        out = [None, "x", 3.0, {"a": 1}, _Junk()]
+        out = [None, "x", {"a": 1}, _Junk()] + ([] if self.scalar else [3.0])
         if self.ndim is not None:
             wanted = self.ndim if isinstance(self.ndim, tuple) else (self.ndim,)
             out += [np.zeros((2,) * n) for n in range(4) if n not in wanted][:2]

@@ -118,3 +118,84 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.training._recipes.run_recipe':
         'its settings are checked by the recipe schema first (RecipeError naming the recipe key); train, which it calls, declares the training settings',
 }
+
+#: public classes whose constructor no bad-value test covers (neither a declared __init__
+#: nor a dataclass with __post_init__ checks), each with why (only shrinks)
+UNCOVERED_CLASSES: dict[str, str] = {
+    'toponeuro.analysis.encoding._encoding.RidgeEncoder':
+        "scikit-learn estimator: __init__ stores its parameters unchanged (scikit-learn's rule, tested by check_estimator); fit checks them (alphas, scoring) with typed errors",
+    'toponeuro.analysis.encoding._pls.PLSEncoder':
+        "scikit-learn estimator: __init__ stores its parameters unchanged (scikit-learn's rule, tested by check_estimator); fit checks n_components and algorithm",
+    'toponeuro.analysis.rsa._rsa_compare.BootstrapResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.rsa._rsa_inference.RDMModelComparison':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._descriptors.DescriptorResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._geometry.TopoMap':
+        'built by as_topomap (declared), which checks values and positions; the dataclass holds what it checked',
+    'toponeuro.analysis.topography._label_null.ContrastTopography':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._null.NullResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._patches.Patches':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._ruler.ComparisonRow':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._ruler.TopographyComparison':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._tables.TopographyTable':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._transfer.TransferResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._verdict.OverlapVerdict':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.analysis.topography._verdict.TopographyClaim':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.atlases._atlas.Atlas':
+        'built by the atlas loaders (load_atlas, fetch_*), which check the files they read',
+    'toponeuro.atlases._maps.CortexMaps':
+        'built by load_cortex_maps (declared), which checks the maps it reads',
+    'toponeuro.brainscore._export.ExportedPlugin':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.models._nanogpt.GPTConfig':
+        "nanoGPT's configuration, kept field for field as in nanoGPT (checkpoints store it); built from a checkpoint's or card's values",
+    'toponeuro.models._registry.ModelCard':
+        'built by the registry from cards.toml (checked by tests/models/test_models.py for every card); users read cards, they do not build them',
+    'toponeuro.models._standalone.BlurPoolConv2d':
+        'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
+    'toponeuro.models._standalone.SmallResNet':
+        'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
+    'toponeuro.reporting._kit.stages.CortexInputs':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.reporting._language.fit.LanguageFit':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.reporting._language.job.LanguageMapResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.reporting._language.stages.LanguageCortex':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.reporting._language.stages.LanguageTopography':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.reporting._language.stages.LanguageUnits':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.reporting._language.verbs.VerbNoun':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.reporting._vision.job.MapResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.reporting._vision.stages.CortexTopography':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.reporting._vision.stages.ModelTopography':
+        "result record (a NamedTuple of a job's stage): built by the stage that returns it",
+    'toponeuro.sheet.TopoAccessor':
+        'an xarray accessor: xarray builds it from the DataArray itself (da.topo); users never call it',
+    'toponeuro.stimuli._datasets.Dataset':
+        'a row of the shipped dataset table (stimuli/sources.tsv), built when the table is read',
+    'toponeuro.training._language.LanguageTrainResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+    'toponeuro.training._train.TrainResult':
+        'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
+}
+
+#: ``qualified.Class.field`` -> why its __post_init__ lets some bad values of its annotation
+#: through (only shrinks)
+UNCOVERED_FIELDS: dict[str, str] = {}

@@ -60,9 +60,6 @@ def pool_matrix(n_units: int, size: int) -> np.ndarray:
     [0.25, 0.25, 0.25, 0.25]
     """
     h, w = sheet_shape(n_units)
-    size = int(size)
-    if size < 1:
-        raise InvalidDataError(f"Pool sizes must be whole numbers >= 1; got {size}.")
     rows, cols = np.divmod(np.arange(n_units), w)
     block = (rows // size) * (-(-w // size)) + cols // size
     same = block[:, None] == block[None, :]

@@ -37,7 +37,7 @@ import numpy as np
 
 from .._io.output import NETCDF_SUFFIXES, PathLock, atomic_file, move, refuse_link
 from .._util import dims as D
-from .._util.params import Text, validate_params
+from .._util.params import COUNT, Boolean, Text, validate_params
 from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
@@ -231,6 +231,7 @@ class ActivationStore:
     >>> st.close()
     """
 
+    @validate_params(dict(key=Text(), resume=Boolean(), batch_size=COUNT, overwrite=Boolean()))
     def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True,
                  batch_size=64, overwrite=False):
         import h5netcdf

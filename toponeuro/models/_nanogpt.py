@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .._util.optional import optional_import
+from .._util.params import InstanceOf, validate_params
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from ._registry import register_builder
 
@@ -136,6 +137,7 @@ class GPT(nn.Module):
     True
     """
 
+    @validate_params(dict(config=[InstanceOf(GPTConfig), None]))
     def __init__(self, config: GPTConfig | None = None):
         super().__init__()
         cfg = config or GPTConfig()

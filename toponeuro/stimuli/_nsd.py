@@ -47,6 +47,7 @@ class NSDImageReader:
     (8, 8, 3)
     """
 
+    @validate_params(dict(hdf5_path=PathLike(), key=Text()))
     def __init__(self, hdf5_path: str | os.PathLike, key: str = "imgBrick"):
         self.hdf5_path = str(hdf5_path)
         self.key = key

@@ -19,7 +19,7 @@ from torch import nn
 from .._io.output import check_output_file, read_json, write_text
 from .._io.reading import read_file
 from .._util.docs import fill_doc
-from .._util.params import Interval, Options, validate_params
+from .._util.params import InstanceOf, Interval, Options, validate_params
 from .._util.stack import user_stacklevel
 from ..exceptions import (
     RecipeError,
@@ -349,6 +349,7 @@ class TopoLoss:
     True
     """
 
+    @validate_params(dict(schedule=[InstanceOf(TauSchedule), None]))
     def __init__(self, specs: Iterable[LayerSpec], schedule: TauSchedule | None = None):
         if isinstance(specs, (LayerSpec, str, dict)):
             raise RecipeError(

@@ -73,7 +73,7 @@ class TauSchedule:
             )
         if self.kind not in SCHEDULES:
             raise UnknownNameError(
-                f"Unknown τ schedule {self.kind!r}; {close_matches(self.kind, SCHEDULES)}"
+                f"kind={self.kind!r} is no τ schedule; {close_matches(str(self.kind), SCHEDULES)}"
             )
         if self.kind == "cosine_decay" and self.total_steps <= self.warmup_steps:
             raise RecipeError(

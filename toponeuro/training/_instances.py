@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 import os
 from pathlib import Path
 
@@ -21,7 +22,16 @@ from torch.utils.data import Dataset, TensorDataset
 
 from .._io.output import save_torch
 from .._util.docs import fill_doc
-from .._util.params import COUNT, Boolean, PathLike, validate_params
+from .._util.params import (
+    COUNT,
+    NON_NEGATIVE,
+    POSITIVE,
+    Boolean,
+    InstanceOf,
+    Interval,
+    PathLike,
+    validate_params,
+)
 from ..exceptions import InvalidDataError, RecipeError
 from ..models import load_torch_file
 from ._data import _NUMBER, _category_folders
@@ -172,6 +182,7 @@ class InstanceImages(Dataset):
     ((5, 3, 8, 8), torch.float32)
     """
 
+    @validate_params(dict(images=InstanceOf(torch.Tensor, "a torch.Tensor (uint8, (n, 1, s, s))", example=lambda: torch.zeros((1, 1, 4, 4), dtype=torch.uint8)), image_size=COUNT, repeats=COUNT, rotation=NON_NEGATIVE, flip=Boolean(), jitter=NON_NEGATIVE, mean=Interval(numbers.Real), std=POSITIVE))
     def __init__(
         self,
         images: torch.Tensor,
@@ -193,8 +204,6 @@ class InstanceImages(Dataset):
             )
         if not (0 < scale[0] <= scale[1] <= 1):
             raise RecipeError(f"scale must satisfy 0 < low <= high <= 1; got {scale}.")
-        if repeats < 1:
-            raise RecipeError(f"repeats must be >= 1; got {repeats}.")
         self.images = images
         self.image_size = int(image_size)
         self.repeats = int(repeats)

@@ -29,8 +29,9 @@ import xarray as xr
 from scipy import sparse
 
 from ..._util import dims as D
+from ..._util.constraints import ArrayLike
 from ..._util.docs import fill_doc
-from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Interval, Text, validate_params
+from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Interval, Options, Text, validate_params
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import TopoMap, _check_sheet, _grid_map, as_topomap
@@ -106,6 +107,7 @@ class ContrastDesign:
     ((8, 8), 20, 'N')
     """
 
+    @validate_params(dict(x=ArrayLike(ndim=2), is_target=ArrayLike(ndim=1), metric=Options(SELECTIVITY_METRICS, error=UnknownNameError), name=Text()))
     def __init__(self, x, is_target, metric, rows, cols, name="contrast", attrs=None,
                  positions=None, units=None):
         x = np.asarray(x, dtype=np.float64)

@@ -3,17 +3,27 @@ refuses its bad values with a typed error naming the parameter, and gives a vali
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import torch
 import xarray as xr
 
-from toponeuro._util.constraints import MAPPING, ArrayLike, DataArrayWith, Names, TorchModule
+from toponeuro._util.constraints import (
+    MAPPING,
+    ArrayLike,
+    DataArrayWith,
+    HasAttributes,
+    Names,
+    TorchModule,
+)
 from toponeuro._util.params import bad_values, check_param
 from toponeuro.exceptions import DimensionError, InputTypeError, ParameterError
 
 ALL = [ArrayLike(), ArrayLike(scalar=True), ArrayLike(ndim=2), ArrayLike(ndim=(1, 2)), DataArrayWith(("stimulus",)),
-       TorchModule(), Names(), Names(empty=False), MAPPING]
+       TorchModule(), Names(), Names(empty=False), MAPPING,
+       HasAttributes(("name", "arch"), "a card", example=lambda: SimpleNamespace(name="a", arch="b"))]
 
 
 @pytest.mark.parametrize("constraint", ALL, ids=repr)

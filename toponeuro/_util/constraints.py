@@ -28,7 +28,7 @@ import numpy as np
 from ..exceptions import DimensionError
 from .params import Constraint, InstanceOf, _is_number, _Junk
 
-__all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "MAPPING"]
+__all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "MAPPING"]
 
 
 def _ndim_text(ndim) -> str:
@@ -169,6 +169,28 @@ class Names(Constraint):
 
     def bad_values(self) -> list:
         return ["x", [3], [""], None, _Junk()] + ([] if self.empty else [[]])
+
+
+class HasAttributes(Constraint):
+    """An object with the given attributes (duck-typed: a ``ModelCard``, or any object with
+    its fields): ``HasAttributes(("name", "arch"), "a ModelCard")``. ``example``: a valid
+    value, or a function that makes one."""
+
+    def __init__(self, names, description: str, *, example=None, fix: str = ""):
+        self.names, self.description, self._example, self.fix = tuple(names), description, \
+            example, fix
+
+    def is_satisfied_by(self, value) -> bool:
+        return value is not None and all(hasattr(value, n) for n in self.names)
+
+    def describe(self) -> str:
+        return f"{self.description} (an object with {', '.join(self.names)})"
+
+    def example(self):
+        return self._example() if callable(self._example) else self._example
+
+    def bad_values(self) -> list:
+        return [None, "x", 3, _Junk()]
 
 
 #: a mapping (a dict)

@@ -149,7 +149,7 @@ def _pick(table, given, candidates, what, path):
     return None
 
 
-@validate_params(dict(table=PathLike(), images=[PathLike(), None], file_column=[Text(), None], category_column=[Text(), None], id_column=[Text(), None], labels=[Names(), None], extra_files=Options(("error", "skip")), sep=[Text(empty=True), None], name=[Text(), None]))
+@validate_params(dict(table=PathLike(), images=[PathLike(), None], file_column=[Text(), None], category_column=[Text(), None], id_column=[Text(), None], labels=[Names(), None], extra_files=Options(("error", "skip"), error=UnknownNameError), sep=[Text(empty=True), None], name=[Text(), None]))
 def load_stimulus_table(
     table: str | os.PathLike,
     images: str | os.PathLike | None = None,
@@ -240,11 +240,6 @@ def load_stimulus_table(
         raise MissingFileError(
             f"Image folder {root} does not exist (or is not a folder); pass images= with the "
             "folder the table's file names are relative to."
-        )
-    if extra_files not in ("error", "skip"):
-        raise UnknownNameError(
-            f"extra_files={extra_files!r}; expected 'error' or 'skip' "
-            f"({close_matches(str(extra_files), ['error', 'skip'])})."
         )
     fcol = _pick(frame, file_column, FILE_COLUMNS, "file names", path)
     if fcol is None:

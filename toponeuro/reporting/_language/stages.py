@@ -104,6 +104,7 @@ def language_layers(card, layers: str | Sequence[str] | None = None) -> list[str
     return map_layers(card, layers)  # the one reader of layers= (and its error without any)
 
 
+@fill_doc
 def load_language_stimuli(stimuli="langloc"):
     """The localizer items and where they come from: ``(StimulusSet, source)``.
 
@@ -117,16 +118,13 @@ def load_language_stimuli(stimuli="langloc"):
     -------
     stimuli : StimulusSet
         The localizer items (``category``: their condition).
-    source : str
-        Where they come from, in words.
+    %(stimuli_source)s
 
     Raises
     ------
     MissingFileError
         ``stimuli`` is neither ``"langloc"`` nor a file.
-    DownloadError
-        The pinned csv can be neither found nor downloaded (the message says how to pass a
-        local copy).
+    %(pinned_csv_download)s
 
     Examples
     --------

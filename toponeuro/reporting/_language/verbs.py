@@ -42,6 +42,7 @@ _HINT = (
 )
 
 
+@fill_doc
 def load_verb_noun_stimuli(verb_noun="topolm"):
     """The verb and noun items and where they come from: ``(StimulusSet, source)``.
 
@@ -56,16 +57,13 @@ def load_verb_noun_stimuli(verb_noun="topolm"):
     -------
     stimuli : StimulusSet
         The verb and noun items (``category``: ``"verb"`` / ``"noun"``).
-    source : str
-        Where they come from, in words.
+    %(stimuli_source)s
 
     Raises
     ------
     MissingFileError
         ``verb_noun`` is neither ``"topolm"`` nor a file.
-    DownloadError
-        The pinned csv can be neither found nor downloaded (the message says how to pass a
-        local copy, or to leave the comparison out).
+    %(pinned_csv_download)s
     InvalidDataError
         A StimulusSet without both a ``verb`` and a ``noun`` category.
 

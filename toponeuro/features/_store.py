@@ -331,7 +331,13 @@ class ActivationStore:
 
     # -- state ------------------------------------------------------------------------------
     def done(self) -> np.ndarray:
-        """Boolean per stimulus: its row is written."""
+        """Boolean per stimulus: its row is written.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_stimuli,)`` booleans.
+        """
         if self._f is None:
             return np.zeros(len(self.ids), dtype=bool)
         return np.asarray(self._f.variables[_DONE][:]).astype(bool)
@@ -378,7 +384,17 @@ class ActivationStore:
             f.close()
 
     def write(self, start: int, data: np.ndarray, unit_info: dict[str, np.ndarray]) -> None:
-        """Write rows ``start : start + len(data)`` and mark them done (after a flush)."""
+        """Write rows ``start : start + len(data)`` and mark them done (after a flush).
+
+        Parameters
+        ----------
+        start : int
+            Index of the first row written.
+        data : numpy.ndarray
+            ``(n_rows, n_units)`` activations.
+        unit_info : dict
+            Unit coordinate name -> ``(n_units,)`` values (written with the first rows).
+        """
         if self._f is None:
             self._create(unit_info)
         stop = start + len(data)
@@ -409,6 +425,11 @@ class ActivationStore:
         """Check finished rows (default: all) against their recorded CRC-32 checksums.
 
         Raises :class:`StoreCorruptError` naming the rows whose bytes changed.
+
+        Parameters
+        ----------
+        rows : array of int, optional
+            The rows to check (default all).
         """
         n = len(self.ids)
         rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -430,7 +451,15 @@ class ActivationStore:
             raise self._corrupt(np.asarray(bad), "rows do not match their CRC-32 checksums")
 
     def read(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """All rows and the unit coords (every row must be done), verified by checksum."""
+        """All rows and the unit coords (every row must be done), verified by checksum.
+
+        Returns
+        -------
+        data : numpy.ndarray
+            ``(n_stimuli, n_units)`` float32 rows.
+        unit_info : dict
+            Unit coordinate name -> ``(n_units,)`` values.
+        """
         f = self._f
         try:
             data = np.asarray(f.variables[_DATA][:])

@@ -168,6 +168,18 @@ class GPT(nn.Module):
             nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        """Next-token logits of a batch of token sequences.
+
+        Parameters
+        ----------
+        idx : torch.Tensor
+            ``(batch, n_tokens)`` token ids, at most ``config.block_size`` tokens.
+
+        Returns
+        -------
+        torch.Tensor
+            ``(batch, n_tokens, vocab_size)`` logits.
+        """
         t = idx.shape[1]
         if t > self.config.block_size:
             raise InvalidDataError(

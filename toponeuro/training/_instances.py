@@ -225,7 +225,20 @@ class InstanceImages(Dataset):
         return self.images[j], self.labels[j]
 
     def augment_batch(self, x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-        """Random resized crop + flip + rotation + contrast jitter of a ``uint8`` batch."""
+        """Random resized crop + flip + rotation + contrast jitter of a ``uint8`` batch.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            ``(n, 1, s, s)`` uint8 images.
+        generator : torch.Generator
+            Source of the random augmentations.
+
+        Returns
+        -------
+        torch.Tensor
+            ``(n, 1, image_size, image_size)`` float images, normalised by ``mean`` and ``std``.
+        """
         b = len(x)
 
         def u(lo, hi):
@@ -262,7 +275,20 @@ class InstanceImages(Dataset):
         return ((out - self.mean) / self.std).expand(-1, 3, -1, -1).contiguous()
 
     def views(self, n_views: int = 1, seed: int = 0) -> TensorDataset:
-        """``n_views`` augmented views of every image (fixed by ``seed``), labelled by index."""
+        """``n_views`` augmented views of every image (fixed by ``seed``), labelled by index.
+
+        Parameters
+        ----------
+        n_views : int
+            Augmented views per image.
+        seed : int
+            Seed of the augmentations.
+
+        Returns
+        -------
+        torch.utils.data.TensorDataset
+            Images and their labels (the image's index).
+        """
         gen = torch.Generator().manual_seed(int(seed))
         xs = [self.augment_batch(self.images, gen) for _ in range(int(n_views))]
         return TensorDataset(torch.cat(xs), self.labels.repeat(int(n_views)))

@@ -395,7 +395,13 @@ class LanguageTrainResult:
     name: str = ""
 
     def summary(self) -> str:
-        """One sentence: steps, last held-out distillation cosine and TopoLoss term."""
+        """One sentence: steps, last held-out distillation cosine and TopoLoss term.
+
+        Returns
+        -------
+        str
+            The sentence.
+        """
         last = self.history[-1]
         return (
             f"trained {self.name!r}: {last['step']} steps, held-out distillation cosine "

@@ -264,7 +264,20 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         return alphas
 
     def fit(self, X, y):
-        """Pick alpha by cross-validation, then refit on all samples. Returns ``self``."""
+        """Pick alpha by cross-validation, then refit on all samples. Returns ``self``.
+
+        Parameters
+        ----------
+        X : array-like or xarray.DataArray
+            ``(n_samples, n_features)`` features (labelled inputs are paired by stimulus id).
+        y : array-like or xarray.DataArray
+            ``(n_samples,)`` or ``(n_samples, n_targets)`` targets.
+
+        Returns
+        -------
+        RidgeEncoder
+            ``self``, fitted.
+        """
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X)

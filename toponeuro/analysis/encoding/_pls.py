@@ -59,7 +59,20 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
         self.tol = tol
 
     def fit(self, X, y):
-        """Fit the PLS model; returns ``self``."""
+        """Fit the PLS model; returns ``self``.
+
+        Parameters
+        ----------
+        X : array-like or xarray.DataArray
+            ``(n_samples, n_features)`` features (labelled inputs are paired by stimulus id).
+        y : array-like or xarray.DataArray
+            ``(n_samples,)`` or ``(n_samples, n_targets)`` targets.
+
+        Returns
+        -------
+        PLSEncoder
+            ``self``, fitted.
+        """
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X, dtype=np.float64)

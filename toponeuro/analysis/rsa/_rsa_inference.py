@@ -131,6 +131,11 @@ class RDMModelComparison:
     def table(self) -> pd.DataFrame:
         """One row per model: value, mean, sem, CI, p against 0 and against the ceiling.
 
+        Returns
+        -------
+        pandas.DataFrame
+            One row per model.
+
         Examples
         --------
         >>> rng = np.random.default_rng(1)

@@ -244,7 +244,13 @@ class DescriptorResult:
     detail: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        """The numbers as a flat JSON-ready dict (``detail`` left out)."""
+        """The numbers as a flat JSON-ready dict (``detail`` left out).
+
+        Returns
+        -------
+        dict
+            The fields, ``interval`` as ``interval_lo`` and ``interval_hi``.
+        """
         lo, hi = self.interval if self.interval is not None else (math.nan, math.nan)
         return {"descriptor": self.descriptor, "domain": self.domain,
                 "statistic": self.statistic, "value": self.value, "p_value": self.p_value,

@@ -122,11 +122,35 @@ class TopographyTable:
         return list(dict.fromkeys(self.table["sheet"]))
 
     def names(self, sheet: str) -> list[str]:
-        """Map names present on ``sheet``."""
+        """Map names present on ``sheet``.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+
+        Returns
+        -------
+        list of str
+            The names of the maps on ``sheet``.
+        """
         return self.table.loc[self.table["sheet"] == sheet, "name"].tolist()
 
     def row(self, sheet: str, name: str) -> pd.Series:
-        """The table row of one map."""
+        """The table row of one map.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        name : str
+            The map's name.
+
+        Returns
+        -------
+        pandas.Series
+            The row.
+        """
         hit = self.table[(self.table["sheet"] == sheet) & (self.table["name"] == name)]
         if hit.empty:
             raise UnknownNameError(
@@ -141,6 +165,18 @@ class TopographyTable:
         The table's score and its null draws (``smoothness[sheet, name]``), so the claim
         every positions-null test has (:func:`organisation_claim`) words it; its ``p_value``
         is the table's ``smoothness_p``.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        name : str
+            The map's name.
+
+        Returns
+        -------
+        NullResult
+            The smoothness score and its null draws.
 
         Examples
         --------
@@ -160,13 +196,39 @@ class TopographyTable:
                                     alternative=attrs.get("alternative", "greater"))
 
     def similarity_of(self, sheet: str, pair: str) -> float:
-        """The map similarity of ``pair`` (``"faces-bodies"``) on ``sheet`` (NaN if absent)."""
+        """The map similarity of ``pair`` (``"faces-bodies"``) on ``sheet`` (NaN if absent).
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        pair : str
+            Two map names joined by ``-`` (``"faces-bodies"``).
+
+        Returns
+        -------
+        float
+            The similarity (NaN if absent).
+        """
         s = self.similarity
         hit = s[(s["sheet"] == sheet) & (s["pair"] == pair)]
         return float(hit["value"].iloc[0]) if len(hit) else float("nan")
 
     def centroids(self, sheet: str, how: str = "largest") -> dict:
-        """Name -> centroid of its largest patch (or of all patch points) on ``sheet``."""
+        """Name -> centroid of its largest patch (or of all patch points) on ``sheet``.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        how : {"largest", "all"}
+            The centroid of the largest patch, or of all patch points.
+
+        Returns
+        -------
+        dict
+            Map name -> centroid (position units).
+        """
         return {n: patch_centroid(self.patches[sheet, n], how) for n in self.names(sheet)}
 
 

@@ -105,7 +105,8 @@ class OverlapVerdict(_TestOutcome):
     @property
     def p_text(self) -> str:
         """The p-value in words (``"p = 0.012 (two-sided)"``, ``"p < 0.001 (two-sided, 1,000
-        draws)"``, ``"not tested"``; draws that cannot reach ``alpha``: "too few draws ...")."""
+        draws)"``, ``"not tested"``; draws that cannot reach ``alpha``: "too few draws ...").
+        """
         if self.outcome == "too few draws":
             return too_few_draws_text(self.n_permutations, self.alpha, self.alternative,
                                       self.n_effective)
@@ -124,6 +125,18 @@ class OverlapVerdict(_TestOutcome):
 
     def sentence(self, a: str, b: str, where: str = "on this sheet") -> str:
         """The verdict in plain words, with the numbers it follows from.
+
+        Parameters
+        ----------
+        a, b : str
+            Names of the two maps.
+        where : str
+            Where they are compared (default ``"on this sheet"``).
+
+        Returns
+        -------
+        str
+            One sentence.
 
         Examples
         --------
@@ -148,7 +161,13 @@ class OverlapVerdict(_TestOutcome):
         return f"{head}: {self._numbers()}"
 
     def to_dict(self) -> dict:
-        """JSON-ready fields (NaN as None)."""
+        """JSON-ready fields (NaN as None).
+
+        Returns
+        -------
+        dict
+            JSON-ready fields.
+        """
         def num(v):
             return None if v is None or not np.isfinite(v) else float(v)
 
@@ -362,7 +381,13 @@ class TopographyClaim(_TestOutcome):
         return self.outcome == "beyond chance"
 
     def to_dict(self) -> dict:
-        """JSON-ready fields (NaN as None), keyed so that the two claims sit side by side."""
+        """JSON-ready fields (NaN as None), keyed so that the two claims sit side by side.
+
+        Returns
+        -------
+        dict
+            JSON-ready fields.
+        """
         def num(v):
             return None if v is None or not np.isfinite(v) else float(v)
 

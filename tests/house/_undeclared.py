@@ -11,8 +11,6 @@ UNDECLARED: dict[str, str] = {
         'reporting: region comes from RulerSettings.cortex_region, checked when it was made',
     'toponeuro.reporting._vision.ruler.model_selectivity_boot':
         'reporting: n_boot comes from RulerSettings, checked when it was made',
-    'toponeuro.reporting._kit.stages.map_layers':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._kit.stages.read_cortex_inputs':
         'reporting: takes the CortexInput settings object, checked when it was made (toponeuro.settings)',
     'toponeuro.settings.cortex_maps_kind':
@@ -35,8 +33,6 @@ UNDECLARED: dict[str, str] = {
         "name is checked against the registry by hand (type and close matches, UnknownNameError), in the registry's words",
     'toponeuro.models._standalone.add_blurpool':
         'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
-    'toponeuro.reporting._kit.headline.choose_headline':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.job.run_language_map':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.fit.answer_both':
@@ -47,37 +43,19 @@ UNDECLARED: dict[str, str] = {
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.fit.short_layer':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.results.format_language_summary':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.results.language_verdict':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.stages.check_language_model':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.stages.language_cortex':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.stages.language_layers':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.stages.language_model_topography':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.stages.language_units':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.stages.load_language_stimuli':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.bare_netcdf':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.language_verb_noun':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.verbs.load_verb_noun_stimuli':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.verbs.verb_noun_cortex':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.verbs.verb_noun_inputs':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.verb_noun_maps':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.job.run_map':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.results.comparison_view':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.ruler.ruler_comparisons':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
@@ -87,23 +65,15 @@ UNDECLARED: dict[str, str] = {
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.ruler.ruler_table':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._kit.schema.summary_schema':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._kit.stages.check_sheet_layers':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.compare_model_cortex':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.cortex_topography':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.load_map_stimuli':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.model_topography':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.random_init_similarities':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.training_images':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.terminal.format_summary':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.sheet.sheet_positions':
         "n_units is checked by sheet_shape's rule (SheetError), shared with every sheet helper",

@@ -198,11 +198,6 @@ class TopoMap:
         """The neighbour graph, one rule per geometry: grid rook; free positions Delaunay
         edges (pruned by ``prune``); mesh its ``adjacency`` or the edges of its ``faces``.
 
-        Returns
-        -------
-        scipy.sparse.csr_matrix
-            ``(n, n)`` 0/1 symmetric adjacency, no self-loops.
-
         Examples
         --------
         >>> int(as_topomap(np.zeros((4, 4))).neighbours().sum()) // 2  # 2 * 4 * 3 edges
@@ -216,11 +211,6 @@ class TopoMap:
 
     def point_areas(self) -> np.ndarray:
         """Area of each point in squared position units (``_places`` module docs).
-
-        Returns
-        -------
-        numpy.ndarray
-            ``(n,)`` areas.
 
         Examples
         --------
@@ -320,11 +310,6 @@ class TopoMap:
     def on_sphere(self) -> TopoMap:
         """This map with its sphere coordinates as positions (for the spin test).
 
-        Returns
-        -------
-        TopoMap
-            The map on its sphere (itself when it has none).
-
         Examples
         --------
         >>> pos = np.random.default_rng(0).standard_normal((20, 3))
@@ -367,40 +352,14 @@ class TopoMap:
         return np.isfinite(self.values)
 
     def grid(self, values: np.ndarray | None = None) -> np.ndarray:
-        """``values`` (default the map's) reshaped to the sheet grid.
-
-        Parameters
-        ----------
-        values : numpy.ndarray, optional
-            One value per point (default the map's values).
-
-        Returns
-        -------
-        numpy.ndarray
-            ``grid_shape`` array.
-        """
+        """``values`` (default the map's) reshaped to the sheet grid."""
         if self.grid_shape is None:
             raise SheetError(f"{self.name or 'This map'} lives on a mesh, not a sheet grid.")
         return (self.values if values is None else values).reshape(self.grid_shape)
 
     def distances_from(self, sources, targets=None, limit: float | None = None) -> np.ndarray:
         """Distances ``(len(sources), len(targets))`` between points (targets default all);
-        with ``limit``, graph distances beyond it may be returned as ``inf`` (faster).
-
-        Parameters
-        ----------
-        sources : array of int
-            Indices of the points to measure from.
-        targets : array of int, optional
-            Indices of the points to measure to (default every point).
-        limit : float, optional
-            Graph distances beyond it may be returned as ``inf``.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``(len(sources), len(targets))`` distances in position units.
-        """
+        with ``limit``, graph distances beyond it may be returned as ``inf`` (faster)."""
         sources = np.asarray(sources, dtype=int)
         tgt = slice(None) if targets is None else np.asarray(targets, dtype=int)
         dist = self.distance

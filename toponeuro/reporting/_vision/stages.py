@@ -22,8 +22,9 @@ import xarray as xr
 
 from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
+from ..._util.constraints import HasAttributes
 from ..._util.docs import fill_doc
-from ..._util.params import check_random_state
+from ..._util.params import Boolean, PathLike, check_random_state, validate_params
 from ..._util.stack import user_stacklevel
 from ...analysis import TDANN_PATCHES
 from ...exceptions import (
@@ -65,6 +66,7 @@ _HINT = (
 )
 
 
+@validate_params(dict(stimuli=[PathLike(), HasAttributes(("ids", "items", "kind"), "a StimulusSet"), None], progress=Boolean()))
 @fill_doc
 def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
     """The map's fLoc stimuli (the ten non-scrambled categories) and where they come from.

@@ -50,7 +50,7 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.reporting._language.stages.language_units':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.bare_netcdf':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
+        'reads any cortex_maps value and passes it on unchanged unless it is one .nc path: it refuses nothing, so nothing to declare',
     'toponeuro.reporting._language.verbs.language_verb_noun':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.verb_noun_maps':
@@ -72,8 +72,6 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.reporting._vision.stages.model_topography':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.random_init_similarities':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.training_images':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.sheet.sheet_positions':
         "n_units is checked by sheet_shape's rule (SheetError), shared with every sheet helper",

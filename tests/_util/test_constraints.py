@@ -12,6 +12,7 @@ import xarray as xr
 
 from toponeuro._util.constraints import (
     MAPPING,
+    STIMULUS_SET,
     ArrayLike,
     DataArrayWith,
     HasAttributes,
@@ -23,7 +24,8 @@ from toponeuro.exceptions import DimensionError, InputTypeError, ParameterError
 
 ALL = [ArrayLike(), ArrayLike(scalar=True), ArrayLike(ndim=2), ArrayLike(ndim=(1, 2)), DataArrayWith(("stimulus",)),
        TorchModule(), Names(), Names(empty=False), MAPPING,
-       HasAttributes(("name", "arch"), "a card", example=lambda: SimpleNamespace(name="a", arch="b"))]
+       HasAttributes(("name", "arch"), "a card", example=lambda: SimpleNamespace(name="a", arch="b")),
+       STIMULUS_SET]
 
 
 @pytest.mark.parametrize("constraint", ALL, ids=repr)

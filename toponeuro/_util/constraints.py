@@ -25,10 +25,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..exceptions import DimensionError
+from ..exceptions import DimensionError, InternalError
 from .params import Constraint, InstanceOf, _is_number, _Junk
 
-__all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "MAPPING"]
+__all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "MAPPING",
+           "STIMULUS_SET", "a_model_card"]
 
 
 def _ndim_text(ndim) -> str:
@@ -187,6 +188,8 @@ class HasAttributes(Constraint):
         return f"{self.description} (an object with {', '.join(self.names)})"
 
     def example(self):
+        if self._example is None:
+            raise InternalError(f"{self!r} has no example; pass example=.")
         return self._example() if callable(self._example) else self._example
 
     def bad_values(self) -> list:
@@ -195,3 +198,32 @@ class HasAttributes(Constraint):
 
 #: a mapping (a dict)
 MAPPING = InstanceOf(Mapping, "a mapping (a dict)", example={})
+
+
+def a_model_card():
+    """A model card, the example of a card parameter (read from the registry when needed).
+
+    Returns
+    -------
+    ModelCard
+        ``resnet18``'s card.
+
+    Examples
+    --------
+    >>> a_model_card().name
+    'resnet18'
+    """
+    from ..models import model_card
+
+    return model_card("resnet18")
+
+
+def _a_stimulus_set():
+    from ..stimuli import StimulusSet
+
+    return StimulusSet(["s0"], ["a text"], "text")
+
+
+#: a StimulusSet (duck-typed: its ids, items and kind)
+STIMULUS_SET = HasAttributes(("ids", "items", "kind"), "a StimulusSet",
+                             example=_a_stimulus_set)

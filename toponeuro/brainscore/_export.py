@@ -19,19 +19,19 @@ from .. import exceptions as E
 from .._io.fetch import sha256sum
 from .._io.folder import MANIFEST, output_folder
 from .._io.output import atomic_file
-from .._util.constraints import HasAttributes
+from .._util.constraints import HasAttributes, a_model_card
 from .._util.docs import fill_doc
 from .._util.params import COUNT, Boolean, Options, Text, validate_params
 from .._version import __version__
 from ..exceptions import InputTypeError, InternalError, MissingDependencyError
-from ..models._registry import model_card
 
 if TYPE_CHECKING:
     from ..models import ModelCard
 
+
 #: a model's card: a ModelCard, or any object with its fields
 _CARD = HasAttributes(("name", "arch"), "a ModelCard (toponeuro.models.model_card)",
-                      example=lambda: model_card("resnet18"))
+                      example=a_model_card)
 
 __all__ = [
     "BRAINSCORE_REGIONS",

@@ -27,9 +27,7 @@ from .._io.output import (
     write_text,
 )
 from .._util import params as P
-from .._util.constraints import MAPPING, TorchModule
 from .._util.docs import fill_doc
-from .._util.params import InstanceOf, validate_params
 from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import (
@@ -239,7 +237,6 @@ def _sha256(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
 
 
-@validate_params(dict(model=TorchModule(), topoloss=[InstanceOf(TopoLoss), None], recipe=[MAPPING, None]))
 def run_identity(model: nn.Module, topoloss: TopoLoss | None = None, recipe: dict | None = None,
                  **settings) -> dict:
     """What determines a run's weights: the recipe, the training settings, the TopoLoss and

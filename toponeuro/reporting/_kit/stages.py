@@ -9,10 +9,9 @@ from typing import NamedTuple
 
 import xarray as xr
 
-from ..._util.constraints import DataArrayWith, HasAttributes, Names
+from ..._util.constraints import DataArrayWith, HasAttributes, Names, a_model_card
 from ..._util.params import Text, validate_params
 from ...exceptions import SheetError, UnknownNameError
-from ...models._registry import model_card
 
 __all__ = ["CortexInputs", "read_cortex_inputs", "map_layers", "check_sheet_layers",
            "model_description"]
@@ -93,7 +92,7 @@ def model_description(net, model: str | None, checkpoint) -> str:
     return f"{model} (weights sha256 {net.weights_sha256})"
 
 
-@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)", example=lambda: model_card("resnet18")), layers=[Text(), Names(), None]))
+@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)", example=a_model_card), layers=[Text(), Names(), None]))
 def map_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     """The layers the map measures: ``layers`` as a list, default the card's last three
     TopoLoss layers (the last convolutions of the demo TopoNets).

@@ -20,12 +20,11 @@ import numpy as np
 import xarray as xr
 
 from ..._io.null_cache import use_null_cache
-from ..._util.constraints import HasAttributes, Names
+from ..._util.constraints import STIMULUS_SET, HasAttributes, Names, a_model_card
 from ..._util.docs import fill_doc
 from ..._util.params import PathLike, Text, validate_params
 from ...analysis import TDANN_PATCHES
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
-from ...models._registry import model_card
 from .._kit.stages import map_layers
 
 __all__ = [
@@ -52,7 +51,7 @@ _HINT = (
 )
 
 
-@validate_params(dict(card=HasAttributes(("name", "modality"), "a ModelCard (toponeuro.models.model_card)", example=lambda: model_card("resnet18"))))
+@validate_params(dict(card=HasAttributes(("name", "modality"), "a ModelCard (toponeuro.models.model_card)", example=a_model_card)))
 def check_language_model(card) -> None:
     """Raise :class:`~toponeuro.exceptions.ParameterError` unless ``card`` is a language model.
 
@@ -78,7 +77,7 @@ def check_language_model(card) -> None:
         )
 
 
-@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)", example=lambda: model_card("resnet18")), layers=[Text(), Names(), None]))
+@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)", example=a_model_card), layers=[Text(), Names(), None]))
 def language_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     """The layers the language job measures: ``layers`` as a list, default every TopoLoss
     layer of the card (TopoLM's sheets are all its MLP layers; :func:`map_layers` keeps the
@@ -109,7 +108,7 @@ def language_layers(card, layers: str | Sequence[str] | None = None) -> list[str
     return map_layers(card, layers)  # the one reader of layers= (and its error without any)
 
 
-@validate_params(dict(stimuli=[PathLike(), HasAttributes(("ids", "items", "kind"), "a StimulusSet"), None]))
+@validate_params(dict(stimuli=[PathLike(), STIMULUS_SET, None]))
 @fill_doc
 def load_language_stimuli(stimuli="langloc"):
     """The localizer items and where they come from: ``(StimulusSet, source)``.

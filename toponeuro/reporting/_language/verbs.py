@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
-from ..._util.constraints import MAPPING, HasAttributes
+from ..._util.constraints import MAPPING, STIMULUS_SET
 from ..._util.docs import fill_doc
 from ..._util.params import PathLike, validate_params
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError
@@ -44,7 +44,7 @@ _HINT = (
 )
 
 
-@validate_params(dict(verb_noun=[PathLike(), HasAttributes(("ids", "items", "kind"), "a StimulusSet")]))
+@validate_params(dict(verb_noun=[PathLike(), STIMULUS_SET]))
 @fill_doc
 def load_verb_noun_stimuli(verb_noun="topolm"):
     """The verb and noun items and where they come from: ``(StimulusSet, source)``.
@@ -298,7 +298,7 @@ def bare_netcdf(cortex_maps):
     return cortex_maps
 
 
-@validate_params(dict(verb_noun=[PathLike(), HasAttributes(("ids", "items", "kind"), "a StimulusSet"), None]))
+@validate_params(dict(verb_noun=[PathLike(), STIMULUS_SET, None]))
 def verb_noun_inputs(verb_noun, cortex_maps=None):
     """The verb - noun stage's inputs: ``((items, source), (hemisphere -> CortexMaps,
     source))``, or ``(None, None)`` with ``verb_noun=None`` (the comparison left out).

@@ -22,7 +22,7 @@ import xarray as xr
 
 from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
-from ..._util.constraints import HasAttributes, TorchModule
+from ..._util.constraints import STIMULUS_SET, TorchModule
 from ..._util.docs import fill_doc
 from ..._util.params import Boolean, PathLike, check_random_state, validate_params
 from ..._util.stack import user_stacklevel
@@ -66,7 +66,7 @@ _HINT = (
 )
 
 
-@validate_params(dict(stimuli=[PathLike(), HasAttributes(("ids", "items", "kind"), "a StimulusSet"), None], progress=Boolean()))
+@validate_params(dict(stimuli=[PathLike(), STIMULUS_SET, None], progress=Boolean()))
 @fill_doc
 def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
     """The map's fLoc stimuli (the ten non-scrambled categories) and where they come from.
@@ -141,7 +141,7 @@ def _check_floc_categories(found, stimuli) -> None:
         )
 
 
-@validate_params(dict(net=TorchModule(), stim=HasAttributes(("ids", "items", "kind"), "a StimulusSet")))
+@validate_params(dict(net=TorchModule(), stim=STIMULUS_SET))
 def training_images(net, stim) -> dict | None:
     """Which fLoc images the model was trained on (its recipe's ``data``), and how many of
     ``stim`` are among them; ``None`` when no recipe says (e.g. the paper's ImageNet models).

@@ -217,7 +217,8 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
     return pr
 
 
-@validate_params(dict(activations=DataArrayWith((D.STIMULUS, D.UNIT), fix="See toponeuro.check_activations."), layers=[Text(), Names(), None]))
+@validate_params(dict(activations=DataArrayWith((D.STIMULUS, D.UNIT), fix="See toponeuro.check_activations."),
+                      layers=[Text(), Names(), None]))
 @fill_doc
 def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     """Effective dimensionality of each layer's responses, bias-corrected ratio beside it.

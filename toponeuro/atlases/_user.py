@@ -383,7 +383,9 @@ def _object_values(obj, domain: str, hemi: str) -> np.ndarray:
         ) from None
 
 
-@validate_params(dict(maps=[MAPPING, Text()], hemispheres=[Text(), Names(), None], vol_to_surf=[MAPPING, None], surface=Text(), neighbours=Text(), domains=[Names(), None], mesh=[Text(), None]))
+@validate_params(dict(maps=[MAPPING, Text()], hemispheres=[Text(), Names(), None],
+                      vol_to_surf=[MAPPING, None], surface=Text(), neighbours=Text(),
+                      domains=[Names(), None], mesh=[Text(), None]))
 @fill_doc
 def load_cortex_maps(
     maps: Mapping[str, object] | str,

@@ -182,7 +182,8 @@ def nsd_trial_images(expdesign: dict, subject, sessions: Iterable[int]) -> tuple
     return ids73k - 1, trials
 
 
-@validate_params(dict(ncsnr=ArrayLike(scalar=True), n_trials=[ArrayLike(), Interval(numbers.Real, 1, None, closed="left")]))
+@validate_params(dict(ncsnr=ArrayLike(scalar=True),
+                      n_trials=[ArrayLike(), Interval(numbers.Real, 1, None, closed="left")]))
 def nsd_noise_ceiling(ncsnr, n_trials) -> np.ndarray:
     """NSD's noise ceiling (percent of variance) from ``ncsnr``.
 

@@ -284,7 +284,8 @@ def ncsnr(responses: xr.DataArray, *, zscore: bool = True) -> xr.DataArray:
     return _voxel_result(value, responses, "ncsnr")
 
 
-@validate_params(dict(responses=DataArrayWith((D.STIMULUS, D.VOXEL)), n_trials=[ArrayLike(), Interval(numbers.Real, 1, None, closed="left"), None]))
+@validate_params(dict(responses=DataArrayWith((D.STIMULUS, D.VOXEL)),
+                      n_trials=[ArrayLike(), Interval(numbers.Real, 1, None, closed="left"), None]))
 def voxel_noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
     """NSD's noise ceiling per voxel, in **percent of variance**, from :func:`ncsnr`.
 

@@ -19,7 +19,7 @@ from .. import exceptions as E
 from .._io.fetch import sha256sum
 from .._io.folder import MANIFEST, output_folder
 from .._io.output import atomic_file
-from .._util.constraints import HasAttributes, a_model_card
+from .._util.constraints import HasAttributes
 from .._util.docs import fill_doc
 from .._util.params import COUNT, Boolean, Options, Text, validate_params
 from .._version import __version__
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 
 
 #: a model's card: a ModelCard, or any object with its fields
-_CARD = HasAttributes(("name", "arch"), "a ModelCard (toponeuro.models.model_card)",
-                      example=a_model_card)
+_CARD = HasAttributes(("name", "arch"), "a ModelCard (toponeuro.models.model_card)")
 
 __all__ = [
     "BRAINSCORE_REGIONS",

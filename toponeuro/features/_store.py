@@ -54,7 +54,8 @@ _UNIT_INT_COORDS = (D.CHANNEL, D.ROW, D.COL, D.Y, D.X)
 _CHUNK_BYTES = 4 << 20
 
 
-@validate_params(dict(weights_sha256=Text(empty=True), content_hash=Text(empty=True), preprocessing=Text(empty=True), version=Text()))
+@validate_params(dict(weights_sha256=Text(empty=True), content_hash=Text(empty=True),
+                      preprocessing=Text(empty=True), version=Text()))
 def cache_key(
     *,
     weights_sha256: str,

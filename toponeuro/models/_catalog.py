@@ -21,7 +21,8 @@ WEIGHTS_STATUSES = {
 }
 
 
-@validate_params(dict(card=InstanceOf(ModelCard, "a ModelCard (toponeuro.models.model_card)", example=lambda: model_card("resnet18")), cache_dir=[PathLike(), None]))
+@validate_params(dict(card=InstanceOf(ModelCard, "a ModelCard (toponeuro.models.model_card)", example=lambda: model_card("resnet18")),
+                      cache_dir=[PathLike(), None]))
 @fill_doc
 def weights_status(card, cache_dir=None) -> str:
     """Whether the weights of a :class:`ModelCard` are available on this machine.

@@ -12,7 +12,7 @@ import pandas as pd
 from .._util import dims as D
 from .._util.constraints import ArrayLike, Names
 from .._util.docs import fill_doc
-from .._util.params import SEED, InstanceOf, Interval, Options, Text, validate_params
+from .._util.params import SEED, Interval, Options, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -199,7 +199,9 @@ class StimulusSet:
     ['stimulus_id', 'category']
     """
 
-    @validate_params(dict(ids=ArrayLike(ndim=1), kind=Options(STIMULUS_KINDS, error=UnknownNameError), categories=[ArrayLike(ndim=1), None], metadata=[InstanceOf(pd.DataFrame, "a pandas.DataFrame"), None], name=[Text(), None], loader=["callable", None], labels=[Names(), None]))
+    @validate_params(dict(ids=ArrayLike(ndim=1),
+                          categories=[ArrayLike(ndim=1), None],
+                          name=[Text(), None], loader=["callable", None], labels=[Names(), None]))
     def __init__(
         self,
         ids: Sequence[str],

@@ -149,7 +149,11 @@ def _pick(table, given, candidates, what, path):
     return None
 
 
-@validate_params(dict(table=PathLike(), images=[PathLike(), None], file_column=[Text(), None], category_column=[Text(), None], id_column=[Text(), None], labels=[Names(), None], extra_files=Options(("error", "skip"), error=UnknownNameError), sep=[Text(empty=True), None], name=[Text(), None]))
+@validate_params(dict(table=PathLike(), images=[PathLike(), None], file_column=[Text(), None],
+                      category_column=[Text(), None], id_column=[Text(), None],
+                      labels=[Names(), None],
+                      extra_files=Options(("error", "skip"), error=UnknownNameError),
+                      sep=[Text(empty=True), None], name=[Text(), None]))
 def load_stimulus_table(
     table: str | os.PathLike,
     images: str | os.PathLike | None = None,

@@ -182,7 +182,9 @@ class InstanceImages(Dataset):
     ((5, 3, 8, 8), torch.float32)
     """
 
-    @validate_params(dict(images=InstanceOf(torch.Tensor, "a torch.Tensor (uint8, (n, 1, s, s))", example=lambda: torch.zeros((1, 1, 4, 4), dtype=torch.uint8)), image_size=COUNT, repeats=COUNT, rotation=NON_NEGATIVE, flip=Boolean(), jitter=NON_NEGATIVE, mean=Interval(numbers.Real), std=POSITIVE))
+    @validate_params(dict(images=InstanceOf(torch.Tensor, "a torch.Tensor (uint8, (n, 1, s, s))", example=lambda: torch.zeros((1, 1, 4, 4), dtype=torch.uint8)),
+                          image_size=COUNT, repeats=COUNT, rotation=NON_NEGATIVE, flip=Boolean(),
+                          jitter=NON_NEGATIVE, mean=Interval(numbers.Real), std=POSITIVE))
     def __init__(
         self,
         images: torch.Tensor,

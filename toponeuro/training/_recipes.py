@@ -429,7 +429,8 @@ def run_recipe(
     )
 
 
-@validate_params(dict(recipe=[MAPPING, PathLike()], out_dir=[PathLike(), None]), prefer_skip_nested_validation=False)
+@validate_params(dict(recipe=[MAPPING, PathLike()],
+                      out_dir=[PathLike(), None]), prefer_skip_nested_validation=False)
 def run_language_recipe(recipe, out_dir=None, **kwargs):
     """Deprecated: :func:`run_recipe` runs language recipes too (``steps=``).
 

@@ -36,7 +36,8 @@ def _checkpoint_paths(checkpoints) -> list[Path]:
     return paths
 
 
-@validate_params(dict(checkpoints=[PathLike(), InstanceOf((list, tuple), "a list of checkpoint paths", example=[])], metric_fn="callable", model=[TorchModule(), None]))
+@validate_params(dict(checkpoints=[PathLike(), InstanceOf((list, tuple), "a list of checkpoint paths", example=[])],
+                      metric_fn="callable", model=[TorchModule(), None]))
 def trajectory(
     checkpoints,
     metric_fn: Callable,

@@ -71,7 +71,8 @@ def patch_centroid(patches: Patches, how: str = "largest") -> np.ndarray:
     return patches.map.positions[patches.labels > 0].mean(0)
 
 
-@validate_params(dict(centroids_a=[MAPPING, ArrayLike(ndim=2)], centroids_b=[MAPPING, ArrayLike(ndim=2)]))
+@validate_params(dict(centroids_a=[MAPPING, ArrayLike(ndim=2)],
+                      centroids_b=[MAPPING, ArrayLike(ndim=2)]))
 def arrangement_similarity(centroids_a, centroids_b) -> dict:
     """How alike two arrangements of the same regions are (sheet vs cortex).
 

@@ -107,7 +107,8 @@ class ContrastDesign:
     ((8, 8), 20, 'N')
     """
 
-    @validate_params(dict(x=ArrayLike(ndim=2), is_target=ArrayLike(ndim=1), metric=Options(SELECTIVITY_METRICS, error=UnknownNameError), name=Text()))
+    @validate_params(dict(x=ArrayLike(ndim=2), is_target=ArrayLike(ndim=1),
+                          metric=Options(SELECTIVITY_METRICS, error=UnknownNameError), name=Text()))
     def __init__(self, x, is_target, metric, rows, cols, name="contrast", attrs=None,
                  positions=None, units=None):
         x = np.asarray(x, dtype=np.float64)

@@ -157,7 +157,10 @@ class _Names(Sequence):
 NULL_METHODS = _Names()
 
 
-@validate_params(dict(name=Text(), draw=[_DRAW, None], reference=[Text(), None], geometries=[Text(), Names(empty=False)], min_maps=COUNT, warning=[Text(empty=True), "callable", None], question=Text(empty=True), alias_of=[MAPPING, None], overwrite=Boolean()))
+@validate_params(dict(name=Text(), draw=[_DRAW, None], reference=[Text(), None],
+                      geometries=[Text(), Names(empty=False)], min_maps=COUNT,
+                      warning=[Text(empty=True), "callable", None], question=Text(empty=True),
+                      alias_of=[MAPPING, None], overwrite=Boolean()))
 def register_null(name: str, draw: Callable | None = None, *, reference: str | None = None,
                   geometries: Sequence[str] = GEOMETRIES, min_maps: int = 2,
                   warning: str | Callable | None = None, question: str = "",

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import xarray as xr
 
-from ..._util.constraints import DataArrayWith, HasAttributes, Names, a_model_card
+from ..._util.constraints import DataArrayWith, HasAttributes, Names
 from ..._util.params import Text, validate_params
 from ...exceptions import SheetError, UnknownNameError
 
@@ -92,7 +92,8 @@ def model_description(net, model: str | None, checkpoint) -> str:
     return f"{model} (weights sha256 {net.weights_sha256})"
 
 
-@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)", example=a_model_card), layers=[Text(), Names(), None]))
+@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)"),
+                      layers=[Text(), Names(), None]))
 def map_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     """The layers the map measures: ``layers`` as a list, default the card's last three
     TopoLoss layers (the last convolutions of the demo TopoNets).

@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 from ..._io.null_cache import use_null_cache
-from ..._util.constraints import STIMULUS_SET, HasAttributes, Names, a_model_card
+from ..._util.constraints import STIMULUS_SET, HasAttributes, Names
 from ..._util.docs import fill_doc
 from ..._util.params import PathLike, Text, validate_params
 from ...analysis import TDANN_PATCHES
@@ -51,7 +51,7 @@ _HINT = (
 )
 
 
-@validate_params(dict(card=HasAttributes(("name", "modality"), "a ModelCard (toponeuro.models.model_card)", example=a_model_card)))
+@validate_params(dict(card=HasAttributes(("name", "modality"), "a ModelCard (toponeuro.models.model_card)")))
 def check_language_model(card) -> None:
     """Raise :class:`~toponeuro.exceptions.ParameterError` unless ``card`` is a language model.
 
@@ -77,7 +77,8 @@ def check_language_model(card) -> None:
         )
 
 
-@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)", example=a_model_card), layers=[Text(), Names(), None]))
+@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)"),
+                      layers=[Text(), Names(), None]))
 def language_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     """The layers the language job measures: ``layers`` as a list, default every TopoLoss
     layer of the card (TopoLM's sheets are all its MLP layers; :func:`map_layers` keeps the

@@ -612,7 +612,8 @@ def _test_text(entry: dict | None, null: str) -> str:
     return f"{entry['verdict']}; {null}, {entry['p_text']}"
 
 
-@validate_params(dict(comparison=MAPPING, layer=Text(), hemispheres=Names(empty=False), summary=[MAPPING, None]))
+@validate_params(dict(comparison=MAPPING, layer=Text(), hemispheres=Names(empty=False),
+                      summary=[MAPPING, None]))
 def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
                     summary: dict | None = None) -> pd.DataFrame:
     """One readable table of what can be set side by side: the model's layer and each

@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
+from ._util.stack import user_stacklevel
 from .analysis import RulerSettings
 from .exceptions import InputTypeError, ParameterError, UnknownNameError, close_matches
 
@@ -724,7 +725,7 @@ def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
         warnings.warn(
             f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in 0.6; "
             f"use {param}={cls.__name__}({name}=...) (toponeuro.settings.{cls.__name__}).",
-            FutureWarning, stacklevel=4)  # the caller of run_map / run_language_map
+            FutureWarning, stacklevel=user_stacklevel())  # the caller of run_map / run_language_map
         changes.setdefault(param, {})[name] = value
     for param, fields_ in changes.items():
         out[param] = dataclasses.replace(out[param], **fields_)

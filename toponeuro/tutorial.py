@@ -12,7 +12,7 @@ from __future__ import annotations
 from numbers import Integral
 
 from ._util.docs import fill_doc
-from ._util.params import SEED, Interval, validate_params
+from ._util.params import SEED, Interval, Text, validate_params
 
 __all__ = ["tutorial_floc", "tutorial_language_localizer", "tutorial_topolm_contrast",
            "data_note"]
@@ -234,6 +234,7 @@ class data_note:  # noqa: N801 - used like a function in the tutorials
     (True, True)
     """
 
+    @validate_params(dict(what=Text()))
     def __init__(self, stimuli, what: str = "fLoc images"):
         if hasattr(stimuli, "dims"):  # a cortex map (tutorial_topolm_contrast)
             self._map_note(stimuli, what)

@@ -16,10 +16,12 @@ reason; the list only shrinks (an entry that declares now, or is gone, must be r
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import math
 import numbers
+import re
 import runpy
 from pathlib import Path
 
@@ -41,7 +43,8 @@ from toponeuro._util.params import (  # noqa: E402
 from toponeuro.exceptions import ToponeuroError  # noqa: E402
 
 #: the shrinking list of public functions that declare nothing, with why
-UNDECLARED = runpy.run_path(str(Path(__file__).with_name("_undeclared.py")))["UNDECLARED"]
+_LISTS = runpy.run_path(str(Path(__file__).with_name("_undeclared.py")))
+UNDECLARED = _LISTS["UNDECLARED"]
 
 PACKAGES = ["toponeuro", "toponeuro.sheet", "toponeuro.exceptions", "toponeuro.tutorial",
             "toponeuro.reporting", *(f"toponeuro.{p}" for p in toponeuro._SUBPACKAGES)]
@@ -74,7 +77,7 @@ class _Placeholder:
 def _call_args(func, param: str, value):
     """Positional and keyword arguments: ``value`` for ``param``, cheap valid values for the
     other declared parameters without a default, placeholders for the undeclared ones."""
-    declared = declared_params(func)
+    declared = declared_params(func.__init__ if inspect.isclass(func) else func)
     args, kwargs = [], {}
     for name, p in inspect.signature(func).parameters.items():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -164,10 +167,16 @@ def test_defaults_and_examples_are_accepted(qual):
             assert c.is_satisfied_by(ex), (qual, name, c, ex)
 
 
+def takes_parameters(func) -> bool:
+    """Whether ``func`` has a parameter to declare (one without has nothing to check)."""
+    return bool(inspect.signature(func).parameters)
+
+
 def list_gaps(functions: dict, listed: dict) -> tuple[list, list]:
     """``(missing, stale)``: undeclared functions not listed; listed ones that declare now
     or are gone."""
-    undeclared = sorted(q for q, f in functions.items() if not declared_params(f))
+    undeclared = sorted(q for q, f in functions.items()
+                        if not declared_params(f) and takes_parameters(f))
     return ([q for q in undeclared if q not in listed],
             sorted(q for q in listed if q not in undeclared))
 
@@ -191,11 +200,15 @@ def test_the_rules_find_planted_gaps():
     def bare(n):
         return n
 
+    def nothing_to_declare():
+        return 1
+
     @validate_params({"n": Interval(numbers.Integral, 1, None, closed="left")})
     def declared(n):
         return n
 
-    assert list_gaps({"pkg.bare": bare, "pkg.declared": declared},
+    assert list_gaps({"pkg.bare": bare, "pkg.declared": declared,
+                      "pkg.nothing_to_declare": nothing_to_declare},
                      {"pkg.declared": "why", "pkg.gone": "why"}) == (["pkg.bare"],
                                                                       ["pkg.declared", "pkg.gone"])
 
@@ -229,3 +242,150 @@ def test_nested_calls_are_not_checked_twice():
     assert outer(0) == 0 and calls == [0]
     with pytest.raises(ToponeuroError, match="n=0"):
         inner(0)
+
+
+# --------------------------------------------------------------------------------------------
+# Public classes: a declared __init__ is tested as a function; a dataclass's __post_init__
+# checks are tested from its fields' annotations; every other class is listed, with why.
+# --------------------------------------------------------------------------------------------
+
+#: the shrinking list of public classes whose constructor is not covered, with why
+UNCOVERED_CLASSES = _LISTS["UNCOVERED_CLASSES"]
+#: dataclass fields whose __post_init__ does not refuse every bad value of their annotation
+UNCOVERED_FIELDS = _LISTS["UNCOVERED_FIELDS"]
+
+
+def public_classes() -> dict:
+    """qualified name -> the class, for every class in an ``__all__`` (not exceptions or
+    warnings: they are raised by toponeuro, not built by users)."""
+    found = {}
+    for pkg in PACKAGES:
+        module = importlib.import_module(pkg)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and not issubclass(obj, BaseException):
+                found.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+    return found
+
+
+CLASSES = public_classes()
+DECLARED_CLASSES = {q: c for q, c in CLASSES.items() if declared_params(c.__init__)}
+CHECKED_DATACLASSES = {q: c for q, c in CLASSES.items() if dataclasses.is_dataclass(c)
+                       and "__post_init__" in vars(c) and q not in DECLARED_CLASSES}
+CLASS_CASES = sorted((q, p) for q, c in DECLARED_CLASSES.items()
+                     for p in declared_params(c.__init__))
+
+
+@pytest.mark.parametrize(("qual", "param"), CLASS_CASES,
+                         ids=[f"{q.rsplit('.', 1)[1]}-{p}" for q, p in CLASS_CASES])
+def test_bad_value_is_refused_by_a_class(qual, param):
+    cls = DECLARED_CLASSES[qual]
+    constraints = declared_params(cls.__init__)[param]
+
+    @settings(max_examples=12, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+    @given(value=_outside(constraints))
+    def refuses(value):
+        assert refusal_problem(cls, param, value) is None, (qual, param, value)
+
+    refuses()
+
+
+#: valid values of the fields without a default (the other fields keep theirs)
+REQUIRED_FIELDS = {
+    "toponeuro.topoloss._loss.LayerSpec": {"name": "layer1.0.conv1", "factor_h": 2.0,
+                                           "factor_w": 2.0},
+}
+
+_BAD_BY_TYPE = {"int": ["1", [1], 1.5, _Placeholder()], "float": ["1", [1], _Placeholder()],
+                "bool": ["yes", _Placeholder()], "str": [3, _Placeholder()]}
+
+
+def field_bad_values(annotation) -> list:
+    """Values outside a field's simple annotation (``int``, ``float | None`` ...); ``[]``
+    for other annotations (their checks are the readers')."""
+    kinds = [k.strip() for k in str(annotation).split("|")]
+    simple = [k for k in kinds if k != "None"]
+    if len(simple) != 1 or simple[0] not in _BAD_BY_TYPE:
+        return []
+    bad = list(_BAD_BY_TYPE[simple[0]])
+    return bad + ([] if "None" in kinds else [None])
+
+
+DATACLASS_CASES = sorted(
+    (q, f.name) for q, c in CHECKED_DATACLASSES.items() for f in dataclasses.fields(c)
+    if f.init and field_bad_values(f.type))
+
+
+def field_refusal_problem(cls, field: str, value, base: dict) -> str | None:
+    """None if building ``cls`` with ``value`` for ``field`` raises a typed error that names
+    the field (``field=``, ``section.field=`` or ``LayerSpec field``), else what went wrong."""
+    try:
+        cls(**dict(base, **{field: value}))
+    except ToponeuroError as err:
+        return None if re.search(rf"\b{field}\b", str(err).split(";")[0]) else \
+            f"message: {err}"
+    except Exception as err:  # noqa: BLE001 - any other error is the finding
+        return f"untyped {type(err).__name__}: {err}"
+    return "accepted"
+
+
+@pytest.mark.parametrize(("qual", "field"), DATACLASS_CASES,
+                         ids=[f"{q.rsplit('.', 1)[1]}-{f}" for q, f in DATACLASS_CASES])
+def test_dataclass_post_init_refuses_bad_values(qual, field):
+    cls = CHECKED_DATACLASSES[qual]
+    base = REQUIRED_FIELDS.get(qual, {})
+    cls(**base)  # the base is valid
+    annotation = next(f.type for f in dataclasses.fields(cls) if f.name == field)
+    problems = [(v, p) for v in field_bad_values(annotation)
+                if (p := field_refusal_problem(cls, field, v, base)) is not None]
+    allowed = UNCOVERED_FIELDS.get(f"{qual}.{field}")
+    assert not problems or allowed, problems
+
+
+def class_gaps(classes: dict, listed: dict) -> tuple[list, list]:
+    """``(missing, stale)``: classes neither declared, nor dataclasses with checks, nor
+    listed; listed ones that are covered now or gone."""
+    uncovered = sorted(q for q, c in classes.items() if not declared_params(c.__init__)
+                       and not (dataclasses.is_dataclass(c) and "__post_init__" in vars(c)))
+    return ([q for q in uncovered if q not in listed],
+            sorted(q for q in listed if q not in uncovered))
+
+
+def test_every_public_class_is_covered_or_listed():
+    missing, stale = class_gaps(CLASSES, UNCOVERED_CLASSES)
+    assert not missing, ("Public classes whose constructor no test covers: declare __init__ "
+                         f"with validate_params, or list them in _undeclared.py: {missing}")
+    assert not stale, f"Remove from UNCOVERED_CLASSES (covered now, or not public): {stale}"
+    assert all(r.strip() for r in UNCOVERED_CLASSES.values())
+    print(f"\n{len(DECLARED_CLASSES)} public classes declare __init__, "
+          f"{len(CHECKED_DATACLASSES)} check their fields in __post_init__, "
+          f"{len(UNCOVERED_CLASSES)} listed.")
+
+
+def test_the_class_rules_find_planted_gaps():
+    """A planted bare class is missing, a planted dataclass whose __post_init__ lets a bad
+    value through is caught, and a declared __init__ is tested as a function."""
+    from toponeuro._util.params import validate_params
+
+    class Bare:
+        def __init__(self, n):
+            self.n = n
+
+    @dataclasses.dataclass
+    class Lax:
+        n: int = 1
+
+        def __post_init__(self):
+            pass
+
+    class Declared:
+        @validate_params({"n": Interval(numbers.Integral, 1, None, closed="left")})
+        def __init__(self, n):
+            self.n = n
+
+    assert class_gaps({"pkg.Bare": Bare, "pkg.Lax": Lax, "pkg.Declared": Declared},
+                      {"pkg.Declared": "why"}) == (["pkg.Bare"], ["pkg.Declared"])
+    assert field_refusal_problem(Lax, "n", "1", {}) == "accepted"
+    assert refusal_problem(Declared, "n", 0) is None
+    assert refusal_problem(Declared, "n", 1) == "accepted"

@@ -62,13 +62,12 @@ def test_no_public_docstring_keeps_a_placeholder():
     import inspect
     import re
 
-    from test_docstrings import public_objects  # tests/house/ is on sys.path (rootless)
+    from test_docstrings import _resolve, public_objects  # tests/house/ is on sys.path
 
     raw = re.compile(r"%\(\w+\)s")
     left = []
     for path in public_objects().values():
-        module, name = path.rsplit(".", 1)
-        obj = getattr(__import__(module, fromlist=[name]), name)
+        obj = _resolve(path)  # a function, a class, or a method or property of one
         docs = [obj.__doc__ or ""]
         if inspect.isclass(obj):
             docs += [m.__doc__ or "" for _, m in inspect.getmembers(obj, callable)

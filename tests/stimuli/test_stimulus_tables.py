@@ -155,7 +155,7 @@ def test_stimulus_table_bad_inputs(tmp_path):
     t.write_text(TABLE)
     with pytest.raises(MissingFileError, match="Image folder .* does not exist.*pass images="):
         load_stimulus_table(t, tmp_path / "nowhere")
-    with pytest.raises(UnknownNameError, match="extra_files='no'; expected 'error' or 'skip'"):
+    with pytest.raises(UnknownNameError, match="extra_files='no' is not one of 'error', 'skip'"):
         load_stimulus_table(t, img, extra_files="no")
     with pytest.raises(UnknownNameError, match="has no column 'catgory' for the categories; "
                                                "did you mean 'category'"):

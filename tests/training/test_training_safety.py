@@ -2,6 +2,7 @@
 (issue 19: "Training that has failed keeps going" and the checkpoint tracebacks)."""
 
 import copy
+import importlib.resources
 import json
 import warnings
 
@@ -169,7 +170,7 @@ def test_a_recipe_name_is_a_name_not_a_path(tmp_path, monkeypatch):
     with pytest.raises(E.RecipeError, match="name must be a name"):
         run_recipe(r, progress=False)
     bad = tmp_path / "bad.toml"
-    bad.write_text((load_recipe.__globals__["resources"].files("toponeuro.training")
+    bad.write_text((importlib.resources.files("toponeuro.training")
                     / "recipes" / "demo-smoke.toml").read_text()
                    .replace('name = "demo-smoke"', 'name = "a/b"'))
     with pytest.raises(E.RecipeError, match="'a/b'"):

@@ -38,6 +38,7 @@ import urllib.request
 import warnings
 from pathlib import Path
 
+from .._util.stack import user_stacklevel
 from ..exceptions import ChecksumError, DownloadError, UnverifiedFileWarning
 from .output import atomic_file, move, refuse_link, remove_tree, write_text
 
@@ -145,7 +146,7 @@ def _quarantine(path: Path, actual: str, expected: str, what: str) -> str:
     note = (
         f"the cached {path} had {what} {actual}, expected {expected}; it was moved to {bad}"
     )
-    warnings.warn(f"{note[0].upper()}{note[1:]} and is downloaded again.", stacklevel=3)
+    warnings.warn(f"{note[0].upper()}{note[1:]} and is downloaded again.", stacklevel=user_stacklevel())
     return note
 
 
@@ -358,7 +359,7 @@ def _fetch_hf(repo_id, filename, *, sha256=None, revision=None, cache_dir=None):
                     f"the model card gives none, and the hub could not be asked ({str(err).rstrip('.')}). Only its "
                     f"sha256 {actual} is recorded; it may not be the published file."
                 )
-                warnings.warn(msg, UnverifiedFileWarning, stacklevel=3)
+                warnings.warn(msg, UnverifiedFileWarning, stacklevel=user_stacklevel())
                 return target, msg
             checked, bad = _hub_checks(target, actual, meta, where)
             if bad is None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._util.stack import user_stacklevel
 from ..exceptions import OutputExistsError, OutputPathError, first_few
 from .fetch import sha256sum
 from .output import (
@@ -227,7 +228,7 @@ def _tidy_siblings(final: Path) -> None:
     if olds and not final.exists():
         move(olds[-1], final)
         warnings.warn(f"Restored {final} from {olds[-1].name}: a run was killed while "
-                      "replacing it.", stacklevel=4)
+                      "replacing it.", stacklevel=user_stacklevel())
         olds = olds[:-1]
     for p in olds:
         remove_tree(p)

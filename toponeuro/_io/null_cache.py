@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import ChecksumError, ToponeuroWarning
 
@@ -240,7 +241,7 @@ def cached(kind: str, parts: dict | None,
         warnings.warn(ToponeuroWarning(
             f"The cached null draws {path} failed verification ({err}); they are computed "
             "again and the entry rewritten. Nothing to do unless this repeats (then check "
-            "the disk, or delete the nulls/ folder of the cache)."), stacklevel=2)
+            "the disk, or delete the nulls/ folder of the cache)."), stacklevel=user_stacklevel())
         hit = None
     if hit is not None:
         return hit

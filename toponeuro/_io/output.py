@@ -49,6 +49,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from .._util.stack import user_stacklevel
 from ..exceptions import (
     OutputExistsError,
     OutputLockedError,
@@ -640,7 +641,7 @@ class PathLock:
                 warnings.warn(
                     f"Cannot lock the {self.what} ({err}); make sure only one process writes it "
                     "at a time.",
-                    stacklevel=4,
+                    stacklevel=user_stacklevel(),
                 )
             try:  # the file we locked is still the one at the path (not removed meanwhile)
                 same = os.stat(self.path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
@@ -661,7 +662,7 @@ class PathLock:
                     f"{self.path} and taken over: that run ended without finishing. Its "
                     f"unfinished files are not used; check the {self.what} when this run ends.",
                     StaleLockWarning,
-                    stacklevel=4,
+                    stacklevel=user_stacklevel(),
                 )
         info = {"pid": os.getpid(), "host": socket.gethostname(),
                 "since": datetime.datetime.now().isoformat(timespec="seconds"),

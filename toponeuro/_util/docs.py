@@ -104,6 +104,15 @@ DOCDICT = {
         :data:`toponeuro.atlases.VOL_TO_SURF_DEFAULTS`. They are recorded in
         ``CortexMaps.source``. Voxels outside the volume's data (NaN) become vertices
         without data.""",
+    "stimuli_source": """source : str
+        Where they come from, in words.""",
+    "pinned_csv_download": """DownloadError
+        The pinned csv can be neither found nor downloaded (the message says how to pass a
+        local copy, or how to leave an optional comparison out).""",
+    "smooth_map_example": """>>> import numpy as np
+    >>> from scipy.ndimage import gaussian_filter
+    >>> from toponeuro.analysis import smoothness
+    >>> m = gaussian_filter(np.random.default_rng(0).standard_normal((16, 16)), 2)""",
 }
 
 

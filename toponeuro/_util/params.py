@@ -99,7 +99,15 @@ def _shown(value) -> str:
         return repr(value)
     if isinstance(value, float | np.floating):
         return f"{float(value):g}"
-    return repr(value) if not isinstance(value, numbers.Number) else str(value)
+    if isinstance(value, numbers.Number):
+        return str(value)
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):  # an array: its kind and shape, not its values
+        dims = getattr(value, "dims", None)
+        named = f" dims {tuple(dims)}" if isinstance(dims, tuple) else ""
+        return f"<{type(value).__name__}{named} shape {shape}>"
+    text = repr(value)
+    return text if len(text) <= 80 and "\n" not in text else f"<{type(value).__name__}>"
 
 
 def _type_error(value, name: str, want: str, fix: str):
@@ -515,7 +523,10 @@ class Callable(Constraint):
 
 
 class InstanceOf(Constraint):
-    """An instance of a type: ``InstanceOf(torch.nn.Module, "a torch.nn.Module")``."""
+    """An instance of a type: ``InstanceOf(torch.nn.Module, "a torch.nn.Module")``.
+
+    ``example``: a valid value, or a function that makes one (called only when needed).
+    """
 
     def __init__(self, kind, description: str = "", *, example=None, fix=""):
         self.kind, self.fix, self._example = kind, fix, example
@@ -531,6 +542,8 @@ class InstanceOf(Constraint):
     def example(self):
         if self._example is None:
             raise InternalError(f"{self!r} has no example; pass example=.")
+        if callable(self._example) and not isinstance(self._example, self.kind):
+            return self._example()  # made when needed: a card read from the registry
         return self._example
 
     def bad_values(self) -> list:

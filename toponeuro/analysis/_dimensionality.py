@@ -17,8 +17,10 @@ import numpy as np
 import xarray as xr
 
 from .._util import dims as D
+from .._util.constraints import ArrayLike, DataArrayWith, Names
 from .._util.docs import fill_doc
-from .._util.params import Boolean, validate_params
+from .._util.params import Boolean, Text, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import InvalidDataError, UndefinedValueWarning
 from ._validate import as_matrix, check_finite
 
@@ -102,6 +104,7 @@ def trace_moments(data, bias_corrected: bool = True) -> tuple[float, float]:
     return float(tr_c_sq), float(tr_c2)
 
 
+@validate_params(dict(data=ArrayLike()))
 @fill_doc
 def effective_dimensionality(data) -> float:
     """``(sum lambda)^2 / sum lambda^2`` of the sample covariance eigenvalues.
@@ -140,7 +143,7 @@ def _no_variance() -> float:
     warnings.warn(
         "The data have zero variance (every feature constant), so the dimensionality is "
         "undefined: NaN. Check the data (dead units, a wrong hook or selection).",
-        UndefinedValueWarning, stacklevel=3,
+        UndefinedValueWarning, stacklevel=user_stacklevel(),
     )
     return float("nan")
 
@@ -194,7 +197,7 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
         warnings.warn(
             f"The bias-corrected participation ratio needs at least 4 stimuli; got {n}. "
             "Returning NaN (use bias_corrected=False for the plain estimate).",
-            UndefinedValueWarning, stacklevel=2,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
         return float("nan")
     num, den = trace_moments(X, bias_corrected)
@@ -205,7 +208,7 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
             f"The bias-corrected participation ratio is undefined here (NaN): the estimate of "
             f"tr(C^2) is {den:.3g}, not positive (n_stimuli = {n}, n_features = {p}; too few "
             "stimuli, or no variance). Use more stimuli, or bias_corrected=False.",
-            UndefinedValueWarning, stacklevel=2,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
         return float("nan")
     pr = float(num / den)
@@ -214,6 +217,8 @@ def participation_ratio(data, bias_corrected: bool = True) -> float:
     return pr
 
 
+@validate_params(dict(activations=DataArrayWith((D.STIMULUS, D.UNIT), fix="See toponeuro.check_activations."),
+                      layers=[Text(), Names(), None]))
 @fill_doc
 def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
     """Effective dimensionality of each layer's responses, bias-corrected ratio beside it.
@@ -260,7 +265,7 @@ def dimensionality(activations: xr.DataArray, *, layers=None) -> xr.Dataset:
                 f"Layer {layer!r} has zero variance over the {x.shape[0]} stimuli (every "
                 "unit constant, e.g. all zeros), so its dimensionality is undefined: NaN. "
                 "Check that layer's activations (dead units, wrong hook).",
-                UndefinedValueWarning, stacklevel=2,
+                UndefinedValueWarning, stacklevel=user_stacklevel(),
             )
             ed.append(np.nan)
             pr.append(np.nan)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._util.docs import fill_doc
-from .._util.params import SEED, check_random_state, validate_params
+from .._util.params import COUNT, SEED, check_random_state, validate_params
 from .._util.typing import RandomState
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
@@ -34,6 +34,7 @@ TOPONETS_NANOGPT_KEEP = (1.0, 0.8, 0.5, 0.2)
 _DEFAULT_METHODS = ("remove", "pool", "magnitude")
 
 
+@validate_params(dict(n_units=COUNT, size=COUNT))
 def pool_matrix(n_units: int, size: int) -> np.ndarray:
     """``(n_units, n_units)`` matrix averaging each unit with its ``size x size`` sheet block.
 
@@ -59,9 +60,6 @@ def pool_matrix(n_units: int, size: int) -> np.ndarray:
     [0.25, 0.25, 0.25, 0.25]
     """
     h, w = sheet_shape(n_units)
-    size = int(size)
-    if size < 1:
-        raise InvalidDataError(f"Pool sizes must be whole numbers >= 1; got {size}.")
     rows, cols = np.divmod(np.arange(n_units), w)
     block = (rows // size) * (-(-w // size)) + cols // size
     same = block[:, None] == block[None, :]

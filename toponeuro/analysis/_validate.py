@@ -10,6 +10,7 @@ import xarray as xr
 
 from .._util import dims as D
 from .._util.align import align_stimuli, as_labelled
+from .._util.stack import user_stacklevel
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -99,7 +100,7 @@ def paired_matrices(features, responses, names=("features", "responses")):
                 f"in the same order. Label the {without} (a DataArray with a 'stimulus_id' "
                 "coord) to join them by id, or pass both as plain arrays (np.asarray) to "
                 "pair them by position on purpose.",
-                PairedByPositionWarning, stacklevel=3,
+                PairedByPositionWarning, stacklevel=user_stacklevel(),
             )
     X = as_matrix(features, names[0])
     Y = as_matrix(responses, names[1])

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._io.meshes import MESH_SIZES
+from .._util.params import Text, validate_params
 from ..exceptions import (
     CoordinateError,
     InputTypeError,
@@ -41,6 +42,7 @@ _HEMI_ALIASES = {"lh": "left", "l": "left", "left": "left",
 _PREFIX = {"left": "lh", "right": "rh"}
 
 
+@validate_params(dict(value=Text(fix="Use 'left'/'lh' or 'right'/'rh'.")))
 def hemi_name(value) -> str:
     """Normalise a hemisphere name to ``"left"`` / ``"right"``.
 
@@ -170,14 +172,35 @@ class Atlas:
 
     @property
     def is_surface(self) -> bool:
+        """Whether the atlas labels the vertices of one hemisphere's mesh (not a volume).
+
+        Returns
+        -------
+        bool
+            True for a surface atlas.
+        """
         return self.hemi is not None
 
     @property
     def rois(self) -> list[str]:
+        """The ROI keys of the labels, in label order (``"lh_mFus"`` ...).
+
+        Returns
+        -------
+        list of str
+            One key per label.
+        """
         return self.labels.roi.tolist()
 
     @property
     def domains(self) -> list[str]:
+        """The atlas's domains (``faces``, ``language`` ...), in label order, once each.
+
+        Returns
+        -------
+        list of str
+            The domains.
+        """
         return list(dict.fromkeys(self.labels.domain))
 
     def __repr__(self) -> str:
@@ -185,7 +208,13 @@ class Atlas:
         return f"Atlas({self.name!r}, space={self.space!r}, {len(self.labels)} labels, {shape})"
 
     def to_nifti(self):
-        """The label volume as a :class:`nibabel.Nifti1Image` (volume atlases only)."""
+        """The label volume as a :class:`nibabel.Nifti1Image` (volume atlases only).
+
+        Returns
+        -------
+        nibabel.Nifti1Image
+            The labels (int16) with the atlas's affine.
+        """
         if self.is_surface:
             raise InputTypeError(f"{self!r} is a surface atlas; it has no NIfTI image.")
         import nibabel as nib
@@ -195,6 +224,16 @@ class Atlas:
     def select(self, roi: str | Sequence[str]) -> np.ndarray:
         """Label values for ROI keys (``"lh_mFus"``), names (``"mFus"``: both hemispheres)
         or domains (``"faces"``); a list combines them.
+
+        Parameters
+        ----------
+        roi : str or list of str
+            ROI keys, names or domains.
+
+        Returns
+        -------
+        numpy.ndarray
+            The label values (int), sorted.
 
         Examples
         --------
@@ -224,6 +263,20 @@ class Atlas:
         """Boolean map (shape of ``data``) of the labels of a domain / ROI, optionally one
         hemisphere; with no argument, every labelled voxel.
 
+        Parameters
+        ----------
+        domain : str or list of str, optional
+            Domain(s) whose labels are kept.
+        hemi : {"left", "right"}, optional
+            Keep one hemisphere's labels only.
+        roi : str or list of str, optional
+            ROI key(s), name(s) or domain(s), as :meth:`select` reads them.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean, the shape of ``data``.
+
         Examples
         --------
         >>> from toponeuro.atlases import load_language_parcels
@@ -249,6 +302,17 @@ class Atlas:
         return np.isin(self.data, t.label[keep].to_numpy())
 
     def roi_of(self, values: np.ndarray) -> np.ndarray:
-        """ROI key for each label value (``""`` for 0 / unlabelled)."""
+        """ROI key for each label value (``""`` for 0 / unlabelled).
+
+        Parameters
+        ----------
+        values : numpy.ndarray
+            Label values.
+
+        Returns
+        -------
+        numpy.ndarray
+            One ROI key (str) per value.
+        """
         lut = dict(zip(self.labels.label.astype(int), self.labels.roi))
         return np.array([lut.get(int(v), "") for v in np.ravel(values)], dtype=object).astype(str)

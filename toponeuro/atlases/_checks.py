@@ -28,6 +28,7 @@ import numpy as np
 
 from .._io.meshes import MESHES
 from .._util.params import Options, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import (
     ImplausibleValueWarning,
     InvalidDataError,
@@ -118,7 +119,7 @@ def is_constant(values: np.ndarray, what: str) -> bool:
         f"cortex_maps: {what} is constant ({fin[0]:g} at every vertex with data); a map with "
         "no variation has no centre, patches or similarity, so it is left out of this "
         "hemisphere (and of the arrangement). Check that the file holds the statistic."),
-        stacklevel=4)
+        stacklevel=user_stacklevel())
     return True
 
 
@@ -139,7 +140,7 @@ def warn_if_negative(values: np.ndarray, what: str) -> None:
             f"down to {fin.min():.3g}). Patches are taken "
             "above the threshold, so a contrast the wrong way round (e.g. objects > faces "
             "for faces) finds none: give the map with its sign flipped (-1 x the map)."),
-            stacklevel=4)
+            stacklevel=user_stacklevel())
 
 
 @lru_cache(maxsize=2)
@@ -203,7 +204,7 @@ def warn_if_far(values: np.ndarray, domain: str, hemi: str, mesh: str, what: str
             f"cortex; more than {EXPECTED_REGION_MM:g} mm counts as far). A {domain} map "
             "peaks there; check that this file is the right contrast for this domain (not "
             "e.g. a motor or auditory map) and that left and right are not swapped."),
-            stacklevel=4)
+            stacklevel=user_stacklevel())
 
 
 #: a map is taken for region ids when its finite values are whole numbers, at least 0,
@@ -251,7 +252,7 @@ def warn_if_region_ids(values: np.ndarray, what: str, domain: str) -> None:
         f"is not 'more' than region 3). Name the regions of the {domain} ROI after '#' in "
         f"the path ('FILE#{int(ids[-1])}', several 'FILE#3+4'): a 0/1 map, patch threshold "
         "0.5 (cortex_threshold=0.5). A map of counts (subjects per vertex) is fine as it is."),
-        stacklevel=4)
+        stacklevel=user_stacklevel())
 
 
 def check_fs_lr_hemisphere(values: np.ndarray, hemi: str, mesh: str, what: str) -> None:
@@ -347,7 +348,7 @@ def check_volume_coverage(img, pial_xyz: np.ndarray, projected: np.ndarray, hemi
             f"cortex_maps: {outside:.0%} of the {hemi} hemisphere's vertices lie outside "
             f"the field of view of {what} (they get no data). Fine for a cropped "
             f"acquisition; otherwise the volume is not in MNI152 space. {fix}"),
-            stacklevel=5)
+            stacklevel=user_stacklevel())
 
 
 #: both ends of a brain-sized map's extent this far from the MNI152 brain's, in one

@@ -28,6 +28,7 @@ import numpy as np
 
 from .._io.meshes import MESHES, mesh_surface
 from .._io.reading import check_input_file
+from .._util.stack import user_stacklevel
 from ..exceptions import (
     ImplausibleValueWarning,
     InvalidDataError,
@@ -240,7 +241,7 @@ def freesurfer_label_map(path: str | os.PathLike, hemi: str, what: str) -> np.nd
                 "(median) from fsaverage's surfaces at the same vertices: it lists vertices of "
                 "another surface (a subject's own?), which are not fsaverage's. Resample it to "
                 "fsaverage (mri_label2label --trgsubject fsaverage --regmethod surface)."),
-                stacklevel=4)
+                stacklevel=user_stacklevel())
     out = np.zeros(n5)
     out[vertices[shared]] = 1.0
     return out

@@ -116,13 +116,15 @@ class CortexMaps:
     @property
     def geometry(self) -> dict:
         """Keyword arguments of :func:`toponeuro.analysis.as_topomap` for these maps
-        (:func:`toponeuro.analysis.topography_table` reads them off a ``CortexMaps``)."""
+        (:func:`toponeuro.analysis.topography_table` reads them off a ``CortexMaps``).
+        """
         return {"positions": self.positions, "adjacency": self.adjacency, "mesh": self.mesh}
 
     @property
     def spin_geometry(self) -> dict:
         """The same maps on the sphere: geometry for statistics whose null is a spin test
-        (e.g. ``map_similarity``)."""
+        (e.g. ``map_similarity``).
+        """
         return {"positions": self.sphere, "mesh": self.mesh}
 
     @property
@@ -130,7 +132,8 @@ class CortexMaps:
         """The same maps on the folded mesh (fsaverage5: pial; fs_LR 32k: midthickness) with
         shortest-path distances along its edges: geometry for statistics that measure how far apart points are on the cortex
         (e.g. the distances between domain centres of
-        :func:`toponeuro.analysis.compare_tables`)."""
+        :func:`toponeuro.analysis.compare_tables`).
+        """
         surface = MESHES[self.mesh].geodesic or GEODESIC_SURFACE
         return {"positions": vertex_coordinates(surface, self.hemi, mesh=self.mesh),
                 "adjacency": mesh_graph(surface, self.hemi, mesh=self.mesh),

@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from .._util.params import Text, validate_params
 from ..exceptions import InvalidDataError
 
 __all__ = ["parse_cortex_maps"]
@@ -73,6 +74,7 @@ def _unquote(piece: str) -> str:
     return "".join(out).strip()
 
 
+@validate_params(dict(spec=Text(fix="Write it like 'faces=PATH,bodies=LH.gii:RH.gii'.")))
 def parse_cortex_maps(spec: str) -> dict:
     """Read the text form ``faces=PATH,bodies=LH:RH`` into ``{domain: path or (lh, rh)}``.
 

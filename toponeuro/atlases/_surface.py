@@ -12,6 +12,7 @@ import numpy as np
 from .._io.fetch import data_dir
 from .._io.meshes import FSAVERAGE5_SURFACES, MESHES, mesh_surface
 from .._io.output import atomic_file
+from .._util.constraints import ArrayLike
 from .._util.docs import fill_doc
 from .._util.params import Options, PathLike, validate_params
 from ..exceptions import InputTypeError, UnknownNameError
@@ -103,6 +104,7 @@ def vertex_coordinates(surface: str = "pial", hemi: str | None = None, *,
     return np.concatenate([mesh_surface(mesh, surface, h)[0] for h in HEMIS])
 
 
+@validate_params(dict(coords=ArrayLike(ndim=2), faces=ArrayLike(ndim=2)))
 def mesh_edge_graph(coords, faces):
     """Sparse symmetric ``(n, n)`` graph of a triangle mesh's edges, weighted by length.
 

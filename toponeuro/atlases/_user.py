@@ -36,7 +36,9 @@ from .._io.meshes import (
     read_surface_file,
 )
 from .._io.reading import load_nibabel
+from .._util.constraints import MAPPING, Names
 from .._util.docs import fill_doc
+from .._util.params import Text, validate_params
 from ..exceptions import (
     DimensionError,
     InputTypeError,
@@ -381,6 +383,9 @@ def _object_values(obj, domain: str, hemi: str) -> np.ndarray:
         ) from None
 
 
+@validate_params(dict(maps=[MAPPING, Text()], hemispheres=[Text(), Names(), None],
+                      vol_to_surf=[MAPPING, None], surface=Text(), neighbours=Text(),
+                      domains=[Names(), None], mesh=[Text(), None]))
 @fill_doc
 def load_cortex_maps(
     maps: Mapping[str, object] | str,
@@ -577,6 +582,7 @@ def _assemble(reader, hemis, mesh, params, surface, neighbours) -> dict[str, Cor
     return out
 
 
+@validate_params(dict(maps=MAPPING, mesh=Text(), purpose=Text()))
 def require_mesh(maps: Mapping[str, CortexMaps], mesh: str, purpose: str) -> None:
     """Raise MeshMismatchError unless every hemisphere's maps lie on ``mesh``.
 

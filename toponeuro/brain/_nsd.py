@@ -15,6 +15,7 @@ On-disk layout read here (the NSD data manual):
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,7 +24,8 @@ import numpy as np
 import xarray as xr
 
 from .._util import dims as D
-from .._util.params import Boolean, validate_params
+from .._util.constraints import MAPPING, ArrayLike
+from .._util.params import Boolean, Interval, PathLike, validate_params
 from ..exceptions import (
     DimensionError,
     InvalidDataError,
@@ -63,6 +65,7 @@ def _subj(subject) -> int:
     return k
 
 
+@validate_params(dict(path=PathLike()))
 def read_nsd_expdesign(path: str | os.PathLike) -> dict:
     """``masterordering``, ``subjectim`` and ``sharedix`` of ``nsd_expdesign.mat`` (1-based).
 
@@ -140,6 +143,7 @@ def _checked_sessions(sessions, n_sessions: int) -> list[int]:
     return out
 
 
+@validate_params(dict(expdesign=MAPPING))
 def nsd_trial_images(expdesign: dict, subject, sessions: Iterable[int]) -> tuple:
     """0-based 73k image index and 0-based global trial number of each trial of ``sessions``.
 
@@ -178,6 +182,8 @@ def nsd_trial_images(expdesign: dict, subject, sessions: Iterable[int]) -> tuple
     return ids73k - 1, trials
 
 
+@validate_params(dict(ncsnr=ArrayLike(scalar=True),
+                      n_trials=[ArrayLike(), Interval(numbers.Real, 1, None, closed="left")]))
 def nsd_noise_ceiling(ncsnr, n_trials) -> np.ndarray:
     """NSD's noise ceiling (percent of variance) from ``ncsnr``.
 

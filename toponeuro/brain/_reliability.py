@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numbers
 from numbers import Integral, Real
 
 import numpy as np
 import xarray as xr
 
 from .._util import dims as D
+from .._util.constraints import ArrayLike, DataArrayWith
 from .._util.docs import fill_doc
 from .._util.metrics import pearson_r
 from .._util.params import SEED, Boolean, Interval, Options, check_random_state, validate_params
@@ -282,6 +284,8 @@ def ncsnr(responses: xr.DataArray, *, zscore: bool = True) -> xr.DataArray:
     return _voxel_result(value, responses, "ncsnr")
 
 
+@validate_params(dict(responses=DataArrayWith((D.STIMULUS, D.VOXEL)),
+                      n_trials=[ArrayLike(), Interval(numbers.Real, 1, None, closed="left"), None]))
 def voxel_noise_ceiling(responses: xr.DataArray, n_trials=None) -> xr.DataArray:
     """NSD's noise ceiling per voxel, in **percent of variance**, from :func:`ncsnr`.
 

@@ -10,8 +10,10 @@ import numpy as np
 import xarray as xr
 
 from .._util import dims as D
+from .._util.constraints import DataArrayWith
 from .._util.docs import fill_doc
 from .._util.params import Boolean, Interval, Text, check_random_state, validate_params
+from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..atlases import hemi_name
 from ..exceptions import (
@@ -237,6 +239,7 @@ def check_responses(da: xr.DataArray, *, unique_ids: bool = False) -> xr.DataArr
     return da
 
 
+@validate_params(dict(da=DataArrayWith((D.STIMULUS, D.VOXEL))))
 def invalid_voxels(da: xr.DataArray) -> np.ndarray:
     """Boolean mask of voxels with any NaN/inf or a constant response across stimuli.
 
@@ -331,7 +334,7 @@ def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses"
         raise InvalidDataError(
             msg + ". Pass drop_invalid=True to exclude them, or a tighter mask / ROI."
         )
-    warnings.warn(msg + "; excluded (drop_invalid=True).", stacklevel=3)
+    warnings.warn(msg + "; excluded (drop_invalid=True).", stacklevel=user_stacklevel())
     out = da.isel({D.VOXEL: np.flatnonzero(~bad)})
     out.attrs["n_invalid_dropped"] = n_bad
     return out

@@ -33,6 +33,7 @@ TOPOLM_CONTRAST = {"repo": "epflneuroailab/topolm",
 
 
 
+@validate_params(dict(path=PathLike(), hemi=[Text(), None]))
 def read_surface_data(path: str | os.PathLike, hemi: str | None = None) -> np.ndarray:
     """(n_vertices, n_maps) array from a GIFTI (``.gii``), CIFTI-2 (``.dscalar.nii``) or
     MGH/MGZ file.

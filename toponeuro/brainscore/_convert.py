@@ -22,7 +22,7 @@ from .._io.folder import output_folder
 from .._io.output import read_json
 from .._io.reading import load_numpy, read_file
 from .._util import dims as D
-from .._util.params import Boolean, validate_params
+from .._util.params import Boolean, PathLike, validate_params
 from ..exceptions import InputTypeError
 from ._export import BRAINSCORE_REGIONS
 
@@ -269,6 +269,7 @@ def write_brainscore_benchmark(stimuli, responses, out_dir, regions=None, copy_i
     return Path(out_dir)
 
 
+@validate_params(dict(folder=PathLike()))
 def read_brainscore_benchmark(folder):
     """Read back what :func:`write_brainscore_benchmark` wrote.
 

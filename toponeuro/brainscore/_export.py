@@ -19,6 +19,7 @@ from .. import exceptions as E
 from .._io.fetch import sha256sum
 from .._io.folder import MANIFEST, output_folder
 from .._io.output import atomic_file
+from .._util.constraints import HasAttributes
 from .._util.docs import fill_doc
 from .._util.params import COUNT, Boolean, Options, Text, validate_params
 from .._version import __version__
@@ -26,6 +27,10 @@ from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
 if TYPE_CHECKING:
     from ..models import ModelCard
+
+
+#: a model's card: a ModelCard, or any object with its fields
+_CARD = HasAttributes(("name", "arch"), "a ModelCard (toponeuro.models.model_card)")
 
 __all__ = [
     "BRAINSCORE_REGIONS",
@@ -259,6 +264,7 @@ def _n_layer(card) -> int:
     return int(_get(card, "n_layer", 0)) or (max(found) + 1 if found else 12)
 
 
+@validate_params(dict(card=_CARD))
 @fill_doc
 def plugin_layers(card) -> tuple[str, ...]:
     """The layers an exported plugin lists for ``ModelCommitment`` (vision) or may commit
@@ -303,6 +309,7 @@ def _readout_layer(layers) -> str:
     return layers[-1]
 
 
+@validate_params(dict(card=_CARD))
 @fill_doc
 def propose_region_layer_map(card) -> dict:
     """Propose a region -> layer commitment from a model card.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import exceptions as E
 from .._io.output import atomic_file, read_json, refuse_link, remove_tree, write_text
-from .._util.params import POSITIVE, Boolean, validate_params
+from .._util.params import POSITIVE, Boolean, PathLike, validate_params
 from ..exceptions import (
     ExternalCommandError,
     InputTypeError,
@@ -44,6 +44,7 @@ ENV_PYTHON = "TOPONEURO_BRAINSCORE_PYTHON"
 MIN_STIMULI_PLS = 30  # as in _runner.py: int(0.9 * 30) training stimuli > 25 PLS components
 
 
+@validate_params(dict(python=[PathLike(), None]))
 def brainscore_python(python=None) -> str:
     """The Python interpreter of the environment that has brainscore-vision.
 

@@ -37,6 +37,8 @@ import numpy as np
 
 from .._io.output import NETCDF_SUFFIXES, PathLock, atomic_file, move, refuse_link
 from .._util import dims as D
+from .._util.params import COUNT, Boolean, Text, validate_params
+from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import OutputExistsError, OutputPathError, StoreCorruptError, StoreLockedError
 
@@ -52,6 +54,8 @@ _UNIT_INT_COORDS = (D.CHANNEL, D.ROW, D.COL, D.Y, D.X)
 _CHUNK_BYTES = 4 << 20
 
 
+@validate_params(dict(weights_sha256=Text(empty=True), content_hash=Text(empty=True),
+                      preprocessing=Text(empty=True), version=Text()))
 def cache_key(
     *,
     weights_sha256: str,
@@ -228,6 +232,7 @@ class ActivationStore:
     >>> st.close()
     """
 
+    @validate_params(dict(key=Text(), resume=Boolean(), batch_size=COUNT, overwrite=Boolean()))
     def __init__(self, store, key, stimulus_ids, categories, attrs, *, resume=True,
                  batch_size=64, overwrite=False):
         import h5netcdf
@@ -264,7 +269,7 @@ class ActivationStore:
                 if reason != "resume=False":
                     warnings.warn(
                         f"Replacing the activation store {self.path} (overwrite=True): {reason}.",
-                        stacklevel=4,
+                        stacklevel=user_stacklevel(),
                     )
                 self.path.unlink()
         if self.path.exists():
@@ -321,13 +326,19 @@ class ActivationStore:
         warnings.warn(
             f"The activation store {self.path} cannot be read ({err}); a run was probably "
             f"killed mid-write. It was moved to {bad} and its rows are computed again.",
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
         return None
 
     # -- state ------------------------------------------------------------------------------
     def done(self) -> np.ndarray:
-        """Boolean per stimulus: its row is written."""
+        """Boolean per stimulus: its row is written.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_stimuli,)`` booleans.
+        """
         if self._f is None:
             return np.zeros(len(self.ids), dtype=bool)
         return np.asarray(self._f.variables[_DONE][:]).astype(bool)
@@ -374,7 +385,17 @@ class ActivationStore:
             f.close()
 
     def write(self, start: int, data: np.ndarray, unit_info: dict[str, np.ndarray]) -> None:
-        """Write rows ``start : start + len(data)`` and mark them done (after a flush)."""
+        """Write rows ``start : start + len(data)`` and mark them done (after a flush).
+
+        Parameters
+        ----------
+        start : int
+            Index of the first row written.
+        data : numpy.ndarray
+            ``(n_rows, n_units)`` activations.
+        unit_info : dict
+            Unit coordinate name -> ``(n_units,)`` values (written with the first rows).
+        """
         if self._f is None:
             self._create(unit_info)
         stop = start + len(data)
@@ -405,6 +426,11 @@ class ActivationStore:
         """Check finished rows (default: all) against their recorded CRC-32 checksums.
 
         Raises :class:`StoreCorruptError` naming the rows whose bytes changed.
+
+        Parameters
+        ----------
+        rows : array of int, optional
+            The rows to check (default all).
         """
         n = len(self.ids)
         rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -426,7 +452,15 @@ class ActivationStore:
             raise self._corrupt(np.asarray(bad), "rows do not match their CRC-32 checksums")
 
     def read(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """All rows and the unit coords (every row must be done), verified by checksum."""
+        """All rows and the unit coords (every row must be done), verified by checksum.
+
+        Returns
+        -------
+        data : numpy.ndarray
+            ``(n_stimuli, n_units)`` float32 rows.
+        unit_info : dict
+            Unit coordinate name -> ``(n_units,)`` values.
+        """
         f = self._f
         try:
             data = np.asarray(f.variables[_DATA][:])

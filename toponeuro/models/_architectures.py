@@ -12,6 +12,7 @@ import functools
 import importlib.resources
 import tomllib
 
+from .._util.params import Text, validate_params
 from ..exceptions import UnknownNameError, close_matches
 
 __all__ = ["architecture_config"]
@@ -31,6 +32,7 @@ def _sizes(table: dict) -> list[str]:
     return [k for k in table if k not in _META]
 
 
+@validate_params(dict(name=Text(), size=Text()))
 def architecture_config(name: str, size: str = "full", **overrides) -> dict:
     """The keyword arguments that build the architecture ``name`` at ``size``.
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .._util.docs import fill_doc
-from .._util.params import Text, validate_params
+from .._util.params import InstanceOf, PathLike, Text, validate_params
+from ._registry import ModelCard, model_card
 
 __all__ = ["describe_models", "weights_status", "WEIGHTS_STATUSES"]
 
@@ -20,6 +21,8 @@ WEIGHTS_STATUSES = {
 }
 
 
+@validate_params(dict(card=InstanceOf(ModelCard, "a ModelCard (toponeuro.models.model_card)", example=lambda: model_card("resnet18")),
+                      cache_dir=[PathLike(), None]))
 @fill_doc
 def weights_status(card, cache_dir=None) -> str:
     """Whether the weights of a :class:`ModelCard` are available on this machine.

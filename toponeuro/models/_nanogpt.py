@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .._util.optional import optional_import
+from .._util.params import InstanceOf, validate_params
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from ._registry import register_builder
 
@@ -136,6 +137,7 @@ class GPT(nn.Module):
     True
     """
 
+    @validate_params(dict(config=[InstanceOf(GPTConfig), None]))
     def __init__(self, config: GPTConfig | None = None):
         super().__init__()
         cfg = config or GPTConfig()
@@ -166,6 +168,18 @@ class GPT(nn.Module):
             nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        """Next-token logits of a batch of token sequences.
+
+        Parameters
+        ----------
+        idx : torch.Tensor
+            ``(batch, n_tokens)`` token ids, at most ``config.block_size`` tokens.
+
+        Returns
+        -------
+        torch.Tensor
+            ``(batch, n_tokens, vocab_size)`` logits.
+        """
         t = idx.shape[1]
         if t > self.config.block_size:
             raise InvalidDataError(

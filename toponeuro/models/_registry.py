@@ -174,6 +174,7 @@ _CARDS_FILE = "cards.toml"
 _CARDS_LOADED = False
 
 
+@validate_params(dict(name=Text(), topo_layers=["callable", None]))
 def register_builder(name: str, *, topo_layers: Callable | None = None):
     """Decorator registering an architecture builder (``builder(**kwargs) -> nn.Module``).
 
@@ -248,6 +249,7 @@ def list_architectures(*, trainable: bool = False) -> list[str]:
     return sorted(n for n in _BUILDERS if not trainable or n in _TOPO_LAYERS)
 
 
+@validate_params(dict(name=Text()), prefer_skip_nested_validation=False)
 def build_architecture(name: str, **kwargs):
     """A registered architecture, randomly initialised, and its default TopoLoss layers.
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from torch import nn
 
+from .._util.constraints import TorchModule
+from .._util.params import validate_params
 from ._standalone import SmallResNet
 
 __all__ = ["SmallResNet", "small_resnet_topo_layers"]
 
 
+@validate_params(dict(model=[TorchModule(), None]))
 def small_resnet_topo_layers(model: nn.Module | None = None) -> list[str]:
     """Names of the convs inside residual blocks (where TopoLoss acts), downsample excluded.
 

@@ -41,6 +41,18 @@ class BlurPoolConv2d(nn.Module):
         self.register_buffer("blur_filter", k.expand(conv.in_channels, 1, 3, 3).clone())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Blur each input channel (3 x 3 binomial filter), then apply the wrapped convolution.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            ``(batch, channels, height, width)`` input.
+
+        Returns
+        -------
+        torch.Tensor
+            The convolution's output.
+        """
         x = F.conv2d(x, self.blur_filter, stride=1, padding=1, groups=self.conv.in_channels)
         return self.conv(x)
 
@@ -149,6 +161,18 @@ class SmallResNet(nn.Module):
             add_blurpool(self)
 
     def forward(self, x):
+        """Class logits of a batch of images.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            ``(batch, in_channels, height, width)`` images.
+
+        Returns
+        -------
+        torch.Tensor
+            ``(batch, num_classes)`` logits.
+        """
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         return self.fc(self.avgpool(x).flatten(1))

@@ -12,7 +12,8 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from numbers import Real
 
-from .._util.params import Interval, validate_params
+from .._util.constraints import MAPPING, TorchModule
+from .._util.params import Interval, Text, validate_params
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ..sheet import sheet_shape
 
@@ -42,6 +43,7 @@ def _weight(model, name: str):
     return layer_weight(model, name)[0]
 
 
+@validate_params(dict(model=TorchModule(), name=Text()))
 def sheet_units(model, name: str) -> int:
     """Number of units (output channels / features) of a conv or linear sheet layer.
 
@@ -66,6 +68,7 @@ def sheet_units(model, name: str) -> int:
     return int(_weight(model, name).shape[0])
 
 
+@validate_params(dict(model=TorchModule()))
 @contextlib.contextmanager
 def restoring(model) -> Iterator:
     """Context in which ``model`` may be edited: its state and modes come back on exit.
@@ -110,6 +113,7 @@ def _channel_dim(out, n: int, name: str) -> int:
     )
 
 
+@validate_params(dict(model=TorchModule(), edits=MAPPING))
 @contextlib.contextmanager
 def unit_hooks(model, edits: Mapping[str, Callable]) -> Iterator:
     """Forward hooks that rewrite layers' outputs, unit axis last: ``edits[name](out)``.

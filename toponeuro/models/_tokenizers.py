@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._util.docs import fill_doc
+from .._util.params import InstanceOf, PathLike, Text, validate_params
 from ..exceptions import ParameterError
 from ._registry import ModelCard, model_card
 from ._weights import package_file
@@ -10,6 +11,8 @@ from ._weights import package_file
 __all__ = ["load_tokenizer"]
 
 
+@validate_params(dict(model=[InstanceOf(ModelCard, "a ModelCard (toponeuro.models.model_card)", example=lambda: model_card("resnet18")), Text()],
+                      path=[PathLike(), None], cache_dir=[PathLike(), None]))
 @fill_doc
 def load_tokenizer(model, *, path=None, cache_dir=None):
     """The tokenizer a language model was trained with.

@@ -17,9 +17,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._util.constraints import MAPPING
 from .._util.docs import fill_doc
 from .._util.optional import optional_import
-from .._util.params import Boolean, Options, validate_params
+from .._util.params import Boolean, Options, Text, validate_params
 from ..exceptions import (
     CheckpointError,
     MissingWeightsError,
@@ -228,6 +229,7 @@ def load_weights(
     return _strip_prefixes(obj)
 
 
+@validate_params(dict(spec=Text(fix="Write it as 'package:path/inside/it'.")))
 def package_file(spec: str) -> Path:
     """The path of a file shipped inside a Python package, from a card's ``"package:path"``.
 
@@ -261,6 +263,7 @@ def package_file(spec: str) -> Path:
 
 
 
+@validate_params(dict(state=MAPPING))
 def non_finite_tensors(state: Mapping) -> list[str]:
     """Names of the floating-point tensors of a state dict holding NaN or infinite values.
 
@@ -298,6 +301,7 @@ class _Reader:
 _READERS: dict[str, _Reader] = {}
 
 
+@validate_params(dict(name=Text(), recognise="callable", rebuild="callable"))
 def register_checkpoint_reader(name: str, recognise: Callable, rebuild: Callable) -> None:
     """Tell :func:`toponeuro.models.load_model` how to rebuild a network from a file format.
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._util.docs import fill_doc
 from .._util.params import Interval, Options, validate_params
-from ..exceptions import DimensionError, ParameterError, UnknownNameError, close_matches
+from ..exceptions import DimensionError, UnknownNameError
 from ._common import LABEL, TITLE, model_cortex_axes, require_matplotlib, symmetric_limits
 from ._surface import SURFACE_VIEWS
 
@@ -26,6 +26,11 @@ _ON_MESH = {
     "colorbar_label": LABEL,
     "title": TITLE,
 }
+
+#: a map's selectivity threshold, > 0, or None (no threshold)
+_SELECTIVITY_THRESHOLD = [Interval(Real, 0, None, closed="neither",
+                                   fix="It is the map's selectivity threshold (None: none)."),
+                          None]
 
 __all__ = ["plot_model_cortex_maps", "plot_cortex_map"]
 
@@ -55,15 +60,6 @@ def _rgba(values, norm, cm, threshold, uncoloured):
     return rgba
 
 
-def _check_view_hemi(view, hemi):
-    from ._surface import SURFACE_VIEWS
-
-    if view not in SURFACE_VIEWS:
-        raise UnknownNameError(f"Unknown view {view!r}; {close_matches(view, SURFACE_VIEWS)}")
-    if hemi not in ("left", "right"):
-        raise UnknownNameError(f"Unknown hemisphere {hemi!r}; use 'left' or 'right'.")
-
-
 def _mesh_values(values, mesh, name):
     """``values`` flat, refused unless one value per vertex of one ``mesh`` hemisphere."""
     from .._io.meshes import MESH_SIZES
@@ -75,12 +71,6 @@ def _mesh_values(values, mesh, name):
             f"{name} must hold one value per vertex of one {mesh} hemisphere "
             f"({n if n else 'unknown mesh'}); got {vals.size:,}.")
     return vals
-
-
-def _check_threshold(value, name):
-    if value is not None and not (np.isfinite(value) and value > 0):
-        raise ParameterError(f"{name} must be a number > 0 (the map's selectivity threshold) "
-                             f"or None; got {value!r}.")
 
 
 def _draw_on_mesh(ax, vals, mesh, hemi, view, norm, cm, threshold):
@@ -135,7 +125,9 @@ def _model_map(model, model_positions, model_grid_shape):
 
 
 @fill_doc
-@validate_params(dict(_ON_MESH, model_title=LABEL, cortex_title=LABEL))
+@validate_params(dict(_ON_MESH, threshold=_SELECTIVITY_THRESHOLD,
+                      cortex_threshold=_SELECTIVITY_THRESHOLD, model_title=LABEL,
+                      cortex_title=LABEL))
 def plot_model_cortex_maps(
     model,
     cortex,
@@ -228,11 +220,8 @@ def plot_model_cortex_maps(
     """
     from matplotlib.cm import ScalarMappable
 
-    _check_threshold(threshold, "threshold")
-    _check_threshold(cortex_threshold, "cortex_threshold")
     sheet = _model_map(model, model_positions, model_grid_shape)
     if cortex_positions is None:
-        _check_view_hemi(view, hemi)
         vals = _mesh_values(cortex, mesh, "cortex")
     else:
         vals = np.asarray(cortex, dtype=float).ravel()
@@ -315,7 +304,6 @@ def plot_cortex_map(values, *, mesh: str = "fsaverage5", hemi: str = "left",
     """
     from matplotlib.cm import ScalarMappable
 
-    _check_view_hemi(view, hemi)
     vals = _mesh_values(values, mesh, "values")
     norm, cm = _colour_scale([vals], threshold, cmap)
     fig, ax = require_matplotlib().subplots(1, 1, figsize=(5.6, 3.9))

@@ -298,10 +298,7 @@ def plot_distance_profile(
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from scipy.ndimage import gaussian_filter
-    >>> from toponeuro.analysis import smoothness
-    >>> m = gaussian_filter(np.random.default_rng(0).standard_normal((16, 16)), 2)
+    %(smooth_map_example)s
     >>> fig = plot_distance_profile({"faces": smoothness(m, random_state=0)})
     >>> len(fig.axes[0].lines)
     1
@@ -362,10 +359,7 @@ def plot_distance_profiles(by_panel: Mapping, *, ylabel: str = "mean |Δ selecti
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from scipy.ndimage import gaussian_filter
-    >>> from toponeuro.analysis import smoothness
-    >>> m = gaussian_filter(np.random.default_rng(0).standard_normal((16, 16)), 2)
+    %(smooth_map_example)s
     >>> fig = plot_distance_profiles({"l1": {"faces": smoothness(m, random_state=0)},
     ...                               "l2": {"faces": smoothness(m, random_state=1)}})
     >>> len(fig.axes)

@@ -447,7 +447,18 @@ class TopoAccessor:
 
     def select(self, layer: str) -> xr.DataArray:
         """The units of one layer (without free-position coords when that layer has
-        none: its units sit on the grid sheet)."""
+        none: its units sit on the grid sheet).
+
+        Parameters
+        ----------
+        layer : str
+            Layer name.
+
+        Returns
+        -------
+        xarray.DataArray
+            The layer's units.
+        """
         self._need_units()
         layers = self.layers
         if layer not in layers:
@@ -461,7 +472,18 @@ class TopoAccessor:
         return sub
 
     def sheet_shape(self, layer: str) -> tuple[int, int]:
-        """``(height, width)`` of ``layer``'s sheet, read off its row/col coords."""
+        """``(height, width)`` of ``layer``'s sheet, read off its row/col coords.
+
+        Parameters
+        ----------
+        layer : str
+            Layer name.
+
+        Returns
+        -------
+        tuple of int
+            ``(height, width)``.
+        """
         sub = self.select(layer)
         return int(sub[D.ROW].max()) + 1, int(sub[D.COL].max()) + 1
 
@@ -475,6 +497,11 @@ class TopoAccessor:
         reduce : {None, "mean", "max"}
             How to combine several units that share a sheet position (unpooled conv maps,
             which keep ``y``/``x`` units per channel). ``None`` raises if positions repeat.
+
+        Returns
+        -------
+        xarray.DataArray
+            The values on the sheet grid.
 
         Examples
         --------
@@ -527,12 +554,23 @@ class TopoAccessor:
     @property
     def position_units(self) -> str | None:
         """``"mm"`` or ``"sheet"`` when the units carry free positions (``pos_x``/``pos_y``,
-        TDANN-style; :func:`toponeuro.set_unit_positions`), else None (grid sheets only)."""
+        TDANN-style; :func:`toponeuro.set_unit_positions`), else None (grid sheets only).
+        """
         return position_units(self._da)
 
     def free_positions(self, layer: str) -> np.ndarray | None:
         """``(n_units, 2)`` free ``(x, y)`` positions of ``layer``'s units, or None when the
         layer sits on its grid sheet.
+
+        Parameters
+        ----------
+        layer : str
+            Layer name.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            ``(n_units, 2)`` positions, or None.
 
         Examples
         --------
@@ -547,13 +585,37 @@ class TopoAccessor:
     def with_positions(self, positions: Mapping, units: str = "mm") -> xr.DataArray:
         """A copy that carries free unit positions: ``{layer: (n_units, 2) array or path to
         a .npy / .csv (columns unit, x, y)}`` in ``units`` ("mm" or "sheet"); see
-        :func:`toponeuro.set_unit_positions`."""
+        :func:`toponeuro.set_unit_positions`.
+
+        Parameters
+        ----------
+        positions : mapping
+            Layer -> ``(n_units, 2)`` array, or path to a .npy / .csv file.
+        units : {"mm", "sheet"}
+            The positions' units.
+
+        Returns
+        -------
+        xarray.DataArray
+            A copy with ``pos_x`` / ``pos_y`` unit coords.
+        """
         self._need_units()
         return set_unit_positions(self._da, positions, units=units)
 
     def positions(self, layer: str) -> np.ndarray:
         """``(n_units, 2)`` positions of the units of ``layer``: their free ``(x, y)`` when
-        the layer has them (:meth:`free_positions`), else their sheet ``(row, col)``."""
+        the layer has them (:meth:`free_positions`), else their sheet ``(row, col)``.
+
+        Parameters
+        ----------
+        layer : str
+            Layer name.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_units, 2)`` positions.
+        """
         free = self.free_positions(layer)
         if free is not None:
             return free
@@ -563,6 +625,16 @@ class TopoAccessor:
     def distances(self, layer: str) -> xr.DataArray:
         """Unit-by-unit Euclidean distances on ``layer``'s sheet (in unit spacings), or
         between the free positions of its units (in their ``position_units``).
+
+        Parameters
+        ----------
+        layer : str
+            Layer name.
+
+        Returns
+        -------
+        xarray.DataArray
+            ``(n_units, n_units)`` distances.
 
         Examples
         --------

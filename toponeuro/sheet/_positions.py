@@ -35,6 +35,8 @@ import numpy as np
 import xarray as xr
 
 from .._util import dims as D
+from .._util.constraints import ArrayLike, DataArrayWith
+from .._util.params import COUNT, InstanceOf, PathLike, Text, validate_params
 from ..exceptions import (
     CoordinateError,
     DimensionError,
@@ -129,6 +131,8 @@ def _package_or_path(spec) -> Path:
         return path
 
 
+@validate_params(dict(spec=[PathLike(), ArrayLike(ndim=2)], n_units=[COUNT, None],
+                      layer=Text(empty=True), param=Text()))
 def read_unit_positions(spec, n_units: int | None = None, *, layer: str = "",
                         param: str = "unit_positions") -> np.ndarray:
     """One layer's free unit positions as an ``(n_units, 2)`` float array of ``(x, y)``.
@@ -235,6 +239,8 @@ def unit_positions(da: xr.DataArray, layer: str | None = None) -> np.ndarray | N
     return pos
 
 
+@validate_params(dict(da=DataArrayWith((D.UNIT,)),
+                      positions=InstanceOf(Mapping, "a mapping {layer: (n_units, 2) array or .npy/.csv path}", example={})))
 def set_unit_positions(da: xr.DataArray, positions: Mapping, *,
                        units: str = "mm") -> xr.DataArray:
     """``da`` with free unit positions: unit coords ``pos_x``, ``pos_y`` (attr ``position_units``).

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from .._io.fetch import data_dir, sha256sum
 from .._util.docs import fill_doc
 from .._util.params import PathLike, Text, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import OldDataLocationWarning, UnknownNameError, close_matches, first_few
 
 __all__ = ["Dataset", "DATASETS", "dataset_dir"]
@@ -160,7 +161,7 @@ def legacy_copy(row, cache_dir=None) -> Path | None:
             f"are read from the old place for now (nothing was moved or deleted); move "
             f"{old_top / ds.prefix.rstrip('/')} to {root / ds.name} to use the new layout.",
             OldDataLocationWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     return old
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._util.params import Text, validate_params
+from .._util.constraints import ArrayLike, Names
+from .._util.params import Boolean, PathLike, Text, validate_params
 from ..exceptions import ImageReadError, InvalidDataError, MissingFileError
 
 __all__ = ["IMAGE_EXTENSIONS", "read_image", "is_hidden", "list_image_files", "files_by_name",
@@ -33,6 +34,7 @@ _JUNK_FOLDERS = ("__MACOSX",)
 _WIDE_INT_MODES = ("I;16", "I;16B", "I;16L", "I;16N", "I")
 
 
+@validate_params(dict(path=PathLike(), root=[PathLike(), None]))
 def is_hidden(path: str | os.PathLike, root: str | os.PathLike | None = None) -> bool:
     """Whether ``path`` is a hidden or archiver file that loaders skip.
 
@@ -64,6 +66,7 @@ def is_hidden(path: str | os.PathLike, root: str | os.PathLike | None = None) ->
     return any(part.startswith(".") or part in _JUNK_FOLDERS for part in parts)
 
 
+@validate_params(dict(root=PathLike(), extensions=Names()))
 def list_image_files(
     root: str | os.PathLike, extensions: Iterable[str] = IMAGE_EXTENSIONS
 ) -> list[Path]:
@@ -102,6 +105,7 @@ def list_image_files(
     )
 
 
+@validate_params(dict(root=PathLike(), suffix=Boolean(), fix=Text()))
 def files_by_name(root: str | os.PathLike, files: Iterable[Path], *, suffix: bool = True,
                   error: type[Exception] = InvalidDataError, fix: str = "rename the copies"
                   ) -> dict[str, Path]:
@@ -149,6 +153,7 @@ def files_by_name(root: str | os.PathLike, files: Iterable[Path], *, suffix: boo
     return {k: v[0] for k, v in groups.items()}
 
 
+@validate_params(dict(array=ArrayLike()))
 def image_range(array: np.ndarray) -> tuple[float, float]:
     """The value range ``(low, high)`` that maps to black and white for an array's dtype.
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._util.constraints import ArrayLike
+from .._util.params import PathLike, Text, validate_params
 from ..exceptions import (
     DimensionError,
     InvalidDataError,
@@ -45,6 +47,7 @@ class NSDImageReader:
     (8, 8, 3)
     """
 
+    @validate_params(dict(hdf5_path=PathLike(), key=Text()))
     def __init__(self, hdf5_path: str | os.PathLike, key: str = "imgBrick"):
         self.hdf5_path = str(hdf5_path)
         self.key = key
@@ -80,6 +83,7 @@ def _nsd_indices(indices) -> np.ndarray:
     return raw.astype(np.int64).ravel()
 
 
+@validate_params(dict(hdf5_path=PathLike(), indices=[ArrayLike(ndim=1), None], key=Text()))
 def load_nsd_stimuli(
     hdf5_path: str | os.PathLike,
     indices: Iterable[int] | None = None,

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 
 from .._util import dims as D
+from .._util.constraints import ArrayLike, Names
 from .._util.docs import fill_doc
-from .._util.params import SEED, Interval, Options, validate_params
+from .._util.params import SEED, Interval, Options, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     DimensionError,
@@ -198,6 +199,9 @@ class StimulusSet:
     ['stimulus_id', 'category']
     """
 
+    @validate_params(dict(ids=ArrayLike(ndim=1),
+                          categories=[ArrayLike(ndim=1), None],
+                          name=[Text(), None], loader=["callable", None], labels=[Names(), None]))
     def __init__(
         self,
         ids: Sequence[str],
@@ -243,11 +247,12 @@ class StimulusSet:
         Parameters
         ----------
         items : sequence or batch tensor
+            Image paths, PIL images, ``(C, H, W)`` tensors or arrays, or texts.
         ids : sequence of str, optional
             Default ``"stim-0000"``, ``"stim-0001"``, ...
         kind : {"image", "text"}, optional
             Inferred from the items when not given.
-        categories, metadata, name
+        categories, metadata, name : optional
             As for :class:`StimulusSet`.
 
         Examples
@@ -309,6 +314,16 @@ class StimulusSet:
 
         Tensors (from :meth:`from_items`) are returned as given.
 
+        Parameters
+        ----------
+        i : int
+            Position of the stimulus (negative counts from the end).
+
+        Returns
+        -------
+        PIL.Image.Image, str or torch.Tensor
+            The stimulus.
+
         Examples
         --------
         >>> s = make_stimulus_set(n_per_category=1, categories=("faces",), size=16)
@@ -346,6 +361,16 @@ class StimulusSet:
     def select(self, ids: Sequence[str]) -> StimulusSet:
         """The stimuli with the given ids, in that order (unknown ids raise).
 
+        Parameters
+        ----------
+        ids : sequence of str
+            Stimulus ids.
+
+        Returns
+        -------
+        StimulusSet
+            The selected stimuli.
+
         Examples
         --------
         >>> s = StimulusSet(["a", "b"], ["A", "B"], kind="text")
@@ -357,7 +382,7 @@ class StimulusSet:
     # -- categories -----------------------------------------------------------------------
     @property
     def domains(self) -> np.ndarray | None:
-        """fLoc domain of each stimulus (faces, bodies, places, characters, objects,
+        """The fLoc domain of each stimulus (faces, bodies, places, characters, objects,
         scrambled); categories outside fLoc keep their own name. ``None`` without categories.
 
         Examples
@@ -386,6 +411,7 @@ class StimulusSet:
         Returns
         -------
         (StimulusSet, StimulusSet) or dict
+            The two parts, or ``{value: StimulusSet}`` with ``by``.
 
         Examples
         --------
@@ -409,7 +435,7 @@ class StimulusSet:
 
     # -- identity -------------------------------------------------------------------------
     def content_hash(self) -> str:
-        """sha256 (hex) over kind, ids, and each stimulus' content, computed once.
+        """The sha256 (hex) over kind, ids, and each stimulus' content, computed once.
 
         Image files contribute their bytes; texts their UTF-8; stimuli produced by a
         ``loader`` (in-memory images and tensors included) contribute the pixels (or text)
@@ -417,6 +443,11 @@ class StimulusSet:
         id, order, file or text changes, and keys the feature-extraction cache. Image files
         are read again on every call (a file edited since the last call changes the hash);
         other stimuli are hashed once.
+
+        Returns
+        -------
+        str
+            64 hex digits.
 
         Examples
         --------
@@ -437,6 +468,18 @@ class StimulusSet:
 
         Raises :class:`~toponeuro.exceptions.AlignmentError` when the ids differ or repeat.
 
+        Parameters
+        ----------
+        da : xarray.DataArray
+            Data with a ``stimulus`` dim and a ``stimulus_id`` coord.
+        what : str
+            What ``da`` is, in the error message.
+
+        Returns
+        -------
+        xarray.DataArray
+            ``da`` in this set's order.
+
         Examples
         --------
         >>> import xarray as xr
@@ -454,6 +497,11 @@ class StimulusSet:
 
     def coords(self) -> dict:
         """Stimulus coordinates for an xarray object with a ``stimulus`` dim.
+
+        Returns
+        -------
+        dict
+            Coordinate name -> ``("stimulus", values)``.
 
         Examples
         --------

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .._util import dims as D
+from .._util.constraints import Names
+from .._util.params import Options, PathLike, Text, validate_params
 from ..exceptions import (
     AlignmentError,
     InvalidDataError,
@@ -147,6 +149,11 @@ def _pick(table, given, candidates, what, path):
     return None
 
 
+@validate_params(dict(table=PathLike(), images=[PathLike(), None], file_column=[Text(), None],
+                      category_column=[Text(), None], id_column=[Text(), None],
+                      labels=[Names(), None],
+                      extra_files=Options(("error", "skip"), error=UnknownNameError),
+                      sep=[Text(empty=True), None], name=[Text(), None]))
 def load_stimulus_table(
     table: str | os.PathLike,
     images: str | os.PathLike | None = None,
@@ -238,11 +245,6 @@ def load_stimulus_table(
             f"Image folder {root} does not exist (or is not a folder); pass images= with the "
             "folder the table's file names are relative to."
         )
-    if extra_files not in ("error", "skip"):
-        raise UnknownNameError(
-            f"extra_files={extra_files!r}; expected 'error' or 'skip' "
-            f"({close_matches(str(extra_files), ['error', 'skip'])})."
-        )
     fcol = _pick(frame, file_column, FILE_COLUMNS, "file names", path)
     if fcol is None:
         raise UnknownNameError(
@@ -322,6 +324,7 @@ def load_stimulus_table(
                        name=name or path.stem, labels=labels)
 
 
+@validate_params(dict(path=PathLike()))
 def read_run_list(path: str | os.PathLike) -> pd.DataFrame:
     """One Fedorenko-lab localizer run list (``stim1..stim14``) as ``(number, sentence, condition)``.
 

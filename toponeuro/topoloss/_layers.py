@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .._util.constraints import TorchModule
+from .._util.params import Options, Text, validate_params
 from ..exceptions import UnknownNameError, UnsupportedLayerError, close_matches
 from ..sheet import sheet_shape
 
@@ -37,6 +39,7 @@ def _is_hf_conv1d(module: nn.Module) -> bool:
     return type(module).__name__ == "Conv1D" and hasattr(module, "nf")
 
 
+@validate_params(dict(model=TorchModule(), name=Text()))
 def layer_weight(model: nn.Module, name: str) -> tuple[torch.Tensor, torch.Tensor | None]:
     """``(weight, bias)`` with weight shaped ``(out, in)`` or ``(out, in, kh, kw)``.
 
@@ -89,6 +92,7 @@ def layer_weight(model: nn.Module, name: str) -> tuple[torch.Tensor, torch.Tenso
     )
 
 
+@validate_params(dict(model=TorchModule(), name=Text(), target=Options(TARGETS)))
 def sheet_tensor(model: nn.Module, name: str, target: str = "weight") -> torch.Tensor:
     """The layer as a sheet: ``(h, w, e)`` for weight/input targets, ``(h, w)`` for bias.
 

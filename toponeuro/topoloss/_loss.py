@@ -19,7 +19,8 @@ from torch import nn
 from .._io.output import check_output_file, read_json, write_text
 from .._io.reading import read_file
 from .._util.docs import fill_doc
-from .._util.params import Interval, Options, validate_params
+from .._util.params import InstanceOf, Interval, Options, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import (
     RecipeError,
     SheetError,
@@ -96,7 +97,7 @@ class LayerSpec:
                 f"LayerSpec {self.name!r}: factor_h = factor_w = 1 leaves the sheet unblurred, "
                 "so every unit equals its blurred copy and the loss is 0 whatever the weights: "
                 "tau has no effect. Blur by more than 1 along at least one side (2.0 is the "
-                "TopoNets' value).", ToponeuroWarning, stacklevel=3)
+                "TopoNets' value).", ToponeuroWarning, stacklevel=user_stacklevel())
         tau = self.tau
         if tau is not None and (not _is_number(tau) or not math.isfinite(tau) or tau < 0):
             raise RecipeError(
@@ -348,6 +349,7 @@ class TopoLoss:
     True
     """
 
+    @validate_params(dict(schedule=[InstanceOf(TauSchedule), None]))
     def __init__(self, specs: Iterable[LayerSpec], schedule: TauSchedule | None = None):
         if isinstance(specs, (LayerSpec, str, dict)):
             raise RecipeError(
@@ -385,14 +387,43 @@ class TopoLoss:
         interpolation: str = "bilinear",
         schedule: TauSchedule | None = None,
     ) -> TopoLoss:
-        """The same spec on several layers, checked against ``model`` right away."""
+        """The same spec on several layers, checked against ``model`` right away.
+
+        Parameters
+        ----------
+        model : torch.nn.Module
+            The network the layers belong to.
+        names : iterable of str
+            Module or parameter names of the layers.
+        factor_h, factor_w : float
+            Down-sampling factors of the sheet blur (>= 1).
+        tau : float or None
+            Weight of each layer's term (None: reported, not trained on).
+        target : {"weight", "input", "bias"}
+            What is laid on the sheet.
+        interpolation : str
+            The blur's interpolation mode.
+        schedule : TauSchedule, optional
+            How τ changes over training.
+
+        Returns
+        -------
+        TopoLoss
+            One :class:`LayerSpec` per layer.
+        """
         specs = [LayerSpec(n, factor_h, factor_w, tau, interpolation, target) for n in names]
         out = cls(specs, schedule)
         out.validate(model)
         return out
 
     def validate(self, model: nn.Module) -> None:
-        """Resolve every layer and check its sheet fits the blur factors."""
+        """Resolve every layer and check its sheet fits the blur factors.
+
+        Parameters
+        ----------
+        model : torch.nn.Module
+            The network the specs name layers of.
+        """
         for s in self.specs:
             sheet = sheet_tensor(model, s.name, s.target)
             h, w = sheet.shape[:2]
@@ -404,7 +435,22 @@ class TopoLoss:
 
     def layerwise(self, model: nn.Module, scaled: bool = False, step: int | None = None) -> dict:
         """``{layer: loss}``; with ``scaled=True`` each is multiplied by its (scheduled) τ and
-        specs with ``tau=None`` are left out."""
+        specs with ``tau=None`` are left out.
+
+        Parameters
+        ----------
+        model : torch.nn.Module
+            The network.
+        scaled : bool
+            Multiply each term by its τ (and the schedule's factor at ``step``).
+        step : int, optional
+            Training step, for the schedule.
+
+        Returns
+        -------
+        dict
+            Layer name (``name:target`` for another target) -> loss tensor.
+        """
         mult = self.schedule(step) if (self.schedule is not None and step is not None) else 1.0
         out = {}
         for s in self.specs:
@@ -423,6 +469,13 @@ class TopoLoss:
         return torch.stack(parts).mean()
 
     def to_dict(self) -> dict:
+        """The specs and schedule as a JSON-ready dict (:meth:`from_dict` reads it back).
+
+        Returns
+        -------
+        dict
+            ``{"format", "specs", "schedule"}``.
+        """
         return {
             "format": _FORMAT,
             "specs": [asdict(s) for s in self.specs],
@@ -431,6 +484,18 @@ class TopoLoss:
 
     @classmethod
     def from_dict(cls, d: dict) -> TopoLoss:
+        """A TopoLoss from the dict :meth:`to_dict` wrote.
+
+        Parameters
+        ----------
+        d : dict
+            ``{"format", "specs", "schedule"}``.
+
+        Returns
+        -------
+        TopoLoss
+            The specs and schedule.
+        """
         if d.get("format") != _FORMAT:
             raise RecipeError(f"Not a toponeuro TopoLoss spec (format {d.get('format')!r}).")
         try:
@@ -450,6 +515,11 @@ class TopoLoss:
         replaced only when it is a TopoLoss spec (one :meth:`save` wrote); any other file is
         refused (:class:`~toponeuro.exceptions.OutputExistsError`), and so is a symbolic link
         to one, or to nowhere: the link's target is never written.
+
+        Parameters
+        ----------
+        path : str or Path
+            The JSON file to write.
         """
         out = check_output_file(path, param="path", suffixes=(".json",), overwrite=True,
                                 is_ours=_is_spec_file, what="TopoLoss spec (JSON)",
@@ -459,7 +529,18 @@ class TopoLoss:
     @classmethod
     def load(cls, path: str | os.PathLike) -> TopoLoss:
         """Read a JSON file written by :meth:`save` (an empty, cut or non-JSON file raises
-        :class:`~toponeuro.exceptions.UnreadableFileError`)."""
+        :class:`~toponeuro.exceptions.UnreadableFileError`).
+
+        Parameters
+        ----------
+        path : str or Path
+            The JSON file.
+
+        Returns
+        -------
+        TopoLoss
+            The specs and schedule it holds.
+        """
         def read(p):
             with open(p, encoding="utf-8") as f:
                 return json.load(f)

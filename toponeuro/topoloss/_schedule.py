@@ -73,7 +73,7 @@ class TauSchedule:
             )
         if self.kind not in SCHEDULES:
             raise UnknownNameError(
-                f"Unknown τ schedule {self.kind!r}; {close_matches(self.kind, SCHEDULES)}"
+                f"kind={self.kind!r} is no τ schedule; {close_matches(str(self.kind), SCHEDULES)}"
             )
         if self.kind == "cosine_decay" and self.total_steps <= self.warmup_steps:
             raise RecipeError(
@@ -87,10 +87,29 @@ class TauSchedule:
         return float(SCHEDULES[self.kind](int(step), self))
 
     def to_dict(self) -> dict:
+        """The fields as a dict (:meth:`from_dict` reads it back).
+
+        Returns
+        -------
+        dict
+            Field name -> value.
+        """
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> TauSchedule:
+        """A schedule from a dict of its fields (a recipe's ``topoloss.schedule`` table).
+
+        Parameters
+        ----------
+        d : dict
+            Field name -> value; unknown keys raise :class:`~toponeuro.exceptions.RecipeError`.
+
+        Returns
+        -------
+        TauSchedule
+            The schedule.
+        """
         if not isinstance(d, dict):
             raise RecipeError(f"A τ schedule is a table (dict) of {_FIELDS}; got {d!r}.")
         unknown = [k for k in d if k not in _FIELDS]

@@ -14,6 +14,7 @@ import numbers
 
 import torch
 
+from .._util.params import Boolean, validate_params
 from ..exceptions import CheckpointError, RecipeError, UntrustedCheckpointError
 from ..models import load_torch_file, non_finite_tensors
 
@@ -64,6 +65,7 @@ def _whole(v) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
+@validate_params(dict(training=Boolean()))
 def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
     """Check a checkpoint's fields; return it unchanged.
 

@@ -15,12 +15,15 @@ import numpy as np
 import torch
 from torch import nn
 
+from .._util.constraints import ArrayLike
 from .._util.params import Interval, validate_params
 from ..exceptions import InvalidDataError
 
 __all__ = ["nearest_centroid_accuracy", "instance_accuracy"]
 
 
+@validate_params(dict(train_x=ArrayLike(ndim=2), train_y=ArrayLike(ndim=1),
+                      test_x=ArrayLike(ndim=2), test_y=ArrayLike(ndim=1)))
 def nearest_centroid_accuracy(train_x, train_y, test_x, test_y) -> float:
     """Accuracy of a nearest-centroid classifier fitted on ``train_x`` and tested on ``test_x``.
 

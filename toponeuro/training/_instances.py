@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 import os
 from pathlib import Path
 
@@ -21,7 +22,16 @@ from torch.utils.data import Dataset, TensorDataset
 
 from .._io.output import save_torch
 from .._util.docs import fill_doc
-from .._util.params import COUNT, Boolean, PathLike, validate_params
+from .._util.params import (
+    COUNT,
+    NON_NEGATIVE,
+    POSITIVE,
+    Boolean,
+    InstanceOf,
+    Interval,
+    PathLike,
+    validate_params,
+)
 from ..exceptions import InvalidDataError, RecipeError
 from ..models import load_torch_file
 from ._data import _NUMBER, _category_folders
@@ -172,6 +182,9 @@ class InstanceImages(Dataset):
     ((5, 3, 8, 8), torch.float32)
     """
 
+    @validate_params(dict(images=InstanceOf(torch.Tensor, "a torch.Tensor (uint8, (n, 1, s, s))", example=lambda: torch.zeros((1, 1, 4, 4), dtype=torch.uint8)),
+                          image_size=COUNT, repeats=COUNT, rotation=NON_NEGATIVE, flip=Boolean(),
+                          jitter=NON_NEGATIVE, mean=Interval(numbers.Real), std=POSITIVE))
     def __init__(
         self,
         images: torch.Tensor,
@@ -193,8 +206,6 @@ class InstanceImages(Dataset):
             )
         if not (0 < scale[0] <= scale[1] <= 1):
             raise RecipeError(f"scale must satisfy 0 < low <= high <= 1; got {scale}.")
-        if repeats < 1:
-            raise RecipeError(f"repeats must be >= 1; got {repeats}.")
         self.images = images
         self.image_size = int(image_size)
         self.repeats = int(repeats)
@@ -216,7 +227,20 @@ class InstanceImages(Dataset):
         return self.images[j], self.labels[j]
 
     def augment_batch(self, x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-        """Random resized crop + flip + rotation + contrast jitter of a ``uint8`` batch."""
+        """Random resized crop + flip + rotation + contrast jitter of a ``uint8`` batch.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            ``(n, 1, s, s)`` uint8 images.
+        generator : torch.Generator
+            Source of the random augmentations.
+
+        Returns
+        -------
+        torch.Tensor
+            ``(n, 1, image_size, image_size)`` float images, normalised by ``mean`` and ``std``.
+        """
         b = len(x)
 
         def u(lo, hi):
@@ -253,7 +277,20 @@ class InstanceImages(Dataset):
         return ((out - self.mean) / self.std).expand(-1, 3, -1, -1).contiguous()
 
     def views(self, n_views: int = 1, seed: int = 0) -> TensorDataset:
-        """``n_views`` augmented views of every image (fixed by ``seed``), labelled by index."""
+        """``n_views`` augmented views of every image (fixed by ``seed``), labelled by index.
+
+        Parameters
+        ----------
+        n_views : int
+            Augmented views per image.
+        seed : int
+            Seed of the augmentations.
+
+        Returns
+        -------
+        torch.utils.data.TensorDataset
+            Images and their labels (the image's index).
+        """
         gen = torch.Generator().manual_seed(int(seed))
         xs = [self.augment_batch(self.images, gen) for _ in range(int(n_views))]
         return TensorDataset(torch.cat(xs), self.labels.repeat(int(n_views)))

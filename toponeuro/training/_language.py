@@ -45,8 +45,17 @@ import torch
 
 from .._io.fetch import sha256sum
 from .._io.output import write_text
+from .._util.constraints import MAPPING
 from .._util.docs import fill_doc
-from .._util.params import SEED, Boolean, Interval, check_random_state, validate_params
+from .._util.params import (
+    SEED,
+    Boolean,
+    Interval,
+    PathLike,
+    Text,
+    check_random_state,
+    validate_params,
+)
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
 from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
@@ -178,6 +187,7 @@ def _is_heldout(text: str, every: int) -> bool:
     return zlib.crc32(text.encode("utf-8")) % every == 0
 
 
+@validate_params(dict(data=MAPPING, data_path=[PathLike(), None]))
 def language_corpus(data: dict, data_path: str | None = None) -> tuple[list[str], list[str]]:
     """``(train, heldout)`` sentences of a recipe's ``[data]`` table.
 
@@ -289,6 +299,7 @@ _REQUIRED = {"": ("name", "kind", "seed", "model", "data", "train", "topoloss"),
              "model": ("base", "train"), "data": ("kind",), "train": ("steps",)}
 
 
+@validate_params(dict(recipe=MAPPING, source=Text()))
 def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
     """Check every key and value of a ``language_distillation`` recipe; return it.
 
@@ -384,7 +395,13 @@ class LanguageTrainResult:
     name: str = ""
 
     def summary(self) -> str:
-        """One sentence: steps, last held-out distillation cosine and TopoLoss term."""
+        """One sentence: steps, last held-out distillation cosine and TopoLoss term.
+
+        Returns
+        -------
+        str
+            The sentence.
+        """
         last = self.history[-1]
         return (
             f"trained {self.name!r}: {last['step']} steps, held-out distillation cosine "

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import torch
 
+from .._util.constraints import MAPPING
 from .._util.docs import fill_doc
-from .._util.params import Boolean, validate_params
+from .._util.params import Boolean, PathLike, validate_params
+from .._util.stack import user_stacklevel
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._architectures import ARCHITECTURES, build_recipe_model
@@ -107,6 +109,7 @@ def list_recipes() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
+@validate_params(dict(name_or_path=PathLike()))
 def load_recipe(name_or_path: str | os.PathLike) -> dict:
     """Read and validate a recipe: a shipped name (``"demo-smoke"``) or a ``.toml`` path.
 
@@ -252,6 +255,7 @@ def _instances(cfg: dict, split: str):
     return ds.views(n_views, seed=int(cfg.get("val_seed", 12345))) if n_views > 0 else None
 
 
+@validate_params(dict(recipe=MAPPING, data_path=[PathLike(), None]))
 def build_from_recipe(recipe: dict, data_path: str | None = None):
     """``(model, train_dataset, val_dataset, topoloss)`` for a recipe, model init seeded.
 
@@ -425,6 +429,8 @@ def run_recipe(
     )
 
 
+@validate_params(dict(recipe=[MAPPING, PathLike()],
+                      out_dir=[PathLike(), None]), prefer_skip_nested_validation=False)
 def run_language_recipe(recipe, out_dir=None, **kwargs):
     """Deprecated: :func:`run_recipe` runs language recipes too (``steps=``).
 
@@ -458,7 +464,7 @@ def run_language_recipe(recipe, out_dir=None, **kwargs):
     warnings.warn(
         "run_language_recipe is deprecated and will be removed in the next release; use "
         "run_recipe(recipe, out_dir, steps=...), which runs language recipes too.",
-        FutureWarning, stacklevel=2,
+        FutureWarning, stacklevel=user_stacklevel(),
     )
     return run_recipe(recipe, out_dir, **kwargs)
 

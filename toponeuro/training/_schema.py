@@ -13,6 +13,7 @@ import math
 import numbers
 import re
 
+from .._util.params import Text, validate_params
 from ..exceptions import RecipeError, close_matches
 
 __all__ = ["validate_recipe", "RECIPE_SCHEMA"]
@@ -173,6 +174,7 @@ def _check_section(recipe_name, section, table):
             )
 
 
+@validate_params(dict(name=[Text(), None]))
 def validate_recipe(recipe: dict, name=None) -> dict:
     """Check every key and value of a recipe; return it unchanged.
 

@@ -28,6 +28,7 @@ from .._io.output import (
 )
 from .._util import params as P
 from .._util.docs import fill_doc
+from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import (
     CheckpointError,
@@ -754,7 +755,7 @@ def train(
             "The TopoLoss has no layers (topoloss.layers = [] in a recipe): the model trains "
             "with cross-entropy only, as a control. List layers (or 'topo' for the "
             "architecture's default), or drop the [topoloss] table for an intended control."
-        ), stacklevel=2)
+        ), stacklevel=user_stacklevel())
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
     steps_per_epoch = math.ceil(len(dataset) / batch_size)
     sched = (

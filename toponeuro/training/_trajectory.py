@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._util.constraints import TorchModule
+from .._util.params import InstanceOf, PathLike, validate_params
 from ..exceptions import CheckpointError
 from ._train import _load_weights, list_checkpoints, load_checkpoint
 
@@ -34,6 +36,8 @@ def _checkpoint_paths(checkpoints) -> list[Path]:
     return paths
 
 
+@validate_params(dict(checkpoints=[PathLike(), InstanceOf((list, tuple), "a list of checkpoint paths", example=[])],
+                      metric_fn="callable", model=[TorchModule(), None]))
 def trajectory(
     checkpoints,
     metric_fn: Callable,

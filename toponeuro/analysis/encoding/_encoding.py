@@ -23,6 +23,7 @@ from ..._util.docs import fill_doc
 from ..._util.metrics import pearson_r, r2_score
 from ..._util.optional import optional_import
 from ..._util.params import SEED, Boolean, Interval, Options, check_random_state, validate_params
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
@@ -263,7 +264,20 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         return alphas
 
     def fit(self, X, y):
-        """Pick alpha by cross-validation, then refit on all samples. Returns ``self``."""
+        """Pick alpha by cross-validation, then refit on all samples. Returns ``self``.
+
+        Parameters
+        ----------
+        X : array-like or xarray.DataArray
+            ``(n_samples, n_features)`` features (labelled inputs are paired by stimulus id).
+        y : array-like or xarray.DataArray
+            ``(n_samples,)`` or ``(n_samples, n_targets)`` targets.
+
+        Returns
+        -------
+        RidgeEncoder
+            ``self``, fitted.
+        """
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X)
@@ -594,7 +608,7 @@ def encoding_score(
             f"{n_undef} of {scores.size} voxels have an undefined encoding score (NaN): their "
             "responses (or the predictions) are constant within a test fold, so a "
             f"{metric} score has no variance to explain. Drop constant voxels first.",
-            UndefinedValueWarning, stacklevel=2,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
     dim, coords = voxel_template(resp, scores.shape[0])
     out = xr.DataArray(scores, dims=(dim,), coords=coords,
@@ -687,7 +701,7 @@ def _check_normalised(normalised, metric):
             + ("r, e.g. np.sqrt of an explained fraction" if metric == "pearson"
                else "R², a fraction of variance")
             + ") and computed from the same responses.",
-            ImplausibleValueWarning, stacklevel=3,
+            ImplausibleValueWarning, stacklevel=user_stacklevel(),
         )
 
 
@@ -777,7 +791,7 @@ def _check_ceiling(ceiling, metric, n_voxels):
     if n_undef:
         warnings.warn(
             f"{n_undef} voxels have a ceiling of 0 or NaN; their normalised score is undefined "
-            "(NaN).", UndefinedValueWarning, stacklevel=3,
+            "(NaN).", UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
     return c
 

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..._util.stack import user_stacklevel
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from .._validate import EstimatorMixin, LinearPredictorMixin, check_finite, paired_matrices
 
@@ -58,7 +59,20 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
         self.tol = tol
 
     def fit(self, X, y):
-        """Fit the PLS model; returns ``self``."""
+        """Fit the PLS model; returns ``self``.
+
+        Parameters
+        ----------
+        X : array-like or xarray.DataArray
+            ``(n_samples, n_features)`` features (labelled inputs are paired by stimulus id).
+        y : array-like or xarray.DataArray
+            ``(n_samples,)`` or ``(n_samples, n_targets)`` targets.
+
+        Returns
+        -------
+        PLSEncoder
+            ``self``, fitted.
+        """
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X, dtype=np.float64)
@@ -89,7 +103,7 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
                 w = self._nipals(Xk, Yc, eps)
                 if w is None:
                     warnings.warn(f"PLS: the residual targets are constant after {i} "
-                                  "components.", stacklevel=2)
+                                  "components.", stacklevel=user_stacklevel())
                     W, Pl, Q = W[:, :i], Pl[:, :i], Q[:, :i]
                     break
             else:
@@ -99,7 +113,7 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
             t = Xk @ w
             tt = t @ t
             if tt < np.finfo(float).eps:
-                warnings.warn(f"PLS: X is exhausted after {i} components.", stacklevel=2)
+                warnings.warn(f"PLS: X is exhausted after {i} components.", stacklevel=user_stacklevel())
                 W, Pl, Q = W[:, :i], Pl[:, :i], Q[:, :i]
                 break
             pl = Xk.T @ t / tt

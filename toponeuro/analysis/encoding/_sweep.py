@@ -17,6 +17,7 @@ from ..._util import dims as D
 from ..._util.align import align_stimuli, as_labelled
 from ..._util.docs import fill_doc
 from ..._util.params import Options, validate_params
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     CoordinateError,
@@ -388,7 +389,7 @@ def sweep(
                 warnings.warn(
                     f"The activations of {name!r} differ from those results={str(results)!r} "
                     f"was computed from (content digests differ); its {len(stale)} saved "
-                    "scores are not used and are computed again.", UserWarning, stacklevel=2)
+                    "scores are not used and are computed again.", UserWarning, stacklevel=user_stacklevel())
                 for k in stale:
                     del done[k]
             if known is not None and all(
@@ -444,6 +445,6 @@ def sweep(
         warnings.warn(
             f"{n_nan} of {len(table)} sweep scores are undefined (NaN): a constant layer or "
             "region RDM, or voxels with undefined encoding scores.", UndefinedValueWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return table

@@ -28,6 +28,7 @@ from ..._util.params import (
     check_random_state,
     validate_params,
 )
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
@@ -181,7 +182,7 @@ def _undefined(method, why):
     warnings.warn(
         f"RDM comparison {method!r} is undefined {why} (a constant RDM has no correlation); "
         "returning NaN. Check that the RDM's data are not constant or duplicated.",
-        UndefinedValueWarning, stacklevel=3,
+        UndefinedValueWarning, stacklevel=user_stacklevel(),
     )
 
 
@@ -367,7 +368,7 @@ def bootstrap_compare_rdms(
             f"{n_undef} of {n_bootstrap} bootstrap resamples gave an undefined {method!r} "
             "comparison (constant RDM after resampling); they are left out of the interval "
             "and counted in BootstrapResult.n_undefined.",
-            UndefinedValueWarning, stacklevel=2,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
     if defined.size:
         lo, hi = np.quantile(defined, [(1 - ci) / 2, 1 - (1 - ci) / 2])

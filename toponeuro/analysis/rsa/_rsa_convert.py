@@ -6,6 +6,7 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import DataArrayWith
 from ..._util.params import Text, validate_params
 from ...exceptions import AlignmentError, DimensionError, MissingDependencyError
 from ._rsa import as_condensed, rdm_stimulus_ids, rsatoolbox_rdm_list
@@ -27,6 +28,7 @@ def _rsatoolbox():
     return rsatoolbox
 
 
+@validate_params(dict(data=DataArrayWith((D.STIMULUS,))))
 def to_rsatoolbox_dataset(data):
     """An rsatoolbox ``Dataset`` from Activations / BrainResponses (coords become descriptors).
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..._util.params import MAX_PERMUTATIONS, Interval, Options, validate_params
+from ..._util.stack import user_stacklevel
 from ...exceptions import (
     InputTypeError,
     InvalidDataError,
@@ -129,6 +130,11 @@ class RDMModelComparison:
 
     def table(self) -> pd.DataFrame:
         """One row per model: value, mean, sem, CI, p against 0 and against the ceiling.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per model.
 
         Examples
         --------
@@ -384,7 +390,7 @@ def compare_rdm_models(
             f"Model RDM(s) {const[:5]} are constant over the chosen stimuli, so their "
             f"{name!r} comparison with the data is undefined; their evaluation, "
             "interval and p-values are NaN (not 0). Check the model's values over these "
-            "stimuli.", UndefinedValueWarning, stacklevel=2,
+            "stimuli.", UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
     res = _infer(rt, [names[j] for j in keep], [model_vecs[j] for j in keep], V, ids, groups,
                  name, rt_method, bootstrap, n_bootstrap, test, ci, rng, n, missing)
@@ -449,7 +455,7 @@ def _infer(rt, names, model_vecs, V, ids, groups, name, rt_method, bootstrap, n_
             f"{int((~ok).sum())} of {n_bootstrap} bootstrap samples had fewer than 3 distinct "
             "stimuli and are left out (NaN), as in rsatoolbox"
             + (" (or, with missing entries, too few defined pairs)." if missing else "."), UndefinedValueWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     variances = np.cov(np.concatenate([evaluations[ok].T, noise[:, ok]]))
     n_rdm = data_rt.n_rdm if groups is None else int(np.unique(groups).size)

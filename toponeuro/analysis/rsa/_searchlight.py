@@ -16,6 +16,7 @@ import xarray as xr
 from ..._util import dims as D
 from ..._util.align import as_labelled, stimulus_ids
 from ..._util.params import Interval, validate_params
+from ..._util.stack import user_stacklevel
 from ...atlases import mesh_edge_graph
 from ...exceptions import CoordinateError, DimensionError, InvalidDataError, UndefinedValueWarning
 from .._validate import as_matrix, check_finite, voxel_template
@@ -273,7 +274,7 @@ def searchlight_rsa(
     if n_undefined:
         warnings.warn(
             f"{n_undefined} searchlights have an undefined RDM or comparison (constant data "
-            "in the sphere); they are NaN in the map.", UndefinedValueWarning, stacklevel=2,
+            "in the sphere); they are NaN in the map.", UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
     return xr.DataArray(out, dims=(dim,), coords=vcoords,
                         attrs={"radius": float(radius), "metric": metric, "method": method})

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from ..._util.params import N_PERMUTATIONS, SEED, Options, check_random_state, validate_params
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     InvalidDataError,
@@ -126,7 +127,7 @@ def _moran_factory(tms, *, weights="rook", transform="r", rng=None):
             f"Moran's I is undefined (NaN): {tm.name or 'the map'} is constant over its {m} "
             "points (no deviation from the mean to correlate), so its p-value is NaN too. "
             "Check the map (e.g. a selectivity map of units that never respond).",
-            UndefinedValueWarning, stacklevel=4)
+            UndefinedValueWarning, stacklevel=user_stacklevel())
 
     def kernel(values):
         z = values[:, keep]
@@ -173,7 +174,7 @@ def _sign_factory(tms, *, weights="rook", transform="r", rng=None):
             f"sign_clustering: {'every point' if fraction else 'no point'} of "
             f"{tms[0].name or 'the map'} is positive, so the clustering of the positive points "
             "is undefined (NaN). Test the map itself (e.g. 'morans_i').",
-            ToponeuroWarning, stacklevel=4)
+            ToponeuroWarning, stacklevel=user_stacklevel())
     attrs = {**attrs, "method": "sign_clustering", "reference": SIGN_CLUSTERING_REFERENCE,
              "fraction_positive": fraction}
     return sign_kernel, attrs

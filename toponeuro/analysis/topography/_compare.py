@@ -16,6 +16,7 @@ from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
 from ..._io import null_cache as _null_cache
+from ..._util.constraints import MAPPING, ArrayLike
 from ..._util.docs import fill_doc
 from ..._util.params import N_PERMUTATIONS, SEED, Options, validate_params
 from ..._util.typing import RandomState
@@ -70,6 +71,8 @@ def patch_centroid(patches: Patches, how: str = "largest") -> np.ndarray:
     return patches.map.positions[patches.labels > 0].mean(0)
 
 
+@validate_params(dict(centroids_a=[MAPPING, ArrayLike(ndim=2)],
+                      centroids_b=[MAPPING, ArrayLike(ndim=2)]))
 def arrangement_similarity(centroids_a, centroids_b) -> dict:
     """How alike two arrangements of the same regions are (sheet vs cortex).
 

@@ -62,6 +62,7 @@ from ..._util.docs import fill_doc
 from ..._util.params import (
     N_PERMUTATIONS,
     SEED,
+    InstanceOf,
     Interval,
     check_int,
     check_number,
@@ -243,7 +244,13 @@ class DescriptorResult:
     detail: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        """The numbers as a flat JSON-ready dict (``detail`` left out)."""
+        """The numbers as a flat JSON-ready dict (``detail`` left out).
+
+        Returns
+        -------
+        dict
+            The fields, ``interval`` as ``interval_lo`` and ``interval_hi``.
+        """
         lo, hi = self.interval if self.interval is not None else (math.nan, math.nan)
         return {"descriptor": self.descriptor, "domain": self.domain,
                 "statistic": self.statistic, "value": self.value, "p_value": self.p_value,
@@ -253,6 +260,7 @@ class DescriptorResult:
                 "interval_hi": hi, "n_boot": self.n_boot, "reference": self.reference}
 
 
+@validate_params(dict(tm=InstanceOf(TopoMap, "a TopoMap (toponeuro.analysis.as_topomap)")))
 def is_binary(tm: TopoMap) -> bool:
     """Whether a map's values (with data) are all 0 or 1 (an ROI).
 

@@ -29,8 +29,9 @@ import xarray as xr
 from scipy import sparse
 
 from ..._util import dims as D
+from ..._util.constraints import ArrayLike
 from ..._util.docs import fill_doc
-from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Interval, Text, validate_params
+from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Interval, Options, Text, validate_params
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import TopoMap, _check_sheet, _grid_map, as_topomap
@@ -106,6 +107,8 @@ class ContrastDesign:
     ((8, 8), 20, 'N')
     """
 
+    @validate_params(dict(x=ArrayLike(ndim=2), is_target=ArrayLike(ndim=1),
+                          metric=Options(SELECTIVITY_METRICS, error=UnknownNameError), name=Text()))
     def __init__(self, x, is_target, metric, rows, cols, name="contrast", attrs=None,
                  positions=None, units=None):
         x = np.asarray(x, dtype=np.float64)
@@ -153,7 +156,18 @@ class ContrastDesign:
 
     # ------------------------------------------------------------------ maps
     def unit_maps(self, target: np.ndarray) -> np.ndarray:
-        """``(B, n_units)`` selectivity of each row of the ``(B, n_items)`` target mask."""
+        """``(B, n_units)`` selectivity of each row of the ``(B, n_items)`` target mask.
+
+        Parameters
+        ----------
+        target : numpy.ndarray
+            ``(B, n_items)`` boolean masks of the target items.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(B, n_units)`` selectivity (the design's ``metric``).
+        """
         w = np.asarray(target, dtype=np.float64)
         nt = w.sum(1, keepdims=True)
         na = w.shape[1] - nt
@@ -178,7 +192,18 @@ class ContrastDesign:
         return out
 
     def point_maps(self, target: np.ndarray) -> np.ndarray:
-        """``(B, h*w)`` maps on the grid (NaN where no unit has a value)."""
+        """``(B, h*w)`` maps on the grid (NaN where no unit has a value).
+
+        Parameters
+        ----------
+        target : numpy.ndarray
+            ``(B, n_items)`` boolean masks of the target items.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(B, h*w)`` maps (``(B, n_units)`` at free positions).
+        """
         u = self.unit_maps(target)
         ok = np.isfinite(u)
         num = (self._avg.T @ np.where(ok, u, 0.0).T).T
@@ -187,12 +212,31 @@ class ContrastDesign:
             return np.where(cnt > 0, num / np.maximum(cnt, 1), np.nan)
 
     def map(self) -> np.ndarray:
-        """The observed map, ``(h, w)`` (``(n_units,)`` at free positions)."""
+        """The observed map, ``(h, w)`` (``(n_units,)`` at free positions).
+
+        Returns
+        -------
+        numpy.ndarray
+            The map of the observed labels.
+        """
         out = self.point_maps(self.is_target[None, :])[0]
         return out if self.grid_shape is None else out.reshape(self.grid_shape)
 
     def random_targets(self, n_draws: int, rng) -> np.ndarray:
-        """``(n_draws, n_items)`` masks: a uniformly random ``n_target`` of the items each."""
+        """``(n_draws, n_items)`` masks: a uniformly random ``n_target`` of the items each.
+
+        Parameters
+        ----------
+        n_draws : int
+            Number of masks.
+        rng : numpy.random.Generator
+            Source of the draws.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_draws, n_items)`` boolean masks.
+        """
         pick = np.argsort(rng.random((n_draws, self.is_target.size)), axis=1)[:, : self.n_target]
         out = np.zeros((n_draws, self.is_target.size), dtype=bool)
         np.put_along_axis(out, pick, True, axis=1)
@@ -205,6 +249,18 @@ class ContrastDesign:
         a second statistic tested on the same design with the same seed (smoothness, then
         patch units) reads the same maps instead of recomputing them, and the generator is
         left where drawing would have left it.
+
+        Parameters
+        ----------
+        n_draws : int
+            Number of random splits.
+        rng : numpy.random.Generator
+            Source of the draws (left where drawing leaves it).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n_draws, h*w)`` maps.
         """
         state = json.dumps(rng.bit_generator.state, sort_keys=True, default=str)
         memo = self.__dict__.setdefault("_surrogates", {})
@@ -220,7 +276,20 @@ class ContrastDesign:
 
     def to_topomap(self, layer=None, geometry=None) -> TopoMap:
         """The observed map as the :class:`TopoMap` ``spatial_null`` reads (carrying this
-        design, so ``null="labels"`` can redraw it)."""
+        design, so ``null="labels"`` can redraw it).
+
+        Parameters
+        ----------
+        layer : str, optional
+            Unused; kept for the signature every map converter shares.
+        geometry : dict, optional
+            Unused; the design's own positions are used.
+
+        Returns
+        -------
+        TopoMap
+            The observed map, carrying this design.
+        """
         if self.grid_shape is None:
             tm = as_topomap(self.map(), positions=self.positions, units=self.units,
                             name=self.name)
@@ -386,7 +455,13 @@ class ContrastTopography:
         self.alpha = alpha
 
     def to_dict(self) -> dict:
-        """JSON-ready: the statistic, both p-values by their null's name, both claims."""
+        """JSON-ready: the statistic, both p-values by their null's name, both claims.
+
+        Returns
+        -------
+        dict
+            JSON-ready fields (NaN as None).
+        """
         def num(v):
             return None if v is None or not np.isfinite(v) else float(v)
 

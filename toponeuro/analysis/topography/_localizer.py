@@ -19,6 +19,7 @@ from scipy import stats
 from ..._util import dims as D
 from ..._util.docs import fill_doc
 from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Text, validate_params
+from ..._util.stack import user_stacklevel
 from ...exceptions import InvalidDataError, UndefinedValueWarning
 from ...sheet import check_activations
 from .._domains import LANGUAGE_AGAINST, LANGUAGE_TARGET
@@ -163,7 +164,7 @@ def language_profile(
                 f"Layer {ly!r}: a half of the items selects {sizes[i].min()} units "
                 f"(odd {sizes[i][0]}, even {sizes[i][1]}); its profile and overlap are NaN. "
                 "Use scope='layer' for a top-k in every layer, or a larger top_k."),
-                stacklevel=2)
+                stacklevel=user_stacklevel())
             continue
         item = np.empty(cats.size)
         for h in (0, 1):  # items of half h measured by the units selected on the other half

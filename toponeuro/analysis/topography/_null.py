@@ -94,6 +94,7 @@ from ..._util.params import (
 from ..._util.params import (
     Callable as CallableParam,
 )
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     DimensionError,
@@ -198,7 +199,26 @@ class NullResult:
     @classmethod
     def from_null(cls, statistic, null, null_method=None, attrs=None,
                   alternative: str = "greater") -> NullResult:
-        """Build the result from the observed value and the null draws."""
+        """Build the result from the observed value and the null draws.
+
+        Parameters
+        ----------
+        statistic : float
+            The observed value.
+        null : array-like
+            The null draws.
+        null_method : str, optional
+            Name of the null.
+        attrs : dict, optional
+            Extra fields (``n_effective``, ``n_moves`` ...) kept in ``attrs``.
+        alternative : {"greater", "less", "two-sided"}
+            The tail of the test.
+
+        Returns
+        -------
+        NullResult
+            The p-value, z and null moments of ``statistic`` against ``null``.
+        """
         null = np.asarray(null, dtype=float).ravel()
         stat = float(statistic)
         p = null_p_value(stat, null, alternative)
@@ -230,13 +250,15 @@ class NullResult:
     @property
     def n_moves(self) -> int:
         """Distinct moves (rotations, shifts, ...) behind the draws: ``n_permutations``, or
-        half of it where each move served two draws (the symmetric two-map null)."""
+        half of it where each move served two draws (the symmetric two-map null).
+        """
         return int(self.attrs.get("n_moves", self.n_permutations))
 
     @property
     def n_effective(self) -> float:
         """Effective number of draws (:func:`effective_draws`): ``n_permutations`` where every
-        draw had its own move; the p floor and :func:`can_reject` use it."""
+        draw had its own move; the p floor and :func:`can_reject` use it.
+        """
         return float(self.attrs.get("n_effective", self.n_permutations))
 
     @property
@@ -252,7 +274,13 @@ class NullResult:
         return float(fin.std(ddof=1)) if fin.size > 1 else float("nan")
 
     def to_dict(self) -> dict:
-        """The numbers and attrs as a plain dict (JSON-ready), without the null draws."""
+        """The numbers and attrs as a plain dict (JSON-ready), without the null draws.
+
+        Returns
+        -------
+        dict
+            The numbers and attrs.
+        """
         return {
             "statistic": self.statistic,
             "p_value": self.p_value,
@@ -434,7 +462,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
         )
     note = entry.warning(tms) if callable(entry.warning) else entry.warning
     if note and n_permutations:
-        warnings.warn(note, ToponeuroWarning, stacklevel=3)
+        warnings.warn(note, ToponeuroWarning, stacklevel=user_stacklevel())
     values = [tm.values[None, :] for tm in tms]
     observed = float(np.asarray(kernel(*values)).ravel()[0])
     draws = []
@@ -475,7 +503,7 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
             f"{n_bad} of {null_vals.size} null draws gave an undefined statistic (NaN); the "
             "p-value counts the finite draws only.",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     out_attrs = {
         **attrs,

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._util.constraints import MAPPING, Names
+from ..._util.params import COUNT, Boolean, Text, validate_params
+from ..._util.params import Callable as IsCallable
 from ...exceptions import (
     InputTypeError,
     InvalidDataError,
@@ -31,6 +34,9 @@ __all__ = ["NULL_METHODS", "NullMethod", "register_null", "unregister_null", "ea
 
 #: the places a map can lie: a model sheet (grid) or a cortical mesh
 GEOMETRIES = ("sheet", "mesh")
+#: a null's draw function
+_DRAW = IsCallable(fix="draw is a function draw(maps, n_draws, rng) -> list; pass the function "
+                       "itself (not its result).")
 
 
 @dataclass(frozen=True)
@@ -151,6 +157,10 @@ class _Names(Sequence):
 NULL_METHODS = _Names()
 
 
+@validate_params(dict(name=Text(), draw=[_DRAW, None], reference=[Text(), None],
+                      geometries=[Text(), Names(empty=False)], min_maps=COUNT,
+                      warning=[Text(empty=True), "callable", None], question=Text(empty=True),
+                      alias_of=[MAPPING, None], overwrite=Boolean()))
 def register_null(name: str, draw: Callable | None = None, *, reference: str | None = None,
                   geometries: Sequence[str] = GEOMETRIES, min_maps: int = 2,
                   warning: str | Callable | None = None, question: str = "",
@@ -211,8 +221,6 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
     >>> "flip" in NULL_METHODS, unregister_null("flip"), "flip" in NULL_METHODS
     (True, None, False)
     """
-    if not isinstance(name, str) or not name:
-        raise InputTypeError(f"A null's name must be a non-empty str; got {name!r}.")
     if isinstance(geometries, str):  # one geometry, not its letters
         geometries = (geometries,)
     bad = [g for g in geometries if g not in GEOMETRIES]
@@ -222,11 +230,6 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
         )
     if draw is None and alias_of is None:
         raise InvalidDataError(f"register_null({name!r}) needs a draw function (or alias_of=).")
-    if draw is not None and not callable(draw):
-        raise InputTypeError(
-            f"draw must be a function draw(maps, n_draws, rng) -> list; got "
-            f"{type(draw).__name__} {draw!r:.60}. Pass the function itself (not its result)."
-        )
     for what, f in (("warning", warning),):
         if f is not None and not (isinstance(f, str) or callable(f)):
             raise InputTypeError(f"{what} must be a str or a function f(maps); got "
@@ -254,6 +257,7 @@ def register_null(name: str, draw: Callable | None = None, *, reference: str | N
     return draw
 
 
+@validate_params(dict(name=Text()))
 def unregister_null(name: str) -> None:
     """Remove a null registered with :func:`register_null` (a test's or an example's).
 
@@ -277,6 +281,7 @@ def unregister_null(name: str) -> None:
     del _NULLS[name]
 
 
+@validate_params(dict(per_map="callable"))
 def each_but_first(per_map: Callable) -> Callable:
     """A null's ``draw`` from ``per_map(first, map, n_draws, rng)``: the first map stays.
 

@@ -149,7 +149,13 @@ class Patches:
         return replace(self, table=kept, labels=labels)
 
     def label_grid(self) -> np.ndarray:
-        """Patch labels on the sheet grid (sheets only)."""
+        """Patch labels on the sheet grid (sheets only).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``grid_shape`` integer labels (0: no patch).
+        """
         return self.map.grid(self.labels)
 
 

@@ -155,12 +155,23 @@ class TopographyComparison:
         return {(r.descriptor, r.domain): r.verdict for r in self.rows}
 
     def counts(self) -> dict:
-        """How many rows came out each way: ``{"alike": k, "unlike": m, "not testable": j}``."""
+        """How many rows came out each way: ``{"alike": k, "unlike": m, "not testable": j}``.
+
+        Returns
+        -------
+        dict
+            Verdict -> number of rows.
+        """
         return {v: sum(r.verdict == v for r in self.rows) for v in VERDICTS}
 
     def to_dict(self) -> dict:
         """JSON-ready: ``alpha``, ``n_permutations``, geometries, ``left_out``, the verdict
         ``counts`` and one dict per row (the model's and the cortex's numbers side by side).
+
+        Returns
+        -------
+        dict
+            JSON-ready fields.
 
         Examples
         --------
@@ -181,7 +192,13 @@ class TopographyComparison:
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per descriptor: model and cortex value, interval, p, draws, verdict."""
+        """One row per descriptor: model and cortex value, interval, p, draws, verdict.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per descriptor.
+        """
         recs = []
         for r in self.rows:
             m, c = r.model, r.cortex

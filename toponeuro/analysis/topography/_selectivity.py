@@ -14,6 +14,7 @@ import xarray as xr
 from scipy import stats
 
 from ..._util import dims as D
+from ..._util.constraints import ArrayLike
 from ..._util.docs import fill_doc
 from ..._util.params import (
     PROBABILITY,
@@ -71,6 +72,7 @@ def _ratio(num, den):
         return num / den
 
 
+@validate_params(dict(a=ArrayLike(), b=ArrayLike()))
 @fill_doc
 def student_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Two-sample t with pooled variance, per column: ``a`` (n_a, n_units), ``b`` (n_b, n_units).
@@ -128,6 +130,7 @@ def welch_t(a: np.ndarray, b: np.ndarray, return_df: bool = False):
     return t, df
 
 
+@validate_params(dict(a=ArrayLike(), b=ArrayLike()))
 @fill_doc
 def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """TDANN's selectivity t per column: Welch-type, with population (ddof=0) variances.
@@ -154,6 +157,7 @@ def tdann_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _ratio(num, np.sqrt(va / a.shape[0] + vb / b.shape[0]))
 
 
+@validate_params(dict(a=ArrayLike(), b=ArrayLike()))
 @fill_doc
 def dprime(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The d' of each column: ``(mean_a - mean_b) / sqrt((var_a + var_b) / 2)`` (ddof=1).
@@ -193,6 +197,7 @@ SELECTIVITY_REFERENCES = {
 DEFAULT_SELECTIVITY = "tdann_t"
 
 
+@validate_params(dict(pvalues=ArrayLike()))
 def fdr_bh(pvalues: np.ndarray) -> np.ndarray:
     """Benjamini–Hochberg adjusted p-values (``scipy.stats.false_discovery_control``).
 

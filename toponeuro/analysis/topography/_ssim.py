@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ..._util.stack import user_stacklevel
 from ...exceptions import InvalidDataError
 
 __all__ = ["SSIM_REFERENCE", "ssim_batch", "ssim_fixed_kernel", "default_win_size"]
@@ -116,7 +117,7 @@ def ssim_batch(
         warnings.warn(
             "SSIM is undefined (NaN) where no complete window without missing units exists.",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         out = np.where(n_ok == 0, np.nan, out)
     return out

@@ -19,6 +19,7 @@ from ..._io import null_cache as _null_cache
 from ..._util import dims as D
 from ..._util.docs import fill_doc
 from ..._util.params import N_PERMUTATIONS, SEED, Interval, validate_params
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._compare import (
@@ -121,11 +122,35 @@ class TopographyTable:
         return list(dict.fromkeys(self.table["sheet"]))
 
     def names(self, sheet: str) -> list[str]:
-        """Map names present on ``sheet``."""
+        """Map names present on ``sheet``.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+
+        Returns
+        -------
+        list of str
+            The names of the maps on ``sheet``.
+        """
         return self.table.loc[self.table["sheet"] == sheet, "name"].tolist()
 
     def row(self, sheet: str, name: str) -> pd.Series:
-        """The table row of one map."""
+        """The table row of one map.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        name : str
+            The map's name.
+
+        Returns
+        -------
+        pandas.Series
+            The row.
+        """
         hit = self.table[(self.table["sheet"] == sheet) & (self.table["name"] == name)]
         if hit.empty:
             raise UnknownNameError(
@@ -140,6 +165,18 @@ class TopographyTable:
         The table's score and its null draws (``smoothness[sheet, name]``), so the claim
         every positions-null test has (:func:`organisation_claim`) words it; its ``p_value``
         is the table's ``smoothness_p``.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        name : str
+            The map's name.
+
+        Returns
+        -------
+        NullResult
+            The smoothness score and its null draws.
 
         Examples
         --------
@@ -159,13 +196,39 @@ class TopographyTable:
                                     alternative=attrs.get("alternative", "greater"))
 
     def similarity_of(self, sheet: str, pair: str) -> float:
-        """The map similarity of ``pair`` (``"faces-bodies"``) on ``sheet`` (NaN if absent)."""
+        """The map similarity of ``pair`` (``"faces-bodies"``) on ``sheet`` (NaN if absent).
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        pair : str
+            Two map names joined by ``-`` (``"faces-bodies"``).
+
+        Returns
+        -------
+        float
+            The similarity (NaN if absent).
+        """
         s = self.similarity
         hit = s[(s["sheet"] == sheet) & (s["pair"] == pair)]
         return float(hit["value"].iloc[0]) if len(hit) else float("nan")
 
     def centroids(self, sheet: str, how: str = "largest") -> dict:
-        """Name -> centroid of its largest patch (or of all patch points) on ``sheet``."""
+        """Name -> centroid of its largest patch (or of all patch points) on ``sheet``.
+
+        Parameters
+        ----------
+        sheet : str
+            The sheet (a layer, a hemisphere).
+        how : {"largest", "all"}
+            The centroid of the largest patch, or of all patch points.
+
+        Returns
+        -------
+        dict
+            Map name -> centroid (position units).
+        """
         return {n: patch_centroid(self.patches[sheet, n], how) for n in self.names(sheet)}
 
 
@@ -616,7 +679,7 @@ def arrangement_comparison(
         warnings.warn(UndefinedValueWarning(
             f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} leaves out {flat}: a "
             "constant map has no centre (it would sit at the sheet's middle and enter rho). "
-            "Check that map's input."), stacklevel=2)
+            "Check that map's input."), stacklevel=user_stacklevel())
         names = [n for n in names if n not in flat]
     pairs = [f"{a}-{b}" for i, a in enumerate(names) for b in names[i + 1:]]
     out = {"spearman": np.nan, "p_value": np.nan, "p_shift": np.nan, "p_spin": np.nan,
@@ -629,7 +692,7 @@ def arrangement_comparison(
         warnings.warn(UndefinedValueWarning(
             f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} needs 3 or more domains "
             f"mapped on both (3 pairs of distances); they share {len(names)} ({names}). It is "
-            "NaN. Give maps of more domains (e.g. cortex_maps=...)."), stacklevel=2)
+            "NaN. Give maps of more domains (e.g. cortex_maps=...)."), stacklevel=user_stacklevel())
         return out
     m_dist = [model.maps[model_sheet, n]["distance"] for n in names]
     c_dist = [cortex.maps[cortex_sheet, n]["distance"] for n in names]
@@ -647,7 +710,7 @@ def arrangement_comparison(
         warnings.warn(UndefinedValueWarning(
             f"The arrangement of {model_sheet!r} vs {cortex_sheet!r} is undefined (NaN): the "
             "centre distances on one side are all equal (or a map has no finite value)."),
-            stacklevel=2)
+            stacklevel=user_stacklevel())
         return out
 
     def on_sheet(*maps):

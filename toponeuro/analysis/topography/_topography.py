@@ -27,6 +27,7 @@ from ..._util.params import (
     check_random_state,
     validate_params,
 )
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     CoordinateError,
@@ -490,7 +491,7 @@ def smoothness(
     undefined = _smoothness_undefined(tm, attrs)
     if undefined:
         warnings.warn(f"{tm.name or 'The map'}: smoothness is undefined (NaN): {undefined}",
-                      UndefinedValueWarning, stacklevel=3)
+                      UndefinedValueWarning, stacklevel=user_stacklevel())
         kernel = _nan_kernel(kernel)
         n_permutations = 0
     profiles = kernel.profiles(tm.values[None, :])[0]
@@ -729,7 +730,7 @@ def map_similarity(
                 f"map_similarity: n_permutations={n_permutations} asked for a spatial null, but "
                 "these maps are bare 1-D arrays without positions, so no null can be drawn and "
                 "the similarity is not tested. Pass sheet maps (h, w), per-unit maps with a "
-                "layer, or geometry={'positions': ...}.", ToponeuroWarning, stacklevel=2)
+                "layer, or geometry={'positions': ...}.", ToponeuroWarning, stacklevel=user_stacklevel())
             not_tested = "1-D maps without positions: no spatial null"
         n_permutations = 0
     params = {"win_size": win_size, "data_range": data_range} if method == "ssim" else {}
@@ -742,7 +743,7 @@ def map_similarity(
         warnings.warn(
             f"map_similarity is undefined (NaN): {' and '.join(flat)} "
             f"{'is' if len(flat) == 1 else 'are'} constant over the units both maps cover.",
-            UndefinedValueWarning, stacklevel=3,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
         n_permutations = 0
     elif method == "ssim" and not np.isfinite(kernel(ta.values[None], tb.values[None])[0]):
@@ -752,7 +753,7 @@ def map_similarity(
             f"{attrs['win_size']} windows of the sheet with a value at every unit in both "
             f"maps, and the {n_missing} units without one leave no such window. Use "
             "method='pearson' (it leaves those units out), or a smaller win_size.",
-            UndefinedValueWarning, stacklevel=3,
+            UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
         n_permutations = 0
     return run_null(kernel, [ta, tb], null, n_permutations, rng, attrs, alternative)

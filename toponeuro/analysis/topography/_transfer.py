@@ -29,6 +29,7 @@ from ..._util.params import (
     check_random_state,
     validate_params,
 )
+from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
     AlignmentError,
@@ -301,7 +302,7 @@ def localizer_transfer(
         warnings.warn(
             f"{int((~good).sum())} of the {good.size} units selected on the localizer set are "
             "constant or not finite over the test set's contrast stimuli and are left out of "
-            "the statistic.", UndefinedValueWarning, stacklevel=2,
+            "the statistic.", UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
     z = (x[:, good] - x[:, good].mean(0)) / sd[good]
     score = z.mean(1)
@@ -311,7 +312,7 @@ def localizer_transfer(
         warnings.warn(
             "Cohen's d of the selected units on the test set is undefined (their mean "
             "response is constant within both groups, or a group has fewer than 2 stimuli); "
-            "statistic and p_value are NaN.", UndefinedValueWarning, stacklevel=2,
+            "statistic and p_value are NaN.", UndefinedValueWarning, stacklevel=user_stacklevel(),
         )
     rng = check_random_state(random_state)
     null = np.empty(n_permutations)

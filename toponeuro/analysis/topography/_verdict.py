@@ -25,6 +25,7 @@ import numpy as np
 
 from ..._util.docs import fill_doc
 from ..._util.params import ALPHA, N_PERMUTATIONS, Interval, Text, validate_params
+from ..._util.stack import user_stacklevel
 from ...exceptions import InputTypeError, InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
 from ._pvalues import ALTERNATIVE
@@ -104,7 +105,8 @@ class OverlapVerdict(_TestOutcome):
     @property
     def p_text(self) -> str:
         """The p-value in words (``"p = 0.012 (two-sided)"``, ``"p < 0.001 (two-sided, 1,000
-        draws)"``, ``"not tested"``; draws that cannot reach ``alpha``: "too few draws ...")."""
+        draws)"``, ``"not tested"``; draws that cannot reach ``alpha``: "too few draws ...").
+        """
         if self.outcome == "too few draws":
             return too_few_draws_text(self.n_permutations, self.alpha, self.alternative,
                                       self.n_effective)
@@ -123,6 +125,18 @@ class OverlapVerdict(_TestOutcome):
 
     def sentence(self, a: str, b: str, where: str = "on this sheet") -> str:
         """The verdict in plain words, with the numbers it follows from.
+
+        Parameters
+        ----------
+        a, b : str
+            Names of the two maps.
+        where : str
+            Where they are compared (default ``"on this sheet"``).
+
+        Returns
+        -------
+        str
+            One sentence.
 
         Examples
         --------
@@ -147,7 +161,13 @@ class OverlapVerdict(_TestOutcome):
         return f"{head}: {self._numbers()}"
 
     def to_dict(self) -> dict:
-        """JSON-ready fields (NaN as None)."""
+        """JSON-ready fields (NaN as None).
+
+        Returns
+        -------
+        dict
+            JSON-ready fields.
+        """
         def num(v):
             return None if v is None or not np.isfinite(v) else float(v)
 
@@ -245,7 +265,7 @@ def overlap_verdict(statistic, null=None, *, alpha: float = 0.05,
     if not can_reject(n_eff, alpha, VERDICT_ALTERNATIVE):
         warnings.warn(too_few_draws_text(fin.size, alpha, VERDICT_ALTERNATIVE,
                                          n_eff if shared else None),
-                      ToponeuroWarning, stacklevel=2)
+                      ToponeuroWarning, stacklevel=user_stacklevel())
         outcome = "too few draws"
     elif p <= alpha:
         upper = null_p_value(stat, fin, "greater") <= null_p_value(stat, fin, "less")
@@ -361,7 +381,13 @@ class TopographyClaim(_TestOutcome):
         return self.outcome == "beyond chance"
 
     def to_dict(self) -> dict:
-        """JSON-ready fields (NaN as None), keyed so that the two claims sit side by side."""
+        """JSON-ready fields (NaN as None), keyed so that the two claims sit side by side.
+
+        Returns
+        -------
+        dict
+            JSON-ready fields.
+        """
         def num(v):
             return None if v is None or not np.isfinite(v) else float(v)
 
@@ -410,7 +436,7 @@ def _claim(kind, result, alpha, what, where, yes, no, null_name):
             **fields)
     if not can_reject(fin.size, alpha, "greater"):
         warnings.warn(f"{what}: {too_few_draws_text(fin.size, alpha)}; ask for at least "
-                      f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=3)
+                      f"{int(np.ceil(1 / alpha)) - 1} draws.", ToponeuroWarning, stacklevel=user_stacklevel())
         return TopographyClaim(outcome="too few draws", text=(
             f"{what}: {too_few_draws_text(fin.size, alpha)} against the {null_name} {where}: "
             f"{label} {_value_text(method, stat)}"),

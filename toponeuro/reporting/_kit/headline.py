@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._util.constraints import MAPPING, Names
 from ..._util.docs import fill_doc
+from ..._util.params import ALPHA, validate_params
 
 __all__ = ["HEADLINE_RULE", "NOT_TESTABLE", "HeadlineChoice", "choose_headline",
            "headline_eligible"]
@@ -109,6 +111,7 @@ def headline_eligible(row, alpha: float) -> bool:
         row.cortex, alpha)
 
 
+@validate_params(dict(comparisons=MAPPING, alpha=ALPHA, layers=[Names(), None]))
 @fill_doc
 def choose_headline(comparisons: Mapping, *, alpha: float = 0.05,
                     layers: Sequence[str] | None = None) -> HeadlineChoice | None:

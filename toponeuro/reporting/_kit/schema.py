@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from ...exceptions import UnknownNameError, close_matches
+from ..._util.params import Options, validate_params
+from ...exceptions import UnknownNameError
 
 __all__ = ["SUMMARY_SCHEMAS", "summary_schema"]
 
@@ -13,6 +14,7 @@ __all__ = ["SUMMARY_SCHEMAS", "summary_schema"]
 SUMMARY_SCHEMAS = {"map": "map_summary.schema.json", "language": "language_summary.schema.json"}
 
 
+@validate_params(dict(job=Options(SUMMARY_SCHEMAS, error=UnknownNameError)))
 def summary_schema(job: str = "map") -> dict:
     """The JSON Schema (draft 2020-12) of a job's ``summary.json``.
 
@@ -45,8 +47,5 @@ def summary_schema(job: str = "map") -> dict:
     >>> summary_schema("language")["properties"]["job"]
     {'const': 'toponeuro map --language'}
     """
-    if job not in SUMMARY_SCHEMAS:
-        raise UnknownNameError(f"Unknown job {job!r} for summary_schema(job=); "
-                               f"{close_matches(job, SUMMARY_SCHEMAS)}")
     text = (resources.files("toponeuro.reporting") / "schemas" / SUMMARY_SCHEMAS[job]).read_text("utf-8")
     return json.loads(text)

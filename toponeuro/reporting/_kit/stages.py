@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import xarray as xr
 
+from ..._util.constraints import DataArrayWith, HasAttributes, Names
+from ..._util.params import Text, validate_params
 from ...exceptions import SheetError, UnknownNameError
 
 __all__ = ["CortexInputs", "read_cortex_inputs", "map_layers", "check_sheet_layers",
@@ -90,6 +92,8 @@ def model_description(net, model: str | None, checkpoint) -> str:
     return f"{model} (weights sha256 {net.weights_sha256})"
 
 
+@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)"),
+                      layers=[Text(), Names(), None]))
 def map_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     """The layers the map measures: ``layers`` as a list, default the card's last three
     TopoLoss layers (the last convolutions of the demo TopoNets).
@@ -129,6 +133,7 @@ def map_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     return [layers] if isinstance(layers, str) else list(layers)
 
 
+@validate_params(dict(acts=DataArrayWith(("unit",)), layers=Names()))
 def check_sheet_layers(acts: xr.DataArray, layers: Sequence[str]) -> None:
     """Raise :class:`~toponeuro.exceptions.SheetError` unless every layer's sheet can hold a
     selectivity map (at least :data:`~toponeuro.analysis.MIN_SHEET_UNITS` units, 2 x 2).

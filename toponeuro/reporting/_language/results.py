@@ -16,7 +16,9 @@ import pandas as pd
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import MAPPING
 from ..._util.docs import fill_doc
+from ..._util.params import ALPHA, InstanceOf, Text, validate_params
 from ..._version import __version__
 from ...analysis import (
     SMOOTHNESS_METHODS,
@@ -38,6 +40,7 @@ _MAP = LANGUAGE_MAP
 
 
 # ------------------------------------------------------------------------------ sentences
+@validate_params(dict(statistic=Text(), alpha=ALPHA, where=Text()))
 @fill_doc
 def language_verdict(statistic: str, result, alpha: float, where: str = "on this sheet") -> dict:
     """The plain-language claim of one positions-null test of a language map, from its numbers.
@@ -509,6 +512,7 @@ def _count_of(c: dict) -> str:
     return f"{c['parcel_fraction']:.1%} of the vertices with data"
 
 
+@validate_params(dict(report=[InstanceOf(LanguageMapReport), MAPPING]))
 def format_language_summary(report: LanguageMapReport | dict) -> str:
     """The plain-text summary ``toponeuro map --language`` prints.
 

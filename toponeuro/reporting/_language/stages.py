@@ -20,7 +20,9 @@ import numpy as np
 import xarray as xr
 
 from ..._io.null_cache import use_null_cache
+from ..._util.constraints import STIMULUS_SET, HasAttributes, Names
 from ..._util.docs import fill_doc
+from ..._util.params import PathLike, Text, validate_params
 from ...analysis import TDANN_PATCHES
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from .._kit.stages import map_layers
@@ -49,6 +51,7 @@ _HINT = (
 )
 
 
+@validate_params(dict(card=HasAttributes(("name", "modality"), "a ModelCard (toponeuro.models.model_card)")))
 def check_language_model(card) -> None:
     """Raise :class:`~toponeuro.exceptions.ParameterError` unless ``card`` is a language model.
 
@@ -74,6 +77,8 @@ def check_language_model(card) -> None:
         )
 
 
+@validate_params(dict(card=HasAttributes(("name", "topo_layers"), "a ModelCard (toponeuro.models.model_card)"),
+                      layers=[Text(), Names(), None]))
 def language_layers(card, layers: str | Sequence[str] | None = None) -> list[str]:
     """The layers the language job measures: ``layers`` as a list, default every TopoLoss
     layer of the card (TopoLM's sheets are all its MLP layers; :func:`map_layers` keeps the
@@ -104,6 +109,8 @@ def language_layers(card, layers: str | Sequence[str] | None = None) -> list[str
     return map_layers(card, layers)  # the one reader of layers= (and its error without any)
 
 
+@validate_params(dict(stimuli=[PathLike(), STIMULUS_SET, None]))
+@fill_doc
 def load_language_stimuli(stimuli="langloc"):
     """The localizer items and where they come from: ``(StimulusSet, source)``.
 
@@ -117,16 +124,13 @@ def load_language_stimuli(stimuli="langloc"):
     -------
     stimuli : StimulusSet
         The localizer items (``category``: their condition).
-    source : str
-        Where they come from, in words.
+    %(stimuli_source)s
 
     Raises
     ------
     MissingFileError
         ``stimuli`` is neither ``"langloc"`` nor a file.
-    DownloadError
-        The pinned csv can be neither found nor downloaded (the message says how to pass a
-        local copy).
+    %(pinned_csv_download)s
 
     Examples
     --------

@@ -20,7 +20,9 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..._util.constraints import MAPPING, STIMULUS_SET
 from ..._util.docs import fill_doc
+from ..._util.params import PathLike, validate_params
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
@@ -42,6 +44,8 @@ _HINT = (
 )
 
 
+@validate_params(dict(verb_noun=[PathLike(), STIMULUS_SET]))
+@fill_doc
 def load_verb_noun_stimuli(verb_noun="topolm"):
     """The verb and noun items and where they come from: ``(StimulusSet, source)``.
 
@@ -56,16 +60,13 @@ def load_verb_noun_stimuli(verb_noun="topolm"):
     -------
     stimuli : StimulusSet
         The verb and noun items (``category``: ``"verb"`` / ``"noun"``).
-    source : str
-        Where they come from, in words.
+    %(stimuli_source)s
 
     Raises
     ------
     MissingFileError
         ``verb_noun`` is neither ``"topolm"`` nor a file.
-    DownloadError
-        The pinned csv can be neither found nor downloaded (the message says how to pass a
-        local copy, or to leave the comparison out).
+    %(pinned_csv_download)s
     InvalidDataError
         A StimulusSet without both a ``verb`` and a ``noun`` category.
 
@@ -211,6 +212,7 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     return VerbNoun(items, source, tmap, contrast, n_units, boot)
 
 
+@validate_params(dict(cortex_maps=[MAPPING, None], cache_dir=[PathLike(), None]))
 @fill_doc
 def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
     """The cortex's verb - noun map: ``(hemisphere -> CortexMaps, source)``.
@@ -296,6 +298,7 @@ def bare_netcdf(cortex_maps):
     return cortex_maps
 
 
+@validate_params(dict(verb_noun=[PathLike(), STIMULUS_SET, None]))
 def verb_noun_inputs(verb_noun, cortex_maps=None):
     """The verb - noun stage's inputs: ``((items, source), (hemisphere -> CortexMaps,
     source))``, or ``(None, None)`` with ``verb_noun=None`` (the comparison left out).

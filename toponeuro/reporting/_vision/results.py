@@ -16,6 +16,8 @@ import pandas as pd
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import MAPPING, Names
+from ..._util.params import Text, validate_params
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.report import CortexReport, MapReport, MapStimuliRecord
@@ -607,6 +609,8 @@ def _test_text(entry: dict | None, null: str) -> str:
     return f"{entry['verdict']}; {null}, {entry['p_text']}"
 
 
+@validate_params(dict(comparison=MAPPING, layer=Text(), hemispheres=Names(empty=False),
+                      summary=[MAPPING, None]))
 def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
                     summary: dict | None = None) -> pd.DataFrame:
     """One readable table of what can be set side by side: the model's layer and each

@@ -22,8 +22,10 @@ import xarray as xr
 
 from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
+from ..._util.constraints import STIMULUS_SET, TorchModule
 from ..._util.docs import fill_doc
-from ..._util.params import check_random_state
+from ..._util.params import Boolean, PathLike, check_random_state, validate_params
+from ..._util.stack import user_stacklevel
 from ...analysis import TDANN_PATCHES
 from ...exceptions import (
     DownloadError,
@@ -64,6 +66,7 @@ _HINT = (
 )
 
 
+@validate_params(dict(stimuli=[PathLike(), STIMULUS_SET, None], progress=Boolean()))
 @fill_doc
 def load_map_stimuli(stimuli="floc", numbers=None, *, progress: bool = False):
     """The map's fLoc stimuli (the ten non-scrambled categories) and where they come from.
@@ -138,6 +141,7 @@ def _check_floc_categories(found, stimuli) -> None:
         )
 
 
+@validate_params(dict(net=TorchModule(), stim=STIMULUS_SET))
 def training_images(net, stim) -> dict | None:
     """Which fLoc images the model was trained on (its recipe's ``data``), and how many of
     ``stim`` are among them; ``None`` when no recipe says (e.g. the paper's ImageNet models).
@@ -193,7 +197,7 @@ def training_images(net, stim) -> dict | None:
             "held_out": [int(x) for x in held] if held else None}
 
 
-def _warn_training_overlap(train: dict | None, n_stimuli: int, stacklevel: int = 4) -> None:
+def _warn_training_overlap(train: dict | None, n_stimuli: int) -> None:
     """A :class:`~toponeuro.exceptions.TrainingImagesWarning` when some stimuli are
     training images (``train`` from :func:`training_images`), naming ``numbers=`` to use."""
     if train and train["n_overlap"]:
@@ -203,7 +207,7 @@ def _warn_training_overlap(train: dict | None, n_stimuli: int, stacklevel: int =
         warnings.warn(TrainingImagesWarning(
             f"{train['n_overlap']} of the {n_stimuli} stimuli are images the model was trained "
             f"on (recipe {train['recipe']}: fLoc images {lo}-{hi}); what is measured on them "
-            f"is not held-out. For held-out images only, {fix}."), stacklevel=stacklevel)
+            f"is not held-out. For held-out images only, {fix}."), stacklevel=user_stacklevel())
 
 
 class ModelTopography(NamedTuple):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._util.constraints import MAPPING
+from ..._util.params import InstanceOf, validate_params
 from .._kit.constants import MAP_DOMAINS
 from .._kit.report import MapReport
 from .results import STATISTIC_NAMES, arrangement_p_text, headline_parts, training_images_note
@@ -12,6 +14,7 @@ from .results import STATISTIC_NAMES, arrangement_p_text, headline_parts, traini
 __all__ = ["format_summary"]
 
 
+@validate_params(dict(report=[InstanceOf(MapReport), MAPPING]))
 def format_summary(report: MapReport | dict) -> str:
     """The summary table ``toponeuro map`` prints (plain text).
 

@@ -1,0 +1,202 @@
+"""Constraints on data parameters: arrays, labelled arrays, torch modules, mappings, lists
+of names (issue 44).
+
+They extend the vocabulary of :mod:`toponeuro._util.params` to the parameters that carry
+data, so that every public function declares its parameters once. Each checks the kind of
+the value only (cheap: no conversion, no pass over the data); what the data hold (NaN, the
+stimulus ids, the sizes that must agree) stays with the readers that use them.
+
+Examples
+--------
+>>> import numpy as np
+>>> from toponeuro._util.params import check_param
+>>> check_param(np.zeros((3, 2)), "data", ArrayLike(ndim=2)).shape
+(3, 2)
+>>> check_param("x.npy", "data", ArrayLike(ndim=2))
+Traceback (most recent call last):
+...
+toponeuro.exceptions.InputTypeError: data='x.npy' is not a 2-D array (got a str).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..exceptions import DimensionError
+from .params import Constraint, InstanceOf, _is_number, _Junk
+
+__all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "MAPPING",
+           "STIMULUS_SET"]
+
+
+def _ndim_text(ndim) -> str:
+    if ndim is None:
+        return "an array"
+    dims = ndim if isinstance(ndim, tuple) else (ndim,)
+    return "a " + " or ".join(f"{d}-D" for d in dims) + " array"
+
+
+class ArrayLike(Constraint):
+    """An array: a numpy array, a torch tensor, an xarray object, a list or tuple of numbers,
+    or anything with ``__array__``; ``ndim`` (an int or a tuple of them) is checked where
+    the value has one (a list's is read by its reader).
+
+    Refused: None, strings, bytes, mappings and, unless ``scalar=True`` (elementwise
+    functions), numbers.
+    """
+
+    error = DimensionError
+
+    def __init__(self, ndim=None, *, scalar: bool = False, description: str = "",
+                 fix: str = ""):
+        self.ndim, self.fix, self.scalar = ndim, fix, scalar
+        self.description = description or (_ndim_text(ndim) + (" or a number" if scalar
+                                                                else ""))
+
+    def kind_ok(self, value) -> bool:
+        if isinstance(value, str | bytes | Mapping) or value is None:
+            return False
+        if self.scalar and _is_number(value):
+            return True
+        return isinstance(value, list | tuple | range) or hasattr(value, "__array__") or \
+            hasattr(value, "__array_interface__") or hasattr(value, "__torch_function__")
+
+    def is_satisfied_by(self, value) -> bool:
+        if not self.kind_ok(value):
+            return False
+        if self.scalar and _is_number(value):
+            return True  # NaN and inf are values of an elementwise function
+        n = getattr(value, "ndim", None)
+        if self.ndim is None or n is None:
+            return True
+        return n in (self.ndim if isinstance(self.ndim, tuple) else (self.ndim,))
+
+    def describe(self) -> str:
+        return self.description
+
+    def example(self):
+        n = self.ndim[0] if isinstance(self.ndim, tuple) else (self.ndim or 2)
+        return np.zeros((2,) * n)
+
+    def bad_values(self) -> list:
+        out = [None, "x", {"a": 1}, _Junk()] + ([] if self.scalar else [3.0])
+        if self.ndim is not None:
+            wanted = self.ndim if isinstance(self.ndim, tuple) else (self.ndim,)
+            out += [np.zeros((2,) * n) for n in range(4) if n not in wanted][:2]
+        return out
+
+
+class DataArrayWith(Constraint):
+    """An ``xarray.DataArray`` that has the given dims (in any order, others allowed):
+    ``DataArrayWith(("stimulus", "unit"))``."""
+
+    error = DimensionError
+
+    def __init__(self, dims=(), *, fix: str = ""):
+        self.dims, self.fix = tuple(dims), fix
+
+    def kind_ok(self, value) -> bool:
+        xr = sys.modules.get("xarray")
+        return xr is not None and isinstance(value, xr.DataArray)
+
+    def is_satisfied_by(self, value) -> bool:
+        return self.kind_ok(value) and all(d in value.dims for d in self.dims)
+
+    def describe(self) -> str:
+        return "an xarray.DataArray" + (f" with dims {self.dims}" if self.dims else "")
+
+    def example(self):
+        import xarray as xr
+
+        return xr.DataArray(np.zeros((2,) * len(self.dims)), dims=self.dims)
+
+    def bad_values(self) -> list:
+        import xarray as xr
+
+        out = [None, np.zeros((2, 2)), "x", _Junk()]
+        if self.dims:
+            out.append(xr.DataArray(np.zeros(2), dims=("not_a_dim",)))
+        return out
+
+
+class TorchModule(Constraint):
+    """A ``torch.nn.Module`` (torch is not imported to check: a module implies it)."""
+
+    def __init__(self, *, fix: str = ""):
+        self.fix = fix
+
+    def is_satisfied_by(self, value) -> bool:
+        torch = sys.modules.get("torch")
+        return torch is not None and isinstance(value, torch.nn.Module)
+
+    def describe(self) -> str:
+        return "a torch.nn.Module"
+
+    def example(self):
+        import torch
+
+        return torch.nn.Identity()
+
+    def bad_values(self) -> list:
+        return [None, "resnet18", {"weight": 1}, _Junk()]
+
+
+class Names(Constraint):
+    """A list or tuple (or other iterable, not a string) of non-empty strings; the body
+    receives a tuple. ``empty=False`` refuses an empty one."""
+
+    def __init__(self, *, empty: bool = True, fix: str = ""):
+        self.empty, self.fix = empty, fix
+
+    def kind_ok(self, value) -> bool:
+        return isinstance(value, list | tuple | set | frozenset)
+
+    def is_satisfied_by(self, value) -> bool:
+        return self.kind_ok(value) and (self.empty or len(value) > 0) and all(
+            isinstance(v, str) and v.strip() for v in value)
+
+    def convert(self, value):
+        return tuple(sorted(value)) if isinstance(value, set | frozenset) else tuple(value)
+
+    def describe(self) -> str:
+        return ("a list of non-empty strings" if self.empty
+                else "a non-empty list of non-empty strings")
+
+    def example(self):
+        return ("x",)
+
+    def bad_values(self) -> list:
+        return ["x", [3], [""], None, _Junk()] + ([] if self.empty else [[]])
+
+
+class HasAttributes(Constraint):
+    """An object with the given attributes (duck-typed: a ``ModelCard``, or any object with
+    its fields): ``HasAttributes(("name", "arch"), "a ModelCard")``. Its example is a
+    namespace with those attributes (the check reads nothing else)."""
+
+    def __init__(self, names, description: str, *, fix: str = ""):
+        self.names, self.description, self.fix = tuple(names), description, fix
+
+    def is_satisfied_by(self, value) -> bool:
+        return value is not None and all(hasattr(value, n) for n in self.names)
+
+    def describe(self) -> str:
+        return f"{self.description} (an object with {', '.join(self.names)})"
+
+    def example(self):
+        return SimpleNamespace(**dict.fromkeys(self.names))
+
+    def bad_values(self) -> list:
+        return [None, "x", 3, _Junk()]
+
+
+#: a mapping (a dict)
+MAPPING = InstanceOf(Mapping, "a mapping (a dict)", example={})
+
+
+#: a StimulusSet (duck-typed: its ids, items and kind)
+STIMULUS_SET = HasAttributes(("ids", "items", "kind"), "a StimulusSet")

@@ -41,7 +41,9 @@ import numpy as np
 from .._version import __version__
 from ..exceptions import ChecksumError, ToponeuroWarning
 
-__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_result", "code_digest", "map_digest", "null_cache_dir", "seed_of", "use_null_cache"]
+__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_with_rng", "cached_result", "code_digest",
+           "jsonable", "map_digest", "mesh_digest", "null_cache_dir", "rng_state", "seed_of",
+           "use_null_cache"]
 
 #: version of the entries' layout and of the computations they keep: bump it when a cached
 #: null changes (every earlier entry is then another key, never read)
@@ -330,3 +332,100 @@ def arrangement_parts(spun, centre_map, top: float, n_draws: int, random_state) 
         return None
     return {"maps": digests, "centres": centres, "top": float(top), "n_draws": int(n_draws),
             "null": "shift", "seed": seed}
+
+
+def mesh_digest(tm) -> str | None:
+    """:func:`map_digest` of ``tm`` with what else a descriptor on a mesh reads: its faces,
+    sphere, units and scale (its values included); None where :func:`map_digest` is.
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import as_topomap
+    >>> pos = np.random.default_rng(0).standard_normal((20, 3))
+    >>> a = as_topomap(np.zeros(20), positions=pos, units="mm")
+    >>> mesh_digest(a) == mesh_digest(as_topomap(np.zeros(20), positions=pos))
+    False
+    """
+    base = map_digest(tm)
+    if base is None:
+        return None
+    h = hashlib.sha256(base.encode())
+    for part in (tm.faces, tm.sphere):
+        if part is None:
+            h.update(b"none")
+        else:
+            _array_digest(h, np.asarray(part))
+    h.update(repr((tm.units, tm.mm_per_unit, tm.prune)).encode())
+    return h.hexdigest()
+
+
+def jsonable(obj):
+    """``obj`` with numpy scalars as Python numbers, arrays and tuples as lists and keys as
+    str: what JSON keeps (floats exactly, NaN included).
+
+    Examples
+    --------
+    >>> jsonable({"a": np.float64(0.5), "b": (np.arange(2), None)})
+    {'a': 0.5, 'b': [[0, 1], None]}
+    """
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def rng_state(rng) -> dict | None:
+    """The state of a :class:`numpy.random.Generator` (JSON-able), None for anything else.
+
+    Examples
+    --------
+    >>> rng_state(np.random.default_rng(0))["bit_generator"], rng_state(0)
+    ('PCG64', None)
+    """
+    if not isinstance(rng, np.random.Generator):
+        return None
+    return jsonable(rng.bit_generator.state)
+
+
+def cached_with_rng(kind: str, parts: dict | None, rng, compute: Callable[[], dict]) -> dict:
+    """``compute()`` -> a JSON-able dict that draws from the generator ``rng``, kept on disk
+    (:func:`cached`) under ``parts`` and the generator's state before it; the state after
+    it is stored too and, on a read, set on ``rng`` -- so the generator leaves the step
+    exactly as computing it would have, and every later draw is the same.
+
+    The result is what JSON keeps (:func:`jsonable`) whether computed or read, so a first
+    and a second run return the same types. ``parts`` None (or ``rng`` not a Generator):
+    computed, not kept.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> before = os.environ.get("TOPONEURO_NULL_CACHE")
+    >>> os.environ["TOPONEURO_NULL_CACHE"] = tempfile.mkdtemp()
+    >>> draw = lambda rng: {"x": float(rng.random())}
+    >>> a, b = np.random.default_rng(0), np.random.default_rng(0)
+    >>> with use_null_cache():
+    ...     first = cached_with_rng("demo-rng", {}, a, lambda: draw(a))
+    ...     again = cached_with_rng("demo-rng", {}, b, lambda: 1 / 0)  # read, not computed
+    >>> first == again, a.random() == b.random()
+    (True, True)
+    >>> _ = os.environ.pop("TOPONEURO_NULL_CACHE") if before is None else os.environ.update(
+    ...     TOPONEURO_NULL_CACHE=before)
+    """
+    state = rng_state(rng)
+    if parts is None or state is None or not _ENABLED.get():
+        return jsonable(compute())
+
+    def run():
+        value = jsonable(compute())
+        return {}, {"value": value, "rng_after": rng_state(rng)}
+
+    _, meta = cached(kind, dict(parts, rng=state), run)
+    meta = json.loads(json.dumps(meta, allow_nan=True))  # computed or read: the same types
+    rng.bit_generator.state = meta["rng_after"]
+    return meta["value"]

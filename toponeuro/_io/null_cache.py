@@ -7,13 +7,26 @@ seed and null give the same draws on every run. :func:`cached` keeps what such a
 ``$TOPONEURO_DATA`` or the platform cache), under ``nulls/<kind>-<key>.npz`` (or in
 ``$TOPONEURO_NULL_CACHE``), so a second run reads them instead of rotating spheres again.
 
+What is kept, each under its own ``<kind>``:
+
+* ``pair-similarity``, ``arrangement-spin``: the spin draws of the cortex step's maps;
+* ``ruler-cortex``: every cortex-side descriptor of the one ruler, with its null
+  (:func:`cached_with_rng`, in both jobs' ruler stages): keyed by the maps' content
+  (:func:`mesh_digest`), the descriptor, its settings, the draws and the state of the
+  generator before the step; the state after it is stored and restored on a read, so the
+  draws that follow are those computing it would leave;
+* ``geodesic-weights``: a mesh's Gaussian neighbourhood weights along its surface (the patch
+  smoother of a cortex map: the shortest paths from every vertex), keyed by the mesh's
+  positions and edges and the kernel's width.
+
 * **content-addressed**: the key is the sha256 of everything the draws depend on -- each
   map's values, positions, mesh and distance (:func:`map_digest`; a lab's own maps are hashed
   the same way), the statistic and its parameters, the null, the number of draws, the seed,
   :data:`FORMAT`, the toponeuro version and the digest of the null code's source
   (:func:`code_digest`). Other maps, another seed or an edited null give another key, so a
   stale entry is never read.
-* **verified on read**: each array's sha256 and the key are stored in the entry and checked;
+* **verified on read**: each array's sha256, that of the meta (the JSON numbers kept beside
+  the arrays) and the key are stored in the entry and checked;
   an entry that fails (truncated, edited, another file at its name) is recomputed and
   rewritten, with a :class:`~toponeuro.exceptions.ToponeuroWarning`, never trusted.
 * **written through the one writer** (:func:`toponeuro._io.output.write_bytes`: a temporary
@@ -47,7 +60,7 @@ __all__ = ["FORMAT", "arrangement_parts", "cached", "cached_with_rng", "cached_r
 
 #: version of the entries' layout and of the computations they keep: bump it when a cached
 #: null changes (every earlier entry is then another key, never read)
-FORMAT = 1
+FORMAT = 2  # 2: the meta (a ruler descriptor's numbers, a null's statistic) checksummed too
 
 #: the warnings registry of the warnings a computation raised and :func:`cached` passes on
 _WARNED: dict = {}
@@ -189,14 +202,20 @@ def _read(path: Path, key: str):
     bad = [k for k, a in arrays.items() if _sha(a) != sums[k]]
     if bad:
         raise ChecksumError(f"the checksum of {bad} does not match")
+    if head.get("meta_sha256") != _meta_sha(head.get("meta")):
+        raise ChecksumError("the checksum of its meta does not match")
     return arrays, head["meta"]
+
+
+def _meta_sha(meta) -> str:
+    return hashlib.sha256(json.dumps(meta, sort_keys=True, allow_nan=True).encode()).hexdigest()
 
 
 def _write(path: Path, key: str, arrays: dict, meta: dict) -> None:
     from .output import write_bytes
 
     head = {"key": key, "format": FORMAT, "toponeuro": __version__, "meta": meta,
-            "sha256": {k: _sha(a) for k, a in arrays.items()}}
+            "sha256": {k: _sha(a) for k, a in arrays.items()}, "meta_sha256": _meta_sha(meta)}
     buf = io.BytesIO()
     np.savez(buf, __meta__=np.array(json.dumps(head)), **arrays)
     path.parent.mkdir(parents=True, exist_ok=True)

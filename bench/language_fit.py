@@ -8,8 +8,8 @@ cold and warm, and write the table docs/demo_language_fit.inc shows.
 
 Each run is a child process (``--runs``, default 2) measured on its own: wall, CPU
 (user + sys) and peak memory (``os.wait4``), with ``uptime``'s load before and after. The
-first run starts from an empty null cache (a folder of its own, ``--cache``, emptied first
-unless ``--keep-cache``): the cold run; the second reads the cortex side from it: the warm
+first run starts from an empty null cache (a new folder of its own, or ``--cache``: give an
+empty one for a cold run): the cold run; the second reads the cortex side from it: the warm
 run. Run 2 writes to ``<out>-warm`` so the two folders can be compared
 (``bench/compare_job_outputs.py``). On a shared machine the CPU time is the number to
 compare; the load says how far the wall time can be trusted.
@@ -125,7 +125,6 @@ def _timed(argv: list, env: dict) -> dict:
 
 def main() -> None:
     import os
-    import shutil
     import sys
     import tempfile
 
@@ -139,7 +138,6 @@ def main() -> None:
                     help="99 draws of the model's nulls, 19 of the ruler's; writes no .inc")
     ap.add_argument("--runs", type=int, default=2, help="1: cold only; 2: cold then warm")
     ap.add_argument("--cache", type=Path, help="the null cache folder (default: a new one)")
-    ap.add_argument("--keep-cache", action="store_true", help="do not empty --cache first")
     ap.add_argument("--profile", type=Path, help="cProfile the first run into this file")
     ap.add_argument("--inc", type=Path, default=None)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -151,13 +149,13 @@ def main() -> None:
         return
     if args.summary is None:
         cache = args.cache or Path(tempfile.mkdtemp(prefix="toponeuro-nulls-"))
-        if cache.exists() and not args.keep_cache:
-            shutil.rmtree(cache)
+        n_old = len(list(cache.glob("*.npz"))) if cache.is_dir() else 0
         env = dict(os.environ, TOPONEURO_NULL_CACHE=str(cache))
         base = [sys.executable, str(Path(__file__).resolve()), "--child", "--model", args.model,
                 "--permutations", str(args.permutations), "--fit-permutations",
                 str(args.fit_permutations)]
-        print(f"null cache: {cache}")
+        print(f"null cache: {cache} ({n_old} entries before run 1"
+              f"{'' if not n_old else ': run 1 is not a cold run'})")
         for i in range(args.runs):
             out = args.out if i == 0 else args.out.with_name(args.out.name + "-warm")
             argv = base + ["--out", str(out)]

@@ -7,13 +7,26 @@ seed and null give the same draws on every run. :func:`cached` keeps what such a
 ``$TOPONEURO_DATA`` or the platform cache), under ``nulls/<kind>-<key>.npz`` (or in
 ``$TOPONEURO_NULL_CACHE``), so a second run reads them instead of rotating spheres again.
 
+What is kept, each under its own ``<kind>``:
+
+* ``pair-similarity``, ``arrangement-spin``: the spin draws of the cortex step's maps;
+* ``ruler-cortex``: every cortex-side descriptor of the one ruler, with its null
+  (:func:`cached_with_rng`, in both jobs' ruler stages): keyed by the maps' content
+  (:func:`mesh_digest`), the descriptor, its settings, the draws and the state of the
+  generator before the step; the state after it is stored and restored on a read, so the
+  draws that follow are those computing it would leave;
+* ``geodesic-weights``: a mesh's Gaussian neighbourhood weights along its surface (the patch
+  smoother of a cortex map: the shortest paths from every vertex), keyed by the mesh's
+  positions and edges and the kernel's width.
+
 * **content-addressed**: the key is the sha256 of everything the draws depend on -- each
   map's values, positions, mesh and distance (:func:`map_digest`; a lab's own maps are hashed
   the same way), the statistic and its parameters, the null, the number of draws, the seed,
   :data:`FORMAT`, the toponeuro version and the digest of the null code's source
   (:func:`code_digest`). Other maps, another seed or an edited null give another key, so a
   stale entry is never read.
-* **verified on read**: each array's sha256 and the key are stored in the entry and checked;
+* **verified on read**: each array's sha256, that of the meta (the JSON numbers kept beside
+  the arrays) and the key are stored in the entry and checked;
   an entry that fails (truncated, edited, another file at its name) is recomputed and
   rewritten, with a :class:`~toponeuro.exceptions.ToponeuroWarning`, never trusted.
 * **written through the one writer** (:func:`toponeuro._io.output.write_bytes`: a temporary
@@ -42,11 +55,13 @@ from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import ChecksumError, ToponeuroWarning
 
-__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_result", "code_digest", "map_digest", "null_cache_dir", "seed_of", "use_null_cache"]
+__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_with_rng", "cached_result", "code_digest",
+           "jsonable", "map_digest", "mesh_digest", "null_cache_dir", "rng_state", "seed_of",
+           "use_null_cache"]
 
 #: version of the entries' layout and of the computations they keep: bump it when a cached
 #: null changes (every earlier entry is then another key, never read)
-FORMAT = 1
+FORMAT = 2  # 2: the meta (a ruler descriptor's numbers, a null's statistic) checksummed too
 
 #: the warnings registry of the warnings a computation raised and :func:`cached` passes on
 _WARNED: dict = {}
@@ -188,14 +203,20 @@ def _read(path: Path, key: str):
     bad = [k for k, a in arrays.items() if _sha(a) != sums[k]]
     if bad:
         raise ChecksumError(f"the checksum of {bad} does not match")
+    if head.get("meta_sha256") != _meta_sha(head.get("meta")):
+        raise ChecksumError("the checksum of its meta does not match")
     return arrays, head["meta"]
+
+
+def _meta_sha(meta) -> str:
+    return hashlib.sha256(json.dumps(meta, sort_keys=True, allow_nan=True).encode()).hexdigest()
 
 
 def _write(path: Path, key: str, arrays: dict, meta: dict) -> None:
     from .output import write_bytes
 
     head = {"key": key, "format": FORMAT, "toponeuro": __version__, "meta": meta,
-            "sha256": {k: _sha(a) for k, a in arrays.items()}}
+            "sha256": {k: _sha(a) for k, a in arrays.items()}, "meta_sha256": _meta_sha(meta)}
     buf = io.BytesIO()
     np.savez(buf, __meta__=np.array(json.dumps(head)), **arrays)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -331,3 +352,100 @@ def arrangement_parts(spun, centre_map, top: float, n_draws: int, random_state) 
         return None
     return {"maps": digests, "centres": centres, "top": float(top), "n_draws": int(n_draws),
             "null": "shift", "seed": seed}
+
+
+def mesh_digest(tm) -> str | None:
+    """:func:`map_digest` of ``tm`` with what else a descriptor on a mesh reads: its faces,
+    sphere, units and scale (its values included); None where :func:`map_digest` is.
+
+    Examples
+    --------
+    >>> from toponeuro.analysis import as_topomap
+    >>> pos = np.random.default_rng(0).standard_normal((20, 3))
+    >>> a = as_topomap(np.zeros(20), positions=pos, units="mm")
+    >>> mesh_digest(a) == mesh_digest(as_topomap(np.zeros(20), positions=pos))
+    False
+    """
+    base = map_digest(tm)
+    if base is None:
+        return None
+    h = hashlib.sha256(base.encode())
+    for part in (tm.faces, tm.sphere):
+        if part is None:
+            h.update(b"none")
+        else:
+            _array_digest(h, np.asarray(part))
+    h.update(repr((tm.units, tm.mm_per_unit, tm.prune)).encode())
+    return h.hexdigest()
+
+
+def jsonable(obj):
+    """``obj`` with numpy scalars as Python numbers, arrays and tuples as lists and keys as
+    str: what JSON keeps (floats exactly, NaN included).
+
+    Examples
+    --------
+    >>> jsonable({"a": np.float64(0.5), "b": (np.arange(2), None)})
+    {'a': 0.5, 'b': [[0, 1], None]}
+    """
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def rng_state(rng) -> dict | None:
+    """The state of a :class:`numpy.random.Generator` (JSON-able), None for anything else.
+
+    Examples
+    --------
+    >>> rng_state(np.random.default_rng(0))["bit_generator"], rng_state(0)
+    ('PCG64', None)
+    """
+    if not isinstance(rng, np.random.Generator):
+        return None
+    return jsonable(rng.bit_generator.state)
+
+
+def cached_with_rng(kind: str, parts: dict | None, rng, compute: Callable[[], dict]) -> dict:
+    """``compute()`` -> a JSON-able dict that draws from the generator ``rng``, kept on disk
+    (:func:`cached`) under ``parts`` and the generator's state before it; the state after
+    it is stored too and, on a read, set on ``rng`` -- so the generator leaves the step
+    exactly as computing it would have, and every later draw is the same.
+
+    The result is what JSON keeps (:func:`jsonable`) whether computed or read, so a first
+    and a second run return the same types. ``parts`` None (or ``rng`` not a Generator):
+    computed, not kept.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> before = os.environ.get("TOPONEURO_NULL_CACHE")
+    >>> os.environ["TOPONEURO_NULL_CACHE"] = tempfile.mkdtemp()
+    >>> draw = lambda rng: {"x": float(rng.random())}
+    >>> a, b = np.random.default_rng(0), np.random.default_rng(0)
+    >>> with use_null_cache():
+    ...     first = cached_with_rng("demo-rng", {}, a, lambda: draw(a))
+    ...     again = cached_with_rng("demo-rng", {}, b, lambda: 1 / 0)  # read, not computed
+    >>> first == again, a.random() == b.random()
+    (True, True)
+    >>> _ = os.environ.pop("TOPONEURO_NULL_CACHE") if before is None else os.environ.update(
+    ...     TOPONEURO_NULL_CACHE=before)
+    """
+    state = rng_state(rng)
+    if parts is None or state is None or not _ENABLED.get():
+        return jsonable(compute())
+
+    def run():
+        value = jsonable(compute())
+        return {}, {"value": value, "rng_after": rng_state(rng)}
+
+    _, meta = cached(kind, dict(parts, rng=state), run)
+    meta = json.loads(json.dumps(meta, allow_nan=True))  # computed or read: the same types
+    rng.bit_generator.state = meta["rng_after"]
+    return meta["value"]

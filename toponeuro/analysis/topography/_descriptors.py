@@ -350,12 +350,11 @@ def _geodesic_weights(tm: TopoMap, sigma: float):
     entries in row-major order); the same for every map on the same mesh (it ignores the
     values). Read-only: the caller copies it."""
     from scipy import sparse
-    from scipy.sparse import csgraph
 
     from ._geometry import _edge_lengths
 
     graph = _edge_lengths(tm.neighbours(), tm.positions)
-    h = hashlib.sha1(np.ascontiguousarray(tm.positions, dtype=float).tobytes())
+    h = hashlib.sha256(np.ascontiguousarray(tm.positions, dtype=float).tobytes())
     for part in (graph.indptr, graph.indices, graph.data):
         h.update(np.ascontiguousarray(part).tobytes())
     key = (h.hexdigest(), float(sigma))
@@ -363,23 +362,71 @@ def _geodesic_weights(tm: TopoMap, sigma: float):
     if hit is not None:
         _GEODESIC_CACHE.move_to_end(key)
         return hit
-    rows, cols, dists = [], [], []
-    for lo in range(0, tm.n, 256):
-        src = np.arange(lo, min(tm.n, lo + 256))
-        d = csgraph.dijkstra(graph, directed=False, indices=src, limit=3.0 * sigma)
-        r, c = np.nonzero(np.isfinite(d))
-        rows.append(src[r])
-        cols.append(c)
-        dists.append(d[r, c])
-    r, c, d = (np.concatenate(x) for x in (rows, cols, dists))
-    out = sparse.csr_matrix((np.exp(-0.5 * (d / sigma) ** 2), (r, c)), shape=(tm.n, tm.n))
-    del r, c, d
+    from ..._io import null_cache
+
+    arrays, _ = null_cache.cached("geodesic-weights", {"graph": key[0], "sigma": key[1]},
+                                  lambda: (dict(zip(("data", "indices", "indptr"), _within(
+                                      graph, tm.positions, 3.0 * sigma, sigma))), {}))
+    out = sparse.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
+                            shape=(tm.n, tm.n))
     _GEODESIC_CACHE[key] = out
     while len(_GEODESIC_CACHE) > 1 and sum(
             m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
             for m in _GEODESIC_CACHE.values()) > _GEODESIC_CACHE_BYTES:
         _GEODESIC_CACHE.popitem(last=False)
     return out
+
+
+#: sources searched together: a batch's box of candidate points stays small
+_BATCH = 128
+
+
+def _within(graph, positions, limit: float, sigma: float):
+    """CSR ``(data, indices, indptr)`` of ``exp(-d**2 / 2 sigma**2)`` over every pair within
+    ``limit`` along ``graph`` (columns ascending within a row): the shortest paths from
+    each point, each batch of nearby points searched on the part of the graph that can
+    hold a path of length ``limit`` -- the points within ``limit`` of the batch's box along
+    every axis (a path never leaves the ball of its length around its start; the margin
+    covers rounding). The same numbers as searching the whole graph: a point's distance is
+    the least over its neighbours nearer the source, all inside that part, summed along the
+    same path."""
+    from scipy.sparse import csgraph
+
+    n = positions.shape[0]
+    pos = np.asarray(positions, dtype=float)
+    reach = float(limit) * (1 + 1e-6) + 1e-9
+    # sources ordered by a grid of cells `reach` wide, so a batch lies in a few cells
+    width = reach if np.isfinite(reach) and reach > 0 else 1.0
+    cell = np.floor((pos - pos.min(0)) / width).astype(np.int64)
+    order = np.lexsort(cell.T[::-1])
+    counts = np.zeros(n, dtype=np.int64)
+    parts = []
+    for lo in range(0, n, _BATCH):
+        src = order[lo:lo + _BATCH]
+        box_lo, box_hi = pos[src].min(0) - reach, pos[src].max(0) + reach
+        part = np.flatnonzero(((pos >= box_lo) & (pos <= box_hi)).all(1))
+        sub = graph[part][:, part]
+        # the graph is symmetric: its directed search relaxes each edge once, same minima
+        dd = csgraph.dijkstra(sub, directed=True, indices=np.searchsorted(part, src),
+                              limit=limit)
+        rr, cc = np.nonzero(np.isfinite(dd))
+        counts[src] = np.bincount(rr, minlength=src.size)
+        parts.append((src, part[cc], np.exp(-0.5 * (dd[rr, cc] / sigma) ** 2)))
+        del dd, rr, cc
+    nnz = int(counts.sum())
+    idx_dtype = np.int32 if max(nnz, n) < 2**31 else np.int64  # as scipy's coo -> csr
+    indptr = np.zeros(n + 1, dtype=idx_dtype)
+    np.cumsum(counts, out=indptr[1:])
+    indices = np.empty(nnz, dtype=idx_dtype)
+    data = np.empty(nnz)
+    while parts:  # each batch's rows into their places, row by row, columns in order
+        src, cols, wts = parts.pop(0)
+        cnt = counts[src]
+        start = np.cumsum(cnt) - cnt
+        dest = np.repeat(indptr[src] - start, cnt) + np.arange(cols.size)
+        indices[dest] = cols
+        data[dest] = wts
+    return data, indices, indptr
 
 
 def _surface_smoother(tm: TopoMap, sigma: float):

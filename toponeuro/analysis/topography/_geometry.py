@@ -371,7 +371,9 @@ class TopoMap:
             if graph is None:
                 graph = _edge_lengths(self._adjacency(), self.positions)
                 self._cache["graph"] = graph
-            return csgraph.dijkstra(graph, directed=False, indices=sources,
+            # the edge graph is symmetric (g + g.T): its directed search relaxes each edge
+            # once instead of twice, with the same minima, so the same distances
+            return csgraph.dijkstra(graph, directed=True, indices=sources,
                                     limit=np.inf if limit is None else float(limit))[:, tgt]
         if callable(dist):
             out = np.asarray(dist(sources), dtype=float)

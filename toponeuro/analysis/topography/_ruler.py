@@ -349,6 +349,35 @@ def _pair_maps(model, cortex):
     return mm, cm
 
 
+def _cached_cortex(name, dom, maps, s, n_permutations, rng, compute) -> DescriptorResult:
+    """The cortex side's ``compute()`` of one descriptor, kept on disk inside
+    :func:`~toponeuro._io.null_cache.use_null_cache` (the jobs' ruler stages enter it): keyed
+    by the cortex maps' content (values, mesh, faces, sphere), the descriptor, domain,
+    settings, draws and the generator's state before the step; the state after is restored
+    on a read, so every later draw is the same as computing it. A second run of a job
+    computes none of the cortex's descriptors and nulls (no geodesic search on the mesh)."""
+    from dataclasses import asdict
+
+    from ..._io import null_cache
+
+    group = list(maps.values()) if isinstance(maps, Mapping) else list(maps)
+    digests = [null_cache.mesh_digest(tm) for tm in group]
+    parts = None if None in digests else {
+        "descriptor": name, "domain": dom, "maps": digests,
+        "names": list(maps) if isinstance(maps, Mapping) else [],
+        "settings": null_cache.jsonable(asdict(s)), "n_permutations": int(n_permutations)}
+    return _result_of(null_cache.cached_with_rng(
+        "ruler-cortex", parts, rng, lambda: asdict(compute())))
+
+
+def _result_of(d: dict) -> DescriptorResult:
+    """A :class:`DescriptorResult` from its JSON form (``interval`` a tuple again)."""
+    d = dict(d)
+    if d.get("interval") is not None:
+        d["interval"] = tuple(d["interval"])
+    return DescriptorResult(**d)
+
+
 def _boot_values(boots, descriptor, s, domain, pair=None):
     vals = []
     for b in boots:
@@ -443,8 +472,10 @@ def compare_topography(
     rows = []
     done = {(r.descriptor, r.domain): r for r in (cortex_results or ())}
 
-    def cortex_side(name, dom, func, *args):
-        return done[name, dom] if (name, dom) in done else func(*args)
+    def cortex_side(name, dom, maps, func, *args):
+        if (name, dom) in done:
+            return done[name, dom]
+        return _cached_cortex(name, dom, maps, s, n_permutations, rng, lambda: func(*args))
 
     def add(name, domain, m, c):
         verdict, reason = ruler_verdict(m, c, alpha=alpha)
@@ -454,8 +485,8 @@ def compare_topography(
         if name in ONE_MAP:
             for dom in keys:
                 m = _ONE_MAP_FUNCS[name](mm[dom], s, n_permutations, rng, dom)
-                c = cortex_side(name, dom, _ONE_MAP_FUNCS[name], cm[dom], s, n_permutations,
-                                rng, dom)
+                c = cortex_side(name, dom, [cm[dom]], _ONE_MAP_FUNCS[name], cm[dom], s,
+                                n_permutations, rng, dom)
                 if boots:
                     m = _with_interval(m, _boot_values(boots, name, s, dom))
                 add(name, dom, m, c)
@@ -465,15 +496,16 @@ def compare_topography(
                     pair = (keys[i], keys[j])
                     dom = f"{pair[0]}-{pair[1]}"
                     m = _similarity(mm[pair[0]], mm[pair[1]], s, n_permutations, rng, dom)
-                    c = cortex_side(name, dom, _similarity, cm[pair[0]], cm[pair[1]], s,
-                                    n_permutations, rng, dom)
+                    both = [cm[pair[0]], cm[pair[1]]]
+                    c = cortex_side(name, dom, both, _similarity, *both, s, n_permutations,
+                                    rng, dom)
                     if boots:
                         m = _with_interval(m, _boot_values(boots, name, s, None, pair))
                     add(name, dom, m, c)
         elif name == "arrangement" and len(keys) >= 3:
             dom = "+".join(keys)
             add(name, dom, _arrangement(mm, s, n_permutations, rng),
-                cortex_side(name, dom, _arrangement, cm, s, n_permutations, rng))
+                cortex_side(name, dom, cm, _arrangement, cm, s, n_permutations, rng))
     first_m, first_c = next(iter(mm.values())), next(iter(cm.values()))
     return TopographyComparison(rows=tuple(rows), alpha=float(alpha),
                                 n_permutations=n_permutations, left_out=left_out, settings=s,

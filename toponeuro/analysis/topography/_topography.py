@@ -82,6 +82,30 @@ def _pair_distances(tm: TopoMap, idx: np.ndarray, limit: float | None = None) ->
     return full[np.triu_indices(idx.size, k=1)]
 
 
+#: sources of one shortest-path search in :func:`_graph_pair_distances`
+_SOURCE_CHUNK = 512
+
+
+def _graph_pair_distances(tm: TopoMap, samples, limit: float):
+    """:func:`_pair_distances` of every sample at once on a map with graph distances: one
+    search from each point any sample holds (a point in several samples is searched once,
+    not once per sample), each sample's rows then gathered; None for other distances or a
+    single sample (searched as it is). The same numbers: a row depends on its source only."""
+    if not isinstance(tm.distance, str) or len(samples) < 2:
+        return None
+    every = np.unique(np.concatenate(samples))
+    full = [np.empty((idx.size, idx.size)) for idx in samples]
+    for lo in range(0, every.size, _SOURCE_CHUNK):
+        src = every[lo:lo + _SOURCE_CHUNK]
+        d = tm.distances_from(src, limit=limit)
+        for idx, out in zip(samples, full):
+            pos = np.searchsorted(src, idx)
+            mine = (pos < src.size) & (src[np.minimum(pos, src.size - 1)] == idx)
+            if mine.any():
+                out[mine] = d[pos[mine]][:, idx]
+    return [out[np.triu_indices(idx.size, k=1)] for idx, out in zip(samples, full)]
+
+
 def _binned(d: np.ndarray, v: np.ndarray, edges: np.ndarray):
     """Mean of pair values ``v`` in uniform distance bins ``edges`` (both condensed)."""
     n_bins = len(edges) - 1
@@ -175,12 +199,16 @@ class _SmoothnessKernel:
                 counts[b] += int(np.count_nonzero(np.isfinite(a - c)))
             self.samples.append((None, None, None, counts))
             return
-        for idx in _samples(tm, valid, n_samples, sample_size, rng):
-            d = _pair_distances(tm, idx, limit=self.edges[-1])
+        samples = _samples(tm, valid, n_samples, sample_size, rng)
+        graph_d = _graph_pair_distances(tm, samples, self.edges[-1])
+        for k, idx in enumerate(samples):
+            d = (graph_d[k] if graph_d is not None
+                 else _pair_distances(tm, idx, limit=self.edges[-1]))
             ii, jj = np.triu_indices(idx.size, k=1)
             keep = np.isfinite(d) & (d <= self.edges[-1])
             b = np.minimum((d[keep] * (nb / self.edges[-1])).astype(np.intp), nb - 1)
-            order = np.argsort(b, kind="stable")
+            # the same stable order, by numpy's radix sort of small keys (O(n))
+            order = np.argsort(b.astype(np.uint16) if nb <= 2**16 else b, kind="stable")
             b = b[order]
             counts = np.bincount(b, minlength=nb)
             # the sample's points, and its pairs as positions within the sample

@@ -177,12 +177,21 @@ def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_corte
     >>> sorted(fits), fit.hemisphere, "smoothness" in fit.comparison.left_out
     (['language|left'], 'left', True)
     """
+    from ..._io.null_cache import use_null_cache
+
+    with use_null_cache():  # the cortex side: once per map, mesh, settings and seed
+        return _fits(layer, sn_map, cortex, verb_noun, verb_noun_cortex, sn_boot,
+                     verb_noun_boot, dict(n_permutations=n_permutations, alpha=alpha,
+                                          random_state=random_state, settings=settings))
+
+
+def _fits(layer, sn_map, cortex, verb_noun, verb_noun_cortex, sn_boot, verb_noun_boot,
+          kw) -> dict:
+    """:func:`language_fits`' comparisons (inside the null cache)."""
     from ...analysis import as_topomap, compare_topography
     from .stages import LANGUAGE_MAP
     from .verbs import VERB_NOUN_CORTEX
 
-    kw = dict(n_permutations=n_permutations, alpha=alpha, random_state=random_state,
-              settings=settings)
     out = {}
     if verb_noun is not None and verb_noun_cortex is not None:
         maps, source = verb_noun_cortex

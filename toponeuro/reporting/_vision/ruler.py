@@ -175,10 +175,21 @@ def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, 
     >>> sorted(out["v1", "left"].left_out)
     ['smoothness']
     """
-    from ...analysis import RulerSettings, compare_topography
+    from ..._io.null_cache import use_null_cache
+    from ...analysis import RulerSettings
 
     settings = settings or RulerSettings()
     side = ruler_cortex_maps(cortex, settings)
+    with use_null_cache():  # the cortex side: once per maps, mesh, settings and seed
+        return _comparisons(selectivity, layers, side, settings, n_permutations, alpha,
+                            random_state, activations)
+
+
+def _comparisons(selectivity, layers, side, settings, n_permutations, alpha, random_state,
+                 activations) -> dict:
+    """:func:`ruler_comparisons` on the cortex maps ``side`` (inside the null cache)."""
+    from ...analysis import compare_topography
+
     out, done = {}, {}
     have = set(map(str, selectivity[D.DOMAIN].values))
     for layer in layers:

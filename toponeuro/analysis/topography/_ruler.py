@@ -378,13 +378,15 @@ def _result_of(d: dict) -> DescriptorResult:
     return DescriptorResult(**d)
 
 
-def _boot_values(boots, descriptor, s, domain, pair=None):
+def _boot_values(boots, descriptor, s, domain, pair=None, *, rng):
+    """The descriptor's value on each bootstrap map (no null; ``rng`` for what it samples,
+    e.g. smoothness's point pairs on a large sheet, so that the interval is seeded too)."""
     vals = []
     for b in boots:
         if pair is not None:
-            vals.append(_similarity(b[pair[0]], b[pair[1]], s, 0, None).value)
+            vals.append(_similarity(b[pair[0]], b[pair[1]], s, 0, rng).value)
         else:
-            vals.append(_ONE_MAP_FUNCS[descriptor](b[domain], s, 0, None).value)
+            vals.append(_ONE_MAP_FUNCS[descriptor](b[domain], s, 0, rng).value)
     return vals
 
 
@@ -445,7 +447,11 @@ def compare_topography(
     s = settings or RulerSettings()
     if not isinstance(s, RulerSettings):
         raise InvalidDataError(f"settings must be a RulerSettings; got {type(s).__name__}.")
-    rng = check_random_state(random_state)
+    # Each side draws from its own stream, and the model's bootstrap from a third, all
+    # spawned from ``random_state``: the cortex's draws do not depend on the model (how many
+    # draws it took, which layer came first), so they are the same -- and read from the
+    # null cache -- for every model compared with the same cortex and seed.
+    rng, cortex_rng, boot_rng = check_random_state(random_state).spawn(3)
     names = list(DESCRIPTORS if descriptors is None else descriptors)
     for n in names:
         if n not in DESCRIPTORS:
@@ -475,7 +481,8 @@ def compare_topography(
     def cortex_side(name, dom, maps, func, *args):
         if (name, dom) in done:
             return done[name, dom]
-        return _cached_cortex(name, dom, maps, s, n_permutations, rng, lambda: func(*args))
+        return _cached_cortex(name, dom, maps, s, n_permutations, cortex_rng,
+                              lambda: func(*args))
 
     def add(name, domain, m, c):
         verdict, reason = ruler_verdict(m, c, alpha=alpha)
@@ -486,9 +493,9 @@ def compare_topography(
             for dom in keys:
                 m = _ONE_MAP_FUNCS[name](mm[dom], s, n_permutations, rng, dom)
                 c = cortex_side(name, dom, [cm[dom]], _ONE_MAP_FUNCS[name], cm[dom], s,
-                                n_permutations, rng, dom)
+                                n_permutations, cortex_rng, dom)
                 if boots:
-                    m = _with_interval(m, _boot_values(boots, name, s, dom))
+                    m = _with_interval(m, _boot_values(boots, name, s, dom, rng=boot_rng))
                 add(name, dom, m, c)
         elif name == "domain_similarity" and len(keys) >= 2:
             for i in range(len(keys)):
@@ -498,14 +505,15 @@ def compare_topography(
                     m = _similarity(mm[pair[0]], mm[pair[1]], s, n_permutations, rng, dom)
                     both = [cm[pair[0]], cm[pair[1]]]
                     c = cortex_side(name, dom, both, _similarity, *both, s, n_permutations,
-                                    rng, dom)
+                                    cortex_rng, dom)
                     if boots:
-                        m = _with_interval(m, _boot_values(boots, name, s, None, pair))
+                        m = _with_interval(m, _boot_values(boots, name, s, None, pair,
+                                                           rng=boot_rng))
                     add(name, dom, m, c)
         elif name == "arrangement" and len(keys) >= 3:
             dom = "+".join(keys)
             add(name, dom, _arrangement(mm, s, n_permutations, rng),
-                cortex_side(name, dom, cm, _arrangement, cm, s, n_permutations, rng))
+                cortex_side(name, dom, cm, _arrangement, cm, s, n_permutations, cortex_rng))
     first_m, first_c = next(iter(mm.values())), next(iter(cm.values()))
     return TopographyComparison(rows=tuple(rows), alpha=float(alpha),
                                 n_permutations=n_permutations, left_out=left_out, settings=s,

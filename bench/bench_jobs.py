@@ -14,8 +14,9 @@ The two runs' ``summary.json`` are compared leaf by leaf (times and dates aside)
 ``results.nc`` variable by variable: the numbers must be identical. Each figure is the
 child's own ``getrusage`` (user + sys CPU seconds, peak resident memory) and its wall time.
 
-``--suite`` also times ``pytest -m "not slow"`` and the full suite, ``--docs`` the Sphinx
-build as ``.ci/run`` runs it (both long: minutes). Run from the repository root::
+``--suite`` also times ``pytest -m "not slow"`` and the full suite (``-n 2``: two
+pytest-xdist workers, as the README's test command; ``--workers 0``: one process), ``--docs``
+the Sphinx build as ``.ci/run`` runs it (both long: minutes). Run from the repository root::
 
     python bench/bench_jobs.py                  # the vision job, before -> after
     python bench/bench_jobs.py --language       # and the language job
@@ -111,6 +112,8 @@ def main(argv=None) -> None:
     p.add_argument("--language", action="store_true", help="also the language job")
     p.add_argument("--no-vision", action="store_true", help="skip the vision job")
     p.add_argument("--suite", action="store_true", help="time the fast lane and the full suite")
+    p.add_argument("--workers", default="2",
+                   help="pytest-xdist workers of --suite (pytest -n; '0': one process)")
     p.add_argument("--docs", action="store_true", help="time the Sphinx build")
     p.add_argument("--shared", default=str(ROOT.parent / "shared"),
                    help="the shared data folder (data/floc, data/langloc)")
@@ -132,11 +135,12 @@ def main(argv=None) -> None:
         job("vision", [], env, work)
     if args.language:
         job("language", ["--language"], env, work)
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+              "-n", args.workers]
     if args.suite:
         for lane, extra in (("fast lane (-m 'not slow')", ["-m", "not slow"]), ("full suite", [])):
             r = timed(pytest + extra, env, work / "suite.log")
-            print(f"{lane}: wall {r['wall_s']} s, CPU {r['cpu_s']} s, exit {r['exit']}, load "
+            print(f"{lane} (-n {args.workers}): wall {r['wall_s']} s, CPU {r['cpu_s']} s, exit {r['exit']}, load "
                   f"{r['load_before']} -> {r['load_after']}", flush=True)
     if args.docs:
         r = timed([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "docs",

@@ -24,9 +24,16 @@ def _session_null_cache(tmp_path_factory):
     """One null cache for the whole session (toponeuro/_io/null_cache.py), set before any
     fixture of a module runs: the cortex maps' spin draws, content-addressed and verified,
     are drawn by the first test that needs them and read by every later one (the jobs'
-    tests run the same atlas, mesh and seed)."""
+    tests run the same atlas, mesh and seed); with pytest-xdist the workers share it."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # pytest -n: each worker has its own basetemp (<run>/popen-gwN); the workers share
+        # one cache beside them (entries are written whole, by a rename, and verified on read)
+        folder = tmp_path_factory.getbasetemp().parent / "toponeuro_nulls"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("toponeuro_nulls")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TOPONEURO_NULL_CACHE", str(tmp_path_factory.mktemp("toponeuro_nulls")))
+        mp.setenv("TOPONEURO_NULL_CACHE", str(folder))
         yield
 
 

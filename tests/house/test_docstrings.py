@@ -32,7 +32,8 @@ IGNORED = {
 }
 
 #: checks not applied to exception and warning classes: they are raised, not called; their
-#: docstring says when (the messages are tested in tests/test_bad_input*.py)
+#: docstring says when (the messages are tested in tests/_io/test_bad_input.py and
+#: tests/analysis/test_bad_input_analysis.py)
 IGNORED_FOR_EXCEPTIONS = {"EX01", "PR01"}
 
 #: checks not applied to methods and properties: a class's Examples section (validated with

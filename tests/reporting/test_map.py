@@ -333,6 +333,7 @@ def test_run_map_takes_a_stimulus_set_and_every_image_of_a_folder(tmp_path):
     assert _load_stimuli(given, None, progress=False)[0] is given
 
 
+@pytest.mark.slow  # an end-to-end run_map, 3 layers
 def test_each_statistic_is_computed_once(tmp_path, monkeypatch):
     """3 layers x 5 domains on the sheet + 4 + 3 cortical ROI maps: 22 smoothness calls."""
     import toponeuro.analysis.topography._tables as tables

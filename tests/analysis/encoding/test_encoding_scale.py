@@ -206,6 +206,7 @@ class _Count:
     n = 0
 
 
+@pytest.mark.slow  # starts a dask cluster of two worker processes
 def test_distributed_worker_processes_equal_the_single_process_fit(monkeypatch):
     """Two worker *processes*; the design is sent to each worker once, not once per chunk."""
     dask = pytest.importorskip("dask")

@@ -194,6 +194,7 @@ def test_own_mni_volumes_planted_and_nilearns_real_statistical_map(tmp_path):
     assert motor.shape == (10242,) and motor.max() > 5  # the t-map's right-hemisphere peak
 
 
+@pytest.mark.slow  # an end-to-end run_map (model, atlas-free cortex side, spin nulls)
 def test_run_map_with_your_own_maps_records_them(tmp_path, write_floc_folder):
     """run_map(cortex_maps=) measures the given maps in place of the atlas, with the spin
     null, and summary.json says which files and how they were read."""

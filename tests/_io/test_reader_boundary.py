@@ -179,7 +179,7 @@ def test_a_bids_labels_table_is_read_at_the_boundary(tmp_path):
 # --- the command line: one clear line, no traceback ---------------------------------------
 @pytest.mark.parametrize("how", ["truncated", "empty", "wrong-content"])
 def test_cli_map_with_a_broken_nifti_prints_one_line(tmp_path, capsys, how):
-    from test_cli_errors import FLOC, _run  # tests/ is on sys.path (pytest rootdir)
+    from test_cli_errors import FLOC, _run  # every test folder is on sys.path (conftest)
 
     from toponeuro.stimuli import make_image_folder
 

@@ -75,7 +75,7 @@ def test_valid_vol_to_surf_options_give_the_same_maps(volume):
 
 
 def test_cli_vol_to_surf_kind_prints_one_line(volume, tmp_path, capsys):
-    from test_cli_errors import FLOC, _run  # tests/ is on sys.path (pytest rootdir)
+    from test_cli_errors import FLOC, _run  # every test folder is on sys.path (conftest)
 
     floc = make_image_folder(tmp_path / "floc", FLOC, [1], suffix=".jpg", mode="RGB")
     rc, out, err = _run(["map", "--stimuli", str(floc), "--out", str(tmp_path / "m"),

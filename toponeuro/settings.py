@@ -534,6 +534,7 @@ class FlocStimuli:
         cli_adds=True))
 
     def __post_init__(self):
+        _check_source(self.source, "stimuli.source", '"floc"')
         if self.numbers is not None:
             from .stimuli import floc_numbers
 
@@ -573,6 +574,23 @@ class LanguageStimuli:
     verb_noun: object = field(default="topolm", metadata=_meta(
         "--verb-noun", "topolm, a local elli_stimuli.csv, a StimulusSet or None",
         cli_adds=True))
+
+    def __post_init__(self):
+        _check_source(self.source, "stimuli.source", '"langloc"')
+        if self.verb_noun is not None:
+            _check_source(self.verb_noun, "stimuli.verb_noun", '"topolm"')
+
+
+def _check_source(value, name: str, named: str) -> None:
+    """A stimuli source is a name or a path (text or path-like) or a StimulusSet; what it
+    holds is checked where it is read."""
+    from .stimuli import StimulusSet
+
+    if isinstance(value, str | os.PathLike | StimulusSet):
+        return
+    raise InputTypeError(
+        f"{name} must be {named}, a path or a toponeuro.stimuli.StimulusSet; got a "
+        f"{type(value).__name__}.")
 
 
 def _stimuli_spec(stimuli, cls):
@@ -718,7 +736,8 @@ def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
             warnings.warn(
                 f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in "
                 f"0.6; use {param}= (0: silent; 1: the summary, no progress bars; 2, the "
-                "default: the summary and progress bars).", FutureWarning, stacklevel=4)
+                "default: the summary and progress bars).", FutureWarning,
+                stacklevel=user_stacklevel())
             out[param] = _verbose_level(out[param], value)
             continue
         cls = type(out[param])

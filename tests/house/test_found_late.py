@@ -49,7 +49,7 @@ V2S = [
     ({"depth": [0.0, 1.0], "kind": "ball"}, E.InvalidDataError, "cannot be used with kind='ball'"),
     ({"mask_img": "/no/such/mask.nii.gz"}, E.MissingFileError, "mask_img"),
     ({"radisu": 2.0}, E.InvalidDataError, "Unknown vol_to_surf parameter 'radisu'"),
-    ("radius=2", E.InputTypeError, "vol_to_surf must map parameter names"),
+    ("radius=2", E.InputTypeError, r"vol_to_surf='radius=2' is not a mapping"),
 ]
 
 

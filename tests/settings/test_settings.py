@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -296,3 +297,17 @@ def test_model_source_default_is_the_map_jobs_default_model():
     from toponeuro.reporting import DEFAULT_MAP_MODEL
 
     assert S.ModelSource().name == DEFAULT_MAP_MODEL
+
+
+@pytest.mark.parametrize(("cls", "kw", "name"), [
+    ("FlocStimuli", {"source": 3}, "stimuli.source"),
+    ("LanguageStimuli", {"source": ["a"]}, "stimuli.source"),
+    ("LanguageStimuli", {"verb_noun": 1.5}, "stimuli.verb_noun"),
+])
+def test_stimuli_settings_refuse_a_source_of_the_wrong_kind(cls, kw, name):
+    import toponeuro.settings as S
+    from toponeuro.exceptions import InputTypeError
+
+    with pytest.raises(InputTypeError, match=rf"^{re.escape(name)} must be"):
+        getattr(S, cls)(**kw)
+    assert getattr(S, cls)().source in ("floc", "langloc")  # the defaults pass

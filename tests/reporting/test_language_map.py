@@ -168,6 +168,7 @@ def language_run(tiny_lm, lang_csv, vn_csv, tmp_path_factory):
     return res, out
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_language_job_writes_every_file(language_run):
     res, out = language_run
     for f in ("report.html", "summary.json", "results.nc", "sheet_maps.png",
@@ -181,6 +182,7 @@ def test_language_job_writes_every_file(language_run):
     assert "<title>toponeuro map --language — test_tiny_lm.v0</title>" in html
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_language_job_numbers_are_one_object_everywhere(language_run):
     res, out = language_run
     summary = json.loads((out / "summary.json").read_text())
@@ -233,6 +235,7 @@ def test_language_job_numbers_are_one_object_everywhere(language_run):
     ds.close()
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_language_job_reports_no_cortex_number_without_a_null(language_run):
     """The parcels' own Moran's I and smoothness are not in the cortex table (a number without
     a null); on the one ruler, the parcels' smoothness is left out (a binary map), and every
@@ -270,6 +273,7 @@ def test_language_job_missing_csv_names_the_fix(tmp_path):
                          progress=False, verbose=False)
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
     from toponeuro.cli import main
 
@@ -319,6 +323,7 @@ def test_run_language_map_is_a_sequence_of_named_stages():
     assert len(src.split('"""')[-1].splitlines()) < 20  # the body: checks, then the skeleton
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_language_stages_are_public_and_the_job_returns_its_own_result(language_run):
     import toponeuro.reporting as R
 
@@ -548,6 +553,7 @@ def test_language_job_takes_fs_lr_maps_as_python_objects(tiny_lm, lang_csv, tmp_
     assert sim["p_value"] == pytest.approx(2 / 11, abs=1e-4)  # the summary keeps 4 digits
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_path):
     from toponeuro.reporting import run_language_map
 
@@ -563,6 +569,7 @@ def test_language_job_with_an_empty_selection_says_so(tiny_lm, lang_csv, tmp_pat
     assert "no language-selective units" in html
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_summary_is_typed_and_the_report_reads_as_words(language_run):
     """Issue 34: counts as numbers, no null where the report prints a value, no snake_case
     headers, split-half p written like the terminal, top-k as a percentage."""
@@ -614,6 +621,7 @@ def test_a_missing_cortex_map_fails_before_the_model_runs(tmp_path, monkeypatch)
                                    cortex_maps=f"verbs={tmp_path}/lh.v.gii:{tmp_path}/rh.v.gii")
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 @pytest.mark.shared
 def test_topolm_s_fs_lr_verb_noun_map_joins_the_parcels(tiny_lm, lang_csv, tmp_path,
                                                         shared_dir, capsys):

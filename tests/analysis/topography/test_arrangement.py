@@ -44,6 +44,7 @@ def test_planted_antilocated_layout_is_negative_and_not_significant():
     assert res["spearman"] < -0.3 and res["p_shift"] > 0.5
 
 
+@pytest.mark.slow  # a calibration (issue 46: calibrations run in the full suite)
 def test_shift_null_false_positive_rate_on_independent_maps():
     """Independent smooth maps vs a fixed layout: p <= 0.05 in about 5% of cases."""
     ref = _table(LAYOUT)

@@ -307,6 +307,7 @@ def _fibonacci_sphere(n):
     return np.c_[np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)]
 
 
+@pytest.mark.slow  # a calibration (issue 46: calibrations run in the full suite)
 def test_spin_null_is_calibrated_on_isotropic_sphere_maps():
     pts = _fibonacci_sphere(400)
     rng = np.random.default_rng(6)
@@ -321,6 +322,7 @@ def test_spin_null_is_calibrated_on_isotropic_sphere_maps():
     assert _fpr_ok(k, n, 49), k / n
 
 
+@pytest.mark.slow  # a calibration (issue 46: calibrations run in the full suite)
 def test_spin_null_is_calibrated_on_fsaverage5():
     """The spin test on the real fsaverage5 sphere (nearest-vertex reassignment, vertices not
     evenly spread), on isotropic maps: sums of 300 Gaussian bumps of 10 mm at uniformly random
@@ -385,6 +387,7 @@ def test_spin_both_hemispheres_mirrors_the_rotation():
     np.testing.assert_array_equal(alone, idx[:, :642])
 
 
+@pytest.mark.slow  # a calibration (issue 46: calibrations run in the full suite)
 def test_spin_both_hemispheres_is_calibrated_on_bilateral_maps():
     """Mirror-symmetric isotropic maps on both hemispheres (one field, the right its mirror
     image): the mirrored spin keeps their symmetry, and its false-positive rate is alpha."""

@@ -134,7 +134,8 @@ class TrainSchedule:
 
 
 def _is_dataset(value) -> bool:
-    return hasattr(value, "__len__") and hasattr(value, "__getitem__")
+    return (hasattr(value, "__len__") and hasattr(value, "__getitem__")
+            and not isinstance(value, str | bytes | Mapping))
 
 
 @dataclass(frozen=True)
@@ -217,11 +218,12 @@ class TrainRecords:
         "epoch checkpoints kept on disk (None: all)"))
 
     def __post_init__(self):
-        for name in ("log_every", "keep_checkpoints"):
+        for name, fix in (("log_every", "None logs no steps."),
+                          ("keep_checkpoints", "None keeps every one.")):
             value = getattr(self, name)
             if value is not None:
                 _set(self, name, check_int(value, f"records.{name}", lo=1,
-                                           fix=f"records.{name}=None keeps every one."))
+                                           fix=f"records.{name}={fix}"))
 
     @classmethod
     def from_recipe(cls, recipe: Mapping) -> TrainRecords:

@@ -41,7 +41,8 @@ from ..exceptions import (
 )
 from ..topoloss import TopoLoss
 from ._checkpoint import non_finite_tensors, read_checkpoint_file, validate_checkpoint
-from ._settings import TrainData, TrainRecords, TrainSchedule, train_settings, train_settings_record
+from ._settings import (TrainData, TrainRecords, TrainSchedule, train_settings,
+                        train_settings_record)
 
 __all__ = ["train", "TrainResult", "load_checkpoint", "list_checkpoints", "run_identity"]
 
@@ -630,6 +631,7 @@ class _Run:
 
 
 @P.validate_params(dict(
+    topoloss=[P.InstanceOf(TopoLoss, "a toponeuro.topoloss.TopoLoss"), None],
     schedule=[P.InstanceOf(TrainSchedule, "a toponeuro.training.TrainSchedule",
                            example=TrainSchedule), P.COUNT],
     records=P.InstanceOf(TrainRecords, "a toponeuro.training.TrainRecords",
@@ -653,7 +655,7 @@ def train(
     records: TrainRecords = TrainRecords(),
     **old_keywords,
 ) -> TrainResult:
-    """Train ``model`` on ``dataset`` with cross-entropy + TopoLoss.
+    """Train ``model`` on ``data`` with cross-entropy + TopoLoss.
 
     The same seed gives the same weights on CPU. After every epoch a checkpoint
     ``<out_dir>/checkpoints/epoch_XXX.pt`` is written atomically, with ``history.json``
@@ -744,8 +746,7 @@ def train(
     """
     from tqdm.auto import tqdm
 
-    data, schedule, records = train_settings(data, schedule, records, old_keywords)
-    sch = schedule
+    data, sch, records = train_settings(data, schedule, records, old_keywords)
     device = torch.device(device)
     model.to(device)
     if topoloss is not None and not topoloss.specs:

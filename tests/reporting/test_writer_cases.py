@@ -170,8 +170,8 @@ def test_a_link_at_the_old_temporary_name_of_run_json_is_untouched(tmp_path):
     target = _secret(tmp_path)
     (out / ".run.json.part").symlink_to(target)
     data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, TrainSchedule(batch_size=4), out_dir=out,
-          progress=False)
+    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(batch_size=4),
+          out_dir=out, progress=False)
     assert target.read_bytes() == SECRET
     assert (out / "run.json").is_file() and not (out / "run.json").is_symlink()
 

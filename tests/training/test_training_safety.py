@@ -123,11 +123,11 @@ def test_a_checkpoint_with_other_widths_is_a_typed_error(tmp_path):
     with pytest.raises(E.RecipeMismatchError, match=r"model.widths"):
         run_recipe(narrow, tmp_path, progress=False, epochs=2)
     data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, TrainSchedule(batch_size=4),
+    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(batch_size=4),
           out_dir=tmp_path / "b", progress=False)
     (tmp_path / "b" / "run.json").unlink()  # a 0.2 folder: only the weights can tell
     with pytest.raises(E.CheckpointError, match="do not fit this model"):
-        train(SmallResNet(2, widths=(8, 8, 8, 8)), data, TrainSchedule(2, batch_size=4),
+        train(SmallResNet(2, widths=(8, 8, 8, 8)), data, schedule=TrainSchedule(2, batch_size=4),
               out_dir=tmp_path / "b", progress=False)
 
 
@@ -143,13 +143,13 @@ def test_a_link_at_the_checkpoints_folder_is_refused_and_its_target_untouched(tm
     # folder a link planted at <out_dir>/checkpoints points to
     data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
     out, archive = tmp_path / "run", tmp_path / "archive"
-    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, TrainSchedule(2, batch_size=4),
+    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(2, batch_size=4),
           out_dir=out, progress=False)
     (out / "checkpoints").rename(archive)
     (out / "checkpoints").symlink_to(archive)
     before = {p.name: p.read_bytes() for p in archive.iterdir()}
     with pytest.raises(E.UnsafeLinkError, match="checkpoints"):
-        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, TrainSchedule(1, batch_size=4),
+        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(1, batch_size=4),
               out_dir=out, progress=False, restart=True)
     assert {p.name: p.read_bytes() for p in archive.iterdir()} == before
 
@@ -191,7 +191,7 @@ def test_labels_beyond_num_classes_are_a_typed_error():
     # 0.2.0: IndexError from cross-entropy
     data = make_synthetic_images(n_classes=4, n_per_class=2, image_size=16)
     with pytest.raises(E.InvalidDataError, match="num_classes"):
-        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, TrainSchedule(batch_size=8),
+        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(batch_size=8),
               progress=False)
 
 

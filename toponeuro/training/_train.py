@@ -104,7 +104,7 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     >>> from toponeuro.training import make_synthetic_images
     >>> out = tempfile.mkdtemp()
     >>> data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    >>> _ = train(SmallResNet(2, widths=(4, 4, 4, 4)), data, TrainSchedule(2, batch_size=4),
+    >>> _ = train(SmallResNet(2, widths=(4, 4, 4, 4)), data, None, TrainSchedule(2, batch_size=4),
     ...           out_dir=out, progress=False)
     >>> [p.name for p in list_checkpoints(out)]
     ['epoch_001.pt', 'epoch_002.pt']
@@ -631,7 +631,8 @@ class _Run:
 
 
 @P.validate_params(dict(
-    topoloss=[P.InstanceOf(TopoLoss, "a toponeuro.topoloss.TopoLoss"), None],
+    topoloss=[P.InstanceOf(TopoLoss, "a toponeuro.topoloss.TopoLoss", fix="The schedule is "
+                           "the 4th argument (or schedule=)."), None],
     schedule=[P.InstanceOf(TrainSchedule, "a toponeuro.training.TrainSchedule",
                            example=TrainSchedule), P.COUNT],
     records=P.InstanceOf(TrainRecords, "a toponeuro.training.TrainRecords",

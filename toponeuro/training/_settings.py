@@ -33,7 +33,7 @@ import dataclasses
 import numbers
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .._util.params import check_int, check_number
 from .._util.stack import user_stacklevel
@@ -48,10 +48,6 @@ LR_SCHEDULES = ("cosine",)
 def _set(obj, name: str, value) -> None:
     """Store a checked (canonical) value on a frozen settings object."""
     object.__setattr__(obj, name, value)
-
-
-def _meta(help: str) -> dict:
-    return {"help": help}
 
 
 @dataclass(frozen=True)
@@ -81,13 +77,12 @@ class TrainSchedule:
 
     _name = "schedule"
 
-    epochs: int = field(default=1, metadata=_meta("total epochs"))
-    batch_size: int = field(default=32, metadata=_meta("images per optimiser step"))
-    lr: float = field(default=0.05, metadata=_meta("SGD's learning rate"))
-    momentum: float = field(default=0.9, metadata=_meta("SGD's momentum"))
-    weight_decay: float = field(default=5e-4, metadata=_meta("SGD's weight decay"))
-    lr_schedule: str | None = field(default="cosine", metadata=_meta(
-        "cosine, or None for a constant learning rate"))
+    epochs: int = 1
+    batch_size: int = 32
+    lr: float = 0.05
+    momentum: float = 0.9
+    weight_decay: float = 5e-4
+    lr_schedule: str | None = "cosine"
 
     def __post_init__(self):
         _set(self, "epochs", check_int(self.epochs, "schedule.epochs", lo=1))
@@ -213,9 +208,8 @@ class TrainRecords:
 
     _name = "records"
 
-    log_every: int | None = field(default=None, metadata=_meta("steps between step records"))
-    keep_checkpoints: int | None = field(default=None, metadata=_meta(
-        "epoch checkpoints kept on disk (None: all)"))
+    log_every: int | None = None
+    keep_checkpoints: int | None = None
 
     def __post_init__(self):
         for name, fix in (("log_every", "None logs no steps."),
@@ -315,7 +309,7 @@ def train_settings(data, schedule, records, old_keywords: Mapping) -> tuple:
         if key not in OLD_TRAIN_KEYWORDS:
             raise InputTypeError(f"train() got an unexpected keyword argument {key!r}")
         param, _, name = OLD_TRAIN_KEYWORDS[key].partition(".")
-        cls = {"schedule": TrainSchedule, "data": TrainData, "records": TrainRecords}[param]
+        cls = {c._name: c for c in (TrainSchedule, TrainData, TrainRecords)}[param]
         _warn_old(key, f"{param}={cls.__name__}({name}=...) (toponeuro.training."
                        f"{cls.__name__})")
         changes.setdefault(param, {})[name] = value

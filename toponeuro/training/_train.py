@@ -41,8 +41,7 @@ from ..exceptions import (
 )
 from ..topoloss import TopoLoss
 from ._checkpoint import non_finite_tensors, read_checkpoint_file, validate_checkpoint
-from ._settings import (TrainData, TrainRecords, TrainSchedule, train_settings,
-                        train_settings_record)
+from ._settings import TrainData, TrainRecords, TrainSchedule, train_settings, train_settings_record
 
 __all__ = ["train", "TrainResult", "load_checkpoint", "list_checkpoints", "run_identity"]
 

@@ -22,7 +22,7 @@ import torch
 
 from toponeuro.models import SmallResNet, small_resnet_topo_layers
 from toponeuro.topoloss import TopoLoss
-from toponeuro.training import make_synthetic_images, train
+from toponeuro.training import TrainSchedule, make_synthetic_images, train
 
 data = make_synthetic_images(n_classes=4, n_per_class=32, image_size=24, random_state=0)
 layers = small_resnet_topo_layers()
@@ -39,7 +39,8 @@ for tau in (0.0, 50.0):
     loss = TopoLoss.for_layers(
         model, layers, factor_h=2, factor_w=2, tau=tau if tau > 0 else None
     )
-    runs[tau] = train(model, data, loss, epochs=4, batch_size=16, lr=0.05, seed=0, progress=False)
+    runs[tau] = train(model, data, loss, TrainSchedule(epochs=4, batch_size=16, lr=0.05), seed=0,
+                      progress=False)
     last = runs[tau].history[-1]
     print(f"tau={tau:>4}: train accuracy {last['train_accuracy']:.2f}, "
           f"mean topo loss {np.mean([v for k, v in last.items() if k.startswith('topo/')]):.3f}")

@@ -163,14 +163,15 @@ def test_a_link_at_the_old_temporary_name_of_ridge_weights_is_untouched(tmp_path
 def test_a_link_at_the_old_temporary_name_of_run_json_is_untouched(tmp_path):
     # 0.3: .run.json.part was a fixed name: its target overwritten, run.json left a link
     from toponeuro.models import SmallResNet
-    from toponeuro.training import make_synthetic_images, train
+    from toponeuro.training import TrainSchedule, make_synthetic_images, train
 
     out = tmp_path / "run"
     out.mkdir()
     target = _secret(tmp_path)
     (out / ".run.json.part").symlink_to(target)
     data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, batch_size=4, out_dir=out, progress=False)
+    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(batch_size=4),
+          out_dir=out, progress=False)
     assert target.read_bytes() == SECRET
     assert (out / "run.json").is_file() and not (out / "run.json").is_symlink()
 

@@ -6,6 +6,7 @@ import torch
 from toponeuro.cli import main
 from toponeuro.exceptions import RecipeError, UnknownNameError
 from toponeuro.training import (
+    TrainSchedule,
     build_from_recipe,
     list_checkpoints,
     load_checkpoint,
@@ -82,7 +83,8 @@ def test_topoloss_makes_sheets_smoother():
     from toponeuro.topoloss import LayerSpec, TopoLoss
 
     strong = TopoLoss([LayerSpec(s.name, s.factor_h, s.factor_w, tau=50.0) for s in topo.specs])
-    res = train(model, ds, strong, epochs=2, batch_size=16, lr=0.05, progress=False)
+    res = train(model, ds, strong, TrainSchedule(epochs=2, batch_size=16, lr=0.05),
+                progress=False)
     after = {k: v.item() for k, v in topo.layerwise(res.model).items()}
     assert all(after[k] < before[k] for k in before)
 

@@ -13,6 +13,8 @@ from toponeuro import exceptions as E
 from toponeuro.cli import main
 from toponeuro.models import SmallResNet
 from toponeuro.training import (
+    TrainData,
+    TrainSchedule,
     list_checkpoints,
     load_checkpoint,
     load_recipe,
@@ -60,8 +62,8 @@ def test_divergence_names_the_last_good_checkpoint_and_saves_no_nan(tmp_path):
     torch.manual_seed(0)
     model = SmallResNet(2, widths=(4, 4, 4, 4))
     with pytest.raises(E.TrainingDivergedError, match=r"at step 6 \(epoch 2\)") as err:
-        train(model, data, epochs=3, batch_size=4, out_dir=tmp_path, progress=False,
-              batch_transform=poisoned_after_epoch_1)
+        train(model, TrainData(data, batch_transform=poisoned_after_epoch_1),
+              schedule=TrainSchedule(epochs=3, batch_size=4), out_dir=tmp_path, progress=False)
     assert f"last good checkpoint is {tmp_path / 'checkpoints' / 'epoch_001.pt'}" in str(err.value)
     assert [p.name for p in list_checkpoints(tmp_path)] == ["epoch_001.pt"]
     _no_nan_checkpoint(tmp_path)
@@ -74,7 +76,7 @@ def test_a_non_finite_gradient_stops_before_the_weights_change():
     model.fc.weight.register_hook(lambda g: g * float("inf"))  # finite loss, infinite gradient
     before = model.fc.weight.detach().clone()
     with pytest.raises(E.TrainingDivergedError, match="a gradient became NaN or infinite at step 1"):
-        train(model, data, batch_size=4, progress=False)
+        train(model, data, schedule=TrainSchedule(batch_size=4), progress=False)
     assert torch.equal(model.fc.weight.detach(), before)
 
 
@@ -121,11 +123,11 @@ def test_a_checkpoint_with_other_widths_is_a_typed_error(tmp_path):
     with pytest.raises(E.RecipeMismatchError, match=r"model.widths"):
         run_recipe(narrow, tmp_path, progress=False, epochs=2)
     data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, batch_size=4, out_dir=tmp_path / "b",
-          progress=False)
+    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(batch_size=4),
+          out_dir=tmp_path / "b", progress=False)
     (tmp_path / "b" / "run.json").unlink()  # a 0.2 folder: only the weights can tell
     with pytest.raises(E.CheckpointError, match="do not fit this model"):
-        train(SmallResNet(2, widths=(8, 8, 8, 8)), data, epochs=2, batch_size=4,
+        train(SmallResNet(2, widths=(8, 8, 8, 8)), data, schedule=TrainSchedule(2, batch_size=4),
               out_dir=tmp_path / "b", progress=False)
 
 
@@ -141,13 +143,13 @@ def test_a_link_at_the_checkpoints_folder_is_refused_and_its_target_untouched(tm
     # folder a link planted at <out_dir>/checkpoints points to
     data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
     out, archive = tmp_path / "run", tmp_path / "archive"
-    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, epochs=2, batch_size=4, out_dir=out,
-          progress=False)
+    train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(2, batch_size=4),
+          out_dir=out, progress=False)
     (out / "checkpoints").rename(archive)
     (out / "checkpoints").symlink_to(archive)
     before = {p.name: p.read_bytes() for p in archive.iterdir()}
     with pytest.raises(E.UnsafeLinkError, match="checkpoints"):
-        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, epochs=1, batch_size=4, lr=0.05,
+        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(1, batch_size=4),
               out_dir=out, progress=False, restart=True)
     assert {p.name: p.read_bytes() for p in archive.iterdir()} == before
 
@@ -189,7 +191,8 @@ def test_labels_beyond_num_classes_are_a_typed_error():
     # 0.2.0: IndexError from cross-entropy
     data = make_synthetic_images(n_classes=4, n_per_class=2, image_size=16)
     with pytest.raises(E.InvalidDataError, match="num_classes"):
-        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, batch_size=8, progress=False)
+        train(SmallResNet(2, widths=(4, 4, 4, 4)), data, schedule=TrainSchedule(batch_size=8),
+              progress=False)
 
 
 # --- malformed checkpoints -------------------------------------------------------------------

@@ -10,6 +10,7 @@ from . import (
     _load,
     _recipes,
     _schema,
+    _settings,
     _train,
     _trajectory,
 )
@@ -22,6 +23,7 @@ from ._language import *
 from ._load import *
 from ._recipes import *
 from ._schema import *
+from ._settings import *
 from ._train import *
 from ._trajectory import *
 
@@ -32,6 +34,7 @@ __all__ = [
     *_trajectory.__all__,
     *_recipes.__all__,
     *_schema.__all__,
+    *_settings.__all__,
     *_data.__all__,
     *_instances.__all__,
     *_language.__all__,

@@ -22,6 +22,7 @@ from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
 from ._language import LANGUAGE_KIND, LanguageTrainResult, _run_language, validate_language_recipe
 from ._schema import validate_recipe
+from ._settings import TrainData, TrainRecords, TrainSchedule
 from ._train import TrainResult, _overridden, _run_folder, train
 
 __all__ = [
@@ -403,29 +404,19 @@ def run_recipe(
                              restart=restart, progress=progress, device=device)
     recipe = _overridden(recipe, seed=seed, data_path=data_path, epochs=epochs)
     model, train_ds, val_ds, topo = build_from_recipe(recipe)
-    t = recipe["train"]
-    out = _run_folder(out_dir, recipe)
     return train(
         model,
-        train_ds,
+        TrainData(train_ds, val_ds, getattr(train_ds, "augment_batch", None)),
         topo,
-        epochs=int(t.get("epochs", 1)),
-        batch_size=int(t.get("batch_size", 32)),
-        lr=float(t.get("lr", 0.05)),
-        momentum=float(t.get("momentum", 0.9)),
-        weight_decay=float(t.get("weight_decay", 5e-4)),
-        lr_schedule=t.get("lr_schedule", "cosine"),
+        TrainSchedule.from_recipe(recipe),
         seed=int(recipe["seed"]),
-        out_dir=out,
+        out_dir=_run_folder(out_dir, recipe),
         resume=resume,
         restart=restart,
         device=device or recipe.get("device", "cpu"),
         progress=progress,
-        val_dataset=val_ds,
         recipe=recipe,
-        batch_transform=getattr(train_ds, "augment_batch", None),
-        log_every=int(t["log_every"]) if t.get("log_every") else None,
-        keep_checkpoints=int(t["keep_checkpoints"]) if t.get("keep_checkpoints") else None,
+        records=TrainRecords.from_recipe(recipe),
     )
 
 

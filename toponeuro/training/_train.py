@@ -41,6 +41,7 @@ from ..exceptions import (
 )
 from ..topoloss import TopoLoss
 from ._checkpoint import non_finite_tensors, read_checkpoint_file, validate_checkpoint
+from ._settings import TrainData, TrainRecords, TrainSchedule, train_settings, train_settings_record
 
 __all__ = ["train", "TrainResult", "load_checkpoint", "list_checkpoints", "run_identity"]
 
@@ -102,7 +103,7 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     >>> from toponeuro.training import make_synthetic_images
     >>> out = tempfile.mkdtemp()
     >>> data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    >>> _ = train(SmallResNet(2, widths=(4, 4, 4, 4)), data, epochs=2, batch_size=4,
+    >>> _ = train(SmallResNet(2, widths=(4, 4, 4, 4)), data, None, TrainSchedule(2, batch_size=4),
     ...           out_dir=out, progress=False)
     >>> [p.name for p in list_checkpoints(out)]
     ['epoch_001.pt', 'epoch_002.pt']
@@ -146,8 +147,9 @@ def load_checkpoint(path: str | os.PathLike, map_location="cpu", *, resume: bool
     >>> from toponeuro.models import SmallResNet
     >>> from toponeuro.training import make_synthetic_images
     >>> data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    >>> res = train(SmallResNet(2, widths=(4, 4, 4, 4)), data, batch_size=4,
-    ...             out_dir=tempfile.mkdtemp(), progress=False)
+    >>> res = train(SmallResNet(2, widths=(4, 4, 4, 4)), data,
+    ...             schedule=TrainSchedule(batch_size=4), out_dir=tempfile.mkdtemp(),
+    ...             progress=False)
     >>> ckpt = load_checkpoint(res.checkpoints[-1])
     >>> ckpt["epoch"], sorted(ckpt["model"])[:1]
     (1, ['bn1.bias'])
@@ -376,6 +378,10 @@ def _same_run(recorded: dict, identity: dict) -> list[str]:
             {"seed": recorded["seed"], "topoloss": recorded["topoloss"]},
             {"seed": identity["settings"].get("seed"), "topoloss": identity["topoloss"]},
         )
+    new = identity.get("settings") or {}
+    if "schedule" in new and "lr" in (recorded.get("settings") or {}):  # 0.4's flat settings
+        identity = _identity(identity["model"], identity["topoloss"], identity["recipe"], {
+            **{k: v for k, v in new.items() if k != "schedule"}, **new["schedule"]})
     if recorded.get("sha256") == identity["sha256"]:
         return []
     diff = []
@@ -579,7 +585,7 @@ class _Run:
         record["seconds"] = time.perf_counter() - t0
         return record
 
-    def save(self, epoch: int, *, seed: int, recipe, keep_checkpoints) -> None:
+    def save(self, epoch: int, *, seed: int, recipe, settings, keep_checkpoints) -> None:
         """Checkpoint ``epoch`` (atomically), then history.json and steps.csv."""
         path = self.ckpt_dir / _CKPT.format(epoch + 1)
         _save_atomic(
@@ -594,6 +600,7 @@ class _Run:
                 "topoloss": self.topoloss.to_dict() if self.topoloss is not None else None,
                 "seed": seed,
                 "recipe": recipe,
+                "settings": settings,
                 "toponeuro_version": __version__,
             },
             path,
@@ -622,37 +629,33 @@ class _Run:
         return int(ckpt["epoch"])
 
 
-@P.validate_params({  # batch_transform and the datasets are the caller's: nested calls check
-    "epochs": P.COUNT, "batch_size": P.COUNT, "lr": P.POSITIVE, "weight_decay": P.NON_NEGATIVE,
-    "momentum": P.Interval(float, 0, 1, closed="left"), "seed": P.NON_NEGATIVE_INT,
-    "lr_schedule": [P.Options(("cosine",)), None], "resume": P.Boolean(), "restart": P.Boolean(),
-    "progress": P.Boolean(), "log_every": [P.COUNT, None], "keep_checkpoints": [P.COUNT, None],
-}, prefer_skip_nested_validation=False)
+@P.validate_params(dict(
+    topoloss=[P.InstanceOf(TopoLoss, "a toponeuro.topoloss.TopoLoss", fix="The schedule is "
+                           "the 4th argument (or schedule=)."), None],
+    schedule=[P.InstanceOf(TrainSchedule, "a toponeuro.training.TrainSchedule",
+                           example=TrainSchedule), P.COUNT],
+    records=P.InstanceOf(TrainRecords, "a toponeuro.training.TrainRecords",
+                         example=TrainRecords),
+    seed=P.NON_NEGATIVE_INT, resume=P.Boolean(), restart=P.Boolean(), progress=P.Boolean(),
+), prefer_skip_nested_validation=False)  # the datasets and batch_transform: TrainData checks
 @fill_doc
 def train(
     model: nn.Module,
-    dataset: Dataset,
+    data: Dataset | TrainData,
     topoloss: TopoLoss | None = None,
-    epochs: int = 1,
+    schedule: TrainSchedule = TrainSchedule(),
     *,
-    batch_size: int = 32,
-    lr: float = 0.05,
-    momentum: float = 0.9,
-    weight_decay: float = 5e-4,
-    lr_schedule: str | None = "cosine",
     seed: int = 0,
     out_dir: str | os.PathLike | None = None,
     resume: bool = True,
     restart: bool = False,
     device: str = "cpu",
     progress: bool = True,
-    val_dataset: Dataset | None = None,
     recipe: dict | None = None,
-    batch_transform: Callable[[torch.Tensor, torch.Generator], torch.Tensor] | None = None,
-    log_every: int | None = None,
-    keep_checkpoints: int | None = None,
+    records: TrainRecords = TrainRecords(),
+    **old_keywords,
 ) -> TrainResult:
-    """Train ``model`` on ``dataset`` with cross-entropy + TopoLoss.
+    """Train ``model`` on ``data`` with cross-entropy + TopoLoss.
 
     The same seed gives the same weights on CPU. After every epoch a checkpoint
     ``<out_dir>/checkpoints/epoch_XXX.pt`` is written atomically, with ``history.json``
@@ -671,18 +674,16 @@ def train(
     ----------
     model : torch.nn.Module
         A classifier returning logits.
-    dataset : torch.utils.data.Dataset
-        Yields ``(image_tensor, label)``.
+    data : torch.utils.data.Dataset or TrainData
+        The training images (yielding ``(image_tensor, label)``), or a :class:`TrainData`
+        with the validation images and the batched augmentation too.
     topoloss : TopoLoss, optional
         Added to the cross-entropy at every step (``topoloss(model, step=global_step)``).
         ``None`` trains a control network; per-layer topo losses are then not logged. A
         TopoLoss with no layers warns (it is a control too).
-    epochs : int
-        Total epochs (also when resuming).
-    batch_size, lr, momentum, weight_decay : float
-        SGD settings.
-    lr_schedule : {"cosine", None}
-        ``"cosine"`` anneals the learning rate over all steps; ``None`` keeps it constant.
+    schedule : TrainSchedule
+        Epochs (in total, also when resuming), batch size and the SGD settings
+        (:class:`TrainSchedule`; a recipe's ``[train]``: :meth:`TrainSchedule.from_recipe`).
     seed : int
         Seed of the initial shuffling and augmentation draws (each epoch reseeds from
         ``(seed, epoch)``).
@@ -698,21 +699,18 @@ def train(
         :class:`~toponeuro.exceptions.RecipeMismatchError`).
     %(device)s
     %(progress)s
-    val_dataset : Dataset, optional
-        Evaluated after every epoch (``val_accuracy``).
     recipe : dict, optional
         Stored in each checkpoint so a run can be reproduced from it.
-    batch_transform : callable, optional
-        ``batch_transform(x, generator)`` turns every training batch into the model's input
-        (batched augmentation, e.g. :meth:`InstanceImages.augment_batch`); its generator is
-        reseeded from ``(seed, epoch)`` so resuming stays exact.
-    log_every : int, optional
-        Every ``log_every`` steps record ``step``, ``epoch``, ``lr``, ``tau_multiplier``,
-        ``loss``, ``ce_loss``, ``topo_loss`` (the optimised, τ-scaled term), ``topo_raw``
-        (the unscaled TopoLoss averaged over all specs, also for τ = 0) and the batch
-        ``accuracy``; kept in ``TrainResult.steps``, the checkpoints and ``steps.csv``.
-    keep_checkpoints : int, optional
-        Keep only the last ``keep_checkpoints`` epoch checkpoints on disk (default: all).
+    records : TrainRecords
+        The step log (``log_every``) and how many checkpoints are kept
+        (:class:`TrainRecords`).
+    **old_keywords
+        The 0.4 keywords (``epochs=``, ``batch_size=``, ``lr=``, ``momentum=``,
+        ``weight_decay=``, ``lr_schedule=``, ``val_dataset=``, ``batch_transform=``,
+        ``log_every=``, ``keep_checkpoints=``; and ``epochs`` as the 4th positional argument),
+        until 0.6: each warns (FutureWarning) and sets the settings field that replaced it
+        (``toponeuro.training.OLD_TRAIN_KEYWORDS``). Every checkpoint records the settings
+        whole under ``settings`` (``schedule``, ``data``, ``records``), by the fields' names.
 
     Returns
     -------
@@ -742,12 +740,13 @@ def train(
     >>> model = SmallResNet(num_classes=2, widths=(4, 4, 4, 8))
     >>> topo = TopoLoss.for_layers(model, small_resnet_topo_layers(), factor_h=2, factor_w=2, tau=1.0)
     >>> data = make_synthetic_images(n_classes=2, n_per_class=4, image_size=16)
-    >>> res = train(model, data, topo, epochs=1, batch_size=4, progress=False)
+    >>> res = train(model, data, topo, TrainSchedule(epochs=1, batch_size=4), progress=False)
     >>> len(res.history), sorted(res.history[0])[:3]
     (1, ['ce_loss', 'epoch', 'loss'])
     """
     from tqdm.auto import tqdm
 
+    data, sch, records = train_settings(data, schedule, records, old_keywords)
     device = torch.device(device)
     model.to(device)
     if topoloss is not None and not topoloss.specs:
@@ -756,41 +755,40 @@ def train(
             "with cross-entropy only, as a control. List layers (or 'topo' for the "
             "architecture's default), or drop the [topoloss] table for an intended control."
         ), stacklevel=user_stacklevel())
-    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
-    steps_per_epoch = math.ceil(len(dataset) / batch_size)
+    opt = torch.optim.SGD(model.parameters(), lr=sch.lr, momentum=sch.momentum,
+                          weight_decay=sch.weight_decay)
+    steps_per_epoch = math.ceil(len(data.dataset) / sch.batch_size)
     sched = (
-        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, steps_per_epoch * epochs))
-        if lr_schedule == "cosine"
+        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, steps_per_epoch * sch.epochs))
+        if sch.lr_schedule == "cosine"
         else None
     )
     run = _Run(model, opt, sched, topoloss, device, None, None)
     start_epoch = 0
     if out_dir is not None:
         run.out_dir = Path(out_dir)
-        identity = run_identity(
-            model, topoloss, recipe, epochs=epochs, batch_size=batch_size, lr=lr,
-            momentum=momentum, weight_decay=weight_decay, lr_schedule=lr_schedule, seed=seed,
-            batch_transform=None if batch_transform is None else getattr(
-                batch_transform, "__qualname__", type(batch_transform).__name__),
-        )
+        identity = run_identity(model, topoloss, recipe, seed=seed,
+                                batch_transform=data.transform_name,
+                                **train_settings_record(schedule=sch))
         existing = _open_run(run.out_dir, identity, resume=resume, restart=restart)
         run.ckpt_dir = run.out_dir / "checkpoints"
         run.ckpt_dir.mkdir(exist_ok=True)
         if existing and resume:
             start_epoch = run.resume_from(existing[-1])
-    val_loader = (
-        DataLoader(val_dataset, batch_size=batch_size, shuffle=False) if val_dataset else None
-    )
-    for epoch in range(start_epoch, epochs):
-        record = run.epoch(dataset, epoch, epochs=epochs, batch_size=batch_size, seed=seed,
-                           batch_transform=batch_transform, log_every=log_every,
-                           val_loader=val_loader, progress=progress)
+    val_loader = (DataLoader(data.val_dataset, batch_size=sch.batch_size, shuffle=False)
+                  if data.val_dataset else None)
+    settings = train_settings_record(schedule=sch, data=data, records=records)
+    for epoch in range(start_epoch, sch.epochs):
+        record = run.epoch(data.dataset, epoch, epochs=sch.epochs, batch_size=sch.batch_size,
+                           seed=seed, batch_transform=data.batch_transform,
+                           log_every=records.log_every, val_loader=val_loader, progress=progress)
         run.history.append(record)
         if progress:
             shown = {k: round(v, 4) for k, v in record.items() if not k.startswith("topo/")}
-            tqdm.write(f"epoch {epoch + 1}/{epochs}: {shown}")
+            tqdm.write(f"epoch {epoch + 1}/{sch.epochs}: {shown}")
         if run.ckpt_dir is not None:
-            run.save(epoch, seed=seed, recipe=recipe, keep_checkpoints=keep_checkpoints)
+            run.save(epoch, seed=seed, recipe=recipe, settings=settings,
+                     keep_checkpoints=records.keep_checkpoints)
     return TrainResult(
         model=model,
         history=run.history,

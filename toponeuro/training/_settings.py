@@ -1,0 +1,321 @@
+"""The settings of :func:`~toponeuro.training.train`, declared once (issue 44).
+
+Values that travel together are one small frozen object, checked once where it is made (its
+``__post_init__``), passed whole to :func:`~toponeuro.training.train` and recorded whole in
+every checkpoint under ``"settings"`` (and the weight-changing ones in ``run.json``), with
+the same names as the fields here:
+
+- :class:`TrainSchedule` (``schedule``): epochs and the SGD settings, a recipe's ``[train]``
+  table;
+- :class:`TrainData` (``data``): the training images, the validation images and the batched
+  augmentation;
+- :class:`TrainRecords` (``records``): what the run keeps besides the weights (the step log,
+  how many checkpoints).
+
+A bad value raises the typed error of :mod:`toponeuro.exceptions` naming the field as
+``schedule.lr``, ``records.log_every`` ... The 0.4 keywords of :func:`train` (``epochs=``,
+``lr=``, ``val_dataset=`` ...) still work until 0.6, each with a FutureWarning naming its
+replacement (:data:`OLD_TRAIN_KEYWORDS`).
+
+Examples
+--------
+>>> TrainSchedule(epochs=2, lr=0.1)
+TrainSchedule(epochs=2, batch_size=32, lr=0.1, momentum=0.9, weight_decay=0.0005, lr_schedule='cosine')
+>>> TrainSchedule(lr=0)
+Traceback (most recent call last):
+...
+toponeuro.exceptions.ParameterError: schedule.lr=0 is not a finite number > 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from .._util.params import check_int, check_number
+from .._util.stack import user_stacklevel
+from ..exceptions import InputTypeError, UnknownNameError, close_matches
+
+__all__ = ["TrainSchedule", "TrainData", "TrainRecords", "LR_SCHEDULES", "OLD_TRAIN_KEYWORDS"]
+
+#: the learning-rate schedules of :class:`TrainSchedule` (``None``: constant)
+LR_SCHEDULES = ("cosine",)
+
+
+def _set(obj, name: str, value) -> None:
+    """Store a checked (canonical) value on a frozen settings object."""
+    object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True)
+class TrainSchedule:
+    """How long and how :func:`~toponeuro.training.train` optimises: a recipe's ``[train]``.
+
+    Parameters
+    ----------
+    epochs : int
+        Total epochs (also when resuming), at least 1.
+    batch_size : int
+        Images per optimiser step, at least 1.
+    lr : float
+        SGD's learning rate, > 0 (the peak of the cosine schedule).
+    momentum : float
+        SGD's momentum, in [0, 1).
+    weight_decay : float
+        SGD's weight decay, >= 0.
+    lr_schedule : {"cosine", None}
+        ``"cosine"`` anneals the learning rate over all steps; ``None`` keeps it constant.
+
+    Examples
+    --------
+    >>> TrainSchedule(epochs=3).epochs, TrainSchedule().lr_schedule
+    (3, 'cosine')
+    """
+
+    _name = "schedule"
+
+    epochs: int = 1
+    batch_size: int = 32
+    lr: float = 0.05
+    momentum: float = 0.9
+    weight_decay: float = 5e-4
+    lr_schedule: str | None = "cosine"
+
+    def __post_init__(self):
+        _set(self, "epochs", check_int(self.epochs, "schedule.epochs", lo=1))
+        _set(self, "batch_size", check_int(self.batch_size, "schedule.batch_size", lo=1))
+        _set(self, "lr", check_number(self.lr, "schedule.lr", lo=0, lo_open=True))
+        _set(self, "momentum", check_number(self.momentum, "schedule.momentum", lo=0, hi=1,
+                                            hi_open=True))
+        _set(self, "weight_decay", check_number(self.weight_decay, "schedule.weight_decay",
+                                                lo=0))
+        if self.lr_schedule is not None:
+            if not isinstance(self.lr_schedule, str):
+                raise InputTypeError(
+                    f"schedule.lr_schedule must be one of {LR_SCHEDULES} or None (constant); "
+                    f"got a {type(self.lr_schedule).__name__}.")
+            if self.lr_schedule not in LR_SCHEDULES:
+                raise UnknownNameError(
+                    f"schedule.lr_schedule={self.lr_schedule!r} is not one of {LR_SCHEDULES} "
+                    f"or None (constant); {close_matches(self.lr_schedule, LR_SCHEDULES)}")
+
+    @classmethod
+    def from_recipe(cls, recipe: Mapping) -> TrainSchedule:
+        """The schedule of a recipe's ``[train]`` table (a key left out: the default).
+
+        Parameters
+        ----------
+        recipe : mapping
+            A recipe (:func:`~toponeuro.training.load_recipe`).
+
+        Returns
+        -------
+        TrainSchedule
+            Checked.
+
+        Examples
+        --------
+        >>> TrainSchedule.from_recipe({"train": {"epochs": 2, "lr": 0.1}}).lr
+        0.1
+        """
+        t = recipe["train"]
+        return cls(epochs=int(t.get("epochs", 1)), batch_size=int(t.get("batch_size", 32)),
+                   lr=float(t.get("lr", 0.05)), momentum=float(t.get("momentum", 0.9)),
+                   weight_decay=float(t.get("weight_decay", 5e-4)),
+                   lr_schedule=t.get("lr_schedule", "cosine"))
+
+
+def _is_dataset(value) -> bool:
+    return (hasattr(value, "__len__") and hasattr(value, "__getitem__")
+            and not isinstance(value, str | bytes | Mapping))
+
+
+@dataclass(frozen=True)
+class TrainData:
+    """What :func:`~toponeuro.training.train` learns from and is checked on.
+
+    ``train(model, dataset)`` is ``train(model, TrainData(dataset))``.
+
+    Parameters
+    ----------
+    dataset : torch.utils.data.Dataset
+        Yields ``(image_tensor, label)``; its length counts the steps of an epoch.
+    val_dataset : torch.utils.data.Dataset, optional
+        Evaluated after every epoch (``val_accuracy``).
+    batch_transform : callable, optional
+        ``batch_transform(x, generator)`` turns every training batch into the model's input
+        (batched augmentation, e.g. :meth:`InstanceImages.augment_batch`); its generator is
+        reseeded from ``(seed, epoch)`` so resuming stays exact.
+
+    Examples
+    --------
+    >>> from toponeuro.training import make_synthetic_images
+    >>> data = TrainData(make_synthetic_images(2, 4, 16))
+    >>> len(data.dataset), data.val_dataset is None
+    (8, True)
+    """
+
+    _name = "data"
+
+    dataset: object
+    val_dataset: object = None
+    batch_transform: Callable | None = None
+
+    def __post_init__(self):
+        if isinstance(self.dataset, TrainData) or not _is_dataset(self.dataset):
+            raise InputTypeError(
+                f"data.dataset must be a torch.utils.data.Dataset of (image, label) pairs "
+                f"(with a length); got a {type(self.dataset).__name__}.")
+        if self.val_dataset is not None and not _is_dataset(self.val_dataset):
+            raise InputTypeError(
+                f"data.val_dataset must be a torch.utils.data.Dataset or None; got a "
+                f"{type(self.val_dataset).__name__}.")
+        if self.batch_transform is not None and not callable(self.batch_transform):
+            raise InputTypeError(
+                f"data.batch_transform must be a callable batch_transform(x, generator) or "
+                f"None; got a {type(self.batch_transform).__name__}.")
+
+    @property
+    def transform_name(self) -> str | None:
+        """The batch transform's qualified name (``None``: none), as ``run.json`` records it."""
+        t = self.batch_transform
+        return None if t is None else getattr(t, "__qualname__", type(t).__name__)
+
+
+@dataclass(frozen=True)
+class TrainRecords:
+    """What a training run keeps besides the weights (none of it changes them).
+
+    Parameters
+    ----------
+    log_every : int, optional
+        Every ``log_every`` steps record ``step``, ``epoch``, ``lr``, ``tau_multiplier``,
+        ``loss``, ``ce_loss``, ``topo_loss`` (the optimised, τ-scaled term), ``topo_raw``
+        (the unscaled TopoLoss averaged over all specs, also for τ = 0) and the batch
+        ``accuracy``; kept in ``TrainResult.steps``, the checkpoints and ``steps.csv``
+        (default: no step log).
+    keep_checkpoints : int, optional
+        Keep only the last ``keep_checkpoints`` epoch checkpoints on disk (default: all).
+
+    Examples
+    --------
+    >>> TrainRecords(log_every=10)
+    TrainRecords(log_every=10, keep_checkpoints=None)
+    """
+
+    _name = "records"
+
+    log_every: int | None = None
+    keep_checkpoints: int | None = None
+
+    def __post_init__(self):
+        for name, fix in (("log_every", "None logs no steps."),
+                          ("keep_checkpoints", "None keeps every one.")):
+            value = getattr(self, name)
+            if value is not None:
+                _set(self, name, check_int(value, f"records.{name}", lo=1,
+                                           fix=f"records.{name}={fix}"))
+
+    @classmethod
+    def from_recipe(cls, recipe: Mapping) -> TrainRecords:
+        """The records of a recipe's ``[train]`` table (a key left out or 0: None).
+
+        Parameters
+        ----------
+        recipe : mapping
+            A recipe (:func:`~toponeuro.training.load_recipe`).
+
+        Returns
+        -------
+        TrainRecords
+            Checked.
+
+        Examples
+        --------
+        >>> TrainRecords.from_recipe({"train": {"log_every": 5}}).log_every
+        5
+        """
+        t = recipe["train"]
+        return cls(log_every=int(t["log_every"]) if t.get("log_every") else None,
+                   keep_checkpoints=(int(t["keep_checkpoints"]) if t.get("keep_checkpoints")
+                                     else None))
+
+
+def _json(value):
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if callable(value) and not _is_dataset(value):
+        return getattr(value, "__qualname__", type(value).__name__)
+    size = f" of {len(value)}" if _is_dataset(value) else ""
+    return f"<{type(value).__name__}{size}>"
+
+
+def train_settings_record(**settings) -> dict:
+    """The settings objects as a checkpoint records them: ``{parameter: {field: value}}``.
+
+    Datasets as ``"<kind of n>"``, the batch transform by its qualified name.
+
+    Examples
+    --------
+    >>> train_settings_record(records=TrainRecords(log_every=2))
+    {'records': {'log_every': 2, 'keep_checkpoints': None}}
+    """
+    return {name: {f.name: _json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+            for name, obj in settings.items()}
+
+
+# --- the 0.4 keywords, for one release --------------------------------------------------------
+#: a 0.4 keyword of :func:`~toponeuro.training.train` -> the settings field that replaced it
+#: (``parameter.field``); accepted until 0.6 with a FutureWarning
+OLD_TRAIN_KEYWORDS = {
+    "epochs": "schedule.epochs",
+    "batch_size": "schedule.batch_size",
+    "lr": "schedule.lr",
+    "momentum": "schedule.momentum",
+    "weight_decay": "schedule.weight_decay",
+    "lr_schedule": "schedule.lr_schedule",
+    "val_dataset": "data.val_dataset",
+    "batch_transform": "data.batch_transform",
+    "log_every": "records.log_every",
+    "keep_checkpoints": "records.keep_checkpoints",
+}
+
+
+def _warn_old(key: str, replacement: str) -> None:
+    warnings.warn(f"train({key}=...) is deprecated since toponeuro 0.5 and will be removed in "
+                  f"0.6; use {replacement}.", FutureWarning, stacklevel=user_stacklevel())
+
+
+def train_settings(data, schedule, records, old_keywords: Mapping) -> tuple:
+    """``(data, schedule, records)`` of a :func:`train` call, as their settings objects.
+
+    ``data`` may be a plain Dataset (:class:`TrainData` of it), ``schedule`` an int (the 0.4
+    positional ``epochs``, with a FutureWarning); each 0.4 keyword warns (naming its
+    replacement) and replaces its field; a keyword ``train`` never had is Python's TypeError.
+    """
+    if isinstance(schedule, numbers.Integral) and not isinstance(schedule, bool):
+        _warn_old("epochs", "schedule=TrainSchedule(epochs=...) (the 4th positional argument "
+                  "is the schedule now)")
+        schedule = TrainSchedule(epochs=schedule)
+    changes: dict[str, dict] = {}
+    for key, value in old_keywords.items():
+        if key not in OLD_TRAIN_KEYWORDS:
+            raise InputTypeError(f"train() got an unexpected keyword argument {key!r}")
+        param, _, name = OLD_TRAIN_KEYWORDS[key].partition(".")
+        cls = {c._name: c for c in (TrainSchedule, TrainData, TrainRecords)}[param]
+        _warn_old(key, f"{param}={cls.__name__}({name}=...) (toponeuro.training."
+                       f"{cls.__name__})")
+        changes.setdefault(param, {})[name] = value
+    if not isinstance(data, TrainData):
+        data = TrainData(data)
+    out = {"data": data, "schedule": schedule, "records": records}
+    for param, fields_ in changes.items():
+        out[param] = dataclasses.replace(out[param], **fields_)
+    return out["data"], out["schedule"], out["records"]

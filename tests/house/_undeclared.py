@@ -89,13 +89,10 @@ UNDECLARED: dict[str, str] = {
         'its settings are checked by the recipe schema first (RecipeError naming the recipe key); train, which it calls, declares the training settings',
 }
 
-#: public classes whose constructor no bad-value test covers (neither a declared __init__
-#: nor a dataclass with __post_init__ checks), each with why (only shrinks)
+#: public classes whose constructor no bad-value test covers (neither a declared __init__,
+#: nor a dataclass with __post_init__ checks, nor an estimator declaring
+#: _parameter_constraints), each with why (only shrinks)
 UNCOVERED_CLASSES: dict[str, str] = {
-    'toponeuro.analysis.encoding._encoding.RidgeEncoder':
-        "scikit-learn estimator: __init__ stores its parameters unchanged (scikit-learn's rule, tested by check_estimator); fit checks them (alphas, scoring) with typed errors",
-    'toponeuro.analysis.encoding._pls.PLSEncoder':
-        "scikit-learn estimator: __init__ stores its parameters unchanged (scikit-learn's rule, tested by check_estimator); fit checks n_components and algorithm",
     'toponeuro.analysis.rsa._rsa_compare.BootstrapResult':
         'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
     'toponeuro.analysis.rsa._rsa_inference.RDMModelComparison':

@@ -7,10 +7,6 @@ removed."""
 UNDECLARED: dict[str, str] = {
     'toponeuro.reporting._language.verbs.contrast_boot':
         'reporting: n_boot comes from RulerSettings, checked when it was made',
-    'toponeuro.reporting._vision.ruler.cortex_region_mask':
-        'reporting: region comes from RulerSettings.cortex_region, checked when it was made',
-    'toponeuro.reporting._vision.ruler.model_selectivity_boot':
-        'reporting: n_boot comes from RulerSettings, checked when it was made',
     'toponeuro.reporting._kit.stages.read_cortex_inputs':
         'reporting: takes the CortexInput settings object, checked when it was made (toponeuro.settings)',
     'toponeuro.settings.cortex_maps_kind':
@@ -35,14 +31,6 @@ UNDECLARED: dict[str, str] = {
         'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
     'toponeuro.reporting._language.job.run_language_map':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.answer_both':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.headline_fit':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.language_fits':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.short_layer':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.stages.language_cortex':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.stages.language_model_topography':
@@ -56,14 +44,6 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.reporting._language.verbs.verb_noun_maps':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.job.run_map':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_comparisons':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_cortex_maps':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_summary':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_table':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.compare_model_cortex':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',

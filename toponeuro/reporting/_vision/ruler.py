@@ -18,7 +18,19 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import MAPPING, DataArrayWith, Names
 from ..._util.docs import fill_doc
+from ..._util.params import (
+    ALPHA,
+    COUNT,
+    N_PERMUTATIONS,
+    SEED,
+    InstanceOf,
+    Options,
+    Text,
+    validate_params,
+)
+from ...analysis import RulerSettings
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.headline import HEADLINE_RULE, choose_headline
 from .._kit.report import RulerComparisonRecord, RulerHeadlineRecord, RulerRecord, RulerRowRecord
@@ -27,11 +39,16 @@ __all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_tab
            "model_selectivity_boot", "cortex_region_mask", "REGION_MM"]
 
 
+#: the ruler's settings object, as the job makes it (checked when it was made)
+_SETTINGS = InstanceOf(RulerSettings, "a RulerSettings", example=RulerSettings)
+
 #: the geodesic reach of :attr:`RulerSettings.cortex_region` ``"votc"`` around the
 #: visfAtlas's category ROIs, in mm (the job's proximity scale)
 REGION_MM = 10.0
 
 
+@validate_params(dict(region=[Options(("votc",)), None], mesh=Text(),
+                      hemi=Options(("left", "right"))))
 def cortex_region_mask(region, mesh: str, hemi: str) -> np.ndarray | None:
     """The vertices of ``region`` on one hemisphere (:attr:`RulerSettings.cortex_region`).
 
@@ -73,6 +90,7 @@ def cortex_region_mask(region, mesh: str, hemi: str) -> np.ndarray | None:
     return roi_proximity(rois, hemi, scale_mm=REGION_MM) >= np.exp(-1.0)
 
 
+@validate_params(dict(settings=[_SETTINGS, None]))
 def ruler_cortex_maps(cortex, settings=None) -> dict:
     """``hemisphere -> {domain: TopoMap}``: the cortex side of the ruler.
 
@@ -130,6 +148,10 @@ def _model_maps(selectivity: xr.DataArray, layer: str, domains) -> dict:
                           name=f"{layer} {d}") for d in domains}
 
 
+@validate_params(dict(selectivity=DataArrayWith((D.DOMAIN, D.UNIT)), layers=Names(empty=False),
+                      n_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED,
+                      activations=[DataArrayWith((D.STIMULUS, D.UNIT)), None],
+                      settings=[_SETTINGS, None]))
 @fill_doc
 def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, *,
                       n_permutations: int = 1000, alpha: float = 0.05,
@@ -212,6 +234,8 @@ def _comparisons(selectivity, layers, side, settings, n_permutations, alpha, ran
     return out
 
 
+@validate_params(dict(activations=DataArrayWith((D.STIMULUS, D.UNIT)), layer=Text(),
+                      domains=Names(), n_boot=COUNT, random_state=SEED))
 @fill_doc
 def model_selectivity_boot(activations: xr.DataArray, layer: str, domains: Sequence[str], *,
                            n_boot: int = 50, random_state=0) -> list:
@@ -277,6 +301,7 @@ def _row_entry(row) -> RulerRowRecord:
             "reason": row.reason, "reference": m.reference})
 
 
+@validate_params(dict(comparisons=MAPPING, layers=Names(), alpha=ALPHA))
 @fill_doc
 def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> RulerRecord:
     """The summary's ``ruler`` section: each (layer, hemisphere)'s rows, what was left out
@@ -323,6 +348,7 @@ def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> Rul
     return RulerRecord(comparisons=per, headline=head)
 
 
+@validate_params(dict(comparisons=MAPPING))
 def ruler_table(comparisons: dict):
     """Every (layer, hemisphere)'s rows as one table (``comparison_ruler.csv``): layer,
     hemisphere, then :meth:`~toponeuro.analysis.TopographyComparison.to_frame`'s columns.

@@ -1,6 +1,16 @@
 """The noise ceiling of :func:`~toponeuro.analysis.encoding_score`: its units checked
 against the metric, its voxels aligned with the responses', and the normalised scores'
-plausibility (split from ``_encoding.py``, at the module size limit)."""
+plausibility (split from ``_encoding.py``, at the module size limit).
+
+Examples
+--------
+>>> _check_ceiling(np.array([0.5, 0.8]), "pearson", 2).tolist()
+[0.5, 0.8]
+>>> _check_ceiling(np.array([50.0, 80.0]), "pearson", 2)
+Traceback (most recent call last):
+...
+toponeuro.exceptions.UnitsError: ceiling values reach 80, but a ceiling of r lies in (0, 1]; this looks like a percentage of variance (NSD's noise ceiling): pass np.sqrt(nc / 100) (r = the square root of the explained fraction).
+"""
 
 from __future__ import annotations
 

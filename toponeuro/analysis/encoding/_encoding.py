@@ -256,7 +256,7 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         self.random_state = random_state
 
     _parameter_constraints = {  # checked when a fit starts (_design), scikit-learn's way
-        "alphas": [None, NumberGrid(0)], "cv": CV, "alpha_per_target": Boolean(),
+        "alphas": [NumberGrid(0), None], "cv": CV, "alpha_per_target": Boolean(),
         "fit_intercept": Boolean(), "scoring": Options(SCORINGS, error=UnknownNameError),
         "backend": Options(BACKENDS, error=UnknownNameError), "device": Text(),
         "n_targets_batch": [COUNT, None], "random_state": SEED,

@@ -5,8 +5,6 @@ parameter) must be listed here; an entry whose function declares now (or is gone
 removed."""
 
 UNDECLARED: dict[str, str] = {
-    'toponeuro.reporting._language.verbs.contrast_boot':
-        'reporting: n_boot comes from RulerSettings, checked when it was made',
     'toponeuro.reporting._kit.stages.read_cortex_inputs':
         'reporting: takes the CortexInput settings object, checked when it was made (toponeuro.settings)',
     'toponeuro.settings.cortex_maps_kind':
@@ -31,8 +29,6 @@ UNDECLARED: dict[str, str] = {
         'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
     'toponeuro.reporting._language.job.run_language_map':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.stages.language_cortex':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.bare_netcdf':
         'reads any cortex_maps value and passes it on unchanged unless it is one .nc path: it refuses nothing, so nothing to declare',
     'toponeuro.reporting._language.verbs.language_verb_noun':
@@ -40,8 +36,6 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.reporting._language.verbs.verb_noun_maps':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.job.run_map':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.cortex_topography':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.random_init_similarities':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',

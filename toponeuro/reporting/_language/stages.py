@@ -12,6 +12,7 @@ rewrites them as its flags.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -28,6 +29,7 @@ from ..._util.params import (
     COUNT,
     N_PERMUTATIONS,
     SEED,
+    Interval,
     PathLike,
     Text,
     declared_params,
@@ -403,6 +405,9 @@ class LanguageCortex(NamedTuple):
     source: dict
 
 
+@validate_params(dict(hemispheres=[Names(empty=False), None],
+                      threshold=[Interval(numbers.Real), None], min_vertices=COUNT,
+                      similarity_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED))
 @fill_doc
 def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=None,
                     vol_to_surf=None, threshold: float | None = None, min_vertices: int = 10,

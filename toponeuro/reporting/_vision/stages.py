@@ -32,6 +32,7 @@ from ..._util.params import (
     SEED,
     Boolean,
     Interval,
+    Options,
     PathLike,
     check_random_state,
     validate_params,
@@ -360,6 +361,11 @@ class CortexTopography(NamedTuple):
     topography: object
 
 
+@validate_params(dict(hemispheres=[Names(empty=False), None],
+                      # the atlas's representations (toponeuro.atlases.cortex_maps)
+                      representation=Options(("binary", "proximity"), error=UnknownNameError),
+                      threshold=[Interval(numbers.Real), None], min_vertices=COUNT,
+                      similarity_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED))
 @fill_doc
 def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
                       cortex_maps=None, vol_to_surf=None, representation: str = "proximity",

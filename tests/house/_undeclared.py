@@ -5,12 +5,6 @@ parameter) must be listed here; an entry whose function declares now (or is gone
 removed."""
 
 UNDECLARED: dict[str, str] = {
-    'toponeuro.reporting._language.verbs.contrast_boot':
-        'reporting: n_boot comes from RulerSettings, checked when it was made',
-    'toponeuro.reporting._vision.ruler.cortex_region_mask':
-        'reporting: region comes from RulerSettings.cortex_region, checked when it was made',
-    'toponeuro.reporting._vision.ruler.model_selectivity_boot':
-        'reporting: n_boot comes from RulerSettings, checked when it was made',
     'toponeuro.reporting._kit.stages.read_cortex_inputs':
         'reporting: takes the CortexInput settings object, checked when it was made (toponeuro.settings)',
     'toponeuro.settings.cortex_maps_kind':
@@ -35,20 +29,6 @@ UNDECLARED: dict[str, str] = {
         'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
     'toponeuro.reporting._language.job.run_language_map':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.answer_both':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.headline_fit':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.language_fits':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.fit.short_layer':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.stages.language_cortex':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.stages.language_model_topography':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.stages.language_units':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.bare_netcdf':
         'reads any cortex_maps value and passes it on unchanged unless it is one .nc path: it refuses nothing, so nothing to declare',
     'toponeuro.reporting._language.verbs.language_verb_noun':
@@ -56,20 +36,6 @@ UNDECLARED: dict[str, str] = {
     'toponeuro.reporting._language.verbs.verb_noun_maps':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.job.run_map':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_comparisons':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_cortex_maps':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_summary':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.ruler.ruler_table':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.compare_model_cortex':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.cortex_topography':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.model_topography':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._vision.stages.random_init_similarities':
         'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
@@ -89,13 +55,10 @@ UNDECLARED: dict[str, str] = {
         'its settings are checked by the recipe schema first (RecipeError naming the recipe key); train, which it calls, declares the training settings',
 }
 
-#: public classes whose constructor no bad-value test covers (neither a declared __init__
-#: nor a dataclass with __post_init__ checks), each with why (only shrinks)
+#: public classes whose constructor no bad-value test covers (neither a declared __init__,
+#: nor a dataclass with __post_init__ checks, nor an estimator declaring
+#: _parameter_constraints), each with why (only shrinks)
 UNCOVERED_CLASSES: dict[str, str] = {
-    'toponeuro.analysis.encoding._encoding.RidgeEncoder':
-        "scikit-learn estimator: __init__ stores its parameters unchanged (scikit-learn's rule, tested by check_estimator); fit checks them (alphas, scoring) with typed errors",
-    'toponeuro.analysis.encoding._pls.PLSEncoder':
-        "scikit-learn estimator: __init__ stores its parameters unchanged (scikit-learn's rule, tested by check_estimator); fit checks n_components and algorithm",
     'toponeuro.analysis.rsa._rsa_compare.BootstrapResult':
         'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
     'toponeuro.analysis.rsa._rsa_inference.RDMModelComparison':

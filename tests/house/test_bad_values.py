@@ -36,6 +36,7 @@ from toponeuro._util.params import (  # noqa: E402
     Interval,
     Options,
     Text,
+    _as_constraints,
     bad_values,
     check_param,
     declared_params,
@@ -343,11 +344,63 @@ def test_dataclass_post_init_refuses_bad_values(qual, field):
     assert not problems or allowed, problems
 
 
+# --------------------------------------------------------------------------------------------
+# Public estimators: __init__ stores its parameters unchanged (scikit-learn's rule), so they are
+# declared on the class, ``_parameter_constraints`` in the vocabulary of validate_params, and
+# checked when fit starts (``_validate_params``), as scikit-learn's own estimators do.
+# --------------------------------------------------------------------------------------------
+
+DECLARED_ESTIMATORS = {q: c for q, c in CLASSES.items()
+                       if getattr(c, "_parameter_constraints", None)}
+ESTIMATOR_CASES = sorted((q, p) for q, c in DECLARED_ESTIMATORS.items()
+                         for p in c._parameter_constraints)
+
+
+def estimator_refusal_problem(cls, param: str, value) -> str | None:
+    """None if an estimator built with ``value`` for ``param`` keeps it as given and its
+    parameter check refuses it with a typed error naming it, else what went wrong."""
+    est = cls(**{param: value})
+    if getattr(est, param) is not value:
+        return "__init__ changed the value (scikit-learn's rule: stored unchanged)"
+    try:
+        est._validate_params()
+    except ToponeuroError as err:
+        return None if str(err).startswith(f"{param}=") else f"message: {err}"
+    except Exception as err:  # noqa: BLE001 - any other error is the finding
+        return f"untyped {type(err).__name__}: {err}"
+    return "accepted"
+
+
+@pytest.mark.parametrize(("qual", "param"), ESTIMATOR_CASES,
+                         ids=[f"{q.rsplit('.', 1)[1]}-{p}" for q, p in ESTIMATOR_CASES])
+def test_bad_value_is_refused_by_an_estimator(qual, param):
+    cls = DECLARED_ESTIMATORS[qual]
+    constraints = _as_constraints(cls._parameter_constraints[param])
+
+    @settings(max_examples=12, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+    @given(value=_outside(constraints))
+    def refuses(value):
+        assert estimator_refusal_problem(cls, param, value) is None, (qual, param, value)
+
+    refuses()
+
+
+@pytest.mark.parametrize("qual", sorted(DECLARED_ESTIMATORS), ids=lambda q: q.rsplit(".", 1)[1])
+def test_an_estimator_declares_every_parameter_and_its_defaults_pass(qual):
+    cls = DECLARED_ESTIMATORS[qual]
+    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    assert sorted(cls._parameter_constraints) == sorted(params), qual
+    cls()._validate_params()  # the defaults are valid
+
+
 def class_gaps(classes: dict, listed: dict) -> tuple[list, list]:
     """``(missing, stale)``: classes neither declared, nor dataclasses with checks, nor
-    listed; listed ones that are covered now or gone."""
+    estimators declaring ``_parameter_constraints``, nor listed; listed ones that are
+    covered now or gone."""
     uncovered = sorted(q for q, c in classes.items() if not declared_params(c.__init__)
-                       and not (dataclasses.is_dataclass(c) and "__post_init__" in vars(c)))
+                       and not (dataclasses.is_dataclass(c) and "__post_init__" in vars(c))
+                       and not getattr(c, "_parameter_constraints", None))
     return ([q for q in uncovered if q not in listed],
             sorted(q for q in listed if q not in uncovered))
 
@@ -367,6 +420,7 @@ def test_the_class_rules_find_planted_gaps():
     """A planted bare class is missing, a planted dataclass whose __post_init__ lets a bad
     value through is caught, and a declared __init__ is tested as a function."""
     from toponeuro._util.params import validate_params
+    from toponeuro.analysis._validate import EstimatorMixin
 
     class Bare:
         def __init__(self, n):
@@ -387,5 +441,18 @@ def test_the_class_rules_find_planted_gaps():
     assert class_gaps({"pkg.Bare": Bare, "pkg.Lax": Lax, "pkg.Declared": Declared},
                       {"pkg.Declared": "why"}) == (["pkg.Bare"], ["pkg.Declared"])
     assert field_refusal_problem(Lax, "n", "1", {}) == "accepted"
+
+    class LaxEstimator(EstimatorMixin):  # declares n, but its check lets n=0 through
+        _parameter_constraints = {"n": Interval(numbers.Integral, 0, None, closed="left")}
+
+        def __init__(self, n=1):
+            self.n = n
+
+    class Estimator(LaxEstimator):
+        _parameter_constraints = {"n": Interval(numbers.Integral, 1, None, closed="left")}
+
+    assert class_gaps({"pkg.Estimator": Estimator}, {}) == ([], [])
+    assert estimator_refusal_problem(LaxEstimator, "n", 0) == "accepted"
+    assert estimator_refusal_problem(Estimator, "n", 0) is None
     assert refusal_problem(Declared, "n", 0) is None
     assert refusal_problem(Declared, "n", 1) == "accepted"

@@ -22,7 +22,6 @@ INDIRECT = {
     "toponeuro.__main__": "tests/cli/test_cli.py runs `python -m toponeuro`",
     "toponeuro._util.typing": "type aliases only, imported by every module that annotates",
     "toponeuro._version": "toponeuro.__version__ (tests/house/test_deprecations.py)",
-    "toponeuro.analysis._validate": "the input checks of every analysis function's tests",
     "toponeuro.analysis.topography._similarity": "map_similarity (tests/reporting/test_report_summary.py)",
     "toponeuro.brainscore._plugin_nanogpt": "imported as a copied plugin file in "
                                            "tests/brainscore/test_brainscore_export.py",

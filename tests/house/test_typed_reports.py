@@ -90,3 +90,50 @@ def _html(res, files):
     # the code as it was before 0.5 (the vision writer) is caught
     old = 'def f(res):\n    return min(res.summary.get("n_permutations", 0), 1)\n'
     assert summary_gets(old)
+
+
+#: the report's sections that are typed records (issue 44): read by field, never by key
+TYPED_SECTIONS = {"per_layer", "arrangement", "headline", "ruler"}
+
+
+def section_keys(source: str) -> list[str]:
+    """``line: text`` of every string key read from a typed section of the report:
+    ``rep.headline["layer"]``, ``rep.ruler["headline"]``, ``rep.per_layer[ly]["sheet"]``,
+    ``rep.arrangement[key]["p_text"]`` (a section's own entries, ``rep.per_layer[ly]``, are
+    keyed by layer, which is fine)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, str)):
+            continue
+        inner = node.value
+        if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) \
+                and inner.value.attr in ("per_layer", "arrangement"):
+            out.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(inner, ast.Attribute) and inner.attr in ("headline", "ruler"):
+            out.append(f"{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_writers_read_the_typed_sections_by_field():
+    found = {}
+    for path in writer_modules():
+        hits = section_keys(path.read_text(encoding="utf-8"))
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    assert not found, (
+        f"the writers read the report's typed sections ({sorted(TYPED_SECTIONS)}) by field "
+        f"(toponeuro/reporting/_kit/report.py's records), never by key: {found}")
+
+
+def test_a_planted_section_key_is_caught():
+    planted = '''
+def _html(rep):
+    head = rep.headline["layer"]
+    chosen = rep.ruler["headline"]["chosen"]
+    sims = rep.per_layer[head]["map_similarity"]
+    p = rep.arrangement[f"{head}|left"]["p_text"]
+    return rep.per_layer[head].sheet, rep.headline.layer, sims, p, chosen
+'''
+    hits = section_keys(planted)
+    assert sorted(h.split(":")[0] for h in hits) == ["3", "4", "5", "6"], hits

@@ -35,9 +35,19 @@ def _language_report(**kw):
 
     s = _language_summary()
     s.pop("job")
+    # 0.5's layer record: the verdicts of both nulls and the counts of the headline
+    s["per_layer"]["l"].update(organised="o", label_null={}, n_units_with_data=64,
+                               n_language_units=5)
     s["cortex"] = CortexReport.from_summary(s["cortex"])
     return LanguageMapReport(**{**s, "headline": "On l, ...", "comparison": fits_summary({}, 9),
                                 "language_units": "u", **kw})
+
+
+_MAP_LAYER = {"sheet": "8x8", "smoothness": {"faces": 0.1},
+              "smoothness_null": {"faces": {"mean": 0.0, "std": 0.1, "p_value": 0.5}},
+              "n_patches": {"faces": 0}, "n_patches_found": {"faces": 1},
+              "selective_fraction": {"faces": 0.1}, "map_similarity": {"faces-bodies": 0.2},
+              "map_similarity_null": {}, "effective_dimensionality": 3.0, "signatures": ["a"]}
 
 
 def _map_report(**kw):
@@ -46,7 +56,7 @@ def _map_report(**kw):
     return MapReport(**_COMMON, stimuli={"set": "fLoc", "source": "s", "n_stimuli": 4,
                                          "categories": ["adult"], "numbers": "all",
                                          "training_images": None},
-                     per_layer={"l": {"signatures": ["a"]}},
+                     per_layer={"l": _MAP_LAYER},
                      cortex=CortexReport(atlas="visfAtlas", nulls="spin", source={},
                                          null_calibration={"mesh": "fsaverage5"},
                                          hemispheres={"left": hemi, "right": dict(hemi)}),
@@ -54,7 +64,9 @@ def _map_report(**kw):
                      pooling="mean", selectivity="tdann_t", p_values="p",
                      random_init_baseline=False, random_init_note="not computed",
                      arrangement={},
-                     ruler={"comparisons": {}, "headline": {"chosen": False}}, **kw)
+                     ruler={"comparisons": {}, "headline": {"chosen": False, "rule": "r",
+                                                            "n_eligible": 0, "n_rows": 0}},
+                     **kw)
 
 
 @pytest.mark.parametrize("make", [_map_report, _language_report])
@@ -101,6 +113,63 @@ def test_the_sections_the_writers_read_are_typed_records():
         assert type(rep).from_summary(s).stimuli == rep.stimuli
     with pytest.raises(InvalidDataError, match=r"summary\['stimuli'\] lacks a field"):
         MapReport.from_summary({**_map_report().to_summary(), "stimuli": {"n_stimuli": 4}})
+
+
+def test_the_layers_headline_arrangement_and_ruler_are_typed_records():
+    """per_layer, headline, arrangement and ruler are records read by field (issue 44): a
+    summary.json entry given becomes one, and serialises to the same entry."""
+    from toponeuro.reporting._kit.report import (
+        ArrangementRecord,
+        LanguageLayerRecord,
+        MapHeadlineRecord,
+        MapLayerRecord,
+        RulerHeadlineRecord,
+        RulerRecord,
+    )
+
+    arr = {"spearman": 0.5, "p_value": 0.3, "p_shift": 0.3, "p_spin": 0.1,
+           "null_shift_mean": 0.0, "null_spin_mean": 0.0, "n_domains": 3, "n_pairs": 3,
+           "domains": ["faces", "bodies", "places"], "pairs": [], "model_distances": [],
+           "cortex_distances_mm": [], "patch_centroids": {"spearman": None, "n_regions": 0},
+           "n_permutations": {"shift": 9, "spin": 19}, "p_text": "p = 0.300"}
+    rep = _map_report()
+    rep = MapReport.from_summary({**rep.to_summary(), "arrangement": {"l|left": arr},
+                                  "headline": {"layer": "l", "rule": "r",
+                                               "arrangement": {"left": arr}}})
+    assert isinstance(rep.per_layer["l"], MapLayerRecord) and rep.per_layer["l"].sheet == "8x8"
+    assert isinstance(rep.arrangement["l|left"], ArrangementRecord)
+    assert isinstance(rep.headline, MapHeadlineRecord)
+    assert rep.headline.arrangement["left"] == rep.arrangement["l|left"]
+    assert isinstance(rep.ruler, RulerRecord)
+    assert isinstance(rep.ruler.headline, RulerHeadlineRecord) and not rep.ruler.headline.chosen
+    s = rep.to_summary()
+    assert s["arrangement"]["l|left"] == arr and s["headline"]["arrangement"]["left"] == arr
+    assert s["ruler"]["headline"] == {"chosen": False, "rule": "r", "n_eligible": 0,
+                                      "n_rows": 0}
+    assert "smoothness_label_null" not in s["per_layer"]["l"]  # not drawn: not written
+    lang = _language_report()
+    assert isinstance(lang.per_layer["l"], LanguageLayerRecord)
+    assert lang.per_layer["l"].n_language_units == 5
+    with pytest.raises(InvalidDataError, match=r"summary\['per_layer'\] lacks a field"):
+        MapReport.from_summary({**_map_report().to_summary(),
+                                "per_layer": {"l": {"signatures": ["a"]}}})
+
+
+def test_a_chosen_ruler_headline_writes_its_row_beside_where_it_stands():
+    from toponeuro.reporting._kit.report import RulerHeadlineRecord, RulerRowRecord
+
+    row = RulerRowRecord(descriptor="smoothness", domain="faces", statistic="s", model=0.1,
+                         model_p=0.01, model_null="shift", model_draws=99, model_lo=None,
+                         model_hi=None, model_boot=0, cortex=0.2, cortex_p=0.02,
+                         cortex_null="spin", cortex_draws=99, verdict="alike", reason="r",
+                         reference=None)
+    head = RulerHeadlineRecord(chosen=True, rule="r", layer="l", hemisphere="left",
+                               evidence=2.0, n_eligible=1, n_rows=1, row=row)
+    s = head.to_summary()
+    assert list(s)[:7] == ["chosen", "rule", "layer", "hemisphere", "evidence", "n_eligible",
+                           "n_rows"]
+    assert s["descriptor"] == "smoothness" and s["model_lo"] is None  # a None kept, not dropped
+    assert RulerHeadlineRecord.from_summary(s) == head
 
 
 def test_a_quantity_is_read_by_its_one_name():

@@ -6,6 +6,7 @@ import pytest
 
 from toponeuro.analysis import topography_table
 from toponeuro.reporting._kit.constants import MAP_DOMAINS
+from toponeuro.reporting._kit.report import ArrangementRecord, MapHeadlineRecord, MapLayerRecord
 from toponeuro.reporting._vision import results as _results
 
 PAIRS = [("faces", "bodies"), ("faces", "places")]
@@ -26,28 +27,31 @@ def topo():
 
 def test_layer_summary_reads_its_layer_of_the_table(topo):
     s = _results.layer_summary(topo, "a", 3.25, alpha=0.05)
+    assert isinstance(s, MapLayerRecord)  # typed: read by field
     for d in MAP_DOMAINS:
-        assert s["smoothness"][d] == round(float(topo.row("a", d)["smoothness"]), 4)
-        assert s["n_patches_found"][d] == int(topo.row("a", d)["n_patches"])
-    assert s["sheet"] == topo.row("a", "faces")["shape"]
-    assert s["map_similarity"]["faces-bodies"] == round(topo.similarity_of("a", "faces-bodies"), 4)
-    assert s["map_similarity"]["faces-bodies"] > 0.5  # planted
-    assert s["map_similarity_null"]["faces-bodies"]["value"] == pytest.approx(
+        assert s.smoothness[d] == round(float(topo.row("a", d)["smoothness"]), 4)
+        assert s.n_patches_found[d] == int(topo.row("a", d)["n_patches"])
+    assert s.sheet == topo.row("a", "faces")["shape"]
+    assert s.map_similarity["faces-bodies"] == round(topo.similarity_of("a", "faces-bodies"), 4)
+    assert s.map_similarity["faces-bodies"] > 0.5  # planted
+    assert s.map_similarity_null["faces-bodies"]["value"] == pytest.approx(
         topo.similarity_of("a", "faces-bodies"), abs=1e-4)
-    assert s["effective_dimensionality"] == 3.25
-    assert len(s["signatures"]) == 2 + 2 * len(MAP_DOMAINS)
-    assert "map_similarity_random_init" not in s
+    assert s.effective_dimensionality == 3.25
+    assert len(s.signatures) == 2 + 2 * len(MAP_DOMAINS)
+    assert s.map_similarity_random_init is None
+    assert "map_similarity_random_init" not in s.to_summary()  # not computed: not written
+    assert MapLayerRecord.from_summary(s.to_summary()) == s
     other = _results.layer_summary(topo, "b", 1.0)
-    assert other["smoothness"] != s["smoothness"]
+    assert other.smoothness != s.smoothness
 
 
 def test_layer_summary_sets_the_random_initialisation_beside(topo):
     base = {("a", "faces-bodies"): topo.similarities["b", "faces-bodies"]}
     s = _results.layer_summary(topo, "a", 1.0, random_init=base)
-    assert set(s["map_similarity_random_init"]) == {"faces-bodies"}
-    assert s["map_similarity_random_init"]["faces-bodies"]["value"] == pytest.approx(
+    assert set(s.map_similarity_random_init) == {"faces-bodies"}
+    assert s.map_similarity_random_init["faces-bodies"]["value"] == pytest.approx(
         topo.similarity_of("b", "faces-bodies"), abs=1e-4)
-    assert "at random initialisation" in s["signatures"][0]
+    assert "at random initialisation" in s.signatures[0]
 
 
 @pytest.mark.parametrize("representation,says", [("binary", "none (the atlas's fixed ROIs"),
@@ -87,22 +91,38 @@ def test_arrangement_summary_is_json_ready_and_undefined_is_none():
         "spearman": 0.5, "p_value": 0.3, "p_shift": 0.3, "p_spin": np.nan, "n_domains": 3,
         "n_pairs": 3, "domains": ("faces", "bodies", "places"), "model_distances": [1.0, 2.5],
         "cortex_distances": np.array([10.0, np.nan])}))
-    assert a["spearman"] == 0.5 and a["p_spin"] is None and a["null_shift_mean"] is None
-    assert a["domains"] == ["faces", "bodies", "places"] and a["pairs"] == []
-    assert a["model_distances"] == [1, 2.5] and a["cortex_distances_mm"] == [10, None]
-    assert a["patch_centroids"] == {"spearman": 0.25, "n_regions": 3}
+    assert isinstance(a, ArrangementRecord)
+    assert a.spearman == 0.5 and a.p_spin is None and a.null_shift_mean is None
+    assert a.domains == ["faces", "bodies", "places"] and a.pairs == []
+    assert a.model_distances == [1, 2.5] and a.cortex_distances_mm == [10, None]
+    assert a.patch_centroids == {"spearman": 0.25, "n_regions": 3}
+    assert a.n_permutations is None and "n_permutations" not in a.to_summary()
+    assert ArrangementRecord.from_summary(a.to_summary()) == a
     empty = _results.arrangement_summary(_comparison_table({}))
-    assert empty["n_domains"] == 0 and empty["spearman"] is None
+    assert empty.n_domains == 0 and empty.spearman is None and empty.p_text == "not tested"
+
+
+def _arrangement(spearman, **kw) -> ArrangementRecord:
+    a = dict(spearman=spearman, p_value=None, p_shift=None, p_spin=None, null_shift_mean=None,
+             null_spin_mean=None, n_domains=3, n_pairs=3, domains=[], pairs=[],
+             model_distances=[], cortex_distances_mm=[], patch_centroids={}, p_text="")
+    a.update(kw)
+    if not a["p_text"]:
+        a["p_text"] = _results.arrangement_p_text(a)
+    return ArrangementRecord(**a)
 
 
 def test_headline_summary_is_the_named_layer_against_each_hemisphere():
-    arrangement = {"l1|left": {"spearman": 0.1}, "l2|left": {"spearman": 0.2},
-                   "l2|right": {"spearman": 0.3}}
+    arrangement = {"l1|left": _arrangement(0.1), "l2|left": _arrangement(0.2),
+                   "l2|right": _arrangement(0.3)}
     h = _results.headline_summary("l2", ["left", "right"], arrangement)
-    assert h["layer"] == "l2" and h["rule"].startswith("the deepest mapped layer")
-    assert h["arrangement"] == {"left": {"spearman": 0.2}, "right": {"spearman": 0.3}}
-    assert _results.headline_summary("l1", ["left", "right"], arrangement)["arrangement"] == {
-        "left": {"spearman": 0.1}}
+    assert isinstance(h, MapHeadlineRecord)
+    assert h.layer == "l2" and h.rule.startswith("the deepest mapped layer")
+    assert h.arrangement == {"left": arrangement["l2|left"], "right": arrangement["l2|right"]}
+    assert _results.headline_summary("l1", ["left", "right"], arrangement).arrangement == {
+        "left": arrangement["l1|left"]}
+    # summary.json's entry reads back into the same record, its arrangements typed too
+    assert MapHeadlineRecord.from_summary(h.to_summary()) == h
 
 
 def test_the_arrangement_shows_its_one_p_first():
@@ -122,10 +142,10 @@ def test_the_headline_with_too_few_draws_says_so_not_chance():
     from toponeuro.reporting._vision.results import headline_parts
 
     def answer(p, n):
-        a = {"spearman": 0.6, "n_domains": 4, "n_pairs": 6, "p_value": p, "p_shift": p,
-             "p_spin": p, "domains": ["faces", "bodies", "places", "characters"],
-             "n_permutations": {"shift": n, "spin": n}}
-        head = {"layer": "l4", "rule": "r", "arrangement": {"left": a}}
+        a = _arrangement(0.6, n_domains=4, n_pairs=6, p_value=p, p_shift=p, p_spin=p,
+                         domains=["faces", "bodies", "places", "characters"],
+                         n_permutations={"shift": n, "spin": n})
+        head = MapHeadlineRecord(layer="l4", rule="r", arrangement={"left": a})
         return headline_parts(head, alpha=0.05)["answers"]["left"]
 
     few = answer(0.2, 9)

@@ -142,7 +142,7 @@ def test_the_language_headline_sentence_names_the_row_or_says_not_testable():
     from toponeuro.reporting._language.report import headline_text
 
     claim = NS(outcome="beyond chance", statistic=0.2, p_value=0.001, n_permutations=999)
-    summ = NS(per_layer={"h": {"n_language_units": 7, "n_units_with_data": 64}})
+    summ = NS(per_layer={"h": NS(n_language_units=7, n_units_with_data=64)})
     side = NS(value=0.3, p_value=0.001, n_permutations=999, null="positions", interval=None,
               alternative="greater")
     row = NS(descriptor="clustering", domain="", statistic="Moran's I", verdict="unlike",

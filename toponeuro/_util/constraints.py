@@ -29,8 +29,8 @@ import numpy as np
 from ..exceptions import DimensionError
 from .params import Constraint, InstanceOf, _is_number, _Junk
 
-__all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "MAPPING",
-           "STIMULUS_SET"]
+__all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "NumberGrid",
+           "MAPPING", "STIMULUS_SET"]
 
 
 def _ndim_text(ndim) -> str:
@@ -192,6 +192,50 @@ class HasAttributes(Constraint):
 
     def bad_values(self) -> list:
         return [None, "x", 3, _Junk()]
+
+
+class NumberGrid(Constraint):
+    """A number or a non-empty 1-D list (or array) of finite numbers ``>= lo``: a grid of
+    values to choose from (``RidgeEncoder(alphas=...)``). Its values are read (a grid is
+    short); the estimator converts it where it uses it.
+
+    Examples
+    --------
+    >>> from toponeuro._util.params import check_param
+    >>> check_param([0.1, 10.0], "alphas", NumberGrid(0))
+    [0.1, 10.0]
+    >>> check_param([1.0, -1.0], "alphas", NumberGrid(0))
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.ParameterError: alphas=[1.0, -1.0] is not a number >= 0 or a non-empty 1-D list of finite numbers >= 0.
+    """
+
+    def __init__(self, lo: float = 0, *, fix: str = ""):
+        self.lo, self.fix = lo, fix
+
+    def kind_ok(self, value) -> bool:
+        return _is_number(value) or isinstance(value, list | tuple | np.ndarray)
+
+    def is_satisfied_by(self, value) -> bool:
+        if not self.kind_ok(value):
+            return False
+        try:
+            grid = np.atleast_1d(np.asarray(value, dtype=float))
+        except (TypeError, ValueError):
+            return False
+        return (grid.ndim == 1 and grid.size > 0 and bool(np.all(np.isfinite(grid)))
+                and bool(np.all(grid >= self.lo)))
+
+    def describe(self) -> str:
+        return (f"a number >= {self.lo:g} or a non-empty 1-D list of finite numbers "
+                f">= {self.lo:g}")
+
+    def example(self):
+        return [1.0]
+
+    def bad_values(self) -> list:
+        return ["1", [], [self.lo - 1.0], [float("nan")], float("inf"), self.lo - 1.0,
+                np.zeros((2, 2)), ["a"], True, None, _Junk()]
 
 
 #: a mapping (a dict)

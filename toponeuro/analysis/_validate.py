@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import numbers
 import warnings
 
 import numpy as np
@@ -10,6 +11,8 @@ import xarray as xr
 
 from .._util import dims as D
 from .._util.align import align_stimuli, as_labelled
+from .._util.constraints import HasAttributes
+from .._util.params import InstanceOf, Interval, check_param
 from .._util.stack import user_stacklevel
 from ..exceptions import (
     AlignmentError,
@@ -135,8 +138,30 @@ def voxel_template(responses, n: int):
     return D.VOXEL, {}
 
 
+#: folds (``cv``): a whole number >= 2 (k-fold), a splitter with ``split`` or a list of
+#: (train, test) index pairs (:func:`~toponeuro.analysis.make_folds`)
+CV = [Interval(numbers.Integral, 2, None, closed="left"),
+      HasAttributes(("split",), "a splitter"),
+      InstanceOf((list, tuple), "a list of (train, test) pairs", example=[])]
+
+
 class EstimatorMixin:
-    """``get_params`` / ``set_params`` / ``__repr__`` in the scikit-learn manner."""
+    """``get_params`` / ``set_params`` / ``__repr__`` in the scikit-learn manner, and the
+    parameters declared once (``_parameter_constraints``, checked by
+    :meth:`_validate_params` when ``fit`` starts, as scikit-learn's estimators do)."""
+
+    #: parameter name -> its constraints, in the vocabulary of
+    #: :func:`toponeuro._util.params.validate_params` (scikit-learn's
+    #: ``_parameter_constraints``); every ``__init__`` parameter is declared
+    _parameter_constraints: dict = {}
+
+    def _validate_params(self) -> None:
+        """Check each parameter against ``_parameter_constraints``: a typed error naming it
+        (``alphas=-1 is not ...``). ``__init__`` stores the parameters unchanged and
+        ``fit`` never changes them (scikit-learn's rules), so only the check is made here;
+        the estimator converts a value where it uses it."""
+        for name, constraints in self._parameter_constraints.items():
+            check_param(getattr(self, name), name, constraints)
 
     @classmethod
     def _param_names(cls):

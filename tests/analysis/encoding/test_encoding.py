@@ -251,6 +251,36 @@ def test_bad_inputs_raise_typed_errors():
         RidgeEncoder(device="cuda").fit(X, Y)
 
 
+def test_the_estimators_parameters_are_declared_and_checked_when_fit_starts():
+    """RidgeEncoder and PLSEncoder declare their parameters (_parameter_constraints, in
+    validate_params's vocabulary): a bad one is refused by name when fit starts, before any
+    work, and __init__ keeps what it was given (scikit-learn's rule)."""
+    from toponeuro.exceptions import InputTypeError, ParameterError
+
+    X, Y, _ = _data(30, 4, 2)
+    est = RidgeEncoder(alphas=[1.0, -1.0])
+    assert est.alphas == [1.0, -1.0]  # stored unchanged
+    with pytest.raises(ParameterError, match=r"^alphas=\[1.0, -1.0\] is not a number >= 0"):
+        est.fit(X, Y)
+    with pytest.raises(UnknownNameError, match=r"^scoring='R2' is not one of"):
+        RidgeEncoder(scoring="R2").fit(X, Y)
+    with pytest.raises(ParameterError, match=r"^cv=1 is not a whole number >= 2"):
+        RidgeEncoder(cv=1).fit(X, Y)
+    with pytest.raises(InputTypeError, match=r"^alpha_per_target='yes'"):
+        RidgeEncoder(alpha_per_target="yes").fit(X, Y)
+    with pytest.raises(UnknownNameError, match=r"^algorithm='nipal' is not one of .*'nipals'"):
+        PLSEncoder(2, algorithm="nipal").fit(X, Y)
+    with pytest.raises(ParameterError, match=r"^n_components=0 is not a whole number >= 1"):
+        PLSEncoder(0).fit(X, Y)
+    # a splitter and (train, test) pairs are folds too
+    from sklearn.model_selection import KFold
+
+    folds = make_folds(3, 30)
+    a = RidgeEncoder(alphas=[0.1, 1.0], cv=KFold(3)).fit(X, Y)
+    b = RidgeEncoder(alphas=[0.1, 1.0], cv=folds).fit(X, Y)
+    assert a.best_alphas_.shape == b.best_alphas_.shape == (2,)
+
+
 def test_torch_pearson_scoring_and_sklearn_estimator_in_encoding_score():
     from sklearn.linear_model import Ridge
 

@@ -8,7 +8,13 @@ import pytest
 from toponeuro.analysis import RidgeEncoder, encoding_score, make_folds
 from toponeuro.analysis._backend import get_backend
 from toponeuro.analysis.encoding import _ridge_solver as rs
-from toponeuro.exceptions import InvalidDataError, NotFittedError, OutputPathError, ParameterError
+from toponeuro.exceptions import (
+    InputTypeError,
+    InvalidDataError,
+    NotFittedError,
+    OutputPathError,
+    ParameterError,
+)
 
 ALPHAS = np.logspace(-2, 4, 7)
 PARAMS = {"fit_intercept": True, "scoring": "r2", "backend": "numpy", "device": "cpu",
@@ -130,7 +136,7 @@ def test_weights_none_memory_and_store(tmp_path, monkeypatch):
     monkeypatch.setattr(rs, "WEIGHTS_BUDGET", 100)
     with pytest.raises(InvalidDataError, match="weights=None"):
         RidgeEncoder(alphas=ALPHAS, cv=3).fit(X, Y)
-    with pytest.raises(InvalidDataError, match="weights must be"):
+    with pytest.raises(InputTypeError, match=r"^weights=3 is not None or a path"):
         RidgeEncoder(alphas=ALPHAS, cv=3, weights=3).fit(X, Y)
 
 

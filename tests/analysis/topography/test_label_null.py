@@ -354,7 +354,7 @@ def test_vision_job_rests_patch_claims_on_the_label_null():
         model = model_topography(acts, ["h"], n_permutations=99, random_state=0)
     out = layer_summary(model.topography, "h", model.dimensionality["h"], 0.05,
                         contrast=model.contrast)
-    patches = out["patches_label_null"]
+    patches = out.patches_label_null
     assert set(patches) == {"faces", "bodies", "places", "characters", "objects"}
     assert patches["faces"]["statistic"] == "patch_units" and patches["faces"]["value"] > 20
     assert patches["faces"]["selective"]["outcome"] == "beyond chance", patches["faces"]

@@ -19,25 +19,35 @@ from types import MappingProxyType
 import numpy as np
 import xarray as xr
 
+from ..._util.constraints import NumberGrid
 from ..._util.docs import fill_doc
 from ..._util.metrics import pearson_r, r2_score
 from ..._util.optional import optional_import
-from ..._util.params import SEED, Boolean, Interval, Options, check_random_state, validate_params
+from ..._util.params import (
+    COUNT,
+    SEED,
+    Boolean,
+    Interval,
+    Options,
+    PathLike,
+    Text,
+    check_random_state,
+    validate_params,
+)
 from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import (
-    AlignmentError,
-    ImplausibleValueWarning,
     InputTypeError,
     InvalidDataError,
     NotFittedError,
     ParameterError,
     UndefinedValueWarning,
-    UnitsError,
     UnknownNameError,
     close_matches,
 )
+from .._backend import BACKENDS
 from .._validate import (
+    CV,
     EstimatorMixin,
     LinearPredictorMixin,
     _is_dask,
@@ -46,6 +56,7 @@ from .._validate import (
     voxel_template,
 )
 from . import _ridge_solver as _ridge
+from ._ceiling import _align_ceiling, _check_ceiling, _check_normalised
 from ._pls import PLSEncoder
 from ._ridge_solver import SCORINGS
 
@@ -244,23 +255,22 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         self.n_targets_batch = n_targets_batch
         self.random_state = random_state
 
+    _parameter_constraints = {  # checked when a fit starts (_design), scikit-learn's way
+        "alphas": [NumberGrid(0), None], "cv": CV, "alpha_per_target": Boolean(),
+        "fit_intercept": Boolean(), "scoring": Options(SCORINGS, error=UnknownNameError),
+        "backend": Options(BACKENDS, error=UnknownNameError), "device": Text(),
+        "n_targets_batch": [COUNT, None], "random_state": SEED,
+        "cv_solver": Options(("auto", "deletion", "per_fold"), error=UnknownNameError),
+        "weights": [None, PathLike(fix="'memory' keeps them in memory; a path writes them.")]}
+
     def _alphas(self):
         alphas = np.logspace(-2, 6, 10) if self.alphas is None else self.alphas
         alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
-        if alphas.ndim != 1 or len(alphas) == 0 or np.any(alphas < 0) or not np.all(
-            np.isfinite(alphas)
-        ):
-            raise InvalidDataError(f"alphas must be non-negative finite numbers; got {alphas}.")
         if self.alpha_per_target and len(alphas) == 1:
             raise InvalidDataError(
                 f"alpha_per_target=True needs several alphas to choose from; got only "
                 f"{alphas.tolist()}. Pass a grid (e.g. alphas=np.logspace(-2, 6, 10)) or set "
-                "alpha_per_target=False."
-            )
-        if self.scoring not in SCORINGS:
-            raise UnknownNameError(
-                f"Unknown scoring {self.scoring!r}; {close_matches(self.scoring, SCORINGS)}"
-            )
+                "alpha_per_target=False.")
         return alphas
 
     def fit(self, X, y):
@@ -295,6 +305,7 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
         once per process and shared by every chunk of targets fitted with it.
         ``held_targets``: the most targets whose coefficients are in memory at once (default
         all; a chunk's width when each chunk is fitted on its own)."""
+        self._validate_params()
         alphas = self._alphas()
         folds = make_folds(self.cv, X.shape[0], self.random_state)
         if target_dtype != X.dtype:  # the features' precision (at least float32) for both
@@ -315,14 +326,11 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
                     "weights='coef.nc' (written to a store)."
                 )
             return "memory"
-        if isinstance(w, (str, os.PathLike)):
-            # coef_ is then a lazy dask array on the store: refused before any work without it
-            optional_import("dask.array", "dask",
-                            f"weights={os.fspath(w)!r} (coef_ read lazily from the store)")
-            return "store"
-        raise InvalidDataError(
-            f"weights must be 'memory', None or a file path; got weights={w!r}."
-        )
+        # a path (declared): coef_ is then a lazy dask array on the store, refused before any
+        # work without dask
+        optional_import("dask.array", "dask",
+                        f"weights={os.fspath(w)!r} (coef_ read lazily from the store)")
+        return "store"
 
     def _fit_chunks(self, design, Y):
         """Fit the targets ``Y`` (all of them, or one chunk of the targets ``design`` was
@@ -685,115 +693,6 @@ def _check_inner_cv(model, folds, n_stimuli, cv):
             f"least {max(int(inner), 3)}. Use fewer outer folds (cv=...), a smaller inner cv "
             f"({type(model).__name__}(cv=...)), or more stimuli."
         ) from None
-
-
-def _check_normalised(normalised, metric):
-    """Warn when the typical voxel beats its noise ceiling: the ceiling is then too small
-    (another unit, another data set), and the normalised scores mean nothing."""
-    finite = normalised[np.isfinite(normalised)]
-    if finite.size and float(np.median(finite)) > 1:
-        warnings.warn(
-            f"The median ceiling-normalised score is {float(np.median(finite)):.3g} > 1: most "
-            f"voxels ({int((finite > 1).sum())} of {finite.size}) score above their noise "
-            "ceiling, which is the best score their noise allows, so the ceiling is implausibly "
-            f"small. Rule: warn when the median normalised score exceeds 1. Check that the "
-            f"ceiling is in the units of metric={metric!r} ("
-            + ("r, e.g. np.sqrt of an explained fraction" if metric == "pearson"
-               else "R², a fraction of variance")
-            + ") and computed from the same responses.",
-            ImplausibleValueWarning, stacklevel=user_stacklevel(),
-        )
-
-
-#: ``attrs["units"]`` a ceiling may carry, and the metric each one fits
-_CEILING_UNITS = {
-    "percent variance": None, "percent": None, "%": None,
-    "r": "pearson", "pearson r": "pearson", "correlation": "pearson",
-    "r2": "r2", "fraction variance": "r2", "fraction of variance": "r2",
-}
-
-
-def _conversion(metric):
-    return ("pass np.sqrt(nc / 100) (r = the square root of the explained fraction)"
-            if metric == "pearson" else "pass nc / 100 (the explained fraction)")
-
-
-def _align_ceiling(ceiling, responses):
-    """A labelled ceiling in the responses' voxel order, matched on the voxel coords both
-    carry (e.g. ``x``/``y``/``z``, ``vertex``/``hemi``); unlabelled ones stay as given."""
-    if not (isinstance(ceiling, xr.DataArray) and isinstance(responses, xr.DataArray)):
-        return ceiling
-    dim = responses.dims[1]
-    if ceiling.dims != (dim,):
-        if ceiling.ndim == 1 and ceiling.dims[0] in responses.dims:
-            raise AlignmentError(
-                f"The ceiling runs along {ceiling.dims[0]!r} but the responses' voxels along "
-                f"{dim!r}; compute it from the same responses."
-            )
-        return ceiling
-    keys = sorted(k for k, v in responses.coords.items()
-                  if v.dims == (dim,) and k in ceiling.coords and ceiling[k].dims == (dim,))
-    if not keys:
-        return ceiling
-
-    def labels(da):
-        return list(zip(*(da[k].values.tolist() for k in keys), strict=True))
-
-    want, have = labels(responses), labels(ceiling)
-    if want == have:
-        return ceiling
-    where = {lab: i for i, lab in enumerate(have)}
-    missing = [lab for lab in want if lab not in where]
-    if missing or len(where) != len(have) or len(set(want)) != len(want):
-        raise AlignmentError(
-            f"The ceiling's voxels do not match the responses' by {keys}: {len(missing)} of "
-            f"{len(want)} response voxels have no ceiling (e.g. {missing[:1]}), or the labels "
-            "repeat. Compute the ceiling from the same responses (or select the same voxels)."
-        )
-    return ceiling.isel({dim: [where[lab] for lab in want]})
-
-
-def _check_ceiling(ceiling, metric, n_voxels):
-    units = ceiling.attrs.get("units") if isinstance(ceiling, xr.DataArray) else None
-    c = np.asarray(ceiling.values if isinstance(ceiling, xr.DataArray) else ceiling, dtype=float)
-    if c.ndim and c.shape != (n_voxels,):
-        raise InvalidDataError(
-            f"ceiling must be a scalar or one value per voxel ({n_voxels}); got shape "
-            f"{c.shape}."
-        )
-    want = "r" if metric == "pearson" else "R² (fraction of variance)"
-    if units is not None:
-        key = str(units).strip().lower()
-        if key in _CEILING_UNITS and _CEILING_UNITS[key] is None:
-            raise UnitsError(
-                f"The ceiling is in {units!r} but encoding_score(metric={metric!r}) needs it in "
-                f"{want}, between 0 and 1; {_conversion(metric)}."
-            )
-        if key in _CEILING_UNITS and _CEILING_UNITS[key] != metric:
-            fix = "square it (c**2)" if metric == "r2" else "take its square root (np.sqrt(c))"
-            raise UnitsError(
-                f"The ceiling is in {units!r} but encoding_score(metric={metric!r}) needs it in "
-                f"{want}; {fix}."
-            )
-    finite = c[np.isfinite(c)]
-    if finite.size and finite.max() > 1:
-        raise UnitsError(
-            f"ceiling values reach {finite.max():.4g}, but a ceiling of {want} lies in (0, 1]; "
-            f"this looks like a percentage of variance (NSD's noise ceiling): "
-            f"{_conversion(metric)}."
-        )
-    if finite.size and finite.min() < 0:
-        raise InvalidDataError(
-            f"ceiling values must be >= 0 ({want}); got a minimum of {finite.min():.4g}. "
-            "Clip negative reliability estimates to 0 (they give NaN) or drop those voxels."
-        )
-    n_undef = int(np.sum(~(c > 0)))
-    if n_undef:
-        warnings.warn(
-            f"{n_undef} voxels have a ceiling of 0 or NaN; their normalised score is undefined "
-            "(NaN).", UndefinedValueWarning, stacklevel=user_stacklevel(),
-        )
-    return c
 
 
 encoding_score = fill_doc(encoding_score)

@@ -6,8 +6,9 @@ import warnings
 
 import numpy as np
 
+from ..._util.params import COUNT, NON_NEGATIVE, Options
 from ..._util.stack import user_stacklevel
-from ...exceptions import InvalidDataError, UnknownNameError, close_matches
+from ...exceptions import InvalidDataError, UnknownNameError
 from .._validate import EstimatorMixin, LinearPredictorMixin, check_finite, paired_matrices
 
 __all__ = ["PLSEncoder"]
@@ -58,6 +59,12 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
         self.max_iter = max_iter
         self.tol = tol
 
+    #: checked when a fit starts (scikit-learn's way); n_components's upper bound,
+    #: min(n_samples - 1, n_features), is the data's and is checked with them
+    _parameter_constraints = {
+        "n_components": COUNT, "max_iter": COUNT, "tol": NON_NEGATIVE,
+        "algorithm": Options(("nipals", "svd"), error=UnknownNameError)}
+
     def fit(self, X, y):
         """Fit the PLS model; returns ``self``.
 
@@ -73,6 +80,7 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
         PLSEncoder
             ``self``, fitted.
         """
+        self._validate_params()
         X, Y, _ = paired_matrices(X, y, ("features", "targets"))
         self._y_1d = np.ndim(y) == 1
         X = np.asarray(X, dtype=np.float64)
@@ -85,11 +93,6 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
             raise InvalidDataError(
                 f"n_components must be between 1 and min(n_samples - 1, n_features) = "
                 f"{min(n - 1, p)}; got {self.n_components}. Lower n_components."
-            )
-        if self.algorithm not in ("nipals", "svd"):
-            raise UnknownNameError(
-                f"Unknown PLS algorithm {self.algorithm!r}; "
-                f"{close_matches(self.algorithm, ['nipals', 'svd'])}"
             )
         mx, my = X.mean(0), Y.mean(0)
         Xk, Yc = X - mx, Y - my

@@ -19,7 +19,9 @@ import numpy as np
 from ...exceptions import InvalidDataError
 
 __all__ = ["CortexReport", "JobReport", "MapReport", "LanguageMapReport", "ModelRecord",
-           "MapStimuliRecord", "LanguageStimuliRecord", "jsonable", "num"]
+           "MapStimuliRecord", "LanguageStimuliRecord", "MapLayerRecord", "LanguageLayerRecord",
+           "ArrangementRecord", "MapHeadlineRecord", "RulerRowRecord", "RulerComparisonRecord",
+           "RulerHeadlineRecord", "RulerRecord", "jsonable", "num"]
 
 #: a field whose ``None`` is left out of ``summary.json`` (a section the run did not make)
 _OPTIONAL = {"optional": True}
@@ -47,6 +49,8 @@ def jsonable(obj):
     >>> jsonable({1: (1.5, float("nan"), np.float32(2))})
     {'1': [1.5, None, 2.0]}
     """
+    if isinstance(obj, _Record):
+        return jsonable(obj.to_summary())
     if isinstance(obj, dict):
         return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -173,6 +177,308 @@ class CortexReport(_Record):
     _key = "cortex"
 
 
+def _as(cls, value):
+    """``value`` as a ``cls`` record (a ``summary.json`` entry becomes one; None stays)."""
+    return cls.from_summary(value) if isinstance(value, dict) else value
+
+
+def _as_each(cls, mapping: dict) -> dict:
+    """Each value of ``mapping`` as a ``cls`` record."""
+    return {k: _as(cls, v) for k, v in mapping.items()}
+
+
+@dataclass(frozen=True, kw_only=True)
+class MapLayerRecord(_Record):
+    """One layer of the vision job (``summary["per_layer"][layer]``): each domain's
+    smoothness and its null, patches, selective fraction, the map similarities and their
+    tests, the dimensionality and the sentences.
+
+    Examples
+    --------
+    >>> r = MapLayerRecord(sheet="8x8", smoothness={"faces": 0.1}, smoothness_null={},
+    ...                    n_patches={}, n_patches_found={}, selective_fraction={},
+    ...                    map_similarity={}, map_similarity_null={},
+    ...                    effective_dimensionality=3.2, signatures=["a"])
+    >>> "patches_label_null" in r.to_summary(), MapLayerRecord.from_summary(r.to_summary()) == r
+    (False, True)
+    """
+
+    _key = "per_layer"
+
+    #: the sheet's shape, ``"rowsxcols"``
+    sheet: str
+    #: domain -> smoothness (TDANN's), and its positions null (``mean``, ``std``, ``p_value``)
+    smoothness: dict
+    smoothness_null: dict
+    #: domain -> significant patches (all found when no null was drawn), and all found
+    n_patches: dict
+    n_patches_found: dict
+    selective_fraction: dict
+    #: pair -> the sheet's map similarity, and its test's entry
+    map_similarity: dict
+    map_similarity_null: dict
+    effective_dimensionality: float
+    #: every statistic of the layer in words
+    signatures: list
+    #: domain -> the label null of its smoothness, of its patch units (None: not drawn)
+    smoothness_label_null: dict | None = field(default=None, metadata=_OPTIONAL)
+    patches_label_null: dict | None = field(default=None, metadata=_OPTIONAL)
+    #: pair -> the similarity test at random initialisation (None: baseline not computed)
+    map_similarity_random_init: dict | None = field(default=None, metadata=_OPTIONAL)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageLayerRecord(_Record):
+    """One layer of the language job (``summary["per_layer"][layer]``): the S - N map's
+    verdicts and sentences, its table row's numbers and the condition profile.
+
+    Examples
+    --------
+    >>> names = [f.name for f in fields(LanguageLayerRecord)]
+    >>> names[:4], "n_language_units" in names
+    (['sheet', 'verdict', 'organised', 'label_null'], True)
+    """
+
+    _key = "per_layer"
+
+    sheet: str
+    #: the selective claim (label null) and the organised claim (positions null), in words
+    verdict: str
+    organised: str
+    label_null: dict
+    signatures: list
+    #: claim -> its verdict record (``morans_i``, ``smoothness``)
+    claims: dict
+    n_units: int
+    n_fdr_topolm: int
+    n_topk_topolm: int
+    max_t: float | None
+    morans_i: float | None
+    morans_i_expected: float | None
+    morans_i_null_mean: float | None
+    morans_i_null_std: float | None
+    morans_i_p: float | None
+    smoothness: float | None
+    smoothness_null_mean: float | None
+    smoothness_null_std: float | None
+    smoothness_p: float | None
+    n_patches: int | None
+    n_significant_patches: int | None
+    largest_patch_units: int | None
+    selective_fraction: float | None
+    n_units_with_data: int
+    n_language_units: int
+    split_half_overlap: float | None
+    split_half_chance: float | None
+    split_half_p: float | None
+    #: condition -> its mean response and s.e.m.
+    profile: dict
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArrangementRecord(_Record):
+    """The arrangement of the domain centres of one (layer, hemisphere)
+    (``summary["arrangement"]["layer|hemisphere"]``): Spearman ρ of the centre distances,
+    sheet vs cortex, its two nulls' p (``p_value`` the larger), and the patch centroids'.
+
+    Examples
+    --------
+    >>> a = ArrangementRecord(spearman=None, p_value=None, p_shift=None, p_spin=None,
+    ...                       null_shift_mean=None, null_spin_mean=None, n_domains=2,
+    ...                       n_pairs=1, domains=["faces", "places"], pairs=[],
+    ...                       model_distances=[], cortex_distances_mm=[],
+    ...                       patch_centroids={"spearman": None, "n_regions": 0},
+    ...                       p_text="not tested")
+    >>> a.n_domains, "n_permutations" in a.to_summary()
+    (2, False)
+    """
+
+    _key = "arrangement"
+
+    spearman: float | None
+    p_value: float | None
+    p_shift: float | None
+    p_spin: float | None
+    null_shift_mean: float | None
+    null_spin_mean: float | None
+    n_domains: int
+    n_pairs: int
+    domains: list
+    pairs: list
+    model_distances: list
+    cortex_distances_mm: list
+    #: the patch centroids' arrangement: ``spearman``, ``n_regions``
+    patch_centroids: dict
+    #: the nulls' draws, ``{"shift": n, "spin": m}`` (None: not recorded)
+    n_permutations: dict | None = field(default=None, metadata=_OPTIONAL)
+    #: the test's p in words (:func:`~toponeuro.reporting._vision.results.arrangement_p_text`)
+    p_text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MapHeadlineRecord(_Record):
+    """The vision job's arrangement headline (``summary["headline"]``): the layer a fixed
+    rule chose and its arrangement against each hemisphere.
+
+    Examples
+    --------
+    >>> MapHeadlineRecord(layer="l4", rule="the deepest", arrangement={}).to_summary()
+    {'layer': 'l4', 'rule': 'the deepest', 'arrangement': {}}
+    """
+
+    _key = "headline"
+
+    layer: str
+    rule: str
+    #: hemisphere -> :class:`ArrangementRecord`
+    arrangement: dict
+
+    def __post_init__(self):
+        object.__setattr__(self, "arrangement", _as_each(ArrangementRecord, self.arrangement))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RulerRowRecord(_Record):
+    """One descriptor compared on one ruler (a row of ``summary["ruler"]``): the model's
+    value, null and interval, the cortex's, and the verdict.
+
+    Examples
+    --------
+    >>> r = RulerRowRecord(descriptor="smoothness", domain="faces", statistic="s", model=0.1,
+    ...                    model_p=0.01, model_null="shift", model_draws=99, model_lo=None,
+    ...                    model_hi=None, model_boot=0, cortex=0.2, cortex_p=0.02,
+    ...                    cortex_null="spin", cortex_draws=99, verdict="alike", reason="r",
+    ...                    reference="TDANN")
+    >>> RulerRowRecord.from_summary(r.to_summary()) == r
+    True
+    """
+
+    _key = "ruler"
+
+    descriptor: str
+    domain: str
+    statistic: str
+    model: float | None
+    model_p: float | None
+    model_null: str
+    model_draws: int
+    #: the model's 95 % interval over stimulus resamples (None: none drawn)
+    model_lo: float | None
+    model_hi: float | None
+    model_boot: int
+    cortex: float | None
+    cortex_p: float | None
+    cortex_null: str
+    cortex_draws: int
+    verdict: str
+    reason: str
+    reference: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RulerComparisonRecord(_Record):
+    """One (layer, hemisphere) on one ruler (``summary["ruler"]["comparisons"][key]``).
+
+    Examples
+    --------
+    >>> c = RulerComparisonRecord(layer="l", hemisphere="left", rows=[], left_out={},
+    ...                           counts={}, cortex_region=None, n_boot=0,
+    ...                           model_geometry={}, cortex_geometry={})
+    >>> RulerComparisonRecord.from_summary(c.to_summary()) == c
+    True
+    """
+
+    _key = "ruler"
+
+    layer: str
+    hemisphere: str
+    #: :class:`RulerRowRecord` per descriptor and domain
+    rows: list
+    #: descriptor -> why it was left out
+    left_out: dict
+    #: verdict -> its count
+    counts: dict
+    cortex_region: object
+    n_boot: int
+    model_geometry: object
+    cortex_geometry: object
+
+    def __post_init__(self):
+        object.__setattr__(self, "rows", [_as(RulerRowRecord, r) for r in self.rows])
+
+
+@dataclass(frozen=True, kw_only=True)
+class RulerHeadlineRecord(_Record):
+    """The ruler's headline (``summary["ruler"]["headline"]``): the row the fixed rule
+    chose (``row``; None when none is eligible: "not testable"), where it stands and why.
+    ``summary.json`` writes the chosen row's fields beside ``layer`` and ``hemisphere``.
+
+    Examples
+    --------
+    >>> h = RulerHeadlineRecord(chosen=False, rule="r", n_eligible=0, n_rows=3)
+    >>> h.to_summary()
+    {'chosen': False, 'rule': 'r', 'n_eligible': 0, 'n_rows': 3}
+    >>> RulerHeadlineRecord.from_summary(h.to_summary()) == h
+    True
+    """
+
+    _key = "ruler"
+
+    chosen: bool
+    #: the rule, fixed before any result (:data:`~toponeuro.reporting.HEADLINE_RULE`)
+    rule: str
+    n_eligible: int
+    n_rows: int
+    layer: str | None = None
+    hemisphere: str | None = None
+    evidence: float | None = None
+    #: the chosen :class:`RulerRowRecord`
+    row: RulerRowRecord | None = None
+
+    def to_summary(self) -> dict:
+        out = {"chosen": self.chosen, "rule": self.rule}
+        if self.chosen:
+            out.update(layer=self.layer, hemisphere=self.hemisphere, evidence=self.evidence)
+        out.update(n_eligible=self.n_eligible, n_rows=self.n_rows)
+        if self.chosen:
+            out.update(self.row.to_summary())
+        return out
+
+    @classmethod
+    def from_summary(cls, entry: dict):
+        row_keys = {f.name for f in fields(RulerRowRecord)}
+        own = {k: v for k, v in entry.items() if k not in row_keys}
+        row = {k: v for k, v in entry.items() if k in row_keys}
+        if own.get("chosen"):
+            own["row"] = RulerRowRecord.from_summary(row)
+        return _from_dict(cls, own, "summary['ruler']['headline']")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RulerRecord(_Record):
+    """The one-ruler comparisons and their headline (``summary["ruler"]``,
+    :func:`~toponeuro.reporting.ruler_summary`).
+
+    Examples
+    --------
+    >>> r = RulerRecord(comparisons={}, headline=RulerHeadlineRecord(
+    ...     chosen=False, rule="r", n_eligible=0, n_rows=0))
+    >>> RulerRecord.from_summary(r.to_summary()) == r, r.headline.chosen
+    (True, False)
+    """
+
+    _key = "ruler"
+
+    #: ``"layer|hemisphere"`` -> :class:`RulerComparisonRecord`
+    comparisons: dict
+    headline: RulerHeadlineRecord
+
+    def __post_init__(self):
+        object.__setattr__(self, "comparisons",
+                           _as_each(RulerComparisonRecord, self.comparisons))
+        object.__setattr__(self, "headline", _as(RulerHeadlineRecord, self.headline))
+
+
 @dataclass(kw_only=True)
 class JobReport:
     """What every job reports (the common sections); a job's report adds its own.
@@ -205,11 +511,12 @@ class JobReport:
     patch_min_units: int
     alpha: float
     definitions: dict
-    #: layer -> its record (the job's own numbers and sentences)
+    #: layer -> its record (the job's own numbers and sentences: :class:`MapLayerRecord`,
+    #: :class:`LanguageLayerRecord`)
     per_layer: dict
     cortex: CortexReport
-    #: the answer the page and the terminal lead with (the vision job: a record; the
-    #: language job: a sentence)
+    #: the answer the page and the terminal lead with (the vision job: a
+    #: :class:`MapHeadlineRecord`; the language job: a sentence)
     headline: object
     #: the run's settings, recorded whole (filled by the job; None: not recorded), by the
     #: settings objects' names (:func:`toponeuro.settings.settings_record`): the one place
@@ -234,8 +541,11 @@ class JobReport:
                 "record (toponeuro.settings.settings_record), as run_map and "
                 "run_language_map do.") from None
 
-    #: the typed record of this job's ``stimuli`` (None: kept as given)
+    #: the typed records of this job's ``stimuli``, ``per_layer`` entries and ``headline``
+    #: (None: kept as given)
     _stimuli_record = None
+    _layer_record = None
+    _headline_record = None
 
     def __post_init__(self):
         # a section given as its summary.json entry becomes its typed record
@@ -245,6 +555,10 @@ class JobReport:
             self.stimuli = self._stimuli_record.from_summary(self.stimuli)
         if isinstance(self.cortex, dict):
             self.cortex = CortexReport.from_summary(self.cortex)
+        if self._layer_record is not None:
+            self.per_layer = _as_each(self._layer_record, self.per_layer)
+        if self._headline_record is not None:
+            self.headline = _as(self._headline_record, self.headline)
 
     @property
     def hemispheres(self) -> list:
@@ -274,6 +588,8 @@ class MapReport(JobReport):
     """
 
     _stimuli_record = MapStimuliRecord
+    _layer_record = MapLayerRecord
+    _headline_record = MapHeadlineRecord
 
     pooling: str
     selectivity: str
@@ -281,9 +597,16 @@ class MapReport(JobReport):
     random_init_baseline: bool
     random_init_note: str
     #: ``"layer|hemisphere"`` -> the arrangement of the domain centres
+    #: (:class:`ArrangementRecord`)
     arrangement: dict
-    #: the one-ruler comparisons and their headline (:func:`~toponeuro.reporting.ruler_summary`)
-    ruler: dict = field(default_factory=dict)
+    #: the one-ruler comparisons and their headline (:func:`~toponeuro.reporting.ruler_summary`;
+    #: None: not measured)
+    ruler: RulerRecord | None = field(default=None, metadata=_OPTIONAL)
+
+    def __post_init__(self):
+        super().__post_init__()
+        self.arrangement = _as_each(ArrangementRecord, self.arrangement)
+        self.ruler = _as(RulerRecord, self.ruler)
 
 
 @dataclass(kw_only=True)
@@ -297,6 +620,7 @@ class LanguageMapReport(JobReport):
     """
 
     _stimuli_record = LanguageStimuliRecord
+    _layer_record = LanguageLayerRecord
 
     job: str = "toponeuro map --language"
     #: the sheet's patch threshold found by the run: the smallest t that passes
@@ -312,13 +636,24 @@ class LanguageMapReport(JobReport):
     verb_noun: dict | None = field(default=None, metadata=_OPTIONAL)
 
 
+def _plain(v):
+    """``v`` with each record in it as its ``summary.json`` entry."""
+    if isinstance(v, _Record):
+        return v.to_summary()
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
 def _fields_dict(obj) -> dict:
     out = {}
     for f in fields(obj):
         v = getattr(obj, f.name)
         if v is None and f.metadata.get("optional"):
             continue
-        out[f.name] = v.to_summary() if isinstance(v, _Record) else v
+        out[f.name] = _plain(v)
     return out
 
 

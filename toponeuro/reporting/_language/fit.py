@@ -24,12 +24,22 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..._util import dims as D
+from ..._util.constraints import MAPPING, DataArrayWith, HasAttributes
 from ..._util.docs import fill_doc
+from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, InstanceOf, Text, validate_params
+from ...analysis import RulerSettings
 
 __all__ = ["FIT_LAYER_RULE", "FIT_HEMISPHERE_RULE", "FIT_ORDER", "LanguageFit",
            "language_fits", "headline_fit", "answer_both", "short_layer"]
 
+#: a statistic's claim against one null (:class:`~toponeuro.analysis.TopographyClaim`, or
+#: any object with its fields)
+_CLAIM = HasAttributes(("outcome", "statistic", "p_value", "n_permutations"),
+                       "a TopographyClaim")
 
+
+@validate_params(dict(name=Text()))
 def short_layer(name: str) -> str:
     """A layer's name without the parts every layer of a TopoLM-style model shares.
 
@@ -128,6 +138,10 @@ def _cortex_topomap(cm, name: str, hemi: str):
                         name=f"{name} ({hemi})")
 
 
+@validate_params(dict(layer=Text(), sn_map=DataArrayWith((D.UNIT,)),
+                      n_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED,
+                      settings=[InstanceOf(RulerSettings, "a RulerSettings",
+                                           example=RulerSettings), None]))
 @fill_doc
 def language_fits(layer: str, *, sn_map, cortex, verb_noun=None, verb_noun_cortex=None,
                   n_permutations: int = 1000, alpha: float = 0.05, random_state=0,
@@ -228,6 +242,7 @@ def _boot(maps, layer):
     return [as_topomap(m, layer=layer) for m in maps]
 
 
+@validate_params(dict(fits=MAPPING, alpha=ALPHA))
 @fill_doc
 def headline_fit(fits: dict, alpha: float = 0.05):
     """The headline row of the comparisons by the one rule of both jobs
@@ -273,6 +288,7 @@ def headline_fit(fits: dict, alpha: float = 0.05):
     return by_key[pick.layer, pick.hemisphere], pick
 
 
+@validate_params(dict(organised=_CLAIM, selective=_CLAIM, what=Text()))
 def answer_both(organised, selective, what: str = "the S - N map") -> str:
     """The two questions in one clause: organised on the sheet (positions null), and more
     than random contrasts of its items would be (label null).

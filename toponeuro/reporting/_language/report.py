@@ -154,7 +154,8 @@ def _fit_clause(chosen) -> str:
 def headline_text(report, sn_contrast, fits: dict, alpha: float = 0.05) -> str:
     """The report's one-sentence answer: the headline layer's S - N map against the positions
     null and the label null (:func:`~._language_fit.answer_both`), its language-selective
-    units (one count, one definition: the report's ``per_layer``, the count the layer
+    units (one count, one definition: the report's ``per_layer`` record,
+    :class:`~toponeuro.reporting._kit.report.LanguageLayerRecord`, the count the layer
     table shows), and the comparison row with the cortex that the one headline rule of both jobs
     picks (:data:`~toponeuro.reporting.HEADLINE_RULE`; "not testable" when no row can
     reach alpha).
@@ -164,8 +165,8 @@ def headline_text(report, sn_contrast, fits: dict, alpha: float = 0.05) -> str:
     >>> from types import SimpleNamespace as NS
     >>> o = NS(outcome="beyond chance", statistic=0.14, p_value=0.001, n_permutations=999)
     >>> s = NS(outcome="not beyond chance", statistic=0.14, p_value=0.4, n_permutations=999)
-    >>> rep = NS(per_layer={"encoder.layer.5.intermediate.dense": {
-    ...     "n_language_units": 770, "n_units_with_data": 1536}})
+    >>> rep = NS(per_layer={"encoder.layer.5.intermediate.dense": NS(
+    ...     n_language_units=770, n_units_with_data=1536)})
     >>> text = headline_text(rep, NS(organised=o, selective=s), {})
     >>> text[:60]
     'On layer.5 (770 of 1,536 units language-selective), the S - '
@@ -173,7 +174,7 @@ def headline_text(report, sn_contrast, fits: dict, alpha: float = 0.05) -> str:
     True
     """
     layer, r = list(report.per_layer.items())[-1]
-    n, of = r["n_language_units"], r["n_units_with_data"]
+    n, of = r.n_language_units, r.n_units_with_data
     count = (f" ({n:,} of {of:,} units language-selective)" if of and n is not None else "")
     both = answer_both(sn_contrast.organised, sn_contrast.selective, "the S - N map")
     tail = _fit_clause(headline_fit(fits, alpha))

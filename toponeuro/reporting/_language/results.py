@@ -28,7 +28,7 @@ from ...analysis import (
     too_few_draws_text,
 )
 from ...exceptions import InputTypeError, InvalidDataError, UnknownNameError
-from .._kit.report import CortexReport, LanguageMapReport
+from .._kit.report import CortexReport, LanguageLayerRecord, LanguageMapReport
 from .._kit.report import jsonable as _jsonable
 from .._kit.report import num as _num
 from .stages import LANGUAGE_MAP, _n_vertices
@@ -252,14 +252,14 @@ def _layer_row(inputs: LanguageInputs, units, topo, ly: str, in_ly) -> dict:
     }
 
 
-def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
+def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> LanguageLayerRecord:
     ly = row["layer"]
     r = topo.table.row(ly, _MAP)
     both = topo.contrast[ly]
     moran_v = _organisation_verdict(both.organised, "morans_i")  # the positions test, once
     smooth_v = language_verdict("smoothness", topo.table.smoothness_null(ly, _MAP), inputs.alpha)
     prof = units.profile.sel({D.LAYER: ly})
-    return {
+    return LanguageLayerRecord.from_summary(_jsonable({
         "sheet": row["sheet"],
         "verdict": both.selective.text,
         "organised": moran_v["text"],
@@ -276,7 +276,7 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> dict:
         "profile": {str(c): {"response": _num(prof["response"].sel(condition=c)),
                              "sem": _num(prof["sem"].sel(condition=c))}
                     for c in units.profile["condition"].values},
-    }
+    }))
 
 
 def _cortex_rows(cortex, threshold: float | None) -> list[dict]:
@@ -460,9 +460,9 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
             "with a defined t (n_units_with_data). TopoLM's own selection on smoothed "
             "activations (n_fdr_topolm, n_topk_topolm) is a different set, reported under its "
             "name"),
-        "per_layer": per_layer,
     }
     summary = _jsonable(summary)  # JSON types in memory, as in the file
+    summary["per_layer"] = per_layer  # LanguageLayerRecord's, JSON types already
     summary["cortex"] = _cortex_summary(cortex, c_rows)
     summary["comparison"] = _jsonable(fits_summary(fits,
                                                    fit_permutations or inputs.n_permutations,
@@ -529,7 +529,10 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
 
     Examples
     --------
-    >>> from toponeuro.reporting._kit.report import CortexReport
+    >>> from dataclasses import fields
+    >>> from toponeuro.reporting._kit.report import CortexReport, LanguageLayerRecord
+    >>> layer = LanguageLayerRecord(**{f.name: None for f in fields(LanguageLayerRecord)}
+    ...     | dict(sheet="8x8", n_language_units=5, n_units_with_data=64, signatures=["a", "b"]))
     >>> rep = LanguageMapReport(
     ...     toponeuro_version="0.5", created="-",
     ...     model={"name": "m", "source": "m", "tau": None, "description": None,
@@ -538,8 +541,7 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     ...              "conditions": {"S": 320, "N": 320}},
     ...     layers=["l"], patch_threshold_t=3.1, patch_min_units=10, alpha=0.05,
     ...     definitions={}, settings={"null": {"n_permutations": 9}},
-    ...     per_layer={"l": {"sheet": "8x8", "n_language_units": 5, "n_units_with_data": 64,
-    ...                      "signatures": ["a", "b"]}},
+    ...     per_layer={"l": layer},
     ...     cortex=CortexReport(atlas="x", nulls="y", hemispheres={"left": {
     ...         "parcel_fraction": 0.05, "n_marked": 500, "n_with_data": 10000,
     ...         "n_regions": 5}}),
@@ -556,13 +558,13 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     if rep.headline:
         lines += [rep.headline, ""]
     for ly, r in rep.per_layer.items():
-        if r["n_units_with_data"]:
-            count = (f"{_count(r['n_language_units'], r['n_units_with_data'], 'units')} "
+        if r.n_units_with_data:
+            count = (f"{_count(r.n_language_units, r.n_units_with_data, 'units')} "
                      "language-selective")
         else:
-            count = f"{r['n_fdr_topolm']:,} units pass BH (TopoLM)"
-        lines.append(f"{ly} ({r['sheet']}): {count}")
-        lines += [f"    {t}" for t in r["signatures"]]
+            count = f"{r.n_fdr_topolm:,} units pass BH (TopoLM)"
+        lines.append(f"{ly} ({r.sheet}): {count}")
+        lines += [f"    {t}" for t in r.signatures]
     vn = rep.verb_noun["per_layer"] if rep.verb_noun is not None else {}
     if vn:
         lines.append("")

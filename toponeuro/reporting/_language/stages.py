@@ -12,6 +12,7 @@ rewrites them as its flags.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -20,10 +21,21 @@ import numpy as np
 import xarray as xr
 
 from ..._io.null_cache import use_null_cache
-from ..._util.constraints import STIMULUS_SET, HasAttributes, Names
+from ..._util import dims as D
+from ..._util.constraints import STIMULUS_SET, DataArrayWith, HasAttributes, Names
 from ..._util.docs import fill_doc
-from ..._util.params import PathLike, Text, validate_params
-from ...analysis import TDANN_PATCHES
+from ..._util.params import (
+    ALPHA,
+    COUNT,
+    N_PERMUTATIONS,
+    SEED,
+    Interval,
+    PathLike,
+    Text,
+    declared_params,
+    validate_params,
+)
+from ...analysis import TDANN_PATCHES, language_selectivity
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from .._kit.stages import map_layers
 
@@ -39,6 +51,10 @@ __all__ = [
     "LanguageCortex",
     "language_cortex",
 ]
+
+#: the language units' selection, as :func:`~toponeuro.analysis.language_selectivity`
+#: declares it (one declaration of TopoLM's q, top_k and smoothing)
+_SELECTION = declared_params(language_selectivity)
 
 #: the name of the language map (S vs N) on the sheets and of the parcels on the cortex
 LANGUAGE_MAP = "language"
@@ -203,6 +219,8 @@ class LanguageUnits(NamedTuple):
         return int(np.asarray(self.raw["fdr_mask"].values).sum())
 
 
+@validate_params(dict(acts=DataArrayWith((D.STIMULUS, D.UNIT)),
+                      **{k: _SELECTION[k] for k in ("q", "top_k", "smooth_fwhm")}))
 def language_units(acts: xr.DataArray, *, q: float = 0.05, top_k: float | int = 0.1,
                    smooth_fwhm: float | None = 2.0) -> LanguageUnits:
     """TopoLM's language-selective units, their split-half profile and the unsmoothed map.
@@ -281,6 +299,9 @@ class LanguageTopography(NamedTuple):
 
 
 @fill_doc
+@validate_params(dict(acts=DataArrayWith((D.STIMULUS, D.UNIT)), layers=Names(empty=False),
+                      min_units=COUNT, n_permutations=N_PERMUTATIONS, alpha=ALPHA,
+                      random_state=SEED))
 def language_model_topography(acts: xr.DataArray, units: LanguageUnits, layers: Sequence[str],
                               *, min_units: int = TDANN_PATCHES["min_count"],
                               n_permutations: int = 1000, alpha: float = 0.05,
@@ -384,6 +405,9 @@ class LanguageCortex(NamedTuple):
     source: dict
 
 
+@validate_params(dict(hemispheres=[Names(empty=False), None],
+                      threshold=[Interval(numbers.Real), None], min_vertices=COUNT,
+                      similarity_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED))
 @fill_doc
 def language_cortex(hemispheres: Sequence[str] | None = None, *, cortex_maps=None,
                     vol_to_surf=None, threshold: float | None = None, min_vertices: int = 10,

@@ -20,9 +20,10 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
-from ..._util.constraints import MAPPING, STIMULUS_SET
+from ..._util import dims as D
+from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith
 from ..._util.docs import fill_doc
-from ..._util.params import PathLike, validate_params
+from ..._util.params import NON_NEGATIVE_INT, SEED, PathLike, Text, validate_params
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
@@ -190,7 +191,6 @@ def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None,
     >>> vn.tmap.sizes["unit"], vn.contrast["h"].labels.attrs["null"], vn.n_units["h"]
     (64, 'labels', 64)
     """
-    from ..._util import dims as D
     from ...analysis import language_selectivity, language_topography
 
     raw = language_selectivity(acts, "verb", "noun", smooth_fwhm=None)
@@ -386,6 +386,9 @@ def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "m
 
 
 @fill_doc
+@validate_params(dict(activations=DataArrayWith((D.STIMULUS, D.UNIT)), layer=Text(),
+                      target=Text(), against=Text(), n_boot=NON_NEGATIVE_INT,
+                      random_state=SEED))
 def contrast_boot(activations, layer: str, target="S", against="N", *, n_boot: int = 50,
                   random_state=0) -> list:
     """A contrast's t map on ``layer``, recomputed from items resampled within each

@@ -281,8 +281,8 @@ def _html(rep: LanguageReport, files: dict) -> str:
     s = rep.report
     m, st, sel = s.model, s.stimuli, s.selection
     verdicts = "".join(
-        f"<h4>{esc(ly)} ({esc(r['sheet'])})</h4><ul>"
-        + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul>"
+        f"<h4>{esc(ly)} ({esc(r.sheet)})</h4><ul>"
+        + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul>"
         for ly, r in s.per_layer.items())
     vn = s.verb_noun["per_layer"] if s.verb_noun is not None else {}
     if vn:

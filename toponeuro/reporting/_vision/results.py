@@ -20,7 +20,14 @@ from ..._util.constraints import MAPPING, Names
 from ..._util.params import Text, validate_params
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
-from .._kit.report import CortexReport, MapReport, MapStimuliRecord
+from .._kit.report import (
+    ArrangementRecord,
+    CortexReport,
+    MapHeadlineRecord,
+    MapLayerRecord,
+    MapReport,
+    MapStimuliRecord,
+)
 from .._kit.report import jsonable as _jsonable
 from .._kit.report import num as _num
 
@@ -354,9 +361,11 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
 
 
 def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 0.05,
-                  random_init: dict | None = None, contrast: dict | None = None) -> dict:
-    """One layer's record: each domain's smoothness (with its null), patches, selective
-    fraction, the map similarities with their tests, the dimensionality and the sentences."""
+                  random_init: dict | None = None,
+                  contrast: dict | None = None) -> MapLayerRecord:
+    """One layer's record (:class:`~._kit.report.MapLayerRecord`): each domain's smoothness
+    (with its null), patches, selective fraction, the map similarities with their tests, the
+    dimensionality and the sentences."""
     t = _model_table(model_topo, [layer]).set_index("domain")
     sim = model_topo.similarity
     out = {
@@ -391,7 +400,7 @@ def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 
         out["map_similarity_random_init"] = {
             p: _similarity_entry(random_init[layer, p], alpha)
             for p in _PAIRS if (layer, p) in random_init}
-    return out
+    return MapLayerRecord(**out)
 
 
 def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> CortexReport:
@@ -432,9 +441,10 @@ def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> Cor
     )
 
 
-def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> dict:
+def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> ArrangementRecord:
     """One (layer, hemisphere) comparison's domain arrangement (its ``arrangement`` attrs)
-    and the patch-centroid arrangement of its table, JSON-ready; ``draws``: the shift and
+    and the patch-centroid arrangement of its table, JSON-ready
+    (:class:`~._kit.report.ArrangementRecord`); ``draws``: the shift and
     spin nulls' draws (``{"shift": n, "spin": m}``), recorded as ``n_permutations`` and used
     for the p's text (``p_text``, :func:`arrangement_p_text`)."""
     a = table.attrs.get("arrangement", {})
@@ -461,51 +471,55 @@ def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> dict:
     if draws is not None:
         out["n_permutations"] = {k: int(v) for k, v in draws.items()}
     out["p_text"] = arrangement_p_text(out)
-    return out
+    return ArrangementRecord(**out)
 
 
-def headline_summary(layer: str, hemispheres, arrangement: dict) -> dict:
+def headline_summary(layer: str, hemispheres, arrangement: dict) -> MapHeadlineRecord:
     """The headline: ``layer`` (the deepest mapped one, a rule fixed in advance) and its
     arrangement against each hemisphere (``arrangement`` keyed ``"layer|hemisphere"``)."""
-    return {
-        "layer": layer,
-        "rule": ("the deepest mapped layer (the last of the layers), as TDANN and TopoNets "
-                 "compare their last convolutional layers with ventral temporal cortex"),
-        "arrangement": {h: arrangement[f"{layer}|{h}"] for h in hemispheres
-                        if f"{layer}|{h}" in arrangement},
-    }
+    return MapHeadlineRecord(
+        layer=layer,
+        rule=("the deepest mapped layer (the last of the layers), as TDANN and TopoNets "
+              "compare their last convolutional layers with ventral temporal cortex"),
+        arrangement={h: arrangement[f"{layer}|{h}"] for h in hemispheres
+                     if f"{layer}|{h}" in arrangement},
+    )
 
 
-def _arrangement_verdict(a: dict, alpha: float) -> str:
+def _arrangement_verdict(a: ArrangementRecord, alpha: float) -> str:
     """The words for one arrangement test: a match, no evidence, or (draws that cannot reach
     ``alpha``, or no test) no finding at all."""
     from ...analysis import can_reject, too_few_draws_text
 
-    p = a.get("p_value")
+    p = a.p_value
     if p is None or not np.isfinite(p):
         return "not tested"
     if p <= alpha:
         return "the arrangement matches beyond both nulls"
-    n = a.get("n_permutations")
-    draws = [int(v) for v in n.values() if v is not None] if isinstance(n, dict) else []
+    n = a.n_permutations
+    draws = [int(v) for v in n.values() if v is not None] if n is not None else []
     if draws and not can_reject(min(draws), alpha):  # p is the larger of the two nulls' p
         return too_few_draws_text(min(draws), alpha)
     return "not distinguishable from chance arrangements"
 
 
-def headline_parts(headline: dict, alpha: float) -> dict:
+def headline_parts(headline: MapHeadlineRecord, alpha: float) -> dict:
     """The headline in plain words: ``question``, one ``answer`` per hemisphere and the
     ``rule`` that chose the layer (the report's first screen and the terminal print it).
 
     Counts what is compared on each hemisphere (the domains with a map on both sides, and
     their pairs of centres) and says what a three-domain ρ can show. ``headline`` is the
-    report's (:attr:`MapReport.headline`), ``alpha`` its level.
+    report's (:attr:`MapReport.headline`, a :class:`~._kit.report.MapHeadlineRecord`),
+    ``alpha`` its level.
 
     Examples
     --------
-    >>> a = {"spearman": 0.5, "n_domains": 3, "n_pairs": 3, "p_value": 0.57,
-    ...      "domains": ["faces", "bodies", "places"], "p_text": "p = 0.570 (one-sided)"}
-    >>> head = {"layer": "l4", "rule": "the deepest layer", "arrangement": {"right": a}}
+    >>> a = ArrangementRecord(
+    ...     spearman=0.5, p_value=0.57, p_shift=0.57, p_spin=0.2, null_shift_mean=0.0,
+    ...     null_spin_mean=0.0, n_domains=3, n_pairs=3, domains=["faces", "bodies", "places"],
+    ...     pairs=[], model_distances=[], cortex_distances_mm=[], patch_centroids={},
+    ...     p_text="p = 0.570 (one-sided)")
+    >>> head = MapHeadlineRecord(layer="l4", rule="the deepest layer", arrangement={"right": a})
     >>> parts = headline_parts(head, alpha=0.05)
     >>> "3 on the right hemisphere" in parts["question"]
     True
@@ -517,29 +531,29 @@ def headline_parts(headline: dict, alpha: float) -> dict:
     """
     head = headline
     counts, answers = [], {}
-    for h, a in head["arrangement"].items():
-        n, doms = int(a["n_domains"]), list(a.get("domains", []))
+    for h, a in head.arrangement.items():
+        n, doms = int(a.n_domains), list(a.domains)
         left_out = [d for d in MAP_DOMAINS if d not in doms]
         counts.append(f"{n} on the {h} hemisphere ({', '.join(doms) or 'none'}"
                       + (f"; no cortex map of {' or '.join(left_out)}" if left_out else "")
                       + ")")
-        if a["spearman"] is None:
+        if a.spearman is None:
             answers[h] = (f"undefined: {n} domain{'s' if n != 1 else ''} mapped on both sides, "
                           "and a rank correlation of centre distances needs 3")
             continue
-        text = (f"Spearman ρ = {a['spearman']:+.2f} between the {a['n_pairs']} centre "
-                f"distances on the sheet and on the cortex, {a.get('p_text') or arrangement_p_text(a)}: "
+        text = (f"Spearman ρ = {a.spearman:+.2f} between the {a.n_pairs} centre "
+                f"distances on the sheet and on the cortex, {a.p_text}: "
                 + _arrangement_verdict(a, alpha) + ".")
-        if a["n_pairs"] == 3:
+        if a.n_pairs == 3:
             text += (" With 3 distances ρ can only be −1, −0.5, +0.5 or +1: it says whether "
                      "the three are ranked alike, and if they were ranked at random ρ = +1 "
                      "would come up 1 time in 6.")
         answers[h] = text
-    question = (f"Do the domains sit on the sheet of {head['layer']} in the same relative "
+    question = (f"Do the domains sit on the sheet of {head.layer} in the same relative "
                 "positions as on the cortex? Compared are the domains with a map on both "
                 "sides: " + "; ".join(counts) + ".")
-    rule = (f"The headline layer {head['layer']} is chosen by a rule fixed before looking at "
-            f"the results: {head['rule']}. Every mapped layer is in the figure.")
+    rule = (f"The headline layer {head.layer} is chosen by a rule fixed before looking at "
+            f"the results: {head.rule}. Every mapped layer is in the figure.")
     return {"question": question, "answers": answers, "rule": rule}
 
 

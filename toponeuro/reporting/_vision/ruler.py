@@ -18,19 +18,37 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import MAPPING, DataArrayWith, Names
 from ..._util.docs import fill_doc
+from ..._util.params import (
+    ALPHA,
+    COUNT,
+    N_PERMUTATIONS,
+    SEED,
+    InstanceOf,
+    Options,
+    Text,
+    validate_params,
+)
+from ...analysis import RulerSettings
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.headline import HEADLINE_RULE, choose_headline
+from .._kit.report import RulerComparisonRecord, RulerHeadlineRecord, RulerRecord, RulerRowRecord
 
 __all__ = ["ruler_cortex_maps", "ruler_comparisons", "ruler_summary", "ruler_table",
            "model_selectivity_boot", "cortex_region_mask", "REGION_MM"]
 
+
+#: the ruler's settings object, as the job makes it (checked when it was made)
+_SETTINGS = InstanceOf(RulerSettings, "a RulerSettings", example=RulerSettings)
 
 #: the geodesic reach of :attr:`RulerSettings.cortex_region` ``"votc"`` around the
 #: visfAtlas's category ROIs, in mm (the job's proximity scale)
 REGION_MM = 10.0
 
 
+@validate_params(dict(region=[Options(("votc",)), None], mesh=Text(),
+                      hemi=Options(("left", "right"))))
 def cortex_region_mask(region, mesh: str, hemi: str) -> np.ndarray | None:
     """The vertices of ``region`` on one hemisphere (:attr:`RulerSettings.cortex_region`).
 
@@ -72,6 +90,7 @@ def cortex_region_mask(region, mesh: str, hemi: str) -> np.ndarray | None:
     return roi_proximity(rois, hemi, scale_mm=REGION_MM) >= np.exp(-1.0)
 
 
+@validate_params(dict(settings=[_SETTINGS, None]))
 def ruler_cortex_maps(cortex, settings=None) -> dict:
     """``hemisphere -> {domain: TopoMap}``: the cortex side of the ruler.
 
@@ -129,6 +148,10 @@ def _model_maps(selectivity: xr.DataArray, layer: str, domains) -> dict:
                           name=f"{layer} {d}") for d in domains}
 
 
+@validate_params(dict(selectivity=DataArrayWith((D.DOMAIN, D.UNIT)), layers=Names(empty=False),
+                      n_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED,
+                      activations=[DataArrayWith((D.STIMULUS, D.UNIT)), None],
+                      settings=[_SETTINGS, None]))
 @fill_doc
 def ruler_comparisons(selectivity: xr.DataArray, layers: Sequence[str], cortex, *,
                       n_permutations: int = 1000, alpha: float = 0.05,
@@ -211,6 +234,8 @@ def _comparisons(selectivity, layers, side, settings, n_permutations, alpha, ran
     return out
 
 
+@validate_params(dict(activations=DataArrayWith((D.STIMULUS, D.UNIT)), layer=Text(),
+                      domains=Names(), n_boot=COUNT, random_state=SEED))
 @fill_doc
 def model_selectivity_boot(activations: xr.DataArray, layer: str, domains: Sequence[str], *,
                            n_boot: int = 50, random_state=0) -> list:
@@ -263,9 +288,9 @@ def _num(v):
     return round(v, 6) if np.isfinite(v) else None
 
 
-def _row_entry(row) -> dict:
+def _row_entry(row) -> RulerRowRecord:
     m, c = row.model, row.cortex
-    return {"descriptor": row.descriptor, "domain": row.domain, "statistic": row.statistic,
+    return RulerRowRecord(**{"descriptor": row.descriptor, "domain": row.domain, "statistic": row.statistic,
             "model": _num(m.value), "model_p": _num(m.p_value), "model_null": m.null,
             "model_draws": int(m.n_permutations),
             "model_lo": _num(m.interval[0]) if m.interval is not None else None,
@@ -273,11 +298,12 @@ def _row_entry(row) -> dict:
             "model_boot": int(m.n_boot),
             "cortex": _num(c.value), "cortex_p": _num(c.p_value), "cortex_null": c.null,
             "cortex_draws": int(c.n_permutations), "verdict": row.verdict,
-            "reason": row.reason, "reference": m.reference}
+            "reason": row.reason, "reference": m.reference})
 
 
+@validate_params(dict(comparisons=MAPPING, layers=Names(), alpha=ALPHA))
 @fill_doc
-def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> dict:
+def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> RulerRecord:
     """The summary's ``ruler`` section: each (layer, hemisphere)'s rows, what was left out
     and why, the counts of each verdict, and the headline chosen by the fixed rule.
 
@@ -291,33 +317,38 @@ def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> dic
 
     Returns
     -------
-    dict
-        ``comparisons`` (``"layer|hemisphere"`` -> rows, ``left_out``, ``counts``,
-        geometries) and ``headline`` (``chosen``, ``rule`` and the chosen row's numbers).
+    RulerRecord
+        ``comparisons`` (``"layer|hemisphere"`` -> its
+        :class:`~toponeuro.reporting._kit.report.RulerComparisonRecord`: rows, ``left_out``,
+        ``counts``, geometries) and ``headline`` (a
+        :class:`~toponeuro.reporting._kit.report.RulerHeadlineRecord`: ``chosen``, ``rule``
+        and the chosen row).
 
     Examples
     --------
-    >>> ruler_summary({}, ["l4"], 0.05)["headline"]["chosen"]
+    >>> ruler_summary({}, ["l4"], 0.05).headline.chosen
     False
     """
     per = {}
     for (layer, hemi), comp in comparisons.items():
-        per[f"{layer}|{hemi}"] = {
-            "layer": layer, "hemisphere": hemi, "rows": [_row_entry(r) for r in comp.rows],
-            "left_out": dict(comp.left_out), "counts": comp.counts(),
-            "cortex_region": comp.settings.cortex_region,
-            "n_boot": int(comp.settings.n_boot),
-            "model_geometry": comp.model_geometry, "cortex_geometry": comp.cortex_geometry}
+        per[f"{layer}|{hemi}"] = RulerComparisonRecord(
+            layer=layer, hemisphere=hemi, rows=[_row_entry(r) for r in comp.rows],
+            left_out=dict(comp.left_out), counts=comp.counts(),
+            cortex_region=comp.settings.cortex_region, n_boot=int(comp.settings.n_boot),
+            model_geometry=comp.model_geometry, cortex_geometry=comp.cortex_geometry)
     pick = choose_headline(comparisons, alpha=alpha, layers=list(layers))
-    head = {"chosen": pick is not None, "rule": HEADLINE_RULE}
     if pick is not None:
-        head.update(layer=pick.layer, hemisphere=pick.hemisphere, evidence=_num(pick.evidence),
-                    n_eligible=pick.n_eligible, n_rows=pick.n_rows, **_row_entry(pick.row))
+        head = RulerHeadlineRecord(
+            chosen=True, rule=HEADLINE_RULE, layer=pick.layer, hemisphere=pick.hemisphere,
+            evidence=_num(pick.evidence), n_eligible=pick.n_eligible, n_rows=pick.n_rows,
+            row=_row_entry(pick.row))
     else:
-        head.update(n_eligible=0, n_rows=sum(len(c.rows) for c in comparisons.values()))
-    return {"comparisons": per, "headline": head}
+        head = RulerHeadlineRecord(chosen=False, rule=HEADLINE_RULE, n_eligible=0,
+                                   n_rows=sum(len(c.rows) for c in comparisons.values()))
+    return RulerRecord(comparisons=per, headline=head)
 
 
+@validate_params(dict(comparisons=MAPPING))
 def ruler_table(comparisons: dict):
     """Every (layer, hemisphere)'s rows as one table (``comparison_ruler.csv``): layer,
     hemisphere, then :meth:`~toponeuro.analysis.TopographyComparison.to_frame`'s columns.

@@ -11,6 +11,7 @@ command line rewrites them as its flags.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,9 +23,20 @@ import xarray as xr
 
 from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
-from ..._util.constraints import STIMULUS_SET, TorchModule
+from ..._util.constraints import STIMULUS_SET, DataArrayWith, Names, TorchModule
 from ..._util.docs import fill_doc
-from ..._util.params import Boolean, PathLike, check_random_state, validate_params
+from ..._util.params import (
+    ALPHA,
+    COUNT,
+    N_PERMUTATIONS,
+    SEED,
+    Boolean,
+    Interval,
+    Options,
+    PathLike,
+    check_random_state,
+    validate_params,
+)
 from ..._util.stack import user_stacklevel
 from ...analysis import TDANN_PATCHES
 from ...exceptions import (
@@ -244,6 +256,10 @@ class ModelTopography(NamedTuple):
     contrast: dict = {}
 
 
+@validate_params(dict(acts=DataArrayWith((D.STIMULUS, D.UNIT)), layers=Names(empty=False),
+                      threshold=Interval(numbers.Real), min_units=COUNT,
+                      n_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED,
+                      label_permutations=[N_PERMUTATIONS, None]))
 @fill_doc
 def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
                      threshold: float = TDANN_PATCHES["threshold"],
@@ -345,6 +361,11 @@ class CortexTopography(NamedTuple):
     topography: object
 
 
+@validate_params(dict(hemispheres=[Names(empty=False), None],
+                      # the atlas's representations (toponeuro.atlases.cortex_maps)
+                      representation=Options(("binary", "proximity"), error=UnknownNameError),
+                      threshold=[Interval(numbers.Real), None], min_vertices=COUNT,
+                      similarity_permutations=N_PERMUTATIONS, alpha=ALPHA, random_state=SEED))
 @fill_doc
 def cortex_topography(hemispheres: Sequence[str] | None = ("left", "right"), *,
                       cortex_maps=None, vol_to_surf=None, representation: str = "proximity",
@@ -449,6 +470,9 @@ def _check_roi_threshold(maps, thr: float) -> None:
 
 
 @fill_doc
+@validate_params(dict(layers=Names(empty=False), hemispheres=Names(empty=False),
+                      random_state=SEED, n_permutations=[N_PERMUTATIONS, None],
+                      cortex_permutations=[N_PERMUTATIONS, None]))
 def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
                          hemispheres: Sequence[str], *, random_state=0,
                          n_permutations: int | None = None,

@@ -8,8 +8,8 @@ import numpy as np
 from ..._util.constraints import MAPPING
 from ..._util.params import InstanceOf, validate_params
 from .._kit.constants import MAP_DOMAINS
-from .._kit.report import MapReport
-from .results import STATISTIC_NAMES, arrangement_p_text, headline_parts, training_images_note
+from .._kit.report import MapReport, RulerRecord
+from .results import STATISTIC_NAMES, headline_parts, training_images_note
 
 __all__ = ["format_summary"]
 
@@ -53,17 +53,17 @@ def format_summary(report: MapReport | dict) -> str:
     if note:
         lines.append(note)
     for layer, r in rep.per_layer.items():
-        lines += ["", f"{layer} ({r['sheet'].replace('x', '×')} sheet; effective "
-                  f"dimensionality {r['effective_dimensionality']:.1f})",
+        lines += ["", f"{layer} ({r.sheet.replace('x', '×')} sheet; effective "
+                  f"dimensionality {r.effective_dimensionality:.1f})",
                   f"  {'domain':<12}{'smoothness (TDANN)':<20}{'its p (one-sided)':<26}"
                   "significant patches"]
-        nulls = r["smoothness_null"]
-        by_labels = {k: r[f"{k}_label_null"] if f"{k}_label_null" in r else {}
-                     for k in ("smoothness", "patches")}
+        nulls = r.smoothness_null
+        by_labels = {"smoothness": r.smoothness_label_null or {},
+                     "patches": r.patches_label_null or {}}
         if any(by_labels.values()):
             lines[-1] += "   label null (the selective claim), one-sided"
         for d in MAP_DOMAINS:
-            sm = r["smoothness"][d]
+            sm = r.smoothness[d]
             p = nulls[d]["p_value"]
             label_p = ", ".join(
                 f"{what} " + format_p(np.nan if lab[d]["p_label_null"] is None
@@ -72,9 +72,9 @@ def format_summary(report: MapReport | dict) -> str:
             lines.append(
                 f"  {d:<12}{'n/a' if sm is None else f'{sm:.3f}':<20}"
                 f"{format_p(np.nan if p is None else p, n_perm):<26}"
-                f"{r['n_patches'][d]} of {r['n_patches_found'][d]} found"
+                f"{r.n_patches[d]} of {r.n_patches_found[d]} found"
                 + (f"   {label_p}" if label_p else ""))
-        for text in r["signatures"][:2]:
+        for text in r.signatures[:2]:
             lines.append(f"  {text}")
     lines.append("")
     for h, c in rep.cortex.hemispheres.items():
@@ -91,17 +91,17 @@ def format_summary(report: MapReport | dict) -> str:
             "the report): smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in
                                                  c["smoothness"].items() if v is not None)
             + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()))
-    head = rep.headline["layer"]
+    head = rep.headline.layer
     for key, a in rep.arrangement.items():
         layer, h = key.split("|")
-        rho = "n/a" if a["spearman"] is None else f"{a['spearman']:+.2f}"
-        n_dom = a["n_domains"]
+        rho = "n/a" if a.spearman is None else f"{a.spearman:+.2f}"
+        n_dom = a.n_domains
         lines.append(
-            f"arrangement {layer} vs {h} cortex: Spearman ρ {rho} over {a['n_pairs']} "
-            f"pair{'s' if a['n_pairs'] != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
-            f", {a['p_text'] or arrangement_p_text(a)}"
+            f"arrangement {layer} vs {h} cortex: Spearman ρ {rho} over {a.n_pairs} "
+            f"pair{'s' if a.n_pairs != 1 else ''} of {n_dom} domain{'s' if n_dom != 1 else ''}"
+            f", {a.p_text}"
             + ("  <- headline layer" if layer == head else ""))
-    if rep.headline["arrangement"]:
+    if rep.headline.arrangement:
         parts = headline_parts(rep.headline, rep.alpha)
         lines += ["", "Extra (0.4's headline): " + parts["question"]]
         lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
@@ -110,26 +110,28 @@ def format_summary(report: MapReport | dict) -> str:
     return "\n".join(lines)
 
 
-def _ruler_lines(ruler) -> list:
+def _ruler_lines(ruler: RulerRecord | None) -> list:
     """The one-ruler headline, last so it is what the terminal ends on."""
-    if not ruler:
+    if ruler is None:
         return []
-    head = ruler["headline"]
+    head = ruler.headline
     out = ["", "Model vs cortex on one ruler (every descriptor on both sides; "
-           + "; ".join(f"{v['layer']} vs {v['hemisphere']}: " + ", ".join(
-               f"{n} {k}" for k, n in v["counts"].items()) for v in
-               ruler["comparisons"].values()) + ")"]
-    if head["chosen"]:
-        def side(k):
-            p = head[f"{k}_p"]
-            return (f"{head[k]:.3g}" if head[k] is not None else "n/a") + (
-                f" (p = {p:.2g}, {head[f'{k}_null']} null)" if p is not None else "")
-        out.append(f"  headline: {head['layer']} vs {head['hemisphere']} hemisphere, "
-                   f"{head['descriptor'].replace('_', ' ')} of {head['domain']} "
-                   f"({head['statistic']}): model {side('model')}, cortex {side('cortex')} "
-                   f"-> {head['verdict']}")
+           + "; ".join(f"{v.layer} vs {v.hemisphere}: " + ", ".join(
+               f"{n} {k}" for k, n in v.counts.items()) for v in
+               ruler.comparisons.values()) + ")"]
+    if head.chosen:
+        row = head.row
+
+        def side(value, p, null):
+            return (f"{value:.3g}" if value is not None else "n/a") + (
+                f" (p = {p:.2g}, {null} null)" if p is not None else "")
+        out.append(f"  headline: {head.layer} vs {head.hemisphere} hemisphere, "
+                   f"{row.descriptor.replace('_', ' ')} of {row.domain} "
+                   f"({row.statistic}): model {side(row.model, row.model_p, row.model_null)}, "
+                   f"cortex {side(row.cortex, row.cortex_p, row.cortex_null)} "
+                   f"-> {row.verdict}")
     else:
         out.append("  headline: not testable -- no comparison has nulls on both sides that "
                    "can reach alpha")
-    out.append("  rule: " + head["rule"])
+    out.append("  rule: " + head.rule)
     return out

@@ -18,7 +18,7 @@ from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.files import html_table as _html_table
 from .._kit.files import write_job_files
 from .._kit.page import answer_first_page, figure_html
-from .._kit.report import MapReport
+from .._kit.report import MapReport, RulerRowRecord
 from .results import (
     STATISTIC_NAMES,
     ReportData,
@@ -55,14 +55,16 @@ def _ruler_pick(rep: MapReport):
     """``(layer, hemisphere, domain)`` of the map pair the report draws side by side: the
     ruler headline's (a pair's first domain), else the deepest layer's first hemisphere's
     first compared domain; None without a comparison."""
-    head, per = rep.ruler["headline"], rep.ruler["comparisons"]
-    if head["chosen"]:
-        return head["layer"], head["hemisphere"], head["domain"].split("-")[0].split("+")[0]
-    deepest = [v for v in per.values() if v["layer"] == rep.layers[-1]] or list(per.values())
+    if rep.ruler is None:
+        return None
+    head, per = rep.ruler.headline, rep.ruler.comparisons
+    if head.chosen:
+        return head.layer, head.hemisphere, head.row.domain.split("-")[0].split("+")[0]
+    deepest = [v for v in per.values() if v.layer == rep.layers[-1]] or list(per.values())
     for entry in deepest:
-        for row in entry["rows"]:
-            if row["domain"] and "-" not in row["domain"] and "+" not in row["domain"]:
-                return entry["layer"], entry["hemisphere"], row["domain"]
+        for row in entry.rows:
+            if row.domain and "-" not in row.domain and "+" not in row.domain:
+                return entry.layer, entry.hemisphere, row.domain
     return None
 
 
@@ -163,7 +165,7 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
     fig = _ruler_figure(res, atlas, cortex)
     if fig is not None:
         files["model_and_cortex.png"] = _savefig(fig, out / "model_and_cortex.png")
-    head = rep.headline["layer"]
+    head = rep.headline.layer
     for h in hemis:
         if (head, h) not in res.comparison:
             continue
@@ -172,7 +174,7 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         fig = plot_domain_arrangement(
             arr, sheet_shape=res.sheet_shapes[head] if free is None else None,
             model_positions=free,
-            p_text=(rep.arrangement[f"{head}|{h}"]["p_text"]
+            p_text=(rep.arrangement[f"{head}|{h}"].p_text
                     if f"{head}|{h}" in rep.arrangement else None),
             cortex_positions=(cortex[h].positions[:, :2] if cortex and h in cortex
                               and cortex[h].surface == "flat"
@@ -279,9 +281,10 @@ def _dims_table_html(rep: MapReport) -> str:
     """Map similarity (its statistic named, its test in words) and dimensionality per layer."""
     rows = []
     for ly, r in rep.per_layer.items():
-        row = {"layer": ly, "effective dimensionality": f"{r['effective_dimensionality']:.1f}"}
-        base = r["map_similarity_random_init"] if rep.random_init_baseline else {}
-        for pair, v in r["map_similarity_null"].items():
+        row = {"layer": ly, "effective dimensionality": f"{r.effective_dimensionality:.1f}"}
+        base = (r.map_similarity_random_init if rep.random_init_baseline
+                and r.map_similarity_random_init is not None else {})
+        for pair, v in r.map_similarity_null.items():
             name, stat = pair.replace("-", "–"), STATISTIC_NAMES.get(v["method"], v["method"])
             row[f"{name} {stat}"] = f"{v['value']:+.2f}"
             row[f"{name} test (two-sided, sheet maps shifted)"] = (
@@ -421,7 +424,7 @@ def _html(res: ReportData, files: dict) -> str:
         n_permutations_text=f"{n_perm:,}", alpha=f"{rep.alpha:g}",
         signatures="".join(
             f"<details><summary>{esc(ly)}: every statistic in words</summary><ul>"
-            + "".join(f"<li>{esc(t)}</li>" for t in r["signatures"]) + "</ul></details>"
+            + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul></details>"
             for ly, r in rep.per_layer.items()),
         fig_sheet_maps=_img(files, "sheet_maps.png",
                             "Domain selectivity (t) on each layer's sheet, one colour scale per "
@@ -442,12 +445,12 @@ def _html(res: ReportData, files: dict) -> str:
                              "inflated fsaverage5 surface"),
         cortex_alone_text=esc(_cortex_alone_text(rep)), cortex_table=_cortex_table_html(res),
         cortex_similarity=esc(_cortex_similarity_text(rep)),
-        comparison_view=_html_table(comparison_view(res.comparison, head["layer"], hemis,
+        comparison_view=_html_table(comparison_view(res.comparison, head.layer, hemis,
                                                     rep.to_summary()),
                                     index=True),
         fig_arrangements="".join(
             _img(files, f"arrangement_{h}.png",
-                 f"Domain centres of {head['layer']} (left), of the {h} hemisphere's maps "
+                 f"Domain centres of {head.layer} (left), of the {h} hemisphere's maps "
                  "(middle, on the flat map), and each pair's centre distance on the sheet "
                  "against that on the cortex (right)")
             for h in hemis),
@@ -487,17 +490,22 @@ def _fmt(v, digits=3) -> str:
     return "–" if v is None else f"{v:.{digits}g}"
 
 
-def _side_text(row: dict, side: str) -> str:
-    p = row[f"{side}_p"]
-    null = row[f"{side}_null"]
-    value = _fmt(row[side])
-    lo, hi = row.get(f"{side}_lo"), row.get(f"{side}_hi")
+def _side_text(row: RulerRowRecord, side: str) -> str:
+    """One side of a ruler row in words: its value (the model's with its 95 % interval over
+    stimulus resamples), its p, null and draws."""
+    if side == "model":
+        value, p, null, draws = row.model, row.model_p, row.model_null, row.model_draws
+        lo, hi = row.model_lo, row.model_hi
+    else:
+        value, p, null, draws = row.cortex, row.cortex_p, row.cortex_null, row.cortex_draws
+        lo = hi = None  # the cortex has one map: no interval
+    value = _fmt(value)
     if lo is not None and hi is not None:  # the model's 95% interval over stimuli
-        value += (f" [{_fmt(lo)}, {_fmt(hi)}; 95% over {row.get(f'{side}_boot', 0)} "
+        value += (f" [{_fmt(lo)}, {_fmt(hi)}; 95% over {row.model_boot} "
                   "stimulus resamples]")
     if p is None or null == "none":
         return f"{value} (no null)"
-    return f"{value} (p = {_fmt(p, 2)}, {null} null, {row[f'{side}_draws']:,} draws)"
+    return f"{value} (p = {_fmt(p, 2)}, {null} null, {draws:,} draws)"
 
 
 def _ruler_headline_html(rep: MapReport) -> str:
@@ -505,39 +513,41 @@ def _ruler_headline_html(rep: MapReport) -> str:
     was left out, the rule that chose the row, and the one table of its layer and
     hemisphere (one row per descriptor; the 0.4 arrangement and SSIM as extra rows)."""
     esc = html.escape
-    head, per = rep.ruler["headline"], rep.ruler["comparisons"]
-    if head["chosen"]:
-        key = f"{head['layer']}|{head['hemisphere']}"
-        text = (f"<p><b>Model vs cortex, on one ruler.</b> Is {esc(head['layer'])}'s "
-                f"topography like the {esc(head['hemisphere'])} hemisphere's? The comparison "
-                f"with the most evidence: <b>{esc(head['descriptor'].replace('_', ' '))}</b> "
-                f"of {esc(head['domain'])} ({esc(head['statistic'])}): model "
-                f"{esc(_side_text(head, 'model'))}, cortex {esc(_side_text(head, 'cortex'))} "
-                f"&rarr; <b>{esc(head['verdict'])}</b> ({esc(head['reason'])}).</p>")
+    if rep.ruler is None:
+        return ""
+    head, per = rep.ruler.headline, rep.ruler.comparisons
+    if head.chosen:
+        key, row = f"{head.layer}|{head.hemisphere}", head.row
+        text = (f"<p><b>Model vs cortex, on one ruler.</b> Is {esc(head.layer)}'s "
+                f"topography like the {esc(head.hemisphere)} hemisphere's? The comparison "
+                f"with the most evidence: <b>{esc(row.descriptor.replace('_', ' '))}</b> "
+                f"of {esc(row.domain)} ({esc(row.statistic)}): model "
+                f"{esc(_side_text(row, 'model'))}, cortex {esc(_side_text(row, 'cortex'))} "
+                f"&rarr; <b>{esc(row.verdict)}</b> ({esc(row.reason)}).</p>")
     else:
-        key = f"{rep.layers[-1]}|" + (next(iter(per.values()))["hemisphere"] if per else "")
+        key = f"{rep.layers[-1]}|" + (next(iter(per.values())).hemisphere if per else "")
         text = ("<p><b>Model vs cortex, on one ruler: not testable.</b> No comparison can be "
-                f"the headline: none of the {head['n_rows']} rows has a verdict with "
+                f"the headline: none of the {head.n_rows} rows has a verdict with "
                 "nulls on both sides that can reach alpha (give more draws: "
                 "ruler.n_permutations).</p>")
-    entry = per.get(key)
+    entry = per[key] if key in per else None
     counts = "; ".join(
-        f"{esc(v['layer'])} vs {esc(v['hemisphere'])}: "
-        + ", ".join(f"{n} {esc(k)}" for k, n in v["counts"].items())
+        f"{esc(v.layer)} vs {esc(v.hemisphere)}: "
+        + ", ".join(f"{n} {esc(k)}" for k, n in v.counts.items())
         for v in per.values())
     if counts:
         text += f"<p>Verdicts of every layer and hemisphere: {counts}.</p>"
-    if entry and entry["left_out"]:
+    if entry and entry.left_out:
         text += ("<p>Left out: " + "; ".join(f"{esc(k.replace('_', ' '))} ({esc(v)})"
-                                             for k, v in entry["left_out"].items()) + ".</p>")
-    text += f"<p><i>Headline rule (fixed before any result):</i> {esc(head['rule'])}</p>"
+                                             for k, v in entry.left_out.items()) + ".</p>")
+    text += f"<p><i>Headline rule (fixed before any result):</i> {esc(head.rule)}</p>"
     if entry:
-        rows = [{"descriptor": r["descriptor"].replace("_", " "), "domain": r["domain"],
-                 "statistic": r["statistic"], "model": _side_text(r, "model"),
-                 "cortex": _side_text(r, "cortex"), "verdict": r["verdict"]}
-                for r in entry["rows"]]
-        rows += _extra_rows(rep, entry["layer"], entry["hemisphere"])
-        text += (f"<h4>{esc(entry['layer'])} vs the {esc(entry['hemisphere'])} hemisphere, "
+        rows = [{"descriptor": r.descriptor.replace("_", " "), "domain": r.domain,
+                 "statistic": r.statistic, "model": _side_text(r, "model"),
+                 "cortex": _side_text(r, "cortex"), "verdict": r.verdict}
+                for r in entry.rows]
+        rows += _extra_rows(rep, entry.layer, entry.hemisphere)
+        text += (f"<h4>{esc(entry.layer)} vs the {esc(entry.hemisphere)} hemisphere, "
                  "one row per descriptor</h4>" + _html_table(pd.DataFrame(rows)))
     return text
 
@@ -549,13 +559,13 @@ def _extra_rows(rep: MapReport, layer: str, hemi: str) -> list:
     rows = []
     arr = rep.arrangement[f"{layer}|{hemi}"] if f"{layer}|{hemi}" in rep.arrangement else None
     if arr:
-        p = arr["p_value"]
+        p = arr.p_value
         rows.append({"descriptor": "arrangement (0.4, extra)", "domain": "+".join(
-            arr["domains"]), "statistic": "Spearman ρ of centre distances",
-            "model": f"ρ = {_fmt(arr['spearman'])} over {arr['n_pairs']} "
+            arr.domains), "statistic": "Spearman ρ of centre distances",
+            "model": f"ρ = {_fmt(arr.spearman)} over {arr.n_pairs} "
                      "distances", "cortex": f"p = {_fmt(p, 2)} (shift and spin nulls)",
             "verdict": _arrangement_verdict(arr, float(rep.alpha))})
-    sims = rep.per_layer[layer]["map_similarity"] if layer in rep.per_layer else {}
+    sims = rep.per_layer[layer].map_similarity if layer in rep.per_layer else {}
     for pair, v in sims.items():
         rows.append({"descriptor": "domain similarity (extra)", "domain": pair,
                      "statistic": "SSIM on the sheet (TopoNets)", "model": _fmt(v),

@@ -17,7 +17,7 @@ from toponeuro._io import null_cache as _null_cache
 from toponeuro.analysis import compare_topography, mesh_topomap
 from toponeuro.analysis.topography import _descriptors
 from toponeuro.analysis.topography import _ruler as ruler_mod
-from toponeuro.analysis.topography._geometry import _edge_lengths
+from toponeuro.analysis.topography._places import edge_lengths
 from toponeuro.exceptions import ToponeuroWarning
 
 N = 19
@@ -109,7 +109,7 @@ def test_edited_entry_is_recomputed_with_a_warning(counted, maps):
 
 def _weights_by_whole_graph(tm, sigma):
     """The weights as searched before issue 46: every source on the whole graph."""
-    graph = _edge_lengths(tm.neighbours(), tm.positions)
+    graph = edge_lengths(tm.neighbours(), tm.positions)
     d = csgraph.dijkstra(graph, directed=False, limit=3 * sigma)
     r, c = np.nonzero(np.isfinite(d))
     return sparse.csr_matrix((np.exp(-0.5 * (d[r, c] / sigma) ** 2), (r, c)), shape=d.shape)
@@ -148,6 +148,6 @@ def test_geodesic_weights_identical_and_cached(monkeypatch, tmp_path, maps):
 def test_graph_distances_directed_search_is_the_same(maps):
     tm = maps[1]
     src = np.arange(0, tm.n, 97)
-    graph = _edge_lengths(tm.neighbours(), tm.positions)
+    graph = edge_lengths(tm.neighbours(), tm.positions)
     want = csgraph.dijkstra(graph, directed=False, indices=src, limit=80.0)
     assert np.array_equal(tm.distances_from(src, limit=80.0), want)

@@ -65,7 +65,7 @@ UNCOVERED_CLASSES: dict[str, str] = {
         'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
     'toponeuro.analysis.topography._descriptors.DescriptorResult':
         'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
-    'toponeuro.analysis.topography._geometry.TopoMap':
+    'toponeuro.analysis.topography._topomap.TopoMap':
         'built by as_topomap (declared), which checks values and positions; the dataclass holds what it checked',
     'toponeuro.analysis.topography._label_null.ContrastTopography':
         'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',

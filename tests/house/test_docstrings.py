@@ -41,16 +41,8 @@ IGNORED_FOR_EXCEPTIONS = {"EX01", "PR01"}
 IGNORED_FOR_METHODS = {"EX01"}
 
 #: qualified name -> the checks it still fails (only shrinks; see the module docstring). A
-#: new object's docstring is fixed, not listed here. Left: five TopoMap methods, whose
-#: Parameters / Returns sections would take _geometry.py past the 800-line limit; they come
-#: with the split of that module (issue 44).
-TO_FIX: dict[str, set[str]] = {
-    'toponeuro.analysis.topography._geometry.TopoMap.distances_from': {'GL02', 'PR01', 'RT01'},
-    'toponeuro.analysis.topography._geometry.TopoMap.grid': {'PR01', 'RT01'},
-    'toponeuro.analysis.topography._geometry.TopoMap.neighbours': {'RT01'},
-    'toponeuro.analysis.topography._geometry.TopoMap.on_sphere': {'RT01'},
-    'toponeuro.analysis.topography._geometry.TopoMap.point_areas': {'RT01'},
-}
+#: new object's docstring is fixed, not listed here.
+TO_FIX: dict[str, set[str]] = {}
 
 
 def public_objects() -> dict[str, str]:
@@ -120,7 +112,7 @@ def _resolve(path: str):
 def test_every_package_is_covered():
     assert len(OBJECTS) > 400  # every sub-package's __all__, re-exports once, and methods
     assert "toponeuro.stimuli._set.StimulusSet.select" in OBJECTS  # a method
-    assert "toponeuro.analysis.topography._geometry.TopoMap.n" in OBJECTS  # a property
+    assert "toponeuro.analysis.topography._topomap.TopoMap.n" in OBJECTS  # a property
 
 
 @pytest.mark.parametrize("qual", sorted(OBJECTS))

@@ -70,10 +70,10 @@ def _old_surface_smoother(tm, sigma):
     """``_surface_smoother`` before issue 46 (one shortest-path search per map)."""
     from scipy.sparse import csgraph
 
-    from toponeuro.analysis.topography._geometry import _edge_lengths
+    from toponeuro.analysis.topography._places import edge_lengths
 
     ok = tm.finite
-    graph = _edge_lengths(tm.neighbours(), tm.positions)
+    graph = edge_lengths(tm.neighbours(), tm.positions)
     rows, cols, dists = [], [], []
     for lo in range(0, tm.n, 256):
         src = np.arange(lo, min(tm.n, lo + 256))

@@ -17,6 +17,7 @@ from . import (
     _table_compare,
     _tables,
     _topography,
+    _topomap,
     _transfer,
     _verdict,
 )
@@ -34,6 +35,7 @@ from ._selectivity import *
 from ._table_compare import *
 from ._tables import *
 from ._topography import *
+from ._topomap import *
 from ._transfer import *
 from ._verdict import *
 
@@ -41,6 +43,7 @@ __all__ = [
     *_selectivity.__all__,
     *_localizer.__all__,
     *_geometry.__all__,
+    *_topomap.__all__,
     *_topography.__all__,
     *_verdict.__all__,
     *_autocorr.__all__,

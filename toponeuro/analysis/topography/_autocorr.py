@@ -25,9 +25,10 @@ from ...exceptions import (
     UndefinedValueWarning,
     UnknownNameError,
 )
-from ._geometry import TopoMap, _fill
+from ._geometry import _fill
 from ._null import NullResult, as_null_map, run_null
 from ._null_registry import register_statistic
+from ._topomap import TopoMap
 
 __all__ = ["MORAN_WEIGHTS", "MORAN_REFERENCE", "SIGN_CLUSTERING_REFERENCE", "moran_weights",
            "morans_i"]

@@ -72,11 +72,12 @@ from ..._util.params import (
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._autocorr import morans_i
-from ._geometry import TopoMap, as_topomap
+from ._geometry import as_topomap
 from ._null import run_null
 from ._patches import TDANN_PATCHES, _label, _smoother
 from ._tables import ARRANGEMENT_TOP
 from ._topography import map_similarity, smoothness
+from ._topomap import TopoMap
 
 __all__ = ["BINARY_DESCRIPTORS", "DESCRIPTORS", "DescriptorResult", "RulerSettings",
            "bootstrap_maps", "describe", "descriptor_value", "is_binary", "TDANN_REF",
@@ -351,9 +352,9 @@ def _geodesic_weights(tm: TopoMap, sigma: float):
     values). Read-only: the caller copies it."""
     from scipy import sparse
 
-    from ._geometry import _edge_lengths
+    from ._places import edge_lengths
 
-    graph = _edge_lengths(tm.neighbours(), tm.positions)
+    graph = edge_lengths(tm.neighbours(), tm.positions)
     h = hashlib.sha256(np.ascontiguousarray(tm.positions, dtype=float).tobytes())
     for part in (graph.indptr, graph.indices, graph.data):
         h.update(np.ascontiguousarray(part).tobytes())

@@ -21,8 +21,9 @@ from scipy.spatial import cKDTree
 from ..._io.meshes import MESH_SIZES, MESHES, medial_wall, mesh_surface
 from ..._util.params import Boolean, Interval, Options, Text, check_number, validate_params
 from ...exceptions import DimensionError
-from ._geometry import TopoMap, _grid_map, as_topomap
+from ._geometry import _grid_map, as_topomap
 from ._places import face_graph, vertex_areas
+from ._topomap import TopoMap
 
 __all__ = ["flat_sheet", "mesh_topomap"]
 

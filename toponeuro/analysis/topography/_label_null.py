@@ -34,7 +34,7 @@ from ..._util.docs import fill_doc
 from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Interval, Options, Text, validate_params
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
-from ._geometry import TopoMap, _check_sheet, _grid_map, as_topomap
+from ._geometry import _check_sheet, _grid_map, as_topomap
 from ._null import spatial_null
 from ._null_registry import register_null
 from ._selectivity import (
@@ -47,6 +47,7 @@ from ._selectivity import (
     _stimulus_labels,
     contrast_masks,
 )
+from ._topomap import TopoMap
 from ._verdict import contrast_claim, organisation_claim
 
 #: label-null maps a design keeps for a second statistic on the same draws (bytes)

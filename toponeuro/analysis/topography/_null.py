@@ -103,7 +103,7 @@ from ...exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._geometry import TopoMap, _fill, _map_of
+from ._geometry import _fill, _map_of
 from ._null_registry import (
     _STATISTIC_FACTORIES,
     NULL_METHODS,
@@ -143,6 +143,7 @@ from ._spin import (  # noqa: F401  (names kept here)
     _sphere_units,
     _spin_indices,
 )
+from ._topomap import TopoMap
 
 __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p_value",
            "null_calibration", "register_null", "unregister_null", "each_but_first", "format_p",

@@ -40,10 +40,11 @@ from ..._util.params import (
 )
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, ParameterError, UnknownNameError
-from ._geometry import TopoMap, _fill, _map_of
+from ._geometry import _fill, _map_of
 from ._null import null_p_value
 from ._null_registry import register_statistic
 from ._topography import _check_values
+from ._topomap import TopoMap
 
 __all__ = ["Patches", "find_patches", "check_patch_params", "TDANN_PATCHES", "PATCH_STATISTICS"]
 

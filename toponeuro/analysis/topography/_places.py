@@ -40,6 +40,40 @@ def _symmetric(a, b, n) -> sparse.csr_matrix:
     return m
 
 
+def grid_graph(shape: tuple[int, int]) -> sparse.csr_matrix:
+    """Binary neighbour graph of an ``h x w`` sheet grid (row-major cells): rook, the 4 edge
+    neighbours.
+
+    Examples
+    --------
+    >>> int(grid_graph((2, 3)).sum()) // 2  # 2 x 2 along the rows, 3 across
+    7
+    """
+    h, w = shape
+    idx = np.arange(h * w).reshape(h, w)
+    a = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    b = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    m = sparse.coo_matrix((np.ones(a.size), (a, b)), shape=(h * w, h * w)).tocsr()
+    return m + m.T
+
+
+def edge_lengths(adj, positions: np.ndarray) -> sparse.csr_matrix:
+    """The neighbour graph ``adj`` weighted by the Euclidean length of each edge (for graph
+    distances along a mesh; a zero length is kept as 1e-12, since csgraph drops zeros).
+
+    Examples
+    --------
+    >>> pos = np.array([[0.0, 0], [3, 4], [3, 0]])
+    >>> edge_lengths(face_graph(np.array([[0, 1, 2]]), 3), pos).toarray()[0].tolist()
+    [0.0, 5.0, 3.0]
+    """
+    coo = sparse.triu(adj, k=1).tocoo()
+    lengths = np.linalg.norm(positions[coo.row] - positions[coo.col], axis=1)
+    lengths = np.maximum(lengths, 1e-12)  # csgraph drops explicit zeros
+    g = sparse.coo_matrix((lengths, (coo.row, coo.col)), shape=adj.shape).tocsr()
+    return g + g.T
+
+
 def delaunay_graph(positions: np.ndarray, prune: float | None = None) -> sparse.csr_matrix:
     """Binary neighbour graph of 2-D points: the Delaunay triangulation's edges.
 

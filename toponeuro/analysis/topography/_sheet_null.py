@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...exceptions import InvalidDataError
-from ._geometry import TopoMap
 from ._null_registry import each_but_first, register_null
+from ._topomap import TopoMap
 
 SPECTRAL_REFERENCE = (
     "Moran spectral randomisation (Wagner & Dray 2015, Methods Ecol Evol 6, 1169-1178; "

@@ -14,7 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ...exceptions import InvalidDataError
-from ._geometry import TopoMap
+from ._topomap import TopoMap
 
 SPIN_REFERENCE = (
     "Alexander-Bloch et al. (2018) On testing for spatial correspondence between maps of "

@@ -38,11 +38,12 @@ from ...exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._geometry import TopoMap, _check_geometry, _check_sheet, _fill, _map_of
+from ._geometry import _check_geometry, _check_sheet, _fill, _map_of
 from ._null import NullResult, run_null
 from ._null_registry import register_statistic
 from ._pvalues import ALTERNATIVE
 from ._similarity import SIMILARITY_METHODS, _corr_factory, _ssim_factory
+from ._topomap import TopoMap
 
 __all__ = [
     "SIMILARITY_METHODS",

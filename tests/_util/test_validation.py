@@ -174,7 +174,7 @@ CASES = [
     ("create-model-none", lambda: create_model(None),
      InputTypeError, TypeError, r"model name must be a str .*NoneType None"),
     ("model-card-int", lambda: model_card(18),
-     InputTypeError, TypeError, r"got int 18"),
+     InputTypeError, TypeError, r"name=18 is not a non-empty string"),
     # encoding_score: scored by position, silently, when only one side carried ids
     ("encoding-ids-one-side", _x_ids_y_plain,
      AlignmentError, ValueError, r"features carry 'stimulus_id' but the responses .* do not"),

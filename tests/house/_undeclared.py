@@ -11,20 +11,14 @@ UNDECLARED: dict[str, str] = {
         'reads any cortex_maps value to name its kind (atlas / files / loaded): it refuses nothing, so nothing to declare',
     'toponeuro.settings.settings_record':
         'takes **settings (settings objects, each checked in its __post_init__): no named parameter to declare',
-    'toponeuro.analysis.rsa._rsa_convert.from_rsatoolbox_dataset':
-        'ds is an rsatoolbox Dataset: rsatoolbox is optional and not imported to check a value (its attributes are read as they are used)',
     'toponeuro.atlases._atlas.atlas_data_path':
         'takes *parts (the path inside the package data): no named parameter to declare; a missing file is a MissingFileError',
-    'toponeuro.brain._responses.average_repetitions':
-        "da is checked by check_responses (the dims in their order, with the fix naming make_brain_responses), more precise than a declaration's dims",
     'toponeuro.exceptions.close_matches':
-        'exceptions.py cannot import _params (which imports exceptions)',
+        'exceptions.py is imported by _util/params.py (the vocabulary raises its errors), so importing the vocabulary here would close an import circle (tests/house/test_imports.py counts imports inside functions too); only n could be declared at all: name and options take any value by design (str() of each, for a message)',
     'toponeuro.exceptions.first_few':
-        'exceptions.py cannot import _params (which imports exceptions)',
+        'exceptions.py is imported by _util/params.py (the vocabulary raises its errors), so importing the vocabulary here would close an import circle (tests/house/test_imports.py counts imports inside functions too); only most could be declared at all: items take any value by design (str() of each, for a message)',
     'toponeuro.features._stimuli.as_stimuli':
         'stimuli is anything StimulusSet.from_items reads (a StimulusSet, paths, arrays, PIL images, texts); from_items checks each kind',
-    'toponeuro.models._registry.model_card':
-        "name is checked against the registry by hand (type and close matches, UnknownNameError), in the registry's words",
     'toponeuro.models._standalone.add_blurpool':
         'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
     'toponeuro.reporting._language.job.run_language_map':
@@ -45,10 +39,6 @@ UNDECLARED: dict[str, str] = {
         "n_units is checked by hand with a SheetError (the sheet's own error: 1 to 1e12 units, an int), which every caller of the sheet relies on",
     'toponeuro.stimuli._numbers.floc_numbers':
         "numbers is None, 'all', a range text ('97-120'), an int or a list: the parser's messages name each form (InvalidDataError)",
-    'toponeuro.topoloss._schedule.cosine_decay':
-        "its values are checked by TauSchedule (RecipeError, in a recipe's words), which recipes build directly too; a declaration would check them twice",
-    'toponeuro.topoloss._schedule.linear_warmup':
-        'its values are checked by TauSchedule (RecipeError), as for cosine_decay',
     'toponeuro.training._train.run_identity':
         'training/_train.py is at the 800-line limit (STYLE.md) and is being reworked by the job-skeleton work; its model, topoloss and recipe are declared (TorchModule, InstanceOf(TopoLoss), MAPPING) with the split',
     'toponeuro.training._recipes.run_recipe':
@@ -87,14 +77,8 @@ UNCOVERED_CLASSES: dict[str, str] = {
         'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
     'toponeuro.atlases._atlas.Atlas':
         'built by the atlas loaders (load_atlas, fetch_*), which check the files they read',
-    'toponeuro.atlases._maps.CortexMaps':
-        'built by load_cortex_maps (declared), which checks the maps it reads',
     'toponeuro.brainscore._export.ExportedPlugin':
         'result record: toponeuro builds it from what it computed and returns it; its fields are read, not given',
-    'toponeuro.models._nanogpt.GPTConfig':
-        "nanoGPT's configuration, kept field for field as in nanoGPT (checkpoints store it); built from a checkpoint's or card's values",
-    'toponeuro.models._registry.ModelCard':
-        'built by the registry from cards.toml (checked by tests/models/test_models.py for every card); users read cards, they do not build them',
     'toponeuro.models._standalone.BlurPoolConv2d':
         'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
     'toponeuro.models._standalone.SmallResNet':

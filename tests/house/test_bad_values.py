@@ -296,6 +296,8 @@ def test_bad_value_is_refused_by_a_class(qual, param):
 REQUIRED_FIELDS = {
     "toponeuro.topoloss._loss.LayerSpec": {"name": "layer1.0.conv1", "factor_h": 2.0,
                                            "factor_w": 2.0},
+    "toponeuro.models._registry.ModelCard": {"name": "my_net.v1", "arch": "my_net"},
+    "toponeuro.atlases._maps.CortexMaps": {"hemi": "left"},
 }
 
 _BAD_BY_TYPE = {"int": ["1", [1], 1.5, _Placeholder()], "float": ["1", [1], _Placeholder()],

@@ -9,7 +9,7 @@ from numbers import Real
 import numpy as np
 
 from .._io.meshes import MESHES
-from .._util.params import Interval, Options, validate_params
+from .._util.params import Interval, Options, Text, check_param, validate_params
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, _hemi_names
 from ._surface import SURFACES, mesh_graph, vertex_coordinates
@@ -81,6 +81,10 @@ class CortexMaps:
     representation: str = "binary"
     source: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        for key, rule in _MAPS_FIELDS.items():
+            setattr(self, key, check_param(getattr(self, key), key, rule))
+
     @property
     def files(self) -> list[str]:
         """The files on disk these maps were read from (GIFTI, CIFTI-2, NIfTI, netCDF), in the
@@ -139,6 +143,15 @@ class CortexMaps:
                 "adjacency": mesh_graph(surface, self.hemi, mesh=self.mesh),
                 "distance": "graph", "mesh": self.mesh}
 
+
+#: what each text field of a CortexMaps accepts (checked when one is made)
+_MAPS_FIELDS = {
+    "hemi": Options(HEMIS, error=UnknownNameError),
+    "surface": Text(),
+    "neighbours": Text(),
+    "mesh": Options(MESHES, error=UnknownNameError),
+    "representation": Options(("binary", "proximity", "values"), error=UnknownNameError),
+}
 
 #: the declared ``scale_mm`` of a proximity map: mm of cortex per 1/e fall
 _SCALE_MM = Interval(Real, 0, None, closed="neither", fix="scale_mm is in mm of cortex.")

@@ -340,6 +340,8 @@ def handle_invalid(da: xr.DataArray, drop_invalid: bool, what: str = "responses"
     return out
 
 
+@validate_params({"da": DataArrayWith(D.RESPONSE_DIMS, fix=(
+    "Build the responses with make_brain_responses (or pass a stimulus x voxel array)."))})
 def average_repetitions(da: xr.DataArray) -> xr.DataArray:
     """Average repeated trials of each stimulus (order of first appearance kept).
 
@@ -365,8 +367,8 @@ def average_repetitions(da: xr.DataArray) -> xr.DataArray:
     >>> m.stimulus_id.values.tolist(), m.values[:, 0].tolist(), m.n_repetitions.values.tolist()
     (['a', 'b'], [2.0, 5.0], [2, 1])
     """
-    if not isinstance(da, xr.DataArray) or tuple(da.dims) != D.RESPONSE_DIMS:
-        check_responses(da)  # raises the dims error with its fix
+    if tuple(da.dims) != D.RESPONSE_DIMS:
+        check_responses(da)  # the dims in another order (or more): its error says which
     if D.STIMULUS_ID not in da.coords:
         raise CoordinateError(
             "The responses lack the 'stimulus_id' coord naming each row's stimulus; build "

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from numbers import Real
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from .._util.optional import optional_import
-from .._util.params import InstanceOf, validate_params
+from .._util.params import COUNT, Boolean, InstanceOf, Interval, check_param, validate_params
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 from ._registry import register_builder
 
@@ -57,6 +58,18 @@ class GPTConfig:
     n_embd: int = 768
     dropout: float = 0.0
     bias: bool = False
+
+    def __post_init__(self):
+        for key, rule in _CONFIG_FIELDS.items():  # canonical values (np.int64(5) -> 5)
+            setattr(self, key, check_param(getattr(self, key), key, rule))
+
+
+#: what each field of a GPTConfig accepts (checked when one is made)
+_CONFIG_FIELDS = {
+    **dict.fromkeys(("block_size", "vocab_size", "n_layer", "n_head", "n_embd"), COUNT),
+    "dropout": Interval(Real, 0, 1, closed="left"),
+    "bias": Boolean(),
+}
 
 
 class _LayerNorm(nn.Module):

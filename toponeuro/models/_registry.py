@@ -20,9 +20,20 @@ import importlib.resources
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 
 from .._io.fetch import hf_url
-from .._util.params import Boolean, Text, validate_params
+from .._util.params import (
+    COUNT,
+    NON_NEGATIVE,
+    NON_NEGATIVE_INT,
+    Boolean,
+    Interval,
+    Options,
+    Text,
+    check_param,
+    validate_params,
+)
 from ..exceptions import (
     InputTypeError,
     InvalidDataError,
@@ -151,6 +162,10 @@ class ModelCard:
     unit_positions: Mapping | None = field(default=None, compare=False, hash=False)
     position_units: str = "mm"
 
+    def __post_init__(self):
+        for key, rule in _CARD_FIELDS.items():  # canonical values (np.int64(5) -> 5)
+            object.__setattr__(self, key, check_param(getattr(self, key), key, rule))
+
     @property
     def url(self) -> str | None:
         """Hugging Face address of the weights file (``None`` when there is none)."""
@@ -163,6 +178,25 @@ class ModelCard:
         """Whether released weights exist for this name (hub file or package file)."""
         return bool(self.package_path or (self.hub_repo and self.filename))
 
+
+_ANY_TEXT = Text(empty=True)
+#: the scalar fields of a ModelCard and what each accepts, checked when a card is made (the
+#: cards of cards.toml, a user's card for register_model, a checkpoint's card)
+_CARD_FIELDS = {
+    "name": Text(), "arch": Text(), "tag": _ANY_TEXT,
+    **dict.fromkeys(("hub_repo", "filename", "sha256", "package_path", "tokenizer", "builder",
+                     "recipe", "superseded_by", "base_model", "base_sha256"), [_ANY_TEXT, None]),
+    **dict.fromkeys(("license", "citation", "description"), _ANY_TEXT),
+    "checkpoint_format": Options(CHECKPOINT_FORMATS),
+    "modality": Options(("vision", "language")),
+    "position_units": Options(("mm", "sheet")),
+    "tau": [NON_NEGATIVE, None],
+    "input_size": [COUNT, None],
+    "num_classes": [COUNT, None],
+    "seed": [NON_NEGATIVE_INT, None],
+    "train_steps": [NON_NEGATIVE_INT, None],
+    "crop_pct": Interval(Real, 0, 1, closed="right"),
+}
 
 # builder name -> builder, filled by @register_builder when a builder module is imported
 _BUILDERS: dict[str, Callable] = {}
@@ -295,11 +329,6 @@ def _check_card(name: str, card: ModelCard) -> None:
         raise ParameterError(
             f"The card of {name!r} must have name={name!r}, arch={arch!r}, tag={tag!r}; got "
             f"name={card.name!r}, arch={card.arch!r}, tag={card.tag!r}."
-        )
-    if card.checkpoint_format not in CHECKPOINT_FORMATS:
-        raise ParameterError(
-            f"checkpoint_format must be one of {sorted(CHECKPOINT_FORMATS)}; got "
-            f"{card.checkpoint_format!r}."
         )
 
 
@@ -482,6 +511,7 @@ def _lookup(name: str) -> tuple[ModelCard, Callable]:
     )
 
 
+@validate_params({"name": Text()})
 def model_card(name: str) -> ModelCard:
     """The :class:`ModelCard` of a registered name.
 

@@ -6,6 +6,7 @@ import math
 import numbers
 from dataclasses import asdict, dataclass
 
+from .._util.params import COUNT, NON_NEGATIVE_INT, Interval, validate_params
 from ..exceptions import RecipeError, UnknownNameError, close_matches
 
 __all__ = ["TauSchedule", "SCHEDULES", "constant", "linear_warmup", "cosine_decay"]
@@ -143,6 +144,7 @@ def constant() -> TauSchedule:
     return TauSchedule("constant")
 
 
+@validate_params({"warmup_steps": NON_NEGATIVE_INT})
 def linear_warmup(warmup_steps: int) -> TauSchedule:
     """A schedule that ramps τ linearly from 0 to its value over ``warmup_steps`` steps.
 
@@ -165,6 +167,9 @@ def linear_warmup(warmup_steps: int) -> TauSchedule:
     return TauSchedule("linear_warmup", warmup_steps=warmup_steps)
 
 
+@validate_params({"total_steps": COUNT, "warmup_steps": NON_NEGATIVE_INT,
+                  "final": Interval(numbers.Real, 0, 1, closed="both", fix=(
+                      "final is the multiplier of tau at the end of the decay."))})
 def cosine_decay(total_steps: int, warmup_steps: int = 0, final: float = 0.0) -> TauSchedule:
     """Optional linear warm-up, then a cosine decay of τ to ``final`` × τ at ``total_steps``.
 

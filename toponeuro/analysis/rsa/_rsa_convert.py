@@ -6,7 +6,7 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
-from ..._util.constraints import DataArrayWith
+from ..._util.constraints import DataArrayWith, HasAttributes
 from ..._util.params import Text, validate_params
 from ...exceptions import AlignmentError, DimensionError, MissingDependencyError
 from ._rsa import as_condensed, rdm_stimulus_ids, rsatoolbox_rdm_list
@@ -64,6 +64,15 @@ def to_rsatoolbox_dataset(data):
                            channel_descriptors=chan)
 
 
+#: what from_rsatoolbox_dataset reads of an rsatoolbox Dataset (duck-typed: rsatoolbox is
+#: optional, and not imported to check a value)
+RSATOOLBOX_DATASET = HasAttributes(
+    ("measurements", "descriptors", "obs_descriptors", "channel_descriptors"),
+    "an rsatoolbox Dataset",
+    fix="Pass an rsatoolbox.data.Dataset (to_rsatoolbox_dataset builds one).")
+
+
+@validate_params({"ds": RSATOOLBOX_DATASET})
 def from_rsatoolbox_dataset(ds) -> xr.DataArray:
     """A DataArray ``("stimulus", <channel dim>)`` from an rsatoolbox ``Dataset``.
 

@@ -75,6 +75,16 @@ DOCDICT = {
         Mean of the null draws (NaN without them).
     null_std : float
         Standard deviation of the null draws (NaN without them).""",
+    "fit_xy": """X : array-like or xarray.DataArray
+        ``(n_samples, n_features)`` features (labelled inputs are paired by stimulus id).
+    y : array-like or xarray.DataArray
+        ``(n_samples,)`` or ``(n_samples, n_targets)`` targets.""",
+    "accessor_layer": """layer : str
+        Layer name.""",
+    "table_sheet": """sheet : str
+        The sheet (a layer, a hemisphere).""",
+    "table_map_name": """name : str
+        The map's name.""",
     "cache_dir": """cache_dir : str, Path or None
         Where downloads are cached: this argument, else ``$TOPONEURO_DATA``, else the
         platform cache folder (``~/.cache/toponeuro`` on Linux).""",

@@ -445,14 +445,14 @@ class TopoAccessor:
         _, first = np.unique(vals, return_index=True)
         return [str(vals[i]) for i in sorted(first)]
 
+    @fill_doc
     def select(self, layer: str) -> xr.DataArray:
         """The units of one layer (without free-position coords when that layer has
         none: its units sit on the grid sheet).
 
         Parameters
         ----------
-        layer : str
-            Layer name.
+        %(accessor_layer)s
 
         Returns
         -------
@@ -471,13 +471,13 @@ class TopoAccessor:
             sub.attrs.pop(D.ATTR_POSITION_UNITS, None)
         return sub
 
+    @fill_doc
     def sheet_shape(self, layer: str) -> tuple[int, int]:
         """``(height, width)`` of ``layer``'s sheet, read off its row/col coords.
 
         Parameters
         ----------
-        layer : str
-            Layer name.
+        %(accessor_layer)s
 
         Returns
         -------
@@ -487,13 +487,13 @@ class TopoAccessor:
         sub = self.select(layer)
         return int(sub[D.ROW].max()) + 1, int(sub[D.COL].max()) + 1
 
+    @fill_doc
     def map(self, layer: str, reduce: str | None = None) -> xr.DataArray:
         """Values of ``layer`` laid on its sheet: dims ``(..., "row", "col")``.
 
         Parameters
         ----------
-        layer : str
-            Layer name.
+        %(accessor_layer)s
         reduce : {None, "mean", "max"}
             How to combine several units that share a sheet position (unpooled conv maps,
             which keep ``y``/``x`` units per channel). ``None`` raises if positions repeat.
@@ -558,14 +558,14 @@ class TopoAccessor:
         """
         return position_units(self._da)
 
+    @fill_doc
     def free_positions(self, layer: str) -> np.ndarray | None:
         """``(n_units, 2)`` free ``(x, y)`` positions of ``layer``'s units, or None when the
         layer sits on its grid sheet.
 
         Parameters
         ----------
-        layer : str
-            Layer name.
+        %(accessor_layer)s
 
         Returns
         -------
@@ -602,14 +602,14 @@ class TopoAccessor:
         self._need_units()
         return set_unit_positions(self._da, positions, units=units)
 
+    @fill_doc
     def positions(self, layer: str) -> np.ndarray:
         """``(n_units, 2)`` positions of the units of ``layer``: their free ``(x, y)`` when
         the layer has them (:meth:`free_positions`), else their sheet ``(row, col)``.
 
         Parameters
         ----------
-        layer : str
-            Layer name.
+        %(accessor_layer)s
 
         Returns
         -------
@@ -622,14 +622,14 @@ class TopoAccessor:
         sub = self.select(layer)
         return np.stack([sub[D.ROW].values, sub[D.COL].values], axis=1).astype(float)
 
+    @fill_doc
     def distances(self, layer: str) -> xr.DataArray:
         """Unit-by-unit Euclidean distances on ``layer``'s sheet (in unit spacings), or
         between the free positions of its units (in their ``position_units``).
 
         Parameters
         ----------
-        layer : str
-            Layer name.
+        %(accessor_layer)s
 
         Returns
         -------

@@ -273,15 +273,13 @@ class RidgeEncoder(LinearPredictorMixin, EstimatorMixin):
                 "alpha_per_target=False.")
         return alphas
 
+    @fill_doc
     def fit(self, X, y):
         """Pick alpha by cross-validation, then refit on all samples. Returns ``self``.
 
         Parameters
         ----------
-        X : array-like or xarray.DataArray
-            ``(n_samples, n_features)`` features (labelled inputs are paired by stimulus id).
-        y : array-like or xarray.DataArray
-            ``(n_samples,)`` or ``(n_samples, n_targets)`` targets.
+        %(fit_xy)s
 
         Returns
         -------

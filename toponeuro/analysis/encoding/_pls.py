@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..._util.docs import fill_doc
 from ..._util.params import COUNT, NON_NEGATIVE, Options
 from ..._util.stack import user_stacklevel
 from ...exceptions import InvalidDataError, UnknownNameError
@@ -65,15 +66,13 @@ class PLSEncoder(LinearPredictorMixin, EstimatorMixin):
         "n_components": COUNT, "max_iter": COUNT, "tol": NON_NEGATIVE,
         "algorithm": Options(("nipals", "svd"), error=UnknownNameError)}
 
+    @fill_doc
     def fit(self, X, y):
         """Fit the PLS model; returns ``self``.
 
         Parameters
         ----------
-        X : array-like or xarray.DataArray
-            ``(n_samples, n_features)`` features (labelled inputs are paired by stimulus id).
-        y : array-like or xarray.DataArray
-            ``(n_samples,)`` or ``(n_samples, n_targets)`` targets.
+        %(fit_xy)s
 
         Returns
         -------

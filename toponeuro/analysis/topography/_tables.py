@@ -121,13 +121,13 @@ class TopographyTable:
         """Sheets (layers, hemispheres) in table order."""
         return list(dict.fromkeys(self.table["sheet"]))
 
+    @fill_doc
     def names(self, sheet: str) -> list[str]:
         """Map names present on ``sheet``.
 
         Parameters
         ----------
-        sheet : str
-            The sheet (a layer, a hemisphere).
+        %(table_sheet)s
 
         Returns
         -------
@@ -136,15 +136,14 @@ class TopographyTable:
         """
         return self.table.loc[self.table["sheet"] == sheet, "name"].tolist()
 
+    @fill_doc
     def row(self, sheet: str, name: str) -> pd.Series:
         """The table row of one map.
 
         Parameters
         ----------
-        sheet : str
-            The sheet (a layer, a hemisphere).
-        name : str
-            The map's name.
+        %(table_sheet)s
+        %(table_map_name)s
 
         Returns
         -------
@@ -159,6 +158,7 @@ class TopographyTable:
             )
         return hit.iloc[0]
 
+    @fill_doc
     def smoothness_null(self, sheet: str, name: str) -> NullResult:
         """The smoothness of one map with its positions null, as a :class:`NullResult`.
 
@@ -168,10 +168,8 @@ class TopographyTable:
 
         Parameters
         ----------
-        sheet : str
-            The sheet (a layer, a hemisphere).
-        name : str
-            The map's name.
+        %(table_sheet)s
+        %(table_map_name)s
 
         Returns
         -------
@@ -195,13 +193,13 @@ class TopographyTable:
                                     attrs.get("null"), attrs,
                                     alternative=attrs.get("alternative", "greater"))
 
+    @fill_doc
     def similarity_of(self, sheet: str, pair: str) -> float:
         """The map similarity of ``pair`` (``"faces-bodies"``) on ``sheet`` (NaN if absent).
 
         Parameters
         ----------
-        sheet : str
-            The sheet (a layer, a hemisphere).
+        %(table_sheet)s
         pair : str
             Two map names joined by ``-`` (``"faces-bodies"``).
 
@@ -214,13 +212,13 @@ class TopographyTable:
         hit = s[(s["sheet"] == sheet) & (s["pair"] == pair)]
         return float(hit["value"].iloc[0]) if len(hit) else float("nan")
 
+    @fill_doc
     def centroids(self, sheet: str, how: str = "largest") -> dict:
         """Name -> centroid of its largest patch (or of all patch points) on ``sheet``.
 
         Parameters
         ----------
-        sheet : str
-            The sheet (a layer, a hemisphere).
+        %(table_sheet)s
         how : {"largest", "all"}
             The centroid of the largest patch, or of all patch points.
 

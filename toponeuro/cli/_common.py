@@ -18,8 +18,9 @@ class _HelpFormatter(argparse.HelpFormatter):
         library_default = getattr(action, "library_default", None)
         if library_default is not None:  # read from the library only when help is shown
             value, source = library_default()
-            return f"{text} (default: {value:g}, {source})" if isinstance(
-                value, float) else f"{text} (default: {value}, {source})"
+            value = f"{value:g}" if isinstance(value, float) else value
+            return f"{text} (default: {value}, {source})" if source else (
+                f"{text} (default: {value})")
         default = action.default
         if (
             "default" in text

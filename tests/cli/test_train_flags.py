@@ -1,0 +1,123 @@
+"""``toponeuro train``'s flags, generated from the declarations of TrainSchedule and
+TrainRecords (issue 44): each sets the recipe's ``[train]`` key of its field's name, its help
+shows the library's default, and a message naming the field names the flag."""
+
+import argparse
+import dataclasses
+import json
+import warnings
+
+import pytest
+
+from toponeuro.cli import build_parser, cli_message, main
+from toponeuro.cli._checks import _flags
+from toponeuro.cli._settings import settings_flags
+from toponeuro.training import TrainRecords, TrainSchedule, load_recipe, run_recipe
+
+SETTINGS = (TrainSchedule, TrainRecords)
+
+
+def _train_parser():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return parser, sub.choices["train"]
+
+
+def test_every_field_is_a_flag_of_train():
+    _, p = _train_parser()
+    by_dest = {a.dest: a for a in p._actions}
+    for cls in SETTINGS:
+        for f in dataclasses.fields(cls):
+            action = by_dest[f"{cls._name}.{f.name}"]
+            assert action.option_strings == [f.metadata["flag"]]
+            assert action.help == f.metadata["help"] and action.default is None
+
+
+def test_help_shows_each_flag_with_its_help_and_library_default(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for cls in SETTINGS:
+        for f in dataclasses.fields(cls):
+            flag, help_ = f.metadata["flag"], f.metadata["help"]
+            default = f.default if not isinstance(f.default, float) else f"{f.default:g}"
+            assert flag in text and help_ in text, flag
+            assert (f"(default: the recipe's train.{f.name}, else toponeuro.training."
+                    f"{cls.__name__}().{f.name} = {default}") in text, flag
+    # the flags the command adds itself are there too
+    for flag in ("--recipe", "--out", "--steps", "--seed", "--device", "--data", "--list"):
+        assert flag in text
+
+
+def test_a_message_naming_a_field_names_its_flag():
+    flags = _flags(build_parser(), "train")
+    for cls in SETTINGS:
+        for f in dataclasses.fields(cls):
+            name = f"{cls._name}.{f.name}"
+            assert settings_flags()[name] == f.metadata["flag"]
+            assert cli_message(f"{name}=3 is bad", flags) == f"{f.metadata['flag']} 3 is bad"
+    # run_recipe's own keyword (its language message) and train's 0.4 keywords
+    assert cli_message("pass steps=N instead of epochs=N", flags) == (
+        "pass --steps N instead of --epochs N")
+    assert cli_message("lr=0.1", flags) == "--lr 0.1"
+
+
+TINY = """
+name = "tiny"
+seed = 0
+[model]
+arch = "small_resnet"
+num_classes = 4
+widths = [4, 4, 4, 4]
+[data]
+kind = "synthetic"
+n_classes = 4
+n_per_class = 4
+val_per_class = 2
+image_size = 16
+[train]
+epochs = 2
+batch_size = 8
+[topoloss]
+layers = "topo"
+tau = 1.0
+"""
+
+
+def _tiny(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return load_recipe(str(path)), path
+
+
+def _history(res_or_folder):
+    history = (json.loads((res_or_folder / "history.json").read_text())
+               if not hasattr(res_or_folder, "history") else res_or_folder.history)
+    return [{k: v for k, v in h.items() if k != "seconds"} for h in history]
+
+
+@pytest.mark.slow  # four tiny training runs
+def test_the_flags_train_as_the_recipe_keys_do(tmp_path, capsys):
+    """A seeded tiny run: the CLI without flags trains as run_recipe does, and with the
+    [train] flags as run_recipe with those keys in the recipe (the flag is the key)."""
+    recipe, path = _tiny(tmp_path)
+    args = ["train", "--recipe", str(path), "--seed", "3", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "cli")]) == 0
+    plain = run_recipe(recipe, tmp_path / "lib", progress=False, seed=3)
+    assert _history(tmp_path / "cli") == _history(plain)
+
+    flags = ["--lr", "0.2", "--momentum", "0.5", "--lr-schedule", "constant", "--log-every",
+             "1", "--keep-checkpoints", "1", "--weight-decay", "0", "--batch-size", "4"]
+    assert main([*args, "--out", str(tmp_path / "cli2"), *flags]) == 0
+    edited = dict(recipe, train=dict(recipe["train"], lr=0.2, momentum=0.5,
+                                     lr_schedule="constant", log_every=1, keep_checkpoints=1,
+                                     weight_decay=0, batch_size=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no deprecation on the way
+        lib = run_recipe(edited, tmp_path / "lib2", progress=False, seed=3)
+    assert _history(tmp_path / "cli2") == _history(lib) != _history(plain)
+    assert len(list((tmp_path / "cli2" / "checkpoints").glob("*.pt"))) == 1
+    steps = (tmp_path / "cli2" / "steps.csv").read_text().splitlines()
+    assert len(steps) > 2 and {line.split(",")[2] for line in steps[1:]} == {"0.2"}
+    capsys.readouterr()

@@ -121,3 +121,22 @@ def test_the_flags_train_as_the_recipe_keys_do(tmp_path, capsys):
     steps = (tmp_path / "cli2" / "steps.csv").read_text().splitlines()
     assert len(steps) > 2 and {line.split(",")[2] for line in steps[1:]} == {"0.2"}
     capsys.readouterr()
+
+
+def test_other_commands_do_not_import_training_for_its_flags():
+    """train's flags come from toponeuro.training (torch): main's parser adds them when train
+    parses, so `toponeuro --version` or `map`'s parsing stay light."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from toponeuro.cli import _build_parser\n"
+        "p = _build_parser()\n"
+        "p.parse_args(['map', '--images', '97-99'])\n"
+        "assert 'torch' not in sys.modules and 'toponeuro.training' not in sys.modules\n"
+        "args = p.parse_args(['train', '--recipe', 'x', '--lr', '0.1'])\n"
+        "assert getattr(args, 'schedule.lr') == 0.1 and 'toponeuro.training' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

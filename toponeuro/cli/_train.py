@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from .._io.output import atomic_file, check_not_an_input, check_output_file
@@ -36,10 +37,10 @@ def _add_train(sub):
         "output folder records its recipe (run.json): a rerun with another recipe is refused "
         "unless --restart.",
     )
+    p.__class__ = _TrainParser  # the [train] flags: added when train runs or shows its help
     p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
                    "(required unless --list)")
     p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
-    _add_train_settings(p)
     p.add_argument("--steps", type=int, help="number of steps of a language recipe (default: "
                    "the recipe's)")
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
@@ -62,14 +63,33 @@ def _train_settings() -> tuple:
     return TrainSchedule, TrainRecords
 
 
-def _add_train_settings(p) -> None:
-    """One flag per field of :class:`~toponeuro.training.TrainSchedule` and
-    :class:`~toponeuro.training.TrainRecords` (their declarations): each sets the recipe's
-    ``[train]`` key of the field's name."""
-    from ._settings import add_settings_args
+class _TrainParser(argparse.ArgumentParser):
+    """The ``train`` parser. Its flags of an image recipe's ``[train]`` are built from the
+    declarations of :class:`~toponeuro.training.TrainSchedule` and
+    :class:`~toponeuro.training.TrainRecords` (:func:`complete`), which live in
+    :mod:`toponeuro.training` and so import torch: they are added when ``train`` parses its
+    arguments (also ``train --help``), not for every ``toponeuro`` command
+    (:func:`toponeuro.cli.build_parser` adds them at once)."""
 
-    for cls in _train_settings():
-        add_settings_args(p, cls, first="the recipe's train.{name}")
+    _completed = False
+
+    def complete(self) -> None:
+        """Add the declared flags (once)."""
+        if self._completed:
+            return
+        self._completed = True
+        from ._settings import add_settings_args
+
+        group = self.add_argument_group(
+            "an image recipe's [train]",
+            "each flag sets the recipe's key of its name (toponeuro.training.TrainSchedule, "
+            "TrainRecords)")
+        for cls in _train_settings():
+            add_settings_args(group, cls, first="the recipe's train.{name}")
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.complete()
+        return super().parse_known_args(args, namespace)
 
 
 def _train_flags(args) -> dict:

@@ -140,3 +140,37 @@ def test_other_commands_do_not_import_training_for_its_flags():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+#: flags a command words for itself although a settings field declares them: the stimuli
+#: (each job's own, ``cli_adds``) and extract's --token-pooling (extract's own keyword)
+OWN_WORDING = {"--stimuli", "--images", "--verb-noun", ("extract", "--token-pooling")}
+
+
+def test_a_flag_a_command_adds_itself_says_what_its_field_declares():
+    """--model, --checkpoint, --trust-checkpoint, --device, --batch-size: added by hand in
+    several commands, their help is the field's declared help (one text), not a copy."""
+    from toponeuro.cli._settings import settings_classes
+
+    declared = {}
+    for cls in settings_classes():
+        for f in dataclasses.fields(cls):
+            if f.metadata.get("flag"):
+                declared.setdefault(f.metadata["flag"], set()).add(f.metadata["help"])
+    parser = build_parser()
+    checked = set()
+    stack = [((), parser)]
+    while stack:
+        words, p = stack.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(((*words, n), s) for n, s in action.choices.items())
+                continue
+            flag = next(iter(action.option_strings), None)
+            if (flag not in declared or "." in action.dest or flag in OWN_WORDING
+                    or (words[-1], flag) in OWN_WORDING or action.help == argparse.SUPPRESS):
+                continue
+            assert any(action.help.startswith(h) for h in declared[flag]), (words, flag)
+            checked.add(flag)
+    assert {"--model", "--checkpoint", "--trust-checkpoint", "--device",
+            "--batch-size"} <= checked, checked

@@ -15,10 +15,10 @@ from ._checks import (
     _positive,
 )
 from ._common import (
-    _DEVICE_HELP,
     _add_checkpoint_args,
     _add_forward_args,
     _add_no_progress,
+    _declared_help,
     _forward,
     _model_args,
     _parser,
@@ -44,7 +44,8 @@ def _add_train(sub):
     p.add_argument("--steps", type=int, help="number of steps of a language recipe (default: "
                    "the recipe's)")
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
-    p.add_argument("--device", help=f"{_DEVICE_HELP} (default: the recipe's, else cpu)")
+    p.add_argument("--device", help=_declared_help("Extraction", "device")
+                   + " (default: the recipe's, else cpu)")
     p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
     p.add_argument("--no-resume", action="store_true",
                    help="start the same run over even if checkpoints exist")

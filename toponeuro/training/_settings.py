@@ -47,47 +47,43 @@ __all__ = ["TrainSchedule", "TrainData", "TrainRecords", "LR_SCHEDULES", "OLD_TR
 LR_SCHEDULES = ("cosine",)
 
 
-class _RecipeTable:
-    """Settings that a recipe's ``[train]`` table holds, key for field."""
+def _from_recipe(cls, recipe: Mapping):
+    """The settings of a recipe's ``[train]`` table, by field name.
 
-    @classmethod
-    def from_recipe(cls, recipe: Mapping):
-        """The settings of a recipe's ``[train]`` table, by field name.
+    A key left out takes the field's default; a value the field declares as meaning
+    ``None`` (``recipe_none``: ``lr_schedule = "constant"``, ``log_every = 0``) is
+    ``None``. The command line's flags of these fields set the same keys.
 
-        A key left out takes the field's default; a value the field declares as meaning
-        ``None`` (``recipe_none``: ``lr_schedule = "constant"``, ``log_every = 0``) is
-        ``None``. The command line's flags of these fields set the same keys.
+    Parameters
+    ----------
+    recipe : mapping
+        A recipe (:func:`~toponeuro.training.load_recipe`).
 
-        Parameters
-        ----------
-        recipe : mapping
-            A recipe (:func:`~toponeuro.training.load_recipe`).
+    Returns
+    -------
+    TrainSchedule or TrainRecords
+        Checked.
 
-        Returns
-        -------
-        TrainSchedule or TrainRecords
-            Checked.
-
-        Examples
-        --------
-        >>> TrainSchedule.from_recipe({"train": {"epochs": 2, "lr": 0.1}}).lr
-        0.1
-        >>> TrainRecords.from_recipe({"train": {"log_every": 5}}).log_every
-        5
-        >>> TrainSchedule.from_recipe({"train": {"lr_schedule": "constant"}}).lr_schedule is None
-        True
-        """
-        table = recipe["train"]
-        values = {}
-        for f in dataclasses.fields(cls):
-            if f.init and f.name in table:
-                value = table[f.name]
-                values[f.name] = None if value in f.metadata.get("recipe_none", ()) else value
-        return cls(**values)
+    Examples
+    --------
+    >>> TrainSchedule.from_recipe({"train": {"epochs": 2, "lr": 0.1}}).lr
+    0.1
+    >>> TrainRecords.from_recipe({"train": {"log_every": 5}}).log_every
+    5
+    >>> TrainSchedule.from_recipe({"train": {"lr_schedule": "constant"}}).lr_schedule is None
+    True
+    """
+    table = recipe["train"]
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.init and f.name in table:
+            value = table[f.name]
+            values[f.name] = None if value in f.metadata.get("recipe_none", ()) else value
+    return cls(**values)
 
 
 @dataclass(frozen=True)
-class TrainSchedule(_RecipeTable):
+class TrainSchedule:
     """How long and how :func:`~toponeuro.training.train` optimises: a recipe's ``[train]``.
 
     Parameters
@@ -127,6 +123,8 @@ class TrainSchedule(_RecipeTable):
     lr_schedule: str | None = field(default="cosine", metadata=declared(
         "--lr-schedule", "cosine anneals the learning rate over all steps; constant keeps it",
         choices=("cosine", "constant"), none="constant", recipe_none=("constant", "none")))
+
+    from_recipe = classmethod(_from_recipe)
 
     def __post_init__(self):
         _set(self, "epochs", check_int(self.epochs, "schedule.epochs", lo=1))
@@ -207,7 +205,7 @@ class TrainData:
 
 
 @dataclass(frozen=True)
-class TrainRecords(_RecipeTable):
+class TrainRecords:
     """What a training run keeps besides the weights (none of it changes them).
 
     Parameters
@@ -235,6 +233,8 @@ class TrainRecords(_RecipeTable):
     keep_checkpoints: int | None = field(default=None, metadata=declared(
         "--keep-checkpoints", "keep only the last N epoch checkpoints on disk", metavar="N",
         none="all", recipe_none=(0,)))
+
+    from_recipe = classmethod(_from_recipe)
 
     def __post_init__(self):
         for name, fix in (("log_every", "None logs no steps."),

@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._util.frozen import declared as _meta
+from ._util.frozen import set_checked as _set
 from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
 from ._util.stack import user_stacklevel
 from .analysis import RulerSettings
@@ -71,11 +73,6 @@ _TDANN_THRESHOLD = 2.0
 _TDANN_MIN_COUNT = 10
 
 
-def _meta(flag: str | None, help: str, **extra) -> dict:
-    """A field's declaration beyond its type and default: its flag (None: Python only) and help."""
-    return {"flag": flag, "help": help, **extra}
-
-
 def _n_draws(value, name: str) -> int:
     return check_int(value, name, lo=0, hi=MAX_PERMUTATIONS,
                      fix="0 draws no null; 1000 is the usual choice.")
@@ -94,11 +91,6 @@ def _seed(value, name: str):
         return value
     return check_int(value, name, lo=0,
                      fix="Give None, a whole number >= 0 or a numpy.random.Generator.")
-
-
-def _set(obj, name: str, value) -> None:
-    """Store a checked (canonical) value on a frozen settings object."""
-    object.__setattr__(obj, name, value)
 
 
 # --- the spatial nulls ----------------------------------------------------------------------

@@ -135,6 +135,27 @@ def test_cli_message_turns_parameters_into_flags():
         "note: x_y: kept, cortex_maps:x")  # unknown names and no space: kept
 
 
+def test_cli_message_writes_a_dict_after_its_flag():
+    """A dict value (the verb - noun hint's ``cortex_maps={'verbs': ...}``) used to be left
+    glued to the flag: ``--cortex-maps{'verbs': ...}``."""
+    flags = cli._checks._flags(build_parser(), "map")
+    hint = ("Give it as cortex_maps={'verbs': 'group-level-contrast.nc'} (any format), or pass "
+            "verb_noun=None.")
+    assert cli_message(hint, flags) == ("Give it as --cortex-maps verbs=group-level-contrast.nc "
+                                        "(any format), or pass --verb-noun None.")
+    # a dict a flag takes as JSON: JSON, quoted for the shell; nested dicts whole
+    assert cli_message("set vol_to_surf={'radius': 2}.", flags) == (
+        "set --vol-to-surf '{\"radius\": 2}'.")
+    assert cli_message("cortex.maps={'verbs': {'left': 'a.gii'}} is", flags) == (
+        "--cortex-maps '{\"verbs\": {\"left\": \"a.gii\"}}' is")
+    # a value the rewrite does not parse stays, after a space, never glued to the flag
+    for text in ("cortex.maps={not a dict", "cortex.maps=@x", "cortex.maps=#3"):
+        out = cli_message(text, flags)
+        assert out.startswith("--cortex-maps ") and out[len("--cortex-maps "):] == text.split(
+            "=", 1)[1], out
+    assert cli_message("cortex.maps=, then", flags) == "--cortex-maps, then"
+
+
 # --- error paths: exit 1, a message, no traceback --------------------------------------------
 @pytest.fixture
 def afile(tmp_path):

@@ -198,3 +198,33 @@ def test_run_recipe_passes_the_settings_objects(tmp_path, monkeypatch):
     assert seen["args"][3] == TrainSchedule.from_recipe(dict(r, train=dict(r["train"],
                                                                            epochs=2)))
     assert isinstance(seen["kw"]["records"], TrainRecords)
+
+
+@pytest.mark.parametrize("word", ["constant", "none"])
+def test_a_recipes_constant_schedule_is_none(word):
+    """The recipe schema accepts ``lr_schedule = "constant"`` (and ``"none"``); it used to
+    reach TrainSchedule as a string and be refused."""
+    assert TrainSchedule.from_recipe({"train": {"lr_schedule": word}}).lr_schedule is None
+    assert TrainSchedule.from_recipe({"train": {}}).lr_schedule == "cosine"
+
+
+def test_from_recipe_is_one_path_for_both_tables():
+    """One ``from_recipe``: each field reads the ``[train]`` key of its name, the rest of the
+    table is another object's."""
+    table = {"epochs": 2, "lr": 1, "log_every": 4, "keep_checkpoints": 0, "momentum": 0.5}
+    s, r = TrainSchedule.from_recipe({"train": table}), TrainRecords.from_recipe({"train": table})
+    assert TrainSchedule.from_recipe.__func__ is TrainRecords.from_recipe.__func__
+    assert s == TrainSchedule(epochs=2, lr=1.0, momentum=0.5) and isinstance(s.lr, float)
+    assert r == TrainRecords(log_every=4)
+    with pytest.raises(E.ParameterError, match=r"schedule\.lr=-1"):
+        TrainSchedule.from_recipe({"train": {"lr": -1}})
+
+
+def test_every_recipe_field_declares_its_flag_and_help():
+    """The fields the command line sets carry their flag and help (``toponeuro train``'s
+    flags are built from them); TrainData's are Python only."""
+    for cls in (TrainSchedule, TrainRecords):
+        for f in dataclasses.fields(cls):
+            assert f.metadata["flag"] == "--" + f.name.replace("_", "-"), f.name
+            assert len(f.metadata["help"]) > 8, f.name
+    assert all(f.metadata["flag"] is None for f in dataclasses.fields(TrainData))

@@ -40,7 +40,13 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``toponeuro`` argument parser, one sub-parser per entry of :data:`COMMANDS`.
+    """The ``toponeuro`` argument parser, one sub-parser per entry of :data:`COMMANDS`, with
+    every flag (those ``train`` builds from :mod:`toponeuro.training`'s declarations too).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser :func:`main` uses.
 
     Examples
     --------
@@ -48,6 +54,16 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.command, args.images, args.layers, args.stimuli  # stimuli: the job's default
     ('map', [97, 98, 99], ['fc'], None)
     """
+    parser = _build_parser()
+    for sub in _subparsers(parser):  # the flags a sub-parser adds when it runs: at once here
+        if hasattr(sub, "complete"):
+            sub.complete()
+    return parser
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    """:func:`build_parser` as :func:`main` uses it: a sub-parser whose flags need a heavy
+    import (``train``'s, from :mod:`toponeuro.training`) adds them when it runs."""
     parser = argparse.ArgumentParser(
         prog="toponeuro",
         description="Compare topographic neural networks (TopoNets) with the human brain.",
@@ -58,6 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
     for add, _ in COMMANDS.values():
         add(sub)
     return parser
+
+
+def _subparsers(parser):
+    """Every sub-parser of ``parser``, nested ones included."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield sub
+                yield from _subparsers(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["extract", "--model", "toponet_demo.v2_tau_0", "--stimuli", "absent/", "--out", "a.nc"])
     1
     """
-    parser = build_parser()
+    parser = _build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
         parser.print_help(sys.stderr)

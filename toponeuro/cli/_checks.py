@@ -138,8 +138,12 @@ def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
 
 
 _PARAM = re.compile(
-    r"(?<![\w.-])([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[\w.:/<>-]+)?"
+    r"(?<![\w.-])([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?)=(True\b|'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|"
+    r"\{(?:[^{}]|\{[^{}]*\})*\}|[\w.:/<>-]+)?"
 )
+
+#: flags that take ``NAME=VALUE`` items, comma-separated: a dict is written in that form
+_NAME_VALUE = ("--cortex-maps",)
 
 #: ``name: ...``: a message about one parameter, named before a colon (the atlases'
 #: ``cortex_maps: 'faces' has ...``). Only names with an underscore (never an English word)
@@ -154,15 +158,17 @@ def _flag_of(name: str, flags: dict[str, str]) -> str | None:
         return flags[name]
     if name in _FLAG_OF:
         return _FLAG_OF[name]
-    from ..settings import OLD_KEYWORDS
-    from ._settings import settings_flags
+    from ._settings import old_keyword_fields, settings_flags
 
     if "." in name:
         return settings_flags().get(name)
-    # a library message in a 0.4 name (cortex_threshold=): the flag of its settings field,
-    # where this command has that flag
-    flag = settings_flags().get(OLD_KEYWORDS.get(name, ""))
-    return flag if flag is not None and flag in flags.values() else None
+    # a library message in a 0.4 name (cortex_threshold=, train's epochs=): the flag of its
+    # settings field, where this command has that flag
+    for old in old_keyword_fields():
+        flag = settings_flags().get(old.get(name, ""))
+        if flag is not None and flag in flags.values():
+            return flag
+    return None
 
 
 def one_line(message: str) -> str:
@@ -189,6 +195,27 @@ def one_line(message: str) -> str:
     return f"{lines[0]} [{n} more line{'' if n == 1 else 's'}] {lines[-1]}"
 
 
+def _dict_value(text: str, flag: str) -> str:
+    """A dict written in a message (``{'verbs': 'c.nc'}``) as the flag takes it: ``NAME=VALUE``
+    items for the flags of :data:`_NAME_VALUE`, else JSON in single quotes (as the shell
+    needs it); a text that is no literal dict stays as it is."""
+    import ast
+    import json
+
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+    if not isinstance(value, dict):
+        return text
+    if flag in _NAME_VALUE and all(isinstance(v, str | int | float) for v in value.values()):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    try:
+        return f"'{json.dumps(value)}'"
+    except (TypeError, ValueError):
+        return text
+
+
 def cli_message(message: str, flags: dict[str, str]) -> str:
     """``message`` with ``name=value`` of library parameters written as ``--flag value``
     (and ``name:`` opening a message about one parameter as ``--flag:``).
@@ -200,6 +227,10 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
     'pass --trust-checkpoint, or --categories faces places.'
     >>> cli_message("cortex_maps: 'faces' is constant", {"cortex_maps": "--cortex-maps"})
     "--cortex-maps: 'faces' is constant"
+    >>> cli_message("give cortex_maps={'verbs': 'contrast.nc'}", {"cortex_maps": "--cortex-maps"})
+    'give --cortex-maps verbs=contrast.nc'
+    >>> print(cli_message("vol_to_surf={'radius': 2}", {"vol_to_surf": "--vol-to-surf"}))
+    --vol-to-surf '{"radius": 2}'
     """
 
     def swap(m):
@@ -208,7 +239,11 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
         if flag is None:
             return m.group(0)
         if value in (None, "", "True"):
-            return flag
+            # a value this rewrite does not know stays, after a space (never glued to the flag)
+            rest = m.string[m.end():m.end() + 1]
+            return flag if not rest or rest.isspace() or rest in ",.;:)]}" else f"{flag} "
+        if value[:1] == "{" and value[-1:] == "}":
+            return f"{flag} {_dict_value(value, flag)}"
         if value[:1] in "'\"" and value[-1:] == value[:1]:
             value = value[1:-1]
         elif value[:1] == "[" and value[-1:] == "]" and flag not in _ONE_VALUE:

@@ -18,8 +18,9 @@ class _HelpFormatter(argparse.HelpFormatter):
         library_default = getattr(action, "library_default", None)
         if library_default is not None:  # read from the library only when help is shown
             value, source = library_default()
-            return f"{text} (default: {value:g}, {source})" if isinstance(
-                value, float) else f"{text} (default: {value}, {source})"
+            value = f"{value:g}" if isinstance(value, float) else value
+            return f"{text} (default: {value}, {source})" if source else (
+                f"{text} (default: {value})")
         default = action.default
         if (
             "default" in text
@@ -50,7 +51,7 @@ def _model_args(p, *, required: bool, positional: bool = False, default_help: st
 
     Returns the ``--model`` action (so a caller can attach a ``library_default``).
     """
-    text = "registered model name arch.tag (see `toponeuro models`)" + default_help
+    text = _declared_help("ModelSource", "name") + default_help
     if positional:
         text += f" ({need})"
         p.add_argument("model_pos", nargs="?", metavar="MODEL",
@@ -59,7 +60,14 @@ def _model_args(p, *, required: bool, positional: bool = False, default_help: st
                           help=text + ("; same as MODEL" if positional else ""))
 
 
-_DEVICE_HELP = "cpu, cuda or cuda:N"
+def _declared_help(cls_name: str, name: str) -> str:
+    """The help that field ``name`` of the settings class ``cls_name`` of
+    :mod:`toponeuro.settings` declares: a flag that several commands add themselves
+    (``--model``, ``--checkpoint``, ``--device`` ...) says what its field says, in one place."""
+    from .. import settings as S
+
+    return getattr(S, cls_name).__dataclass_fields__[name].metadata["help"]
+
 
 
 def _add_no_progress(p) -> None:
@@ -69,7 +77,7 @@ def _add_no_progress(p) -> None:
 def _add_forward_args(p, *, batch_size: int, per: str) -> None:
     """``--batch-size``, ``--device`` and ``--no-progress``: how a command runs the model."""
     p.add_argument("--batch-size", type=int, default=batch_size, help=f"{per} per forward pass")
-    p.add_argument("--device", default="cpu", help=_DEVICE_HELP)
+    p.add_argument("--device", default="cpu", help=_declared_help("Extraction", "device"))
     _add_no_progress(p)
 
 
@@ -81,11 +89,9 @@ def _forward(args, device) -> dict:
 def _add_checkpoint_args(p) -> None:
     """``--checkpoint`` and ``--trust-checkpoint``: local weights instead of the released ones
     (read by :func:`toponeuro.training.load_trained_model`, in every command alike)."""
-    p.add_argument("--checkpoint",
-                   help="a checkpoint from `toponeuro train`, or a state dict for --model "
-                   "(default: the model's released weights)")
+    p.add_argument("--checkpoint", help=_declared_help("ModelSource", "checkpoint"))
     p.add_argument("--trust-checkpoint", action="store_true",
-                   help="allow checkpoints that pickle arbitrary objects (runs their code)")
+                   help=_declared_help("ModelSource", "trust_checkpoint"))
 
 
 def _library_default(action, value_and_source) -> None:

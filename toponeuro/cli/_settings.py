@@ -1,4 +1,8 @@
-"""Flags built from the declarations of :mod:`toponeuro.settings`, and parsed back into them.
+"""Flags built from the declarations of the settings objects, and parsed back into them.
+
+The settings objects are those of :mod:`toponeuro.settings` (``map``) and of
+:mod:`toponeuro.training` (``train``: :class:`~toponeuro.training.TrainSchedule`,
+:class:`~toponeuro.training.TrainRecords`).
 
 Each field of a settings object declares its flag and help (``dataclasses.field(metadata=)``);
 :func:`add_settings_args` adds one option per field (its ``dest`` is ``"param.field"``, the
@@ -15,7 +19,8 @@ import argparse
 import dataclasses
 import sys
 
-__all__ = ["add_settings_args", "settings_from_args", "settings_flags", "given_settings"]
+__all__ = ["add_settings_args", "settings_from_args", "settings_flags", "settings_classes",
+           "given_settings", "old_keyword_fields"]
 
 
 def _number(text: str):
@@ -62,7 +67,24 @@ def _type_of(f):
     return str
 
 
-def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = "") -> dict:
+def _public_module(cls) -> str:
+    """Where ``cls`` is documented: its module up to the first private part
+    (``toponeuro.training._settings`` -> ``toponeuro.training``)."""
+    parts = cls.__module__.split(".")
+    return ".".join(parts[:next((i for i, x in enumerate(parts) if x.startswith("_")),
+                                len(parts))])
+
+
+def _shown(f) -> str:
+    """A field's default as ``--help`` writes it (``None``: what the field says it means)."""
+    d = f.default
+    if d is None:
+        return f"None ({f.metadata['none']})" if "none" in f.metadata else "None"
+    return f"{d:g}" if isinstance(d, float) else str(d)
+
+
+def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = "",
+                      first: str = "") -> dict:
     """One option per declared field of the settings class ``cls`` (not those in ``skip``).
 
     Parameters
@@ -77,6 +99,9 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
         Use a field's ``language_help`` where it declares one (``map --language --help``).
     prefix : str
         Put before each help text (``"with --language: "``).
+    first : str
+        What applies before the library's default when the flag is left out, for ``--help``
+        (``"the recipe's train.{name}"``; ``{name}``: the field).
 
     Returns
     -------
@@ -102,11 +127,15 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
             if "choices" in meta:
                 kw.pop("metavar")
         action = p.add_argument(meta["flag"], **kw)
-        if f.default is not None and f.default is not dataclasses.MISSING and not meta.get(
+        source = f"{_public_module(cls)}.{cls.__name__}().{f.name}"
+        if first and not meta.get("action"):
+            # what applies first (the recipe's key), then the library's default
+            text = f"{first.format(name=f.name)}, else {source} = {_shown(f)}"
+            action.library_default = lambda t=text: (t, "")
+        elif f.default is not None and f.default is not dataclasses.MISSING and not meta.get(
                 "action"):
             # the library's default, read when help is shown (cli._common._HelpFormatter)
-            action.library_default = lambda d=f.default, n=f.name: (
-                d, f"toponeuro.settings.{cls.__name__}().{n}")
+            action.library_default = lambda d=f.default, s=source: (d, s)
         for old in meta.get("old_flags", ()):
             old_kw = {k: v for k, v in kw.items() if k not in ("help", "action")}
             p.add_argument(old, action=_OldFlag, new_flag=meta["flag"], help=argparse.SUPPRESS,
@@ -131,13 +160,38 @@ def settings_from_args(args, cls, **values):
     return cls(**given)
 
 
-def settings_flags() -> dict[str, str]:
-    """``"param.field" -> flag`` for every declared field of :mod:`toponeuro.settings`."""
+def settings_classes() -> tuple:
+    """Every settings class whose fields declare flags: the jobs' and ``train``'s."""
     from .. import settings as S
+    from ..training import TrainData, TrainRecords, TrainSchedule
 
+    return (S.NullSettings, S.PatchRule, S.CortexInput, S.Extraction, S.ModelSource,
+            S.RulerRun, S.LanguageUnits, S.FlocStimuli, S.LanguageStimuli, TrainSchedule,
+            TrainData, TrainRecords)
+
+
+def settings_flags() -> dict[str, str]:
+    """``"param.field" -> flag`` for every declared field of the settings classes
+    (:func:`settings_classes`): ``"null.n_permutations"``, ``"schedule.lr"`` ...
+
+    Examples
+    --------
+    >>> flags = settings_flags()
+    >>> flags["cortex.n_permutations"], flags["schedule.lr"], flags["records.log_every"]
+    ('--cortex-n-permutations', '--lr', '--log-every')
+    """
     out = {}
-    for cls in (S.NullSettings, S.PatchRule, S.CortexInput, S.Extraction, S.ModelSource,
-                S.RulerRun, S.LanguageUnits, S.FlocStimuli, S.LanguageStimuli):
+    for cls in settings_classes():
         for f in _declared(cls, all_flags=True):
             out[f"{cls._name}.{f.name}"] = f.metadata["flag"]
     return out
+
+
+def old_keyword_fields() -> tuple[dict[str, str], ...]:
+    """The 0.4 keywords of the library's entries -> the settings field that replaced them
+    (``"cortex_threshold" -> "cortex.threshold"``; ``train``'s ``"epochs" ->
+    "schedule.epochs"``), one mapping per entry."""
+    from ..settings import OLD_KEYWORDS
+    from ..training import OLD_TRAIN_KEYWORDS
+
+    return OLD_KEYWORDS, OLD_TRAIN_KEYWORDS

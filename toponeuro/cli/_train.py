@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from .._io.output import atomic_file, check_not_an_input, check_output_file
@@ -14,10 +15,10 @@ from ._checks import (
     _positive,
 )
 from ._common import (
-    _DEVICE_HELP,
     _add_checkpoint_args,
     _add_forward_args,
     _add_no_progress,
+    _declared_help,
     _forward,
     _model_args,
     _parser,
@@ -36,15 +37,15 @@ def _add_train(sub):
         "output folder records its recipe (run.json): a rerun with another recipe is refused "
         "unless --restart.",
     )
+    p.__class__ = _TrainParser  # the [train] flags: added when train runs or shows its help
     p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
                    "(required unless --list)")
     p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
-    p.add_argument("--epochs", type=int, help="number of epochs of an image recipe (default: "
-                   "the recipe's)")
     p.add_argument("--steps", type=int, help="number of steps of a language recipe (default: "
                    "the recipe's)")
     p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
-    p.add_argument("--device", help=f"{_DEVICE_HELP} (default: the recipe's, else cpu)")
+    p.add_argument("--device", help=_declared_help("Extraction", "device")
+                   + " (default: the recipe's, else cpu)")
     p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
     p.add_argument("--no-resume", action="store_true",
                    help="start the same run over even if checkpoints exist")
@@ -53,6 +54,79 @@ def _add_train(sub):
                    "over")
     _add_no_progress(p)
     p.add_argument("--list", action="store_true", help="list the recipes shipped with toponeuro")
+
+
+def _train_settings() -> tuple:
+    """The settings classes of :func:`toponeuro.training.train` whose fields are an image
+    recipe's ``[train]`` keys, each set by its own flag."""
+    from ..training import TrainRecords, TrainSchedule
+
+    return TrainSchedule, TrainRecords
+
+
+class _TrainParser(argparse.ArgumentParser):
+    """The ``train`` parser. Its flags of an image recipe's ``[train]`` are built from the
+    declarations of :class:`~toponeuro.training.TrainSchedule` and
+    :class:`~toponeuro.training.TrainRecords` (:func:`complete`), which live in
+    :mod:`toponeuro.training` and so import torch: they are added when ``train`` parses its
+    arguments (also ``train --help``), not for every ``toponeuro`` command
+    (:func:`toponeuro.cli.build_parser` adds them at once)."""
+
+    _completed = False
+
+    def complete(self) -> None:
+        """Add the declared flags (once)."""
+        if self._completed:
+            return
+        self._completed = True
+        from ._settings import add_settings_args
+
+        group = self.add_argument_group(
+            "an image recipe's [train]",
+            "each flag sets the recipe's key of its name (toponeuro.training.TrainSchedule, "
+            "TrainRecords)")
+        for cls in _train_settings():
+            add_settings_args(group, cls, first="the recipe's train.{name}")
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.complete()
+        return super().parse_known_args(args, namespace)
+
+
+def _train_flags(args) -> dict:
+    """``{[train] key: value}`` of the flags given, checked as the settings object checks the
+    recipe's values (a message names the field, ``schedule.lr``, which
+    :func:`~._checks.cli_message` writes as ``--lr``)."""
+    from ._settings import given_settings
+
+    given = {}
+    for cls in _train_settings():
+        mine = given_settings(args, cls)
+        # a value that is the name of the field's None (--lr-schedule constant) means None
+        none = {k for k, v in mine.items()
+                if v == cls.__dataclass_fields__[k].metadata.get("none")}
+        checked = cls(**{k: None if k in none else v for k, v in mine.items()})
+        for name, value in mine.items():  # canonical (2.0 epochs: 2), "constant" as given
+            given[name] = value if name in none else getattr(checked, name)
+    return given
+
+
+def _image_recipe_only(given: dict, recipe: dict) -> None:
+    """Refuse the ``[train]`` flags (but ``--epochs``: run_recipe's own) for a language
+    recipe, whose ``[train]`` is another table."""
+    from ..exceptions import InvalidDataError
+    from ..training import LANGUAGE_KIND
+
+    if recipe.get("kind") != LANGUAGE_KIND:
+        return
+    fields = {f: c.__dataclass_fields__[f] for c in _train_settings()
+              for f in c.__dataclass_fields__}
+    flags = " and ".join(fields[k].metadata["flag"] for k in given if k != "epochs")
+    if flags:
+        raise InvalidDataError(
+            f"{flags} set an image recipe's [train]; {recipe.get('name', 'the recipe')!r} is "
+            f"a language recipe: drop {flags} and set its [train] in the recipe file "
+            "(--steps sets its length).")
 
 
 def _run_train(args) -> int:
@@ -66,15 +140,18 @@ def _run_train(args) -> int:
     if not args.recipe:
         print("toponeuro train: give --recipe NAME|FILE (see --list)", file=sys.stderr)
         return 2
-    _positive(args.epochs, "--epochs", RecipeError)
+    train = _train_flags(args)
     _positive(args.steps, "--steps", RecipeError)
     out = _out_folder(args.out) if args.out else None
     device = _device(args.device)
     if args.data is not None and args.data != "floc":
         _input_path(args.data, "--data", "an image folder with one sub-folder per class, or floc")
     recipe = load_recipe(args.recipe)
+    _image_recipe_only(train, recipe)
+    epochs = train.pop("epochs", None)  # run_recipe's own: it refuses it for a language recipe
+    recipe["train"].update(train)
     overrides = {
-        k: v for k, v in {"epochs": args.epochs, "steps": args.steps, "seed": args.seed,
+        k: v for k, v in {"epochs": epochs, "steps": args.steps, "seed": args.seed,
                           "device": device}.items()
         if v is not None
     }

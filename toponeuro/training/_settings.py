@@ -33,8 +33,10 @@ import dataclasses
 import numbers
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .._util.frozen import declared
+from .._util.frozen import set_checked as _set
 from .._util.params import check_int, check_number
 from .._util.stack import user_stacklevel
 from ..exceptions import InputTypeError, UnknownNameError, close_matches
@@ -45,9 +47,39 @@ __all__ = ["TrainSchedule", "TrainData", "TrainRecords", "LR_SCHEDULES", "OLD_TR
 LR_SCHEDULES = ("cosine",)
 
 
-def _set(obj, name: str, value) -> None:
-    """Store a checked (canonical) value on a frozen settings object."""
-    object.__setattr__(obj, name, value)
+def _from_recipe(cls, recipe: Mapping):
+    """The settings of a recipe's ``[train]`` table, by field name.
+
+    A key left out takes the field's default; a value the field declares as meaning
+    ``None`` (``recipe_none``: ``lr_schedule = "constant"``, ``log_every = 0``) is
+    ``None``. The command line's flags of these fields set the same keys.
+
+    Parameters
+    ----------
+    recipe : mapping
+        A recipe (:func:`~toponeuro.training.load_recipe`).
+
+    Returns
+    -------
+    TrainSchedule or TrainRecords
+        Checked.
+
+    Examples
+    --------
+    >>> TrainSchedule.from_recipe({"train": {"epochs": 2, "lr": 0.1}}).lr
+    0.1
+    >>> TrainRecords.from_recipe({"train": {"log_every": 5}}).log_every
+    5
+    >>> TrainSchedule.from_recipe({"train": {"lr_schedule": "constant"}}).lr_schedule is None
+    True
+    """
+    table = recipe["train"]
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.init and f.name in table:
+            value = table[f.name]
+            values[f.name] = None if value in f.metadata.get("recipe_none", ()) else value
+    return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -67,7 +99,8 @@ class TrainSchedule:
     weight_decay : float
         SGD's weight decay, >= 0.
     lr_schedule : {"cosine", None}
-        ``"cosine"`` anneals the learning rate over all steps; ``None`` keeps it constant.
+        ``"cosine"`` anneals the learning rate over all steps; ``None`` keeps it constant
+        (in a recipe and on the command line: ``"constant"``).
 
     Examples
     --------
@@ -77,12 +110,21 @@ class TrainSchedule:
 
     _name = "schedule"
 
-    epochs: int = 1
-    batch_size: int = 32
-    lr: float = 0.05
-    momentum: float = 0.9
-    weight_decay: float = 5e-4
-    lr_schedule: str | None = "cosine"
+    epochs: int = field(default=1, metadata=declared(
+        "--epochs", "number of epochs of an image recipe", metavar="N"))
+    batch_size: int = field(default=32, metadata=declared(
+        "--batch-size", "images per optimiser step", metavar="N"))
+    lr: float = field(default=0.05, metadata=declared(
+        "--lr", "SGD's learning rate (the peak of the cosine schedule)"))
+    momentum: float = field(default=0.9, metadata=declared(
+        "--momentum", "SGD's momentum, in [0, 1)"))
+    weight_decay: float = field(default=5e-4, metadata=declared(
+        "--weight-decay", "SGD's weight decay, >= 0"))
+    lr_schedule: str | None = field(default="cosine", metadata=declared(
+        "--lr-schedule", "cosine anneals the learning rate over all steps; constant keeps it",
+        choices=("cosine", "constant"), none="constant", recipe_none=("constant", "none")))
+
+    from_recipe = classmethod(_from_recipe)
 
     def __post_init__(self):
         _set(self, "epochs", check_int(self.epochs, "schedule.epochs", lo=1))
@@ -101,31 +143,6 @@ class TrainSchedule:
                 raise UnknownNameError(
                     f"schedule.lr_schedule={self.lr_schedule!r} is not one of {LR_SCHEDULES} "
                     f"or None (constant); {close_matches(self.lr_schedule, LR_SCHEDULES)}")
-
-    @classmethod
-    def from_recipe(cls, recipe: Mapping) -> TrainSchedule:
-        """The schedule of a recipe's ``[train]`` table (a key left out: the default).
-
-        Parameters
-        ----------
-        recipe : mapping
-            A recipe (:func:`~toponeuro.training.load_recipe`).
-
-        Returns
-        -------
-        TrainSchedule
-            Checked.
-
-        Examples
-        --------
-        >>> TrainSchedule.from_recipe({"train": {"epochs": 2, "lr": 0.1}}).lr
-        0.1
-        """
-        t = recipe["train"]
-        return cls(epochs=int(t.get("epochs", 1)), batch_size=int(t.get("batch_size", 32)),
-                   lr=float(t.get("lr", 0.05)), momentum=float(t.get("momentum", 0.9)),
-                   weight_decay=float(t.get("weight_decay", 5e-4)),
-                   lr_schedule=t.get("lr_schedule", "cosine"))
 
 
 def _is_dataset(value) -> bool:
@@ -160,9 +177,11 @@ class TrainData:
 
     _name = "data"
 
-    dataset: object
-    val_dataset: object = None
-    batch_transform: Callable | None = None
+    dataset: object = field(metadata=declared(
+        None, "the training images (the command line: the recipe's [data], or --data)"))
+    val_dataset: object = field(default=None, metadata=declared(None, "the validation images"))
+    batch_transform: Callable | None = field(default=None, metadata=declared(
+        None, "the batched augmentation"))
 
     def __post_init__(self):
         if isinstance(self.dataset, TrainData) or not _is_dataset(self.dataset):
@@ -208,8 +227,14 @@ class TrainRecords:
 
     _name = "records"
 
-    log_every: int | None = None
-    keep_checkpoints: int | None = None
+    log_every: int | None = field(default=None, metadata=declared(
+        "--log-every", "record the step log (steps.csv) every N steps", metavar="N",
+        none="no step log", recipe_none=(0,)))
+    keep_checkpoints: int | None = field(default=None, metadata=declared(
+        "--keep-checkpoints", "keep only the last N epoch checkpoints on disk", metavar="N",
+        none="all", recipe_none=(0,)))
+
+    from_recipe = classmethod(_from_recipe)
 
     def __post_init__(self):
         for name, fix in (("log_every", "None logs no steps."),
@@ -218,30 +243,6 @@ class TrainRecords:
             if value is not None:
                 _set(self, name, check_int(value, f"records.{name}", lo=1,
                                            fix=f"records.{name}={fix}"))
-
-    @classmethod
-    def from_recipe(cls, recipe: Mapping) -> TrainRecords:
-        """The records of a recipe's ``[train]`` table (a key left out or 0: None).
-
-        Parameters
-        ----------
-        recipe : mapping
-            A recipe (:func:`~toponeuro.training.load_recipe`).
-
-        Returns
-        -------
-        TrainRecords
-            Checked.
-
-        Examples
-        --------
-        >>> TrainRecords.from_recipe({"train": {"log_every": 5}}).log_every
-        5
-        """
-        t = recipe["train"]
-        return cls(log_every=int(t["log_every"]) if t.get("log_every") else None,
-                   keep_checkpoints=(int(t["keep_checkpoints"]) if t.get("keep_checkpoints")
-                                     else None))
 
 
 def _json(value):

@@ -1,0 +1,77 @@
+"""The two pieces every frozen settings object is made of (issue 44).
+
+The settings objects of :mod:`toponeuro.settings` (the jobs) and of
+:mod:`toponeuro.training` (``train``) are frozen dataclasses whose fields declare their
+command-line flag and help (:func:`declared`, read by ``toponeuro.cli._settings`` to build the
+flags) and whose ``__post_init__`` stores each value in its checked, canonical form
+(:func:`set_checked`).
+
+Examples
+--------
+>>> import dataclasses
+>>> @dataclasses.dataclass(frozen=True)
+... class Draws:
+...     n: int = dataclasses.field(default=10, metadata=declared("--n", "how many draws"))
+...     def __post_init__(self):
+...         set_checked(self, "n", int(self.n))
+>>> Draws(n=3.0).n, dataclasses.fields(Draws)[0].metadata["flag"]
+(3, '--n')
+"""
+
+from __future__ import annotations
+
+__all__ = ["declared", "set_checked"]
+
+
+def declared(flag: str | None, help: str, **extra) -> dict:
+    """A settings field's declaration beyond its type and default (its ``metadata``).
+
+    Parameters
+    ----------
+    flag : str or None
+        The command-line flag that sets the field (``None``: Python only).
+    help : str
+        What the field is, as ``--help`` shows it (the default is added there).
+    **extra
+        More for the command line: ``old_flags`` (earlier names, kept as hidden aliases that
+        warn), ``metavar``, ``nargs``, ``choices``, ``type``, ``action``, ``cli_adds`` (the
+        command adds the flag itself), ``language_help``, ``none`` (what the default ``None``
+        means, in words), ``recipe_none`` (the recipe values that mean ``None``).
+
+    Returns
+    -------
+    dict
+        ``{"flag": flag, "help": help, **extra}``.
+
+    Examples
+    --------
+    >>> declared("--alpha", "significance level")
+    {'flag': '--alpha', 'help': 'significance level'}
+    """
+    return {"flag": flag, "help": help, **extra}
+
+
+def set_checked(obj, name: str, value) -> None:
+    """Store a checked (canonical) value on a frozen settings object, in its ``__post_init__``.
+
+    Parameters
+    ----------
+    obj : object
+        The frozen dataclass instance being made.
+    name : str
+        The field.
+    value : object
+        Its checked value.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Rate:
+    ...     value: float = 1
+    ...     def __post_init__(self):
+    ...         set_checked(self, "value", float(self.value))
+    >>> Rate(2).value
+    2.0
+    """
+    object.__setattr__(obj, name, value)

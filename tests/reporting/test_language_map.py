@@ -287,7 +287,8 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["model"]["name"] == tiny_lm
     # one name per quantity: the draws live in the settings block only (0.5)
-    assert not {"n_permutations", "cortex_permutations"} & set(summary)
+    assert not {"n_permutations", "cortex_permutations", "alpha", "patch_min_units",
+                "token_pooling"} & set(summary)
     # one name from the flag to summary.json (issue 44)
     settings = summary["settings"]
     assert settings["null"]["n_permutations"] == 9

@@ -23,8 +23,9 @@ from toponeuro.reporting._kit.result import JobResult
 _COMMON = dict(toponeuro_version="0.5.0", created="2026-12-07T00:00:00+00:00",
                model={"name": "m", "source": "m (weights sha256 x)", "tau": 1.0,
                       "description": None, "weights_sha256": "x"},
-               layers=["l"], patch_min_units=10, alpha=0.05, definitions={"smoothness": "d"},
-               settings={"null": {"n_permutations": 9}, "patches": {"threshold": 2.0},
+               layers=["l"], definitions={"smoothness": "d"},
+               settings={"null": {"n_permutations": 9, "alpha": 0.05},
+                         "patches": {"threshold": 2.0, "min_units": 10},
                          "cortex": {"n_permutations": 19}})
 
 
@@ -173,12 +174,15 @@ def test_a_chosen_ruler_headline_writes_its_row_beside_where_it_stands():
 
 
 def test_a_quantity_is_read_by_its_one_name():
-    """The draws, the patch threshold: the settings block's names, nowhere else (0.5)."""
+    """The draws, alpha, the patch rule: the settings block's names, nowhere else (0.5)."""
     rep = _map_report()
     assert rep.setting("null.n_permutations") == 9
     assert rep.setting("cortex.n_permutations") == 19
-    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations"} & set(
-        rep.to_summary())
+    assert (rep.setting("null.alpha"), rep.setting("patches.min_units")) == (0.05, 10)
+    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations", "alpha",
+                "patch_min_units"} & set(rep.to_summary())
+    assert not {"alpha", "patch_min_units", "token_pooling"} & set(
+        _language_report().to_summary())
     with pytest.raises(InvalidDataError, match="records no setting 'ruler.n_permutations'"):
         rep.setting("ruler.n_permutations")
     with pytest.raises(InvalidDataError, match="records no setting"):

@@ -69,8 +69,7 @@ def _language_summary():
                       "description": None, "weights_sha256": "x"},
             "stimuli": {"set": "s", "source": "s", "n_stimuli": 640,
                         "conditions": {"S": 160, "N": 160}},
-            "layers": ["l"], "token_pooling": "mean", "selection": {}, "topography_map": "t",
-            "patch_threshold_t": 3.1, "patch_min_units": 10, "alpha": 0.05,
+            "layers": ["l"], "selection": {}, "topography_map": "t", "patch_threshold_t": 3.1,
             "settings": _language_settings(), "definitions": {}, "per_layer": {"l": layer},
             "cortex": {"atlas": "a", "nulls": "n", "hemispheres": {
                 "left": {"n_vertices": 10242, "parcel_fraction": 0.05, "n_regions": 5,

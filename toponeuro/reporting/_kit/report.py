@@ -3,8 +3,8 @@
 Each job's results builder fills a :class:`JobReport` (the vision job a :class:`MapReport`,
 the language job a :class:`LanguageMapReport`); the writers and the terminal summary read its
 fields, and ``summary.json`` is serialised from it in one place, :meth:`JobReport.to_summary`.
-The common sections -- what was run (version, time, model, stimuli, layers, the patch rule,
-the nulls' draws and alpha, the definitions), each layer's record, the cortex (its
+The common sections -- what was run (version, time, model, stimuli, layers, the
+definitions), each layer's record, the cortex (its
 hemispheres under a key of their own: :class:`CortexReport`), the headline, the settings,
 the run's seconds and its files -- are fields of the base; each job adds its own sections as
 typed fields.
@@ -492,14 +492,14 @@ class JobReport:
     ...                     weights_sha256=None)
     >>> rep = JobReport(toponeuro_version="0.5", created="2026-01-01T00:00:00+00:00",
     ...                 model=model, stimuli={"n_stimuli": 4}, layers=["l"],
-    ...                 patch_min_units=10, alpha=0.05, definitions={}, per_layer={"l": {}},
+    ...                 definitions={}, per_layer={"l": {}},
     ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h",
-    ...                 settings={"null": {"n_permutations": 9}})
+    ...                 settings={"null": {"n_permutations": 9, "alpha": 0.05}})
     >>> s = rep.to_summary()
     >>> s["cortex"]["hemispheres"], s["settings"], s["seconds"]
-    ({}, {'null': {'n_permutations': 9}}, None)
-    >>> JobReport.from_summary(s) == rep, rep.setting("null.n_permutations")
-    (True, 9)
+    ({}, {'null': {'n_permutations': 9, 'alpha': 0.05}}, None)
+    >>> JobReport.from_summary(s) == rep, rep.setting("null.alpha"), "alpha" in s
+    (True, 0.05, False)
     """
 
     toponeuro_version: str
@@ -508,8 +508,6 @@ class JobReport:
     #: the job's stimuli record (:class:`MapStimuliRecord`, :class:`LanguageStimuliRecord`)
     stimuli: object
     layers: list
-    patch_min_units: int
-    alpha: float
     definitions: dict
     #: layer -> its record (the job's own numbers and sentences: :class:`MapLayerRecord`,
     #: :class:`LanguageLayerRecord`)
@@ -520,7 +518,7 @@ class JobReport:
     headline: object
     #: the run's settings, recorded whole (filled by the job; None: not recorded), by the
     #: settings objects' names (:func:`toponeuro.settings.settings_record`): the one place
-    #: of the nulls' draws, the patch threshold, ... (read them with :meth:`setting`)
+    #: of the nulls' draws and alpha, the patch rule, ... (read them with :meth:`setting`)
     settings: dict | None = field(default=None, metadata=_OPTIONAL)
     #: seconds the run took (set by the writer; None before it)
     seconds: float | None = None
@@ -529,7 +527,8 @@ class JobReport:
 
     def setting(self, name: str):
         """A recorded setting by its one name, ``"parameter.field"`` (``"null.n_permutations"``,
-        ``"cortex.n_permutations"``, ``"patches.threshold"``): the name of the settings
+        ``"null.alpha"``, ``"cortex.n_permutations"``, ``"patches.threshold"``,
+        ``"patches.min_units"``, ``"units.token_pooling"``): the name of the settings
         field, of the job's messages and of ``summary.json``'s ``settings`` block."""
         param, _, name_ = name.partition(".")
         try:
@@ -626,7 +625,6 @@ class LanguageMapReport(JobReport):
     #: the sheet's patch threshold found by the run: the smallest t that passes
     #: Benjamini-Hochberg (None: none passes); a result, not the setting ``patches.threshold``
     patch_threshold_t: float | None
-    token_pooling: str
     selection: dict
     topography_map: str
     language_units: str

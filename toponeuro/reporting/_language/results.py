@@ -131,8 +131,7 @@ class LanguageInputs:
     Examples
     --------
     >>> LanguageInputs(card=None, model_desc="m", stimuli=[], stimuli_source="s",
-    ...                layers=("l",), token_pooling="mean", min_units=10, alpha=0.05,
-    ...                n_permutations=9, q=0.05).layers
+    ...                layers=("l",), alpha=0.05, n_permutations=9, q=0.05).layers
     ('l',)
     """
 
@@ -141,8 +140,6 @@ class LanguageInputs:
     stimuli: object
     stimuli_source: str
     layers: tuple
-    token_pooling: str
-    min_units: int
     alpha: float
     n_permutations: int
     q: float
@@ -440,7 +437,6 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
                            .items()},
         },
         "layers": layers,
-        "token_pooling": inputs.token_pooling,
         "selection": {k: _jsonable(units.topolm.attrs.get(k)) for k in
                       ("method", "statistic", "target", "against", "q_level", "top_k",
                        "alternative", "smooth_fwhm", "scope", "reference")},
@@ -448,8 +444,6 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
                            "smoothing would make any map smooth, so the positions null is "
                            "applied to the unsmoothed map)"),
         "patch_threshold_t": _num(units.threshold),
-        "patch_min_units": int(inputs.min_units),
-        "alpha": float(inputs.alpha),
         "definitions": _jsonable({**topo.table.attrs["definitions"],
                                   "morans_i": {k: v for k, v in morans_attrs.items()
                                                if k not in ("expected", "n_points")}}),
@@ -539,13 +533,13 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     ...            "weights_sha256": None},
     ...     stimuli={"set": "localizer", "source": "s", "n_stimuli": 640,
     ...              "conditions": {"S": 320, "N": 320}},
-    ...     layers=["l"], patch_threshold_t=3.1, patch_min_units=10, alpha=0.05,
-    ...     definitions={}, settings={"null": {"n_permutations": 9}},
+    ...     layers=["l"], patch_threshold_t=3.1, definitions={},
+    ...     settings={"null": {"n_permutations": 9, "alpha": 0.05}},
     ...     per_layer={"l": layer},
     ...     cortex=CortexReport(atlas="x", nulls="y", hemispheres={"left": {
     ...         "parcel_fraction": 0.05, "n_marked": 500, "n_with_data": 10000,
     ...         "n_regions": 5}}),
-    ...     headline="h", token_pooling="mean", selection={}, topography_map="t",
+    ...     headline="h", selection={}, topography_map="t",
     ...     language_units="u", comparison={"fits": {}})
     >>> print(format_language_summary(rep).splitlines()[0])
     toponeuro map --language — m on 640 localizer items (nulls: 9 draws, alpha 0.05)
@@ -554,7 +548,7 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
            else LanguageMapReport.from_summary(report))
     lines = [f"toponeuro map --language — {rep.model.name} on "
              f"{rep.stimuli.n_stimuli} localizer items (nulls: "
-             f"{rep.setting('null.n_permutations')} draws, alpha {rep.alpha:g})", ""]
+             f"{rep.setting('null.n_permutations')} draws, alpha {rep.setting('null.alpha'):g})", ""]
     if rep.headline:
         lines += [rep.headline, ""]
     for ly, r in rep.per_layer.items():

@@ -235,7 +235,7 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         "sentences, W word lists, J Jabberwocky, N nonword lists; "
         f"{esc(st.source)}).</li>"
         f"<li><b>Layers:</b> {esc(', '.join(s.layers))}; tokens pooled by "
-        f"{esc(s.token_pooling)}.</li>"
+        f"{esc(s.setting('units.token_pooling'))}.</li>"
         "<li><b>Language-selective units, as TopoLM defines them</b> "
         f"({esc(str(sel['reference']))}): activations smoothed on the sheet (Gaussian, FWHM "
         f"{sel['smooth_fwhm']} units), Welch t of S vs N, two-sided p, Benjamini-Hochberg at "
@@ -246,7 +246,7 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         "every map smooth, even that of a network whose units have no order, so a null that "
         "scatters the units' values would be miscalibrated there. Moran's I (each unit's four "
         "grid neighbours, row-standardised weights: esda's default), smoothness (TDANN) and "
-        f"patches ({s.patch_min_units} or more connected units with t &ge; "
+        f"patches ({s.setting('patches.min_units')} or more connected units with t &ge; "
         f"{_fmt(rep.threshold)}, the smallest t passing Benjamini-Hochberg on this map, after "
         f"TDANN's smoothing), each against {s.setting('null.n_permutations'):,} draws of the units' values "
         "scattered at random.</li>"
@@ -290,7 +290,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
                      + "".join(f"<li>{esc(ly)}: {esc(r['verdict'])}; {esc(r['organised'])}</li>"
                                for ly, r in vn.items()) + "</ul>")
     verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
-                f"spatial null) is at or below {s.alpha:g}; otherwise the sentence says the "
+                f"spatial null) is at or below {s.setting('null.alpha'):g}; otherwise the sentence says the "
                 f"opposite was not shown.</p>{verdicts}")
     notes = "" if m.tau else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '

@@ -234,9 +234,7 @@ class MapInputs:
     stimuli_source: str
     #: the mapped layers, in network order (the last is the headline layer)
     layers: tuple
-    #: patch threshold on the selectivity t, smallest patch (units)
-    threshold: float
-    min_units: int
+    #: the significance level of the verdicts (``null.alpha``)
     alpha: float = 0.05
     #: :func:`~toponeuro.reporting.training_images`'s record (None: unknown)
     training_images: dict | None = None
@@ -344,8 +342,6 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
         "layers": list(inputs.layers),
         "pooling": "mean over feature-map positions (one unit per channel)",
         "selectivity": str(sel.attrs.get("method", "t, each domain vs the other four domains")),
-        "patch_min_units": int(inputs.min_units),
-        "alpha": float(inputs.alpha),
         "p_values": ("map similarity: two-sided (more or less alike than chance; verdict "
                      "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
                      "either way'; no null: 'not tested'); smoothness and patches: one-sided "

@@ -47,7 +47,7 @@ def format_summary(report: MapReport | dict) -> str:
     lines = [
         f"toponeuro map — {rep.model.name} on {rep.stimuli.n_stimuli} fLoc "
         f"images (patches: t ≥ {rep.setting('patches.threshold'):g} after smoothing, significant "
-        f"at family-wise p ≤ {rep.alpha:g}; nulls: {n_perm:,} draws)",
+        f"at family-wise p ≤ {rep.setting('null.alpha'):g}; nulls: {n_perm:,} draws)",
     ]
     note = training_images_note(rep.stimuli)
     if note:
@@ -102,7 +102,7 @@ def format_summary(report: MapReport | dict) -> str:
             f", {a.p_text}"
             + ("  <- headline layer" if layer == head else ""))
     if rep.headline.arrangement:
-        parts = headline_parts(rep.headline, rep.alpha)
+        parts = headline_parts(rep.headline, rep.setting('null.alpha'))
         lines += ["", "Extra (0.4's headline): " + parts["question"]]
         lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
         lines.append(parts["rule"])

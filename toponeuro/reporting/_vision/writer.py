@@ -185,7 +185,7 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     fig = plot_arrangement_by_layer(
         {k: t.attrs["arrangement"] for k, t in res.comparison.items()},
-        alpha=rep.alpha, headline=head,
+        alpha=rep.setting('null.alpha'), headline=head,
         n_permutations=min(rep.setting("null.n_permutations"),
                            rep.setting("cortex.n_permutations")) or None)
     files["comparison.png"] = _savefig(fig, out / "comparison.png")
@@ -365,7 +365,7 @@ def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     rep = res.report
     m, st, layers = rep.model, rep.stimuli, rep.layers
-    thr, min_units = rep.setting("patches.threshold"), rep.patch_min_units
+    thr, min_units = rep.setting("patches.threshold"), rep.setting("patches.min_units")
     hemis = res.cortex_topo.sheets
     comp_parts = []
     for (layer, h), t in res.comparison.items():
@@ -421,7 +421,7 @@ def _html(res: ReportData, files: dict) -> str:
             f"sheet: {n_perm:,} draws ({rep.p_values}); cortex: {rep.cortex.nulls}."),
         baseline_text=baseline_text, **_calibration_texts(mesh),
         model_table=_model_table_html(res, thr), dims_table=_dims_table_html(rep),
-        n_permutations_text=f"{n_perm:,}", alpha=f"{rep.alpha:g}",
+        n_permutations_text=f"{n_perm:,}", alpha=f"{rep.setting('null.alpha'):g}",
         signatures="".join(
             f"<details><summary>{esc(ly)}: every statistic in words</summary><ul>"
             + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul></details>"
@@ -432,7 +432,7 @@ def _html(res: ReportData, files: dict) -> str:
                             "colours); black outlines: the significant patches the tables "
                             f"count ({min_units} or more connected units with t ≥ {thr:g} "
                             "after TDANN's smoothing, family-wise p ≤ "
-                            f"{rep.alpha:g})"),
+                            f"{rep.setting('null.alpha'):g})"),
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
                                      "on the sheet" + shade),
@@ -458,7 +458,7 @@ def _html(res: ReportData, files: dict) -> str:
         png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
                             if k.endswith(".png")),
     )
-    parts = headline_parts(rep.headline, rep.alpha)
+    parts = headline_parts(rep.headline, rep.setting('null.alpha'))
     answers = "".join(f"<li><b>{esc(h.capitalize())} hemisphere:</b> {esc(t)}</li>"
                       for h, t in parts["answers"].items())
     headline = (_ruler_headline_html(rep)
@@ -477,7 +477,7 @@ def _html(res: ReportData, files: dict) -> str:
         figure = _img(files, "comparison.png",
                   "The headline's number for every mapped layer and hemisphere: Spearman ρ "
                   "between the domain-centre distances on the sheet and on the cortex; filled "
-                  f"markers beat both nulls at p ≤ {rep.alpha:g}, open ones do not; "
+                  f"markers beat both nulls at p ≤ {rep.setting('null.alpha'):g}, open ones do not; "
                   "grey bars: the sheet-shift null's mean ± s.d.")
     return answer_first_page(
         title=f"toponeuro map — {m.name}",
@@ -564,7 +564,7 @@ def _extra_rows(rep: MapReport, layer: str, hemi: str) -> list:
             arr.domains), "statistic": "Spearman ρ of centre distances",
             "model": f"ρ = {_fmt(arr.spearman)} over {arr.n_pairs} "
                      "distances", "cortex": f"p = {_fmt(p, 2)} (shift and spin nulls)",
-            "verdict": _arrangement_verdict(arr, float(rep.alpha))})
+            "verdict": _arrangement_verdict(arr, float(rep.setting('null.alpha')))})
     sims = rep.per_layer[layer].map_similarity if layer in rep.per_layer else {}
     for pair, v in sims.items():
         rows.append({"descriptor": "domain similarity (extra)", "domain": pair,

@@ -72,7 +72,8 @@ def _language_summary():
             "layers": ["l"], "selection": {}, "topography_map": "t", "patch_threshold_t": 3.1,
             "settings": _language_settings(), "definitions": {}, "per_layer": {"l": layer},
             "cortex": {"atlas": "a", "nulls": "n", "hemispheres": {
-                "left": {"n_vertices": 10242, "parcel_fraction": 0.05, "n_regions": 5,
+                "left": {"n_vertices": 10242, "n_with_data": 10242, "n_marked": 512,
+                         "parcel_fraction": 0.05, "n_regions": 5,
                          "largest_region_vertices": 200, "largest_region_fraction": 0.0195}}},
             "seconds": 12.5, "files": {"report.html": "report.html"}}
 

@@ -136,7 +136,7 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
         for name, vals in cm.maps.items():
             fname = f"cortex_{_safe(name)}_{hemi}.png"
             fig = plot_cortex_map(np.asarray(vals, float), mesh=cm.mesh, hemi=hemi,
-                                  threshold=report.cortex.your_maps["threshold"],
+                                  threshold=report.cortex.your_maps.threshold,
                                   colorbar_label=name,
                                   title=f"Your map {name!r}, {hemi} hemisphere ({cm.mesh})")
             files[fname] = _savefig(fig, out / fname)
@@ -269,7 +269,7 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
                       for f in rep.fits.values())
     return (f"<p>Every descriptor is computed by one function on both sides, with the same "
             f"parameters (lengths in units of each map's extent), each against its null on "
-            f"its own geometry ({comp['n_permutations']:,} draws a side); one rule gives "
+            f"its own geometry ({comp.n_permutations:,} draws a side); one rule gives "
             f"the verdict (alike / unlike / not testable: toponeuro.analysis.ruler_verdict). "
             f"{esc(headline_rules())}</p>"
             f"<ul>{sources}</ul>{figs}"
@@ -284,10 +284,10 @@ def _html(rep: LanguageReport, files: dict) -> str:
         f"<h4>{esc(ly)} ({esc(r.sheet)})</h4><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul>"
         for ly, r in s.per_layer.items())
-    vn = s.verb_noun["per_layer"] if s.verb_noun is not None else {}
+    vn = s.verb_noun.per_layer if s.verb_noun is not None else {}
     if vn:
         verdicts += ("<h4>verb - noun (TopoLM's fMRI-fit items, Elli et al., 2019)</h4><ul>"
-                     + "".join(f"<li>{esc(ly)}: {esc(r['verdict'])}; {esc(r['organised'])}</li>"
+                     + "".join(f"<li>{esc(ly)}: {esc(r.verdict)}; {esc(r.organised)}</li>"
                                for ly, r in vn.items()) + "</ul>")
     verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
                 f"spatial null) is at or below {s.setting('null.alpha'):g}; otherwise the sentence says the "

@@ -285,15 +285,14 @@ def _dims_table_html(rep: MapReport) -> str:
         base = (r.map_similarity_random_init if rep.random_init_baseline
                 and r.map_similarity_random_init is not None else {})
         for pair, v in r.map_similarity_null.items():
-            name, stat = pair.replace("-", "–"), STATISTIC_NAMES.get(v["method"], v["method"])
-            row[f"{name} {stat}"] = f"{v['value']:+.2f}"
+            name, stat = pair.replace("-", "–"), STATISTIC_NAMES.get(v.method, v.method)
+            row[f"{name} {stat}"] = f"{v.value:+.2f}"
             row[f"{name} test (two-sided, sheet maps shifted)"] = (
-                f"{v['verdict']}, {v['p_text']}" if v["verdict"] != "not tested"
-                else "not tested")
+                f"{v.verdict}, {v.p_text}" if v.verdict != "not tested" else "not tested")
             if pair in base:
                 b = base[pair]
                 row[f"{name} {stat} at random initialisation"] = (
-                    f"{b['value']:+.2f} ({b['verdict']}, {b['p_text']})")
+                    f"{b.value:+.2f} ({b.verdict}, {b.p_text})")
         rows.append(row)
     return _html_table(pd.DataFrame(rows))
 
@@ -312,7 +311,7 @@ def _cortex_table_html(res: ReportData) -> str:
 
 def _user_maps(rep: MapReport) -> bool:
     """Whether the cortex maps are the user's (their values), not the atlas's ROIs."""
-    return rep.cortex.source.get("representation") == "values"
+    return rep.cortex.source.user_maps
 
 
 def _cortex_alone_text(rep: MapReport) -> str:
@@ -323,7 +322,8 @@ def _cortex_alone_text(rep: MapReport) -> str:
                 "them on the cortex (the spin test is drawn for their map similarities and "
                 "arrangement only), so they stand here and not beside the model's values, "
                 "which each carry their own null.")
-    scale = source.get("scale_mm", 10)
+    # the atlas's proximity maps' scale (binary ROIs record none: roi_proximity's 10 mm)
+    scale = 10 if source.scale_mm is None else source.scale_mm
     return (f"The smoothness and patches of the atlas's maps. Each map is the proximity "
             f"exp(−d / {scale:g} mm) to an ROI of the atlas (d the distance along the mesh): "
             "a map made of distances to a region is smooth by construction, and its patches "
@@ -401,7 +401,7 @@ def _html(res: ReportData, files: dict) -> str:
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
     user_maps = _user_maps(rep)
-    mesh = rep.cortex.source.get("mesh", "fsaverage5")
+    mesh = rep.cortex.source.on_mesh
     cortex_heading = (f"The cortex maps on their own: your maps on {mesh}" if user_maps
                       else "The cortex maps on their own: visfAtlas ROIs on fsaverage5")
     n_perm = rep.setting("null.n_permutations")
@@ -445,8 +445,7 @@ def _html(res: ReportData, files: dict) -> str:
                              "inflated fsaverage5 surface"),
         cortex_alone_text=esc(_cortex_alone_text(rep)), cortex_table=_cortex_table_html(res),
         cortex_similarity=esc(_cortex_similarity_text(rep)),
-        comparison_view=_html_table(comparison_view(res.comparison, head.layer, hemis,
-                                                    rep.to_summary()),
+        comparison_view=_html_table(comparison_view(res.comparison, head.layer, hemis, rep),
                                     index=True),
         fig_arrangements="".join(
             _img(files, f"arrangement_{h}.png",
@@ -628,12 +627,11 @@ def _cortex_similarity_text(rep: MapReport) -> str:
     """What the cortex maps used here show for the two pairs the guide names."""
     out = []
     for h, c in rep.cortex.hemispheres.items():
-        for pair, v in c["map_similarity"].items():
+        for pair, v in c.map_similarity.items():
             if v is None:
                 continue
-            test = c["map_similarity_null"][pair] if pair in c["map_similarity_null"] else {}
-            how = (f"{test['verdict']}, spin test {test['p_text']}" if "verdict" in test
-                   else "not tested")
+            test = c.map_similarity_null[pair] if pair in c.map_similarity_null else None
+            how = "not tested" if test is None else f"{test.verdict}, spin test {test.p_text}"
             out.append(f"{pair.replace('-', '–')} Pearson r = {v:+.2f} ({h}: {how})")
     if not out:
         return "The cortex maps used here do not cover these pairs."

@@ -282,6 +282,9 @@ def test_a_0_4_summary_with_hemispheres_beside_the_atlas_is_refused_by_name():
         MapReport.from_summary(old)
     with pytest.raises(InvalidDataError, match="lacks a field of MapReport"):
         MapReport.from_summary({k: v for k, v in s.items() if k != "pooling"})
+    # a summary.json that still repeats a setting at its top: refused, naming where it lives
+    with pytest.raises(InvalidDataError, match=r"\['alpha', 'patch_min_units'\].*under settings"):
+        MapReport.from_summary({**s, "alpha": 0.05, "patch_min_units": 10})
 
 
 def test_the_schemas_take_the_typed_report_and_refuse_the_0_4_cortex():

@@ -12,7 +12,8 @@ from .record import _OPTIONAL, _as, _as_each, _Record
 
 __all__ = ["SmoothnessNullRecord", "SimilarityTestRecord", "LabelNullRecord",
            "MapHemisphereRecord", "ParcelsRecord", "CortexSourceRecord",
-           "PatchCentroidsRecord", "ArrangementDrawsRecord", "YourMapsRecord", "FitRowRecord",
+           "PatchCentroidsRecord", "ArrangementDrawsRecord", "YourMapsRecord", "YourSimilarityRecord",
+           "FitRowRecord",
            "FitRecord", "FitHeadlineRecord", "ComparisonRecord", "VerbNounLayerRecord",
            "VerbNounRecord"]
 
@@ -247,6 +248,40 @@ class ArrangementDrawsRecord(_Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class YourSimilarityRecord(_Record):
+    """Two of your language maps against each other on one hemisphere
+    (``summary["cortex"]["your_maps"]["similarity"]``): the similarity, its spin null and
+    verdict, and the draws as they really are.
+
+    Examples
+    --------
+    >>> r = YourSimilarityRecord(hemisphere="left", pair="a-b", method="pearson", value=0.3,
+    ...                          null_mean=0.0, null_std=0.1, p_value=0.02, null="spin",
+    ...                          verdict="share territory", p_text="p = 0.020",
+    ...                          n_permutations=99, n_moves=50, n_effective=80.0)
+    >>> YourSimilarityRecord.from_summary(r.to_summary()) == r
+    True
+    """
+
+    _key = "your_maps"
+
+    hemisphere: str
+    pair: str
+    method: str
+    value: float | None
+    null_mean: float | None
+    null_std: float | None
+    p_value: float | None
+    null: str | None
+    verdict: str
+    #: the p in words, the draws, the distinct rotations and the effective draws
+    p_text: str
+    n_permutations: int
+    n_moves: int | None
+    n_effective: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class YourMapsRecord(_Record):
     """Your own language maps beside the parcels (``summary["cortex"]["your_maps"]``): what
     they were made from, their mesh and threshold, each map's hemispheres
@@ -266,12 +301,14 @@ class YourMapsRecord(_Record):
     threshold: float | None
     #: map name -> hemisphere -> :class:`ParcelsRecord`
     maps: dict
-    #: one entry per (hemisphere, pair): the similarity, its null and verdict
+    #: one :class:`YourSimilarityRecord` per (hemisphere, pair)
     similarity: list
 
     def __post_init__(self):
         object.__setattr__(self, "maps", {name: _as_each(ParcelsRecord, per)
                                           for name, per in self.maps.items()})
+        object.__setattr__(self, "similarity",
+                           [_as(YourSimilarityRecord, r) for r in self.similarity])
 
 
 @dataclass(frozen=True, kw_only=True)

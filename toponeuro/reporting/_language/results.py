@@ -349,11 +349,11 @@ def _cortex_summary(cortex, rows: list[dict]) -> CortexReport:
                          for r in yours if r["map"] == name}
                   for name in dict.fromkeys(r["map"] for r in yours)},
             similarity=[{"hemisphere": s.sheet, "pair": s.pair, "method": s.method,
-                            "value": _num(s.value), "null_mean": _num(s.null_mean),
-                            "null_std": _num(s.null_std), "p_value": _num(s.p_value),
-                            "null": s.null, "verdict": s.verdict,
-                            **_draws(cortex.user_topography.similarities.get((s.sheet, s.pair)))}
-                           for s in sims.itertuples()],
+                         "value": _num(s.value), "null_mean": _num(s.null_mean),
+                         "null_std": _num(s.null_std), "p_value": _num(s.p_value),
+                         "null": s.null, "verdict": s.verdict,
+                         **_draws(cortex.user_topography.similarities.get((s.sheet, s.pair)))}
+                        for s in sims.itertuples()],
         )
     return out
 

@@ -213,13 +213,13 @@ def _profile_view(rep: LanguageReport):
 
 def _cortex_similarity(report: LanguageMapReport, esc) -> str:
     yours = report.cortex.your_maps
-    if not yours or not yours["similarity"]:
+    if not yours or not yours.similarity:
         return ""
     items = "".join(
-        f"<li>{esc(r['pair'])} ({esc(r['hemisphere'])}): Pearson r {r['value']:+.2f}, spin "
-        f"null {r['null_mean']:+.2f} ± {r['null_std']:.2f}, "
-        f"{esc(r['p_text'])}"
-        f" — {esc(str(r['verdict']))}</li>" for r in yours["similarity"])
+        f"<li>{esc(r.pair)} ({esc(r.hemisphere)}): Pearson r {r.value:+.2f}, spin "
+        f"null {r.null_mean:+.2f} ± {r.null_std:.2f}, "
+        f"{esc(r.p_text)}"
+        f" — {esc(str(r.verdict))}</li>" for r in yours.similarity)
     return f"<p>Your maps against each other (spin-test null):</p><ul>{items}</ul>"
 
 

@@ -185,8 +185,9 @@ def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None,
     return out
 
 
-def cortex_description(source: dict | None) -> str:
-    """One line on what the cortex maps are (atlas and representation, or the user's files).
+def cortex_description(source: CortexSourceRecord | dict | None) -> str:
+    """One line on what the cortex maps are (atlas and representation, or the user's files),
+    from their source record (or :attr:`~toponeuro.atlases.CortexMaps.source`'s dict).
 
     Examples
     --------
@@ -226,8 +227,8 @@ def cortex_description(source: dict | None) -> str:
 
 def _source_record(source) -> CortexSourceRecord:
     """``source`` (:attr:`~toponeuro.atlases.CortexMaps.source`; None: no maps) as a record."""
-    return (source if isinstance(source, CortexSourceRecord)
-            else CortexSourceRecord.from_summary(_jsonable(source or {})))
+    return source if isinstance(source, CortexSourceRecord) else CortexSourceRecord.from_summary(
+        _jsonable(source or {}))
 
 
 @dataclass(frozen=True)
@@ -622,10 +623,8 @@ def _signed(name: str, v) -> str:
 
 def _test_text(entry: SimilarityTestRecord | None, null: str) -> str:
     """A similarity test's verdict and p (its ``p_text``), naming its null."""
-    if entry is None:
-        return "–"
-    if entry.verdict == "not tested":
-        return "not tested"
+    if entry is None or entry.verdict == "not tested":
+        return "–" if entry is None else "not tested"
     return f"{entry.verdict}; {null}, {entry.p_text}"
 
 

@@ -137,3 +137,169 @@ def _html(rep):
 '''
     hits = section_keys(planted)
     assert sorted(h.split(":")[0] for h in hits) == ["3", "4", "5", "6"], hits
+
+
+#: the report's fields that hold one typed record (issue 44): never read by key or ``.get``
+RECORD_FIELDS = {"headline", "ruler", "source", "comparison", "verb_noun", "your_maps",
+                 "patch_centroids", "n_permutations", "headline_row"}
+#: the fields that map a name to a typed record (a layer, a hemisphere, a domain, a pair, a
+#: comparison): their entries are read by field, never by key or ``.get``
+ENTRY_MAPS = {"per_layer", "arrangement", "hemispheres", "smoothness_null",
+              "map_similarity_null", "map_similarity_random_init", "smoothness_label_null",
+              "patches_label_null", "fits"}
+#: the functions outside the writer modules that read the report (its public views)
+READER_FUNCTIONS = {"_vision/results.py": {"comparison_view", "headline_parts",
+                                           "_arrangement_verdict", "training_images_note"},
+                    "_language/results.py": {"format_language_summary", "cortex_lines",
+                                             "_count_of"}}
+
+
+def _is_field(node, names) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in names
+
+
+def _an_entry(node) -> bool:
+    """``x.per_layer[key]``, ``c.map_similarity_null[pair]``: one record of an entry map."""
+    return isinstance(node, ast.Subscript) and _is_field(node.value, ENTRY_MAPS)
+
+
+#: the fields that list typed records (your maps' similarities, a comparison's rows)
+RECORD_LISTS = {"similarity", "rows"}
+
+
+def _loop_record(it, target, maps: set) -> str | None:
+    """The name a loop binds to typed records (``for h, c in rep.cortex.hemispheres.items()``,
+    ``for r in x.fits.values()``, ``for r in yours.similarity``; ``maps``: the names that
+    alias an entry map), else None."""
+    def a_map(node):
+        return _is_field(node, ENTRY_MAPS) or (isinstance(node, ast.Name) and node.id in maps)
+
+    if _is_field(it, RECORD_LISTS):
+        return target.id if isinstance(target, ast.Name) else None
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute)
+            and it.func.attr in ("items", "values") and a_map(it.func.value)):
+        return None
+    if it.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target = target.elts[1]
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _aliases(scope) -> tuple[set, set]:
+    """The names a function binds to a record (``yours = rep.cortex.your_maps``) and to an
+    entry map (``nulls = r.smoothness_null``)."""
+    records, maps = set(), set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            if _is_field(node.value, RECORD_FIELDS):
+                records.add(node.targets[0].id)
+            elif _is_field(node.value, ENTRY_MAPS):
+                maps.add(node.targets[0].id)
+    return records, maps
+
+
+def _loops(scope, maps: set):
+    """``(name, where)`` for every loop or comprehension over typed records: the name it
+    binds, and the nodes where that name is one of them."""
+    for node in ast.walk(scope):
+        if isinstance(node, ast.For):
+            if (name := _loop_record(node.iter, node.target, maps)) is not None:
+                yield name, node.body
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            for gen in node.generators:
+                if (name := _loop_record(gen.iter, gen.target, maps)) is not None:
+                    parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+                    yield name, parts + list(gen.ifs)
+
+
+def _reads(node, a_record) -> bool:
+    keyed = (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+             and isinstance(node.slice.value, str) and a_record(node.value))
+    got = (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+           and node.func.attr == "get" and a_record(node.func.value))
+    return keyed or got
+
+
+def entry_reads(source: str, only: set | None = None) -> list[str]:
+    """``line: text`` of every read of a typed record by key or ``.get``:
+    ``rep.cortex.source.get("mesh", ...)``, ``rep.comparison["fits"]``,
+    ``r.smoothness_null[d]["p_value"]``, the same through a name bound to them
+    (``yours = rep.cortex.your_maps``; ``yours["similarity"]``), and ``c["map_similarity"]``
+    inside a loop of ``c`` over ``rep.cortex.hemispheres.items()`` (in every function, or in
+    those ``only`` names)."""
+    tree = ast.parse(source)
+    scopes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))
+              and (only is None or getattr(n, "name", None) in only)]
+    if only is None:
+        scopes.append(tree)
+    out = set()
+    for scope in scopes:
+        records, maps = _aliases(scope) if scope is not tree else (set(), set())
+
+        def a_record(v, records=records, maps=maps):
+            return (_is_field(v, RECORD_FIELDS) or _an_entry(v)
+                    or (isinstance(v, ast.Name) and v.id in records)
+                    or (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name)
+                        and v.value.id in maps))
+
+        for node in ast.walk(scope):
+            if _reads(node, a_record):
+                out.add(f"{node.lineno}: {ast.unparse(node)}")
+        for name, where in _loops(scope, maps):
+            for part in where:
+                for node in ast.walk(part):
+                    if _reads(node, lambda v, n=name: isinstance(v, ast.Name) and v.id == n):
+                        out.add(f"{node.lineno}: {ast.unparse(node)}")
+    return sorted(out, key=lambda h: int(h.split(":")[0]))
+
+
+def test_readers_read_the_entries_by_field():
+    found = {}
+    for path in writer_modules():
+        hits = entry_reads(path.read_text(encoding="utf-8"))
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    for rel, names in READER_FUNCTIONS.items():
+        hits = entry_reads((REPORTING / rel).read_text(encoding="utf-8"), only=names)
+        if hits:
+            found[f"reporting/{rel}"] = hits
+    assert not found, (
+        "the report's readers read its records' entries by field (toponeuro/reporting/_kit/"
+        f"entries.py), never by key or .get with a default: {found}")
+
+
+def test_the_entry_rule_sees_its_readers():
+    for rel, names in READER_FUNCTIONS.items():
+        tree = ast.parse((REPORTING / rel).read_text(encoding="utf-8"))
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert names <= defined, (rel, names - defined)
+
+
+def test_a_planted_entry_read_is_caught():
+    planted = '''
+def _html(rep, ly, d):
+    mesh = rep.cortex.source.get("mesh", "fsaverage5")
+    for h, c in rep.cortex.hemispheres.items():
+        sims = c["map_similarity_null"]
+    p = rep.per_layer[ly].smoothness_null[d]["p_value"]
+    vn = rep.verb_noun["per_layer"]
+    n = rep.comparison["n_permutations"]
+    v = [t["verdict"] for t in rep.per_layer[ly].map_similarity_null.values()]
+    fine = (rep.cortex.source.on_mesh, rep.per_layer[ly].smoothness_null[d].p_value,
+            rep.comparison.fits, STATISTIC_NAMES.get(v, "r"), files.get("report.html"),
+            res.comparison[ly, "left"].attrs["arrangement"])
+    yours = rep.cortex.your_maps
+    nulls = rep.per_layer[ly].smoothness_null
+    q = [r["p_text"] for r in yours["similarity"]] + [nulls[d]["p_value"]]
+    q += [r.p_text for r in yours.similarity if r["verdict"]]
+    return mesh, sims, p, vn, n, v, fine, q
+'''
+    hits = entry_reads(planted)
+    assert [h.split(":")[0] for h in hits] == ["3", "5", "6", "7", "8", "9", "15", "15",
+                                               "16"], hits
+    assert "15: yours['similarity']" in hits and "15: nulls[d]['p_value']" in hits
+    assert entry_reads(planted, only={"other"}) == []
+    # the vision writer as it was before (issue 44's second step) is caught
+    old = ('def _user_maps(rep):\n'
+           '    return rep.cortex.source.get("representation") == "values"\n')
+    assert entry_reads(old)

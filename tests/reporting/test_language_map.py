@@ -287,7 +287,8 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["model"]["name"] == tiny_lm
     # one name per quantity: the draws live in the settings block only (0.5)
-    assert not {"n_permutations", "cortex_permutations"} & set(summary)
+    assert not {"n_permutations", "cortex_permutations", "alpha", "patch_min_units",
+                "token_pooling"} & set(summary)
     # one name from the flag to summary.json (issue 44)
     settings = summary["settings"]
     assert settings["null"]["n_permutations"] == 9
@@ -740,7 +741,7 @@ def test_language_cortex_counts_a_map_with_no_data_vertices_over_those_with_data
     assert row["parcel_fraction"] == pytest.approx(0.1)
     assert row["largest_region_fraction"] <= 1 and row["largest_region_vertices"] <= 900
     report = _cortex_summary(cortex, rows)
-    assert report.hemispheres["left"]["n_with_data"] == 9000
+    assert report.hemispheres["left"].n_with_data == 9000
     text = "\n".join(cortex_lines(report))
     assert "900 of 9,000 vertices with data (10.0 %)" in text and "10,242" not in text
 

@@ -129,7 +129,8 @@ def test_map_summary_has_the_expected_keys(mapped):
     assert set(per["map_similarity_random_init"]) == {"faces-bodies", "faces-places"}
     assert "at random initialisation" in per["signatures"][0]
     assert s["settings"]["null"]["n_permutations"] > 0 and "smoothness" in s["definitions"]
-    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations"} & set(s)
+    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations", "alpha",
+                "patch_min_units"} & set(s)
     assert all(per["n_patches"][d] <= per["n_patches_found"][d] for d in MAP_DOMAINS)
     assert per["effective_dimensionality"] >= 1
     assert set(s["cortex"]["hemispheres"]) == {"left", "right"}  # under their own key (0.5)
@@ -209,7 +210,7 @@ def test_map_headline_is_the_one_ruler_with_its_rule_and_table(mapped):
     if head["chosen"]:
         assert head["verdict"] in ("alike", "unlike")
         for side in ("model", "cortex"):
-            assert can_reject(head[f"{side}_draws"], s["alpha"])
+            assert can_reject(head[f"{side}_draws"], s["settings"]["null"]["alpha"])
             assert head[f"{side}_null"] != "none"
     html = _html.unescape((out / "report.html").read_text())
     assert html.index("on one ruler") < html.index("Do the domains sit on the sheet of")

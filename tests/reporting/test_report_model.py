@@ -12,19 +12,33 @@ import pytest
 
 from toponeuro.exceptions import InvalidDataError
 from toponeuro.reporting import LanguageMapResult, MapResult
+from toponeuro.reporting._kit.entries import (
+    FitRecord,
+    FitRowRecord,
+    LabelNullRecord,
+    SmoothnessNullRecord,
+    VerbNounLayerRecord,
+)
 from toponeuro.reporting._kit.report import (
+    ComparisonRecord,
     CortexReport,
+    CortexSourceRecord,
     JobReport,
     LanguageMapReport,
+    MapHemisphereRecord,
     MapReport,
+    ParcelsRecord,
+    SimilarityTestRecord,
+    VerbNounRecord,
 )
 from toponeuro.reporting._kit.result import JobResult
 
 _COMMON = dict(toponeuro_version="0.5.0", created="2026-12-07T00:00:00+00:00",
                model={"name": "m", "source": "m (weights sha256 x)", "tau": 1.0,
                       "description": None, "weights_sha256": "x"},
-               layers=["l"], patch_min_units=10, alpha=0.05, definitions={"smoothness": "d"},
-               settings={"null": {"n_permutations": 9}, "patches": {"threshold": 2.0},
+               layers=["l"], definitions={"smoothness": "d"},
+               settings={"null": {"n_permutations": 9, "alpha": 0.05},
+                         "patches": {"threshold": 2.0, "min_units": 10},
                          "cortex": {"n_permutations": 19}})
 
 
@@ -88,11 +102,83 @@ def test_optional_sections_are_left_out_and_settings_are_recorded_whole():
     assert "verb_noun" not in s and "settings" not in s and "your_maps" not in s["cortex"]
     assert s["job"] == "toponeuro map --language"
     rep.settings = {"null": {"n_permutations": 9, "alpha": 0.05}}
-    rep.verb_noun = {"per_layer": {}}
+    rep.verb_noun = VerbNounRecord(items={}, map="t", alpha=0.05, per_layer={})
     s = rep.to_summary()
     assert s["settings"] == {"null": {"n_permutations": 9, "alpha": 0.05}}
-    assert s["verb_noun"] == {"per_layer": {}}
+    assert s["verb_noun"] == {"items": {}, "map": "t", "alpha": 0.05, "per_layer": {}}
     assert LanguageMapReport.from_summary(s) == rep
+
+
+_SIM_TEST = {"method": "pearson", "value": 0.3, "mean": 0.0, "std": 0.1, "p_value": 0.02,
+             "alternative": "two-sided", "p_text": "p = 0.020", "verdict": "share territory",
+             "null": "spin", "n_permutations": 99, "n_moves": 50, "n_effective": 80.0}
+
+
+def test_the_entries_inside_the_sections_are_typed_records():
+    """Each domain's null, each similarity test, each hemisphere, the maps' source, the
+    arrangement's draws and centroids, the language job's comparison and verb - noun maps:
+    records read by field (issue 44); summary.json's entries read back into the same."""
+    hemi = {"n_regions": 4, "smoothness": {"faces": 0.5}, "n_patches": {"faces": 1},
+            "map_similarity": {"faces-bodies": 0.3},
+            "map_similarity_null": {"faces-bodies": _SIM_TEST}}
+    layer = {**_MAP_LAYER, "map_similarity_null": {"faces-bodies": _SIM_TEST},
+             "smoothness_label_null": {"faces": {
+                 "layer": "l", "statistic": "smoothness", "value": 0.2,
+                 "p_positions_null": 0.01, "p_label_null": 0.3, "label_null_mean": 0.1,
+                 "label_null_std": 0.05, "n_permutations": 9, "alpha": 0.05,
+                 "organised": {}, "selective": {}}}}
+    source = {"maps": {"faces": {"left": {"surface": "f.gii"}}}, "representation": "values",
+              "mesh": "fs_LR_32k", "hemispheres": ["left"]}
+    s = _map_report().to_summary()
+    s["per_layer"]["l"] = layer
+    s["cortex"]["hemispheres"] = {"left": hemi}
+    s["cortex"]["source"] = source
+    rep = MapReport.from_summary(s)
+    r = rep.per_layer["l"]
+    assert isinstance(r.smoothness_null["faces"], SmoothnessNullRecord)
+    assert r.smoothness_null["faces"].p_value == 0.5
+    assert isinstance(r.map_similarity_null["faces-bodies"], SimilarityTestRecord)
+    assert isinstance(r.smoothness_label_null["faces"], LabelNullRecord)
+    assert r.smoothness_label_null["faces"].p_label_null == 0.3
+    h = rep.cortex.hemispheres["left"]
+    assert isinstance(h, MapHemisphereRecord) and h.map_similarity_null["faces-bodies"].n_moves == 50
+    assert isinstance(rep.cortex.source, CortexSourceRecord)
+    assert rep.cortex.source.user_maps and rep.cortex.source.on_mesh == "fs_LR_32k"
+    out = rep.to_summary()
+    assert out["cortex"]["source"] == source and out["per_layer"]["l"] == layer
+    assert list(out["cortex"]["source"]) == list(source)  # the keys in the file's order
+    assert out["cortex"]["hemispheres"]["left"] == hemi
+    assert MapReport.from_summary(out) == rep
+    # the atlas's source: the mesh not recorded is fsaverage5's
+    atlas = CortexSourceRecord.from_summary({"atlas": "visfAtlas", "representation": "proximity",
+                                             "hemispheres": ["left", "right"], "scale_mm": 10.0,
+                                             "distance": "geodesic"})
+    assert atlas.on_mesh == "fsaverage5" and not atlas.user_maps and "mesh" not in atlas.to_summary()
+    # a similarity test without its verdict is refused by name
+    bad = {**hemi, "map_similarity_null": {"faces-bodies": {"value": 0.3}}}
+    with pytest.raises(InvalidDataError, match=r"lacks a field of SimilarityTestRecord"):
+        MapReport.from_summary({**s, "cortex": {**s["cortex"], "hemispheres": {"left": bad}}})
+    # the language job: the parcels' hemispheres, the comparison and the verb - noun maps
+    lang = _language_report()
+    assert isinstance(lang.cortex.hemispheres["left"], ParcelsRecord)
+    assert isinstance(lang.comparison, ComparisonRecord) and lang.comparison.fits == {}
+    fit = {"title": "t", "comparison": "language", "layer": "l", "hemisphere": "left",
+           "cortex_map": "language", "cortex_source": "s", "model_geometry": {},
+           "cortex_geometry": {}, "counts": {"alike": 1}, "left_out": {},
+           "rows": [{"descriptor": "smoothness", "statistic": "s", "model": {}, "cortex": {},
+                     "verdict": "alike", "reason": "r"}]}
+    vn = {"items": {"n_stimuli": 2}, "map": "t", "alpha": 0.05, "per_layer": {"l": {
+        "n_units_with_data": 64, "morans_i": 0.1, "verdict": "v", "organised": "o",
+        "label_null": {}}}}
+    ls = {**lang.to_summary(), "verb_noun": vn}
+    ls["comparison"] = {**ls["comparison"], "fits": {"language|left": fit}}
+    lang = LanguageMapReport.from_summary(ls)
+    assert isinstance(lang.comparison.fits["language|left"], FitRecord)
+    assert isinstance(lang.comparison.fits["language|left"].rows[0], FitRowRecord)
+    assert isinstance(lang.verb_noun, VerbNounRecord)
+    assert isinstance(lang.verb_noun.per_layer["l"], VerbNounLayerRecord)
+    assert lang.to_summary()["comparison"]["fits"]["language|left"] == fit
+    assert lang.to_summary()["verb_noun"] == vn
 
 
 def test_the_sections_the_writers_read_are_typed_records():
@@ -173,12 +259,15 @@ def test_a_chosen_ruler_headline_writes_its_row_beside_where_it_stands():
 
 
 def test_a_quantity_is_read_by_its_one_name():
-    """The draws, the patch threshold: the settings block's names, nowhere else (0.5)."""
+    """The draws, alpha, the patch rule: the settings block's names, nowhere else (0.5)."""
     rep = _map_report()
     assert rep.setting("null.n_permutations") == 9
     assert rep.setting("cortex.n_permutations") == 19
-    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations"} & set(
-        rep.to_summary())
+    assert (rep.setting("null.alpha"), rep.setting("patches.min_units")) == (0.05, 10)
+    assert not {"n_permutations", "patch_threshold_t", "cortex_permutations", "alpha",
+                "patch_min_units"} & set(rep.to_summary())
+    assert not {"alpha", "patch_min_units", "token_pooling"} & set(
+        _language_report().to_summary())
     with pytest.raises(InvalidDataError, match="records no setting 'ruler.n_permutations'"):
         rep.setting("ruler.n_permutations")
     with pytest.raises(InvalidDataError, match="records no setting"):
@@ -193,6 +282,9 @@ def test_a_0_4_summary_with_hemispheres_beside_the_atlas_is_refused_by_name():
         MapReport.from_summary(old)
     with pytest.raises(InvalidDataError, match="lacks a field of MapReport"):
         MapReport.from_summary({k: v for k, v in s.items() if k != "pooling"})
+    # a summary.json that still repeats a setting at its top: refused, naming where it lives
+    with pytest.raises(InvalidDataError, match=r"\['alpha', 'patch_min_units'\].*under settings"):
+        MapReport.from_summary({**s, "alpha": 0.05, "patch_min_units": 10})
 
 
 def test_the_schemas_take_the_typed_report_and_refuse_the_0_4_cortex():

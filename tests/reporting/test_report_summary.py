@@ -6,7 +6,16 @@ import pytest
 
 from toponeuro.analysis import topography_table
 from toponeuro.reporting._kit.constants import MAP_DOMAINS
-from toponeuro.reporting._kit.report import ArrangementRecord, MapHeadlineRecord, MapLayerRecord
+from toponeuro.reporting._kit.report import (
+    ArrangementDrawsRecord,
+    ArrangementRecord,
+    CortexSourceRecord,
+    MapHeadlineRecord,
+    MapHemisphereRecord,
+    MapLayerRecord,
+    PatchCentroidsRecord,
+    SimilarityTestRecord,
+)
 from toponeuro.reporting._vision import results as _results
 
 PAIRS = [("faces", "bodies"), ("faces", "places")]
@@ -34,7 +43,7 @@ def test_layer_summary_reads_its_layer_of_the_table(topo):
     assert s.sheet == topo.row("a", "faces")["shape"]
     assert s.map_similarity["faces-bodies"] == round(topo.similarity_of("a", "faces-bodies"), 4)
     assert s.map_similarity["faces-bodies"] > 0.5  # planted
-    assert s.map_similarity_null["faces-bodies"]["value"] == pytest.approx(
+    assert s.map_similarity_null["faces-bodies"].value == pytest.approx(
         topo.similarity_of("a", "faces-bodies"), abs=1e-4)
     assert s.effective_dimensionality == 3.25
     assert len(s.signatures) == 2 + 2 * len(MAP_DOMAINS)
@@ -49,7 +58,7 @@ def test_layer_summary_sets_the_random_initialisation_beside(topo):
     base = {("a", "faces-bodies"): topo.similarities["b", "faces-bodies"]}
     s = _results.layer_summary(topo, "a", 1.0, random_init=base)
     assert set(s.map_similarity_random_init) == {"faces-bodies"}
-    assert s.map_similarity_random_init["faces-bodies"]["value"] == pytest.approx(
+    assert s.map_similarity_random_init["faces-bodies"].value == pytest.approx(
         topo.similarity_of("b", "faces-bodies"), abs=1e-4)
     assert "at random initialisation" in s.signatures[0]
 
@@ -58,7 +67,9 @@ def test_layer_summary_sets_the_random_initialisation_beside(topo):
                                                   ("values", "none drawn (they describe")])
 def test_cortex_summary_names_its_nulls(topo, representation, says):
     c = _results.cortex_summary(topo, {"representation": representation}, alpha=0.05)
-    assert c.source == {"representation": representation}
+    assert c.source == CortexSourceRecord(representation=representation)
+    assert c.source.to_summary() == {"representation": representation}
+    assert c.source.user_maps == (representation == "values")
     assert c.nulls.startswith(
         "map similarity: spin test, 19 draws of 10 rotations of the sphere ")
     assert says in c.nulls and c.nulls.endswith(
@@ -72,10 +83,12 @@ def test_cortex_summary_names_its_nulls(topo, representation, says):
                                            "mesh": "fs_LR_32k"}, alpha=0.05)
     assert fs_lr.null_calibration["mesh"] == "fs_LR_32k"
     assert "volume" in fs_lr.null_calibration["kinds"]
-    entry = c.hemispheres["a"]["map_similarity_null"]["faces-bodies"]  # 19 draws of 10 rotations
-    assert entry["n_moves"] == 10 and 10 <= entry["n_effective"] <= 19
-    assert c.hemispheres["a"]["n_regions"] == 4  # the visfAtlas has no object ROI: objects not counted
-    assert set(c.hemispheres["a"]["map_similarity_null"]) == {"faces-bodies", "faces-places"}
+    entry = c.hemispheres["a"].map_similarity_null["faces-bodies"]  # 19 draws of 10 rotations
+    assert isinstance(entry, SimilarityTestRecord)
+    assert entry.n_moves == 10 and 10 <= entry.n_effective <= 19
+    assert c.hemispheres["a"].n_regions == 4  # the visfAtlas has no object ROI: objects not counted
+    assert set(c.hemispheres["a"].map_similarity_null) == {"faces-bodies", "faces-places"}
+    assert MapHemisphereRecord.from_summary(c.hemispheres["a"].to_summary()) == c.hemispheres["a"]
 
 
 def _comparison_table(arrangement: dict) -> pd.DataFrame:
@@ -95,7 +108,7 @@ def test_arrangement_summary_is_json_ready_and_undefined_is_none():
     assert a.spearman == 0.5 and a.p_spin is None and a.null_shift_mean is None
     assert a.domains == ["faces", "bodies", "places"] and a.pairs == []
     assert a.model_distances == [1, 2.5] and a.cortex_distances_mm == [10, None]
-    assert a.patch_centroids == {"spearman": 0.25, "n_regions": 3}
+    assert a.patch_centroids == PatchCentroidsRecord(spearman=0.25, n_regions=3)
     assert a.n_permutations is None and "n_permutations" not in a.to_summary()
     assert ArrangementRecord.from_summary(a.to_summary()) == a
     empty = _results.arrangement_summary(_comparison_table({}))
@@ -105,10 +118,13 @@ def test_arrangement_summary_is_json_ready_and_undefined_is_none():
 def _arrangement(spearman, **kw) -> ArrangementRecord:
     a = dict(spearman=spearman, p_value=None, p_shift=None, p_spin=None, null_shift_mean=None,
              null_spin_mean=None, n_domains=3, n_pairs=3, domains=[], pairs=[],
-             model_distances=[], cortex_distances_mm=[], patch_centroids={}, p_text="")
+             model_distances=[], cortex_distances_mm=[],
+             patch_centroids={"spearman": None, "n_regions": 0}, p_text="")
     a.update(kw)
     if not a["p_text"]:
-        a["p_text"] = _results.arrangement_p_text(a)
+        drawn = a.get("n_permutations")
+        a["p_text"] = _results.arrangement_p_text(
+            a["p_value"], a["p_shift"], a["p_spin"], drawn and ArrangementDrawsRecord(**drawn))
     return ArrangementRecord(**a)
 
 
@@ -127,13 +143,17 @@ def test_headline_summary_is_the_named_layer_against_each_hemisphere():
 
 def test_the_arrangement_shows_its_one_p_first():
     """One test, one p: the arrangement's p is the larger of its two nulls, named as such."""
-    a = {"p_value": 0.908, "p_shift": 0.908, "p_spin": 0.818}
-    text = _results.arrangement_p_text(a)
+    text = _results.arrangement_p_text(0.908, 0.908, 0.818)
     assert text.startswith("p = 0.908 (one-sided, the larger of")
     assert "0.818" in text
-    a = {"p_value": 0.3, "p_shift": 0.1, "p_spin": 0.3}  # the spin null decides here
-    assert _results.arrangement_p_text(a).startswith("p = 0.300")
-    assert _results.arrangement_p_text({"p_value": None}) == "not tested"
+    # the spin null decides here
+    assert _results.arrangement_p_text(0.3, 0.1, 0.3).startswith("p = 0.300")
+    assert _results.arrangement_p_text(None, None, None) == "not tested"
+    # the draws recorded: a floor is written with them; a null not drawn says so
+    few = ArrangementDrawsRecord(shift=19, spin=0)
+    assert _results.arrangement_p_text(0.05, 0.05, None, few) == (
+        "p ≤ 0.05 (one-sided, the larger of two nulls: sheet maps shifted p ≤ 0.05 (19 draws), "
+        "cortex maps spun not drawn)")
 
 
 def test_the_headline_with_too_few_draws_says_so_not_chance():
@@ -153,3 +173,47 @@ def test_the_headline_with_too_few_draws_says_so_not_chance():
     assert "not distinguishable from chance" in answer(0.2, 99)
     assert "matches beyond both nulls" in answer(0.01, 99)
     assert "not tested" in answer(None, 99) and "chance" not in answer(None, 99)
+
+
+def _view_tables() -> dict:
+    """``(layer, hemisphere) ->`` a compare_tables-like table: the map similarities of both
+    sides and the arrangement of the domain centres."""
+    index = pd.MultiIndex.from_tuples(
+        [("map_similarity", "faces-bodies"), ("map_similarity", "faces-places"),
+         ("domain_arrangement", "spearman"), ("domain_arrangement", "n_domains")])
+    t = pd.DataFrame({"model": [-0.45, 0.1, np.nan, np.nan],
+                      "cortex": [0.41, -0.2, np.nan, np.nan],
+                      "model_vs_cortex": [np.nan, np.nan, 0.5, 4.0]}, index=index)
+    return {("l", "left"): t}
+
+
+def test_comparison_view_reads_the_typed_report():
+    """Issue 44: the view takes MapResult.report; each side's test and the arrangement's p
+    come from its records; 0.4's summary dict is read into the report once, with a
+    FutureWarning."""
+    from test_report_model import _SIM_TEST, _map_report
+
+    tables = _view_tables()
+    bare = _results.comparison_view(tables, "l", ["left"])
+    assert bare.iloc[0].tolist() == ["SSIM -0.45", "Pearson r +0.41"]
+    assert not any("test" in i for i in bare.index)
+    rep = _map_report()
+    layer = rep.per_layer["l"]
+    rep.per_layer["l"] = MapLayerRecord.from_summary({**layer.to_summary(), "map_similarity_null": {
+        "faces-bodies": {**_SIM_TEST, "method": "ssim", "null": "shift", "verdict": "not tested"}}})
+    rep.cortex.hemispheres["left"] = MapHemisphereRecord.from_summary(
+        {**rep.cortex.hemispheres["left"].to_summary(),
+         "map_similarity_null": {"faces-bodies": _SIM_TEST}})
+    rep.arrangement = {"l|left": _arrangement(0.5, p_value=0.3, p_shift=0.3, p_spin=0.1,
+                                              n_domains=4)}
+    view = _results.comparison_view(tables, "l", ["left"], rep)
+    rows = dict(zip(view.index, view.values.tolist()))
+    test = "map similarity test · faces–bodies (two-sided, each side its own null)"
+    assert rows[test] == ["not tested", "share territory; spin test, p = 0.020"]
+    assert rows["map similarity test · faces–places (two-sided, each side its own null)"] == [
+        "–", "–"]
+    assert rows["arrangement · test (one-sided)"] == ["–", rep.arrangement["l|left"].p_text]
+    assert rows["arrangement · Spearman ρ of the centre distances, sheet vs cortex"][1] == "ρ +0.50"
+    with pytest.warns(FutureWarning, match=r"comparison_view\(report=<a summary dict>\)"):
+        old = _results.comparison_view(tables, "l", ["left"], rep.to_summary())
+    pd.testing.assert_frame_equal(old, view)

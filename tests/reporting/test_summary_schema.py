@@ -69,11 +69,11 @@ def _language_summary():
                       "description": None, "weights_sha256": "x"},
             "stimuli": {"set": "s", "source": "s", "n_stimuli": 640,
                         "conditions": {"S": 160, "N": 160}},
-            "layers": ["l"], "token_pooling": "mean", "selection": {}, "topography_map": "t",
-            "patch_threshold_t": 3.1, "patch_min_units": 10, "alpha": 0.05,
+            "layers": ["l"], "selection": {}, "topography_map": "t", "patch_threshold_t": 3.1,
             "settings": _language_settings(), "definitions": {}, "per_layer": {"l": layer},
             "cortex": {"atlas": "a", "nulls": "n", "hemispheres": {
-                "left": {"n_vertices": 10242, "parcel_fraction": 0.05, "n_regions": 5,
+                "left": {"n_vertices": 10242, "n_with_data": 10242, "n_marked": 512,
+                         "parcel_fraction": 0.05, "n_regions": 5,
                          "largest_region_vertices": 200, "largest_region_fraction": 0.0195}}},
             "seconds": 12.5, "files": {"report.html": "report.html"}}
 

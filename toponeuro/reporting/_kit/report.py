@@ -3,8 +3,8 @@
 Each job's results builder fills a :class:`JobReport` (the vision job a :class:`MapReport`,
 the language job a :class:`LanguageMapReport`); the writers and the terminal summary read its
 fields, and ``summary.json`` is serialised from it in one place, :meth:`JobReport.to_summary`.
-The common sections -- what was run (version, time, model, stimuli, layers, the patch rule,
-the nulls' draws and alpha, the definitions), each layer's record, the cortex (its
+The common sections -- what was run (version, time, model, stimuli, layers, the
+definitions), each layer's record, the cortex (its
 hemispheres under a key of their own: :class:`CortexReport`), the headline, the settings,
 the run's seconds and its files -- are fields of the base; each job adds its own sections as
 typed fields.
@@ -14,69 +14,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-import numpy as np
-
 from ...exceptions import InvalidDataError
+from .entries import (
+    ArrangementDrawsRecord,
+    ComparisonRecord,
+    CortexSourceRecord,
+    LabelNullRecord,
+    MapHemisphereRecord,
+    ParcelsRecord,
+    PatchCentroidsRecord,
+    SimilarityTestRecord,
+    SmoothnessNullRecord,
+    VerbNounRecord,
+    YourMapsRecord,
+)
+from .record import _OPTIONAL, _as, _as_each, _fields_dict, _from_dict, _Record, jsonable, num
 
 __all__ = ["CortexReport", "JobReport", "MapReport", "LanguageMapReport", "ModelRecord",
            "MapStimuliRecord", "LanguageStimuliRecord", "MapLayerRecord", "LanguageLayerRecord",
            "ArrangementRecord", "MapHeadlineRecord", "RulerRowRecord", "RulerComparisonRecord",
-           "RulerHeadlineRecord", "RulerRecord", "jsonable", "num"]
-
-#: a field whose ``None`` is left out of ``summary.json`` (a section the run did not make)
-_OPTIONAL = {"optional": True}
-
-
-def num(v):
-    """A number as ``summary.json`` keeps it: None when not finite, an int when whole
-    (and at least 1), else rounded to 4 decimals.
-
-    Examples
-    --------
-    >>> num(3.0), num(0.123456), num(float("nan"))
-    (3, 0.1235, None)
-    """
-    v = float(v)
-    return None if not np.isfinite(v) else (int(v) if v.is_integer() and abs(v) >= 1 else round(v, 4))
-
-
-def jsonable(obj):
-    """``obj`` with JSON types only: str keys, lists for tuples, None for non-finite floats,
-    anything else as its text.
-
-    Examples
-    --------
-    >>> jsonable({1: (1.5, float("nan"), np.float32(2))})
-    {'1': [1.5, None, 2.0]}
-    """
-    if isinstance(obj, _Record):
-        return jsonable(obj.to_summary())
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, (str, bool, int)) or obj is None:
-        return obj
-    if isinstance(obj, float | np.floating):
-        return None if not np.isfinite(obj) else float(obj)
-    return str(obj)
-
-
-class _Record:
-    """A typed record of a report's section: ``summary.json``'s entry is its fields."""
-
-    #: the section's key in ``summary.json`` (for messages)
-    _key = "section"
-
-    def to_summary(self) -> dict:
-        """The section's ``summary.json`` entry."""
-        return _fields_dict(self)
-
-    @classmethod
-    def from_summary(cls, entry: dict):
-        """The section back from its ``summary.json`` entry."""
-        return _from_dict(cls, entry, f"summary[{cls._key!r}]")
-
+           "RulerHeadlineRecord", "RulerRecord", "jsonable", "num", "SmoothnessNullRecord",
+           "SimilarityTestRecord", "LabelNullRecord", "MapHemisphereRecord", "ParcelsRecord",
+           "CortexSourceRecord", "PatchCentroidsRecord", "ArrangementDrawsRecord",
+           "YourMapsRecord", "ComparisonRecord", "VerbNounRecord"]
 
 @dataclass
 class ModelRecord(_Record):
@@ -165,26 +125,22 @@ class CortexReport(_Record):
     atlas: str
     #: the nulls drawn on the cortex, in words
     nulls: str
-    #: hemisphere -> its numbers (the job's own record)
+    #: hemisphere -> its numbers, the job's record (:class:`MapHemisphereRecord`,
+    #: :class:`ParcelsRecord`; the job's report makes them records)
     hemispheres: dict = field(default_factory=dict)
-    #: what the maps were made from (the vision job: the atlas's or your files' record)
-    source: dict | None = field(default=None, metadata=_OPTIONAL)
-    #: the cortex null's measured false-positive rates on the maps' mesh (vision job)
+    #: what the maps were made from (the vision job: :class:`CortexSourceRecord`)
+    source: CortexSourceRecord | None = field(default=None, metadata=_OPTIONAL)
+    #: the cortex null's measured false-positive rates on the maps' mesh (vision job;
+    #: :func:`~toponeuro.analysis.cortex_null_calibration`'s record)
     null_calibration: dict | None = field(default=None, metadata=_OPTIONAL)
-    #: your own maps beside the parcels (language job)
-    your_maps: dict | None = field(default=None, metadata=_OPTIONAL)
+    #: your own maps beside the parcels (language job: :class:`YourMapsRecord`)
+    your_maps: YourMapsRecord | None = field(default=None, metadata=_OPTIONAL)
 
     _key = "cortex"
 
-
-def _as(cls, value):
-    """``value`` as a ``cls`` record (a ``summary.json`` entry becomes one; None stays)."""
-    return cls.from_summary(value) if isinstance(value, dict) else value
-
-
-def _as_each(cls, mapping: dict) -> dict:
-    """Each value of ``mapping`` as a ``cls`` record."""
-    return {k: _as(cls, v) for k, v in mapping.items()}
+    def __post_init__(self):
+        self.source = _as(CortexSourceRecord, self.source)
+        self.your_maps = _as(YourMapsRecord, self.your_maps)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -225,6 +181,17 @@ class MapLayerRecord(_Record):
     patches_label_null: dict | None = field(default=None, metadata=_OPTIONAL)
     #: pair -> the similarity test at random initialisation (None: baseline not computed)
     map_similarity_random_init: dict | None = field(default=None, metadata=_OPTIONAL)
+
+    def __post_init__(self):
+        # each entry a typed record: SmoothnessNullRecord, SimilarityTestRecord, LabelNullRecord
+        for name, cls in (("smoothness_null", SmoothnessNullRecord),
+                          ("map_similarity_null", SimilarityTestRecord),
+                          ("map_similarity_random_init", SimilarityTestRecord),
+                          ("smoothness_label_null", LabelNullRecord),
+                          ("patches_label_null", LabelNullRecord)):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _as_each(cls, value))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -307,12 +274,18 @@ class ArrangementRecord(_Record):
     pairs: list
     model_distances: list
     cortex_distances_mm: list
-    #: the patch centroids' arrangement: ``spearman``, ``n_regions``
-    patch_centroids: dict
-    #: the nulls' draws, ``{"shift": n, "spin": m}`` (None: not recorded)
-    n_permutations: dict | None = field(default=None, metadata=_OPTIONAL)
+    #: the patch centroids' arrangement (:class:`PatchCentroidsRecord`)
+    patch_centroids: PatchCentroidsRecord
+    #: the nulls' draws (:class:`ArrangementDrawsRecord`; None: not recorded)
+    n_permutations: ArrangementDrawsRecord | None = field(default=None, metadata=_OPTIONAL)
     #: the test's p in words (:func:`~toponeuro.reporting._vision.results.arrangement_p_text`)
     p_text: str
+
+    def __post_init__(self):
+        object.__setattr__(self, "patch_centroids",
+                           _as(PatchCentroidsRecord, self.patch_centroids))
+        object.__setattr__(self, "n_permutations",
+                           _as(ArrangementDrawsRecord, self.n_permutations))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -492,14 +465,14 @@ class JobReport:
     ...                     weights_sha256=None)
     >>> rep = JobReport(toponeuro_version="0.5", created="2026-01-01T00:00:00+00:00",
     ...                 model=model, stimuli={"n_stimuli": 4}, layers=["l"],
-    ...                 patch_min_units=10, alpha=0.05, definitions={}, per_layer={"l": {}},
+    ...                 definitions={}, per_layer={"l": {}},
     ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h",
-    ...                 settings={"null": {"n_permutations": 9}})
+    ...                 settings={"null": {"n_permutations": 9, "alpha": 0.05}})
     >>> s = rep.to_summary()
     >>> s["cortex"]["hemispheres"], s["settings"], s["seconds"]
-    ({}, {'null': {'n_permutations': 9}}, None)
-    >>> JobReport.from_summary(s) == rep, rep.setting("null.n_permutations")
-    (True, 9)
+    ({}, {'null': {'n_permutations': 9, 'alpha': 0.05}}, None)
+    >>> JobReport.from_summary(s) == rep, rep.setting("null.alpha"), "alpha" in s
+    (True, 0.05, False)
     """
 
     toponeuro_version: str
@@ -508,8 +481,6 @@ class JobReport:
     #: the job's stimuli record (:class:`MapStimuliRecord`, :class:`LanguageStimuliRecord`)
     stimuli: object
     layers: list
-    patch_min_units: int
-    alpha: float
     definitions: dict
     #: layer -> its record (the job's own numbers and sentences: :class:`MapLayerRecord`,
     #: :class:`LanguageLayerRecord`)
@@ -520,7 +491,7 @@ class JobReport:
     headline: object
     #: the run's settings, recorded whole (filled by the job; None: not recorded), by the
     #: settings objects' names (:func:`toponeuro.settings.settings_record`): the one place
-    #: of the nulls' draws, the patch threshold, ... (read them with :meth:`setting`)
+    #: of the nulls' draws and alpha, the patch rule, ... (read them with :meth:`setting`)
     settings: dict | None = field(default=None, metadata=_OPTIONAL)
     #: seconds the run took (set by the writer; None before it)
     seconds: float | None = None
@@ -529,7 +500,8 @@ class JobReport:
 
     def setting(self, name: str):
         """A recorded setting by its one name, ``"parameter.field"`` (``"null.n_permutations"``,
-        ``"cortex.n_permutations"``, ``"patches.threshold"``): the name of the settings
+        ``"null.alpha"``, ``"cortex.n_permutations"``, ``"patches.threshold"``,
+        ``"patches.min_units"``, ``"units.token_pooling"``): the name of the settings
         field, of the job's messages and of ``summary.json``'s ``settings`` block."""
         param, _, name_ = name.partition(".")
         try:
@@ -546,6 +518,8 @@ class JobReport:
     _stimuli_record = None
     _layer_record = None
     _headline_record = None
+    #: the typed record of each of the cortex's hemispheres (None: kept as given)
+    _hemisphere_record = None
 
     def __post_init__(self):
         # a section given as its summary.json entry becomes its typed record
@@ -555,6 +529,8 @@ class JobReport:
             self.stimuli = self._stimuli_record.from_summary(self.stimuli)
         if isinstance(self.cortex, dict):
             self.cortex = CortexReport.from_summary(self.cortex)
+        if self._hemisphere_record is not None:
+            self.cortex.hemispheres = _as_each(self._hemisphere_record, self.cortex.hemispheres)
         if self._layer_record is not None:
             self.per_layer = _as_each(self._layer_record, self.per_layer)
         if self._headline_record is not None:
@@ -590,6 +566,7 @@ class MapReport(JobReport):
     _stimuli_record = MapStimuliRecord
     _layer_record = MapLayerRecord
     _headline_record = MapHeadlineRecord
+    _hemisphere_record = MapHemisphereRecord
 
     pooling: str
     selectivity: str
@@ -621,53 +598,21 @@ class LanguageMapReport(JobReport):
 
     _stimuli_record = LanguageStimuliRecord
     _layer_record = LanguageLayerRecord
+    _hemisphere_record = ParcelsRecord
 
     job: str = "toponeuro map --language"
     #: the sheet's patch threshold found by the run: the smallest t that passes
     #: Benjamini-Hochberg (None: none passes); a result, not the setting ``patches.threshold``
     patch_threshold_t: float | None
-    token_pooling: str
     selection: dict
     topography_map: str
     language_units: str
-    #: the model-vs-cortex comparisons (the fits) and their rules
-    comparison: dict
-    #: the verb - noun maps (None: no verb - noun items were given)
-    verb_noun: dict | None = field(default=None, metadata=_OPTIONAL)
+    #: the model-vs-cortex comparisons (the fits) and their rules (:class:`ComparisonRecord`)
+    comparison: ComparisonRecord
+    #: the verb - noun maps (:class:`VerbNounRecord`; None: no verb - noun items were given)
+    verb_noun: VerbNounRecord | None = field(default=None, metadata=_OPTIONAL)
 
-
-def _plain(v):
-    """``v`` with each record in it as its ``summary.json`` entry."""
-    if isinstance(v, _Record):
-        return v.to_summary()
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    return v
-
-
-def _fields_dict(obj) -> dict:
-    out = {}
-    for f in fields(obj):
-        v = getattr(obj, f.name)
-        if v is None and f.metadata.get("optional"):
-            continue
-        out[f.name] = _plain(v)
-    return out
-
-
-def _from_dict(cls, entry: dict, where: str):
-    names = {f.name for f in fields(cls)}
-    unknown = sorted(set(entry) - names)
-    if unknown:
-        raise InvalidDataError(
-            f"{where} has keys that {cls.__name__} does not know: {unknown}; expected only "
-            f"{sorted(names)}. Fix: read a summary.json written by this toponeuro version "
-            "(0.5 moved the cortex's hemispheres under cortex['hemispheres']).")
-    try:
-        return cls(**entry)
-    except TypeError as err:  # a missing field
-        raise InvalidDataError(
-            f"{where} lacks a field of {cls.__name__}: {err}. Fix: pass the whole "
-            "summary.json content.") from None
+    def __post_init__(self):
+        super().__post_init__()
+        self.comparison = _as(ComparisonRecord, self.comparison)
+        self.verb_noun = _as(VerbNounRecord, self.verb_noun)

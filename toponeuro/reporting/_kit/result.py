@@ -41,7 +41,7 @@ class JobResult:
     >>> model = ModelRecord(name="m", source="m", tau=None, description=None,
     ...                     weights_sha256=None)
     >>> rep = JobReport(toponeuro_version="0.5", created="-", model=model,
-    ...                 stimuli={}, layers=["l"], patch_min_units=10, alpha=0.05,
+    ...                 stimuli={}, layers=["l"],
     ...                 definitions={}, per_layer={},
     ...                 cortex=CortexReport(atlas="a", nulls="n"), headline="h")
     >>> JobResult(report=rep, selectivity=None).summary["model"]["name"]

@@ -370,7 +370,6 @@ class _LanguageJob(JobStages):
             card=self.net.model_card,
             model_desc=model_description(self.net, src.name, src.checkpoint),
             stimuli=self.stim, stimuli_source=self.stim_source, layers=tuple(self.layers),
-            token_pooling=units.token_pooling, min_units=self.patches.min_units,
             alpha=self.null.alpha, n_permutations=self.null.n_permutations, q=units.q,
             cortex_threshold=cortex.threshold if self.yours.maps is not None else None)
         self.data = assemble_language(setup, self.acts, self.selected, self.topo,

@@ -28,7 +28,13 @@ from ...analysis import (
     too_few_draws_text,
 )
 from ...exceptions import InputTypeError, InvalidDataError, UnknownNameError
-from .._kit.report import CortexReport, LanguageLayerRecord, LanguageMapReport
+from .._kit.report import (
+    CortexReport,
+    LanguageLayerRecord,
+    LanguageMapReport,
+    ParcelsRecord,
+    YourMapsRecord,
+)
 from .._kit.report import jsonable as _jsonable
 from .._kit.report import num as _num
 from .stages import LANGUAGE_MAP, _n_vertices
@@ -131,8 +137,7 @@ class LanguageInputs:
     Examples
     --------
     >>> LanguageInputs(card=None, model_desc="m", stimuli=[], stimuli_source="s",
-    ...                layers=("l",), token_pooling="mean", min_units=10, alpha=0.05,
-    ...                n_permutations=9, q=0.05).layers
+    ...                layers=("l",), alpha=0.05, n_permutations=9, q=0.05).layers
     ('l',)
     """
 
@@ -141,8 +146,6 @@ class LanguageInputs:
     stimuli: object
     stimuli_source: str
     layers: tuple
-    token_pooling: str
-    min_units: int
     alpha: float
     n_permutations: int
     q: float
@@ -335,23 +338,23 @@ def _cortex_summary(cortex, rows: list[dict]) -> CortexReport:
             "largest_region_vertices", "largest_region_fraction")
     main = parcels or [r for r in yours if r["map"] == _MAP]
     for r in main:
-        out.hemispheres[r["hemisphere"]] = {k: _num(r[k]) for k in keep}
+        out.hemispheres[r["hemisphere"]] = ParcelsRecord(**{k: _num(r[k]) for k in keep})
     if yours:
         sims = cortex.user_topography.similarity
-        out.your_maps = {
-            "source": _jsonable(cortex.source),
-            "mesh": yours[0]["mesh"],
-            "threshold": _num(yours[0]["threshold"]),
-            "maps": {name: {r["hemisphere"]: {k: _num(r[k]) for k in keep}
-                            for r in yours if r["map"] == name}
-                     for name in dict.fromkeys(r["map"] for r in yours)},
-            "similarity": [{"hemisphere": s.sheet, "pair": s.pair, "method": s.method,
-                            "value": _num(s.value), "null_mean": _num(s.null_mean),
-                            "null_std": _num(s.null_std), "p_value": _num(s.p_value),
-                            "null": s.null, "verdict": s.verdict,
-                            **_draws(cortex.user_topography.similarities.get((s.sheet, s.pair)))}
-                           for s in sims.itertuples()],
-        }
+        out.your_maps = YourMapsRecord(
+            source=_jsonable(cortex.source),
+            mesh=yours[0]["mesh"],
+            threshold=_num(yours[0]["threshold"]),
+            maps={name: {r["hemisphere"]: ParcelsRecord(**{k: _num(r[k]) for k in keep})
+                         for r in yours if r["map"] == name}
+                  for name in dict.fromkeys(r["map"] for r in yours)},
+            similarity=[{"hemisphere": s.sheet, "pair": s.pair, "method": s.method,
+                         "value": _num(s.value), "null_mean": _num(s.null_mean),
+                         "null_std": _num(s.null_std), "p_value": _num(s.p_value),
+                         "null": s.null, "verdict": s.verdict,
+                         **_draws(cortex.user_topography.similarities.get((s.sheet, s.pair)))}
+                        for s in sims.itertuples()],
+        )
     return out
 
 
@@ -440,7 +443,6 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
                            .items()},
         },
         "layers": layers,
-        "token_pooling": inputs.token_pooling,
         "selection": {k: _jsonable(units.topolm.attrs.get(k)) for k in
                       ("method", "statistic", "target", "against", "q_level", "top_k",
                        "alternative", "smooth_fwhm", "scope", "reference")},
@@ -448,8 +450,6 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
                            "smoothing would make any map smooth, so the positions null is "
                            "applied to the unsmoothed map)"),
         "patch_threshold_t": _num(units.threshold),
-        "patch_min_units": int(inputs.min_units),
-        "alpha": float(inputs.alpha),
         "definitions": _jsonable({**topo.table.attrs["definitions"],
                                   "morans_i": {k: v for k, v in morans_attrs.items()
                                                if k not in ("expected", "n_points")}}),
@@ -504,12 +504,12 @@ def _count(n, of, what: str = "") -> str:
 
 
 # ------------------------------------------------------------------------------ text
-def _count_of(c: dict) -> str:
-    """A summary's cortex entry as "4,806 of 29,280 vertices with data (16.4 %)" (a summary
-    without the counts, e.g. an older one: its fraction alone)."""
-    if c.get("n_with_data") and c.get("n_marked") is not None:
-        return _count(c["n_marked"], c["n_with_data"], "vertices with data")
-    return f"{c['parcel_fraction']:.1%} of the vertices with data"
+def _count_of(c: ParcelsRecord) -> str:
+    """A hemisphere's language map as "4,806 of 29,280 vertices with data (16.4 %)" (without
+    the counts: its fraction alone)."""
+    if c.n_with_data and c.n_marked is not None:
+        return _count(c.n_marked, c.n_with_data, "vertices with data")
+    return f"{c.parcel_fraction:.1%} of the vertices with data"
 
 
 @validate_params(dict(report=[InstanceOf(LanguageMapReport), MAPPING]))
@@ -539,14 +539,17 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     ...            "weights_sha256": None},
     ...     stimuli={"set": "localizer", "source": "s", "n_stimuli": 640,
     ...              "conditions": {"S": 320, "N": 320}},
-    ...     layers=["l"], patch_threshold_t=3.1, patch_min_units=10, alpha=0.05,
-    ...     definitions={}, settings={"null": {"n_permutations": 9}},
+    ...     layers=["l"], patch_threshold_t=3.1, definitions={},
+    ...     settings={"null": {"n_permutations": 9, "alpha": 0.05}},
     ...     per_layer={"l": layer},
     ...     cortex=CortexReport(atlas="x", nulls="y", hemispheres={"left": {
-    ...         "parcel_fraction": 0.05, "n_marked": 500, "n_with_data": 10000,
-    ...         "n_regions": 5}}),
-    ...     headline="h", token_pooling="mean", selection={}, topography_map="t",
-    ...     language_units="u", comparison={"fits": {}})
+    ...         "n_vertices": 10242, "n_with_data": 10000, "n_marked": 500,
+    ...         "parcel_fraction": 0.05, "n_regions": 5, "largest_region_vertices": 200,
+    ...         "largest_region_fraction": 0.02}}),
+    ...     headline="h", selection={}, topography_map="t",
+    ...     language_units="u", comparison={
+    ...         "layer_rule": "l", "hemisphere_rule": "h", "headline_rule": "r",
+    ...         "n_permutations": 9, "headline": None, "headline_row": None, "fits": {}})
     >>> print(format_language_summary(rep).splitlines()[0])
     toponeuro map --language — m on 640 localizer items (nulls: 9 draws, alpha 0.05)
     """
@@ -554,7 +557,7 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
            else LanguageMapReport.from_summary(report))
     lines = [f"toponeuro map --language — {rep.model.name} on "
              f"{rep.stimuli.n_stimuli} localizer items (nulls: "
-             f"{rep.setting('null.n_permutations')} draws, alpha {rep.alpha:g})", ""]
+             f"{rep.setting('null.n_permutations')} draws, alpha {rep.setting('null.alpha'):g})", ""]
     if rep.headline:
         lines += [rep.headline, ""]
     for ly, r in rep.per_layer.items():
@@ -565,17 +568,17 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
             count = f"{r.n_fdr_topolm:,} units pass BH (TopoLM)"
         lines.append(f"{ly} ({r.sheet}): {count}")
         lines += [f"    {t}" for t in r.signatures]
-    vn = rep.verb_noun["per_layer"] if rep.verb_noun is not None else {}
+    vn = rep.verb_noun.per_layer if rep.verb_noun is not None else {}
     if vn:
         lines.append("")
-        lines += [f"{ly}, verb - noun: {r['verdict']}" for ly, r in vn.items()]
-    if rep.comparison["fits"]:
-        comp = rep.comparison
-        lines += ["", f"Model vs cortex ({comp['layer_rule']}):"]
-        for f in comp["fits"].values():
-            counts = ", ".join(f"{k} {v}" for k, v in f["counts"].items())
-            lines.append(f"    {f['title']}: {counts}")
-        lines.append(f"    the headline rule (both jobs): {comp['headline_rule']}")
+        lines += [f"{ly}, verb - noun: {r.verdict}" for ly, r in vn.items()]
+    comp = rep.comparison
+    if comp.fits:
+        lines += ["", f"Model vs cortex ({comp.layer_rule}):"]
+        for f in comp.fits.values():
+            counts = ", ".join(f"{k} {v}" for k, v in f.counts.items())
+            lines.append(f"    {f.title}: {counts}")
+        lines.append(f"    the headline rule (both jobs): {comp.headline_rule}")
     lines.append("")
     return "\n".join(lines + cortex_lines(rep.cortex))
 
@@ -586,15 +589,17 @@ def cortex_lines(cortex: CortexReport) -> list:
 
     Examples
     --------
-    >>> c = CortexReport(atlas="x", nulls="y", hemispheres={"left": {
-    ...     "parcel_fraction": 0.1, "n_marked": 900, "n_with_data": 9000, "n_regions": 3}})
+    >>> left = ParcelsRecord(n_vertices=10242, n_with_data=9000, n_marked=900,
+    ...                      parcel_fraction=0.1, n_regions=3, largest_region_vertices=400,
+    ...                      largest_region_fraction=0.0444)
+    >>> c = CortexReport(atlas="x", nulls="y", hemispheres={"left": left})
     >>> cortex_lines(c)
     ['cortex left: language parcels cover 900 of 9,000 vertices with data (10.0 %) in 3 regions']
     """
-    lines = [f"cortex {h}: language parcels cover {_count_of(c)} in {c['n_regions']} regions"
+    lines = [f"cortex {h}: language parcels cover {_count_of(c)} in {c.n_regions} regions"
              for h, c in cortex.hemispheres.items()]
-    for name, per in (cortex.your_maps["maps"] if cortex.your_maps else {}).items():
+    for name, per in (cortex.your_maps.maps if cortex.your_maps else {}).items():
         for h, c in per.items():
             lines.append(f"cortex {h}, your map {name!r}: {_count_of(c)} at or above the "
-                         f"threshold, in {c['n_regions']} regions")
+                         f"threshold, in {c.n_regions} regions")
     return lines

@@ -136,7 +136,7 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
         for name, vals in cm.maps.items():
             fname = f"cortex_{_safe(name)}_{hemi}.png"
             fig = plot_cortex_map(np.asarray(vals, float), mesh=cm.mesh, hemi=hemi,
-                                  threshold=report.cortex.your_maps["threshold"],
+                                  threshold=report.cortex.your_maps.threshold,
                                   colorbar_label=name,
                                   title=f"Your map {name!r}, {hemi} hemisphere ({cm.mesh})")
             files[fname] = _savefig(fig, out / fname)
@@ -213,13 +213,13 @@ def _profile_view(rep: LanguageReport):
 
 def _cortex_similarity(report: LanguageMapReport, esc) -> str:
     yours = report.cortex.your_maps
-    if not yours or not yours["similarity"]:
+    if not yours or not yours.similarity:
         return ""
     items = "".join(
-        f"<li>{esc(r['pair'])} ({esc(r['hemisphere'])}): Pearson r {r['value']:+.2f}, spin "
-        f"null {r['null_mean']:+.2f} ± {r['null_std']:.2f}, "
-        f"{esc(r['p_text'])}"
-        f" — {esc(str(r['verdict']))}</li>" for r in yours["similarity"])
+        f"<li>{esc(r.pair)} ({esc(r.hemisphere)}): Pearson r {r.value:+.2f}, spin "
+        f"null {r.null_mean:+.2f} ± {r.null_std:.2f}, "
+        f"{esc(r.p_text)}"
+        f" — {esc(str(r.verdict))}</li>" for r in yours.similarity)
     return f"<p>Your maps against each other (spin-test null):</p><ul>{items}</ul>"
 
 
@@ -235,7 +235,7 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         "sentences, W word lists, J Jabberwocky, N nonword lists; "
         f"{esc(st.source)}).</li>"
         f"<li><b>Layers:</b> {esc(', '.join(s.layers))}; tokens pooled by "
-        f"{esc(s.token_pooling)}.</li>"
+        f"{esc(s.setting('units.token_pooling'))}.</li>"
         "<li><b>Language-selective units, as TopoLM defines them</b> "
         f"({esc(str(sel['reference']))}): activations smoothed on the sheet (Gaussian, FWHM "
         f"{sel['smooth_fwhm']} units), Welch t of S vs N, two-sided p, Benjamini-Hochberg at "
@@ -246,7 +246,7 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         "every map smooth, even that of a network whose units have no order, so a null that "
         "scatters the units' values would be miscalibrated there. Moran's I (each unit's four "
         "grid neighbours, row-standardised weights: esda's default), smoothness (TDANN) and "
-        f"patches ({s.patch_min_units} or more connected units with t &ge; "
+        f"patches ({s.setting('patches.min_units')} or more connected units with t &ge; "
         f"{_fmt(rep.threshold)}, the smallest t passing Benjamini-Hochberg on this map, after "
         f"TDANN's smoothing), each against {s.setting('null.n_permutations'):,} draws of the units' values "
         "scattered at random.</li>"
@@ -269,7 +269,7 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
                       for f in rep.fits.values())
     return (f"<p>Every descriptor is computed by one function on both sides, with the same "
             f"parameters (lengths in units of each map's extent), each against its null on "
-            f"its own geometry ({comp['n_permutations']:,} draws a side); one rule gives "
+            f"its own geometry ({comp.n_permutations:,} draws a side); one rule gives "
             f"the verdict (alike / unlike / not testable: toponeuro.analysis.ruler_verdict). "
             f"{esc(headline_rules())}</p>"
             f"<ul>{sources}</ul>{figs}"
@@ -284,13 +284,13 @@ def _html(rep: LanguageReport, files: dict) -> str:
         f"<h4>{esc(ly)} ({esc(r.sheet)})</h4><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul>"
         for ly, r in s.per_layer.items())
-    vn = s.verb_noun["per_layer"] if s.verb_noun is not None else {}
+    vn = s.verb_noun.per_layer if s.verb_noun is not None else {}
     if vn:
         verdicts += ("<h4>verb - noun (TopoLM's fMRI-fit items, Elli et al., 2019)</h4><ul>"
-                     + "".join(f"<li>{esc(ly)}: {esc(r['verdict'])}; {esc(r['organised'])}</li>"
+                     + "".join(f"<li>{esc(ly)}: {esc(r.verdict)}; {esc(r.organised)}</li>"
                                for ly, r in vn.items()) + "</ul>")
     verdicts = (f"<p>A claim is made only when its own test's p-value (one-sided, against its "
-                f"spatial null) is at or below {s.alpha:g}; otherwise the sentence says the "
+                f"spatial null) is at or below {s.setting('null.alpha'):g}; otherwise the sentence says the "
                 f"opposite was not shown.</p>{verdicts}")
     notes = "" if m.tau else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '

@@ -94,7 +94,7 @@ class MapResult(JobResult):
     ``res`` is what :func:`run_map` returned:
 
     >>> res = run_map(stimuli="/path/to/floc", out_dir="map-out")  # doctest: +SKIP
-    >>> res.report.alpha == res.summary["alpha"]  # doctest: +SKIP
+    >>> res.report.setting("null.alpha") == res.summary["settings"]["null"]["alpha"]  # doctest: +SKIP
     True
     >>> sorted(MapResult.__dataclass_fields__)  # doctest: +NORMALIZE_WHITESPACE
     ['comparison', 'files', 'out_dir', 'report', 'ruler', 'selectivity', 'tables', 'timings']
@@ -341,7 +341,6 @@ class _MapJob(JobStages):
             card=self.net.model_card,
             model_desc=_model_description(self.net, self.src.name, self.src.checkpoint),
             stimuli=self.stim, stimuli_source=self.stim_source, layers=tuple(self.layers),
-            threshold=self.patches.threshold, min_units=self.patches.min_units,
             alpha=self.null.alpha, training_images=self.train)
         self.res = _results.assemble(inputs, self.acts, self.model_side, self.cortex_side,
                                      self.comparison, random_init=self.random_init,

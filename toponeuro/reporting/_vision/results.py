@@ -8,7 +8,8 @@ comparisons built from them), so the tables, figures and files all show the same
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,16 +18,23 @@ import xarray as xr
 
 from ..._util import dims as D
 from ..._util.constraints import MAPPING, Names
-from ..._util.params import Text, validate_params
+from ..._util.params import InstanceOf, Text, validate_params
+from ..._util.stack import user_stacklevel
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS
 from .._kit.report import (
+    ArrangementDrawsRecord,
     ArrangementRecord,
     CortexReport,
+    CortexSourceRecord,
     MapHeadlineRecord,
+    MapHemisphereRecord,
     MapLayerRecord,
     MapReport,
     MapStimuliRecord,
+    PatchCentroidsRecord,
+    SimilarityTestRecord,
+    SmoothnessNullRecord,
 )
 from .._kit.report import jsonable as _jsonable
 from .._kit.report import num as _num
@@ -177,8 +185,9 @@ def _signatures(topo, layer: str, alpha: float, baseline: dict | None = None,
     return out
 
 
-def cortex_description(source: dict | None) -> str:
-    """One line on what the cortex maps are (atlas and representation, or the user's files).
+def cortex_description(source: CortexSourceRecord | dict | None) -> str:
+    """One line on what the cortex maps are (atlas and representation, or the user's files),
+    from their source record (or :attr:`~toponeuro.atlases.CortexMaps.source`'s dict).
 
     Examples
     --------
@@ -189,14 +198,14 @@ def cortex_description(source: dict | None) -> str:
     ...     "bodies": {"left": {"surface": "lh.bodies.func.gii"}}}})
     'your own maps (faces, bodies) on fsaverage5, left hemisphere only, surface maps; bodies: their values as they are (NaN: no data); faces: the regions mFus-faces of a label file, 1 inside and 0 elsewhere'
     """
-    source = source or {}
-    if source.get("representation") == "values":
-        files = source.get("maps", {})
+    src = _source_record(source)
+    hemis = src.hemispheres if src.hemispheres is not None else ["left", "right"]
+    side = "" if len(hemis) == 2 else f", {hemis[0]} hemisphere only"
+    if src.user_maps:
+        files = src.maps or {}
         how = ("MNI volumes projected with nilearn's vol_to_surf "
-               f"({', '.join(f'{k}={v}' for k, v in source['vol_to_surf'].items() if k != 'meshes')})"
-               if source.get("vol_to_surf") else "surface maps")
-        hemis = source.get("hemispheres", ["left", "right"])
-        side = "" if len(hemis) == 2 else f", {hemis[0]} hemisphere only"
+               f"({', '.join(f'{k}={v}' for k, v in src.vol_to_surf.items() if k != 'meshes')})"
+               if src.vol_to_surf else "surface maps")
         rois = {d: sorted({r for rec in ([f] if "regions" in f else f.values())
                            if isinstance(rec, dict) for r in rec.get("regions", [])})
                 for d, f in files.items()}
@@ -205,18 +214,21 @@ def cortex_description(source: dict | None) -> str:
         said = ([f"{', '.join(values)}: their values as they are (NaN: no data)"] if values
                 else []) + [f"{d}: the regions {' + '.join(r)} of a label file, 1 inside and 0 "
                             "elsewhere" for d, r in rois.items()]
-        return (f"your own maps ({', '.join(files)}) on {source.get('mesh', 'fsaverage5')}"
+        return (f"your own maps ({', '.join(files)}) on {src.on_mesh}"
                 f"{side}, {how}; {'; '.join(said)}")
-    rep = source.get("representation", "binary")
-    hemis = source.get("hemispheres", ["left", "right"])
-    head = ("visfAtlas (Rosenke et al., 2021) on fsaverage5"
-            + ("" if len(hemis) == 2 else f", {hemis[0]} hemisphere only"))
-    if rep == "proximity":
+    head = "visfAtlas (Rosenke et al., 2021) on fsaverage5" + side
+    if src.representation == "proximity":
         return (f"{head}: each ROI as a continuous map, its geodesic proximity "
-                f"exp(-d / {source.get('scale_mm', 10):g} mm), d the distance along the pial "
+                f"exp(-d / {src.scale_mm:g} mm), d the distance along the pial "
                 "mesh to the ROI (1 inside; the atlas is a maximum-probability map, whose 0/1 "
                 "ROIs never overlap)")
     return f"{head}: its ROIs as 0/1 maps"
+
+
+def _source_record(source) -> CortexSourceRecord:
+    """``source`` (:attr:`~toponeuro.atlases.CortexMaps.source`; None: no maps) as a record."""
+    return source if isinstance(source, CortexSourceRecord) else CortexSourceRecord.from_summary(
+        _jsonable(source or {}))
 
 
 @dataclass(frozen=True)
@@ -234,9 +246,7 @@ class MapInputs:
     stimuli_source: str
     #: the mapped layers, in network order (the last is the headline layer)
     layers: tuple
-    #: patch threshold on the selectivity t, smallest patch (units)
-    threshold: float
-    min_units: int
+    #: the significance level of the verdicts (``null.alpha``)
     alpha: float = 0.05
     #: :func:`~toponeuro.reporting.training_images`'s record (None: unknown)
     training_images: dict | None = None
@@ -344,8 +354,6 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
         "layers": list(inputs.layers),
         "pooling": "mean over feature-map positions (one unit per channel)",
         "selectivity": str(sel.attrs.get("method", "t, each domain vs the other four domains")),
-        "patch_min_units": int(inputs.min_units),
-        "alpha": float(inputs.alpha),
         "p_values": ("map similarity: two-sided (more or less alike than chance; verdict "
                      "'share territory' / 'avoid each other' at p <= alpha, else 'no evidence "
                      "either way'; no null: 'not tested'); smoothness and patches: one-sided "
@@ -371,9 +379,9 @@ def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 
     out = {
         "sheet": t["sheet"].iloc[0],
         "smoothness": {d: round(float(t.loc[d, "smoothness"]), 4) for d in MAP_DOMAINS},
-        "smoothness_null": {d: {"mean": _num(t.loc[d, "smoothness_null_mean"]),
-                                "std": _num(t.loc[d, "smoothness_null_std"]),
-                                "p_value": _num(t.loc[d, "smoothness_p"])}
+        "smoothness_null": {d: SmoothnessNullRecord(mean=_num(t.loc[d, "smoothness_null_mean"]),
+                                                    std=_num(t.loc[d, "smoothness_null_std"]),
+                                                    p_value=_num(t.loc[d, "smoothness_p"]))
                             for d in MAP_DOMAINS},
         "n_patches": {d: int(t.loc[d, "n_significant_patches"])
                       if np.isfinite(t.loc[d, "n_significant_patches"])
@@ -410,29 +418,30 @@ def cortex_summary(cortex_topo, source: dict | None, alpha: float = 0.05) -> Cor
     csim = cortex_topo.similarity
     for h in cortex_topo.sheets:
         present = [d for d in CORTEX_DOMAINS if d in cortex_topo.names(h)]
-        per_hemisphere[h] = {
-            "n_regions": len(present),
-            "smoothness": {d: _num(cortex_topo.row(h, d)["smoothness"]) for d in present},
-            "n_patches": {d: _num(cortex_topo.row(h, d)["n_patches"]) for d in present},
-            "map_similarity": {p: _num(cortex_topo.similarity_of(h, p)) for p in _PAIRS
-                               if all(x in present for x in p.split("-"))},
-            "map_similarity_null": {
+        per_hemisphere[h] = MapHemisphereRecord(
+            n_regions=len(present),
+            smoothness={d: _num(cortex_topo.row(h, d)["smoothness"]) for d in present},
+            n_patches={d: _num(cortex_topo.row(h, d)["n_patches"]) for d in present},
+            map_similarity={p: _num(cortex_topo.similarity_of(h, p)) for p in _PAIRS
+                            if all(x in present for x in p.split("-"))},
+            map_similarity_null={
                 r.pair: _similarity_entry(cortex_topo.similarities[h, r.pair], alpha)
                 for r in csim[csim.sheet == h].itertuples() if r.pair in _PAIRS},
-        }
+        )
     n_spin = cortex_topo.attrs["similarity_permutations"]
     from ...analysis import cortex_null_calibration
 
+    src = _source_record(source)
     return CortexReport(
-        atlas=cortex_description(source),
-        source=_jsonable(source or {}),
-        null_calibration=cortex_null_calibration((source or {}).get("mesh", "fsaverage5")),
+        atlas=cortex_description(src),
+        source=src,
+        null_calibration=cortex_null_calibration(src.on_mesh),
         nulls=(f"map similarity: spin test, {n_spin} draws of {n_spin - n_spin // 2} "
                   "rotations of the sphere (each rotation moves one map, then the other; "
                   "effective draws per pair: map_similarity_null's n_effective); "
                   + ("smoothness and patches: none drawn (they describe the given maps; "
                      "the spin test is drawn for their similarities and arrangement)"
-                     if (source or {}).get("representation") == "values" else
+                     if src.user_maps else
                      "smoothness and patches: none (the atlas's fixed ROIs are smooth "
                      "and patchy by construction, so a null says nothing about them)")
                   + f"; arrangement: spin test, {n_spin} independent rotations of each "
@@ -461,17 +470,15 @@ def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> Arran
         "pairs": list(a.get("pairs", [])),
         "model_distances": [_num(v) for v in a.get("model_distances", [])],
         "cortex_distances_mm": [_num(v) for v in a.get("cortex_distances", [])],
-        "patch_centroids": {
-            "spearman": _num(table.loc[("arrangement_spearman", "centroids"),
-                                       "model_vs_cortex"]),
-            "n_regions": int(table.loc[("arrangement_n_regions", "centroids"),
-                                       "model_vs_cortex"]),
-        },
+        "patch_centroids": PatchCentroidsRecord(
+            spearman=_num(table.loc[("arrangement_spearman", "centroids"), "model_vs_cortex"]),
+            n_regions=int(table.loc[("arrangement_n_regions", "centroids"), "model_vs_cortex"]),
+        ),
     }
-    if draws is not None:
-        out["n_permutations"] = {k: int(v) for k, v in draws.items()}
-    out["p_text"] = arrangement_p_text(out)
-    return ArrangementRecord(**out)
+    drawn = (None if draws is None else
+             ArrangementDrawsRecord(shift=int(draws["shift"]), spin=int(draws["spin"])))
+    return ArrangementRecord(**out, n_permutations=drawn, p_text=arrangement_p_text(
+        out["p_value"], out["p_shift"], out["p_spin"], drawn))
 
 
 def headline_summary(layer: str, hemispheres, arrangement: dict) -> MapHeadlineRecord:
@@ -497,7 +504,7 @@ def _arrangement_verdict(a: ArrangementRecord, alpha: float) -> str:
     if p <= alpha:
         return "the arrangement matches beyond both nulls"
     n = a.n_permutations
-    draws = [int(v) for v in n.values() if v is not None] if n is not None else []
+    draws = [] if n is None else [n.shift, n.spin]
     if draws and not can_reject(min(draws), alpha):  # p is the larger of the two nulls' p
         return too_few_draws_text(min(draws), alpha)
     return "not distinguishable from chance arrangements"
@@ -517,7 +524,8 @@ def headline_parts(headline: MapHeadlineRecord, alpha: float) -> dict:
     >>> a = ArrangementRecord(
     ...     spearman=0.5, p_value=0.57, p_shift=0.57, p_spin=0.2, null_shift_mean=0.0,
     ...     null_spin_mean=0.0, n_domains=3, n_pairs=3, domains=["faces", "bodies", "places"],
-    ...     pairs=[], model_distances=[], cortex_distances_mm=[], patch_centroids={},
+    ...     pairs=[], model_distances=[], cortex_distances_mm=[],
+    ...     patch_centroids={"spearman": None, "n_regions": 0},
     ...     p_text="p = 0.570 (one-sided)")
     >>> head = MapHeadlineRecord(layer="l4", rule="the deepest layer", arrangement={"right": a})
     >>> parts = headline_parts(head, alpha=0.05)
@@ -557,17 +565,16 @@ def headline_parts(headline: MapHeadlineRecord, alpha: float) -> dict:
     return {"question": question, "answers": answers, "rule": rule}
 
 
-def _similarity_entry(res, alpha) -> dict:
+def _similarity_entry(res, alpha) -> SimilarityTestRecord:
     """summary.json's record of one map similarity: its one test, in numbers and words."""
     from ...analysis import overlap_verdict
 
     v = overlap_verdict(res, alpha=alpha)
-    out = {"method": str(res.attrs.get("method", "")), "value": _num(res.statistic),
-           "mean": _num(res.null_mean), "std": _num(res.null_std),
-           "p_value": _num(v.p_value), "alternative": v.alternative, "p_text": v.p_text,
-           "verdict": v.outcome, "null": res.null_method, "n_permutations": v.n_permutations,
-           "n_moves": v.n_moves, "n_effective": v.n_effective}
-    return out
+    return SimilarityTestRecord(
+        method=str(res.attrs.get("method", "")), value=_num(res.statistic),
+        mean=_num(res.null_mean), std=_num(res.null_std), p_value=_num(v.p_value),
+        alternative=v.alternative, p_text=v.p_text, verdict=v.outcome, null=res.null_method,
+        n_permutations=v.n_permutations, n_moves=v.n_moves, n_effective=v.n_effective)
 
 
 def _dataset(acts, sel, model_table, model_topo, dims, layers) -> xr.Dataset:
@@ -614,25 +621,23 @@ def _signed(name: str, v) -> str:
     return "–" if v is None or not np.isfinite(v) else f"{name} {v:+.2f}"
 
 
-def _test_text(entry: dict | None, null: str) -> str:
+def _test_text(entry: SimilarityTestRecord | None, null: str) -> str:
     """A similarity test's verdict and p (its ``p_text``), naming its null."""
-    if not entry:
-        return "–"
-    if entry.get("verdict") == "not tested":
-        return "not tested"
-    return f"{entry['verdict']}; {null}, {entry['p_text']}"
+    if entry is None or entry.verdict == "not tested":
+        return "–" if entry is None else "not tested"
+    return f"{entry.verdict}; {null}, {entry.p_text}"
 
 
 @validate_params(dict(comparison=MAPPING, layer=Text(), hemispheres=Names(empty=False),
-                      summary=[MAPPING, None]))
+                      report=[InstanceOf(MapReport, "a MapReport"), MAPPING, None]))
 def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
-                    summary: dict | None = None) -> pd.DataFrame:
+                    report: MapReport | None = None) -> pd.DataFrame:
     """One readable table of what can be set side by side: the model's layer and each
     cortical hemisphere, rows ``what · pair``, every cell naming its statistic.
 
     Only numbers that mean the same on both sides stand here: each side's map similarity
     under its own statistic (the sheet's SSIM, the mesh's Pearson r: every cell says which)
-    and, with ``summary``, the verdict of each side's own test; then the arrangement of the
+    and, with ``report``, the verdict of each side's own test; then the arrangement of the
     domain centres, the one number that compares the two. The smoothness and patches are
     not here: on the atlas's ROI proximity maps they are fixed by construction and have no
     null, so the cortex's values do not compare with the sheet's (the report shows them in
@@ -646,11 +651,12 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
         The model layer shown.
     hemispheres : sequence of str
         The cortical hemispheres shown beside it, in this order.
-    summary : dict, optional
-        The run's ``summary.json`` content: names each side's statistic (default SSIM on the
-        sheet, Pearson r on the cortex: :func:`~toponeuro.analysis.topography_table`'s
-        choices) and adds each test's verdict and p, written by
-        :func:`~toponeuro.analysis.format_p`.
+    report : MapReport, optional
+        The run's typed report (``MapResult.report``): names each side's statistic
+        (without it, SSIM on the sheet and Pearson r on the cortex:
+        :func:`~toponeuro.analysis.topography_table`'s choices) and adds each test's verdict
+        and p, written by :func:`~toponeuro.analysis.format_p`. A ``summary.json`` content
+        (a dict, 0.4's) is read into the report, with a FutureWarning, until 0.6.
 
     Returns
     -------
@@ -664,43 +670,52 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
     :func:`~toponeuro.reporting.run_map` returns:
 
     >>> view = comparison_view(res.comparison, "layer4.0.conv2", ["left", "right"],
-    ...                        res.summary)  # doctest: +SKIP
+    ...                        res.report)  # doctest: +SKIP
     >>> view.columns.tolist()  # doctest: +SKIP
     ['model · layer4.0.conv2', 'cortex · left hemisphere', 'cortex · right hemisphere']
     >>> view.iloc[0].tolist()  # doctest: +SKIP
     ['SSIM -0.45', 'Pearson r +0.41', 'Pearson r +0.52']
     """
-    first = comparison[layer, hemispheres[0]]
-    summary = summary or {}
-    model_sims = summary.get("per_layer", {}).get(layer, {}).get("map_similarity_null", {})
-    cortex = summary.get("cortex", {}).get("hemispheres", {})
+    if isinstance(report, Mapping):
+        warnings.warn("comparison_view(report=<a summary dict>) is deprecated since toponeuro "
+                      "0.5 and will be refused in 0.6; pass the typed report, MapResult.report "
+                      "(a summary.json: MapReport.from_summary(summary)).", FutureWarning,
+                      stacklevel=user_stacklevel())
+        report = MapReport.from_summary(report)
+    first, tested = comparison[layer, hemispheres[0]], report is not None
+    model_sims = report.per_layer[layer].map_similarity_null if tested else {}
+    cortex = report.cortex.hemispheres if tested else {}
 
     def val(t, key, col):
         return float(t.loc[key, col]) if key in t.index else np.nan
 
-    def method(entry, default):
-        return STATISTIC_NAMES.get((entry or {}).get("method"), default)
+    def method(entry: SimilarityTestRecord | None, default):
+        return default if entry is None else STATISTIC_NAMES.get(entry.method, default)
+
+    def test_of(tests: dict, pair: str) -> SimilarityTestRecord | None:  # None: not tested
+        return tests[pair] if pair in tests else None
 
     rows, index = [], []
     for pair in _PAIRS:
         name = pair.replace("-", "–")
-        c_entries = [cortex.get(h, {}).get("map_similarity_null", {}).get(pair)
+        c_entries = [test_of(cortex[h].map_similarity_null, pair) if h in cortex else None
                      for h in hemispheres]
         index.append(f"map similarity · {name}")
-        rows.append([_signed(method(model_sims.get(pair), "SSIM"),
+        rows.append([_signed(method(test_of(model_sims, pair), "SSIM"),
                              val(first, ("map_similarity", pair), "model"))]
                     + [_signed(method(e, "Pearson r"),
                                val(comparison[layer, h], ("map_similarity", pair), "cortex"))
                        for h, e in zip(hemispheres, c_entries)])
-        if summary:
+        if tested:
             index.append(f"map similarity test · {name} (two-sided, each side its own null)")
-            rows.append([_test_text(model_sims.get(pair), "sheet maps shifted")]
+            rows.append([_test_text(test_of(model_sims, pair), "sheet maps shifted")]
                         + [_test_text(e, "spin test") for e in c_entries])
-    arr = [summary.get("arrangement", {}).get(f"{layer}|{h}") for h in hemispheres]
+    arr = [report.arrangement[f"{layer}|{h}"]
+           if tested and f"{layer}|{h}" in report.arrangement else None for h in hemispheres]
 
-    def arr_item(h, a, item):
+    def arr_item(h, a: ArrangementRecord | None, item):
         if a is not None:
-            return a.get(item)
+            return getattr(a, item)
         v = val(comparison[layer, h], ("domain_arrangement", item), "model_vs_cortex")
         return None if not np.isfinite(v) else v
 
@@ -713,9 +728,9 @@ def comparison_view(comparison: dict, layer: str, hemispheres: Sequence[str],
         n = arr_item(h, a, "n_domains")
         counts.append("–" if n is None else f"{int(n)} ({int(n) * (int(n) - 1) // 2} pairs)")
     rows.append([f"{len(MAP_DOMAINS)} domain maps on the sheet"] + counts)
-    if summary:
+    if tested:
         index.append("arrangement · test (one-sided)")
-        rows.append(["–"] + [a.get("p_text", "–") if a else "–" for a in arr])
+        rows.append(["–"] + [a.p_text if a else "–" for a in arr])
     cols = [f"model · {layer}"] + [f"cortex · {h} hemisphere" for h in hemispheres]
     return pd.DataFrame(rows, index=index, columns=cols)
 
@@ -746,39 +761,38 @@ def training_images_note(stimuli: MapStimuliRecord) -> str:
             f"images ({where}); these numbers are not held-out")
 
 
-def arrangement_p_text(a: dict) -> str:
+def arrangement_p_text(p_value: float | None, p_shift: float | None, p_spin: float | None,
+                       draws: ArrangementDrawsRecord | None = None) -> str:
     """The arrangement test's one p, with the two nulls it is the larger of, each written
     by :func:`~toponeuro.analysis.format_p` (a floor as ``p < 0.001 (1,000 draws)``).
 
     The test (:func:`toponeuro.analysis.arrangement_comparison`) is one-sided (the sheet's
     arrangement more like the cortex's than chance) and its ``p_value`` is the larger of the
-    sheet-shift and spin p: the arrangement beats chance only if it beats both. ``a`` may
-    carry ``n_permutations`` (``{"shift": n, "spin": m}``); without it the draws are unknown
-    and the p's are written as numbers.
+    sheet-shift and spin p: the arrangement beats chance only if it beats both. ``draws``:
+    the two nulls' draws (:class:`~._kit.entries.ArrangementDrawsRecord`); without them the
+    draws are unknown and the p's are written as numbers.
 
     Examples
     --------
-    >>> arrangement_p_text({"p_value": 0.31, "p_shift": 0.31, "p_spin": 0.3,
-    ...                     "n_permutations": {"shift": 1000, "spin": 1000}})
+    >>> draws = ArrangementDrawsRecord(shift=1000, spin=1000)
+    >>> arrangement_p_text(0.31, 0.31, 0.3, draws)
     'p = 0.310 (one-sided, the larger of two nulls: sheet maps shifted p = 0.310, cortex maps spun p = 0.300)'
-    >>> arrangement_p_text({"p_value": 1 / 1001, "p_shift": 1 / 1001, "p_spin": 1 / 1001,
-    ...                     "n_permutations": {"shift": 1000, "spin": 1000}})
+    >>> arrangement_p_text(1 / 1001, 1 / 1001, 1 / 1001, draws)
     'p < 0.001 (one-sided, the larger of two nulls: sheet maps shifted p < 0.001 (1,000 draws), cortex maps spun p < 0.001 (1,000 draws))'
-    >>> arrangement_p_text({"p_value": None, "p_shift": None, "p_spin": None})
+    >>> arrangement_p_text(None, None, None)
     'not tested'
     """
     from ...analysis import format_p
 
-    if a.get("p_value") is None or not np.isfinite(a["p_value"]):
+    if p_value is None or not np.isfinite(p_value):
         return "not tested"
-    n = a.get("n_permutations") or {}
     unknown = 10**9  # draws not recorded: no floor can be written, the p's are numbers
-    n_shift, n_spin = int(n.get("shift", unknown)), int(n.get("spin", unknown))
+    n_shift, n_spin = (unknown, unknown) if draws is None else (draws.shift, draws.spin)
 
     def one(p, k):
         return "not drawn" if p is None or not k else format_p(p, k)
 
-    head = format_p(a["p_value"], min([k for k in (n_shift, n_spin) if k] or [unknown]))
+    head = format_p(p_value, min([k for k in (n_shift, n_spin) if k] or [unknown]))
     head = head.split(" (")[0]
     return (f"{head} (one-sided, the larger of two nulls: sheet maps shifted "
-            f"{one(a.get('p_shift'), n_shift)}, cortex maps spun {one(a.get('p_spin'), n_spin)})")
+            f"{one(p_shift, n_shift)}, cortex maps spun {one(p_spin, n_spin)})")

@@ -47,7 +47,7 @@ def format_summary(report: MapReport | dict) -> str:
     lines = [
         f"toponeuro map — {rep.model.name} on {rep.stimuli.n_stimuli} fLoc "
         f"images (patches: t ≥ {rep.setting('patches.threshold'):g} after smoothing, significant "
-        f"at family-wise p ≤ {rep.alpha:g}; nulls: {n_perm:,} draws)",
+        f"at family-wise p ≤ {rep.setting('null.alpha'):g}; nulls: {n_perm:,} draws)",
     ]
     note = training_images_note(rep.stimuli)
     if note:
@@ -64,10 +64,10 @@ def format_summary(report: MapReport | dict) -> str:
             lines[-1] += "   label null (the selective claim), one-sided"
         for d in MAP_DOMAINS:
             sm = r.smoothness[d]
-            p = nulls[d]["p_value"]
+            p = nulls[d].p_value
             label_p = ", ".join(
-                f"{what} " + format_p(np.nan if lab[d]["p_label_null"] is None
-                                      else lab[d]["p_label_null"], lab[d]["n_permutations"])
+                f"{what} " + format_p(np.nan if lab[d].p_label_null is None
+                                      else lab[d].p_label_null, lab[d].n_permutations)
                 for what, lab in by_labels.items() if d in lab)
             lines.append(
                 f"  {d:<12}{'n/a' if sm is None else f'{sm:.3f}':<20}"
@@ -78,19 +78,19 @@ def format_summary(report: MapReport | dict) -> str:
             lines.append(f"  {text}")
     lines.append("")
     for h, c in rep.cortex.hemispheres.items():
+        tests = c.map_similarity_null
         sims = "; ".join(
-            f"{p.replace('-', '–')} {STATISTIC_NAMES.get(c['map_similarity_null'][p]['method'], 'r')}"
-            f" {v:+.2f} ({c['map_similarity_null'][p]['verdict']}, spin test "
-            f"{c['map_similarity_null'][p]['p_text']})"
-            if p in c["map_similarity_null"] else f"{p.replace('-', '–')} {v:+.2f}"
-            for p, v in c["map_similarity"].items() if v is not None)
+            f"{p.replace('-', '–')} {STATISTIC_NAMES.get(tests[p].method, 'r')}"
+            f" {v:+.2f} ({tests[p].verdict}, spin test {tests[p].p_text})"
+            if p in tests else f"{p.replace('-', '–')} {v:+.2f}"
+            for p, v in c.map_similarity.items() if v is not None)
         lines.append(f"cortex {h} hemisphere: map similarity {sims}")
     for h, c in rep.cortex.hemispheres.items():
         lines.append(
             f"cortex {h} hemisphere on its own (no null; not comparable with the sheet's, see "
             "the report): smoothness " + ", ".join(f"{d} {v:.2f}" for d, v in
-                                                 c["smoothness"].items() if v is not None)
-            + "; patches " + ", ".join(f"{d} {v}" for d, v in c["n_patches"].items()))
+                                                 c.smoothness.items() if v is not None)
+            + "; patches " + ", ".join(f"{d} {v}" for d, v in c.n_patches.items()))
     head = rep.headline.layer
     for key, a in rep.arrangement.items():
         layer, h = key.split("|")
@@ -102,7 +102,7 @@ def format_summary(report: MapReport | dict) -> str:
             f", {a.p_text}"
             + ("  <- headline layer" if layer == head else ""))
     if rep.headline.arrangement:
-        parts = headline_parts(rep.headline, rep.alpha)
+        parts = headline_parts(rep.headline, rep.setting('null.alpha'))
         lines += ["", "Extra (0.4's headline): " + parts["question"]]
         lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
         lines.append(parts["rule"])

@@ -185,7 +185,7 @@ def _figures(out: Path, res: ReportData, atlas, cortex=None) -> dict:
         files[f"arrangement_{h}.png"] = _savefig(fig, out / f"arrangement_{h}.png")
     fig = plot_arrangement_by_layer(
         {k: t.attrs["arrangement"] for k, t in res.comparison.items()},
-        alpha=rep.alpha, headline=head,
+        alpha=rep.setting('null.alpha'), headline=head,
         n_permutations=min(rep.setting("null.n_permutations"),
                            rep.setting("cortex.n_permutations")) or None)
     files["comparison.png"] = _savefig(fig, out / "comparison.png")
@@ -285,15 +285,14 @@ def _dims_table_html(rep: MapReport) -> str:
         base = (r.map_similarity_random_init if rep.random_init_baseline
                 and r.map_similarity_random_init is not None else {})
         for pair, v in r.map_similarity_null.items():
-            name, stat = pair.replace("-", "–"), STATISTIC_NAMES.get(v["method"], v["method"])
-            row[f"{name} {stat}"] = f"{v['value']:+.2f}"
+            name, stat = pair.replace("-", "–"), STATISTIC_NAMES.get(v.method, v.method)
+            row[f"{name} {stat}"] = f"{v.value:+.2f}"
             row[f"{name} test (two-sided, sheet maps shifted)"] = (
-                f"{v['verdict']}, {v['p_text']}" if v["verdict"] != "not tested"
-                else "not tested")
+                f"{v.verdict}, {v.p_text}" if v.verdict != "not tested" else "not tested")
             if pair in base:
                 b = base[pair]
                 row[f"{name} {stat} at random initialisation"] = (
-                    f"{b['value']:+.2f} ({b['verdict']}, {b['p_text']})")
+                    f"{b.value:+.2f} ({b.verdict}, {b.p_text})")
         rows.append(row)
     return _html_table(pd.DataFrame(rows))
 
@@ -312,7 +311,7 @@ def _cortex_table_html(res: ReportData) -> str:
 
 def _user_maps(rep: MapReport) -> bool:
     """Whether the cortex maps are the user's (their values), not the atlas's ROIs."""
-    return rep.cortex.source.get("representation") == "values"
+    return rep.cortex.source.user_maps
 
 
 def _cortex_alone_text(rep: MapReport) -> str:
@@ -323,7 +322,8 @@ def _cortex_alone_text(rep: MapReport) -> str:
                 "them on the cortex (the spin test is drawn for their map similarities and "
                 "arrangement only), so they stand here and not beside the model's values, "
                 "which each carry their own null.")
-    scale = source.get("scale_mm", 10)
+    # the atlas's proximity maps' scale (binary ROIs record none: roi_proximity's 10 mm)
+    scale = 10 if source.scale_mm is None else source.scale_mm
     return (f"The smoothness and patches of the atlas's maps. Each map is the proximity "
             f"exp(−d / {scale:g} mm) to an ROI of the atlas (d the distance along the mesh): "
             "a map made of distances to a region is smooth by construction, and its patches "
@@ -365,7 +365,7 @@ def _html(res: ReportData, files: dict) -> str:
     esc = html.escape
     rep = res.report
     m, st, layers = rep.model, rep.stimuli, rep.layers
-    thr, min_units = rep.setting("patches.threshold"), rep.patch_min_units
+    thr, min_units = rep.setting("patches.threshold"), rep.setting("patches.min_units")
     hemis = res.cortex_topo.sheets
     comp_parts = []
     for (layer, h), t in res.comparison.items():
@@ -401,7 +401,7 @@ def _html(res: ReportData, files: dict) -> str:
     shade = (f" (shaded: ±1 s.d. over {n_smp} samples of units)" if n_smp > 1 else
              " (one sample: every unit of the sheet, so there is no spread to shade)")
     user_maps = _user_maps(rep)
-    mesh = rep.cortex.source.get("mesh", "fsaverage5")
+    mesh = rep.cortex.source.on_mesh
     cortex_heading = (f"The cortex maps on their own: your maps on {mesh}" if user_maps
                       else "The cortex maps on their own: visfAtlas ROIs on fsaverage5")
     n_perm = rep.setting("null.n_permutations")
@@ -421,7 +421,7 @@ def _html(res: ReportData, files: dict) -> str:
             f"sheet: {n_perm:,} draws ({rep.p_values}); cortex: {rep.cortex.nulls}."),
         baseline_text=baseline_text, **_calibration_texts(mesh),
         model_table=_model_table_html(res, thr), dims_table=_dims_table_html(rep),
-        n_permutations_text=f"{n_perm:,}", alpha=f"{rep.alpha:g}",
+        n_permutations_text=f"{n_perm:,}", alpha=f"{rep.setting('null.alpha'):g}",
         signatures="".join(
             f"<details><summary>{esc(ly)}: every statistic in words</summary><ul>"
             + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul></details>"
@@ -432,7 +432,7 @@ def _html(res: ReportData, files: dict) -> str:
                             "colours); black outlines: the significant patches the tables "
                             f"count ({min_units} or more connected units with t ≥ {thr:g} "
                             "after TDANN's smoothing, family-wise p ≤ "
-                            f"{rep.alpha:g})"),
+                            f"{rep.setting('null.alpha'):g})"),
         fig_smoothness_profiles=_img(files, "smoothness_profiles.png",
                                      "Mean absolute difference in t between units, by distance "
                                      "on the sheet" + shade),
@@ -445,8 +445,7 @@ def _html(res: ReportData, files: dict) -> str:
                              "inflated fsaverage5 surface"),
         cortex_alone_text=esc(_cortex_alone_text(rep)), cortex_table=_cortex_table_html(res),
         cortex_similarity=esc(_cortex_similarity_text(rep)),
-        comparison_view=_html_table(comparison_view(res.comparison, head.layer, hemis,
-                                                    rep.to_summary()),
+        comparison_view=_html_table(comparison_view(res.comparison, head.layer, hemis, rep),
                                     index=True),
         fig_arrangements="".join(
             _img(files, f"arrangement_{h}.png",
@@ -458,7 +457,7 @@ def _html(res: ReportData, files: dict) -> str:
         png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
                             if k.endswith(".png")),
     )
-    parts = headline_parts(rep.headline, rep.alpha)
+    parts = headline_parts(rep.headline, rep.setting('null.alpha'))
     answers = "".join(f"<li><b>{esc(h.capitalize())} hemisphere:</b> {esc(t)}</li>"
                       for h, t in parts["answers"].items())
     headline = (_ruler_headline_html(rep)
@@ -477,7 +476,7 @@ def _html(res: ReportData, files: dict) -> str:
         figure = _img(files, "comparison.png",
                   "The headline's number for every mapped layer and hemisphere: Spearman ρ "
                   "between the domain-centre distances on the sheet and on the cortex; filled "
-                  f"markers beat both nulls at p ≤ {rep.alpha:g}, open ones do not; "
+                  f"markers beat both nulls at p ≤ {rep.setting('null.alpha'):g}, open ones do not; "
                   "grey bars: the sheet-shift null's mean ± s.d.")
     return answer_first_page(
         title=f"toponeuro map — {m.name}",
@@ -564,7 +563,7 @@ def _extra_rows(rep: MapReport, layer: str, hemi: str) -> list:
             arr.domains), "statistic": "Spearman ρ of centre distances",
             "model": f"ρ = {_fmt(arr.spearman)} over {arr.n_pairs} "
                      "distances", "cortex": f"p = {_fmt(p, 2)} (shift and spin nulls)",
-            "verdict": _arrangement_verdict(arr, float(rep.alpha))})
+            "verdict": _arrangement_verdict(arr, float(rep.setting('null.alpha')))})
     sims = rep.per_layer[layer].map_similarity if layer in rep.per_layer else {}
     for pair, v in sims.items():
         rows.append({"descriptor": "domain similarity (extra)", "domain": pair,
@@ -628,12 +627,11 @@ def _cortex_similarity_text(rep: MapReport) -> str:
     """What the cortex maps used here show for the two pairs the guide names."""
     out = []
     for h, c in rep.cortex.hemispheres.items():
-        for pair, v in c["map_similarity"].items():
+        for pair, v in c.map_similarity.items():
             if v is None:
                 continue
-            test = c["map_similarity_null"][pair] if pair in c["map_similarity_null"] else {}
-            how = (f"{test['verdict']}, spin test {test['p_text']}" if "verdict" in test
-                   else "not tested")
+            test = c.map_similarity_null[pair] if pair in c.map_similarity_null else None
+            how = "not tested" if test is None else f"{test.verdict}, spin test {test.p_text}"
             out.append(f"{pair.replace('-', '–')} Pearson r = {v:+.2f} ({h}: {how})")
     if not out:
         return "The cortex maps used here do not cover these pairs."

@@ -146,23 +146,42 @@ def test_map_takes_smooth_fwhm_none():
     assert _job_settings(args, language=True)["units"].smooth_fwhm == 1.5
 
 
-def test_train_none_words_set_the_recipes_none():
-    """--log-every none, --keep-checkpoints all and --lr-schedule constant set the recipe's
-    value that means None (0, 0, "constant"), which TrainRecords / TrainSchedule read as
-    None."""
+def test_train_none_words_set_none_over_the_recipe(monkeypatch, tmp_path):
+    """--log-every none, --keep-checkpoints all and --lr-schedule constant give None over a
+    recipe that sets the keys: the recipe run has no log_every / keep_checkpoints key (their
+    default, None) and lr_schedule "constant", and the recipe schema accepts it."""
+    import toponeuro.training
     from toponeuro.cli._train import _train_flags
-    from toponeuro.training import TrainRecords, TrainSchedule
+    from toponeuro.training import TrainRecords, TrainSchedule, validate_recipe
 
     parser, _ = _sub("train")
     args = parser.parse_args(["train", "--recipe", "x", "--log-every", "none",
                               "--keep-checkpoints", "all", "--lr-schedule", "constant"])
-    train = _train_flags(args)
-    assert train == {"log_every": 0, "keep_checkpoints": 0, "lr_schedule": "constant"}
-    recipe = {"train": train}
-    assert TrainRecords.from_recipe(recipe) == TrainRecords()
-    assert TrainSchedule.from_recipe(recipe).lr_schedule is None
+    assert _train_flags(args) == {"log_every": None, "keep_checkpoints": None,
+                                  "lr_schedule": "constant"}
     args = parser.parse_args(["train", "--recipe", "x", "--log-every", "5"])
     assert _train_flags(args) == {"log_every": 5}
+
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        'name = "r"\nseed = 0\n[model]\narch = "small_resnet"\nnum_classes = 2\n'
+        '[data]\nkind = "synthetic"\nn_classes = 2\n'
+        '[train]\nepochs = 1\nlog_every = 3\nkeep_checkpoints = 2\n')
+    seen = {}
+
+    def fake_run(r, **kw):
+        seen["recipe"] = r
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(toponeuro.training, "run_recipe", fake_run)
+    assert main(["train", "--recipe", str(recipe), "--out", str(tmp_path / "o"),
+                 "--log-every", "none", "--keep-checkpoints", "all",
+                 "--lr-schedule", "constant"]) == 130
+    run = seen["recipe"]
+    validate_recipe(run)
+    assert "log_every" not in run["train"] and "keep_checkpoints" not in run["train"]
+    assert TrainRecords.from_recipe(run) == TrainRecords()
+    assert TrainSchedule.from_recipe(run).lr_schedule is None
 
 
 def test_a_message_writes_none_as_the_flags_word(capsys):

@@ -94,7 +94,9 @@ class _TrainParser(argparse.ArgumentParser):
 def _train_flags(args) -> dict:
     """``{[train] key: value}`` of the flags given, checked as the settings object checks the
     recipe's values (a message names the field, ``schedule.lr``, which
-    :func:`~._checks.cli_message` writes as ``--lr``)."""
+    :func:`~._checks.cli_message` writes as ``--lr``). A flag's word for None gives the
+    recipe's value for it (``--lr-schedule constant``: ``"constant"``) or, for a field whose
+    default is None (``--log-every none``), None: the key is dropped from the recipe."""
     from ._settings import given_settings, none_given
 
     given = {}
@@ -103,8 +105,9 @@ def _train_flags(args) -> dict:
         mine = none_given(cls, given_settings(args, cls))
         checked = cls(**mine)
         for name, value in mine.items():  # canonical (2.0 epochs: 2); None as the recipe
-            given[name] = (getattr(checked, name) if value is not None else  # writes it
-                           cls.__dataclass_fields__[name].metadata["recipe_none"][0])
+            f = cls.__dataclass_fields__[name]  # writes it, or no key
+            given[name] = (getattr(checked, name) if value is not None else
+                           None if f.default is None else f.metadata["recipe_none"][0])
     return given
 
 
@@ -146,7 +149,11 @@ def _run_train(args) -> int:
     recipe = load_recipe(args.recipe)
     _image_recipe_only(train, recipe)
     epochs = train.pop("epochs", None)  # run_recipe's own: it refuses it for a language recipe
-    recipe["train"].update(train)
+    for key, value in train.items():  # None: the key dropped, the field's default None
+        if value is None:
+            recipe["train"].pop(key, None)
+        else:
+            recipe["train"][key] = value
     overrides = {
         k: v for k, v in {"epochs": epochs, "steps": args.steps, "seed": args.seed,
                           "device": device}.items()

@@ -470,9 +470,14 @@ class LanguageUnits:
     q: float = field(default=0.05, metadata=_meta(
         "--q", "Benjamini-Hochberg false discovery rate of the S vs N t test"))
     smooth_fwhm: float | None = field(default=2.0, metadata=_meta(
-        "--smooth-fwhm", "FWHM of the activations' smoothing on the sheet"))
+        "--smooth-fwhm", "FWHM of the activations' smoothing on the sheet", none="unsmoothed",
+        cli_none="none"))
+    # the choices are toponeuro.features.TOKEN_POOLINGS (which imports torch; a test holds
+    # them equal): toponeuro extract takes this flag too
     token_pooling: str = field(default="mean", metadata=_meta(
-        "--token-pooling", "how a stimulus's tokens become one activation"))
+        "--token-pooling", "pooling over a transformer layer's tokens (texts: their real "
+        "tokens; a ViT: mean averages the patch tokens, first is the class token)",
+        choices=("mean", "first", "last")))
 
     def __post_init__(self):
         try:
@@ -518,12 +523,16 @@ class FlocStimuli:
 
     _name = "stimuli"
 
-    # the command line adds --stimuli (both jobs') and --images (read by floc_numbers) itself
+    # the command line adds --stimuli (both jobs') and --images (read by floc_numbers) itself,
+    # with this help
     source: object = field(default="floc", metadata=_meta(
-        "--stimuli", "floc, a local fLoc folder or a StimulusSet", cli_adds=True))
+        "--stimuli", "floc ($TOPONEURO_DATA/floc; images it lacks are downloaded into it) or "
+        "a local fLoc folder with one sub-folder per category", cli_adds=True))
     numbers: object = field(default=None, metadata=_meta(
-        "--images", "fLoc image numbers of each category, a range like 97-120 or all",
-        cli_adds=True))
+        "--images", "fLoc image numbers of each category, a range like 97-120 or all "
+        "(default: with --stimuli floc 97-120, the images held out from the demo TopoNets' "
+        "training; with --stimuli DIR every image in DIR, and the report says which of them "
+        "the model was trained on)", cli_adds=True))
 
     def __post_init__(self):
         _check_source(self.source, "stimuli.source", '"floc"')
@@ -560,11 +569,16 @@ class LanguageStimuli:
 
     _name = "stimuli"
 
-    # the command line adds --stimuli (both jobs') and --verb-noun (none: None) itself
+    # the command line adds --stimuli (both jobs') and --verb-noun (none: None) itself, with
+    # this help
     source: object = field(default="langloc", metadata=_meta(
-        "--stimuli", "langloc, a local localizer csv or a StimulusSet", cli_adds=True))
+        "--stimuli", "langloc ($TOPONEURO_DATA/langloc, the pinned localizer csv, cached) or a "
+        "local csv with columns sentence, condition", cli_adds=True))
     verb_noun: object = field(default="topolm", metadata=_meta(
-        "--verb-noun", "topolm, a local elli_stimuli.csv, a StimulusSet or None",
+        "--verb-noun", "the verb and noun items of TopoLM's fMRI fit (Elli et al., 2019): "
+        "topolm (the pinned elli_stimuli.csv, cached), a local copy, or none to leave the verb "
+        "- noun map and its comparison with the cortex out; the cortex side is --cortex-maps "
+        "verbs=..., else TopoLM's group contrast", metavar="topolm|CSV|none", cli_none="none",
         cli_adds=True))
 
     def __post_init__(self):

@@ -142,7 +142,7 @@ def test_cli_message_writes_a_dict_after_its_flag():
     hint = ("Give it as cortex_maps={'verbs': 'group-level-contrast.nc'} (any format), or pass "
             "verb_noun=None.")
     assert cli_message(hint, flags) == ("Give it as --cortex-maps verbs=group-level-contrast.nc "
-                                        "(any format), or pass --verb-noun None.")
+                                        "(any format), or pass --verb-noun none.")
     # a dict a flag takes as JSON: JSON, quoted for the shell; nested dicts whole
     assert cli_message("set vol_to_surf={'radius': 2}.", flags) == (
         "set --vol-to-surf '{\"radius\": 2}'.")

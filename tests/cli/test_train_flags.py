@@ -30,7 +30,12 @@ def test_every_field_is_a_flag_of_train():
         for f in dataclasses.fields(cls):
             action = by_dest[f"{cls._name}.{f.name}"]
             assert action.option_strings == [f.metadata["flag"]]
-            assert action.help == f.metadata["help"] and action.default is None
+            assert action.help.startswith(f.metadata["help"]) and action.default is None
+            word = f.metadata.get("cli_none")  # a field whose None a flag chooses says how
+            assert action.help == f.metadata["help"] + (
+                "" if word is None or word in f.metadata.get("choices", ()) else
+                f"; {word}: {f.metadata['none']}" if f.metadata["none"] != word else
+                f", or {word}")
 
 
 def test_help_shows_each_flag_with_its_help_and_library_default(capsys):
@@ -142,14 +147,16 @@ def test_other_commands_do_not_import_training_for_its_flags():
     assert done.returncode == 0, done.stderr
 
 
-#: flags a command words for itself although a settings field declares them: the stimuli
-#: (each job's own, ``cli_adds``) and extract's --token-pooling (extract's own keyword)
-OWN_WORDING = {"--stimuli", "--images", "--verb-noun", ("extract", "--token-pooling")}
+#: flags a command words for itself although a settings field declares one of that name:
+#: extract's and brainscore score's --stimuli (their own argument, an image folder or texts,
+#: not a job's stimuli)
+OWN_WORDING = {("extract", "--stimuli"), ("score", "--stimuli")}
 
 
 def test_a_flag_a_command_adds_itself_says_what_its_field_declares():
-    """--model, --checkpoint, --trust-checkpoint, --device, --batch-size: added by hand in
-    several commands, their help is the field's declared help (one text), not a copy."""
+    """--model, --checkpoint, --trust-checkpoint, --device, the jobs' --stimuli, --images
+    and --verb-noun (``cli_adds``): added by hand, their help is the field's declared help
+    (one text), not a copy (map's language-only flags after ``with --language: ``)."""
     from toponeuro.cli._settings import settings_classes
 
     declared = {}
@@ -170,7 +177,8 @@ def test_a_flag_a_command_adds_itself_says_what_its_field_declares():
             if (flag not in declared or "." in action.dest or flag in OWN_WORDING
                     or (words[-1], flag) in OWN_WORDING or action.help == argparse.SUPPRESS):
                 continue
-            assert any(action.help.startswith(h) for h in declared[flag]), (words, flag)
+            text = action.help.removeprefix("with --language: ")
+            assert any(text.startswith(h) for h in declared[flag]), (words, flag)
             checked.add(flag)
-    assert {"--model", "--checkpoint", "--trust-checkpoint", "--device",
-            "--batch-size"} <= checked, checked
+    assert {"--model", "--checkpoint", "--trust-checkpoint", "--device", "--stimuli",
+            "--images", "--verb-noun"} <= checked, checked

@@ -39,10 +39,6 @@ UNDECLARED: dict[str, str] = {
         "n_units is checked by hand with a SheetError (the sheet's own error: 1 to 1e12 units, an int), which every caller of the sheet relies on",
     'toponeuro.stimuli._numbers.floc_numbers':
         "numbers is None, 'all', a range text ('97-120'), an int or a list: the parser's messages name each form (InvalidDataError)",
-    'toponeuro.training._train.run_identity':
-        'training/_train.py is at the 800-line limit (STYLE.md) and is being reworked by the job-skeleton work; its model, topoloss and recipe are declared (TorchModule, InstanceOf(TopoLoss), MAPPING) with the split',
-    'toponeuro.training._recipes.run_recipe':
-        'its settings are checked by the recipe schema first (RecipeError naming the recipe key); train, which it calls, declares the training settings',
 }
 
 #: public classes whose constructor no bad-value test covers (neither a declared __init__,

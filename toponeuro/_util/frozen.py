@@ -35,8 +35,11 @@ def declared(flag: str | None, help: str, **extra) -> dict:
     **extra
         More for the command line: ``old_flags`` (earlier names, kept as hidden aliases that
         warn), ``metavar``, ``nargs``, ``choices``, ``type``, ``action``, ``cli_adds`` (the
-        command adds the flag itself), ``language_help``, ``none`` (what the default ``None``
-        means, in words), ``recipe_none`` (the recipe values that mean ``None``).
+        command adds the flag itself), ``language_help``, ``none`` (what ``None`` means, in
+        words), ``cli_none`` (the flag's word for ``None``, where ``None`` is a choice a flag
+        makes: ``--log-every none``; the command line's messages write ``log_every=None`` as
+        ``--log-every none``), ``recipe_none``
+        (the recipe values that mean ``None``).
 
     Returns
     -------

@@ -171,6 +171,16 @@ def _flag_of(name: str, flags: dict[str, str]) -> str | None:
     return None
 
 
+def _none_word(name: str, flag: str) -> str | None:
+    """The command line's word for ``name=None`` (``records.log_every``: ``none``), declared
+    by the settings field of that name or flag (``cli_none``); None: the flag cannot choose
+    None (leaving it out is its None)."""
+    from ._settings import none_words
+
+    words = none_words()
+    return words.get(name) or words.get(flag)
+
+
 def one_line(message: str) -> str:
     r"""``message`` on one line: the command line prints one stderr line per error.
 
@@ -218,7 +228,9 @@ def _dict_value(text: str, flag: str) -> str:
 
 def cli_message(message: str, flags: dict[str, str]) -> str:
     """``message`` with ``name=value`` of library parameters written as ``--flag value``
-    (and ``name:`` opening a message about one parameter as ``--flag:``).
+    (and ``name:`` opening a message about one parameter as ``--flag:``); ``name=None`` as
+    the flag's word for None (``--log-every none``, declared by the settings field,
+    ``cli_none``), or the flag left out where that is its None.
 
     Examples
     --------
@@ -231,6 +243,15 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
     'give --cortex-maps verbs=contrast.nc'
     >>> print(cli_message("vol_to_surf={'radius': 2}", {"vol_to_surf": "--vol-to-surf"}))
     --vol-to-surf '{"radius": 2}'
+
+    ``name=None`` is the flag's word for None where it has one, else the flag left out:
+
+    >>> cli_message("records.log_every=None logs no steps.", {})
+    '--log-every none logs no steps.'
+    >>> cli_message("or pass verb_noun=None.", {"verb_noun": "--verb-noun"})
+    'or pass --verb-noun none.'
+    >>> cli_message("cortex.threshold=None uses the patch threshold", {})
+    '--cortex-threshold left out uses the patch threshold'
     """
 
     def swap(m):
@@ -238,6 +259,9 @@ def cli_message(message: str, flags: dict[str, str]) -> str:
         flag = _flag_of(name, flags)
         if flag is None:
             return m.group(0)
+        if value is not None and value.rstrip(".:") == "None":  # the flag's word for None
+            word, end = _none_word(name, flag), value[4:]  # (a sentence's full stop stays)
+            return f"{flag} {word}{end}" if word else f"{flag} left out{end}"
         if value in (None, "", "True"):
             # a value this rewrite does not know stays, after a space (never glued to the flag)
             rest = m.string[m.end():m.end() + 1]

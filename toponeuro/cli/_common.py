@@ -1,4 +1,4 @@
-"""Shared pieces of the sub-commands: the help formatter, model/device/forward options."""
+"""Shared pieces of the sub-commands: the help formatter, the model and checkpoint options."""
 
 from __future__ import annotations
 
@@ -72,18 +72,6 @@ def _declared_help(cls_name: str, name: str) -> str:
 
 def _add_no_progress(p) -> None:
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
-
-
-def _add_forward_args(p, *, batch_size: int, per: str) -> None:
-    """``--batch-size``, ``--device`` and ``--no-progress``: how a command runs the model."""
-    p.add_argument("--batch-size", type=int, default=batch_size, help=f"{per} per forward pass")
-    p.add_argument("--device", default="cpu", help=_declared_help("Extraction", "device"))
-    _add_no_progress(p)
-
-
-def _forward(args, device) -> dict:
-    """What ``_add_forward_args`` parsed, as the library's keyword arguments."""
-    return {"batch_size": args.batch_size, "device": device, "progress": not args.no_progress}
 
 
 def _add_checkpoint_args(p) -> None:

@@ -62,8 +62,7 @@ def _language_parser() -> argparse.ArgumentParser:
     _library_default(model, lambda: (_language_default("model"),
                                      "toponeuro.reporting.DEFAULT_LANGUAGE_MODEL"))
     _add_checkpoint_args(p)
-    p.add_argument("--stimuli", help="langloc (the pinned localizer csv, cached) or a local "
-                   "csv with columns sentence, condition (default: langloc)")
+    _add_stimuli_arg(p, language=True)
     p.add_argument("--layers", nargs="+", help="layers to map (default: every TopoLoss layer "
                    "of the model)")
     p.add_argument("--out", help="output folder (default: toponeuro-language-map)")
@@ -73,15 +72,35 @@ def _language_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _stimuli_field(cls_name: str, name: str):
+    from .. import settings as S
+
+    return getattr(S, cls_name).__dataclass_fields__[name]
+
+
+def _add_stimuli_arg(p, *, language: bool) -> None:
+    """``--stimuli``: the job's items (:class:`~toponeuro.settings.FlocStimuli` /
+    :class:`~toponeuro.settings.LanguageStimuli` ``source``; help and defaults as declared
+    there). The map parser's serves both jobs."""
+    floc, lang = _stimuli_field("FlocStimuli", "source"), _stimuli_field(
+        "LanguageStimuli", "source")
+    if language:
+        action = p.add_argument("--stimuli", help=lang.metadata["help"])
+        _library_default(action, lambda: (lang.default, ""))
+        return
+    action = p.add_argument("--stimuli", default=None, help=(
+        f"{floc.metadata['help']}; with --language: {lang.metadata['help']}"))
+    _library_default(action, lambda: (f"{floc.default}; with --language {lang.default}", ""))
+
+
 def _add_verb_noun_args(p, *, language: bool) -> None:
-    """``--verb-noun``: TopoLM's verb - noun fit (language job)."""
+    """``--verb-noun``: TopoLM's verb - noun fit (language job;
+    :class:`~toponeuro.settings.LanguageStimuli` ``verb_noun``, help as declared there)."""
+    f = _stimuli_field("LanguageStimuli", "verb_noun")
     pre = "with --language: " if not language else ""
-    p.add_argument("--verb-noun", default=None, metavar="topolm|CSV|none",
-                   help=f"{pre}the verb and noun items of TopoLM's fMRI fit (Elli et al., "
-                   "2019): topolm (the pinned elli_stimuli.csv, cached), a local copy, or none "
-                   "to leave the verb - noun map and its comparison with the cortex out "
-                   "(default: topolm); the cortex side is --cortex-maps verbs=..., else "
-                   "TopoLM's group contrast")
+    action = p.add_argument("--verb-noun", default=None, metavar=f.metadata["metavar"],
+                            help=pre + f.metadata["help"])
+    _library_default(action, lambda: (f.default, ""))
 
 
 def _add_job_settings(p, *, language: bool) -> None:
@@ -136,16 +155,9 @@ def _add_map(sub):
     _library_default(model, lambda: (_default_map_model(),
                                      "the shipped demo TopoNet, toponeuro.reporting.DEFAULT_MAP_MODEL"))
     _add_checkpoint_args(p)
-    p.add_argument("--stimuli", default=None,
-                   help="floc ($TOPONEURO_DATA/floc; images it lacks are downloaded into it) or a "
-                   "local fLoc folder with one sub-folder per category; with --language: "
-                   "langloc ($TOPONEURO_DATA/langloc, the pinned csv) or a local csv with columns sentence, "
-                   "condition (default: floc; with --language langloc)")
+    _add_stimuli_arg(p, language=False)
     p.add_argument("--images", type=_images_arg, default=None,
-                   help="fLoc image numbers of each category, a range like 97-120 or all "
-                   "(default: with --stimuli floc 97-120, the images held out from the demo "
-                   "TopoNets' training; with --stimuli DIR every image in DIR, and the report says which "
-                   "of them the model was trained on)")
+                   help=_stimuli_field("FlocStimuli", "numbers").metadata["help"])
     p.add_argument("--layers", nargs="+",
                    help="layers to map (default: the model's last three TopoLoss layers)")
     p.add_argument("--out", default=None,
@@ -255,11 +267,12 @@ def _run_language_map(args) -> int:
             f"{' and '.join(given)} (see `toponeuro map --language --help`).")
     out = _out_folder(args.out or "toponeuro-language-map")
     settings = _job_settings(args, language=True)
-    stimuli = args.stimuli or "langloc"
+    stimuli = args.stimuli or S.LanguageStimuli.source
     if stimuli != "langloc":
         _input_path(stimuli, "--stimuli", "'langloc' or a localizer csv")
-    verb_noun = args.verb_noun or "topolm"
-    if verb_noun.lower() == "none":
+    verb_noun = args.verb_noun or S.LanguageStimuli.verb_noun
+    if verb_noun.lower() == S.LanguageStimuli.__dataclass_fields__["verb_noun"].metadata[
+            "cli_none"]:
         verb_noun = None
     elif verb_noun != "topolm":
         _input_path(verb_noun, "--verb-noun", "'topolm', 'none' or a csv of verb and noun items")
@@ -283,7 +296,7 @@ def _run_map(args) -> int:
         raise InvalidDataError(
             f"{' and '.join(lang_only)} belong{'s' if len(lang_only) == 1 else ''} to the "
             "language job (toponeuro map --language); drop it, or add --language.")
-    args.stimuli = args.stimuli or "floc"
+    args.stimuli = args.stimuli or S.FlocStimuli.source
     out = _out_folder(args.out or "toponeuro-map")
     settings = _job_settings(args, language=False)
     if args.stimuli != "floc":

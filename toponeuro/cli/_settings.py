@@ -20,7 +20,7 @@ import dataclasses
 import sys
 
 __all__ = ["add_settings_args", "settings_from_args", "settings_flags", "settings_classes",
-           "given_settings", "old_keyword_fields"]
+           "given_settings", "none_given", "none_words", "old_keyword_fields"]
 
 
 def _number(text: str):
@@ -83,8 +83,30 @@ def _shown(f) -> str:
     return f"{d:g}" if isinstance(d, float) else str(d)
 
 
-def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = "",
-                      first: str = "") -> dict:
+def _with_none(base, word: str):
+    """``base``, or ``word`` (the field's command-line word for None) as it is: a field whose
+    None is a choice (``--log-every none``) takes it besides its values."""
+    def parse(text: str):
+        if text.strip().lower() == word:
+            return word
+        return text if base is None else base(text)
+
+    return parse
+
+
+def _signature_default(where: str, name: str):
+    """The default of parameter ``name`` of the public function ``where``
+    (``"toponeuro.extract"``), read when ``--help`` is shown."""
+    import importlib
+    import inspect
+
+    module, _, attr = where.rpartition(".")
+    func = getattr(importlib.import_module(module), attr)
+    return inspect.signature(func).parameters[name].default
+
+
+def add_settings_args(p, cls, *, skip=(), only=None, language: bool = False, prefix: str = "",
+                      first: str = "", defaults_of: str = "") -> dict:
     """One option per declared field of the settings class ``cls`` (not those in ``skip``).
 
     Parameters
@@ -95,6 +117,8 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
         A settings class of :mod:`toponeuro.settings`.
     skip : sequence of str
         Fields whose flag the command adds itself.
+    only : sequence of str, optional
+        Only these fields (a command that takes some of a class's fields).
     language : bool
         Use a field's ``language_help`` where it declares one (``map --language --help``).
     prefix : str
@@ -102,6 +126,10 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
     first : str
         What applies before the library's default when the flag is left out, for ``--help``
         (``"the recipe's train.{name}"``; ``{name}``: the field).
+    defaults_of : str
+        The public function whose keyword of the field's name applies when the flag is left
+        out (``"toponeuro.extract"``: ``extract``'s ``batch_size=32``, not the jobs'
+        ``Extraction().batch_size``); ``--help`` shows that default.
 
     Returns
     -------
@@ -109,17 +137,23 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
         Field name -> the argparse action added.
     """
     actions = {}
-    for f in _declared(cls):
-        if f.name in skip:
+    for f in _declared(cls, all_flags=only is not None):
+        if f.name in skip or (only is not None and f.name not in only):
             continue
         meta = f.metadata
         dest = f"{cls._name}.{f.name}"
         text = meta.get("language_help", meta["help"]) if language else meta["help"]
+        word = meta.get("cli_none")
+        if word and word not in meta.get("choices", ()):  # "; none: unsmoothed", ", or all"
+            means = meta.get("none", word)
+            text += f"; {word}: {means}" if means != word else f", or {word}"
         kw = {"dest": dest, "default": None, "help": prefix + text}
         if meta.get("action"):
             kw["action"] = meta["action"]
         else:
             kw["type"] = _type_of(f)
+            if word and "choices" not in meta:
+                kw["type"] = _with_none(kw["type"], word)
             kw["metavar"] = meta.get("metavar", f.name.upper())
             for key in ("nargs", "choices"):
                 if key in meta:
@@ -128,7 +162,10 @@ def add_settings_args(p, cls, *, skip=(), language: bool = False, prefix: str = 
                 kw.pop("metavar")
         action = p.add_argument(meta["flag"], **kw)
         source = f"{_public_module(cls)}.{cls.__name__}().{f.name}"
-        if first and not meta.get("action"):
+        if defaults_of and not meta.get("action"):
+            action.library_default = lambda w=defaults_of, n=f.name: (
+                _signature_default(w, n), w)
+        elif first and not meta.get("action"):
             # what applies first (the recipe's key), then the library's default
             text = f"{first.format(name=f.name)}, else {source} = {_shown(f)}"
             action.library_default = lambda t=text: (t, "")
@@ -151,9 +188,17 @@ def given_settings(args, cls) -> dict:
             if getattr(args, f"{cls._name}.{f.name}", None) is not None}
 
 
+def none_given(cls, values: dict) -> dict:
+    """``values`` (field -> what its flag gave) with a field's command-line word for None
+    (``cli_none``: ``--log-every none``, ``--smooth-fwhm none``) as None."""
+    fields = cls.__dataclass_fields__
+    return {k: None if v is not None and v == fields[k].metadata.get("cli_none") else v
+            for k, v in values.items()}
+
+
 def settings_from_args(args, cls, **values):
     """The settings object of the flags given (``values`` override them: parsed forms)."""
-    given = given_settings(args, cls)
+    given = none_given(cls, given_settings(args, cls))
     given.update({k: v for k, v in values.items() if v is not None})
     if "hemispheres" in given and isinstance(given["hemispheres"], list):
         given["hemispheres"] = tuple(given["hemispheres"])
@@ -184,6 +229,25 @@ def settings_flags() -> dict[str, str]:
     for cls in settings_classes():
         for f in _declared(cls, all_flags=True):
             out[f"{cls._name}.{f.name}"] = f.metadata["flag"]
+    return out
+
+
+def none_words() -> dict[str, str]:
+    """The command line's word for None of every field whose None a flag can choose
+    (``cli_none``), by ``"param.field"`` and by flag: ``"records.log_every" -> "none"``,
+    ``"--keep-checkpoints" -> "all"``.
+
+    Examples
+    --------
+    >>> words = none_words()
+    >>> words["records.log_every"], words["--keep-checkpoints"], words["--verb-noun"]
+    ('none', 'all', 'none')
+    """
+    out = {}
+    for cls in settings_classes():
+        for f in _declared(cls, all_flags=True):
+            if "cli_none" in f.metadata:
+                out[f"{cls._name}.{f.name}"] = out[f.metadata["flag"]] = f.metadata["cli_none"]
     return out
 
 

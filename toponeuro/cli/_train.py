@@ -16,10 +16,8 @@ from ._checks import (
 )
 from ._common import (
     _add_checkpoint_args,
-    _add_forward_args,
     _add_no_progress,
     _declared_help,
-    _forward,
     _model_args,
     _parser,
 )
@@ -96,18 +94,20 @@ class _TrainParser(argparse.ArgumentParser):
 def _train_flags(args) -> dict:
     """``{[train] key: value}`` of the flags given, checked as the settings object checks the
     recipe's values (a message names the field, ``schedule.lr``, which
-    :func:`~._checks.cli_message` writes as ``--lr``)."""
-    from ._settings import given_settings
+    :func:`~._checks.cli_message` writes as ``--lr``). A flag's word for None gives the
+    recipe's value for it (``--lr-schedule constant``: ``"constant"``) or, for a field whose
+    default is None (``--log-every none``), None: the key is dropped from the recipe."""
+    from ._settings import given_settings, none_given
 
     given = {}
     for cls in _train_settings():
-        mine = given_settings(args, cls)
-        # a value that is the name of the field's None (--lr-schedule constant) means None
-        none = {k for k, v in mine.items()
-                if v == cls.__dataclass_fields__[k].metadata.get("none")}
-        checked = cls(**{k: None if k in none else v for k, v in mine.items()})
-        for name, value in mine.items():  # canonical (2.0 epochs: 2), "constant" as given
-            given[name] = value if name in none else getattr(checked, name)
+        # a field's word for None (--lr-schedule constant, --log-every none) means None
+        mine = none_given(cls, given_settings(args, cls))
+        checked = cls(**mine)
+        for name, value in mine.items():  # canonical (2.0 epochs: 2); None as the recipe
+            f = cls.__dataclass_fields__[name]  # writes it, or no key
+            given[name] = (getattr(checked, name) if value is not None else
+                           None if f.default is None else f.metadata["recipe_none"][0])
     return given
 
 
@@ -149,7 +149,11 @@ def _run_train(args) -> int:
     recipe = load_recipe(args.recipe)
     _image_recipe_only(train, recipe)
     epochs = train.pop("epochs", None)  # run_recipe's own: it refuses it for a language recipe
-    recipe["train"].update(train)
+    for key, value in train.items():  # None: the key dropped, the field's default None
+        if value is None:
+            recipe["train"].pop(key, None)
+        else:
+            recipe["train"][key] = value
     overrides = {
         k: v for k, v in {"epochs": epochs, "steps": args.steps, "seed": args.seed,
                           "device": device}.items()
@@ -207,9 +211,13 @@ def _add_extract(sub):
                    help="output netCDF file (.nc); never one of the inputs or inside --stimuli")
     p.add_argument("--pooling", default="mean", choices=["mean", "max", "center", "none"],
                    help="spatial pooling of conv feature maps (none keeps every unit)")
-    p.add_argument("--token-pooling", default="mean", choices=["mean", "first", "last"],
-                   help="pooling over tokens of transformer layers")
-    _add_forward_args(p, batch_size=32, per="stimuli")
+    from .. import settings as S
+    from ._settings import add_settings_args
+
+    # declared once (toponeuro.settings); left out, extract's own keyword applies
+    add_settings_args(p, S.LanguageUnits, only=("token_pooling",), defaults_of="toponeuro.extract")
+    add_settings_args(p, S.Extraction, defaults_of="toponeuro.extract")
+    _add_no_progress(p)
     p.add_argument("--store", help="folder for the resumable streaming store "
                    "(default: keep the activations in memory)")
     p.add_argument("--no-resume", action="store_true", help="ignore finished rows in --store")
@@ -235,18 +243,32 @@ def _extract_stimuli(args):
     )
 
 
+def _extraction(args) -> dict:
+    """``extract``'s keywords of the declared flags given (``batch_size``, ``device``,
+    ``token_pooling``), checked by their settings objects (a message names
+    ``extraction.batch_size``, which :func:`~._checks.cli_message` writes as
+    ``--batch-size``); a flag left out is not passed, so ``extract``'s own default applies."""
+    from .. import settings as S
+    from ._settings import given_settings
+
+    given = given_settings(args, S.Extraction)
+    checked = S.Extraction(**given)
+    out = {k: getattr(checked, k) for k in given}
+    out.update(given_settings(args, S.LanguageUnits))  # the parser's choices checked it
+    return out
+
+
 def _run_extract(args) -> int:
     from ..features import extract
     from ..training import load_model
 
-    _positive(args.batch_size, "--batch-size")
+    forward = _extraction(args)
     inputs = [args.stimuli, args.checkpoint]
     if args.store:
         (_out_file if args.store.endswith(".nc") else _out_folder)(args.store, "--store")
         check_not_an_input(args.store, param="store", inputs=inputs)
     out = check_output_file(args.out, param="out", inputs=[*inputs, args.store],
                             overwrite=args.overwrite, what="netCDF file of activations")
-    device = _device(args.device)
     stimuli = _extract_stimuli(args)
     if args.checkpoint is not None:
         _input_path(args.checkpoint, "--checkpoint", "a checkpoint file")
@@ -257,11 +279,11 @@ def _run_extract(args) -> int:
         stimuli,
         args.layers if args.layers != ["topo"] else "topo",
         pooling=None if args.pooling == "none" else args.pooling,
-        token_pooling=args.token_pooling,
         store=args.store,
         resume=not args.no_resume,
         overwrite=args.overwrite,
-        **_forward(args, device),
+        progress=not args.no_progress,
+        **forward,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(out) as tmp:  # a kill mid-write leaves the earlier file, never half

@@ -9,6 +9,7 @@ from . import (
     _language,
     _load,
     _recipes,
+    _runs,
     _schema,
     _settings,
     _train,
@@ -22,6 +23,7 @@ from ._instances import *
 from ._language import *
 from ._load import *
 from ._recipes import *
+from ._runs import *
 from ._schema import *
 from ._settings import *
 from ._train import *
@@ -30,6 +32,7 @@ from ._trajectory import *
 __all__ = [
     *_checkpoint.__all__,
     *_train.__all__,
+    *_runs.__all__,
     *_load.__all__,
     *_trajectory.__all__,
     *_recipes.__all__,

@@ -59,15 +59,8 @@ from .._util.params import (
 from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, RecipeError
 from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
-from ._train import (
-    _divergence,
-    _grads_finite,
-    _identity,
-    _open_run,
-    _RunLayout,
-    _save_atomic,
-    _strip_recipe,
-)
+from ._runs import _identity, _open_run, _RunLayout, _strip_recipe
+from ._train import _divergence, _grads_finite, _save_atomic
 
 __all__ = [
     "LANGUAGE_KIND",

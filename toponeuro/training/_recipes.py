@@ -13,7 +13,7 @@ import torch
 
 from .._util.constraints import MAPPING
 from .._util.docs import fill_doc
-from .._util.params import Boolean, PathLike, validate_params
+from .._util.params import Boolean, PathLike, Text, validate_params
 from .._util.stack import user_stacklevel
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
@@ -322,6 +322,10 @@ def build_from_recipe(recipe: dict, data_path: str | None = None):
     return model, train_ds, val_ds, topo
 
 
+@validate_params(dict(
+    recipe=[MAPPING, PathLike()], out_dir=[PathLike(), None], data_path=[PathLike(), None],
+    resume=Boolean(), restart=Boolean(), progress=Boolean(), device=[Text(), None],
+), prefer_skip_nested_validation=False)  # epochs, steps, seed: recipe keys, the schema's
 def run_recipe(
     recipe: dict | str,
     out_dir: str | os.PathLike | None = None,
@@ -364,7 +368,9 @@ def run_recipe(
     steps : int, optional
         Overrides a language recipe's ``train.steps`` (a longer run continues a shorter one).
     seed, device : optional
-        Override the recipe's ``seed`` and ``device``.
+        Override the recipe's ``seed`` and ``device``. ``epochs``, ``steps`` and ``seed`` are
+        checked as the recipe's keys they set (a :class:`~toponeuro.exceptions.RecipeError`
+        names ``train.epochs``).
 
     Returns
     -------

@@ -122,7 +122,8 @@ class TrainSchedule:
         "--weight-decay", "SGD's weight decay, >= 0"))
     lr_schedule: str | None = field(default="cosine", metadata=declared(
         "--lr-schedule", "cosine anneals the learning rate over all steps; constant keeps it",
-        choices=("cosine", "constant"), none="constant", recipe_none=("constant", "none")))
+        choices=("cosine", "constant"), none="constant", cli_none="constant",
+        recipe_none=("constant", "none")))
 
     from_recipe = classmethod(_from_recipe)
 
@@ -229,10 +230,10 @@ class TrainRecords:
 
     log_every: int | None = field(default=None, metadata=declared(
         "--log-every", "record the step log (steps.csv) every N steps", metavar="N",
-        none="no step log", recipe_none=(0,)))
+        none="no step log", cli_none="none", recipe_none=(0,)))
     keep_checkpoints: int | None = field(default=None, metadata=declared(
         "--keep-checkpoints", "keep only the last N epoch checkpoints on disk", metavar="N",
-        none="all", recipe_none=(0,)))
+        none="all", cli_none="all", recipe_none=(0,)))
 
     from_recipe = classmethod(_from_recipe)
 

@@ -1,0 +1,82 @@
+"""``toponeuro prepare`` (issue 46): after it, the vision job's cortex side is read, not drawn.
+
+The cache is a folder of this test's own (``TOPONEURO_NULL_CACHE``) and the draws are few;
+what is counted is :func:`toponeuro._io.null_cache.cache_counts`: a hit is a verified entry
+read, a miss one computed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("matplotlib")
+models = pytest.importorskip("toponeuro.models")
+if not hasattr(models, "list_models") or not models.list_models("toponet_demo.*"):
+    pytest.skip("needs the model registry with the demo TopoNets", allow_module_level=True)
+
+from test_map import _fake_floc  # noqa: E402
+
+from toponeuro._io.null_cache import cache_counts  # noqa: E402
+from toponeuro.settings import CortexInput, FlocStimuli, NullSettings, RulerRun  # noqa: E402
+
+#: what the job draws on the cortex: the spin tests of the maps, of their arrangement, and
+#: every cortex descriptor of the one ruler
+CORTEX_KINDS = ("pair-similarity", "arrangement-spin", "ruler-cortex")
+#: too few draws to test at alpha: expected with the few draws here
+pytestmark = pytest.mark.filterwarnings("ignore::toponeuro.exceptions.ToponeuroWarning")
+FEW = {"cortex": CortexInput(n_permutations=9), "ruler": RulerRun(n_permutations=9)}
+
+
+def _grew(before: dict, after: dict, what: str) -> dict:
+    return {k: n[what] - before.get(k, {}).get(what, 0) for k, n in after.items()
+            if n[what] - before.get(k, {}).get(what, 0)}
+
+
+@pytest.mark.slow  # prepare, then an end-to-end run_map (model, atlas, ruler)
+def test_after_prepare_the_jobs_cortex_side_is_read_not_drawn(tmp_path, monkeypatch):
+    import toponeuro
+    from toponeuro.reporting import run_map
+
+    monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
+    made = toponeuro.prepare(**FEW, verbose=0)
+    assert set(CORTEX_KINDS) <= set(made["drawn"]) and made["already"] == {}
+    assert len(list((tmp_path / "nulls").glob("*.npz"))) == sum(made["drawn"].values())
+
+    before = cache_counts()
+    run_map(stimuli=FlocStimuli(_fake_floc(tmp_path / "floc"), numbers=[97, 98]),
+            out_dir=tmp_path / "o",
+            null=NullSettings(n_permutations=9), random_init_baseline=False, verbose=0, **FEW)
+    after = cache_counts()
+    missed = {k: n for k, n in _grew(before, after, "miss").items() if k in CORTEX_KINDS}
+    read = _grew(before, after, "hit")
+    assert missed == {}, f"the job drew cortex entries prepare should have made: {missed}"
+    for kind in CORTEX_KINDS:  # every entry prepare drew is what the job reads
+        assert read.get(kind) == made["drawn"][kind], (kind, read, made)
+    assert "geodesic-weights" not in _grew(before, after, "miss")  # no shortest paths either
+
+    again = toponeuro.prepare(**FEW, verbose=0)  # a second prepare draws nothing
+    assert again["drawn"] == {} and set(CORTEX_KINDS) <= set(again["already"])
+
+
+@pytest.mark.slow
+def test_prepare_for_another_seed_draws_again(tmp_path, monkeypatch):
+    """The entries are keyed by the seed: one prepared for seed 0 does not serve seed 1."""
+    from toponeuro.reporting import prepare
+
+    monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
+    prepare(**FEW, verbose=0)
+    other = prepare(**FEW, null=NullSettings(random_state=1), verbose=0)
+    assert "ruler-cortex" in other["drawn"] and "pair-similarity" in other["drawn"]
+
+
+def test_prepare_says_what_it_did(tmp_path, monkeypatch, capsys):
+    """The one line of verbose=1, and the command line's exit status (no fLoc images)."""
+    from toponeuro.cli import main
+
+    monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
+    # one hemisphere, few draws, one ruler draw: the smallest prepare there is
+    assert main(["prepare", "--hemispheres", "left", "--cortex-n-permutations", "9",
+                 "--ruler-n-permutations", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("prepared the cortex side of `toponeuro map`: ") and " drawn" in out
+    assert list((tmp_path / "nulls").glob("pair-similarity-*.npz"))

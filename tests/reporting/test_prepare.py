@@ -14,6 +14,7 @@ models = pytest.importorskip("toponeuro.models")
 if not hasattr(models, "list_models") or not models.list_models("toponet_demo.*"):
     pytest.skip("needs the model registry with the demo TopoNets", allow_module_level=True)
 
+from test_language_map import lang_csv, tiny_lm, vn_csv  # noqa: E402, F401 - fixtures
 from test_map import _fake_floc  # noqa: E402
 
 from toponeuro._io.null_cache import cache_counts  # noqa: E402
@@ -80,3 +81,28 @@ def test_prepare_says_what_it_did(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert out.startswith("prepared the cortex side of `toponeuro map`: ") and " drawn" in out
     assert list((tmp_path / "nulls").glob("pair-similarity-*.npz"))
+
+
+@pytest.mark.slow  # prepare --language, then an end-to-end language job
+def test_after_prepare_the_language_jobs_cortex_side_is_read_with_another_model(
+        tiny_lm, lang_csv, vn_csv, tmp_path, monkeypatch):  # noqa: F811 - fixtures
+    """Prepared with the default language model, read by a run of another model: the
+    cortex side (the parcels, your verb - noun map, every ruler descriptor on them) is the
+    same for every model."""
+    from test_language_map import _verbs_map
+
+    from toponeuro.reporting import prepare, run_language_map
+    from toponeuro.settings import LanguageStimuli
+
+    monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
+    kw = {"stimuli": LanguageStimuli(lang_csv, verb_noun=vn_csv),
+          "cortex": CortexInput(maps={"verbs": {"left": _verbs_map()}}, threshold=2.0,
+                                n_permutations=9),
+          "null": NullSettings(n_permutations=9), "ruler": RulerRun(n_permutations=9)}
+    made = prepare("language", verbose=0, **kw)
+    assert made["drawn"].get("ruler-cortex") and made["already"] == {}
+    before = cache_counts()
+    run_language_map(tiny_lm, out_dir=tmp_path / "o", verbose=0, **kw)
+    after = cache_counts()
+    assert not _grew(before, after, "miss"), _grew(before, after, "miss")
+    assert _grew(before, after, "hit")["ruler-cortex"] == made["drawn"]["ruler-cortex"]

@@ -27,10 +27,10 @@ from ._language.job import (
 from ._language.results import format_language_summary
 from ._language.stages import *  # noqa: F403 - the named stages of run_language_map
 from ._language.verbs import *  # noqa: F403 - the verb - noun stage (TopoLM's fMRI fit)
+from ._prepare import prepare
 from ._vision import ruler as _ruler_stage
 from ._vision import stages as _stages
 from ._vision.job import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
-from ._vision.prepare import prepare
 from ._vision.results import comparison_view
 from ._vision.ruler import *  # noqa: F403 - the one-ruler stage of run_map
 from ._vision.stages import *  # noqa: F403 - the named stages of run_map

@@ -83,6 +83,16 @@ def test_prepare_says_what_it_did(tmp_path, monkeypatch, capsys):
     assert list((tmp_path / "nulls").glob("pair-similarity-*.npz"))
 
 
+def test_prepare_refuses_the_language_jobs_items_for_the_map(capsys):
+    """--stimuli and --verb-noun are the language job's: without --language, a one-line
+    error naming the fix, nothing drawn."""
+    from toponeuro.cli import main
+
+    assert main(["prepare", "--stimuli", "items.csv"]) == 1
+    err = capsys.readouterr().err
+    assert "--language" in err and "Traceback" not in err
+
+
 @pytest.mark.slow  # prepare --language, then an end-to-end language job
 def test_after_prepare_the_language_jobs_cortex_side_is_read_with_another_model(
         tiny_lm, lang_csv, vn_csv, tmp_path, monkeypatch):  # noqa: F811 - fixtures

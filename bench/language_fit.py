@@ -159,7 +159,10 @@ def main() -> None:
     if args.summary is None:
         cache = args.cache or Path(tempfile.mkdtemp(prefix="toponeuro-nulls-"))
         n_old = len(list(cache.glob("*.npz"))) if cache.is_dir() else 0
-        env = dict(os.environ, TOPONEURO_NULL_CACHE=str(cache))
+        # the children import the toponeuro beside this script, not an installed copy
+        root = str(Path(__file__).resolve().parents[1])
+        env = dict(os.environ, TOPONEURO_NULL_CACHE=str(cache), PYTHONPATH=os.pathsep.join(
+            [root, *filter(None, [os.environ.get("PYTHONPATH")])]))
         base = [sys.executable, str(Path(__file__).resolve()), "--child", "--model", args.model,
                 "--permutations", str(args.permutations), "--fit-permutations",
                 str(args.fit_permutations)]

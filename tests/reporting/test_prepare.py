@@ -91,6 +91,11 @@ def test_prepare_refuses_the_language_jobs_items_for_the_map(capsys):
     assert main(["prepare", "--stimuli", "items.csv"]) == 1
     err = capsys.readouterr().err
     assert "--language" in err and "Traceback" not in err
+    from toponeuro.exceptions import ParameterError
+    from toponeuro.reporting import prepare
+
+    with pytest.raises(ParameterError, match="job='language'"):
+        prepare(stimuli="items.csv")
 
 
 @pytest.mark.slow  # prepare --language, then an end-to-end language job

@@ -53,7 +53,8 @@ def prepare(job: str = "map", *, stimuli=None, cortex: CortexInput = CortexInput
     stimuli : LanguageStimuli or path-like, optional
         The language job's localizer and verb - noun items, as for
         :func:`~toponeuro.reporting.run_language_map` (default ``"langloc"`` and TopoLM's
-        items; their cortex map comes with them). Not used for ``job="map"``.
+        items; their cortex map comes with them). Refused for ``job="map"``
+        (:class:`~toponeuro.exceptions.ParameterError`): its cortex side needs no images.
     cortex : CortexInput
         The cortex maps and their spin draws, as for the job (default: the shipped atlas or
         parcels; a lab's own maps are prepared the same way).
@@ -84,6 +85,12 @@ def prepare(job: str = "map", *, stimuli=None, cortex: CortexInput = CortexInput
     """
     from .._io.null_cache import cache_counts
 
+    if job == "map" and stimuli is not None:
+        from ..exceptions import ParameterError
+
+        raise ParameterError(
+            "stimuli= is the language job's (its localizer and verb - noun items); the map's "
+            "cortex side needs no images. Pass job='language', or leave stimuli out.")
     t0 = time.perf_counter()
     before = cache_counts()
     stages = _language_stages(stimuli, cortex, null, ruler) if job == "language" else \

@@ -19,6 +19,7 @@ pytest-xdist workers, as the README's test command; ``--workers 0``: one process
 the Sphinx build as ``.ci/run`` runs it (both long: minutes). Run from the repository root::
 
     python bench/bench_jobs.py                  # the vision job, before -> after
+    python bench/bench_jobs.py --prepare        # and `toponeuro prepare`, then a first run
     python bench/bench_jobs.py --language       # and the language job
     python bench/bench_jobs.py --suite --docs   # and the test lanes and the docs build
 """
@@ -107,10 +108,35 @@ def job(name: str, flags: list[str], env: dict, work: Path) -> None:
               f"results.nc variables that differ: {nc or 'none'}")
 
 
+def prepared(env: dict, work: Path) -> None:
+    """``toponeuro prepare`` into a null cache of its own, then the vision job's first run on
+    it (a warm run: its cortex side is read), compared with the job's run "before"."""
+    env = {**env, "TOPONEURO_NULL_CACHE": str(work / "prepared-nulls")}
+    prep = timed([sys.executable, "-m", "toponeuro", "prepare"], env, work / "prepare.log")
+    print(f"toponeuro prepare: wall {prep['wall_s']} s, CPU {prep['cpu_s']} s, peak "
+          f"{prep['peak_mib']} MiB, exit {prep['exit']}, load {prep['load_before']} -> "
+          f"{prep['load_after']}", flush=True)
+    out = work / "vision-prepared"
+    r = timed([sys.executable, "-m", "toponeuro", "map", "--out", str(out), "--no-progress",
+               "--overwrite"], env, work / "vision-prepared.log")
+    print(f"vision, first run after prepare: wall {r['wall_s']} s, CPU {r['cpu_s']} s, peak "
+          f"{r['peak_mib']} MiB, exit {r['exit']}, load {r['load_before']} -> "
+          f"{r['load_after']}", flush=True)
+    before = work / "vision-before"
+    if r["exit"] == 0 and (before / "summary.json").is_file():
+        leaves = diff_leaves(json.loads((before / "summary.json").read_text()),
+                             json.loads((out / "summary.json").read_text()))
+        print(f"vision after prepare vs before: summary.json leaves that differ (times aside): "
+              f"{leaves or 'none'}; results.nc variables that differ: "
+              f"{same_results(before, out) or 'none'}")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--language", action="store_true", help="also the language job")
     p.add_argument("--no-vision", action="store_true", help="skip the vision job")
+    p.add_argument("--prepare", action="store_true",
+                   help="also `toponeuro prepare`, then the vision job's first run after it")
     p.add_argument("--suite", action="store_true", help="time the fast lane and the full suite")
     p.add_argument("--workers", default="2",
                    help="pytest-xdist workers of --suite (pytest -n; '0': one process)")
@@ -133,6 +159,8 @@ def main(argv=None) -> None:
     print(f"bench_jobs: {os.cpu_count()} CPUs, load {load()}, scratch {work}", flush=True)
     if not args.no_vision:
         job("vision", [], env, work)
+        if args.prepare:
+            prepared(env, work)
     if args.language:
         job("language", ["--language"], env, work)
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

@@ -4,6 +4,7 @@ cold and warm, and write the table docs/demo_language_fit.inc shows.
     python bench/language_fit.py --out /tmp/lang-fit               # cold + warm run, the .inc
     python bench/language_fit.py --out /tmp/lang-q --quick         # small draws, no .inc
     python bench/language_fit.py --out /tmp/lang-fit --profile /tmp/lang.prof  # cProfile, run 1
+    python bench/language_fit.py --out /tmp/lang-p --prepare --runs 1  # prepare, then a run
     python bench/language_fit.py --summary /tmp/lang-fit/summary.json   # table only
 
 Each run is a child process (``--runs``, default 2) measured on its own: wall, CPU
@@ -82,7 +83,8 @@ def inc_text(summary: dict) -> str:
 
 
 def _run_job(args) -> None:
-    """One run of the language job (a child process of :func:`main`)."""
+    """One run of the language job (a child process of :func:`main`), or with
+    ``--prepare-only`` its ``toponeuro.prepare("language")`` on the same settings."""
     import toponeuro
     from toponeuro.settings import CortexInput, LanguageStimuli, NullSettings, RulerRun
 
@@ -90,12 +92,15 @@ def _run_job(args) -> None:
                                         ("verb_noun", "topolm/elli_stimuli.csv"),
                                         ("nc", "topolm/group-level-contrast.nc"))}
     have = {k: p for k, p in local.items() if p.is_file()}
-    toponeuro.run_language_map(
-        args.model, stimuli=LanguageStimuli(have.get("stimuli", "langloc"),
-                                            verb_noun=have.get("verb_noun", "topolm")),
-        cortex=CortexInput(maps=str(have["nc"]) if "nc" in have else None, threshold=2.0),
-        out_dir=args.out, overwrite=True, null=NullSettings(n_permutations=args.permutations),
-        ruler=RulerRun(n_permutations=args.fit_permutations), verbose=1)
+    kw = {"stimuli": LanguageStimuli(have.get("stimuli", "langloc"),
+                                     verb_noun=have.get("verb_noun", "topolm")),
+          "cortex": CortexInput(maps=str(have["nc"]) if "nc" in have else None, threshold=2.0),
+          "null": NullSettings(n_permutations=args.permutations),
+          "ruler": RulerRun(n_permutations=args.fit_permutations)}
+    if args.prepare_only:
+        toponeuro.prepare("language", **kw)
+        return
+    toponeuro.run_language_map(args.model, out_dir=args.out, overwrite=True, verbose=1, **kw)
 
 
 def _uptime() -> str:
@@ -140,7 +145,11 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, help="the null cache folder (default: a new one)")
     ap.add_argument("--profile", type=Path, help="cProfile the first run into this file")
     ap.add_argument("--inc", type=Path, default=None)
+    ap.add_argument("--prepare", action="store_true",
+                    help="run `toponeuro prepare --language` (timed) before run 1, so run 1 "
+                    "is the first run after it")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.quick:
         args.permutations, args.fit_permutations = 99, 19
@@ -150,19 +159,28 @@ def main() -> None:
     if args.summary is None:
         cache = args.cache or Path(tempfile.mkdtemp(prefix="toponeuro-nulls-"))
         n_old = len(list(cache.glob("*.npz"))) if cache.is_dir() else 0
-        env = dict(os.environ, TOPONEURO_NULL_CACHE=str(cache))
+        # the children import the toponeuro beside this script, not an installed copy
+        root = str(Path(__file__).resolve().parents[1])
+        env = dict(os.environ, TOPONEURO_NULL_CACHE=str(cache), PYTHONPATH=os.pathsep.join(
+            [root, *filter(None, [os.environ.get("PYTHONPATH")])]))
         base = [sys.executable, str(Path(__file__).resolve()), "--child", "--model", args.model,
                 "--permutations", str(args.permutations), "--fit-permutations",
                 str(args.fit_permutations)]
         print(f"null cache: {cache} ({n_old} entries before run 1"
               f"{'' if not n_old else ': run 1 is not a cold run'})")
+        if args.prepare:
+            r = _timed(base + ["--prepare-only"], env)
+            print(f"toponeuro prepare --language: wall {r['wall_s']:.1f} s, CPU "
+                  f"{r['cpu_s']:.1f} s, peak {r['peak_gb']:.2f} GB; {r['load_before']} -> "
+                  f"{r['load_after']}", flush=True)
         for i in range(args.runs):
             out = args.out if i == 0 else args.out.with_name(args.out.name + "-warm")
             argv = base + ["--out", str(out)]
             if i == 0 and args.profile is not None:
                 argv[1:1] = ["-m", "cProfile", "-o", str(args.profile)]
             r = _timed(argv, env)
-            print(f"run {i + 1} ({'cold' if i == 0 else 'warm'} cache): wall {r['wall_s']:.1f} s, "
+            what = "cold" if i == 0 and not args.prepare else "warm"
+            print(f"run {i + 1} ({what} cache): wall {r['wall_s']:.1f} s, "
                   f"CPU {r['cpu_s']:.1f} s (user {r['user_s']:.1f} + sys {r['sys_s']:.1f}), "
                   f"peak {r['peak_gb']:.2f} GB; {r['load_before']} -> {r['load_after']}",
                   flush=True)

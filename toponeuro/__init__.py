@@ -70,6 +70,7 @@ _LAZY = {
     # `toponeuro map`: an entry point (it uses plotting), so only reachable lazily
     "run_map": "toponeuro.reporting",
     "run_language_map": "toponeuro.reporting",
+    "prepare": "toponeuro.reporting",
 }
 _SUBPACKAGES = (
     "topoloss",

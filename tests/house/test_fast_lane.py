@@ -30,6 +30,7 @@ INDIRECT = {
     "toponeuro.cli._brainscore": "toponeuro.cli.main (tests/cli/test_cli.py)",
     "toponeuro.cli._common": "toponeuro.cli.main (tests/cli/test_cli.py)",
     "toponeuro.cli._registry": "toponeuro.cli.main (tests/cli/test_cli.py)",
+    "toponeuro.cli._prepare": "toponeuro.cli.main (tests/reporting/test_prepare.py)",
     "toponeuro.models._blocks": "every TopoNet model built in tests/models/",
 }
 

@@ -38,6 +38,7 @@ What is kept, each under its own ``<kind>``:
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import contextvars
 import functools
@@ -55,9 +56,9 @@ from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import ChecksumError, ToponeuroWarning
 
-__all__ = ["FORMAT", "arrangement_parts", "cached", "cached_with_rng", "cached_result", "code_digest",
-           "jsonable", "map_digest", "mesh_digest", "null_cache_dir", "rng_state", "seed_of",
-           "use_null_cache"]
+__all__ = ["FORMAT", "arrangement_parts", "cache_counts", "cached", "cached_with_rng",
+           "cached_result", "code_digest", "jsonable", "map_digest", "mesh_digest",
+           "null_cache_dir", "rng_state", "seed_of", "use_null_cache"]
 
 #: version of the entries' layout and of the computations they keep: bump it when a cached
 #: null changes (every earlier entry is then another key, never read)
@@ -65,6 +66,10 @@ FORMAT = 2  # 2: the meta (a ruler descriptor's numbers, a null's statistic) che
 
 #: the warnings registry of the warnings a computation raised and :func:`cached` passes on
 _WARNED: dict = {}
+
+#: ``(kind, "hit" | "miss")`` -> how often :func:`cached` read a verified entry or computed
+#: one, in this process (:func:`cache_counts`)
+_COUNTS: collections.Counter = collections.Counter()
 
 _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("toponeuro_null_cache",
                                                                default=False)
@@ -87,6 +92,30 @@ def use_null_cache(enabled: bool = True):
         yield
     finally:
         _ENABLED.reset(token)
+
+
+def cache_counts() -> dict[str, dict[str, int]]:
+    """``{kind: {"hit": n, "miss": n}}``: how often, in this process, :func:`cached` read a
+    verified entry of each kind (a hit) or computed one inside :func:`use_null_cache` (a
+    miss: absent, or failing verification); what ``toponeuro prepare`` and its tests count.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> before = os.environ.get("TOPONEURO_NULL_CACHE")
+    >>> os.environ["TOPONEURO_NULL_CACHE"] = tempfile.mkdtemp()
+    >>> draw = lambda: ({"null": np.arange(3.0)}, {})
+    >>> with use_null_cache():
+    ...     _ = cached("demo-counts", {"seed": 0}, draw), cached("demo-counts", {"seed": 0}, draw)
+    >>> cache_counts()["demo-counts"]
+    {'hit': 1, 'miss': 1}
+    >>> _ = os.environ.pop("TOPONEURO_NULL_CACHE") if before is None else os.environ.update(
+    ...     TOPONEURO_NULL_CACHE=before)
+    """
+    out: dict[str, dict[str, int]] = {}
+    for (kind, what), n in sorted(_COUNTS.items()):
+        out.setdefault(kind, {"hit": 0, "miss": 0})[what] = n
+    return out
 
 
 def null_cache_dir() -> Path:
@@ -265,7 +294,9 @@ def cached(kind: str, parts: dict | None,
             "the disk, or delete the nulls/ folder of the cache)."), stacklevel=user_stacklevel())
         hit = None
     if hit is not None:
+        _COUNTS[kind, "hit"] += 1
         return hit
+    _COUNTS[kind, "miss"] += 1
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         arrays, meta = compute()

@@ -25,6 +25,7 @@ __all__ = ["main", "build_parser", "cli_message", "COMMANDS"]
 from ._brainscore import _add_brainscore, _run_brainscore
 from ._common import _HelpFormatter
 from ._map import _add_map, _run_map
+from ._prepare import _add_prepare, _run_prepare
 from ._registry import _add_layers, _add_models, _run_layers, _run_models
 from ._train import _add_extract, _add_train, _run_extract, _run_train
 
@@ -36,6 +37,7 @@ COMMANDS = {
     "models": (_add_models, _run_models),
     "layers": (_add_layers, _run_layers),
     "brainscore": (_add_brainscore, _run_brainscore),
+    "prepare": (_add_prepare, _run_prepare),
 }
 
 

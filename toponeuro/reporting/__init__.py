@@ -8,7 +8,8 @@ stage after the other: :func:`map_layers`, :func:`load_map_stimuli`,
 :func:`cortex_topography`, :func:`compare_model_cortex`. :func:`run_language_map` does the
 same for a language model and the language network, with its own named stages
 (:func:`language_layers`, :func:`load_language_stimuli`, :func:`language_units`,
-:func:`language_model_topography`, :func:`language_cortex`).
+:func:`language_model_topography`, :func:`language_cortex`). :func:`prepare` draws the vision
+job's cortex side once, into the null cache, before its first run (``toponeuro prepare``).
 """
 
 from ._kit.headline import HEADLINE_RULE, choose_headline
@@ -26,6 +27,7 @@ from ._language.job import (
 from ._language.results import format_language_summary
 from ._language.stages import *  # noqa: F403 - the named stages of run_language_map
 from ._language.verbs import *  # noqa: F403 - the verb - noun stage (TopoLM's fMRI fit)
+from ._prepare import prepare
 from ._vision import ruler as _ruler_stage
 from ._vision import stages as _stages
 from ._vision.job import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
@@ -40,6 +42,7 @@ __all__ = [
     "CORTEX_DOMAINS",
     "MapResult",
     "run_map",
+    "prepare",
     "DEFAULT_LANGUAGE_MODEL",
     "run_language_map",
     "LanguageMapResult",

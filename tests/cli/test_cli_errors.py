@@ -33,6 +33,11 @@ def paths(tmp_path_factory):
 
 # (id, argv with {placeholders}, exit status, text the message must hold)
 CASES = [
+    # --- prepare (refused before anything is drawn)
+    ("prepare-stimuli-without-language", ["prepare", "--stimuli", "items.csv"], 1,
+     "--language"),
+    ("prepare-cortex-permutations-negative", ["prepare", "--cortex-n-permutations", "-5"], 1,
+     "--cortex-n-permutations -5 is not a whole number"),
     # --- train
     ("train-unknown-recipe", ["train", "--recipe", "no-such-recipe"], 1, "no-such-recipe"),
     ("train-epochs-zero", ["train", "--recipe", "demo-smoke", "--epochs", "0", "--out",

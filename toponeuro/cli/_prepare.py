@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ._checks import _input_path, _json_arg
-from ._common import _parser
+from ._common import _library_default, _parser
 
 
 def _add_prepare(sub):
     from .. import settings as S
-    from ._map import _add_verb_noun_args
+    from ._map import _add_verb_noun_args, _stimuli_field
     from ._settings import add_settings_args
 
     p = _parser(
@@ -31,10 +31,10 @@ def _add_prepare(sub):
     p.add_argument("--language", action="store_true",
                    help="prepare the language job (`toponeuro map --language`) instead of "
                    "the vision job")
-    p.add_argument("--stimuli", default=None,
-                   help="with --language: langloc (the pinned localizer csv, cached) or a "
-                   "local csv with columns sentence, condition, as for `map --language` "
-                   "(default: langloc)")
+    lang = _stimuli_field("LanguageStimuli", "source")
+    action = p.add_argument("--stimuli", default=None,
+                            help="with --language: " + lang.metadata["help"])
+    _library_default(action, lambda: (lang.default, ""))
     _add_verb_noun_args(p, language=False)
     add_settings_args(p, S.CortexInput)
     add_settings_args(p, S.NullSettings)

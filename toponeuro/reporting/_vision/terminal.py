@@ -9,7 +9,7 @@ from ..._util.constraints import MAPPING
 from ..._util.params import InstanceOf, validate_params
 from .._kit.constants import MAP_DOMAINS
 from .._kit.report import MapReport, RulerRecord
-from .results import STATISTIC_NAMES, headline_parts, training_images_note
+from .words import STATISTIC_NAMES, headline_parts, training_images_note
 
 __all__ = ["format_summary"]
 

@@ -21,10 +21,23 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
-from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith
+from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith, Names, TorchModule
 from ..._util.docs import fill_doc
-from ..._util.params import NON_NEGATIVE_INT, SEED, PathLike, Text, validate_params
+from ..._util.params import (
+    ALPHA,
+    COUNT,
+    N_PERMUTATIONS,
+    NON_NEGATIVE_INT,
+    SEED,
+    Boolean,
+    InstanceOf,
+    Options,
+    PathLike,
+    Text,
+    validate_params,
+)
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError
+from ...features import TOKEN_POOLINGS
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
            "language_verb_noun", "verb_noun_cortex", "verb_noun_inputs", "verb_noun_maps",
@@ -144,6 +157,10 @@ class VerbNoun(NamedTuple):
 
 
 @fill_doc
+@validate_params(dict(acts=DataArrayWith((D.STIMULUS, D.UNIT)), layers=Names(empty=False),
+                      source=Text(empty=True), n_permutations=N_PERMUTATIONS, alpha=ALPHA,
+                      random_state=SEED, n_boot=NON_NEGATIVE_INT),
+                 prefer_skip_nested_validation=False)  # acts: language_selectivity checks more
 def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None, source="",
                        n_permutations: int = 1000, alpha: float = 0.05,
                        random_state=0, n_boot: int = 0) -> VerbNoun:
@@ -333,6 +350,12 @@ def verb_noun_inputs(verb_noun, cortex_maps=None):
 
 
 @fill_doc
+@validate_params(dict(net=[TorchModule(), None],
+                      items=[InstanceOf(tuple, "a (StimulusSet, source) pair", example=()), None],
+                      layers=Names(empty=False), token_pooling=Options(TOKEN_POOLINGS),
+                      batch_size=COUNT, progress=Boolean(), n_permutations=N_PERMUTATIONS,
+                      alpha=ALPHA, random_state=SEED, n_boot=NON_NEGATIVE_INT),
+                 prefer_skip_nested_validation=False)  # device and the items: extract's checks
 def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "mean",
                    batch_size: int = 64, device: str = "cpu", progress: bool = False,
                    n_permutations: int = 1000, alpha: float = 0.05,

@@ -379,7 +379,6 @@ class _LanguageJob(JobStages):
             cortex_threshold=cortex.threshold if self.yours.maps is not None else None)
         self.data = assemble_language(setup, self.acts, self.selected, self.topo,
                                       self.cortex_side, verb_noun=self.vn, fits=self.fits,
-                                      fit_permutations=self.ruler.n_permutations,
                                       settings=self.settings)
         self.files = write_language_report(self.out, self.data, t0=self.t0)
 

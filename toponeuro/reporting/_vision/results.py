@@ -18,6 +18,7 @@ import xarray as xr
 from ..._util import dims as D
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS, MAP_PAIRS
+from .._kit.entries import label_null_entry
 from .._kit.report import (
     ArrangementDrawsRecord,
     ArrangementRecord,
@@ -345,8 +346,9 @@ def layer_summary(model_topo, layer: str, dimensionality: float, alpha: float = 
     }
     if contrast:  # both p-values of each map's smoothness and patch count, by their null
         out["smoothness_label_null"] = {
-            d: contrast[layer, d].to_dict() for d in MAP_DOMAINS if (layer, d) in contrast}
-        patches = {d: contrast[layer, d, "patch_units"].to_dict() for d in MAP_DOMAINS
+            d: label_null_entry(contrast[layer, d]) for d in MAP_DOMAINS
+            if (layer, d) in contrast}
+        patches = {d: label_null_entry(contrast[layer, d, "patch_units"]) for d in MAP_DOMAINS
                    if (layer, d, "patch_units") in contrast}
         if patches:
             out["patches_label_null"] = patches

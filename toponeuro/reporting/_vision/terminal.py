@@ -67,7 +67,7 @@ def format_summary(report: MapReport | dict) -> str:
             p = nulls[d].p_value
             label_p = ", ".join(
                 f"{what} " + format_p(np.nan if lab[d].p_label_null is None
-                                      else lab[d].p_label_null, lab[d].n_permutations)
+                                      else lab[d].p_label_null, n_perm)
                 for what, lab in by_labels.items() if d in lab)
             lines.append(
                 f"  {d:<12}{'n/a' if sm is None else f'{sm:.3f}':<20}"

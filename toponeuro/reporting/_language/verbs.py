@@ -52,9 +52,10 @@ VERB_NOUN_CORTEX = "verbs"
 
 _HINT = (
     "The verb - noun comparison needs TopoLM's verb and noun items (Elli et al., 2019). "
-    "Offline, point verb_noun= at a local copy of elli_stimuli.csv (columns run, block, "
-    "class, category, pair), put the pinned file at $TOPONEURO_DATA/langloc/elli_stimuli.csv "
-    "(docs/data.rst), or pass verb_noun=None to leave the comparison out."
+    "Offline, point stimuli.verb_noun= at a local copy of elli_stimuli.csv (columns run, "
+    "block, class, category, pair), put the pinned file at "
+    "$TOPONEURO_DATA/langloc/elli_stimuli.csv (docs/data.rst), or pass stimuli.verb_noun=None "
+    "to leave the comparison out."
 )
 
 
@@ -279,8 +280,9 @@ def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
         raise DownloadError(
             "The verb - noun comparison needs a cortex map: TopoLM's group contrast "
             "(group-level-contrast.nc), which could not be found or downloaded. Give it as "
-            "cortex_maps={'verbs': 'group-level-contrast.nc'} (any format cortex_maps takes), "
-            f"or pass verb_noun=None.\n(download failed: {err})") from err
+            "cortex.maps={'verbs': 'group-level-contrast.nc'} (a file of any format those maps "
+            "take), or pass stimuli.verb_noun=None to leave the comparison out."
+            f"\n(download failed: {err})") from err
     maps = load_cortex_maps({VERB_NOUN_CORTEX: t}, hemispheres=["left"])
     return maps, ("TopoLM's group verb - noun contrast (Rathi et al., 2025; 22 participants, "
                   "fs_LR 32k left), pinned copy, sha256-checked")

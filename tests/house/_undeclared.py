@@ -5,8 +5,6 @@ parameter) must be listed here; an entry whose function declares now (or is gone
 removed."""
 
 UNDECLARED: dict[str, str] = {
-    'toponeuro.reporting._kit.stages.read_cortex_inputs':
-        'reporting: takes the CortexInput settings object, checked when it was made (toponeuro.settings)',
     'toponeuro.settings.cortex_maps_kind':
         'reads any cortex_maps value to name its kind (atlas / files / loaded): it refuses nothing, so nothing to declare',
     'toponeuro.settings.settings_record':
@@ -21,18 +19,8 @@ UNDECLARED: dict[str, str] = {
         'stimuli is anything StimulusSet.from_items reads (a StimulusSet, paths, arrays, PIL images, texts); from_items checks each kind',
     'toponeuro.models._standalone.add_blurpool':
         'models/_standalone.py is inlined into Brain-Score plugins, which run without toponeuro: it cannot import _params',
-    'toponeuro.reporting._language.job.run_language_map':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.reporting._language.verbs.bare_netcdf':
         'reads any cortex_maps value and passes it on unchanged unless it is one .nc path: it refuses nothing, so nothing to declare',
-    'toponeuro.reporting._language.verbs.language_verb_noun':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._language.verbs.verb_noun_maps':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.job.run_map':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
-    'toponeuro.reporting._vision.stages.random_init_similarities':
-        'reporting: its parameters are being gathered into frozen settings objects (issue 44, settings work); declared with them, not twice',
     'toponeuro.sheet.sheet_positions':
         "n_units is checked by sheet_shape's rule (SheetError), shared with every sheet helper",
     'toponeuro.sheet.sheet_shape':

@@ -148,7 +148,7 @@ ENTRY_MAPS = {"per_layer", "arrangement", "hemispheres", "smoothness_null",
               "map_similarity_null", "map_similarity_random_init", "smoothness_label_null",
               "patches_label_null", "fits"}
 #: the functions outside the writer modules that read the report (its public views)
-READER_FUNCTIONS = {"_vision/results.py": {"comparison_view", "headline_parts",
+READER_FUNCTIONS = {"_vision/words.py": {"comparison_view", "headline_parts",
                                            "_arrangement_verdict", "training_images_note"},
                     "_language/results.py": {"format_language_summary", "cortex_lines",
                                              "_count_of"}}

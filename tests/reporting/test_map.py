@@ -388,8 +388,8 @@ def test_stimuli_among_the_training_images_are_named(tmp_path):
     from toponeuro.cli._checks import cli_message
     from toponeuro.models import create_model
     from toponeuro.reporting import training_images as _training_images
-    from toponeuro.reporting._vision.results import training_images_note
     from toponeuro.reporting._vision.stages import _warn_training_overlap
+    from toponeuro.reporting._vision.words import training_images_note
     from toponeuro.stimuli import load_floc
 
     net = create_model(DEFAULT_MAP_MODEL, pretrained=False)

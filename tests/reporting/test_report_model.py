@@ -53,7 +53,7 @@ def _language_report(**kw):
     s["per_layer"]["l"].update(organised="o", label_null={}, n_units_with_data=64,
                                n_language_units=5)
     s["cortex"] = CortexReport.from_summary(s["cortex"])
-    return LanguageMapReport(**{**s, "headline": "On l, ...", "comparison": fits_summary({}, 9),
+    return LanguageMapReport(**{**s, "headline": "On l, ...", "comparison": fits_summary({}),
                                 "language_units": "u", **kw})
 
 
@@ -102,10 +102,10 @@ def test_optional_sections_are_left_out_and_settings_are_recorded_whole():
     assert "verb_noun" not in s and "settings" not in s and "your_maps" not in s["cortex"]
     assert s["job"] == "toponeuro map --language"
     rep.settings = {"null": {"n_permutations": 9, "alpha": 0.05}}
-    rep.verb_noun = VerbNounRecord(items={}, map="t", alpha=0.05, per_layer={})
+    rep.verb_noun = VerbNounRecord(items={}, map="t", per_layer={})
     s = rep.to_summary()
     assert s["settings"] == {"null": {"n_permutations": 9, "alpha": 0.05}}
-    assert s["verb_noun"] == {"items": {}, "map": "t", "alpha": 0.05, "per_layer": {}}
+    assert s["verb_noun"] == {"items": {}, "map": "t", "per_layer": {}}
     assert LanguageMapReport.from_summary(s) == rep
 
 
@@ -125,8 +125,7 @@ def test_the_entries_inside_the_sections_are_typed_records():
              "smoothness_label_null": {"faces": {
                  "layer": "l", "statistic": "smoothness", "value": 0.2,
                  "p_positions_null": 0.01, "p_label_null": 0.3, "label_null_mean": 0.1,
-                 "label_null_std": 0.05, "n_permutations": 9, "alpha": 0.05,
-                 "organised": {}, "selective": {}}}}
+                 "label_null_std": 0.05, "organised": {}, "selective": {}}}}
     source = {"maps": {"faces": {"left": {"surface": "f.gii"}}}, "representation": "values",
               "mesh": "fs_LR_32k", "hemispheres": ["left"]}
     s = _map_report().to_summary()
@@ -167,7 +166,7 @@ def test_the_entries_inside_the_sections_are_typed_records():
            "cortex_geometry": {}, "counts": {"alike": 1}, "left_out": {},
            "rows": [{"descriptor": "smoothness", "statistic": "s", "model": {}, "cortex": {},
                      "verdict": "alike", "reason": "r"}]}
-    vn = {"items": {"n_stimuli": 2}, "map": "t", "alpha": 0.05, "per_layer": {"l": {
+    vn = {"items": {"n_stimuli": 2}, "map": "t", "per_layer": {"l": {
         "n_units_with_data": 64, "morans_i": 0.1, "verdict": "v", "organised": "o",
         "label_null": {}}}}
     ls = {**lang.to_summary(), "verb_noun": vn}
@@ -326,3 +325,33 @@ def test_both_jobs_return_the_one_result_shape():
     lang = LanguageMapResult(report=_language_report(), selectivity=None)
     assert lang.summary["job"] == "toponeuro map --language" and lang.fits == {}
     assert isinstance(res.report, JobReport) and isinstance(lang.report, JobReport)
+
+
+@pytest.mark.parametrize(("record", "entry", "repeated"), [
+    (LabelNullRecord, dict(layer="l", statistic="smoothness", value=0.2, p_positions_null=0.01,
+                           p_label_null=0.3, label_null_mean=0.1, label_null_std=0.05,
+                           organised={}, selective={}), {"n_permutations": 9, "alpha": 0.05}),
+    (VerbNounRecord, dict(items={}, map="t", per_layer={}), {"alpha": 0.05}),
+    (ComparisonRecord, dict(layer_rule="l", hemisphere_rule="h", headline_rule="r",
+                            headline=None, headline_row=None, fits={}), {"n_permutations": 9}),
+])
+def test_sections_do_not_repeat_the_settings(record, entry, repeated):
+    """One name per quantity (issue 44): the null's draws and level, and the ruler's draws,
+    are recorded once, under settings; a section that repeats one is a 0.5-dev summary."""
+    assert record.from_summary(entry).to_summary() == entry
+    with pytest.raises(InvalidDataError, match="does not know"):
+        record.from_summary({**entry, **repeated})
+
+
+def test_label_null_entry_leaves_the_settings_out():
+    from toponeuro.analysis import contrast_topography
+    from toponeuro.reporting._kit.entries import label_null_entry
+    from toponeuro.sheet import make_activations
+
+    acts = make_activations({"h": 64}, 20, categories=["a", "b"] * 10, random_state=0)
+    ct = contrast_topography(acts, "a", "b", metric="welch_t", n_permutations=9)
+    entry = label_null_entry(ct)
+    assert "n_permutations" not in entry and "alpha" not in entry
+    assert {"organised", "selective"} <= set(entry)
+    assert LabelNullRecord.from_summary(entry).p_label_null == entry["p_label_null"]
+    assert set(label_null_entry(ct, claims=False)) == set(entry) - {"organised", "selective"}

@@ -1,4 +1,5 @@
-"""The main job's summary, built stage by stage (reporting._results): each builder on its own."""
+"""The main job's summary, built stage by stage (reporting._vision.results, said by .words):
+each builder on its own."""
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ from toponeuro.reporting._kit.report import (
     SimilarityTestRecord,
 )
 from toponeuro.reporting._vision import results as _results
+from toponeuro.reporting._vision import words as _words
 
 PAIRS = [("faces", "bodies"), ("faces", "places")]
 
@@ -123,7 +125,7 @@ def _arrangement(spearman, **kw) -> ArrangementRecord:
     a.update(kw)
     if not a["p_text"]:
         drawn = a.get("n_permutations")
-        a["p_text"] = _results.arrangement_p_text(
+        a["p_text"] = _words.arrangement_p_text(
             a["p_value"], a["p_shift"], a["p_spin"], drawn and ArrangementDrawsRecord(**drawn))
     return ArrangementRecord(**a)
 
@@ -143,15 +145,15 @@ def test_headline_summary_is_the_named_layer_against_each_hemisphere():
 
 def test_the_arrangement_shows_its_one_p_first():
     """One test, one p: the arrangement's p is the larger of its two nulls, named as such."""
-    text = _results.arrangement_p_text(0.908, 0.908, 0.818)
+    text = _words.arrangement_p_text(0.908, 0.908, 0.818)
     assert text.startswith("p = 0.908 (one-sided, the larger of")
     assert "0.818" in text
     # the spin null decides here
-    assert _results.arrangement_p_text(0.3, 0.1, 0.3).startswith("p = 0.300")
-    assert _results.arrangement_p_text(None, None, None) == "not tested"
+    assert _words.arrangement_p_text(0.3, 0.1, 0.3).startswith("p = 0.300")
+    assert _words.arrangement_p_text(None, None, None) == "not tested"
     # the draws recorded: a floor is written with them; a null not drawn says so
     few = ArrangementDrawsRecord(shift=19, spin=0)
-    assert _results.arrangement_p_text(0.05, 0.05, None, few) == (
+    assert _words.arrangement_p_text(0.05, 0.05, None, few) == (
         "p ≤ 0.05 (one-sided, the larger of two nulls: sheet maps shifted p ≤ 0.05 (19 draws), "
         "cortex maps spun not drawn)")
 
@@ -159,7 +161,7 @@ def test_the_arrangement_shows_its_one_p_first():
 def test_the_headline_with_too_few_draws_says_so_not_chance():
     # before: 9 draws (the smallest p they can give is 0.1) headlined "not distinguishable
     # from chance arrangements", a negative finding the test could never have contradicted
-    from toponeuro.reporting._vision.results import headline_parts
+    from toponeuro.reporting._vision.words import headline_parts
 
     def answer(p, n):
         a = _arrangement(0.6, n_domains=4, n_pairs=6, p_value=p, p_shift=p, p_spin=p,
@@ -194,7 +196,7 @@ def test_comparison_view_reads_the_typed_report():
     from test_report_model import _SIM_TEST, _map_report
 
     tables = _view_tables()
-    bare = _results.comparison_view(tables, "l", ["left"])
+    bare = _words.comparison_view(tables, "l", ["left"])
     assert bare.iloc[0].tolist() == ["SSIM -0.45", "Pearson r +0.41"]
     assert not any("test" in i for i in bare.index)
     rep = _map_report()
@@ -206,7 +208,7 @@ def test_comparison_view_reads_the_typed_report():
          "map_similarity_null": {"faces-bodies": _SIM_TEST}})
     rep.arrangement = {"l|left": _arrangement(0.5, p_value=0.3, p_shift=0.3, p_spin=0.1,
                                               n_domains=4)}
-    view = _results.comparison_view(tables, "l", ["left"], rep)
+    view = _words.comparison_view(tables, "l", ["left"], rep)
     rows = dict(zip(view.index, view.values.tolist()))
     test = "map similarity test · faces–bodies (two-sided, each side its own null)"
     assert rows[test] == ["not tested", "share territory; spin test, p = 0.020"]
@@ -215,5 +217,5 @@ def test_comparison_view_reads_the_typed_report():
     assert rows["arrangement · test (one-sided)"] == ["–", rep.arrangement["l|left"].p_text]
     assert rows["arrangement · Spearman ρ of the centre distances, sheet vs cortex"][1] == "ρ +0.50"
     with pytest.warns(FutureWarning, match=r"comparison_view\(report=<a summary dict>\)"):
-        old = _results.comparison_view(tables, "l", ["left"], rep.to_summary())
+        old = _words.comparison_view(tables, "l", ["left"], rep.to_summary())
     pd.testing.assert_frame_equal(old, view)

@@ -224,3 +224,31 @@ def test_an_nc_of_another_layout_names_what_it_expects(tmp_path):
     trunc.write_bytes(trunc.read_bytes()[:2000])
     with pytest.raises(E.InvalidDataError, match="not a readable netCDF"):
         load_cortex_maps({"verbs": str(trunc)})
+
+
+def test_the_hints_name_the_parameters_as_the_api_does(monkeypatch):
+    """The verb - noun hints name the job's parameters by their settings fields
+    (``stimuli.verb_noun``, ``cortex.maps``), the names the command line rewrites into its
+    flags, never a bare 0.4 keyword (issue 44)."""
+    import dataclasses
+    import re
+
+    import toponeuro.brain
+    from toponeuro.exceptions import DownloadError
+    from toponeuro.reporting._language import verbs
+    from toponeuro.settings import CortexInput, LanguageStimuli
+
+    def offline(cache_dir=None):
+        raise DownloadError("no network")
+
+    monkeypatch.setattr(toponeuro.brain, "load_topolm_contrast", offline)
+    with pytest.raises(DownloadError) as info:
+        verbs.verb_noun_cortex(None)
+    fields = {"stimuli": LanguageStimuli, "cortex": CortexInput}
+    for text in (verbs._HINT, str(info.value)):
+        named = re.findall(r"(?<![\w.])([a-z_]+)\.([a-z_]+)=", text)
+        assert named and "stimuli.verb_noun=None" in text, text
+        for group, field in named:
+            assert field in {f.name for f in dataclasses.fields(fields[group])}, (group, field)
+        assert not re.search(r"(?<![\w.])(verb_noun|cortex_maps)\b", text), text
+    assert "cortex.maps={'verbs': 'group-level-contrast.nc'}" in str(info.value)

@@ -200,7 +200,7 @@ def test_the_jobs_take_the_settings_objects():
         params = [p for p in inspect.signature(job).parameters.values()
                   if p.kind is not p.VAR_KEYWORD]
         assert len(params) <= most
-    with pytest.raises(InputTypeError, match="null must be a toponeuro.settings.NullSettings"):
+    with pytest.raises(InputTypeError, match=r"null=1000 is not a NullSettings \(toponeuro.settings\)"):
         run_map(null=1000, out_dir="never-written")
 
 

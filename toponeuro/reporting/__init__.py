@@ -31,10 +31,10 @@ from ._prepare import prepare
 from ._vision import ruler as _ruler_stage
 from ._vision import stages as _stages
 from ._vision.job import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS, MapResult, run_map
-from ._vision.results import comparison_view
 from ._vision.ruler import *  # noqa: F403 - the one-ruler stage of run_map
 from ._vision.stages import *  # noqa: F403 - the named stages of run_map
 from ._vision.terminal import format_summary
+from ._vision.words import comparison_view
 
 __all__ = [
     "DEFAULT_MAP_MODEL",

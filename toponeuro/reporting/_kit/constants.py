@@ -14,3 +14,5 @@ DEFAULT_NUMBERS = tuple(range(97, 121))
 FLOC_NONSCRAMBLED = (
     "adult", "child", "body", "limb", "corridor", "house", "word", "number", "car", "instrument",
 )
+#: the domain pairs whose map similarity the main job reports (sheet and cortex alike)
+MAP_PAIRS = ("faces-bodies", "faces-places")

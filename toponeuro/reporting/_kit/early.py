@@ -3,35 +3,31 @@
 ``run_map`` and ``run_language_map`` load the model first (minutes, for released weights that
 are downloaded) and met a missing stimulus folder, a misspelt device, an unknown model name or
 ``overwrite="yes"`` only afterwards. :func:`check_job_params` checks what can be
-checked without the model, once, at the top of both jobs. The numbers, the device and the
-cortex input are checked by the settings objects of :mod:`toponeuro.settings` when they are
-made.
+checked without the model, once, at the top of both jobs, beyond what the jobs declare
+(``overwrite``, ``layers`` and the types of the settings objects, :func:`validate_params`):
+a model name, a stimuli path, the fLoc numbers. The numbers, the device and the cortex input
+are checked by the settings objects of :mod:`toponeuro.settings` when they are made.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
-
 from ..._util.docs import fill_doc
-from ...exceptions import InputTypeError, MissingFileError
+from ...exceptions import MissingFileError
 
 __all__ = ["check_job_params"]
 
 
 @fill_doc
-def check_job_params(*, flags: Mapping[str, object], model=None, checkpoint=None,
-                     stimuli=None, stimuli_name: str = "floc", stimuli_kind: str = "folder",
-                     numbers=None, layers=None) -> None:
+def check_job_params(*, model=None, checkpoint=None, stimuli=None,
+                     stimuli_name: str = "floc", stimuli_kind: str = "folder",
+                     numbers=None) -> None:
     """Refuse at once the parameters a job would otherwise refuse after loading its model.
 
     Parameters
     ----------
-    flags : mapping of str -> object
-        Parameters that must be ``True`` or ``False`` (``overwrite``, ``progress`` ...).
     model : str, optional
         Without a ``checkpoint``: a registered model name (its card is looked up, nothing is
         loaded).
@@ -43,20 +39,15 @@ def check_job_params(*, flags: Mapping[str, object], model=None, checkpoint=None
         ``stimuli_kind`` ("folder" or "file").
     numbers : optional
         fLoc image numbers, read by :func:`toponeuro.stimuli.floc_numbers`.
-    layers : str or sequence of str, optional
-        Layer names (whether the model has them is checked when it is loaded).
 
     Examples
     --------
-    >>> check_job_params(flags={"overwrite": False}, stimuli="floc")
-    >>> check_job_params(flags={"overwrite": "yes"})
+    >>> check_job_params(stimuli="floc")
+    >>> check_job_params(stimuli="/no/such/floc")
     Traceback (most recent call last):
     ...
-    toponeuro.exceptions.InputTypeError: overwrite must be True or False; got 'yes'.
+    toponeuro.exceptions.MissingFileError: stimuli='/no/such/floc' is neither 'floc' nor an existing folder; pass 'floc' or the path of a local copy.
     """
-    for name, value in flags.items():
-        if not isinstance(value, bool | np.bool_):
-            raise InputTypeError(f"{name} must be True or False; got {value!r}.")
     if checkpoint is None and isinstance(model, str):
         from ...models import model_card
 
@@ -69,13 +60,6 @@ def check_job_params(*, flags: Mapping[str, object], model=None, checkpoint=None
                 f"stimuli={str(stimuli)!r} is neither {stimuli_name!r} nor an existing "
                 f"{stimuli_kind}; pass {stimuli_name!r} or the path of a local copy."
             )
-    if layers is not None and not isinstance(layers, str) and (
-            not isinstance(layers, Sequence | np.ndarray)
-            or not all(isinstance(x, str) for x in layers)):
-        raise InputTypeError(
-            f"layers must be a layer name or a list of layer names (see `toponeuro layers "
-            f"MODEL`); got {layers!r}."
-        )
     if numbers is not None:
         from ...stimuli import floc_numbers
 

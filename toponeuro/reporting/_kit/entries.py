@@ -15,7 +15,29 @@ __all__ = ["SmoothnessNullRecord", "SimilarityTestRecord", "LabelNullRecord",
            "PatchCentroidsRecord", "ArrangementDrawsRecord", "YourMapsRecord", "YourSimilarityRecord",
            "FitRowRecord",
            "FitRecord", "FitHeadlineRecord", "ComparisonRecord", "VerbNounLayerRecord",
-           "VerbNounRecord"]
+           "VerbNounRecord", "label_null_entry"]
+
+#: the keys of a :class:`~toponeuro.analysis.ContrastTopography`'s ``to_dict`` that the
+#: run's settings record once (``settings.null``): left out of its label-null entries
+_SETTINGS_KEYS = ("n_permutations", "alpha")
+
+
+def label_null_entry(contrast, *, claims: bool = True) -> dict:
+    """The ``summary.json`` entry of a statistic against both nulls: ``contrast.to_dict()``
+    (a :class:`~toponeuro.analysis.ContrastTopography`) without the draws and the level,
+    which the run's ``settings.null`` records once; ``claims=False`` leaves out the
+    organised and selective claims too (the verb - noun map's, said in words beside it).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> ct = NS(to_dict=lambda: {"value": 0.2, "n_permutations": 99, "alpha": 0.05,
+    ...                          "organised": {}, "selective": {}})
+    >>> label_null_entry(ct), label_null_entry(ct, claims=False)
+    ({'value': 0.2, 'organised': {}, 'selective': {}}, {'value': 0.2})
+    """
+    drop = _SETTINGS_KEYS + (() if claims else ("organised", "selective"))
+    return {k: v for k, v in contrast.to_dict().items() if k not in drop}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,13 +104,15 @@ class SimilarityTestRecord(_Record):
 class LabelNullRecord(_Record):
     """A domain's statistic against both nulls, the selective claim's
     (``smoothness_label_null[domain]``, ``patches_label_null[domain]``;
-    :class:`~toponeuro.analysis.ContrastTopography`'s ``to_dict``).
+    :func:`label_null_entry` of a :class:`~toponeuro.analysis.ContrastTopography`). Its
+    draws and level are the run's ``settings.null.n_permutations`` and ``settings.null.alpha``
+    (``report.setting(...)``), recorded there once.
 
     Examples
     --------
     >>> r = LabelNullRecord(layer="l", statistic="smoothness", value=0.2, p_positions_null=0.01,
     ...                     p_label_null=0.3, label_null_mean=0.1, label_null_std=0.05,
-    ...                     n_permutations=99, alpha=0.05, organised={}, selective={})
+    ...                     organised={}, selective={})
     >>> r.p_label_null, LabelNullRecord.from_summary(r.to_summary()) == r
     (0.3, True)
     """
@@ -102,8 +126,6 @@ class LabelNullRecord(_Record):
     p_label_null: float | None
     label_null_mean: float | None
     label_null_std: float | None
-    n_permutations: int
-    alpha: float
     #: the organised (positions null) and selective (label null) claims' records
     organised: dict
     selective: dict
@@ -400,13 +422,15 @@ class FitHeadlineRecord(_Record):
 @dataclass(frozen=True, kw_only=True)
 class ComparisonRecord(_Record):
     """The language job's model-vs-cortex comparisons (``summary["comparison"]``): the
-    rules, the draws a side, the headline (None: no row is eligible) and each comparison
-    (:class:`FitRecord`).
+    rules, the headline (None: no row is eligible) and each comparison
+    (:class:`FitRecord`). The draws of each descriptor's null, a side, are the run's
+    ``settings.ruler.n_permutations`` (``report.setting("ruler.n_permutations")``); each
+    row records the draws it got (:class:`FitRowRecord`).
 
     Examples
     --------
     >>> c = ComparisonRecord(layer_rule="l", hemisphere_rule="h", headline_rule="r",
-    ...                      n_permutations=99, headline=None, headline_row=None, fits={})
+    ...                      headline=None, headline_row=None, fits={})
     >>> c.to_summary()["headline_row"], ComparisonRecord.from_summary(c.to_summary()) == c
     (None, True)
     """
@@ -416,8 +440,6 @@ class ComparisonRecord(_Record):
     layer_rule: str
     hemisphere_rule: str
     headline_rule: str
-    #: the draws of each descriptor's null, on each side
-    n_permutations: int
     #: the chosen comparison's key and row (None: none eligible)
     headline: str | None
     headline_row: FitHeadlineRecord | None
@@ -453,12 +475,13 @@ class VerbNounLayerRecord(_Record):
 
 @dataclass(frozen=True, kw_only=True)
 class VerbNounRecord(_Record):
-    """The language job's verb - noun maps (``summary["verb_noun"]``): the items, the map,
-    the significance level of its claims and each layer (:class:`VerbNounLayerRecord`).
+    """The language job's verb - noun maps (``summary["verb_noun"]``): the items, the map and
+    each layer (:class:`VerbNounLayerRecord`); the level of its claims is the run's
+    ``settings.null.alpha`` (``report.setting("null.alpha")``).
 
     Examples
     --------
-    >>> v = VerbNounRecord(items={"n_stimuli": 0}, map="t", alpha=0.05, per_layer={})
+    >>> v = VerbNounRecord(items={"n_stimuli": 0}, map="t", per_layer={})
     >>> VerbNounRecord.from_summary(v.to_summary()) == v
     True
     """
@@ -467,7 +490,6 @@ class VerbNounRecord(_Record):
 
     items: dict
     map: str
-    alpha: float
     per_layer: dict
 
     def __post_init__(self):

@@ -15,17 +15,42 @@ The jobs' model stage loads through the models package's front door,
 
 from __future__ import annotations
 
+import numbers
 import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 from ... import training  # noqa: F401 - registers how its checkpoints are rebuilt
-from ...settings import ModelSource
+from ..._util.constraints import Names
+from ..._util.params import Boolean, InstanceOf, Interval, PathLike, Text
+from ...settings import CortexInput, Extraction, ModelSource, NullSettings, PatchRule, RulerRun
 from .files import output_folder
 from .result import JobResult
 
-__all__ = ["STAGES", "JobStages", "run_job", "load_job_model"]
+__all__ = ["STAGES", "JobStages", "run_job", "load_job_model", "JOB_PARAMS",
+           "settings_param"]
+
+
+def settings_param(cls) -> InstanceOf:
+    """A job's settings parameter: an instance of ``cls`` (its fields checked when made)."""
+    return InstanceOf(cls, f"a {cls.__name__} (toponeuro.settings)", example=cls,
+                      fix=f"Make one with {cls.__name__}(...).")
+
+
+#: the parameters both jobs declare (``dict(JOB_PARAMS, stimuli=..., ...)`` adds each job's
+#: own): checked once, at the job's call; the settings objects' fields checked themselves
+JOB_PARAMS = dict(
+    model=[Text(), settings_param(ModelSource), None],
+    layers=[Text(fix="See `toponeuro layers MODEL`."), Names(empty=False), None],
+    out_dir=PathLike(), overwrite=Boolean(),
+    null=settings_param(NullSettings), patches=settings_param(PatchRule),
+    cortex=settings_param(CortexInput), ruler=settings_param(RulerRun),
+    extraction=settings_param(Extraction),
+    verbose=[Boolean(), Interval(numbers.Integral, 0, 2, closed="both",
+                                 fix="0: silent; 1: the summary; 2: the summary and progress "
+                                     "bars.")],
+)
 
 #: the stages of every job, in the order :func:`run_job` runs them
 STAGES = ("model", "stimuli", "maps", "topography", "cortex", "compare", "write")

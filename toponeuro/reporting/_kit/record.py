@@ -107,8 +107,8 @@ def _from_dict(cls, entry: dict, where: str):
             f"{where} has keys that {cls.__name__} does not know: {unknown}; expected only "
             f"{sorted(names)}. Fix: read a summary.json written by this toponeuro version "
             "(0.5 moved the cortex's hemispheres under cortex['hemispheres'], and the "
-            "settings it repeated at the top -- n_permutations, alpha, patch_min_units, "
-            "token_pooling, ... -- under settings).")
+            "settings it repeated at the top and in its sections -- n_permutations, alpha, "
+            "patch_min_units, token_pooling, ... -- under settings).")
     try:
         return cls(**entry)
     except TypeError as err:  # a missing field

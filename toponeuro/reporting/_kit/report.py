@@ -278,7 +278,7 @@ class ArrangementRecord(_Record):
     patch_centroids: PatchCentroidsRecord
     #: the nulls' draws (:class:`ArrangementDrawsRecord`; None: not recorded)
     n_permutations: ArrangementDrawsRecord | None = field(default=None, metadata=_OPTIONAL)
-    #: the test's p in words (:func:`~toponeuro.reporting._vision.results.arrangement_p_text`)
+    #: the test's p in words (:func:`~toponeuro.reporting._vision.words.arrangement_p_text`)
     p_text: str
 
     def __post_init__(self):

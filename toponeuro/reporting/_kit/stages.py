@@ -10,8 +10,9 @@ from typing import NamedTuple
 import xarray as xr
 
 from ..._util.constraints import DataArrayWith, HasAttributes, Names
-from ..._util.params import Text, validate_params
+from ..._util.params import InstanceOf, Text, validate_params
 from ...exceptions import SheetError, UnknownNameError
+from ...settings import CortexInput
 
 __all__ = ["CortexInputs", "read_cortex_inputs", "map_layers", "check_sheet_layers",
            "model_description"]
@@ -41,12 +42,17 @@ class CortexInputs(NamedTuple):
     files: list
 
 
+@validate_params(dict(cortex=[InstanceOf(CortexInput, "a CortexInput (toponeuro.settings)",
+                                         example=CortexInput), None],
+                      domains=[Names(), None]),
+                 prefer_skip_nested_validation=False)  # cortex's maps: load_cortex_maps checks
 def read_cortex_inputs(cortex=None, *, domains: Sequence[str] | None = None) -> CortexInputs:
     """Read your cortex maps, before any slow step.
 
     Both jobs start with it, so a bad map fails at once, and the files the maps come from
     are known to the output folder as inputs (``overwrite`` never replaces them). The
-    parameters were checked when ``cortex`` was made.
+    fields of ``cortex`` were checked when it was made; the maps are checked as they are
+    read (:func:`toponeuro.atlases.load_cortex_maps`).
 
     Parameters
     ----------

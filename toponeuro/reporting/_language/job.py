@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 
 import xarray as xr
 
+from ..._util.constraints import STIMULUS_SET
 from ..._util.docs import fill_doc
+from ..._util.params import PathLike, validate_params
 from ...settings import (
     CortexInput,
     Extraction,
@@ -39,7 +41,7 @@ from ...settings import (
 )
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
-from .._kit.job import JobStages, load_job_model, run_job
+from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
 from .._kit.result import JobResult
 from .._kit.stages import check_sheet_layers, model_description, read_cortex_inputs
 from .fit import language_fits
@@ -136,6 +138,10 @@ def _inputs(checkpoint, stimuli, verb_noun, yours) -> list:
 
 
 @fill_doc
+@validate_params(dict(JOB_PARAMS,
+                      stimuli=[PathLike(), STIMULUS_SET, settings_param(LanguageStimuli), None],
+                      units=settings_param(LanguageUnits)),
+                 prefer_skip_nested_validation=False)  # the 0.4 keywords: checked as they apply
 def run_language_map(
     model: str | ModelSource = DEFAULT_LANGUAGE_MODEL,
     *,
@@ -284,9 +290,8 @@ def run_language_map(
         "run_language_map", model, DEFAULT_LANGUAGE_MODEL, old_keywords, ruler_draws=None,
         stimuli=stimuli, verbose=verbose, null=null, patches=patches, units=units,
         cortex=cortex, ruler=ruler, extraction=extraction).values()
-    check_job_params(flags={"overwrite": overwrite}, model=src.name, checkpoint=src.checkpoint,
-                     stimuli=stim.source, stimuli_name="langloc", stimuli_kind="file",
-                     layers=layers)
+    check_job_params(model=src.name, checkpoint=src.checkpoint, stimuli=stim.source,
+                     stimuli_name="langloc", stimuli_kind="file")
     _refuse_map_settings(src, patches)
     job = _LanguageJob(src, stim, layers, null=null, patches=patches, units=units,
                        cortex=cortex, ruler=ruler, extraction=extraction, settings=settings,
@@ -374,7 +379,6 @@ class _LanguageJob(JobStages):
             cortex_threshold=cortex.threshold if self.yours.maps is not None else None)
         self.data = assemble_language(setup, self.acts, self.selected, self.topo,
                                       self.cortex_side, verb_noun=self.vn, fits=self.fits,
-                                      fit_permutations=self.ruler.n_permutations,
                                       settings=self.settings)
         self.files = write_language_report(self.out, self.data, t0=self.t0)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._kit.entries import label_null_entry
 from .._kit.headline import HEADLINE_RULE, NOT_TESTABLE
 from .fit import FIT_HEMISPHERE_RULE, FIT_LAYER_RULE, answer_both, headline_fit, short_layer
 
@@ -23,7 +24,7 @@ def _num(v):
     return None if not np.isfinite(v) else v
 
 
-def verb_noun_summary(vn, alpha: float) -> dict:
+def verb_noun_summary(vn) -> dict:
     """The ``verb_noun`` block of ``summary.json``: the items, the map, and each layer's
     Moran's I against the positions null and the label null."""
     from ...stimuli import VERB_NOUN_REFERENCE
@@ -37,12 +38,10 @@ def verb_noun_summary(vn, alpha: float) -> dict:
                   "classes": {str(k): int(v) for k, v in cats.value_counts(sort=False).items()},
                   "reference": VERB_NOUN_REFERENCE},
         "map": "Welch t of the verb items vs the noun items per unit, unsmoothed activations",
-        "alpha": float(alpha),
         "per_layer": {ly: {"n_units_with_data": int(vn.n_units[ly]),
                            "morans_i": _num(ct.positions.statistic),
                            "verdict": ct.selective.text, "organised": ct.organised.text,
-                           "label_null": {k: v for k, v in ct.to_dict().items()
-                                          if k not in ("organised", "selective")}}
+                           "label_null": label_null_entry(ct, claims=False)}
                       for ly, ct in vn.contrast.items()},
     }
 
@@ -52,7 +51,7 @@ def _side(res) -> dict:
     return {k: (_num(v) if isinstance(v, float) else v) for k, v in d.items()}
 
 
-def fits_summary(fits: dict, n_permutations: int, alpha: float = 0.05) -> dict:
+def fits_summary(fits: dict, alpha: float = 0.05) -> dict:
     """The ``comparison`` block of ``summary.json``: the rules, the headline row (chosen by
     :data:`~toponeuro.reporting.HEADLINE_RULE`, the one rule of both jobs) and every
     comparison's rows (model with its interval over stimuli, cortex, verdict, reason)."""
@@ -67,7 +66,7 @@ def fits_summary(fits: dict, n_permutations: int, alpha: float = 0.05) -> dict:
                 "evidence": _num(pick.evidence), "n_eligible": int(pick.n_eligible),
                 "n_rows": int(pick.n_rows)}
     out = {"layer_rule": FIT_LAYER_RULE, "hemisphere_rule": FIT_HEMISPHERE_RULE,
-           "headline_rule": HEADLINE_RULE, "n_permutations": int(n_permutations),
+           "headline_rule": HEADLINE_RULE,
            "headline": None if chosen is None else head["fit"], "headline_row": head,
            "fits": {}}
     for key, f in fits.items():

@@ -28,6 +28,7 @@ from ...analysis import (
     too_few_draws_text,
 )
 from ...exceptions import InputTypeError, InvalidDataError, UnknownNameError
+from .._kit.entries import label_null_entry
 from .._kit.report import (
     CortexReport,
     LanguageLayerRecord,
@@ -266,7 +267,7 @@ def _layer_summary(inputs: LanguageInputs, units, topo, row: dict) -> LanguageLa
         "sheet": row["sheet"],
         "verdict": both.selective.text,
         "organised": moran_v["text"],
-        "label_null": _jsonable(both.to_dict()),
+        "label_null": _jsonable(label_null_entry(both)),
         "signatures": [both.selective.text, moran_v["text"], smooth_v["text"],
                        _patch_text(r, units.threshold, inputs.alpha, inputs.q,
                                    inputs.n_permutations),
@@ -403,8 +404,7 @@ def _dataset(acts, units, model_table: pd.DataFrame, layers, verb_noun=None) -> 
 
 
 def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb_noun=None,
-                      fits=None, fit_permutations: int | None = None,
-                      settings: dict | None = None) -> LanguageReport:
+                      fits=None, settings: dict | None = None) -> LanguageReport:
     """The report's numbers: tables, ``summary.json`` and ``results.nc``, from the stages'
     results (:func:`~toponeuro.reporting.language_units`,
     :func:`~toponeuro.reporting.language_model_topography`,
@@ -464,13 +464,11 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
     summary = _jsonable(summary)  # JSON types in memory, as in the file
     summary["per_layer"] = per_layer  # LanguageLayerRecord's, JSON types already
     summary["cortex"] = _cortex_summary(cortex, c_rows)
-    summary["comparison"] = _jsonable(fits_summary(fits,
-                                                   fit_permutations or inputs.n_permutations,
-                                                   inputs.alpha))
+    summary["comparison"] = _jsonable(fits_summary(fits, inputs.alpha))
     report = LanguageMapReport(
         **summary, headline=None, settings=settings,
         verb_noun=(None if verb_noun is None
-                   else _jsonable(verb_noun_summary(verb_noun, inputs.alpha))))
+                   else _jsonable(verb_noun_summary(verb_noun))))
     report.headline = headline_text(report, topo.contrast[layers[-1]], fits,
                                     inputs.alpha)
     tables = {"model": model_table, "profile": prof_table,
@@ -549,7 +547,7 @@ def format_language_summary(report: LanguageMapReport | dict) -> str:
     ...     headline="h", selection={}, topography_map="t",
     ...     language_units="u", comparison={
     ...         "layer_rule": "l", "hemisphere_rule": "h", "headline_rule": "r",
-    ...         "n_permutations": 9, "headline": None, "headline_row": None, "fits": {}})
+    ...         "headline": None, "headline_row": None, "fits": {}})
     >>> print(format_language_summary(rep).splitlines()[0])
     toponeuro map --language — m on 640 localizer items (nulls: 9 draws, alpha 0.05)
     """

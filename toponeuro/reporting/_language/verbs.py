@@ -21,10 +21,23 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
-from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith
+from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith, Names, TorchModule
 from ..._util.docs import fill_doc
-from ..._util.params import NON_NEGATIVE_INT, SEED, PathLike, Text, validate_params
+from ..._util.params import (
+    ALPHA,
+    COUNT,
+    N_PERMUTATIONS,
+    NON_NEGATIVE_INT,
+    SEED,
+    Boolean,
+    InstanceOf,
+    Options,
+    PathLike,
+    Text,
+    validate_params,
+)
 from ...exceptions import DownloadError, InvalidDataError, MissingFileError
+from ...features import TOKEN_POOLINGS
 
 __all__ = ["VERB_NOUN_MAP", "VERB_NOUN_CORTEX", "load_verb_noun_stimuli", "VerbNoun",
            "language_verb_noun", "verb_noun_cortex", "verb_noun_inputs", "verb_noun_maps",
@@ -39,9 +52,10 @@ VERB_NOUN_CORTEX = "verbs"
 
 _HINT = (
     "The verb - noun comparison needs TopoLM's verb and noun items (Elli et al., 2019). "
-    "Offline, point verb_noun= at a local copy of elli_stimuli.csv (columns run, block, "
-    "class, category, pair), put the pinned file at $TOPONEURO_DATA/langloc/elli_stimuli.csv "
-    "(docs/data.rst), or pass verb_noun=None to leave the comparison out."
+    "Offline, point stimuli.verb_noun= at a local copy of elli_stimuli.csv (columns run, "
+    "block, class, category, pair), put the pinned file at "
+    "$TOPONEURO_DATA/langloc/elli_stimuli.csv (docs/data.rst), or pass stimuli.verb_noun=None "
+    "to leave the comparison out."
 )
 
 
@@ -144,6 +158,10 @@ class VerbNoun(NamedTuple):
 
 
 @fill_doc
+@validate_params(dict(acts=DataArrayWith((D.STIMULUS, D.UNIT)), layers=Names(empty=False),
+                      source=Text(empty=True), n_permutations=N_PERMUTATIONS, alpha=ALPHA,
+                      random_state=SEED, n_boot=NON_NEGATIVE_INT),
+                 prefer_skip_nested_validation=False)  # acts: language_selectivity checks more
 def language_verb_noun(acts: xr.DataArray, layers: Sequence[str], *, items=None, source="",
                        n_permutations: int = 1000, alpha: float = 0.05,
                        random_state=0, n_boot: int = 0) -> VerbNoun:
@@ -262,8 +280,9 @@ def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
         raise DownloadError(
             "The verb - noun comparison needs a cortex map: TopoLM's group contrast "
             "(group-level-contrast.nc), which could not be found or downloaded. Give it as "
-            "cortex_maps={'verbs': 'group-level-contrast.nc'} (any format cortex_maps takes), "
-            f"or pass verb_noun=None.\n(download failed: {err})") from err
+            "cortex.maps={'verbs': 'group-level-contrast.nc'} (a file of any format those maps "
+            "take), or pass stimuli.verb_noun=None to leave the comparison out."
+            f"\n(download failed: {err})") from err
     maps = load_cortex_maps({VERB_NOUN_CORTEX: t}, hemispheres=["left"])
     return maps, ("TopoLM's group verb - noun contrast (Rathi et al., 2025; 22 participants, "
                   "fs_LR 32k left), pinned copy, sha256-checked")
@@ -333,6 +352,12 @@ def verb_noun_inputs(verb_noun, cortex_maps=None):
 
 
 @fill_doc
+@validate_params(dict(net=[TorchModule(), None],
+                      items=[InstanceOf(tuple, "a (StimulusSet, source) pair", example=()), None],
+                      layers=Names(empty=False), token_pooling=Options(TOKEN_POOLINGS),
+                      batch_size=COUNT, progress=Boolean(), n_permutations=N_PERMUTATIONS,
+                      alpha=ALPHA, random_state=SEED, n_boot=NON_NEGATIVE_INT),
+                 prefer_skip_nested_validation=False)  # device and the items: extract's checks
 def verb_noun_maps(net, items, layers: Sequence[str], *, token_pooling: str = "mean",
                    batch_size: int = 64, device: str = "cpu", progress: bool = False,
                    n_permutations: int = 1000, alpha: float = 0.05,

@@ -258,7 +258,6 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
 
 def _comparison_html(rep: LanguageReport, fig, esc) -> str:
     """The model-vs-cortex section: the rules, the maps side by side, one table."""
-    comp = rep.report.comparison
     if not rep.fits:
         return ("<p>No comparison with the cortex was made (no cortex map shares a side with "
                 "the model's maps, or verb_noun=None).</p>")
@@ -269,7 +268,7 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
                       for f in rep.fits.values())
     return (f"<p>Every descriptor is computed by one function on both sides, with the same "
             f"parameters (lengths in units of each map's extent), each against its null on "
-            f"its own geometry ({comp.n_permutations:,} draws a side); one rule gives "
+            f"its own geometry ({rep.report.setting('ruler.n_permutations'):,} draws a side); one rule gives "
             f"the verdict (alike / unlike / not testable: toponeuro.analysis.ruler_verdict). "
             f"{esc(headline_rules())}</p>"
             f"<ul>{sources}</ul>{figs}"

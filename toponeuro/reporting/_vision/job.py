@@ -19,7 +19,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..._util.constraints import STIMULUS_SET
 from ..._util.docs import fill_doc
+from ..._util.params import Boolean, PathLike, validate_params
 from ...settings import (
     CortexInput,
     Extraction,
@@ -32,7 +34,7 @@ from ...settings import (
 )
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
-from .._kit.job import JobStages, load_job_model, run_job
+from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
 from .._kit.result import JobResult
 from . import results as _results
 from . import writer as _writer
@@ -105,6 +107,10 @@ class MapResult(JobResult):
 
 
 @fill_doc
+@validate_params(dict(JOB_PARAMS,
+                      stimuli=[PathLike(), STIMULUS_SET, settings_param(FlocStimuli), None],
+                      random_init_baseline=Boolean()),
+                 prefer_skip_nested_validation=False)  # the 0.4 keywords: checked as they apply
 def run_map(
     model: str | ModelSource = DEFAULT_MAP_MODEL,
     *,
@@ -258,9 +264,8 @@ def run_map(
         "run_map", model, DEFAULT_MAP_MODEL, old_keywords, ruler_draws=199, stimuli=stimuli,
         verbose=verbose, null=null, patches=patches, cortex=cortex, ruler=ruler,
         extraction=extraction).values()
-    check_job_params(flags={"overwrite": overwrite, "random_init_baseline": random_init_baseline},
-                     model=src.name, checkpoint=src.checkpoint, stimuli=stim.source,
-                     numbers=stim.numbers, layers=layers)
+    check_job_params(model=src.name, checkpoint=src.checkpoint, stimuli=stim.source,
+                     numbers=stim.numbers)
     job = _MapJob(src, stim, layers, null=null, patches=patches, cortex=cortex, ruler=ruler,
                   extraction=extraction, random_init_baseline=random_init_baseline,
                   settings=settings, verbose=verbose)

@@ -526,6 +526,10 @@ def compare_model_cortex(model_topo, cortex_topo, layers: Sequence[str],
 
 
 @fill_doc
+@validate_params(dict(net=TorchModule(), stimuli=STIMULUS_SET, layers=Names(empty=False),
+                      n_permutations=N_PERMUTATIONS, random_state=SEED, batch_size=COUNT,
+                      progress=Boolean()),
+                 prefer_skip_nested_validation=False)  # device, the positions: extract's checks
 def random_init_similarities(net, stimuli, layers: Sequence[str], *, n_permutations: int = 1000,
                              random_state=0, batch_size: int = 64, device: str = "cpu",
                              progress: bool = False, unit_positions=None,

@@ -9,7 +9,7 @@ from ..._util.constraints import MAPPING
 from ..._util.params import InstanceOf, validate_params
 from .._kit.constants import MAP_DOMAINS
 from .._kit.report import MapReport, RulerRecord
-from .results import STATISTIC_NAMES, headline_parts, training_images_note
+from .words import STATISTIC_NAMES, headline_parts, training_images_note
 
 __all__ = ["format_summary"]
 
@@ -67,7 +67,7 @@ def format_summary(report: MapReport | dict) -> str:
             p = nulls[d].p_value
             label_p = ", ".join(
                 f"{what} " + format_p(np.nan if lab[d].p_label_null is None
-                                      else lab[d].p_label_null, lab[d].n_permutations)
+                                      else lab[d].p_label_null, n_perm)
                 for what, lab in by_labels.items() if d in lab)
             lines.append(
                 f"  {d:<12}{'n/a' if sm is None else f'{sm:.3f}':<20}"

@@ -19,9 +19,9 @@ from .._kit.files import html_table as _html_table
 from .._kit.files import write_job_files
 from .._kit.page import answer_first_page, figure_html
 from .._kit.report import MapReport, RulerRowRecord
-from .results import (
+from .results import ReportData
+from .words import (
     STATISTIC_NAMES,
-    ReportData,
     _arrangement_verdict,
     comparison_view,
     headline_parts,

@@ -18,6 +18,32 @@ for _folder in sorted(p for p in Path(__file__).resolve().parent.rglob("*") if p
 
 SHARED = Path(os.environ.get("TOPONEURO_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
 
+#: the thread-pool variables a worker sets (OpenMP: torch, libgomp; OpenBLAS: numpy, scipy)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pytest_configure(config):
+    """``pytest -n N``: the N workers share the machine's cores, ``cores // N`` threads each for
+    torch and BLAS, so their thread pools do not spin over each other's cores (the training
+    and feature tests took 61 s of CPU with the default two threads, 20 s with one, on two
+    cores at load ~8). The subprocesses the tests start (``python -m toponeuro``) inherit the limit. A
+    thread variable the user set wins; one process (no ``-n``) keeps the libraries' defaults."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None or any(os.environ.get(v) for v in THREAD_VARIABLES):
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = max(1, (cores or 1) // int(workerinput["workercount"]))
+    for var in THREAD_VARIABLES:  # libraries loaded later (scipy's OpenBLAS) read these
+        os.environ[var] = str(threads)
+    import torch
+
+    torch.set_num_threads(threads)
+    try:  # the pools already loaded (numpy's OpenBLAS, libgomp)
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(threads)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_null_cache(tmp_path_factory):

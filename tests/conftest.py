@@ -4,6 +4,7 @@ writer of fLoc-like image folders."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,6 +19,32 @@ for _folder in sorted(p for p in Path(__file__).resolve().parent.rglob("*") if p
 
 SHARED = Path(os.environ.get("TOPONEURO_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
 
+#: the thread-pool variables a worker sets (OpenMP: torch, libgomp; OpenBLAS: numpy, scipy)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pytest_configure(config):
+    """``pytest -n N``: the N workers share the machine's cores, ``cores // N`` threads each for
+    torch and BLAS, so their thread pools do not spin over each other's cores (the training
+    and feature tests took 61 s of CPU with the default two threads, 20 s with one, on two
+    cores at load ~8). The subprocesses the tests start (``python -m toponeuro``) inherit the limit. A
+    thread variable the user set wins; one process (no ``-n``) keeps the libraries' defaults."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None or any(os.environ.get(v) for v in THREAD_VARIABLES):
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = max(1, (cores or 1) // int(workerinput["workercount"]))
+    for var in THREAD_VARIABLES:  # libraries loaded later (scipy's OpenBLAS) read these
+        os.environ[var] = str(threads)
+    import torch
+
+    torch.set_num_threads(threads)
+    try:  # the pools already loaded (numpy's OpenBLAS, libgomp)
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(threads)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_null_cache(tmp_path_factory):
@@ -25,24 +52,56 @@ def _session_null_cache(tmp_path_factory):
     fixture of a module runs: the cortex maps' spin draws, content-addressed and verified,
     are drawn by the first test that needs them and read by every later one (the jobs'
     tests run the same atlas, mesh and seed); with pytest-xdist the workers share it."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        # pytest -n: each worker has its own basetemp (<run>/popen-gwN); the workers share
-        # one cache beside them (entries are written whole, by a rename, and verified on read)
-        folder = tmp_path_factory.getbasetemp().parent / "toponeuro_nulls"
-        folder.mkdir(exist_ok=True)
-    else:
-        folder = tmp_path_factory.mktemp("toponeuro_nulls")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TOPONEURO_NULL_CACHE", str(folder))
+        mp.setenv("TOPONEURO_NULL_CACHE", str(_session_folder(tmp_path_factory, "toponeuro_nulls")))
         yield
 
 
+def _session_folder(tmp_path_factory, name: str) -> Path:
+    """A folder for the whole session; with pytest -n each worker has its own basetemp
+    (<run>/popen-gwN) and the workers share one folder beside them (entries are written
+    whole, by a rename)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / name
+        folder.mkdir(exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp(name)
+
+
+#: the cached projections a test's fresh TOPONEURO_DATA starts with (see ``_isolated_cache``)
+PROJECTIONS = "visfAtlas_fsaverage5_*.npz"
+
+
+@pytest.fixture(scope="session")
+def _session_projections(tmp_path_factory) -> Path:
+    """The visfAtlas's fsaverage5 projections (toponeuro/atlases/_surface.py) made so far in
+    the session: content-addressed files, the first test that projects the atlas leaves its
+    file here and every later test's fresh cache starts with it."""
+    return _session_folder(tmp_path_factory, "toponeuro_atlases")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory, monkeypatch):
+def _isolated_cache(tmp_path_factory, monkeypatch, _session_projections):
     """Every test gets its own TOPONEURO_DATA so nothing touches the user's cache (the null
-    draws aside: one folder for the session, see ``_session_null_cache``)."""
-    monkeypatch.setenv("TOPONEURO_DATA", str(tmp_path_factory.mktemp("toponeuro_data")))
+    draws aside: one folder for the session, see ``_session_null_cache``). It starts with a
+    copy of the visfAtlas's fsaverage5 projection once a test of the session has made it (a
+    second of CPU each time otherwise; the file is named by the atlas's content and the
+    method, as the library caches it for a user); a test's own ``cache_dir=`` starts empty."""
+    from toponeuro._io.output import atomic_file
+
+    data = tmp_path_factory.mktemp("toponeuro_data")
+    made = sorted(_session_projections.glob(PROJECTIONS))
+    if made:
+        (data / "atlases").mkdir()
+        for path in made:
+            shutil.copyfile(path, data / "atlases" / path.name)
+    monkeypatch.setenv("TOPONEURO_DATA", str(data))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    yield
+    for path in sorted((data / "atlases").glob(PROJECTIONS)) if not made else ():
+        if not path.is_symlink() and not (_session_projections / path.name).exists():
+            with atomic_file(_session_projections / path.name) as tmp:
+                shutil.copyfile(path, tmp)
 
 
 @pytest.fixture(scope="session")

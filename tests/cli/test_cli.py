@@ -632,8 +632,11 @@ def test_extract_and_map_read_checkpoints_alike(tmp_path, capsys):
         assert "--trust-checkpoint" in flags and "toponeuro train" in flags["--checkpoint"]
 
 
-def test_python_dash_m_toponeuro_is_the_command():
-    """``python -m toponeuro`` runs the CLI (it said "No module named toponeuro.__main__")."""
+def test_python_dash_m_toponeuro_is_the_command(monkeypatch, capsys):
+    """``python -m toponeuro`` runs the CLI (it said "No module named toponeuro.__main__"),
+    and its exit status is the command's (the failing one run in this process, as
+    ``python -m`` runs it: a new interpreter costs seconds of imports)."""
+    import runpy
     import subprocess
     import sys
 
@@ -641,7 +644,8 @@ def test_python_dash_m_toponeuro_is_the_command():
                          text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-1000:]
     assert "toponet_demo.v2_tau_50" in res.stdout
-    bad = subprocess.run([sys.executable, "-m", "toponeuro", "extract", "--model", "nope.x",
-                          "--stimuli", "nowhere", "--out", "a.nc"], capture_output=True,
-                         text=True, timeout=120)
-    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    monkeypatch.setattr(sys, "argv", ["toponeuro", "extract", "--model", "nope.x", "--stimuli",
+                                      "nowhere", "--out", "a.nc"])
+    with pytest.raises(SystemExit) as bad:  # any other exception would be a traceback
+        runpy.run_module("toponeuro", run_name="__main__", alter_sys=True)
+    assert bad.value.code == 1 and "Traceback" not in capsys.readouterr().err

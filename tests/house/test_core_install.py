@@ -45,22 +45,25 @@ def test_the_blocker_blocks():
     assert res.returncode != 0 and "No module named 'dask'" in res.stderr
 
 
-@pytest.mark.parametrize("backend", ["numpy", "torch"])
-def test_encoding_runs_without_dask(backend):
-    res = _run_core(f"""
+def test_encoding_runs_without_dask():
+    """Both backends, in one fresh interpreter (each costs seconds of imports)."""
+    res = _run_core("""
         import numpy as np
         from toponeuro.analysis import RidgeEncoder, PLSEncoder, encoding_score
         rng = np.random.default_rng(0)
         X = rng.standard_normal((120, 8))
         Y = X @ rng.standard_normal((8, 6)) + 0.1 * rng.standard_normal((120, 6))
-        enc = RidgeEncoder(backend={backend!r}, random_state=0).fit(X, Y)
-        assert enc.score(X, Y) > 0.9, enc.score(X, Y)
+        for backend in ("numpy", "torch"):
+            enc = RidgeEncoder(backend=backend, random_state=0).fit(X, Y)
+            assert enc.score(X, Y) > 0.9, (backend, enc.score(X, Y))
+            print(backend, "ok")
         assert np.nanmean(encoding_score(X, Y, random_state=0)) > 0.9
         PLSEncoder(3).fit(X, Y)
         assert "dask" not in sys.modules
         print("ok")
     """)
-    assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stderr[-2000:]
+    assert res.returncode == 0 and res.stdout.split() == ["numpy", "ok", "torch", "ok", "ok"], (
+        res.stdout, res.stderr[-2000:])
 
 
 def test_topography_rsa_and_dimensionality_run_on_the_core_install():

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from _parsed import parse  # tests/house: the package parsed once per process
+
 from toponeuro._util import dims as D
 
 PKG = Path(__file__).resolve().parents[2] / "toponeuro"
@@ -63,7 +65,7 @@ def test_no_dimension_name_is_written_as_a_literal():
     for path in sorted(PKG.rglob("*.py")):
         if path.relative_to(PKG).as_posix() == "_util/dims.py":
             continue
-        for line, name in _offences(ast.parse(path.read_text("utf-8"))):
+        for line, name in _offences(parse(path.read_text("utf-8"))):
             found.append(f"{path.relative_to(PKG)}:{line}: {name!r}")
     assert not found, ("use the constant from toponeuro/_util/dims.py (``from .._util import dims "
                        "as D``; D.STIMULUS ...) instead of:\n" + "\n".join(found))

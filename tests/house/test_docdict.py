@@ -8,6 +8,8 @@ import ast
 import re
 from pathlib import Path
 
+from _parsed import parse  # tests/house: the package parsed once per process
+
 from toponeuro._util.docs import DOCDICT
 
 PKG = Path(__file__).resolve().parents[2] / "toponeuro"
@@ -47,7 +49,7 @@ def _parameters(doc: str) -> list[str]:
 def _hand_written():
     found = []
     for path in sorted(PKG.rglob("*.py")):
-        tree = ast.parse(path.read_text("utf-8"))
+        tree = parse(path.read_text("utf-8"))
         for node in ast.walk(tree):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from _parsed import parse  # tests/house: the package parsed once per process
+
 import toponeuro
 
 ROOT = Path(toponeuro.__file__).parent
@@ -30,7 +32,7 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for mod, (path, is_pkg) in mods.items():
         package = mod if is_pkg else mod.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 graph[mod] |= {a.name for a in node.names if a.name in mods}
             elif isinstance(node, ast.ImportFrom):

@@ -13,6 +13,7 @@ import builtins
 from pathlib import Path
 
 import pytest
+from _parsed import parse  # tests/house: the package parsed once per process
 
 import toponeuro
 from toponeuro.exceptions import ToponeuroError
@@ -63,7 +64,7 @@ def _is_abstract(fn) -> bool:
 
 def bare_raises(source: str, rel: str) -> list[str]:
     """``file:line: Name`` for every raise of a builtin exception type in ``source``."""
-    tree = ast.parse(source)
+    tree = parse(source)
     found = []
 
     def visit(node, func=None):
@@ -129,7 +130,7 @@ def m(err):
 
 def test_the_standalone_files_import_no_toponeuro():
     for rel in STANDALONE:
-        tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+        tree = parse((ROOT / rel).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 # _plugin_arch inlines toponeuro.models._standalone when exported

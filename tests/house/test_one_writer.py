@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from _parsed import parse  # tests/house: the package parsed once per process
+
 import toponeuro
 
 ROOT = Path(toponeuro.__file__).parent
@@ -43,7 +45,7 @@ def _is_path_move(call: ast.Call) -> bool:
 def hand_rolled_moves(source: str, rel: str) -> list[str]:
     """``file:line: call`` for every rename / replace / rmtree in ``source``."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
@@ -124,7 +126,7 @@ def _is_write_open(call: ast.Call) -> bool:
 def plain_writes(source: str, rel: str) -> list[str]:
     """``file:function:line`` for every ``open(..., write mode)`` in ``source`` that is not
     inside a ``with`` statement that holds ``atomic_file(...)``."""
-    tree = ast.parse(source)
+    tree = parse(source)
     guarded = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.With) and any(

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from _parsed import parse  # tests/house: the package parsed once per process
+
 import toponeuro
 
 ROOT = Path(toponeuro.__file__).parent
@@ -76,7 +78,7 @@ def private_imports(root: Path = ROOT) -> list[str]:
     for path, (mod, is_pkg) in sorted(found.items()):
         package = mod if is_pkg else mod.rpartition(".")[0]
         own = _subpackage(mod, modules)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse(path.read_text(encoding="utf-8"))):
             for target, name in _imported(node, package):
                 if not target.startswith(root.name):
                     continue

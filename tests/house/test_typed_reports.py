@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from _parsed import parse  # tests/house: the package parsed once per process
+
 import toponeuro
 
 ROOT = Path(toponeuro.__file__).parent
@@ -39,7 +41,7 @@ def _root(node):
 def summary_gets(source: str, only: set | None = None) -> list[str]:
     """``line: text`` of every ``.get(`` on a summary dict in ``source`` (in the functions
     ``only`` names, when given)."""
-    tree = ast.parse(source)
+    tree = parse(source)
     scopes = ([n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in only]
               if only is not None else [tree])
     out = []
@@ -102,7 +104,7 @@ def section_keys(source: str) -> list[str]:
     ``rep.arrangement[key]["p_text"]`` (a section's own entries, ``rep.per_layer[ly]``, are
     keyed by layer, which is fine)."""
     out = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
                 and isinstance(node.slice.value, str)):
             continue

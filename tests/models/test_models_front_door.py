@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from _parsed import parse  # tests/house: the package parsed once per process
 from test_imports import graph_reaches, import_graph  # tests/house: on sys.path (conftest)
 
 import toponeuro
@@ -47,7 +48,7 @@ def torch_load_calls(root: Path = ROOT) -> dict[str, int]:
     found = {}
     for path in sorted(root.rglob("*.py")):
         n = sum(
-            1 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            1 for node in ast.walk(parse(path.read_text(encoding="utf-8")))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr == "load" and isinstance(node.func.value, ast.Name)
             and node.func.value.id == "torch"

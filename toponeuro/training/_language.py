@@ -52,7 +52,6 @@ from .._util.params import (
     Boolean,
     Interval,
     PathLike,
-    Text,
     check_random_state,
     validate_params,
 )
@@ -60,20 +59,16 @@ from ..exceptions import CheckpointError, MissingFileError, OutputExistsError, R
 from ..models import load_torch_file
 from ._checkpoint import non_finite_tensors, read_checkpoint_file
 from ._runs import _identity, _open_run, _RunLayout, _strip_recipe
+from ._schema import LANGUAGE_KIND, validate_language_recipe
 from ._train import _divergence, _grads_finite, _save_atomic
 
 __all__ = [
-    "LANGUAGE_KIND",
     "wordnet_sentences",
     "synthetic_sentences",
     "language_corpus",
-    "validate_language_recipe",
     "export_trained_parameters",
     "LanguageTrainResult",
 ]
-
-#: the recipe ``kind`` handled by this module
-LANGUAGE_KIND = "language_distillation"
 
 WORDNET_PATH = "/usr/share/wordnet"
 _WORDNET_FILES = ("data.noun", "data.verb", "data.adj", "data.adv")
@@ -225,126 +220,6 @@ def language_corpus(data: dict, data_path: str | None = None) -> tuple[list[str]
     held_set = set(held)
     train = [t for t in texts if t not in held_set and not _is_heldout(t, every)]
     return train, held
-
-
-# --- recipe schema ------------------------------------------------------------------------
-def _pos_int(v):
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
-
-
-def _pos_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-
-
-def _nonneg_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-
-
-_SCHEMA = {
-    "": {
-        "name": (lambda v: isinstance(v, str) and v, "a non-empty string"),
-        "kind": (lambda v: v == LANGUAGE_KIND, f"{LANGUAGE_KIND!r}"),
-        "description": (lambda v: isinstance(v, str), "a string"),
-        "seed": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a whole number"),
-        "device": (lambda v: isinstance(v, str), "a device string such as 'cpu'"),
-        "model": (lambda v: isinstance(v, dict), "a table"),
-        "data": (lambda v: isinstance(v, dict), "a table"),
-        "train": (lambda v: isinstance(v, dict), "a table"),
-        "topoloss": (lambda v: isinstance(v, dict), "a table"),
-    },
-    "model": {
-        "base": (lambda v: isinstance(v, str) and v, "a registered language model name"),
-        "train": (
-            lambda v: isinstance(v, list) and v and all(isinstance(x, str) for x in v),
-            "a non-empty list of parameter-name globs",
-        ),
-    },
-    "data": {
-        "kind": (lambda v: v in ("wordnet", "synthetic"), "'wordnet' or 'synthetic'"),
-        "path": (lambda v: isinstance(v, str), "a folder path"),
-        "min_words": (_pos_int, "a whole number >= 1"),
-        "n_sentences": (_pos_int, "a whole number >= 1"),
-        "heldout_every": (lambda v: _pos_int(v) and v >= 2, "a whole number >= 2"),
-        "heldout_size": (_pos_int, "a whole number >= 1"),
-        "max_length": (lambda v: _pos_int(v) and v >= 4, "a whole number >= 4"),
-    },
-    "train": {
-        "steps": (_pos_int, "a whole number >= 1"),
-        "batch_size": (_pos_int, "a whole number >= 1"),
-        "lr": (_pos_num, "a finite number > 0"),
-        "weight_decay": (_nonneg_num, "a finite number >= 0"),
-        "lr_schedule": (lambda v: v in ("cosine", "constant"), "'cosine' or 'constant'"),
-        "warmup_steps": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-                         "a whole number >= 0"),
-        "log_every": (_pos_int, "a whole number >= 1"),
-        "eval_every": (_pos_int, "a whole number >= 1"),
-        "threads": (_pos_int, "a whole number >= 1"),
-    },
-    "topoloss": {
-        "layers": (lambda v: v == "topo" or (isinstance(v, list) and v), "'topo' or a list"),
-        "factor_h": (lambda v: _pos_num(v) and v >= 1, "a finite number >= 1"),
-        "factor_w": (lambda v: _pos_num(v) and v >= 1, "a finite number >= 1"),
-        "tau": (_nonneg_num, "a finite number >= 0"),
-        "schedule": (lambda v: isinstance(v, dict), "a table"),
-    },
-}
-_REQUIRED = {"": ("name", "kind", "seed", "model", "data", "train", "topoloss"),
-             "model": ("base", "train"), "data": ("kind",), "train": ("steps",)}
-
-
-@validate_params(dict(recipe=MAPPING, source=Text()))
-def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
-    """Check every key and value of a ``language_distillation`` recipe; return it.
-
-    Parameters
-    ----------
-    recipe : dict
-        A parsed recipe with ``kind = "language_distillation"``.
-    source : str
-        Where it comes from (a file or name), named in messages.
-
-    Returns
-    -------
-    dict
-        ``recipe``, unchanged.
-
-    Raises
-    ------
-    RecipeError
-        A key is missing, unknown or of the wrong value; the message names it.
-
-    Examples
-    --------
-    >>> r = validate_language_recipe({"name": "x", "kind": "language_distillation", "seed": 0,
-    ...     "model": {"base": "minilm.l6_v2", "train": ["*.intermediate.dense.*"]},
-    ...     "data": {"kind": "synthetic"}, "train": {"steps": 2}, "topoloss": {"tau": 1.0}})
-    >>> r["train"]["steps"]
-    2
-    >>> validate_language_recipe({**r, "train": {"steps": 0}})
-    Traceback (most recent call last):
-    ...
-    toponeuro.exceptions.RecipeError: recipe: train.steps must be a whole number >= 1; got 0.
-    """
-    from ..exceptions import close_matches
-
-    for table, keys in _SCHEMA.items():
-        section = recipe if table == "" else recipe.get(table, {})
-        prefix = "" if table == "" else f"{table}."
-        for key in _REQUIRED.get(table, ()):
-            if key not in section:
-                raise RecipeError(
-                    f"{source}: {prefix}{key} is required (see "
-                    "toponeuro/training/recipes/lm-smoke.toml for the layout)."
-                )
-        for key, value in section.items():
-            if key not in keys:
-                raise RecipeError(
-                    f"{source}: unknown key {prefix}{key}; {close_matches(key, sorted(keys))}"
-                )
-            check, want = keys[key]
-            if not check(value):
-                raise RecipeError(f"{source}: {prefix}{key} must be {want}; got {value!r}.")
-    return recipe
 
 
 # --- training -----------------------------------------------------------------------------

@@ -20,8 +20,8 @@ from ..topoloss import LayerSpec, TauSchedule, TopoLoss
 from ._architectures import ARCHITECTURES, build_recipe_model
 from ._data import image_folder_dataset, make_synthetic_images
 from ._instances import InstanceImages, decode_image_folder
-from ._language import LANGUAGE_KIND, LanguageTrainResult, _run_language, validate_language_recipe
-from ._schema import validate_recipe
+from ._language import LanguageTrainResult, _run_language
+from ._schema import LANGUAGE_KIND, validate_language_recipe, validate_recipe
 from ._settings import TrainData, TrainRecords, TrainSchedule
 from ._train import TrainResult, _overridden, _run_folder, train
 

@@ -1,22 +1,41 @@
 """What a training recipe may contain: every known key, and the values each accepts.
 
-:func:`validate_recipe` runs when a recipe is loaded and again before it is built (after
-``--epochs`` / ``--seed`` overrides), so a typo (``epochz``) or an unusable value
+:func:`validate_recipe` (an image recipe) and :func:`validate_language_recipe` (a
+``language_distillation`` recipe) run when a recipe is loaded and again before it is built
+(after ``--epochs`` / ``--seed`` overrides), so a typo (``epochz``) or an unusable value
 (``tau = -5``, ``nan``, ``epochs = 0``) stops the run with a
 :class:`~toponeuro.exceptions.RecipeError` that names the key and the fix, instead of
-training with a default. A new recipe key is added here, with its check.
+training with a default. Both read their schema (:data:`RECIPE_SCHEMA`,
+:data:`LANGUAGE_RECIPE_SCHEMA`) the same way. An image recipe's ``[train]`` keys are the
+fields of :class:`~toponeuro.training.TrainSchedule` and
+:class:`~toponeuro.training.TrainRecords`, checked by their declarations (``log_every = 0``
+is their word for None: no step log). A new recipe key is added here, with its check.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import re
 
-from .._util.params import Text, validate_params
-from ..exceptions import RecipeError, close_matches
+from .._util.constraints import MAPPING
+from .._util.params import Text, check_param, validate_params
+from ..exceptions import (
+    InputTypeError,
+    ParameterError,
+    RecipeError,
+    UnknownNameError,
+    close_matches,
+)
+from ._settings import TrainRecords, TrainSchedule, recipe_value
 
-__all__ = ["validate_recipe", "RECIPE_SCHEMA"]
+__all__ = ["validate_recipe", "validate_language_recipe", "RECIPE_SCHEMA",
+           "LANGUAGE_RECIPE_SCHEMA", "LANGUAGE_KIND"]
+
+#: the ``kind`` of a language recipe (fine-tuning a language model; an image recipe has no
+#: ``kind``)
+LANGUAGE_KIND = "language_distillation"
 
 
 def _whole(v):
@@ -109,6 +128,36 @@ def _path(v):
         return "a folder path, or 'floc' for the fLoc images"
 
 
+def _text(v):
+    if not isinstance(v, str) or not v:
+        return "a non-empty string"
+
+
+def _globs(v):
+    if not v or _strings(v) is not None:
+        return "a non-empty list of parameter-name globs"
+
+
+def _declared(f: dataclasses.Field):
+    """The check of the ``[train]`` key of the settings field ``f``: its declared constraints
+    (None is the recipe's word for it, ``recipe_none``, never a TOML value)."""
+    spec = f.metadata["check"]
+    spec = [c for c in (spec if isinstance(spec, list) else [spec]) if c is not None]
+    words = f.metadata.get("recipe_none", ())
+
+    def check(v):
+        if recipe_value(f, v) is None:
+            return None
+        try:
+            check_param(v, f.name, spec)
+        except (ParameterError, InputTypeError, UnknownNameError):
+            want = " or ".join(c.describe() for c in spec)
+            if words:
+                want += f", or {' / '.join(map(repr, words))} for {f.metadata['none']}"
+            return want
+    return check
+
+
 #: section -> key -> check (returns what was expected, or None when the value is fine)
 RECIPE_SCHEMA = {
     "": {"name": _name, "description": _str, "seed": _int(0), "device": _str,
@@ -125,12 +174,9 @@ RECIPE_SCHEMA = {
         "ratio": _pair(0.01, 100.0), "rotation": _num(0, 180), "flip": _bool,
         "jitter": _num(0, 1), "val_views": _int(0), "val_seed": _int(0),
     },
-    "train": {
-        "epochs": _int(1), "batch_size": _int(1), "lr": _num(0, lo_open=True),
-        "momentum": _num(0, 1, hi_open=True), "weight_decay": _num(0),
-        "lr_schedule": _choice("cosine", "constant", "none"), "log_every": _int(1),
-        "keep_checkpoints": _int(1),
-    },
+    # the settings objects' fields, checked by their declarations
+    "train": {f.name: _declared(f) for cls in (TrainSchedule, TrainRecords)
+              for f in dataclasses.fields(cls)},
     "topoloss": {
         "layers": _layers, "factor_h": _num(1), "factor_w": _num(1), "tau": _num(0),
         "interpolation": _choice("bilinear", "bicubic", "nearest", "nearest-exact", "area"),
@@ -142,6 +188,25 @@ RECIPE_SCHEMA = {
     },
 }
 
+#: a ``language_distillation`` recipe's schema, read as :data:`RECIPE_SCHEMA`
+LANGUAGE_RECIPE_SCHEMA = {
+    "": {"name": _text, "kind": _choice(LANGUAGE_KIND), "description": _str, "seed": _int(),
+         "device": _str, "model": None, "data": None, "train": None, "topoloss": None},
+    "model": {"base": _text, "train": _globs},
+    "data": {"kind": _choice("wordnet", "synthetic"), "path": _str, "min_words": _int(1),
+             "n_sentences": _int(1), "heldout_every": _int(2), "heldout_size": _int(1),
+             "max_length": _int(4)},
+    "train": {"steps": _int(1), "batch_size": _int(1), "lr": _num(0, lo_open=True),
+              "weight_decay": _num(0), "lr_schedule": _choice("cosine", "constant"),
+              "warmup_steps": _int(0), "log_every": _int(1), "eval_every": _int(1),
+              "threads": _int(1)},
+    "topoloss": {"layers": _layers, "factor_h": _num(1), "factor_w": _num(1), "tau": _num(0),
+                 "schedule": None},
+}
+#: the keys a language recipe must have, by section
+_LANGUAGE_REQUIRED = {"": ("name", "kind", "seed", "model", "data", "train", "topoloss"),
+                      "model": ("base", "train"), "data": ("kind",), "train": ("steps",)}
+
 _HINTS = {
     "topoloss.tau": " (0 computes TopoLoss without optimising it; a negative tau would reward "
                     "rough maps)",
@@ -149,8 +214,26 @@ _HINTS = {
 }
 
 
-def _check_section(recipe_name, section, table):
-    spec = RECIPE_SCHEMA[section]
+def _check_recipe(label: str, recipe: dict, schema: dict, required=None,
+                  layout: str = "") -> None:
+    """Check every section of ``recipe`` that ``schema`` names (a missing or non-table
+    section is skipped: its parent's check refuses a non-table), the ``required`` keys
+    first."""
+    for section, spec in schema.items():
+        table = recipe
+        for part in section.split(".") if section else ():
+            table = table.get(part) if isinstance(table, dict) else None
+        if not isinstance(table, dict):
+            continue
+        for key in (required or {}).get(section, ()):
+            if key not in table:
+                full = f"{section}.{key}" if section else key
+                raise RecipeError(f"Recipe {label}: {full} is required (see {layout} for the "
+                                  "layout).")
+        _check_section(label, section, table, spec)
+
+
+def _check_section(recipe_name, section, table, spec):
     where = f"[{section}]" if section else "the top level"
     for key, value in table.items():
         full = f"{section}.{key}" if section else key
@@ -208,11 +291,43 @@ def validate_recipe(recipe: dict, name=None) -> dict:
     if not isinstance(recipe, dict):
         raise RecipeError(f"A recipe is a table (dict); got {type(recipe).__name__}.")
     label = repr(name if name is not None else recipe.get("name", "<unnamed>"))
-    _check_section(label, "", recipe)
-    for section in ("model", "data", "train", "topoloss"):
-        if isinstance(recipe.get(section), dict):
-            _check_section(label, section, recipe[section])
-    sched = (recipe.get("topoloss") or {}).get("schedule")
-    if isinstance(sched, dict):
-        _check_section(label, "topoloss.schedule", sched)
+    _check_recipe(label, recipe, RECIPE_SCHEMA)
+    return recipe
+
+
+@validate_params(dict(recipe=MAPPING, source=Text()))
+def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
+    """Check every key and value of a ``language_distillation`` recipe; return it.
+
+    Parameters
+    ----------
+    recipe : dict
+        A parsed recipe with ``kind = "language_distillation"``.
+    source : str
+        Where it comes from (a file or name), named in messages.
+
+    Returns
+    -------
+    dict
+        ``recipe``, unchanged.
+
+    Raises
+    ------
+    RecipeError
+        A key is missing, unknown or of the wrong value; the message names it.
+
+    Examples
+    --------
+    >>> r = validate_language_recipe({"name": "x", "kind": "language_distillation", "seed": 0,
+    ...     "model": {"base": "minilm.l6_v2", "train": ["*.intermediate.dense.*"]},
+    ...     "data": {"kind": "synthetic"}, "train": {"steps": 2}, "topoloss": {"tau": 1.0}})
+    >>> r["train"]["steps"]
+    2
+    >>> validate_language_recipe({**r, "train": {"steps": 0}})
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.RecipeError: Recipe 'recipe': train.steps must be a whole number >= 1; got 0. Fix the value in the recipe file.
+    """
+    _check_recipe(repr(source), recipe, LANGUAGE_RECIPE_SCHEMA, _LANGUAGE_REQUIRED,
+                  layout="toponeuro/training/recipes/lm-smoke.toml")
     return recipe

@@ -35,16 +35,41 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .._util.frozen import declared
+from .._util.frozen import declared, record_value
 from .._util.frozen import set_checked as _set
-from .._util.params import check_int, check_number
+from .._util.params import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, check_param
 from .._util.stack import user_stacklevel
-from ..exceptions import InputTypeError, UnknownNameError, close_matches
+from ..exceptions import InputTypeError, UnknownNameError
 
 __all__ = ["TrainSchedule", "TrainData", "TrainRecords", "LR_SCHEDULES", "OLD_TRAIN_KEYWORDS"]
 
 #: the learning-rate schedules of :class:`TrainSchedule` (``None``: constant)
 LR_SCHEDULES = ("cosine",)
+
+
+def recipe_value(f: dataclasses.Field, value):
+    """``value`` of a recipe's key for the settings field ``f``: ``None`` where the field
+    declares the value as the recipe's word for None (``recipe_none``: ``log_every = 0``,
+    ``lr_schedule = "constant"``), else ``value`` (a boolean is never such a word).
+
+    Examples
+    --------
+    >>> f = TrainRecords.__dataclass_fields__["log_every"]
+    >>> recipe_value(f, 0), recipe_value(f, 5), recipe_value(f, False)
+    (None, 5, False)
+    """
+    words = f.metadata.get("recipe_none", ())
+    return None if not isinstance(value, bool) and value in words else value
+
+
+def _check_fields(obj) -> None:
+    """Store every field of the settings object ``obj`` checked against its declaration
+    (``check``, in the vocabulary of :mod:`toponeuro._util.params`), named
+    ``parameter.field`` in a message."""
+    for f in dataclasses.fields(obj):
+        if "check" in f.metadata:
+            _set(obj, f.name, check_param(getattr(obj, f.name), f"{obj._name}.{f.name}",
+                                          f.metadata["check"]))
 
 
 def _from_recipe(cls, recipe: Mapping):
@@ -74,12 +99,8 @@ def _from_recipe(cls, recipe: Mapping):
     True
     """
     table = recipe["train"]
-    values = {}
-    for f in dataclasses.fields(cls):
-        if f.init and f.name in table:
-            value = table[f.name]
-            values[f.name] = None if value in f.metadata.get("recipe_none", ()) else value
-    return cls(**values)
+    return cls(**{f.name: recipe_value(f, table[f.name]) for f in dataclasses.fields(cls)
+                  if f.init and f.name in table})
 
 
 @dataclass(frozen=True)
@@ -110,40 +131,30 @@ class TrainSchedule:
 
     _name = "schedule"
 
+    # each field's check is its one declaration: __post_init__ applies it, and so does the
+    # recipe schema to the recipe's [train] key of its name (toponeuro.training._schema)
     epochs: int = field(default=1, metadata=declared(
-        "--epochs", "number of epochs of an image recipe", metavar="N"))
+        "--epochs", "number of epochs of an image recipe", metavar="N", check=COUNT))
     batch_size: int = field(default=32, metadata=declared(
-        "--batch-size", "images per optimiser step", metavar="N"))
+        "--batch-size", "the training batch: images per optimiser step", metavar="N",
+        check=COUNT))
     lr: float = field(default=0.05, metadata=declared(
-        "--lr", "SGD's learning rate (the peak of the cosine schedule)"))
+        "--lr", "SGD's learning rate (the peak of the cosine schedule)", check=POSITIVE))
     momentum: float = field(default=0.9, metadata=declared(
-        "--momentum", "SGD's momentum, in [0, 1)"))
+        "--momentum", "SGD's momentum, in [0, 1)",
+        check=Interval(numbers.Real, 0, 1, closed="left")))
     weight_decay: float = field(default=5e-4, metadata=declared(
-        "--weight-decay", "SGD's weight decay, >= 0"))
+        "--weight-decay", "SGD's weight decay, >= 0", check=NON_NEGATIVE))
     lr_schedule: str | None = field(default="cosine", metadata=declared(
         "--lr-schedule", "cosine anneals the learning rate over all steps; constant keeps it",
         choices=("cosine", "constant"), none="constant", cli_none="constant",
-        recipe_none=("constant", "none")))
+        recipe_none=("constant", "none"),
+        check=[Options(LR_SCHEDULES, error=UnknownNameError), None]))
 
     from_recipe = classmethod(_from_recipe)
 
     def __post_init__(self):
-        _set(self, "epochs", check_int(self.epochs, "schedule.epochs", lo=1))
-        _set(self, "batch_size", check_int(self.batch_size, "schedule.batch_size", lo=1))
-        _set(self, "lr", check_number(self.lr, "schedule.lr", lo=0, lo_open=True))
-        _set(self, "momentum", check_number(self.momentum, "schedule.momentum", lo=0, hi=1,
-                                            hi_open=True))
-        _set(self, "weight_decay", check_number(self.weight_decay, "schedule.weight_decay",
-                                                lo=0))
-        if self.lr_schedule is not None:
-            if not isinstance(self.lr_schedule, str):
-                raise InputTypeError(
-                    f"schedule.lr_schedule must be one of {LR_SCHEDULES} or None (constant); "
-                    f"got a {type(self.lr_schedule).__name__}.")
-            if self.lr_schedule not in LR_SCHEDULES:
-                raise UnknownNameError(
-                    f"schedule.lr_schedule={self.lr_schedule!r} is not one of {LR_SCHEDULES} "
-                    f"or None (constant); {close_matches(self.lr_schedule, LR_SCHEDULES)}")
+        _check_fields(self)
 
 
 def _is_dataset(value) -> bool:
@@ -230,33 +241,29 @@ class TrainRecords:
 
     log_every: int | None = field(default=None, metadata=declared(
         "--log-every", "record the step log (steps.csv) every N steps", metavar="N",
-        none="no step log", cli_none="none", recipe_none=(0,)))
+        none="no step log", cli_none="none", recipe_none=(0,),
+        check=[Interval(numbers.Integral, 1, None, closed="left",
+                        fix="records.log_every=None logs no steps."), None]))
     keep_checkpoints: int | None = field(default=None, metadata=declared(
         "--keep-checkpoints", "keep only the last N epoch checkpoints on disk", metavar="N",
-        none="all", cli_none="all", recipe_none=(0,)))
+        none="all", cli_none="all", recipe_none=(0,),
+        check=[Interval(numbers.Integral, 1, None, closed="left",
+                        fix="records.keep_checkpoints=None keeps every one."), None]))
 
     from_recipe = classmethod(_from_recipe)
 
     def __post_init__(self):
-        for name, fix in (("log_every", "None logs no steps."),
-                          ("keep_checkpoints", "None keeps every one.")):
-            value = getattr(self, name)
-            if value is not None:
-                _set(self, name, check_int(value, f"records.{name}", lo=1,
-                                           fix=f"records.{name}={fix}"))
+        _check_fields(self)
 
 
 def _json(value):
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    if callable(value) and not _is_dataset(value):
+    """A training setting as JSON: a dataset as ``"<kind of n>"``, a callable by its
+    qualified name, the rest as every settings record writes it."""
+    if _is_dataset(value):
+        return f"<{type(value).__name__} of {len(value)}>"
+    if callable(value):
         return getattr(value, "__qualname__", type(value).__name__)
-    size = f" of {len(value)}" if _is_dataset(value) else ""
-    return f"<{type(value).__name__}{size}>"
+    return record_value(value)
 
 
 def train_settings_record(**settings) -> dict:

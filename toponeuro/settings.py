@@ -37,6 +37,7 @@ toponeuro.exceptions.ParameterError: null.n_permutations=-1 is not a whole numbe
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
 from ._util.stack import user_stacklevel
 from .analysis import RulerSettings
 from .exceptions import InputTypeError, ParameterError, UnknownNameError, close_matches
+from .features import extract as _extract
 
 __all__ = [
     "NullSettings",
@@ -65,6 +67,10 @@ __all__ = [
     "cortex_maps_kind",
     "settings_record",
 ]
+
+#: the parameters of :func:`toponeuro.extract`, whose defaults :class:`Extraction` and
+#: :class:`LanguageUnits` take
+_EXTRACT = inspect.signature(_extract).parameters
 
 #: TDANN's patch rule (``toponeuro.analysis.TDANN_PATCHES``), repeated here so that this
 #: module's defaults read as numbers
@@ -314,9 +320,11 @@ class Extraction:
     Parameters
     ----------
     batch_size : int
-        Stimuli per forward pass, at least 1.
+        The extraction batch: stimuli per forward pass, at least 1 (it sets the memory and
+        the speed, not the activations). Default: :func:`toponeuro.extract`'s, 64.
     device : str
         ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"mps"`` (checked against the hardware).
+        Default: :func:`toponeuro.extract`'s, ``"cpu"``.
 
     Examples
     --------
@@ -326,9 +334,12 @@ class Extraction:
 
     _name = "extraction"
 
-    batch_size: int = field(default=64, metadata=_meta(
-        "--batch-size", "stimuli per forward pass"))
-    device: str = field(default="cpu", metadata=_meta("--device", "cpu, cuda or cuda:N"))
+    # the defaults are toponeuro.extract's own, declared once there
+    batch_size: int = field(default=_EXTRACT["batch_size"].default, metadata=_meta(
+        "--batch-size", "the extraction batch: stimuli per forward pass (it sets the memory "
+        "and the speed, not the activations)"))
+    device: str = field(default=_EXTRACT["device"].default, metadata=_meta(
+        "--device", "cpu, cuda or cuda:N"))
 
     def __post_init__(self):
         from ._util.device import check_device
@@ -473,7 +484,7 @@ class LanguageUnits:
         cli_none="none"))
     # the choices are toponeuro.features.TOKEN_POOLINGS (which imports torch; a test holds
     # them equal): toponeuro extract takes this flag too
-    token_pooling: str = field(default="mean", metadata=_meta(
+    token_pooling: str = field(default=_EXTRACT["token_pooling"].default, metadata=_meta(
         "--token-pooling", "pooling over a transformer layer's tokens (texts: their real "
         "tokens; a ViT: mean averages the patch tokens, first is the class token)",
         choices=("mean", "first", "last")))

@@ -42,8 +42,21 @@ def test_extract_flags_come_from_the_declarations_with_extracts_defaults(capsys)
     defaults = inspect.signature(extract).parameters
     for name in ("batch_size", "device", "token_pooling"):
         assert f"(default: {defaults[name].default}, toponeuro.extract)" in text, name
-    # extract's own default is not the jobs' (run_map reads Extraction's)
-    assert defaults["batch_size"].default == 32 != S.Extraction().batch_size
+    # one default per quantity: the jobs' Extraction() takes extract's own
+    assert S.Extraction().batch_size == defaults["batch_size"].default == 64
+    assert S.Extraction().device == defaults["device"].default
+    assert S.LanguageUnits().token_pooling == defaults["token_pooling"].default
+
+
+def test_each_batch_size_flag_says_which_batch(capsys):
+    """--batch-size is the training batch in train, the extraction batch in extract and map."""
+    for command, which in (("train", "the training batch: images per optimiser step"),
+                           ("extract", "the extraction batch: stimuli per forward pass"),
+                           ("map", "the extraction batch: stimuli per forward pass")):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert f"--batch-size N {which}" in text or f"--batch-size BATCH_SIZE {which}" in text
 
 
 def _extract_kwargs(monkeypatch, tmp_path, *flags):

@@ -128,8 +128,8 @@ def add_settings_args(p, cls, *, skip=(), only=None, language: bool = False, pre
         (``"the recipe's train.{name}"``; ``{name}``: the field).
     defaults_of : str
         The public function whose keyword of the field's name applies when the flag is left
-        out (``"toponeuro.extract"``: ``extract``'s ``batch_size=32``, not the jobs'
-        ``Extraction().batch_size``); ``--help`` shows that default.
+        out (``"toponeuro.extract"``: ``extract``'s ``batch_size=64``); ``--help`` shows
+        that default.
 
     Returns
     -------

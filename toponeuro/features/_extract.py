@@ -345,7 +345,7 @@ def extract(
     *,
     pooling="mean",
     token_pooling="mean",
-    batch_size=32,
+    batch_size=64,
     device="cpu",
     store=None,
     resume=True,
@@ -378,7 +378,9 @@ def extract(
         Pooling over tokens of transformer layers: for texts over real (non-padding) tokens;
         for ViTs ``"mean"`` averages the patch tokens and ``"first"`` is the class token.
     batch_size : int
-        Stimuli per forward pass.
+        Stimuli per forward pass (the extraction batch): it sets the memory and the speed,
+        not the activations. The jobs' default too
+        (:class:`toponeuro.settings.Extraction`, which reads it here).
     %(device)s
     store : path-like, optional
         Stream rows to a netCDF file (a folder: one file per cache key; or a ``.nc`` path),

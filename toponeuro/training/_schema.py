@@ -28,7 +28,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._settings import TrainRecords, TrainSchedule, recipe_value
+from ._settings import TrainRecords, TrainSchedule, declared_check, recipe_value
 
 __all__ = ["validate_recipe", "validate_language_recipe", "RECIPE_SCHEMA",
            "LANGUAGE_RECIPE_SCHEMA", "LANGUAGE_KIND"]
@@ -141,8 +141,7 @@ def _globs(v):
 def _declared(f: dataclasses.Field):
     """The check of the ``[train]`` key of the settings field ``f``: its declared constraints
     (None is the recipe's word for it, ``recipe_none``, never a TOML value)."""
-    spec = f.metadata["check"]
-    spec = [c for c in (spec if isinstance(spec, list) else [spec]) if c is not None]
+    spec, _ = declared_check(f)
     words = f.metadata.get("recipe_none", ())
 
     def check(v):

@@ -62,14 +62,26 @@ def recipe_value(f: dataclasses.Field, value):
     return None if not isinstance(value, bool) and value in words else value
 
 
+def declared_check(f: dataclasses.Field) -> tuple[list, bool]:
+    """The constraints a settings field declares (``check``) but None, and whether None is
+    one of them: the value None passes unchecked, the others are checked against the rest
+    (so a message says what a value must be, and its fix what None means)."""
+    spec = f.metadata["check"]
+    spec = spec if isinstance(spec, list) else [spec]
+    return [c for c in spec if c is not None], None in spec
+
+
 def _check_fields(obj) -> None:
     """Store every field of the settings object ``obj`` checked against its declaration
     (``check``, in the vocabulary of :mod:`toponeuro._util.params`), named
     ``parameter.field`` in a message."""
     for f in dataclasses.fields(obj):
-        if "check" in f.metadata:
-            _set(obj, f.name, check_param(getattr(obj, f.name), f"{obj._name}.{f.name}",
-                                          f.metadata["check"]))
+        if "check" not in f.metadata:
+            continue
+        value = getattr(obj, f.name)
+        spec, none_ok = declared_check(f)
+        if value is not None or not none_ok:
+            _set(obj, f.name, check_param(value, f"{obj._name}.{f.name}", spec))
 
 
 def _from_recipe(cls, recipe: Mapping):
@@ -149,7 +161,9 @@ class TrainSchedule:
         "--lr-schedule", "cosine anneals the learning rate over all steps; constant keeps it",
         choices=("cosine", "constant"), none="constant", cli_none="constant",
         recipe_none=("constant", "none"),
-        check=[Options(LR_SCHEDULES, error=UnknownNameError), None]))
+        check=[Options(LR_SCHEDULES, error=UnknownNameError,
+                       fix="schedule.lr_schedule=None keeps the learning rate constant."),
+               None]))
 
     from_recipe = classmethod(_from_recipe)
 

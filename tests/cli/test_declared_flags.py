@@ -5,6 +5,7 @@ which the flags take and the messages write."""
 
 import argparse
 import dataclasses
+import functools
 import inspect
 
 import pytest
@@ -182,6 +183,7 @@ def test_train_none_words_set_none_over_the_recipe(monkeypatch, tmp_path):
         '[train]\nepochs = 1\nlog_every = 3\nkeep_checkpoints = 2\n')
     seen = {}
 
+    @functools.wraps(toponeuro.training.run_recipe)  # its declarations: the CLI's flags
     def fake_run(r, **kw):
         seen["recipe"] = r
         raise KeyboardInterrupt

@@ -154,8 +154,8 @@ OWN_WORDING = {("extract", "--stimuli"), ("score", "--stimuli")}
 
 
 def test_a_flag_a_command_adds_itself_says_what_its_field_declares():
-    """--model, --checkpoint, --trust-checkpoint, --device, the jobs' --stimuli, --images
-    and --verb-noun (``cli_adds``): added by hand, their help is the field's declared help
+    """--model, --checkpoint, --trust-checkpoint, the jobs' --stimuli, --images and
+    --verb-noun (``cli_adds``): added by hand, their help is the field's declared help
     (one text), not a copy (map's language-only flags after ``with --language: ``)."""
     from toponeuro.cli._settings import settings_classes
 
@@ -175,10 +175,43 @@ def test_a_flag_a_command_adds_itself_says_what_its_field_declares():
                 continue
             flag = next(iter(action.option_strings), None)
             if (flag not in declared or "." in action.dest or flag in OWN_WORDING
+                    or hasattr(action, "declared_by")  # a function's parameter (train's)
                     or (words[-1], flag) in OWN_WORDING or action.help == argparse.SUPPRESS):
                 continue
             text = action.help.removeprefix("with --language: ")
             assert any(text.startswith(h) for h in declared[flag]), (words, flag)
             checked.add(flag)
-    assert {"--model", "--checkpoint", "--trust-checkpoint", "--device", "--stimuli",
-            "--images", "--verb-noun"} <= checked, checked
+    assert {"--model", "--checkpoint", "--trust-checkpoint", "--stimuli", "--images",
+            "--verb-noun"} <= checked, checked
+
+
+def test_the_flags_of_run_recipes_parameters_come_from_its_declarations(capsys):
+    """--steps, --seed, --device, --data: type, help and default from run_recipe's declared
+    parameters, docstring and signature; dest the parameter, so a message naming it names
+    the flag; a bad value is refused by the declaration, before the recipe is read."""
+    import inspect
+
+    from toponeuro.cli._settings import param_help
+    from toponeuro.cli._train import _RUN_FLAGS
+
+    _, p = _train_parser()
+    by_dest = {a.dest: a for a in p._actions}
+    for name, flag in _RUN_FLAGS.items():
+        action = by_dest[name]
+        assert action.option_strings == [flag] and action.declared_by is run_recipe
+        assert action.help == param_help(run_recipe, name) and action.default is None
+        assert inspect.signature(run_recipe).parameters[name].default is None
+    assert by_dest["seed"].type is int and by_dest["steps"].type is int
+    assert by_dest["data_path"].metavar == "PATH"
+    flags = _flags(build_parser(), "train")
+    assert cli_message("seed=-1 is not a whole number >= 0.", flags) == (
+        "--seed -1 is not a whole number >= 0.")
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--seed N random seed of the run" in text and "(default: the recipe's)" in text
+    for bad, says in ((["--seed", "-1"], "--seed -1 is not a whole number >= 0."),
+                      (["--steps", "0"], "--steps 0 is not a whole number >= 1.")):
+        assert main(["train", "--recipe", "no-such-recipe", *bad]) == 1
+        err = capsys.readouterr().err
+        assert err == f"toponeuro train: error: {says}\n"  # before the recipe is looked up

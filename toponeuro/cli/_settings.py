@@ -20,7 +20,8 @@ import dataclasses
 import sys
 
 __all__ = ["add_settings_args", "settings_from_args", "settings_flags", "settings_classes",
-           "given_settings", "none_given", "none_words", "old_keyword_fields"]
+           "given_settings", "none_given", "none_words", "old_keyword_fields",
+           "add_param_args", "given_params", "param_help"]
 
 
 def _number(text: str):
@@ -194,6 +195,120 @@ def none_given(cls, values: dict) -> dict:
     fields = cls.__dataclass_fields__
     return {k: None if v is not None and v == fields[k].metadata.get("cli_none") else v
             for k, v in values.items()}
+
+
+def param_help(func, name: str) -> str:
+    """The entry of parameter ``name`` in the numpydoc ``Parameters`` section of ``func``'s
+    docstring, as one line of plain text (``--help``'s): markup dropped, the first letter
+    small.
+
+    Examples
+    --------
+    >>> def f(n=None):
+    ...     '''Do.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     n : int, optional
+    ...         How many ``things`` (see :func:`~toponeuro.extract`).
+    ...     '''
+    >>> param_help(f, "n")
+    'how many things (see extract)'
+    """
+    import inspect
+    import re
+
+    lines = (inspect.getdoc(func) or "").splitlines()
+    start = next((i + 2 for i, line in enumerate(lines[:-1]) if line.strip() == "Parameters"
+                  and set(lines[i + 1].strip()) == {"-"}), None)
+    entry: list[str] = []
+    for line in lines[start or len(lines):]:
+        if not line.strip() or line.startswith(" "):
+            if entry:
+                entry.append(line.strip())
+            continue
+        if entry or set(line.strip()) == {"-"}:  # the next parameter, or section
+            break
+        if name in [n.strip() for n in line.split(" : ")[0].split(",")]:
+            entry.append("")
+    text = " ".join(" ".join(entry).split())
+    if not text:
+        from ..exceptions import InternalError
+
+        raise InternalError(f"{func.__qualname__}'s docstring has no entry for {name!r}.")
+    text = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", text).replace("``", "")
+    text = text.removesuffix(".")  # --help adds "(default: ...)"
+    return text[0].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _param_kind(spec):
+    """An argparse type and metavar for a parameter's declared constraints."""
+    from .._util.params import Interval, PathLike
+
+    for c in spec if isinstance(spec, list | tuple) else [spec]:
+        if isinstance(c, Interval):
+            return (int, "N") if c.integral else (float, "X")
+        if isinstance(c, PathLike):
+            return str, "PATH"
+    return str, None
+
+
+def add_param_args(p, func, flags: dict[str, str], *, first: str = "") -> dict:
+    """One option per parameter of the public function ``func`` named in ``flags``
+    (parameter -> flag), built from the parameter's declaration: its type from the
+    constraints ``func`` declares (:func:`~toponeuro._util.params.validate_params`), its help
+    from ``func``'s docstring (:func:`param_help`), its default from ``func``'s signature
+    (``None``: ``first``, what applies when the flag is left out). The option's ``dest`` is
+    the parameter, so a library message naming it names the flag.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser or argument group
+        Where to add the options.
+    func : callable
+        A public function with declared parameters (``toponeuro.training.run_recipe``).
+    flags : dict
+        Parameter -> flag.
+    first : str
+        The default ``--help`` shows for a parameter whose default is None.
+
+    Returns
+    -------
+    dict
+        Parameter -> the argparse action added.
+    """
+    import inspect
+
+    from .._util.params import declared_params
+
+    declared, signature = declared_params(func), inspect.signature(func).parameters
+    actions = {}
+    for name, flag in flags.items():
+        kind, metavar = _param_kind(declared[name])
+        action = p.add_argument(flag, dest=name, type=kind, default=None,
+                                metavar=metavar or name.upper(), help=param_help(func, name))
+        action.declared_by = func  # not a settings field's: a function's parameter
+        default = signature[name].default
+        action.library_default = (lambda t=first: (t, "")) if default is None else (
+            lambda d=default: (d, ""))
+        actions[name] = action
+    return actions
+
+
+def given_params(args, func, names) -> dict:
+    """``parameter -> value`` of the options :func:`add_param_args` added for ``func`` that
+    were given, each checked by the parameter's declaration (a message names the
+    parameter, which the command line writes as its flag)."""
+    from .._util.params import check_param, declared_params
+
+    def spec(name):  # a flag given is never None: its message leaves None out
+        allowed = declared_params(func)[name]
+        allowed = allowed if isinstance(allowed, list | tuple) else [allowed]
+        return [c for c in allowed if c is not None and not (
+            hasattr(c, "is_satisfied_by") and c.is_satisfied_by(None))]
+
+    return {name: check_param(getattr(args, name), name, spec(name)) for name in names
+            if getattr(args, name, None) is not None}
 
 
 def settings_from_args(args, cls, **values):

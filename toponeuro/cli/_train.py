@@ -12,12 +12,10 @@ from ._checks import (
     _input_path,
     _out_file,
     _out_folder,
-    _positive,
 )
 from ._common import (
     _add_checkpoint_args,
     _add_no_progress,
-    _declared_help,
     _model_args,
     _parser,
 )
@@ -39,12 +37,7 @@ def _add_train(sub):
     p.add_argument("--recipe", help="recipe name (e.g. demo-smoke) or path to a .toml file "
                    "(required unless --list)")
     p.add_argument("--out", help="output folder (default: runs/<recipe name>)")
-    p.add_argument("--steps", type=int, help="number of steps of a language recipe (default: "
-                   "the recipe's)")
-    p.add_argument("--seed", type=int, help="random seed (default: the recipe's)")
-    p.add_argument("--device", help=_declared_help("Extraction", "device")
-                   + " (default: the recipe's, else cpu)")
-    p.add_argument("--data", help="image folder to train on (default: the recipe's data path)")
+    # --steps, --seed, --device, --data: run_recipe's declared parameters (_TrainParser)
     p.add_argument("--no-resume", action="store_true",
                    help="start the same run over even if checkpoints exist")
     p.add_argument("--restart", action="store_true",
@@ -52,6 +45,11 @@ def _add_train(sub):
                    "over")
     _add_no_progress(p)
     p.add_argument("--list", action="store_true", help="list the recipes shipped with toponeuro")
+
+
+#: the parameters of :func:`toponeuro.training.run_recipe` that are ``train``'s flags (the
+#: recipe's values they replace; ``--epochs`` is TrainSchedule's)
+_RUN_FLAGS = {"steps": "--steps", "seed": "--seed", "device": "--device", "data_path": "--data"}
 
 
 def _train_settings() -> tuple:
@@ -65,7 +63,9 @@ def _train_settings() -> tuple:
 class _TrainParser(argparse.ArgumentParser):
     """The ``train`` parser. Its flags of an image recipe's ``[train]`` are built from the
     declarations of :class:`~toponeuro.training.TrainSchedule` and
-    :class:`~toponeuro.training.TrainRecords` (:func:`complete`), which live in
+    :class:`~toponeuro.training.TrainRecords`, and those of the recipe's values a run
+    replaces (``--steps``, ``--seed``, ``--device``, ``--data``) from the declared parameters
+    of :func:`~toponeuro.training.run_recipe` (:func:`complete`), which live in
     :mod:`toponeuro.training` and so import torch: they are added when ``train`` parses its
     arguments (also ``train --help``), not for every ``toponeuro`` command
     (:func:`toponeuro.cli.build_parser` adds them at once)."""
@@ -77,8 +77,13 @@ class _TrainParser(argparse.ArgumentParser):
         if self._completed:
             return
         self._completed = True
-        from ._settings import add_settings_args
+        from ..training import run_recipe
+        from ._settings import add_param_args, add_settings_args
 
+        run = self.add_argument_group(
+            "the recipe's values a run replaces",
+            "each flag is the parameter of its name of toponeuro.training.run_recipe")
+        add_param_args(run, run_recipe, _RUN_FLAGS, first="the recipe's")
         group = self.add_argument_group(
             "an image recipe's [train]",
             "each flag sets the recipe's key of its name (toponeuro.training.TrainSchedule, "
@@ -130,7 +135,6 @@ def _image_recipe_only(given: dict, recipe: dict) -> None:
 
 
 def _run_train(args) -> int:
-    from ..exceptions import RecipeError
     from ..training import list_recipes, load_recipe, run_recipe
 
     if args.list:
@@ -140,12 +144,16 @@ def _run_train(args) -> int:
     if not args.recipe:
         print("toponeuro train: give --recipe NAME|FILE (see --list)", file=sys.stderr)
         return 2
+    from ._settings import given_params
+
     train = _train_flags(args)
-    _positive(args.steps, "--steps", RecipeError)
+    run = given_params(args, run_recipe, _RUN_FLAGS)  # checked by run_recipe's declarations
     out = _out_folder(args.out) if args.out else None
-    device = _device(args.device)
-    if args.data is not None and args.data != "floc":
-        _input_path(args.data, "--data", "an image folder with one sub-folder per class, or floc")
+    if "device" in run:
+        run["device"] = _device(run["device"])  # and by the hardware
+    data = run.pop("data_path", None)
+    if data is not None and data != "floc":
+        _input_path(data, "--data", "an image folder with one sub-folder per class, or floc")
     recipe = load_recipe(args.recipe)
     _image_recipe_only(train, recipe)
     epochs = train.pop("epochs", None)  # run_recipe's own: it refuses it for a language recipe
@@ -154,15 +162,11 @@ def _run_train(args) -> int:
             recipe["train"].pop(key, None)
         else:
             recipe["train"][key] = value
-    overrides = {
-        k: v for k, v in {"epochs": epochs, "steps": args.steps, "seed": args.seed,
-                          "device": device}.items()
-        if v is not None
-    }
+    overrides = {k: v for k, v in {"epochs": epochs, **run}.items() if v is not None}
     result = run_recipe(
         recipe,
         out_dir=out,
-        data_path=args.data,
+        data_path=data,
         resume=not args.no_resume,
         restart=args.restart,
         progress=not args.no_progress,

@@ -147,7 +147,7 @@ def validate_checkpoint(ckpt, path, *, training: bool = True) -> dict:
 
 def _check_recipe_model(recipe, state: dict, path) -> None:
     from ._architectures import ARCHITECTURES, build_recipe_model
-    from ._schema import _check_section
+    from ._schema import RECIPE_SCHEMA, _check_section
 
     if not isinstance(recipe, dict):
         raise CheckpointError(
@@ -161,7 +161,7 @@ def _check_recipe_model(recipe, state: dict, path) -> None:
             f"{cfg!r:.60}. The file was not written by `toponeuro train`, or was edited."
         )
     try:
-        _check_section("stored in the checkpoint", "model", cfg)
+        _check_section("stored in the checkpoint", "model", cfg, RECIPE_SCHEMA["model"])
     except RecipeError as err:
         text = str(err).replace(" Fix the value in the recipe file.", "")
         raise CheckpointError(f"{path}: {text}") from None

@@ -13,7 +13,7 @@ import torch
 
 from .._util.constraints import MAPPING
 from .._util.docs import fill_doc
-from .._util.params import Boolean, PathLike, Text, validate_params
+from .._util.params import COUNT, NON_NEGATIVE_INT, Boolean, PathLike, Text, validate_params
 from .._util.stack import user_stacklevel
 from ..exceptions import ParameterError, RecipeError, UnknownNameError, close_matches
 from ..topoloss import LayerSpec, TauSchedule, TopoLoss
@@ -322,10 +322,13 @@ def build_from_recipe(recipe: dict, data_path: str | None = None):
     return model, train_ds, val_ds, topo
 
 
+# the overrides' declarations and docstring entries are also `toponeuro train`'s flags
+# (--epochs is TrainSchedule's): their type, help and default
 @validate_params(dict(
     recipe=[MAPPING, PathLike()], out_dir=[PathLike(), None], data_path=[PathLike(), None],
     resume=Boolean(), restart=Boolean(), progress=Boolean(), device=[Text(), None],
-), prefer_skip_nested_validation=False)  # epochs, steps, seed: recipe keys, the schema's
+    epochs=[COUNT, None], steps=[COUNT, None], seed=[NON_NEGATIVE_INT, None],
+), prefer_skip_nested_validation=False)
 def run_recipe(
     recipe: dict | str,
     out_dir: str | os.PathLike | None = None,
@@ -358,7 +361,8 @@ def run_recipe(
     out_dir : path-like, optional
         Output folder (default ``runs/<name>``).
     data_path : str, optional
-        Overrides ``data.path`` (an image folder; a language recipe's WordNet folder).
+        The images to train on in place of the recipe's ``data.path``: an image folder with
+        one sub-folder per class, or ``floc`` (a language recipe: its WordNet folder).
     resume, restart : bool
         Continue the run in ``out_dir`` (default), or discard it and start over.
     progress : bool
@@ -366,11 +370,14 @@ def run_recipe(
     epochs : int, optional
         Overrides an image recipe's ``train.epochs``.
     steps : int, optional
-        Overrides a language recipe's ``train.steps`` (a longer run continues a shorter one).
-    seed, device : optional
-        Override the recipe's ``seed`` and ``device``. ``epochs``, ``steps`` and ``seed`` are
-        checked as the recipe's keys they set (a :class:`~toponeuro.exceptions.RecipeError`
-        names ``train.epochs``).
+        Number of steps of a language recipe, in place of its ``train.steps`` (a longer run
+        continues a shorter one).
+    seed : int, optional
+        Random seed of the run (the initial weights, the order and augmentation of the
+        images), in place of the recipe's ``seed``.
+    device : str, optional
+        ``cpu``, ``cuda``, ``cuda:N`` or ``mps``, in place of the recipe's ``device`` (a
+        recipe without one: ``cpu``).
 
     Returns
     -------

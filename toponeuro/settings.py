@@ -48,7 +48,6 @@ from ._util.frozen import declared as _meta
 from ._util.frozen import record_value
 from ._util.frozen import set_checked as _set
 from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
-from ._util.stack import user_stacklevel
 from .analysis import RulerSettings
 from .exceptions import InputTypeError, ParameterError, UnknownNameError, close_matches
 from .features import extract as _extract
@@ -337,7 +336,7 @@ class Extraction:
     # the defaults are toponeuro.extract's own, declared once there
     batch_size: int = field(default=_EXTRACT["batch_size"].default, metadata=_meta(
         "--batch-size", "the extraction batch: stimuli per forward pass (it sets the memory "
-        "and the speed, not the activations)"))
+        "and the speed, not the activations)", metavar="N"))
     device: str = field(default=_EXTRACT["device"].default, metadata=_meta(
         "--device", "cpu, cuda or cuda:N"))
 
@@ -609,30 +608,6 @@ def _check_source(value, name: str, named: str) -> None:
         f"{type(value).__name__}.")
 
 
-def _stimuli_spec(stimuli, cls):
-    """``stimuli`` (a source, or the job's stimuli settings) as ``cls``."""
-    if isinstance(stimuli, cls):
-        return stimuli
-    if isinstance(stimuli, FlocStimuli | LanguageStimuli):
-        raise InputTypeError(
-            f"stimuli must be a toponeuro.settings.{cls.__name__} (or its source); got a "
-            f"{type(stimuli).__name__}, the other job's.")
-    return cls(source=cls.source if stimuli is None else stimuli)
-
-
-def _verbose_level(verbose, progress=None) -> int:
-    """``verbose`` (0 silent, 1 the summary, 2 the summary and progress bars; ``True``: 2,
-    ``False``: 0) as an int, with the 0.4 ``progress=False`` capping it at 1."""
-    if isinstance(verbose, bool | np.bool_):
-        level = 2 if verbose else 0
-    else:
-        level = check_int(verbose, "verbose", lo=0, hi=2,
-                          fix="0: silent; 1: the summary; 2: the summary and progress bars.")
-    if progress is not None and not _flag(progress, "progress"):
-        level = min(level, 1)
-    return level
-
-
 # --- the summary's record -------------------------------------------------------------------
 def _cortex_maps_json(cortex: CortexInput):
     if cortex.kind == "loaded":
@@ -707,83 +682,3 @@ OLD_KEYWORDS = {
     "verb_noun": "stimuli.verb_noun",
     "progress": "verbose",
 }
-
-
-def _apply_old_keywords(job: str, old: Mapping, current: dict) -> dict:
-    """``current`` (parameter -> settings object) with the 0.4 keywords of ``old`` applied.
-
-    Each old keyword warns (FutureWarning, naming its replacement) and replaces its field;
-    ``progress=False`` caps ``verbose`` at 1 (the summary, no progress bars); a keyword the
-    job never had is Python's own TypeError.
-    """
-    import warnings
-
-    if not old:
-        return current
-    out = dict(current)
-    changes: dict[str, dict] = {}
-    for key, value in old.items():
-        target = OLD_KEYWORDS.get(key)
-        param, _, name = (target or "").partition(".")
-        if target is None or param not in out:
-            raise InputTypeError(f"{job}() got an unexpected keyword argument {key!r}")
-        if not name:  # progress= -> verbose=
-            warnings.warn(
-                f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in "
-                f"0.6; use {param}= (0: silent; 1: the summary, no progress bars; 2, the "
-                "default: the summary and progress bars).", FutureWarning,
-                stacklevel=user_stacklevel())
-            out[param] = _verbose_level(out[param], value)
-            continue
-        cls = type(out[param])
-        warnings.warn(
-            f"{job}({key}=...) is deprecated since toponeuro 0.5 and will be removed in 0.6; "
-            f"use {param}={cls.__name__}({name}=...) (toponeuro.settings.{cls.__name__}).",
-            FutureWarning, stacklevel=user_stacklevel())  # the caller of run_map / run_language_map
-        changes.setdefault(param, {})[name] = value
-    for param, fields_ in changes.items():
-        out[param] = dataclasses.replace(out[param], **fields_)
-    return out
-
-
-def _check_types(**settings) -> None:
-    """Each settings parameter of a job is its settings object (whose fields checked
-    themselves when it was made)."""
-    want = {"null": NullSettings, "patches": PatchRule, "cortex": CortexInput,
-            "ruler": RulerRun, "extraction": Extraction, "units": LanguageUnits}
-    for name, value in settings.items():
-        cls = want[name]
-        if not isinstance(value, cls):
-            raise InputTypeError(
-                f"{name} must be a toponeuro.settings.{cls.__name__} (e.g. {name}="
-                f"{cls.__name__}(...)); got {type(value).__name__}.")
-
-
-def _job_settings(job: str, model, default_model: str, old_keywords: Mapping, *,
-                  ruler_draws: int | None, stimuli=None, verbose=2, **settings) -> dict:
-    """A job's settings objects: ``model``, ``stimuli`` (its :class:`FlocStimuli` or
-    :class:`LanguageStimuli`), those given in ``settings`` in their order, ``verbose`` (a level,
-    :func:`_verbose_level`), then their ``record`` (:func:`settings_record` of ``model`` and
-    ``settings``): the 0.4 keywords applied, each checked to be its settings class, the job's
-    defaults of the fields left None filled in (``ruler.n_permutations``: ``ruler_draws``,
-    None: ``null.n_permutations``; ``cortex.threshold``: ``patches.threshold``)."""
-    cls = LanguageStimuli if "units" in settings else FlocStimuli
-    given = _apply_old_keywords(job, old_keywords, {
-        "model": _model_source(model, default_model), "stimuli": _stimuli_spec(stimuli, cls),
-        **settings, "verbose": _verbose_level(verbose)})
-    _check_types(**{k: v for k, v in given.items() if k not in ("model", "stimuli", "verbose")})
-    if given["ruler"].n_permutations is None:
-        draws = given["null"].n_permutations if ruler_draws is None else ruler_draws
-        given["ruler"] = dataclasses.replace(given["ruler"], n_permutations=draws)
-    if given["cortex"].threshold is None:
-        given["cortex"] = dataclasses.replace(given["cortex"],
-                                              threshold=given["patches"].threshold)
-    recorded = {k: v for k, v in given.items() if k not in ("stimuli", "verbose")}
-    return {**given, "record": settings_record(**recorded)}
-
-
-def _model_source(model, default: str) -> ModelSource:
-    """``model`` (a name or a :class:`ModelSource`) as a :class:`ModelSource`."""
-    if isinstance(model, ModelSource):
-        return model
-    return ModelSource(default if model is None else model)

@@ -290,6 +290,7 @@ def test_the_schemas_take_the_typed_report_and_refuse_the_0_4_cortex():
     jsonschema = pytest.importorskip("jsonschema")
     from toponeuro.reporting import summary_schema
     from toponeuro.reporting._kit.constants import DEFAULT_LANGUAGE_MODEL
+    from toponeuro.reporting._kit.settings import job_settings
     from toponeuro.settings import (
         CortexInput,
         Extraction,
@@ -297,10 +298,9 @@ def test_the_schemas_take_the_typed_report_and_refuse_the_0_4_cortex():
         NullSettings,
         PatchRule,
         RulerRun,
-        _job_settings,
     )
 
-    record = _job_settings("run_language_map", None, DEFAULT_LANGUAGE_MODEL, {},
+    record = job_settings("run_language_map", None, DEFAULT_LANGUAGE_MODEL, {},
                            ruler_draws=None, null=NullSettings(), patches=PatchRule(),
                            units=LanguageUnits(), cortex=CortexInput(), ruler=RulerRun(),
                            extraction=Extraction())["record"]

@@ -35,6 +35,7 @@ def test_unknown_job_names_the_close_match():
 def _language_settings() -> dict:
     """The language job's settings record at its defaults (1000 draws)."""
     from toponeuro.reporting._kit.constants import DEFAULT_LANGUAGE_MODEL
+    from toponeuro.reporting._kit.settings import job_settings
     from toponeuro.settings import (
         CortexInput,
         Extraction,
@@ -42,10 +43,9 @@ def _language_settings() -> dict:
         NullSettings,
         PatchRule,
         RulerRun,
-        _job_settings,
     )
 
-    return _job_settings("run_language_map", None, DEFAULT_LANGUAGE_MODEL, {},
+    return job_settings("run_language_map", None, DEFAULT_LANGUAGE_MODEL, {},
                          ruler_draws=None, null=NullSettings(), patches=PatchRule(),
                          units=LanguageUnits(), cortex=CortexInput(), ruler=RulerRun(),
                          extraction=Extraction())["record"]

@@ -20,7 +20,9 @@ import dataclasses
 import time
 
 from .._util.params import Boolean, Options, validate_params
-from ..settings import CortexInput, Extraction, NullSettings, PatchRule, RulerRun, _job_settings
+from ..settings import CortexInput, Extraction, NullSettings, PatchRule, RulerRun
+from ._kit.job import settings_param
+from ._kit.settings import job_settings
 
 __all__ = ["prepare"]
 
@@ -28,7 +30,9 @@ __all__ = ["prepare"]
 _N_PER_CATEGORY = 3
 
 
-@validate_params(dict(job=Options(("map", "language")), verbose=[Boolean(), Options((0, 1))]))
+@validate_params(dict(job=Options(("map", "language")), verbose=[Boolean(), Options((0, 1))],
+                     cortex=settings_param(CortexInput), null=settings_param(NullSettings),
+                     ruler=settings_param(RulerRun)))
 def prepare(job: str = "map", *, stimuli=None, cortex: CortexInput = CortexInput(),
             null: NullSettings = NullSettings(), ruler: RulerRun = RulerRun(),
             verbose: int = 1) -> dict:
@@ -114,7 +118,7 @@ def _map_stages(cortex, null, ruler):
     from ._kit.constants import DEFAULT_MAP_MODEL
     from ._vision.job import _MapJob
 
-    src, _, null, patches, cortex, ruler, extraction, _, settings = _job_settings(
+    src, _, null, patches, cortex, ruler, extraction, _, settings = job_settings(
         "run_map", DEFAULT_MAP_MODEL, DEFAULT_MAP_MODEL, {}, ruler_draws=199, stimuli="floc",
         verbose=0, null=null, patches=PatchRule(), cortex=cortex, ruler=ruler,
         extraction=Extraction()).values()
@@ -136,7 +140,7 @@ def _language_stages(stimuli, cortex, null, ruler):
     from ._kit.constants import DEFAULT_LANGUAGE_MODEL
     from ._language.job import _LanguageJob
 
-    src, stim, null, patches, units, cortex, ruler, extraction, _, settings = _job_settings(
+    src, stim, null, patches, units, cortex, ruler, extraction, _, settings = job_settings(
         "run_language_map", DEFAULT_LANGUAGE_MODEL, DEFAULT_LANGUAGE_MODEL, {},
         ruler_draws=None, stimuli="langloc" if stimuli is None else stimuli, verbose=0,
         null=null, patches=PatchRule(), units=LanguageUnits(), cortex=cortex, ruler=ruler,

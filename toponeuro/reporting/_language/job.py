@@ -37,12 +37,12 @@ from ...settings import (
     NullSettings,
     PatchRule,
     RulerRun,
-    _job_settings,
 )
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
 from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
 from .._kit.result import JobResult
+from .._kit.settings import job_settings
 from .._kit.stages import check_sheet_layers, model_description, read_cortex_inputs
 from .fit import language_fits
 from .results import (
@@ -286,7 +286,7 @@ def run_language_map(
     ...                                  verbose=0)  # doctest: +SKIP
     """
     # every parameter checked before the first (slow) step (each settings object, when made)
-    src, stim, null, patches, units, cortex, ruler, extraction, verbose, settings = _job_settings(
+    src, stim, null, patches, units, cortex, ruler, extraction, verbose, settings = job_settings(
         "run_language_map", model, DEFAULT_LANGUAGE_MODEL, old_keywords, ruler_draws=None,
         stimuli=stimuli, verbose=verbose, null=null, patches=patches, units=units,
         cortex=cortex, ruler=ruler, extraction=extraction).values()

@@ -30,12 +30,12 @@ from ...settings import (
     NullSettings,
     PatchRule,
     RulerRun,
-    _job_settings,
 )
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
 from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
 from .._kit.result import JobResult
+from .._kit.settings import job_settings
 from . import results as _results
 from . import writer as _writer
 from .ruler import ruler_comparisons
@@ -260,7 +260,7 @@ def run_map(
     ['model', 'stimuli', 'maps', 'topography', 'cortex', 'compare', 'write']
     """
     # every parameter checked before the first (slow) step (each settings object, when made)
-    src, stim, null, patches, cortex, ruler, extraction, verbose, settings = _job_settings(
+    src, stim, null, patches, cortex, ruler, extraction, verbose, settings = job_settings(
         "run_map", model, DEFAULT_MAP_MODEL, old_keywords, ruler_draws=199, stimuli=stimuli,
         verbose=verbose, null=null, patches=patches, cortex=cortex, ruler=ruler,
         extraction=extraction).values()

@@ -24,6 +24,8 @@ ALLOWED = {
     ("plotting/_compare.py", "plot_arrangement_by_layer", "n_permutations"),
     # prints a line per epoch (or logged step), not a tqdm bar
     ("training/_recipes.py", "run_recipe", "progress"),
+    # replaces the recipe's device (None keeps it), and is `toponeuro train --device`'s help
+    ("training/_recipes.py", "run_recipe", "device"),
     # a legacy RandomState, to reproduce rsatoolbox's draws
     ("analysis/rsa/_rsa_inference.py", "compare_rdm_models", "random_state"),
 }

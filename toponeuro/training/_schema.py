@@ -308,12 +308,13 @@ def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
     Returns
     -------
     dict
-        ``recipe``, unchanged.
+        The same ``recipe`` object (nothing filled in).
 
     Raises
     ------
     RecipeError
-        A key is missing, unknown or of the wrong value; the message names it.
+        A required key (``train.steps`` ...) is missing, or a key is unknown or its value
+        unusable: worded as :func:`validate_recipe`'s, naming the key.
 
     Examples
     --------

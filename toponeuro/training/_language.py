@@ -47,9 +47,12 @@ from .._io.fetch import sha256sum
 from .._io.output import write_text
 from .._util.constraints import MAPPING
 from .._util.docs import fill_doc
+from .._util.frozen import validate_fields
 from .._util.params import (
+    NON_NEGATIVE,
     SEED,
     Boolean,
+    InstanceOf,
     Interval,
     PathLike,
     Text,
@@ -349,6 +352,9 @@ def validate_language_recipe(recipe: dict, source: str = "recipe") -> dict:
 
 # --- training -----------------------------------------------------------------------------
 @dataclass
+@validate_fields({
+    "history": InstanceOf(list, "a list of dict", example=list), "out_dir": [PathLike(), None], "trained": [PathLike(), None],
+    "seconds": NON_NEGATIVE, "name": Text(empty=True)})
 class LanguageTrainResult:
     """What :func:`toponeuro.training.run_recipe` returns for a language recipe.
 

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 import xarray as xr
 
-from ..._util.constraints import STIMULUS_SET
+from ..._util.constraints import MAPPING, STIMULUS_SET
 from ..._util.docs import fill_doc
-from ..._util.params import PathLike, validate_params
+from ..._util.frozen import validate_fields
+from ..._util.params import NUMBER, InstanceOf, PathLike, validate_params
 from ...settings import (
     CortexInput,
     Extraction,
@@ -66,6 +67,8 @@ __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "l
 
 
 @dataclass(kw_only=True)
+@validate_fields({"fits": MAPPING, "threshold": NUMBER,
+                 "profile": [InstanceOf(xr.Dataset, "an xarray.Dataset", example=xr.Dataset), None]})
 class LanguageMapResult(JobResult):
     """What :func:`run_language_map` returns: the one result shape of both jobs
     (:class:`~toponeuro.reporting.MapResult` alike), and the language job's own.

@@ -19,8 +19,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..._util.constraints import STIMULUS_SET
+from ..._util.constraints import MAPPING, STIMULUS_SET
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import Boolean, PathLike, validate_params
 from ...settings import (
     CortexInput,
@@ -56,7 +57,9 @@ from .terminal import format_summary
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
+
 @dataclass(kw_only=True)
+@validate_fields({"comparison": MAPPING, "ruler": MAPPING})
 class MapResult(JobResult):
     """What :func:`run_map` returns (and writes to ``out_dir``): the one result shape of both
     jobs (:class:`~toponeuro.reporting.LanguageMapResult` alike), and the vision job's own.

@@ -12,7 +12,6 @@ parameters are.
 Examples
 --------
 >>> import dataclasses
-import functools
 >>> @dataclasses.dataclass(frozen=True)
 ... class Draws:
 ...     n: int = dataclasses.field(default=10, metadata=declared("--n", "how many draws"))
@@ -115,6 +114,7 @@ def validate_fields(constraints: dict):
 
     Examples
     --------
+    >>> import dataclasses
     >>> from toponeuro._util.params import COUNT
     >>> @dataclasses.dataclass(frozen=True)
     ... @validate_fields({"n": COUNT})

@@ -42,7 +42,14 @@ from ...settings import (
 )
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
-from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
+from .._kit.job import (
+    JOB_PARAMS,
+    JobStages,
+    cortex_stage_keywords,
+    load_job_model,
+    run_job,
+    settings_param,
+)
 from .._kit.result import JobResult
 from .._kit.stages import check_sheet_layers, model_description, read_cortex_inputs
 from .fit import language_fits
@@ -355,12 +362,8 @@ class _LanguageJob(JobStages):
                                  **self.fwd)
 
     def cortex(self) -> None:
-        cortex, null = self.cortex_input, self.null
         self.cortex_side = language_cortex(
-            cortex.hemispheres, cortex_maps=self.yours.maps, vol_to_surf=cortex.vol_to_surf,
-            threshold=cortex.threshold, min_vertices=cortex.min_vertices,
-            similarity_permutations=cortex.n_permutations, alpha=null.alpha,
-            random_state=null.random_state)
+            **cortex_stage_keywords(self.cortex_input, self.null, self.yours.maps))
 
     def compare(self) -> None:
         null, vn, last = self.null, self.vn, self.layers[-1]

@@ -201,7 +201,8 @@ class LanguageUnits(NamedTuple):
 
     Examples
     --------
-    >>> LanguageUnits(None, None, None, float("nan"), {"empty": True}).threshold
+    >>> empty = xr.Dataset()
+    >>> LanguageUnits(empty, empty, empty, float("nan"), {"empty": True}).threshold
     nan
     """
 

@@ -117,7 +117,7 @@ def load_verb_noun_stimuli(verb_noun="topolm"):
 
 
 @validate_fields({
-    "source": Text(), "tmap": InstanceOf(xr.DataArray, "an xarray.DataArray",
+    "source": Text(empty=True), "tmap": InstanceOf(xr.DataArray, "an xarray.DataArray",
                                          example=lambda: xr.DataArray(0.0)),
     "contrast": MAPPING, "n_units": MAPPING,
     "boot": [InstanceOf(list, "a list", example=list), None]})
@@ -143,7 +143,7 @@ class VerbNoun(NamedTuple):
 
     Examples
     --------
-    >>> VerbNoun(None, "", None, {}, {}).contrast
+    >>> VerbNoun(None, "", xr.DataArray(0.0), {}, {}).contrast
     {}
     """
 

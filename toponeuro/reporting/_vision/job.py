@@ -35,7 +35,14 @@ from ...settings import (
 )
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
-from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
+from .._kit.job import (
+    JOB_PARAMS,
+    JobStages,
+    cortex_stage_keywords,
+    load_job_model,
+    run_job,
+    settings_param,
+)
 from .._kit.result import JobResult
 from . import results as _results
 from . import writer as _writer
@@ -325,12 +332,8 @@ class _MapJob(JobStages):
                 random_state=null.random_state, progress=False, **self.fwd)
 
     def cortex(self) -> None:
-        cortex, null = self.cortex_input, self.null
         self.cortex_side = cortex_topography(
-            cortex.hemispheres, cortex_maps=self.yours.maps, vol_to_surf=cortex.vol_to_surf,
-            threshold=cortex.threshold, min_vertices=cortex.min_vertices,
-            similarity_permutations=cortex.n_permutations, alpha=null.alpha,
-            random_state=null.random_state)
+            **cortex_stage_keywords(self.cortex_input, self.null, self.yours.maps))
 
     def compare(self) -> None:
         null, side = self.null, self.cortex_side

@@ -245,7 +245,8 @@ class ModelTopography(NamedTuple):
 
     Examples
     --------
-    >>> ModelTopography(selectivity=None, topography=None, dimensionality={"fc": 3.0})[2]
+    >>> ModelTopography(selectivity=xr.DataArray(0.0), topography=None,
+    ...                 dimensionality={"fc": 3.0})[2]
     {'fc': 3.0}
     """
 

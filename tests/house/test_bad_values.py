@@ -163,10 +163,16 @@ def refusal_problem(func, param: str, value) -> str | None:
     """None if ``func`` refuses ``value`` for ``param`` with a typed error naming it, else
     what went wrong."""
     args, kwargs = _call_args(func, param, value)
+    return call_problem(lambda: func(*args, **kwargs), lambda m: m.startswith(f"{param}="))
+
+
+def call_problem(call, names_it) -> str | None:
+    """None if ``call()`` raises a typed error whose message ``names_it``, else what went
+    wrong (another message, an untyped error, or nothing raised)."""
     try:
-        func(*args, **kwargs)
+        call()
     except ToponeuroError as err:
-        return None if str(err).startswith(f"{param}=") else f"message: {err}"
+        return None if names_it(str(err)) else f"message: {err}"
     except Exception as err:  # noqa: BLE001 - any other error is the finding
         return f"untyped {type(err).__name__}: {err}"
     return "accepted"
@@ -233,27 +239,17 @@ def _call_with(obj, value):
     """Call ``obj`` with ``value`` for each named parameter without a default."""
     named = [p for p in inspect.signature(obj).parameters.values()
              if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    return obj(**{p.name: value for p in named}), [p.name for p in named]
+    return obj(**{p.name: value for p in named})
 
 
 def _refuses_naming(obj, value) -> bool:
-    names = [p for p in inspect.signature(obj).parameters]
-    try:
-        _call_with(obj, value)
-    except ToponeuroError as err:
-        first = str(err).split(";")[0]
-        return any(re.search(rf"\b{n}\b", first) for n in names)
-    except Exception:  # noqa: BLE001 - an untyped error is no check by hand
-        return False
-    return False
+    names = list(inspect.signature(obj).parameters)
+    return call_problem(lambda: _call_with(obj, value), lambda m: any(
+        re.search(rf"\b{n}\b", m.split(";")[0]) for n in names)) is None
 
 
 def _returns(obj, value) -> bool:
-    try:
-        _call_with(obj, value)
-    except Exception:  # noqa: BLE001 - any error refutes "refuses nothing"
-        return False
-    return True
+    return call_problem(lambda: _call_with(obj, value), lambda m: False) == "accepted"
 
 
 def reason_problem(qual: str, obj, kind: str, why: str) -> str | None:
@@ -444,14 +440,8 @@ DATACLASS_CASES = sorted(
 def field_refusal_problem(cls, field: str, value, base: dict) -> str | None:
     """None if building ``cls`` with ``value`` for ``field`` raises a typed error that names
     the field (``field=``, ``section.field=`` or ``LayerSpec field``), else what went wrong."""
-    try:
-        cls(**dict(base, **{field: value}))
-    except ToponeuroError as err:
-        return None if re.search(rf"\b{field}\b", str(err).split(";")[0]) else \
-            f"message: {err}"
-    except Exception as err:  # noqa: BLE001 - any other error is the finding
-        return f"untyped {type(err).__name__}: {err}"
-    return "accepted"
+    return call_problem(lambda: cls(**dict(base, **{field: value})),
+                        lambda m: re.search(rf"\b{field}\b", m.split(";")[0]) is not None)
 
 
 @pytest.mark.parametrize(("qual", "field"), DATACLASS_CASES,
@@ -485,13 +475,7 @@ def estimator_refusal_problem(cls, param: str, value) -> str | None:
     est = cls(**{param: value})
     if getattr(est, param) is not value:
         return "__init__ changed the value (scikit-learn's rule: stored unchanged)"
-    try:
-        est._validate_params()
-    except ToponeuroError as err:
-        return None if str(err).startswith(f"{param}=") else f"message: {err}"
-    except Exception as err:  # noqa: BLE001 - any other error is the finding
-        return f"untyped {type(err).__name__}: {err}"
-    return "accepted"
+    return call_problem(est._validate_params, lambda m: m.startswith(f"{param}="))
 
 
 @pytest.mark.parametrize(("qual", "param"), ESTIMATOR_CASES,

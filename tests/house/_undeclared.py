@@ -55,8 +55,9 @@ UNCOVERED_CLASSES: dict[str, tuple[str, str]] = {
     'toponeuro.analysis.topography._null.NullResult': (
         "pending",
         "_null.py is being sped up in parallel (issue 46); declare its fields like "
-        "_verdict.py's records: statistic NUMBER, null NDARRAY, p_value P_VALUE, z NUMBER, "
-        "null_method [Text(), None], attrs MAPPING, alternative ALTERNATIVE"),
+        "_verdict.py's records: statistic NUMBER, null NDARRAY, p_value P_VALUE, z any float "
+        "(inf where the null is constant), null_method [Text(), None], attrs MAPPING, "
+        "alternative ALTERNATIVE"),
     'toponeuro.models._standalone.BlurPoolConv2d': (
         "standalone", "models/_standalone.py is copied into each exported plugin"),
     'toponeuro.models._standalone.SmallResNet': (

@@ -20,8 +20,9 @@ toponeuro.exceptions.InputTypeError: data='x.npy' is not a 2-D array (got a str)
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import SimpleNamespace
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..exceptions import DimensionError
 from .params import Constraint, InstanceOf, _is_number, _Junk
 
 __all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "NumberGrid",
-           "MAPPING", "STIMULUS_SET"]
+           "MAPPING", "STIMULUS_SET", "STIMULUS_ITEMS", "NDARRAY"]
 
 
 def _ndim_text(ndim) -> str:
@@ -242,5 +243,32 @@ class NumberGrid(Constraint):
 MAPPING = InstanceOf(Mapping, "a mapping (a dict)", example={})
 
 
+#: a numpy array (a record's field: what toponeuro computed)
+NDARRAY = InstanceOf(np.ndarray, "a numpy array", example=lambda: np.zeros(1))
+
 #: a StimulusSet (duck-typed: its ids, items and kind)
 STIMULUS_SET = HasAttributes(("ids", "items", "kind"), "a StimulusSet")
+
+
+class _StimulusItems(Constraint):
+    """Stimuli as a list: any iterable (image paths, PIL images, tensors, texts) that is not
+    itself one string, bytes or path."""
+
+    fix = ("Pass a list of stimuli (e.g. [path] or [text]), or load a folder with "
+           "toponeuro.stimuli.")
+
+    def is_satisfied_by(self, value) -> bool:
+        return isinstance(value, Iterable) and not isinstance(value, str | bytes | os.PathLike)
+
+    def describe(self) -> str:
+        return "a list of stimuli (image paths, PIL images, tensors or texts)"
+
+    def example(self):
+        return ["a face"]
+
+    def bad_values(self) -> list:
+        return ["a face", b"x", 3, None, _Junk()]
+
+
+#: stimuli given as a list, which ``StimulusSet.from_items`` reads
+STIMULUS_ITEMS = _StimulusItems()

@@ -1,11 +1,14 @@
-"""The two pieces every frozen settings object is made of (issue 44).
+"""The pieces every frozen settings object and record is made of (issue 44).
 
 The settings objects of :mod:`toponeuro.settings` (the jobs) and of
 :mod:`toponeuro.training` (``train``) are frozen dataclasses whose fields declare their
 command-line flag and help (:func:`declared`, read by ``toponeuro.cli._settings`` to build the
 flags) and whose ``__post_init__`` stores each value in its checked, canonical form
 (:func:`set_checked`); their records (``summary.json``, a checkpoint's ``settings``) write
-each value as :func:`record_value` does.
+each value as :func:`record_value` does. A record (a result, a row of a table, a stage's
+output) declares its fields in the vocabulary of
+:func:`toponeuro._util.params.validate_params` with :func:`validate_fields`: they are checked
+when it is made, as a public function's parameters are.
 
 Examples
 --------
@@ -22,14 +25,19 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import functools
 import numbers
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["declared", "set_checked", "record_value"]
+from ..exceptions import InternalError
+from .params import _NESTED, _as_constraints, check_param
+
+__all__ = ["declared", "set_checked", "record_value", "validate_fields"]
 
 
 def declared(flag: str | None, help: str, **extra) -> dict:
@@ -130,3 +138,94 @@ def record_value(value):
     if isinstance(value, np.ndarray):
         return f"<array {'x'.join(map(str, value.shape))}>"
     return f"<{type(value).__name__}>"
+
+
+def validate_fields(constraints: dict):
+    """Declare a record's fields: checked when it is made from outside toponeuro.
+
+    The record is a dataclass (the decorator goes *below* ``@dataclass``: the checks run
+    first in its ``__post_init__``, before the class's own) or a ``NamedTuple`` (checked in
+    its ``__new__``); a record derived from a declared one checks its own fields, then
+    calls the base's checks. ``constraints`` maps a field to a constraint or a list of them, as in
+    :func:`~toponeuro._util.params.validate_params`; a refused value raises the typed error
+    naming the field, an accepted one is stored in its canonical type. As for a declared
+    function, a record made while a declared toponeuro function runs trusts its values (the
+    function made them). The declaration stays readable as the class's
+    ``__toponeuro_params__`` (:func:`~toponeuro._util.params.declared_params`).
+
+    Parameters
+    ----------
+    constraints : dict
+        Field name -> constraint(s).
+
+    Returns
+    -------
+    callable
+        The class decorator.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from toponeuro._util.params import COUNT
+    >>> @dataclasses.dataclass(frozen=True)
+    ... @validate_fields({"n": COUNT})
+    ... class Draws:
+    ...     n: int
+    >>> Draws(3.0).n
+    3
+    >>> Draws(0)
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.ParameterError: n=0 is not a whole number >= 1.
+    """
+    declared = {name: _as_constraints(spec) for name, spec in constraints.items()}
+
+    def checked(values: dict) -> dict:
+        """The declared fields whose canonical value differs from the one given."""
+        out = {}
+        for name, cons in declared.items():
+            new = check_param(values[name], name, cons)
+            if new is not values[name]:
+                out[name] = new
+        return out
+
+    def decorate(cls):
+        is_tuple = issubclass(cls, tuple) and hasattr(cls, "_fields")
+        if "__dataclass_fields__" in vars(cls) or not (is_tuple or "__annotations__" in
+                                                       vars(cls)):
+            raise InternalError(f"validate_fields decorates a NamedTuple or a class below "
+                                f"its @dataclass, not {cls.__qualname__}.")
+        names = cls._fields if is_tuple else {n for k in cls.__mro__
+                                              for n in vars(k).get("__annotations__", ())}
+        unknown = [n for n in declared if n not in names]
+        if unknown:
+            raise InternalError(f"{cls.__qualname__} declares {unknown}, which are not its "
+                                "fields.")
+        if is_tuple:
+            make = cls.__new__
+
+            @functools.wraps(make)  # its signature: the fields
+            def __new__(klass, *args, **kwargs):
+                record = make(klass, *args, **kwargs)
+                if _NESTED.get():
+                    return record
+                new = checked(record._asdict())
+                return record._replace(**new) if new else record
+
+            cls.__new__ = staticmethod(__new__)
+        else:
+            own = getattr(cls, "__post_init__", None)  # its own, or a base record's
+
+            def __post_init__(self):
+                if not _NESTED.get():
+                    for name, value in checked({n: getattr(self, n) for n in declared}).items():
+                        object.__setattr__(self, name, value)
+                if own is not None:
+                    own(self)
+
+            cls.__post_init__ = __post_init__
+        cls.__toponeuro_params__ = MappingProxyType({**getattr(cls, "__toponeuro_params__", {}),
+                                                     **declared})
+        return cls
+
+    return decorate

@@ -55,6 +55,8 @@ __all__ = [
     "NON_NEGATIVE_INT",
     "POSITIVE",
     "NON_NEGATIVE",
+    "NUMBER",
+    "P_VALUE",
     "Boolean",
     "Callable",
     "Constraint",
@@ -231,6 +233,8 @@ class Constraint(abc.ABC):
     fix = ""
     #: raised for a refused value of the right kind
     error = ParameterError
+    #: raised for a value of the wrong kind
+    type_error = InputTypeError
 
     @abc.abstractmethod
     def is_satisfied_by(self, value) -> bool:
@@ -255,6 +259,11 @@ class Constraint(abc.ABC):
 
     def hint(self, value) -> str:
         return ""
+
+    def refusal(self, value, name: str) -> str | None:
+        """The constraint's own message for a refused ``value`` (it starts with ``name=``);
+        None: :func:`check_param` words it."""
+        return None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {self.describe()}>"
@@ -287,10 +296,12 @@ class Interval(Constraint):
 
     ``closed``: which ends belong to the range (``"both"``, ``"left"``, ``"right"``,
     ``"neither"``). A whole number accepts whole floats (``10.0`` -> ``10``) unless
-    ``whole_floats=False``; booleans, strings, NaN and inf are refused.
+    ``whole_floats=False``; booleans, strings, NaN and inf are refused (NaN is accepted
+    with ``allow_nan=True``: a p-value left undefined, a statistic of too few units).
     """
 
-    def __init__(self, kind, lo=None, hi=None, *, closed="both", fix="", whole_floats=True):
+    def __init__(self, kind, lo=None, hi=None, *, closed="both", fix="", whole_floats=True,
+                 allow_nan=False):
         if kind not in (numbers.Integral, numbers.Real, int, float):
             raise InternalError(f"Interval kind must be numbers.Integral or numbers.Real, "
                                 f"not {kind!r}.")
@@ -299,7 +310,7 @@ class Interval(Constraint):
                                 "or 'neither'.")
         self.integral = kind in (numbers.Integral, int)
         self.lo, self.hi, self.closed, self.fix = lo, hi, closed, fix
-        self.whole_floats = whole_floats
+        self.whole_floats, self.allow_nan = whole_floats, allow_nan and not self.integral
 
     @property
     def _lo_open(self) -> bool:
@@ -325,7 +336,7 @@ class Interval(Constraint):
             if not (self.whole_floats and math.isfinite(f) and f.is_integer()):
                 return False
         f = float(value)
-        return math.isfinite(f) and self._in_range(f)
+        return (math.isfinite(f) and self._in_range(f)) or (self.allow_nan and f != f)
 
     def convert(self, value):
         return int(value) if self.integral else float(value)
@@ -333,7 +344,7 @@ class Interval(Constraint):
     def describe(self) -> str:
         rng = _range_text(self.lo, self.hi, self._lo_open, self._hi_open)
         want = "a whole number" if self.integral else "a finite number"
-        return want + (f" {rng}" if rng else "")
+        return want + (f" {rng}" if rng else "") + (" or NaN" if self.allow_nan else "")
 
     def example(self):
         lo, hi = self.lo, self.hi
@@ -349,7 +360,8 @@ class Interval(Constraint):
         return (lo + hi) / 2
 
     def bad_values(self) -> list:
-        out = ["1", None, True, [1], float("nan"), float("inf"), float("-inf")]
+        out = ["1", None, True, [1]] + ([] if self.allow_nan else [float("nan")])
+        out += [float("inf"), float("-inf")]
         step, far = (1, 10**6) if self.integral else (0.5, 1e6)
         if self.lo is not None:
             out += [self.lo if self._lo_open else self.lo - step, self.lo - far]
@@ -573,6 +585,11 @@ POSITIVE = Interval(numbers.Real, 0, None, closed="neither")
 #: a finite number >= 0
 NON_NEGATIVE = Interval(numbers.Real, 0, None, closed="left")
 
+#: a statistic a record holds: a finite number, or NaN where it is undefined
+NUMBER = Interval(numbers.Real, allow_nan=True)
+#: a p-value a record holds: in [0, 1], or NaN where nothing was tested
+P_VALUE = Interval(numbers.Real, 0, 1, closed="both", allow_nan=True)
+
 _NAMED = {"boolean": Boolean, "random_state": Seed, "callable": Callable}
 
 
@@ -628,10 +645,13 @@ def check_param(value, name: str, constraints):
     kind = next((c for c in constraints if c.kind_ok(value)), None)
     if kind is None:
         want += f" (got a {type(value).__name__})"
+    error = kind.error if kind is not None else constraints[0].type_error
+    own = next((m for m in (c.refusal(value, name) for c in constraints) if m), None)
+    if own:
+        raise error(own)
     # "...; did you mean 'pearson'?" ends the sentence for a misspelt option
     end = f"; {hint}" if hint else "."
-    raise (kind.error if kind is not None else InputTypeError)(
-        f"{name}={_shown(value)} is not {want}{end}{tail}")
+    raise error(f"{name}={_shown(value)} is not {want}{end}{tail}")
 
 
 def bad_values(constraints) -> list:

@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .._io.meshes import MESH_SIZES
-from .._util.params import Text, validate_params
+from .._util.constraints import MAPPING, NDARRAY
+from .._util.frozen import validate_fields
+from .._util.params import InstanceOf, Text, validate_params
 from ..exceptions import (
     CoordinateError,
     InputTypeError,
@@ -126,6 +128,11 @@ def atlas_data_path(*parts: str) -> Path:
 
 
 @dataclass(eq=False)
+@validate_fields({
+    "name": Text(), "space": Text(), "data": NDARRAY,
+    "labels": InstanceOf(pd.DataFrame, "a pandas.DataFrame", example=pd.DataFrame),
+    "affine": [NDARRAY, None], "hemi": [NDARRAY, None], "vertex": [NDARRAY, None],
+    "citation": Text(empty=True), "license": Text(empty=True), "extra": MAPPING})
 class Atlas:
     """A label map (volume or surface) with a tidy label table.
 

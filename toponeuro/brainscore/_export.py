@@ -19,9 +19,10 @@ from .. import exceptions as E
 from .._io.fetch import sha256sum
 from .._io.folder import MANIFEST, output_folder
 from .._io.output import atomic_file
-from .._util.constraints import HasAttributes
+from .._util.constraints import MAPPING, HasAttributes
 from .._util.docs import fill_doc
-from .._util.params import COUNT, Boolean, Options, Text, validate_params
+from .._util.frozen import validate_fields
+from .._util.params import COUNT, Boolean, InstanceOf, Options, PathLike, Text, validate_params
 from .._version import __version__
 from ..exceptions import InputTypeError, InternalError, MissingDependencyError
 
@@ -55,6 +56,11 @@ _IMAGENET_STD = (0.229, 0.224, 0.225)
 
 
 @dataclasses.dataclass(frozen=True)
+@validate_fields({
+    "identifier": Text(), "path": PathLike(), "zip_path": [PathLike(), None],
+    "modality": Text(), "region_layer_map": MAPPING,
+    "layers": InstanceOf(tuple, "a tuple of layer names", example=("layer4",)),
+    "weights_url": Text(empty=True), "weights_sha256": Text(empty=True)})
 class ExportedPlugin:
     """What :func:`export_plugin` wrote.
 

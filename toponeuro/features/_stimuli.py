@@ -11,16 +11,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._util.constraints import STIMULUS_ITEMS, HasAttributes
+from .._util.params import validate_params
 from ..exceptions import InvalidDataError
 from ..stimuli import StimulusSet
 
 __all__ = ["as_stimuli"]
 
 
+#: what extract reads of a StimulusSet (any object with its interface is used as is)
+_STIMULUS_SET = HasAttributes(("ids", "kind", "get", "content_hash", "__len__"),
+                              "a StimulusSet")
+
+
 def _is_stimulus_set(obj) -> bool:
-    return all(hasattr(obj, a) for a in ("ids", "kind", "get", "content_hash", "__len__"))
+    return _STIMULUS_SET.is_satisfied_by(obj)
 
 
+@validate_params({"stimuli": [_STIMULUS_SET, STIMULUS_ITEMS]})
 def as_stimuli(stimuli):
     """Return ``stimuli`` as a StimulusSet (or an object with its interface), checked.
 

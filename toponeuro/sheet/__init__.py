@@ -20,7 +20,15 @@ import xarray as xr
 
 from .._util import dims as D
 from .._util.docs import fill_doc
-from .._util.params import SEED, Boolean, Interval, check_random_state, validate_params
+from .._util.params import (
+    SEED,
+    Boolean,
+    Constraint,
+    Interval,
+    check_param,
+    check_random_state,
+    validate_params,
+)
 from .._util.typing import RandomState
 from .._version import __version__
 from ..exceptions import (
@@ -49,21 +57,50 @@ __all__ = [
 MAX_SHEET_UNITS = 10**12
 
 
+class _UnitCount(Constraint):
+    """The units of a layer's sheet: an int from 1 to ``MAX_SHEET_UNITS`` (not a float, not
+    a bool), refused with a :class:`~toponeuro.exceptions.SheetError` in the sheet's words."""
+
+    error = type_error = SheetError
+
+    def kind_ok(self, value) -> bool:
+        return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+    def is_satisfied_by(self, value) -> bool:
+        return self.kind_ok(value) and 1 <= int(value) <= MAX_SHEET_UNITS
+
+    def convert(self, value):
+        return int(value)
+
+    def describe(self) -> str:
+        return f"a whole number of units (an int) from 1 to {MAX_SHEET_UNITS:.0e}"
+
+    def example(self):
+        return 64
+
+    def bad_values(self) -> list:
+        return [0, MAX_SHEET_UNITS + 1, 64.0, float("nan"), True, None, "64"]
+
+    def refusal(self, value, name: str) -> str:
+        if not self.kind_ok(value):
+            return (f"{name}={value!r}: a sheet needs a whole number of units (an int); got "
+                    f"{type(value).__name__} {value!r}. Pass the layer's unit count, e.g. "
+                    "int(weight.shape[0]).")
+        return (f"{name}={int(value)}: a sheet needs between 1 and {MAX_SHEET_UNITS:.0e} "
+                f"units; got {int(value)}. Pass the number of units (output channels) of one "
+                "layer.")
+
+
+#: ``n_units`` of a sheet (:func:`sheet_shape`, :func:`sheet_positions`)
+UNIT_COUNT = _UnitCount()
+
+
 def _unit_count(n_units) -> int:
-    if isinstance(n_units, (bool, np.bool_)) or not isinstance(n_units, (int, np.integer)):
-        raise SheetError(
-            f"A sheet needs a whole number of units (an int); got {type(n_units).__name__} "
-            f"{n_units!r}. Pass the layer's unit count, e.g. int(weight.shape[0])."
-        )
-    n = int(n_units)
-    if not 1 <= n <= MAX_SHEET_UNITS:
-        raise SheetError(
-            f"A sheet needs between 1 and {MAX_SHEET_UNITS:.0e} units; got {n}. Pass the "
-            "number of units (output channels) of one layer."
-        )
-    return n
+    # also for the counts toponeuro computes itself (a declared caller trusts them)
+    return check_param(n_units, "n_units", UNIT_COUNT)
 
 
+@validate_params({"n_units": UNIT_COUNT})
 def sheet_shape(n_units: int) -> tuple[int, int]:
     """Height and width of the cortical sheet of a layer with ``n_units`` units.
 
@@ -107,6 +144,7 @@ def sheet_shape(n_units: int) -> tuple[int, int]:
     return h, n // h
 
 
+@validate_params({"n_units": UNIT_COUNT})
 def sheet_positions(n_units: int) -> tuple[np.ndarray, np.ndarray]:
     """Sheet ``(rows, cols)`` of units 0 to ``n_units - 1`` (row-major).
 

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from .._io.fetch import data_dir, sha256sum
 from .._util.docs import fill_doc
+from .._util.frozen import validate_fields
 from .._util.params import PathLike, Text, validate_params
 from .._util.stack import user_stacklevel
 from ..exceptions import OldDataLocationWarning, UnknownNameError, close_matches, first_few
@@ -30,6 +31,8 @@ __all__ = ["Dataset", "DATASETS", "dataset_dir"]
 
 
 @dataclass(frozen=True)
+@validate_fields({"name": Text(), "title": Text(), "repo": Text(), "prefix": Text(empty=True),
+                 "loader": Text()})
 class Dataset:
     """One dataset toponeuro reads: its cache folder, pinned source and loader.
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
+from .._util.params import InstanceOf, Text, validate_params
 from ..exceptions import InvalidDataError
 
 __all__ = ["floc_numbers"]
@@ -37,6 +40,8 @@ def _integral(n, numbers) -> int:
     return int(value)
 
 
+@validate_params({"numbers": [None, Text(), InstanceOf(
+    Iterable, "an iterable of image numbers (a list or range of int)", example=[97])]})
 def floc_numbers(numbers) -> list[int] | None:
     """The fLoc image numbers as a sorted list: the one reader of ``numbers=`` everywhere.
 

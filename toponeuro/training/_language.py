@@ -47,11 +47,15 @@ from .._io.fetch import sha256sum
 from .._io.output import write_text
 from .._util.constraints import MAPPING
 from .._util.docs import fill_doc
+from .._util.frozen import validate_fields
 from .._util.params import (
+    NON_NEGATIVE,
     SEED,
     Boolean,
+    InstanceOf,
     Interval,
     PathLike,
+    Text,
     check_random_state,
     validate_params,
 )
@@ -224,6 +228,10 @@ def language_corpus(data: dict, data_path: str | None = None) -> tuple[list[str]
 
 # --- training -----------------------------------------------------------------------------
 @dataclass
+@validate_fields({
+    "history": InstanceOf(list, "a list of dict", example=list),
+    "out_dir": [PathLike(), None], "trained": [PathLike(), None],
+    "seconds": NON_NEGATIVE, "name": Text(empty=True)})
 class LanguageTrainResult:
     """What :func:`toponeuro.training.run_recipe` returns for a language recipe.
 

@@ -22,7 +22,9 @@ from .._io.output import (
     write_text,
 )
 from .._util import params as P
+from .._util.constraints import TorchModule
 from .._util.docs import fill_doc
+from .._util.frozen import validate_fields
 from .._util.stack import user_stacklevel
 from .._version import __version__
 from ..exceptions import (
@@ -41,7 +43,14 @@ __all__ = ["train", "TrainResult", "load_checkpoint", "list_checkpoints"]
 _CKPT = "epoch_{:03d}.pt"
 
 
+#: a list a result holds (history rows, checkpoint paths)
+_LIST = P.InstanceOf(list, "a list", example=list)
+
+
 @dataclass
+@validate_fields({
+    "model": TorchModule(), "history": _LIST, "out_dir": [P.PathLike(), None],
+    "checkpoints": _LIST, "steps": _LIST})
 class TrainResult:
     """What :func:`train` returns: the trained model, per-epoch history, where files went.
 

@@ -18,13 +18,18 @@ import scipy.stats
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import NDARRAY
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.metrics import pearson_r, rankdata
 from ..._util.params import (
     MAX_PERMUTATIONS,
+    NON_NEGATIVE_INT,
+    NUMBER,
     SEED,
     Interval,
     Options,
+    Text,
     check_random_state,
     validate_params,
 )
@@ -260,6 +265,9 @@ def compare_rdms(a, b, method: str = "spearman") -> float:
 
 
 @dataclass(frozen=True)
+@validate_fields({
+    "value": NUMBER, "ci_low": NUMBER, "ci_high": NUMBER, "samples": NDARRAY,
+    "n_undefined": NON_NEGATIVE_INT, "method": Text()})
 class BootstrapResult:
     """A comparison value with a bootstrap confidence interval over stimuli.
 

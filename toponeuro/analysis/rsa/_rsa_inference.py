@@ -21,7 +21,18 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from ..._util.params import MAX_PERMUTATIONS, Interval, Options, validate_params
+from ..._util.constraints import NDARRAY
+from ..._util.frozen import validate_fields
+from ..._util.params import (
+    MAX_PERMUTATIONS,
+    NON_NEGATIVE_INT,
+    PROBABILITY,
+    InstanceOf,
+    Interval,
+    Options,
+    Text,
+    validate_params,
+)
 from ..._util.stack import user_stacklevel
 from ...exceptions import (
     InputTypeError,
@@ -58,6 +69,15 @@ _REFERENCE = ("Schütt, Kipnis, Diedrichsen & Kriegeskorte (2023), Statistical i
 
 
 @dataclass(frozen=True)
+@validate_fields({
+    "models": InstanceOf(tuple, "a tuple of model names", example=("m",)), "method": Text(),
+    "bootstrap": Text(), "test": Text(), "value": NDARRAY, "mean": NDARRAY, "sem": NDARRAY,
+    "ci_low": NDARRAY, "ci_high": NDARRAY,
+    "noise_ceiling": InstanceOf(tuple, "a (lower, upper) tuple", example=(0.0, 1.0)),
+    "p_zero": NDARRAY, "p_noise_ceiling": NDARRAY,
+    "p_pairwise": InstanceOf(pd.DataFrame, "a pandas.DataFrame", example=pd.DataFrame),
+    "evaluations": NDARRAY, "n_bootstrap": NON_NEGATIVE_INT, "n_subjects": NON_NEGATIVE_INT,
+    "n_stimuli": NON_NEGATIVE_INT, "ci": PROBABILITY, "reference": Text(empty=True)})
 class RDMModelComparison:
     """Bootstrap evaluation of model RDMs against data RDMs (see :func:`compare_rdm_models`).
 

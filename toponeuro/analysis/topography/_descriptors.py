@@ -58,12 +58,18 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import MAPPING
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import (
     N_PERMUTATIONS,
+    NON_NEGATIVE_INT,
+    NUMBER,
+    P_VALUE,
     SEED,
     InstanceOf,
     Interval,
+    Text,
     check_int,
     check_number,
     check_random_state,
@@ -184,6 +190,13 @@ class RulerSettings:
 
 
 @dataclass(frozen=True)
+@validate_fields({
+    "descriptor": Text(), "statistic": Text(), "value": NUMBER, "p_value": P_VALUE,
+    "n_permutations": N_PERMUTATIONS, "null": Text(), "alternative": Text(),
+    "geometry": Text(empty=True), "extent": NUMBER, "extent_mm": NUMBER,
+    "reference": Text(empty=True), "domain": Text(empty=True),
+    "interval": [InstanceOf(tuple, "a (low, high) tuple", example=(0.0, 1.0)), None],
+    "n_boot": NON_NEGATIVE_INT, "detail": MAPPING})
 class DescriptorResult:
     """One descriptor of one map (or map pair, or set of domains) with its null.
 

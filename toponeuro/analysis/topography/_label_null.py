@@ -31,11 +31,20 @@ from scipy import sparse
 from ..._util import dims as D
 from ..._util.constraints import ArrayLike
 from ..._util.docs import fill_doc
-from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, Interval, Options, Text, validate_params
+from ..._util.params import (
+    ALPHA,
+    N_PERMUTATIONS,
+    SEED,
+    InstanceOf,
+    Interval,
+    Options,
+    Text,
+    validate_params,
+)
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ...sheet import check_activations
 from ._geometry import _check_sheet, _grid_map, as_topomap
-from ._null import spatial_null
+from ._null import NullResult, spatial_null
 from ._null_registry import register_null
 from ._selectivity import (
     SELECTIVITY_METRIC,
@@ -48,7 +57,7 @@ from ._selectivity import (
     contrast_masks,
 )
 from ._topomap import TopoMap
-from ._verdict import contrast_claim, organisation_claim
+from ._verdict import TopographyClaim, _json_number, contrast_claim, organisation_claim
 
 #: label-null maps a design keeps for a second statistic on the same draws (bytes)
 _SURROGATE_BYTES = 64 * 2**20
@@ -415,6 +424,15 @@ register_null("labels", _labels_draw, reference=LABEL_NULL_REFERENCE, min_maps=1
               geometries=("sheet", "mesh"), question=LABEL_QUESTION)
 
 
+#: one null's result (a field of a ContrastTopography)
+_NULL_RESULT = InstanceOf(NullResult, "a NullResult",
+                          example=lambda: NullResult(0.1, np.zeros(3), 0.5, 0.0))
+#: one claim (a field of a ContrastTopography)
+_CLAIM = InstanceOf(TopographyClaim, "a TopographyClaim", example=lambda: TopographyClaim(
+    "not tested", 0.1, float("nan"), 0, float("nan"), float("nan"), "organised", "morans_i",
+    None, 0.05, "not tested"))
+
+
 class ContrastTopography:
     """One contrast map's statistic against both nulls, and the two claims they support.
 
@@ -449,6 +467,9 @@ class ContrastTopography:
     (['alpha', 'label_null_mean', 'label_null_std'], 'selective', 19)
     """
 
+    @validate_params({"layer": Text(), "statistic": Text(), "positions": _NULL_RESULT,
+                      "labels": _NULL_RESULT, "organised": _CLAIM, "selective": _CLAIM,
+                      "alpha": ALPHA})
     def __init__(self, layer, statistic, positions, labels, organised, selective, alpha):
         self.layer, self.statistic = layer, statistic
         self.positions, self.labels = positions, labels
@@ -463,9 +484,7 @@ class ContrastTopography:
         dict
             JSON-ready fields (NaN as None).
         """
-        def num(v):
-            return None if v is None or not np.isfinite(v) else float(v)
-
+        num = _json_number
         return {"layer": self.layer, "statistic": self.statistic,
                 "value": num(self.positions.statistic),
                 "p_positions_null": num(self.positions.p_value),

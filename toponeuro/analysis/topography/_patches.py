@@ -28,10 +28,14 @@ from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from scipy.spatial import cKDTree
 
+from ..._util.constraints import MAPPING, NDARRAY
+from ..._util.frozen import validate_fields
 from ..._util.params import (
     ALPHA,
     N_PERMUTATIONS,
+    NUMBER,
     SEED,
+    InstanceOf,
     Interval,
     Options,
     Text,
@@ -72,6 +76,11 @@ _SHEET_AREA = TDANN_PATCHES["sheet_mm"] ** 2
 
 
 @dataclass(frozen=True, eq=False)
+@validate_fields({
+    "table": InstanceOf(pd.DataFrame, "a pandas.DataFrame", example=pd.DataFrame),
+    "labels": NDARRAY, "smoothed": NDARRAY,
+    "map": InstanceOf(TopoMap, "a TopoMap", example=lambda: TopoMap(np.zeros(1), np.zeros((1, 2)))),
+    "threshold": NUMBER, "null": NDARRAY, "alpha": ALPHA, "attrs": MAPPING})
 class Patches:
     """Connected patches of a thresholded map (from :func:`find_patches`).
 

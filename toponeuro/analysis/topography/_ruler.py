@@ -31,8 +31,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..._util.constraints import MAPPING
 from ..._util.docs import fill_doc
-from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, check_random_state, validate_params
+from ..._util.frozen import validate_fields
+from ..._util.params import (
+    ALPHA,
+    N_PERMUTATIONS,
+    SEED,
+    InstanceOf,
+    Options,
+    Text,
+    check_random_state,
+    validate_params,
+)
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._descriptors import (
@@ -70,8 +81,17 @@ TOLERANCES = {
     "arrangement": 0.1,  # each centre distance / extent
 }
 
+#: a descriptor measured on one side (a field of a ComparisonRow)
+_DESCRIBED = InstanceOf(DescriptorResult, "a DescriptorResult",
+                        example=lambda: DescriptorResult("smoothness", "slope", 0.5))
+
+
 
 @dataclass(frozen=True)
+@validate_fields({
+    "descriptor": Text(), "domain": Text(empty=True), "statistic": Text(),
+    "model": _DESCRIBED, "cortex": _DESCRIBED, "verdict": Options(VERDICTS),
+    "reason": Text(empty=True)})
 class ComparisonRow:
     """One descriptor (of one domain or pair) measured on both sides, with its verdict.
 
@@ -111,6 +131,11 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True)
+@validate_fields({
+    "rows": InstanceOf(tuple, "a tuple of ComparisonRow", example=()), "alpha": ALPHA,
+    "n_permutations": N_PERMUTATIONS, "left_out": MAPPING,
+    "settings": InstanceOf(RulerSettings, "a RulerSettings", example=RulerSettings),
+    "model_geometry": Text(empty=True), "cortex_geometry": Text(empty=True)})
 class TopographyComparison:
     """Model vs cortex, one row per descriptor (from :func:`compare_topography`).
 

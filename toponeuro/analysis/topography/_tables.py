@@ -17,8 +17,10 @@ import xarray as xr
 
 from ..._io import null_cache as _null_cache
 from ..._util import dims as D
+from ..._util.constraints import MAPPING
 from ..._util.docs import fill_doc
-from ..._util.params import N_PERMUTATIONS, SEED, Interval, validate_params
+from ..._util.frozen import validate_fields
+from ..._util.params import N_PERMUTATIONS, SEED, InstanceOf, Interval, validate_params
 from ..._util.stack import user_stacklevel
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
@@ -58,8 +60,15 @@ _TOP = Interval(Real, 0, 1, closed="right", fix=(
     "top is the fraction of each map's points that make its centre; TDANN-style selective "
     "units are the strongest ~10%: top=0.1."))
 
+#: a table of a TopographyTable
+_FRAME = InstanceOf(pd.DataFrame, "a pandas.DataFrame", example=pd.DataFrame)
+
+
 
 @dataclass(eq=False)
+@validate_fields({
+    "table": _FRAME, "similarity": _FRAME, "smoothness": MAPPING, "patches": MAPPING,
+    "similarities": MAPPING, "maps": MAPPING, "attrs": MAPPING})
 class TopographyTable:
     """The metrics of named maps on one or more sheets, each computed once.
 

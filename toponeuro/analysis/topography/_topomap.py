@@ -20,6 +20,9 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from ..._io.meshes import MESH_SIZES
+from ..._util.constraints import NDARRAY
+from ..._util.frozen import validate_fields
+from ..._util.params import NUMBER, InstanceOf, Text
 from ...exceptions import CoordinateError, DimensionError, SheetError
 from ._places import (
     delaunay_graph,
@@ -35,6 +38,12 @@ __all__ = ["TopoMap"]
 
 
 @dataclass(frozen=True, eq=False)
+@validate_fields({
+    "values": NDARRAY, "positions": NDARRAY,
+    "grid_shape": [InstanceOf(tuple, "a (rows, cols) tuple", example=(1, 1)), None],
+    "name": Text(empty=True), "kind": Text(), "mesh": [Text(), None],
+    "faces": [NDARRAY, None], "sphere": [NDARRAY, None], "units": [Text(empty=True), None],
+    "mm_per_unit": [NUMBER, None], "prune": [NUMBER, None]})
 class TopoMap:
     """Values at points with positions and a distance: a model sheet, units at free
     positions, or a cortical map.

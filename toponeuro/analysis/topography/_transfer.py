@@ -19,13 +19,20 @@ import numpy as np
 import xarray as xr
 
 from ..._util import dims as D
+from ..._util.constraints import NDARRAY
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import (
     MAX_PERMUTATIONS,
+    N_PERMUTATIONS,
+    NON_NEGATIVE_INT,
+    NUMBER,
+    P_VALUE,
     SEED,
     TOP_K,
     Interval,
     Options,
+    Text,
     check_random_state,
     validate_params,
 )
@@ -59,6 +66,12 @@ _REFERENCE = ("Independent localizer (Kanwisher, McDermott & Chun 1997; Kriegesk
 
 
 @dataclass(frozen=True)
+@validate_fields({
+    "statistic": NUMBER, "p_value": P_VALUE, "null_mean": NUMBER, "null_std": NUMBER,
+    "n_permutations": N_PERMUTATIONS, "alternative": ALTERNATIVE,
+    "n_units": NON_NEGATIVE_INT, "units": NDARRAY, "n_target": NON_NEGATIVE_INT,
+    "n_against": NON_NEGATIVE_INT, "localizer": Text(), "test": Text(), "method": Text(),
+    "reference": Text(empty=True)})
 class TransferResult:
     """The preference on set B of units picked on set A (see :func:`localizer_transfer`).
 

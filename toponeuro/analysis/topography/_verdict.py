@@ -24,7 +24,18 @@ from numbers import Real
 import numpy as np
 
 from ..._util.docs import fill_doc
-from ..._util.params import ALPHA, N_PERMUTATIONS, Interval, Text, validate_params
+from ..._util.frozen import validate_fields
+from ..._util.params import (
+    ALPHA,
+    N_PERMUTATIONS,
+    NON_NEGATIVE_INT,
+    NUMBER,
+    P_VALUE,
+    Interval,
+    Options,
+    Text,
+    validate_params,
+)
 from ..._util.stack import user_stacklevel
 from ...exceptions import InputTypeError, InvalidDataError, ToponeuroWarning
 from ._null import NullResult, can_reject, floor_p, format_p, null_p_value
@@ -46,7 +57,15 @@ _COUNTS = ("n_patches", "patch_units")
 VERDICT_ALTERNATIVE = "two-sided"
 
 
+def _json_number(v) -> float | None:
+    """A record's number for JSON: a float, None where it is None, NaN or infinite."""
+    return None if v is None or not np.isfinite(v) else float(v)
+
+
 @dataclass(frozen=True)
+@validate_fields({
+    "outcome": Text(), "statistic": NUMBER, "p_value": P_VALUE,
+    "n_permutations": N_PERMUTATIONS, "null_mean": NUMBER, "null_std": NUMBER})
 class _TestOutcome:
     """The fields every test's outcome carries: what it reached, the number, its null."""
 
@@ -60,6 +79,11 @@ class _TestOutcome:
 
 @fill_doc
 @dataclass(frozen=True)
+@validate_fields({
+    "outcome": Options(OVERLAP_OUTCOMES), "method": Text(), "null_method": [Text(), None],
+    "alpha": ALPHA, "alternative": ALTERNATIVE,
+    "n_effective": [Interval(Real, 0, None, closed="left"), None],
+    "n_moves": [NON_NEGATIVE_INT, None]})
 class OverlapVerdict(_TestOutcome):
     """The outcome of one overlap test (from :func:`overlap_verdict`).
 
@@ -168,9 +192,7 @@ class OverlapVerdict(_TestOutcome):
         dict
             JSON-ready fields.
         """
-        def num(v):
-            return None if v is None or not np.isfinite(v) else float(v)
-
+        num = _json_number
         return {"outcome": self.outcome, "statistic": num(self.statistic),
                 "p_value": num(self.p_value), "p_text": self.p_text,
                 "alternative": self.alternative, "n_permutations": int(self.n_permutations),
@@ -336,6 +358,9 @@ def too_few_draws_text(n_permutations: int, alpha: float, alternative: str = "gr
 
 @fill_doc
 @dataclass(frozen=True)
+@validate_fields({
+    "outcome": Options(CLAIM_OUTCOMES), "claim": Text(), "method": Text(),
+    "null_method": [Text(), None], "alpha": ALPHA, "text": Text(empty=True)})
 class TopographyClaim(_TestOutcome):
     """One claim about one map, from one statistic and one null (see :func:`contrast_claim`).
 
@@ -388,9 +413,7 @@ class TopographyClaim(_TestOutcome):
         dict
             JSON-ready fields.
         """
-        def num(v):
-            return None if v is None or not np.isfinite(v) else float(v)
-
+        num = _json_number
         return {"claim": self.claim, "outcome": self.outcome, "significant": self.significant,
                 "statistic": num(self.statistic), "method": self.method,
                 "null": self.null_method, "p_value": num(self.p_value),

@@ -29,7 +29,7 @@ from .files import output_folder
 from .result import JobResult
 
 __all__ = ["STAGES", "JobStages", "run_job", "load_job_model", "JOB_PARAMS",
-           "settings_param"]
+           "settings_param", "cortex_stage_keywords"]
 
 
 def settings_param(cls) -> InstanceOf:
@@ -51,6 +51,36 @@ JOB_PARAMS = dict(
                                  fix="0: silent; 1: the summary; 2: the summary and progress "
                                      "bars.")],
 )
+
+def cortex_stage_keywords(cortex: CortexInput, null: NullSettings, maps) -> dict:
+    """The keywords of both jobs' cortex stage (``cortex_topography``, ``language_cortex``).
+
+    Parameters
+    ----------
+    cortex : CortexInput
+        The job's cortex input: its hemispheres, projection, region rule and draws.
+    null : NullSettings
+        The job's null: its significance level and seed.
+    maps : dict or None
+        The user's cortex maps as the job read them (None: the shipped ones).
+
+    Returns
+    -------
+    dict
+        ``hemispheres``, ``cortex_maps``, ``vol_to_surf``, ``threshold``, ``min_vertices``,
+        ``similarity_permutations``, ``alpha`` and ``random_state``.
+
+    Examples
+    --------
+    >>> kw = cortex_stage_keywords(CortexInput(n_permutations=99), NullSettings(alpha=0.01), None)
+    >>> kw["alpha"], kw["cortex_maps"], kw["similarity_permutations"]
+    (0.01, None, 99)
+    """
+    return dict(hemispheres=cortex.hemispheres, cortex_maps=maps,
+                vol_to_surf=cortex.vol_to_surf, threshold=cortex.threshold,
+                min_vertices=cortex.min_vertices, similarity_permutations=cortex.n_permutations,
+                alpha=null.alpha, random_state=null.random_state)
+
 
 #: the stages of every job, in the order :func:`run_job` runs them
 STAGES = ("model", "stimuli", "maps", "topography", "cortex", "compare", "write")

@@ -4,12 +4,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..._util.constraints import MAPPING
+from ..._util.frozen import validate_fields
+from ..._util.params import InstanceOf, PathLike
 from .report import JobReport
 
 __all__ = ["JobResult"]
 
 
+def _example_report() -> JobReport:
+    """A small valid JobReport (the declaration's example)."""
+    from .report import CortexReport, ModelRecord
+
+    model = ModelRecord(name="m", source="m", tau=None, description=None, weights_sha256=None)
+    return JobReport(toponeuro_version="0.5", created="-", model=model, stimuli={},
+                     layers=["l"], definitions={}, per_layer={},
+                     cortex=CortexReport(atlas="a", nulls="n"), headline="h")
+
+
 @dataclass(kw_only=True)
+@validate_fields({"report": InstanceOf(JobReport, "a JobReport", example=_example_report),
+                 "tables": MAPPING, "files": MAPPING, "out_dir": [PathLike(), None],
+                 "timings": MAPPING})
 class JobResult:
     """What a job returns: its typed report, its maps and tables, and the files written.
 

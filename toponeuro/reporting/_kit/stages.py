@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 import xarray as xr
 
-from ..._util.constraints import DataArrayWith, HasAttributes, Names
+from ..._util.constraints import MAPPING, DataArrayWith, HasAttributes, Names
+from ..._util.frozen import validate_fields
 from ..._util.params import InstanceOf, Text, validate_params
 from ...exceptions import SheetError, UnknownNameError
 from ...settings import CortexInput
@@ -18,6 +19,8 @@ __all__ = ["CortexInputs", "read_cortex_inputs", "map_layers", "check_sheet_laye
            "model_description"]
 
 
+@validate_fields({"maps": [MAPPING, None],
+                 "files": InstanceOf(list, "a list of paths", example=list)})
 class CortexInputs(NamedTuple):
     """A lab's cortex maps, read and checked before the model runs (:func:`read_cortex_inputs`).
 

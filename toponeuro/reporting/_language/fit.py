@@ -27,6 +27,7 @@ import numpy as np
 from ..._util import dims as D
 from ..._util.constraints import MAPPING, DataArrayWith, HasAttributes
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import ALPHA, N_PERMUTATIONS, SEED, InstanceOf, Text, validate_params
 from ...analysis import RulerSettings
 
@@ -76,6 +77,8 @@ _TITLES = {"verb-noun": "verb - noun, model sheet vs the cortex's verb - noun ma
            "language": "S - N, model sheet vs the cortex's language map"}
 
 
+@validate_fields({"key": Text(), "layer": Text(), "hemisphere": Text(), "cortex_name": Text(),
+                 "cortex_source": Text(), "mesh": Text(empty=True)})
 class LanguageFit(NamedTuple):
     """One model-vs-cortex comparison of the language job (:func:`language_fits`).
 

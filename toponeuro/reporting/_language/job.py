@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 import xarray as xr
 
-from ..._util.constraints import STIMULUS_SET
+from ..._util.constraints import MAPPING, STIMULUS_SET
 from ..._util.docs import fill_doc
-from ..._util.params import PathLike, validate_params
+from ..._util.frozen import validate_fields
+from ..._util.params import NUMBER, InstanceOf, PathLike, validate_params
 from ...settings import (
     CortexInput,
     Extraction,
@@ -40,7 +41,14 @@ from ...settings import (
 )
 from .._kit.constants import DEFAULT_LANGUAGE_MODEL
 from .._kit.early import check_job_params
-from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
+from .._kit.job import (
+    JOB_PARAMS,
+    JobStages,
+    cortex_stage_keywords,
+    load_job_model,
+    run_job,
+    settings_param,
+)
 from .._kit.result import JobResult
 from .._kit.settings import job_settings
 from .._kit.stages import check_sheet_layers, model_description, read_cortex_inputs
@@ -66,6 +74,8 @@ __all__ = ["run_language_map", "LanguageMapResult", "DEFAULT_LANGUAGE_MODEL", "l
 
 
 @dataclass(kw_only=True)
+@validate_fields({"fits": MAPPING, "threshold": NUMBER,
+                 "profile": [InstanceOf(xr.Dataset, "an xarray.Dataset", example=xr.Dataset), None]})
 class LanguageMapResult(JobResult):
     """What :func:`run_language_map` returns: the one result shape of both jobs
     (:class:`~toponeuro.reporting.MapResult` alike), and the language job's own.
@@ -352,12 +362,8 @@ class _LanguageJob(JobStages):
                                  **self.fwd)
 
     def cortex(self) -> None:
-        cortex, null = self.cortex_input, self.null
         self.cortex_side = language_cortex(
-            cortex.hemispheres, cortex_maps=self.yours.maps, vol_to_surf=cortex.vol_to_surf,
-            threshold=cortex.threshold, min_vertices=cortex.min_vertices,
-            similarity_permutations=cortex.n_permutations, alpha=null.alpha,
-            random_state=null.random_state)
+            **cortex_stage_keywords(self.cortex_input, self.null, self.yours.maps))
 
     def compare(self) -> None:
         null, vn, last = self.null, self.vn, self.layers[-1]

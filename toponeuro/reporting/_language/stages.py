@@ -22,13 +22,16 @@ import xarray as xr
 
 from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
-from ..._util.constraints import STIMULUS_SET, DataArrayWith, HasAttributes, Names
+from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith, HasAttributes, Names
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import (
     ALPHA,
     COUNT,
     N_PERMUTATIONS,
+    NUMBER,
     SEED,
+    InstanceOf,
     Interval,
     PathLike,
     Text,
@@ -171,6 +174,12 @@ def load_language_stimuli(stimuli="langloc"):
     return load_language_localizer(path), f"local copy {path}"
 
 
+#: an xarray.Dataset a stage's record holds
+_DATASET = InstanceOf(xr.Dataset, "an xarray.Dataset", example=xr.Dataset)
+
+
+@validate_fields({"topolm": _DATASET, "profile": _DATASET, "raw": _DATASET, "threshold": NUMBER,
+                 "selection": MAPPING})
 class LanguageUnits(NamedTuple):
     """The language-selective units of :func:`language_units`.
 
@@ -192,7 +201,8 @@ class LanguageUnits(NamedTuple):
 
     Examples
     --------
-    >>> LanguageUnits(None, None, None, float("nan"), {"empty": True}).threshold
+    >>> empty = xr.Dataset()
+    >>> LanguageUnits(empty, empty, empty, float("nan"), {"empty": True}).threshold
     nan
     """
 
@@ -268,6 +278,7 @@ def language_units(acts: xr.DataArray, *, q: float = 0.05, top_k: float | int = 
     return LanguageUnits(topolm, profile, raw, threshold, sel)
 
 
+@validate_fields({"morans": MAPPING, "contrast": MAPPING})
 class LanguageTopography(NamedTuple):
     """The topography of each layer's language map (:func:`language_model_topography`).
 
@@ -363,6 +374,7 @@ def language_model_topography(acts: xr.DataArray, units: LanguageUnits, layers: 
     return LanguageTopography(table, morans, contrast)
 
 
+@validate_fields({"maps": MAPPING, "user_maps": MAPPING, "source": MAPPING})
 class LanguageCortex(NamedTuple):
     """The cortex's language maps (:func:`language_cortex`).
 

@@ -23,6 +23,7 @@ import xarray as xr
 from ..._util import dims as D
 from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith, Names, TorchModule
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import (
     ALPHA,
     COUNT,
@@ -115,6 +116,11 @@ def load_verb_noun_stimuli(verb_noun="topolm"):
     return load_verb_noun_items(verb_noun), f"local copy {Path(verb_noun)}"
 
 
+@validate_fields({
+    "source": Text(empty=True), "tmap": InstanceOf(xr.DataArray, "an xarray.DataArray",
+                                         example=lambda: xr.DataArray(0.0)),
+    "contrast": MAPPING, "n_units": MAPPING,
+    "boot": [InstanceOf(list, "a list", example=list), None]})
 class VerbNoun(NamedTuple):
     """The model's verb - noun maps (:func:`language_verb_noun`).
 
@@ -137,7 +143,7 @@ class VerbNoun(NamedTuple):
 
     Examples
     --------
-    >>> VerbNoun(None, "", None, {}, {}).contrast
+    >>> VerbNoun(None, "", xr.DataArray(0.0), {}, {}).contrast
     {}
     """
 

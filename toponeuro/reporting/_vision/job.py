@@ -19,8 +19,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..._util.constraints import STIMULUS_SET
+from ..._util.constraints import MAPPING, STIMULUS_SET
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import Boolean, PathLike, validate_params
 from ...settings import (
     CortexInput,
@@ -33,7 +34,14 @@ from ...settings import (
 )
 from .._kit.constants import CORTEX_DOMAINS, DEFAULT_MAP_MODEL, MAP_DOMAINS
 from .._kit.early import check_job_params
-from .._kit.job import JOB_PARAMS, JobStages, load_job_model, run_job, settings_param
+from .._kit.job import (
+    JOB_PARAMS,
+    JobStages,
+    cortex_stage_keywords,
+    load_job_model,
+    run_job,
+    settings_param,
+)
 from .._kit.result import JobResult
 from .._kit.settings import job_settings
 from . import results as _results
@@ -56,7 +64,9 @@ from .terminal import format_summary
 
 __all__ = ["run_map", "MapResult", "DEFAULT_MAP_MODEL", "MAP_DOMAINS", "CORTEX_DOMAINS"]
 
+
 @dataclass(kw_only=True)
+@validate_fields({"comparison": MAPPING, "ruler": MAPPING})
 class MapResult(JobResult):
     """What :func:`run_map` returns (and writes to ``out_dir``): the one result shape of both
     jobs (:class:`~toponeuro.reporting.LanguageMapResult` alike), and the vision job's own.
@@ -322,12 +332,8 @@ class _MapJob(JobStages):
                 random_state=null.random_state, progress=False, **self.fwd)
 
     def cortex(self) -> None:
-        cortex, null = self.cortex_input, self.null
         self.cortex_side = cortex_topography(
-            cortex.hemispheres, cortex_maps=self.yours.maps, vol_to_surf=cortex.vol_to_surf,
-            threshold=cortex.threshold, min_vertices=cortex.min_vertices,
-            similarity_permutations=cortex.n_permutations, alpha=null.alpha,
-            random_state=null.random_state)
+            **cortex_stage_keywords(self.cortex_input, self.null, self.yours.maps))
 
     def compare(self) -> None:
         null, side = self.null, self.cortex_side

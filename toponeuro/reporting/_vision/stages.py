@@ -23,14 +23,16 @@ import xarray as xr
 
 from ..._io.null_cache import use_null_cache
 from ..._util import dims as D
-from ..._util.constraints import STIMULUS_SET, DataArrayWith, Names, TorchModule
+from ..._util.constraints import MAPPING, STIMULUS_SET, DataArrayWith, Names, TorchModule
 from ..._util.docs import fill_doc
+from ..._util.frozen import validate_fields
 from ..._util.params import (
     ALPHA,
     COUNT,
     N_PERMUTATIONS,
     SEED,
     Boolean,
+    InstanceOf,
     Interval,
     Options,
     PathLike,
@@ -222,6 +224,9 @@ def _warn_training_overlap(train: dict | None, n_stimuli: int) -> None:
             f"is not held-out. For held-out images only, {fix}."), stacklevel=user_stacklevel())
 
 
+@validate_fields({"selectivity": InstanceOf(xr.DataArray, "an xarray.DataArray",
+                                        example=lambda: xr.DataArray(0.0)),
+                 "dimensionality": MAPPING, "contrast": MAPPING})
 class ModelTopography(NamedTuple):
     """The model's side of the map (:func:`model_topography`).
 
@@ -240,7 +245,8 @@ class ModelTopography(NamedTuple):
 
     Examples
     --------
-    >>> ModelTopography(selectivity=None, topography=None, dimensionality={"fc": 3.0})[2]
+    >>> ModelTopography(selectivity=xr.DataArray(0.0), topography=None,
+    ...                 dimensionality={"fc": 3.0})[2]
     {'fc': 3.0}
     """
 
@@ -335,6 +341,7 @@ def model_topography(acts: xr.DataArray, layers: Sequence[str], *,
     return ModelTopography(sel, topo, dims, contrast)
 
 
+@validate_fields({"maps": MAPPING})
 class CortexTopography(NamedTuple):
     """The cortex's side of the map (:func:`cortex_topography`).
 

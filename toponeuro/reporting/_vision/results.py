@@ -18,7 +18,7 @@ import xarray as xr
 from ..._util import dims as D
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS, MAP_PAIRS
-from .._kit.entries import label_null_entry
+from .._kit.entries import definitions_entry, label_null_entry
 from .._kit.report import (
     ArrangementDrawsRecord,
     ArrangementRecord,
@@ -311,7 +311,7 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
                      "selective-topography claims; one-sided)"),
         "random_init_baseline": baseline,
         "random_init_note": BASELINE_NOTE if baseline else NO_BASELINE_NOTE,
-        "definitions": _jsonable(model.topography.attrs["definitions"]),
+        "definitions": _jsonable(definitions_entry(model.topography.attrs["definitions"])),
     }
 
 

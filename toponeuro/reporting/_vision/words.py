@@ -45,7 +45,7 @@ def cortex_description(source: CortexSourceRecord | dict | None) -> str:
     >>> cortex_description({"representation": "values", "hemispheres": ["left"], "maps": {
     ...     "faces": {"left": {"surface": "lh.v.label.gii", "regions": ["mFus-faces"]}},
     ...     "bodies": {"left": {"surface": "lh.bodies.func.gii"}}}})
-    'your own maps (faces, bodies) on fsaverage5, left hemisphere only, surface maps; bodies: their values as they are (NaN: no data); faces: the regions mFus-faces of a label file, 1 inside and 0 elsewhere'
+    'your own maps (from cortex.maps: faces, bodies) on fsaverage5, left hemisphere only, surface maps; bodies: their values as they are (NaN: no data); faces: the regions mFus-faces of a label file, 1 inside and 0 elsewhere'
     """
     src = _source_record(source)
     hemis = src.hemispheres if src.hemispheres is not None else ["left", "right"]
@@ -63,7 +63,7 @@ def cortex_description(source: CortexSourceRecord | dict | None) -> str:
         said = ([f"{', '.join(values)}: their values as they are (NaN: no data)"] if values
                 else []) + [f"{d}: the regions {' + '.join(r)} of a label file, 1 inside and 0 "
                             "elsewhere" for d, r in rois.items()]
-        return (f"your own maps ({', '.join(files)}) on {src.on_mesh}"
+        return (f"your own maps (from cortex.maps: {', '.join(files)}) on {src.on_mesh}"
                 f"{side}, {how}; {'; '.join(said)}")
     head = "visfAtlas (Rosenke et al., 2021) on fsaverage5" + side
     if src.representation == "proximity":

@@ -47,11 +47,16 @@ def _refuse_moved(entry: dict, moved: dict, where: str) -> None:
     ``moved`` (key -> the setting's one name) that ``entry`` carries is named with where its
     value lives now."""
     there = [k for k in moved if k in entry]
+
+    def now(names):
+        names = (names,) if isinstance(names, str) else names
+        return (" and ".join(f"settings.{n}" for n in names) + "; read it with "
+                + " and ".join(f"report.setting({n!r})" for n in names))
+
     if there:
         raise InvalidDataError(
             f"{where} repeats settings that summary.json records once: "
-            + ", ".join(f"{k!r} (now settings.{moved[k]}; read it with "
-                        f"report.setting({moved[k]!r}))" for k in there)
+            + ", ".join(f"{k!r} (now {now(moved[k])})" for k in there)
             + ". Fix: read a summary.json written by this toponeuro version, or drop these "
             "keys: the run's settings block holds their values.")
 

@@ -262,9 +262,14 @@ class ArrangementRecord(_Record):
     ...                       p_text="not tested")
     >>> a.n_domains, "n_permutations" in a.to_summary()
     (2, False)
+
+    Its nulls' draws are the run's ``settings.null.n_permutations`` (the sheet maps shifted)
+    and ``settings.cortex.n_permutations`` (the cortex maps spun), recorded there once
+    (:attr:`MapReport.arrangement_draws`).
     """
 
     _key = "arrangement"
+    _moved = {"n_permutations": ("null.n_permutations", "cortex.n_permutations")}
 
     spearman: float | None
     p_value: float | None
@@ -280,9 +285,6 @@ class ArrangementRecord(_Record):
     cortex_distances_mm: list
     #: the patch centroids' arrangement (:class:`PatchCentroidsRecord`)
     patch_centroids: PatchCentroidsRecord = _typed(PatchCentroidsRecord)
-    #: the nulls' draws (:class:`ArrangementDrawsRecord`; None: not recorded)
-    n_permutations: ArrangementDrawsRecord | None = _typed(ArrangementDrawsRecord,
-                                                           optional=True, default=None)
     #: the test's p in words (:func:`~toponeuro.reporting._vision.words.arrangement_p_text`)
     p_text: str
 
@@ -561,6 +563,14 @@ class MapReport(JobReport):
     #: the one-ruler comparisons and their headline (:func:`~toponeuro.reporting.ruler_summary`;
     #: None: not measured)
     ruler: RulerRecord | None = _typed(RulerRecord, optional=True, default=None)
+
+    @property
+    def arrangement_draws(self) -> ArrangementDrawsRecord:
+        """The arrangement's two nulls' draws, from the settings that record them once: the
+        sheet maps shifted ``settings.null.n_permutations`` times, the cortex maps spun
+        ``settings.cortex.n_permutations`` times."""
+        return ArrangementDrawsRecord(shift=int(self.setting("null.n_permutations")),
+                                      spin=int(self.setting("cortex.n_permutations")))
 
 
 @dataclass(kw_only=True)

@@ -278,7 +278,7 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
 def _html(rep: LanguageReport, files: dict) -> str:
     esc = html.escape
     s = rep.report
-    m, st, sel = s.model, s.stimuli, s.selection
+    m, st = s.model, s.stimuli
     verdicts = "".join(
         f"<h4>{esc(ly)} ({esc(r.sheet)})</h4><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul>"

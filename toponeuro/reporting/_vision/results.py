@@ -402,8 +402,8 @@ def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> Arran
     """One (layer, hemisphere) comparison's domain arrangement (its ``arrangement`` attrs)
     and the patch-centroid arrangement of its table, JSON-ready
     (:class:`~._kit.report.ArrangementRecord`); ``draws``: the shift and
-    spin nulls' draws (``{"shift": n, "spin": m}``), recorded as ``n_permutations`` and used
-    for the p's text (``p_text``, :func:`arrangement_p_text`)."""
+    spin nulls' draws (``{"shift": n, "spin": m}``; the settings record them), used for the
+    p's text (``p_text``, :func:`arrangement_p_text`)."""
     a = table.attrs.get("arrangement", {})
     out = {
         "spearman": _num(a.get("spearman", np.nan)),
@@ -425,7 +425,7 @@ def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> Arran
     }
     drawn = (None if draws is None else
              ArrangementDrawsRecord(shift=int(draws["shift"]), spin=int(draws["spin"])))
-    return ArrangementRecord(**out, n_permutations=drawn, p_text=arrangement_p_text(
+    return ArrangementRecord(**out, p_text=arrangement_p_text(
         out["p_value"], out["p_shift"], out["p_spin"], drawn))
 
 

@@ -27,6 +27,21 @@ def writer_modules() -> list[Path]:
     return sorted(found + [REPORTING / "_kit" / "page.py", REPORTING / "_kit" / "files.py"])
 
 
+def scan(finder, functions: dict | None = None) -> dict:
+    """``{module: hits}`` of one rule's ``finder`` (a function of a module's source, and of
+    ``only=`` function names) over the package: every writer module whole, and in the other
+    modules of ``reporting/`` the functions ``functions`` names (``{module: names}``). The
+    planted tests call the same ``finder`` on a string."""
+    found = {}
+    for path in writer_modules():
+        if hits := finder(path.read_text(encoding="utf-8")):
+            found[str(path.relative_to(ROOT))] = hits
+    for rel, names in (functions or {}).items():
+        if hits := finder((REPORTING / rel).read_text(encoding="utf-8"), only=names):
+            found[f"reporting/{rel}"] = hits
+    return found
+
+
 def _root(node):
     """The name a chain of attributes, subscripts and calls starts from, and whether it
     passes through an attribute ``summary`` (``res.summary.get``)."""
@@ -56,15 +71,7 @@ def summary_gets(source: str, only: set | None = None) -> list[str]:
 
 
 def test_writers_read_fields_never_summary_get():
-    found = {}
-    for path in writer_modules():
-        hits = summary_gets(path.read_text(encoding="utf-8"))
-        if hits:
-            found[str(path.relative_to(ROOT))] = hits
-    for rel, names in WRITER_FUNCTIONS.items():
-        hits = summary_gets((REPORTING / rel).read_text(encoding="utf-8"), only=names)
-        if hits:
-            found[f"reporting/{rel}"] = hits
+    found = scan(summary_gets, WRITER_FUNCTIONS)
     assert not found, (
         "the report writers read the typed report's fields (toponeuro/reporting/_kit/"
         f"report.py), never the summary dict with a default: {found}")
@@ -118,11 +125,7 @@ def section_keys(source: str) -> list[str]:
 
 
 def test_writers_read_the_typed_sections_by_field():
-    found = {}
-    for path in writer_modules():
-        hits = section_keys(path.read_text(encoding="utf-8"))
-        if hits:
-            found[str(path.relative_to(ROOT))] = hits
+    found = scan(section_keys)
     assert not found, (
         f"the writers read the report's typed sections ({sorted(TYPED_SECTIONS)}) by field "
         f"(toponeuro/reporting/_kit/report.py's records), never by key: {found}")
@@ -186,17 +189,31 @@ def _loop_record(it, target, maps: set) -> str | None:
     return target.id if isinstance(target, ast.Name) else None
 
 
+def _bindings(node: ast.Assign):
+    """``(name, value)`` of each name an assignment binds: ``a = x`` and, element by element,
+    ``a, b = x, y``."""
+    for target in node.targets:
+        if isinstance(target, ast.Name):
+            yield target.id, node.value
+        elif isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                and len(target.elts) == len(node.value.elts):
+            for t, v in zip(target.elts, node.value.elts):
+                if isinstance(t, ast.Name):
+                    yield t.id, v
+
+
 def _aliases(scope) -> tuple[set, set]:
     """The names a function binds to a record (``yours = rep.cortex.your_maps``) and to an
-    entry map (``nulls = r.smoothness_null``)."""
+    entry map (``nulls = r.smoothness_null``), also through a tuple
+    (``yours, nulls = rep.cortex.your_maps, r.smoothness_null``)."""
     records, maps = set(), set()
     for node in ast.walk(scope):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name):
-            if _is_field(node.value, RECORD_FIELDS):
-                records.add(node.targets[0].id)
-            elif _is_field(node.value, ENTRY_MAPS):
-                maps.add(node.targets[0].id)
+        if isinstance(node, ast.Assign):
+            for name, value in _bindings(node):
+                if _is_field(value, RECORD_FIELDS):
+                    records.add(name)
+                elif _is_field(value, ENTRY_MAPS):
+                    maps.add(name)
     return records, maps
 
 
@@ -229,7 +246,7 @@ def entry_reads(source: str, only: set | None = None) -> list[str]:
     (``yours = rep.cortex.your_maps``; ``yours["similarity"]``), and ``c["map_similarity"]``
     inside a loop of ``c`` over ``rep.cortex.hemispheres.items()`` (in every function, or in
     those ``only`` names)."""
-    tree = ast.parse(source)
+    tree = parse(source)
     scopes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))
               and (only is None or getattr(n, "name", None) in only)]
     if only is None:
@@ -256,15 +273,7 @@ def entry_reads(source: str, only: set | None = None) -> list[str]:
 
 
 def test_readers_read_the_entries_by_field():
-    found = {}
-    for path in writer_modules():
-        hits = entry_reads(path.read_text(encoding="utf-8"))
-        if hits:
-            found[str(path.relative_to(ROOT))] = hits
-    for rel, names in READER_FUNCTIONS.items():
-        hits = entry_reads((REPORTING / rel).read_text(encoding="utf-8"), only=names)
-        if hits:
-            found[f"reporting/{rel}"] = hits
+    found = scan(entry_reads, READER_FUNCTIONS)
     assert not found, (
         "the report's readers read its records' entries by field (toponeuro/reporting/_kit/"
         f"entries.py), never by key or .get with a default: {found}")
@@ -305,3 +314,15 @@ def _html(rep, ly, d):
     old = ('def _user_maps(rep):\n'
            '    return rep.cortex.source.get("representation") == "values"\n')
     assert entry_reads(old)
+
+
+def test_a_record_bound_through_a_tuple_is_followed():
+    planted = '''
+def _html(rep, ly, d):
+    yours, nulls = rep.cortex.your_maps, rep.per_layer[ly].smoothness_null
+    q = [r["p_text"] for r in yours["similarity"]] + [nulls[d]["p_value"]]
+    m, n = rep.model, 3
+    return q, m["name"], yours.similarity, nulls[d].p_value
+'''
+    hits = entry_reads(planted)
+    assert sorted(hits) == ["4: nulls[d]['p_value']", "4: yours['similarity']"], hits

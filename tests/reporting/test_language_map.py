@@ -289,6 +289,13 @@ def test_cli_map_language(tiny_lm, lang_csv, tmp_path, capsys):
     # one name per quantity: the draws live in the settings block only (0.5)
     assert not {"n_permutations", "cortex_permutations", "alpha", "patch_min_units",
                 "token_pooling"} & set(summary)
+    # ... nor nested: the definitions, the claims and the selection repeat no setting
+    assert all(not {"n_permutations", "alpha"} & set(d) for d in summary["definitions"].values())
+    for rec in summary["per_layer"].values():
+        assert "alpha" not in rec["label_null"]["organised"]
+        assert "alpha" not in rec["label_null"]["selective"]
+        assert rec["label_null"]["selective"]["n_permutations"] <= 9  # the finite draws
+    assert not {"q_level", "top_k", "smooth_fwhm"} & set(summary["selection"])
     # one name from the flag to summary.json (issue 44)
     settings = summary["settings"]
     assert settings["null"]["n_permutations"] == 9
@@ -488,7 +495,8 @@ def test_language_job_takes_your_cortex_maps(tiny_lm, lang_csv, tmp_path):
     assert rc == 0
     s = json.loads((out / "summary.json").read_text())
     yours = s["cortex"]["your_maps"]
-    assert set(yours["maps"]) == {"verbs", "nouns"} and yours["threshold"] == 1.0
+    assert set(yours["maps"]) == {"verbs", "nouns"} and "threshold" not in yours
+    assert s["settings"]["cortex"]["threshold"] == 1.0  # recorded once, in the settings
     parcels = s["cortex"]["hemispheres"]
     assert "left" in parcels and parcels["left"]["n_regions"] >= 5  # parcels kept
     # the planted maps are the parcels: same extent at threshold 1 (noise sd 0.3: few stray)
@@ -788,7 +796,8 @@ def test_topolm_s_nc_goes_through_the_verb_noun_comparison_from_the_cli(
     assert src["reader"] == "toponeuro.atlases.read_netcdf_map" and src["netcdf"] == str(nc)
     assert s["verb_noun"]["items"]["classes"] == {"noun": 288, "verb": 288}
     fit = s["comparison"]["fits"]["verb-noun|left"]
-    assert fit["hemisphere"] == "left" and fit["cortex_source"].startswith("your map 'verbs'")
+    assert fit["hemisphere"] == "left" and fit["cortex_source"] == (
+        "your map 'verbs' (from cortex.maps)")  # the parameter by its one name
     assert {r["descriptor"] for r in fit["rows"]} >= {"clustering", "smoothness"}
     for f in ("model_vs_cortex_verb-noun_left.png", "cortex_verbs_left.png"):
         assert (out / f).is_file(), f

@@ -200,8 +200,11 @@ def test_map_headline_is_the_one_ruler_with_its_rule_and_table(mapped):
     assert all(r["verdict"] in ("alike", "unlike", "not testable") and r["statistic"]
                for r in entry["rows"])
     assert len(s["ruler"]["comparisons"]) == 2 * len(s["layers"])
-    # the model side carries its interval over stimuli; the cortex side its declared region
-    assert entry["cortex_region"] == "votc" and entry["n_boot"] == 50
+    # the model side carries its interval over stimuli; the cortex side its declared region,
+    # both recorded once, in the settings (issue 44)
+    assert not {"cortex_region", "n_boot"} & set(entry)
+    assert s["settings"]["ruler"]["descriptors"]["cortex_region"] == "votc"
+    assert s["settings"]["ruler"]["descriptors"]["n_boot"] == 50
     clus = [r for r in entry["rows"] if r["descriptor"] == "clustering"]
     assert clus and all(r["model_boot"] == 50 and r["model_lo"] <= r["model_hi"]
                         for r in clus)

@@ -28,8 +28,11 @@ from toponeuro.reporting._kit.report import (
     MapHemisphereRecord,
     MapReport,
     ParcelsRecord,
+    RulerComparisonRecord,
+    RulerRowRecord,
     SimilarityTestRecord,
     VerbNounRecord,
+    YourMapsRecord,
 )
 from toponeuro.reporting._kit.result import JobResult
 
@@ -42,6 +45,12 @@ _COMMON = dict(toponeuro_version="0.5.0", created="2026-12-07T00:00:00+00:00",
                          "cortex": {"n_permutations": 19}})
 
 
+#: a label null's entry as this version writes it (no setting repeated)
+_LABEL_NULL = dict(layer="l", statistic="smoothness", value=0.2, p_positions_null=0.01,
+                   p_label_null=0.3, label_null_mean=0.1, label_null_std=0.05,
+                   organised={"n_permutations": 9}, selective={"n_permutations": 9})
+
+
 def _language_report(**kw):
     from test_summary_schema import _language_summary
 
@@ -50,8 +59,8 @@ def _language_report(**kw):
     s = _language_summary()
     s.pop("job")
     # 0.5's layer record: the verdicts of both nulls and the counts of the headline
-    s["per_layer"]["l"].update(organised="o", label_null={}, n_units_with_data=64,
-                               n_language_units=5)
+    s["per_layer"]["l"].update(organised="o", label_null=dict(_LABEL_NULL),
+                               n_units_with_data=64, n_language_units=5)
     s["cortex"] = CortexReport.from_summary(s["cortex"])
     return LanguageMapReport(**{**s, "headline": "On l, ...", "comparison": fits_summary({}),
                                 "language_units": "u", **kw})
@@ -216,7 +225,7 @@ def test_the_layers_headline_arrangement_and_ruler_are_typed_records():
            "null_shift_mean": 0.0, "null_spin_mean": 0.0, "n_domains": 3, "n_pairs": 3,
            "domains": ["faces", "bodies", "places"], "pairs": [], "model_distances": [],
            "cortex_distances_mm": [], "patch_centroids": {"spearman": None, "n_regions": 0},
-           "n_permutations": {"shift": 9, "spin": 19}, "p_text": "p = 0.300"}
+           "p_text": "p = 0.300"}
     rep = _map_report()
     rep = MapReport.from_summary({**rep.to_summary(), "arrangement": {"l|left": arr},
                                   "headline": {"layer": "l", "rule": "r",
@@ -232,6 +241,8 @@ def test_the_layers_headline_arrangement_and_ruler_are_typed_records():
     assert s["ruler"]["headline"] == {"chosen": False, "rule": "r", "n_eligible": 0,
                                       "n_rows": 0}
     assert "smoothness_label_null" not in s["per_layer"]["l"]  # not drawn: not written
+    # the arrangement's draws: the settings', recorded once (issue 44)
+    assert (rep.arrangement_draws.shift, rep.arrangement_draws.spin) == (9, 19)
     lang = _language_report()
     assert isinstance(lang.per_layer["l"], LanguageLayerRecord)
     assert lang.per_layer["l"].n_language_units == 5
@@ -310,6 +321,16 @@ def test_the_schemas_take_the_typed_report_and_refuse_the_0_4_cortex():
     old = copy.deepcopy(s)
     old["cortex"].update(old["cortex"].pop("hemispheres"))
     assert list(v.iter_errors(old))  # 'left' beside 'atlas' is no longer a cortex key
+    # a setting repeated inside a section: the schema refuses it too (issue 44)
+    for where, repeated in ((("selection",), {"q_level": 0.05}),
+                            (("definitions", "patches"), {"n_permutations": 9}),
+                            (("per_layer", "l", "label_null", "selective"), {"alpha": 0.05})):
+        old = copy.deepcopy(s)
+        node = old
+        for key in where:
+            node = node.setdefault(key, {})
+        node.update(repeated)
+        assert list(v.iter_errors(old)), where
 
 
 def test_both_jobs_return_the_one_result_shape():
@@ -327,20 +348,76 @@ def test_both_jobs_return_the_one_result_shape():
     assert isinstance(res.report, JobReport) and isinstance(lang.report, JobReport)
 
 
-@pytest.mark.parametrize(("record", "entry", "repeated"), [
-    (LabelNullRecord, dict(layer="l", statistic="smoothness", value=0.2, p_positions_null=0.01,
-                           p_label_null=0.3, label_null_mean=0.1, label_null_std=0.05,
-                           organised={}, selective={}), {"n_permutations": 9, "alpha": 0.05}),
-    (VerbNounRecord, dict(items={}, map="t", per_layer={}), {"alpha": 0.05}),
+_COMPARISON = dict(layer="l", hemisphere="left", rows=[], left_out={}, counts={},
+                   model_geometry={}, cortex_geometry={})
+
+
+@pytest.mark.parametrize(("record", "entry", "repeated", "message"), [
+    (LabelNullRecord, _LABEL_NULL, {"n_permutations": 9, "alpha": 0.05},
+     r"'n_permutations' \(now settings.null.n_permutations.*'alpha' \(now settings.null.alpha"),
+    (LabelNullRecord, {**_LABEL_NULL, "selective": {"n_permutations": 9, "alpha": 0.05}}, {},
+     r"\['selective'\].*'alpha' \(now settings.null.alpha; read it with "
+     r"report.setting\('null.alpha'\)"),
+    (VerbNounRecord, dict(items={}, map="t", per_layer={}), {"alpha": 0.05}, "does not know"),
     (ComparisonRecord, dict(layer_rule="l", hemisphere_rule="h", headline_rule="r",
-                            headline=None, headline_row=None, fits={}), {"n_permutations": 9}),
+                            headline=None, headline_row=None, fits={}), {"n_permutations": 9},
+     "does not know"),
+    (RulerComparisonRecord, _COMPARISON, {"n_boot": 50, "cortex_region": "votc"},
+     r"'cortex_region' \(now settings.ruler.descriptors.cortex_region.*'n_boot' \(now "
+     r"settings.ruler.descriptors.n_boot"),
+    (YourMapsRecord, dict(source={}, mesh="fsaverage5", maps={}, similarity=[]),
+     {"threshold": 2.0}, r"'threshold' \(now settings.cortex.threshold"),
 ])
-def test_sections_do_not_repeat_the_settings(record, entry, repeated):
-    """One name per quantity (issue 44): the null's draws and level, and the ruler's draws,
-    are recorded once, under settings; a section that repeats one is a 0.5-dev summary."""
+def test_sections_do_not_repeat_the_settings(record, entry, repeated, message):
+    """One name per quantity (issue 44): the null's draws and level, the ruler's draws,
+    resamples and region, your maps' threshold are recorded once, under settings; a section
+    that repeats one is an older summary, refused naming where the value lives now."""
+    if not repeated:  # the repeat is nested: the entry itself is the older one
+        with pytest.raises(InvalidDataError, match=message):
+            record.from_summary(entry)
+        return
     assert record.from_summary(entry).to_summary() == entry
-    with pytest.raises(InvalidDataError, match="does not know"):
+    with pytest.raises(InvalidDataError, match=message):
         record.from_summary({**entry, **repeated})
+
+
+def test_the_definitions_and_the_selection_do_not_repeat_the_settings():
+    """The statistics' definitions carry their method, not the draws or level they were run
+    at; the language job's selection not TopoLM's q, top_k or smoothing (issue 44)."""
+    from toponeuro.reporting._kit.entries import definitions_entry
+
+    defs = {"patches": {"method": "tdann", "n_permutations": 9, "alpha": 0.05, "null": "p"}}
+    assert definitions_entry(defs) == {"patches": {"method": "tdann", "null": "p"}}
+    s = {**_map_report().to_summary(), "definitions": definitions_entry(defs)}
+    assert MapReport.from_summary(s).definitions == s["definitions"]
+    with pytest.raises(InvalidDataError, match=r"\['definitions'\]\['patches'\].*"
+                                               r"'n_permutations' \(now settings.null"):
+        MapReport.from_summary({**s, "definitions": defs})
+    lang = _language_report(selection={"method": "topolm"}).to_summary()
+    with pytest.raises(InvalidDataError, match=r"selection.*'q_level' \(now settings.units.q"):
+        LanguageMapReport.from_summary({**lang, "selection": {"q_level": 0.05}})
+
+
+def test_one_comparison_record_serves_both_jobs():
+    """D1: the language job's comparisons and the vision ruler's are one record with their
+    own row type; their summary.json entries keep their keys."""
+    from toponeuro.reporting._kit.entries import ComparisonRowsRecord
+
+    assert issubclass(FitRecord, ComparisonRowsRecord)
+    assert issubclass(RulerComparisonRecord, ComparisonRowsRecord)
+    row = dict(descriptor="smoothness", domain="faces", statistic="s", model=0.1, model_p=0.01,
+               model_null="shift", model_draws=99, model_lo=None, model_hi=None, model_boot=0,
+               cortex=0.2, cortex_p=0.02, cortex_null="spin", cortex_draws=99,
+               verdict="alike", reason="r", reference=None)
+    ruler = RulerComparisonRecord.from_summary({**_COMPARISON, "rows": [row]})
+    assert isinstance(ruler.rows[0], RulerRowRecord) and set(ruler.to_summary()) == set(
+        _COMPARISON)
+    fit = FitRecord.from_summary({**_COMPARISON, "title": "t", "comparison": "language",
+                                  "cortex_map": "language", "cortex_source": "s",
+                                  "rows": [dict(descriptor="smoothness", statistic="s",
+                                                model={}, cortex={}, verdict="alike",
+                                                reason="r")]})
+    assert isinstance(fit.rows[0], FitRowRecord) and fit.to_summary()["rows"][0]["reason"] == "r"
 
 
 def test_label_null_entry_leaves_the_settings_out():

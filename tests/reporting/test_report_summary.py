@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from toponeuro.analysis import topography_table
+from toponeuro.exceptions import InvalidDataError
 from toponeuro.reporting._kit.constants import MAP_DOMAINS
 from toponeuro.reporting._kit.report import (
     ArrangementDrawsRecord,
@@ -111,7 +112,12 @@ def test_arrangement_summary_is_json_ready_and_undefined_is_none():
     assert a.domains == ["faces", "bodies", "places"] and a.pairs == []
     assert a.model_distances == [1, 2.5] and a.cortex_distances_mm == [10, None]
     assert a.patch_centroids == PatchCentroidsRecord(spearman=0.25, n_regions=3)
-    assert a.n_permutations is None and "n_permutations" not in a.to_summary()
+    # its draws are the settings' (MapReport.arrangement_draws), not repeated here (issue 44)
+    assert "n_permutations" not in a.to_summary()
+    with pytest.raises(InvalidDataError, match=r"'n_permutations' \(now settings.null."
+                                               r"n_permutations and settings.cortex"):
+        ArrangementRecord.from_summary({**a.to_summary(),
+                                        "n_permutations": {"shift": 9, "spin": 9}})
     assert ArrangementRecord.from_summary(a.to_summary()) == a
     empty = _results.arrangement_summary(_comparison_table({}))
     assert empty.n_domains == 0 and empty.spearman is None and empty.p_text == "not tested"
@@ -123,8 +129,8 @@ def _arrangement(spearman, **kw) -> ArrangementRecord:
              model_distances=[], cortex_distances_mm=[],
              patch_centroids={"spearman": None, "n_regions": 0}, p_text="")
     a.update(kw)
+    drawn = a.pop("draws", None)
     if not a["p_text"]:
-        drawn = a.get("n_permutations")
         a["p_text"] = _words.arrangement_p_text(
             a["p_value"], a["p_shift"], a["p_spin"], drawn and ArrangementDrawsRecord(**drawn))
     return ArrangementRecord(**a)
@@ -166,9 +172,10 @@ def test_the_headline_with_too_few_draws_says_so_not_chance():
     def answer(p, n):
         a = _arrangement(0.6, n_domains=4, n_pairs=6, p_value=p, p_shift=p, p_spin=p,
                          domains=["faces", "bodies", "places", "characters"],
-                         n_permutations={"shift": n, "spin": n})
+                         draws={"shift": n, "spin": n})
         head = MapHeadlineRecord(layer="l4", rule="r", arrangement={"left": a})
-        return headline_parts(head, alpha=0.05)["answers"]["left"]
+        return headline_parts(head, alpha=0.05,
+                              draws=ArrangementDrawsRecord(shift=n, spin=n))["answers"]["left"]
 
     few = answer(0.2, 9)
     assert "too few draws to test at α = 0.05" in few and "chance" not in few

@@ -8,36 +8,74 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .record import _OPTIONAL, _as, _as_each, _Record
+from .record import _OPTIONAL, _as_each, _Record, _refuse_moved, _typed
 
 __all__ = ["SmoothnessNullRecord", "SimilarityTestRecord", "LabelNullRecord",
            "MapHemisphereRecord", "ParcelsRecord", "CortexSourceRecord",
            "PatchCentroidsRecord", "ArrangementDrawsRecord", "YourMapsRecord", "YourSimilarityRecord",
-           "FitRowRecord",
+           "FitRowRecord", "ComparisonRowsRecord", "HeadlineChoiceRecord",
            "FitRecord", "FitHeadlineRecord", "ComparisonRecord", "VerbNounLayerRecord",
-           "VerbNounRecord", "label_null_entry"]
+           "VerbNounRecord", "label_null_entry", "definitions_entry"]
 
-#: the keys of a :class:`~toponeuro.analysis.ContrastTopography`'s ``to_dict`` that the
-#: run's settings record once (``settings.null``): left out of its label-null entries
-_SETTINGS_KEYS = ("n_permutations", "alpha")
+#: the keys a statistic's record repeated from the run's settings -> the setting that records
+#: them once (``settings.null``): left out of ``summary.json``, refused in an older one
+NULL_SETTINGS = {"n_permutations": "null.n_permutations", "alpha": "null.alpha"}
+#: a claim's (:class:`~toponeuro.analysis.TopographyClaim`) level is the run's; its
+#: ``n_permutations`` stays: the finite draws its p rests on (fewer than asked when a draw's
+#: statistic is undefined), the count its sentence gives
+CLAIM_SETTINGS = {"alpha": "null.alpha"}
 
 
 def label_null_entry(contrast, *, claims: bool = True) -> dict:
     """The ``summary.json`` entry of a statistic against both nulls: ``contrast.to_dict()``
     (a :class:`~toponeuro.analysis.ContrastTopography`) without the draws and the level,
-    which the run's ``settings.null`` records once; ``claims=False`` leaves out the
-    organised and selective claims too (the verb - noun map's, said in words beside it).
+    which the run's ``settings.null`` records once (the claims' level too: their
+    :data:`CLAIM_SETTINGS`); ``claims=False`` leaves out the organised and selective claims
+    (the verb - noun map's, said in words beside it).
 
     Examples
     --------
     >>> from types import SimpleNamespace as NS
     >>> ct = NS(to_dict=lambda: {"value": 0.2, "n_permutations": 99, "alpha": 0.05,
-    ...                          "organised": {}, "selective": {}})
-    >>> label_null_entry(ct), label_null_entry(ct, claims=False)
-    ({'value': 0.2, 'organised': {}, 'selective': {}}, {'value': 0.2})
+    ...                          "organised": {"n_permutations": 99, "alpha": 0.05},
+    ...                          "selective": {}})
+    >>> label_null_entry(ct)
+    {'value': 0.2, 'organised': {'n_permutations': 99}, 'selective': {}}
+    >>> label_null_entry(ct, claims=False)
+    {'value': 0.2}
     """
-    drop = _SETTINGS_KEYS + (() if claims else ("organised", "selective"))
-    return {k: v for k, v in contrast.to_dict().items() if k not in drop}
+    drop = tuple(NULL_SETTINGS) + (() if claims else ("organised", "selective"))
+    out = {k: v for k, v in contrast.to_dict().items() if k not in drop}
+    for claim in ("organised", "selective") if claims else ():
+        out[claim] = {k: v for k, v in out[claim].items() if k not in CLAIM_SETTINGS}
+    return out
+
+
+def definitions_entry(definitions: dict) -> dict:
+    """The ``summary.json`` entry of the statistics' definitions (a topography table's
+    ``attrs["definitions"]``: each statistic's attrs): each without the draws and the level
+    it was run at, which the run's ``settings.null`` records once (:data:`NULL_SETTINGS`).
+
+    Examples
+    --------
+    >>> definitions_entry({"patches": {"method": "tdann", "n_permutations": 9, "alpha": 0.05}})
+    {'patches': {'method': 'tdann'}}
+    """
+    return {name: {k: v for k, v in d.items() if k not in NULL_SETTINGS}
+            for name, d in definitions.items()}
+
+
+def check_definitions(definitions: dict) -> None:
+    """Refuse the definitions of an older ``summary.json`` that repeat the null's settings
+    (:data:`NULL_SETTINGS`), naming where each lives now.
+
+    Examples
+    --------
+    >>> check_definitions({"patches": {"method": "tdann"}})  # this version's: accepted
+    """
+    for name, d in definitions.items():
+        if isinstance(d, dict):
+            _refuse_moved(d, NULL_SETTINGS, f"summary['definitions'][{name!r}]")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +156,7 @@ class LabelNullRecord(_Record):
     """
 
     _key = "label_null"
+    _moved = NULL_SETTINGS
 
     layer: str
     statistic: str
@@ -126,9 +165,15 @@ class LabelNullRecord(_Record):
     p_label_null: float | None
     label_null_mean: float | None
     label_null_std: float | None
-    #: the organised (positions null) and selective (label null) claims' records
+    #: the organised (positions null) and selective (label null) claims' records (their
+    #: level is ``settings.null.alpha``; their ``n_permutations`` the finite draws)
     organised: dict
     selective: dict
+
+    def __post_init__(self):
+        for claim in ("organised", "selective"):
+            _refuse_moved(getattr(self, claim), CLAIM_SETTINGS,
+                          f"summary's label null [{claim!r}] ({self.layer}, {self.statistic})")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,11 +199,7 @@ class MapHemisphereRecord(_Record):
     #: pair -> the maps' similarity (None: undefined), and its test
     #: (:class:`SimilarityTestRecord`; a pair without a test is absent)
     map_similarity: dict
-    map_similarity_null: dict
-
-    def __post_init__(self):
-        object.__setattr__(self, "map_similarity_null",
-                           _as_each(SimilarityTestRecord, self.map_similarity_null))
+    map_similarity_null: dict = _typed(SimilarityTestRecord, "each")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -306,31 +347,31 @@ class YourSimilarityRecord(_Record):
 @dataclass(frozen=True, kw_only=True)
 class YourMapsRecord(_Record):
     """Your own language maps beside the parcels (``summary["cortex"]["your_maps"]``): what
-    they were made from, their mesh and threshold, each map's hemispheres
-    (:class:`ParcelsRecord`) and their similarities with their spin tests.
+    they were made from, their mesh, each map's hemispheres (:class:`ParcelsRecord`) and
+    their similarities with their spin tests. Their threshold is the run's
+    ``settings.cortex.threshold`` (``report.setting("cortex.threshold")``), recorded there once.
 
     Examples
     --------
-    >>> y = YourMapsRecord(source={}, mesh="fsaverage5", threshold=2.0, maps={}, similarity=[])
-    >>> y.threshold, YourMapsRecord.from_summary(y.to_summary()) == y
-    (2.0, True)
+    >>> y = YourMapsRecord(source={}, mesh="fsaverage5", maps={}, similarity=[])
+    >>> y.mesh, YourMapsRecord.from_summary(y.to_summary()) == y
+    ('fsaverage5', True)
     """
 
     _key = "your_maps"
+    _moved = {"threshold": "cortex.threshold"}
 
     source: dict
     mesh: str
-    threshold: float | None
     #: map name -> hemisphere -> :class:`ParcelsRecord`
     maps: dict
     #: one :class:`YourSimilarityRecord` per (hemisphere, pair)
-    similarity: list
+    similarity: list = _typed(YourSimilarityRecord, "list")
 
     def __post_init__(self):
+        super().__post_init__()
         object.__setattr__(self, "maps", {name: _as_each(ParcelsRecord, per)
                                           for name, per in self.maps.items()})
-        object.__setattr__(self, "similarity",
-                           [_as(YourSimilarityRecord, r) for r in self.similarity])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -358,10 +399,42 @@ class FitRowRecord(_Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class FitRecord(_Record):
+class ComparisonRowsRecord(_Record):
+    """One model-vs-cortex comparison on the one ruler, both jobs alike: the layer and the
+    hemisphere, the rows (one per descriptor, of the job's row record ``_row_record``:
+    :class:`FitRowRecord`, :class:`~toponeuro.reporting._kit.report.RulerRowRecord`), the
+    descriptors left out and why, the verdicts' counts and both sides' geometries. The
+    draws, resamples and region of the ruler are the run's ``settings.ruler``, recorded there
+    once; each row records the draws it got.
+
+    Examples
+    --------
+    >>> c = ComparisonRowsRecord(layer="l", hemisphere="left", rows=[], left_out={},
+    ...                          counts={"alike": 1}, model_geometry={}, cortex_geometry={})
+    >>> c.counts, ComparisonRowsRecord.from_summary(c.to_summary()) == c
+    ({'alike': 1}, True)
+    """
+
+    #: the record of each row (None: rows kept as given)
+    _row_record = None
+
+    layer: str
+    hemisphere: str
+    #: one ``_row_record`` per descriptor (and domain)
+    rows: list = _typed("_row_record", "list")
+    #: descriptor -> why it was left out
+    left_out: dict
+    #: verdict -> its count
+    counts: dict
+    model_geometry: object
+    cortex_geometry: object
+
+
+@dataclass(frozen=True, kw_only=True)
+class FitRecord(ComparisonRowsRecord):
     """One model-vs-cortex comparison of the language job
-    (``summary["comparison"]["fits"][key]``): the maps compared, their geometries, the
-    verdicts' counts, the descriptors left out and one :class:`FitRowRecord` each.
+    (``summary["comparison"]["fits"][key]``): a :class:`ComparisonRowsRecord` of
+    :class:`FitRowRecord` rows, with its title and the maps compared.
 
     Examples
     --------
@@ -373,27 +446,34 @@ class FitRecord(_Record):
     """
 
     _key = "comparison"
+    _row_record = FitRowRecord
 
     title: str
     #: the comparison's key (``"language"``, ``"verb-noun"``)
     comparison: str
-    layer: str
-    hemisphere: str
     cortex_map: str
     cortex_source: str
-    model_geometry: object
-    cortex_geometry: object
-    #: verdict -> its count; descriptor -> why it was left out
-    counts: dict
-    left_out: dict
-    rows: list
-
-    def __post_init__(self):
-        object.__setattr__(self, "rows", [_as(FitRowRecord, r) for r in self.rows])
 
 
 @dataclass(frozen=True, kw_only=True)
-class FitHeadlineRecord(_Record):
+class HeadlineChoiceRecord(_Record):
+    """What the one headline rule weighed, both jobs alike: the rows it could choose
+    (``n_eligible``) among all (``n_rows``), and the chosen row's evidence (None: none
+    chosen).
+
+    Examples
+    --------
+    >>> HeadlineChoiceRecord(n_eligible=0, n_rows=3).to_summary()
+    {'evidence': None, 'n_eligible': 0, 'n_rows': 3}
+    """
+
+    evidence: float | None = None
+    n_eligible: int
+    n_rows: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class FitHeadlineRecord(HeadlineChoiceRecord):
     """The comparison row the one headline rule chose (``summary["comparison"]
     ["headline_row"]``): its comparison (``fit``), descriptor, verdict and evidence.
 
@@ -414,9 +494,6 @@ class FitHeadlineRecord(_Record):
     statistic: str
     verdict: str
     reason: str
-    evidence: float | None
-    n_eligible: int
-    n_rows: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -442,13 +519,9 @@ class ComparisonRecord(_Record):
     headline_rule: str
     #: the chosen comparison's key and row (None: none eligible)
     headline: str | None
-    headline_row: FitHeadlineRecord | None
+    headline_row: FitHeadlineRecord | None = _typed(FitHeadlineRecord)
     #: ``"comparison|hemisphere"`` -> :class:`FitRecord`
-    fits: dict
-
-    def __post_init__(self):
-        object.__setattr__(self, "headline_row", _as(FitHeadlineRecord, self.headline_row))
-        object.__setattr__(self, "fits", _as_each(FitRecord, self.fits))
+    fits: dict = _typed(FitRecord, "each")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -490,7 +563,4 @@ class VerbNounRecord(_Record):
 
     items: dict
     map: str
-    per_layer: dict
-
-    def __post_init__(self):
-        object.__setattr__(self, "per_layer", _as_each(VerbNounLayerRecord, self.per_layer))
+    per_layer: dict = _typed(VerbNounLayerRecord, "each")

@@ -5,7 +5,7 @@ its fields (:meth:`_Record.to_summary`), and an entry read back becomes the reco
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import field, fields
 
 import numpy as np
 
@@ -15,6 +15,50 @@ __all__ = ["jsonable", "num"]
 
 #: a field whose ``None`` is left out of ``summary.json`` (a section the run did not make)
 _OPTIONAL = {"optional": True}
+
+
+def _typed(record, how: str = "one", *, optional: bool = False, **kw):
+    """A field whose ``summary.json`` entry becomes a ``record`` when the record is made
+    (:meth:`_Record.__post_init__`): ``how`` ``"one"`` (the value), ``"each"`` (each value
+    of a dict) or ``"list"`` (each item of a list); ``record`` may name a class attribute
+    holding the record (a base parameterised by its row type). ``optional``: None is left
+    out of ``summary.json``."""
+    meta = {"record": record, "how": how, **(_OPTIONAL if optional else {})}
+    return field(metadata=meta, **kw)
+
+
+def _type_fields(obj) -> None:
+    """Each :func:`_typed` field of ``obj`` as its record (a ``summary.json`` entry becomes
+    one; a record or None stays)."""
+    for f in fields(obj):
+        rec = f.metadata.get("record")
+        value = getattr(obj, f.name)
+        if rec is None or value is None:
+            continue
+        rec = getattr(obj, rec) if isinstance(rec, str) else rec
+        how = f.metadata["how"]
+        value = (_as(rec, value) if how == "one" else _as_each(rec, value) if how == "each"
+                 else [_as(rec, v) for v in value])
+        object.__setattr__(obj, f.name, value)
+
+
+def _refuse_moved(entry: dict, moved: dict, where: str) -> None:
+    """Refuse an entry of an older ``summary.json`` that still repeats a setting: each key of
+    ``moved`` (key -> the setting's one name) that ``entry`` carries is named with where its
+    value lives now."""
+    there = [k for k in moved if k in entry]
+
+    def now(names):
+        names = (names,) if isinstance(names, str) else names
+        return (" and ".join(f"settings.{n}" for n in names) + "; read it with "
+                + " and ".join(f"report.setting({n!r})" for n in names))
+
+    if there:
+        raise InvalidDataError(
+            f"{where} repeats settings that summary.json records once: "
+            + ", ".join(f"{k!r} (now {now(moved[k])})" for k in there)
+            + ". Fix: read a summary.json written by this toponeuro version, or drop these "
+            "keys: the run's settings block holds their values.")
 
 
 def num(v):
@@ -57,6 +101,12 @@ class _Record:
 
     #: the section's key in ``summary.json`` (for messages)
     _key = "section"
+    #: keys an older ``summary.json`` repeated here -> the setting that records them once
+    #: (an entry still carrying one is refused, naming it)
+    _moved: dict = {}
+
+    def __post_init__(self):
+        _type_fields(self)
 
     def to_summary(self) -> dict:
         """The section's ``summary.json`` entry."""
@@ -102,6 +152,8 @@ def _fields_dict(obj) -> dict:
 def _from_dict(cls, entry: dict, where: str):
     names = {f.name for f in fields(cls)}
     unknown = sorted(set(entry) - names)
+    _refuse_moved(entry, {k: v for k, v in getattr(cls, "_moved", {}).items() if k in unknown},
+                  where)
     if unknown:
         raise InvalidDataError(
             f"{where} has keys that {cls.__name__} does not know: {unknown}; expected only "

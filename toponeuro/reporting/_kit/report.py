@@ -18,7 +18,9 @@ from ...exceptions import InvalidDataError
 from .entries import (
     ArrangementDrawsRecord,
     ComparisonRecord,
+    ComparisonRowsRecord,
     CortexSourceRecord,
+    HeadlineChoiceRecord,
     LabelNullRecord,
     MapHemisphereRecord,
     ParcelsRecord,
@@ -27,8 +29,21 @@ from .entries import (
     SmoothnessNullRecord,
     VerbNounRecord,
     YourMapsRecord,
+    check_definitions,
 )
-from .record import _OPTIONAL, _as, _as_each, _fields_dict, _from_dict, _Record, jsonable, num
+from .record import (
+    _OPTIONAL,
+    _as,
+    _as_each,
+    _fields_dict,
+    _from_dict,
+    _Record,
+    _refuse_moved,
+    _type_fields,
+    _typed,
+    jsonable,
+    num,
+)
 
 __all__ = ["CortexReport", "JobReport", "MapReport", "LanguageMapReport", "ModelRecord",
            "MapStimuliRecord", "LanguageStimuliRecord", "MapLayerRecord", "LanguageLayerRecord",
@@ -129,18 +144,14 @@ class CortexReport(_Record):
     #: :class:`ParcelsRecord`; the job's report makes them records)
     hemispheres: dict = field(default_factory=dict)
     #: what the maps were made from (the vision job: :class:`CortexSourceRecord`)
-    source: CortexSourceRecord | None = field(default=None, metadata=_OPTIONAL)
+    source: CortexSourceRecord | None = _typed(CortexSourceRecord, optional=True, default=None)
     #: the cortex null's measured false-positive rates on the maps' mesh (vision job;
     #: :func:`~toponeuro.analysis.cortex_null_calibration`'s record)
     null_calibration: dict | None = field(default=None, metadata=_OPTIONAL)
     #: your own maps beside the parcels (language job: :class:`YourMapsRecord`)
-    your_maps: YourMapsRecord | None = field(default=None, metadata=_OPTIONAL)
+    your_maps: YourMapsRecord | None = _typed(YourMapsRecord, optional=True, default=None)
 
     _key = "cortex"
-
-    def __post_init__(self):
-        self.source = _as(CortexSourceRecord, self.source)
-        self.your_maps = _as(YourMapsRecord, self.your_maps)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,33 +176,25 @@ class MapLayerRecord(_Record):
     sheet: str
     #: domain -> smoothness (TDANN's), and its positions null (``mean``, ``std``, ``p_value``)
     smoothness: dict
-    smoothness_null: dict
+    smoothness_null: dict = _typed(SmoothnessNullRecord, "each")
     #: domain -> significant patches (all found when no null was drawn), and all found
     n_patches: dict
     n_patches_found: dict
     selective_fraction: dict
     #: pair -> the sheet's map similarity, and its test's entry
     map_similarity: dict
-    map_similarity_null: dict
+    map_similarity_null: dict = _typed(SimilarityTestRecord, "each")
     effective_dimensionality: float
     #: every statistic of the layer in words
     signatures: list
     #: domain -> the label null of its smoothness, of its patch units (None: not drawn)
-    smoothness_label_null: dict | None = field(default=None, metadata=_OPTIONAL)
-    patches_label_null: dict | None = field(default=None, metadata=_OPTIONAL)
+    smoothness_label_null: dict | None = _typed(LabelNullRecord, "each", optional=True,
+                                                default=None)
+    patches_label_null: dict | None = _typed(LabelNullRecord, "each", optional=True,
+                                             default=None)
     #: pair -> the similarity test at random initialisation (None: baseline not computed)
-    map_similarity_random_init: dict | None = field(default=None, metadata=_OPTIONAL)
-
-    def __post_init__(self):
-        # each entry a typed record: SmoothnessNullRecord, SimilarityTestRecord, LabelNullRecord
-        for name, cls in (("smoothness_null", SmoothnessNullRecord),
-                          ("map_similarity_null", SimilarityTestRecord),
-                          ("map_similarity_random_init", SimilarityTestRecord),
-                          ("smoothness_label_null", LabelNullRecord),
-                          ("patches_label_null", LabelNullRecord)):
-            value = getattr(self, name)
-            if value is not None:
-                object.__setattr__(self, name, _as_each(cls, value))
+    map_similarity_random_init: dict | None = _typed(SimilarityTestRecord, "each",
+                                                     optional=True, default=None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,7 +215,8 @@ class LanguageLayerRecord(_Record):
     #: the selective claim (label null) and the organised claim (positions null), in words
     verdict: str
     organised: str
-    label_null: dict
+    #: the S - N map against both nulls (:class:`LabelNullRecord`)
+    label_null: LabelNullRecord = _typed(LabelNullRecord)
     signatures: list
     #: claim -> its verdict record (``morans_i``, ``smoothness``)
     claims: dict
@@ -258,9 +262,14 @@ class ArrangementRecord(_Record):
     ...                       p_text="not tested")
     >>> a.n_domains, "n_permutations" in a.to_summary()
     (2, False)
+
+    Its nulls' draws are the run's ``settings.null.n_permutations`` (the sheet maps shifted)
+    and ``settings.cortex.n_permutations`` (the cortex maps spun), recorded there once
+    (:attr:`MapReport.arrangement_draws`).
     """
 
     _key = "arrangement"
+    _moved = {"n_permutations": ("null.n_permutations", "cortex.n_permutations")}
 
     spearman: float | None
     p_value: float | None
@@ -275,17 +284,9 @@ class ArrangementRecord(_Record):
     model_distances: list
     cortex_distances_mm: list
     #: the patch centroids' arrangement (:class:`PatchCentroidsRecord`)
-    patch_centroids: PatchCentroidsRecord
-    #: the nulls' draws (:class:`ArrangementDrawsRecord`; None: not recorded)
-    n_permutations: ArrangementDrawsRecord | None = field(default=None, metadata=_OPTIONAL)
+    patch_centroids: PatchCentroidsRecord = _typed(PatchCentroidsRecord)
     #: the test's p in words (:func:`~toponeuro.reporting._vision.words.arrangement_p_text`)
     p_text: str
-
-    def __post_init__(self):
-        object.__setattr__(self, "patch_centroids",
-                           _as(PatchCentroidsRecord, self.patch_centroids))
-        object.__setattr__(self, "n_permutations",
-                           _as(ArrangementDrawsRecord, self.n_permutations))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -304,10 +305,7 @@ class MapHeadlineRecord(_Record):
     layer: str
     rule: str
     #: hemisphere -> :class:`ArrangementRecord`
-    arrangement: dict
-
-    def __post_init__(self):
-        object.__setattr__(self, "arrangement", _as_each(ArrangementRecord, self.arrangement))
+    arrangement: dict = _typed(ArrangementRecord, "each")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -349,39 +347,28 @@ class RulerRowRecord(_Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RulerComparisonRecord(_Record):
-    """One (layer, hemisphere) on one ruler (``summary["ruler"]["comparisons"][key]``).
+class RulerComparisonRecord(ComparisonRowsRecord):
+    """One (layer, hemisphere) on one ruler (``summary["ruler"]["comparisons"][key]``): a
+    :class:`~toponeuro.reporting._kit.entries.ComparisonRowsRecord` of
+    :class:`RulerRowRecord` rows. Its region and resamples are the run's
+    ``settings.ruler.descriptors.cortex_region`` and ``.n_boot``, recorded there once.
 
     Examples
     --------
     >>> c = RulerComparisonRecord(layer="l", hemisphere="left", rows=[], left_out={},
-    ...                           counts={}, cortex_region=None, n_boot=0,
-    ...                           model_geometry={}, cortex_geometry={})
+    ...                           counts={}, model_geometry={}, cortex_geometry={})
     >>> RulerComparisonRecord.from_summary(c.to_summary()) == c
     True
     """
 
     _key = "ruler"
-
-    layer: str
-    hemisphere: str
-    #: :class:`RulerRowRecord` per descriptor and domain
-    rows: list
-    #: descriptor -> why it was left out
-    left_out: dict
-    #: verdict -> its count
-    counts: dict
-    cortex_region: object
-    n_boot: int
-    model_geometry: object
-    cortex_geometry: object
-
-    def __post_init__(self):
-        object.__setattr__(self, "rows", [_as(RulerRowRecord, r) for r in self.rows])
+    _row_record = RulerRowRecord
+    _moved = {"cortex_region": "ruler.descriptors.cortex_region",
+              "n_boot": "ruler.descriptors.n_boot"}
 
 
 @dataclass(frozen=True, kw_only=True)
-class RulerHeadlineRecord(_Record):
+class RulerHeadlineRecord(HeadlineChoiceRecord):
     """The ruler's headline (``summary["ruler"]["headline"]``): the row the fixed rule
     chose (``row``; None when none is eligible: "not testable"), where it stands and why.
     ``summary.json`` writes the chosen row's fields beside ``layer`` and ``hemisphere``.
@@ -400,11 +387,8 @@ class RulerHeadlineRecord(_Record):
     chosen: bool
     #: the rule, fixed before any result (:data:`~toponeuro.reporting.HEADLINE_RULE`)
     rule: str
-    n_eligible: int
-    n_rows: int
     layer: str | None = None
     hemisphere: str | None = None
-    evidence: float | None = None
     #: the chosen :class:`RulerRowRecord`
     row: RulerRowRecord | None = None
 
@@ -443,13 +427,8 @@ class RulerRecord(_Record):
     _key = "ruler"
 
     #: ``"layer|hemisphere"`` -> :class:`RulerComparisonRecord`
-    comparisons: dict
-    headline: RulerHeadlineRecord
-
-    def __post_init__(self):
-        object.__setattr__(self, "comparisons",
-                           _as_each(RulerComparisonRecord, self.comparisons))
-        object.__setattr__(self, "headline", _as(RulerHeadlineRecord, self.headline))
+    comparisons: dict = _typed(RulerComparisonRecord, "each")
+    headline: RulerHeadlineRecord = _typed(RulerHeadlineRecord)
 
 
 @dataclass(kw_only=True)
@@ -501,11 +480,14 @@ class JobReport:
     def setting(self, name: str):
         """A recorded setting by its one name, ``"parameter.field"`` (``"null.n_permutations"``,
         ``"null.alpha"``, ``"cortex.n_permutations"``, ``"patches.threshold"``,
-        ``"patches.min_units"``, ``"units.token_pooling"``): the name of the settings
-        field, of the job's messages and of ``summary.json``'s ``settings`` block."""
-        param, _, name_ = name.partition(".")
+        ``"patches.min_units"``, ``"units.token_pooling"``, ``"ruler.descriptors.n_boot"``):
+        the name of the settings field, of the job's messages and of ``summary.json``'s
+        ``settings`` block."""
         try:
-            return self.settings[param][name_]
+            value = self.settings
+            for part in name.split("."):
+                value = value[part]
+            return value
         except (TypeError, KeyError):
             raise InvalidDataError(
                 f"This report records no setting {name!r} (its settings: "
@@ -535,6 +517,8 @@ class JobReport:
             self.per_layer = _as_each(self._layer_record, self.per_layer)
         if self._headline_record is not None:
             self.headline = _as(self._headline_record, self.headline)
+        check_definitions(self.definitions)
+        _type_fields(self)  # the job's own sections
 
     @property
     def hemispheres(self) -> list:
@@ -575,15 +559,18 @@ class MapReport(JobReport):
     random_init_note: str
     #: ``"layer|hemisphere"`` -> the arrangement of the domain centres
     #: (:class:`ArrangementRecord`)
-    arrangement: dict
+    arrangement: dict = _typed(ArrangementRecord, "each")
     #: the one-ruler comparisons and their headline (:func:`~toponeuro.reporting.ruler_summary`;
     #: None: not measured)
-    ruler: RulerRecord | None = field(default=None, metadata=_OPTIONAL)
+    ruler: RulerRecord | None = _typed(RulerRecord, optional=True, default=None)
 
-    def __post_init__(self):
-        super().__post_init__()
-        self.arrangement = _as_each(ArrangementRecord, self.arrangement)
-        self.ruler = _as(RulerRecord, self.ruler)
+    @property
+    def arrangement_draws(self) -> ArrangementDrawsRecord:
+        """The arrangement's two nulls' draws, from the settings that record them once: the
+        sheet maps shifted ``settings.null.n_permutations`` times, the cortex maps spun
+        ``settings.cortex.n_permutations`` times."""
+        return ArrangementDrawsRecord(shift=int(self.setting("null.n_permutations")),
+                                      spin=int(self.setting("cortex.n_permutations")))
 
 
 @dataclass(kw_only=True)
@@ -608,11 +595,14 @@ class LanguageMapReport(JobReport):
     topography_map: str
     language_units: str
     #: the model-vs-cortex comparisons (the fits) and their rules (:class:`ComparisonRecord`)
-    comparison: ComparisonRecord
+    comparison: ComparisonRecord = _typed(ComparisonRecord)
     #: the verb - noun maps (:class:`VerbNounRecord`; None: no verb - noun items were given)
-    verb_noun: VerbNounRecord | None = field(default=None, metadata=_OPTIONAL)
+    verb_noun: VerbNounRecord | None = _typed(VerbNounRecord, optional=True, default=None)
+
+    #: the selection's keys an older ``summary.json`` repeated -> the settings that record them
+    _selection_moved = {"q_level": "units.q", "top_k": "units.top_k",
+                        "smooth_fwhm": "units.smooth_fwhm"}
 
     def __post_init__(self):
         super().__post_init__()
-        self.comparison = _as(ComparisonRecord, self.comparison)
-        self.verb_noun = _as(VerbNounRecord, self.verb_noun)
+        _refuse_moved(self.selection, self._selection_moved, "summary['selection']")

@@ -223,7 +223,7 @@ def _fits(layer, sn_map, cortex, verb_noun, verb_noun_cortex, sn_boot, verb_noun
                 np.asarray(maps[hemi].maps[VERB_NOUN_CORTEX], float), maps[hemi].mesh)
     lang_maps = cortex.maps if cortex.atlas is not None else cortex.user_maps
     source = ("the language parcels (Wolna et al., 2025; S > N, n = 706), fsaverage5"
-              if cortex.atlas is not None else "your map 'language' (cortex_maps)")
+              if cortex.atlas is not None else "your map 'language' (from cortex.maps)")
     model = as_topomap(sn_map, layer=layer, name=f"S-N [{layer}]")
     boot = _boot(sn_boot, layer)
     for hemi in _hemispheres(lang_maps or {}, LANGUAGE_MAP):

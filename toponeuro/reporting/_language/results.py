@@ -28,7 +28,7 @@ from ...analysis import (
     too_few_draws_text,
 )
 from ...exceptions import InputTypeError, InvalidDataError, UnknownNameError
-from .._kit.entries import label_null_entry
+from .._kit.entries import definitions_entry, label_null_entry
 from .._kit.report import (
     CortexReport,
     LanguageLayerRecord,
@@ -329,7 +329,7 @@ def _cortex_summary(cortex, rows: list[dict]) -> CortexReport:
     out = CortexReport(atlas=("language parcels (Wolna et al., 2025; S > N, n = 706) on "
                      "fsaverage5, flat-map coordinates, inflated-mesh neighbours")
            if cortex.atlas is not None else
-           f"your own language map (cortex_maps) on {main_mesh(rows)}",
+           f"your own language map (from cortex.maps) on {main_mesh(rows)}",
            nulls="none: the parcels are one fixed binary map, smooth and patchy "
                     "by construction; a spin test keeps a map's own autocorrelation "
                     "and scattering its values makes any contiguous parcel cluster, so "
@@ -345,7 +345,6 @@ def _cortex_summary(cortex, rows: list[dict]) -> CortexReport:
         out.your_maps = YourMapsRecord(
             source=_jsonable(cortex.source),
             mesh=yours[0]["mesh"],
-            threshold=_num(yours[0]["threshold"]),
             maps={name: {r["hemisphere"]: ParcelsRecord(**{k: _num(r[k]) for k in keep})
                          for r in yours if r["map"] == name}
                   for name in dict.fromkeys(r["map"] for r in yours)},
@@ -443,16 +442,18 @@ def assemble_language(inputs: LanguageInputs, acts, units, topo, cortex, *, verb
                            .items()},
         },
         "layers": layers,
+        # its q, top_k and smooth_fwhm are the run's settings.units, recorded there once
         "selection": {k: _jsonable(units.topolm.attrs.get(k)) for k in
-                      ("method", "statistic", "target", "against", "q_level", "top_k",
-                       "alternative", "smooth_fwhm", "scope", "reference")},
+                      ("method", "statistic", "target", "against", "alternative", "scope",
+                       "reference")},
         "topography_map": ("Welch t of S vs N on the unsmoothed activations (TopoLM's sheet "
                            "smoothing would make any map smooth, so the positions null is "
                            "applied to the unsmoothed map)"),
         "patch_threshold_t": _num(units.threshold),
-        "definitions": _jsonable({**topo.table.attrs["definitions"],
-                                  "morans_i": {k: v for k, v in morans_attrs.items()
-                                               if k not in ("expected", "n_points")}}),
+        "definitions": _jsonable(definitions_entry({
+            **topo.table.attrs["definitions"],
+            "morans_i": {k: v for k, v in morans_attrs.items()
+                         if k not in ("expected", "n_points")}})),
         "language_units": (
             "units of the measured map (the unsmoothed S vs N Welch t) at or above its patch "
             f"threshold t >= {_fmt(units.threshold)}, the smallest t that passes "

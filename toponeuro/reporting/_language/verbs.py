@@ -272,14 +272,14 @@ def verb_noun_cortex(cortex_maps=None, *, cache_dir=None):
     >>> maps = load_cortex_maps({"verbs": {"left": np.linspace(-3, 3, 10242)}})
     >>> cm, source = verb_noun_cortex(maps)
     >>> sorted(cm), source
-    (['left'], "your map 'verbs' (cortex_maps)")
+    (['left'], "your map 'verbs' (from cortex.maps)")
     """
     from ...atlases import load_cortex_maps
     from ...brain import load_topolm_contrast
 
     mine = {h: c for h, c in (cortex_maps or {}).items() if VERB_NOUN_CORTEX in c.maps}
     if mine:
-        return mine, f"your map {VERB_NOUN_CORTEX!r} (cortex_maps)"
+        return mine, f"your map {VERB_NOUN_CORTEX!r} (from cortex.maps)"
     try:
         t = load_topolm_contrast(cache_dir=cache_dir)
     except DownloadError as err:

@@ -136,7 +136,7 @@ def _figures(out: Path, rep: LanguageReport) -> dict:
         for name, vals in cm.maps.items():
             fname = f"cortex_{_safe(name)}_{hemi}.png"
             fig = plot_cortex_map(np.asarray(vals, float), mesh=cm.mesh, hemi=hemi,
-                                  threshold=report.cortex.your_maps.threshold,
+                                  threshold=report.setting("cortex.threshold"),
                                   colorbar_label=name,
                                   title=f"Your map {name!r}, {hemi} hemisphere ({cm.mesh})")
             files[fname] = _savefig(fig, out / fname)
@@ -238,8 +238,8 @@ def _methods(rep: LanguageReport, top_k_text: str, esc) -> str:
         f"{esc(s.setting('units.token_pooling'))}.</li>"
         "<li><b>Language-selective units, as TopoLM defines them</b> "
         f"({esc(str(sel['reference']))}): activations smoothed on the sheet (Gaussian, FWHM "
-        f"{sel['smooth_fwhm']} units), Welch t of S vs N, two-sided p, Benjamini-Hochberg at "
-        f"q = {sel['q_level']} over the units of all layers, and the top {top_k_text} of the "
+        f"{s.setting('units.smooth_fwhm')} units), Welch t of S vs N, two-sided p, "
+        f"Benjamini-Hochberg at q = {s.setting('units.q')} over the units of all layers, and the top {top_k_text} of the "
         "units over all layers.</li>"
         "<li><b>Topography:</b> measured on the S vs N t map of the <i>unsmoothed</i> "
         "activations. Smoothing the activations first (as TopoLM does to select units) makes "
@@ -278,7 +278,7 @@ def _comparison_html(rep: LanguageReport, fig, esc) -> str:
 def _html(rep: LanguageReport, files: dict) -> str:
     esc = html.escape
     s = rep.report
-    m, st, sel = s.model, s.stimuli, s.selection
+    m, st = s.model, s.stimuli
     verdicts = "".join(
         f"<h4>{esc(ly)} ({esc(r.sheet)})</h4><ul>"
         + "".join(f"<li>{esc(t)}</li>" for t in r.signatures) + "</ul>"
@@ -294,7 +294,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
     notes = "" if m.tau else (
         '<div class="note">This model has no TopoLoss (&tau; unset or 0): a non-topographic '
         "baseline. Its sheets are its units in their index order.</div>")
-    top_k = sel["top_k"]
+    top_k = s.setting("units.top_k")
     top_k_text = (f"{top_k:.0%}".replace("%", " %") if isinstance(top_k, float) and top_k < 1
                   else f"{top_k}")
     conds = esc(", ".join(f"{k} {v}" for k, v in st.conditions.items()))
@@ -302,7 +302,7 @@ def _html(rep: LanguageReport, files: dict) -> str:
            f"{st.n_stimuli} items of the Fedorenko et al. (2010) localizer ({conds}), "
            f"{len(s.layers)} layers; toponeuro {esc(s.toponeuro_version)} in "
            f"{s.seconds} s.",
-           f"Units selected by TopoLM's S vs N test (BH q = {sel['q_level']}, top "
+           f"Units selected by TopoLM's S vs N test (BH q = {s.setting('units.q')}, top "
            f"{top_k_text}); topography on the unsmoothed t map, {s.setting('null.n_permutations'):,} draws "
            f"of each null; cortex: {esc(s.cortex.atlas)}."]
 

@@ -18,7 +18,7 @@ import xarray as xr
 from ..._util import dims as D
 from ..._version import __version__
 from .._kit.constants import CORTEX_DOMAINS, MAP_DOMAINS, MAP_PAIRS
-from .._kit.entries import label_null_entry
+from .._kit.entries import definitions_entry, label_null_entry
 from .._kit.report import (
     ArrangementDrawsRecord,
     ArrangementRecord,
@@ -311,7 +311,7 @@ def run_description(inputs: MapInputs, acts, model, *, baseline: bool = False) -
                      "selective-topography claims; one-sided)"),
         "random_init_baseline": baseline,
         "random_init_note": BASELINE_NOTE if baseline else NO_BASELINE_NOTE,
-        "definitions": _jsonable(model.topography.attrs["definitions"]),
+        "definitions": _jsonable(definitions_entry(model.topography.attrs["definitions"])),
     }
 
 
@@ -402,8 +402,8 @@ def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> Arran
     """One (layer, hemisphere) comparison's domain arrangement (its ``arrangement`` attrs)
     and the patch-centroid arrangement of its table, JSON-ready
     (:class:`~._kit.report.ArrangementRecord`); ``draws``: the shift and
-    spin nulls' draws (``{"shift": n, "spin": m}``), recorded as ``n_permutations`` and used
-    for the p's text (``p_text``, :func:`arrangement_p_text`)."""
+    spin nulls' draws (``{"shift": n, "spin": m}``; the settings record them), used for the
+    p's text (``p_text``, :func:`arrangement_p_text`)."""
     a = table.attrs.get("arrangement", {})
     out = {
         "spearman": _num(a.get("spearman", np.nan)),
@@ -425,7 +425,7 @@ def arrangement_summary(table: pd.DataFrame, draws: dict | None = None) -> Arran
     }
     drawn = (None if draws is None else
              ArrangementDrawsRecord(shift=int(draws["shift"]), spin=int(draws["spin"])))
-    return ArrangementRecord(**out, n_permutations=drawn, p_text=arrangement_p_text(
+    return ArrangementRecord(**out, p_text=arrangement_p_text(
         out["p_value"], out["p_shift"], out["p_spin"], drawn))
 
 

@@ -334,7 +334,6 @@ def ruler_summary(comparisons: dict, layers: Sequence[str], alpha: float) -> Rul
         per[f"{layer}|{hemi}"] = RulerComparisonRecord(
             layer=layer, hemisphere=hemi, rows=[_row_entry(r) for r in comp.rows],
             left_out=dict(comp.left_out), counts=comp.counts(),
-            cortex_region=comp.settings.cortex_region, n_boot=int(comp.settings.n_boot),
             model_geometry=comp.model_geometry, cortex_geometry=comp.cortex_geometry)
     pick = choose_headline(comparisons, alpha=alpha, layers=list(layers))
     if pick is not None:

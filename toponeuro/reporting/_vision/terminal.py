@@ -102,7 +102,7 @@ def format_summary(report: MapReport | dict) -> str:
             f", {a.p_text}"
             + ("  <- headline layer" if layer == head else ""))
     if rep.headline.arrangement:
-        parts = headline_parts(rep.headline, rep.setting('null.alpha'))
+        parts = headline_parts(rep.headline, rep.setting('null.alpha'), rep.arrangement_draws)
         lines += ["", "Extra (0.4's headline): " + parts["question"]]
         lines += [f"  {h} hemisphere: {t}" for h, t in parts["answers"].items()]
         lines.append(parts["rule"])

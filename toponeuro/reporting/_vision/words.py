@@ -45,7 +45,7 @@ def cortex_description(source: CortexSourceRecord | dict | None) -> str:
     >>> cortex_description({"representation": "values", "hemispheres": ["left"], "maps": {
     ...     "faces": {"left": {"surface": "lh.v.label.gii", "regions": ["mFus-faces"]}},
     ...     "bodies": {"left": {"surface": "lh.bodies.func.gii"}}}})
-    'your own maps (faces, bodies) on fsaverage5, left hemisphere only, surface maps; bodies: their values as they are (NaN: no data); faces: the regions mFus-faces of a label file, 1 inside and 0 elsewhere'
+    'your own maps (from cortex.maps: faces, bodies) on fsaverage5, left hemisphere only, surface maps; bodies: their values as they are (NaN: no data); faces: the regions mFus-faces of a label file, 1 inside and 0 elsewhere'
     """
     src = _source_record(source)
     hemis = src.hemispheres if src.hemispheres is not None else ["left", "right"]
@@ -63,7 +63,7 @@ def cortex_description(source: CortexSourceRecord | dict | None) -> str:
         said = ([f"{', '.join(values)}: their values as they are (NaN: no data)"] if values
                 else []) + [f"{d}: the regions {' + '.join(r)} of a label file, 1 inside and 0 "
                             "elsewhere" for d, r in rois.items()]
-        return (f"your own maps ({', '.join(files)}) on {src.on_mesh}"
+        return (f"your own maps (from cortex.maps: {', '.join(files)}) on {src.on_mesh}"
                 f"{side}, {how}; {'; '.join(said)}")
     head = "visfAtlas (Rosenke et al., 2021) on fsaverage5" + side
     if src.representation == "proximity":
@@ -80,9 +80,11 @@ def _source_record(source) -> CortexSourceRecord:
         _jsonable(source or {}))
 
 
-def _arrangement_verdict(a: ArrangementRecord, alpha: float) -> str:
+def _arrangement_verdict(a: ArrangementRecord, alpha: float,
+                         draws: ArrangementDrawsRecord | None = None) -> str:
     """The words for one arrangement test: a match, no evidence, or (draws that cannot reach
-    ``alpha``, or no test) no finding at all."""
+    ``alpha``, or no test) no finding at all; ``draws``: its nulls' draws
+    (:attr:`~._kit.report.MapReport.arrangement_draws`; None: unknown)."""
     from ...analysis import can_reject, too_few_draws_text
 
     p = a.p_value
@@ -90,21 +92,22 @@ def _arrangement_verdict(a: ArrangementRecord, alpha: float) -> str:
         return "not tested"
     if p <= alpha:
         return "the arrangement matches beyond both nulls"
-    n = a.n_permutations
-    draws = [] if n is None else [n.shift, n.spin]
-    if draws and not can_reject(min(draws), alpha):  # p is the larger of the two nulls' p
-        return too_few_draws_text(min(draws), alpha)
+    drawn = [] if draws is None else [draws.shift, draws.spin]
+    if drawn and not can_reject(min(drawn), alpha):  # p is the larger of the two nulls' p
+        return too_few_draws_text(min(drawn), alpha)
     return "not distinguishable from chance arrangements"
 
 
-def headline_parts(headline: MapHeadlineRecord, alpha: float) -> dict:
+def headline_parts(headline: MapHeadlineRecord, alpha: float,
+                   draws: ArrangementDrawsRecord | None = None) -> dict:
     """The headline in plain words: ``question``, one ``answer`` per hemisphere and the
     ``rule`` that chose the layer (the report's first screen and the terminal print it).
 
     Counts what is compared on each hemisphere (the domains with a map on both sides, and
     their pairs of centres) and says what a three-domain ρ can show. ``headline`` is the
     report's (:attr:`MapReport.headline`, a :class:`~._kit.report.MapHeadlineRecord`),
-    ``alpha`` its level.
+    ``alpha`` its level, ``draws`` its arrangement's nulls' draws
+    (:attr:`MapReport.arrangement_draws`; None: unknown).
 
     Examples
     --------
@@ -138,7 +141,7 @@ def headline_parts(headline: MapHeadlineRecord, alpha: float) -> dict:
             continue
         text = (f"Spearman ρ = {a.spearman:+.2f} between the {a.n_pairs} centre "
                 f"distances on the sheet and on the cortex, {a.p_text}: "
-                + _arrangement_verdict(a, alpha) + ".")
+                + _arrangement_verdict(a, alpha, draws) + ".")
         if a.n_pairs == 3:
             text += (" With 3 distances ρ can only be −1, −0.5, +0.5 or +1: it says whether "
                      "the three are ranked alike, and if they were ranked at random ρ = +1 "

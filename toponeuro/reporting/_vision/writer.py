@@ -457,7 +457,7 @@ def _html(res: ReportData, files: dict) -> str:
         png_links=", ".join(f'<a href="{esc(k)}">{esc(k)}</a>' for k in files
                             if k.endswith(".png")),
     )
-    parts = headline_parts(rep.headline, rep.setting('null.alpha'))
+    parts = headline_parts(rep.headline, rep.setting('null.alpha'), rep.arrangement_draws)
     answers = "".join(f"<li><b>{esc(h.capitalize())} hemisphere:</b> {esc(t)}</li>"
                       for h, t in parts["answers"].items())
     headline = (_ruler_headline_html(rep)
@@ -563,7 +563,8 @@ def _extra_rows(rep: MapReport, layer: str, hemi: str) -> list:
             arr.domains), "statistic": "Spearman ρ of centre distances",
             "model": f"ρ = {_fmt(arr.spearman)} over {arr.n_pairs} "
                      "distances", "cortex": f"p = {_fmt(p, 2)} (shift and spin nulls)",
-            "verdict": _arrangement_verdict(arr, float(rep.setting('null.alpha')))})
+            "verdict": _arrangement_verdict(arr, float(rep.setting('null.alpha')),
+                                            rep.arrangement_draws)})
     sims = rep.per_layer[layer].map_similarity if layer in rep.per_layer else {}
     for pair, v in sims.items():
         rows.append({"descriptor": "domain similarity (extra)", "domain": pair,

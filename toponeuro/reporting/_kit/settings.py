@@ -101,7 +101,8 @@ def job_settings(job: str, model, default_model: str, old_keywords: Mapping, *,
     :func:`verbose_level`), then their ``record`` (:func:`settings_record` of ``model`` and
     ``settings``): the 0.4 keywords applied and the job's
     defaults of the fields left None filled in (``ruler.n_permutations``: ``ruler_draws``,
-    None: ``null.n_permutations``; ``cortex.threshold``: ``patches.threshold``)."""
+    None: ``null.n_permutations``; ``cortex.threshold``: ``patches.threshold``; the language
+    job's ``ruler.descriptors.cortex_region``: None, the whole hemisphere it compares)."""
     cls = LanguageStimuli if "units" in settings else FlocStimuli
     given = apply_old_keywords(job, old_keywords, {
         "model": model_source(model, default_model), "stimuli": stimuli_spec(stimuli, cls),
@@ -112,6 +113,11 @@ def job_settings(job: str, model, default_model: str, old_keywords: Mapping, *,
     if given["cortex"].threshold is None:
         given["cortex"] = dataclasses.replace(given["cortex"],
                                               threshold=given["patches"].threshold)
+    if cls is LanguageStimuli and given["ruler"].descriptors.cortex_region is not None:
+        # the language job compares whole hemispheres: record the region it runs on
+        ruler = given["ruler"]
+        given["ruler"] = dataclasses.replace(
+            ruler, descriptors=dataclasses.replace(ruler.descriptors, cortex_region=None))
     recorded = {k: v for k, v in given.items() if k not in ("stimuli", "verbose")}
     return {**given, "record": settings_record(**recorded)}
 

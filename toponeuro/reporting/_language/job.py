@@ -327,8 +327,8 @@ class _LanguageJob(JobStages):
         # checked before the model
         self.yours = read_cortex_inputs(dataclasses.replace(cortex, maps=bare_netcdf(cortex.maps)))
         self.fwd = {"batch_size": extraction.batch_size, "device": extraction.device}  # extract()'s
-        # the ruler on whole hemispheres
-        self.rs = dataclasses.replace(ruler.descriptors, cortex_region=None)
+        # the ruler on whole hemispheres (job_settings set cortex_region=None)
+        self.rs = ruler.descriptors
 
     def model(self) -> None:
         self.net = load_job_model(self.src)

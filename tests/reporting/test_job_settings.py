@@ -111,3 +111,17 @@ def test_a_settings_parameter_of_another_kind_is_refused_at_the_call(call, tmp_p
             with pytest.raises(InputTypeError, match=r"^null=5 is not a NullSettings"):
                 getattr(R, call)(null=5, n_permutations=9, **kwargs)
     assert not (tmp_path / "o").exists()
+
+
+def test_the_language_job_records_the_whole_hemisphere_it_compares():
+    """The language job's ruler runs on whole hemispheres: its record says so (not the
+    vision job's default region, 'votc'); the vision job keeps its region."""
+    defaults = {"null": S.NullSettings(), "patches": S.PatchRule(), "cortex": S.CortexInput(),
+                "ruler": S.RulerRun(), "extraction": S.Extraction()}
+    vision = job_settings("run_map", "m.v1", "x", {}, ruler_draws=None, **defaults)
+    assert vision["ruler"].descriptors.cortex_region == "votc"
+    assert vision["record"]["ruler"]["descriptors"]["cortex_region"] == "votc"
+    lang = job_settings("run_language_map", "m.v1", "x", {}, ruler_draws=None,
+                        units=S.LanguageUnits(), **defaults)
+    assert lang["ruler"].descriptors.cortex_region is None
+    assert lang["record"]["ruler"]["descriptors"]["cortex_region"] is None

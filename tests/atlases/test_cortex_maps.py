@@ -297,6 +297,8 @@ def test_maps_on_two_meshes_and_unknown_sizes_are_refused_naming_the_fix(tmp_pat
 def _cli_error(argv, capsys, monkeypatch):
     """``toponeuro map ARGV``'s stderr; the model must never be loaded (maps fail first)."""
     import toponeuro.models
+    import toponeuro.reporting  # noqa: F401 - imported before the patch: a module first
+    import toponeuro.training  # noqa: F401 - imported under it would keep ``never`` for good
     from toponeuro.cli import main
 
     def never(*a, **k):

@@ -362,6 +362,8 @@ def test_a_missing_file_is_reported_before_the_model_is_loaded(tmp_path, monkeyp
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")
 
+    import toponeuro.reporting  # noqa: F401 - imported before the patch:
+    import toponeuro.training  # noqa: F401 - a first import under it keeps it
     monkeypatch.setattr(toponeuro.models, "load_model", never)
     ok = _gii(tmp_path / "lh.faces.gii", _blob("left", _face_vertex("left")))
     with pytest.raises(MissingFileError, match="rh.faces.gii"):
@@ -489,6 +491,8 @@ def test_both_jobs_take_cortex_maps_as_python_objects(job, tmp_path, monkeypatch
     def stop(*a, **k):
         raise _ModelReached
 
+    import toponeuro.reporting  # noqa: F401 - imported before the patch:
+    import toponeuro.training  # noqa: F401 - a first import under it keeps it
     monkeypatch.setattr(toponeuro.atlases, "load_cortex_maps", spy)
     monkeypatch.setattr(toponeuro.models, "load_model", stop)
     with warnings.catch_warnings(), pytest.raises(_ModelReached):
@@ -534,6 +538,8 @@ def test_a_wrong_object_is_refused_by_both_jobs_before_the_model(job, tmp_path, 
     def never(*a, **k):
         raise AssertionError("the model was loaded before the cortex maps were checked")
 
+    import toponeuro.reporting  # noqa: F401 - imported before the patch:
+    import toponeuro.training  # noqa: F401 - a first import under it keeps it
     monkeypatch.setattr(toponeuro.models, "load_model", never)
     name = "faces" if job == "run_map" else "verbs"
     run = getattr(reporting, job)

@@ -583,6 +583,8 @@ def test_map_rejects_bad_null_settings(tmp_path, capsys, monkeypatch, flag, valu
     import toponeuro.models
 
     loaded = []
+    import toponeuro.reporting  # noqa: F401 - imported before the patch:
+    import toponeuro.training  # noqa: F401 - a first import under it keeps it
     monkeypatch.setattr(toponeuro.models, "load_model", lambda *a, **k: loaded.append(a))
     folder = _fake_floc(tmp_path / "f", [1])
     err = _assert_clean_error(["map", "--stimuli", str(folder), "--out", str(tmp_path / "m"),

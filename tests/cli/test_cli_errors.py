@@ -198,6 +198,8 @@ def test_no_case_reaches_a_slow_step(paths, capsys, monkeypatch):
     import toponeuro.models
 
     loaded = []
+    import toponeuro.reporting  # noqa: F401 - imported before the patch:
+    import toponeuro.training  # noqa: F401 - a first import under it keeps it
     monkeypatch.setattr(toponeuro.models, "load_model", lambda *a, **k: loaded.append(a))
     for case in CASES:
         if case[0].startswith("map-") and case[0] not in (

@@ -98,6 +98,8 @@ def no_model(monkeypatch):
     def loaded(*a, **k):
         raise _Loaded
 
+    import toponeuro.reporting  # noqa: F401 - imported before the patch:
+    import toponeuro.training  # noqa: F401 - a first import under it keeps it
     monkeypatch.setattr(toponeuro.models, "load_model", loaded)
 
 

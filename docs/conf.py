@@ -128,6 +128,35 @@ if _stale:
     _SIGNATURE_FILE.parent.mkdir(parents=True, exist_ok=True)
     _SIGNATURE_FILE.write_text(_signature, encoding="utf-8")
 
+def _prepare_gallery() -> list[dict]:
+    """Fill the null cache (``$TOPONEURO_NULL_CACHE``, else ``$TOPONEURO_DATA/nulls``: the
+    folder every tutorial's job reads) with the cortex side of the three tutorials that run
+    a job, with their settings: ``plot_quickstart.py`` (``run_map``, 200 draws of each null),
+    ``plot_language_map.py`` (``run_language_map``, 200 draws) and
+    ``plot_fslr_language_map.py`` (TopoLM's fs_LR map as a cortex map, 99 draws). Each
+    tutorial then reads its cortex side instead of drawing it; their numbers are the same.
+
+    Run when ``TOPONEURO_DOCS_PREPARE=1``: ``toponeuro.prepare`` computes the model side
+    too: it moves time out of the tutorials' pages but never shortens the build (on an
+    empty cache it adds the model sides; on a kept cache the tutorials read their cortex
+    side anyway), so it is off by default (docs/changelog.rst, 0.5.0, "Lighter imports").
+    """
+    from toponeuro.settings import CortexInput, NullSettings
+    from toponeuro.tutorial import tutorial_topolm_contrast
+
+    verbs = tutorial_topolm_contrast()  # the tutorial's map (or its offline stand-in)
+    return [
+        toponeuro.prepare("map", cortex=CortexInput(n_permutations=200),
+                          null=NullSettings(n_permutations=200), verbose=0),
+        toponeuro.prepare("language", null=NullSettings(n_permutations=200), verbose=0),
+        toponeuro.prepare("language", cortex=CortexInput(maps={"verbs": verbs}, threshold=2.0),
+                          null=NullSettings(n_permutations=99), verbose=0),
+    ]
+
+
+if os.environ.get("TOPONEURO_DOCS_PREPARE") == "1":
+    _prepare_gallery()
+
 sphinx_gallery_conf = {
     "examples_dirs": ["../tutorials"],
     "gallery_dirs": ["auto_tutorials"],

@@ -49,7 +49,7 @@ from ._util.frozen import record_value
 from ._util.frozen import set_checked as _set
 from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
 from .analysis import RulerSettings
-from .exceptions import InputTypeError, ParameterError, UnknownNameError, close_matches
+from .exceptions import DeviceError, InputTypeError, ParameterError, UnknownNameError, close_matches
 from .features import extract as _extract
 
 __all__ = [
@@ -342,11 +342,11 @@ class Extraction:
 
     def __post_init__(self):
         from ._util.device import check_device
-        from .exceptions import DeviceError
 
         _set(self, "batch_size", check_int(self.batch_size, "extraction.batch_size", lo=1))
-        try:
-            check_device(self.device)
+        try:  # "cpu", the default made at import time, is always there: no torch to import
+            if not (isinstance(self.device, str) and self.device == "cpu"):
+                check_device(self.device)
         except DeviceError as err:
             raise DeviceError(str(err).replace("device=", "extraction.device=")) from None
         _set(self, "device", str(self.device))

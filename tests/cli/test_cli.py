@@ -67,6 +67,28 @@ def test_bare_command_prints_help_and_exits_2(capsys):
         assert name in err
 
 
+def test_help_imports_neither_torch_nor_scipy_stats():
+    """``toponeuro --help`` and ``toponeuro map --help`` read the settings and the jobs'
+    defaults (toponeuro.settings, toponeuro.analysis, toponeuro.reporting) without torch or
+    scipy.stats: the model is loaded, and scipy.stats used, only when a job runs."""
+    import subprocess
+    import sys
+
+    code = (
+        "import contextlib, io, sys\n"
+        "from toponeuro.cli import main\n"
+        "for argv in (['--help'], ['map', '--help'], ['map', '--language', '--help']):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "        main(argv)\n"
+        "assert {'toponeuro.settings', 'toponeuro.analysis', 'toponeuro.reporting'} <= set("
+        "sys.modules), sorted(m for m in sys.modules if m.startswith('toponeuro.'))\n"
+        "print(sorted({'torch', 'scipy.stats', 'toponeuro.training'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def test_every_command_is_covered():
     assert {w[0] for w in COMMANDS} == set(cli.COMMANDS)
     assert ("brainscore", "export") in COMMANDS and ("brainscore", "score") in COMMANDS

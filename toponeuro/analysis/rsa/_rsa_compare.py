@@ -14,7 +14,6 @@ from numbers import Integral, Real
 from types import MappingProxyType
 
 import numpy as np
-import scipy.stats
 import xarray as xr
 
 from ..._util import dims as D
@@ -100,6 +99,8 @@ def _tie_pairs(v):
 def _kendall_tau_b(a, b):
     if _constant(a) or _constant(b):
         return np.nan
+    import scipy.stats  # on first use: `import toponeuro.analysis` stays light
+
     return float(scipy.stats.kendalltau(a, b).statistic)
 
 

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.spatial import procrustes
 from scipy.spatial.distance import pdist
-from scipy.stats import spearmanr
 
 from ..._io import null_cache as _null_cache
 from ..._util.constraints import MAPPING, ArrayLike
@@ -125,6 +124,8 @@ def arrangement_similarity(centroids_a, centroids_b) -> dict:
         return out
     da, db = pdist(a), pdist(b)
     if np.ptp(da) > 0 and np.ptp(db) > 0:
+        from scipy.stats import spearmanr  # on first use: scipy.stats is a heavy import
+
         res = spearmanr(da, db)
         out["spearman"], out["spearman_p"] = float(res.statistic), float(res.pvalue)
     dim = max(a.shape[1], b.shape[1])

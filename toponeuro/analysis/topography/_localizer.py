@@ -14,7 +14,6 @@ import warnings
 
 import numpy as np
 import xarray as xr
-from scipy import stats
 
 from ..._util import dims as D
 from ..._util.docs import fill_doc
@@ -154,6 +153,8 @@ def language_profile(
     sizes = np.zeros((len(layers), 2), dtype=int)
     n_units = np.zeros(len(layers), dtype=int)
     dice, chance, pval = (np.full(len(layers), np.nan) for _ in range(3))
+    from scipy import stats  # on first use: scipy.stats is a heavy import
+
     for i, ly in enumerate(layers):
         in_layer = unit_layer == ly
         n_units[i] = int(in_layer.sum())

@@ -11,7 +11,6 @@ from numbers import Real
 
 import numpy as np
 import xarray as xr
-from scipy import stats
 
 from ..._util import dims as D
 from ..._util.constraints import ArrayLike
@@ -628,6 +627,8 @@ def language_selectivity(
     if smooth_fwhm is not None:
         x = _smooth_on_sheet(activations, x, smooth_fwhm)
     t, df = welch_t(x[t_mask], x[a_mask], return_df=True)
+    from scipy import stats  # on first use: scipy.stats is a heavy import
+
     if alternative == "greater":
         p = stats.t.sf(t, df)
     elif alternative == "less":

@@ -21,7 +21,6 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
-from ... import training  # noqa: F401 - registers how its checkpoints are rebuilt
 from ..._util.constraints import Names
 from ..._util.params import Boolean, InstanceOf, Interval, PathLike, Text
 from ...settings import CortexInput, Extraction, ModelSource, NullSettings, PatchRule, RulerRun
@@ -228,7 +227,8 @@ def load_job_model(src: ModelSource):
 
     A ``toponeuro train`` checkpoint is read by the reader :mod:`toponeuro.training`
     registers with the models package (:func:`toponeuro.models.register_checkpoint_reader`)
-    when it is imported: the jobs read such checkpoints, so this module imports it.
+    when it is imported: the jobs read such checkpoints, so this function imports it (here,
+    not at the top: importing :mod:`toponeuro.reporting` stays free of torch).
 
     Parameters
     ----------
@@ -244,6 +244,7 @@ def load_job_model(src: ModelSource):
     --------
     >>> net = load_job_model(ModelSource("toponet_demo.v2_tau_50"))  # doctest: +SKIP
     """
+    from ... import training  # noqa: F401 - registers how its checkpoints are rebuilt
     from ...models import load_model
 
     return load_model(src.name, checkpoint=src.checkpoint, trust_checkpoint=src.trust_checkpoint)

@@ -395,7 +395,7 @@ def extract_no_stimuli(tmp):
     return lambda: extract(_demo(), [], ["fc"], progress=False)
 
 
-@case(ValueError, E.InvalidDataError, "a.png", "pass a list")
+@case(TypeError, E.InputTypeError, "stimuli=", "a.png", "Pass a list")
 def extract_single_path(tmp):
     return lambda: extract(_demo(), str(_png(tmp / "a.png")), ["fc"], progress=False)
 
@@ -445,7 +445,7 @@ def extract_dict_stimulus(tmp):
     return lambda: extract(_demo(), [{"a": 1}], ["fc"], progress=False)
 
 
-@case(ValueError, E.InvalidDataError, "iterable", "")
+@case(TypeError, E.InputTypeError, "stimuli=3.5", "a list of stimuli", "got a float")
 def extract_not_iterable(tmp):
     return lambda: extract(_demo(), 3.5, ["fc"], progress=False)
 

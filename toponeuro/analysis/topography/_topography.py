@@ -169,6 +169,8 @@ SMOOTHNESS_METHODS = ("tdann",)
 _ALL_PAIRS_MAX = 1000
 #: pair differences (draws x pairs) below which the samples are not shared among threads
 _THREAD_MIN_PAIRS = 20_000_000
+#: points per sample below which the samples' pairs are not binned on several threads
+_THREAD_MIN_POINTS = 200
 
 
 @functools.lru_cache(maxsize=2)
@@ -212,26 +214,48 @@ class _SmoothnessKernel:
             return
         samples = _samples(tm, valid, n_samples, sample_size, rng)
         graph_d = _graph_pair_distances(tm, samples, self.edges[-1])
-        for k, idx in enumerate(samples):
+
+        def pairs(k):
             d = (graph_d[k] if graph_d is not None
-                 else _pair_distances(tm, idx, limit=self.edges[-1]))
-            ii, jj = _triu(idx.size)
-            keep = np.flatnonzero(np.isfinite(d) & (d <= self.edges[-1]))
-            b = np.minimum((d[keep] * (nb / self.edges[-1])).astype(np.intp), nb - 1)
-            # the same stable order, by numpy's radix sort of small keys (O(n))
-            key = (b.astype(np.uint8) if nb <= 2**8 else b.astype(np.uint16) if nb <= 2**16
-                   else b)
-            order = np.argsort(key, kind="stable")
-            counts = np.bincount(b, minlength=nb)
-            b = np.repeat(np.arange(nb), counts)  # == b[order]
-            pick = keep[order]
-            ii, jj = ii[pick], jj[pick]
-            # the sample's points, and its pairs as positions within the sample
-            self.samples.append((idx, (ii, jj), b, counts))
-            # within a bin the pairs keep the row-major order, so ``ii`` runs in long
-            # stretches of one point: rebuilt by np.repeat, twice as fast as a gather
-            first = np.flatnonzero(np.diff(ii, prepend=-1)) if ii.size else ii
-            self.runs.append((ii[first], np.diff(first, append=ii.size)))
+                 else _pair_distances(tm, samples[k], limit=self.edges[-1]))
+            return self._binned_pairs(samples[k], d, nb)
+
+        if (len(samples) > 1 and samples[0].size >= _THREAD_MIN_POINTS
+                and (n_threads := _n_threads()) > 1):
+            # the samples are drawn above; each one's pairs are its own (numpy and scipy
+            # release the GIL in these loops), kept in the samples' order
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(n_threads, len(samples))) as pool:
+                done = list(pool.map(pairs, range(len(samples))))
+        else:
+            done = [pairs(k) for k in range(len(samples))]
+        self.samples = [sample for sample, _ in done]
+        self.runs = [runs for _, runs in done]
+
+    def _binned_pairs(self, idx, d, nb):
+        """Sample ``idx``'s pairs within the last edge, ordered by distance bin (stably),
+        and its ``ii`` as runs; ``d`` are the sample's condensed pair distances."""
+        top = self.edges[-1]
+        ii, jj = _triu(idx.size)
+        keep = np.flatnonzero(np.isfinite(d) & (d <= top))
+        # the bin of each kept pair (d <= top, so at most nb before the minimum)
+        if nb < 2**8:
+            b = np.minimum((d[keep] * (nb / top)).astype(np.uint8), nb - 1)
+        else:
+            b = np.minimum((d[keep] * (nb / top)).astype(np.intp), nb - 1)
+            b = b.astype(np.uint16) if nb <= 2**16 else b
+        # the same stable order, by numpy's radix sort of small keys (O(n))
+        order = np.argsort(b, kind="stable")
+        counts = np.bincount(b, minlength=nb)
+        pick = keep[order]
+        ii, jj = ii[pick], jj[pick]
+        # within a bin the pairs keep the row-major order, so ``ii`` runs in long
+        # stretches of one point: rebuilt by np.repeat, twice as fast as a gather
+        first = np.flatnonzero(np.diff(ii, prepend=-1)) if ii.size else ii
+        # the sample's points, its pairs as positions within the sample, their bins
+        return ((idx, (ii, jj), np.repeat(np.arange(nb), counts), counts),
+                (ii[first], np.diff(first, append=ii.size)))
 
     def _grid_offsets(self, shape, nb):
         h, w = shape

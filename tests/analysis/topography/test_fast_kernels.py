@@ -139,7 +139,7 @@ def _old_sample_profiles(kernel, values):
 
 @pytest.mark.parametrize("offset", [0.0, 1e7])
 def test_sampled_smoothness_profiles_are_the_old_ones(offset):
-    from toponeuro.analysis.topography._topography import _SmoothnessKernel
+    from toponeuro.analysis.topography._smoothness_kernel import _SmoothnessKernel
 
     pts, _ = _sphere(3000)
     rng = np.random.default_rng(4)
@@ -182,7 +182,7 @@ def test_sampled_smoothness_profiles_of_a_sheet_are_the_old_ones():
     """The language job's case: 500 of a 32 x 48 sheet's units per sample, one draw at a time."""
     from scipy.ndimage import gaussian_filter
 
-    from toponeuro.analysis.topography._topography import _SmoothnessKernel
+    from toponeuro.analysis.topography._smoothness_kernel import _SmoothnessKernel
 
     rng = np.random.default_rng(5)
     tm = as_topomap(gaussian_filter(rng.standard_normal((32, 48)), 2))
@@ -198,7 +198,7 @@ def test_sampled_smoothness_profiles_of_a_sheet_are_the_old_ones():
 
 def test_smoothness_profiles_the_observed_map_once(monkeypatch):
     from toponeuro.analysis import smoothness
-    from toponeuro.analysis.topography._topography import _SmoothnessKernel
+    from toponeuro.analysis.topography._smoothness_kernel import _SmoothnessKernel
 
     calls = []
     profiles = _SmoothnessKernel.profiles

@@ -58,3 +58,25 @@ def test_overlay_loads_and_topoloss_is_lower_with_tau():
         with torch.no_grad():
             values[name] = float(loss(m))
     assert values["toponet_lm_demo.tau_1"] < values["toponet_lm_demo.tau_0"]
+
+
+def test_an_overlay_is_built_once_with_its_base_weights_and_its_own(monkeypatch):
+    import transformers
+
+    built = []
+    init = transformers.BertModel.__init__
+    monkeypatch.setattr(transformers.BertModel, "__init__",
+                        lambda self, *a, **k: built.append(1) or init(self, *a, **k))
+    m = create_model("toponet_lm_demo.tau_1", pretrained=True)
+    assert len(built) == 1  # the base's model, the overlay laid into it (before: twice)
+    from toponeuro.models import package_file
+
+    own = torch.load(package_file(model_card("toponet_lm_demo.tau_1").package_path),
+                     weights_only=True)
+    state = m.state_dict()
+    assert all(torch.equal(state[k], v.to(state[k].dtype)) for k, v in own.items())
+    # builder arguments of its own: built for them, not the base's model
+    built.clear()
+    small = create_model("toponet_lm_demo.tau_1", pretrained=True, size="full")
+    assert len(built) == 2 and torch.equal(small.state_dict()[next(iter(own))],
+                                           state[next(iter(own))])

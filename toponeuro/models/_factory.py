@@ -168,9 +168,15 @@ def create_model(
         fmt = card.checkpoint_format if card.checkpoint_format != "package" else "state_dict"
         state = load_weights(path, fmt, trust_checkpoint=trust_checkpoint)
         if card.base_model:
-            state, check = _overlay(card, state, path, check, cache_dir)
-        # built after the file is found, checked and read: a bad file fails fast
-        model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
+            state, check, model = _overlay(card, state, path, check, cache_dir)
+            base_card, base_builder = _lookup(card.base_model)
+            if (builder_kwargs or base_builder is not builder
+                    or dict(base_card.builder_kwargs) != dict(card.builder_kwargs)):
+                model = None  # not built as the base was: built below
+        # built after the file is found, checked and read: a bad file fails fast (an
+        # overlay's model is its base's, built once, the overlay's state loaded into it)
+        if model is None:
+            model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
         _load_state(model, state, name, path)
     else:
         model = builder(**{**dict(card.builder_kwargs), **builder_kwargs})
@@ -182,7 +188,8 @@ def create_model(
 
 
 def _overlay(card: ModelCard, state: Mapping, path: Path, check: str, cache_dir):
-    """The base's released state dict with ``state`` (some of its parameters) laid over it."""
+    """The base's released state dict with ``state`` (some of its parameters) laid over it,
+    the check, and the base model (built with the base card's builder and arguments)."""
     base = create_model(card.base_model, pretrained=True, cache_dir=cache_dir)
     if card.base_sha256 and base.weights_sha256 != card.base_sha256.lower():
         raise ChecksumError(
@@ -208,7 +215,7 @@ def _overlay(card: ModelCard, state: Mapping, path: Path, check: str, cache_dir)
     return full, (
         f"{check}; laid over {card.base_model!r} ({len(state)} of {len(full)} tensors), "
         f"whose {base.weights_check}"
-    )
+    ), base
 
 
 def _check_local(path: Path, sha: str, card: ModelCard, official: bool) -> str:

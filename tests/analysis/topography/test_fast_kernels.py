@@ -139,7 +139,7 @@ def _old_sample_profiles(kernel, values):
 
 @pytest.mark.parametrize("offset", [0.0, 1e7])
 def test_sampled_smoothness_profiles_are_the_old_ones(offset):
-    from toponeuro.analysis.topography._topography import _SmoothnessKernel
+    from toponeuro.analysis.topography._smoothness_kernel import _SmoothnessKernel
 
     pts, _ = _sphere(3000)
     rng = np.random.default_rng(4)
@@ -176,3 +176,37 @@ def test_surface_smoothers_of_one_mesh_share_its_index_arrays():
     assert np.array_equal(desc._surface_smoother(b, 5.0)(draws),
                           _old_surface_smoother(b, 5.0)(draws), equal_nan=True)
     assert (base.data > 0).all()  # b's missing points are zeroed in b's copy, not the mesh's
+
+
+def test_sampled_smoothness_profiles_of_a_sheet_are_the_old_ones():
+    """The language job's case: 500 of a 32 x 48 sheet's units per sample, one draw at a time."""
+    from scipy.ndimage import gaussian_filter
+
+    from toponeuro.analysis.topography._smoothness_kernel import _SmoothnessKernel
+
+    rng = np.random.default_rng(5)
+    tm = as_topomap(gaussian_filter(rng.standard_normal((32, 48)), 2))
+    kernel = _SmoothnessKernel(tm, tm.finite, 4, 500, 10, None, np.random.default_rng(2))
+    first, length = kernel.runs[0]
+    assert np.array_equal(np.repeat(first, length), kernel.samples[0][1][0])
+    draws = tm.values[np.argsort(rng.random((25, tm.n)), axis=1)]
+    draws[3, 100:140] = np.nan
+    new, old = kernel.profiles(draws), _old_sample_profiles(kernel, draws)
+    assert np.array_equal(new, old, equal_nan=True)
+    assert not np.array_equal(new[0], new[1])
+
+
+def test_smoothness_profiles_the_observed_map_once(monkeypatch):
+    from toponeuro.analysis import smoothness
+    from toponeuro.analysis.topography._smoothness_kernel import _SmoothnessKernel
+
+    calls = []
+    profiles = _SmoothnessKernel.profiles
+    monkeypatch.setattr(_SmoothnessKernel, "profiles",
+                        lambda self, v: calls.append(len(v)) or profiles(self, v))
+    rng = np.random.default_rng(6)
+    tm = as_topomap(rng.standard_normal((40, 40)))
+    res = smoothness(tm, n_permutations=9, random_state=0)
+    assert calls == [1, 9]  # the observed map, then the draws: not the observed map again
+    kernel = _SmoothnessKernel(tm, tm.finite, 20, 500, 10, None, np.random.default_rng(0))
+    assert float(res["score"]) == float(kernel(tm.values[None, :])[0])

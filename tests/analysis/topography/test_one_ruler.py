@@ -208,3 +208,40 @@ def test_patches_and_similarity_run_on_free_positions():
     with pytest.raises(ToponeuroError, match="Delaunay"):
         morans_i(tm, n_permutations=0)  # rook weights are a grid's
     assert morans_i(tm, weights="graph", n_permutations=0).statistic > 0.8
+
+
+def test_model_results_of_one_model_against_two_cortices_are_the_same_numbers():
+    from dataclasses import asdict
+
+    from toponeuro.analysis import bootstrap_maps
+
+    rng = np.random.default_rng(0)
+    field = _smooth(3, (16, 16)) * 30
+    x = field.ravel()[None, :] + rng.standard_normal((30, 256))
+    acts = xr.DataArray(x, dims=(D.STIMULUS, "pixel"),
+                        coords={D.CATEGORY: (D.STIMULUS, ["a"] * 15 + ["b"] * 15)})
+
+    def make_map(a):
+        return a.mean(D.STIMULUS).values.reshape(16, 16)
+
+    boots = bootstrap_maps(acts, make_map, n_boot=5, random_state=0)
+    kw = dict(n_permutations=19, random_state=0, model_boot=boots)
+    model = make_map(acts)
+    left = compare_topography(model, _smooth(4) * 40, **kw)
+    right_alone = compare_topography(model, _smooth(5) * 40, **kw)
+    right = compare_topography(model, _smooth(5) * 40,
+                               model_results=[r.model for r in left.rows], **kw)
+    assert [r.model for r in right.rows] == [r.model for r in left.rows]  # reused, not redrawn
+    assert [repr(asdict(r)) for r in right.rows] == [repr(asdict(r)) for r in right_alone.rows]
+    # results of another set of descriptors are not the plan: every one is computed
+    other = compare_topography(model, _smooth(5) * 40, descriptors=["clustering"], **kw)
+    again = compare_topography(model, _smooth(5) * 40, model_results=[r.model for r in other.rows],
+                               **kw)
+    assert [repr(asdict(r)) for r in again.rows] == [repr(asdict(r)) for r in right_alone.rows]
+    # reused means not recomputed: another model's results with the same plan are taken as is
+    shuffled = compare_topography(rng.permutation(model.ravel()).reshape(16, 16),
+                                  _smooth(4) * 40, **kw)
+    taken = compare_topography(model, _smooth(5) * 40,
+                               model_results=[r.model for r in shuffled.rows], **kw)
+    assert [r.model for r in taken.rows] == [r.model for r in shuffled.rows]
+    assert [r.model for r in taken.rows] != [r.model for r in right_alone.rows]

@@ -448,8 +448,9 @@ register_null("shift", alias_of={"sheet": "mirror", "mesh": "spin"},
 
 
 def run_null(kernel, tms, null, n_permutations, rng, attrs,
-             alternative: str = "greater") -> NullResult:
-    """Observed value and null of a batched ``kernel`` over the maps ``tms``."""
+             alternative: str = "greater", observed: float | None = None) -> NullResult:
+    """Observed value and null of a batched ``kernel`` over the maps ``tms`` (``observed``:
+    the kernel's value of the maps themselves when the caller has it already)."""
     entry = null_method(null).resolve(_geometry_of(tms))
     if alternative not in ALTERNATIVES:
         raise UnknownNameError(
@@ -465,7 +466,8 @@ def run_null(kernel, tms, null, n_permutations, rng, attrs,
     if note and n_permutations:
         warnings.warn(note, ToponeuroWarning, stacklevel=user_stacklevel())
     values = [tm.values[None, :] for tm in tms]
-    observed = float(np.asarray(kernel(*values)).ravel()[0])
+    if observed is None:
+        observed = float(np.asarray(kernel(*values)).ravel()[0])
     draws = []
     chunk = max(1, min(n_permutations, _CHUNK_VALUES // max(1, tms[0].n * len(tms))))
     # a symmetric statistic of two maps: the first half of the moves shifts the second map,

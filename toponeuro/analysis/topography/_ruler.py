@@ -428,6 +428,7 @@ def compare_topography(
     settings: RulerSettings | None = None,
     model_boot: Sequence | None = None,
     cortex_results: Sequence[DescriptorResult] | None = None,
+    model_results: Sequence[DescriptorResult] | None = None,
 ) -> TopographyComparison:
     """Compare a model's topography with the cortex's, descriptor by descriptor.
 
@@ -452,6 +453,13 @@ def compare_topography(
         The cortex's descriptors computed once (:func:`describe` of ``cortex`` with the same
         ``settings``), reused instead of recomputed -- for many model layers against one
         cortex. Matched by descriptor and domain; those missing are computed.
+    model_results : sequence of DescriptorResult, optional
+        The model's side of an earlier comparison of the same model maps with the same
+        ``descriptors``, ``n_permutations``, integer ``random_state``, ``settings`` and
+        ``model_boot`` (``[row.model for row in earlier.rows]``), reused instead of
+        recomputed -- for one model against several cortices (the two hemispheres). Used
+        only when it holds exactly the descriptors and domains this comparison measures, in
+        its order (the same draws, then); otherwise every model descriptor is computed.
 
     Returns
     -------
@@ -513,32 +521,34 @@ def compare_topography(
         verdict, reason = ruler_verdict(m, c, alpha=alpha)
         rows.append(ComparisonRow(name, domain, m.statistic, m, c, verdict, reason))
 
+    # (descriptor, domain, its function's maps on each side, the cortex's maps as the null
+    # cache keys them, the bootstrap's domain and pair), in the order the model's stream
+    # draws them
+    plan = []
     for name in names:
         if name in ONE_MAP:
-            for dom in keys:
-                m = _ONE_MAP_FUNCS[name](mm[dom], s, n_permutations, rng, dom)
-                c = cortex_side(name, dom, [cm[dom]], _ONE_MAP_FUNCS[name], cm[dom], s,
-                                n_permutations, cortex_rng, dom)
-                if boots:
-                    m = _with_interval(m, _boot_values(boots, name, s, dom, rng=boot_rng))
-                add(name, dom, m, c)
+            plan += [(name, dom, (mm[dom],), (cm[dom],), [cm[dom]], (dom, None))
+                     for dom in keys]
         elif name == "domain_similarity" and len(keys) >= 2:
-            for i in range(len(keys)):
-                for j in range(i + 1, len(keys)):
-                    pair = (keys[i], keys[j])
-                    dom = f"{pair[0]}-{pair[1]}"
-                    m = _similarity(mm[pair[0]], mm[pair[1]], s, n_permutations, rng, dom)
-                    both = [cm[pair[0]], cm[pair[1]]]
-                    c = cortex_side(name, dom, both, _similarity, *both, s, n_permutations,
-                                    cortex_rng, dom)
-                    if boots:
-                        m = _with_interval(m, _boot_values(boots, name, s, None, pair,
-                                                           rng=boot_rng))
-                    add(name, dom, m, c)
+            plan += [(name, f"{a}-{b}", (mm[a], mm[b]), (cm[a], cm[b]), [cm[a], cm[b]],
+                      (None, (a, b))) for i, a in enumerate(keys) for b in keys[i + 1:]]
         elif name == "arrangement" and len(keys) >= 3:
-            dom = "+".join(keys)
-            add(name, dom, _arrangement(mm, s, n_permutations, rng),
-                cortex_side(name, dom, cm, _arrangement, cm, s, n_permutations, cortex_rng))
+            plan.append((name, "+".join(keys), (mm,), (cm,), cm, None))
+    reuse = model_results is not None and [
+        (r.descriptor, r.domain) for r in model_results] == [p[:2] for p in plan]
+    for k, (name, dom, margs, cargs, keyed, boot) in enumerate(plan):
+        func = (_ONE_MAP_FUNCS[name] if name in ONE_MAP else
+                _similarity if name == "domain_similarity" else _arrangement)
+        tail = () if name == "arrangement" else (dom,)
+        # each side draws from its own stream (the model's, the cortex's, the bootstrap's)
+        if reuse:
+            m = model_results[k]
+        else:
+            m = func(*margs, s, n_permutations, rng, *tail)
+            if boots and boot is not None:
+                m = _with_interval(m, _boot_values(boots, name, s, *boot, rng=boot_rng))
+        add(name, dom, m, cortex_side(name, dom, keyed, func, *cargs, s, n_permutations,
+                                      cortex_rng, *tail))
     first_m, first_c = next(iter(mm.values())), next(iter(cm.values()))
     return TopographyComparison(rows=tuple(rows), alpha=float(alpha),
                                 n_permutations=n_permutations, left_out=left_out, settings=s,

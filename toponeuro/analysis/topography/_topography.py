@@ -13,8 +13,6 @@ from numbers import Integral, Real
 
 import numpy as np
 import xarray as xr
-from scipy.spatial import cKDTree
-from scipy.spatial.distance import pdist
 
 from ..._util import dims as D
 from ..._util.params import (
@@ -43,6 +41,13 @@ from ._null import NullResult, run_null
 from ._null_registry import register_statistic
 from ._pvalues import ALTERNATIVE
 from ._similarity import SIMILARITY_METHODS, _corr_factory, _ssim_factory
+from ._smoothness_kernel import (
+    _bin_edges,
+    _binned,
+    _pair_distances,
+    _samples,
+    _SmoothnessKernel,
+)
 from ._topomap import TopoMap
 
 __all__ = [
@@ -54,80 +59,6 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------- smoothness
-
-
-def _bin_edges(tm: TopoMap, n_bins: int, max_distance: float | None) -> np.ndarray:
-    if max_distance is None:
-        pos = tm.positions[tm.finite]
-        max_distance = 0.5 * float(np.linalg.norm(pos.max(0) - pos.min(0)))
-    if not max_distance > 0:
-        raise InvalidDataError("max_distance must be positive; the points do not spread out.")
-    # the first bin must hold the nearest neighbours: bins at least 1.5 point spacings wide
-    pos = tm.positions[tm.finite]
-    nn = cKDTree(pos).query(pos, k=2)[0][:, 1]
-    spacing = float(np.median(nn[nn > 0])) if (nn > 0).any() else 0.0
-    n_bins = (
-        int(max(1, min(int(n_bins), np.floor(max_distance / (1.5 * spacing)))))
-        if (spacing > 0)
-        else int(n_bins)
-    )
-    return np.linspace(0.0, float(max_distance), n_bins + 1)
-
-
-def _pair_distances(tm: TopoMap, idx: np.ndarray, limit: float | None = None) -> np.ndarray:
-    """Condensed (upper-triangle, row-major) distances between the points ``idx`` (graph
-    distances beyond ``limit`` may be ``inf``: they fall outside every bin)."""
-    if tm.distance is None:
-        return pdist(tm.positions[idx])
-    full = tm.distances_from(idx, idx, limit=limit)
-    return full[np.triu_indices(idx.size, k=1)]
-
-
-#: sources of one shortest-path search in :func:`_graph_pair_distances`
-_SOURCE_CHUNK = 512
-
-
-def _graph_pair_distances(tm: TopoMap, samples, limit: float):
-    """:func:`_pair_distances` of every sample at once on a map with graph distances: one
-    search from each point any sample holds (a point in several samples is searched once,
-    not once per sample), each sample's rows then gathered; None for other distances or a
-    single sample (searched as it is). The same numbers: a row depends on its source only."""
-    if not isinstance(tm.distance, str) or len(samples) < 2:
-        return None
-    every = np.unique(np.concatenate(samples))
-    full = [np.empty((idx.size, idx.size)) for idx in samples]
-    for lo in range(0, every.size, _SOURCE_CHUNK):
-        src = every[lo:lo + _SOURCE_CHUNK]
-        d = tm.distances_from(src, limit=limit)
-        for idx, out in zip(samples, full):
-            pos = np.searchsorted(src, idx)
-            mine = (pos < src.size) & (src[np.minimum(pos, src.size - 1)] == idx)
-            if mine.any():
-                out[mine] = d[pos[mine]][:, idx]
-    return [out[np.triu_indices(idx.size, k=1)] for idx, out in zip(samples, full)]
-
-
-def _binned(d: np.ndarray, v: np.ndarray, edges: np.ndarray):
-    """Mean of pair values ``v`` in uniform distance bins ``edges`` (both condensed)."""
-    n_bins = len(edges) - 1
-    keep = (d <= edges[-1]) & np.isfinite(v) & np.isfinite(d)
-    b = np.minimum((d[keep] * (n_bins / edges[-1])).astype(np.intp), n_bins - 1)
-    sums = np.bincount(b, weights=v[keep], minlength=n_bins)
-    counts = np.bincount(b, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return sums / np.where(counts > 0, counts, np.nan), counts
-
-
-def _samples(tm: TopoMap, valid: np.ndarray, n_samples: int, sample_size: int, rng):
-    idx = np.flatnonzero(valid)
-    if idx.size < 3:
-        raise InvalidDataError(
-            f"{tm.name or 'This map'} has {idx.size} points with values; smoothness needs at "
-            "least 3."
-        )
-    if sample_size >= idx.size:
-        return [idx]
-    return [np.sort(rng.choice(idx, size=sample_size, replace=False)) for _ in range(n_samples)]
 
 
 def _profile_dataset(profiles, counts, edges, name, attrs) -> xr.Dataset:
@@ -166,171 +97,6 @@ TOPONETS_SMOOTHNESS_NOTE = (
 SMOOTHNESS_METHODS = ("tdann",)
 #: sample_size=None uses every point once up to this many points, else samples of 500
 _ALL_PAIRS_MAX = 1000
-_PAIR_CHUNK = 2_000_000
-#: pair differences (draws x pairs) below which the samples are not shared among threads
-_THREAD_MIN_PAIRS = 20_000_000
-
-
-def _n_threads() -> int:
-    """Cores this process may use (at most 4: the loops are memory-bound)."""
-    import os
-
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    return max(1, min(4, n))
-
-
-class _SmoothnessKernel:
-    """TDANN's smoothness of many maps at once over fixed point samples and distance bins."""
-
-    def __init__(self, tm, valid, n_samples, sample_size, n_bins, max_distance, rng):
-        self.edges = _bin_edges(tm, n_bins, max_distance)
-        nb = len(self.edges) - 1
-        self.samples = []
-        self.offsets = None
-        if tm.grid_shape is not None and tm.distance is None and sample_size >= valid.sum():
-            # every pair of a sheet once: pairs grouped by their grid offset, summed by slicing
-            self.grid_shape = tm.grid_shape
-            self.offsets = self._grid_offsets(tm.grid_shape, nb)
-            counts = np.zeros(nb, dtype=np.int64)
-            for dr, dc, b in self.offsets:
-                a, c = self._pair_views(tm.values.reshape(*tm.grid_shape, 1), dr, dc)
-                counts[b] += int(np.count_nonzero(np.isfinite(a - c)))
-            self.samples.append((None, None, None, counts))
-            return
-        samples = _samples(tm, valid, n_samples, sample_size, rng)
-        graph_d = _graph_pair_distances(tm, samples, self.edges[-1])
-        for k, idx in enumerate(samples):
-            d = (graph_d[k] if graph_d is not None
-                 else _pair_distances(tm, idx, limit=self.edges[-1]))
-            ii, jj = np.triu_indices(idx.size, k=1)
-            keep = np.isfinite(d) & (d <= self.edges[-1])
-            b = np.minimum((d[keep] * (nb / self.edges[-1])).astype(np.intp), nb - 1)
-            # the same stable order, by numpy's radix sort of small keys (O(n))
-            order = np.argsort(b.astype(np.uint16) if nb <= 2**16 else b, kind="stable")
-            b = b[order]
-            counts = np.bincount(b, minlength=nb)
-            # the sample's points, and its pairs as positions within the sample
-            self.samples.append((idx, (ii[keep][order], jj[keep][order]), b, counts))
-
-    def _grid_offsets(self, shape, nb):
-        h, w = shape
-        top = self.edges[-1]
-        out = []
-        for dr in range(h):
-            for dc in range(-(w - 1), w):
-                if dr == 0 and dc <= 0:
-                    continue
-                d = float(np.hypot(dr, dc))
-                if d <= top:
-                    out.append((dr, dc, min(int(d * (nb / top)), nb - 1)))
-        return out
-
-    @staticmethod
-    def _pair_views(v, dr, dc):
-        """The two ends of every pair at grid offset (dr, dc); ``v`` is (h, w, ...)."""
-        h, w = v.shape[:2]
-        a = v[dr:, max(0, dc) : w + min(0, dc)]
-        c = v[: h - dr, max(0, -dc) : w - max(0, dc)]
-        return a, c
-
-    def _grid_profiles(self, values):
-        nb = len(self.edges) - 1
-        n_maps = values.shape[0]
-        # batch last: every slice below is contiguous along the draws, which numpy adds fast
-        v = np.ascontiguousarray(values.reshape(n_maps, *self.grid_shape).transpose(1, 2, 0))
-        sums = np.zeros((n_maps, nb))
-        cnt = np.zeros((n_maps, nb))
-        finite = bool(np.isfinite(values).all())
-        if finite:
-            # differences in float64: float32 loses a map's detail under a large offset
-            # (a map + 1e7 keeps only ~1 of its 7 significant digits)
-            v = v.astype(np.float64, copy=False)
-            buf = np.empty_like(v)
-        for dr, dc, b in self.offsets:
-            a, c = self._pair_views(v, dr, dc)
-            if finite:
-                d = buf[: a.shape[0], : a.shape[1]]
-                np.subtract(a, c, out=d)
-                np.abs(d, out=d)
-                sums[:, b] += d.sum(axis=(0, 1), dtype=np.float64)
-                cnt[:, b] += a.shape[0] * a.shape[1]
-            else:
-                diff = np.abs(a - c)
-                sums[:, b] += np.nansum(diff, axis=(0, 1))
-                cnt[:, b] += np.isfinite(diff).sum(axis=(0, 1))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan)[:, None, :]
-
-    def profiles(self, values: np.ndarray) -> np.ndarray:
-        """Mean |difference| per bin, ``(B, n_samples, n_bins)``, for values ``(B, n)``."""
-        if self.offsets is not None:
-            return self._grid_profiles(values)
-        nb = len(self.edges) - 1
-        out = np.full((values.shape[0], len(self.samples), nb), np.nan)
-        todo = [s for s, sample in enumerate(self.samples) if sample[1][0].size]
-        work = sum(self.samples[s][1][0].size for s in todo) * values.shape[0]
-        if len(todo) > 1 and work >= _THREAD_MIN_PAIRS and (n_threads := _n_threads()) > 1:
-            # the samples are independent, each written to its own slice of ``out``: numpy
-            # releases the GIL in these loops, so the cores share them, with the same sums
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(min(n_threads, len(todo))) as pool:
-                list(pool.map(lambda s: self._sample_profiles(s, values, out), todo))
-        else:
-            for s in todo:
-                self._sample_profiles(s, values, out)
-        return out
-
-    def _sample_profiles(self, s: int, values: np.ndarray, out: np.ndarray) -> None:
-        """Fill ``out[:, s]``: sample ``s``'s mean |difference| per bin of every draw."""
-        idx, (ii, jj), _, counts = self.samples[s]
-        step = max(1, _PAIR_CHUNK // ii.size)
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[counts > 0]
-        nonempty = np.flatnonzero(counts > 0)
-        bufs = np.empty((2, min(step, values.shape[0]), ii.size))
-        for lo in range(0, values.shape[0], step):
-            # gather the sample once, then its pairs from a short row (cache-friendly);
-            # float64 throughout, so an offset (map + 1e7) leaves the differences exact
-            v = values[lo : lo + step][:, idx].astype(np.float64)
-            # row-major (draw, pair) buffers: reduceat then sums each bin's pairs along
-            # contiguous memory (``v[:, ii]`` is column-major, ten times slower to reduce;
-            # the same pairwise sum either way, so the same numbers)
-            diff, other = bufs[0, : len(v)], bufs[1, : len(v)]
-            np.take(v, ii, axis=1, out=diff, mode="clip")
-            np.take(v, jj, axis=1, out=other, mode="clip")
-            diff -= other
-            np.abs(diff, out=diff)
-            big = np.abs(v).max(initial=0.0) if v.size else 0.0
-            fin = None if np.isfinite(big) and big < 8e307 else np.isfinite(diff)
-            if fin is None or fin.all():
-                sums = np.add.reduceat(diff, starts, axis=1, dtype=np.float64)
-                cnt = counts[nonempty][None, :]
-            else:
-                sums = np.add.reduceat(np.where(fin, diff, 0.0), starts, axis=1,
-                                       dtype=np.float64)
-                cnt = np.add.reduceat(fin.astype(np.float64), starts, axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[lo : lo + step, s, nonempty] = np.where(
-                    cnt > 0, sums / np.where(cnt > 0, cnt, 1), np.nan
-                )
-
-    @staticmethod
-    def scores(profiles: np.ndarray) -> np.ndarray:
-        """Per-sample ``(max - first bin) / max``, NaN where the profile's max is not positive."""
-        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            peak = np.nanmax(profiles, axis=-1)
-            return np.where(peak > 0, (peak - profiles[..., 0]) / peak, np.nan)
-
-    def __call__(self, values: np.ndarray) -> np.ndarray:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return np.nanmean(self.scores(self.profiles(values)), axis=1)
-
-
 def _check_sampling(n_samples, sample_size, n_bins, max_distance):
     """The point-sampling and binning parameters of smoothness and correlation_profile."""
     n_samples = check_int(n_samples, "n_samples", lo=1)
@@ -416,6 +182,9 @@ class _nan_kernel:  # noqa: N801 -- stands in for a _SmoothnessKernel
 
     def __call__(self, values):
         return np.full(np.atleast_2d(values).shape[0], np.nan)
+
+    def score_profiles(self, profiles):
+        return np.full(len(profiles), np.nan)
 
 
 @validate_params(dict(_SAMPLING, n_permutations=N_PERMUTATIONS))
@@ -526,7 +295,9 @@ def smoothness(
     profiles = kernel.profiles(tm.values[None, :])[0]
     counts = [c for (_, _, _, c) in kernel.samples]
     scores = kernel.scores(profiles) if not undefined else np.full(len(counts), np.nan)
-    res = run_null(kernel, [tm], null, n_permutations, rng, attrs)
+    # the observed map's score from its profiles, not profiled a second time
+    res = run_null(kernel, [tm], null, n_permutations, rng, attrs,
+                   observed=float(kernel.score_profiles(profiles[None])[0]))
     ds = _profile_dataset(profiles, counts, kernel.edges, tm.name, res.attrs)
     ds["scores"] = ((D.SAMPLE,), np.asarray(scores))
     ds["score"] = res.statistic

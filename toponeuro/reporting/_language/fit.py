@@ -20,6 +20,7 @@ seen and printed in the report.
 
 from __future__ import annotations
 
+import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -214,10 +215,12 @@ def _fits(layer, sn_map, cortex, verb_noun, verb_noun_cortex, sn_boot, verb_noun
         maps, source = verb_noun_cortex
         model = as_topomap(verb_noun.tmap, layer=layer, name=f"verb-noun [{layer}]")
         boot = _boot(verb_noun_boot, layer)
+        done = None
         for hemi in _hemispheres(maps, VERB_NOUN_CORTEX):
             comp = compare_topography(
                 model, _cortex_topomap(maps[hemi], VERB_NOUN_CORTEX, hemi), model_boot=boot,
-                **kw)
+                model_results=done, **kw)
+            done = _model_side(comp, kw)
             out[f"verb-noun|{hemi}"] = LanguageFit(
                 "verb-noun", layer, hemi, VERB_NOUN_CORTEX, source, comp,
                 np.asarray(maps[hemi].maps[VERB_NOUN_CORTEX], float), maps[hemi].mesh)
@@ -226,14 +229,25 @@ def _fits(layer, sn_map, cortex, verb_noun, verb_noun_cortex, sn_boot, verb_noun
               if cortex.atlas is not None else "your map 'language' (from cortex.maps)")
     model = as_topomap(sn_map, layer=layer, name=f"S-N [{layer}]")
     boot = _boot(sn_boot, layer)
+    done = None
     for hemi in _hemispheres(lang_maps or {}, LANGUAGE_MAP):
         comp = compare_topography(model, _cortex_topomap(lang_maps[hemi], LANGUAGE_MAP, hemi),
-                                  model_boot=boot, **kw)
+                                  model_boot=boot, model_results=done, **kw)
+        done = _model_side(comp, kw)
         out[f"language|{hemi}"] = LanguageFit(
             "language", layer, hemi, LANGUAGE_MAP, source, comp,
             np.asarray(lang_maps[hemi].maps[LANGUAGE_MAP], float),
             getattr(lang_maps[hemi], "mesh", "fsaverage5"))
     return out
+
+
+def _model_side(comp, kw):
+    """The model's side of ``comp``, for the next hemisphere's comparison of the same model
+    map (``compare_topography(model_results=)``: computed once, the same numbers), or None
+    when the seed is not an integer (then each comparison draws its own)."""
+    if not isinstance(kw["random_state"], numbers.Integral):
+        return None
+    return [row.model for row in comp.rows]
 
 
 def _boot(maps, layer):

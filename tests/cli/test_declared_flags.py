@@ -175,6 +175,13 @@ def test_train_none_words_set_none_over_the_recipe(monkeypatch, tmp_path):
                                   "lr_schedule": "constant"}
     args = parser.parse_args(["train", "--recipe", "x", "--log-every", "5"])
     assert _train_flags(args) == {"log_every": 5}
+    # the recipe's words for None are the flags' too: log_every = 0 in a recipe, --log-every 0
+    args = parser.parse_args(["train", "--recipe", "x", "--log-every", "0",
+                              "--keep-checkpoints", "0", "--lr-schedule", "none"])
+    assert _train_flags(args) == {"log_every": None, "keep_checkpoints": None,
+                                  "lr_schedule": "constant"}
+    assert TrainRecords.from_recipe({"train": {"log_every": 0, "keep_checkpoints": 0}}) == (
+        TrainRecords())
 
     recipe = tmp_path / "r.toml"
     recipe.write_text(
@@ -189,14 +196,16 @@ def test_train_none_words_set_none_over_the_recipe(monkeypatch, tmp_path):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(toponeuro.training, "run_recipe", fake_run)
-    assert main(["train", "--recipe", str(recipe), "--out", str(tmp_path / "o"),
-                 "--log-every", "none", "--keep-checkpoints", "all",
-                 "--lr-schedule", "constant"]) == 130
-    run = seen["recipe"]
-    validate_recipe(run)
-    assert "log_every" not in run["train"] and "keep_checkpoints" not in run["train"]
-    assert TrainRecords.from_recipe(run) == TrainRecords()
-    assert TrainSchedule.from_recipe(run).lr_schedule is None
+    for words in (("none", "all", "constant"), ("0", "0", "none")):  # the flag's, the recipe's
+        seen.clear()
+        assert main(["train", "--recipe", str(recipe), "--out", str(tmp_path / "o"),
+                     "--log-every", words[0], "--keep-checkpoints", words[1],
+                     "--lr-schedule", words[2]]) == 130
+        run = seen["recipe"]
+        validate_recipe(run)
+        assert "log_every" not in run["train"] and "keep_checkpoints" not in run["train"]
+        assert TrainRecords.from_recipe(run) == TrainRecords()
+        assert TrainSchedule.from_recipe(run).lr_schedule is None
 
 
 def test_a_message_writes_none_as_the_flags_word(capsys):
@@ -216,6 +225,6 @@ def test_a_message_writes_none_as_the_flags_word(capsys):
         "--hemispheres left out compares both")
     assert none_words()["--verb-noun"] == "none"
     # end to end: the message of a refused value
-    assert main(["train", "--recipe", "demo-smoke", "--log-every", "0"]) == 1
+    assert main(["train", "--recipe", "demo-smoke", "--log-every", "-1"]) == 1
     err = capsys.readouterr().err
-    assert "--log-every 0 is not a whole number >= 1. --log-every none logs no steps." in err
+    assert "--log-every -1 is not a whole number >= 1. --log-every none logs no steps." in err

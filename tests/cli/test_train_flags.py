@@ -31,11 +31,12 @@ def test_every_field_is_a_flag_of_train():
             action = by_dest[f"{cls._name}.{f.name}"]
             assert action.option_strings == [f.metadata["flag"]]
             assert action.help.startswith(f.metadata["help"]) and action.default is None
-            word = f.metadata.get("cli_none")  # a field whose None a flag chooses says how
-            assert action.help == f.metadata["help"] + (
-                "" if word is None or word in f.metadata.get("choices", ()) else
-                f"; {word}: {f.metadata['none']}" if f.metadata["none"] != word else
-                f", or {word}")
+            # a field whose None a flag chooses says how, with the recipe's word for it
+            assert action.help == f.metadata["help"] + NONE_HELP.get(f.name, ""), f.name
+
+
+#: what --help adds to a field's help for its word for None (--lr-schedule: a choice)
+NONE_HELP = {"log_every": "; none or 0: no step log", "keep_checkpoints": ", or all (also 0)"}
 
 
 def test_help_shows_each_flag_with_its_help_and_library_default(capsys):

@@ -160,10 +160,11 @@ def test_bad_value_is_refused(qual, param):
 
 
 def refusal_problem(func, param: str, value) -> str | None:
-    """None if ``func`` refuses ``value`` for ``param`` with a typed error naming it, else
-    what went wrong."""
+    """None if ``func`` refuses ``value`` for ``param`` with a typed error naming it (a
+    settings object's field as ``schedule.lr=``: its ``_name``), else what went wrong."""
     args, kwargs = _call_args(func, param, value)
-    return call_problem(lambda: func(*args, **kwargs), lambda m: m.startswith(f"{param}="))
+    named = f"{func._name}.{param}=" if "_name" in vars(func) else f"{param}="
+    return call_problem(lambda: func(*args, **kwargs), lambda m: m.startswith(named))
 
 
 def call_problem(call, names_it) -> str | None:

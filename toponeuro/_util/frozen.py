@@ -6,7 +6,8 @@ command-line flag and help (:func:`declared`, read by ``toponeuro.cli._settings`
 flags) and whose ``__post_init__`` stores each value in its checked, canonical form
 (:func:`set_checked`); their records (``summary.json``, a checkpoint's ``settings``) write
 each value as :func:`record_value` does. A record (a result, a row of a table, a stage's
-output) declares its fields in the vocabulary of
+output) and a settings object that checks its fields from a declaration
+(:class:`toponeuro.training.TrainSchedule`) declare them in the vocabulary of
 :func:`toponeuro._util.params.validate_params` with :func:`validate_fields`: they are checked
 when it is made, as a public function's parameters are.
 
@@ -35,9 +36,9 @@ from types import MappingProxyType
 import numpy as np
 
 from ..exceptions import InternalError
-from .params import _NESTED, _as_constraints, check_param
+from .params import _NESTED, _as_constraints, check_param, without_none
 
-__all__ = ["declared", "set_checked", "record_value", "validate_fields"]
+__all__ = ["declared", "set_checked", "record_value", "recipe_value", "validate_fields"]
 
 
 def declared(flag: str | None, help: str, **extra) -> dict:
@@ -55,10 +56,9 @@ def declared(flag: str | None, help: str, **extra) -> dict:
         command adds the flag itself), ``language_help``, ``none`` (what ``None`` means, in
         words), ``cli_none`` (the flag's word for ``None``, where ``None`` is a choice a flag
         makes: ``--log-every none``; the command line's messages write ``log_every=None`` as
-        ``--log-every none``), ``recipe_none``
-        (the recipe values that mean ``None``); and ``check``, the field's constraints in the
-        vocabulary of :mod:`toponeuro._util.params` where the object checks its fields from
-        their declarations (:class:`toponeuro.training.TrainSchedule`).
+        ``--log-every none``), ``recipe_none`` (the recipe's values that mean ``None``,
+        which the flag takes too: ``--log-every 0``, :func:`recipe_value`). A field's
+        constraints are not declared here but with its class's :func:`validate_fields`.
 
     Returns
     -------
@@ -140,8 +140,28 @@ def record_value(value):
     return f"<{type(value).__name__}>"
 
 
+def recipe_value(f: dataclasses.Field, value):
+    """``value`` of a recipe's key (or its flag) for the settings field ``f``: ``None`` where
+    the field declares the value as the recipe's word for None (``recipe_none``:
+    ``log_every = 0``, ``lr_schedule = "constant"``), else ``value`` (a boolean is never such
+    a word).
+
+    Examples
+    --------
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Log:
+    ...     every: int | None = dataclasses.field(default=None, metadata=declared(
+    ...         "--every", "log every N steps", recipe_none=(0,)))
+    >>> f = dataclasses.fields(Log)[0]
+    >>> recipe_value(f, 0), recipe_value(f, 5), recipe_value(f, False)
+    (None, 5, False)
+    """
+    words = f.metadata.get("recipe_none", ())
+    return None if not isinstance(value, bool) and value in words else value
+
+
 def validate_fields(constraints: dict):
-    """Declare a record's fields: checked when it is made from outside toponeuro.
+    """Declare a record's (or a settings object's) fields: checked when it is made.
 
     The record is a dataclass (the decorator goes *below* ``@dataclass``: the checks run
     first in its ``__post_init__``, before the class's own) or a ``NamedTuple`` (checked in
@@ -151,7 +171,14 @@ def validate_fields(constraints: dict):
     naming the field, an accepted one is stored in its canonical type. As for a declared
     function, a record made while a declared toponeuro function runs trusts its values (the
     function made them). The declaration stays readable as the class's
-    ``__toponeuro_params__`` (:func:`~toponeuro._util.params.declared_params`).
+    ``__toponeuro_params__`` (:func:`~toponeuro._util.params.declared_params`): the recipe
+    schema and the command line's flags read it there.
+
+    A settings object (a frozen dataclass whose ``_name`` names the parameter it is passed
+    as: :class:`toponeuro.training.TrainSchedule` is ``schedule``) is checked wherever it is
+    made, also inside a declared function; a message names a field ``schedule.lr``, and a
+    value other than None is checked against the constraints but None (the message says
+    what a value must be, the constraint's ``fix`` what None means).
 
     Parameters
     ----------
@@ -177,19 +204,38 @@ def validate_fields(constraints: dict):
     Traceback (most recent call last):
     ...
     toponeuro.exceptions.ParameterError: n=0 is not a whole number >= 1.
+    >>> @dataclasses.dataclass(frozen=True)
+    ... @validate_fields({"n": [COUNT, None]})
+    ... class Every:
+    ...     _name = "records"
+    ...     n: int | None = None
+    >>> Every(None).n is None
+    True
+    >>> Every(0)
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.ParameterError: records.n=0 is not a whole number >= 1.
     """
     declared = {name: _as_constraints(spec) for name, spec in constraints.items()}
 
-    def checked(values: dict) -> dict:
-        """The declared fields whose canonical value differs from the one given."""
-        out = {}
-        for name, cons in declared.items():
-            new = check_param(values[name], name, cons)
-            if new is not values[name]:
-                out[name] = new
-        return out
-
     def decorate(cls):
+        param = vars(cls).get("_name")  # a settings object: the parameter it is passed as
+        # name -> (the name in messages, None passes, the constraints a value is checked by)
+        how = {name: (name, False, cons) for name, cons in declared.items()} if param is None \
+            else {name: (f"{param}.{name}", len(without_none(cons)) < len(cons),
+                         without_none(cons) or cons) for name, cons in declared.items()}
+
+        def checked(values: dict) -> dict:
+            """The declared fields whose canonical value differs from the one given."""
+            out = {}
+            for name, (shown, none_ok, cons) in how.items():
+                if values[name] is None and none_ok:
+                    continue
+                new = check_param(values[name], shown, cons)
+                if new is not values[name]:
+                    out[name] = new
+            return out
+
         is_tuple = issubclass(cls, tuple) and hasattr(cls, "_fields")
         if "__dataclass_fields__" in vars(cls) or not (is_tuple or "__annotations__" in
                                                        vars(cls)):
@@ -217,7 +263,7 @@ def validate_fields(constraints: dict):
             own = getattr(cls, "__post_init__", None)  # its own, or a base record's
 
             def __post_init__(self):
-                if not _NESTED.get():
+                if param is not None or not _NESTED.get():
                     for name, value in checked({n: getattr(self, n) for n in declared}).items():
                         object.__setattr__(self, name, value)
                 if own is not None:

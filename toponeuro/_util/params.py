@@ -68,6 +68,7 @@ __all__ = [
     "Text",
     "bad_values",
     "check_param",
+    "without_none",
     "declared_params",
     "validate_params",
     "check_int",
@@ -609,6 +610,19 @@ def _as_constraint(c) -> Constraint:
 def _as_constraints(spec) -> tuple[Constraint, ...]:
     items = spec if isinstance(spec, list | tuple) else [spec]
     return tuple(_as_constraint(c) for c in items)
+
+
+def without_none(constraints) -> tuple[Constraint, ...]:
+    """A parameter's constraints but those None satisfies: what a value given where None
+    is not meant (a flag, a settings field set) is checked by, so its message says what a
+    value must be without "or None".
+
+    Examples
+    --------
+    >>> without_none([COUNT, None])
+    (<Interval: a whole number >= 1>,)
+    """
+    return tuple(c for c in _as_constraints(constraints) if not c.is_satisfied_by(None))
 
 
 def check_param(value, name: str, constraints):

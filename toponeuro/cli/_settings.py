@@ -56,12 +56,19 @@ def _declared(cls, *, all_flags: bool = False):
             and (all_flags or not f.metadata.get("cli_adds"))]
 
 
-def _type_of(f):
+def _type_of(cls, f):
+    """How a field's flag reads its text: a number where the class declares the field a
+    number (:func:`~toponeuro._util.frozen.validate_fields`) or its annotation or default
+    says so; the object checks the value."""
+    from .._util.params import Interval, declared_params
+
     meta = f.metadata
     if "type" in meta:
         return meta["type"]
     if isinstance(f.default, bool):
         return None
+    if any(isinstance(c, Interval) for c in declared_params(cls).get(f.name, ())):
+        return _number
     if isinstance(f.default, int | float) or f.type in ("int", "float", "float | None",
                                                          "int | None"):
         return _number
@@ -84,15 +91,34 @@ def _shown(f) -> str:
     return f"{d:g}" if isinstance(d, float) else str(d)
 
 
-def _with_none(base, word: str):
-    """``base``, or ``word`` (the field's command-line word for None) as it is: a field whose
-    None is a choice (``--log-every none``) takes it besides its values."""
+def _with_none(base, f):
+    """``base``, or the field ``f``'s command-line word for None (``cli_none``) as it is: a
+    field whose None is a choice (``--log-every none``) takes it besides its values, and
+    takes a recipe's word for None as the same (``recipe_none``: ``--log-every 0`` as
+    ``log_every = 0`` in a recipe, :func:`~toponeuro._util.frozen.recipe_value`)."""
+    from .._util.frozen import recipe_value
+
+    word = f.metadata["cli_none"]
+
     def parse(text: str):
         if text.strip().lower() == word:
             return word
-        return text if base is None else base(text)
+        value = text if base is None else base(text)
+        return word if recipe_value(f, value) is None else value
 
     return parse
+
+
+def _none_help(f) -> str:
+    """What ``--help`` adds for a field's word for None (and the recipe's words, that the
+    flag takes too): ``"; none or 0: no step log"``, ``", or all (also 0)"``."""
+    meta = f.metadata
+    word = meta["cli_none"]
+    also = [str(w) for w in meta.get("recipe_none", ()) if str(w).lower() != word]
+    means = meta.get("none", word)
+    if means != word:
+        return f"; {' or '.join([word, *also])}: {means}"
+    return f", or {word}" + (f" (also {' or '.join(also)})" if also else "")
 
 
 def _signature_default(where: str, name: str):
@@ -146,15 +172,14 @@ def add_settings_args(p, cls, *, skip=(), only=None, language: bool = False, pre
         text = meta.get("language_help", meta["help"]) if language else meta["help"]
         word = meta.get("cli_none")
         if word and word not in meta.get("choices", ()):  # "; none: unsmoothed", ", or all"
-            means = meta.get("none", word)
-            text += f"; {word}: {means}" if means != word else f", or {word}"
+            text += _none_help(f)
         kw = {"dest": dest, "default": None, "help": prefix + text}
         if meta.get("action"):
             kw["action"] = meta["action"]
         else:
-            kw["type"] = _type_of(f)
-            if word and "choices" not in meta:
-                kw["type"] = _with_none(kw["type"], word)
+            kw["type"] = _type_of(cls, f)
+            if word:  # a choice's type gives the word for a recipe's ("none": "constant")
+                kw["type"] = _with_none(kw["type"], f)
             kw["metavar"] = meta.get("metavar", f.name.upper())
             for key in ("nargs", "choices"):
                 if key in meta:
@@ -299,16 +324,11 @@ def given_params(args, func, names) -> dict:
     """``parameter -> value`` of the options :func:`add_param_args` added for ``func`` that
     were given, each checked by the parameter's declaration (a message names the
     parameter, which the command line writes as its flag)."""
-    from .._util.params import check_param, declared_params
+    from .._util.params import check_param, declared_params, without_none
 
-    def spec(name):  # a flag given is never None: its message leaves None out
-        allowed = declared_params(func)[name]
-        allowed = allowed if isinstance(allowed, list | tuple) else [allowed]
-        return [c for c in allowed if c is not None and not (
-            hasattr(c, "is_satisfied_by") and c.is_satisfied_by(None))]
-
-    return {name: check_param(getattr(args, name), name, spec(name)) for name in names
-            if getattr(args, name, None) is not None}
+    # a flag given is never None: its message leaves None out
+    return {name: check_param(getattr(args, name), name, without_none(declared_params(func)[name]))
+            for name in names if getattr(args, name, None) is not None}
 
 
 def settings_from_args(args, cls, **values):

@@ -20,7 +20,8 @@ import numbers
 import re
 
 from .._util.constraints import MAPPING
-from .._util.params import Text, check_param, validate_params
+from .._util.frozen import recipe_value
+from .._util.params import Text, check_param, declared_params, validate_params, without_none
 from ..exceptions import (
     InputTypeError,
     ParameterError,
@@ -28,7 +29,7 @@ from ..exceptions import (
     UnknownNameError,
     close_matches,
 )
-from ._settings import TrainRecords, TrainSchedule, declared_check, recipe_value
+from ._settings import TrainRecords, TrainSchedule
 
 __all__ = ["validate_recipe", "validate_language_recipe", "RECIPE_SCHEMA",
            "LANGUAGE_RECIPE_SCHEMA", "LANGUAGE_KIND"]
@@ -138,10 +139,11 @@ def _globs(v):
         return "a non-empty list of parameter-name globs"
 
 
-def _declared(f: dataclasses.Field):
-    """The check of the ``[train]`` key of the settings field ``f``: its declared constraints
-    (None is the recipe's word for it, ``recipe_none``, never a TOML value)."""
-    spec, _ = declared_check(f)
+def _declared(cls, f: dataclasses.Field):
+    """The check of the ``[train]`` key of the settings field ``f`` of ``cls``: the
+    constraints ``cls`` declares for it (:func:`~toponeuro._util.frozen.validate_fields`) but
+    None, which is the recipe's word for it (``recipe_none``), never a TOML value."""
+    spec = without_none(declared_params(cls)[f.name])
     words = f.metadata.get("recipe_none", ())
 
     def check(v):
@@ -174,7 +176,7 @@ RECIPE_SCHEMA = {
         "jitter": _num(0, 1), "val_views": _int(0), "val_seed": _int(0),
     },
     # the settings objects' fields, checked by their declarations
-    "train": {f.name: _declared(f) for cls in (TrainSchedule, TrainRecords)
+    "train": {f.name: _declared(cls, f) for cls in (TrainSchedule, TrainRecords)
               for f in dataclasses.fields(cls)},
     "topoloss": {
         "layers": _layers, "factor_h": _num(1), "factor_w": _num(1), "tau": _num(0),

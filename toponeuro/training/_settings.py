@@ -35,9 +35,8 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .._util.frozen import declared, record_value
-from .._util.frozen import set_checked as _set
-from .._util.params import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options, check_param
+from .._util.frozen import declared, recipe_value, record_value, validate_fields
+from .._util.params import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options
 from .._util.stack import user_stacklevel
 from ..exceptions import InputTypeError, UnknownNameError
 
@@ -45,43 +44,6 @@ __all__ = ["TrainSchedule", "TrainData", "TrainRecords", "LR_SCHEDULES", "OLD_TR
 
 #: the learning-rate schedules of :class:`TrainSchedule` (``None``: constant)
 LR_SCHEDULES = ("cosine",)
-
-
-def recipe_value(f: dataclasses.Field, value):
-    """``value`` of a recipe's key for the settings field ``f``: ``None`` where the field
-    declares the value as the recipe's word for None (``recipe_none``: ``log_every = 0``,
-    ``lr_schedule = "constant"``), else ``value`` (a boolean is never such a word).
-
-    Examples
-    --------
-    >>> f = TrainRecords.__dataclass_fields__["log_every"]
-    >>> recipe_value(f, 0), recipe_value(f, 5), recipe_value(f, False)
-    (None, 5, False)
-    """
-    words = f.metadata.get("recipe_none", ())
-    return None if not isinstance(value, bool) and value in words else value
-
-
-def declared_check(f: dataclasses.Field) -> tuple[list, bool]:
-    """The constraints a settings field declares (``check``) but None, and whether None is
-    one of them: the value None passes unchecked, the others are checked against the rest
-    (so a message says what a value must be, and its fix what None means)."""
-    spec = f.metadata["check"]
-    spec = spec if isinstance(spec, list) else [spec]
-    return [c for c in spec if c is not None], None in spec
-
-
-def _check_fields(obj) -> None:
-    """Store every field of the settings object ``obj`` checked against its declaration
-    (``check``, in the vocabulary of :mod:`toponeuro._util.params`), named
-    ``parameter.field`` in a message."""
-    for f in dataclasses.fields(obj):
-        if "check" not in f.metadata:
-            continue
-        value = getattr(obj, f.name)
-        spec, none_ok = declared_check(f)
-        if value is not None or not none_ok:
-            _set(obj, f.name, check_param(value, f"{obj._name}.{f.name}", spec))
 
 
 def _from_recipe(cls, recipe: Mapping):
@@ -116,6 +78,16 @@ def _from_recipe(cls, recipe: Mapping):
 
 
 @dataclass(frozen=True)
+@validate_fields({  # the one declaration: the recipe schema checks [train] by it too
+    "epochs": COUNT,
+    "batch_size": COUNT,
+    "lr": POSITIVE,
+    "momentum": Interval(numbers.Real, 0, 1, closed="left"),
+    "weight_decay": NON_NEGATIVE,
+    "lr_schedule": [Options(LR_SCHEDULES, error=UnknownNameError,
+                            fix="schedule.lr_schedule=None keeps the learning rate constant."),
+                    None],
+})
 class TrainSchedule:
     """How long and how :func:`~toponeuro.training.train` optimises: a recipe's ``[train]``.
 
@@ -143,32 +115,22 @@ class TrainSchedule:
 
     _name = "schedule"
 
-    # each field's check is its one declaration: __post_init__ applies it, and so does the
-    # recipe schema to the recipe's [train] key of its name (toponeuro.training._schema)
     epochs: int = field(default=1, metadata=declared(
-        "--epochs", "number of epochs of an image recipe", metavar="N", check=COUNT))
+        "--epochs", "number of epochs of an image recipe", metavar="N"))
     batch_size: int = field(default=32, metadata=declared(
-        "--batch-size", "the training batch: images per optimiser step", metavar="N",
-        check=COUNT))
+        "--batch-size", "the training batch: images per optimiser step", metavar="N"))
     lr: float = field(default=0.05, metadata=declared(
-        "--lr", "SGD's learning rate (the peak of the cosine schedule)", check=POSITIVE))
+        "--lr", "SGD's learning rate (the peak of the cosine schedule)"))
     momentum: float = field(default=0.9, metadata=declared(
-        "--momentum", "SGD's momentum, in [0, 1)",
-        check=Interval(numbers.Real, 0, 1, closed="left")))
+        "--momentum", "SGD's momentum, in [0, 1)"))
     weight_decay: float = field(default=5e-4, metadata=declared(
-        "--weight-decay", "SGD's weight decay, >= 0", check=NON_NEGATIVE))
+        "--weight-decay", "SGD's weight decay, >= 0"))
     lr_schedule: str | None = field(default="cosine", metadata=declared(
         "--lr-schedule", "cosine anneals the learning rate over all steps; constant keeps it",
         choices=("cosine", "constant"), none="constant", cli_none="constant",
-        recipe_none=("constant", "none"),
-        check=[Options(LR_SCHEDULES, error=UnknownNameError,
-                       fix="schedule.lr_schedule=None keeps the learning rate constant."),
-               None]))
+        recipe_none=("constant", "none")))
 
     from_recipe = classmethod(_from_recipe)
-
-    def __post_init__(self):
-        _check_fields(self)
 
 
 def _is_dataset(value) -> bool:
@@ -231,6 +193,12 @@ class TrainData:
 
 
 @dataclass(frozen=True)
+@validate_fields({
+    "log_every": [Interval(numbers.Integral, 1, None, closed="left",
+                           fix="records.log_every=None logs no steps."), None],
+    "keep_checkpoints": [Interval(numbers.Integral, 1, None, closed="left",
+                                  fix="records.keep_checkpoints=None keeps every one."), None],
+})
 class TrainRecords:
     """What a training run keeps besides the weights (none of it changes them).
 
@@ -255,19 +223,12 @@ class TrainRecords:
 
     log_every: int | None = field(default=None, metadata=declared(
         "--log-every", "record the step log (steps.csv) every N steps", metavar="N",
-        none="no step log", cli_none="none", recipe_none=(0,),
-        check=[Interval(numbers.Integral, 1, None, closed="left",
-                        fix="records.log_every=None logs no steps."), None]))
+        none="no step log", cli_none="none", recipe_none=(0,)))
     keep_checkpoints: int | None = field(default=None, metadata=declared(
         "--keep-checkpoints", "keep only the last N epoch checkpoints on disk", metavar="N",
-        none="all", cli_none="all", recipe_none=(0,),
-        check=[Interval(numbers.Integral, 1, None, closed="left",
-                        fix="records.keep_checkpoints=None keeps every one."), None]))
+        none="all", cli_none="all", recipe_none=(0,)))
 
     from_recipe = classmethod(_from_recipe)
-
-    def __post_init__(self):
-        _check_fields(self)
 
 
 def _json(value):

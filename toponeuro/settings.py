@@ -44,10 +44,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._util.constraints import MAPPING
 from ._util.frozen import declared as _meta
 from ._util.frozen import record_value
 from ._util.frozen import set_checked as _set
-from ._util.params import MAX_PERMUTATIONS, check_int, check_number, check_top_k
+from ._util.params import (
+    MAX_PERMUTATIONS,
+    PathLike,
+    check_int,
+    check_number,
+    check_param,
+    check_top_k,
+    validate_params,
+)
 from .analysis import RulerSettings
 from .exceptions import DeviceError, InputTypeError, ParameterError, UnknownNameError, close_matches
 from .features import extract as _extract
@@ -168,6 +177,12 @@ class PatchRule:
 
 
 # --- the cortex side ------------------------------------------------------------------------
+#: what a job's cortex maps may be (:class:`CortexInput`'s ``maps``)
+CORTEX_MAPS = [None, MAPPING, PathLike(
+    fix="None takes the shipped maps; a file's text form is 'faces=lh.gii:rh.gii'.")]
+
+
+@validate_params({"maps": CORTEX_MAPS})
 def cortex_maps_kind(maps) -> str:
     """What ``maps`` is: ``"atlas"`` (None: the job's shipped maps), ``"loaded"`` (what
     :func:`toponeuro.atlases.load_cortex_maps` returned: hemisphere -> CortexMaps) or
@@ -203,11 +218,7 @@ def cortex_maps_kind(maps) -> str:
 
         if all(isinstance(v, CortexMaps) for v in maps.values()):
             return "loaded"
-    if isinstance(maps, str | os.PathLike | Mapping):
-        return "files"
-    raise InputTypeError(
-        f"cortex.maps must be None (the shipped maps), a mapping domain -> file(s) or the text "
-        f"form 'faces=lh.gii:rh.gii'; got a {type(maps).__name__}.")
+    return "files"  # a path, its text form, or a mapping domain -> file(s)
 
 
 @dataclass(frozen=True)
@@ -308,6 +319,7 @@ class CortexInput:
             _set(self, "threshold", check_number(self.threshold, "cortex.threshold"))
         _set(self, "min_vertices", check_int(self.min_vertices, "cortex.min_vertices", lo=1))
         _set(self, "n_permutations", _n_draws(self.n_permutations, "cortex.n_permutations"))
+        check_param(self.maps, "cortex.maps", CORTEX_MAPS)  # also where made inside a job
         _set(self, "kind", cortex_maps_kind(self.maps))
 
 

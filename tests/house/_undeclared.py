@@ -42,22 +42,12 @@ UNDECLARED: dict[str, tuple[str, str]] = {
     'toponeuro.reporting._language.verbs.bare_netcdf': (
         "refuses nothing",
         "reads any cortex_maps value and returns it unchanged unless it is one .nc path"),
-    'toponeuro.settings.cortex_maps_kind': (
-        "checked by hand",
-        "names the CortexInput field it serves (cortex.maps=...); declare maps=[None, "
-        "MAPPING, Text()] once settings.py is split"),
 }
 
 #: public classes whose constructor no bad-value test covers (neither a declared __init__,
 #: nor declared fields, nor a dataclass with __post_init__ checks, nor an estimator
 #: declaring _parameter_constraints), each with its kind of reason and why (only shrinks)
 UNCOVERED_CLASSES: dict[str, tuple[str, str]] = {
-    'toponeuro.analysis.topography._null.NullResult': (
-        "pending",
-        "_null.py is being sped up in parallel (issue 46); declare its fields like "
-        "_verdict.py's records: statistic NUMBER, null NDARRAY, p_value P_VALUE, z any float "
-        "(inf where the null is constant), null_method [Text(), None], attrs MAPPING, "
-        "alternative ALTERNATIVE"),
     'toponeuro.models._standalone.BlurPoolConv2d': (
         "standalone", "models/_standalone.py is copied into each exported plugin"),
     'toponeuro.models._standalone.SmallResNet': (

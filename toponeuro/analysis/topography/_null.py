@@ -76,16 +76,21 @@ Each statistic's test has one alternative, named in ``NullResult.alternative``.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._util.constraints import MAPPING, NDARRAY
+from ..._util.frozen import validate_fields
 from ..._util.params import (
     N_PERMUTATIONS,
+    P_VALUE,
     SEED,
     Boolean,
+    InstanceOf,
     Text,
     check_n_permutations,
     check_random_state,
@@ -154,7 +159,15 @@ __all__ = ["NULL_METHODS", "ALTERNATIVES", "NullResult", "spatial_null", "null_p
 _CHUNK_VALUES = 4_000_000
 
 
+#: a statistic or z a result holds: any number (NaN where undefined; a user's statistic
+#: may be infinite)
+_ANY_NUMBER = InstanceOf(numbers.Real, "a number", example=0.0)
+
+
 @dataclass(frozen=True, eq=False)
+@validate_fields({
+    "statistic": _ANY_NUMBER, "null": NDARRAY, "p_value": P_VALUE, "z": _ANY_NUMBER,
+    "null_method": [Text(), None], "attrs": MAPPING, "alternative": ALTERNATIVE})
 class NullResult:
     """A statistic with its spatial null (from :func:`spatial_null` and the map metrics).
 

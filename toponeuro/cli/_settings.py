@@ -350,6 +350,13 @@ def settings_classes() -> tuple:
             TrainData, TrainRecords)
 
 
+def _every_declared():
+    """``("param.field", field)`` of every field with a flag of the settings classes."""
+    for cls in settings_classes():
+        for f in _declared(cls, all_flags=True):
+            yield f"{cls._name}.{f.name}", f
+
+
 def settings_flags() -> dict[str, str]:
     """``"param.field" -> flag`` for every declared field of the settings classes
     (:func:`settings_classes`): ``"null.n_permutations"``, ``"schedule.lr"`` ...
@@ -360,11 +367,7 @@ def settings_flags() -> dict[str, str]:
     >>> flags["cortex.n_permutations"], flags["schedule.lr"], flags["records.log_every"]
     ('--cortex-n-permutations', '--lr', '--log-every')
     """
-    out = {}
-    for cls in settings_classes():
-        for f in _declared(cls, all_flags=True):
-            out[f"{cls._name}.{f.name}"] = f.metadata["flag"]
-    return out
+    return {key: f.metadata["flag"] for key, f in _every_declared()}
 
 
 def none_words() -> dict[str, str]:
@@ -379,10 +382,9 @@ def none_words() -> dict[str, str]:
     ('none', 'all', 'none')
     """
     out = {}
-    for cls in settings_classes():
-        for f in _declared(cls, all_flags=True):
-            if "cli_none" in f.metadata:
-                out[f"{cls._name}.{f.name}"] = out[f.metadata["flag"]] = f.metadata["cli_none"]
+    for key, f in _every_declared():
+        if "cli_none" in f.metadata:
+            out[key] = out[f.metadata["flag"]] = f.metadata["cli_none"]
     return out
 
 

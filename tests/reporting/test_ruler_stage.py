@@ -147,3 +147,48 @@ def test_the_cortex_region_is_the_atlas_neighbourhood_and_the_cortex_side_covers
     assert region.extent < whole.extent
     with pytest.raises(UnknownNameError, match="cortex_region"):
         RulerSettings(cortex_region="vtc_typo")
+
+
+def test_the_second_hemisphere_reuses_the_model_side_with_the_same_numbers(monkeypatch):
+    """A layer's model side is measured once when both hemispheres hold the same domains
+    (``compare_topography(model_results=)``): the rows are those of measuring it again."""
+    import toponeuro
+    import toponeuro.analysis as analysis
+    from toponeuro.analysis import RulerSettings
+    from toponeuro.atlases import load_cortex_maps, roi_proximity
+    from toponeuro.reporting import CortexTopography, model_topography, ruler_comparisons
+    from toponeuro.stimuli import FLOC_CATEGORIES
+
+    def roi(seed, hemi):
+        m = np.zeros(10242, bool)
+        m[seed] = True
+        return (roi_proximity(m, hemi, scale_mm=12.0) > 0.5).astype(float)
+
+    doms = ("faces", "bodies", "places")
+    cm = load_cortex_maps({d: {"left": roi(s, "left"), "right": roi(s, "right")}
+                           for d, s in zip(doms, SEEDS)}, hemispheres=["left", "right"])
+    cortex = CortexTopography(atlas=None, maps=cm, topography=None)
+    ten = [c for c in FLOC_CATEGORIES if c != "scrambled"]
+    acts = toponeuro.make_activations({"v1": 64}, 30, random_state=1, categories=ten * 3)
+    sel = model_topography(acts, ["v1"], n_permutations=0).selectivity
+    real, given = analysis.compare_topography, []
+
+    def spy(model, cortex_maps, **kw):
+        given.append(kw.get("model_results"))
+        res = real(model, cortex_maps, **kw)
+        if not isinstance(kw["random_state"], int):  # a Generator: each call draws anew
+            return res
+        again = real(model, cortex_maps, **dict(kw, model_results=None))
+        assert [repr(r.model) for r in res.rows] == [repr(r.model) for r in again.rows]  # NaN too
+        return res
+
+    monkeypatch.setattr(analysis, "compare_topography", spy)
+    out = ruler_comparisons(sel, ["v1"], cortex, n_permutations=19, random_state=3,
+                            activations=acts,
+                            settings=RulerSettings(cortex_region=None, n_boot=3))
+    assert given[0] is None and given[1] is not None  # the right hemisphere reused the left's
+    assert sorted(out) == [("v1", "left"), ("v1", "right")]
+    ruler_comparisons(sel, ["v1"], cortex, n_permutations=19,
+                      random_state=np.random.default_rng(3),
+                      settings=RulerSettings(cortex_region=None, n_boot=0))
+    assert given[2:] == [None, None]  # a Generator draws anew for each hemisphere

@@ -78,6 +78,7 @@ from ..._util.params import (
 from ..._util.typing import RandomState
 from ...exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._autocorr import morans_i
+from ._forked import forked_map, n_workers
 from ._geometry import as_topomap
 from ._null import run_null
 from ._patches import TDANN_PATCHES, _label, _smoother
@@ -404,8 +405,6 @@ def _within(graph, positions, limit: float, sigma: float):
     covers rounding). The same numbers as searching the whole graph: a point's distance is
     the least over its neighbours nearer the source, all inside that part, summed along the
     same path."""
-    from scipy.sparse import csgraph
-
     n = positions.shape[0]
     pos = np.asarray(positions, dtype=float)
     reach = float(limit) * (1 + 1e-6) + 1e-9
@@ -414,19 +413,12 @@ def _within(graph, positions, limit: float, sigma: float):
     cell = np.floor((pos - pos.min(0)) / width).astype(np.int64)
     order = np.lexsort(cell.T[::-1])
     counts = np.zeros(n, dtype=np.int64)
-    parts = []
-    for lo in range(0, n, _BATCH):
-        src = order[lo:lo + _BATCH]
-        box_lo, box_hi = pos[src].min(0) - reach, pos[src].max(0) + reach
-        part = np.flatnonzero(((pos >= box_lo) & (pos <= box_hi)).all(1))
-        sub = graph[part][:, part]
-        # the graph is symmetric: its directed search relaxes each edge once, same minima
-        dd = csgraph.dijkstra(sub, directed=True, indices=np.searchsorted(part, src),
-                              limit=limit)
-        rr, cc = np.nonzero(np.isfinite(dd))
-        counts[src] = np.bincount(rr, minlength=src.size)
-        parts.append((src, part[cc], np.exp(-0.5 * (dd[rr, cc] / sigma) ** 2)))
-        del dd, rr, cc
+    batches = [order[lo:lo + _BATCH] for lo in range(0, n, _BATCH)]
+    # each batch's search is its own: many run in forked workers (scipy's holds the GIL)
+    parts = list(forked_map(_within_batch, batches, (graph, pos, reach, limit, sigma),
+                            workers=n_workers(n)))
+    for src, _, _, cnt in parts:
+        counts[src] = cnt
     nnz = int(counts.sum())
     idx_dtype = np.int32 if max(nnz, n) < 2**31 else np.int64  # as scipy's coo -> csr
     indptr = np.zeros(n + 1, dtype=idx_dtype)
@@ -434,13 +426,28 @@ def _within(graph, positions, limit: float, sigma: float):
     indices = np.empty(nnz, dtype=idx_dtype)
     data = np.empty(nnz)
     while parts:  # each batch's rows into their places, row by row, columns in order
-        src, cols, wts = parts.pop(0)
+        src, cols, wts, _ = parts.pop(0)
         cnt = counts[src]
         start = np.cumsum(cnt) - cnt
         dest = np.repeat(indptr[src] - start, cnt) + np.arange(cols.size)
         indices[dest] = cols
         data[dest] = wts
     return data, indices, indptr
+
+
+def _within_batch(graph, pos, reach: float, limit: float, sigma: float, src):
+    """:func:`_within` from the sources ``src``: ``(src, columns, weights, counts per
+    source)``, searched on the part of ``graph`` within ``reach`` of their box."""
+    from scipy.sparse import csgraph
+
+    box_lo, box_hi = pos[src].min(0) - reach, pos[src].max(0) + reach
+    part = np.flatnonzero(((pos >= box_lo) & (pos <= box_hi)).all(1))
+    sub = graph[part][:, part]
+    # the graph is symmetric: its directed search relaxes each edge once, same minima
+    dd = csgraph.dijkstra(sub, directed=True, indices=np.searchsorted(part, src), limit=limit)
+    rr, cc = np.nonzero(np.isfinite(dd))
+    return (src, part[cc], np.exp(-0.5 * (dd[rr, cc] / sigma) ** 2),
+            np.bincount(rr, minlength=src.size))
 
 
 def _surface_smoother(tm: TopoMap, sigma: float):

@@ -13,6 +13,7 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
 from ...exceptions import InvalidDataError
+from ._forked import forked_map, n_cores, n_workers
 from ._topomap import TopoMap
 
 
@@ -51,20 +52,35 @@ def _graph_pair_distances(tm: TopoMap, samples, limit: float):
     """:func:`_pair_distances` of every sample at once on a map with graph distances: one
     search from each point any sample holds (a point in several samples is searched once,
     not once per sample), each sample's rows then gathered; None for other distances or a
-    single sample (searched as it is). The same numbers: a row depends on its source only."""
+    single sample (searched as it is). The same numbers: a row depends on its source only,
+    so many sources are searched in worker processes on several cores (scipy's search holds
+    the GIL; :func:`~._forked.forked_map`), each sending back its rows within its samples."""
     if not isinstance(tm.distance, str) or len(samples) < 2:
         return None
     every = np.unique(np.concatenate(samples))
+    chunks = [every[lo:lo + _SOURCE_CHUNK] for lo in range(0, every.size, _SOURCE_CHUNK)]
     full = [np.empty((idx.size, idx.size)) for idx in samples]
-    for lo in range(0, every.size, _SOURCE_CHUNK):
-        src = every[lo:lo + _SOURCE_CHUNK]
-        d = tm.distances_from(src, limit=limit)
-        for idx, out in zip(samples, full):
-            pos = np.searchsorted(src, idx)
-            mine = (pos < src.size) & (src[np.minimum(pos, src.size - 1)] == idx)
-            if mine.any():
-                out[mine] = d[pos[mine]][:, idx]
+    workers = n_workers(every.size)
+    if workers:
+        tm.distances_from(every[:1], limit=0.0)  # its edge graph, built once before the fork
+    for rows in forked_map(_sample_rows, chunks, (tm, samples, limit), workers=workers):
+        for k, (mine, block) in rows.items():
+            full[k][mine] = block
     return [out[np.triu_indices(idx.size, k=1)] for idx, out in zip(samples, full)]
+
+
+def _sample_rows(tm: TopoMap, samples, limit: float, src: np.ndarray) -> dict:
+    """``{k: (mine, rows)}``: the rows of sample ``k`` whose points are among the sources
+    ``src`` (``mine``, a mask over the sample), each its distances to the sample's points,
+    from one search from ``src`` (distances beyond ``limit`` may be ``inf``)."""
+    d = tm.distances_from(src, limit=limit)
+    out = {}
+    for k, idx in enumerate(samples):
+        pos = np.searchsorted(src, idx)
+        mine = (pos < src.size) & (src[np.minimum(pos, src.size - 1)] == idx)
+        if mine.any():
+            out[k] = (mine, d[pos[mine]][:, idx])
+    return out
 
 
 def _binned(d: np.ndarray, v: np.ndarray, edges: np.ndarray):
@@ -104,17 +120,6 @@ def _triu(n: int) -> tuple[np.ndarray, np.ndarray]:
     return ii, jj
 
 
-def _n_threads() -> int:
-    """Cores this process may use (at most 4: the loops are memory-bound)."""
-    import os
-
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    return max(1, min(4, n))
-
-
 class _SmoothnessKernel:
     """TDANN's smoothness of many maps at once over fixed point samples and distance bins."""
 
@@ -144,7 +149,7 @@ class _SmoothnessKernel:
             return self._binned_pairs(samples[k], d, nb)
 
         if (len(samples) > 1 and samples[0].size >= _THREAD_MIN_POINTS
-                and (n_threads := _n_threads()) > 1):
+                and (n_threads := n_cores()) > 1):
             # the samples are drawn above; each one's pairs are its own (numpy and scipy
             # release the GIL in these loops), kept in the samples' order
             from concurrent.futures import ThreadPoolExecutor
@@ -237,7 +242,7 @@ class _SmoothnessKernel:
         out = np.full((values.shape[0], len(self.samples), nb), np.nan)
         todo = [s for s, sample in enumerate(self.samples) if sample[1][0].size]
         work = sum(self.samples[s][1][0].size for s in todo) * values.shape[0]
-        if len(todo) > 1 and work >= _THREAD_MIN_PAIRS and (n_threads := _n_threads()) > 1:
+        if len(todo) > 1 and work >= _THREAD_MIN_PAIRS and (n_threads := n_cores()) > 1:
             # the samples are independent, each written to its own slice of ``out``: numpy
             # releases the GIL in these loops, so the cores share them, with the same sums
             from concurrent.futures import ThreadPoolExecutor

@@ -12,6 +12,7 @@ binary map defines are compared and the others are listed as left out; a lab's c
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -221,16 +222,22 @@ def _comparisons(selectivity, layers, side, settings, n_permutations, alpha, ran
             doms = sorted({d for cmaps in side.values() for d in cmaps if d in have})
             boot = model_selectivity_boot(activations, layer, doms, n_boot=settings.n_boot,
                                           random_state=random_state)
+        model_done = None
         for hemi, cmaps in side.items():
             domains = [d for d in cmaps if d in have]
             out[layer, hemi] = compare_topography(
                 _model_maps(selectivity, layer, domains), {d: cmaps[d] for d in domains},
                 n_permutations=n_permutations, alpha=alpha, random_state=random_state,
-                cortex_results=done.get(hemi), settings=settings,
+                cortex_results=done.get(hemi), model_results=model_done, settings=settings,
                 model_boot=None if boot is None else [{d: b[d] for d in domains}
                                                        for b in boot])
             # the cortex's descriptors do not depend on the layer: computed once per hemisphere
             done.setdefault(hemi, [r.cortex for r in out[layer, hemi].rows])
+            # nor the model's on the hemisphere: the layer's maps, settings, draws and integer
+            # seed are the same, so the next hemisphere reuses them where it measures the same
+            # descriptors and domains in the same order (compare_topography checks that)
+            if isinstance(random_state, numbers.Integral):
+                model_done = [r.model for r in out[layer, hemi].rows]
     return out
 
 

@@ -86,3 +86,16 @@ def test_geodesic_weights_are_the_same_searched_in_workers(monkeypatch):
     for a, b in zip(here, forked):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
+
+
+def test_toponeuro_processes_caps_the_workers(monkeypatch):
+    """``$TOPONEURO_PROCESSES`` 0 or 1 keeps the work in this process; a number caps it."""
+    from toponeuro.analysis.topography._forked import MIN_WORK, n_cores, n_workers
+
+    monkeypatch.setenv("TOPONEURO_PROCESSES", "1")
+    assert n_workers(10 * MIN_WORK) == 0
+    monkeypatch.setenv("TOPONEURO_PROCESSES", "0")
+    assert n_workers(10 * MIN_WORK) == 0
+    monkeypatch.setenv("TOPONEURO_PROCESSES", "64")
+    expect = n_cores() if n_cores() > 1 else 0
+    assert n_workers(10 * MIN_WORK) in (0, expect)  # 0 off Linux or in a daemonic process

@@ -41,8 +41,9 @@ def n_cores() -> int:
 
 def n_workers(work: int) -> int:
     """Worker processes for ``work`` (sources to search): 0 (work here) below
-    :data:`MIN_WORK`, on one core, off Linux (elsewhere a fork is unsafe or absent) or inside
-    a daemonic process (which may start none).
+    :data:`MIN_WORK`, on one core, off Linux (elsewhere a fork is unsafe or absent), inside
+    a daemonic process (which may start none) or when ``$TOPONEURO_PROCESSES`` is 0 or 1
+    (a whole number caps the workers; the numbers are the same either way).
 
     Examples
     --------
@@ -50,12 +51,16 @@ def n_workers(work: int) -> int:
     0
     """
     import multiprocessing
+    import os
     import sys
 
     if (work < MIN_WORK or not sys.platform.startswith("linux")
             or multiprocessing.current_process().daemon):
         return 0
     n = n_cores()
+    cap = os.environ.get("TOPONEURO_PROCESSES", "").strip()
+    if cap.isdigit():  # the user's cap on worker processes: 0 or 1, none (the work stays here)
+        n = min(n, int(cap))
     return n if n > 1 else 0
 
 

@@ -11,6 +11,12 @@ from toponeuro.analysis import mesh_topomap, smoothness
 from toponeuro.analysis.topography import _descriptors, _forked
 from toponeuro.analysis.topography._places import edge_lengths
 
+
+@pytest.fixture(autouse=True)
+def _no_process_cap(monkeypatch):
+    """These tests ask for workers: a user's ``$TOPONEURO_PROCESSES`` must not turn them off."""
+    monkeypatch.delenv("TOPONEURO_PROCESSES", raising=False)
+
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
 
 

@@ -142,9 +142,13 @@ def mesh_edge_graph(coords, faces):
             f"faces index vertices 0..{faces.max()} but there are {len(coords)} vertices."
         )
     edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
-    edges = np.unique(np.sort(edges, axis=1), axis=0)
-    w = np.linalg.norm(coords[edges[:, 0]] - coords[edges[:, 1]], axis=1)
+    edges = np.sort(edges, axis=1)
     n = len(coords)
+    # each edge once: (i, j) with i < j as one integer key i * n + j, whose order is the
+    # rows' lexicographic order (np.unique over rows, axis=0, is ~7x slower)
+    keys = np.unique(edges[:, 0] * n + edges[:, 1])
+    edges = np.stack([keys // n, keys % n], axis=1)
+    w = np.linalg.norm(coords[edges[:, 0]] - coords[edges[:, 1]], axis=1)
     g = sparse.coo_matrix((w, (edges[:, 0], edges[:, 1])), shape=(n, n)).tocsr()
     return g + g.T
 

@@ -134,9 +134,25 @@ def _outside(constraints):
     return st.one_of(pool).filter(lambda v: not any(c.is_satisfied_by(v) for c in constraints))
 
 
+def _outside_any(constraints, values) -> list:
+    """The values no constraint of a parameter accepts (a bad value of one constraint may be
+    the good value of another: None for ``[COUNT, None]``)."""
+    return [v for v in values if not any(c.is_satisfied_by(v) for c in constraints)]
+
+
 def assert_refused(constraints, problem) -> None:
-    """Draw values outside ``constraints``; ``problem(value)`` (None: refused as it should
-    be) must be None for each."""
+    """``problem(value)`` (None: refused as it should be) must be None for each of the
+    constraints' typical bad values (:func:`~toponeuro._util.params.bad_values`: wrong types,
+    NaN, inf, out of range, empty strings, unknown options). Values hypothesis draws are
+    :func:`test_drawn_bad_values_are_refused`'s, in the slow lane."""
+    problems = [(v, p) for v in _outside_any(constraints, bad_values(constraints))
+                if (p := problem(v)) is not None]
+    assert not problems, problems
+
+
+def assert_drawn_refused(constraints, problem) -> None:
+    """Draw values outside ``constraints`` with hypothesis; ``problem(value)`` must be None
+    for each."""
 
     @settings(max_examples=12, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
@@ -589,3 +605,33 @@ def test_the_class_rules_find_planted_gaps():
     assert refusal_problem(LaxRecord, "n", 0) == "accepted"
     assert Record(2.0).n == 2 and Row(2.0).n == 2  # canonical values are stored
 
+
+
+def _drawn_cases() -> dict:
+    """kind -> [(case name, constraints, problem)] of every declared parameter."""
+    return {
+        "function": [(f"{q}:{p}", declared_params(DECLARED[q])[p],
+                      functools.partial(refusal_problem, DECLARED[q], p)) for q, p in CASES],
+        "class": [(f"{q}:{p}", params_of(DECLARED_CLASSES[q])[p],
+                   functools.partial(refusal_problem, DECLARED_CLASSES[q], p))
+                  for q, p in CLASS_CASES],
+        "estimator": [(f"{q}:{p}",
+                       _as_constraints(DECLARED_ESTIMATORS[q]._parameter_constraints[p]),
+                       functools.partial(estimator_refusal_problem, DECLARED_ESTIMATORS[q], p))
+                      for q, p in ESTIMATOR_CASES],
+    }
+
+
+@pytest.mark.slow  # hypothesis: 12 drawn values for each of ~1,000 declared parameters (~10 s)
+@pytest.mark.parametrize("kind", ["function", "class", "estimator"])
+def test_drawn_bad_values_are_refused(kind):
+    """Beyond the typical bad values the fast lane checks (``assert_refused``): values
+    hypothesis draws outside each declaration (any float below an interval's bound, any
+    text for an option, ...) are refused with a typed error naming the parameter."""
+    failures = []
+    for name, constraints, problem in _drawn_cases()[kind]:
+        try:
+            assert_drawn_refused(constraints, problem)
+        except Exception as err:  # noqa: BLE001 - every case's finding, not the first only
+            failures.append(f"{name}: {type(err).__name__}: {err}")
+    assert not failures, "\n".join(failures)

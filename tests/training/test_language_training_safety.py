@@ -4,6 +4,7 @@ the image path's promises: it never writes into a folder that is not a run's, ho
 
 import copy
 import json
+import shutil
 
 import pytest
 import torch
@@ -160,12 +161,20 @@ def test_a_language_run_does_not_take_over_an_image_run_folder(tmp_path):
     assert not (out / "checkpoint.pt").exists()
 
 
+@pytest.fixture(scope="module")
+def one_step_run(tmp_path_factory):
+    """A language run folder after one step (made once; each test damages its own copy)."""
+    out = tmp_path_factory.mktemp("lm") / "run"
+    run_recipe(_lm(), out, progress=False, steps=1)
+    return out
+
+
 @pytest.mark.parametrize("damage", ["truncate", "nan", "drop_optimizer"])
-def test_a_damaged_language_checkpoint_is_not_resumed(tmp_path, damage):
+def test_a_damaged_language_checkpoint_is_not_resumed(tmp_path, damage, one_step_run):
     """A truncated, incomplete or non-finite checkpoint.pt is a CheckpointError naming restart."""
     r = _lm()
     out = tmp_path / "run"
-    run_recipe(r, out, progress=False, steps=1)
+    shutil.copytree(one_step_run, out)
     path = out / "checkpoint.pt"
     if damage == "truncate":
         path.write_bytes(path.read_bytes()[:100])

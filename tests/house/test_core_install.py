@@ -45,10 +45,10 @@ def test_the_blocker_blocks():
     assert res.returncode != 0 and "No module named 'dask'" in res.stderr
 
 
-def test_encoding_runs_without_dask():
-    """Both backends, in one fresh interpreter (each costs seconds of imports)."""
-    res = _run_core("""
-        import numpy as np
+#: the core workflows, run in ONE fresh interpreter (each interpreter costs seconds of
+#: imports): each part prints ``<name> ok`` or ``<name> failed`` and its traceback
+_PARTS = {
+    "encoding": """
         from toponeuro.analysis import RidgeEncoder, PLSEncoder, encoding_score
         rng = np.random.default_rng(0)
         X = rng.standard_normal((120, 8))
@@ -56,19 +56,11 @@ def test_encoding_runs_without_dask():
         for backend in ("numpy", "torch"):
             enc = RidgeEncoder(backend=backend, random_state=0).fit(X, Y)
             assert enc.score(X, Y) > 0.9, (backend, enc.score(X, Y))
-            print(backend, "ok")
         assert np.nanmean(encoding_score(X, Y, random_state=0)) > 0.9
         PLSEncoder(3).fit(X, Y)
         assert "dask" not in sys.modules
-        print("ok")
-    """)
-    assert res.returncode == 0 and res.stdout.split() == ["numpy", "ok", "torch", "ok", "ok"], (
-        res.stdout, res.stderr[-2000:])
-
-
-def test_topography_rsa_and_dimensionality_run_on_the_core_install():
-    res = _run_core("""
-        import numpy as np
+    """,
+    "topography": """
         import toponeuro
         from toponeuro.analysis import (compare_rdms, dimensionality, domain_selectivity,
                                         find_patches, map_similarity, rdm, smoothness,
@@ -87,26 +79,67 @@ def test_topography_rsa_and_dimensionality_run_on_the_core_install():
         r = rdm(acts)
         compare_rdms(r, r)
         dimensionality(acts)
-        print("ok")
-    """)
-    assert res.returncode == 0 and res.stdout.strip().endswith("ok"), res.stderr[-2000:]
-
-
-def test_a_weights_store_without_dask_is_refused_before_any_work(tmp_path):
-    store = tmp_path / "coef.nc"
-    res = _run_core(f"""
-        import numpy as np
+    """,
+    "weights_store": """
         from toponeuro.analysis import RidgeEncoder
         from toponeuro.exceptions import MissingDependencyError
-        X, Y = np.ones((20, 3)), np.ones((20, 2))
         try:
-            RidgeEncoder(weights={str(store)!r}).fit(X, Y)
+            RidgeEncoder(weights=STORE).fit(np.ones((20, 3)), np.ones((20, 2)))
         except MissingDependencyError as err:
-            print(err)
-    """)
+            print("refused:", str(err).replace(chr(10), " "))
+    """,
+}
+
+
+def _script(parts: dict, store) -> str:
+    """One interpreter's code: each part in turn, printing ``<name> ok`` or ``<name> failed``
+    and its traceback (a failing part does not stop the others)."""
+    code = f"import numpy as np, sys, traceback\nSTORE = {str(store)!r}\n"
+    for name, part in parts.items():
+        body = textwrap.indent(textwrap.dedent(part), "    ")
+        code += (f"try:\n{body}\n    print({name!r}, 'ok')\n"
+                 f"except BaseException:\n    print({name!r}, 'failed')\n"
+                 "    traceback.print_exc()\n")
+    return code
+
+
+@pytest.fixture(scope="module")
+def core_run(tmp_path_factory):
+    """``(stdout, stderr, the weights store's path)`` of the core workflows, run once."""
+    store = tmp_path_factory.mktemp("core") / "coef.nc"
+    res = _run_core(_script(_PARTS, store))
     assert res.returncode == 0, res.stderr[-2000:]
-    assert "pip install 'toponeuro[dask]'" in res.stdout and "weights=" in res.stdout
+    return res.stdout, res.stderr, store
+
+
+def _part_ok(core_run, name: str) -> None:
+    out, err, _ = core_run
+    assert f"{name} ok" in out.splitlines(), (out, err[-2000:])
+
+
+def test_encoding_runs_without_dask(core_run):
+    """Both ridge backends, PLS and the cross-validated score, with dask away."""
+    _part_ok(core_run, "encoding")
+
+
+def test_topography_rsa_and_dimensionality_run_on_the_core_install(core_run):
+    _part_ok(core_run, "topography")
+
+
+def test_a_weights_store_without_dask_is_refused_before_any_work(core_run):
+    _part_ok(core_run, "weights_store")
+    out, _, store = core_run
+    refused = next(line for line in out.splitlines() if line.startswith("refused:"))
+    assert "pip install 'toponeuro[dask]'" in refused and "weights=" in refused
     assert not store.exists()
+
+
+def test_a_failing_part_is_reported_as_failed():
+    """The harness cannot pass a broken part: an assertion inside one is ``failed``, and
+    the next part still runs."""
+    res = _run_core(_script({"broken": "assert 'dask' in sys.modules",
+                             "next": "pass"}, "unused"))
+    assert res.stdout.split() == ["broken", "failed", "next", "ok"], res.stderr[-2000:]
 
 
 @pytest.mark.slow  # an end-to-end job in a fresh interpreter (model, atlas, report)

@@ -154,8 +154,15 @@ def _prepare_gallery() -> list[dict]:
     ]
 
 
-if os.environ.get("TOPONEURO_DOCS_PREPARE") == "1":
-    _prepare_gallery()
+def _prepare_if_asked(environ=os.environ) -> list[dict] | None:
+    """:func:`_prepare_gallery` when ``TOPONEURO_DOCS_PREPARE`` is ``"1"`` in ``environ``,
+    else nothing (off by default; ``tests/docs/test_docs_conf.py``)."""
+    if environ.get("TOPONEURO_DOCS_PREPARE") == "1":
+        return _prepare_gallery()
+    return None
+
+
+_prepare_if_asked()
 
 sphinx_gallery_conf = {
     "examples_dirs": ["../tutorials"],

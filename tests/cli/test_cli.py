@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 import xarray as xr
+from _fresh import imported_by, run_python
 from PIL import Image
 
 from toponeuro import cli
@@ -71,9 +72,6 @@ def test_help_imports_neither_torch_nor_scipy_stats():
     """``toponeuro --help`` and ``toponeuro map --help`` read the settings and the jobs'
     defaults (toponeuro.settings, toponeuro.analysis, toponeuro.reporting) without torch or
     scipy.stats: the model is loaded, and scipy.stats used, only when a job runs."""
-    import subprocess
-    import sys
-
     code = (
         "import contextlib, io, sys\n"
         "from toponeuro.cli import main\n"
@@ -84,7 +82,7 @@ def test_help_imports_neither_torch_nor_scipy_stats():
         "sys.modules), sorted(m for m in sys.modules if m.startswith('toponeuro.'))\n"
         "print(sorted({'torch', 'scipy.stats', 'toponeuro.training'} & set(sys.modules)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = run_python("-c", code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
@@ -659,15 +657,16 @@ def test_extract_and_map_read_checkpoints_alike(tmp_path, capsys):
 def test_python_dash_m_toponeuro_is_the_command(monkeypatch, capsys):
     """``python -m toponeuro`` runs the CLI (it said "No module named toponeuro.__main__"),
     and its exit status is the command's (the failing one run in this process, as
-    ``python -m`` runs it: a new interpreter costs seconds of imports)."""
+    ``python -m`` runs it: a new interpreter costs seconds of imports). ``toponeuro models``
+    lists the registry (the cards, their weights' status) without torch or torchvision."""
     import runpy
-    import subprocess
     import sys
 
-    res = subprocess.run([sys.executable, "-m", "toponeuro", "models"], capture_output=True,
-                         text=True, timeout=120)
+    res, imported = imported_by("-m", "toponeuro", "models", timeout=120)
     assert res.returncode == 0, res.stderr[-1000:]
     assert "toponet_demo.v2_tau_50" in res.stdout
+    assert {"toponeuro.cli", "toponeuro.models._registry", "pandas"} <= imported
+    assert not {"torch", "torchvision"} & imported, sorted({"torch", "torchvision"} & imported)
     monkeypatch.setattr(sys, "argv", ["toponeuro", "extract", "--model", "nope.x", "--stimuli",
                                       "nowhere", "--out", "a.nc"])
     with pytest.raises(SystemExit) as bad:  # any other exception would be a traceback

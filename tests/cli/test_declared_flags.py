@@ -224,7 +224,10 @@ def test_a_message_writes_none_as_the_flags_word(capsys):
     assert cli_message("hemispheres=None compares both", run_map) == (
         "--hemispheres left out compares both")
     assert none_words()["--verb-noun"] == "none"
-    # end to end: the message of a refused value
-    assert main(["train", "--recipe", "demo-smoke", "--log-every", "-1"]) == 1
-    err = capsys.readouterr().err
-    assert "--log-every -1 is not a whole number >= 1. --log-every none logs no steps." in err
+    # end to end: the message of a refused value names None's word and the recipe's (its 0),
+    # which the library's declaration says (records.log_every=None ..., as 0 does in a recipe)
+    for flag, says in (("--log-every", "--log-every none logs no steps"),
+                       ("--keep-checkpoints", "--keep-checkpoints all keeps every one")):
+        assert main(["train", "--recipe", "demo-smoke", flag, "-1"]) == 1
+        err = capsys.readouterr().err
+        assert f"{flag} -1 is not a whole number >= 1. {says}, as 0 does in a recipe." in err

@@ -8,6 +8,7 @@ import json
 import warnings
 
 import pytest
+from _fresh import run_python
 
 from toponeuro.cli import build_parser, cli_message, main
 from toponeuro.cli._checks import _flags
@@ -132,9 +133,6 @@ def test_the_flags_train_as_the_recipe_keys_do(tmp_path, capsys):
 def test_other_commands_do_not_import_training_for_its_flags():
     """train's flags come from toponeuro.training (torch): main's parser adds them when train
     parses, so `toponeuro --version` or `map`'s parsing stay light."""
-    import subprocess
-    import sys
-
     code = (
         "import sys\n"
         "from toponeuro.cli import _build_parser\n"
@@ -144,7 +142,7 @@ def test_other_commands_do_not_import_training_for_its_flags():
         "args = p.parse_args(['train', '--recipe', 'x', '--lr', '0.1'])\n"
         "assert getattr(args, 'schedule.lr') == 0.1 and 'toponeuro.training' in sys.modules\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = run_python("-c", code)
     assert done.returncode == 0, done.stderr
 
 

@@ -10,10 +10,10 @@ only an extra or the tests bring are unimportable.
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 
 import pytest
+from _fresh import run_python
 
 #: installed by an extra of toponeuro's or by ``[test]`` only -- never by the core's
 #: dependencies (nilearn and rsatoolbox bring scikit-learn and scikit-image, so those stay)
@@ -36,8 +36,7 @@ sys.meta_path[:] = [_NoExtras if f is importlib.machinery.PathFinder else f
 
 
 def _run_core(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", _BLOCK + textwrap.dedent(code)],
-                          capture_output=True, text=True, timeout=300)
+    return run_python("-c", _BLOCK + textwrap.dedent(code))
 
 
 def test_the_blocker_blocks():

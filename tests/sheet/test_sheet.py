@@ -103,10 +103,10 @@ def test_check_activations_errors_name_the_fix():
 
 
 def test_import_is_light():
-    import subprocess
-    import sys
+    from _fresh import run_python
 
     code = "import sys, toponeuro; print('torch' in sys.modules, 'matplotlib' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_python("-c", code)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
     assert toponeuro.__version__

@@ -157,6 +157,11 @@ def test_bad_values_are_typed_errors_naming_the_field():
         TrainSchedule(lr_schedule="cosin")
     with pytest.raises(E.ParameterError, match=r"^records\.log_every=0 .*None logs no steps"):
         TrainRecords(log_every=0)
+    for f in dataclasses.fields(TrainRecords):  # the recipe's word for None, as declared
+        words = f.metadata["recipe_none"]
+        with pytest.raises(E.ParameterError, match=rf"^records\.{f.name}=-1 .*None .*, as "
+                                                   rf"{words[0]} does in a recipe\.$"):
+            TrainRecords(**{f.name: -1})
     with pytest.raises(E.InputTypeError, match=r"^data\.dataset must be a torch"):
         TrainData("images/")
     data = make_synthetic_images(2, 2, 16)

@@ -9,16 +9,21 @@ The cards are data (``cards.toml``), and so are the architectures' hyper-paramet
 (``architectures.toml``, read by ``architecture_config(name, size)``); the builder modules
 imported here register their architectures by name (as timm's ``models/__init__.py``
 does), and the registry imports none of them.
+
+Importing this package imports no torch: the builders import it when they build, and the
+classes that need it at definition (:class:`GPT`, :class:`SmallResNet`,
+:class:`BlurPoolConv2d` ...) load on first use, so ``toponeuro models`` lists the registry
+(``describe_models``) without torch.
 """
+
+import importlib
 
 from .._util.deprecate import removed_names
 from . import (
     _architectures,
-    _blocks,
     _catalog,
     _factory,
     _hf,  # noqa: F401 - the builder modules register their architectures on import
-    _nanogpt,  # noqa: F401
     _registry,
     _small,
     _surgery,
@@ -27,20 +32,27 @@ from . import (
     _weights,
 )
 from ._architectures import *
-from ._blocks import *
 from ._catalog import *
 from ._factory import *
 from ._layers import list_layers
-from ._nanogpt import GPT, GPTConfig
 from ._registry import *
 from ._small import *
 from ._surgery import *
 from ._tokenizers import *
 from ._weights import *
 
+#: public name -> the module (it imports torch) that defines it, imported on first access
+_LAZY = {
+    "BlurPoolConv2d": "_blocks",
+    "add_blurpool": "_blocks",
+    "SmallResNet": "_standalone",
+    "GPT": "_nanogpt",
+    "GPTConfig": "_nanogpt",
+}
+
 __all__ = [
     *_surgery.__all__,
-    *_blocks.__all__,
+    *_LAZY,
     *_small.__all__,
     *_registry.__all__,
     *_factory.__all__,
@@ -49,11 +61,21 @@ __all__ = [
     *_catalog.__all__,
     *_architectures.__all__,
     "list_layers",
-    "GPT",
-    "GPTConfig",
 ]
 
 #: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
-__getattr__ = removed_names(__name__, {"load_checkpoint": "toponeuro.models.load_weights (a "
-                                       "weights file) or toponeuro.training.load_checkpoint "
-                                       "(a training checkpoint)"})
+_removed = removed_names(__name__, {"load_checkpoint": "toponeuro.models.load_weights (a "
+                                    "weights file) or toponeuro.training.load_checkpoint "
+                                    "(a training checkpoint)"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY:  # a class that needs torch: imported (with torch) on first access
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    return _removed(name)
+
+
+def __dir__():
+    return sorted({*globals(), *_LAZY})

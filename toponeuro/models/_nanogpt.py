@@ -2,7 +2,8 @@
 
 Parameter names follow nanoGPT (``transformer.wte``, ``transformer.h.N.mlp.c_fc`` ...), so the
 released TopoNet NanoGPT checkpoints load with ``strict=True`` once the ``_orig_mod.`` prefix
-that ``torch.compile`` adds is stripped.
+that ``torch.compile`` adds is stripped. Its builder (``nanogpt``) is registered by
+:mod:`._hf`, which imports this module (and torch) only when it builds.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ from torch import nn
 from .._util.optional import optional_import
 from .._util.params import COUNT, Boolean, InstanceOf, Interval, check_param, validate_params
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
-from ._registry import register_builder
 
-__all__ = ["GPTConfig", "GPT", "nanogpt", "load_gpt2_tokenizer"]
+__all__ = ["GPTConfig", "GPT", "load_gpt2_tokenizer"]
 
 
 @dataclass
@@ -204,12 +204,6 @@ class GPT(nn.Module):
         for block in self.transformer.h:
             x = block(x)
         return self.lm_head(self.transformer.ln_f(x))
-
-
-@register_builder("nanogpt")
-def nanogpt(config: GPTConfig | None = None) -> GPT:
-    """The TopoNets NanoGPT (12 layers, 12 heads, 768 dims, vocab 50304, no biases)."""
-    return GPT(config or GPTConfig())
 
 
 _GPT2_FILES = ("vocab.json", "merges.txt")

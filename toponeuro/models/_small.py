@@ -1,18 +1,22 @@
 """A small ResNet-style CNN for TopoNets trained on CPU (the demo TopoNets, smoke recipes).
 
 ``SmallResNet`` is defined in :mod:`toponeuro.models._standalone` (torch-only, also inlined
-into Brain-Score plugins).
+into Brain-Score plugins); ``toponeuro.models.SmallResNet`` imports it (and torch) on first
+use. This module imports no torch: the builders register without it (``toponeuro models``
+lists the registry torch-free).
 """
 
 from __future__ import annotations
 
-from torch import nn
+from typing import TYPE_CHECKING
 
 from .._util.constraints import TorchModule
 from .._util.params import validate_params
-from ._standalone import SmallResNet
 
-__all__ = ["SmallResNet", "small_resnet_topo_layers"]
+if TYPE_CHECKING:
+    from torch import nn
+
+__all__ = ["small_resnet_topo_layers"]
 
 
 @validate_params(dict(model=[TorchModule(), None]))

@@ -5,22 +5,23 @@ Builders only: their cards (weights, preprocessing, topo layers) are data in ``c
 The ResNets are torchvision's, with every strided conv of ``in_channels >= 16`` wrapped in
 :class:`BlurPoolConv2d` (as the official TopoNets loader does), so the published state dicts
 load with ``strict=True``. ViT-B/32 is torchvision's ``vit_b_32``, its hyper-parameters data
-in ``architectures.toml`` (:func:`architecture_config`).
+in ``architectures.toml`` (:func:`architecture_config`). torch and torchvision are imported
+inside the builders, so registering them imports neither.
 """
 
 from __future__ import annotations
 
 from ..exceptions import ParameterError
 from ._architectures import architecture_config
-from ._blocks import add_blurpool
 from ._registry import register_builder
-from ._small import SmallResNet, small_resnet_topo_layers
+from ._small import small_resnet_topo_layers
 
 __all__ = ["resnet18", "resnet50", "vit_b_32", "toponet_demo", "small_resnet"]
 
 
 def _resnet(arch: str, num_classes: int = 1000):
     from .._util.optional import import_torchvision
+    from ._blocks import add_blurpool
 
     torchvision = import_torchvision(arch)
     model = getattr(torchvision.models, arch)(weights=None, num_classes=num_classes)
@@ -76,6 +77,8 @@ def vit_b_32(size: str = "full", **kwargs):
 @register_builder("toponet_demo")
 def toponet_demo(num_classes: int = 10, widths=(32, 64, 128, 256)):
     """The small BlurPool ResNet of the demo TopoNets (:class:`SmallResNet`)."""
+    from ._standalone import SmallResNet
+
     return SmallResNet(num_classes=num_classes, widths=tuple(widths))
 
 
@@ -94,4 +97,6 @@ def small_resnet(num_classes: int = 10, widths=(32, 64, 128, 256), blurpool: boo
             f"model.widths must be 4 channel counts, one per stage of the small ResNet; got "
             f"{list(widths)}. Give e.g. widths = [32, 64, 128, 256]."
         )
+    from ._standalone import SmallResNet
+
     return SmallResNet(num_classes=int(num_classes), widths=widths, blurpool=bool(blurpool))

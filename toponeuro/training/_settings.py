@@ -195,9 +195,11 @@ class TrainData:
 @dataclass(frozen=True)
 @validate_fields({
     "log_every": [Interval(numbers.Integral, 1, None, closed="left",
-                           fix="records.log_every=None logs no steps."), None],
+                           fix="records.log_every=None logs no steps, as 0 does in a "
+                               "recipe."), None],
     "keep_checkpoints": [Interval(numbers.Integral, 1, None, closed="left",
-                                  fix="records.keep_checkpoints=None keeps every one."), None],
+                                  fix="records.keep_checkpoints=None keeps every one, as 0 "
+                                      "does in a recipe."), None],
 })
 class TrainRecords:
     """What a training run keeps besides the weights (none of it changes them).

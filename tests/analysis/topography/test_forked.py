@@ -95,13 +95,21 @@ def test_geodesic_weights_are_the_same_searched_in_workers(monkeypatch):
 
 
 def test_toponeuro_processes_caps_the_workers(monkeypatch):
-    """``$TOPONEURO_PROCESSES`` 0 or 1 keeps the work in this process; a number caps it."""
-    from toponeuro.analysis.topography._forked import MIN_WORK, n_cores, n_workers
+    """``$TOPONEURO_PROCESSES`` 0 or 1 keeps the work in this process; a number caps it (on
+    Linux outside a daemonic process, where workers may fork: elsewhere there are none)."""
+    import multiprocessing
 
-    monkeypatch.setenv("TOPONEURO_PROCESSES", "1")
-    assert n_workers(10 * MIN_WORK) == 0
-    monkeypatch.setenv("TOPONEURO_PROCESSES", "0")
-    assert n_workers(10 * MIN_WORK) == 0
-    monkeypatch.setenv("TOPONEURO_PROCESSES", "64")
-    expect = n_cores() if n_cores() > 1 else 0
-    assert n_workers(10 * MIN_WORK) in (0, expect)  # 0 off Linux or in a daemonic process
+    from toponeuro.analysis.topography._forked import MIN_WORK, n_workers
+
+    for cap in ("1", "0"):
+        monkeypatch.setenv("TOPONEURO_PROCESSES", cap)
+        assert n_workers(10 * MIN_WORK) == 0
+    if not sys.platform.startswith("linux") or multiprocessing.current_process().daemon:
+        pytest.skip("n_workers is 0 off Linux and in a daemonic process, whatever the cap")
+    monkeypatch.setattr(_forked, "n_cores", lambda: 4)  # the cores, whatever the machine's
+    for cap, expect in (("64", 4), ("3", 3), ("2", 2), ("", 4), (" 2 ", 2), ("lots", 4)):
+        monkeypatch.setenv("TOPONEURO_PROCESSES", cap)
+        assert n_workers(10 * MIN_WORK) == expect, cap
+    assert n_workers(MIN_WORK - 1) == 0  # too little work to fork for
+    monkeypatch.setattr(_forked, "n_cores", lambda: 1)
+    assert n_workers(10 * MIN_WORK) == 0  # one core: no worker

@@ -123,6 +123,7 @@ def _weights_by_whole_graph(tm, sigma, block=512):
                              shape=(tm.n, tm.n))
 
 
+@pytest.mark.slow  # geodesic weights over a whole hemisphere, against a reference (~3.5 s)
 def test_geodesic_weights_identical_and_cached(monkeypatch, tmp_path, maps):
     monkeypatch.setenv("TOPONEURO_NULL_CACHE", str(tmp_path / "nulls"))
     from toponeuro.analysis import as_topomap

@@ -14,6 +14,7 @@ import pytest
 import toponeuro
 
 
+@pytest.mark.slow  # Sphinx's parser over every module (~2.2 s); the docs build parses them too
 def test_sphinx_parses_every_module():
     pycode = pytest.importorskip("sphinx.pycode")
     bad = []

@@ -445,6 +445,7 @@ _extract.extract(net, images, ["layer1.0.conv1", "fc"], batch_size=3, store=sys.
 """
 
 
+@pytest.mark.slow  # a fresh interpreter killed mid-write (~2.3 s)
 def test_store_survives_sigkill(tmp_path):
     import signal
     import subprocess

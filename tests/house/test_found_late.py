@@ -66,6 +66,7 @@ def test_vol_to_surf_options_are_checked_before_any_map_is_read(volume, monkeypa
         load_cortex_maps({"faces": volume}, vol_to_surf=options)
 
 
+@pytest.mark.slow  # a volume atlas projected with each vol_to_surf option (~2 s)
 def test_valid_vol_to_surf_options_give_the_same_maps(volume):
     a = load_cortex_maps({"faces": volume}, hemispheres=["left"])
     b = load_cortex_maps({"faces": volume}, hemispheres=["left"],

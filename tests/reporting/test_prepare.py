@@ -70,6 +70,7 @@ def test_prepare_for_another_seed_draws_again(tmp_path, monkeypatch):
     assert "ruler-cortex" in other["drawn"] and "pair-similarity" in other["drawn"]
 
 
+@pytest.mark.slow  # an end-to-end `toponeuro prepare` (the visfAtlas's cortex side, ~4 s)
 def test_prepare_says_what_it_did(tmp_path, monkeypatch, capsys):
     """The one line of verbose=1, and the command line's exit status (no fLoc images)."""
     from toponeuro.cli import main

@@ -149,6 +149,8 @@ def test_the_cortex_region_is_the_atlas_neighbourhood_and_the_cortex_side_covers
         RulerSettings(cortex_region="vtc_typo")
 
 
+# compare_topography(model_results=) itself is tested in the fast lane (test_one_ruler.py)
+@pytest.mark.slow  # the ruler stage three times over both hemispheres (~4 s)
 def test_the_second_hemisphere_reuses_the_model_side_with_the_same_numbers(monkeypatch):
     """A layer's model side is measured once when both hemispheres hold the same domains
     (``compare_topography(model_results=)``): the rows are those of measuring it again."""

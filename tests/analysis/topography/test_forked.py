@@ -65,6 +65,7 @@ def _both(monkeypatch, run):
     return here, run(), calls
 
 
+@pytest.mark.slow  # forked workers searching a whole hemisphere (~2 s)
 @linux
 def test_mesh_smoothness_is_the_same_searched_in_workers(monkeypatch):
     values = np.random.default_rng(0).standard_normal(10242)

@@ -3,6 +3,7 @@ writer of fLoc-like image folders."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sys
@@ -80,8 +81,24 @@ def _session_projections(tmp_path_factory) -> Path:
     return _session_folder(tmp_path_factory, "toponeuro_atlases")
 
 
+@pytest.fixture(scope="session")
+def _data_folders(tmp_path_factory):
+    """A fresh, empty folder each call, under one parent for the session: a counter, not
+    ``tmp_path_factory.mktemp`` (which lists every folder made so far to number the next:
+    quadratic over a worker's ~2,000 tests)."""
+    parent = tmp_path_factory.mktemp("toponeuro_data")
+    numbers = itertools.count()
+
+    def fresh() -> Path:
+        folder = parent / str(next(numbers))
+        folder.mkdir()
+        return folder
+
+    return fresh
+
+
 @pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory, monkeypatch, _session_projections):
+def _isolated_cache(_data_folders, monkeypatch, _session_projections):
     """Every test gets its own TOPONEURO_DATA so nothing touches the user's cache (the null
     draws aside: one folder for the session, see ``_session_null_cache``). It starts with a
     copy of the visfAtlas's fsaverage5 projection once a test of the session has made it (a
@@ -89,7 +106,7 @@ def _isolated_cache(tmp_path_factory, monkeypatch, _session_projections):
     method, as the library caches it for a user); a test's own ``cache_dir=`` starts empty."""
     from toponeuro._io.output import atomic_file
 
-    data = tmp_path_factory.mktemp("toponeuro_data")
+    data = _data_folders()
     made = sorted(_session_projections.glob(PROJECTIONS))
     if made:
         (data / "atlases").mkdir()

@@ -1,7 +1,8 @@
 """The jobs' parameters, declared once: small frozen settings objects (issue 44).
 
-Values that travel together are one object, checked once where it is made (its
-``__post_init__``), passed whole through :func:`toponeuro.run_map` and
+Values that travel together are one object, checked once where it is made (its fields
+are declared with :func:`~toponeuro._util.frozen.validate_fields`, readable as its
+``__toponeuro_params__``), passed whole through :func:`toponeuro.run_map` and
 :func:`toponeuro.run_language_map` (inner calls trust it) and recorded whole in
 ``summary.json`` under ``"settings"``, with the same names as the fields here. The command
 line builds its flags from the same declarations (each field's ``metadata``: its flag and
@@ -38,28 +39,37 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._util.constraints import MAPPING
+from ._util.constraints import MAPPING, Names
 from ._util.frozen import declared as _meta
-from ._util.frozen import record_value
+from ._util.frozen import record_value, validate_fields
 from ._util.frozen import set_checked as _set
 from ._util.params import (
-    MAX_PERMUTATIONS,
+    ALPHA,
+    COUNT,
+    N_PERMUTATIONS,
+    PROBABILITY,
+    TOP_K,
+    Boolean,
+    InstanceOf,
+    Interval,
+    Options,
     PathLike,
-    check_int,
-    check_number,
-    check_param,
-    check_top_k,
+    Text,
+    declared_params,
     validate_params,
 )
 from .analysis import RulerSettings
-from .exceptions import DeviceError, InputTypeError, ParameterError, UnknownNameError, close_matches
+from .exceptions import DeviceError, InputTypeError, UnknownNameError
+from .features import TOKEN_POOLINGS
 from .features import extract as _extract
+from .stimuli import StimulusSet, floc_numbers
 
 __all__ = [
     "NullSettings",
@@ -86,28 +96,25 @@ _TDANN_THRESHOLD = 2.0
 _TDANN_MIN_COUNT = 10
 
 
-def _n_draws(value, name: str) -> int:
-    return check_int(value, name, lo=0, hi=MAX_PERMUTATIONS,
-                     fix="0 draws no null; 1000 is the usual choice.")
+#: a seed: a whole number >= 0 (stored as an int), a numpy Generator, SeedSequence or
+#: BitGenerator (kept as given) or None
+_SEED = [Interval(numbers.Integral, 0, None, closed="left",
+                  fix="None seeds from fresh entropy (not reproducible)."),
+         InstanceOf((np.random.Generator, np.random.SeedSequence, np.random.BitGenerator),
+                    "a numpy.random.Generator", example=lambda: np.random.default_rng(0)),
+         None]
 
 
-def _flag(value, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise InputTypeError(f"{name} must be True or False; got {value!r}.")
-    return bool(value)
-
-
-def _seed(value, name: str):
-    """None, an int >= 0 (kept as given) or a numpy Generator / SeedSequence."""
-    if value is None or isinstance(
-            value, np.random.Generator | np.random.SeedSequence | np.random.BitGenerator):
-        return value
-    return check_int(value, name, lo=0,
-                     fix="Give None, a whole number >= 0 or a numpy.random.Generator.")
+def _source(named: str) -> InstanceOf:
+    """A stimuli source: its name (``named``), a path or a StimulusSet; what it holds is
+    checked where it is read."""
+    return InstanceOf((str, os.PathLike, StimulusSet),
+                      f"{named}, a path or a toponeuro.stimuli.StimulusSet", example=named[1:-1])
 
 
 # --- the spatial nulls ----------------------------------------------------------------------
 @dataclass(frozen=True)
+@validate_fields({"n_permutations": N_PERMUTATIONS, "alpha": ALPHA, "random_state": _SEED})
 class NullSettings:
     """The spatial nulls of every model statistic: draws, significance level, seed.
 
@@ -137,15 +144,10 @@ class NullSettings:
         "--random-state", "seed of the sampling and of every null", type=int,
         old_flags=("--seed",)))
 
-    def __post_init__(self):
-        _set(self, "n_permutations", _n_draws(self.n_permutations, "null.n_permutations"))
-        _set(self, "alpha", check_number(self.alpha, "null.alpha", lo=0, hi=1, lo_open=True,
-                                         hi_open=True))
-        _set(self, "random_state", _seed(self.random_state, "null.random_state"))
-
 
 # --- patches --------------------------------------------------------------------------------
 @dataclass(frozen=True)
+@validate_fields({"threshold": Interval(numbers.Real), "min_units": COUNT})
 class PatchRule:
     """What a patch of the model's sheet is (TDANN's rule by default).
 
@@ -170,10 +172,6 @@ class PatchRule:
         "--threshold", "patch threshold on the selectivity t, after TDANN's smoothing"))
     min_units: int = field(default=_TDANN_MIN_COUNT, metadata=_meta(
         "--min-units", "smallest model patch, in units"))
-
-    def __post_init__(self):
-        _set(self, "threshold", check_number(self.threshold, "patches.threshold"))
-        _set(self, "min_units", check_int(self.min_units, "patches.min_units", lo=1))
 
 
 # --- the cortex side ------------------------------------------------------------------------
@@ -221,7 +219,24 @@ def cortex_maps_kind(maps) -> str:
     return "files"  # a path, its text form, or a mapping domain -> file(s)
 
 
+#: the cortical hemispheres a job compares (:class:`CortexInput`'s ``hemispheres``)
+_HEMISPHERES = ("left", "right")
+
+
 @dataclass(frozen=True)
+@validate_fields({
+    "hemispheres": [Options(_HEMISPHERES, error=UnknownNameError),
+                    Names(empty=False, options=_HEMISPHERES, error=UnknownNameError,
+                          fix="None (the default) compares both."), None],
+    "vol_to_surf": [InstanceOf(Mapping, "a mapping of nilearn vol_to_surf keyword arguments",
+                               example={}, fix="E.g. {'radius': 2}; None: radius 3 mm, linear "
+                               "interpolation."), None],
+    "threshold": [Interval(numbers.Real, fix="None (the default) takes patches.threshold."),
+                  None],
+    "min_vertices": COUNT,
+    "n_permutations": N_PERMUTATIONS,
+    "maps": CORTEX_MAPS,
+})
 class CortexInput:
     """The cortex side of a job: your maps (or the shipped ones) and how they are measured.
 
@@ -302,29 +317,16 @@ class CortexInput:
         None, "what maps is (derived)"))
 
     def __post_init__(self):
-        if self.hemispheres is not None:
-            hemis = [self.hemispheres] if isinstance(self.hemispheres, str) else list(
-                self.hemispheres)
-            bad = [h for h in hemis if h not in ("left", "right")]
-            if bad or not hemis:
-                raise UnknownNameError(
-                    f"cortex.hemispheres={self.hemispheres!r}: each must be 'left' or 'right' "
-                    f"(default None: both); {close_matches(str(bad[0]) if bad else '', ('left', 'right'))}")
-            _set(self, "hemispheres", tuple(hemis))
-        if self.vol_to_surf is not None and not isinstance(self.vol_to_surf, Mapping):
-            raise InputTypeError(f"cortex.vol_to_surf must be a mapping of nilearn vol_to_surf "
-                                 f"keyword arguments (e.g. {{'radius': 2}}); got "
-                                 f"{self.vol_to_surf!r}.")
-        if self.threshold is not None:
-            _set(self, "threshold", check_number(self.threshold, "cortex.threshold"))
-        _set(self, "min_vertices", check_int(self.min_vertices, "cortex.min_vertices", lo=1))
-        _set(self, "n_permutations", _n_draws(self.n_permutations, "cortex.n_permutations"))
-        check_param(self.maps, "cortex.maps", CORTEX_MAPS)  # also where made inside a job
+        # canonical forms, not constraints: one hemisphere's name is a tuple of it; the kind
+        # is derived from the (declared) maps
+        if isinstance(self.hemispheres, str):
+            _set(self, "hemispheres", (self.hemispheres,))
         _set(self, "kind", cortex_maps_kind(self.maps))
 
 
 # --- extraction and the model ---------------------------------------------------------------
 @dataclass(frozen=True)
+@validate_fields({"batch_size": COUNT})
 class Extraction:
     """How the activations are computed (:func:`toponeuro.extract`).
 
@@ -355,7 +357,8 @@ class Extraction:
     def __post_init__(self):
         from ._util.device import check_device
 
-        _set(self, "batch_size", check_int(self.batch_size, "extraction.batch_size", lo=1))
+        # the device is checked against this machine's hardware (torch is imported only off
+        # the cpu), which no field constraint does; a torch.device is stored as its name
         try:  # "cpu", the default made at import time, is always there: no torch to import
             if not (isinstance(self.device, str) and self.device == "cpu"):
                 check_device(self.device)
@@ -365,6 +368,18 @@ class Extraction:
 
 
 @dataclass(frozen=True)
+@validate_fields({
+    "name": Text(error=InputTypeError, fix="Give a registered model name (see "
+                 "toponeuro.models.list_models())."),
+    "checkpoint": [InstanceOf((str, os.PathLike), "a path (a str or a pathlib.Path)",
+                              example="weights.pt"), None],
+    "trust_checkpoint": Boolean(),
+    "unit_positions": [InstanceOf(Mapping, "a mapping layer -> positions (an array or a path)",
+                                  example={}), None],
+    "position_units": [Options(("mm", "sheet"), error=UnknownNameError,
+                               fix="None (the default) takes the model card's, else mm."),
+                       None],
+})
 class ModelSource:
     """Which model and weights a job maps.
 
@@ -408,24 +423,12 @@ class ModelSource:
         "--position-units", "unit of --unit-positions (default: the card's, else mm)",
         choices=("mm", "sheet")))
 
-    def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name:
-            raise InputTypeError(f"model.name must be a registered model name (see "
-                                 f"toponeuro.models.list_models()); got {self.name!r}.")
-        if self.checkpoint is not None and not isinstance(self.checkpoint, str | os.PathLike):
-            raise InputTypeError(f"model.checkpoint must be a path; got "
-                                 f"{type(self.checkpoint).__name__}.")
-        _set(self, "trust_checkpoint", _flag(self.trust_checkpoint, "model.trust_checkpoint"))
-        if self.unit_positions is not None and not isinstance(self.unit_positions, Mapping):
-            raise InputTypeError(f"model.unit_positions must be a mapping layer -> positions "
-                                 f"(array or path); got {type(self.unit_positions).__name__}.")
-        if self.position_units not in (None, "mm", "sheet"):
-            raise UnknownNameError(f"model.position_units={self.position_units!r} is not "
-                                   "'mm' or 'sheet'.")
-
 
 # --- the one-ruler comparison ---------------------------------------------------------------
 @dataclass(frozen=True)
+@validate_fields({"n_permutations": [N_PERMUTATIONS, None],
+                  "descriptors": InstanceOf(RulerSettings, "a toponeuro.settings.RulerSettings",
+                                            example=RulerSettings)})
 class RulerRun:
     """The one-ruler model-vs-cortex comparison (:func:`toponeuro.analysis.compare_topography`).
 
@@ -453,16 +456,17 @@ class RulerRun:
     descriptors: RulerSettings = field(default_factory=RulerSettings, metadata=_meta(
         None, "the descriptors' parameters (Python only: a RulerSettings)"))
 
-    def __post_init__(self):
-        if self.n_permutations is not None:
-            _set(self, "n_permutations", _n_draws(self.n_permutations, "ruler.n_permutations"))
-        if not isinstance(self.descriptors, RulerSettings):
-            raise InputTypeError(f"ruler.descriptors must be a RulerSettings; got "
-                                 f"{type(self.descriptors).__name__}.")
-
 
 # --- the language job's units ---------------------------------------------------------------
 @dataclass(frozen=True)
+@validate_fields({
+    "top_k": TOP_K,
+    "q": PROBABILITY,
+    "smooth_fwhm": [Interval(numbers.Real, 0, None, closed="neither",
+                             fix="units.smooth_fwhm=None leaves the activations unsmoothed."),
+                    None],
+    "token_pooling": Options(TOKEN_POOLINGS, error=UnknownNameError),
+})
 class LanguageUnits:
     """TopoLM's language-selective units (:func:`toponeuro.analysis.language_selectivity`).
 
@@ -493,33 +497,17 @@ class LanguageUnits:
     smooth_fwhm: float | None = field(default=2.0, metadata=_meta(
         "--smooth-fwhm", "FWHM of the activations' smoothing on the sheet", none="unsmoothed",
         cli_none="none"))
-    # the choices are toponeuro.features.TOKEN_POOLINGS (which imports torch; a test holds
-    # them equal): toponeuro extract takes this flag too
+    # toponeuro extract takes this flag too
     token_pooling: str = field(default=_EXTRACT["token_pooling"].default, metadata=_meta(
         "--token-pooling", "pooling over a transformer layer's tokens (texts: their real "
         "tokens; a ViT: mean averages the patch tokens, first is the class token)",
-        choices=("mean", "first", "last")))
-
-    def __post_init__(self):
-        try:
-            _set(self, "top_k", check_top_k(self.top_k))
-        except (ParameterError, InputTypeError) as err:
-            raise type(err)(str(err).replace("top_k=", "units.top_k=", 1)) from None
-        _set(self, "q", check_number(self.q, "units.q", lo=0, hi=1, lo_open=True, hi_open=True))
-        if self.smooth_fwhm is not None:
-            _set(self, "smooth_fwhm", check_number(
-                self.smooth_fwhm, "units.smooth_fwhm", lo=0, lo_open=True,
-                fix="units.smooth_fwhm=None leaves the activations unsmoothed."))
-        from .features import TOKEN_POOLINGS
-
-        if self.token_pooling not in TOKEN_POOLINGS:
-            raise UnknownNameError(
-                f"units.token_pooling must be one of {TOKEN_POOLINGS}; got "
-                f"{self.token_pooling!r}. {close_matches(str(self.token_pooling), TOKEN_POOLINGS)}")
+        choices=TOKEN_POOLINGS))
 
 
 # --- the stimuli ----------------------------------------------------------------------------
 @dataclass(frozen=True)
+@validate_fields({"source": _source('"floc"'),
+                  "numbers": declared_params(floc_numbers)["numbers"]})
 class FlocStimuli:
     """The fLoc images :func:`toponeuro.run_map` shows the model: where, and which numbers.
 
@@ -556,14 +544,14 @@ class FlocStimuli:
         "the model was trained on)", cli_adds=True))
 
     def __post_init__(self):
-        _check_source(self.source, "stimuli.source", '"floc"')
+        # what the numbers hold (a range's text, numbers >= 1) is read by floc_numbers, their
+        # one reader; the declaration checks only their kind
         if self.numbers is not None:
-            from .stimuli import floc_numbers
-
             floc_numbers(self.numbers)
 
 
 @dataclass(frozen=True)
+@validate_fields({"source": _source('"langloc"'), "verb_noun": [_source('"topolm"'), None]})
 class LanguageStimuli:
     """The items :func:`toponeuro.run_language_map` reads: the localizer's and the verb - noun
     fit's.
@@ -601,23 +589,6 @@ class LanguageStimuli:
         "- noun map and its comparison with the cortex out; the cortex side is --cortex-maps "
         "verbs=..., else TopoLM's group contrast", metavar="topolm|CSV|none", cli_none="none",
         cli_adds=True))
-
-    def __post_init__(self):
-        _check_source(self.source, "stimuli.source", '"langloc"')
-        if self.verb_noun is not None:
-            _check_source(self.verb_noun, "stimuli.verb_noun", '"topolm"')
-
-
-def _check_source(value, name: str, named: str) -> None:
-    """A stimuli source is a name or a path (text or path-like) or a StimulusSet; what it
-    holds is checked where it is read."""
-    from .stimuli import StimulusSet
-
-    if isinstance(value, str | os.PathLike | StimulusSet):
-        return
-    raise InputTypeError(
-        f"{name} must be {named}, a path or a toponeuro.stimuli.StimulusSet; got a "
-        f"{type(value).__name__}.")
 
 
 # --- the summary's record -------------------------------------------------------------------

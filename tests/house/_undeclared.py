@@ -58,3 +58,28 @@ UNCOVERED_CLASSES: dict[str, tuple[str, str]] = {
 #: ``qualified.Class.field`` -> why its __post_init__ lets some bad values of its annotation
 #: through (only shrinks)
 UNCOVERED_FIELDS: dict[str, str] = {}
+
+#: public dataclasses that still check their fields by hand in ``__post_init__`` rather than
+#: declare them (:func:`toponeuro._util.frozen.validate_fields`), each with why (only
+#: shrinks: declare the fields, keep by hand only what no field constraint can say)
+CHECKED_BY_HAND: dict[str, str] = {
+    'toponeuro.analysis.topography._descriptors.RulerSettings':
+        "declarable (check_int / check_number per field, values not stored canonical); "
+        "min_patch_area <= max_patch_area stays by hand",
+    'toponeuro.atlases._maps.CortexMaps':
+        "declarable: its _MAPS_FIELDS loop of check_param is a validate_fields away (a "
+        "mutable dataclass)",
+    'toponeuro.models._nanogpt.GPTConfig':
+        "declarable: its _CONFIG_FIELDS loop of check_param is a validate_fields away",
+    'toponeuro.models._registry.ModelCard':
+        "declarable: its _CARD_FIELDS loop of check_param is a validate_fields away",
+    'toponeuro.topoloss._loss.LayerSpec':
+        "its messages are a recipe's (RecipeError, SheetError, UnsupportedLayerError naming "
+        "'LayerSpec <name>'); the factor = 1 warning",
+    'toponeuro.topoloss._schedule.TauSchedule':
+        "its messages are a recipe's (RecipeError); total_steps > warmup_steps for "
+        "cosine_decay is a rule across fields",
+    'toponeuro.training._settings.TrainData':
+        "a dataset is duck-typed (a length and items, not a str or a mapping): no constraint "
+        "of the vocabulary says so yet",
+}

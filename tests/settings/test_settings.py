@@ -51,6 +51,37 @@ def test_a_bad_value_is_refused_naming_the_field(cls, kwargs, error, name):
     assert name in str(info.value)
 
 
+#: the fields a settings object checks in its __post_init__, not by a declaration, and why
+CHECKED_BY_HAND = {"Extraction.device": "checked against this machine's hardware"}
+
+
+def test_every_field_is_declared_but_those_checked_by_hand():
+    """One way to declare a field (validate_fields): every field a job's settings object
+    takes is declared, readable as its ``__toponeuro_params__``, but those listed."""
+    from toponeuro._util.params import declared_params
+
+    for cls in ALL:
+        declared = set(declared_params(cls))
+        for f in dataclasses.fields(cls):
+            if f.init:
+                assert (f.name in declared) != (f"{cls.__name__}.{f.name}" in CHECKED_BY_HAND), (
+                    cls.__name__, f.name)
+
+
+@pytest.mark.parametrize("cls, kwargs, error, name", [
+    (S.CortexInput, {"hemispheres": 3}, InputTypeError, "cortex.hemispheres=3"),  # was a TypeError
+    (S.CortexInput, {"hemispheres": []}, UnknownNameError, "cortex.hemispheres=[]"),
+    (S.ModelSource, {"name": ""}, InputTypeError, "model.name=''"),
+    (S.ModelSource, {"checkpoint": 3}, InputTypeError, "model.checkpoint=3"),
+    (S.ModelSource, {"unit_positions": [1]}, InputTypeError, "model.unit_positions=[1]"),
+    (S.FlocStimuli, {"numbers": 3}, InputTypeError, "stimuli.numbers=3"),
+])
+def test_the_declarations_name_the_field_and_keep_the_error_type(cls, kwargs, error, name):
+    with pytest.raises(error) as info:
+        cls(**kwargs)
+    assert str(info.value).startswith(name)
+
+
 def test_settings_are_frozen_and_canonical():
     null = S.NullSettings(n_permutations=10.0, alpha=np.float64(0.01), random_state=np.int64(4))
     assert (type(null.n_permutations), type(null.alpha), type(null.random_state)) == (
@@ -58,6 +89,10 @@ def test_settings_are_frozen_and_canonical():
     with pytest.raises(dataclasses.FrozenInstanceError):
         null.alpha = 0.5
     assert S.CortexInput(hemispheres="left").hemispheres == ("left",)
+    assert S.CortexInput(hemispheres=["right", "left"]).hemispheres == ("right", "left")
+    assert S.NullSettings(random_state=3.0).random_state == 3  # a whole float, as before
+    rng = np.random.default_rng(0)
+    assert S.NullSettings(random_state=rng).random_state is rng
 
 
 def test_the_cortex_maps_kind_is_told_once_and_kept():
@@ -223,6 +258,7 @@ def test_stimuli_settings_refuse_a_source_of_the_wrong_kind(cls, kw, name):
     import toponeuro.settings as S
     from toponeuro.exceptions import InputTypeError
 
-    with pytest.raises(InputTypeError, match=rf"^{re.escape(name)} must be"):
+    with pytest.raises(InputTypeError, match=rf"^{re.escape(name)}=.* is not \".*\", a path "
+                       r"or a toponeuro.stimuli.StimulusSet \(got a "):
         getattr(S, cls)(**kw)
     assert getattr(S, cls)().source in ("floc", "langloc")  # the defaults pass

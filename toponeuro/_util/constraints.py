@@ -27,7 +27,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..exceptions import DimensionError
+from ..exceptions import DimensionError, ParameterError, close_matches
 from .params import Constraint, InstanceOf, _is_number, _Junk
 
 __all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "NumberGrid",
@@ -148,30 +148,56 @@ class TorchModule(Constraint):
 
 class Names(Constraint):
     """A list or tuple (or other iterable, not a string) of non-empty strings; the body
-    receives a tuple. ``empty=False`` refuses an empty one."""
+    receives a tuple. ``empty=False`` refuses an empty one; ``options`` limits the names to
+    a few (``error``: raised for a list of the right kind holding another name, an
+    ``UnknownNameError`` where a misspelt name was always one).
 
-    def __init__(self, *, empty: bool = True, fix: str = ""):
-        self.empty, self.fix = empty, fix
+    Examples
+    --------
+    >>> from toponeuro._util.params import check_param
+    >>> check_param(["left"], "hemispheres", Names(options=("left", "right")))
+    ('left',)
+    >>> check_param(["lft"], "hemispheres", Names(options=("left", "right")))
+    Traceback (most recent call last):
+    ...
+    toponeuro.exceptions.ParameterError: hemispheres=['lft'] is not a list of names from 'left', 'right'; did you mean 'left'?
+    """
+
+    def __init__(self, *, empty: bool = True, options=None, fix: str = "",
+                 error=ParameterError):
+        self.empty, self.fix, self.error = empty, fix, error
+        self.options = None if options is None else tuple(options)
 
     def kind_ok(self, value) -> bool:
         return isinstance(value, list | tuple | set | frozenset)
 
     def is_satisfied_by(self, value) -> bool:
         return self.kind_ok(value) and (self.empty or len(value) > 0) and all(
-            isinstance(v, str) and v.strip() for v in value)
+            isinstance(v, str) and v.strip() and (self.options is None or v in self.options)
+            for v in value)
 
     def convert(self, value):
         return tuple(sorted(value)) if isinstance(value, set | frozenset) else tuple(value)
 
     def describe(self) -> str:
-        return ("a list of non-empty strings" if self.empty
-                else "a non-empty list of non-empty strings")
+        what = ("non-empty strings" if self.options is None else
+                "names from " + ", ".join(repr(o) for o in self.options))
+        return f"a list of {what}" if self.empty else f"a non-empty list of {what}"
 
     def example(self):
-        return ("x",)
+        return ("x",) if self.options is None else self.options[:1]
 
     def bad_values(self) -> list:
-        return ["x", [3], [""], None, _Junk()] + ([] if self.empty else [[]])
+        return (["x", [3], [""], None, _Junk()] + ([] if self.empty else [[]])
+                + ([] if self.options is None else [["not-an-option"]]))
+
+    def hint(self, value) -> str:
+        """The closest options to the first name that is none (a misspelt name)."""
+        if self.options is None or not self.kind_ok(value):
+            return ""
+        bad = next((v for v in value if isinstance(v, str) and v not in self.options), None)
+        near = close_matches(bad, self.options) if bad else ""
+        return near if near.startswith("did") else ""
 
 
 class HasAttributes(Constraint):

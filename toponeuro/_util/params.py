@@ -473,10 +473,14 @@ class Seed(Constraint):
 
 
 class Text(Constraint):
-    """A non-empty string (a name, a label) or, with ``empty=True``, any string."""
+    """A non-empty string (a name, a label) or, with ``empty=True``, any string.
 
-    def __init__(self, *, empty=False, fix=""):
-        self.empty, self.fix = empty, fix
+    ``error``: the error raised for a blank string (``InputTypeError`` where a blank name
+    was always refused as one).
+    """
+
+    def __init__(self, *, empty=False, fix="", error=ParameterError):
+        self.empty, self.fix, self.error = empty, fix, error
 
     def kind_ok(self, value) -> bool:
         return isinstance(value, str)

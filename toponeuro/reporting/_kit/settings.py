@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..._util.params import check_int
+from ..._util.params import Boolean, check_int, check_param
 from ..._util.stack import user_stacklevel
 from ...exceptions import InputTypeError
 from ...settings import (
@@ -26,7 +26,6 @@ from ...settings import (
     FlocStimuli,
     LanguageStimuli,
     ModelSource,
-    _flag,
     settings_record,
 )
 
@@ -53,7 +52,7 @@ def verbose_level(verbose, progress=None) -> int:
     else:
         level = check_int(verbose, "verbose", lo=0, hi=2,
                           fix="0: silent; 1: the summary; 2: the summary and progress bars.")
-    if progress is not None and not _flag(progress, "progress"):
+    if progress is not None and not check_param(progress, "progress", Boolean()):
         level = min(level, 1)
     return level
 

@@ -17,7 +17,7 @@ from toponeuro._util.constraints import (
     Names,
     TorchModule,
 )
-from toponeuro._util.params import bad_values, check_param
+from toponeuro._util.params import Options, bad_values, check_param
 from toponeuro.exceptions import DimensionError, InputTypeError, ParameterError
 
 ALL = [ArrayLike(), ArrayLike(scalar=True), ArrayLike(ndim=2), ArrayLike(ndim=(1, 2)), DataArrayWith(("stimulus",)),
@@ -56,6 +56,23 @@ def test_data_array_with_dims():
         check_param(xr.DataArray(np.zeros(2), dims=("stimulus",)), "activations", c)
     with pytest.raises(InputTypeError, match="got a ndarray"):
         check_param(np.zeros((2, 3)), "activations", c)
+
+
+def test_names_take_a_1d_array_of_strings_and_options_refuse_an_array_typed():
+    """A 1-D array of str is a list of names (a tuple of str is stored); an array given for
+    one option is refused with a typed error (before: ``array in options`` raised numpy's
+    untyped ValueError, or let a one-name array through as is)."""
+    got = check_param(np.array(["b", "a"]), "layers", Names())
+    assert got == ("b", "a") and all(type(v) is str for v in got)
+    with pytest.raises(ParameterError, match=r"^layers="):  # numbers, as [3] is
+        check_param(np.array([1, 2]), "layers", Names())
+    for bad in (np.array([["a"]]), np.array("a")):  # 2-D, 0-d: no list of names
+        with pytest.raises(InputTypeError, match=r"^layers="):
+            check_param(bad, "layers", Names())
+    for value in (np.array(["a", "b"]), np.array(["a"]), np.array([], dtype=str)):
+        assert not Options(("a", "b")).is_satisfied_by(value)
+        with pytest.raises(InputTypeError, match=r"^how="):
+            check_param(value, "how", Options(("a", "b")))
 
 
 def test_torch_module_and_names_and_mapping():

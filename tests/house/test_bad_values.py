@@ -145,8 +145,10 @@ def assert_refused(constraints, problem) -> None:
     constraints' typical bad values (:func:`~toponeuro._util.params.bad_values`: wrong types,
     NaN, inf, out of range, empty strings, unknown options). Values hypothesis draws are
     :func:`test_drawn_bad_values_are_refused`'s, in the slow lane."""
-    problems = [(v, p) for v in _outside_any(constraints, bad_values(constraints))
-                if (p := problem(v)) is not None]
+    bad = _outside_any(constraints, bad_values(constraints))
+    # a declaration that accepts every typical bad value of its own would pass vacuously
+    assert bad, f"the declaration {constraints} accepts each of its typical bad values"
+    problems = [(v, p) for v in bad if (p := problem(v)) is not None]
     assert not problems, problems
 
 
@@ -339,6 +341,19 @@ def test_the_rules_find_planted_gaps():
 
     assert refusal_problem(lax, "n", 0) == "accepted"
     assert refusal_problem(declared, "n", 0) is None
+    # the fast lane's check: a lax declaration fails it (no bad value is left to try), as
+    # does a declared parameter whose function does not run the check
+    with pytest.raises(AssertionError, match="accepts each of its typical bad values"):
+        assert_refused(declared_params(lax)["n"], lambda v: refusal_problem(lax, "n", v))
+
+    def unchecked(n):
+        return n
+
+    unchecked.__toponeuro_params__ = declared_params(declared)  # declared, never checked
+    with pytest.raises(AssertionError, match="accepted"):
+        assert_refused(declared_params(declared)["n"],
+                       lambda v: refusal_problem(unchecked, "n", v))
+    assert_refused(declared_params(declared)["n"], lambda v: refusal_problem(declared, "n", v))
 
     def star(*args, **kwargs):  # no named parameter: nothing to declare, nothing to list
         return args

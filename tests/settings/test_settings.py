@@ -95,6 +95,22 @@ def test_settings_are_frozen_and_canonical():
     assert S.NullSettings(random_state=rng).random_state is rng
 
 
+def test_hemispheres_given_as_a_numpy_array_are_a_tuple_of_names():
+    """A 1-D array of names (``df.hemi.unique()``) is a list of names, as before the fields
+    were declared: stored as a tuple of str (before the fix: an ndarray kept, or an untyped
+    ValueError from ``array in options``)."""
+    for given, stored in [(np.array(["left", "right"]), ("left", "right")),
+                          (np.array(["right"]), ("right",))]:
+        got = S.CortexInput(hemispheres=given).hemispheres
+        assert got == stored and all(type(h) is str for h in got), got
+    with pytest.raises(UnknownNameError, match=r"^cortex\.hemispheres=.*did you mean 'left'"):
+        S.CortexInput(hemispheres=np.array(["lft"]))
+    with pytest.raises(UnknownNameError, match=r"^cortex\.hemispheres="):
+        S.CortexInput(hemispheres=np.array([], dtype=str))
+    with pytest.raises(InputTypeError, match=r"^cortex\.hemispheres="):
+        S.CortexInput(hemispheres=np.array("left"))  # 0-d: not a list of names
+
+
 def test_the_cortex_maps_kind_is_told_once_and_kept():
     assert S.CortexInput().kind == "atlas"
     assert S.CortexInput(maps="faces=f.nii.gz").kind == "files"

@@ -147,9 +147,9 @@ class TorchModule(Constraint):
 
 
 class Names(Constraint):
-    """A list or tuple (or other iterable, not a string) of non-empty strings; the body
-    receives a tuple. ``empty=False`` refuses an empty one; ``options`` limits the names to
-    a few (``error``: raised for a list of the right kind holding another name, an
+    """A list, tuple, set or 1-D array of non-empty strings (not a string); the body
+    receives a tuple of ``str``. ``empty=False`` refuses an empty one; ``options`` limits the
+    names to a few (``error``: raised for a list of the right kind holding another name, an
     ``UnknownNameError`` where a misspelt name was always one).
 
     Examples
@@ -169,7 +169,8 @@ class Names(Constraint):
         self.options = None if options is None else tuple(options)
 
     def kind_ok(self, value) -> bool:
-        return isinstance(value, list | tuple | set | frozenset)
+        return isinstance(value, list | tuple | set | frozenset) or (
+            isinstance(value, np.ndarray) and value.ndim == 1)
 
     def is_satisfied_by(self, value) -> bool:
         return self.kind_ok(value) and (self.empty or len(value) > 0) and all(
@@ -177,6 +178,8 @@ class Names(Constraint):
             for v in value)
 
     def convert(self, value):
+        if isinstance(value, np.ndarray):  # numpy's str_ names as str
+            return tuple(str(v) for v in value)
         return tuple(sorted(value)) if isinstance(value, set | frozenset) else tuple(value)
 
     def describe(self) -> str:

@@ -397,9 +397,11 @@ class Options(Constraint):
 
 
     def is_satisfied_by(self, value) -> bool:
+        if isinstance(value, bool | np.bool_ | np.ndarray):  # ``array in options`` compares
+            return False  # element-wise: a one-name array would pass, a longer one raise
         try:
-            return not isinstance(value, bool | np.bool_) and value in self.options
-        except TypeError:  # unhashable values compared to the options
+            return value in self.options
+        except (TypeError, ValueError):  # unhashable, or compared element-wise (a Series)
             return False
 
     def kind_ok(self, value) -> bool:

@@ -62,3 +62,45 @@ def test_a_parcellated_cifti_is_refused_naming_its_axis(tmp_path):
                              header=(nib.cifti2.ScalarAxis(["a"]), parcels)), path)
     with pytest.raises(InvalidDataError, match="ParcelsAxis, not brain models"):
         read_surface_file(path)
+
+
+def _small_models(rng, n=200):
+    left = nib.cifti2.BrainModelAxis.from_surface(np.flatnonzero(rng.random(n) > 0.2), n,
+                                                  "CortexLeft")
+    right = nib.cifti2.BrainModelAxis.from_surface(np.flatnonzero(rng.random(n) > 0.2), n,
+                                                   "CortexRight")
+    return left + right
+
+
+@pytest.mark.parametrize("kind", ["dtseries", "dlabel"])
+def test_a_series_or_label_cifti_reads_as_nibabels_axes_read_it(tmp_path, kind):
+    """The rows' axis is a series (no map names) or labels (the label table is read)."""
+    rng = np.random.default_rng(1)
+    models = _small_models(rng)
+    if kind == "dtseries":
+        rows = nib.cifti2.SeriesAxis(0, 2.0, 4)
+        data = rng.normal(size=(4, len(models))).astype(np.float32)
+    else:
+        rows = nib.cifti2.LabelAxis(["rois"], [{0: ("???", (0, 0, 0, 0)),
+                                                1: ("V1", (1, 0, 0, 1))}])
+        data = rng.integers(0, 2, size=(1, len(models))).astype(np.float32)
+    path = tmp_path / f"maps.{kind}.nii"
+    nib.save(nib.Cifti2Image(data, header=(rows, models)), path)
+    read = read_surface_file(path)
+    expected = _by_nibabels_axes(nib.load(path))
+    for hemi in ("left", "right"):
+        np.testing.assert_array_equal(read.data[hemi], expected[hemi])
+    if kind == "dtseries":
+        assert read.map_names == () and read.labels is None
+    else:
+        assert read.map_names == ("rois",) and read.labels == {0: "???", 1: "V1"}
+
+
+def test_a_volume_only_cifti_is_refused_as_having_no_cortex(tmp_path):
+    volume = nib.cifti2.BrainModelAxis.from_mask(np.ones((2, 2, 2), bool),
+                                                 name="thalamus_left", affine=np.eye(4))
+    path = tmp_path / "subcortex.dscalar.nii"
+    nib.save(nib.Cifti2Image(np.ones((1, len(volume)), np.float32),
+                             header=(nib.cifti2.ScalarAxis(["a"]), volume)), path)
+    with pytest.raises(InvalidDataError, match="no CIFTI_STRUCTURE_CORTEX_LEFT/RIGHT"):
+        read_surface_file(path)

@@ -104,3 +104,18 @@ def test_a_volume_only_cifti_is_refused_as_having_no_cortex(tmp_path):
                              header=(nib.cifti2.ScalarAxis(["a"]), volume)), path)
     with pytest.raises(InvalidDataError, match="no CIFTI_STRUCTURE_CORTEX_LEFT/RIGHT"):
         read_surface_file(path)
+
+
+def test_a_cortex_in_two_brain_models_is_refused_not_half_read(tmp_path):
+    """A structure may have one brain model (CIFTI-2); a file with two for the left cortex
+    (here around the right one) was read keeping only the second's vertices."""
+    n = 50
+    first = nib.cifti2.BrainModelAxis.from_surface(np.arange(10), n, "CortexLeft")
+    second = nib.cifti2.BrainModelAxis.from_surface(np.arange(20, 30), n, "CortexLeft")
+    right = nib.cifti2.BrainModelAxis.from_surface(np.arange(n), n, "CortexRight")
+    models = first + right + second
+    path = tmp_path / "split.dscalar.nii"
+    nib.save(nib.Cifti2Image(np.ones((1, len(models)), np.float32),
+                             header=(nib.cifti2.ScalarAxis(["a"]), models)), path)
+    with pytest.raises(InvalidDataError, match="CIFTI_STRUCTURE_CORTEX_LEFT in 2 brain models"):
+        read_surface_file(path)

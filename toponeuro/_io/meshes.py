@@ -322,6 +322,11 @@ def _read_cifti(img) -> tuple[dict, tuple]:
         hemi = _CIFTI_HEMI.get(name)
         if hemi is None or bm.model_type != "CIFTI_MODEL_TYPE_SURFACE":
             continue  # subcortical voxels, cerebellum
+        if hemi in out:  # nibabel's axis merged adjacent ones; apart, it kept the last
+            raise InvalidDataError(
+                f"it has {name} in 2 brain models (or more), where CIFTI-2 has one per "
+                "structure"
+            )
         columns = slice(bm.index_offset, bm.index_offset + bm.index_count)
         full = np.full((bm.surface_number_of_vertices, raw.shape[0]), np.nan)
         full[np.fromiter(bm.vertex_indices, dtype=np.int64, count=bm.index_count)] = \

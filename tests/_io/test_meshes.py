@@ -119,3 +119,17 @@ def test_a_cortex_in_two_brain_models_is_refused_not_half_read(tmp_path):
                              header=(nib.cifti2.ScalarAxis(["a"]), models)), path)
     with pytest.raises(InvalidDataError, match="CIFTI_STRUCTURE_CORTEX_LEFT in 2 brain models"):
         read_surface_file(path)
+
+
+def test_a_readable_file_of_the_wrong_kind_says_why_not_to_re_download(tmp_path):
+    """A whole, valid parcellated CIFTI named .dscalar.nii is not a corrupt download: the
+    message gives the reason (its axis) and no re-download advice."""
+    parcels = nib.cifti2.ParcelsAxis.from_brain_models([
+        ("p1", nib.cifti2.BrainModelAxis.from_surface(np.arange(3), 10, "CortexLeft"))])
+    path = tmp_path / "parcels.dscalar.nii"
+    nib.save(nib.Cifti2Image(np.ones((1, 1), np.float32),
+                             header=(nib.cifti2.ScalarAxis(["a"]), parcels)), path)
+    with pytest.raises(InvalidDataError) as info:
+        read_surface_file(path)
+    assert "cannot be read as surface data: its second axis is a ParcelsAxis" in str(info.value)
+    assert "re-download" not in str(info.value)

@@ -413,6 +413,8 @@ def read_surface_file(path, *, what: str | None = None) -> SurfaceFile:
         elif fmt == "mgh":
             raw = np.asarray(img.dataobj, dtype=float)
             data, names = {None: raw.reshape(raw.shape[0], -1)}, ()
+    except InvalidDataError as err:  # read whole, but not what is asked: say why, not re-download
+        raise UnreadableFileError(f"{name} cannot be read as surface data: {err}") from err
     except (nib.filebasedimages.ImageFileError, OSError, EOFError, ValueError) as err:
         raise UnreadableFileError(
             f"{name} is not a readable {fmt.upper() if fmt != 'gifti' else 'GIFTI'} surface "

@@ -117,3 +117,25 @@ def test_geometry_coordinates_and_mesh_distances():
     with pytest.raises(UnknownNameError, match="inflated"):
         vertex_coordinates("inflate")
     assert _surface.SURFACES == ("pial", "white", "inflated", "sphere", "flat")
+
+
+def test_cortex_maps_declare_their_fields():
+    """CortexMaps's text fields are declared (validate_fields): the message names the field
+    as typed, a misspelt option is an UnknownNameError, a value of the wrong kind an
+    InputTypeError."""
+    from dataclasses import fields
+
+    from toponeuro._util.params import declared_params
+    from toponeuro.atlases import CortexMaps
+    from toponeuro.exceptions import InputTypeError, ParameterError
+
+    assert set(declared_params(CortexMaps)) == {
+        f.name for f in fields(CortexMaps) if f.type == "str"}
+    assert CortexMaps("left", mesh="fs_LR_32k", representation="values").mesh == "fs_LR_32k"
+    with pytest.raises(UnknownNameError, match=r"^hemi='lft' is not one of 'left', 'right'; "
+                                               r"did you mean 'left'\?"):
+        CortexMaps("lft")
+    with pytest.raises(InputTypeError, match=r"^mesh=3 is not one of .*\(got a int\)"):
+        CortexMaps("left", mesh=3)
+    with pytest.raises(ParameterError, match=r"^surface='' is not a non-empty string"):
+        CortexMaps("left", surface="")

@@ -63,23 +63,16 @@ UNCOVERED_FIELDS: dict[str, str] = {}
 #: declare them (:func:`toponeuro._util.frozen.validate_fields`), each with why (only
 #: shrinks: declare the fields, keep by hand only what no field constraint can say)
 CHECKED_BY_HAND: dict[str, str] = {
-    'toponeuro.analysis.topography._descriptors.RulerSettings':
-        "declarable (check_int / check_number per field, values not stored canonical); "
-        "min_patch_area <= max_patch_area stays by hand",
-    'toponeuro.atlases._maps.CortexMaps':
-        "declarable: its _MAPS_FIELDS loop of check_param is a validate_fields away (a "
-        "mutable dataclass)",
-    'toponeuro.models._nanogpt.GPTConfig':
-        "declarable: its _CONFIG_FIELDS loop of check_param is a validate_fields away",
-    'toponeuro.models._registry.ModelCard':
-        "declarable: its _CARD_FIELDS loop of check_param is a validate_fields away",
     'toponeuro.topoloss._loss.LayerSpec':
-        "its messages are a recipe's (RecipeError, SheetError, UnsupportedLayerError naming "
-        "'LayerSpec <name>'); the factor = 1 warning",
+        "its messages name the layer ('LayerSpec 'fc': tau must be ...') and its errors are "
+        "a recipe's and a sheet's, for values of the wrong kind too (RecipeError, SheetError, "
+        "UnsupportedLayerError): declaring them needs a constraint subclass per field that raises "
+        "them; it is passed in a list (no one parameter name for _name), so a recipe's spec, "
+        "made inside a declared function, would go unchecked; the factor = 1 warning",
     'toponeuro.topoloss._schedule.TauSchedule':
-        "its messages are a recipe's (RecipeError); total_steps > warmup_steps for "
-        "cosine_decay is a rule across fields",
-    'toponeuro.training._settings.TrainData':
-        "a dataset is duck-typed (a length and items, not a str or a mapping): no constraint "
-        "of the vocabulary says so yet",
+        "refuses whole floats (warmup_steps=2.0) and values of the wrong kind with RecipeError "
+        "(kind=3: UnknownNameError): declaring them needs a constraint subclass per field "
+        "that raises them; a recipe's schedule is made inside a declared function, and the "
+        "name it is passed as (TopoLoss(schedule=)) is train()'s TrainSchedule's _name; "
+        "total_steps > warmup_steps for cosine_decay is a rule across fields",
 }

@@ -18,6 +18,7 @@ from toponeuro.models import (
     GPT,
     BlurPoolConv2d,
     GPTConfig,
+    ModelCard,
     _factory,
     _registry,
     architecture_config,
@@ -125,6 +126,45 @@ def test_bad_card_entries_raise():
     assert (card.arch, card.tag, card.input_size, card.mean) == ("x", "y", None, None)
     with pytest.raises(ValueError, match="already registered"):
         _registry.register_builder("resnet18")(lambda: None)
+
+
+def test_a_card_declares_its_fields_and_is_checked_wherever_it_is_made():
+    """ModelCard's fields are declared (validate_fields) under the parameter name ``card``
+    (register_model's): checked also inside a declared function, as the catalogue's reader
+    (model_card -> cards.toml) and a checkpoint's loader make cards there."""
+    import numpy as np
+
+    from toponeuro._util.params import declared_params, validate_params
+
+    card = ModelCard(name="x.y", arch="x", tag="y", input_size=np.int64(32), tau=1)
+    assert (card.input_size, type(card.input_size), card.tau, type(card.tau)) == (
+        32, int, 1.0, float)
+    assert {"name", "tau", "crop_pct", "checkpoint_format"} <= set(declared_params(ModelCard))
+    with pytest.raises(E.ParameterError, match=r"^card\.tau=-1 is not a finite number >= 0\.$"):
+        ModelCard(name="x.y", arch="x", tau=-1)
+
+    @validate_params({"n": "boolean"})
+    def reads_a_card(n):  # inside a declared function: a card is still checked
+        return ModelCard(name="x.y", arch="x", checkpoint_format="pickle")
+
+    with pytest.raises(E.ParameterError, match=r"^card\.checkpoint_format='pickle' is not one"):
+        reads_a_card(True)
+    with pytest.raises(E.InputTypeError, match=r"^card\.input_size='32' is not a whole number"):
+        ModelCard(name="x.y", arch="x", input_size="32")
+
+
+def test_gpt_config_declares_its_fields():
+    """GPTConfig's fields are declared (validate_fields): canonical values, messages naming
+    the field as typed."""
+    import numpy as np
+
+    cfg = GPTConfig(n_layer=np.int64(2), n_head=2, n_embd=16, vocab_size=32, block_size=8.0)
+    assert (cfg.n_layer, type(cfg.n_layer), cfg.block_size, type(cfg.block_size)) == (
+        2, int, 8, int)
+    with pytest.raises(E.ParameterError, match=r"^n_layer=0 is not a whole number >= 1\.$"):
+        GPTConfig(n_layer=0)
+    with pytest.raises(E.InputTypeError, match=r"^bias=1 is not True or False"):
+        GPTConfig(bias=1)
 
 
 # --- architectures.toml: hyper-parameters as data ----------------------------------------

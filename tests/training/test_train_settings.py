@@ -162,10 +162,16 @@ def test_bad_values_are_typed_errors_naming_the_field():
         with pytest.raises(E.ParameterError, match=rf"^records\.{f.name}=-1 .*None .*, as "
                                                    rf"{words[0]} does in a recipe\.$"):
             TrainRecords(**{f.name: -1})
-    with pytest.raises(E.InputTypeError, match=r"^data\.dataset must be a torch"):
+    # declared fields (validate_fields): name=value, what it must be, the fix
+    with pytest.raises(E.InputTypeError, match=r"^data\.dataset='images/' is not a torch\.utils"
+                       r"\.data\.Dataset of \(image, label\) pairs, with a length \(got a str\)\. "
+                       r"Load the images first"):
         TrainData("images/")
     data = make_synthetic_images(2, 2, 16)
-    with pytest.raises(E.InputTypeError, match=r"^data\.batch_transform must be a callable"):
+    with pytest.raises(E.InputTypeError, match=r"^data\.val_dataset=3 is not a torch\.utils"):
+        TrainData(data, val_dataset=3)
+    with pytest.raises(E.InputTypeError, match=r"^data\.batch_transform='flip' is not a "
+                       r"callable \(got a str\)\. It is called as batch_transform\(x, generator\)"):
         TrainData(data, batch_transform="flip")
     with pytest.raises(E.InputTypeError, match=r"^schedule=.* is not a "
                        r"toponeuro\.training\.TrainSchedule or a whole number"):

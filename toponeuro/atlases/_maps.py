@@ -9,7 +9,8 @@ from numbers import Real
 import numpy as np
 
 from .._io.meshes import MESHES
-from .._util.params import Interval, Options, Text, check_param, validate_params
+from .._util.frozen import validate_fields
+from .._util.params import Interval, Options, Text, validate_params
 from ..exceptions import InvalidDataError, UnknownNameError, close_matches
 from ._atlas import FSAVERAGE5_N_VERTICES, HEMIS, Atlas, _hemi_names
 from ._surface import SURFACES, mesh_graph, vertex_coordinates
@@ -22,8 +23,18 @@ CORTEX_REPRESENTATIONS = ("binary", "proximity")
 #: mesh along which geodesic (shortest-path) distances on the cortex are measured
 GEODESIC_SURFACE = "pial"
 
+#: what each text field of a CortexMaps accepts (its declaration: checked when one is made)
+_MAPS_FIELDS = {
+    "hemi": Options(HEMIS, error=UnknownNameError),
+    "surface": Text(),
+    "neighbours": Text(),
+    "mesh": Options(MESHES, error=UnknownNameError),
+    "representation": Options(("binary", "proximity", "values"), error=UnknownNameError),
+}
+
 
 @dataclass(eq=False)
+@validate_fields(_MAPS_FIELDS)
 class CortexMaps:
     """Domain maps on one hemisphere of a mesh (fsaverage5, or fs_LR 32k for your own
     maps) and where its vertices lie.
@@ -80,10 +91,6 @@ class CortexMaps:
     mesh: str = "fsaverage5"
     representation: str = "binary"
     source: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        for key, rule in _MAPS_FIELDS.items():
-            setattr(self, key, check_param(getattr(self, key), key, rule))
 
     @property
     def files(self) -> list[str]:
@@ -143,15 +150,6 @@ class CortexMaps:
                 "adjacency": mesh_graph(surface, self.hemi, mesh=self.mesh),
                 "distance": "graph", "mesh": self.mesh}
 
-
-#: what each text field of a CortexMaps accepts (checked when one is made)
-_MAPS_FIELDS = {
-    "hemi": Options(HEMIS, error=UnknownNameError),
-    "surface": Text(),
-    "neighbours": Text(),
-    "mesh": Options(MESHES, error=UnknownNameError),
-    "representation": Options(("binary", "proximity", "values"), error=UnknownNameError),
-}
 
 #: the declared ``scale_mm`` of a proximity map: mm of cortex per 1/e fall
 _SCALE_MM = Interval(Real, 0, None, closed="neither", fix="scale_mm is in mm of cortex.")

@@ -17,14 +17,23 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._util.frozen import validate_fields
 from .._util.optional import optional_import
-from .._util.params import COUNT, Boolean, InstanceOf, Interval, check_param, validate_params
+from .._util.params import COUNT, Boolean, InstanceOf, Interval, validate_params
 from ..exceptions import DownloadError, InvalidDataError, MissingFileError, ParameterError
 
 __all__ = ["GPTConfig", "GPT", "load_gpt2_tokenizer"]
 
+#: what each field of a GPTConfig accepts (its declaration: checked when one is made)
+_CONFIG_FIELDS = {
+    **dict.fromkeys(("block_size", "vocab_size", "n_layer", "n_head", "n_embd"), COUNT),
+    "dropout": Interval(Real, 0, 1, closed="left"),
+    "bias": Boolean(),
+}
+
 
 @dataclass
+@validate_fields(_CONFIG_FIELDS)
 class GPTConfig:
     """Hyper-parameters of :class:`GPT` (defaults: the TopoNets NanoGPT, GPT-2 small size).
 
@@ -59,17 +68,6 @@ class GPTConfig:
     dropout: float = 0.0
     bias: bool = False
 
-    def __post_init__(self):
-        for key, rule in _CONFIG_FIELDS.items():  # canonical values (np.int64(5) -> 5)
-            setattr(self, key, check_param(getattr(self, key), key, rule))
-
-
-#: what each field of a GPTConfig accepts (checked when one is made)
-_CONFIG_FIELDS = {
-    **dict.fromkeys(("block_size", "vocab_size", "n_layer", "n_head", "n_embd"), COUNT),
-    "dropout": Interval(Real, 0, 1, closed="left"),
-    "bias": Boolean(),
-}
 
 
 class _LayerNorm(nn.Module):

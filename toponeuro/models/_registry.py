@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 
 from .._io.fetch import hf_url
+from .._util.frozen import validate_fields
 from .._util.params import (
     COUNT,
     NON_NEGATIVE,
@@ -31,7 +32,6 @@ from .._util.params import (
     Interval,
     Options,
     Text,
-    check_param,
     validate_params,
 )
 from ..exceptions import (
@@ -54,9 +54,35 @@ __all__ = [
     "build_architecture",
 ]
 
+_ANY_TEXT = Text(empty=True)
+#: the scalar fields of a ModelCard and what each accepts, its declaration, checked when a card
+#: is made (the cards of cards.toml, a user's card for register_model, a checkpoint's card)
+_CARD_FIELDS = {
+    "name": Text(), "arch": Text(), "tag": _ANY_TEXT,
+    **dict.fromkeys(("hub_repo", "filename", "sha256", "package_path", "tokenizer", "builder",
+                     "recipe", "superseded_by", "base_model", "base_sha256"), [_ANY_TEXT, None]),
+    **dict.fromkeys(("license", "citation", "description"), _ANY_TEXT),
+    "checkpoint_format": Options(CHECKPOINT_FORMATS),
+    "modality": Options(("vision", "language")),
+    "position_units": Options(("mm", "sheet")),
+    "tau": [NON_NEGATIVE, None],
+    "input_size": [COUNT, None],
+    "num_classes": [COUNT, None],
+    "seed": [NON_NEGATIVE_INT, None],
+    "train_steps": [NON_NEGATIVE_INT, None],
+    "crop_pct": Interval(Real, 0, 1, closed="right"),
+}
+
+
 @dataclass(frozen=True)
+@validate_fields(_CARD_FIELDS)
 class ModelCard:
     """Everything toponeuro knows about one registered model name.
+
+    Its fields are declared (``__toponeuro_params__``) and checked wherever a card is made:
+    by you (``register_model(card=)``), by the catalogue's reader (``cards.toml``) and by a
+    checkpoint's loader. A bad value raises the typed error naming the field as the
+    parameter ``card``: ``card.tau=-1 is not a finite number >= 0``.
 
     Parameters
     ----------
@@ -130,6 +156,10 @@ class ModelCard:
     (False, True)
     """
 
+    # the parameter a card is passed as (register_model): checked wherever it is made, also
+    # inside a declared function (model_card reads cards.toml, load_model a checkpoint)
+    _name = "card"
+
     name: str
     arch: str
     tag: str = ""
@@ -162,10 +192,6 @@ class ModelCard:
     unit_positions: Mapping | None = field(default=None, compare=False, hash=False)
     position_units: str = "mm"
 
-    def __post_init__(self):
-        for key, rule in _CARD_FIELDS.items():  # canonical values (np.int64(5) -> 5)
-            object.__setattr__(self, key, check_param(getattr(self, key), key, rule))
-
     @property
     def url(self) -> str | None:
         """Hugging Face address of the weights file (``None`` when there is none)."""
@@ -179,24 +205,6 @@ class ModelCard:
         return bool(self.package_path or (self.hub_repo and self.filename))
 
 
-_ANY_TEXT = Text(empty=True)
-#: the scalar fields of a ModelCard and what each accepts, checked when a card is made (the
-#: cards of cards.toml, a user's card for register_model, a checkpoint's card)
-_CARD_FIELDS = {
-    "name": Text(), "arch": Text(), "tag": _ANY_TEXT,
-    **dict.fromkeys(("hub_repo", "filename", "sha256", "package_path", "tokenizer", "builder",
-                     "recipe", "superseded_by", "base_model", "base_sha256"), [_ANY_TEXT, None]),
-    **dict.fromkeys(("license", "citation", "description"), _ANY_TEXT),
-    "checkpoint_format": Options(CHECKPOINT_FORMATS),
-    "modality": Options(("vision", "language")),
-    "position_units": Options(("mm", "sheet")),
-    "tau": [NON_NEGATIVE, None],
-    "input_size": [COUNT, None],
-    "num_classes": [COUNT, None],
-    "seed": [NON_NEGATIVE_INT, None],
-    "train_steps": [NON_NEGATIVE_INT, None],
-    "crop_pct": Interval(Real, 0, 1, closed="right"),
-}
 
 # builder name -> builder, filled by @register_builder when a builder module is imported
 _BUILDERS: dict[str, Callable] = {}

@@ -1,9 +1,10 @@
 """The settings of :func:`~toponeuro.training.train`, declared once (issue 44).
 
 Values that travel together are one small frozen object, checked once where it is made (its
-``__post_init__``), passed whole to :func:`~toponeuro.training.train` and recorded whole in
-every checkpoint under ``"settings"`` (and the weight-changing ones in ``run.json``), with
-the same names as the fields here:
+fields are declared with :func:`~toponeuro._util.frozen.validate_fields`), passed whole to
+:func:`~toponeuro.training.train` and recorded whole in every checkpoint under
+``"settings"`` (and the weight-changing ones in ``run.json``), with the same names as the
+fields here:
 
 - :class:`TrainSchedule` (``schedule``): epochs and the SGD settings, a recipe's ``[train]``
   table;
@@ -36,7 +37,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .._util.frozen import declared, recipe_value, record_value, validate_fields
-from .._util.params import COUNT, NON_NEGATIVE, POSITIVE, Interval, Options
+from .._util.params import COUNT, NON_NEGATIVE, POSITIVE, Constraint, Interval, Options, _Junk
+from .._util.params import Callable as IsCallable
 from .._util.stack import user_stacklevel
 from ..exceptions import InputTypeError, UnknownNameError
 
@@ -138,11 +140,41 @@ def _is_dataset(value) -> bool:
             and not isinstance(value, str | bytes | Mapping))
 
 
+class _Dataset(Constraint):
+    """A map-style dataset, duck-typed as torch's ``DataLoader`` reads it: a length and
+    items by index (a ``torch.utils.data.Dataset``, a list of pairs), not a string, bytes
+    or a mapping (a path, or a recipe's ``[data]`` table, given by mistake). A refused
+    value is never of the right kind: an :class:`~toponeuro.exceptions.InputTypeError`."""
+
+    fix = "Load the images first: a path or a recipe's [data] table is not a dataset."
+
+    def is_satisfied_by(self, value) -> bool:
+        return _is_dataset(value)
+
+    def describe(self) -> str:
+        return "a torch.utils.data.Dataset of (image, label) pairs, with a length"
+
+    def example(self):
+        return [(0, 0)]
+
+    def bad_values(self) -> list:
+        return ["images/", b"x", {"n": 1}, 3, _Junk()]
+
+
 @dataclass(frozen=True)
+@validate_fields({
+    "dataset": _Dataset(),
+    "val_dataset": [_Dataset(), None],
+    "batch_transform": [IsCallable(fix="It is called as batch_transform(x, generator) on "
+                                     "every training batch."), None],
+})
 class TrainData:
     """What :func:`~toponeuro.training.train` learns from and is checked on.
 
-    ``train(model, dataset)`` is ``train(model, TrainData(dataset))``.
+    ``train(model, dataset)`` is ``train(model, TrainData(dataset))``. The fields are
+    declared (``__toponeuro_params__``); a bad value raises
+    :class:`~toponeuro.exceptions.InputTypeError` naming the field: ``data.dataset='images/'
+    is not a torch.utils.data.Dataset of (image, label) pairs, with a length``.
 
     Parameters
     ----------
@@ -170,20 +202,6 @@ class TrainData:
     val_dataset: object = field(default=None, metadata=declared(None, "the validation images"))
     batch_transform: Callable | None = field(default=None, metadata=declared(
         None, "the batched augmentation"))
-
-    def __post_init__(self):
-        if isinstance(self.dataset, TrainData) or not _is_dataset(self.dataset):
-            raise InputTypeError(
-                f"data.dataset must be a torch.utils.data.Dataset of (image, label) pairs "
-                f"(with a length); got a {type(self.dataset).__name__}.")
-        if self.val_dataset is not None and not _is_dataset(self.val_dataset):
-            raise InputTypeError(
-                f"data.val_dataset must be a torch.utils.data.Dataset or None; got a "
-                f"{type(self.val_dataset).__name__}.")
-        if self.batch_transform is not None and not callable(self.batch_transform):
-            raise InputTypeError(
-                f"data.batch_transform must be a callable batch_transform(x, generator) or "
-                f"None; got a {type(self.batch_transform).__name__}.")
 
     @property
     def transform_name(self) -> str | None:

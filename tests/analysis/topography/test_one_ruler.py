@@ -7,6 +7,7 @@ The planted cortex-as-sheet truths (a real cortical map flattened onto a grid) a
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -22,7 +23,14 @@ from toponeuro.analysis import (
     describe,
     ruler_verdict,
 )
-from toponeuro.exceptions import CoordinateError, ParameterError, ToponeuroError
+from toponeuro.exceptions import (
+    CoordinateError,
+    InputTypeError,
+    InvalidDataError,
+    ParameterError,
+    ToponeuroError,
+    UnknownNameError,
+)
 
 
 def _hand_placed(n_side=12, jitter=0.3, seed=0):
@@ -156,10 +164,38 @@ def test_the_verdict_rule():
 
 
 def test_settings_are_checked_once():
-    with pytest.raises(ToponeuroError):
-        RulerSettings(min_patch_area=0.5, max_patch_area=0.1)
-    with pytest.raises(ParameterError, match="n_bins"):
+    with pytest.raises(InvalidDataError, match=r"min_patch_area \(0\.5\) exceeds"):
+        RulerSettings(min_patch_area=0.5, max_patch_area=0.1)  # across fields, by hand
+    with pytest.raises(ParameterError, match=r"^n_bins=1 is not a whole number >= 2\.$"):
         RulerSettings(n_bins=1)
+    with pytest.raises(InputTypeError, match=r"^n_bins='10' is not a whole number"):
+        RulerSettings(n_bins="10")
+
+
+def test_settings_declare_every_field_and_store_canonical_values():
+    """validate_fields: every field declared; a value stored in its canonical type (the
+    defaults already are: summary.json's settings.ruler.descriptors is unchanged)."""
+    from toponeuro._util.params import declared_params
+
+    assert set(declared_params(RulerSettings)) == {f.name for f in fields(RulerSettings)}
+    s = RulerSettings(n_bins=10.0, n_boot=np.int64(7), threshold=2, max_distance=np.float32(0.5))
+    assert (s.n_bins, s.n_boot, s.threshold, s.max_distance) == (10, 7, 2.0, 0.5)
+    assert [type(v) for v in (s.n_bins, s.n_boot, s.threshold, s.max_distance)] == [
+        int, int, float, float]
+    assert s == RulerSettings(n_boot=7)
+    assert all(type(getattr(RulerSettings(), f.name)) in (int, float, str)
+               for f in fields(RulerSettings))
+
+
+def test_settings_cortex_region_is_an_option():
+    assert RulerSettings(cortex_region=None).cortex_region is None
+    with pytest.raises(UnknownNameError, match=r"^cortex_region='vtc_typo' is not one of "
+                                               r"'votc' or None; did you mean 'votc'\? Use "):
+        RulerSettings(cortex_region="vtc_typo")
+    # a value of the wrong kind: InputTypeError (an UnknownNameError before it was declared)
+    with pytest.raises(InputTypeError, match=r"^cortex_region=3 is not one of 'votc' or None "
+                                             r"\(got a int\)"):
+        RulerSettings(cortex_region=3)
 
 
 def test_bootstrap_over_stimuli_gives_the_model_an_interval():

@@ -52,7 +52,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import xarray as xr
@@ -62,16 +62,18 @@ from ..._util.constraints import MAPPING
 from ..._util.docs import fill_doc
 from ..._util.frozen import validate_fields
 from ..._util.params import (
+    COUNT,
     N_PERMUTATIONS,
+    NON_NEGATIVE,
     NON_NEGATIVE_INT,
     NUMBER,
     P_VALUE,
+    POSITIVE,
     SEED,
     InstanceOf,
     Interval,
+    Options,
     Text,
-    check_int,
-    check_number,
     check_random_state,
     validate_params,
 )
@@ -106,9 +108,34 @@ CORTEX_REGIONS = ("votc", None)
 ONE_MAP = ("smoothness", "clustering", "selective_fraction", "patch_count", "patch_size")
 
 
+#: a threshold of the values: any finite number
+_THRESHOLD = Interval(Real, None, None)
+#: an area, x extent^2
+_AREA = Interval(Real, 0, 1, closed="both")
+
+
 @dataclass(frozen=True)
+@validate_fields({
+    "max_distance": POSITIVE, "n_bins": Interval(Integral, 2, None, closed="left"),
+    "n_samples": COUNT, "sample_size": Interval(Integral, 3, None, closed="left"),
+    "threshold": _THRESHOLD, "binary_threshold": _THRESHOLD, "smooth_sigma": NON_NEGATIVE,
+    "min_patch_area": _AREA, "max_patch_area": _AREA, "n_boot": NON_NEGATIVE_INT,
+    "cortex_region": [Options([r for r in CORTEX_REGIONS if r is not None],
+                              error=UnknownNameError,
+                              fix="Use 'votc' (occipito-temporal cortex) or None (the whole "
+                                  "hemisphere)."), None],
+})
 class RulerSettings:
     """The descriptors' parameters, declared once; lengths in units of the map's extent.
+
+    The fields are declared (``__toponeuro_params__``) and stored in their canonical type
+    (``n_bins=10.0`` is kept as ``10``, ``threshold=2`` as ``2.0``; the defaults already
+    are, so ``summary.json``'s ``settings.ruler.descriptors`` is unchanged). A bad value
+    raises the typed error naming the field as you typed it, ``n_bins=1 is not a whole
+    number >= 2``: the object is passed under two names (``settings=`` of the analysis
+    functions, ``RulerRun(descriptors=)`` of the jobs), and toponeuro itself makes only
+    ``RulerSettings()``. ``min_patch_area > max_patch_area`` raises
+    :class:`~toponeuro.exceptions.InvalidDataError`.
 
     Parameters
     ----------
@@ -167,22 +194,7 @@ class RulerSettings:
     cortex_region: str | None = "votc"
 
     def __post_init__(self):
-        check_number(self.max_distance, "max_distance", lo=0, lo_open=True)
-        check_int(self.n_bins, "n_bins", lo=2)
-        check_int(self.n_samples, "n_samples", lo=1)
-        check_int(self.sample_size, "sample_size", lo=3)
-        check_number(self.threshold, "threshold")
-        check_number(self.binary_threshold, "binary_threshold")
-        check_number(self.smooth_sigma, "smooth_sigma", lo=0)
-        check_number(self.min_patch_area, "min_patch_area", lo=0, hi=1)
-        check_number(self.max_patch_area, "max_patch_area", lo=0, hi=1)
-        check_int(self.n_boot, "n_boot", lo=0)
-        if self.cortex_region not in CORTEX_REGIONS:
-            raise UnknownNameError(
-                f"cortex_region must be one of {list(CORTEX_REGIONS)}; got "
-                f"{self.cortex_region!r}. Use 'votc' (occipito-temporal cortex) or None "
-                "(the whole hemisphere)."
-            )
+        # a rule across two fields (the declared checks of each ran before)
         if self.min_patch_area > self.max_patch_area:
             raise InvalidDataError(
                 f"min_patch_area ({self.min_patch_area:g}) exceeds max_patch_area "

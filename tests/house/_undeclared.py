@@ -62,17 +62,4 @@ UNCOVERED_FIELDS: dict[str, str] = {}
 #: public dataclasses that still check their fields by hand in ``__post_init__`` rather than
 #: declare them (:func:`toponeuro._util.frozen.validate_fields`), each with why (only
 #: shrinks: declare the fields, keep by hand only what no field constraint can say)
-CHECKED_BY_HAND: dict[str, str] = {
-    'toponeuro.topoloss._loss.LayerSpec':
-        "its messages name the layer ('LayerSpec 'fc': tau must be ...') and its errors are "
-        "a recipe's and a sheet's, for values of the wrong kind too (RecipeError, SheetError, "
-        "UnsupportedLayerError): declaring them needs a constraint subclass per field that raises "
-        "them; it is passed in a list (no one parameter name for _name), so a recipe's spec, "
-        "made inside a declared function, would go unchecked; the factor = 1 warning",
-    'toponeuro.topoloss._schedule.TauSchedule':
-        "refuses whole floats (warmup_steps=2.0) and values of the wrong kind with RecipeError "
-        "(kind=3: UnknownNameError): declaring them needs a constraint subclass per field "
-        "that raises them; a recipe's schedule is made inside a declared function, and the "
-        "name it is passed as (TopoLoss(schedule=)) is train()'s TrainSchedule's _name; "
-        "total_steps > warmup_steps for cosine_decay is a rule across fields",
-}
+CHECKED_BY_HAND: dict[str, str] = {}

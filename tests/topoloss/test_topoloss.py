@@ -173,6 +173,67 @@ def test_schedules():
         TauSchedule("exponential")
 
 
+def test_a_spec_declares_its_fields():
+    """LayerSpec's fields are declared (validate_fields): canonical values; each refused
+    value, of the wrong kind too, raises the error of what it breaks, naming the field."""
+    import math
+    from dataclasses import fields
+
+    import numpy as np
+
+    from toponeuro._util.params import declared_params
+
+    assert set(declared_params(LayerSpec)) == {f.name for f in fields(LayerSpec)}
+    spec = LayerSpec("fc", 2, np.float32(3), tau=5)
+    assert (spec.factor_h, spec.factor_w, spec.tau) == (2.0, 3.0, 5.0)
+    assert {type(v) for v in (spec.factor_h, spec.factor_w, spec.tau)} == {float}
+    assert LayerSpec("  ", 2, 2, tau=None).tau is None  # a blank name is looked up as given
+    for kwargs, error, message in [
+        ({"name": ""}, RecipeError, r"^name='' is not a non-empty string\. Name a module"),
+        ({"name": 3}, RecipeError, r"^name=3 is not a non-empty string \(got a int\)"),
+        ({"factor_h": "2"}, SheetError, r"^factor_h='2' is not a finite number >= 1 \(got a "
+                                        r"str\)\. 2\.0 is the TopoNets' value\.$"),
+        ({"factor_w": math.inf}, SheetError, r"^factor_w=inf is not a finite number >= 1\."),
+        ({"tau": -5.0}, RecipeError, r"^tau=-5 is not a finite number >= 0 or None\. None logs"),
+        ({"tau": True}, RecipeError, r"^tau=True is not a finite number >= 0 or None \(got a"),
+        ({"interpolation": 3}, UnknownNameError, r"^interpolation=3 is not one of 'bilinear'"),
+        ({"target": 3}, UnsupportedLayerError, r"^target=3 is not one of 'weight', 'bias', "
+                                               r"'input' \(got a int\)"),
+    ]:
+        with pytest.raises(error, match=message):
+            LayerSpec(**{"name": "fc", "factor_h": 2, "factor_w": 2, **kwargs})
+
+
+def test_a_schedule_declares_its_fields():
+    """TauSchedule's fields are declared (validate_fields): canonical values; a recipe's
+    error (RecipeError) for every refused number, of the wrong kind too; UnknownNameError for
+    any kind that is no schedule; cosine_decay's rule across fields by hand."""
+    import numpy as np
+
+    from toponeuro._util.params import declared_params
+
+    assert set(declared_params(TauSchedule)) == {"kind", "warmup_steps", "total_steps", "final"}
+    s = TauSchedule("linear_warmup", warmup_steps=np.int64(3), final=1)
+    assert (s.warmup_steps, type(s.warmup_steps), s.final, type(s.final)) == (3, int, 1.0, float)
+    assert TauSchedule(total_steps=-5).total_steps == -5  # any whole number, as before
+    for kwargs, message in [
+        ({"warmup_steps": 2.0}, r"^warmup_steps=2 is not a whole number >= 0 \(got a float\)"),
+        ({"warmup_steps": -1}, r"^warmup_steps=-1 is not a whole number >= 0\. 0 means no"),
+        ({"total_steps": "5"}, r"^total_steps='5' is not a whole number \(got a str\)"),
+        ({"final": True}, r"^final=True is not a finite number in \[0, 1\] \(got a bool\)"),
+        ({"final": float("nan")}, r"^final=nan is not a finite number in \[0, 1\]\. final is"),
+    ]:
+        with pytest.raises(RecipeError, match=message):
+            TauSchedule(**kwargs)
+    with pytest.raises(UnknownNameError, match=r"^kind='cosine' is not one of 'constant', "
+                                               r"'linear_warmup', 'cosine_decay'; did you mean"):
+        TauSchedule("cosine")
+    with pytest.raises(UnknownNameError, match=r"^kind=3 is not one of .*\(got a int\)"):
+        TauSchedule(3)
+    with pytest.raises(RecipeError, match="cosine_decay needs total_steps > warmup_steps"):
+        TauSchedule("cosine_decay", warmup_steps=5, total_steps=5)
+
+
 def test_schedule_scales_tau():
     torch.manual_seed(0)
     net = nn.Sequential(nn.Linear(4, 64))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
-import numbers
 import os
 import warnings
 from collections.abc import Iterable
@@ -19,7 +17,8 @@ from torch import nn
 from .._io.output import check_output_file, read_json, write_text
 from .._io.reading import read_file
 from .._util.docs import fill_doc
-from .._util.params import InstanceOf, Interval, Options, validate_params
+from .._util.frozen import validate_fields
+from .._util.params import InstanceOf, Interval, Options, Text, validate_params
 from .._util.stack import user_stacklevel
 from ..exceptions import (
     RecipeError,
@@ -27,7 +26,6 @@ from ..exceptions import (
     ToponeuroWarning,
     UnknownNameError,
     UnsupportedLayerError,
-    close_matches,
 )
 from ._layers import TARGETS, sheet_tensor
 from ._schedule import TauSchedule
@@ -43,7 +41,60 @@ def _is_spec_file(path) -> bool:
     return isinstance(data, dict) and data.get("format") == _FORMAT
 
 
+#: ``torch.nn.functional.interpolate`` modes that resample a 2-D sheet
+INTERPOLATIONS = ("bilinear", "bicubic", "nearest", "nearest-exact", "area")
+_TOPONETS = "2.0 is the TopoNets' value."
+
+
+class _SpecName(Text):
+    """A spec's layer: a non-empty string (blank ones too: a name is looked up as given),
+    refused with a recipe's error."""
+
+    error = type_error = RecipeError
+
+    def is_satisfied_by(self, value) -> bool:
+        return isinstance(value, str) and value != ""
+
+    def bad_values(self) -> list:
+        return [3, None, ""]
+
+
+class _Factor(Interval):
+    """A blur factor: a finite number >= 1, refused with a sheet's error."""
+
+    error = type_error = SheetError
+
+
+class _Tau(Interval):
+    """A strength: a finite number >= 0, refused with a recipe's error."""
+
+    error = type_error = RecipeError
+
+
+class _Target(Options):
+    """What a spec lays on the sheet; anything else is an unsupported layer."""
+
+    type_error = UnsupportedLayerError
+
+
+class _Interpolation(Options):
+    """An interpolation mode; anything else is an unknown name."""
+
+    type_error = UnknownNameError
+
+
 @dataclass(frozen=True)
+@validate_fields({
+    "name": _SpecName(error=RecipeError, fix=(
+        "Name a module or parameter, such as 'layer2.0.conv1' or 'rnn.weight_hh_l0'.")),
+    "factor_h": _Factor(Real, 1, None, closed="left", fix=_TOPONETS),
+    "factor_w": _Factor(Real, 1, None, closed="left", fix=_TOPONETS),
+    "tau": [_Tau(Real, 0, None, closed="left", fix=(
+        "None logs the layer's loss without optimising it; a negative tau would reward rough "
+        "maps: use tau=0 or None to switch TopoLoss off.")), None],
+    "interpolation": _Interpolation(INTERPOLATIONS, error=UnknownNameError),
+    "target": _Target(TARGETS, error=UnsupportedLayerError),
+})
 class LayerSpec:
     """Where and how strongly TopoLoss acts on one layer.
 
@@ -61,6 +112,17 @@ class LayerSpec:
         ``weight``: sheet over output units, each unit's vector its (flattened) weights;
         ``input``: sheet over input features; ``bias``: the bias map itself.
 
+    Notes
+    -----
+    The fields are declared (``__toponeuro_params__``) and stored in their canonical type
+    (``factor_h=2`` as ``2.0``). A bad value raises the error of what it breaks, naming the
+    field, for a value of the wrong kind too: ``name`` and ``tau`` a
+    :class:`~toponeuro.exceptions.RecipeError` (``tau=-5 is not a finite number >= 0 or
+    None``), a factor a :class:`~toponeuro.exceptions.SheetError`, ``target`` an
+    :class:`~toponeuro.exceptions.UnsupportedLayerError`, ``interpolation`` an
+    :class:`~toponeuro.exceptions.UnknownNameError`. ``factor_h = factor_w = 1`` warns: the
+    loss is then 0 whatever the weights.
+
     Examples
     --------
     >>> spec = LayerSpec("layer4.0.conv2", factor_h=3.0, factor_w=3.0, tau=50.0)
@@ -76,54 +138,21 @@ class LayerSpec:
     target: str = "weight"
 
     def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name:
-            raise RecipeError(
-                f"LayerSpec name must be a non-empty module or parameter name such as "
-                f"'layer2.0.conv1'; got {self.name!r}."
-            )
-        if self.target not in TARGETS:
-            raise UnsupportedLayerError(
-                f"LayerSpec {self.name!r}: target must be one of {TARGETS}; got {self.target!r}."
-            )
-        for key in ("factor_h", "factor_w"):
-            v = getattr(self, key)
-            if not _is_number(v) or not math.isfinite(v) or not v >= 1:
-                raise SheetError(
-                    f"LayerSpec {self.name!r}: {key} must be a finite number >= 1 (the blur "
-                    f"shrinks the sheet by 1/{key}); got {key}={v!r}. 2.0 is the TopoNets' value."
-                )
+        # not a check (the declared ones ran before): a blur that changes nothing is allowed
         if self.factor_h == 1 and self.factor_w == 1:
             warnings.warn(
                 f"LayerSpec {self.name!r}: factor_h = factor_w = 1 leaves the sheet unblurred, "
                 "so every unit equals its blurred copy and the loss is 0 whatever the weights: "
                 "tau has no effect. Blur by more than 1 along at least one side (2.0 is the "
                 "TopoNets' value).", ToponeuroWarning, stacklevel=user_stacklevel())
-        tau = self.tau
-        if tau is not None and (not _is_number(tau) or not math.isfinite(tau) or tau < 0):
-            raise RecipeError(
-                f"LayerSpec {self.name!r}: tau must be a finite number >= 0, or None to log "
-                f"the layer's loss without optimising it; got tau={tau!r}. A negative tau "
-                "would reward rough maps; use tau=0 or None to switch TopoLoss off."
-            )
-        if self.interpolation not in INTERPOLATIONS:
-            raise UnknownNameError(
-                f"LayerSpec {self.name!r}: unknown interpolation {self.interpolation!r}; "
-                f"{close_matches(str(self.interpolation), INTERPOLATIONS)}"
-            )
 
 
-#: ``torch.nn.functional.interpolate`` modes that resample a 2-D sheet
-INTERPOLATIONS = ("bilinear", "bicubic", "nearest", "nearest-exact", "area")
 #: the declared blur of a sheet: factors >= 1 and an interpolation mode
 _BLUR = {
-    "factor_h": Interval(Real, 1, None, closed="left", fix="2.0 is the TopoNets' value."),
-    "factor_w": Interval(Real, 1, None, closed="left", fix="2.0 is the TopoNets' value."),
+    "factor_h": Interval(Real, 1, None, closed="left", fix=_TOPONETS),
+    "factor_w": Interval(Real, 1, None, closed="left", fix=_TOPONETS),
     "interpolation": Options(INTERPOLATIONS, error=UnknownNameError),
 }
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
 @functools.lru_cache(maxsize=256)

@@ -6,7 +6,8 @@ import math
 import numbers
 from dataclasses import asdict, dataclass
 
-from .._util.params import COUNT, NON_NEGATIVE_INT, Interval, validate_params
+from .._util.frozen import validate_fields
+from .._util.params import COUNT, NON_NEGATIVE_INT, Interval, Options, validate_params
 from ..exceptions import RecipeError, UnknownNameError, close_matches
 
 __all__ = ["TauSchedule", "SCHEDULES", "constant", "linear_warmup", "cosine_decay"]
@@ -34,7 +35,43 @@ def _cosine_decay(step: int, s: TauSchedule) -> float:
 SCHEDULES = {"constant": _constant, "linear_warmup": _linear_warmup, "cosine_decay": _cosine_decay}
 
 
+class _RecipeSteps(Interval):
+    """A whole number of optimiser steps (an int: ``2.0`` is refused), refused with the
+    :class:`~toponeuro.exceptions.RecipeError` a recipe's value raises, of the wrong kind
+    too."""
+
+    error = type_error = RecipeError
+
+    def __init__(self, lo=None, *, fix=""):
+        super().__init__(numbers.Integral, lo, None, closed="left" if lo is not None else "both",
+                         whole_floats=False, fix=fix)
+
+    def kind_ok(self, value) -> bool:  # a float, even a whole one, is told "(got a float)"
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+class _RecipeFraction(Interval):
+    """A finite number in ``[0, 1]``, refused with a
+    :class:`~toponeuro.exceptions.RecipeError`, of the wrong kind too."""
+
+    error = type_error = RecipeError
+
+
+class _ScheduleKind(Options):
+    """A name of :data:`SCHEDULES`; anything else (a misspelt name, a value of the wrong
+    kind) is an :class:`~toponeuro.exceptions.UnknownNameError`."""
+
+    type_error = UnknownNameError
+
+
 @dataclass(frozen=True)
+@validate_fields({
+    "kind": _ScheduleKind(SCHEDULES, error=UnknownNameError),
+    "warmup_steps": _RecipeSteps(0, fix="0 means no warm-up."),
+    "total_steps": _RecipeSteps(),
+    "final": _RecipeFraction(numbers.Real, 0, 1, closed="both", fix=(
+        "final is the multiplier of tau at the end of the decay.")),
+})
 class TauSchedule:
     """A multiplier in ``[0, 1]`` applied to every spec's τ at a given optimiser step.
 
@@ -47,6 +84,15 @@ class TauSchedule:
         Steps of the linear warm-up, and the step at which a cosine decay ends.
     final : float
         Multiplier reached at the end of a cosine decay.
+
+    Notes
+    -----
+    The fields are declared (``__toponeuro_params__``) and stored in their canonical type
+    (``final=1`` as ``1.0``). A bad value raises a recipe's error naming the field
+    (:class:`~toponeuro.exceptions.RecipeError`: ``final=2 is not a finite number in [0, 1]``;
+    steps are ints, ``warmup_steps=2.0`` is refused; an unknown ``kind`` is an
+    :class:`~toponeuro.exceptions.UnknownNameError`); ``cosine_decay`` needs ``total_steps >
+    warmup_steps``.
 
     Examples
     --------
@@ -61,28 +107,12 @@ class TauSchedule:
     final: float = 0.0
 
     def __post_init__(self):
-        for key in ("warmup_steps", "total_steps"):
-            v = getattr(self, key)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-                raise RecipeError(f"{key} must be a whole number of steps; got {key}={v!r}.")
-        if isinstance(self.final, bool) or not isinstance(self.final, numbers.Real) or not (
-            0.0 <= self.final <= 1.0
-        ):
-            raise RecipeError(
-                f"final is the multiplier of tau at the end of the decay, in [0, 1]; got "
-                f"final={self.final!r}."
-            )
-        if self.kind not in SCHEDULES:
-            raise UnknownNameError(
-                f"kind={self.kind!r} is no τ schedule; {close_matches(str(self.kind), SCHEDULES)}"
-            )
+        # a rule across two fields (the declared checks of each ran before)
         if self.kind == "cosine_decay" and self.total_steps <= self.warmup_steps:
             raise RecipeError(
                 f"cosine_decay needs total_steps > warmup_steps; got total_steps="
                 f"{self.total_steps}, warmup_steps={self.warmup_steps}."
             )
-        if self.warmup_steps < 0:
-            raise RecipeError(f"warmup_steps must be >= 0; got {self.warmup_steps}.")
 
     def __call__(self, step: int) -> float:
         return float(SCHEDULES[self.kind](int(step), self))

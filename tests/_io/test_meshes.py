@@ -26,6 +26,13 @@ def _by_nibabels_axes(img) -> dict:
     return out
 
 
+def _one_map_file(path, models):
+    """``path``: a CIFTI-2 of one map of ones, named "a", over ``models`` (its second axis)."""
+    nib.save(nib.Cifti2Image(np.ones((1, len(models)), np.float32),
+                             header=(nib.cifti2.ScalarAxis(["a"]), models)), path)
+    return path
+
+
 @pytest.mark.parametrize("order", ["left-right-volume", "volume-right-left"])
 def test_a_dense_cifti_reads_as_nibabels_axes_read_it(tmp_path, order):
     """Medial walls (vertices off the models), a subcortical volume between or before the
@@ -55,13 +62,16 @@ def test_a_dense_cifti_reads_as_nibabels_axes_read_it(tmp_path, order):
 
 
 def test_a_parcellated_cifti_is_refused_naming_its_axis(tmp_path):
+    """A whole, valid parcellated CIFTI named .dscalar.nii is not a corrupt download: the
+    message gives the reason (its axis) and no re-download advice."""
     parcels = nib.cifti2.ParcelsAxis.from_brain_models([
         ("p1", nib.cifti2.BrainModelAxis.from_surface(np.arange(3), 10, "CortexLeft"))])
-    path = tmp_path / "parcels.dscalar.nii"  # a parcellated file named as a dense one
-    nib.save(nib.Cifti2Image(np.ones((1, 1), np.float32),
-                             header=(nib.cifti2.ScalarAxis(["a"]), parcels)), path)
-    with pytest.raises(InvalidDataError, match="ParcelsAxis, not brain models"):
+    # a parcellated file named as a dense one
+    path = _one_map_file(tmp_path / "parcels.dscalar.nii", parcels)
+    with pytest.raises(InvalidDataError, match="ParcelsAxis, not brain models") as info:
         read_surface_file(path)
+    assert "cannot be read as surface data: its second axis is a ParcelsAxis" in str(info.value)
+    assert "re-download" not in str(info.value)
 
 
 def _small_models(rng, n=200):
@@ -99,9 +109,7 @@ def test_a_series_or_label_cifti_reads_as_nibabels_axes_read_it(tmp_path, kind):
 def test_a_volume_only_cifti_is_refused_as_having_no_cortex(tmp_path):
     volume = nib.cifti2.BrainModelAxis.from_mask(np.ones((2, 2, 2), bool),
                                                  name="thalamus_left", affine=np.eye(4))
-    path = tmp_path / "subcortex.dscalar.nii"
-    nib.save(nib.Cifti2Image(np.ones((1, len(volume)), np.float32),
-                             header=(nib.cifti2.ScalarAxis(["a"]), volume)), path)
+    path = _one_map_file(tmp_path / "subcortex.dscalar.nii", volume)
     with pytest.raises(InvalidDataError, match="no CIFTI_STRUCTURE_CORTEX_LEFT/RIGHT"):
         read_surface_file(path)
 
@@ -114,22 +122,6 @@ def test_a_cortex_in_two_brain_models_is_refused_not_half_read(tmp_path):
     second = nib.cifti2.BrainModelAxis.from_surface(np.arange(20, 30), n, "CortexLeft")
     right = nib.cifti2.BrainModelAxis.from_surface(np.arange(n), n, "CortexRight")
     models = first + right + second
-    path = tmp_path / "split.dscalar.nii"
-    nib.save(nib.Cifti2Image(np.ones((1, len(models)), np.float32),
-                             header=(nib.cifti2.ScalarAxis(["a"]), models)), path)
+    path = _one_map_file(tmp_path / "split.dscalar.nii", models)
     with pytest.raises(InvalidDataError, match="CIFTI_STRUCTURE_CORTEX_LEFT in 2 brain models"):
         read_surface_file(path)
-
-
-def test_a_readable_file_of_the_wrong_kind_says_why_not_to_re_download(tmp_path):
-    """A whole, valid parcellated CIFTI named .dscalar.nii is not a corrupt download: the
-    message gives the reason (its axis) and no re-download advice."""
-    parcels = nib.cifti2.ParcelsAxis.from_brain_models([
-        ("p1", nib.cifti2.BrainModelAxis.from_surface(np.arange(3), 10, "CortexLeft"))])
-    path = tmp_path / "parcels.dscalar.nii"
-    nib.save(nib.Cifti2Image(np.ones((1, 1), np.float32),
-                             header=(nib.cifti2.ScalarAxis(["a"]), parcels)), path)
-    with pytest.raises(InvalidDataError) as info:
-        read_surface_file(path)
-    assert "cannot be read as surface data: its second axis is a ParcelsAxis" in str(info.value)
-    assert "re-download" not in str(info.value)

@@ -7,9 +7,8 @@ most used functions are available at the top level.
 
 from __future__ import annotations
 
-import importlib
-
 from . import exceptions
+from ._util.deprecate import lazy_names
 from ._version import __version__
 from .sheet import (
     check_activations,
@@ -106,15 +105,5 @@ _REMOVED = {
 }
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name in _SUBPACKAGES:
-        return importlib.import_module(f"toponeuro.{name}")
-    from ._util.deprecate import removed_names
-
-    return removed_names("toponeuro", _REMOVED)(name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
+__getattr__, __dir__ = lazy_names("toponeuro", _LAZY, submodules=_SUBPACKAGES,
+                                   removed=_REMOVED)

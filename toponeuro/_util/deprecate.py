@@ -1,4 +1,5 @@
-"""Names removed in 0.3.0: using one raises an error that names its replacement.
+"""A package's module ``__getattr__``: names imported on first access (:func:`lazy_names`),
+and names removed in 0.3.0, whose use raises an error that names the replacement.
 
 0.2 kept the 0.1 names for one release with a FutureWarning; 0.3.0 removed them
 (``docs/changelog.rst`` lists each with its replacement). A removed module attribute raises
@@ -11,11 +12,12 @@ keyword raises Python's own :class:`TypeError`, and the changelog says what repl
 from __future__ import annotations
 
 import dis
+import importlib
 import sys
 
 from ..exceptions import RemovedNameError
 
-__all__ = ["removed_names"]
+__all__ = ["lazy_names", "removed_names"]
 
 _IMPORT_FROM = dis.opmap.get("IMPORT_FROM")
 
@@ -62,3 +64,30 @@ def removed_names(module: str, replacements: dict[str, str]):
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+def lazy_names(module: str, lazy: dict[str, str], *, submodules=(), removed=None):
+    """A package's module ``__getattr__`` and ``__dir__``: a name in ``lazy`` (name -> the
+    module defining it, absolute) or ``submodules`` is imported when first read, so importing
+    the package stays light (torch and the like load when used); any other name goes to
+    :func:`removed_names` (``removed``: name -> replacement).
+
+    Examples
+    --------
+    >>> getattr_, dir_ = lazy_names("toponeuro", {"StimulusSet": "toponeuro.stimuli"})
+    >>> getattr_("StimulusSet").__module__, "StimulusSet" in dir_()
+    ('toponeuro.stimuli._set', True)
+    """
+    missing = removed_names(module, removed or {})
+
+    def __getattr__(name: str):
+        if name in lazy:
+            return getattr(importlib.import_module(lazy[name]), name)
+        if name in submodules:
+            return importlib.import_module(f"{module}.{name}")
+        return missing(name)
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[module])) | set(lazy) | set(submodules))
+
+    return __getattr__, __dir__

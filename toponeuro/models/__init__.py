@@ -16,9 +16,7 @@ classes that need it at definition (:class:`GPT`, :class:`SmallResNet`,
 (``describe_models``) without torch.
 """
 
-import importlib
-
-from .._util.deprecate import removed_names
+from .._util.deprecate import lazy_names
 from . import (
     _architectures,
     _catalog,
@@ -43,11 +41,11 @@ from ._weights import *
 
 #: public name -> the module (it imports torch) that defines it, imported on first access
 _LAZY = {
-    "BlurPoolConv2d": "_blocks",
-    "add_blurpool": "_blocks",
-    "SmallResNet": "_standalone",
-    "GPT": "_nanogpt",
-    "GPTConfig": "_nanogpt",
+    "BlurPoolConv2d": "toponeuro.models._blocks",
+    "add_blurpool": "toponeuro.models._blocks",
+    "SmallResNet": "toponeuro.models._standalone",
+    "GPT": "toponeuro.models._nanogpt",
+    "GPTConfig": "toponeuro.models._nanogpt",
 }
 
 __all__ = [
@@ -63,19 +61,8 @@ __all__ = [
     "list_layers",
 ]
 
-#: names removed in 0.3.0 -> what replaces them (docs/changelog.rst)
-_removed = removed_names(__name__, {"load_checkpoint": "toponeuro.models.load_weights (a "
-                                    "weights file) or toponeuro.training.load_checkpoint "
-                                    "(a training checkpoint)"})
-
-
-def __getattr__(name: str):
-    if name in _LAZY:  # a class that needs torch: imported (with torch) on first access
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    return _removed(name)
-
-
-def __dir__():
-    return sorted({*globals(), *_LAZY})
+#: the classes above on first access; names removed in 0.3.0 -> what replaces them
+#: (docs/changelog.rst)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, removed={
+    "load_checkpoint": "toponeuro.models.load_weights (a weights file) or "
+                       "toponeuro.training.load_checkpoint (a training checkpoint)"})

@@ -27,8 +27,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..exceptions import DimensionError, ParameterError, close_matches
-from .params import Constraint, InstanceOf, _is_number, _Junk
+from ..exceptions import DimensionError, ParameterError
+from .params import Constraint, InstanceOf, Options, _is_number, _Junk
 
 __all__ = ["ArrayLike", "DataArrayWith", "TorchModule", "Names", "HasAttributes", "NumberGrid",
            "MAPPING", "STIMULUS_SET", "STIMULUS_ITEMS", "NDARRAY"]
@@ -199,8 +199,7 @@ class Names(Constraint):
         if self.options is None or not self.kind_ok(value):
             return ""
         bad = next((v for v in value if isinstance(v, str) and v not in self.options), None)
-        near = close_matches(bad, self.options) if bad else ""
-        return near if near.startswith("did") else ""
+        return Options(self.options).hint(bad)  # one option's hint, for the first misspelt
 
 
 class HasAttributes(Constraint):

@@ -261,6 +261,12 @@ class Constraint(abc.ABC):
     def hint(self, value) -> str:
         return ""
 
+    def raising(self, error, type_error=None):
+        """This constraint, refusing with a domain's ``error`` (a wrong kind with
+        ``type_error``, by default ``error`` too): ``Interval(...).raising(SheetError)``."""
+        self.error, self.type_error = error, type_error or error
+        return self
+
     def refusal(self, value, name: str) -> str | None:
         """The constraint's own message for a refused ``value`` (it starts with ``name=``);
         None: :func:`check_param` words it."""

@@ -59,41 +59,17 @@ class _SpecName(Text):
         return [3, None, ""]
 
 
-class _Factor(Interval):
-    """A blur factor: a finite number >= 1, refused with a sheet's error."""
-
-    error = type_error = SheetError
-
-
-class _Tau(Interval):
-    """A strength: a finite number >= 0, refused with a recipe's error."""
-
-    error = type_error = RecipeError
-
-
-class _Target(Options):
-    """What a spec lays on the sheet; anything else is an unsupported layer."""
-
-    type_error = UnsupportedLayerError
-
-
-class _Interpolation(Options):
-    """An interpolation mode; anything else is an unknown name."""
-
-    type_error = UnknownNameError
-
-
 @dataclass(frozen=True)
 @validate_fields({
     "name": _SpecName(error=RecipeError, fix=(
         "Name a module or parameter, such as 'layer2.0.conv1' or 'rnn.weight_hh_l0'.")),
-    "factor_h": _Factor(Real, 1, None, closed="left", fix=_TOPONETS),
-    "factor_w": _Factor(Real, 1, None, closed="left", fix=_TOPONETS),
-    "tau": [_Tau(Real, 0, None, closed="left", fix=(
+    "factor_h": Interval(Real, 1, None, closed="left", fix=_TOPONETS).raising(SheetError),
+    "factor_w": Interval(Real, 1, None, closed="left", fix=_TOPONETS).raising(SheetError),
+    "tau": [Interval(Real, 0, None, closed="left", fix=(
         "None logs the layer's loss without optimising it; a negative tau would reward rough "
-        "maps: use tau=0 or None to switch TopoLoss off.")), None],
-    "interpolation": _Interpolation(INTERPOLATIONS, error=UnknownNameError),
-    "target": _Target(TARGETS, error=UnsupportedLayerError),
+        "maps: use tau=0 or None to switch TopoLoss off.")).raising(RecipeError), None],
+    "interpolation": Options(INTERPOLATIONS).raising(UnknownNameError),
+    "target": Options(TARGETS).raising(UnsupportedLayerError),
 })
 class LayerSpec:
     """Where and how strongly TopoLoss acts on one layer.

@@ -50,27 +50,13 @@ class _RecipeSteps(Interval):
         return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-class _RecipeFraction(Interval):
-    """A finite number in ``[0, 1]``, refused with a
-    :class:`~toponeuro.exceptions.RecipeError`, of the wrong kind too."""
-
-    error = type_error = RecipeError
-
-
-class _ScheduleKind(Options):
-    """A name of :data:`SCHEDULES`; anything else (a misspelt name, a value of the wrong
-    kind) is an :class:`~toponeuro.exceptions.UnknownNameError`."""
-
-    type_error = UnknownNameError
-
-
 @dataclass(frozen=True)
 @validate_fields({
-    "kind": _ScheduleKind(SCHEDULES, error=UnknownNameError),
+    "kind": Options(SCHEDULES).raising(UnknownNameError),
     "warmup_steps": _RecipeSteps(0, fix="0 means no warm-up."),
     "total_steps": _RecipeSteps(),
-    "final": _RecipeFraction(numbers.Real, 0, 1, closed="both", fix=(
-        "final is the multiplier of tau at the end of the decay.")),
+    "final": Interval(numbers.Real, 0, 1, closed="both", fix=(
+        "final is the multiplier of tau at the end of the decay.")).raising(RecipeError),
 })
 class TauSchedule:
     """A multiplier in ``[0, 1]`` applied to every spec's τ at a given optimiser step.

@@ -84,8 +84,8 @@ def _session_projections(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def _data_folders(tmp_path_factory):
     """A fresh, empty folder each call, under one parent for the session: a counter, not
-    ``tmp_path_factory.mktemp`` (which lists every folder made so far to number the next:
-    quadratic over a worker's ~2,000 tests)."""
+    ``tmp_path_factory.mktemp`` (which lists the folders made so far to number the next;
+    3,000 trivial tests took 4.0 s with it, 3.3 s this way)."""
     parent = tmp_path_factory.mktemp("toponeuro_data")
     numbers = itertools.count()
 

@@ -308,7 +308,8 @@ def _read_cifti(img) -> tuple[dict, tuple]:
     import nibabel as nib
 
     # the brain models straight from the header's index map: nibabel's BrainModelAxis
-    # (``get_axis(1)``) names each of the 59k fs_LR vertices one by one (~60 ms a file)
+    # (``get_axis(1)``) names each of the 59k fs_LR vertices one by one (a file read in
+    # 0.18 s of CPU that way, 0.009 s this way)
     index_map = img.header.get_index_map(1)
     if index_map.indices_map_to_data_type != "CIFTI_INDEX_TYPE_BRAIN_MODELS":
         raise InvalidDataError(
